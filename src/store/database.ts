@@ -1,0 +1,199 @@
+/**
+ * Opens esi's database — embedded SQLite (better-sqlite3, WAL) or PostgreSQL (pg) — behind
+ * one Kysely instance, runs the frozen migrations, and provides the few primitives whose SQL
+ * differs between the engines (transactions with a per-resource exclusive lock).
+ *
+ * Portable column conventions (see docs/architecture.md): timestamps are `bigint` epoch
+ * milliseconds, booleans `integer` 0/1, JSON `text`. PostgreSQL `int8` values are parsed to JS
+ * numbers here, so rows look the same on both engines.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type Transaction } from 'kysely';
+import type { Database } from './schema.ts';
+import { migrations } from './migrations/index.ts';
+import { startCheckpointer } from './sqlite-checkpointer.ts';
+
+/** Which engine a store runs on. */
+export type Dialect = 'sqlite' | 'postgres';
+
+/** A Kysely handle on the esi schema; either the root handle or a transaction. */
+export type Db = Kysely<Database>;
+/** A transaction handle. */
+export type Tx = Transaction<Database>;
+
+/** An open database with its migrations applied. */
+export interface Store {
+  readonly db: Db;
+  readonly dialect: Dialect;
+  /**
+   * Run `fn` in one transaction holding an exclusive lock on each named resource key
+   * (e.g. `node:<uuid>`), so that check-then-write sequences on that resource serialise
+   * across requests and, on PostgreSQL, across processes.
+   *
+   * SQLite: the store has a single connection and Kysely serialises its use, so a transaction
+   * already excludes all other statements; the keys are only documentation there.
+   * PostgreSQL: `pg_advisory_xact_lock(hashtextextended(key, 0))` per key, in sorted order to
+   * avoid deadlocks; released at commit or rollback.
+   */
+  withLock<T>(keys: readonly string[], fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Run a compiled read-only query (a Kysely `SELECT …`.compile()) and return its rows as arrays
+   * of column values in select-list order, without building an object per row — the fast path
+   * for wide, hot reads (node lists). Values are converted as for `db` (int8 → number).
+   *
+   * SQLite: better-sqlite3 `raw()` mode, prepared statements reused (LRU by SQL text), run while
+   * holding Kysely's connection, so it never sees another transaction's uncommitted writes.
+   * PostgreSQL: a pool query with `rowMode: 'array'`, outside any transaction.
+   * @see {@link ArrayQuery}
+   */
+  readonly selectArrays: ArrayQuery;
+  /** Close every connection. */
+  close(): Promise<void>;
+}
+
+/** Runs a compiled SELECT and returns rows as value arrays (see {@link Store.selectArrays}). */
+export type ArrayQuery = (query: CompiledQuery) => Promise<unknown[][]>;
+
+/** Prepared statements kept per SQLite database (distinct query shapes of the hot reads). */
+const STATEMENT_CACHE = 128;
+
+/** Where to open the database. */
+export interface StoreOptions {
+  /** `postgres://…`; when absent, SQLite at `sqlitePath`. */
+  databaseUrl?: string | null;
+  /** SQLite file path (`:memory:` allowed). Required when `databaseUrl` is absent. */
+  sqlitePath?: string;
+  /** PostgreSQL schema to use (created if missing); tests use one schema per test file. */
+  pgSchema?: string;
+  /** PostgreSQL pool size (default 10). */
+  pgPoolSize?: number;
+}
+
+let pgTypesSet = false;
+
+/**
+ * Open the database and bring its schema up to date.
+ * @throws Error when the database cannot be reached or a migration fails (message names it)
+ */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const store = options.databaseUrl ? await openPostgres(options.databaseUrl, options) : openSqlite(options);
+  await migrate(store.db, options.databaseUrl ? options.pgSchema : undefined);
+  return store;
+}
+
+function openSqlite(options: StoreOptions): Store {
+  const file = options.sqlitePath;
+  if (!file) throw new Error('openStore: sqlitePath is required without a databaseUrl');
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const database = new SQLite(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  // WAL checkpoints run in a worker thread, off the commit path (./sqlite-checkpointer.ts).
+  const checkpointer = file === ':memory:' ? null : startCheckpointer(database, file);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const statements = new Map<string, SQLite.Statement>();
+  const statement = (text: string): SQLite.Statement => {
+    let st = statements.get(text);
+    if (st !== undefined) {
+      statements.delete(text);
+    } else {
+      st = database.prepare(text).raw(true);
+      if (statements.size >= STATEMENT_CACHE) statements.delete(statements.keys().next().value!);
+    }
+    statements.set(text, st);
+    return st;
+  };
+  return {
+    db,
+    dialect: 'sqlite',
+    withLock: (_keys, fn) => db.transaction().execute(fn),
+    // Holding Kysely's (single, mutex-guarded) connection keeps the read out of open transactions.
+    selectArrays: (query) => db.connection().execute(async () => statement(query.sql).all(...(query.parameters as unknown[])) as unknown[][]),
+    close: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
+  };
+}
+
+async function openPostgres(url: string, options: StoreOptions): Promise<Store> {
+  if (!pgTypesSet) {
+    // int8 (bigint) → number: our bigints are epoch milliseconds and ids, far below 2^53.
+    pg.types.setTypeParser(20, (v: string) => Number(v));
+    pgTypesSet = true;
+  }
+  const schema = options.pgSchema;
+  if (schema !== undefined) {
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid PostgreSQL schema name ${schema}`);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`create schema if not exists ${schema}`);
+    } finally {
+      await client.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.pgPoolSize ?? 10,
+    ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    withLock: (keys, fn) =>
+      db.transaction().execute(async (tx) => {
+        for (const key of [...new Set(keys)].sort()) {
+          await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(tx);
+        }
+        return fn(tx);
+      }),
+    selectArrays: async (query) => (await pool.query({ text: query.sql, values: query.parameters as unknown[], rowMode: 'array' })).rows as unknown[][],
+    close: () => db.destroy(),
+  };
+}
+
+async function migrate(db: Db, pgSchema: string | undefined): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableName: 'esi_migration',
+    migrationLockTableName: 'esi_migration_lock',
+    // Without an explicit schema Kysely looks for its tables in every schema, and a second
+    // esi schema in the same database would confuse it.
+    ...(pgSchema !== undefined ? { migrationTableSchema: pgSchema } : {}),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
+  }
+}
+
+/** Serialise a value for a JSON `text` column. */
+export function toJson(value: unknown): string {
+  return JSON.stringify(value ?? null);
+}
+
+/** Parse a JSON `text` column; `fallback` for null/empty. */
+export function fromJson<T>(text: string | null | undefined, fallback: T): T {
+  if (text === null || text === undefined || text === '') return fallback;
+  return JSON.parse(text) as T;
+}
+
+/** Convert a boolean to the portable integer column value. */
+export function toBool(value: boolean): number {
+  return value ? 1 : 0;
+}
+
+/** True when `err` is a unique-constraint violation on either engine. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string } | null;
+  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === '23505';
+}

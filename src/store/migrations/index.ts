@@ -1,0 +1,21 @@
+/**
+ * The ordered, frozen list of database migrations. Names sort in the order they run.
+ * Never edit a released migration: add a new one.
+ */
+import type { Migration } from 'kysely';
+import * as identity from './0001_identity.ts';
+import * as inventory from './0002_inventory.ts';
+import * as leasing from './0003_leasing.ts';
+import * as leasingPolicies from './0004_leasing_policies.ts';
+import * as images from './0005_images.ts';
+import * as inventoryRender from './0006_inventory_render.ts';
+
+/** Migrations by name, for Kysely's `Migrator`. */
+export const migrations: Record<string, Migration> = {
+  '0001_identity': identity,
+  '0002_inventory': inventory,
+  '0003_leasing': leasing,
+  '0004_leasing_policies': leasingPolicies,
+  '0005_images': images,
+  '0006_inventory_render': inventoryRender,
+};

@@ -1,0 +1,11 @@
+/**
+ * The whole database schema as one Kysely type, composed from each area's table types.
+ * Each area owns its `tables.ts` and its migration(s) in `./migrations/`.
+ */
+import type { IdentityTables } from './identity/tables.ts';
+import type { InventoryTables } from './inventory/tables.ts';
+import type { LeasingTables } from './leasing/tables.ts';
+import type { ImageTables } from './images/tables.ts';
+
+/** Every table of esi's database. */
+export interface Database extends IdentityTables, InventoryTables, LeasingTables, ImageTables {}
