@@ -1,0 +1,82 @@
+/**
+ * Authentication and token management (Keystone API reference, v3 "Authentication and token
+ * management"): issue (`POST /v3/auth/tokens`, public), validate (`GET`), check (`HEAD`) and
+ * revoke (`DELETE`) a token named by `X-Subject-Token`; the caller's catalogue, projects and
+ * system scope (`GET /v3/auth/catalog|projects|system`).
+ *
+ * Holding a token's secret is what lets anyone use it, so validating or revoking a token needs
+ * nothing beyond a valid caller token and the subject's secret (Keystone's legacy rule `admin or
+ * token subject` adds no protection: the holder can present the subject as its own token).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ForbiddenError, InvalidInputError } from '../../../domain/errors.ts';
+import type { Services } from '../../../server/services.ts';
+import { buildCatalog } from '../catalog.ts';
+import { authRequest, queryBool, type Query } from '../inputs.ts';
+import { collectionLinks, publicBase, v3Root } from '../links.ts';
+import { renderProject, renderToken } from '../render.ts';
+
+/** Register the `/v3/auth/*` routes. */
+export function registerAuthRoutes(app: FastifyInstance, services: Services): void {
+  const { tokens, directory } = services.identity;
+  const catalogFor = (request: FastifyRequest) =>
+    queryBool(request.query as Query, 'nocatalog') ? null : buildCatalog(publicBase(services.config), services.config.identity.region);
+
+  app.post('/auth/tokens', { config: { public: true } }, async (request, reply) => {
+    const auth = authRequest(request.body);
+    const catalog = catalogFor(request);
+    const issued =
+      auth.method === 'password' ? await tokens.authenticatePassword(auth.credentials, auth.scope) : await tokens.authenticateToken(auth.token, auth.scope);
+    return reply.code(201).header('x-subject-token', issued.secret).send(renderToken(issued, catalog));
+  });
+
+  app.head('/auth/tokens', async (request, reply) => {
+    await tokens.validateSubject(subjectToken(request));
+    return reply.code(200).send();
+  });
+
+  app.get('/auth/tokens', async (request, reply) => {
+    const secret = subjectToken(request);
+    const catalog = catalogFor(request);
+    const info = await tokens.validateSubject(secret);
+    return reply.header('x-subject-token', secret).send(renderToken(info, catalog));
+  });
+
+  app.delete('/auth/tokens', async (request, reply) => {
+    const secret = subjectToken(request);
+    await tokens.validateSubject(secret);
+    await tokens.revoke(secret);
+    return reply.code(204).send();
+  });
+
+  app.get('/auth/catalog', async (request) => {
+    if (request.auth.projectId === null && request.auth.systemScope === null) {
+      throw new ForbiddenError('A project-scoped token is required to produce a service catalog.');
+    }
+    return { catalog: buildCatalog(publicBase(services.config), services.config.identity.region), links: collectionLinks(services.config, request) };
+  });
+
+  app.get('/auth/projects', async (request) => {
+    const projects = await directory.listUserProjects(request.auth, request.auth.userId);
+    const v3 = v3Root(services.config);
+    return { projects: projects.map((p) => renderProject(p, v3)), links: collectionLinks(services.config, request) };
+  });
+
+  app.get('/auth/system', async (request) => {
+    const roles = await tokens.effectiveRoles(request.auth.userId, { type: 'system', id: 'all' });
+    return { system: roles.length > 0 ? [{ all: true }] : [], links: collectionLinks(services.config, request) };
+  });
+}
+
+/** The `X-Subject-Token` header. @throws InvalidInputError when it is missing */
+function subjectToken(request: FastifyRequest): string {
+  const h = request.headers['x-subject-token'];
+  const v = Array.isArray(h) ? h[0] : h;
+  if (!v) {
+    throw new InvalidInputError(
+      'Expecting to find X-Subject-Token in request headers. The server could not comply with the request since it is either malformed or otherwise incorrect. The client is assumed to be in error.',
+      'ValidationError',
+    );
+  }
+  return v;
+}

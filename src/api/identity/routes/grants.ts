@@ -1,0 +1,89 @@
+/**
+ * Role grants and role assignments (Keystone API reference, v3 "Roles": "Assign role to user on
+ * project", "Check whether user has role assignment on project", "Unassign role from user on
+ * project", "List role assignments for user on project"; "System Role Assignments"; "List role
+ * assignments").
+ *
+ * Grant answers are 204 without a body. Revoking a grant revokes the user's tokens on that scope
+ * at once (domain `RoleGrants.revoke`).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthContext } from '../../../domain/auth.ts';
+import { ForbiddenError } from '../../../domain/errors.ts';
+import type { AssignmentTarget, Identity, RoleAssignment } from '../../../domain/identity/index.ts';
+import type { Services } from '../../../server/services.ts';
+import { assignmentListQuery, type Query } from '../inputs.ts';
+import { collectionLinks, v3Root } from '../links.ts';
+import { renderAssignment, renderRole, type AssignmentNames } from '../render.ts';
+
+type GrantParams = { Params: { project?: string; user: string; role: string } };
+type ListParams = { Params: { project?: string; user: string } };
+
+/** Register grant routes on projects and on the system, and `GET /v3/role_assignments`. */
+export function registerGrantRoutes(app: FastifyInstance, services: Services): void {
+  const { grants } = services.identity;
+  const cfg = services.config;
+  const assignment = (request: FastifyRequest<GrantParams>): RoleAssignment => ({
+    userId: request.params.user,
+    roleId: request.params.role,
+    target: targetOf(request.params.project),
+  });
+  const noContent = (reply: FastifyReply): FastifyReply => reply.code(204).send();
+
+  for (const base of ['/projects/:project/users/:user/roles', '/system/users/:user/roles']) {
+    const one = `${base}/:role`;
+    app.put<GrantParams>(one, async (request, reply) => {
+      await grants.grant(request.auth, assignment(request));
+      return noContent(reply);
+    });
+    app.head<GrantParams>(one, async (request, reply) => {
+      await grants.check(request.auth, assignment(request));
+      return noContent(reply);
+    });
+    app.get<GrantParams>(one, async (request, reply) => {
+      await grants.check(request.auth, assignment(request));
+      return noContent(reply);
+    });
+    app.delete<GrantParams>(one, async (request, reply) => {
+      await grants.revoke(request.auth, assignment(request));
+      return noContent(reply);
+    });
+    app.get<ListParams>(base, async (request) => {
+      const roles = await grants.rolesOf(request.auth, request.params.user, targetOf(request.params.project));
+      const v3 = v3Root(cfg);
+      return { roles: roles.map((r) => renderRole(r, v3)), links: collectionLinks(cfg, request) };
+    });
+  }
+
+  app.get('/role_assignments', async (request) => {
+    const q = assignmentListQuery(request.query as Query);
+    const list = q.matchesNothing ? [] : await grants.listAssignments(request.auth, q.query);
+    const names = q.includeNames ? await assignmentNames(services.identity, request.auth, list) : null;
+    const v3 = v3Root(cfg);
+    return { role_assignments: list.map((a) => renderAssignment(a, v3, names)), links: collectionLinks(cfg, request) };
+  });
+}
+
+function targetOf(project: string | undefined): AssignmentTarget {
+  return project !== undefined ? { type: 'project', id: project } : { type: 'system', id: 'all' };
+}
+
+/**
+ * Names for `include_names`: role names where the caller may list roles, user names of the
+ * users the caller may read, and the names of the projects in the listed assignments (which the
+ * caller was already allowed to list).
+ */
+async function assignmentNames(identity: Identity, ctx: AuthContext, list: readonly RoleAssignment[]): Promise<AssignmentNames> {
+  const roles = await identity.grants.listRoles(ctx, {}).catch((err: unknown) => {
+    if (err instanceof ForbiddenError) return [];
+    throw err;
+  });
+  const userIds = new Set(list.map((a) => a.userId));
+  const users = (await identity.directory.listUsers(ctx, {})).filter((u) => userIds.has(u.id));
+  const projects = await identity.directory.projectsByIds(list.flatMap((a) => (a.target.type === 'project' ? [a.target.id] : [])));
+  return {
+    roles: new Map(roles.map((r) => [r.id, r.name])),
+    users: new Map(users.map((u) => [u.id, u])),
+    projects,
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * Projects (Keystone API reference, v3 "Projects"): create, list (filters `name`, `domain_id`,
+ * `parent_id`, `enabled`, `is_domain`), show, update, delete; and a user's projects
+ * (`GET /v3/users/{id}/projects`). Visibility and permissions are the domain's
+ * (`IdentityDirectory`): a project the caller may not read is 404.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../../server/services.ts';
+import { projectCreateInput, projectFilter, projectUpdateInput, queryBool, type Query } from '../inputs.ts';
+import { collectionLinks, v3Root } from '../links.ts';
+import { renderProject } from '../render.ts';
+
+type IdParams = { Params: { id: string } };
+
+/** Register the project routes. */
+export function registerProjectRoutes(app: FastifyInstance, services: Services): void {
+  const { directory } = services.identity;
+  const cfg = services.config;
+
+  app.post('/projects', async (request, reply) => {
+    const project = await directory.createProject(request.auth, projectCreateInput(request.body));
+    return reply.code(201).send({ project: renderProject(project, v3Root(cfg)) });
+  });
+
+  app.get('/projects', async (request) => {
+    const query = request.query as Query;
+    const filter = projectFilter(query);
+    // No project in esi acts as a domain, so `?is_domain=true` selects nothing.
+    const projects = queryBool(query, 'is_domain') === true ? [] : await directory.listProjects(request.auth, filter);
+    const v3 = v3Root(cfg);
+    return { projects: projects.map((p) => renderProject(p, v3)), links: collectionLinks(cfg, request) };
+  });
+
+  app.get<IdParams>('/projects/:id', async (request) => {
+    const project = await directory.getProject(request.auth, request.params.id);
+    return { project: renderProject(project, v3Root(cfg)) };
+  });
+
+  app.patch<IdParams>('/projects/:id', async (request) => {
+    const project = await directory.updateProject(request.auth, request.params.id, projectUpdateInput(request.body));
+    return { project: renderProject(project, v3Root(cfg)) };
+  });
+
+  app.delete<IdParams>('/projects/:id', async (request, reply) => {
+    await directory.deleteProject(request.auth, request.params.id);
+    return reply.code(204).send();
+  });
+
+  app.get<IdParams>('/users/:id/projects', async (request) => {
+    const projects = await directory.listUserProjects(request.auth, request.params.id);
+    const v3 = v3Root(cfg);
+    return { projects: projects.map((p) => renderProject(p, v3)), links: collectionLinks(cfg, request) };
+  });
+}

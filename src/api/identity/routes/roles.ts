@@ -1,0 +1,39 @@
+/**
+ * Roles (Keystone API reference, v3 "Roles"): create, list (filter `name`), show, delete.
+ * Only global roles exist in esi (`domain_id` null). Deleting a role removes its grants and
+ * revokes the tokens of its holders (domain `RoleGrants.deleteRole`).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../../server/services.ts';
+import { nameFilter, roleCreateInput, type Query } from '../inputs.ts';
+import { collectionLinks, v3Root } from '../links.ts';
+import { renderRole } from '../render.ts';
+
+type IdParams = { Params: { id: string } };
+
+/** Register the role routes. */
+export function registerRoleRoutes(app: FastifyInstance, services: Services): void {
+  const { grants } = services.identity;
+  const cfg = services.config;
+
+  app.post('/roles', async (request, reply) => {
+    const role = await grants.createRole(request.auth, roleCreateInput(request.body));
+    return reply.code(201).send({ role: renderRole(role, v3Root(cfg)) });
+  });
+
+  app.get('/roles', async (request) => {
+    const roles = await grants.listRoles(request.auth, nameFilter(request.query as Query));
+    const v3 = v3Root(cfg);
+    return { roles: roles.map((r) => renderRole(r, v3)), links: collectionLinks(cfg, request) };
+  });
+
+  app.get<IdParams>('/roles/:id', async (request) => {
+    const role = await grants.getRole(request.auth, request.params.id);
+    return { role: renderRole(role, v3Root(cfg)) };
+  });
+
+  app.delete<IdParams>('/roles/:id', async (request, reply) => {
+    await grants.deleteRole(request.auth, request.params.id);
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,290 @@
+/**
+ * The identity directory: domains, projects (with hierarchy) and users, with Keystone's
+ * validation rules and esi's policy checks (`identity:*` rules).
+ *
+ * Visibility: a caller that may not read a project or user gets `NotFoundError` (404), not
+ * Keystone's 403, so that names and ids of other tenants are not confirmed. Lists are filtered
+ * to what the caller may read instead of refused.
+ */
+import type { AuthContext } from '../auth.ts';
+import type { Clock } from '../clock.ts';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnauthorizedError } from '../errors.ts';
+import { newHexId as newId } from '../ids.ts';
+import type { Policy } from '../policy/types.ts';
+import { DEFAULT_DOMAIN_ID, type Domain, type Project, type User } from './model.ts';
+import type { IdentityRepository, ProjectFilter, UserFilter } from './ports.ts';
+import { hashPassword } from './passwords.ts';
+import type { TokenService } from './tokens.ts';
+
+/** Fields accepted when creating a project. */
+export interface ProjectInput {
+  readonly name: string;
+  readonly domainId?: string | null;
+  readonly parentId?: string | null;
+  readonly description?: string;
+  readonly enabled?: boolean;
+  readonly extra?: Record<string, unknown>;
+}
+
+/** Fields accepted when creating a user. */
+export interface UserInput {
+  readonly name: string;
+  readonly domainId?: string | null;
+  readonly password?: string | null;
+  readonly defaultProjectId?: string | null;
+  readonly enabled?: boolean;
+  readonly extra?: Record<string, unknown>;
+}
+
+const NAME_MAX = 64;
+
+/** Domains, projects and users. */
+export class IdentityDirectory {
+  constructor(
+    private readonly repo: IdentityRepository,
+    private readonly policy: Policy,
+    private readonly tokens: TokenService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Show a domain by id. @throws NotFoundError */
+  async getDomain(ctx: AuthContext, id: string): Promise<Domain> {
+    const d = await this.repo.getDomain(id);
+    if (!d || !this.policy.check('identity:get_domain', { 'target.domain.id': d.id }, ctx)) throw new NotFoundError('domain', id, `Could not find domain: ${id}.`);
+    return d;
+  }
+
+  /** List domains the caller may read, optionally by name. */
+  async listDomains(ctx: AuthContext, filter: { name?: string }): Promise<Domain[]> {
+    const all = await this.repo.findDomains(filter);
+    return all.filter((d) => this.policy.check('identity:get_domain', { 'target.domain.id': d.id }, ctx));
+  }
+
+  /** Create a project. @throws ForbiddenError, InvalidInputError, ConflictError (duplicate name) */
+  async createProject(ctx: AuthContext, input: ProjectInput): Promise<Project> {
+    this.policy.authorize('identity:create_project', {}, ctx);
+    const name = checkName(input.name, 'project');
+    let domainId = input.domainId ?? null;
+    let parentId = input.parentId ?? null;
+    if (parentId !== null) {
+      const parentDomain = await this.repo.getDomain(parentId);
+      const parent = parentDomain ? null : await this.repo.getProject(parentId);
+      if (parentDomain) {
+        // Keystone accepts the domain id as parent_id of a top-level project.
+        domainId ??= parentId;
+        if (domainId !== parentId) throw new InvalidInputError('Cannot create project, the parent is in another domain.');
+        parentId = null;
+      } else if (!parent) {
+        throw new InvalidInputError(`Could not find parent project: ${parentId}.`, 'ValidationError');
+      } else {
+        domainId ??= parent.domainId;
+        if (parent.domainId !== domainId) throw new InvalidInputError('Cannot create project, the parent is in another domain.');
+      }
+    }
+    domainId ??= DEFAULT_DOMAIN_ID;
+    if (!(await this.repo.getDomain(domainId))) throw new InvalidInputError(`Could not find domain: ${domainId}.`, 'ValidationError');
+    const project: Project = {
+      id: newId(),
+      name,
+      domainId,
+      parentId,
+      description: input.description ?? '',
+      enabled: input.enabled ?? true,
+      extra: input.extra ?? {},
+    };
+    await this.repo.createProject(project, this.clock.now());
+    return project;
+  }
+
+  /** Show a project the caller may read. @throws NotFoundError */
+  async getProject(ctx: AuthContext, id: string): Promise<Project> {
+    const p = await this.repo.getProject(id);
+    if (!p || !this.canReadProject(ctx, p)) throw new NotFoundError('project', id, `Could not find project: ${id}.`);
+    return p;
+  }
+
+  /** List the projects the caller may read that match the filter, sorted by name. */
+  async listProjects(ctx: AuthContext, filter: ProjectFilter): Promise<Project[]> {
+    const all = await this.repo.findProjects(filter);
+    return all.filter((p) => this.canReadProject(ctx, p));
+  }
+
+  /**
+   * The enabled projects on which a user holds a role (Keystone `GET /v3/users/{id}/projects`
+   * and `GET /v3/auth/projects`). @throws NotFoundError when the caller may not list them or
+   *   the user does not exist
+   */
+  async listUserProjects(ctx: AuthContext, userId: string): Promise<Project[]> {
+    if (!this.policy.check('identity:list_user_projects', { 'target.user.id': userId }, ctx) || !(await this.repo.getUser(userId))) {
+      throw new NotFoundError('user', userId, `Could not find user: ${userId}.`);
+    }
+    const ids = new Set((await this.repo.listAssignments({ userId, targetType: 'project' })).map((a) => a.target.id));
+    // Disabled projects are left out: no token can be scoped to them (Keystone's
+    // `GET /v3/auth/projects` lists only the projects a token can be scoped to).
+    return this.repo.findProjects({ ids: [...ids], enabled: true });
+  }
+
+  /** Update name, description, enabled or extra of a project. Disabling revokes its tokens. */
+  async updateProject(ctx: AuthContext, id: string, patch: Partial<Omit<ProjectInput, 'domainId' | 'parentId'>>): Promise<Project> {
+    const current = await this.getProject(ctx, id);
+    this.policy.authorize('identity:update_project', { 'target.project.id': id }, ctx);
+    const next: Project = {
+      ...current,
+      name: patch.name !== undefined ? checkName(patch.name, 'project') : current.name,
+      description: patch.description ?? current.description,
+      enabled: patch.enabled ?? current.enabled,
+      extra: patch.extra !== undefined ? { ...current.extra, ...patch.extra } : current.extra,
+    };
+    await this.repo.updateProject(next, this.clock.now());
+    if (current.enabled && !next.enabled) await this.tokens.revokeFor({ projectId: id });
+    return next;
+  }
+
+  /** Delete a project without children; its role assignments and tokens go with it. */
+  async deleteProject(ctx: AuthContext, id: string): Promise<void> {
+    await this.getProject(ctx, id);
+    this.policy.authorize('identity:delete_project', { 'target.project.id': id }, ctx);
+    if ((await this.repo.findProjects({ parentId: id })).length > 0) {
+      throw new ForbiddenError(`Cannot delete project ${id}: it has child projects.`);
+    }
+    await this.repo.deleteAssignmentsFor({ projectId: id });
+    await this.tokens.revokeFor({ projectId: id });
+    await this.repo.deleteProject(id);
+  }
+
+  /** Create a user (password hashed with scrypt). @throws ForbiddenError, InvalidInputError, ConflictError */
+  async createUser(ctx: AuthContext, input: UserInput): Promise<User> {
+    this.policy.authorize('identity:create_user', {}, ctx);
+    const name = checkName(input.name, 'user', 255);
+    const domainId = input.domainId ?? DEFAULT_DOMAIN_ID;
+    if (!(await this.repo.getDomain(domainId))) throw new InvalidInputError(`Could not find domain: ${domainId}.`, 'ValidationError');
+    if (input.defaultProjectId && !(await this.repo.getProject(input.defaultProjectId))) {
+      throw new InvalidInputError(`Could not find project: ${input.defaultProjectId}.`, 'ValidationError');
+    }
+    const user: User = {
+      id: newId(),
+      name,
+      domainId,
+      defaultProjectId: input.defaultProjectId ?? null,
+      enabled: input.enabled ?? true,
+      extra: input.extra ?? {},
+    };
+    const hash = input.password ? await hashPassword(checkPassword(input.password)) : null;
+    await this.repo.createUser(user, hash, this.clock.now());
+    return user;
+  }
+
+  /** Show a user the caller may read (admins, or the user itself). @throws NotFoundError */
+  async getUser(ctx: AuthContext, id: string): Promise<User> {
+    const u = await this.repo.getUser(id);
+    if (!u || !this.policy.check('identity:get_user', { 'target.user.id': u.id }, ctx)) throw new NotFoundError('user', id, `Could not find user: ${id}.`);
+    return u;
+  }
+
+  /** List users the caller may read. */
+  async listUsers(ctx: AuthContext, filter: UserFilter): Promise<User[]> {
+    const all = await this.repo.findUsers(filter);
+    return all.filter((u) => this.policy.check('identity:get_user', { 'target.user.id': u.id }, ctx));
+  }
+
+  /** Update a user; a new password or disabling revokes the user's tokens. */
+  async updateUser(ctx: AuthContext, id: string, patch: Partial<Omit<UserInput, 'domainId'>>): Promise<User> {
+    const current = await this.getUser(ctx, id);
+    this.policy.authorize('identity:update_user', { 'target.user.id': id }, ctx);
+    if (patch.defaultProjectId && !(await this.repo.getProject(patch.defaultProjectId))) {
+      throw new InvalidInputError(`Could not find project: ${patch.defaultProjectId}.`, 'ValidationError');
+    }
+    const next: User = {
+      ...current,
+      name: patch.name !== undefined ? checkName(patch.name, 'user', 255) : current.name,
+      defaultProjectId: patch.defaultProjectId !== undefined ? patch.defaultProjectId : current.defaultProjectId,
+      enabled: patch.enabled ?? current.enabled,
+      extra: patch.extra !== undefined ? { ...current.extra, ...patch.extra } : current.extra,
+    };
+    const hash = patch.password ? await hashPassword(checkPassword(patch.password)) : undefined;
+    await this.repo.updateUser(next, hash, this.clock.now());
+    if (hash !== undefined || (current.enabled && !next.enabled)) await this.tokens.revokeFor({ userId: id });
+    return next;
+  }
+
+  /**
+   * A user changes its own password by proving the current one (Keystone "Change password for
+   * user", `POST /v3/users/{id}/password`: no token and no policy check — the original password
+   * is the credential). The user's tokens are revoked, except the one the caller presented when
+   * it is that user's own (Keystone revokes them all; esi keeps the session that made the change).
+   * @param ctx the caller; only its token id is used
+   * @throws UnauthorizedError for an unknown or disabled user, a user without a password or a
+   *   wrong original password (one message for all, as Keystone's 401)
+   * @throws InvalidInputError for an empty or too long new password
+   */
+  async changePassword(ctx: AuthContext, userId: string, change: { readonly originalPassword: string; readonly password: string }): Promise<void> {
+    const user = await this.repo.getUser(userId);
+    if (!user || !user.enabled || !(await this.tokens.checkPassword(user.id, change.originalPassword))) {
+      throw new UnauthorizedError('Error when changing user password: Invalid user / password');
+    }
+    if (change.password === '') throw new InvalidInputError("Invalid input for field 'user/password': the new password must not be empty.", 'ValidationError');
+    const hash = await hashPassword(checkPassword(change.password));
+    await this.repo.updateUser(user, hash, this.clock.now());
+    const keep = ctx.userId === user.id && ctx.tokenId ? { exceptTokenId: ctx.tokenId } : {};
+    await this.tokens.revokeFor({ userId: user.id, ...keep });
+  }
+
+  /** Delete a user with its role assignments and tokens. */
+  async deleteUser(ctx: AuthContext, id: string): Promise<void> {
+    await this.getUser(ctx, id);
+    this.policy.authorize('identity:delete_user', { 'target.user.id': id }, ctx);
+    await this.repo.deleteAssignmentsFor({ userId: id });
+    await this.tokens.revokeFor({ userId: id });
+    await this.repo.deleteUser(id);
+  }
+
+  /**
+   * Resolve a project by id or, failing that, by unique name (no policy check: for other
+   * domain services that accept project names, as esi-leap does).
+   * @throws NotFoundError when nothing matches; ConflictError when a name matches several
+   */
+  async resolveProject(ident: string): Promise<Project> {
+    const byId = await this.repo.getProject(ident);
+    if (byId) return byId;
+    const byName = await this.repo.findProjects({ name: ident });
+    if (byName.length === 1) return byName[0]!;
+    if (byName.length > 1) throw new ConflictError(`Multiple projects are named ${ident}; use the project id.`);
+    throw new NotFoundError('project', ident, `No project named ${ident}.`);
+  }
+
+  /** Projects by id (no policy check), for enriching other resources with names. */
+  async projectsByIds(ids: Iterable<string>): Promise<Map<string, Project>> {
+    const unique = [...new Set(ids)];
+    const projects = await this.repo.findProjects({ ids: unique });
+    return new Map(projects.map((p) => [p.id, p]));
+  }
+
+  /**
+   * Ids of a project's ancestors, nearest first (parent, grandparent, …), for subtree rules
+   * such as esi-leap's offer `lessee_id` restriction.
+   */
+  async projectAncestors(projectId: string): Promise<string[]> {
+    const out: string[] = [];
+    let current = await this.repo.getProject(projectId);
+    while (current?.parentId && !out.includes(current.parentId)) {
+      out.push(current.parentId);
+      current = await this.repo.getProject(current.parentId);
+    }
+    return out;
+  }
+
+  private canReadProject(ctx: AuthContext, p: Project): boolean {
+    return this.policy.check('identity:get_project', { 'target.project.id': p.id, 'target.project.domain_id': p.domainId }, ctx);
+  }
+}
+
+function checkName(name: unknown, what: string, max = NAME_MAX): string {
+  if (typeof name !== 'string' || name.trim() === '') throw new InvalidInputError(`Invalid input for field 'name': a ${what} name is required.`, 'ValidationError');
+  if (name.length > max) throw new InvalidInputError(`Invalid input for field 'name': '${name.slice(0, 20)}…' is too long (max ${max}).`, 'ValidationError');
+  return name;
+}
+
+function checkPassword(password: string): string {
+  if (password.length > 4096) throw new InvalidInputError('Invalid input for field \'password\': too long (max 4096).', 'ValidationError');
+  return password;
+}
