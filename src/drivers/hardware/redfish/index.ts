@@ -1,0 +1,67 @@
+/**
+ * The `redfish` hardware type: nodes whose BMC speaks Redfish (DSP0266), as Ironic 21.4's
+ * `redfish` hardware type, with the power and management interfaces implemented here
+ * (`power.ts`, `management.ts`) over one shared HTTP client (`client.ts`) and the
+ * `driver_info` keys of `driver-info.ts`.
+ */
+import type { HardwareType, InterfaceKind } from '../../../domain/hardware/interfaces.ts';
+import { RedfishClient, type RedfishClientOptions } from './client.ts';
+import { REDFISH_PROPERTIES, parseRedfishDriverInfo } from './driver-info.ts';
+import { RedfishManagement } from './management.ts';
+import { RedfishPower, type RedfishPowerOptions } from './power.ts';
+
+export { parseRedfishDriverInfo, REDFISH_PROPERTIES, type RedfishDriverInfo, type RedfishAuthType } from './driver-info.ts';
+export type { DriverLogger } from './client.ts';
+
+/** Options of the redfish driver: HTTP client settings and power polling. */
+export interface RedfishHardwareOptions extends RedfishClientOptions, RedfishPowerOptions {}
+
+/**
+ * Interface implementations the `redfish` hardware type lists for `GET /v1/drivers/redfish`
+ * (first entry = default). Power and management are this module's; the others are the
+ * generic ones esi provides elsewhere.
+ */
+const REDFISH_INTERFACES: Readonly<Record<InterfaceKind, readonly string[]>> = Object.freeze({
+  bios: ['no-bios'],
+  boot: ['pxe'],
+  console: ['no-console'],
+  deploy: ['direct'],
+  inspect: ['no-inspect'],
+  management: ['redfish'],
+  network: ['noop', 'flat'],
+  power: ['redfish'],
+  raid: ['no-raid'],
+  rescue: ['no-rescue'],
+  storage: ['noop'],
+  vendor: ['no-vendor'],
+});
+
+/** The `redfish` hardware type. Holds a session cache and connection pools: {@link close} it. */
+export class RedfishHardware implements HardwareType {
+  readonly name = 'redfish';
+  readonly enabledInterfaces = REDFISH_INTERFACES;
+  readonly power: RedfishPower;
+  readonly management: RedfishManagement;
+  readonly #client: RedfishClient;
+
+  constructor(options: RedfishHardwareOptions = {}) {
+    this.#client = new RedfishClient(options);
+    this.power = new RedfishPower(this.#client, options);
+    this.management = new RedfishManagement(this.#client);
+  }
+
+  /** See {@link HardwareType.driverProperties}: the `redfish_*` keys. */
+  driverProperties(): Record<string, string> {
+    return { ...REDFISH_PROPERTIES };
+  }
+
+  /** See {@link HardwareType.validateDriverInfo}; rules in `driver-info.ts`. */
+  validateDriverInfo(driverInfo: Readonly<Record<string, unknown>>): void {
+    parseRedfishDriverInfo(driverInfo);
+  }
+
+  /** Logs out of cached BMC sessions and closes connections. */
+  close(): Promise<void> {
+    return this.#client.close();
+  }
+}

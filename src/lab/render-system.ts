@@ -1,0 +1,207 @@
+/**
+ * Redfish representations of a lab system and its sub-resources (DSP2046 schemas
+ * `ComputerSystem.v1_13_0`, `Processor`, `EthernetInterface`, `SimpleStorage`, `VirtualMedia`),
+ * rendered from {@link SystemState}. Pure functions: JSON objects in, nothing else.
+ *
+ * The fields are those sushy 4.3 and Ironic 21.4's `redfish` hardware type read (reference
+ * notes `ironic.md` §7.1): `Id`, `UUID`, `PowerState`, `Status`, `Boot` with its allowable
+ * targets, `ProcessorSummary`, `MemorySummary`, `SimpleStorage`, `EthernetInterfaces`,
+ * `Links.ManagedBy`/`Links.Chassis`, `Actions["#ComputerSystem.Reset"]`, `IndicatorLED`.
+ */
+import { BOOT_MODES, BOOT_TARGETS, RESET_TYPES, type SystemState } from './state.ts';
+
+/** Root of every Redfish URI of the lab. */
+export const REDFISH_ROOT = '/redfish/v1';
+
+/** A JSON object. */
+export type Json = Record<string, unknown>;
+
+/** `{"@odata.id": uri}`, a Redfish reference. */
+export function ref(uri: string): { '@odata.id': string } {
+  return { '@odata.id': uri };
+}
+
+/** A resource collection with `Members` and `Members@odata.count`. */
+export function collection(type: string, uri: string, name: string, memberUris: readonly string[]): Json {
+  return {
+    '@odata.type': `#${type}.${type}`,
+    '@odata.id': uri,
+    Name: name,
+    Members: memberUris.map(ref),
+    'Members@odata.count': memberUris.length,
+  };
+}
+
+/** The `Status` of a healthy, enabled resource. */
+export const STATUS_OK = Object.freeze({ State: 'Enabled', Health: 'OK', HealthRollup: 'OK' });
+
+/** URI of system `id`. */
+export function systemUri(id: string): string {
+  return `${REDFISH_ROOT}/Systems/${id}`;
+}
+
+/** URI of the manager `managerId`. */
+export function managerUri(managerId: string): string {
+  return `${REDFISH_ROOT}/Managers/${managerId}`;
+}
+
+/** URI of the chassis `chassisId`. */
+export function chassisUri(chassisId: string): string {
+  return `${REDFISH_ROOT}/Chassis/${chassisId}`;
+}
+
+/** URI of the system's `#ComputerSystem.Reset` action. */
+export function resetActionUri(id: string): string {
+  return `${systemUri(id)}/Actions/ComputerSystem.Reset`;
+}
+
+/** The ComputerSystem resource of `s`. */
+export function renderSystem(s: SystemState): Json {
+  const uri = systemUri(s.id);
+  const hw = s.hardware;
+  return {
+    '@odata.type': '#ComputerSystem.v1_13_0.ComputerSystem',
+    '@odata.id': uri,
+    Id: s.id,
+    Name: s.id,
+    Description: 'esi lab virtual bare-metal system',
+    UUID: s.uuid,
+    Manufacturer: 'esi',
+    Model: 'esi lab virtual system',
+    SerialNumber: `ESILAB${String(s.index).padStart(6, '0')}`,
+    SystemType: 'Physical',
+    BiosVersion: '1.0.0',
+    PowerState: s.powerState,
+    Status: STATUS_OK,
+    IndicatorLED: s.indicatorLed,
+    Boot: {
+      BootSourceOverrideTarget: s.boot.target,
+      BootSourceOverrideEnabled: s.boot.enabled,
+      BootSourceOverrideMode: s.boot.mode,
+      'BootSourceOverrideTarget@Redfish.AllowableValues': BOOT_TARGETS,
+      'BootSourceOverrideMode@Redfish.AllowableValues': BOOT_MODES,
+    },
+    ProcessorSummary: {
+      Count: hw.cpuSockets,
+      CoreCount: hw.cpuSockets * hw.coresPerSocket,
+      LogicalProcessorCount: hw.cpuSockets * hw.coresPerSocket,
+      Model: hw.cpuModel,
+      Status: STATUS_OK,
+    },
+    MemorySummary: { TotalSystemMemoryGiB: hw.memoryGiB, Status: STATUS_OK },
+    Processors: ref(`${uri}/Processors`),
+    EthernetInterfaces: ref(`${uri}/EthernetInterfaces`),
+    SimpleStorage: ref(`${uri}/SimpleStorage`),
+    VirtualMedia: ref(`${uri}/VirtualMedia`),
+    Links: {
+      Chassis: [ref(chassisUri(s.chassisId))],
+      ManagedBy: [ref(managerUri(s.managerId))],
+    },
+    Actions: {
+      '#ComputerSystem.Reset': {
+        target: resetActionUri(s.id),
+        'ResetType@Redfish.AllowableValues': RESET_TYPES,
+      },
+    },
+  };
+}
+
+/** Ids of the system's processors, `CPU0`…. */
+export function processorIds(s: SystemState): string[] {
+  return Array.from({ length: s.hardware.cpuSockets }, (_v, i) => `CPU${i}`);
+}
+
+/** The Processor resource `cpuId` of `s`, or null when there is no such processor. */
+export function renderProcessor(s: SystemState, cpuId: string): Json | null {
+  if (!processorIds(s).includes(cpuId)) return null;
+  return {
+    '@odata.type': '#Processor.v1_10_0.Processor',
+    '@odata.id': `${systemUri(s.id)}/Processors/${cpuId}`,
+    Id: cpuId,
+    Name: `Processor ${cpuId.slice(3)}`,
+    Socket: `CPU ${cpuId.slice(3)}`,
+    ProcessorType: 'CPU',
+    ProcessorArchitecture: 'x86',
+    InstructionSet: 'x86-64',
+    Manufacturer: 'esi',
+    Model: s.hardware.cpuModel,
+    MaxSpeedMHz: 2400,
+    TotalCores: s.hardware.coresPerSocket,
+    TotalThreads: s.hardware.coresPerSocket,
+    Status: STATUS_OK,
+  };
+}
+
+/** Id of the system's one NIC. */
+export const NIC_ID = 'nic0';
+
+/** The EthernetInterface resource of the system's one NIC. */
+export function renderEthernetInterface(s: SystemState): Json {
+  return {
+    '@odata.type': '#EthernetInterface.v1_6_0.EthernetInterface',
+    '@odata.id': `${systemUri(s.id)}/EthernetInterfaces/${NIC_ID}`,
+    Id: NIC_ID,
+    Name: 'Ethernet interface nic0',
+    MACAddress: s.mac,
+    PermanentMACAddress: s.mac,
+    SpeedMbps: 1000,
+    FullDuplex: true,
+    LinkStatus: 'LinkUp',
+    InterfaceEnabled: true,
+    Status: STATUS_OK,
+  };
+}
+
+/** Id of the system's one storage controller. */
+export const STORAGE_ID = '1';
+
+/** The SimpleStorage resource with the system's one disk. */
+export function renderSimpleStorage(s: SystemState): Json {
+  return {
+    '@odata.type': '#SimpleStorage.v1_3_0.SimpleStorage',
+    '@odata.id': `${systemUri(s.id)}/SimpleStorage/${STORAGE_ID}`,
+    Id: STORAGE_ID,
+    Name: 'Virtual storage controller',
+    UefiDevicePath: 'PciRoot(0x0)/Pci(0x4,0x0)',
+    Devices: [
+      {
+        Name: 'disk0',
+        Manufacturer: 'esi',
+        Model: 'esi lab virtual disk',
+        CapacityBytes: s.hardware.diskGiB * 1024 ** 3,
+        Status: { State: 'Enabled', Health: 'OK' },
+      },
+    ],
+    Status: STATUS_OK,
+  };
+}
+
+/** Id of the system's one virtual media device. */
+export const VIRTUAL_MEDIA_ID = 'Cd';
+
+/**
+ * The VirtualMedia resource of the system's virtual CD, as seen under `baseUri` (the system's
+ * or its manager's `VirtualMedia` collection: both expose the same device, ironic.md §7.1).
+ */
+export function renderVirtualMedia(s: SystemState, baseUri: string): Json {
+  const uri = `${baseUri}/${VIRTUAL_MEDIA_ID}`;
+  const vm = s.virtualMedia;
+  return {
+    '@odata.type': '#VirtualMedia.v1_4_0.VirtualMedia',
+    '@odata.id': uri,
+    Id: VIRTUAL_MEDIA_ID,
+    Name: 'Virtual CD',
+    MediaTypes: ['CD', 'DVD'],
+    ConnectedVia: vm.inserted ? 'URI' : 'NotConnected',
+    Image: vm.image,
+    ImageName: vm.image === null ? null : (vm.image.split('/').pop() ?? ''),
+    Inserted: vm.inserted,
+    WriteProtected: vm.writeProtected,
+    TransferMethod: 'Stream',
+    Status: STATUS_OK,
+    Actions: {
+      '#VirtualMedia.InsertMedia': { target: `${uri}/Actions/VirtualMedia.InsertMedia` },
+      '#VirtualMedia.EjectMedia': { target: `${uri}/Actions/VirtualMedia.EjectMedia` },
+    },
+  };
+}
