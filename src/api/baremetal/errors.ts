@@ -1,0 +1,102 @@
+/**
+ * The one place where errors become Ironic's wire format (reference/ironic.md §1.4):
+ * `{"error_message": "<JSON string of {faultcode, faultstring, debuginfo}>"}` — double-encoded —
+ * with `faultcode` `Client` for 4xx and `Server` for 5xx, `debuginfo` null.
+ *
+ * | error                                              | HTTP |
+ * |----------------------------------------------------|------|
+ * | InvalidInputError, InvalidStateError, bad JSON, schema validation | 400 |
+ * | UnauthorizedError                                  | 401 (+ `WWW-Authenticate: Keystone uri=…`) |
+ * | ForbiddenError                                     | 403  |
+ * | NotFoundError, unknown route                       | 404  |
+ * | NotAcceptableError (microversion)                  | 406  |
+ * | ConflictError, LockedError                         | 409  |
+ * | body too large                                     | 413  |
+ * | unsupported content type                           | 415  |
+ * | TemporaryFailureError                              | 503  |
+ * | HardwareError (a BMC failed)                       | 500, its message (never secrets) |
+ * | anything else                                      | 500, a generic message; the error is logged |
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  ConflictError,
+  DomainError,
+  ForbiddenError,
+  InvalidInputError,
+  InvalidStateError,
+  LockedError,
+  NotFoundError,
+  TemporaryFailureError,
+  UnauthorizedError,
+} from '../../domain/errors.ts';
+import { HardwareError } from '../../domain/hardware/interfaces.ts';
+import { NotAcceptableError } from './microversion.ts';
+
+/** An error as Ironic reports it. */
+export interface IronicFault {
+  readonly status: number;
+  readonly message: string;
+}
+
+/** The double-encoded Ironic error body for a status and message. */
+export function ironicErrorBody(status: number, message: string): string {
+  const inner = JSON.stringify({ faultcode: status >= 500 ? 'Server' : 'Client', faultstring: message, debuginfo: null });
+  return JSON.stringify({ error_message: inner });
+}
+
+function domainStatus(err: DomainError): number {
+  if (err instanceof InvalidInputError || err instanceof InvalidStateError) return 400;
+  if (err instanceof UnauthorizedError) return 401;
+  if (err instanceof ForbiddenError) return 403;
+  if (err instanceof NotFoundError) return 404;
+  if (err instanceof ConflictError || err instanceof LockedError) return 409;
+  if (err instanceof TemporaryFailureError) return 503;
+  return 500;
+}
+
+/** Map any thrown value to a status and a user-facing message. */
+export function toIronicFault(err: unknown): IronicFault {
+  if (err instanceof DomainError) return { status: domainStatus(err), message: err.message };
+  if (err instanceof NotAcceptableError) return { status: 406, message: err.message };
+  if (err instanceof HardwareError) return { status: 500, message: err.message };
+  const fe = err as Partial<FastifyError> & { validation?: unknown };
+  if (fe && typeof fe === 'object') {
+    if (fe.validation) return { status: 400, message: `Invalid input for ${fe.validationContext ?? 'request'}: ${fe.message ?? 'validation failed'}` };
+    switch (fe.code) {
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return { status: 400, message: `The request body is not valid JSON: ${fe.message ?? ''}`.trim() };
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return { status: 413, message: 'The request body is too large.' };
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return { status: 415, message: 'Unsupported content type; the body must be application/json.' };
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return { status: 400, message: 'Invalid Content-Length.' };
+      default:
+        break;
+    }
+    if (err instanceof SyntaxError) return { status: 400, message: `The request body is not valid JSON: ${err.message}` };
+    if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+      return { status: fe.statusCode, message: fe.message ?? 'Bad request.' };
+    }
+  }
+  return { status: 500, message: 'An internal error occurred; it has been logged.' };
+}
+
+/** Send an Ironic error response (keeps headers already set, e.g. the version headers). */
+export function sendIronicError(reply: FastifyReply, status: number, message: string): FastifyReply {
+  return reply.code(status).type('application/json').send(ironicErrorBody(status, message));
+}
+
+/**
+ * Fastify error handler of the baremetal plugin: map, log server faults (never the body), reply.
+ * @param authUrl the identity endpoint named in `WWW-Authenticate` on 401
+ */
+export function ironicErrorHandler(authUrl: string) {
+  return (err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const fault = toIronicFault(err);
+    if (fault.status >= 500) request.log.error({ err }, 'baremetal API request failed');
+    if (fault.status === 401) reply.header('www-authenticate', `Keystone uri="${authUrl}"`);
+    return sendIronicError(reply, fault.status, fault.message);
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * The baremetal API plugin: an Ironic v1 subset at `/baremetal` (the catalogue endpoint, no
+ * `/v1`, exactly like Ironic's), wire-compatible with python-ironicclient / `openstack
+ * baremetal`.
+ *
+ * | path (below the prefix)              | module                    |
+ * |--------------------------------------|---------------------------|
+ * | `/`, `/v1`                           | `routes-root.ts`          |
+ * | `/v1/nodes…` (collection, resource)  | `routes-nodes.ts`         |
+ * | `/v1/nodes/{id}/states…`             | `routes-node-states.ts`   |
+ * | `/v1/nodes/{id}/{maintenance,management,traits,validate,vifs,ports}` | `routes-node-sub.ts` |
+ * | `/v1/ports…`                         | `routes-ports.ts`         |
+ * | `/v1/drivers…`, `/v1/conductors…`    | `routes-drivers.ts`       |
+ *
+ * Every `/v1` route is also served without `/v1` (Ironic routes `/<resource>` as v1, and
+ * bookmark links point there). Cross-cutting behaviour: microversion negotiation and headers on
+ * every versioned response (errors included), Keystone token auth (`/` and `/v1` are public),
+ * JSON bodies whatever the content type (an empty body counts as none), Ironic's error format
+ * (`errors.ts`).
+ */
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../../server/services.ts';
+import { registerTokenAuth } from '../common/auth.ts';
+import type { BaremetalContext } from './context.ts';
+import { ironicErrorHandler, sendIronicError } from './errors.ts';
+import { NodeRenderCache } from './render-cache.ts';
+import { MAX_HEADER, MAX_MINOR, MIN_HEADER, MIN_MINOR, negotiateVersion, VERSION_HEADER } from './microversion.ts';
+import { driverRoutes } from './routes-drivers.ts';
+import { nodeStateRoutes } from './routes-node-states.ts';
+import { nodeSubRoutes } from './routes-node-sub.ts';
+import { nodeRoutes } from './routes-nodes.ts';
+import { portRoutes } from './routes-ports.ts';
+import { rootRoutes } from './routes-root.ts';
+
+/**
+ * Bodies are JSON whatever the declared content type, as in Ironic (python-ironicclient sends
+ * `Content-Type: application/octet-stream` on bodiless DELETEs); an empty body counts as none.
+ * Keys such as `__proto__` are refused (400), as Fastify's default parser does.
+ */
+function registerJsonParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(req, text, done);
+  });
+}
+
+/** onRequest hook: negotiate the microversion of every request except the root document. */
+function versionHook(prefix: string) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const path = req.url.split('?', 1)[0]!;
+    if (path === prefix || path === `${prefix}/`) return;
+    reply.header(MIN_HEADER, `1.${MIN_MINOR}`);
+    reply.header(MAX_HEADER, `1.${MAX_MINOR}`);
+    req.ironicVersion = negotiateVersion(req.headers[VERSION_HEADER]);
+    reply.header(VERSION_HEADER, `1.${req.ironicVersion}`);
+  };
+}
+
+/** Registers the baremetal API routes under the prefix given at registration. */
+export const baremetalApi: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  const ctx: BaremetalContext = { services, inventory: services.inventory, base: `${services.config.publicUrl}${app.prefix}`, cache: new NodeRenderCache() };
+  app.decorateRequest('ironicVersion', MIN_MINOR);
+  registerJsonParser(app);
+  app.addHook('onRequest', versionHook(app.prefix));
+  registerTokenAuth(app, services.identity.tokens);
+  app.setErrorHandler(ironicErrorHandler(`${services.config.publicUrl}/identity`));
+  app.setNotFoundHandler((_req, reply) => sendIronicError(reply, 404, 'The resource could not be found.'));
+
+  rootRoutes(app, ctx);
+  const v1: FastifyPluginAsync = async (scope) => {
+    nodeRoutes(scope, ctx);
+    nodeStateRoutes(scope, ctx);
+    nodeSubRoutes(scope, ctx);
+    portRoutes(scope, ctx);
+    driverRoutes(scope, ctx);
+  };
+  await app.register(v1, { prefix: '/v1' });
+  await app.register(v1);
+};

@@ -1,0 +1,112 @@
+/**
+ * Node sub-resource routes (reference/ironic.md §1.8): maintenance (`PUT|DELETE`, 202),
+ * boot device (`GET|PUT …/management/boot_device`, `GET …/supported`), traits (≥1.37),
+ * `GET …/validate`, `GET …/vifs` (≥1.28), and the node's ports (`GET …/ports[/detail]`).
+ */
+import type { FastifyInstance } from 'fastify';
+import { InvalidInputError, NotFoundError } from '../../domain/errors.ts';
+import { parseBoolLike } from '../../domain/inventory/validation.ts';
+import { empty, nodeIdent, type BaremetalContext, type IdentParams } from './context.ts';
+import { readQuery } from './query.ts';
+import { listPorts } from './routes-ports.ts';
+import { BootDeviceBody, MaintenanceBody, parseBody, TraitsBody } from './schemas.ts';
+
+const NO_PARAMS = new Set<string>();
+
+/** Register the node sub-resource routes. */
+export function nodeSubRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
+  const { inventory, base } = ctx;
+
+  app.put<{ Params: IdentParams }>('/nodes/:ident/maintenance', async (req, reply) => {
+    readQuery(req.query, NO_PARAMS);
+    const body = req.body === undefined || req.body === null ? {} : parseBody(MaintenanceBody, req.body, 'maintenance request');
+    await inventory.nodes.setMaintenance(req.auth, nodeIdent(req, req.params.ident), true, body.reason ?? null);
+    return empty(reply, 202);
+  });
+
+  app.delete<{ Params: IdentParams }>('/nodes/:ident/maintenance', async (req, reply) => {
+    readQuery(req.query, NO_PARAMS);
+    await inventory.nodes.setMaintenance(req.auth, nodeIdent(req, req.params.ident), false);
+    return empty(reply, 202);
+  });
+
+  app.get<{ Params: IdentParams }>('/nodes/:ident/management/boot_device', async (req) => {
+    readQuery(req.query, NO_PARAMS);
+    const info = await inventory.nodes.getBootDevice(req.auth, nodeIdent(req, req.params.ident));
+    return { boot_device: info.bootDevice, persistent: info.persistent };
+  });
+
+  app.put<{ Params: IdentParams }>('/nodes/:ident/management/boot_device', async (req, reply) => {
+    readQuery(req.query, NO_PARAMS);
+    const body = parseBody(BootDeviceBody, req.body, 'boot device request');
+    const persistent = body.persistent === undefined || body.persistent === null ? false : parseBoolLike(body.persistent);
+    if (persistent === undefined) throw new InvalidInputError('persistent must be a boolean.');
+    await inventory.nodes.setBootDevice(req.auth, nodeIdent(req, req.params.ident), body.boot_device, persistent);
+    return empty(reply, 204);
+  });
+
+  app.get<{ Params: IdentParams }>('/nodes/:ident/management/boot_device/supported', async (req) => {
+    readQuery(req.query, NO_PARAMS);
+    return { supported_boot_devices: [...(await inventory.nodes.supportedBootDevices(req.auth, nodeIdent(req, req.params.ident)))] };
+  });
+
+  const traitsGate = (v: number, ident: string): void => {
+    if (v < 37) throw new NotFoundError('resource', ident, 'The resource could not be found.', 'NotFound');
+  };
+
+  app.get<{ Params: IdentParams }>('/nodes/:ident/traits', async (req) => {
+    traitsGate(req.ironicVersion, req.params.ident);
+    readQuery(req.query, NO_PARAMS);
+    return { traits: [...(await inventory.nodes.listTraits(req.auth, nodeIdent(req, req.params.ident)))] };
+  });
+
+  app.put<{ Params: IdentParams }>('/nodes/:ident/traits', async (req, reply) => {
+    traitsGate(req.ironicVersion, req.params.ident);
+    readQuery(req.query, NO_PARAMS);
+    const body = parseBody(TraitsBody, req.body, 'traits request');
+    await inventory.nodes.setTraits(req.auth, nodeIdent(req, req.params.ident), body.traits);
+    return empty(reply, 204);
+  });
+
+  app.delete<{ Params: IdentParams }>('/nodes/:ident/traits', async (req, reply) => {
+    traitsGate(req.ironicVersion, req.params.ident);
+    readQuery(req.query, NO_PARAMS);
+    await inventory.nodes.removeTrait(req.auth, nodeIdent(req, req.params.ident), null);
+    return empty(reply, 204);
+  });
+
+  app.put<{ Params: IdentParams & { trait: string } }>('/nodes/:ident/traits/:trait', async (req, reply) => {
+    traitsGate(req.ironicVersion, req.params.ident);
+    readQuery(req.query, NO_PARAMS);
+    const b = req.body;
+    const emptyBody = b === undefined || b === null || (typeof b === 'object' && !Array.isArray(b) && Object.keys(b).length === 0);
+    if (!emptyBody) throw new InvalidInputError('No body should be provided when adding a trait');
+    const ident = nodeIdent(req, req.params.ident);
+    await inventory.nodes.addTrait(req.auth, ident, req.params.trait);
+    return empty(reply, 204, `${base}/v1/nodes/${ident}/traits/${req.params.trait}`);
+  });
+
+  app.delete<{ Params: IdentParams & { trait: string } }>('/nodes/:ident/traits/:trait', async (req, reply) => {
+    traitsGate(req.ironicVersion, req.params.ident);
+    readQuery(req.query, NO_PARAMS);
+    await inventory.nodes.removeTrait(req.auth, nodeIdent(req, req.params.ident), req.params.trait);
+    return empty(reply, 204);
+  });
+
+  app.get<{ Params: IdentParams }>('/nodes/:ident/validate', async (req) => {
+    readQuery(req.query, NO_PARAMS);
+    return inventory.nodes.validate(req.auth, nodeIdent(req, req.params.ident));
+  });
+
+  app.get<{ Params: IdentParams }>('/nodes/:ident/vifs', async (req) => {
+    if (req.ironicVersion < 28) throw new NotFoundError('resource', req.params.ident, 'The resource could not be found.', 'NotFound');
+    readQuery(req.query, NO_PARAMS);
+    return { vifs: await inventory.nodes.listVifs(req.auth, nodeIdent(req, req.params.ident)) };
+  });
+
+  for (const detail of [false, true]) {
+    app.get<{ Params: IdentParams }>(detail ? '/nodes/:ident/ports/detail' : '/nodes/:ident/ports', async (req) =>
+      listPorts(ctx, req, { detailPath: detail, node: nodeIdent(req, req.params.ident) }),
+    );
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Node collection and node resource routes: `GET /v1/nodes[/detail]`, `POST /v1/nodes`,
+ * `GET|PATCH|DELETE /v1/nodes/{ident}`, `GET /v1/nodes/validate?node=…`
+ * (reference/ironic.md §1.6–§1.8). Handlers: parse (with version rules) → one domain call →
+ * render.
+ */
+import type { FastifyInstance } from 'fastify';
+import { InvalidInputError } from '../../domain/errors.ts';
+import { NODE_FIELDS } from '../../domain/inventory/model.ts';
+import { isHostnameSafe } from '../../domain/inventory/validation.ts';
+import { empty, nodeIdent, type BaremetalContext, type IdentParams } from './context.ts';
+import { ENROLL_VERSION, NODE_FIELD_VERSIONS, nodeFieldAllowed, NotAcceptableError, rejectNewerNodeFields, requireVersion } from './microversion.ts';
+import { checkFields, parseNodeList } from './node-list.ts';
+import { boolParam, listParam, readQuery } from './query.ts';
+import { fullNodeBody, nextLink, nodePage, renderNode } from './render.ts';
+import { NodeRenderCache } from './render-cache.ts';
+import type { NodeView } from '../../domain/inventory/presentation.ts';
+import { NodeCreateBody, parseBody, PatchBody } from './schemas.ts';
+
+const KNOWN_FIELDS = new Set<string>([...NODE_FIELDS, 'conductor']);
+const SHOW_PARAMS = new Set(['fields']);
+const PATCH_PARAMS = new Set(['reset_interfaces']);
+const VALIDATE_PARAMS = new Set(['node', 'node_uuid']);
+const NO_PARAMS = new Set<string>();
+
+/** Register the node collection and resource routes on a `/v1` (or prefix-less) scope. */
+export function nodeRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
+  const { inventory, base, cache } = ctx;
+
+  for (const detailPath of [false, true]) {
+    const path = detailPath ? '/nodes/detail' : '/nodes';
+    for (const p of [path, `${path}.json`]) {
+      app.get(p, async (req, reply) => {
+        const v = req.ironicVersion;
+        const parsed = parseNodeList(req.query, v, detailPath);
+        const full = parsed.fields === null;
+        const reuse = full ? (view: NodeView) => cache.has(NodeRenderCache.key(view, v)) : undefined;
+        const views = await inventory.nodes.list(req.auth, { ...parsed.request, ...(reuse ? { reuse, asText: true, expectMisses: cache.expectsMisses() } : {}) });
+        const next = nextLink(views.length, {
+          limit: parsed.request.limit,
+          lastUuid: views.at(-1)?.node.uuid ?? null,
+          base,
+          resource: detailPath ? 'nodes/detail' : 'nodes',
+          args: parsed.args,
+          suppressNext: parsed.suppressNext,
+        });
+        return reply.type('application/json; charset=utf-8').send(nodePage(views, v, base, parsed.fields, next, cache));
+      });
+    }
+  }
+
+  app.get('/nodes/validate', async (req) => {
+    const q = readQuery(req.query, VALIDATE_PARAMS);
+    const ident = q.node_uuid ?? q.node;
+    if (ident === undefined) throw new InvalidInputError('Missing mandatory parameter: node');
+    return inventory.nodes.validate(req.auth, nodeIdent(req, ident));
+  });
+
+  for (const p of ['/nodes', '/nodes.json']) {
+    app.post(p, async (req, reply) => {
+      const v = req.ironicVersion;
+      readQuery(req.query, NO_PARAMS);
+      const body = parseBody(NodeCreateBody, req.body, 'node');
+      rejectNewerNodeFields(body, v);
+      if (typeof body.name === 'string' && v < 10 && !isHostnameSafe(body.name)) {
+        throw new InvalidInputError(`Cannot create node with invalid name '${body.name}'`);
+      }
+      const view = await inventory.nodes.create(req.auth, body, v >= ENROLL_VERSION ? 'enroll' : 'available');
+      reply.code(201).header('location', `${base}/v1/nodes/${view.node.uuid}`);
+      return renderNode(view, v, base, null);
+    });
+  }
+
+  app.get<{ Params: IdentParams }>('/nodes/:ident', async (req, reply) => {
+    const v = req.ironicVersion;
+    const fields = listParam(readQuery(req.query, SHOW_PARAMS), 'fields') ?? null;
+    if (fields !== null) checkFields(fields, v, KNOWN_FIELDS, nodeFieldAllowed);
+    const view = await inventory.nodes.get(req.auth, nodeIdent(req, req.params.ident));
+    if (fields !== null) return renderNode(view, v, base, fields);
+    return reply.type('application/json; charset=utf-8').send(fullNodeBody(view, v, base, cache));
+  });
+
+  app.patch<{ Params: IdentParams }>('/nodes/:ident', async (req) => {
+    const v = req.ironicVersion;
+    const reset = boolParam(readQuery(req.query, PATCH_PARAMS), 'reset_interfaces');
+    if (reset !== undefined) requireVersion(v, 45, 'reset_interfaces');
+    const ops = parseBody(PatchBody, req.body, 'patch');
+    for (const op of ops) {
+      const field = op.path.slice(1);
+      const min = NODE_FIELD_VERSIONS[field];
+      if (min !== undefined && v < min && op.op !== 'remove' && op.value) {
+        throw new NotAcceptableError(`Field ${field} is not acceptable in version 1.${v}; it requires 1.${min}.`);
+      }
+      if (field === 'name' && typeof op.value === 'string' && v < 10 && !isHostnameSafe(op.value)) {
+        throw new InvalidInputError(`Node ${req.params.ident}: Cannot change name to invalid name '${op.value}'`);
+      }
+    }
+    const view = await inventory.nodes.update(req.auth, nodeIdent(req, req.params.ident), ops, reset);
+    return renderNode(view, v, base, null);
+  });
+
+  app.delete<{ Params: IdentParams }>('/nodes/:ident', async (req, reply) => {
+    readQuery(req.query, NO_PARAMS);
+    await inventory.nodes.delete(req.auth, nodeIdent(req, req.params.ident));
+    return empty(reply, 204);
+  });
+}

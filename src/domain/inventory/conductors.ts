@@ -1,0 +1,164 @@
+/**
+ * Conductors as the inventory sees them: who is alive, which drivers they serve, which
+ * conductor a node maps to, and the hook through which the API wakes a conductor up.
+ *
+ * - {@link ConductorDirectory}: the live conductors (heartbeat newer than the timeout, Ironic
+ *   `[conductor] heartbeat_timeout`, default 60 s) with a short in-memory cache, the node →
+ *   conductor mapping ({@link conductorFor}), and the heartbeat {@link ConductorHeartbeat}.
+ * - {@link ConductorRelay}: a {@link ConductorPort} that forwards `notifyNode` to whichever
+ *   conductor implementation is attached (none until the conductor process starts).
+ *
+ * Source: reference/ironic.md §1.9 "Conductors", §8.1 "Hash ring".
+ */
+import type { Clock } from '../clock.ts';
+import type { Conductor } from './model.ts';
+import type { ConductorPort, ConductorRepository } from './ports.ts';
+
+/** 32-bit FNV-1a of a string. */
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+/**
+ * The conductor responsible for a node: rendezvous (highest-random-weight) hashing of the node
+ * UUID over the live conductors that serve the node's driver in its conductor group. Adding or
+ * removing a conductor moves only the nodes that hash to it, as Ironic's hash ring does. The
+ * conductor processes use the same function to partition work.
+ * @returns the hostname, or null when no live conductor serves the driver and group
+ */
+export function conductorFor(node: { uuid: string; driver: string; conductor_group: string }, alive: readonly Conductor[]): string | null {
+  let best: string | null = null;
+  let bestScore = -1;
+  for (const c of alive) {
+    if (c.conductor_group !== node.conductor_group || !c.drivers.includes(node.driver)) continue;
+    const score = fnv1a(`${c.hostname}\u0000${node.uuid}`);
+    if (score > bestScore || (score === bestScore && best !== null && c.hostname < best)) {
+      best = c.hostname;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+/** Live conductors, read from storage at most once per cache period. */
+export class ConductorDirectory {
+  #cache: { at: number; alive: readonly Conductor[] } | null = null;
+
+  /**
+   * @param aliveTimeoutMs a conductor whose last heartbeat is older than this is dead (ms)
+   * @param cacheMs how long a read of the live set is reused (ms)
+   */
+  constructor(
+    private readonly repo: ConductorRepository,
+    private readonly clock: Clock,
+    readonly aliveTimeoutMs: number,
+    private readonly cacheMs = 2000,
+  ) {}
+
+  /** Every registered conductor with its liveness, sorted by hostname. */
+  async list(): Promise<Array<Conductor & { alive: boolean }>> {
+    const now = this.clock.now();
+    return (await this.repo.list()).map((c) => ({ ...c, alive: now - c.updated_at <= this.aliveTimeoutMs }));
+  }
+
+  /** A registered conductor by hostname with its liveness, or null. */
+  async get(hostname: string): Promise<(Conductor & { alive: boolean }) | null> {
+    return (await this.list()).find((c) => c.hostname === hostname) ?? null;
+  }
+
+  /** The live conductors (cached for a short time). */
+  async alive(): Promise<readonly Conductor[]> {
+    const now = this.clock.now();
+    if (this.#cache && now - this.#cache.at < this.cacheMs && now >= this.#cache.at) return this.#cache.alive;
+    const alive = (await this.repo.list()).filter((c) => now - c.updated_at <= this.aliveTimeoutMs);
+    this.#cache = { at: now, alive };
+    return alive;
+  }
+
+  /** Forget the cached live set (after a registration change in this process). */
+  invalidate(): void {
+    this.#cache = null;
+  }
+
+  /** Hostnames of live conductors serving `driver`, sorted. */
+  async hostsFor(driver: string): Promise<string[]> {
+    return (await this.alive())
+      .filter((c) => c.drivers.includes(driver))
+      .map((c) => c.hostname)
+      .sort();
+  }
+}
+
+/**
+ * Registers this process as a conductor and keeps its heartbeat fresh. Shaped as a server
+ * `BackgroundWorker` (`name`, `start`, `stop`); runs only in processes with the conductor role.
+ */
+export class ConductorHeartbeat {
+  readonly name = 'conductor-heartbeat';
+  #timer: NodeJS.Timeout | null = null;
+
+  /**
+   * @param drivers names of the hardware types this conductor serves
+   * @param intervalMs heartbeat period (Ironic `heartbeat_interval`, 10 s)
+   */
+  constructor(
+    private readonly repo: ConductorRepository,
+    private readonly directory: ConductorDirectory,
+    private readonly clock: Clock,
+    readonly hostname: string,
+    readonly group: string,
+    readonly drivers: readonly string[],
+    private readonly intervalMs: number,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {}
+
+  /** Register and start heartbeating. */
+  async start(): Promise<void> {
+    await this.repo.upsert(this.hostname, this.group, this.drivers, this.clock.now());
+    this.directory.invalidate();
+    this.#timer = setInterval(() => {
+      this.repo
+        .heartbeat(this.hostname, this.clock.now())
+        .then((ok) => (ok ? undefined : this.repo.upsert(this.hostname, this.group, this.drivers, this.clock.now())))
+        .catch(this.onError);
+    }, this.intervalMs);
+    this.#timer.unref();
+  }
+
+  /** Stop heartbeating and unregister (so the node mapping moves to the other conductors). */
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.repo.remove(this.hostname).catch(this.onError);
+    this.directory.invalidate();
+  }
+}
+
+/**
+ * A {@link ConductorPort} that forwards to an attached implementation. The inventory is built
+ * before any conductor exists; the conductor attaches itself when it starts. Without one,
+ * notifications are dropped: the intent stays recorded on the node and a conductor's periodic
+ * sweep (`NodeRepository.listPending`) finds it later.
+ */
+export class ConductorRelay implements ConductorPort {
+  #target: ConductorPort | null = null;
+
+  /** Route notifications to `port` (replaces any previous one); null detaches. */
+  attach(port: ConductorPort | null): void {
+    this.#target = port;
+  }
+
+  /** Forward to the attached conductor; never throws. */
+  notifyNode(nodeUuid: string): void {
+    try {
+      this.#target?.notifyNode(nodeUuid);
+    } catch {
+      // A conductor must not make the API fail; the intent is recorded on the node anyway.
+    }
+  }
+}

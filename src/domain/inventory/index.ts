@@ -1,0 +1,88 @@
+/**
+ * The inventory area: bare-metal nodes, their ports, the provision state machine, conductors
+ * and drivers as the API sees them, and the leasing gateway — assembled over the repositories
+ * by {@link createInventory}.
+ */
+import type { Clock } from '../clock.ts';
+import type { HardwareRegistry } from '../hardware/interfaces.ts';
+import type { Policy } from '../policy/types.ts';
+import type { SecretBox } from '../secrets.ts';
+import { ConductorDirectory, ConductorRelay } from './conductors.ts';
+import { InventoryNodeGateway } from './lease-gateway.ts';
+import { NodeService } from './node-service.ts';
+import { PortService } from './port-service.ts';
+import type { ConductorRepository, NodeRepository, PortRepository } from './ports.ts';
+import { DriverService } from './driver-service.ts';
+
+export * from './model.ts';
+export * from './states.ts';
+export type * from './ports.ts';
+export { NodeService, type NodeListRequest, type ConsoleInfo } from './node-service.ts';
+export { PortService, type PortListRequest } from './port-service.ts';
+export { DriverService, type DriverInfo } from './driver-service.ts';
+export { InventoryNodeGateway, toLeasable } from './lease-gateway.ts';
+export { ConductorDirectory, ConductorHeartbeat, ConductorRelay, conductorFor } from './conductors.ts';
+export { shownValue, redactionFor, REDACTION_TEXT, type NodeView } from './presentation.ts';
+export { MASK, isSecretKey, maskSecrets } from './masking.ts';
+export { openDriverInfo, sealDriverInfo } from './driver-secrets.ts';
+export type { PatchOp } from './patch.ts';
+export type { ProvisionParams } from './node-actions.ts';
+export type { InterfaceValidation } from './node-management.ts';
+
+/** The inventory services, as the APIs, the conductor and the lease manager use them. */
+export interface Inventory {
+  readonly nodes: NodeService;
+  readonly ports: PortService;
+  readonly drivers: DriverService;
+  /** Live conductors and the node → conductor mapping. */
+  readonly conductors: ConductorDirectory;
+  /** Where the conductor attaches itself to be woken by `notifyNode`. */
+  readonly conductorRelay: ConductorRelay;
+  /** The leasing port implementation. */
+  readonly leaseGateway: InventoryNodeGateway;
+  /** Node storage, for the conductor (`reserve`, `release`, `listPending`, `applyConductorResult`). */
+  readonly nodeRepository: NodeRepository;
+  /** Conductor registrations, for the conductor's heartbeat. */
+  readonly conductorRepository: ConductorRepository;
+  readonly hardware: HardwareRegistry;
+}
+
+/** What {@link createInventory} needs. */
+export interface InventoryOptions {
+  readonly nodes: NodeRepository;
+  readonly ports: PortRepository;
+  readonly conductors: ConductorRepository;
+  readonly policy: Policy;
+  readonly clock: Clock;
+  readonly secrets: SecretBox;
+  readonly hardware: HardwareRegistry;
+  /** A conductor whose last heartbeat is older than this is dead (ms; Ironic: 60 s). */
+  readonly conductorTimeoutMs: number;
+}
+
+/** Assemble the inventory services. */
+export function createInventory(o: InventoryOptions): Inventory {
+  const conductors = new ConductorDirectory(o.conductors, o.clock, o.conductorTimeoutMs);
+  const conductorRelay = new ConductorRelay();
+  const nodes = new NodeService({
+    nodes: o.nodes,
+    ports: o.ports,
+    policy: o.policy,
+    clock: o.clock,
+    secrets: o.secrets,
+    hardware: o.hardware,
+    conductor: conductorRelay,
+    conductors,
+  });
+  return {
+    nodes,
+    ports: new PortService(nodes.access),
+    drivers: new DriverService(o.hardware, conductors, o.policy),
+    conductors,
+    conductorRelay,
+    leaseGateway: new InventoryNodeGateway(nodes.access),
+    nodeRepository: o.nodes,
+    conductorRepository: o.conductors,
+    hardware: o.hardware,
+  };
+}

@@ -1,0 +1,200 @@
+/**
+ * The inventory's implementation of the leasing port {@link NodeGateway}
+ * (`src/domain/leasing/ports.ts`): what the lease manager does to nodes, done in process over
+ * the node repository instead of esi-leap's HTTP calls to Ironic.
+ *
+ * - `applyLease` = esi-leap "fulfill": one atomic write of `lessee` and `properties.lease_uuid`.
+ * - `removeLease` = esi-leap `remove_lease` (reference/esi-leap.md §3.2): only when
+ *   `properties.lease_uuid` names the lease, one atomic write that clears `lease_uuid`,
+ *   `lessee`, `instance_info` and `extra`, disables the console, and either undeploys a
+ *   deployed node (the `deleted` verb through the FSM, so the conductor tears it down and
+ *   cleans it) or detaches its VIFs.
+ *
+ * Both refuse with {@link NodeBusyError} while a conductor holds the node (its reservation),
+ * or while the node is in a transition that cannot be interrupted, so the lease manager
+ * retries later.
+ */
+import type { AuthContext } from '../auth.ts';
+import { LockedError, NotFoundError } from '../errors.ts';
+import { NodeBusyError, type LeasableNode, type NodeGateway } from '../leasing/ports.ts';
+import type { JsonObject } from './masking.ts';
+import type { Node, NodeField, NodeSlice } from './model.ts';
+import type { NodeAccess } from './node-access.ts';
+import type { NodeChanges, NodeFilters } from './ports.ts';
+import { canApply, DEPLOYED_STATES, next } from './states.ts';
+import { canonicalUuid, isValidLogicalName } from './validation.ts';
+
+/** Node fields a {@link LeasableNode} is made of. */
+const LEASABLE_FIELDS: readonly NodeField[] = [
+  'name',
+  'resource_class',
+  'traits',
+  'properties',
+  'provision_state',
+  'target_provision_state',
+  'power_state',
+  'target_power_state',
+  'maintenance',
+];
+
+/** Page size when walking every visible node. */
+const PAGE = 1000;
+
+/** The leasing view of a node. */
+export function toLeasable(n: NodeSlice): LeasableNode {
+  return {
+    uuid: n.uuid,
+    name: n.name ?? null,
+    owner: n.owner,
+    lessee: n.lessee,
+    resourceClass: n.resource_class ?? null,
+    traits: n.traits ?? [],
+    properties: n.properties ?? {},
+    provisionState: n.provision_state ?? 'enroll',
+    targetProvisionState: n.target_provision_state ?? null,
+    powerState: n.power_state ?? null,
+    targetPowerState: n.target_power_state ?? null,
+    maintenance: n.maintenance ?? false,
+  };
+}
+
+/**
+ * The VIF-detach step of lease removal. It does nothing yet: VIF attachment arrives with the
+ * networking work, and until then no node has VIFs to detach. Kept as a named step so that
+ * work only has to fill it in.
+ */
+function detachVifsStep(_node: Node): void {}
+
+/** {@link NodeGateway} over the inventory's node repository. */
+export class InventoryNodeGateway implements NodeGateway {
+  constructor(private readonly access: NodeAccess) {}
+
+  /** A node by UUID or name, or null (also for identifiers that are neither). */
+  async find(ident: string): Promise<LeasableNode | null> {
+    const uuid = canonicalUuid(ident);
+    if (uuid === null && !isValidLogicalName(ident)) return null;
+    const node = uuid !== null ? await this.access.deps.nodes.get(uuid) : await this.access.deps.nodes.getByName(ident);
+    return node ? toLeasable(node) : null;
+  }
+
+  /** Nodes by UUID in one query; unknown UUIDs are absent from the map. */
+  async findMany(uuids: readonly string[]): Promise<Map<string, LeasableNode>> {
+    const wanted = [...new Set(uuids.map((u) => canonicalUuid(u)).filter((u): u is string => u !== null))];
+    const out = new Map<string, LeasableNode>();
+    if (wanted.length === 0) return out;
+    for (const n of await this.access.deps.nodes.getMany(wanted)) out.set(n.uuid, toLeasable(n));
+    return out;
+  }
+
+  /**
+   * Every node the caller may see under `baremetal:node:list` filtering (admins: all; a
+   * project: nodes it owns or leases), in creation order, read a page of 1000 at a time.
+   * Unlike the API list, owner/lessee filters naming other projects narrow the result instead
+   * of being refused.
+   */
+  async listVisible(ctx: AuthContext, filter: { owner?: string; lessee?: string; resourceClass?: string }): Promise<LeasableNode[]> {
+    const { policy, nodes } = this.access.deps;
+    const filters: { -readonly [K in keyof NodeFilters]: NodeFilters[K] } = {};
+    if (filter.owner !== undefined) filters.owner = filter.owner;
+    if (filter.lessee !== undefined) filters.lessee = filter.lessee;
+    if (filter.resourceClass !== undefined) filters.resourceClass = filter.resourceClass;
+    if (!policy.check('baremetal:node:list_all', {}, ctx)) {
+      if (!ctx.projectId || !policy.check('baremetal:node:list', {}, ctx)) return [];
+      filters.project = ctx.projectId;
+    }
+    const out: LeasableNode[] = [];
+    let marker: Pick<Node, 'id'> | null = null;
+    for (;;) {
+      const page = await nodes.list({ filters, limit: PAGE, marker, sortKey: 'id', sortDir: 'asc', fields: LEASABLE_FIELDS });
+      for (const n of page) out.push(toLeasable(n));
+      if (page.length < PAGE) return out;
+      marker = { id: page[page.length - 1]!.id };
+    }
+  }
+
+  /** Every node of a resource class, leasing fields only, in creation order (no visibility filter). */
+  async listByResourceClass(resourceClass: string): Promise<LeasableNode[]> {
+    const out: LeasableNode[] = [];
+    let marker: Pick<Node, 'id'> | null = null;
+    for (;;) {
+      const page = await this.access.deps.nodes.list({ filters: { resourceClass }, limit: PAGE, marker, sortKey: 'id', sortDir: 'asc', fields: LEASABLE_FIELDS });
+      for (const n of page) out.push(toLeasable(n));
+      if (page.length < PAGE) return out;
+      marker = { id: page[page.length - 1]!.id };
+    }
+  }
+
+  /**
+   * Set `lessee` and `properties.lease_uuid` in one write (no state checks, as esi-leap).
+   * @throws NodeBusyError while a conductor holds the node; NotFoundError for an unknown node
+   */
+  async applyLease(nodeUuid: string, leaseUuid: string, lesseeProjectId: string): Promise<void> {
+    const node = await this.load(nodeUuid);
+    if (node === null) throw new NotFoundError('node', nodeUuid);
+    await this.busyAware(() =>
+      this.access.write(node, (n) => ({ lessee: lesseeProjectId, properties: { ...n.properties, lease_uuid: leaseUuid } })),
+    );
+  }
+
+  /**
+   * Remove the lease from the node if the node carries it; see the module documentation.
+   * @returns false when the node does not exist or carries another (or no) lease
+   * @throws NodeBusyError while a conductor holds the node or it is deploying/adopting
+   */
+  async removeLease(nodeUuid: string, leaseUuid: string): Promise<boolean> {
+    const node = await this.load(nodeUuid);
+    if (node === null || node.properties.lease_uuid !== leaseUuid) return false;
+    let carried = true;
+    const written = await this.busyAware(() =>
+      this.access.write(node, (n) => {
+        if (n.properties.lease_uuid !== leaseUuid) {
+          carried = false;
+          return null;
+        }
+        return this.removalChanges(n);
+      }),
+    );
+    if (carried) this.access.deps.conductor.notifyNode(written.uuid);
+    return carried;
+  }
+
+  private removalChanges(n: Node): NodeChanges {
+    const properties: JsonObject = { ...n.properties };
+    delete properties.lease_uuid;
+    const changes: { -readonly [K in keyof NodeChanges]: NodeChanges[K] } = {
+      properties,
+      lessee: null,
+      instance_info: {},
+      extra: {},
+      console_enabled: false,
+    };
+    if (DEPLOYED_STATES.has(n.provision_state) && canApply(n.provision_state, 'deleted')) {
+      // Undeploy: the conductor tears the instance down and cleans the node.
+      const t = next(n.provision_state, 'deleted');
+      changes.provision_state = t.state;
+      changes.target_provision_state = t.target;
+      changes.provision_updated_at = this.access.deps.clock.now();
+      changes.last_error = null;
+    } else if (n.provision_state === 'deploying' || n.provision_state === 'adopting') {
+      throw new NodeBusyError(`Node ${n.uuid} is ${n.provision_state}; the lease is removed once that finishes.`);
+    } else {
+      detachVifsStep(n);
+    }
+    return changes;
+  }
+
+  private async load(ident: string): Promise<Node | null> {
+    const uuid = canonicalUuid(ident);
+    return uuid === null ? null : this.access.deps.nodes.get(uuid);
+  }
+
+  /** Run a write, turning "locked by a conductor" into {@link NodeBusyError}. */
+  private async busyAware<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof LockedError) throw new NodeBusyError(err.message);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * Node state requests: maintenance, power, provisioning and console. Each records intent on
+ * the node (and wakes the conductor); the conductor does the slow work.
+ *
+ * Sources (reference/ironic.md §1.10, §2): power targets and the cleaning lock-out; the
+ * provision "asynchrony contract" — the FSM event is applied (transient `provision_state` and
+ * `target_provision_state` set) before the API answers 202; verb parameters (`configdrive`,
+ * `clean_steps`, `deploy_steps`, `rescue_password`, `disable_ramdisk`) and their rules.
+ */
+import type { AuthContext } from '../auth.ts';
+import { InvalidInputError, InvalidStateError, LockedError } from '../errors.ts';
+import { POWER_TARGETS, type PowerTarget } from '../hardware/interfaces.ts';
+import { openDriverInfo } from './driver-secrets.ts';
+import { isJsonObject, type JsonObject } from './masking.ts';
+import type { Node } from './model.ts';
+import { nodeLocked, type NodeAccess } from './node-access.ts';
+import { canApply, next, POWER_LOCKED_STATES, type ProvisionVerb } from './states.ts';
+
+/** Set or clear maintenance (`PUT`/`DELETE /v1/nodes/{id}/maintenance`). */
+export async function setMaintenance(access: NodeAccess, ctx: AuthContext, ident: string, on: boolean, reason: string | null): Promise<Node> {
+  const rule = on ? 'baremetal:node:set_maintenance' : 'baremetal:node:clear_maintenance';
+  const node = await access.visible(ctx, ident, rule);
+  return access.write(node, (n) => {
+    access.authorize(ctx, n, [rule]);
+    return on ? { maintenance: true, maintenance_reason: reason } : { maintenance: false, maintenance_reason: null, fault: null };
+  });
+}
+
+/**
+ * Request a power change (`PUT /v1/nodes/{id}/states/power`): sets `target_power_state` to the
+ * requested target and clears `last_error`; the optional timeout (seconds) is kept in
+ * `driver_internal_info.power_timeout_s` for the conductor.
+ * @throws InvalidStateError for an unknown target or a node in cleaning; LockedError while a
+ *   conductor holds the node or another power change is pending; InvalidInputError for
+ *   driver_info the node's driver rejects
+ */
+export async function requestPower(access: NodeAccess, ctx: AuthContext, ident: string, target: string, timeoutS: number | null): Promise<Node> {
+  const node = await access.visible(ctx, ident, 'baremetal:node:set_power_state');
+  if (!POWER_TARGETS.includes(target as PowerTarget)) {
+    throw new InvalidStateError(`The requested action "${target}" can not be performed on node "${ident}" while it is in power state "${node.power_state}".`);
+  }
+  if (timeoutS !== null && (!Number.isInteger(timeoutS) || timeoutS < 1)) throw new InvalidInputError('timeout has to be positive integer');
+  const written = await access.write(node, (n) => {
+    access.authorize(ctx, n, ['baremetal:node:set_power_state']);
+    if (POWER_LOCKED_STATES.has(n.provision_state)) {
+      throw new InvalidStateError(`The requested action "${target}" can not be performed on node "${ident}" while it is in state "${n.provision_state}".`);
+    }
+    if (n.target_power_state !== null) {
+      throw new LockedError(`Node ${n.uuid} already has a power change to "${n.target_power_state}" in progress; retry when it is done.`);
+    }
+    access.deps.hardware.get(n.driver).validateDriverInfo(openDriverInfo(access.deps.secrets, n.driver_info));
+    const dii: JsonObject = { ...n.driver_internal_info };
+    if (timeoutS !== null) dii.power_timeout_s = timeoutS;
+    else delete dii.power_timeout_s;
+    return { target_power_state: target, last_error: null, driver_internal_info: dii };
+  });
+  access.deps.conductor.notifyNode(written.uuid);
+  return written;
+}
+
+/** Parameters of a provision request besides the verb. */
+export interface ProvisionParams {
+  readonly configdrive?: unknown;
+  readonly cleanSteps?: unknown;
+  readonly deploySteps?: unknown;
+  readonly rescuePassword?: unknown;
+  readonly disableRamdisk?: boolean;
+}
+
+const CLEAN_INTERFACES = new Set(['deploy', 'power', 'management', 'bios', 'raid']);
+const DEPLOY_INTERFACES = new Set(['deploy', 'power', 'management', 'bios', 'raid', 'boot', 'console', 'inspect', 'network', 'rescue', 'storage', 'vendor']);
+const B64_TEXT = /^[A-Za-z0-9+/=\s]*$/;
+
+function checkSteps(steps: unknown, kind: 'clean' | 'deploy'): JsonObject[] {
+  if (!Array.isArray(steps)) throw new InvalidInputError(`Invalid ${kind}_steps: must be a list.`);
+  const allowed = kind === 'clean' ? ['interface', 'step', 'args'] : ['interface', 'step', 'args', 'priority'];
+  return steps.map((s, i) => {
+    if (!isJsonObject(s)) throw new InvalidInputError(`Invalid ${kind}_steps: step ${i} is not an object.`);
+    const extra = Object.keys(s).filter((k) => !allowed.includes(k));
+    if (extra.length > 0) throw new InvalidInputError(`Invalid ${kind}_steps: step ${i} has unexpected keys ${extra.join(', ')}.`);
+    const ifaces = kind === 'clean' ? CLEAN_INTERFACES : DEPLOY_INTERFACES;
+    if (typeof s.interface !== 'string' || !ifaces.has(s.interface)) {
+      throw new InvalidInputError(`Invalid ${kind}_steps: step ${i} interface must be one of ${[...ifaces].join(', ')}.`);
+    }
+    if (typeof s.step !== 'string' || s.step === '') throw new InvalidInputError(`Invalid ${kind}_steps: step ${i} needs a non-empty "step".`);
+    if (s.args !== undefined && !isJsonObject(s.args)) throw new InvalidInputError(`Invalid ${kind}_steps: step ${i} args must be an object.`);
+    if (kind === 'deploy') {
+      if (!isJsonObject(s.args)) throw new InvalidInputError(`Invalid deploy_steps: step ${i} needs "args".`);
+      const p = s.priority;
+      const okPriority = (typeof p === 'number' && Number.isInteger(p) && p >= 0) || (typeof p === 'string' && /^[0-9]+$/.test(p));
+      if (!okPriority) throw new InvalidInputError(`Invalid deploy_steps: step ${i} needs an integer "priority" >= 0.`);
+    }
+    return s;
+  });
+}
+
+function checkConfigdrive(configdrive: unknown): void {
+  if (typeof configdrive === 'string') {
+    if (!configdrive.includes('://') && !B64_TEXT.test(configdrive)) {
+      throw new InvalidInputError('Invalid configdrive format: it is neither a JSON, nor a URL, nor a base64 string');
+    }
+    return;
+  }
+  if (!isJsonObject(configdrive)) throw new InvalidInputError('Invalid configdrive format: must be a string or an object.');
+  for (const [k, v] of Object.entries(configdrive)) {
+    if (k === 'user_data') {
+      if (!(v === null || typeof v === 'string' || Array.isArray(v) || isJsonObject(v))) throw new InvalidInputError('Invalid configdrive format: bad user_data.');
+    } else if (['meta_data', 'network_data', 'vendor_data'].includes(k)) {
+      if (!isJsonObject(v)) throw new InvalidInputError(`Invalid configdrive format: ${k} must be an object.`);
+    } else {
+      throw new InvalidInputError(`Invalid configdrive format: unexpected key ${k}.`);
+    }
+  }
+}
+
+/**
+ * Request a provision verb (`PUT /v1/nodes/{id}/states/provision`): apply the FSM transition
+ * and record the parameters the conductor needs (`instance_info.configdrive`,
+ * `instance_info.rescue_password`, `driver_internal_info.clean_steps`, `.user_deploy_steps`,
+ * `.disable_ramdisk`). A manual `clean` targets `manageable`.
+ * @throws InvalidStateError (400) when the state does not accept the verb, or `active`/`rebuild`
+ *   in maintenance; LockedError (409) when a conductor holds the node; InvalidInputError for
+ *   invalid or misplaced parameters
+ */
+export async function requestProvision(access: NodeAccess, ctx: AuthContext, ident: string, verb: ProvisionVerb, p: ProvisionParams): Promise<Node> {
+  const node = await access.visible(ctx, ident, 'baremetal:node:set_provision_state');
+  const hasConfigdrive = p.configdrive !== undefined && p.configdrive !== null && p.configdrive !== '';
+  if (hasConfigdrive) {
+    if (verb !== 'active' && verb !== 'rebuild') throw new InvalidInputError('Adding a config drive is only supported when setting provision state to active, rebuild');
+    checkConfigdrive(p.configdrive);
+  }
+  if (p.disableRamdisk !== undefined && verb !== 'clean') throw new InvalidInputError('"disable_ramdisk" can only be used with the "clean" provision verb.');
+  const hasClean = p.cleanSteps !== undefined && p.cleanSteps !== null;
+  if (verb === 'clean' && (!hasClean || (Array.isArray(p.cleanSteps) && p.cleanSteps.length === 0))) {
+    throw new InvalidInputError('"clean_steps" is required when setting target provision state to clean');
+  }
+  if (hasClean && verb !== 'clean') throw new InvalidInputError('"clean_steps" is only valid when setting target provision state to clean');
+  const cleanSteps = hasClean ? checkSteps(p.cleanSteps, 'clean') : null;
+  const hasDeploySteps = p.deploySteps !== undefined && p.deploySteps !== null;
+  if (hasDeploySteps && !['active', 'rebuild', 'deploy'].includes(verb)) {
+    throw new InvalidInputError('"deploy_steps" is only valid when setting target provision state to active or rebuild');
+  }
+  const deploySteps = hasDeploySteps ? checkSteps(p.deploySteps, 'deploy') : null;
+  if (p.rescuePassword !== undefined && p.rescuePassword !== null && verb !== 'rescue') {
+    throw new InvalidInputError('"rescue_password" is only valid when setting target provision state to rescue');
+  }
+  if (verb === 'rescue' && (typeof p.rescuePassword !== 'string' || p.rescuePassword.trim() === '')) {
+    throw new InvalidInputError('A non-empty "rescue_password" is required when setting target provision state to rescue');
+  }
+
+  const written = await access.write(node, (n) => {
+    access.authorize(ctx, n, ['baremetal:node:set_provision_state']);
+    if ((verb === 'active' || verb === 'rebuild' || verb === 'deploy') && n.maintenance) {
+      throw new InvalidStateError(`The requested action "provisioning" can not be performed on node "${n.uuid}" while it is in maintenance mode.`, 'NodeInMaintenance');
+    }
+    if (!canApply(n.provision_state, verb)) {
+      if (n.reservation !== null) throw nodeLocked(n);
+      throw new InvalidStateError(`The requested action "${verb}" can not be performed on node "${n.uuid}" while it is in state "${n.provision_state}".`);
+    }
+    const t = next(n.provision_state, verb, verb === 'clean' ? 'manageable' : undefined);
+    const ii: JsonObject = { ...n.instance_info };
+    const dii: JsonObject = { ...n.driver_internal_info };
+    if (hasConfigdrive) ii.configdrive = p.configdrive;
+    if (verb === 'rescue') ii.rescue_password = p.rescuePassword;
+    if (cleanSteps) dii.clean_steps = cleanSteps;
+    if (deploySteps) dii.user_deploy_steps = deploySteps;
+    if (p.disableRamdisk !== undefined) dii.disable_ramdisk = p.disableRamdisk;
+    return {
+      provision_state: t.state,
+      target_provision_state: t.target,
+      provision_updated_at: access.deps.clock.now(),
+      last_error: null,
+      instance_info: ii,
+      driver_internal_info: dii,
+    };
+  });
+  access.deps.conductor.notifyNode(written.uuid);
+  return written;
+}
+
+/**
+ * Enable or disable the serial console (`PUT /v1/nodes/{id}/states/console`): records
+ * `console_enabled` and wakes the conductor, which starts or stops the console to match.
+ * @throws InvalidInputError when the node's console interface is `no-console`
+ */
+export async function setConsole(access: NodeAccess, ctx: AuthContext, ident: string, enabled: boolean): Promise<Node> {
+  const node = await access.visible(ctx, ident, 'baremetal:node:set_console_state');
+  const written = await access.write(node, (n) => {
+    access.authorize(ctx, n, ['baremetal:node:set_console_state']);
+    if (n.console_interface === 'no-console' || n.console_interface === null) {
+      throw new InvalidInputError(`Node ${n.uuid} does not support the console (console interface ${n.console_interface ?? 'none'}).`, 'UnsupportedDriverExtension');
+    }
+    return n.console_enabled === enabled ? null : { console_enabled: enabled };
+  });
+  access.deps.conductor.notifyNode(written.uuid);
+  return written;
+}

@@ -1,0 +1,332 @@
+/**
+ * `NodeService`: every node operation of the baremetal API, with Ironic's policy and state
+ * rules, over the {@link NodeRepository} port. Methods take the caller's {@link AuthContext}
+ * first. Lookups follow reference/ironic.md §3.4 (missing or invisible → 404, action refused →
+ * 403); state requests record intent and wake the conductor (`ConductorPort.notifyNode`).
+ *
+ * Microversion rules (which verbs, fields and filters a request may use) are the API's job;
+ * this service receives requests the API has already admitted.
+ */
+import type { AuthContext } from '../auth.ts';
+import { ConflictError, ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.ts';
+import type { BootDevice, BootDeviceInfo, DriverNode } from '../hardware/interfaces.ts';
+import { conductorFor } from './conductors.ts';
+import type { JsonObject } from './masking.ts';
+import { NODE_SORT_KEYS, type Node, type NodeField, type NodeSlice } from './model.ts';
+import { nodeLocked, NodeAccess, type InventoryDeps } from './node-access.ts';
+import { textSlice } from './node-text.ts';
+import { requestPower, requestProvision, setConsole, setMaintenance, type ProvisionParams } from './node-actions.ts';
+import { planCreate } from './node-create.ts';
+import * as mgmt from './node-management.ts';
+import { checkNodePatchPaths, nodePatchRules, planNodeUpdate } from './node-update.ts';
+import { parsePatch } from './patch.ts';
+import type { NodeFilters } from './ports.ts';
+import { nodeTarget, redactionMemo, type NodeView } from './presentation.ts';
+import { DELETE_ALLOWED_STATES, isProvisionState, isProvisionVerb } from './states.ts';
+
+/** A node list request (after the API's version checks). */
+export interface NodeListRequest {
+  readonly filters: NodeFilters;
+  /** Page size, 1…1000. */
+  readonly limit: number;
+  /** UUID of the last node of the previous page. */
+  readonly marker: string | null;
+  readonly sortKey: string;
+  readonly sortDir: 'asc' | 'desc';
+  /** Fields the caller wants; null for every field. */
+  readonly fields: readonly NodeField[] | null;
+  /** Compute the serving conductor of each node (the `conductor` field). */
+  readonly withConductor: boolean;
+  /**
+   * Keep only nodes served by this conductor hostname. Applied after the page is read, as
+   * Ironic does, so a page may hold fewer than `limit` nodes.
+   */
+  readonly conductor?: string;
+  /**
+   * With `fields: null`: views for which the caller already has what it needs (e.g. a cached
+   * rendering keyed by uuid, version, redaction and conductor). The page is first read with
+   * the few columns such a view needs; full rows are then loaded, in one more query, only for
+   * the views this returns false for. Views it returns true for carry a partial node.
+   */
+  readonly reuse?: (view: NodeView) => boolean;
+  /**
+   * With `reuse`: load the nodes that must be rendered in display form (`NodeView.text`, see
+   * `NodeText`) instead of as full nodes, so that they are rendered without parsing or masking.
+   * Their `node` is then a slice.
+   */
+  readonly asText?: boolean;
+  /**
+   * With `asText`: most nodes of the page are expected to need rendering (the previous pages
+   * mostly did), so the page is read in display form in one query instead of two (`reuse` is
+   * then not consulted; a view the caller can reuse simply carries a text it does not need).
+   */
+  readonly expectMisses?: boolean;
+}
+
+/** Columns of the first, narrow read of a list page (see `NodeListRequest.reuse`). */
+const NARROW_FIELDS: readonly NodeField[] = ['driver', 'conductor_group'];
+
+/** Console state (`GET …/states/console`). */
+export interface ConsoleInfo {
+  readonly console_enabled: boolean;
+  /** Driver-specific connection details; null while disabled. */
+  readonly console_info: JsonObject | null;
+}
+
+/** Node operations; see the module documentation. */
+export class NodeService {
+  /** Shared lookup, policy and write helpers (also used by the port service and lease gateway). */
+  readonly access: NodeAccess;
+
+  constructor(readonly deps: InventoryDeps) {
+    this.access = new NodeAccess(deps);
+  }
+
+  /**
+   * Create a node (`baremetal:node:create`).
+   * @param body the request body; see `planCreate` for the rules
+   * @param initialState `enroll` from API 1.11, else `available`
+   * @throws ForbiddenError; InvalidInputError; ConflictError for a duplicate uuid or name
+   */
+  async create(ctx: AuthContext, body: unknown, initialState: 'enroll' | 'available'): Promise<NodeView> {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new InvalidInputError('The node must be a JSON object.');
+    const b = body as JsonObject;
+    const owner = typeof b.owner === 'string' ? b.owner : null;
+    const lessee = typeof b.lessee === 'string' ? b.lessee : null;
+    this.deps.policy.authorize('baremetal:node:create', nodeTarget({ owner, lessee }), ctx);
+    const row = planCreate(b, this.deps.hardware, this.deps.secrets, { initialState, now: this.deps.clock.now() });
+    const node = await this.deps.nodes.insert(row, row.created_at);
+    return this.access.viewWithConductor(ctx, node);
+  }
+
+  /** A node the caller may see (`baremetal:node:get`), by UUID or name. */
+  async get(ctx: AuthContext, ident: string): Promise<NodeView> {
+    return this.access.viewWithConductor(ctx, await this.access.visible(ctx, ident));
+  }
+
+  /** A node for the states sub-resource (`baremetal:node:get_states`). */
+  async getStates(ctx: AuthContext, ident: string): Promise<NodeView> {
+    return this.access.view(ctx, await this.access.visible(ctx, ident, 'baremetal:node:get_states'));
+  }
+
+  /**
+   * One page of the nodes the caller may see (reference/ironic.md §3.4 list filtering):
+   * `baremetal:node:list_all` sees everything; otherwise a project-scoped caller needs
+   * `baremetal:node:list` and is silently limited to nodes its project owns or leases, and asking
+   * for another project with `owner` or `project` is refused.
+   * @throws ForbiddenError; InvalidInputError for a bad sort key or provision state filter;
+   *   NotFoundError for an unknown (or invisible) marker
+   */
+  async list(ctx: AuthContext, req: NodeListRequest): Promise<NodeView[]> {
+    const filters: { -readonly [K in keyof NodeFilters]: NodeFilters[K] } = { ...req.filters };
+    if (!this.deps.policy.check('baremetal:node:list_all', {}, ctx)) {
+      const own = ctx.projectId;
+      if (!own) throw new ForbiddenError('Access was denied to the following resource: baremetal:node:list_all');
+      this.deps.policy.authorize('baremetal:node:list', {}, ctx);
+      for (const key of ['owner', 'project'] as const) {
+        if (filters[key] !== undefined && filters[key] !== own) {
+          throw new ForbiddenError(`Access was denied: a project-scoped caller may only list nodes of its own project (${key}).`);
+        }
+      }
+      filters.project = own;
+    }
+    if (filters.provisionState !== undefined && !isProvisionState(filters.provisionState)) {
+      throw new InvalidInputError(`Provision state "${String(filters.provisionState)}" is not valid`);
+    }
+    if (!NODE_SORT_KEYS.has(req.sortKey)) throw new InvalidInputError(`The sort_key value ${req.sortKey} is an invalid field for sorting`);
+    let marker: Node | null = null;
+    if (req.marker !== null) {
+      marker = await this.deps.nodes.get(req.marker);
+      if (marker === null || !this.access.canSee(ctx, marker)) throw new NotFoundError('node', req.marker);
+    }
+    let fields = req.fields;
+    const twoPhase = fields === null && req.reuse !== undefined;
+    if (twoPhase) fields = NARROW_FIELDS;
+    else if (fields !== null && req.withConductor) fields = [...new Set([...fields, ...NARROW_FIELDS])];
+    const page = { filters, limit: req.limit, marker, sortKey: req.sortKey, sortDir: req.sortDir };
+    const redaction = redactionMemo(this.deps.policy, ctx);
+    const alive = req.withConductor ? await this.deps.conductors.alive() : null;
+    const toView = (node: NodeSlice): NodeView =>
+      alive === null
+        ? { node, redaction: redaction(node) }
+        : { node, redaction: redaction(node), conductor: conductorFor({ uuid: node.uuid, driver: node.driver ?? '', conductor_group: node.conductor_group ?? '' }, alive) };
+    let views: NodeView[];
+    if (twoPhase && req.asText === true && req.expectMisses === true) {
+      views = (await this.deps.nodes.listTexts(page)).map((text) => ({ ...toView(textSlice(text)), text }));
+    } else {
+      views = (await this.deps.nodes.list({ ...page, fields })).map(toView);
+      if (twoPhase) views = await this.hydrate(views, req, toView);
+    }
+    return req.conductor === undefined ? views : views.filter((v) => v.conductor === req.conductor);
+  }
+
+  /**
+   * Replace the partial nodes of views the caller cannot reuse by full nodes, or by node texts
+   * with `req.asText` (one query per 1,024 nodes). A node deleted in between is left out; one
+   * changed in between is shown as read by the second query, with its view decided again.
+   */
+  private async hydrate(views: NodeView[], req: NodeListRequest, toView: (n: NodeSlice) => NodeView): Promise<NodeView[]> {
+    const missing = new Map<number, NodeView>();
+    for (const v of views) if (!req.reuse!(v)) missing.set(v.node.id, v);
+    if (missing.size === 0) return views;
+    const full = new Map<number, NodeView>();
+    if (req.asText === true) {
+      for (const text of await this.deps.nodes.getTexts([...missing.keys()])) {
+        const first = missing.get(text.id)!;
+        // The same row version: the redaction and conductor decided for the first read hold.
+        const view: NodeView =
+          first.node.version === text.version
+            ? first.conductor === undefined
+              ? { node: textSlice(text), redaction: first.redaction, text }
+              : { node: textSlice(text), redaction: first.redaction, conductor: first.conductor, text }
+            : { ...toView(textSlice(text)), text };
+        full.set(text.id, view);
+      }
+    } else {
+      for (const n of await this.deps.nodes.getByIds([...missing.keys()])) full.set(n.id, toView(n));
+    }
+    const out: NodeView[] = [];
+    for (const v of views) {
+      if (!missing.has(v.node.id)) out.push(v);
+      else {
+        const hydrated = full.get(v.node.id);
+        if (hydrated !== undefined) out.push(hydrated);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Update a node with a JSON-PATCH (reference/ironic.md §1.7).
+   * @param body the request body (validated here: see `parsePatch`)
+   * @param resetInterfaces `?reset_interfaces` (only with a `/driver` change)
+   */
+  async update(ctx: AuthContext, ident: string, body: unknown, resetInterfaces?: boolean): Promise<NodeView> {
+    const ops = parsePatch(body);
+    checkNodePatchPaths(ops, resetInterfaces);
+    const rules = nodePatchRules(ops);
+    const node = await this.access.visible(ctx, ident, ...rules);
+    const written = await this.access.write(node, (n) => {
+      this.access.authorize(ctx, n, rules);
+      const mayUpdateOwnerProvisioned = this.deps.policy.check('baremetal:node:update_owner_provisioned', nodeTarget(n), ctx);
+      return planNodeUpdate(n, ops, { hardware: this.deps.hardware, secrets: this.deps.secrets, resetInterfaces, mayUpdateOwnerProvisioned });
+    });
+    return this.access.viewWithConductor(ctx, written);
+  }
+
+  /**
+   * Delete a node and its ports (`baremetal:node:delete`). Allowed in enroll, manageable,
+   * available and adopt failed, or in any state in maintenance; refused (409) while associated
+   * with an instance outside maintenance; refused (403) while protected.
+   */
+  async delete(ctx: AuthContext, ident: string): Promise<void> {
+    let node: Node | null = await this.access.visible(ctx, ident, 'baremetal:node:delete');
+    for (let attempt = 0; attempt < 5 && node !== null; attempt++) {
+      if (node.reservation !== null) throw nodeLocked(node);
+      if (!node.maintenance && node.instance_uuid !== null) {
+        throw new ConflictError(`Node ${node.uuid} is associated with instance ${node.instance_uuid}.`, 'NodeAssociated');
+      }
+      if (node.protected) throw new ForbiddenError(`Node ${node.uuid} is protected and cannot be undeployed, rebuilt or deleted`, 'NodeProtected');
+      if (!node.maintenance && !DELETE_ALLOWED_STATES.has(node.provision_state)) {
+        throw new ConflictError(
+          `Can not delete node "${node.uuid}" while it is in provision state "${node.provision_state}". Valid provision states to perform deletion are: "${[...DELETE_ALLOWED_STATES].join(', ')}", or set the node into maintenance mode`,
+          'InvalidState',
+        );
+      }
+      const r = await this.deps.nodes.delete(node.uuid, node.version);
+      if (r.ok) {
+        this.deps.conductor.notifyNode(node.uuid);
+        return;
+      }
+      node = await this.deps.nodes.get(node.uuid);
+    }
+    if (node === null) throw new NotFoundError('node', ident);
+    throw new ConflictError(`Node ${node.uuid} is being changed concurrently; please retry.`);
+  }
+
+  /** Set (`reason` optional) or clear maintenance. */
+  async setMaintenance(ctx: AuthContext, ident: string, on: boolean, reason: string | null = null): Promise<void> {
+    await setMaintenance(this.access, ctx, ident, on, reason);
+  }
+
+  /** Request a power change; see `requestPower`. */
+  async setPowerState(ctx: AuthContext, ident: string, target: string, timeoutS: number | null = null): Promise<NodeView> {
+    return this.access.view(ctx, await requestPower(this.access, ctx, ident, target, timeoutS));
+  }
+
+  /**
+   * Request a provision verb; see `requestProvision`.
+   * @throws InvalidStateError for a verb that does not exist
+   */
+  async setProvisionState(ctx: AuthContext, ident: string, verb: string, params: ProvisionParams = {}): Promise<NodeView> {
+    if (!isProvisionVerb(verb)) throw new InvalidStateError(`The requested action "${verb}" could not be understood.`);
+    return this.access.view(ctx, await requestProvision(this.access, ctx, ident, verb, params));
+  }
+
+  /** Console state (`baremetal:node:get_console`). Connection details come with the console work. */
+  async getConsole(ctx: AuthContext, ident: string): Promise<ConsoleInfo> {
+    const node = await this.access.visible(ctx, ident, 'baremetal:node:get_console');
+    return { console_enabled: node.console_enabled, console_info: null };
+  }
+
+  /** Enable or disable the console; see `setConsole`. */
+  async setConsole(ctx: AuthContext, ident: string, enabled: boolean): Promise<void> {
+    await setConsole(this.access, ctx, ident, enabled);
+  }
+
+  /** The next boot device, from the BMC. */
+  getBootDevice(ctx: AuthContext, ident: string): Promise<BootDeviceInfo> {
+    return mgmt.getBootDevice(this.access, ctx, ident);
+  }
+
+  /** Set the next boot device on the BMC. */
+  setBootDevice(ctx: AuthContext, ident: string, device: string, persistent: boolean): Promise<void> {
+    return mgmt.setBootDevice(this.access, ctx, ident, device, persistent);
+  }
+
+  /** Boot devices the BMC supports. */
+  supportedBootDevices(ctx: AuthContext, ident: string): Promise<readonly BootDevice[]> {
+    return mgmt.supportedBootDevices(this.access, ctx, ident);
+  }
+
+  /** The node's traits. */
+  listTraits(ctx: AuthContext, ident: string): Promise<readonly string[]> {
+    return mgmt.listTraits(this.access, ctx, ident);
+  }
+
+  /** Replace every trait. */
+  async setTraits(ctx: AuthContext, ident: string, traits: unknown): Promise<void> {
+    await mgmt.changeTraits(this.access, ctx, ident, { set: traits });
+  }
+
+  /** Add one trait. */
+  async addTrait(ctx: AuthContext, ident: string, trait: string): Promise<void> {
+    await mgmt.changeTraits(this.access, ctx, ident, { add: trait });
+  }
+
+  /** Remove one trait, or every trait when `trait` is null. */
+  async removeTrait(ctx: AuthContext, ident: string, trait: string | null): Promise<void> {
+    await mgmt.changeTraits(this.access, ctx, ident, trait === null ? { clear: true } : { remove: trait });
+  }
+
+  /** Per-interface validation. */
+  validate(ctx: AuthContext, ident: string): Promise<Record<string, mgmt.InterfaceValidation>> {
+    return mgmt.validateNode(this.access, ctx, ident);
+  }
+
+  /** Attached VIFs. */
+  listVifs(ctx: AuthContext, ident: string): Promise<Array<{ id: string }>> {
+    return mgmt.listVifs(this.access, ctx, ident);
+  }
+
+  /**
+   * The node as its driver needs it (secrets decrypted), for the conductor. No policy check:
+   * callers are trusted process components, never API handlers.
+   * @throws NotFoundError when there is no such node
+   */
+  async driverNode(uuid: string): Promise<DriverNode> {
+    const node = await this.deps.nodes.get(uuid);
+    if (node === null) throw new NotFoundError('node', uuid);
+    return mgmt.driverNodeOf(this.access, node);
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * Ports of the inventory area: the storage it needs (nodes, ports, conductors) and the hook it
+ * calls when a node has work for a conductor. Implemented by `src/store/inventory/` (storage)
+ * and by the conductor (`ConductorPort`).
+ *
+ * Concurrency model (DESIGN.md §3): the API records intent on the node row (target power or
+ * provision state) with an optimistic, version-checked write that is refused while a conductor
+ * holds the node's reservation; a conductor then reserves the node (an atomic conditional
+ * UPDATE), does the work, writes the result and releases it.
+ */
+import type { Conductor, Node, NodeField, NodeSlice, Port } from './model.ts';
+import type { NodeText } from './node-text.ts';
+import type { ProvisionState } from './states.ts';
+
+/** Columns a node write may change (everything but identity and bookkeeping). */
+export type NodeChanges = Partial<Omit<Node, 'id' | 'version' | 'uuid' | 'created_at' | 'updated_at'>>;
+
+/** A new node row (the repository assigns `id`, `version` = 1, `updated_at` = null). */
+export type NewNode = Omit<Node, 'id' | 'version' | 'updated_at'>;
+
+/** Node list filters; all given filters must match (AND). */
+export interface NodeFilters {
+  /** true: `instance_uuid` set; false: not set. */
+  readonly associated?: boolean;
+  readonly maintenance?: boolean;
+  readonly retired?: boolean;
+  readonly provisionState?: ProvisionState;
+  readonly driver?: string;
+  readonly resourceClass?: string;
+  readonly owner?: string;
+  readonly lessee?: string;
+  /** Owner OR lessee equals this project. */
+  readonly project?: string;
+  readonly instanceUuid?: string;
+  /** Case-sensitive substring of `description`. */
+  readonly descriptionContains?: string;
+  readonly conductorGroup?: string;
+  readonly fault?: string;
+  readonly chassisUuid?: string;
+  /** true: a conductor holds the node (`reservation` set); false: none does (Ironic's internal `reserved` filter; not an API filter). */
+  readonly reserved?: boolean;
+}
+
+/** One page of a node list. */
+export interface NodeListQuery {
+  readonly filters: NodeFilters;
+  /** Rows to return (≥ 1). */
+  readonly limit: number;
+  /** Continue after this node (by the sort key, then by id); needs `id` and the sort key's field. */
+  readonly marker: (Partial<Node> & Pick<Node, 'id'>) | null;
+  /** A key of `NODE_SORT_KEYS`. */
+  readonly sortKey: string;
+  readonly sortDir: 'asc' | 'desc';
+  /** Fields to load besides `SLICE_BASE_FIELDS`; null loads every field. */
+  readonly fields: readonly NodeField[] | null;
+}
+
+/** Outcome of a conditional node write. */
+export type WriteResult = { readonly ok: true; readonly node: Node } | { readonly ok: false; readonly reason: 'stale' | 'reserved' | 'missing' };
+
+/** Conductor-side changes: any node columns, typically states, errors and internal info. */
+export type ConductorChanges = NodeChanges;
+
+/** Storage of nodes. Unique clashes (uuid, name, instance_uuid) throw `ConflictError`. */
+export interface NodeRepository {
+  /** A node by canonical UUID, or null. */
+  get(uuid: string): Promise<Node | null>;
+  /** A node by name, or null. */
+  getByName(name: string): Promise<Node | null>;
+  /** Nodes by UUID in one query (missing ones are absent). */
+  getMany(uuids: readonly string[]): Promise<Node[]>;
+  /** A node by internal id, or null. */
+  getById(id: number): Promise<Node | null>;
+  /** Nodes by internal id in one query (missing ones are absent), in no particular order. */
+  getByIds(ids: readonly number[]): Promise<Node[]>;
+  /**
+   * Nodes by internal id in display form (`NodeText`: every field as JSON text, secret-bearing
+   * ones only in their public form), for rendering without parsing; missing ones are absent,
+   * in no particular order.
+   */
+  getTexts(ids: readonly number[]): Promise<NodeText[]>;
+  /** One page of nodes in one query; full nodes when `fields` is null. */
+  list(query: NodeListQuery): Promise<NodeSlice[]>;
+  /** One page of nodes, as `list` with every field, in display form (see `getTexts`). */
+  listTexts(query: Omit<NodeListQuery, 'fields'>): Promise<NodeText[]>;
+  /** Insert a node. @throws ConflictError on a duplicate uuid, name or instance_uuid */
+  insert(node: NewNode, now: number): Promise<Node>;
+  /**
+   * Write `changes` if the row still has `expectedVersion` and no reservation; bumps
+   * `version` and sets `updated_at = now`.
+   * @returns the new node, or why nothing was written
+   * @throws ConflictError on a duplicate name or instance_uuid
+   */
+  update(uuid: string, expectedVersion: number, changes: NodeChanges, now: number): Promise<WriteResult>;
+  /** Delete the node (and its ports) if it still has `expectedVersion` and no reservation. */
+  delete(uuid: string, expectedVersion: number): Promise<WriteResult>;
+
+  // --- for the conductor -------------------------------------------------------------------
+  /**
+   * Take the node's exclusive lock: `UPDATE … SET reservation = host WHERE uuid = ? AND
+   * reservation IS NULL` (atomic on both engines). Bumps `version`.
+   * @returns true when this call took the lock
+   */
+  reserve(uuid: string, conductorHost: string): Promise<boolean>;
+  /** Release the lock if `conductorHost` holds it (no-op otherwise). */
+  release(uuid: string, conductorHost: string): Promise<void>;
+  /**
+   * Nodes with pending work — a non-null `target_power_state` or `target_provision_state` —
+   * and no reservation, oldest change first.
+   */
+  listPending(limit: number): Promise<Node[]>;
+  /**
+   * Write the result of a conductor task (states, errors, internal info) regardless of the
+   * reservation, which the calling conductor holds. Bumps `version`, sets `updated_at`.
+   * @returns the new node, or null when it no longer exists
+   */
+  applyConductorResult(uuid: string, changes: ConductorChanges, now: number): Promise<Node | null>;
+}
+
+/** Port list filters. */
+export interface PortFilters {
+  readonly nodeId?: number;
+  readonly address?: string;
+  /** Only ports whose node is owned or leased by this project. */
+  readonly project?: string;
+}
+
+/** One page of a port list. */
+export interface PortListQuery {
+  readonly filters: PortFilters;
+  readonly limit: number;
+  readonly marker: Port | null;
+  readonly sortKey: string;
+  readonly sortDir: 'asc' | 'desc';
+}
+
+/** A new port row. */
+export type NewPort = Omit<Port, 'id' | 'node_uuid' | 'created_at' | 'updated_at'>;
+
+/** Port columns a write may change. */
+export type PortChanges = Partial<Omit<Port, 'id' | 'uuid' | 'node_uuid' | 'created_at' | 'updated_at'>>;
+
+/** Outcome of a port write guarded by its node's reservation. */
+export type PortWriteResult = { readonly ok: true; readonly port: Port | null } | { readonly ok: false; readonly reason: 'reserved' | 'missing' };
+
+/**
+ * Storage of ports. Writes run under the owning node's lock and are refused while a conductor
+ * holds the node's reservation. A duplicate address or uuid throws `ConflictError`.
+ */
+export interface PortRepository {
+  get(uuid: string): Promise<Port | null>;
+  getByAddress(address: string): Promise<Port | null>;
+  list(query: PortListQuery): Promise<Port[]>;
+  /** Insert, if the node (by id) exists and is not reserved. */
+  insert(port: NewPort, now: number): Promise<PortWriteResult>;
+  /** Update, if both the current and (when moving) the new node are not reserved. */
+  update(uuid: string, changes: PortChanges, now: number): Promise<PortWriteResult>;
+  /** Delete, if the node is not reserved. */
+  delete(uuid: string): Promise<PortWriteResult>;
+}
+
+/** Storage of conductor registrations and heartbeats. */
+export interface ConductorRepository {
+  /** Register (or re-register) a conductor with its drivers; sets `updated_at = now`. */
+  upsert(hostname: string, group: string, drivers: readonly string[], now: number): Promise<void>;
+  /** Record a heartbeat. @returns false when the conductor is not registered */
+  heartbeat(hostname: string, now: number): Promise<boolean>;
+  /** Remove a registration (clean shutdown). */
+  remove(hostname: string): Promise<void>;
+  /** Every registration, sorted by hostname. */
+  list(): Promise<Conductor[]>;
+}
+
+/**
+ * The conductor's inbox: the API calls {@link notifyNode} after recording intent on a node
+ * (a target state, a console change, …), so a conductor can act at once instead of waiting for
+ * its next sweep. Implementations must not throw and must return quickly.
+ */
+export interface ConductorPort {
+  /** There is pending work for this node. */
+  notifyNode(nodeUuid: string): void;
+}

@@ -1,0 +1,155 @@
+/**
+ * Node reads for the node repository, as value arrays (`Store.selectArrays`: no object per
+ * row from the driver) mapped by generated mappers (`node-rows.ts`):
+ *
+ * - full nodes by uuid, name or id, and by lists of ids or uuids (`IN` lists padded to a few
+ *   sizes, so the same statements are reused);
+ * - pages built by the repository (any Kysely select of known columns);
+ * - node texts (`NodeText`, display form) from the stored display documents (migration 0006):
+ *   a dozen columns per node instead of ~60, nothing parsed. A document is used only when it
+ *   was made for the row's current version by the running code (`display_version`,
+ *   `display_rev`); for any other row the node is read in full and its text built here, so a
+ *   list never shows a stale document or one made under other masking rules.
+ *
+ * Without an array primitive (repositories built on a bare Kysely handle, e.g. in tests) the
+ * same compiled queries run through Kysely and rows are turned into arrays.
+ */
+import type { CompiledQuery, SelectQueryBuilder } from 'kysely';
+import type { Node, NodeSlice } from '../../domain/inventory/model.ts';
+import { DOCUMENT_OFFSETS_LENGTH, NODE_TEXT_REVISION, nodeTextOf, splitDocument, type NodeText } from '../../domain/inventory/node-text.ts';
+import type { ArrayQuery, Db } from '../database.ts';
+import type { Database } from '../schema.ts';
+import { NODE_COLUMNS, nodeMapper } from './node-rows.ts';
+
+/** Largest `IN` list of one query; lists are padded to a power of two from 16 up to this. */
+export const IN_CHUNK = 1024;
+/** Columns of a node text read from its stored document, in the order {@link toText} reads them. */
+export const TEXT_COLUMNS = ['id', 'version', 'uuid', 'owner', 'lessee', 'driver', 'conductor_group', 'reservation', 'updated_at', 'display', 'display_version', 'display_rev'] as const;
+
+/** A node text from a row of {@link TEXT_COLUMNS}, or null when its document cannot be used. */
+function toText(r: readonly unknown[]): NodeText | null {
+  if (r[10] !== r[1] || r[11] !== NODE_TEXT_REVISION || typeof r[9] !== 'string' || r[9].length <= DOCUMENT_OFFSETS_LENGTH) return null;
+  return {
+    id: r[0] as number,
+    version: r[1] as number,
+    uuid: r[2] as string,
+    owner: r[3] as string | null,
+    lessee: r[4] as string | null,
+    driver: r[5] as string,
+    conductor_group: r[6] as string,
+    reservation: r[7] as string | null,
+    updated_at: r[8] as number | null,
+    ...splitDocument(r[9]),
+  };
+}
+
+/** Compiled statements kept (column sets × key columns × `IN` sizes). */
+const COMPILED_CACHE = 256;
+
+/** `values` padded with its last element to the next size of the `IN` ladder. */
+function padded<T>(values: readonly T[]): T[] {
+  let n = 16;
+  while (n < values.length) n *= 2;
+  const out = values.slice();
+  while (out.length < n) out.push(values[values.length - 1]!);
+  return out;
+}
+
+/** Array-based node reads over one database (see the module documentation). */
+export class NodeReads {
+  readonly #compiled = new Map<string, CompiledQuery>();
+
+  /**
+   * @param db the Kysely handle (builds and compiles every query)
+   * @param arrays the store's array primitive; without it queries run through `db`
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly arrays?: ArrayQuery,
+  ) {}
+
+  /** Run a compiled select; rows as value arrays in select-list order. */
+  async run(query: CompiledQuery): Promise<unknown[][]> {
+    if (this.arrays !== undefined) return this.arrays(query);
+    return (await this.db.executeQuery(query)).rows.map((row) => Object.values(row as object));
+  }
+
+  /** Run a select of `columns` (as built by the caller) and map its rows to nodes. */
+  async nodes(query: SelectQueryBuilder<Database, 'nodes', object>, columns: readonly string[]): Promise<NodeSlice[]> {
+    const map = nodeMapper(columns);
+    return (await this.run(query.compile())).map(map);
+  }
+
+  /** Full nodes whose `column` equals `value` (0 or 1 for the unique columns). */
+  async fullBy(column: 'uuid' | 'name' | 'id', value: string | number): Promise<Node[]> {
+    const q = this.#statement(`full|${column}`, () =>
+      this.db
+        .selectFrom('nodes')
+        .select(NODE_COLUMNS as never[])
+        .where(column, '=', value as never)
+        .compile(),
+    );
+    const map = nodeMapper(NODE_COLUMNS);
+    return (await this.run({ ...q, parameters: [value] })).map((r) => map(r) as Node);
+  }
+
+  /** Full nodes whose `column` is one of `values` (missing ones absent, any order). */
+  async fullIn(column: 'uuid' | 'id', values: readonly (string | number)[]): Promise<Node[]> {
+    const map = nodeMapper(NODE_COLUMNS);
+    const out: Node[] = [];
+    for (const rows of await this.#inChunks('full', NODE_COLUMNS, column, values)) for (const r of rows) out.push(map(r) as Node);
+    return out;
+  }
+
+  /**
+   * Node texts by internal id (missing ones absent, any order): from the stored documents, and
+   * for rows whose document is missing, stale or made by other code, from the full row.
+   */
+  async texts(ids: readonly number[]): Promise<NodeText[]> {
+    const out: NodeText[] = [];
+    for (const rows of await this.#inChunks('text', TEXT_COLUMNS, 'id', ids)) out.push(...(await this.#textsOf(rows)));
+    return out;
+  }
+
+  /** The node texts of a page select of {@link TEXT_COLUMNS}, in its order (see {@link texts}). */
+  async pageTexts(query: SelectQueryBuilder<Database, 'nodes', object>): Promise<NodeText[]> {
+    return this.#textsOf(await this.run(query.compile()));
+  }
+
+  /** Node texts of rows of {@link TEXT_COLUMNS}, in order; rows without a usable document are read in full (a node deleted meanwhile is left out). */
+  async #textsOf(rows: readonly unknown[][]): Promise<NodeText[]> {
+    const out: (NodeText | null)[] = rows.map(toText);
+    const rebuild = rows.filter((_, i) => out[i] === null).map((r) => r[0] as number);
+    if (rebuild.length === 0) return out as NodeText[];
+    const full = new Map((await this.fullIn('id', rebuild)).map((n) => [n.id, nodeTextOf(n)]));
+    return out.map((t, i) => t ?? full.get(rows[i]![0] as number) ?? null).filter((t): t is NodeText => t !== null);
+  }
+
+  /** Run `select columns … where column in (…)` over `values` in padded chunks. */
+  async #inChunks(kind: string, columns: readonly string[], column: 'uuid' | 'id', values: readonly (string | number)[]): Promise<unknown[][][]> {
+    const out: unknown[][][] = [];
+    for (let i = 0; i < values.length; i += IN_CHUNK) {
+      const part = padded(values.slice(i, i + IN_CHUNK));
+      const q = this.#statement(`${kind}|${column}|${part.length}`, () =>
+        this.db
+          .selectFrom('nodes')
+          .select(columns as never[])
+          .where(column, 'in', part as never[])
+          .compile(),
+      );
+      out.push(await this.run({ ...q, parameters: part }));
+    }
+    return out;
+  }
+
+  /** A compiled statement of a fixed shape, compiled once (bounded cache). */
+  #statement(key: string, build: () => CompiledQuery): CompiledQuery {
+    let q = this.#compiled.get(key);
+    if (q === undefined) {
+      q = build();
+      if (this.#compiled.size >= COMPILED_CACHE) this.#compiled.delete(this.#compiled.keys().next().value!);
+      this.#compiled.set(key, q);
+    }
+    return q;
+  }
+}

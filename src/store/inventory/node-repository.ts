@@ -1,0 +1,270 @@
+/**
+ * Kysely implementation of the node repository port (`src/domain/inventory/ports.ts`),
+ * portable across SQLite and PostgreSQL.
+ *
+ * - Lists are one query per page (keyset pagination on the sort key, then `id`), loading only
+ *   the requested columns. NULLs sort as '' (text) or -1 (numbers) so both engines order alike.
+ * - Writes are single conditional statements: `update`/`delete` only succeed on the expected
+ *   `version` with no reservation; `reserve` only succeeds when `reservation IS NULL`. Each is
+ *   atomic on its own, so no explicit locking is needed.
+ * - Reads return value arrays mapped by generated mappers (`node-reads.ts`).
+ * - Every write that changes a node's fields also stores its display document (`display`,
+ *   migration 0006; see `NodeText`) for the new version, in a second statement conditional on
+ *   that version; writes that bump `version` without changing what a document holds (a
+ *   conductor's reservation, a port change) keep it valid in the same statement. A document a
+ *   reader finds stale is never used (`node-reads.ts`), and
+ *   {@link KyselyNodeRepository.refreshDisplays} rebuilds every stale one.
+ */
+import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { Clock } from '../../domain/clock.ts';
+import { ConflictError } from '../../domain/errors.ts';
+import { SLICE_BASE_FIELDS, type Node, type NodeSlice } from '../../domain/inventory/model.ts';
+import type { NodeText } from '../../domain/inventory/node-text.ts';
+import type { ConductorChanges, NewNode, NodeChanges, NodeFilters, NodeListQuery, NodeRepository, WriteResult } from '../../domain/inventory/ports.ts';
+import { isUniqueViolation, toBool, type ArrayQuery, type Db } from '../database.ts';
+import type { Database } from '../schema.ts';
+import { DISPLAY_IN_STEP, displayColumns, refreshDisplays } from './node-display.ts';
+import { NodeReads, TEXT_COLUMNS } from './node-reads.ts';
+import { changesToRow, fullRowToNode, NODE_COLUMNS, TEXT_SORT_COLUMNS } from './node-rows.ts';
+
+/** Provision states that keep a target but are not pending work (Ironic failure states). */
+const FAILED_STATES = ['deploy failed', 'clean failed', 'inspect failed', 'adopt failed', 'rescue failed', 'unrescue failed'];
+
+/** Node storage over a Kysely handle. */
+export class KyselyNodeRepository implements NodeRepository {
+  readonly #reads: NodeReads;
+
+  /**
+   * @param arrays the store's `selectArrays` (fast reads); without it reads go through `db`
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    arrays?: ArrayQuery,
+  ) {
+    this.#reads = new NodeReads(db, arrays);
+  }
+
+  async get(uuid: string): Promise<Node | null> {
+    return (await this.#reads.fullBy('uuid', uuid))[0] ?? null;
+  }
+
+  async getByName(name: string): Promise<Node | null> {
+    return (await this.#reads.fullBy('name', name))[0] ?? null;
+  }
+
+  async getById(id: number): Promise<Node | null> {
+    return (await this.#reads.fullBy('id', id))[0] ?? null;
+  }
+
+  async getByIds(ids: readonly number[]): Promise<Node[]> {
+    return this.#reads.fullIn('id', ids);
+  }
+
+  async getMany(uuids: readonly string[]): Promise<Node[]> {
+    return this.#reads.fullIn('uuid', uuids);
+  }
+
+  async getTexts(ids: readonly number[]): Promise<NodeText[]> {
+    return this.#reads.texts(ids);
+  }
+
+  async list(q: NodeListQuery): Promise<NodeSlice[]> {
+    const columns = q.fields === null ? NODE_COLUMNS : [...new Set<string>([...SLICE_BASE_FIELDS, ...q.fields])];
+    return this.#reads.nodes(this.#page(q, columns), columns);
+  }
+
+  async listTexts(q: Omit<NodeListQuery, 'fields'>): Promise<NodeText[]> {
+    return this.#reads.pageTexts(this.#page({ ...q, fields: null }, TEXT_COLUMNS));
+  }
+
+  /** The select of one page of `columns` (filters, keyset after the marker, order, limit). */
+  #page(q: NodeListQuery, columns: readonly string[]): SelectQueryBuilder<Database, 'nodes', object> {
+    let query = this.db.selectFrom('nodes').select(columns as never[]);
+    query = query.where((eb) => eb.and(filterExpressions(eb, q.filters)));
+    const sortExpr = sortExpression(q.sortKey);
+    if (q.marker !== null) {
+      const mv = markerValue(q.marker, q.sortKey);
+      const mid = q.marker.id;
+      const op = q.sortDir === 'asc' ? '>' : '<';
+      query =
+        q.sortKey === 'id'
+          ? query.where('id', op, mid)
+          : query.where(sql<SqlBool>`(${sortExpr} ${sql.raw(op)} ${mv} or (${sortExpr} = ${mv} and id ${sql.raw(op)} ${mid}))`);
+    }
+    if (q.sortKey !== 'id') query = query.orderBy(sortExpr, q.sortDir);
+    return query.orderBy('id', q.sortDir).limit(q.limit);
+  }
+
+  async insert(node: NewNode, now: number): Promise<Node> {
+    try {
+      const row = await this.db
+        .insertInto('nodes')
+        .values({ ...changesToRow(node as NodeChanges), uuid: node.uuid, version: 1, created_at: now, updated_at: null } as never)
+        .returning(NODE_COLUMNS)
+        .executeTakeFirstOrThrow();
+      return await this.#written(fullRowToNode(row));
+    } catch (err) {
+      if (isUniqueViolation(err)) throw await this.conflict(node.uuid, node.name, node.instance_uuid);
+      throw err;
+    }
+  }
+
+  async update(uuid: string, expectedVersion: number, changes: NodeChanges, now: number): Promise<WriteResult> {
+    let row;
+    try {
+      row = await this.db
+        .updateTable('nodes')
+        .set({ ...changesToRow(changes), version: sql`version + 1`, updated_at: now } as never)
+        .where('uuid', '=', uuid)
+        .where('version', '=', expectedVersion)
+        .where('reservation', 'is', null)
+        .returning(NODE_COLUMNS)
+        .executeTakeFirst();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw await this.conflict(null, changes.name ?? null, changes.instance_uuid ?? null, uuid);
+      throw err;
+    }
+    if (row) return { ok: true, node: await this.#written(fullRowToNode(row)) };
+    return this.whyNot(uuid);
+  }
+
+  async delete(uuid: string, expectedVersion: number): Promise<WriteResult> {
+    const current = await this.get(uuid);
+    const r = await this.db
+      .deleteFrom('nodes')
+      .where('uuid', '=', uuid)
+      .where('version', '=', expectedVersion)
+      .where('reservation', 'is', null)
+      .executeTakeFirst();
+    if (Number(r.numDeletedRows) === 1 && current) return { ok: true, node: current };
+    return this.whyNot(uuid);
+  }
+
+  async reserve(uuid: string, conductorHost: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('nodes')
+      .set({ reservation: conductorHost, version: sql`version + 1`, display_version: DISPLAY_IN_STEP, updated_at: this.clock.now() })
+      .where('uuid', '=', uuid)
+      .where('reservation', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  async release(uuid: string, conductorHost: string): Promise<void> {
+    await this.db
+      .updateTable('nodes')
+      .set({ reservation: null, version: sql`version + 1`, display_version: DISPLAY_IN_STEP, updated_at: this.clock.now() })
+      .where('uuid', '=', uuid)
+      .where('reservation', '=', conductorHost)
+      .execute();
+  }
+
+  async listPending(limit: number): Promise<Node[]> {
+    const query = this.db
+      .selectFrom('nodes')
+      .select(NODE_COLUMNS)
+      .where('reservation', 'is', null)
+      .where((eb) =>
+        eb.or([
+          eb('target_power_state', 'is not', null),
+          eb.and([eb('target_provision_state', 'is not', null), eb('provision_state', 'not in', FAILED_STATES)]),
+        ]),
+      )
+      .orderBy(sql`coalesce(updated_at, created_at)`)
+      .orderBy('id')
+      .limit(limit);
+    return (await this.#reads.nodes(query, NODE_COLUMNS)) as Node[];
+  }
+
+  async applyConductorResult(uuid: string, changes: ConductorChanges, now: number): Promise<Node | null> {
+    const row = await this.db
+      .updateTable('nodes')
+      .set({ ...changesToRow(changes), version: sql`version + 1`, updated_at: now } as never)
+      .where('uuid', '=', uuid)
+      .returning(NODE_COLUMNS)
+      .executeTakeFirst();
+    return row ? this.#written(fullRowToNode(row)) : null;
+  }
+
+  /**
+   * Rebuild every display document that is missing, stale or made by other code (rows from
+   * before migration 0006, a write interrupted between its two statements, another release).
+   * Run at start-up; reads are correct without it, only slower for such rows.
+   * @returns the number of documents written
+   */
+  refreshDisplays(): Promise<number> {
+    return refreshDisplays(this.db, this.#reads);
+  }
+
+  /** Store the display document of a node just written (only if no other write came since). */
+  async #written(node: Node): Promise<Node> {
+    await this.db.updateTable('nodes').set(displayColumns(node)).where('id', '=', node.id).where('version', '=', node.version).execute();
+    return node;
+  }
+
+  /** Why a conditional write matched no row. */
+  private async whyNot(uuid: string): Promise<WriteResult> {
+    const cur = await this.db.selectFrom('nodes').select(['reservation']).where('uuid', '=', uuid).executeTakeFirst();
+    if (!cur) return { ok: false, reason: 'missing' };
+    return { ok: false, reason: cur.reservation !== null ? 'reserved' : 'stale' };
+  }
+
+  /** The ConflictError for a unique violation: find which value clashes. */
+  private async conflict(uuid: string | null, name: string | null, instanceUuid: string | null, self?: string): Promise<ConflictError> {
+    const others = (col: 'uuid' | 'name' | 'instance_uuid', v: string) => {
+      let q = this.db.selectFrom('nodes').select('uuid').where(col, '=', v);
+      if (self) q = q.where('uuid', '!=', self);
+      return q.executeTakeFirst();
+    };
+    if (uuid !== null && (await others('uuid', uuid))) return new ConflictError(`A node with UUID ${uuid} already exists.`, 'NodeAlreadyExists');
+    if (name !== null && (await others('name', name))) return new ConflictError(`A node with name ${name} already exists.`, 'DuplicateName');
+    if (instanceUuid !== null) {
+      const other = await others('instance_uuid', instanceUuid);
+      if (other) return new ConflictError(`Instance ${instanceUuid} is already associated with a node, it cannot be associated with this other node ${self ?? ''}`.trim(), 'InstanceAssociated');
+    }
+    return new ConflictError('The node conflicts with an existing node.');
+  }
+}
+
+/** SQL expression a list sorts by: the column with NULL mapped to '' or -1. */
+function sortExpression(key: string): Expression<unknown> {
+  if (key === 'id') return sql`id`;
+  return TEXT_SORT_COLUMNS.has(key) ? sql`coalesce(${sql.ref(key)}, '')` : sql`coalesce(${sql.ref(key)}, -1)`;
+}
+
+/** The marker's value of the sort expression. */
+function markerValue(marker: Partial<Node>, key: string): string | number {
+  const v = (marker as Record<string, unknown>)[key];
+  if (TEXT_SORT_COLUMNS.has(key)) return typeof v === 'string' ? v : '';
+  if (typeof v === 'boolean') return toBool(v);
+  return typeof v === 'number' ? v : -1;
+}
+
+/** Escape LIKE wildcards (`%`, `_`) and the escape character itself. */
+function likeEscape(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** WHERE conditions of the node list filters (AND-ed by the caller). */
+function filterExpressions(eb: ExpressionBuilder<Database, 'nodes'>, f: NodeFilters): Expression<SqlBool>[] {
+  const out: Expression<SqlBool>[] = [];
+  if (f.associated !== undefined) out.push(eb('instance_uuid', f.associated ? 'is not' : 'is', null));
+  if (f.maintenance !== undefined) out.push(eb('maintenance', '=', toBool(f.maintenance)));
+  if (f.retired !== undefined) out.push(eb('retired', '=', toBool(f.retired)));
+  if (f.provisionState !== undefined) out.push(eb('provision_state', '=', f.provisionState));
+  if (f.driver !== undefined) out.push(eb('driver', '=', f.driver));
+  if (f.resourceClass !== undefined) out.push(eb('resource_class', '=', f.resourceClass));
+  if (f.owner !== undefined) out.push(eb('owner', '=', f.owner));
+  if (f.lessee !== undefined) out.push(eb('lessee', '=', f.lessee));
+  if (f.project !== undefined) out.push(eb.or([eb('owner', '=', f.project), eb('lessee', '=', f.project)]));
+  if (f.instanceUuid !== undefined) out.push(eb('instance_uuid', '=', f.instanceUuid));
+  if (f.conductorGroup !== undefined) out.push(eb('conductor_group', '=', f.conductorGroup.toLowerCase()));
+  if (f.fault !== undefined) out.push(eb('fault', '=', f.fault));
+  if (f.chassisUuid !== undefined) out.push(eb('chassis_uuid', '=', f.chassisUuid));
+  if (f.reserved !== undefined) out.push(eb('reservation', f.reserved ? 'is not' : 'is', null));
+  if (f.descriptionContains !== undefined) {
+    out.push(sql<SqlBool>`lower(description) like lower(${`%${likeEscape(f.descriptionContains)}%`}) escape '\\'`);
+  }
+  return out;
+}

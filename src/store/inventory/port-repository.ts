@@ -1,0 +1,175 @@
+/**
+ * Kysely implementation of the port repository port (`src/domain/inventory/ports.ts`).
+ *
+ * Every write runs in one transaction that first claims the owning node's row with
+ * `UPDATE nodes SET version = version + 1 WHERE id = ? AND reservation IS NULL`: this both checks
+ * that no conductor holds the node and row-locks it (PostgreSQL) or holds the single writer
+ * (SQLite) until commit, so a conductor cannot reserve the node halfway through a port change.
+ * Lists join the node only when filtering by project (owner or lessee).
+ */
+import { sql, type Selectable } from 'kysely';
+import { ConflictError } from '../../domain/errors.ts';
+import type { Port } from '../../domain/inventory/model.ts';
+import type { NewPort, PortChanges, PortListQuery, PortRepository, PortWriteResult } from '../../domain/inventory/ports.ts';
+import { fromJson, isUniqueViolation, toBool, toJson, type Db, type Tx } from '../database.ts';
+import type { PortsTable } from './tables.ts';
+import { DISPLAY_IN_STEP } from './node-display.ts';
+
+type PortRow = Selectable<PortsTable> & { node_uuid: string };
+
+function toPort(r: PortRow): Port {
+  return {
+    id: r.id,
+    uuid: r.uuid,
+    address: r.address,
+    node_id: r.node_id,
+    node_uuid: r.node_uuid,
+    portgroup_uuid: r.portgroup_uuid,
+    extra: fromJson(r.extra, {}),
+    internal_info: fromJson(r.internal_info, {}),
+    local_link_connection: fromJson(r.local_link_connection, {}),
+    pxe_enabled: r.pxe_enabled === 1,
+    physical_network: r.physical_network,
+    is_smartnic: r.is_smartnic === 1,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+function toRow(p: PortChanges): Partial<Record<keyof PortsTable, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(p)) {
+    if (v === undefined) continue;
+    if (k === 'extra' || k === 'internal_info' || k === 'local_link_connection') out[k] = toJson(v ?? {});
+    else if (k === 'pxe_enabled' || k === 'is_smartnic') out[k] = toBool(v === true);
+    else out[k] = v;
+  }
+  return out;
+}
+
+const SORT_TEXT = new Set(['uuid', 'address', 'physical_network']);
+
+/** Port storage over a Kysely handle. */
+export class KyselyPortRepository implements PortRepository {
+  constructor(private readonly db: Db) {}
+
+  private select(db: Db | Tx = this.db) {
+    return db
+      .selectFrom('ports')
+      .innerJoin('nodes', 'nodes.id', 'ports.node_id')
+      .selectAll('ports')
+      .select('nodes.uuid as node_uuid');
+  }
+
+  async get(uuid: string): Promise<Port | null> {
+    const row = await this.select().where('ports.uuid', '=', uuid).executeTakeFirst();
+    return row ? toPort(row) : null;
+  }
+
+  async getByAddress(address: string): Promise<Port | null> {
+    const row = await this.select().where('ports.address', '=', address).executeTakeFirst();
+    return row ? toPort(row) : null;
+  }
+
+  async list(q: PortListQuery): Promise<Port[]> {
+    let query = this.select();
+    const f = q.filters;
+    if (f.nodeId !== undefined) query = query.where('ports.node_id', '=', f.nodeId);
+    if (f.address !== undefined) query = query.where('ports.address', '=', f.address);
+    if (f.project !== undefined) {
+      const p = f.project;
+      query = query.where((eb) => eb.or([eb('nodes.owner', '=', p), eb('nodes.lessee', '=', p)]));
+    }
+    const key = q.sortKey;
+    const expr = key === 'id' ? sql`ports.id` : SORT_TEXT.has(key) ? sql`coalesce(${sql.ref(`ports.${key}`)}, '')` : sql`coalesce(${sql.ref(`ports.${key}`)}, -1)`;
+    if (q.marker !== null) {
+      const op = sql.raw(q.sortDir === 'asc' ? '>' : '<');
+      const raw = (q.marker as unknown as Record<string, unknown>)[key];
+      const mv = SORT_TEXT.has(key) ? (typeof raw === 'string' ? raw : '') : typeof raw === 'boolean' ? toBool(raw) : typeof raw === 'number' ? raw : -1;
+      query =
+        key === 'id'
+          ? query.where(sql<boolean>`ports.id ${op} ${q.marker.id}`)
+          : query.where(sql<boolean>`(${expr} ${op} ${mv} or (${expr} = ${mv} and ports.id ${op} ${q.marker.id}))`);
+    }
+    if (key !== 'id') query = query.orderBy(expr, q.sortDir);
+    const rows = await query.orderBy('ports.id', q.sortDir).limit(q.limit).execute();
+    return rows.map(toPort);
+  }
+
+  /**
+   * Claim the node row for the transaction; false when reserved or missing. The node's version
+   * moves on (its renderings are stale: its ports changed); its display document holds no port
+   * data and stays valid.
+   */
+  private async claimNode(tx: Tx, nodeId: number): Promise<boolean> {
+    const r = await tx
+      .updateTable('nodes')
+      .set({ version: sql`version + 1`, display_version: DISPLAY_IN_STEP })
+      .where('id', '=', nodeId)
+      .where('reservation', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  private async nodeState(tx: Tx, nodeId: number): Promise<'reserved' | 'missing'> {
+    const n = await tx.selectFrom('nodes').select('reservation').where('id', '=', nodeId).executeTakeFirst();
+    return n ? 'reserved' : 'missing';
+  }
+
+  async insert(port: NewPort, now: number): Promise<PortWriteResult> {
+    return this.unique(port.address, port.uuid, () =>
+      this.db.transaction().execute(async (tx) => {
+        if (!(await this.claimNode(tx, port.node_id))) return { ok: false, reason: await this.nodeState(tx, port.node_id) } as const;
+        await tx
+          .insertInto('ports')
+          .values({ ...toRow(port), uuid: port.uuid, address: port.address, node_id: port.node_id, created_at: now, updated_at: null } as never)
+          .execute();
+        const row = await this.select(tx).where('ports.uuid', '=', port.uuid).executeTakeFirstOrThrow();
+        return { ok: true, port: toPort(row) } as const;
+      }),
+    );
+  }
+
+  async update(uuid: string, changes: PortChanges, now: number): Promise<PortWriteResult> {
+    return this.unique(changes.address ?? null, null, () =>
+      this.db.transaction().execute(async (tx) => {
+        const cur = await tx.selectFrom('ports').select(['node_id']).where('uuid', '=', uuid).executeTakeFirst();
+        if (!cur) return { ok: false, reason: 'missing' } as const;
+        const nodeIds = [...new Set([cur.node_id, ...(changes.node_id !== undefined ? [changes.node_id] : [])])].sort((a, b) => a - b);
+        for (const id of nodeIds) {
+          if (!(await this.claimNode(tx, id))) return { ok: false, reason: await this.nodeState(tx, id) } as const;
+        }
+        await tx
+          .updateTable('ports')
+          .set({ ...toRow(changes), updated_at: now } as never)
+          .where('uuid', '=', uuid)
+          .execute();
+        const row = await this.select(tx).where('ports.uuid', '=', uuid).executeTakeFirstOrThrow();
+        return { ok: true, port: toPort(row) } as const;
+      }),
+    );
+  }
+
+  async delete(uuid: string): Promise<PortWriteResult> {
+    return this.db.transaction().execute(async (tx) => {
+      const cur = await tx.selectFrom('ports').select(['node_id']).where('uuid', '=', uuid).executeTakeFirst();
+      if (!cur) return { ok: false, reason: 'missing' } as const;
+      if (!(await this.claimNode(tx, cur.node_id))) return { ok: false, reason: await this.nodeState(tx, cur.node_id) } as const;
+      await tx.deleteFrom('ports').where('uuid', '=', uuid).execute();
+      return { ok: true, port: null } as const;
+    });
+  }
+
+  /** Run a write, turning a unique violation into a ConflictError naming the MAC or UUID. */
+  private async unique(address: string | null, uuid: string | null, fn: () => Promise<PortWriteResult>): Promise<PortWriteResult> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      if (address !== null && (await this.getByAddress(address))) {
+        throw new ConflictError(`A port with MAC address ${address} already exists.`, 'MACAlreadyExists');
+      }
+      throw new ConflictError(`A port with UUID ${uuid ?? ''} already exists.`, 'PortAlreadyExists');
+    }
+  }
+}
