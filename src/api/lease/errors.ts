@@ -1,0 +1,117 @@
+/**
+ * The one place where errors become esi-leap's wire format.
+ *
+ * esi-leap answers errors with the WSME framework body
+ * `{"faultcode": "Client"|"Server", "faultstring": <message>, "debuginfo": null}`
+ * (`Client` for 4xx, `Server` for 5xx). This module maps:
+ *
+ * - domain errors (`src/domain/errors.ts`) with the status table documented there — in
+ *   particular conflicts are 409 and bad ranges 400, where esi-leap answers 500
+ *   (reference/esi-leap.md §1.8; docs/leasing.md lists the differences); an unsatisfiable
+ *   lease request is a 409 whose body also names the failed group and the earliest window;
+ * - Fastify's own errors: malformed or empty JSON → 400, body too large → 413, unsupported
+ *   media type → 415, any other 4xx keeps its status and message;
+ * - unknown routes → 404 ({@link notFoundBody});
+ * - anything else → 500 with a fixed message (the cause is logged, never sent).
+ *
+ * 401 answers carry `WWW-Authenticate: Keystone uri="<public>/identity"`, as keystonemiddleware's.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  ConflictError,
+  DomainError,
+  ForbiddenError,
+  InvalidInputError,
+  InvalidStateError,
+  LockedError,
+  NotFoundError,
+  TemporaryFailureError,
+  UnauthorizedError,
+} from '../../domain/errors.ts';
+import { formatLeaseTime, RequestUnsatisfiableError } from '../../domain/leasing/index.ts';
+
+/**
+ * The WSME error body. An unsatisfiable lease request (esi's additive endpoint) adds
+ * `failed_group` (1-based) and `earliest_start_time`/`earliest_end_time` (null when no window fits).
+ */
+export interface WsmeErrorBody {
+  readonly faultcode: 'Client' | 'Server';
+  readonly faultstring: string;
+  readonly debuginfo: null;
+  readonly failed_group?: number | null;
+  readonly earliest_start_time?: string | null;
+  readonly earliest_end_time?: string | null;
+}
+
+const INTERNAL_MESSAGE = 'The server has either erred or is incapable of performing the requested operation.';
+
+/** Build a WSME error body for a status. */
+export function errorBody(status: number, message: string): WsmeErrorBody {
+  return { faultcode: status >= 500 ? 'Server' : 'Client', faultstring: message, debuginfo: null };
+}
+
+/** HTTP status of a domain error (the table of `src/domain/errors.ts`). */
+export function statusOfDomainError(err: DomainError): number {
+  if (err instanceof InvalidInputError || err instanceof InvalidStateError) return 400;
+  if (err instanceof UnauthorizedError) return 401;
+  if (err instanceof ForbiddenError) return 403;
+  if (err instanceof NotFoundError) return 404;
+  if (err instanceof ConflictError || err instanceof LockedError) return 409;
+  if (err instanceof TemporaryFailureError) return 503;
+  return 500;
+}
+
+/**
+ * Map any thrown value to a status and WSME body.
+ * @returns `status`, `body`, and `internal` = true when the cause must be logged
+ */
+export function toWsmeError(err: unknown): { status: number; body: WsmeErrorBody; internal: boolean } {
+  if (err instanceof RequestUnsatisfiableError) {
+    const body: WsmeErrorBody = {
+      ...errorBody(409, err.message),
+      failed_group: err.failedGroup === null ? null : err.failedGroup + 1,
+      earliest_start_time: err.earliest ? formatLeaseTime(err.earliest.start) : null,
+      earliest_end_time: err.earliest ? formatLeaseTime(err.earliest.end) : null,
+    };
+    return { status: 409, body, internal: false };
+  }
+  if (err instanceof DomainError) {
+    const status = statusOfDomainError(err);
+    return { status, body: errorBody(status, status === 500 ? INTERNAL_MESSAGE : err.message), internal: status === 500 };
+  }
+  const fe = err as Partial<FastifyError> | null;
+  const code = typeof fe?.code === 'string' ? fe.code : '';
+  const status = typeof fe?.statusCode === 'number' ? fe.statusCode : 500;
+  if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (err instanceof SyntaxError && status === 400)) {
+    return { status: 400, body: errorBody(400, 'The request body is not valid JSON.'), internal: false };
+  }
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return { status: 413, body: errorBody(413, 'The request body is larger than the server accepts.'), internal: false };
+  }
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return { status: 415, body: errorBody(415, 'Expecting a JSON request body (Content-Type: application/json).'), internal: false };
+  }
+  if (status >= 400 && status < 500) {
+    return { status, body: errorBody(status, typeof fe?.message === 'string' && fe.message !== '' ? fe.message : 'Bad request.'), internal: false };
+  }
+  return { status: 500, body: errorBody(500, INTERNAL_MESSAGE), internal: true };
+}
+
+/** The body of a 404 for a path no route serves. */
+export function notFoundBody(): WsmeErrorBody {
+  return errorBody(404, 'The resource could not be found.');
+}
+
+/**
+ * Fastify error handler of the lease plugin: renders {@link toWsmeError}; logs unexpected
+ * errors (error objects only — bodies and headers, which may carry secrets, are not logged).
+ * @param identityUri the `WWW-Authenticate` uri for 401 answers
+ */
+export function handleLeaseError(identityUri: () => string) {
+  return (err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const { status, body, internal } = toWsmeError(err);
+    if (internal) request.log.error({ err }, 'lease API: unexpected error');
+    if (status === 401) reply.header('www-authenticate', `Keystone uri="${identityUri()}"`);
+    return reply.code(status).type('application/json').send(body);
+  };
+}

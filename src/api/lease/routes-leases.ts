@@ -1,0 +1,106 @@
+/**
+ * Lease routes of the lease API (esi-leap `/v1/leases`, reference/esi-leap.md §1.4):
+ * `GET/POST /v1/leases`, `GET/DELETE /v1/leases/{uuid_or_name}`, `PATCH /v1/leases/{uuid}`
+ * (end_time only). Each handler: parse → one domain call → render.
+ */
+import type { FastifyInstance } from 'fastify';
+import { InvalidInputError } from '../../domain/errors.ts';
+import type { LeaseCreateInput, LeaseListInput } from '../../domain/leasing/index.ts';
+import type { Services } from '../../server/services.ts';
+import { renderLease } from './render.ts';
+import { parseTime, pick, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
+
+/** `POST /v1/leases` body (esi-leap's Lease type). */
+const LEASE_BODY: BodySpec = {
+  argument: 'lease',
+  fields: {
+    resource_uuid: 'string',
+    resource_type: 'string',
+    project_id: 'string',
+    start_time: 'time',
+    end_time: 'time',
+    name: 'nullableString',
+    properties: 'object',
+    purpose: 'nullableString',
+    resource_class: 'ignored',
+    resource_properties: 'ignored',
+  },
+  readOnly: ['uuid', 'project', 'owner_id', 'owner', 'resource', 'fulfill_time', 'expire_time', 'status', 'offer_uuid', 'parent_lease_uuid'],
+  required: ['resource_uuid', 'project_id'],
+};
+
+const LIST_QUERY = [
+  'project_id',
+  'owner_id',
+  'status',
+  'offer_uuid',
+  'start_time',
+  'end_time',
+  'view',
+  'resource_type',
+  'resource_uuid',
+  'resource_class',
+  'purpose',
+  'name',
+  'uuid',
+];
+
+/** Register the lease routes on the `/v1` plugin. */
+export function registerLeaseRoutes(app: FastifyInstance, services: Services): void {
+  const { leases } = services.leasing;
+
+  app.get('/leases', async (request) => {
+    const q = readQuery(request.query, LIST_QUERY);
+    const input: LeaseListInput = {
+      ...pick<LeaseListInput>(q, {
+        project_id: 'projectId',
+        owner_id: 'ownerId',
+        status: 'status',
+        offer_uuid: 'offerUuid',
+        view: 'view',
+        resource_type: 'resourceType',
+        resource_uuid: 'resourceUuid',
+        resource_class: 'resourceClass',
+        purpose: 'purpose',
+        name: 'name',
+        uuid: 'uuid',
+      }),
+      startTime: queryTime(q, 'start_time'),
+      endTime: queryTime(q, 'end_time'),
+    };
+    return { leases: (await leases.list(request.auth, input)).map(renderLease) };
+  });
+
+  app.get<{ Params: { ident: string } }>('/leases/:ident', async (request) => {
+    readQuery(request.query, []);
+    return renderLease(await leases.get(request.auth, request.params.ident));
+  });
+
+  app.post('/leases', async (request, reply) => {
+    const b = readBody(LEASE_BODY, request.body);
+    const input = pick<LeaseCreateInput>(b, {
+      resource_uuid: 'resourceUuid',
+      resource_type: 'resourceType',
+      project_id: 'projectId',
+      start_time: 'startTime',
+      end_time: 'endTime',
+      name: 'name',
+      properties: 'properties',
+      purpose: 'purpose',
+    }) as LeaseCreateInput;
+    return reply.code(201).send(renderLease(await leases.create(request.auth, input)));
+  });
+
+  app.patch<{ Params: { ident: string } }>('/leases/:ident', async (request) => {
+    const body = request.body as Record<string, unknown> | null | undefined;
+    if (!body || typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length !== 1 || !('end_time' in body)) {
+      throw new InvalidInputError('Only the end_time field may be updated', 'LeaseInvalidPatch');
+    }
+    return renderLease(await leases.updateEnd(request.auth, request.params.ident, parseTime('end_time', body.end_time)));
+  });
+
+  app.delete<{ Params: { ident: string } }>('/leases/:ident', async (request, reply) => {
+    await leases.cancel(request.auth, request.params.ident);
+    return reply.code(200).type('application/json').send('null');
+  });
+}

@@ -1,0 +1,77 @@
+/**
+ * The remaining lease API routes: the version documents (`GET /lease`, public, esi-leap's
+ * health/root document; `GET /lease/v1`, public, 300 with the version list), `GET /v1/nodes`,
+ * `GET /v1/events`, and `POST /v1/console_auth_tokens`, `DELETE
+ * /v1/console_auth_tokens/{node_uuid_or_name}` (reference/esi-leap.md §1.2, §1.5–§1.7).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { EventListInput, NodeListInput } from '../../domain/leasing/index.ts';
+import type { Services } from '../../server/services.ts';
+import { renderConsoleToken, renderEvent, renderNode } from './render.ts';
+import { pick, queryInt, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
+
+const CONSOLE_BODY: BodySpec = {
+  argument: 'console_auth_token',
+  fields: { node_uuid_or_name: 'string', token_ttl: 'integer' },
+  readOnly: ['node_uuid', 'token', 'access_url'],
+  required: ['node_uuid_or_name'],
+};
+
+function leaseRoot(services: Services): string {
+  return `${services.config.publicUrl}/lease`;
+}
+
+/** esi-leap's version object (`v1`, versions 1.0–1.0). */
+function versionV1(root: string): Record<string, unknown> {
+  return { id: 'v1', links: [{ href: `${root}/v1`, rel: 'self' }], status: 'CURRENT', min_version: '1.0', version: '1.0' };
+}
+
+/** Register `GET /` on the lease plugin (public root document, also the health check). */
+export function registerRootRoute(app: FastifyInstance, services: Services): void {
+  app.get('/', async () => {
+    const v1 = versionV1(leaseRoot(services));
+    return {
+      name: 'ESI Leap API',
+      description: 'ESI Leap is an OpenStack service for leasing baremetal nodes, designed to run on top of multi-tenant Ironic.',
+      default_version: v1,
+      versions: [v1],
+    };
+  });
+}
+
+/** Register `GET /v1`, nodes, events and console token routes on the `/v1` plugin. */
+export function registerMiscRoutes(app: FastifyInstance, services: Services): void {
+  const { nodes, events, consoleTokens } = services.leasing;
+
+  app.get('/', { config: { public: true } }, async (_request, reply) => {
+    const root = leaseRoot(services);
+    return reply.code(300).send({ versions: [{ id: 'v1.0', status: 'CURRENT', links: [{ href: `${root}/v1`, rel: 'self' }] }] });
+  });
+
+  app.get('/nodes', async (request) => {
+    const q = readQuery(request.query, ['resource_class', 'owner', 'lessee']);
+    const input = pick<NodeListInput>(q, { resource_class: 'resourceClass', owner: 'owner', lessee: 'lessee' });
+    return { nodes: (await nodes.list(request.auth, input)).map(renderNode) };
+  });
+
+  app.get('/events', async (request) => {
+    const q = readQuery(request.query, ['last_event_id', 'last_event_time', 'lessee_or_owner_id', 'event_type', 'resource_type', 'resource_uuid']);
+    const input: EventListInput = {
+      ...pick<EventListInput>(q, { lessee_or_owner_id: 'lesseeOrOwnerId', event_type: 'eventType', resource_type: 'resourceType', resource_uuid: 'resourceUuid' }),
+      lastEventId: queryInt(q, 'last_event_id'),
+      lastEventTime: queryTime(q, 'last_event_time'),
+    };
+    return { events: (await events.list(request.auth, input)).map(renderEvent) };
+  });
+
+  app.post('/console_auth_tokens', async (request, reply) => {
+    const b = readBody(CONSOLE_BODY, request.body);
+    const issued = await consoleTokens.create(request.auth, b.node_uuid_or_name as string, b.token_ttl as number | undefined);
+    return reply.code(201).send(renderConsoleToken(issued, services.config.publicUrl));
+  });
+
+  app.delete<{ Params: { ident: string } }>('/console_auth_tokens/:ident', async (request, reply) => {
+    await consoleTokens.revokeAll(request.auth, request.params.ident);
+    return reply.code(200).type('application/json').send('null');
+  });
+}

@@ -1,0 +1,122 @@
+/**
+ * Offer routes of the lease API (esi-leap `/v1/offers`, reference/esi-leap.md §1.3):
+ * `GET/POST /v1/offers`, `GET/DELETE /v1/offers/{uuid_or_name}`,
+ * `POST /v1/offers/{uuid_or_name}/claim`. Each handler: parse → one domain call → render.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ClaimInput, OfferCreateInput, OfferListInput } from '../../domain/leasing/index.ts';
+import type { Services } from '../../server/services.ts';
+import { renderLease, renderOffer } from './render.ts';
+import { pick, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
+
+/** `POST /v1/offers` body (esi-leap's Offer type). */
+const OFFER_BODY: BodySpec = {
+  argument: 'offer',
+  fields: {
+    resource_uuid: 'string',
+    resource_type: 'string',
+    name: 'nullableString',
+    lessee_id: 'nullableString',
+    start_time: 'time',
+    end_time: 'time',
+    properties: 'object',
+    resource_class: 'ignored',
+    resource_properties: 'ignored',
+  },
+  readOnly: ['uuid', 'project_id', 'project', 'lessee', 'resource', 'status', 'availabilities', 'parent_lease_uuid'],
+  required: ['resource_uuid'],
+};
+
+/** `POST /v1/offers/{id}/claim` body (a Lease document; the server sets the rest). */
+export const CLAIM_BODY: BodySpec = {
+  argument: 'lease',
+  fields: { start_time: 'time', end_time: 'time', name: 'nullableString', properties: 'object', purpose: 'nullableString' },
+  readOnly: [
+    'uuid',
+    'project_id',
+    'project',
+    'owner_id',
+    'owner',
+    'resource_type',
+    'resource_uuid',
+    'resource',
+    'resource_class',
+    'resource_properties',
+    'fulfill_time',
+    'expire_time',
+    'status',
+    'offer_uuid',
+    'parent_lease_uuid',
+  ],
+};
+
+const LIST_QUERY = [
+  'project_id',
+  'status',
+  'resource_type',
+  'resource_uuid',
+  'resource_class',
+  'start_time',
+  'end_time',
+  'available_start_time',
+  'available_end_time',
+  'name',
+  'uuid',
+  'lessee_id',
+];
+
+/** Register the offer routes on the `/v1` plugin. */
+export function registerOfferRoutes(app: FastifyInstance, services: Services): void {
+  const { offers } = services.leasing;
+
+  app.get('/offers', async (request) => {
+    const q = readQuery(request.query, LIST_QUERY);
+    const input: OfferListInput = {
+      ...pick<OfferListInput>(q, {
+        project_id: 'projectId',
+        status: 'status',
+        resource_type: 'resourceType',
+        resource_uuid: 'resourceUuid',
+        resource_class: 'resourceClass',
+        name: 'name',
+        uuid: 'uuid',
+        lessee_id: 'lesseeId',
+      }),
+      startTime: queryTime(q, 'start_time'),
+      endTime: queryTime(q, 'end_time'),
+      availableStartTime: queryTime(q, 'available_start_time'),
+      availableEndTime: queryTime(q, 'available_end_time'),
+    };
+    return { offers: (await offers.list(request.auth, input)).map(renderOffer) };
+  });
+
+  app.get<{ Params: { ident: string } }>('/offers/:ident', async (request) => {
+    readQuery(request.query, []);
+    return renderOffer(await offers.get(request.auth, request.params.ident));
+  });
+
+  app.post('/offers', async (request, reply) => {
+    const b = readBody(OFFER_BODY, request.body);
+    const input = pick<OfferCreateInput>(b, {
+      resource_uuid: 'resourceUuid',
+      resource_type: 'resourceType',
+      name: 'name',
+      lessee_id: 'lesseeId',
+      start_time: 'startTime',
+      end_time: 'endTime',
+      properties: 'properties',
+    }) as OfferCreateInput;
+    return reply.code(201).send(renderOffer(await offers.create(request.auth, input)));
+  });
+
+  app.delete<{ Params: { ident: string } }>('/offers/:ident', async (request, reply) => {
+    await offers.cancel(request.auth, request.params.ident);
+    return reply.code(200).type('application/json').send('null');
+  });
+
+  app.post<{ Params: { ident: string } }>('/offers/:ident/claim', async (request, reply) => {
+    const b = readBody(CLAIM_BODY, request.body ?? {});
+    const input = pick<ClaimInput>(b, { start_time: 'startTime', end_time: 'endTime', name: 'name', properties: 'properties', purpose: 'purpose' });
+    return reply.code(201).send(renderLease(await offers.claim(request.auth, request.params.ident, input)));
+  });
+}

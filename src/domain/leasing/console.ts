@@ -1,0 +1,79 @@
+/**
+ * Serial-console tokens (esi-leap `/v1/console_auth_tokens`, reference/esi-leap.md §1.7).
+ *
+ * A token is a random secret handed to the caller once; only its SHA-256 digest is stored,
+ * with an absolute expiry (default TTL 600 s). A websocket console proxy exchanges it for the
+ * node's console ({@link ConsoleTokenService.validate}); the tokens of a node are deleted when
+ * a lease is removed from it and on request. esi-leap has no policy rule here and relies on
+ * Ironic's node visibility; esi checks `esi_leap:console_auth_token:create|delete` (admin,
+ * node owner, node lessee) after the same visibility rule (a node the caller may not see is 404).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { AuthContext } from '../auth.ts';
+import type { Clock } from '../clock.ts';
+import { InvalidInputError } from '../errors.ts';
+import type { Policy } from '../policy/types.ts';
+import { nodeTarget, type LeasingAccess } from './access.ts';
+import type { IssuedConsoleToken } from './model.ts';
+import type { LeasingRepository } from './repository.ts';
+
+/** Default token lifetime, seconds (esi-leap `[serialconsoleproxy] token_ttl`). */
+export const DEFAULT_CONSOLE_TOKEN_TTL_S = 600;
+
+/** Longest token lifetime esi accepts, seconds (esi-leap has no cap; esi caps at one day). */
+export const MAX_CONSOLE_TOKEN_TTL_S = 86_400;
+
+/** SHA-256 hex digest of a token: what the store keeps. */
+export function consoleTokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** Issues, revokes and checks console tokens. */
+export class ConsoleTokenService {
+  constructor(
+    private readonly repo: LeasingRepository,
+    private readonly policy: Policy,
+    private readonly access: LeasingAccess,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Issue a token for a node's console.
+   * @param ttlS lifetime in seconds, 1…{@link MAX_CONSOLE_TOKEN_TTL_S} (default 600)
+   * @throws NotFoundError (node not visible), ForbiddenError, InvalidInputError (TTL)
+   */
+  async create(ctx: AuthContext, nodeIdent: string, ttlS: number = DEFAULT_CONSOLE_TOKEN_TTL_S): Promise<IssuedConsoleToken> {
+    if (!Number.isInteger(ttlS) || ttlS <= 0 || ttlS > MAX_CONSOLE_TOKEN_TTL_S) {
+      throw new InvalidInputError(`Token TTL ${ttlS} invalid: expected whole seconds between 1 and ${MAX_CONSOLE_TOKEN_TTL_S}.`, 'InvalidTokenTTL');
+    }
+    const node = await this.access.visibleNode(ctx, nodeIdent);
+    this.policy.authorize('esi_leap:console_auth_token:create', nodeTarget(node), ctx);
+    const token = randomBytes(32).toString('base64url');
+    const now = this.clock.now();
+    const expiresAt = now + ttlS * 1000;
+    await this.repo.insertConsoleToken({ tokenHash: consoleTokenHash(token), nodeUuid: node.uuid, expiresAt, createdAt: now });
+    return { nodeUuid: node.uuid, token, expiresAt };
+  }
+
+  /**
+   * Revoke every token of a node.
+   * @returns the node UUID
+   * @throws NotFoundError (node not visible), ForbiddenError
+   */
+  async revokeAll(ctx: AuthContext, nodeIdent: string): Promise<string> {
+    const node = await this.access.visibleNode(ctx, nodeIdent);
+    this.policy.authorize('esi_leap:console_auth_token:delete', nodeTarget(node), ctx);
+    await this.repo.deleteConsoleTokens(node.uuid);
+    return node.uuid;
+  }
+
+  /** The node an unexpired token opens, or null (for the console proxy). */
+  async validate(token: string): Promise<{ nodeUuid: string; expiresAt: number } | null> {
+    return this.repo.findConsoleToken(consoleTokenHash(token), this.clock.now());
+  }
+
+  /** Delete expired tokens (the lease manager's sweep). @returns how many */
+  purgeExpired(): Promise<number> {
+    return this.repo.purgeConsoleTokens(this.clock.now());
+  }
+}

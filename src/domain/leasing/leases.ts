@@ -1,0 +1,223 @@
+/**
+ * Leases (esi-leap `/v1/leases`, reference/esi-leap.md §1.4): list, show, direct create (by a
+ * node owner, an admin, or a lessee sub-leasing), end-time update (admins) and cancel.
+ * Policy rules `esi_leap:lease:*`; a lease the caller may not see is "not found".
+ */
+import type { AuthContext } from '../auth.ts';
+import type { Clock } from '../clock.ts';
+import { ConflictError, InvalidInputError, InvalidStateError, NotFoundError } from '../errors.ts';
+import { isUuidLike, newUuid } from '../ids.ts';
+import type { Policy } from '../policy/types.ts';
+import { leaseTarget, type LeasingAccess } from './access.ts';
+import { admit, insertLeases } from './admission.ts';
+import type { LeasingEnricher } from './enrich.ts';
+import { leaseEvent } from './events.ts';
+import { checkName, checkPurpose, filterWindow, type LeaseCreateInput, type LeaseListInput } from './inputs.ts';
+import type { LeaseLifecycle } from './lifecycle.ts';
+import { LEASE_STATUSES, type Lease, type LeaseStatus, type LeaseView } from './model.ts';
+import type { LeaseLimits } from './offers.ts';
+import type { LeaseQuery, LeasingRepository } from './repository.ts';
+import type { LeaseScheduler } from './scheduler.ts';
+import { isLeaseFinal, LEASE_DELETABLE, LEASE_LIST_DEFAULT } from './status.ts';
+import { assertValidRange, checkLeaseLength } from './windows.ts';
+
+/** What {@link LeaseService} is built from. */
+export interface LeaseServiceDeps {
+  readonly repo: LeasingRepository;
+  readonly policy: Policy;
+  readonly access: LeasingAccess;
+  readonly enricher: LeasingEnricher;
+  readonly lifecycle: LeaseLifecycle;
+  readonly scheduler: () => LeaseScheduler;
+  readonly clock: Clock;
+  readonly limits: LeaseLimits;
+}
+
+/** The lease operations of the lease API. */
+export class LeaseService {
+  constructor(private readonly d: LeaseServiceDeps) {}
+
+  /**
+   * Leases matching the filters, scoped as esi-leap does (§1.4): `view=all` needs a lease
+   * admin; `owner_id` or `project_id` naming another project needs a lease admin; with neither,
+   * the leases where the caller's project is the lessee or the owner.
+   * @throws ForbiddenError, InvalidInputError, NotFoundError (unknown project)
+   */
+  async list(ctx: AuthContext, input: LeaseListInput): Promise<LeaseView[]> {
+    const { policy, access, repo, enricher } = this.d;
+    const intersects = filterWindow('a lease', input.startTime, input.endTime);
+    const statuses = parseStatus(input.status);
+    const projectId = input.projectId !== undefined ? (await access.resolveProject(input.projectId)).id : undefined;
+    const ownerId = input.ownerId !== undefined ? (await access.resolveProject(input.ownerId)).id : undefined;
+    const scope: Pick<LeaseQuery, 'projectId' | 'ownerId' | 'projectOrOwnerId'> = {};
+    if (input.view !== undefined && input.view !== 'all') throw new InvalidInputError(`Invalid view ${input.view}: the only view is all.`);
+    if (input.view === 'all') {
+      policy.authorize('esi_leap:lease:lease_admin', {}, ctx);
+      Object.assign(scope, projectId !== undefined ? { projectId } : {}, ownerId !== undefined ? { ownerId } : {});
+    } else {
+      policy.authorize('esi_leap:lease:get_all', {}, ctx);
+      const mine = ctx.projectId;
+      if (ownerId !== undefined) {
+        if (ownerId !== mine) policy.authorize('esi_leap:lease:lease_admin', {}, ctx);
+        Object.assign(scope, { ownerId }, projectId !== undefined ? { projectId } : {});
+      } else if (projectId === undefined) {
+        Object.assign(scope, { projectOrOwnerId: access.projectOf(ctx) });
+      } else {
+        if (projectId !== mine) policy.authorize('esi_leap:lease:lease_admin', {}, ctx);
+        Object.assign(scope, { projectId });
+      }
+    }
+    const resourceType = input.resourceType !== undefined || input.resourceUuid !== undefined ? access.checkResourceType(input.resourceType) : undefined;
+    let resourceUuid: string | undefined;
+    if (input.resourceUuid !== undefined) {
+      const node = await access.findNode(input.resourceUuid);
+      if (!node) return [];
+      resourceUuid = node.uuid;
+    }
+    const leases = await repo.findLeases({
+      ...scope,
+      ...(statuses ? { statuses } : {}),
+      ...(input.offerUuid !== undefined ? { offerUuid: input.offerUuid } : {}),
+      ...(intersects ? { intersects } : {}),
+      ...(resourceType !== undefined ? { resourceType } : {}),
+      ...(resourceUuid !== undefined ? { resourceUuid } : {}),
+      ...(input.purpose !== undefined ? { purpose: input.purpose } : {}),
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.uuid !== undefined ? { uuid: input.uuid } : {}),
+    });
+    const views = await enricher.leases(leases);
+    return input.resourceClass !== undefined ? views.filter((v) => v.resourceClass === input.resourceClass) : views;
+  }
+
+  /** One lease the caller may see (admin, its owner or its lessee). @throws NotFoundError, ConflictError */
+  async get(ctx: AuthContext, ident: string): Promise<LeaseView> {
+    const lease = await this.find(ctx, ident);
+    return (await this.d.enricher.leases([lease]))[0]!;
+  }
+
+  /**
+   * Create a lease directly (no offer): the node's owner or an admin leases it to a project,
+   * or the node's lessee sub-leases it inside its own lease. Defaults: start now, end start +
+   * default length; a non-admin's explicit window may not exceed the maximum length. Admission
+   * (`./admission.ts`) checks conflicts, the lessee's quota and — for a sub-lease — the node
+   * owner's lease policy, under the node and lessee-project locks.
+   * @throws ForbiddenError (role, ownership, length, owner policy, quota), NotFoundError (node,
+   *   project), InvalidInputError (times, name), ConflictError (window taken)
+   */
+  async create(ctx: AuthContext, input: LeaseCreateInput): Promise<LeaseView> {
+    const { policy, access, repo, clock, limits } = this.d;
+    policy.authorize('esi_leap:lease:create', {}, ctx);
+    const ownerId = access.projectOf(ctx);
+    const resourceType = access.checkResourceType(input.resourceType);
+    const name = checkName(input.name);
+    const purpose = checkPurpose(input.purpose);
+    const node = await access.visibleNode(ctx, input.resourceUuid);
+    const lessee = await access.resolveProject(input.projectId);
+    const now = clock.now();
+    const start = input.startTime ?? now;
+    const end = input.endTime ?? start + limits.defaultMs;
+    assertValidRange('lease', { start, end });
+    if (input.endTime !== undefined) checkLeaseLength({ start, end }, limits.maxMs, access.isLeaseAdmin(ctx));
+    const { parentLeaseUuid } = await access.createScope(ctx, node, { start, end });
+    const lease: Lease = {
+      uuid: newUuid(),
+      name,
+      projectId: lessee.id,
+      ownerId,
+      purpose,
+      resourceType,
+      resourceUuid: node.uuid,
+      startTime: start,
+      endTime: end,
+      fulfillTime: null,
+      expireTime: null,
+      status: 'created',
+      properties: input.properties ?? {},
+      offerUuid: null,
+      parentLeaseUuid,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const leaseAdmin = access.isLeaseAdmin(ctx);
+    const lesseeScope = [lessee.id, ...(await access.ancestorsOf(lessee.id))];
+    await repo.withLeaseLocks([node.uuid], [lessee.id], async (tx) => {
+      await admit(tx, [{ lease, nodeOwner: node.owner, window: { start, end } }], { bypassLimits: leaseAdmin, ownerPolicy: node.owner !== ownerId, lesseeScope });
+      await insertLeases(tx, [lease], now);
+    });
+    this.d.scheduler().changed({ kind: 'lease', uuid: lease.uuid });
+    return (await this.d.enricher.leases([lease], new Map([[node.uuid, node]])))[0]!;
+  }
+
+  /**
+   * Change a lease's end time (esi-leap PATCH, admins by default). Shortening is always
+   * allowed; the added part of an extension is admitted like a creation (conflicts; for
+   * non-admins, when an operator opens the rule to them, also the owner policy and the quota).
+   * @throws NotFoundError, ForbiddenError, InvalidInputError (end ≤ start),
+   *   InvalidStateError (lease already ended), ConflictError
+   */
+  async updateEnd(ctx: AuthContext, ident: string, endTime: number): Promise<LeaseView> {
+    const { policy, repo, clock, access } = this.d;
+    const found = await this.find(ctx, ident);
+    policy.authorize('esi_leap:lease:update', leaseTarget(found), ctx, `Access was denied to lease ${found.uuid}.`);
+    const now = clock.now();
+    const node = await access.findNode(found.resourceUuid);
+    const lesseeScope = [found.projectId, ...(await access.ancestorsOf(found.projectId))];
+    const options = { bypassLimits: access.isLeaseAdmin(ctx), ownerPolicy: found.offerUuid !== null || found.parentLeaseUuid !== null, lesseeScope };
+    const updated = await repo.withLeaseLocks([found.resourceUuid], [found.projectId], async (tx) => {
+      const lease = await tx.getLease(found.uuid);
+      if (!lease) throw new NotFoundError('lease', ident, `Lease with name or uuid ${ident} not found.`, 'LeaseNotFound');
+      if (isLeaseFinal(lease.status)) throw new InvalidStateError(`Lease ${lease.uuid} is ${lease.status}; only a lease that has not ended can be updated.`, 'LeaseNotUpdatable');
+      assertValidRange('lease', { start: lease.startTime, end: endTime });
+      if (endTime > lease.endTime) {
+        const extended = { ...lease, endTime };
+        await admit(tx, [{ lease: extended, nodeOwner: node?.owner ?? null, window: { start: lease.endTime, end: endTime }, excludeUuid: lease.uuid }], options);
+      }
+      const changed = (await tx.setLeaseEnd(lease.uuid, endTime, now))!;
+      await tx.insertEvent(leaseEvent(changed, 'esi_leap.lease.update', now));
+      return changed;
+    });
+    this.d.scheduler().changed({ kind: 'lease', uuid: updated.uuid });
+    return (await this.d.enricher.leases([updated]))[0]!;
+  }
+
+  /**
+   * Cancel a lease in status active, created, error or wait fulfill: its sub-leases and
+   * sub-offers first, then the lease is removed from its node.
+   * @throws NotFoundError (not visible or not cancellable), ForbiddenError
+   */
+  async cancel(ctx: AuthContext, ident: string): Promise<void> {
+    const lease = await this.find(ctx, ident, LEASE_DELETABLE);
+    this.d.policy.authorize('esi_leap:lease:delete', leaseTarget(lease), ctx, `Access was denied to lease ${lease.uuid}.`);
+    await this.d.lifecycle.cancelLease(lease);
+    this.d.scheduler().changed({ kind: 'lease', uuid: lease.uuid });
+  }
+
+  /**
+   * A lease by UUID or name that the caller may see, optionally only in some statuses.
+   * @throws NotFoundError `Lease with name or uuid X not found.`; ConflictError for a name
+   *   shared by several visible leases
+   */
+  private async find(ctx: AuthContext, ident: string, statuses?: readonly LeaseStatus[]): Promise<Lease> {
+    const { repo, access } = this.d;
+    const candidates = isUuidLike(ident)
+      ? [await repo.getLease(ident)].filter((l): l is Lease => l !== null)
+      : await repo.findLeases({ name: ident, ...(statuses ? { statuses } : {}) });
+    const visible = candidates.filter((l) => access.canSeeLease(ctx, l));
+    if (visible.length > 1) throw new ConflictError(`Duplicate leases with name ${ident}.`, 'LeaseDuplicateName');
+    const lease = visible[0];
+    if (!lease || (statuses && !statuses.includes(lease.status))) {
+      throw new NotFoundError('lease', ident, `Lease with name or uuid ${ident} not found.`, 'LeaseNotFound');
+    }
+    return lease;
+  }
+}
+
+/** Parse a `status` filter: undefined → default set, `any` → no filter, else one status. */
+function parseStatus(status: string | undefined): readonly LeaseStatus[] | undefined {
+  if (status === undefined) return LEASE_LIST_DEFAULT;
+  if (status === 'any') return undefined;
+  if (!(LEASE_STATUSES as readonly string[]).includes(status)) {
+    throw new InvalidInputError(`Invalid status ${status}: expected one of ${LEASE_STATUSES.join(', ')} or any.`);
+  }
+  return [status as LeaseStatus];
+}

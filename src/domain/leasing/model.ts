@@ -1,0 +1,180 @@
+/**
+ * The leasing model (esi-leap v1): offers, leases, events and console tokens as plain values.
+ *
+ * Field meanings follow esi-leap's tables (reference/esi-leap.md §1.3, §1.4, §2.1). Times are
+ * epoch milliseconds, UTC. esi-leap stores microseconds; esi keeps milliseconds (sub-millisecond
+ * digits of an input are dropped).
+ */
+
+/** The only resource type esi leases: an Ironic node (esi-leap's default `ironic_node`). */
+export const RESOURCE_TYPE = 'ironic_node';
+
+/**
+ * The end of time: an offer created without `end_time` ends here. esi-leap uses Python's
+ * `datetime.max` (`9999-12-31T23:59:59.999999`); esi stores the same instant to the millisecond
+ * (`…59.999`) and renders it back as `…59.999999`, so the value round-trips (see `./time.ts`).
+ */
+export const END_OF_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * Longest `name` of an offer or lease. esi-leap's column is 35 characters; esi allows 255 so
+ * descriptive names fit (a deliberate, additive deviation, docs/leasing.md).
+ */
+export const NAME_MAX = 255;
+
+/** Longest lease `purpose` (esi-leap: 255). */
+export const PURPOSE_MAX = 255;
+
+/** Statuses of an offer (reference/esi-leap.md §2.2). */
+export type OfferStatus = 'available' | 'expired' | 'deleted' | 'error';
+
+/** Statuses of a lease (reference/esi-leap.md §2.2). */
+export type LeaseStatus = 'created' | 'active' | 'expired' | 'deleted' | 'error' | 'wait fulfill' | 'wait expire' | 'wait cancel';
+
+/** Every offer status, for validation of `status` filters. */
+export const OFFER_STATUSES: readonly OfferStatus[] = ['available', 'expired', 'deleted', 'error'];
+
+/** Every lease status, for validation of `status` filters. */
+export const LEASE_STATUSES: readonly LeaseStatus[] = ['created', 'active', 'expired', 'deleted', 'error', 'wait fulfill', 'wait expire', 'wait cancel'];
+
+/** A half-open time window [start, end), epoch ms. */
+export interface Window {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** An offer: an owner (or a sub-leasing lessee) makes a node available for a window. */
+export interface Offer {
+  readonly uuid: string;
+  readonly name: string | null;
+  /** Project that created the offer (the node owner, or the lessee for a sub-offer). */
+  readonly projectId: string;
+  /** When set, only this project and its subtree may see and claim the offer (§2.7). */
+  readonly lesseeId: string | null;
+  readonly resourceType: string;
+  /** Node UUID. */
+  readonly resourceUuid: string;
+  readonly startTime: number;
+  readonly endTime: number;
+  readonly status: OfferStatus;
+  /** Free-form JSON object. */
+  readonly properties: Readonly<Record<string, unknown>>;
+  /** Set for a sub-offer: the lease under which the node is re-offered (§2.6). */
+  readonly parentLeaseUuid: string | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** A lease: a project holds a node for a window. */
+export interface Lease {
+  readonly uuid: string;
+  readonly name: string | null;
+  /** Lessee project. */
+  readonly projectId: string;
+  /** Project that granted the lease (node owner, offer owner, or sub-leasing lessee). */
+  readonly ownerId: string;
+  readonly purpose: string | null;
+  readonly resourceType: string;
+  /** Node UUID. */
+  readonly resourceUuid: string;
+  readonly startTime: number;
+  readonly endTime: number;
+  /** When the lease was applied to the node, or null. */
+  readonly fulfillTime: number | null;
+  /** When the lease was removed from the node (expiry or cancel), or null. */
+  readonly expireTime: number | null;
+  readonly status: LeaseStatus;
+  readonly properties: Readonly<Record<string, unknown>>;
+  /** The claimed offer, or null for a direct lease. */
+  readonly offerUuid: string | null;
+  /** The parent lease of a sub-lease, or null. */
+  readonly parentLeaseUuid: string | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** One row of the event log (`GET /v1/events`, reference/esi-leap.md §1.6). */
+export interface LeasingEvent {
+  /** Auto-incremented; the polling cursor (`last_event_id`). */
+  readonly id: number;
+  /** e.g. `esi_leap.lease.fulfill.end` (see `./events.ts` for the list). */
+  readonly eventType: string;
+  readonly eventTime: number;
+  /** `lease` or `offer`. */
+  readonly objectType: 'lease' | 'offer';
+  readonly objectUuid: string;
+  readonly resourceType: string;
+  readonly resourceUuid: string;
+  /** Lease: the lessee project; offer: its `lessee_id` restriction (may be null). */
+  readonly lesseeId: string | null;
+  /** Lease: `owner_id`; offer: `project_id`. */
+  readonly ownerId: string | null;
+}
+
+/**
+ * An event before it is stored (no id yet). `subject` is a snapshot of the lease or offer in
+ * esi-leap's wire form; it is not part of the event log, only of webhook payloads.
+ */
+export type NewLeasingEvent = Omit<LeasingEvent, 'id'> & { readonly subject?: Readonly<Record<string, unknown>> };
+
+/** What the node-facing columns of an offer or lease look like after enrichment. */
+export interface ResourceInfo {
+  /** Node name (null when the node has none), or `unknown-name` when the node is gone (esi-leap placeholder). */
+  readonly resource: string | null;
+  /** Node resource class, or `unknown-class` when the node is gone. */
+  readonly resourceClass: string | null;
+  /** Node properties minus `lease_uuid` and `capabilities`, or `{}`. */
+  readonly resourceProperties: Readonly<Record<string, unknown>>;
+}
+
+/** An offer as the API shows it: with names, node information and free windows. */
+export interface OfferView extends Offer, ResourceInfo {
+  /** Name of `projectId`, or null when unknown. */
+  readonly project: string | null;
+  /** Name of `lesseeId`, or null. */
+  readonly lessee: string | null;
+  /** Free windows `[start, end]` (epoch ms), sorted; empty unless the offer is available. */
+  readonly availabilities: ReadonlyArray<readonly [number, number]>;
+}
+
+/** A lease as the API shows it: with names and node information. */
+export interface LeaseView extends Lease, ResourceInfo {
+  /** Name of the lessee project. */
+  readonly project: string | null;
+  /** Name of the owner project. */
+  readonly owner: string | null;
+}
+
+/** A node as `GET /v1/nodes` shows it (reference/esi-leap.md §1.5). */
+export interface NodeView {
+  readonly uuid: string;
+  readonly name: string | null;
+  /** Owner project name (esi-leap shows names here). */
+  readonly owner: string | null;
+  /** Lessee project name. */
+  readonly lessee: string | null;
+  readonly resourceClass: string | null;
+  readonly provisionState: string;
+  readonly targetProvisionState: string | null;
+  readonly powerState: string | null;
+  readonly targetPowerState: string | null;
+  readonly maintenance: boolean;
+  /** Properties minus `lease_uuid` and `capabilities`. */
+  readonly properties: Readonly<Record<string, unknown>>;
+  /** The available offer whose window contains now. */
+  readonly offerUuid: string | null;
+  /** The lease applied to the node (`properties.lease_uuid`). */
+  readonly leaseUuid: string | null;
+  /** Available offers starting after now. */
+  readonly futureOffers: readonly string[];
+  /** Leases in status `created` on this node. */
+  readonly futureLeases: readonly string[];
+}
+
+/** A freshly created console token; `token` is shown once and stored only as a hash. */
+export interface IssuedConsoleToken {
+  readonly nodeUuid: string;
+  readonly token: string;
+  /** Expiry, epoch ms. */
+  readonly expiresAt: number;
+}

@@ -1,0 +1,93 @@
+/**
+ * `GET /v1/nodes` (reference/esi-leap.md §1.5): the nodes the caller may see under the
+ * baremetal policy, with their leasing state — the current available offer, the applied lease,
+ * future offers and leases — and project names instead of ids. One node query, one offer
+ * query, one lease query and one name query per request.
+ */
+import type { AuthContext } from '../auth.ts';
+import type { Clock } from '../clock.ts';
+import type { Policy } from '../policy/types.ts';
+import type { LeasingAccess } from './access.ts';
+import { condensedProperties } from './enrich.ts';
+import type { NodeView } from './model.ts';
+import type { NodeGateway, ProjectDirectory } from './ports.ts';
+import type { LeasingReader } from './repository.ts';
+
+/** Filters of the node list: project ids or names, and a resource class. */
+export interface NodeListInput {
+  readonly owner?: string;
+  readonly lessee?: string;
+  readonly resourceClass?: string;
+}
+
+/** The node list of the lease API. */
+export class LeasingNodeService {
+  constructor(
+    private readonly nodes: NodeGateway,
+    private readonly projects: ProjectDirectory,
+    private readonly repo: LeasingReader,
+    private readonly policy: Policy,
+    private readonly access: LeasingAccess,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Visible nodes with leasing state. esi-leap checks no rule here (Ironic filters with the
+   * caller's token); esi checks `esi_leap:node:get_all` (any leasing role) and filters through
+   * the node gateway's baremetal visibility.
+   * @throws ForbiddenError without a leasing role; NotFoundError for an unknown project
+   */
+  async list(ctx: AuthContext, input: NodeListInput): Promise<NodeView[]> {
+    this.policy.authorize('esi_leap:node:get_all', {}, ctx);
+    const owner = input.owner !== undefined ? (await this.access.resolveProject(input.owner)).id : undefined;
+    const lessee = input.lessee !== undefined ? (await this.access.resolveProject(input.lessee)).id : undefined;
+    const nodes = await this.nodes.listVisible(ctx, {
+      ...(owner !== undefined ? { owner } : {}),
+      ...(lessee !== undefined ? { lessee } : {}),
+      ...(input.resourceClass !== undefined ? { resourceClass: input.resourceClass } : {}),
+    });
+    if (nodes.length === 0) return [];
+    const uuids = nodes.map((n) => n.uuid);
+    const [offers, leases, names] = await Promise.all([
+      this.repo.findOffers({ resourceUuids: uuids, statuses: ['available'] }),
+      this.repo.findLeases({ resourceUuids: uuids, statuses: ['created'] }),
+      this.projects.namesOf(nodes.flatMap((n) => [n.owner, n.lessee].filter((p): p is string => p !== null))),
+    ]);
+    const now = this.clock.now();
+    const offersOf = groupBy(offers, (o) => o.resourceUuid);
+    const leasesOf = groupBy(leases, (l) => l.resourceUuid);
+    return nodes.map((n) => {
+      const nodeOffers = offersOf.get(n.uuid) ?? [];
+      const current = nodeOffers.find((o) => o.startTime <= now && o.endTime >= now);
+      const leaseUuid = n.properties.lease_uuid;
+      return {
+        uuid: n.uuid,
+        name: n.name,
+        owner: n.owner ? (names.get(n.owner) ?? n.owner) : null,
+        lessee: n.lessee ? (names.get(n.lessee) ?? n.lessee) : null,
+        resourceClass: n.resourceClass,
+        provisionState: n.provisionState,
+        targetProvisionState: n.targetProvisionState,
+        powerState: n.powerState,
+        targetPowerState: n.targetPowerState,
+        maintenance: n.maintenance,
+        properties: condensedProperties(n.properties),
+        offerUuid: current?.uuid ?? null,
+        leaseUuid: typeof leaseUuid === 'string' ? leaseUuid : null,
+        futureOffers: nodeOffers.filter((o) => o.startTime > now).map((o) => o.uuid),
+        futureLeases: (leasesOf.get(n.uuid) ?? []).map((l) => l.uuid),
+      };
+    });
+  }
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}

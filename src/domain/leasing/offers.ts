@@ -1,0 +1,249 @@
+/**
+ * Offers (esi-leap `/v1/offers`, reference/esi-leap.md §1.3): list, show, create, cancel and
+ * claim. Policy rules `esi_leap:offer:*`; visibility as {@link LeasingAccess.canSeeOffer}.
+ */
+import type { AuthContext } from '../auth.ts';
+import type { Clock } from '../clock.ts';
+import { ConflictError, InvalidInputError, NotFoundError } from '../errors.ts';
+import { isUuidLike, newUuid } from '../ids.ts';
+import type { Policy } from '../policy/types.ts';
+import { offerTarget, type LeasingAccess } from './access.ts';
+import { admit, insertLeases } from './admission.ts';
+import { checkOfferWindow } from './conflicts.ts';
+import type { LeasingEnricher } from './enrich.ts';
+import { offerEvent } from './events.ts';
+import { checkName, checkPurpose, filterWindow, type ClaimInput, type OfferCreateInput, type OfferListInput } from './inputs.ts';
+import type { LeaseLifecycle } from './lifecycle.ts';
+import { END_OF_TIME, OFFER_STATUSES, type Lease, type LeaseView, type Offer, type OfferStatus, type OfferView } from './model.ts';
+import { policyFor } from './policy-rules.ts';
+import type { LeasingRepository } from './repository.ts';
+import type { LeaseScheduler } from './scheduler.ts';
+import { OFFER_DELETABLE, OFFER_LIST_DEFAULT } from './status.ts';
+import { formatLeaseTime } from './time.ts';
+import { assertValidRange, checkLeaseLength, claimDefaultEnd, overlaps, within } from './windows.ts';
+
+/** Lease length limits, ms (from `config.leasing`). */
+export interface LeaseLimits {
+  /** Length of a lease created without `end_time` (esi-leap: 7 days). */
+  readonly defaultMs: number;
+  /** Longest lease a non-admin may create (esi-leap: 21 days). */
+  readonly maxMs: number;
+}
+
+/** What {@link OfferService} is built from. */
+export interface OfferServiceDeps {
+  readonly repo: LeasingRepository;
+  readonly policy: Policy;
+  readonly access: LeasingAccess;
+  readonly enricher: LeasingEnricher;
+  readonly lifecycle: LeaseLifecycle;
+  readonly scheduler: () => LeaseScheduler;
+  readonly clock: Clock;
+  readonly limits: LeaseLimits;
+}
+
+/** The offer operations of the lease API. */
+export class OfferService {
+  constructor(private readonly d: OfferServiceDeps) {}
+
+  /**
+   * Offers the caller may see that match the filters.
+   * @throws ForbiddenError without a leasing role; InvalidInputError for bad filters;
+   *   NotFoundError for an unknown project
+   */
+  async list(ctx: AuthContext, input: OfferListInput): Promise<OfferView[]> {
+    const { policy, access, repo, enricher, clock } = this.d;
+    policy.authorize('esi_leap:offer:get_all', {}, ctx);
+    const contains = filterWindow('an offer', input.startTime, input.endTime);
+    const wanted = filterWindow('an offer', input.availableStartTime, input.availableEndTime, 'Availability Start Time');
+    const statuses = parseStatus(input.status);
+    const resourceType = input.resourceType !== undefined || input.resourceUuid !== undefined ? access.checkResourceType(input.resourceType) : undefined;
+    let resourceUuid: string | undefined;
+    if (input.resourceUuid !== undefined) {
+      const node = await access.findNode(input.resourceUuid);
+      if (!node) return [];
+      resourceUuid = node.uuid;
+    }
+    const projectId = input.projectId !== undefined ? (await access.resolveProject(input.projectId)).id : undefined;
+    const lesseeId = input.lesseeId !== undefined ? (await access.resolveProject(input.lesseeId)).id : undefined;
+    const visibleTo = access.isOfferAdmin(ctx) ? undefined : { projectId: access.projectOf(ctx), lesseeIds: await access.lesseeScope(ctx) };
+    const offers = await repo.findOffers({
+      ...(statuses ? { statuses } : {}),
+      ...(projectId !== undefined ? { projectId } : {}),
+      ...(lesseeId !== undefined ? { lesseeId } : {}),
+      ...(resourceType !== undefined ? { resourceType } : {}),
+      ...(resourceUuid !== undefined ? { resourceUuid } : {}),
+      ...(contains ? { contains } : {}),
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.uuid !== undefined ? { uuid: input.uuid } : {}),
+      ...(visibleTo ? { visibleTo } : {}),
+    });
+    const leases = await enricher.blockingLeasesOf(offers);
+    const claimable = wanted
+      ? offers.filter(
+          (o) =>
+            o.status === 'available' &&
+            within(wanted, { start: o.startTime, end: o.endTime }) &&
+            !(leases.get(o.uuid) ?? []).some((l) => overlaps(wanted, { start: l.startTime, end: l.endTime })),
+        )
+      : offers;
+    const views = await enricher.offers(claimable, clock.now(), leases);
+    return input.resourceClass !== undefined ? views.filter((v) => v.resourceClass === input.resourceClass) : views;
+  }
+
+  /** One offer the caller may see, by UUID or name. @throws NotFoundError, ConflictError (duplicate name) */
+  async get(ctx: AuthContext, ident: string): Promise<OfferView> {
+    const offer = await this.find(ctx, ident);
+    return (await this.d.enricher.offers([offer], this.d.clock.now()))[0]!;
+  }
+
+  /**
+   * Create an offer on a node the caller owns (or, as its lessee, inside its lease: a
+   * sub-offer). Defaults: start now, end {@link END_OF_TIME}.
+   * @throws ForbiddenError (role, ownership), NotFoundError (node, lessee project),
+   *   InvalidInputError (times, name), ConflictError (overlapping offer or lease)
+   */
+  async create(ctx: AuthContext, input: OfferCreateInput): Promise<OfferView> {
+    const { policy, access, repo, clock } = this.d;
+    policy.authorize('esi_leap:offer:create', {}, ctx);
+    const projectId = access.projectOf(ctx);
+    const resourceType = access.checkResourceType(input.resourceType);
+    const name = checkName(input.name);
+    const node = await access.visibleNode(ctx, input.resourceUuid);
+    const lesseeId = input.lesseeId ? (await access.resolveProject(input.lesseeId)).id : null;
+    const now = clock.now();
+    const window = { start: input.startTime ?? now, end: input.endTime ?? END_OF_TIME };
+    assertValidRange('offer', window);
+    const { parentLeaseUuid } = await access.createScope(ctx, node, window);
+    const offer: Offer = {
+      uuid: newUuid(),
+      name,
+      projectId,
+      lesseeId,
+      resourceType,
+      resourceUuid: node.uuid,
+      startTime: window.start,
+      endTime: window.end,
+      status: 'available',
+      properties: input.properties ?? {},
+      parentLeaseUuid,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await repo.withNodeLock(node.uuid, async (tx) => {
+      await checkOfferWindow(tx, offer, window);
+      await tx.insertOffer(offer);
+      await tx.insertEvent(offerEvent(offer, 'esi_leap.offer.create', now));
+    });
+    this.d.scheduler().changed({ kind: 'offer', uuid: offer.uuid });
+    return (await this.d.enricher.offers([offer], now, new Map()))[0]!;
+  }
+
+  /**
+   * Cancel an offer in status available or error; its leases are cancelled too.
+   * @throws NotFoundError (not visible, or not cancellable), ForbiddenError (not its creator)
+   */
+  async cancel(ctx: AuthContext, ident: string): Promise<void> {
+    const offer = await this.find(ctx, ident, OFFER_DELETABLE);
+    this.d.policy.authorize('esi_leap:offer:delete', offerTarget(offer), ctx, `Access was denied to offer ${offer.uuid}.`);
+    await this.d.lifecycle.cancelOffer(offer);
+    this.d.scheduler().changed({ kind: 'offer', uuid: offer.uuid });
+  }
+
+  /**
+   * Claim an available offer: create a lease for the caller's project on the offer's node.
+   * Default start now; default end min(start + default length (or the owner's maximum when
+   * shorter), next lease on the offer, offer end). A non-admin's explicit window may not exceed
+   * the maximum length. Admission (`./admission.ts`) checks conflicts, the node owner's lease
+   * policy and the caller's quota under the node and project locks.
+   * @throws NotFoundError (offer not visible or not available), ForbiddenError (role, length,
+   *   owner policy, quota), InvalidInputError (times), ConflictError (window taken or outside
+   *   the offer, gap required by the owner)
+   */
+  async claim(ctx: AuthContext, ident: string, input: ClaimInput): Promise<LeaseView> {
+    const { policy, access, repo, clock, limits } = this.d;
+    const lesseeScope = ctx.projectId ? await access.lesseeScope(ctx) : [];
+    const offer = await this.find(ctx, ident, ['available'], lesseeScope);
+    policy.authorize('esi_leap:offer:claim', offerTarget(offer), ctx);
+    const projectId = access.projectOf(ctx);
+    const name = checkName(input.name);
+    const purpose = checkPurpose(input.purpose);
+    const leaseAdmin = access.isLeaseAdmin(ctx);
+    const node = await access.findNode(offer.resourceUuid);
+    const nodeOwner = node?.owner ?? null;
+    const now = clock.now();
+    const start = input.startTime ?? now;
+    let end: number;
+    if (input.endTime === undefined) {
+      // The owner's maximum (when it applies) shortens the default length, as the site maximum does not.
+      const ownerMax = leaseAdmin || nodeOwner === projectId ? null : policyFor(await repo.policiesOf(nodeOwner ? [nodeOwner] : []), nodeOwner, offer.resourceUuid)?.maxLeaseMs;
+      const leases = (await this.d.enricher.blockingLeasesOf([offer])).get(offer.uuid) ?? [];
+      const length = Math.min(limits.defaultMs, ownerMax ?? Infinity);
+      end = claimDefaultEnd(start, length, { start: offer.startTime, end: offer.endTime }, leases.map((l) => ({ start: l.startTime, end: l.endTime })));
+      if (end <= start) {
+        throw new ConflictError(`Offer ${offer.uuid} has no availabilities at given time range ${formatLeaseTime(start)}, ${formatLeaseTime(offer.endTime)}.`, 'OfferNoTimeAvailabilities');
+      }
+    } else {
+      end = input.endTime;
+      assertValidRange('lease', { start, end });
+      checkLeaseLength({ start, end }, limits.maxMs, leaseAdmin);
+    }
+    const lease: Lease = {
+      uuid: newUuid(),
+      name,
+      projectId,
+      ownerId: offer.projectId,
+      purpose,
+      resourceType: offer.resourceType,
+      resourceUuid: offer.resourceUuid,
+      startTime: start,
+      endTime: end,
+      fulfillTime: null,
+      expireTime: null,
+      status: 'created',
+      properties: input.properties ?? {},
+      offerUuid: offer.uuid,
+      parentLeaseUuid: offer.parentLeaseUuid,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await repo.withLeaseLocks([offer.resourceUuid], [projectId], async (tx) => {
+      await admit(tx, [{ lease, nodeOwner, window: { start, end } }], { bypassLimits: leaseAdmin, ownerPolicy: nodeOwner !== projectId, lesseeScope });
+      await insertLeases(tx, [lease], now);
+    });
+    this.d.scheduler().changed({ kind: 'lease', uuid: lease.uuid });
+    return (await this.d.enricher.leases([lease], node ? new Map([[node.uuid, node]]) : undefined))[0]!;
+  }
+
+  /**
+   * An offer by UUID or name that the caller may see, optionally only in some statuses
+   * (esi-leap's status-filtered lookup: any other status is "not found").
+   * @param knownScope the caller's lessee scope when already known (saves a lookup)
+   * @throws NotFoundError `Offer with name or uuid X not found.`; ConflictError for a name
+   *   shared by several visible offers
+   */
+  private async find(ctx: AuthContext, ident: string, statuses?: readonly OfferStatus[], knownScope?: readonly string[]): Promise<Offer> {
+    const notFound = new NotFoundError('offer', ident, `Offer with name or uuid ${ident} not found.`, 'OfferNotFound');
+    const { repo, access } = this.d;
+    const candidates = isUuidLike(ident)
+      ? [await repo.getOffer(ident)].filter((o): o is Offer => o !== null)
+      : await repo.findOffers({ name: ident, ...(statuses ? { statuses } : {}) });
+    const scope = knownScope ?? (candidates.length > 0 && ctx.projectId ? await access.lesseeScope(ctx) : []);
+    const visible: Offer[] = [];
+    for (const o of candidates) if (await access.canSeeOffer(ctx, o, scope)) visible.push(o);
+    if (visible.length > 1) throw new ConflictError(`Duplicate offers with name ${ident}.`, 'OfferDuplicateName');
+    const offer = visible[0];
+    if (!offer || (statuses && !statuses.includes(offer.status))) throw notFound;
+    return offer;
+  }
+}
+
+/** Parse a `status` filter: undefined → default set, `any` → no filter, else one status. */
+function parseStatus(status: string | undefined): readonly OfferStatus[] | undefined {
+  if (status === undefined) return OFFER_LIST_DEFAULT;
+  if (status === 'any') return undefined;
+  if (!(OFFER_STATUSES as readonly string[]).includes(status)) {
+    throw new InvalidInputError(`Invalid status ${status}: expected one of ${OFFER_STATUSES.join(', ')} or any.`);
+  }
+  return [status as OfferStatus];
+}

@@ -1,0 +1,112 @@
+/**
+ * Owner lease policies (pure rules). Seed 004 (openstack-discuss 2019): an owner "can set lease
+ * policies (such as a maximum lease lifetime) for a node", and the leasing system picks nodes
+ * "with owner-set lease policies matching the lease lifetime requirements". esi-leap has only the
+ * site-wide maximum (reference/esi-leap.md §3.3); esi lets an owner set, for one node or for all
+ * its nodes:
+ *
+ * - `maxLeaseMs`: the longest lease of its nodes;
+ * - `minGapMs`: the shortest gap between two leases of one node (time to clean it);
+ * - `allowedProjects`: the projects that may lease (each with its whole subtree, as an offer's
+ *   `lessee_id`); null = any project.
+ *
+ * The policy of a node is its node policy when the owner set one, else the owner's all-nodes
+ * policy (the most specific policy applies whole; fields are not merged). A policy applies to
+ * the leases others take from the owner — claims of its offers and lease requests — not to the
+ * leases the owner grants directly, and not to lease admins (who also pass the site maximum).
+ */
+import { ConflictError, ForbiddenError } from '../errors.ts';
+import type { Lease, Window } from './model.ts';
+import { formatLeaseTime } from './time.ts';
+
+/** An owner's lease policy. */
+export interface LeasePolicy {
+  readonly uuid: string;
+  /** The owner project. */
+  readonly projectId: string;
+  /** The node it applies to, or null for all the owner's nodes. */
+  readonly resourceUuid: string | null;
+  readonly maxLeaseMs: number | null;
+  readonly minGapMs: number | null;
+  /** Project ids allowed to lease (with their subtrees), or null for any. */
+  readonly allowedProjects: readonly string[] | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/**
+ * The policy that applies to a node owned by `owner`, among `policies` (any owners).
+ * @returns the node policy, else the owner's all-nodes policy, else null
+ */
+export function policyFor(policies: readonly LeasePolicy[], owner: string | null, nodeUuid: string): LeasePolicy | null {
+  if (owner === null) return null;
+  let general: LeasePolicy | null = null;
+  for (const p of policies) {
+    if (p.projectId !== owner) continue;
+    if (p.resourceUuid === nodeUuid) return p;
+    if (p.resourceUuid === null) general = p;
+  }
+  return general;
+}
+
+/**
+ * True when a project may lease under the policy: no restriction, or the project or one of its
+ * ancestors is allowed.
+ * @param lesseeScope the project followed by its ancestors
+ */
+export function projectAllowed(policy: LeasePolicy | null, lesseeScope: readonly string[]): boolean {
+  if (policy === null || policy.allowedProjects === null) return true;
+  return lesseeScope.some((p) => policy.allowedProjects!.includes(p));
+}
+
+/** Length of a duration for messages: `36 h`, `90 min`, `2 days`. */
+export function formatDuration(ms: number): string {
+  const days = ms / 86_400_000;
+  if (Number.isInteger(days) && days >= 1) return `${days} day${days === 1 ? '' : 's'}`;
+  const hours = ms / 3_600_000;
+  if (hours >= 1) return `${Number.isInteger(hours) ? hours : hours.toFixed(2)} h`;
+  const minutes = ms / 60_000;
+  if (minutes >= 1) return `${Number.isInteger(minutes) ? minutes : minutes.toFixed(1)} min`;
+  return `${Math.round(ms / 1000)} s`;
+}
+
+/**
+ * Refuse a lease the node's policy does not allow: a project not allowed (403), or longer than
+ * the owner's maximum (403).
+ * @param lesseeScope the lessee project followed by its ancestors
+ * @throws ForbiddenError naming the node and the rule
+ */
+export function checkPolicyTerms(policy: LeasePolicy | null, nodeUuid: string, lesseeScope: readonly string[], window: Window): void {
+  if (policy === null) return;
+  if (!projectAllowed(policy, lesseeScope)) {
+    throw new ForbiddenError(`The owner's lease policy ${policy.uuid} does not allow project ${lesseeScope[0]} to lease ironic_node ${nodeUuid}.`, 'LeasePolicyProjectNotAllowed');
+  }
+  if (policy.maxLeaseMs !== null && window.end - window.start > policy.maxLeaseMs) {
+    throw new ForbiddenError(
+      `Attempted to create lease with an invalid time range. The owner's lease policy ${policy.uuid} allows at most ${formatDuration(policy.maxLeaseMs)} on ironic_node ${nodeUuid}.`,
+      'LeasePolicyExceedMaxTime',
+    );
+  }
+}
+
+/**
+ * Refuse a window that comes closer than the policy's minimum gap to another lease of the node
+ * (its neighbours: leases with the same parent, see `siblingsOf`).
+ * @param neighbours blocking leases of the node near the window (the new lease excluded)
+ * @throws ConflictError naming the neighbour, its window and the first instant that is free
+ */
+export function checkGap(policy: LeasePolicy | null, nodeUuid: string, window: Window, neighbours: readonly Lease[]): void {
+  const gap = policy?.minGapMs ?? 0;
+  if (gap <= 0) return;
+  for (const l of neighbours) {
+    if (l.startTime < window.end + gap && window.start - gap < l.endTime) {
+      const fmt = formatLeaseTime;
+      const after = l.endTime <= window.start;
+      const hint = after ? `from ${fmt(l.endTime + gap)}` : `until ${fmt(l.startTime - gap)}`;
+      throw new ConflictError(
+        `Time conflict for ironic_node ${nodeUuid}. The owner's lease policy ${policy!.uuid} requires ${formatDuration(gap)} between leases (to clean the node); Lease ${l.uuid} holds it from ${fmt(l.startTime)} to ${fmt(l.endTime)}, so it is free ${hint}.`,
+        'LeasePolicyGap',
+      );
+    }
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Sending webhook deliveries: take due outbox rows, sign and POST them through a transport port,
+ * record the outcome and schedule retries with exponential back-off (rules in
+ * `./webhook-rules.ts`). Driven by the webhook worker (`src/conductor/webhook-worker.ts`), which
+ * plugs in an HTTP transport (undici).
+ *
+ * Several processes may run it against one PostgreSQL database: each attempt first takes the row
+ * with a conditional update (`claimDelivery`), so one worker sends it; a worker that dies after
+ * taking a row leaves it due again when the take lapses (at-least-once delivery — receivers
+ * de-duplicate on `X-ESI-Delivery`).
+ */
+import type { Clock } from '../clock.ts';
+import type { SecretBox } from '../secrets.ts';
+import type { LeasingLog } from './lifecycle.ts';
+import { retryDelay, signWebhook, type WebhookDelivery } from './webhook-rules.ts';
+import type { DeliveryOutcome, WebhookRepository } from './webhooks.ts';
+
+/** How a delivery leaves the process (an HTTP POST). */
+export interface WebhookTransport {
+  /**
+   * POST `body` to `url`.
+   * @returns the response status
+   * @throws on connection errors and when no answer came within `timeoutMs`
+   */
+  post(url: string, headers: Readonly<Record<string, string>>, body: string, timeoutMs: number): Promise<number>;
+}
+
+/** Tuning of delivery. */
+export interface DeliveryOptions {
+  /** First retry delay, ms (doubles each attempt, capped at one hour). */
+  readonly retryBaseMs: number;
+  /** Attempts before a delivery is `failed`. */
+  readonly maxAttempts: number;
+  /** Time allowed for one POST, ms. */
+  readonly timeoutMs: number;
+  /** Most rows taken per pass. */
+  readonly batch?: number;
+  /** Requests in flight at once. */
+  readonly concurrency?: number;
+}
+
+/** Longest `last_error` kept, characters. */
+const ERROR_MAX = 300;
+
+/** Sends due webhook deliveries. */
+export class WebhookDeliverer {
+  constructor(
+    private readonly repo: WebhookRepository,
+    private readonly transport: WebhookTransport,
+    private readonly secrets: SecretBox,
+    private readonly clock: Clock,
+    private readonly log: LeasingLog,
+    private readonly options: DeliveryOptions,
+  ) {}
+
+  /**
+   * One pass: attempt every due delivery once (up to the batch size).
+   * @returns how many were attempted
+   */
+  async runOnce(): Promise<number> {
+    const due = await this.repo.dueDeliveries(this.clock.now(), this.options.batch ?? 100);
+    let next = 0;
+    let attempted = 0;
+    const workers = Array.from({ length: Math.min(this.options.concurrency ?? 8, due.length) }, async () => {
+      while (next < due.length) {
+        const d = due[next++]!;
+        if (await this.attempt(d)) attempted++;
+      }
+    });
+    await Promise.all(workers);
+    return attempted;
+  }
+
+  /**
+   * Attempt one delivery: take it, POST it signed, record the outcome.
+   * @returns false when another worker had taken it
+   */
+  async attempt(d: WebhookDelivery): Promise<boolean> {
+    const now = this.clock.now();
+    const takeMs = this.options.timeoutMs + 30_000;
+    if (!(await this.repo.claimDelivery(d.id, d.nextAttemptAt, now + takeMs))) return false;
+    const attempts = d.attempts + 1;
+    const target = await this.repo.target(d.webhookUuid);
+    if (target === null) return true; // the webhook was deleted with its deliveries
+    if (!target.enabled) {
+      await this.repo.recordAttempt(d.id, { status: 'failed', attempts: d.attempts, nextAttemptAt: now, lastAttemptAt: now, lastStatusCode: null, lastError: 'The webhook is disabled.', deliveredAt: null });
+      return true;
+    }
+    const timestamp = Math.floor(now / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'esi-webhooks/1',
+      'x-esi-event': d.eventType,
+      'x-esi-delivery': String(d.id),
+      'x-esi-timestamp': String(timestamp),
+      'x-esi-signature': signWebhook(this.secrets.open(target.sealedSecret), timestamp, d.payload),
+    };
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      status = await this.transport.post(target.url, headers, d.payload, this.options.timeoutMs);
+      if (status < 200 || status > 299) error = `HTTP ${status}`;
+    } catch (err) {
+      error = ((err as Error).message || String(err)).slice(0, ERROR_MAX);
+    }
+    const done = this.clock.now();
+    const outcome: DeliveryOutcome =
+      error === null
+        ? { status: 'delivered', attempts, nextAttemptAt: done, lastAttemptAt: done, lastStatusCode: status, lastError: null, deliveredAt: done }
+        : {
+            status: attempts >= this.options.maxAttempts ? 'failed' : 'pending',
+            attempts,
+            nextAttemptAt: done + retryDelay(attempts, this.options.retryBaseMs),
+            lastAttemptAt: done,
+            lastStatusCode: status,
+            lastError: error,
+            deliveredAt: null,
+          };
+    await this.repo.recordAttempt(d.id, outcome);
+    if (error !== null) this.log.warn({ delivery: d.id, webhook: d.webhookUuid, attempts, error }, `webhook delivery ${outcome.status === 'failed' ? 'failed for good' : 'failed; will retry'}`);
+    return true;
+  }
+}

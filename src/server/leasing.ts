@@ -1,0 +1,76 @@
+/**
+ * Composition of the leasing area for one process: the leasing services over the leasing
+ * store, the inventory's node gateway and an adapter from the identity directory to leasing's
+ * {@link ProjectDirectory} port; and the lease manager, attached as the scheduler.
+ *
+ * The manager is always built (the API's change notifications go to it), but its timers only
+ * run when the process has the `conductor` role and starts its workers. The same holds for the
+ * webhook worker (deliveries and ending-soon notices).
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.ts';
+import type { IdentityDirectory } from '../domain/identity/index.ts';
+import { createLeasing, WebhookDeliverer, type Leasing, type NodeGateway, type ProjectDirectory } from '../domain/leasing/index.ts';
+import type { Policy } from '../domain/policy/types.ts';
+import type { SecretBox } from '../domain/secrets.ts';
+import { LeaseManager } from '../conductor/lease-manager.ts';
+import { undiciTransport, WebhookWorker } from '../conductor/webhook-worker.ts';
+import type { Store } from '../store/database.ts';
+import { KyselyLeasingRepository } from '../store/leasing/repository.ts';
+import { KyselyWebhookRepository } from '../store/leasing/webhooks.ts';
+import type { Config } from './config.ts';
+
+/** Leasing's view of the identity directory (no policy checks: names and hierarchy only). */
+export function projectDirectoryOf(directory: IdentityDirectory): ProjectDirectory {
+  return {
+    async resolve(ident) {
+      const p = await directory.resolveProject(ident);
+      return { id: p.id, name: p.name };
+    },
+    async namesOf(ids) {
+      const projects = await directory.projectsByIds(ids);
+      return new Map([...projects.values()].map((p) => [p.id, p.name]));
+    },
+    ancestors: (projectId) => directory.projectAncestors(projectId),
+  };
+}
+
+/** What {@link createLeasingServices} needs from the rest of the process. */
+export interface LeasingWiring {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly store: Store;
+  readonly policy: Policy;
+  readonly directory: IdentityDirectory;
+  readonly nodes: NodeGateway;
+  readonly secrets: SecretBox;
+}
+
+/** Build the leasing services, the lease manager and the webhook worker of one process. */
+export function createLeasingServices(w: LeasingWiring): { leasing: Leasing; leaseManager: LeaseManager; webhookWorker: WebhookWorker } {
+  const log = w.logger.child({ component: 'leasing' });
+  const lc = w.config.leasing;
+  const webhooks = new KyselyWebhookRepository(w.store.db);
+  const leasing = createLeasing({
+    repo: new KyselyLeasingRepository(w.store),
+    nodes: w.nodes,
+    projects: projectDirectoryOf(w.directory),
+    policy: w.policy,
+    clock: w.clock,
+    log,
+    limits: { defaultMs: lc.defaultLeaseS * 1000, maxMs: lc.maxLeaseS * 1000 },
+    webhooks,
+    secrets: w.secrets,
+    warningMs: lc.warningS * 1000,
+  });
+  const leaseManager = new LeaseManager(leasing, w.clock, log, { sweepIntervalMs: lc.sweepIntervalS * 1000 });
+  leasing.setScheduler(leaseManager);
+  const deliverer = new WebhookDeliverer(webhooks, undiciTransport, w.secrets, w.clock, log, {
+    retryBaseMs: lc.webhookRetryBaseMs,
+    maxAttempts: lc.webhookMaxAttempts,
+    timeoutMs: lc.webhookTimeoutS * 1000,
+  });
+  const webhookWorker = new WebhookWorker(deliverer, leasing.notices, log, { pollMs: lc.webhookPollMs, noticeIntervalMs: Math.max(1000, Math.min(60_000, lc.webhookPollMs * 10)) });
+  return { leasing, leaseManager, webhookWorker };
+}

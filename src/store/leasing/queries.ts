@@ -1,0 +1,253 @@
+/**
+ * Offer and lease queries of the leasing store on one Kysely handle — the root handle for
+ * plain reads, or a transaction inside `withNodeLock` (then it implements the port's
+ * {@link LeasingTx}). Portable across SQLite and PostgreSQL.
+ */
+import type { ExpressionBuilder } from 'kysely';
+import type { Lease, LeaseStatus, NewLeasingEvent, Offer, OfferStatus, Window } from '../../domain/leasing/model.ts';
+import type { LeasePolicy } from '../../domain/leasing/policy-rules.ts';
+import type { LeaseQuota, LeaseUsage } from '../../domain/leasing/quota-rules.ts';
+import type { LeaseChange, LeaseQuery, LeasingTx, OfferQuery } from '../../domain/leasing/repository.ts';
+import type { Db, Tx } from '../database.ts';
+import type { Database } from '../schema.ts';
+import { getQuota, policiesOf } from './limits.ts';
+import { insertEventWithDeliveries } from './outbox.ts';
+import { leaseRow, offerRow, toLease, toOffer } from './rows.ts';
+
+/** Largest `in (…)` list per query (SQLite's bound-parameter limit is far above). */
+const CHUNK = 1000;
+
+type OfferScope = { resourceType: string; resourceUuid: string } | { parentLeaseUuid: string };
+type LeaseScope = OfferScope | { offerUuid: string };
+
+/** Offer and lease queries on a handle. */
+export class LeasingQueries implements LeasingTx {
+  constructor(protected readonly db: Db | Tx) {}
+
+  async getOffer(uuid: string): Promise<Offer | null> {
+    const row = await this.db.selectFrom('offers').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+    return row ? toOffer(row) : null;
+  }
+
+  async findOffers(q: OfferQuery): Promise<Offer[]> {
+    let s = this.db.selectFrom('offers').selectAll();
+    if (q.uuid !== undefined) s = s.where('uuid', '=', q.uuid);
+    if (q.uuids !== undefined) {
+      if (q.uuids.length === 0) return [];
+      s = s.where('uuid', 'in', [...q.uuids]);
+    }
+    if (q.endsAtOrAfter !== undefined) s = s.where('end_time', '>=', q.endsAtOrAfter);
+    if (q.name !== undefined) s = s.where('name', '=', q.name);
+    if (q.projectId !== undefined) s = s.where('project_id', '=', q.projectId);
+    if (q.lesseeId !== undefined) s = s.where('lessee_id', '=', q.lesseeId);
+    if (q.statuses !== undefined) {
+      if (q.statuses.length === 0) return [];
+      s = s.where('status', 'in', [...q.statuses]);
+    }
+    if (q.resourceType !== undefined) s = s.where('resource_type', '=', q.resourceType);
+    if (q.resourceUuid !== undefined) s = s.where('resource_uuid', '=', q.resourceUuid);
+    if (q.resourceUuids !== undefined) {
+      if (q.resourceUuids.length === 0) return [];
+      s = s.where('resource_uuid', 'in', [...q.resourceUuids]);
+    }
+    if (q.parentLeaseUuid !== undefined) s = s.where('parent_lease_uuid', '=', q.parentLeaseUuid);
+    if (q.parentLeaseUuids !== undefined) {
+      if (q.parentLeaseUuids.length === 0) return [];
+      s = s.where('parent_lease_uuid', 'in', [...q.parentLeaseUuids]);
+    }
+    if (q.contains !== undefined) s = s.where('start_time', '<=', q.contains.start).where('end_time', '>=', q.contains.end);
+    const visible = q.visibleTo;
+    if (visible !== undefined) {
+      s = s.where((eb) =>
+        eb.or([
+          eb('project_id', '=', visible.projectId),
+          eb('lessee_id', 'is', null),
+          ...(visible.lesseeIds.length > 0 ? [eb('lessee_id', 'in', [...visible.lesseeIds])] : []),
+        ]),
+      );
+    }
+    return (await s.orderBy('created_at').orderBy('uuid').execute()).map(toOffer);
+  }
+
+  async getLease(uuid: string): Promise<Lease | null> {
+    const row = await this.db.selectFrom('leases').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+    return row ? toLease(row) : null;
+  }
+
+  async findLeases(q: LeaseQuery): Promise<Lease[]> {
+    let s = this.db.selectFrom('leases').selectAll();
+    if (q.uuid !== undefined) s = s.where('uuid', '=', q.uuid);
+    if (q.uuids !== undefined) {
+      if (q.uuids.length === 0) return [];
+      s = s.where('uuid', 'in', [...q.uuids]);
+    }
+    if (q.parentLeaseUuids !== undefined) {
+      if (q.parentLeaseUuids.length === 0) return [];
+      s = s.where('parent_lease_uuid', 'in', [...q.parentLeaseUuids]);
+    }
+    if (q.name !== undefined) s = s.where('name', '=', q.name);
+    if (q.projectId !== undefined) s = s.where('project_id', '=', q.projectId);
+    if (q.ownerId !== undefined) s = s.where('owner_id', '=', q.ownerId);
+    const either = q.projectOrOwnerId;
+    if (either !== undefined) s = s.where((eb) => eb.or([eb('project_id', '=', either), eb('owner_id', '=', either)]));
+    if (q.statuses !== undefined) {
+      if (q.statuses.length === 0) return [];
+      s = s.where('status', 'in', [...q.statuses]);
+    }
+    if (q.offerUuid !== undefined) s = s.where('offer_uuid', '=', q.offerUuid);
+    if (q.offerUuids !== undefined) {
+      if (q.offerUuids.length === 0) return [];
+      s = s.where('offer_uuid', 'in', [...q.offerUuids]);
+    }
+    if (q.parentLeaseUuid !== undefined) s = s.where('parent_lease_uuid', '=', q.parentLeaseUuid);
+    if (q.resourceType !== undefined) s = s.where('resource_type', '=', q.resourceType);
+    if (q.resourceUuid !== undefined) s = s.where('resource_uuid', '=', q.resourceUuid);
+    if (q.resourceUuids !== undefined) {
+      if (q.resourceUuids.length === 0) return [];
+      s = s.where('resource_uuid', 'in', [...q.resourceUuids]);
+    }
+    if (q.purpose !== undefined) s = s.where('purpose', '=', q.purpose);
+    if (q.intersects !== undefined) s = s.where('start_time', '<=', q.intersects.end).where('end_time', '>=', q.intersects.start);
+    return (await s.orderBy('created_at').orderBy('uuid').execute()).map(toLease);
+  }
+
+  async overlappingLeases(scope: LeaseScope, w: Window, statuses: readonly LeaseStatus[], excludeUuid?: string): Promise<Lease[]> {
+    if (statuses.length === 0) return [];
+    let s = this.db
+      .selectFrom('leases')
+      .selectAll()
+      .where((eb) => leaseScope(eb, scope))
+      .where('status', 'in', [...statuses])
+      .where('start_time', '<', w.end)
+      .where('end_time', '>', w.start);
+    if (excludeUuid !== undefined) s = s.where('uuid', '!=', excludeUuid);
+    return (await s.orderBy('start_time').execute()).map(toLease);
+  }
+
+  async overlappingOffers(scope: OfferScope, w: Window, statuses: readonly OfferStatus[]): Promise<Offer[]> {
+    if (statuses.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('offers')
+      .selectAll()
+      .where((eb) => offerScope(eb, scope))
+      .where('status', 'in', [...statuses])
+      .where('start_time', '<', w.end)
+      .where('end_time', '>', w.start)
+      .orderBy('start_time')
+      .execute();
+    return rows.map(toOffer);
+  }
+
+  async leasesOnNodes(resourceUuids: readonly string[], w: Window, statuses: readonly LeaseStatus[]): Promise<Lease[]> {
+    if (statuses.length === 0 || resourceUuids.length === 0) return [];
+    const out: Lease[] = [];
+    for (let i = 0; i < resourceUuids.length; i += CHUNK) {
+      const rows = await this.db
+        .selectFrom('leases')
+        .selectAll()
+        .where('resource_uuid', 'in', resourceUuids.slice(i, i + CHUNK))
+        .where('status', 'in', [...statuses])
+        .where('start_time', '<', w.end)
+        .where('end_time', '>', w.start)
+        .execute();
+      for (const r of rows) out.push(toLease(r));
+    }
+    return out.sort((a, b) => a.startTime - b.startTime);
+  }
+
+  async leasesOfProject(projectId: string, w: Window): Promise<LeaseUsage[]> {
+    const rows = await this.db
+      .selectFrom('leases')
+      .select(['status', 'start_time', 'end_time', 'fulfill_time', 'expire_time'])
+      .where('project_id', '=', projectId)
+      .where('end_time', '>', w.start)
+      .where('start_time', '<', w.end)
+      .execute();
+    return rows.map((r) => ({
+      status: r.status as LeaseStatus,
+      startTime: Number(r.start_time),
+      endTime: Number(r.end_time),
+      fulfillTime: r.fulfill_time === null ? null : Number(r.fulfill_time),
+      expireTime: r.expire_time === null ? null : Number(r.expire_time),
+    }));
+  }
+
+  policiesOf(ownerIds: readonly string[]): Promise<LeasePolicy[]> {
+    return policiesOf(this.db, ownerIds);
+  }
+
+  getQuota(projectId: string): Promise<LeaseQuota | null> {
+    return getQuota(this.db, projectId);
+  }
+
+  async insertNotice(leaseUuid: string, kind: string, now: number): Promise<boolean> {
+    const r = await this.db
+      .insertInto('lease_notices')
+      .values({ lease_uuid: leaseUuid, kind, created_at: now })
+      .onConflict((oc) => oc.columns(['lease_uuid', 'kind']).doNothing())
+      .executeTakeFirst();
+    return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+
+  async insertOffer(offer: Offer): Promise<void> {
+    await this.db.insertInto('offers').values(offerRow(offer)).execute();
+  }
+
+  async insertLease(lease: Lease): Promise<void> {
+    await this.db.insertInto('leases').values(leaseRow(lease)).execute();
+  }
+
+  async transitionLease(uuid: string, from: readonly LeaseStatus[], change: LeaseChange, now: number): Promise<Lease | null> {
+    if (from.length === 0) return null;
+    const row = await this.db
+      .updateTable('leases')
+      .set({
+        status: change.status,
+        updated_at: now,
+        ...(change.fulfillTime !== undefined ? { fulfill_time: change.fulfillTime } : {}),
+        ...(change.expireTime !== undefined ? { expire_time: change.expireTime } : {}),
+      })
+      .where('uuid', '=', uuid)
+      .where('status', 'in', [...from])
+      .returningAll()
+      .executeTakeFirst();
+    return row ? toLease(row) : null;
+  }
+
+  async transitionOffer(uuid: string, from: readonly OfferStatus[], to: OfferStatus, now: number): Promise<Offer | null> {
+    if (from.length === 0) return null;
+    const row = await this.db
+      .updateTable('offers')
+      .set({ status: to, updated_at: now })
+      .where('uuid', '=', uuid)
+      .where('status', 'in', [...from])
+      .returningAll()
+      .executeTakeFirst();
+    return row ? toOffer(row) : null;
+  }
+
+  async setLeaseEnd(uuid: string, endTime: number, now: number): Promise<Lease | null> {
+    const row = await this.db.updateTable('leases').set({ end_time: endTime, updated_at: now }).where('uuid', '=', uuid).returningAll().executeTakeFirst();
+    return row ? toLease(row) : null;
+  }
+
+  async insertEvent(e: NewLeasingEvent): Promise<void> {
+    await insertEventWithDeliveries(this.db, e);
+  }
+
+  async deleteConsoleTokens(nodeUuid: string): Promise<number> {
+    const r = await this.db.deleteFrom('console_auth_tokens').where('node_uuid', '=', nodeUuid).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+}
+
+function leaseScope(eb: ExpressionBuilder<Database, 'leases'>, scope: LeaseScope) {
+  if ('offerUuid' in scope) return eb('offer_uuid', '=', scope.offerUuid);
+  if ('parentLeaseUuid' in scope) return eb('parent_lease_uuid', '=', scope.parentLeaseUuid);
+  return eb.and([eb('resource_type', '=', scope.resourceType), eb('resource_uuid', '=', scope.resourceUuid)]);
+}
+
+function offerScope(eb: ExpressionBuilder<Database, 'offers'>, scope: OfferScope) {
+  if ('parentLeaseUuid' in scope) return eb('parent_lease_uuid', '=', scope.parentLeaseUuid);
+  return eb.and([eb('resource_type', '=', scope.resourceType), eb('resource_uuid', '=', scope.resourceUuid)]);
+}

@@ -1,0 +1,174 @@
+/**
+ * Kysely implementation of the leasing storage port (`src/domain/leasing/repository.ts`):
+ * offer and lease queries (`./queries.ts`), the node lock and node claims, the event log and
+ * console tokens. Portable across SQLite and PostgreSQL.
+ */
+import { sql } from 'kysely';
+import type { Lease, LeasingEvent, Offer } from '../../domain/leasing/model.ts';
+import type { LeasePolicy } from '../../domain/leasing/policy-rules.ts';
+import type { LeaseQuota } from '../../domain/leasing/quota-rules.ts';
+import type { EventQuery, LeasingRepository, LeasingTx, PolicyQuery } from '../../domain/leasing/repository.ts';
+import type { Store } from '../database.ts';
+import { LimitsStore } from './limits.ts';
+import { LeasingQueries } from './queries.ts';
+import { toEvent, toLease, toOffer } from './rows.ts';
+
+/** The leasing store over an open {@link Store}. */
+export class KyselyLeasingRepository extends LeasingQueries implements LeasingRepository {
+  private readonly limits: LimitsStore;
+
+  constructor(private readonly store: Store) {
+    super(store.db);
+    this.limits = new LimitsStore(store.db);
+  }
+
+  /** Runs `fn` inside `store.withLock(['node:<uuid>'])` with queries bound to the transaction. */
+  withNodeLock<T>(nodeUuid: string, fn: (tx: LeasingTx) => Promise<T>): Promise<T> {
+    return this.store.withLock([`node:${nodeUuid}`], (tx) => fn(new LeasingQueries(tx)));
+  }
+
+  /** Runs `fn` inside `store.withLock` on `node:<uuid>` and `project:<id>` keys (sorted there). */
+  withLeaseLocks<T>(nodeUuids: readonly string[], projectIds: readonly string[], fn: (tx: LeasingTx) => Promise<T>): Promise<T> {
+    const keys = [...nodeUuids.map((n) => `node:${n}`), ...projectIds.map((p) => `project:${p}`)];
+    return this.store.withLock(keys, (tx) => fn(new LeasingQueries(tx)));
+  }
+
+  async claimNode(nodeUuid: string, holder: string, until: number, now: number): Promise<boolean> {
+    return this.store.withLock([`node:${nodeUuid}`], async (tx) => {
+      const row = await tx.selectFrom('lease_node_claims').selectAll().where('node_uuid', '=', nodeUuid).executeTakeFirst();
+      if (!row) {
+        await tx.insertInto('lease_node_claims').values({ node_uuid: nodeUuid, holder, expires_at: until }).execute();
+        return true;
+      }
+      if (row.holder !== holder && Number(row.expires_at) > now) return false;
+      await tx.updateTable('lease_node_claims').set({ holder, expires_at: until }).where('node_uuid', '=', nodeUuid).execute();
+      return true;
+    });
+  }
+
+  async releaseNode(nodeUuid: string, holder: string): Promise<void> {
+    await this.store.db.deleteFrom('lease_node_claims').where('node_uuid', '=', nodeUuid).where('holder', '=', holder).execute();
+  }
+
+  async claimNodes(nodeUuids: readonly string[], holder: string, until: number, now: number): Promise<Set<string>> {
+    const taken = new Set<string>();
+    if (nodeUuids.length === 0) return taken;
+    return this.store.withLock(
+      nodeUuids.map((n) => `node:${n}`),
+      async (tx) => {
+        const rows = await tx.selectFrom('lease_node_claims').selectAll().where('node_uuid', 'in', [...nodeUuids]).execute();
+        const held = new Map(rows.map((r) => [r.node_uuid, r]));
+        const fresh: string[] = [];
+        const stale: string[] = [];
+        for (const n of nodeUuids) {
+          const r = held.get(n);
+          if (!r) fresh.push(n);
+          else if (r.holder === holder || Number(r.expires_at) <= now) stale.push(n);
+          else continue;
+          taken.add(n);
+        }
+        if (fresh.length > 0) await tx.insertInto('lease_node_claims').values(fresh.map((n) => ({ node_uuid: n, holder, expires_at: until }))).execute();
+        if (stale.length > 0) await tx.updateTable('lease_node_claims').set({ holder, expires_at: until }).where('node_uuid', 'in', stale).execute();
+        return taken;
+      },
+    );
+  }
+
+  async releaseNodes(nodeUuids: readonly string[], holder: string): Promise<void> {
+    if (nodeUuids.length === 0) return;
+    await this.store.db.deleteFrom('lease_node_claims').where('node_uuid', 'in', [...nodeUuids]).where('holder', '=', holder).execute();
+  }
+
+  async pendingItems(until: number): Promise<{ leases: Lease[]; offers: Offer[] }> {
+    const db = this.store.db;
+    // One indexed range per boundary kind: (status, start_time) and (status, end_time).
+    const [starting, ending, cancelling, offers] = await Promise.all([
+      db.selectFrom('leases').selectAll().where('status', 'in', ['created', 'wait fulfill']).where('start_time', '<=', until).execute(),
+      db.selectFrom('leases').selectAll().where('status', 'in', ['active', 'error', 'wait expire']).where('end_time', '<=', until).execute(),
+      db.selectFrom('leases').selectAll().where('status', '=', 'wait cancel').execute(),
+      db.selectFrom('offers').selectAll().where('status', 'in', ['available', 'error']).where('end_time', '<=', until).execute(),
+    ]);
+    return { leases: [...starting, ...ending, ...cancelling].map(toLease), offers: offers.map(toOffer) };
+  }
+
+  async listEvents(q: EventQuery): Promise<LeasingEvent[]> {
+    let s = this.store.db.selectFrom('lease_events').selectAll();
+    if (q.afterId !== undefined) s = s.where('id', '>', q.afterId);
+    if (q.afterTime !== undefined) s = s.where('event_time', '>', q.afterTime);
+    const party = q.lesseeOrOwnerId;
+    if (party !== undefined) s = s.where((eb) => eb.or([eb('lessee_id', '=', party), eb('owner_id', '=', party)]));
+    if (q.eventType !== undefined) s = s.where('event_type', '=', q.eventType);
+    if (q.resourceType !== undefined) s = s.where('resource_type', '=', q.resourceType);
+    if (q.resourceUuid !== undefined) s = s.where('resource_uuid', '=', q.resourceUuid);
+    return (await s.orderBy('id').execute()).map(toEvent);
+  }
+
+  async insertConsoleToken(t: { tokenHash: string; nodeUuid: string; expiresAt: number; createdAt: number }): Promise<void> {
+    await this.store.db
+      .insertInto('console_auth_tokens')
+      .values({ token_hash: t.tokenHash, node_uuid: t.nodeUuid, expires_at: t.expiresAt, created_at: t.createdAt })
+      .execute();
+  }
+
+  async findConsoleToken(tokenHash: string, now: number): Promise<{ nodeUuid: string; expiresAt: number } | null> {
+    const row = await this.store.db
+      .selectFrom('console_auth_tokens')
+      .select(['node_uuid', 'expires_at'])
+      .where('token_hash', '=', tokenHash)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return row ? { nodeUuid: row.node_uuid, expiresAt: Number(row.expires_at) } : null;
+  }
+
+  async purgeConsoleTokens(now: number): Promise<number> {
+    const r = await this.store.db.deleteFrom('console_auth_tokens').where('expires_at', '<=', now).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
+  async leasesEndingBetween(from: number, to: number): Promise<Lease[]> {
+    const rows = await this.store.db
+      .selectFrom('leases')
+      .selectAll()
+      .where('status', '=', 'active')
+      .where('end_time', '>', from)
+      .where('end_time', '<=', to)
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('lease_notices').select(sql<number>`1`.as('one')).whereRef('lease_notices.lease_uuid', '=', 'leases.uuid').where('lease_notices.kind', '=', 'ending_soon'))),
+      )
+      .orderBy('end_time')
+      .execute();
+    return rows.map(toLease);
+  }
+
+  getPolicy(uuid: string): Promise<LeasePolicy | null> {
+    return this.limits.getPolicy(uuid);
+  }
+
+  listPolicies(query: PolicyQuery): Promise<LeasePolicy[]> {
+    return this.limits.listPolicies(query);
+  }
+
+  insertPolicy(policy: LeasePolicy): Promise<boolean> {
+    return this.limits.insertPolicy(policy);
+  }
+
+  updatePolicy(policy: LeasePolicy): Promise<void> {
+    return this.limits.updatePolicy(policy);
+  }
+
+  deletePolicy(uuid: string): Promise<boolean> {
+    return this.limits.deletePolicy(uuid);
+  }
+
+  listQuotas(): Promise<LeaseQuota[]> {
+    return this.limits.listQuotas();
+  }
+
+  putQuota(quota: LeaseQuota): Promise<void> {
+    return this.limits.putQuota(quota);
+  }
+
+  deleteQuota(projectId: string): Promise<boolean> {
+    return this.limits.deleteQuota(projectId);
+  }
+}
