@@ -1,0 +1,98 @@
+/**
+ * Take-over of nodes left locked by a conductor that died (DESIGN.md §3; reference/ironic.md
+ * §2 "Nodes stuck in a transient state when their conductor dies", §8.1 heartbeats; Ironic
+ * 21.4 `_check_orphan_nodes` and the start-up clean-up of `base_manager`).
+ *
+ * - A node whose `reservation` names a conductor that is not alive (no heartbeat within the
+ *   timeout, or no registration at all) and that maps to this conductor has that reservation
+ *   cleared. If it was in a working transient state, it goes to the FSM's failed state —
+ *   `deploying` → `deploy failed`, `cleaning` → `clean failed` (also in maintenance with
+ *   `fault = "clean failure"`, as Ironic), `verifying` → `enroll`, `inspecting` → `inspect
+ *   failed`, `adopting` → `adopt failed`, `rescuing` → `rescue failed`, `unrescuing` →
+ *   `unrescue failed`, `deleting` → `error` — and a pending power change is aborted; both
+ *   with a `last_error` that says so. (Ironic does this only for nodes out of maintenance;
+ *   esi does it for all, because otherwise its conductor would re-run the abandoned stage.)
+ * - On start a conductor does the same for nodes reserved under its own hostname: it crashed
+ *   and restarted, so nothing of this process is working on them.
+ * - Nodes in a transient state WITHOUT a reservation are not orphans in esi: the API sets the
+ *   transient state before a conductor picks the work up, so they are queued work.
+ */
+import type { Node } from '../domain/inventory/model.ts';
+import type { ConductorChanges } from '../domain/inventory/ports.ts';
+import { next } from '../domain/inventory/states.ts';
+import { limit } from './errors.ts';
+import { eachNodePage, type ConductorRuntime, type Mine } from './runtime.ts';
+import { CLEAN_FAILURE } from './tasks/clean.ts';
+import { WORKING_STATES } from './tasks/work.ts';
+
+/** The node fields {@link takeoverChanges} reads. */
+export type TakeoverFields = Pick<Node, 'uuid' | 'provision_state' | 'target_power_state' | 'maintenance_reason'>;
+
+/**
+ * The changes that fail a node abandoned by `deadHost` safely (see the module documentation).
+ * @param me the conductor taking over
+ * @param now epoch ms, for `provision_updated_at`
+ * @returns null when the node needs no change besides losing its reservation
+ */
+export function takeoverChanges(node: TakeoverFields, deadHost: string, me: string, now: number): ConductorChanges | null {
+  const changes: { -readonly [K in keyof ConductorChanges]: ConductorChanges[K] } = {};
+  const notes: string[] = [];
+  const who = deadHost === me ? `conductor ${me} restarted while working on it` : `conductor ${deadHost} stopped while working on it (taken over by ${me})`;
+  if (WORKING_STATES.has(node.provision_state)) {
+    const t = next(node.provision_state, 'fail');
+    notes.push(`The ${node.provision_state} of node ${node.uuid} cannot be resumed: ${who}; it was moved to "${t.state}".`);
+    changes.provision_state = t.state;
+    changes.target_provision_state = t.target;
+    changes.provision_updated_at = now;
+    if (node.provision_state === 'cleaning') {
+      changes.maintenance = true;
+      changes.fault = CLEAN_FAILURE;
+      if (!node.maintenance_reason) changes.maintenance_reason = notes[0];
+    }
+  }
+  if (node.target_power_state !== null) {
+    notes.push(`The pending power change of node ${node.uuid} to "${node.target_power_state}" was aborted: ${who}.`);
+    changes.target_power_state = null;
+  }
+  if (notes.length === 0) return null;
+  changes.last_error = limit(notes.join(' '));
+  return changes;
+}
+
+/** Fields read while looking for orphans. */
+const FIELDS = ['reservation', 'driver', 'conductor_group'] as const;
+
+/**
+ * Take over the nodes of dead conductors that map to this one, or (with `ownRestart`) every
+ * node reserved under this conductor's hostname.
+ * @param isAlive whether a hostname belongs to a live conductor (this one always is)
+ * @returns how many nodes were taken over
+ */
+export async function takeOverOrphans(rt: ConductorRuntime, mine: Mine, isAlive: (host: string) => boolean, ownRestart: boolean): Promise<number> {
+  const orphans: Array<{ uuid: string; host: string }> = [];
+  await eachNodePage(rt.nodes, { reserved: true }, [...FIELDS], async (page) => {
+    for (const n of page) {
+      const host = n.reservation;
+      if (host === null || host === undefined) continue;
+      if (ownRestart ? host === rt.host : host !== rt.host && !isAlive(host) && mine(n as Pick<Node, 'uuid' | 'driver' | 'conductor_group'>)) {
+        orphans.push({ uuid: n.uuid, host });
+      }
+    }
+  });
+  let taken = 0;
+  for (const { uuid, host } of orphans) {
+    try {
+      const r = await rt.locks.takeOver(uuid, host, async () => {
+        const node = await rt.nodes.get(uuid);
+        if (node === null) return;
+        const changes = takeoverChanges(node, host, rt.host, rt.env.clock.now());
+        if (changes !== null) await rt.nodes.applyConductorResult(uuid, changes, rt.env.clock.now());
+        rt.log.warn({ node: uuid, previousConductor: host, lastError: changes?.last_error ?? null }, 'conductor: took over a node locked by a dead conductor');
+      });
+      if (r.locked) taken++;
+    } catch (err) {
+      rt.log.error({ err, node: uuid }, 'conductor: take-over of a node failed');
+    }
+  }
+  return taken;
+}

@@ -1,0 +1,103 @@
+/**
+ * The `cleaning` stage: automated cleaning (after `provide` and after teardown, target
+ * `available`) and manual cleaning (verb `clean`, target `manageable`).
+ *
+ * Source: reference/ironic.md §2 and Ironic 21.4 `do_node_clean` / `cleaning_error_handler`:
+ * - automated cleaning is skipped when the node's `automated_clean` is false, or null and
+ *   `config.conductor.automatedClean` is false: the node goes straight to `available`;
+ * - otherwise the power interface is validated (failure → `clean failed`, no maintenance);
+ * - the clean steps run: for a manual clean the requested `clean_steps`, each on the node's
+ *   implementation of its interface. Only the `fake` implementations (Ironic
+ *   `ironic/drivers/modules/fake.py`, which do no work) can run steps today; any other step
+ *   is refused before anything runs, as Ironic refuses unknown steps — real in-band steps
+ *   (`deploy.erase_devices`, …) need the deploy agent, a later issue;
+ * - the out-of-band part of esi's cleaning: the node is powered off through its driver (what
+ *   Ironic's cleaning tear-down ends with), except for a manual clean with `disable_ramdisk`;
+ * - a failure while a step runs puts the node in `clean failed` AND in maintenance with
+ *   `fault = "clean failure"` (Ironic sets maintenance when a clean step was executing);
+ * - success: `done` → `available`, or `manage` → `manageable` for a manual clean or a retired
+ *   node; `clean_step` = {} and the cleaning keys of `driver_internal_info` are removed.
+ */
+import type { Node } from '../../domain/inventory/model.ts';
+import { isJsonObject } from '../../domain/inventory/masking.ts';
+import type { ConductorChanges } from '../../domain/inventory/ports.ts';
+import { limit } from '../errors.ts';
+import { CLEAN_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, transition, without, type OpenedNode, type TaskEnv } from './context.ts';
+
+/** Ironic's fault value for a node whose cleaning failed (`ironic.common.faults.CLEAN_FAILURE`). */
+export const CLEAN_FAILURE = 'clean failure';
+
+/** A requested clean step: `interface.step`. */
+export interface CleanStep {
+  readonly interface: string;
+  readonly step: string;
+}
+
+/**
+ * True when cleaning is skipped for this node (Ironic `skip_automated_cleaning`): the node's
+ * own `automated_clean` wins when set; otherwise the configuration decides.
+ */
+export function skipAutomatedClean(nodeSetting: boolean | null, configured: boolean): boolean {
+  return nodeSetting === null ? !configured : !nodeSetting;
+}
+
+/** The clean steps a manual clean asked for (`driver_internal_info.clean_steps`, set by the API). */
+export function requestedCleanSteps(dii: Readonly<Record<string, unknown>>): CleanStep[] {
+  const raw = dii.clean_steps;
+  if (!Array.isArray(raw)) return [];
+  return raw.filter(isJsonObject).map((s) => ({ interface: String(s.interface), step: String(s.step) }));
+}
+
+/** True when the node's implementation of the step's interface can run it (see the module doc). */
+export function canRunCleanStep(node: Readonly<Record<string, unknown>>, step: CleanStep): boolean {
+  return node[`${step.interface}_interface`] === 'fake';
+}
+
+/**
+ * Run the `cleaning` stage of `node`.
+ * @returns the node changes of the outcome; never throws for driver or BMC failures
+ */
+export async function runCleanStage(env: TaskEnv, node: Node): Promise<ConductorChanges> {
+  const manual = node.target_provision_state === 'manageable';
+  const endEvent = manual || node.retired ? 'manage' : 'done';
+  const wiped: ConductorChanges = { clean_step: {}, driver_internal_info: without(node.driver_internal_info, CLEAN_INTERNAL_KEYS) };
+  if (!manual && skipAutomatedClean(node.automated_clean, env.settings.automatedClean)) {
+    return transition(node, endEvent, env.clock.now(), { ...wiped, last_error: null });
+  }
+
+  let opened: OpenedNode | null = null;
+  try {
+    opened = openNode(env, node);
+    opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
+  } catch (err) {
+    return transition(node, 'fail', env.clock.now(), { ...wiped, last_error: failure(`Validation of node ${node.uuid} for cleaning failed`, err, opened) });
+  }
+  const steps = manual ? requestedCleanSteps(node.driver_internal_info) : [];
+  const refused = steps.filter((s) => !canRunCleanStep(node as unknown as Record<string, unknown>, s));
+  if (refused.length > 0) {
+    const names = refused.map((s) => `${s.interface}.${s.step} (${s.interface} interface "${String((node as unknown as Record<string, unknown>)[`${s.interface}_interface`])}")`);
+    return transition(node, 'fail', env.clock.now(), {
+      ...wiped,
+      last_error: limit(`Cannot clean node ${node.uuid}: esi cannot run the clean step(s) ${names.join(', ')} yet; only the fake interfaces have out-of-band clean steps.`),
+    });
+  }
+
+  const powerOff = !(manual && node.driver_internal_info.disable_ramdisk === true);
+  try {
+    // The steps of fake interfaces do no work (see the module documentation).
+    if (powerOff) await opened.hw.power.setPowerState(opened.driverNode, 'power off', powerTimeoutOf(env, node));
+  } catch (err) {
+    const message = failure(`Failed to clean node ${node.uuid}: powering it off failed`, err, opened);
+    const now = await readPower(opened);
+    return transition(node, 'fail', env.clock.now(), {
+      ...wiped,
+      last_error: message,
+      maintenance: true,
+      fault: CLEAN_FAILURE,
+      ...(node.maintenance_reason ? {} : { maintenance_reason: message }),
+      ...(now !== null ? { power_state: now } : {}),
+    });
+  }
+  const power = powerOff ? ((await readPower(opened)) ?? 'power off') : node.power_state;
+  return transition(node, endEvent, env.clock.now(), { ...wiped, last_error: null, power_state: power });
+}

@@ -1,0 +1,91 @@
+/**
+ * The `deploying` stage (verbs `active`/`deploy`/`rebuild`) and the `deleting` stage (verbs
+ * `deleted`/`undeploy`: teardown).
+ *
+ * Deploying — what esi does today: writing an image to the node's disk is a later issue (it
+ * needs the deploy agent), so this stage only prepares the node to boot what is on its disk:
+ * it validates `driver_info`, sets the boot device to `disk` (persistent) when the driver
+ * supports that device, and powers the node on — as a reboot when it is already on, the way
+ * an Ironic deploy ends by rebooting into the instance. `instance_info` is kept as given (it
+ * carries `image_source`, `configdrive`, … for the image deploy to come). On success:
+ * `done` → `active`; the deploy keys of `driver_internal_info` are wiped and `deploy_step` =
+ * {} (Ironic `wipe_deploy_internal_info`). On failure: `fail` → `deploy failed` with
+ * `last_error`.
+ *
+ * Teardown — Ironic 21.4 `_do_node_tear_down` (reference/ironic.md §2), for esi's fields: the
+ * node is powered off (the deploy interface's `tear_down`); whatever happens, `instance_info`
+ * = {}, `instance_uuid` = null, `allocation_uuid` = null (the allocation is gone), the deploy
+ * and instance keys of `driver_internal_info` are removed, `deploy_step` = {}, and a lessee
+ * the deploy set automatically (`driver_internal_info.automatic_lessee`) is removed. VIFs are
+ * detached by the networking work once VIFs exist. `console_enabled` is kept (Ironic keeps it
+ * for the next deployment). Success: `clean` → `cleaning` (target `available`), and the
+ * conductor runs the cleaning stage next; failure: `fail` → `error` with `last_error`.
+ */
+import type { Node } from '../../domain/inventory/model.ts';
+import type { ConductorChanges } from '../../domain/inventory/ports.ts';
+import {
+  DEPLOY_INTERNAL_KEYS,
+  failure,
+  INSTANCE_INTERNAL_KEYS,
+  openNode,
+  powerTimeoutOf,
+  readPower,
+  transition,
+  without,
+  type OpenedNode,
+  type TaskEnv,
+} from './context.ts';
+
+/**
+ * Run the `deploying` stage of `node` (see the module documentation).
+ * @returns the node changes of the outcome; never throws for driver or BMC failures
+ */
+export async function runDeployStage(env: TaskEnv, node: Node): Promise<ConductorChanges> {
+  const wiped: ConductorChanges = { deploy_step: {}, driver_internal_info: without(node.driver_internal_info, DEPLOY_INTERNAL_KEYS) };
+  let opened: OpenedNode | null = null;
+  try {
+    opened = openNode(env, node);
+    opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
+    const devices = await opened.hw.management.supportedBootDevices(opened.driverNode);
+    if (devices.includes('disk')) await opened.hw.management.setBootDevice(opened.driverNode, 'disk', true);
+    await opened.hw.power.setPowerState(opened.driverNode, 'rebooting', powerTimeoutOf(env, node));
+  } catch (err) {
+    const message = failure(`Failed to deploy node ${node.uuid}`, err, opened);
+    const now = opened === null ? null : await readPower(opened);
+    return transition(node, 'fail', env.clock.now(), { ...wiped, last_error: message, ...(now !== null ? { power_state: now } : {}) });
+  }
+  const power = (await readPower(opened)) ?? 'power on';
+  return transition(node, 'done', env.clock.now(), { ...wiped, last_error: null, power_state: power });
+}
+
+/** The instance fields teardown clears, whatever its outcome (see the module documentation). */
+export function teardownFields(node: Pick<Node, 'driver_internal_info' | 'lessee'>): ConductorChanges {
+  const automaticLessee = node.driver_internal_info.automatic_lessee === true;
+  return {
+    instance_info: {},
+    instance_uuid: null,
+    allocation_uuid: null,
+    deploy_step: {},
+    driver_internal_info: without(node.driver_internal_info, [...DEPLOY_INTERNAL_KEYS, ...INSTANCE_INTERNAL_KEYS, 'automatic_lessee']),
+    ...(automaticLessee ? { lessee: null } : {}),
+  };
+}
+
+/**
+ * Run the `deleting` stage (teardown) of `node` (see the module documentation).
+ * @returns the node changes of the outcome; never throws for driver or BMC failures
+ */
+export async function runTeardownStage(env: TaskEnv, node: Node): Promise<ConductorChanges> {
+  const cleared = teardownFields(node);
+  let opened: OpenedNode | null = null;
+  try {
+    opened = openNode(env, node);
+    await opened.hw.power.setPowerState(opened.driverNode, 'power off', powerTimeoutOf(env, node));
+  } catch (err) {
+    const message = failure(`Failed to tear down node ${node.uuid}`, err, opened);
+    const now = opened === null ? null : await readPower(opened);
+    return transition(node, 'fail', env.clock.now(), { ...cleared, last_error: message, ...(now !== null ? { power_state: now } : {}) });
+  }
+  const power = (await readPower(opened)) ?? 'power off';
+  return transition(node, 'clean', env.clock.now(), { ...cleared, last_error: null, power_state: power });
+}

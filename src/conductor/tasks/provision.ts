@@ -1,0 +1,117 @@
+/**
+ * Provision stages: for a node in a working transient state (set by the API together with its
+ * target, reference/ironic.md §1.10 "asynchrony contract"), run that state's stage and move the
+ * node on through the FSM (src/domain/inventory/states.ts, reference/ironic.md §2). Every stage
+ * writes `provision_updated_at`; a failure takes the FSM's `fail` event with `last_error`
+ * saying what happened.
+ *
+ * | state        | stage                                                  | success → | failure → |
+ * |--------------|--------------------------------------------------------|-----------|-----------|
+ * | `verifying`  | validate `driver_info`, read the power state (Ironic `do_node_verify`) | `manageable` with `power_state` | `enroll` |
+ * | `inspecting` | read the power state (real inspection is a later issue) | `manageable` | `inspect failed` |
+ * | `adopting`   | validate `driver_info`, read the power state (Ironic `_do_adoption`) | `active` | `adopt failed`, `power_state` null |
+ * | `deploying`  | src/conductor/tasks/deploy.ts                          | `active`  | `deploy failed` |
+ * | `deleting`   | teardown, src/conductor/tasks/deploy.ts                | `cleaning`| `error` |
+ * | `cleaning`   | src/conductor/tasks/clean.ts                           | `available` / `manageable` | `clean failed` |
+ * | `rescuing`   | boot the rescue ramdisk: only the `fake` rescue interface can (it does no work); others fail | `rescue` | `rescue failed` |
+ * | `unrescuing` | leave rescue: `fake` only; drops `instance_info.rescue_password` | `active` | `unrescue failed` |
+ *
+ * `abort` needs no stage: the API applies it to a wait state (`clean wait`, `inspect wait`,
+ * `rescue wait` → the failed state), and esi enters wait states only with the deploy agent.
+ */
+import type { Node } from '../../domain/inventory/model.ts';
+import type { ConductorChanges } from '../../domain/inventory/ports.ts';
+import { limit } from '../errors.ts';
+import { runCleanStage } from './clean.ts';
+import { failure, openNode, transition, without, type OpenedNode, type TaskEnv } from './context.ts';
+import { runDeployStage, runTeardownStage } from './deploy.ts';
+
+/**
+ * Validate `driver_info` with the node's hardware type and read the power state from the BMC.
+ * @returns the power state, or the failure message
+ */
+async function validateAndReadPower(env: TaskEnv, node: Node, doing: string): Promise<{ ok: true; power: 'power on' | 'power off' } | { ok: false; message: string }> {
+  let opened: OpenedNode | null = null;
+  try {
+    opened = openNode(env, node);
+    opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
+  } catch (err) {
+    return { ok: false, message: failure(`Failed to validate the power driver information of node ${node.uuid} while ${doing}`, err, opened) };
+  }
+  try {
+    return { ok: true, power: await opened.hw.power.getPowerState(opened.driverNode) };
+  } catch (err) {
+    return { ok: false, message: failure(`Failed to get the power state of node ${node.uuid} while ${doing}`, err, opened) };
+  }
+}
+
+/** `verifying` → `manageable` (power state recorded) or back to `enroll` with `last_error`. */
+async function runVerifyStage(env: TaskEnv, node: Node): Promise<ConductorChanges> {
+  const r = await validateAndReadPower(env, node, 'verifying it');
+  const now = env.clock.now();
+  return r.ok ? transition(node, 'done', now, { power_state: r.power, last_error: null }) : transition(node, 'fail', now, { last_error: r.message });
+}
+
+/** `inspecting` → `manageable` with the power state and inspection times, or `inspect failed`. */
+async function runInspectStage(env: TaskEnv, node: Node): Promise<ConductorChanges> {
+  const started = env.clock.now();
+  const r = await validateAndReadPower(env, node, 'inspecting it');
+  const now = env.clock.now();
+  if (!r.ok) return transition(node, 'fail', now, { last_error: r.message, inspection_started_at: started, inspection_finished_at: null });
+  return transition(node, 'done', now, { power_state: r.power, last_error: null, inspection_started_at: started, inspection_finished_at: now });
+}
+
+/** `adopting` → `active`, or `adopt failed` with the power state wiped (as Ironic). */
+async function runAdoptStage(env: TaskEnv, node: Node): Promise<ConductorChanges> {
+  const r = await validateAndReadPower(env, node, 'adopting it');
+  const now = env.clock.now();
+  return r.ok ? transition(node, 'done', now, { power_state: r.power, last_error: null }) : transition(node, 'fail', now, { last_error: r.message, power_state: null });
+}
+
+/** `rescuing` / `unrescuing` (see the module table). */
+async function runRescueStage(env: TaskEnv, node: Node, unrescue: boolean): Promise<ConductorChanges> {
+  const verb = unrescue ? 'unrescue' : 'rescue';
+  const extra: ConductorChanges = unrescue ? { instance_info: without(node.instance_info, ['rescue_password', 'hashed_rescue_password']) } : {};
+  if (node.rescue_interface !== 'fake') {
+    return transition(node, 'fail', env.clock.now(), {
+      ...extra,
+      last_error: limit(`Failed to ${verb} node ${node.uuid}: its rescue interface "${node.rescue_interface ?? 'none'}" cannot ${verb} it (esi has no rescue ramdisk yet).`),
+    });
+  }
+  let opened: OpenedNode | null = null;
+  try {
+    opened = openNode(env, node);
+    opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
+  } catch (err) {
+    return transition(node, 'fail', env.clock.now(), { ...extra, last_error: failure(`Failed to ${verb} node ${node.uuid}`, err, opened) });
+  }
+  return transition(node, 'done', env.clock.now(), { ...extra, last_error: null });
+}
+
+/**
+ * Run the stage of the node's working provision state (see the module table).
+ * @returns the node changes of the outcome; never throws for driver or BMC failures
+ * @throws Error when the node is not in a working state (a bug in the caller)
+ */
+export async function runProvisionStage(env: TaskEnv, node: Node): Promise<ConductorChanges> {
+  switch (node.provision_state) {
+    case 'verifying':
+      return runVerifyStage(env, node);
+    case 'inspecting':
+      return runInspectStage(env, node);
+    case 'adopting':
+      return runAdoptStage(env, node);
+    case 'deploying':
+      return runDeployStage(env, node);
+    case 'deleting':
+      return runTeardownStage(env, node);
+    case 'cleaning':
+      return runCleanStage(env, node);
+    case 'rescuing':
+      return runRescueStage(env, node, false);
+    case 'unrescuing':
+      return runRescueStage(env, node, true);
+    default:
+      throw new Error(`No conductor stage for provision state "${node.provision_state}" of node ${node.uuid}.`);
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Timeouts of the wait states: a node that waits for its deploy agent longer than the
+ * configured time fails (reference/ironic.md §2 "Timeouts", §8.2; Ironic 21.4
+ * `_check_deploy_timeouts`, `_check_cleanwait_timeouts`, `_check_inspect_wait_timeouts`,
+ * `_check_rescuewait_timeouts`, each 1800 s by default, 0 = never).
+ *
+ * | state            | setting                  | fails to        | also                                   |
+ * |------------------|--------------------------|-----------------|----------------------------------------|
+ * | `wait call-back` | `deployCallbackTimeoutS` | `deploy failed` |                                        |
+ * | `clean wait`     | `cleanCallbackTimeoutS`  | `clean failed`  | maintenance, `fault = "clean failure"`, node powered off (best effort) |
+ * | `inspect wait`   | `inspectWaitTimeoutS`    | `inspect failed`|                                        |
+ * | `rescue wait`    | `rescueCallbackTimeoutS` | `rescue failed` |                                        |
+ *
+ * Nodes in maintenance or locked are skipped, as in Ironic. The wait starts at
+ * `provision_updated_at`.
+ */
+import type { Node } from '../domain/inventory/model.ts';
+import type { ConductorChanges } from '../domain/inventory/ports.ts';
+import { next, type ProvisionState } from '../domain/inventory/states.ts';
+import { describeError, limit } from './errors.ts';
+import { eachNodePage, type ConductorRuntime, type Mine } from './runtime.ts';
+import { CLEAN_FAILURE } from './tasks/clean.ts';
+import { openNode, powerTimeoutOf, readPower } from './tasks/context.ts';
+
+/** Wait-state timeouts, seconds (0 = never). */
+export interface WaitTimeouts {
+  readonly deployCallbackTimeoutS: number;
+  readonly cleanCallbackTimeoutS: number;
+  readonly inspectWaitTimeoutS: number;
+  readonly rescueCallbackTimeoutS: number;
+}
+
+/** The timeout of a wait state, seconds (0 = never), or null for other states. */
+export function waitTimeoutS(state: ProvisionState, t: WaitTimeouts): number | null {
+  switch (state) {
+    case 'wait call-back':
+      return t.deployCallbackTimeoutS;
+    case 'clean wait':
+      return t.cleanCallbackTimeoutS;
+    case 'inspect wait':
+      return t.inspectWaitTimeoutS;
+    case 'rescue wait':
+      return t.rescueCallbackTimeoutS;
+    default:
+      return null;
+  }
+}
+
+/** The node fields {@link timeoutChanges} reads. */
+export type TimeoutFields = Pick<Node, 'uuid' | 'provision_state' | 'provision_updated_at' | 'maintenance' | 'maintenance_reason'>;
+
+/**
+ * The changes that fail a node whose wait has timed out, or null when it has not (or is not
+ * in a wait state, or is in maintenance).
+ * @param now epoch ms
+ */
+export function timeoutChanges(node: TimeoutFields, now: number, t: WaitTimeouts): ConductorChanges | null {
+  const limitS = waitTimeoutS(node.provision_state, t);
+  if (limitS === null || limitS <= 0 || node.maintenance) return null;
+  const since = node.provision_updated_at ?? 0;
+  if (now - since < limitS * 1000) return null;
+  const f = next(node.provision_state, 'fail');
+  const message = limit(`Timed out after ${limitS} s in "${node.provision_state}" waiting for the deploy agent of node ${node.uuid}; moved to "${f.state}".`);
+  const changes: ConductorChanges = { provision_state: f.state, target_provision_state: f.target, provision_updated_at: now, last_error: message };
+  if (node.provision_state !== 'clean wait') return changes;
+  return { ...changes, clean_step: {}, maintenance: true, fault: CLEAN_FAILURE, ...(node.maintenance_reason ? {} : { maintenance_reason: message }) };
+}
+
+const WAITS: readonly ProvisionState[] = ['wait call-back', 'clean wait', 'inspect wait', 'rescue wait'];
+const FIELDS = ['provision_state', 'provision_updated_at', 'driver', 'conductor_group'] as const;
+
+/**
+ * Fail every timed-out waiting node that maps to this conductor.
+ * @returns how many nodes were failed
+ */
+export async function failTimedOutWaits(rt: ConductorRuntime, mine: Mine, t: WaitTimeouts): Promise<number> {
+  const due: string[] = [];
+  const now = rt.env.clock.now();
+  for (const state of WAITS) {
+    const limitS = waitTimeoutS(state, t) ?? 0;
+    if (limitS <= 0) continue;
+    await eachNodePage(rt.nodes, { provisionState: state, maintenance: false, reserved: false }, [...FIELDS], async (page) => {
+      for (const n of page) {
+        if (now - (n.provision_updated_at ?? 0) >= limitS * 1000 && mine(n as Pick<Node, 'uuid' | 'driver' | 'conductor_group'>)) due.push(n.uuid);
+      }
+    });
+  }
+  let failed = 0;
+  for (const uuid of due) {
+    try {
+      await rt.locks.with(uuid, async () => {
+        const node = await rt.nodes.get(uuid);
+        if (node === null) return;
+        const changes = timeoutChanges(node, rt.env.clock.now(), t);
+        if (changes === null) return;
+        let extra: ConductorChanges = {};
+        if (node.provision_state === 'clean wait') extra = await powerOffAfterCleanWait(rt, node, changes.last_error ?? '');
+        await rt.nodes.applyConductorResult(uuid, { ...changes, ...extra }, rt.env.clock.now());
+        failed++;
+        rt.log.warn({ node: uuid, state: node.provision_state }, 'conductor: a wait state timed out');
+      });
+    } catch (err) {
+      rt.log.error({ err, node: uuid }, 'conductor: failing a timed-out node failed');
+    }
+  }
+  return failed;
+}
+
+/** Tear cleaning down after a clean-wait timeout: power the node off; report a failure in `last_error`. */
+async function powerOffAfterCleanWait(rt: ConductorRuntime, node: Node, message: string): Promise<ConductorChanges> {
+  let secrets: readonly string[] = [];
+  try {
+    const opened = openNode(rt.env, node);
+    secrets = opened.secrets;
+    await opened.hw.power.setPowerState(opened.driverNode, 'power off', powerTimeoutOf(rt.env, node));
+    return { power_state: (await readPower(opened)) ?? 'power off' };
+  } catch (err) {
+    return { last_error: limit(`${message} Powering it off also failed: ${describeError(err, secrets)}`) };
+  }
+}
