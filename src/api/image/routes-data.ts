@@ -1,0 +1,59 @@
+/**
+ * Image data routes of the image API (Glance v2 `image_data.py`):
+ *
+ * - `PUT /images/{id}/file` (`Content-Type: application/octet-stream`, else 415): the body is
+ *   streamed to the image store as it arrives — the data routes' content-type parser (see
+ *   `./index.ts`) hands the request stream over unread, so the global JSON body limit does not
+ *   apply and nothing is buffered; the size cap (`ESI_MAX_IMAGE_SIZE`) is enforced from
+ *   `Content-Length` up front and while streaming (413). Answers 204.
+ * - `GET /images/{id}/file`: the data, streamed (200, or 206 with `Content-Range` for a
+ *   `Range` request, 416 when unsatisfiable), with `Content-MD5` set to the image's MD5
+ *   checksum as Glance does (hex, not base64), `Content-Length` and
+ *   `Content-Type: application/octet-stream`; 204 for an image without data.
+ */
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Services } from '../../server/services.ts';
+import { ImageApiFault } from './errors.ts';
+import { mediaType, rejectBody } from './wire.ts';
+
+type IdParams = { Params: { id: string } };
+
+/** The size the client announced (`Content-Length`), or null. */
+function declaredSize(request: FastifyRequest): number | null {
+  const length = request.headers['content-length'];
+  if (length === undefined || !/^\d+$/.test(length)) return null;
+  const n = Number(length);
+  return Number.isSafeInteger(n) ? n : Number.MAX_SAFE_INTEGER;
+}
+
+/** Register the data routes on the `/v2` plugin. */
+export function registerDataRoutes(app: FastifyInstance, services: Services): void {
+  const { data } = services.images;
+
+  app.put<IdParams>('/images/:id/file', async (request, reply) => {
+    const type = mediaType(request);
+    if (type !== 'application/octet-stream') {
+      throw new ImageApiFault(415, `The request media type ${type ?? 'None'} is not supported by this server.`, {}, `Invalid content type ${type ?? 'None'}`);
+    }
+    const body = request.body instanceof Readable ? request.body : Readable.from([]);
+    await data.upload(request.auth, request.params.id, body, declaredSize(request));
+    return reply.code(204).send();
+  });
+
+  app.get<IdParams>('/images/:id/file', { exposeHeadRoute: false }, async (request, reply) => {
+    rejectBody(request);
+    const result = await data.download(request.auth, request.params.id, request.headers.range);
+    if (result.kind === 'empty') return reply.code(204).send();
+    const { image, range, size, stream } = result;
+    reply.type('application/octet-stream');
+    if (image.checksum !== null) reply.header('content-md5', image.checksum);
+    if (range) {
+      reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`);
+      reply.header('content-length', String(range.end - range.start + 1));
+    } else {
+      reply.header('content-length', String(size));
+    }
+    return reply.send(stream);
+  });
+}

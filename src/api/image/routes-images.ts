@@ -1,0 +1,74 @@
+/**
+ * Image metadata routes of the image API (Glance v2, under `/image/v2`):
+ *
+ * | route                                        | answer |
+ * |----------------------------------------------|--------|
+ * | `GET /images`                                | 200 list (`first`, `next`, `schema`) |
+ * | `POST /images`                               | 201 image, `Location` |
+ * | `GET /images/{id}`                           | 200 image |
+ * | `PATCH /images/{id}` (JSON-patch media types) | 200 image |
+ * | `DELETE /images/{id}`                        | 204 |
+ * | `PUT`/`DELETE /images/{id}/tags/{tag}`       | 204 |
+ * | `POST /images/{id}/actions/deactivate`, `…/reactivate` | 204 |
+ *
+ * Each handler: parse → one domain call → render.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../server/services.ts';
+import { renderImage, renderImageList } from './render.ts';
+import { jsonBody, jsonObject, mediaType, parseListQuery, parsePatch, queryParams, rejectBody } from './wire.ts';
+
+type IdParams = { Params: { id: string } };
+type TagParams = { Params: { id: string; tag: string } };
+
+/** Register the image metadata routes on the `/v2` plugin. */
+export function registerImageRoutes(app: FastifyInstance, services: Services): void {
+  const { images } = services.images;
+  const base = `${services.config.publicUrl}/image`;
+
+  app.get('/images', async (request) => {
+    rejectBody(request);
+    const params = queryParams(request);
+    const page = await images.list(request.auth, parseListQuery(params));
+    return renderImageList(page.images, params, page.nextMarker);
+  });
+
+  app.post('/images', async (request, reply) => {
+    const image = await images.create(request.auth, jsonObject(jsonBody(request)));
+    return reply.code(201).header('location', `${base}/v2/images/${image.id}`).send(renderImage(image));
+  });
+
+  app.get<IdParams>('/images/:id', async (request) => {
+    rejectBody(request);
+    return renderImage(await images.get(request.auth, request.params.id));
+  });
+
+  app.patch<IdParams>('/images/:id', async (request) => {
+    const { changes, draft4 } = parsePatch(mediaType(request), request.body);
+    return renderImage(await images.update(request.auth, request.params.id, changes, draft4));
+  });
+
+  app.delete<IdParams>('/images/:id', async (request, reply) => {
+    rejectBody(request);
+    await images.delete(request.auth, request.params.id);
+    return reply.code(204).send();
+  });
+
+  app.put<TagParams>('/images/:id/tags/:tag', async (request, reply) => {
+    await images.addTag(request.auth, request.params.id, request.params.tag);
+    return reply.code(204).send();
+  });
+
+  app.delete<TagParams>('/images/:id/tags/:tag', async (request, reply) => {
+    rejectBody(request);
+    await images.removeTag(request.auth, request.params.id, request.params.tag);
+    return reply.code(204).send();
+  });
+
+  for (const action of ['deactivate', 'reactivate'] as const) {
+    app.post<IdParams>(`/images/:id/actions/${action}`, async (request, reply) => {
+      await images.setActivation(request.auth, request.params.id, action);
+      return reply.code(204).send();
+    });
+  }
+}

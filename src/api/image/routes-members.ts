@@ -1,0 +1,51 @@
+/**
+ * Image member routes of the image API (Glance v2 `image_members.py`):
+ *
+ * | route                                          | answer |
+ * |------------------------------------------------|--------|
+ * | `GET /images/{id}/members`                     | 200 `{members, schema}` |
+ * | `POST /images/{id}/members` `{"member": …}`    | 200 member (Glance answers 200, not 201) |
+ * | `GET /images/{id}/members/{member}`            | 200 member |
+ * | `PUT /images/{id}/members/{member}` `{"status": …}` | 200 member |
+ * | `DELETE /images/{id}/members/{member}`         | 204 |
+ *
+ * Each handler: parse → one domain call → render.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../server/services.ts';
+import { renderMember, renderMemberList } from './render.ts';
+import { jsonBody, readMemberBody, readMemberStatusBody, rejectBody } from './wire.ts';
+
+type IdParams = { Params: { id: string } };
+type MemberParams = { Params: { id: string; member: string } };
+
+/** Register the member routes on the `/v2` plugin. */
+export function registerMemberRoutes(app: FastifyInstance, services: Services): void {
+  const { members } = services.images;
+
+  app.get<IdParams>('/images/:id/members', async (request) => {
+    rejectBody(request);
+    return renderMemberList(await members.list(request.auth, request.params.id));
+  });
+
+  app.post<IdParams>('/images/:id/members', async (request) => {
+    const memberId = readMemberBody(jsonBody(request));
+    return renderMember(await members.add(request.auth, request.params.id, memberId));
+  });
+
+  app.get<MemberParams>('/images/:id/members/:member', async (request) => {
+    rejectBody(request);
+    return renderMember(await members.get(request.auth, request.params.id, request.params.member));
+  });
+
+  app.put<MemberParams>('/images/:id/members/:member', async (request) => {
+    const status = readMemberStatusBody(jsonBody(request), request.params.member);
+    return renderMember(await members.setStatus(request.auth, request.params.id, request.params.member, status));
+  });
+
+  app.delete<MemberParams>('/images/:id/members/:member', async (request, reply) => {
+    rejectBody(request);
+    await members.remove(request.auth, request.params.id, request.params.member);
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,152 @@
+/**
+ * The filesystem image store (the default; Glance's `file` store): one file per image under
+ * `<data-dir>/images/<key>`, written atomically.
+ *
+ * - `put` streams the data into `<dir>/.tmp/<key>.<random>.part` (mode 0600), flushing it to
+ *   disk as it goes and `fsync`ing it at the end (`./durable-writer.ts`), renames it over
+ *   `<dir>/<key>` and flushes the directory, so an object is either absent or complete and
+ *   durable; on any failure the temporary file is removed.
+ * - `get` opens the file first (so a missing object is reported before anything is sent) and
+ *   streams it, or a byte range of it, in 1 MiB reads.
+ * - Temporary files left by a crash are removed when the store opens, once they have not been
+ *   written to for an hour (an upload in progress in another process keeps its file fresh).
+ *
+ * Nothing is held in memory beyond the streams' buffers.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ImageStore, StoredRange } from '../../domain/images/ports.ts';
+import { DurableFileWriter } from './durable-writer.ts';
+
+/** Keys are image ids: letters, digits, `-`, `_`, `.` (not leading), at most 255 characters. */
+const KEY_RE = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}$/;
+
+/** Stream buffer size for reads and writes, bytes. */
+const CHUNK = 1024 * 1024;
+
+/** Background flush interval of uploads, bytes (see `./durable-writer.ts`). */
+const SYNC_EVERY = 32 * 1024 * 1024;
+
+/** Age after which an untouched temporary file is an orphan, ms. */
+const ORPHAN_AGE_MS = 60 * 60 * 1000;
+
+function checkKey(key: string): void {
+  if (!KEY_RE.test(key)) throw new Error(`invalid image store key ${JSON.stringify(key)}`);
+}
+
+/** Options of {@link FilesystemImageStore}. */
+export interface FilesystemStoreOptions {
+  /** Flush data and directory to disk before an object counts as stored (default true). */
+  readonly fsync?: boolean;
+}
+
+/** Image data as files in one directory. */
+export class FilesystemImageStore implements ImageStore {
+  private readonly tmpDir: string;
+  private readonly fsync: boolean;
+
+  /**
+   * Create the store's directories (mode 0700) and remove orphaned temporary files.
+   * @param dir the store directory, normally `<data-dir>/images`
+   */
+  static async open(dir: string, options: FilesystemStoreOptions = {}): Promise<FilesystemImageStore> {
+    const store = new FilesystemImageStore(dir, options);
+    await fs.promises.mkdir(store.tmpDir, { recursive: true, mode: 0o700 });
+    await store.removeOrphans(Date.now());
+    return store;
+  }
+
+  private constructor(
+    readonly dir: string,
+    options: FilesystemStoreOptions,
+  ) {
+    this.tmpDir = path.join(dir, '.tmp');
+    this.fsync = options.fsync ?? true;
+  }
+
+  /** Path of an object's file. */
+  pathOf(key: string): string {
+    checkKey(key);
+    return path.join(this.dir, key);
+  }
+
+  async put(key: string, data: Readable): Promise<{ readonly bytes: number }> {
+    const final = this.pathOf(key);
+    const tmp = path.join(this.tmpDir, `${key}.${randomBytes(6).toString('hex')}.part`);
+    // `data` may fail while the file is being opened, before the pipeline listens to it: keep
+    // that from being an unhandled 'error' event (the pipeline then reports it).
+    const early = (): void => undefined;
+    data.on('error', early);
+    let handle: fs.promises.FileHandle;
+    try {
+      handle = await fs.promises.open(tmp, 'wx', 0o600);
+    } catch (err) {
+      data.off('error', early);
+      data.destroy();
+      throw err;
+    }
+    let closed = false;
+    try {
+      const out = new DurableFileWriter(handle, { syncEveryBytes: this.fsync ? SYNC_EVERY : 0, syncAtEnd: this.fsync, highWaterMark: CHUNK });
+      const piped = pipeline(data, out);
+      data.off('error', early);
+      await piped;
+      await handle.close();
+      closed = true;
+      await fs.promises.rename(tmp, final);
+      if (this.fsync) await this.syncDir();
+      return { bytes: out.bytesWritten };
+    } catch (err) {
+      if (!closed) await handle.close().catch(() => undefined);
+      await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async get(key: string, range?: StoredRange): Promise<{ readonly stream: Readable; readonly size: number } | null> {
+    let handle: fs.promises.FileHandle;
+    try {
+      handle = await fs.promises.open(this.pathOf(key), 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    try {
+      const { size } = await handle.stat();
+      const stream = handle.createReadStream({ highWaterMark: CHUNK, autoClose: true, ...(range ? { start: range.start, end: range.end } : {}) });
+      return { stream, size };
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await fs.promises.rm(this.pathOf(key), { force: true });
+  }
+
+  private async syncDir(): Promise<void> {
+    const dirHandle = await fs.promises.open(this.dir, 'r');
+    try {
+      await dirHandle.sync();
+    } finally {
+      await dirHandle.close();
+    }
+  }
+
+  /** Remove temporary files not modified for {@link ORPHAN_AGE_MS}. */
+  private async removeOrphans(now: number): Promise<void> {
+    for (const name of await fs.promises.readdir(this.tmpDir)) {
+      const file = path.join(this.tmpDir, name);
+      try {
+        const st = await fs.promises.stat(file);
+        if (now - st.mtimeMs > ORPHAN_AGE_MS) await fs.promises.rm(file, { force: true });
+      } catch {
+        // Removed meanwhile by another process: nothing to do.
+      }
+    }
+  }
+}
