@@ -1,0 +1,91 @@
+/**
+ * Assembles the HTTP application of an `api` process: one Fastify instance, every API service
+ * under its path prefix (as a devstack cloud behind one web server), request ids, body limits.
+ *
+ * | prefix          | service                         | plugin                      |
+ * |-----------------|---------------------------------|-----------------------------|
+ * | `/identity`     | Keystone v3 (`/identity/v3`)    | `src/api/identity/index.ts` |
+ * | `/baremetal`    | Ironic v1 (`/baremetal/v1`)     | `src/api/baremetal/index.ts`|
+ * | `/lease`        | esi-leap v1 (`/lease/v1`)       | `src/api/lease/index.ts`    |
+ * | `/image`        | Glance v2 (`/image/v2`)         | `src/api/image/index.ts`    |
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { identityApi } from '../api/identity/index.ts';
+import { baremetalApi } from '../api/baremetal/index.ts';
+import { leaseApi } from '../api/lease/index.ts';
+import { imageApi } from '../api/image/index.ts';
+import { frameworkErrorHandler, type RawErrorRenderer } from '../api/common/framework-errors.ts';
+import { registerInputGuards } from '../api/common/input-guards.ts';
+import { sendIronicError } from '../api/baremetal/errors.ts';
+import { MAX_HEADER, MAX_MINOR, MIN_HEADER, MIN_MINOR, VERSION_HEADER, negotiateVersion } from '../api/baremetal/microversion.ts';
+import { errorBody as keystoneErrorBody } from '../api/identity/errors.ts';
+import { errorBody as leaseErrorBody } from '../api/lease/errors.ts';
+import { sendGlanceError } from '../api/image/errors.ts';
+import type { Services } from './services.ts';
+
+/** Renderers of router-level errors, per service prefix, in each service's wire format. */
+const FRAMEWORK_ERROR_RENDERERS: ReadonlyArray<readonly [string, RawErrorRenderer]> = [
+  ['/identity', (_q, reply, status, message) => void reply.code(status).type('application/json').send(keystoneErrorBody(status, message))],
+  [
+    '/baremetal',
+    (request, reply, status, message) => {
+      reply.header(MIN_HEADER, `1.${MIN_MINOR}`).header(MAX_HEADER, `1.${MAX_MINOR}`);
+      try {
+        reply.header(VERSION_HEADER, `1.${negotiateVersion(request.headers[VERSION_HEADER])}`);
+      } catch {
+        // A bad version header: the error is about the URL; answer with the range only.
+      }
+      void sendIronicError(reply, status, message);
+    },
+  ],
+  ['/lease', (_q, reply, status, message) => void reply.code(status).type('application/json').send(leaseErrorBody(status, message))],
+  ['/image', (request, reply, status, message) => void sendGlanceError(request, reply, { status, explanation: message, detail: '', headers: {} })],
+];
+
+const REQUEST_ID_RE = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Build (but do not start) the HTTP application.
+ * @returns a Fastify instance; call `listen()` on it, or `inject()` in tests
+ */
+export async function buildApp(services: Services): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: services.logger as FastifyBaseLogger,
+    logController: new LogController({
+      disableRequestLogging: services.config.logLevel !== 'debug' && services.config.logLevel !== 'trace',
+    }),
+    bodyLimit: services.config.maxBodyBytes,
+    genReqId: (req) => {
+      const given = req.headers['x-openstack-request-id'];
+      return typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : `req-${randomUUID()}`;
+    },
+    requestIdHeader: false,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
+    frameworkErrors: frameworkErrorHandler(FRAMEWORK_ERROR_RENDERERS),
+  });
+  registerInputGuards(app);
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('openstack-request-id', request.id);
+    reply.header('x-openstack-request-id', request.id);
+  });
+
+  app.get('/', async () => ({
+    name: 'esi',
+    description: 'Elastic Secure Infrastructure: bare-metal leasing with Keystone, Ironic and esi-leap compatible APIs.',
+    services: {
+      identity: `${services.config.publicUrl}/identity/v3`,
+      baremetal: `${services.config.publicUrl}/baremetal`,
+      lease: `${services.config.publicUrl}/lease`,
+      image: `${services.config.publicUrl}/image`,
+    },
+  }));
+
+  await app.register(identityApi, { prefix: '/identity', services });
+  await app.register(baremetalApi, { prefix: '/baremetal', services });
+  await app.register(leaseApi, { prefix: '/lease', services });
+  await app.register(imageApi, { prefix: '/image', services });
+  return app;
+}

@@ -1,0 +1,289 @@
+/**
+ * esi configuration: read once at start-up into a typed, frozen {@link Config} and passed down.
+ *
+ * Sources, highest precedence first: command-line options, environment variables (`ESI_*`),
+ * a YAML config file (`--config` / `ESI_CONFIG`), built-in defaults. This is the only module
+ * of the server that reads `process.env`.
+ *
+ * | setting              | option          | environment            | default                      |
+ * |----------------------|-----------------|------------------------|------------------------------|
+ * | listen host          | `--host`        | `ESI_HOST`             | `127.0.0.1`                  |
+ * | listen port          | `--port`        | `ESI_PORT`             | `8585`                       |
+ * | data directory       | `--data-dir`    | `ESI_DATA_DIR`         | `./data`                     |
+ * | database URL         | `--database-url`| `ESI_DATABASE_URL`     | SQLite `<data-dir>/esi.sqlite` |
+ * | public URL           | `--public-url`  | `ESI_PUBLIC_URL`       | `http://<host>:<port>`       |
+ * | admin password       |                 | `ESI_ADMIN_PASSWORD`   | generated on first start     |
+ * | secret key (at rest) |                 | `ESI_SECRET_KEY`       | `<data-dir>/secret.key` (0600) |
+ * | process roles        | `--roles`       | `ESI_ROLES`            | `api,conductor`              |
+ * | lab nodes            | `--lab`         | `ESI_LAB_NODES`        | `0` (no lab)                 |
+ * | lab port             | `--lab-port`    | `ESI_LAB_PORT`         | `8586`                       |
+ * | policy override file | `--policy-file` | `ESI_POLICY_FILE`      | none                         |
+ * | log level            | `--log-level`   | `ESI_LOG_LEVEL`        | `info`                       |
+ * | largest image upload |                 | `ESI_MAX_IMAGE_SIZE`   | 1 TiB (`1099511627776` bytes) |
+ * | conductor workers    |                 | `ESI_CONDUCTOR_WORKERS`| `8` (0: no conductor work)   |
+ *
+ * Conductor timing (environment, or the config file key in lower case without `ESI_`):
+ * `ESI_POWER_SYNC_INTERVAL` (60 s),
+ * `ESI_POWER_SYNC_MAX_RETRIES` (3), `ESI_CHECK_PROVISION_STATE_INTERVAL` (60 s), and the
+ * wait-state timeouts `ESI_DEPLOY_CALLBACK_TIMEOUT`, `ESI_CLEAN_CALLBACK_TIMEOUT`,
+ * `ESI_INSPECT_WAIT_TIMEOUT`, `ESI_RESCUE_CALLBACK_TIMEOUT` (1800 s each, 0 = never; Ironic's
+ * `[conductor]` defaults).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import YAML from 'yaml';
+
+/** A process role: `api` serves HTTP, `conductor` runs reconcile loops and the lease manager. */
+export type Role = 'api' | 'conductor';
+
+/** The complete, validated configuration. Durations are in seconds unless named otherwise. */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** Base URL clients use to reach this server; used in the catalogue and links. No trailing slash. */
+  readonly publicUrl: string;
+  /** Absolute path of the data directory. */
+  readonly dataDir: string;
+  /** `postgres://…` URL, or null for the embedded SQLite database in the data directory. */
+  readonly databaseUrl: string | null;
+  /** Admin password for the first-start bootstrap, or null to generate one. */
+  readonly adminPassword: string | null;
+  /** Base64 of the 32-byte key sealing secrets at rest (`ESI_SECRET_KEY`), or null to use `<data-dir>/secret.key`. */
+  readonly secretKey: string | null;
+  readonly roles: readonly Role[];
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly policyFile: string | null;
+  /** Largest accepted request body, bytes. */
+  readonly maxBodyBytes: number;
+  readonly images: {
+    /** Largest accepted image upload, bytes (Glance's `image_size_cap`: 1 TiB); larger is 413. */
+    readonly maxImageBytes: number;
+  };
+  readonly identity: {
+    /** Token lifetime, seconds (Keystone's default is 3600). */
+    readonly tokenTtlS: number;
+    readonly region: string;
+  };
+  readonly conductor: {
+    /** Conductor host name, unique per conductor process. */
+    readonly hostname: string;
+    /** Interval of the periodic power-state sync, seconds (Ironic: 60). */
+    readonly powerSyncIntervalS: number;
+    /** How long a power change may take before it fails, seconds. */
+    readonly powerTimeoutS: number;
+    /** Conductor heartbeat interval, seconds (Ironic: 10). */
+    readonly heartbeatIntervalS: number;
+    /** Run automated cleaning on `provide` and after undeploy (Ironic `[conductor] automated_clean`). */
+    readonly automatedClean: boolean;
+    /**
+     * Node tasks (power, provision) one conductor runs at once; 0 = run no tasks and no
+     * periodic work (the conductor only heartbeats: recorded intent stays pending).
+     */
+    readonly workers: number;
+    /** Period of the take-over and wait-timeout checks, seconds (Ironic `check_provision_state_interval`: 60). */
+    readonly checkProvisionStateIntervalS: number;
+    /** Power-sync failures tolerated before maintenance (Ironic `power_state_sync_max_retries`: 3). */
+    readonly powerSyncMaxRetries: number;
+    /** Wait-state timeouts, seconds, 0 = never (Ironic defaults 1800 each). */
+    readonly deployCallbackTimeoutS: number;
+    readonly cleanCallbackTimeoutS: number;
+    readonly inspectWaitTimeoutS: number;
+    readonly rescueCallbackTimeoutS: number;
+  };
+  readonly leasing: {
+    /** Lease length when a claim or lease omits `end_time`, seconds (esi-leap: 7 days). */
+    readonly defaultLeaseS: number;
+    /** Longest lease a non-admin may create, seconds (esi-leap: 21 days). */
+    readonly maxLeaseS: number;
+    /** Safety-net sweep of the event-driven lease manager, seconds. */
+    readonly sweepIntervalS: number;
+    /** Warning time of the "ending soon" lease notice, seconds (esi-leap email cron: 1 day). */
+    readonly warningS: number;
+    /** First retry delay of a failed webhook delivery, ms (doubles per attempt, ≤ 1 h). */
+    readonly webhookRetryBaseMs: number;
+    /** Attempts of a webhook delivery before it is marked failed. */
+    readonly webhookMaxAttempts: number;
+    /** Time allowed for one webhook POST, seconds. */
+    readonly webhookTimeoutS: number;
+    /** Interval of the webhook worker's delivery passes, ms. */
+    readonly webhookPollMs: number;
+  };
+  readonly lab: {
+    /** Number of virtual nodes to start in-process with the server (0 = no lab). */
+    readonly nodes: number;
+    readonly host: string;
+    readonly port: number;
+  };
+}
+
+/** Options as given on the command line (all optional; strings as typed by the user). */
+export interface ConfigOptions {
+  config?: string;
+  host?: string;
+  port?: string | number;
+  dataDir?: string;
+  databaseUrl?: string;
+  publicUrl?: string;
+  roles?: string;
+  lab?: string | number;
+  labPort?: string | number;
+  policyFile?: string;
+  logLevel?: string;
+}
+
+/** Thrown for a configuration that cannot work; the message names the setting. */
+export class ConfigError extends Error {}
+
+/**
+ * Build the configuration from options, environment and config file.
+ * @param options command-line options (strings as typed)
+ * @param env the environment (normally `process.env`)
+ * @returns a deeply frozen {@link Config}
+ * @throws ConfigError naming the bad setting
+ */
+export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const filePath = options.config ?? env.ESI_CONFIG;
+  const file = filePath ? readConfigFile(filePath) : {};
+  const pick = (opt: string | number | undefined, envName: string, fileKey: string): string | undefined => {
+    if (opt !== undefined && opt !== '') return String(opt);
+    const e = env[envName];
+    if (e !== undefined && e !== '') return e;
+    const f = file[fileKey];
+    return f === undefined || f === null ? undefined : String(f);
+  };
+
+  const host = pick(options.host, 'ESI_HOST', 'host') ?? '127.0.0.1';
+  const port = toPort(pick(options.port, 'ESI_PORT', 'port') ?? '8585', 'port');
+  const dataDir = path.resolve(pick(options.dataDir, 'ESI_DATA_DIR', 'data_dir') ?? './data');
+  const databaseUrl = pick(options.databaseUrl, 'ESI_DATABASE_URL', 'database_url') ?? null;
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(`database URL must start with postgres:// or postgresql:// (got ${redactUrl(databaseUrl)})`);
+  }
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const publicUrl = (pick(options.publicUrl, 'ESI_PUBLIC_URL', 'public_url') ?? `http://${displayHost}:${port}`).replace(/\/+$/, '');
+  const roles = parseRoles(pick(options.roles, 'ESI_ROLES', 'roles') ?? 'api,conductor');
+  const logLevel = parseLogLevel(pick(options.logLevel, 'ESI_LOG_LEVEL', 'log_level') ?? 'info');
+  const labNodes = toInt(pick(options.lab, 'ESI_LAB_NODES', 'lab_nodes') ?? '0', 'lab nodes', 0, 10_000);
+  const labPort = toPort(pick(options.labPort, 'ESI_LAB_PORT', 'lab_port') ?? '8586', 'lab port');
+  const num = (envName: string, fileKey: string, def: number, min: number, max: number): number =>
+    toInt(pick(undefined, envName, fileKey) ?? String(def), fileKey, min, max);
+
+  return deepFreeze({
+    host,
+    port,
+    publicUrl,
+    dataDir,
+    databaseUrl,
+    adminPassword: env.ESI_ADMIN_PASSWORD && env.ESI_ADMIN_PASSWORD !== '' ? env.ESI_ADMIN_PASSWORD : null,
+    secretKey: parseSecretKey(pick(undefined, 'ESI_SECRET_KEY', 'secret_key') ?? null),
+    roles,
+    logLevel,
+    policyFile: pick(options.policyFile, 'ESI_POLICY_FILE', 'policy_file') ?? null,
+    maxBodyBytes: num('ESI_MAX_BODY_BYTES', 'max_body_bytes', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    images: { maxImageBytes: num('ESI_MAX_IMAGE_SIZE', 'max_image_size', 1024 ** 4, 1, Number.MAX_SAFE_INTEGER) },
+    identity: {
+      tokenTtlS: num('ESI_TOKEN_TTL', 'token_ttl', 3600, 60, 7 * 24 * 3600),
+      region: pick(undefined, 'ESI_REGION', 'region') ?? 'RegionOne',
+    },
+    conductor: {
+      hostname: pick(undefined, 'ESI_CONDUCTOR_HOSTNAME', 'conductor_hostname') ?? `${os.hostname()}-${port}`,
+      powerSyncIntervalS: num('ESI_POWER_SYNC_INTERVAL', 'power_sync_interval', 60, 1, 86_400),
+      powerTimeoutS: num('ESI_POWER_TIMEOUT', 'power_timeout', 30, 1, 3600),
+      heartbeatIntervalS: num('ESI_CONDUCTOR_HEARTBEAT_INTERVAL', 'conductor_heartbeat_interval', 10, 1, 3600),
+      automatedClean: parseBool(pick(undefined, 'ESI_AUTOMATED_CLEAN', 'automated_clean') ?? 'true', 'automated_clean'),
+      workers: num('ESI_CONDUCTOR_WORKERS', 'conductor_workers', 8, 0, 1000),
+      checkProvisionStateIntervalS: num('ESI_CHECK_PROVISION_STATE_INTERVAL', 'check_provision_state_interval', 60, 1, 86_400),
+      powerSyncMaxRetries: num('ESI_POWER_SYNC_MAX_RETRIES', 'power_sync_max_retries', 3, 0, 100),
+      deployCallbackTimeoutS: num('ESI_DEPLOY_CALLBACK_TIMEOUT', 'deploy_callback_timeout', 1800, 0, 7 * 86_400),
+      cleanCallbackTimeoutS: num('ESI_CLEAN_CALLBACK_TIMEOUT', 'clean_callback_timeout', 1800, 0, 7 * 86_400),
+      inspectWaitTimeoutS: num('ESI_INSPECT_WAIT_TIMEOUT', 'inspect_wait_timeout', 1800, 0, 7 * 86_400),
+      rescueCallbackTimeoutS: num('ESI_RESCUE_CALLBACK_TIMEOUT', 'rescue_callback_timeout', 1800, 0, 7 * 86_400),
+    },
+    leasing: {
+      defaultLeaseS: num('ESI_DEFAULT_LEASE_TIME', 'default_lease_time', 7 * 86_400, 60, 3650 * 86_400),
+      maxLeaseS: num('ESI_MAX_LEASE_TIME', 'max_lease_time', 21 * 86_400, 60, 3650 * 86_400),
+      sweepIntervalS: num('ESI_LEASE_SWEEP_INTERVAL', 'lease_sweep_interval', 30, 1, 3600),
+      warningS: num('ESI_LEASE_WARNING_TIME', 'lease_warning_time', 86_400, 60, 30 * 86_400),
+      webhookRetryBaseMs: num('ESI_WEBHOOK_RETRY_BASE_MS', 'webhook_retry_base_ms', 5000, 10, 3_600_000),
+      webhookMaxAttempts: num('ESI_WEBHOOK_MAX_ATTEMPTS', 'webhook_max_attempts', 8, 1, 100),
+      webhookTimeoutS: num('ESI_WEBHOOK_TIMEOUT', 'webhook_timeout', 10, 1, 300),
+      webhookPollMs: num('ESI_WEBHOOK_POLL_MS', 'webhook_poll_ms', 500, 10, 60_000),
+    },
+    lab: { nodes: labNodes, host: pick(undefined, 'ESI_LAB_HOST', 'lab_host') ?? '127.0.0.1', port: labPort },
+  });
+}
+
+function readConfigFile(filePath: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = fs.readFileSync(filePath, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read config file ${filePath}: ${(err as Error).message}`);
+  }
+  const parsed: unknown = YAML.parse(text);
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError(`config file ${filePath} must be a YAML mapping of settings`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function toInt(value: string, name: string, min: number, max: number): number {
+  if (!/^-?\d+$/.test(value.trim())) throw new ConfigError(`${name} must be an integer (got "${value}")`);
+  const n = Number(value);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max} (got ${n})`);
+  return n;
+}
+
+function parseSecretKey(value: string | null): string | null {
+  if (value === null) return null;
+  const v = value.trim();
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(v) || Buffer.from(v, 'base64').length !== 32) {
+    throw new ConfigError('secret key (ESI_SECRET_KEY) must be the base64 encoding of 32 bytes');
+  }
+  return v;
+}
+
+function toPort(value: string, name: string): number {
+  return toInt(value, name, 0, 65_535);
+}
+
+function parseBool(value: string, name: string): boolean {
+  const v = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(`${name} must be true or false (got "${value}")`);
+}
+
+function parseRoles(value: string): Role[] {
+  const roles = value
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
+  if (roles.length === 0) throw new ConfigError('roles must name at least one of: api, conductor');
+  for (const r of roles) {
+    if (r !== 'api' && r !== 'conductor') throw new ConfigError(`unknown role "${r}" (roles are api, conductor)`);
+  }
+  return [...new Set(roles)] as Role[];
+}
+
+function parseLogLevel(value: string): Config['logLevel'] {
+  const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+  const v = value.trim().toLowerCase();
+  if ((levels as readonly string[]).includes(v)) return v as Config['logLevel'];
+  throw new ConfigError(`log level must be one of ${levels.join(', ')} (got "${value}")`);
+}
+
+/** Hide the password of a database URL for messages. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:/@]+):([^@]*)@/, '//$1:******@');
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

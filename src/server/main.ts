@@ -1,0 +1,127 @@
+/**
+ * `esi server`: start one esi process with the roles its configuration names (all-in-one by
+ * default: every API plus the conductor and the lease manager), bootstrap the identity store
+ * on first start, optionally start the virtual lab, and shut down cleanly on SIGINT/SIGTERM.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { bootstrapIdentity } from '../domain/identity/index.ts';
+import { KyselyIdentityRepository } from '../store/identity/repository.ts';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { createServices, type ContainerOverrides } from './container.ts';
+import type { Services } from './services.ts';
+
+/** A running server. */
+export interface RunningServer {
+  readonly services: Services;
+  /** Base URL the API listens on (e.g. `http://127.0.0.1:8585`), or null without the api role. */
+  readonly url: string | null;
+  readonly app: FastifyInstance | null;
+  /** Stop workers, the HTTP listener, the lab and the database, in that order. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link startServer} beyond the configuration. */
+export interface StartOptions extends ContainerOverrides {
+  /** Extra resources to close with the server (e.g. a lab started alongside). */
+  readonly onClose?: Array<() => Promise<void>>;
+}
+
+/**
+ * Start a server process in-process (used by `esi server` and by tests).
+ * @throws Error when the database cannot be opened or the port cannot be bound
+ */
+export async function startServer(requested: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const config = await withConcretePort(requested);
+  const services = await createServices(config, options);
+  const boot = await bootstrapIdentity(new KyselyIdentityRepository(services.store.db), services.clock, config.adminPassword);
+  if (boot.createdAdmin && boot.adminPassword) {
+    writeOpenrc(config, boot.adminPassword);
+    if (boot.generated) {
+      // Printed once, on the first start only; it is also in <data-dir>/admin-openrc (mode 0600).
+      process.stdout.write(`esi: created user "admin" in project "admin" with password: ${boot.adminPassword}\n`);
+    }
+  } else if (config.adminPassword && !fs.existsSync(openrcPath(config))) {
+    writeOpenrc(config, config.adminPassword);
+  }
+
+  let app: FastifyInstance | null = null;
+  let url: string | null = null;
+  if (config.roles.includes('api')) {
+    app = await buildApp(services);
+    const address = await app.listen({ host: config.host, port: config.port });
+    url = config.publicUrl;
+    services.logger.debug({ address }, 'esi api listening');
+  }
+  const started: Array<{ stop(): Promise<void> }> = [];
+  if (config.roles.includes('conductor')) {
+    for (const worker of services.workers) {
+      await worker.start();
+      started.push(worker);
+    }
+  }
+  let closed = false;
+  return {
+    services,
+    url,
+    app,
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const w of started.reverse()) await w.stop();
+      if (app) await app.close();
+      for (const fn of options.onClose ?? []) await fn();
+      await services.inventory.hardware.close();
+      await services.store.close();
+    },
+  };
+}
+
+/**
+ * Port 0 means "any free port": pick one now, before the services are built, so that the
+ * public URL in the catalogue, links and admin-openrc names the real port.
+ */
+async function withConcretePort(config: Config): Promise<Config> {
+  if (config.port !== 0) return config;
+  const port = await new Promise<number>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, config.host, () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+  const publicUrl = config.publicUrl.replace(/:0$/, `:${port}`);
+  // The default conductor name embeds the port; give it the real one so conductors differ.
+  const hostname = config.conductor.hostname === `${os.hostname()}-0` ? `${os.hostname()}-${port}` : config.conductor.hostname;
+  return Object.freeze({ ...config, port, publicUrl, conductor: Object.freeze({ ...config.conductor, hostname }) });
+}
+
+/** Path of the admin credentials file a user can `source`. */
+export function openrcPath(config: Config): string {
+  return path.join(config.dataDir, 'admin-openrc');
+}
+
+function writeOpenrc(config: Config, password: string): void {
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const quoted = `'${password.replace(/'/g, `'\\''`)}'`;
+  const lines = [
+    '# esi admin credentials: `source` this file before running `openstack` or `esi`.',
+    `export OS_AUTH_URL=${config.publicUrl}/identity/v3`,
+    'export OS_AUTH_TYPE=password',
+    'export OS_IDENTITY_API_VERSION=3',
+    'export OS_USERNAME=admin',
+    `export OS_PASSWORD=${quoted}`,
+    'export OS_PROJECT_NAME=admin',
+    'export OS_USER_DOMAIN_NAME=Default',
+    'export OS_PROJECT_DOMAIN_NAME=Default',
+    `export OS_REGION_NAME=${config.identity.region}`,
+    'export OS_INTERFACE=public',
+    '',
+  ];
+  fs.writeFileSync(openrcPath(config), lines.join('\n'), { mode: 0o600 });
+}

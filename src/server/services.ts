@@ -1,0 +1,44 @@
+/**
+ * The composition root's product: every long-lived service of one esi process, built once
+ * from the configuration and passed to the API plugins, the conductor and the lease manager.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.ts';
+import type { Identity } from '../domain/identity/index.ts';
+import type { Inventory } from '../domain/inventory/index.ts';
+import type { Leasing } from '../domain/leasing/index.ts';
+import type { Images } from '../domain/images/index.ts';
+import type { LeaseManager } from '../conductor/lease-manager.ts';
+import type { Policy } from '../domain/policy/types.ts';
+import type { Store } from '../store/database.ts';
+import type { Config } from './config.ts';
+
+/**
+ * A background loop of a `conductor` process (power sync, provisioning tasks, lease manager).
+ * `start` returns once the worker is running; `stop` once it has finished its current step.
+ */
+export interface BackgroundWorker {
+  readonly name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Services shared by every part of one process. */
+export interface Services {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly store: Store;
+  readonly policy: Policy;
+  readonly identity: Identity;
+  /** Background workers to run when this process has the `conductor` role. */
+  readonly workers: readonly BackgroundWorker[];
+  /** Nodes, ports, drivers and conductors (baremetal API, conductor, lease manager). */
+  readonly inventory: Inventory;
+  // --- leasing (offers, leases, lease manager) ---
+  readonly leasing: Leasing;
+  /** The lease manager (also in `workers`); tests poke it with `runDue()` / `sweep()`. */
+  readonly leaseManager: LeaseManager;
+  /** Images: metadata, data upload/download, members (image API). */
+  readonly images: Images;
+}
