@@ -1,0 +1,307 @@
+/**
+ * The CLI's connection to an esi (or any OpenStack) cloud, configured like the `openstack` CLI
+ * from `OS_*` environment variables, authenticated with Keystone v3, and finding service
+ * endpoints in the token's catalogue.
+ *
+ * | variable                                          | use                                        |
+ * |---------------------------------------------------|--------------------------------------------|
+ * | `OS_AUTH_URL`                                     | Keystone, e.g. `http://host:8585/identity/v3` (a URL without `/v3` gets it appended) |
+ * | `OS_USERNAME`, `OS_PASSWORD`                      | password authentication                    |
+ * | `OS_USER_ID`                                      | the user by id instead of name             |
+ * | `OS_USER_DOMAIN_NAME` / `OS_USER_DOMAIN_ID`       | the user's domain (default: id `default`)  |
+ * | `OS_TOKEN`                                        | token authentication instead of a password |
+ * | `OS_PROJECT_NAME` / `OS_PROJECT_ID`               | project scope                              |
+ * | `OS_PROJECT_DOMAIN_NAME` / `OS_PROJECT_DOMAIN_ID` | the project's domain (default: id `default`) |
+ * | `OS_SYSTEM_SCOPE`                                 | `all`: a system-scoped token               |
+ * | `OS_REGION_NAME`                                  | pick endpoints of this region              |
+ * | `OS_INTERFACE`                                    | `public` (default), `internal` or `admin`  |
+ * | `OS_CACERT`                                       | CA bundle (PEM) for https                  |
+ *
+ * Requests carry `X-Auth-Token`. Failures are {@link CliError}s with one line for the user:
+ * API errors as `<message> (HTTP <status>)` whatever the service's error format (esi-leap's
+ * `faultstring`, Ironic's `error_message`, Keystone's `error.message`), connection failures
+ * naming the URL. Secrets (password, token) never appear in messages.
+ */
+import fs from 'node:fs';
+import { Agent, request, type Dispatcher } from 'undici';
+
+/** An error to show the user as `esi: <message>` with exit code 1. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    /** HTTP status when the error came from an API, else null. */
+    readonly status: number | null = null,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** Settings read from the environment. */
+export interface SessionSettings {
+  readonly authUrl: string;
+  readonly username: string | null;
+  readonly userId: string | null;
+  readonly password: string | null;
+  readonly token: string | null;
+  readonly userDomain: { id: string } | { name: string };
+  readonly scope:
+    | { readonly kind: 'project'; readonly id?: string; readonly name?: string; readonly domain: { id: string } | { name: string } }
+    | { readonly kind: 'system' }
+    | { readonly kind: 'unscoped' };
+  readonly region: string | null;
+  readonly interface: 'public' | 'internal' | 'admin';
+  readonly caCert: string | null;
+}
+
+/**
+ * Read the `OS_*` settings.
+ * @param env the environment (normally `process.env`)
+ * @throws CliError naming what is missing or wrong
+ */
+export function settingsFromEnv(env: NodeJS.ProcessEnv): SessionSettings {
+  const get = (name: string): string | null => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? null : v;
+  };
+  const authUrl = get('OS_AUTH_URL');
+  if (!authUrl) throw new CliError('OS_AUTH_URL is not set; source an openrc file (e.g. <data-dir>/admin-openrc) first.');
+  try {
+    const u = new URL(authUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    throw new CliError(`OS_AUTH_URL is not an http(s) URL: ${authUrl}`);
+  }
+  const token = get('OS_TOKEN');
+  const username = get('OS_USERNAME');
+  const userId = get('OS_USER_ID');
+  const password = get('OS_PASSWORD');
+  if (!token && !(username || userId)) throw new CliError('set OS_USERNAME (or OS_USER_ID) and OS_PASSWORD, or OS_TOKEN.');
+  if (!token && password === null) throw new CliError('OS_PASSWORD is not set.');
+  const domainOf = (idVar: string, nameVar: string): { id: string } | { name: string } => {
+    const id = get(idVar);
+    const name = get(nameVar);
+    return id ? { id } : name ? { name } : { id: 'default' };
+  };
+  const system = get('OS_SYSTEM_SCOPE');
+  if (system !== null && system !== 'all') throw new CliError(`OS_SYSTEM_SCOPE must be "all" (got "${system}").`);
+  const projectId = get('OS_PROJECT_ID');
+  const projectName = get('OS_PROJECT_NAME') ?? get('OS_TENANT_NAME');
+  const scope: SessionSettings['scope'] = system
+    ? { kind: 'system' }
+    : projectId
+      ? { kind: 'project', id: projectId, domain: domainOf('OS_PROJECT_DOMAIN_ID', 'OS_PROJECT_DOMAIN_NAME') }
+      : projectName
+        ? { kind: 'project', name: projectName, domain: domainOf('OS_PROJECT_DOMAIN_ID', 'OS_PROJECT_DOMAIN_NAME') }
+        : { kind: 'unscoped' };
+  const iface = (get('OS_INTERFACE') ?? 'public').replace(/URL$/, '');
+  if (iface !== 'public' && iface !== 'internal' && iface !== 'admin') throw new CliError(`OS_INTERFACE must be public, internal or admin (got "${iface}").`);
+  return {
+    authUrl: authUrl.replace(/\/+$/, ''),
+    username,
+    userId,
+    password,
+    token,
+    userDomain: domainOf('OS_USER_DOMAIN_ID', 'OS_USER_DOMAIN_NAME'),
+    scope,
+    region: get('OS_REGION_NAME'),
+    interface: iface,
+    caCert: get('OS_CACERT'),
+  };
+}
+
+/** One endpoint of the token's catalogue. */
+interface Endpoint {
+  readonly interface?: string;
+  readonly region?: string;
+  readonly region_id?: string;
+  readonly url?: string;
+}
+
+/** The authenticated state: token secret, token body and catalogue. */
+export interface Authenticated {
+  readonly token: string;
+  readonly body: Record<string, any>;
+}
+
+/** Options of one API request. */
+export interface RequestOptions {
+  /** Query parameters; undefined and null values are left out. */
+  readonly query?: Readonly<Record<string, string | number | boolean | null | undefined>>;
+  /** A JSON body. */
+  readonly body?: unknown;
+  /** Extra headers (e.g. `X-Subject-Token`). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A session with one cloud; call {@link close} when done. */
+export class Session {
+  private readonly dispatcher: Agent;
+  private auth: Promise<Authenticated> | null = null;
+
+  constructor(readonly settings: SessionSettings) {
+    let ca: Buffer | undefined;
+    if (settings.caCert) {
+      try {
+        ca = fs.readFileSync(settings.caCert);
+      } catch (err) {
+        throw new CliError(`cannot read OS_CACERT ${settings.caCert}: ${(err as Error).message}`);
+      }
+    }
+    this.dispatcher = new Agent({ connect: ca ? { ca } : {}, connectTimeout: 10_000 });
+  }
+
+  /** A session configured from the environment. @throws CliError */
+  static fromEnv(env: NodeJS.ProcessEnv = process.env): Session {
+    return new Session(settingsFromEnv(env));
+  }
+
+  /** The Keystone v3 root URL (`…/v3`). */
+  get identityUrl(): string {
+    return /\/v3$/.test(this.settings.authUrl) ? this.settings.authUrl : `${this.settings.authUrl}/v3`;
+  }
+
+  /** Authenticate once (password or token method, scope from the settings). @throws CliError */
+  authenticate(): Promise<Authenticated> {
+    this.auth ??= this.issueToken();
+    return this.auth;
+  }
+
+  /**
+   * The URL of a service from the catalogue (no trailing slash).
+   * @param type catalogue service type, e.g. `lease`, `baremetal`
+   * @throws CliError when the catalogue has no such endpoint for the interface and region
+   */
+  async endpoint(type: string): Promise<string> {
+    const { body } = await this.authenticate();
+    const catalog = body.catalog as Array<{ type?: string; endpoints?: Endpoint[] }> | undefined;
+    if (!Array.isArray(catalog)) {
+      throw new CliError('the token has no service catalogue: set OS_PROJECT_NAME (or OS_PROJECT_ID, or OS_SYSTEM_SCOPE=all).');
+    }
+    const region = this.settings.region;
+    for (const service of catalog) {
+      if (service.type !== type) continue;
+      const match = (service.endpoints ?? []).find(
+        (e) => e.interface === this.settings.interface && (region === null || e.region === region || e.region_id === region) && typeof e.url === 'string',
+      );
+      if (match?.url) return match.url.replace(/\/+$/, '');
+    }
+    throw new CliError(`no ${this.settings.interface} endpoint for service type "${type}"${region ? ` in region ${region}` : ''} in the catalogue.`);
+  }
+
+  /**
+   * Send a request to a service found in the catalogue.
+   * @param serviceType catalogue type (`lease`, `baremetal`, `identity`)
+   * @param path path below the endpoint, e.g. `/v1/offers`
+   * @returns the parsed JSON body (null when empty)
+   * @throws CliError for HTTP errors and connection failures
+   */
+  async call(serviceType: string, method: string, path: string, options: RequestOptions = {}): Promise<any> {
+    const { token } = await this.authenticate();
+    const base = await this.endpoint(serviceType);
+    return this.send(method, `${base}${path}`, options, token);
+  }
+
+  /** Release connections. */
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+
+  private async issueToken(): Promise<Authenticated> {
+    const s = this.settings;
+    const identity = s.token
+      ? { methods: ['token'], token: { id: s.token } }
+      : {
+          methods: ['password'],
+          password: { user: { ...(s.userId ? { id: s.userId } : { name: s.username, domain: s.userDomain }), password: s.password } },
+        };
+    const scope =
+      s.scope.kind === 'system'
+        ? { system: { all: true } }
+        : s.scope.kind === 'project'
+          ? { project: s.scope.id ? { id: s.scope.id } : { name: s.scope.name, domain: s.scope.domain } }
+          : undefined;
+    const res = await this.raw('POST', `${this.identityUrl}/auth/tokens`, { body: { auth: { identity, ...(scope ? { scope } : {}) } } }, null);
+    const token = res.headers['x-subject-token'];
+    const secret = Array.isArray(token) ? token[0] : token;
+    if (!secret || !res.body || typeof res.body.token !== 'object') throw new CliError(`${this.identityUrl} did not return a token.`);
+    return { token: secret, body: res.body.token };
+  }
+
+  private async send(method: string, url: string, options: RequestOptions, token: string | null): Promise<any> {
+    return (await this.raw(method, url, options, token)).body;
+  }
+
+  private async raw(method: string, url: string, options: RequestOptions, token: string | null): Promise<{ body: any; headers: Dispatcher.ResponseData['headers'] }> {
+    const target = new URL(url);
+    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined && v !== null) target.searchParams.append(k, String(v));
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'esi-cli', ...options.headers };
+    if (token) headers['x-auth-token'] = token;
+    let payload: string | undefined;
+    if (options.body !== undefined) {
+      payload = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(target, { method: method as Dispatcher.HttpMethod, headers, body: payload ?? null, dispatcher: this.dispatcher });
+    } catch (err) {
+      throw new CliError(`cannot connect to ${target.origin}${target.pathname}: ${describeNetworkError(err)}`);
+    }
+    const text = await res.body.text();
+    let body: any = null;
+    if (text !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+    }
+    if (res.statusCode >= 400) throw new CliError(`${apiErrorMessage(body, res.statusCode)} (HTTP ${res.statusCode})`, res.statusCode);
+    return { body, headers: res.headers };
+  }
+}
+
+/**
+ * The human message of an API error body, whatever its format: esi-leap/WSME
+ * `{faultstring}`, Ironic `{error_message: "<JSON with faultstring>"}`, Keystone
+ * `{error: {message}}`, or a plain `{message}`/text.
+ */
+export function apiErrorMessage(body: unknown, status: number): string {
+  const fallback = `request failed with status ${status}`;
+  if (typeof body === 'string') return body.trim().split('\n')[0]?.slice(0, 300) || fallback;
+  if (!body || typeof body !== 'object') return fallback;
+  const b = body as Record<string, any>;
+  if (typeof b.faultstring === 'string') return b.faultstring;
+  if (typeof b.error_message === 'string') {
+    try {
+      const inner = JSON.parse(b.error_message);
+      if (inner && typeof inner.faultstring === 'string') return inner.faultstring;
+    } catch {
+      // not JSON: use it as it is
+    }
+    return b.error_message;
+  }
+  if (b.error_message && typeof b.error_message.faultstring === 'string') return b.error_message.faultstring;
+  if (b.error && typeof b.error.message === 'string') return b.error.message;
+  if (typeof b.message === 'string') return b.message;
+  return fallback;
+}
+
+function describeNetworkError(err: unknown): string {
+  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  return e.cause?.code ?? e.code ?? e.cause?.message ?? e.message ?? 'unknown error';
+}
+
+/**
+ * Run `fn` with a session from the environment and close it afterwards.
+ * @throws CliError from the session or `fn`
+ */
+export async function withSession<T>(fn: (session: Session) => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
+  const session = Session.fromEnv(env);
+  try {
+    return await fn(session);
+  } finally {
+    await session.close();
+  }
+}
