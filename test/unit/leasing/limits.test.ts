@@ -1,0 +1,169 @@
+/**
+ * Quota arithmetic (src/domain/leasing/quota-rules.ts) and owner policy rules
+ * (src/domain/leasing/policy-rules.ts): usage of leases by status, peak concurrency, rolling
+ * node-hours (checked against a brute-force scan with fast-check), and the policy checks with
+ * their messages.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ConflictError, ForbiddenError } from '../../../src/domain/errors.ts';
+import type { Lease, LeaseStatus, Window } from '../../../src/domain/leasing/model.ts';
+import { checkGap, checkPolicyTerms, formatDuration, policyFor, projectAllowed, type LeasePolicy } from '../../../src/domain/leasing/policy-rules.ts';
+import { checkQuota, peakConcurrency, peakRollingUsage, usageAt, usageOf, type LeaseQuota } from '../../../src/domain/leasing/quota-rules.ts';
+
+const H = 3_600_000;
+const fmt = (ms: number) => `t${ms / H}`;
+
+function lease(start: number, end: number, status: LeaseStatus = 'created', extra: Partial<Lease> = {}): Lease {
+  return {
+    uuid: `l-${start}-${end}-${status}`,
+    name: null,
+    projectId: 'p',
+    ownerId: 'o',
+    purpose: null,
+    resourceType: 'ironic_node',
+    resourceUuid: 'n',
+    startTime: start * H,
+    endTime: end * H,
+    fulfillTime: null,
+    expireTime: null,
+    status,
+    properties: {},
+    offerUuid: null,
+    parentLeaseUuid: null,
+    createdAt: 0,
+    updatedAt: 0,
+    ...extra,
+  };
+}
+const win = (s: number, e: number): Window => ({ start: s * H, end: e * H });
+const quota = (q: Partial<LeaseQuota>): LeaseQuota => ({ projectId: 'p', maxNodes: null, maxNodeHours: null, windowHours: 24, createdAt: 0, updatedAt: 0, ...q });
+
+describe('usageOf', () => {
+  it('live leases use their window; expired ones until removal; cancelled ones only after they started', () => {
+    expect(usageOf(lease(0, 10, 'active'))).toEqual(win(0, 10));
+    expect(usageOf(lease(0, 10, 'wait fulfill'))).toEqual(win(0, 10));
+    expect(usageOf(lease(0, 10, 'expired', { fulfillTime: 0, expireTime: 10 * H + 5 }))).toEqual(win(0, 10));
+    expect(usageOf(lease(0, 10, 'expired'))).toBeNull(); // never applied to its node
+    expect(usageOf(lease(0, 10, 'deleted', { fulfillTime: 0, expireTime: 4 * H }))).toEqual(win(0, 4));
+    expect(usageOf(lease(0, 10, 'deleted'))).toBeNull();
+  });
+});
+
+describe('peak concurrency and rolling usage', () => {
+  it('counts overlaps; back-to-back windows do not add up', () => {
+    expect(peakConcurrency([win(0, 2), win(1, 3), win(2, 4)], win(0, 10))).toEqual({ count: 2, at: 1 * H });
+    expect(peakConcurrency([win(0, 1), win(1, 2)], win(0, 10)).count).toBe(1);
+    expect(peakConcurrency([win(0, 5)], win(6, 7)).count).toBe(0);
+  });
+
+  it('finds the worst rolling window: the sweep equals evaluating every breakpoint', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: -50, max: 100 }), fc.integer({ min: 1, max: 30 })), { maxLength: 12 }), fc.integer({ min: 1, max: 48 }), fc.integer({ min: 0, max: 60 }), (raw, len, from) => {
+        const windows = raw.map(([s, d]) => win(s, s + d));
+        const ends = win(from, from + 120);
+        // Reference: f is piecewise linear, so its maximum over `ends` is at a breakpoint or an end.
+        const f = (t: number) => windows.reduce((sum, w) => sum + Math.max(0, Math.min(w.end, t) - Math.max(w.start, t - len * H)), 0);
+        const points = [ends.start, ends.end, ...windows.flatMap((w) => [w.start, w.end, w.start + len * H, w.end + len * H])].filter((t) => t >= ends.start && t <= ends.end);
+        const reference = Math.max(...points.map(f));
+        const got = peakRollingUsage(windows, len * H, ends);
+        expect(got.usedMs).toBe(reference);
+        expect(f(got.windowEnd)).toBe(got.usedMs);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('checkQuota', () => {
+  it('max_nodes: refuses a lease that would make one more than the limit at some instant, naming it', () => {
+    const existing = [lease(0, 10, 'active'), lease(5, 15)];
+    expect(checkQuota(quota({ maxNodes: 3 }), existing, [win(8, 12)], fmt)).toBeNull();
+    const excess = checkQuota(quota({ maxNodes: 2 }), existing, [win(8, 12)], fmt);
+    expect(excess?.limit).toBe('max_nodes');
+    expect(excess?.message).toBe('Quota exceeded for project p: these leases would hold 3 nodes at once at t8 (limit 2).');
+    expect(checkQuota(quota({ maxNodes: 2 }), existing, [win(15, 20)], fmt)).toBeNull(); // after the others
+  });
+
+  it('max_nodes counts the new leases of one request together', () => {
+    expect(checkQuota(quota({ maxNodes: 2 }), [], [win(0, 1), win(0, 1), win(0, 1)], fmt)?.message).toMatch(/3 nodes at once/);
+    expect(checkQuota(quota({ maxNodes: 2 }), [], [win(0, 1), win(1, 2), win(2, 3)], fmt)).toBeNull();
+  });
+
+  it('max_node_hours: past use in the rolling window counts; old use does not', () => {
+    const past = [lease(0, 20, 'expired', { fulfillTime: 0, expireTime: 20 * H })];
+    // 20 h used in [0, 20); a new 10-h lease right after: every 24-h window ending in [24, 30]
+    // holds 24 h (e.g. [0, 24): 20 + 4).
+    expect(checkQuota(quota({ maxNodeHours: 24 }), past, [win(20, 30)], fmt)).toBeNull();
+    const excess = checkQuota(quota({ maxNodeHours: 23 }), past, [win(20, 30)], fmt);
+    expect(excess?.message).toBe('Quota exceeded for project p: these leases would use 24 node-hours in the 24-hour window ending t24 (limit 23).');
+    expect(checkQuota(quota({ maxNodeHours: 10 }), past, [win(50, 60)], fmt)).toBeNull();
+  });
+
+  it('a cancelled lease that never started uses nothing', () => {
+    expect(checkQuota(quota({ maxNodes: 1 }), [lease(0, 10, 'deleted')], [win(0, 10)], fmt)).toBeNull();
+  });
+
+  it('usageAt reports nodes now, the future peak and the node-hours of the last window', () => {
+    const u = usageAt([lease(0, 10, 'active'), lease(5, 8, 'active'), lease(20, 30), lease(20, 25)], 24, 6 * H, 30 * H);
+    expect(u).toEqual({ nodesNow: 2, peakNodes: 2, nodeHoursInWindow: 7 });
+  });
+});
+
+describe('owner lease policies', () => {
+  const policy = (p: Partial<LeasePolicy>): LeasePolicy => ({
+    uuid: 'pol',
+    projectId: 'o1',
+    resourceUuid: null,
+    maxLeaseMs: null,
+    minGapMs: null,
+    allowedProjects: null,
+    createdAt: 0,
+    updatedAt: 0,
+    ...p,
+  });
+
+  it('a node policy beats the owner-wide one; other owners do not count', () => {
+    const all = policy({ uuid: 'all' });
+    const node = policy({ uuid: 'n1', resourceUuid: 'node-1' });
+    const other = policy({ uuid: 'x', projectId: 'o2', resourceUuid: 'node-2' });
+    expect(policyFor([all, node, other], 'o1', 'node-1')?.uuid).toBe('n1');
+    expect(policyFor([all, node, other], 'o1', 'node-2')?.uuid).toBe('all');
+    expect(policyFor([other], 'o1', 'node-2')).toBeNull();
+    expect(policyFor([all], null, 'node-1')).toBeNull();
+  });
+
+  it('allowed projects include their subtrees', () => {
+    const p = policy({ allowedProjects: ['l1'] });
+    expect(projectAllowed(p, ['l1'])).toBe(true);
+    expect(projectAllowed(p, ['l1-child', 'l1'])).toBe(true);
+    expect(projectAllowed(p, ['o2'])).toBe(false);
+    expect(projectAllowed(policy({}), ['o2'])).toBe(true);
+  });
+
+  it('terms: a project not allowed or a lease too long is 403 naming the policy', () => {
+    expect(() => checkPolicyTerms(policy({ allowedProjects: ['l1'] }), 'node-1', ['o2'], win(0, 1))).toThrow(ForbiddenError);
+    expect(() => checkPolicyTerms(policy({ allowedProjects: ['l1'] }), 'node-1', ['o2'], win(0, 1))).toThrow('does not allow project o2 to lease ironic_node node-1');
+    expect(() => checkPolicyTerms(policy({ maxLeaseMs: 5 * 86_400_000 }), 'node-1', ['l1'], win(0, 121))).toThrow('allows at most 5 days on ironic_node node-1');
+    expect(() => checkPolicyTerms(policy({ maxLeaseMs: 5 * 86_400_000 }), 'node-1', ['l1'], win(0, 120))).not.toThrow();
+  });
+
+  it('gap: a lease closer than the gap to a neighbour is 409 with the first free instant', () => {
+    const p = policy({ minGapMs: 2 * H });
+    const before = lease(0, 10);
+    expect(() => checkGap(p, 'node-1', win(11, 12), [before])).toThrow(ConflictError);
+    expect(() => checkGap(p, 'node-1', win(11, 12), [before])).toThrow(
+      "Time conflict for ironic_node node-1. The owner's lease policy pol requires 2 h between leases (to clean the node); Lease l-0-10-created holds it from 1970-01-01T00:00:00 to 1970-01-01T10:00:00, so it is free from 1970-01-01T12:00:00.",
+    );
+    expect(() => checkGap(p, 'node-1', win(12, 13), [before])).not.toThrow();
+    expect(() => checkGap(p, 'node-1', win(-5, -1), [before])).toThrow(/so it is free until 1969-12-31T22:00:00\.$/);
+    expect(() => checkGap(policy({}), 'node-1', win(10, 11), [before])).not.toThrow();
+  });
+
+  it('formats durations', () => {
+    expect(formatDuration(86_400_000)).toBe('1 day');
+    expect(formatDuration(36 * H)).toBe('36 h');
+    expect(formatDuration(90 * 60_000)).toBe('1.50 h');
+    expect(formatDuration(30 * 60_000)).toBe('30 min');
+  });
+});
