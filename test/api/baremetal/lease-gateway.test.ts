@@ -1,0 +1,102 @@
+/**
+ * The leasing port `NodeGateway` as implemented by the inventory, on a real database:
+ * find/findMany/listVisible, applyLease, removeLease (esi-leap `remove_lease` semantics,
+ * reference/esi-leap.md §3.2) and NodeBusyError while a conductor holds a node.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NodeBusyError } from '../../../src/domain/leasing/ports.ts';
+import { createPersonas, startTestServer, type Personas, type TestServer } from '../../helpers/harness.ts';
+import { bm, createNode, forceNode } from './helpers.ts';
+
+let ts: TestServer;
+let p: Personas;
+const LEASE = '3c0b2c1e-aaaa-4bbb-8ccc-000000000001';
+const gw = () => ts.server.services.inventory.leaseGateway;
+const notified: string[] = [];
+
+beforeAll(async () => {
+  // These tests check the intent the API records; no conductor may act on it meanwhile.
+  ts = await startTestServer({ env: { ESI_CONDUCTOR_WORKERS: '0' } });
+  p = await createPersonas(ts);
+  ts.server.services.inventory.conductorRelay.attach({ notifyNode: (u) => notified.push(u) });
+});
+afterAll(async () => ts?.close());
+
+describe('lookups', () => {
+  it('find by uuid or name, findMany in one call, listVisible filtered like the node list', async () => {
+    const a = await createNode(ts, p, { name: 'gw-a', lessee: null, resource_class: 'gpu', properties: { memory_mb: 49152 } });
+    const b = await createNode(ts, p, { name: 'gw-b', owner: p.other.projectId, lessee: null });
+    expect(await gw().find('gw-a')).toMatchObject({ uuid: a.uuid, name: 'gw-a', owner: p.owner.projectId, lessee: null, resourceClass: 'gpu', provisionState: 'enroll', maintenance: false, properties: { memory_mb: 49152 } });
+    expect((await gw().find(a.uuid.toUpperCase()))?.uuid).toBe(a.uuid);
+    expect(await gw().find('no-such')).toBeNull();
+    expect(await gw().find('bad name!')).toBeNull();
+    const many = await gw().findMany([a.uuid, b.uuid, 'f0f0f0f0-0000-4000-8000-000000000000', 'junk']);
+    expect([...many.keys()].sort()).toEqual([a.uuid, b.uuid].sort());
+    const names = async (ctx: any, f = {}) => (await gw().listVisible(ctx, f)).map((n) => n.name).sort();
+    expect(await names(p.admin.context)).toEqual(['gw-a', 'gw-b']);
+    expect(await names(p.owner.context)).toEqual(['gw-a']);
+    expect(await names(p.other.context)).toEqual(['gw-b']);
+    expect(await names(p.lessee.context)).toEqual([]);
+    expect(await names(p.admin.context, { resourceClass: 'gpu' })).toEqual(['gw-a']);
+    expect(await names(p.admin.context, { owner: p.other.projectId })).toEqual(['gw-b']);
+    expect(await names(p.owner.context, { owner: p.other.projectId })).toEqual([]);
+  });
+});
+
+describe('applyLease and removeLease', () => {
+  it('applies: sets lessee and properties.lease_uuid, the lessee then sees the node', async () => {
+    const n = await createNode(ts, p, { name: 'lease-1', lessee: null, properties: { cpus: 4 } });
+    expect((await bm(ts, p.lessee, 'GET', '/v1/nodes/lease-1')).status).toBe(404);
+    await gw().applyLease(n.uuid, LEASE, p.lessee.projectId!);
+    const seen = await bm(ts, p.lessee, 'GET', '/v1/nodes/lease-1');
+    expect(seen.status).toBe(200);
+    expect(seen.body.properties).toEqual({ cpus: 4, lease_uuid: LEASE });
+    expect(seen.body.lessee).toBe(p.lessee.projectId);
+  });
+
+  it('removes only its own lease; clears lessee, lease_uuid, instance_info, extra, console', async () => {
+    const n = await createNode(ts, p, { name: 'lease-2', lessee: null });
+    await gw().applyLease(n.uuid, LEASE, p.lessee.projectId!);
+    await bm(ts, p.lessee, 'PATCH', '/v1/nodes/lease-2', [
+      { op: 'add', path: '/instance_info/image_source', value: 'img' },
+      { op: 'add', path: '/extra/mine', value: 1 },
+    ]);
+    await bm(ts, p.lessee, 'PUT', '/v1/nodes/lease-2/states/console', { enabled: true });
+    expect(await gw().removeLease(n.uuid, 'a0000000-0000-4000-8000-000000000000')).toBe(false);
+    expect(await gw().removeLease('f0f0f0f0-0000-4000-8000-000000000000', LEASE)).toBe(false);
+    notified.length = 0;
+    expect(await gw().removeLease(n.uuid, LEASE)).toBe(true);
+    expect(notified).toEqual([n.uuid]);
+    const after = (await bm(ts, p.admin, 'GET', '/v1/nodes/lease-2')).body;
+    expect(after).toMatchObject({ lessee: null, properties: {}, instance_info: {}, extra: {}, console_enabled: false, provision_state: 'enroll' });
+    expect((await bm(ts, p.lessee, 'GET', '/v1/nodes/lease-2')).status).toBe(404);
+    expect(await gw().removeLease(n.uuid, LEASE)).toBe(false);
+  });
+
+  it('undeploys a deployed node through the FSM (deleted → deleting [available])', async () => {
+    for (const state of ['active', 'wait call-back', 'deploy failed'] as const) {
+      const n = await createNode(ts, p, { name: `deployed-${state.replace(/ /g, '-')}`, lessee: null });
+      await gw().applyLease(n.uuid, LEASE, p.lessee.projectId!);
+      await forceNode(ts, n.uuid, { provision_state: state, target_provision_state: state === 'active' ? null : 'active', instance_uuid: null });
+      expect(await gw().removeLease(n.uuid, LEASE)).toBe(true);
+      const b = (await bm(ts, p.admin, 'GET', `/v1/nodes/${n.uuid}`)).body;
+      expect([b.provision_state, b.target_provision_state], state).toEqual(['deleting', 'available']);
+    }
+  });
+
+  it('throws NodeBusyError while a conductor holds the node or it is deploying', async () => {
+    const n = await createNode(ts, p, { name: 'busy-lease', lessee: null });
+    const repo = ts.server.services.inventory.nodeRepository;
+    expect(await repo.reserve(n.uuid, 'c9')).toBe(true);
+    await expect(gw().applyLease(n.uuid, LEASE, p.lessee.projectId!)).rejects.toBeInstanceOf(NodeBusyError);
+    await repo.release(n.uuid, 'c9');
+    await gw().applyLease(n.uuid, LEASE, p.lessee.projectId!);
+    await repo.reserve(n.uuid, 'c9');
+    await expect(gw().removeLease(n.uuid, LEASE)).rejects.toBeInstanceOf(NodeBusyError);
+    await repo.release(n.uuid, 'c9');
+    await forceNode(ts, n.uuid, { provision_state: 'deploying', target_provision_state: 'active' });
+    await expect(gw().removeLease(n.uuid, LEASE)).rejects.toBeInstanceOf(NodeBusyError);
+    expect((await bm(ts, p.admin, 'GET', `/v1/nodes/${n.uuid}`)).body.lessee).toBe(p.lessee.projectId);
+    await expect(gw().applyLease('f0f0f0f0-0000-4000-8000-000000000000', LEASE, 'x')).rejects.toThrow(/could not be found/);
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * Helpers of the conductor API tests: a test server (SQLite or PostgreSQL, `ESI_TEST_DB`) with
+ * its conductor running, a virtual lab of real Redfish BMCs, nodes enrolled through the API,
+ * and waiting for the conductor to finish.
+ */
+import net from 'node:net';
+import { expect } from 'vitest';
+import type { Conductor } from '../../../src/conductor/conductor.ts';
+import { startLab, type Lab } from '../../../src/lab/index.ts';
+import { createPersonas, startTestServer, type Persona, type Personas, type TestServer, type TestServerOptions } from '../../helpers/harness.ts';
+import { bm } from '../baremetal/helpers.ts';
+
+export { bm, expectError } from '../baremetal/helpers.ts';
+
+/** A running test environment. */
+export interface ConductorEnv {
+  readonly ts: TestServer;
+  readonly p: Personas;
+  readonly lab: Lab;
+  close(): Promise<void>;
+}
+
+/** Start a lab with `labNodes` systems and a test server (with `env`), and create the personas. */
+export async function startConductorEnv(labNodes: number, options: TestServerOptions = {}): Promise<ConductorEnv> {
+  const lab = await startLab({ nodes: labNodes, port: 0 });
+  const ts = await startTestServer(options);
+  const p = await createPersonas(ts);
+  return {
+    ts,
+    p,
+    lab,
+    async close() {
+      await ts.close();
+      await lab.close();
+    },
+  };
+}
+
+/** The conductor worker of a test server. */
+export function conductorOf(ts: TestServer): Conductor {
+  const c = ts.server.services.workers.find((w) => w.name === 'conductor');
+  expect(c, 'the server has no conductor worker').toBeDefined();
+  return c as Conductor;
+}
+
+/** `driver_info` of the redfish driver for lab system `system`. */
+export function redfishInfo(lab: Lab, system: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    redfish_address: lab.url,
+    redfish_system_id: `/redfish/v1/Systems/${system}`,
+    redfish_username: 'admin',
+    redfish_password: 'password',
+    ...extra,
+  };
+}
+
+/** Create a node as admin (owner o1, lessee l1); returns its JSON. */
+export async function enroll(env: ConductorEnv, body: Record<string, unknown>): Promise<any> {
+  const res = await bm(env.ts, env.p.admin, 'POST', '/v1/nodes', { owner: env.p.owner.projectId, lessee: env.p.lessee.projectId, ...body });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
+/** Create a redfish node for lab system `system`. */
+export function enrollRedfish(env: ConductorEnv, system: string, extra: Record<string, unknown> = {}, info: Record<string, unknown> = {}): Promise<any> {
+  return enroll(env, { driver: 'redfish', name: system, driver_info: redfishInfo(env.lab, system, info), ...extra });
+}
+
+/** GET a node as admin. */
+export async function getNode(env: ConductorEnv, ident: string, who?: Persona): Promise<any> {
+  const res = await bm(env.ts, who ?? env.p.admin, 'GET', `/v1/nodes/${ident}`);
+  expect(res.status, res.text).toBe(200);
+  return res.body;
+}
+
+/**
+ * Poll the node (as admin) until `done(node)` holds; fails the test after `timeoutMs`.
+ * @returns the node that satisfied it
+ */
+export async function waitNode(env: ConductorEnv, ident: string, done: (n: any) => boolean, timeoutMs = 10_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  let last: any = null;
+  while (Date.now() < deadline) {
+    last = await getNode(env, ident);
+    if (done(last)) return last;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`node ${ident} did not reach the expected state in ${timeoutMs} ms; last: ${JSON.stringify(pick(last))}`);
+}
+
+/** Wait until nothing is pending on the node (no power or provision target outside failure states). */
+export function settled(env: ConductorEnv, ident: string, timeoutMs = 10_000): Promise<any> {
+  return waitNode(env, ident, (n) => n.target_power_state === null && n.reservation === null && (n.target_provision_state === null || / failed$/.test(n.provision_state)), timeoutMs);
+}
+
+/** Request a provision verb; expects 202. */
+export async function provision(env: ConductorEnv, ident: string, target: string, extra: Record<string, unknown> = {}, who?: Persona): Promise<void> {
+  const res = await bm(env.ts, who ?? env.p.admin, 'PUT', `/v1/nodes/${ident}/states/provision`, { target, ...extra });
+  expect(res.status, res.text).toBe(202);
+}
+
+/** Request a power target; expects 202. */
+export async function power(env: ConductorEnv, ident: string, target: string, who?: Persona, extra: Record<string, unknown> = {}): Promise<void> {
+  const res = await bm(env.ts, who ?? env.p.admin, 'PUT', `/v1/nodes/${ident}/states/power`, { target, ...extra });
+  expect(res.status, res.text).toBe(202);
+}
+
+/** The state fields of a node, for messages. */
+export function pick(n: any): Record<string, unknown> | null {
+  if (!n) return null;
+  const { provision_state, target_provision_state, power_state, target_power_state, last_error, maintenance, fault, reservation } = n;
+  return { provision_state, target_provision_state, power_state, target_power_state, last_error, maintenance, fault, reservation };
+}
+
+/** A loopback URL on which nothing listens (a BMC that is down). */
+export async function deadUrl(): Promise<string> {
+  const port = await new Promise<number>((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a ? a.port : 1));
+    });
+  });
+  return `http://127.0.0.1:${port}`;
+}

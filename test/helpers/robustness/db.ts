@@ -1,0 +1,36 @@
+/**
+ * Row counts of every table of a test server's database, read in one query, to prove that a
+ * refused request wrote nothing.
+ */
+import { sql } from 'kysely';
+import type { TestServer } from '../harness.ts';
+
+/** Table name → number of rows. */
+export type RowCounts = Readonly<Record<string, number>>;
+
+/**
+ * Make a function that counts the rows of every table (migration bookkeeping excluded).
+ * The table list is read once, from the database itself (Kysely introspection), so new tables
+ * are covered without changing this helper.
+ */
+export async function rowCounter(ts: TestServer): Promise<() => Promise<RowCounts>> {
+  const { db } = ts.server.services.store;
+  const tables = (await db.introspection.getTables())
+    .filter((t) => !t.isView && !t.name.startsWith('kysely_') && (ts.schema === undefined || t.schema === ts.schema))
+    .map((t) => t.name)
+    .sort();
+  if (tables.length === 0) throw new Error('no tables found');
+  const query = sql.raw<Record<string, number | string>>(`select ${tables.map((t) => `(select count(*) from "${t}") as "${t}"`).join(', ')}`);
+  return async () => {
+    const { rows } = await query.execute(db);
+    const row = rows[0]!;
+    return Object.fromEntries(tables.map((t) => [t, Number(row[t])]));
+  };
+}
+
+/** The tables whose counts differ, as `table: before → after`. */
+export function countChanges(before: RowCounts, after: RowCounts): string[] {
+  return Object.keys({ ...before, ...after })
+    .filter((t) => before[t] !== after[t])
+    .map((t) => `${t}: ${before[t]} → ${after[t]}`);
+}
