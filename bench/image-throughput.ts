@@ -1,0 +1,183 @@
+/**
+ * Benchmark `image-throughput`: how fast esi's image API moves a 1 GiB image (256 MiB with
+ * `--quick`) compared with the machine itself, as ratios measured in one run:
+ *
+ * - `upload`    `curl -T <file>` to `PUT /image/v2/images/{id}/file` (a new queued image per
+ *               run, created untimed): streamed through MD5 + SHA-512 into the filesystem store,
+ *               fsync'ed and renamed before the 204;
+ * - `download`  `curl -o /dev/null` of `GET /image/v2/images/{id}/file`;
+ * - `cat`       `cat <file> > /dev/null` (reading the same file; it is in the page cache);
+ * - `cp`        `cp <file> <copy>` on the same filesystem as esi's data directory (no fsync:
+ *               the copy may still be only in the page cache when it returns);
+ * - `cp+fsync`  the same followed by `sync <copy>`: a durable copy, which is what esi's upload
+ *               provides before it answers (the image is `active` only once its data is on disk);
+ * - `md5sum`    `md5sum <file>`: one core hashing the file, shown because every Glance-compatible
+ *               upload must compute the MD5 `checksum` (and here also SHA-512) of every byte.
+ *
+ * Ratios are esi ÷ baseline throughput (goal ≥ 0.8): upload against `cp` and `cp+fsync` (the
+ * write path) and download against `cat` (the read path); the other pairings are also shown. The
+ * clients are curl processes, so the Node process of esi does only the server's work. esi runs
+ * in-process on SQLite (the database is touched twice per upload; data never goes through it).
+ *
+ * Correctness is checked, never assumed: the uploaded image's `checksum` and `size` must equal
+ * the file's, and each download must deliver the whole size.
+ */
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/server/config.ts';
+import { startServer, type RunningServer } from '../src/server/main.ts';
+import { onCleanup } from './lib/cleanup.ts';
+import type { Benchmark, BenchOptions } from './lib/options.ts';
+import { busyWarning, printTable, writeResults } from './lib/report.ts';
+import type { Summary } from './lib/stats.ts';
+import { measure } from './lib/timing.ts';
+
+/** The goal of the issue: esi's throughput at least this fraction of the baseline's. */
+export const GOAL_RATIO = 0.8;
+
+const MIB = 1024 * 1024;
+
+/** Run a command to completion. @returns its stdout @throws Error with stderr on a non-zero exit */
+function run(cmd: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err.trim()}`))));
+  });
+}
+
+/** Write `bytes` of random data to `file` in 8 MiB blocks. */
+async function makeFile(file: string, bytes: number): Promise<string> {
+  const block = randomBytes(8 * MIB);
+  const md5 = createHash('md5');
+  const out = fs.createWriteStream(file);
+  for (let written = 0; written < bytes; written += block.length) {
+    const part = block.subarray(0, Math.min(block.length, bytes - written));
+    md5.update(part);
+    if (!out.write(part)) await new Promise<void>((r) => out.once('drain', () => r()));
+  }
+  out.end();
+  await new Promise<void>((r) => out.once('close', () => r()));
+  return md5.digest('hex');
+}
+
+/** esi in-process on a temporary data directory, with an admin token. */
+async function startEsi(dataDir: string): Promise<{ server: RunningServer; token: string }> {
+  const password = randomBytes(18).toString('base64url');
+  const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir }, { ESI_ADMIN_PASSWORD: password, ESI_LOG_LEVEL: 'silent', ESI_POWER_SYNC_INTERVAL: '86400' });
+  const server = await startServer(config);
+  const issued = await server.services.identity.tokens.authenticatePassword(
+    { userName: 'admin', domainId: 'default', password },
+    { kind: 'project', projectName: 'admin', domainId: 'default' },
+  );
+  return { server, token: issued.secret };
+}
+
+/** One measured case. */
+interface Row {
+  readonly id: string;
+  readonly summary: Summary;
+  /** MiB/s at the median time. */
+  readonly mibPerS: number;
+}
+
+/** The `image-throughput` benchmark. */
+export const imageThroughputBenchmark: Benchmark = {
+  name: 'image-throughput',
+  description: 'image upload/download throughput (1 GiB) against cat and cp of the same file',
+  async run(options: BenchOptions): Promise<void> {
+    const size = options.quick ? 256 * MIB : 1024 * MIB;
+    const timing = { warmup: 1, samples: options.quick ? 2 : 3 };
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-bench-image-'));
+    const releaseWork = onCleanup('image-throughput files', async () => fs.rmSync(work, { recursive: true, force: true }));
+    try {
+      await run('curl', ['--version']).catch(() => {
+        throw new Error('curl is needed as the HTTP client of this benchmark (apt-get install curl)');
+      });
+      const file = path.join(work, 'image.raw');
+      options.log(`writing a ${size / MIB} MiB test file`);
+      const md5 = await makeFile(file, size);
+      const { server, token } = await startEsi(path.join(work, 'esi'));
+      const releaseServer = onCleanup('image-throughput esi', () => server.close());
+      try {
+        const base = `${server.url}/image/v2/images`;
+        const headers = { 'x-auth-token': token, 'content-type': 'application/json' };
+        let current = '';
+        const newImage = async (): Promise<void> => {
+          if (current) await fetch(`${base}/${current}`, { method: 'DELETE', headers });
+          const res = await fetch(base, { method: 'POST', headers, body: JSON.stringify({ name: 'bench', disk_format: 'raw', container_format: 'bare' }) });
+          if (res.status !== 201) throw new Error(`image create answered ${res.status}`);
+          current = ((await res.json()) as { id: string }).id;
+        };
+        const curl = ['-sS', '-f', '-H', `x-auth-token: ${token}`];
+        const rows: Row[] = [];
+        const time = async (id: string, op: () => Promise<unknown>, before?: () => Promise<void>): Promise<void> => {
+          options.log(`measuring ${id}`);
+          const m = await measure(op, timing, before);
+          rows.push({ id, summary: m.summary, mibPerS: size / MIB / (m.summary.medianMs / 1000) });
+        };
+
+        await time('cat', () => run('sh', ['-c', `cat '${file}' > /dev/null`]));
+        const copy = path.join(work, 'esi', 'copy.raw');
+        await time('cp', () => run('cp', [file, copy]), async () => fs.rmSync(copy, { force: true }));
+        fs.rmSync(copy, { force: true });
+        await time('cp+fsync', () => run('sh', ['-c', `cp '${file}' '${copy}' && sync '${copy}'`]), async () => fs.rmSync(copy, { force: true }));
+        fs.rmSync(copy, { force: true });
+        await time('md5sum', () => run('md5sum', [file]));
+        await time(
+          'upload',
+          async () => {
+            await run('curl', [...curl, '-o', '/dev/null', '-X', 'PUT', '-H', 'content-type: application/octet-stream', '-T', file, `${base}/${current}/file`]);
+          },
+          newImage,
+        );
+        const shown = (await (await fetch(`${base}/${current}`, { headers })).json()) as { checksum: string; size: number; status: string };
+        if (shown.status !== 'active' || shown.checksum !== md5 || shown.size !== size) {
+          throw new Error(`uploaded image is wrong: ${JSON.stringify({ status: shown.status, size: shown.size, checksum: shown.checksum })}, expected md5 ${md5}`);
+        }
+        await time('download', async () => {
+          const bytes = Number(await run('curl', [...curl, '-o', '/dev/null', '-w', '%{size_download}', `${base}/${current}/file`]));
+          if (bytes !== size) throw new Error(`download delivered ${bytes} bytes of ${size}`);
+        });
+
+        const by = (id: string): number => rows.find((r) => r.id === id)!.mibPerS;
+        const ratios = {
+          uploadVsCp: by('upload') / by('cp'),
+          uploadVsDurableCp: by('upload') / by('cp+fsync'),
+          downloadVsCat: by('download') / by('cat'),
+          uploadVsCat: by('upload') / by('cat'),
+          downloadVsCp: by('download') / by('cp'),
+          uploadVsMd5sum: by('upload') / by('md5sum'),
+        };
+        printTable(
+          `image-throughput: ${size / MIB} MiB, median of ${timing.samples} runs (esi ${server.url}, Node ${process.version})`,
+          ['case', 'median', 'MiB/s'],
+          rows.map((r) => [r.id, `${(r.summary.medianMs / 1000).toFixed(2)} s`, r.mibPerS.toFixed(0)]),
+        );
+        printTable(`ratios (goal ≥ ${GOAL_RATIO})`, ['pair', 'ratio', 'goal met'], [
+          ['upload ÷ cp', ratios.uploadVsCp.toFixed(2), ratios.uploadVsCp >= GOAL_RATIO ? 'yes' : 'no'],
+          ['upload ÷ (cp + fsync)', ratios.uploadVsDurableCp.toFixed(2), ratios.uploadVsDurableCp >= GOAL_RATIO ? 'yes' : 'no'],
+          ['download ÷ cat', ratios.downloadVsCat.toFixed(2), ratios.downloadVsCat >= GOAL_RATIO ? 'yes' : 'no'],
+          ['upload ÷ cat', ratios.uploadVsCat.toFixed(2), ratios.uploadVsCat >= GOAL_RATIO ? 'yes' : 'no'],
+          ['download ÷ cp', ratios.downloadVsCp.toFixed(2), ratios.downloadVsCp >= GOAL_RATIO ? 'yes' : 'no'],
+          ['upload ÷ md5sum', ratios.uploadVsMd5sum.toFixed(2), 'n/a'],
+        ]);
+        const busy = busyWarning('after the run');
+        if (busy) process.stdout.write(`note: ${busy}\n`);
+        const file_ = writeResults('image-throughput', { sizeBytes: size, timing, rows, ratios, goalRatio: GOAL_RATIO, busy });
+        options.log(`results written to ${file_}`);
+      } finally {
+        await releaseServer();
+      }
+    } finally {
+      await releaseWork();
+    }
+  },
+};
