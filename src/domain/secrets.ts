@@ -9,7 +9,7 @@
  * The key is 32 random bytes. The composition root (`src/server/container.ts`) reads it from
  * the configuration (`ESI_SECRET_KEY`, base64) or from `<data-dir>/secret.key`.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 /** Prefix of every value sealed by this module (any version). */
 export const SEALED_PREFIX = 'enc:';
@@ -92,6 +92,15 @@ export class SecretBox {
     } catch {
       throw new SecretBoxError('sealed value failed authentication (wrong key or tampered data)');
     }
+  }
+
+  /**
+   * HMAC-SHA256 of `data` (hex) under a key derived from the box's key for `purpose` (HKDF-SHA256),
+   * so that signatures for one purpose (e.g. image temp URLs) never validate for another.
+   */
+  mac(purpose: string, data: string): string {
+    const key = Buffer.from(hkdfSync('sha256', this.#key, Buffer.alloc(0), `esi:${purpose}`, 32));
+    return createHmac('sha256', key).update(data, 'utf8').digest('hex');
   }
 }
 

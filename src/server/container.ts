@@ -15,6 +15,10 @@ import { KyselyConductorRepository } from '../store/inventory/conductor-reposito
 import { KyselyNodeRepository } from '../store/inventory/node-repository.ts';
 import { KyselyPortRepository } from '../store/inventory/port-repository.ts';
 import { Conductor, conductorOptionsFrom } from '../conductor/conductor.ts';
+import { RamdiskService } from '../domain/deploy/ramdisk.ts';
+import { ImageTempUrls } from '../domain/deploy/temp-url.ts';
+import { AGENT_COMMAND_TIMEOUT_S, defaultAgentClient, IMAGE_URL_TTL_S } from '../conductor/agent/env.ts';
+import { ServiceImageInfo } from '../conductor/agent/image-info.ts';
 import { loadSecretBox } from './secret-key.ts';
 import { createLeasingServices } from './leasing.ts';
 import { createImageServices } from './images.ts';
@@ -42,12 +46,22 @@ export const LOG_REDACT = [
 ];
 
 /**
+ * The log censor: request URLs keep their path and lose the values of capability query
+ * parameters (image temp URL signatures, agent tokens); every other redacted value is
+ * `[Redacted]`, pino's default.
+ */
+function censorLogValue(value: unknown, path: string[]): unknown {
+  if (path[path.length - 1] !== 'url' || typeof value !== 'string') return '[Redacted]';
+  return value.replace(/([?&](?:temp_url_sig|agent_token)=)[^&]*/g, '$1[Redacted]');
+}
+
+/**
  * Build the services of one process.
  * @throws Error when the database cannot be opened or the policy file is invalid
  */
 export async function createServices(config: Config, overrides: ContainerOverrides = {}): Promise<Services> {
   const clock = overrides.clock ?? systemClock;
-  const logger = overrides.logger ?? pino({ level: config.logLevel, redact: LOG_REDACT });
+  const logger = overrides.logger ?? pino({ level: config.logLevel, redact: { paths: [...LOG_REDACT, 'req.url'], censor: censorLogValue } });
   const policy = createPolicy(config.policyFile ?? undefined);
   const store = await openStore({
     databaseUrl: config.databaseUrl,
@@ -62,9 +76,11 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   // Node display documents missing or made by other code are rebuilt once here; reads are
   // correct either way (they rebuild such nodes' texts), this keeps them fast.
   await nodeRepository.refreshDisplays();
+  const portRepository = new KyselyPortRepository(store.db);
+  const imageTempUrls = new ImageTempUrls(secrets, config.publicUrl, () => clock.now());
   const inventory = createInventory({
     nodes: nodeRepository,
-    ports: new KyselyPortRepository(store.db),
+    ports: portRepository,
     conductors: new KyselyConductorRepository(store.db),
     policy,
     clock,
@@ -80,7 +96,21 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   );
   workers.push(
     new Conductor(
-      { nodes: inventory.nodeRepository, directory: inventory.conductors, relay: inventory.conductorRelay, hardware, secrets, clock, log: logger },
+      {
+        nodes: inventory.nodeRepository,
+        directory: inventory.conductors,
+        relay: inventory.conductorRelay,
+        hardware,
+        secrets,
+        clock,
+        log: logger,
+        // `images` is assigned below, before any worker starts.
+        agent: {
+          images: new ServiceImageInfo(() => images.images, imageTempUrls, IMAGE_URL_TTL_S),
+          client: defaultAgentClient,
+          commandTimeoutS: AGENT_COMMAND_TIMEOUT_S,
+        },
+      },
       conductorOptionsFrom(config),
     ),
   );
@@ -96,5 +126,6 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   });
   workers.push(leaseManager, webhookWorker);
   const images = await createImageServices({ config, clock, logger, store, policy, directory: identity.directory });
-  return { config, clock, logger, store, policy, identity, inventory, leasing, leaseManager, images, workers };
+  const ramdisk = new RamdiskService({ nodes: nodeRepository, ports: portRepository, clock, secrets, conductor: inventory.conductorRelay });
+  return { config, clock, logger, store, policy, identity, inventory, leasing, leaseManager, images, ramdisk, imageTempUrls, workers };
 }

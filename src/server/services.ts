@@ -8,6 +8,8 @@ import type { Identity } from '../domain/identity/index.ts';
 import type { Inventory } from '../domain/inventory/index.ts';
 import type { Leasing } from '../domain/leasing/index.ts';
 import type { Images } from '../domain/images/index.ts';
+import type { RamdiskService } from '../domain/deploy/ramdisk.ts';
+import type { ImageTempUrls } from '../domain/deploy/temp-url.ts';
 import type { LeaseManager } from '../conductor/lease-manager.ts';
 import type { Policy } from '../domain/policy/types.ts';
 import type { Store } from '../store/database.ts';
@@ -41,4 +43,8 @@ export interface Services {
   readonly leaseManager: LeaseManager;
   /** Images: metadata, data upload/download, members (image API). */
   readonly images: Images;
+  /** Deploy agent lookup and heartbeat (baremetal API ramdisk endpoints). */
+  readonly ramdisk: RamdiskService;
+  /** Signed, expiring image data URLs for the deploy agent (image API and conductor). */
+  readonly imageTempUrls: ImageTempUrls;
 }

@@ -11,6 +11,7 @@
  * | `/v1/nodes/{id}/{maintenance,management,traits,validate,vifs,ports}` | `routes-node-sub.ts` |
  * | `/v1/ports…`                         | `routes-ports.ts`         |
  * | `/v1/drivers…`, `/v1/conductors…`    | `routes-drivers.ts`       |
+ * | `/v1/lookup`, `/v1/heartbeat/{id}`   | `routes-ramdisk.ts` (public) |
  *
  * Every `/v1` route is also served without `/v1` (Ironic routes `/<resource>` as v1, and
  * bookmark links point there). Cross-cutting behaviour: microversion negotiation and headers on
@@ -30,6 +31,7 @@ import { nodeStateRoutes } from './routes-node-states.ts';
 import { nodeSubRoutes } from './routes-node-sub.ts';
 import { nodeRoutes } from './routes-nodes.ts';
 import { portRoutes } from './routes-ports.ts';
+import { ramdiskRoutes } from './routes-ramdisk.ts';
 import { rootRoutes } from './routes-root.ts';
 
 /**
@@ -79,6 +81,7 @@ export const baremetalApi: FastifyPluginAsync<{ services: Services }> = async (a
     nodeSubRoutes(scope, ctx);
     portRoutes(scope, ctx);
     driverRoutes(scope, ctx);
+    ramdiskRoutes(scope, ctx);
   };
   await app.register(v1, { prefix: '/v1' });
   await app.register(v1);

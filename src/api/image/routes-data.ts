@@ -9,10 +9,14 @@
  * - `GET /images/{id}/file`: the data, streamed (200, or 206 with `Content-Range` for a
  *   `Range` request, 416 when unsatisfiable), with `Content-MD5` set to the image's MD5
  *   checksum as Glance does (hex, not base64), `Content-Length` and
- *   `Content-Type: application/octet-stream`; 204 for an image without data.
+ *   `Content-Type: application/octet-stream`; 204 for an image without data. Also reachable
+ *   without a token through a signed temp URL (`?temp_url_sig=…&temp_url_expires=…`, for the
+ *   deploy agent; src/domain/deploy/temp-url.ts).
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { DEPLOY_SERVICE_CONTEXT } from '../../domain/deploy/temp-url.ts';
+import { UnauthorizedError } from '../../domain/errors.ts';
 import type { Services } from '../../server/services.ts';
 import { ImageApiFault } from './errors.ts';
 import { mediaType, rejectBody } from './wire.ts';
@@ -41,9 +45,17 @@ export function registerDataRoutes(app: FastifyInstance, services: Services): vo
     return reply.code(204).send();
   });
 
-  app.get<IdParams>('/images/:id/file', { exposeHeadRoute: false }, async (request, reply) => {
+  // Public so that a signed temp URL (src/domain/deploy/temp-url.ts) works without a token;
+  // any other anonymous request is refused with 401 as before.
+  app.get<IdParams & { Querystring: Record<string, unknown> }>('/images/:id/file', { exposeHeadRoute: false, config: { public: true } }, async (request, reply) => {
     rejectBody(request);
-    const result = await data.download(request.auth, request.params.id, request.headers.range);
+    let caller = request.auth;
+    if (caller.anonymous) {
+      const { temp_url_sig: sig, temp_url_expires: expires } = request.query ?? {};
+      if (!services.imageTempUrls.verify(request.params.id, sig, expires)) throw new UnauthorizedError();
+      caller = DEPLOY_SERVICE_CONTEXT;
+    }
+    const result = await data.download(caller, request.params.id, request.headers.range);
     if (result.kind === 'empty') return reply.code(204).send();
     const { image, range, size, stream } = result;
     reply.type('application/octet-stream');

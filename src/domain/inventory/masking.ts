@@ -134,10 +134,13 @@ export function maskInstanceInfo(info: Readonly<JsonObject>): JsonObject {
   return out;
 }
 
-/** `driver_internal_info` as shown: `agent_secret_token` masked when set (Ironic `node_sanitize`). */
+/**
+ * `driver_internal_info` as shown: `agent_secret_token` masked when set (Ironic `node_sanitize`),
+ * and so is `agent_token_sealed` (the conductor's sealed copy, src/domain/deploy/agent-token.ts).
+ */
 export function maskDriverInternalInfo(info: Readonly<JsonObject>): JsonObject {
-  if (!info.agent_secret_token) return info as JsonObject;
-  return { ...info, agent_secret_token: MASK };
+  if (!info.agent_secret_token && !info.agent_token_sealed) return info as JsonObject;
+  return { ...info, ...(info.agent_secret_token ? { agent_secret_token: MASK } : {}), ...(info.agent_token_sealed ? { agent_token_sealed: MASK } : {}) };
 }
 
 /**

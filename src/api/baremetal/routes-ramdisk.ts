@@ -1,0 +1,74 @@
+/**
+ * The ramdisk (deploy agent) endpoints (reference/ironic.md §1.11), public — the agent has no
+ * Keystone token:
+ *
+ * - `GET /v1/lookup?addresses=<mac,…>&node_uuid=<uuid>` (≥ 1.22; older versions: 404 as the
+ *   route did not exist): `{node: {uuid, properties, instance_info, driver_internal_info,
+ *   links}, config: {heartbeat_timeout, agent_token, agent_token_required, …}}`.
+ * - `POST /v1/heartbeat/{node_ident}` (≥ 1.22) with `{callback_url, agent_token,
+ *   agent_version?, agent_status?, agent_status_message?, agent_verify_ca?}` → 202, no body.
+ *
+ * The rules (tokens, lookup states, resuming the conductor) are in src/domain/deploy/ramdisk.ts.
+ */
+import type { FastifyInstance } from 'fastify';
+import { InvalidInputError, NotFoundError } from '../../domain/errors.ts';
+import { isJsonObject } from '../../domain/inventory/masking.ts';
+import { empty, type BaremetalContext } from './context.ts';
+import { readQuery } from './query.ts';
+
+const LOOKUP_PARAMS = new Set(['addresses', 'node_uuid']);
+const NO_PARAMS = new Set<string>();
+/** Heartbeat body keys Ironic 21.4 accepts. */
+const HEARTBEAT_KEYS = new Set(['callback_url', 'agent_token', 'agent_version', 'agent_verify_ca', 'agent_status', 'agent_status_message']);
+/** Heartbeat body keys → the longest value accepted (characters). */
+const HEARTBEAT_LIMITS: Readonly<Record<string, number>> = Object.freeze({
+  callback_url: 2048,
+  agent_token: 256,
+  agent_version: 64,
+  agent_verify_ca: 65_536,
+  agent_status: 16,
+  agent_status_message: 4096,
+});
+/** The first API version with the ramdisk endpoints in this form. */
+const MIN_RAMDISK_MINOR = 22;
+
+/** Register the ramdisk routes. */
+export function ramdiskRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
+  const ramdisk = ctx.services.ramdisk;
+
+  app.get('/lookup', { config: { public: true } }, async (req) => {
+    if (req.ironicVersion < MIN_RAMDISK_MINOR) throw new NotFoundError('resource', 'lookup', 'The resource could not be found.');
+    const q = readQuery(req.query, LOOKUP_PARAMS);
+    const found = await ramdisk.lookup(q.addresses, q.node_uuid);
+    const links = [
+      { href: `${ctx.base}/v1/nodes/${found.node.uuid}`, rel: 'self' },
+      { href: `${ctx.base}/nodes/${found.node.uuid}`, rel: 'bookmark' },
+    ];
+    return { node: { ...found.node, links }, config: found.config };
+  });
+
+  app.post<{ Params: { ident: string } }>('/heartbeat/:ident', { config: { public: true } }, async (req, reply) => {
+    if (req.ironicVersion < MIN_RAMDISK_MINOR) throw new NotFoundError('resource', 'heartbeat', 'The resource could not be found.');
+    readQuery(req.query, NO_PARAMS);
+    const body = req.body;
+    if (!isJsonObject(body)) throw new InvalidInputError('The heartbeat body must be a JSON object with callback_url and agent_token.');
+    const unknown = Object.keys(body).filter((k) => !HEARTBEAT_KEYS.has(k));
+    if (unknown.length > 0) throw new InvalidInputError(`Unknown attribute(s) in heartbeat: ${unknown.join(', ')}`);
+    for (const [key, max] of Object.entries(HEARTBEAT_LIMITS)) {
+      const v = body[key];
+      if (v === undefined || (v === null && key !== 'callback_url' && key !== 'agent_token')) continue;
+      if (typeof v !== 'string' || v.length > max) throw new InvalidInputError(`Invalid ${key} in heartbeat: expected a string of at most ${max} characters.`);
+    }
+    if (body.agent_status != null && !['start', 'end', 'error'].includes(body.agent_status as string)) {
+      throw new InvalidInputError('Invalid agent_status in heartbeat: expected one of start, end, error.');
+    }
+    await ramdisk.heartbeat(req.params.ident, {
+      callbackUrl: body.callback_url,
+      agentToken: body.agent_token,
+      agentVersion: body.agent_version,
+      agentStatus: body.agent_status,
+      agentStatusMessage: body.agent_status_message,
+    });
+    return empty(reply, 202);
+  });
+}

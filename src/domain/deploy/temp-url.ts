@@ -1,0 +1,85 @@
+/**
+ * Short-lived signed URLs for image data, so that the deploy agent — which has no Keystone
+ * token — can download the image it writes (the role Swift temp URLs play for Ironic's
+ * `direct` deploy with Glance, reference/ironic.md §5.1 step 5).
+ *
+ * URL: `<publicUrl>/image/v2/images/<id>/file?temp_url_sig=<hex>&temp_url_expires=<epoch s>`.
+ * The signature is HMAC-SHA256 (`SecretBox.mac`, purpose `image-temp-url`) of
+ * `GET\n<expires>\n/image/v2/images/<id>/file`, the layout of Swift's temp URLs. It grants
+ * reading that one image's data until it expires, nothing else.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { AuthContext } from '../auth.ts';
+import type { SecretBox } from '../secrets.ts';
+
+/** `SecretBox.mac` purpose of image temp URLs. */
+const PURPOSE = 'image-temp-url';
+
+/** The path an image's data is served at, below the server's public URL. */
+export function imageFilePath(imageId: string): string {
+  return `/image/v2/images/${encodeURIComponent(imageId)}/file`;
+}
+
+/** The signature of a temp URL. @param expiresS epoch seconds */
+function signature(secrets: SecretBox, imageId: string, expiresS: number): string {
+  return secrets.mac(PURPOSE, `GET\n${expiresS}\n${imageFilePath(imageId)}`);
+}
+
+/**
+ * A temp URL for the data of image `imageId`.
+ * @param publicUrl the server's public URL (no trailing slash)
+ * @param nowMs epoch ms; @param ttlS validity, seconds
+ */
+export function signImageTempUrl(secrets: SecretBox, publicUrl: string, imageId: string, nowMs: number, ttlS: number): string {
+  const expires = Math.floor(nowMs / 1000) + Math.max(1, Math.floor(ttlS));
+  return `${publicUrl}${imageFilePath(imageId)}?temp_url_sig=${signature(secrets, imageId, expires)}&temp_url_expires=${expires}`;
+}
+
+/**
+ * True when `sig`/`expires` (the query values) are a valid, unexpired temp URL of `imageId`.
+ * @param nowMs epoch ms
+ */
+export function verifyImageTempUrl(secrets: SecretBox, imageId: string, sig: unknown, expires: unknown, nowMs: number): boolean {
+  if (typeof sig !== 'string' || typeof expires !== 'string' || !/^[0-9a-f]{64}$/.test(sig) || !/^\d{1,12}$/.test(expires)) return false;
+  const e = Number(expires);
+  if (e * 1000 < nowMs) return false;
+  const want = Buffer.from(signature(secrets, imageId, e), 'utf8');
+  return timingSafeEqual(want, Buffer.from(sig, 'utf8'));
+}
+
+/**
+ * The identity the conductor (and a temp URL download) reads images with: a system-scoped
+ * admin, as Ironic uses its service user with Glance. Never given to a caller of the API.
+ */
+export const DEPLOY_SERVICE_CONTEXT: AuthContext = Object.freeze({
+  anonymous: false,
+  userId: 'esi-conductor',
+  userName: 'esi-conductor',
+  userDomainId: 'default',
+  projectId: null,
+  projectName: null,
+  projectDomainId: null,
+  systemScope: 'all',
+  roles: Object.freeze(['admin', 'member', 'reader']) as readonly string[],
+  tokenId: '',
+  expiresAt: null,
+});
+
+/** Signs and checks image temp URLs with the server's key, public URL and clock. */
+export class ImageTempUrls {
+  constructor(
+    private readonly secrets: SecretBox,
+    private readonly publicUrl: string,
+    private readonly now: () => number,
+  ) {}
+
+  /** A temp URL for image `imageId`, valid `ttlS` seconds from now. */
+  sign(imageId: string, ttlS: number): string {
+    return signImageTempUrl(this.secrets, this.publicUrl, imageId, this.now(), ttlS);
+  }
+
+  /** True when the query values are a valid, unexpired temp URL of `imageId`. */
+  verify(imageId: string, sig: unknown, expires: unknown): boolean {
+    return verifyImageTempUrl(this.secrets, imageId, sig, expires, this.now());
+  }
+}
