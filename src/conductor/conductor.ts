@@ -37,6 +37,7 @@ import { takeOverOrphans } from './takeover.ts';
 import { failTimedOutWaits, type WaitTimeouts } from './timeouts.ts';
 import { failedStageChanges, runWork } from './tasks/run.ts';
 import type { TaskSettings } from './tasks/context.ts';
+import type { AgentEnv } from './agent/env.ts';
 import { nextWork } from './tasks/work.ts';
 
 /** What the conductor is built from. */
@@ -49,6 +50,8 @@ export interface ConductorDeps {
   readonly secrets: SecretBox;
   readonly clock: Clock;
   readonly log: ConductorLog;
+  /** The deploy agent flows (src/conductor/agent/); `record` is supplied by the conductor. */
+  readonly agent?: Omit<AgentEnv, 'record'>;
 }
 
 /** Settings of the conductor (from `config.conductor`). */
@@ -97,7 +100,13 @@ export class Conductor implements BackgroundWorker, ConductorPort {
     this.#rt = {
       nodes: deps.nodes,
       locks,
-      env: { hardware: deps.hardware, secrets: deps.secrets, clock: deps.clock, settings: { powerTimeoutS: options.powerTimeoutS, automatedClean: options.automatedClean } },
+      env: {
+        hardware: deps.hardware,
+        secrets: deps.secrets,
+        clock: deps.clock,
+        settings: { powerTimeoutS: options.powerTimeoutS, automatedClean: options.automatedClean },
+        ...(deps.agent ? { agent: { ...deps.agent, record: async (uuid: string, changes: ConductorChanges) => void (await deps.nodes.applyConductorResult(uuid, changes, deps.clock.now())) } } : {}),
+      },
       log,
       host: options.hostname,
     };

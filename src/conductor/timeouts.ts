@@ -6,12 +6,13 @@
  *
  * | state            | setting                  | fails to        | also                                   |
  * |------------------|--------------------------|-----------------|----------------------------------------|
- * | `wait call-back` | `deployCallbackTimeoutS` | `deploy failed` |                                        |
+ * | `wait call-back` | `deployCallbackTimeoutS` | `deploy failed` | node powered off (best effort)         |
  * | `clean wait`     | `cleanCallbackTimeoutS`  | `clean failed`  | maintenance, `fault = "clean failure"`, node powered off (best effort) |
  * | `inspect wait`   | `inspectWaitTimeoutS`    | `inspect failed`|                                        |
  * | `rescue wait`    | `rescueCallbackTimeoutS` | `rescue failed` |                                        |
  *
- * Nodes in maintenance or locked are skipped, as in Ironic. The wait starts at
+ * The keys of an agent session (src/conductor/agent/session.ts) are removed from
+ * `driver_internal_info`. Nodes in maintenance or locked are skipped, as in Ironic. The wait starts at
  * `provision_updated_at`.
  */
 import type { Node } from '../domain/inventory/model.ts';
@@ -20,7 +21,8 @@ import { next, type ProvisionState } from '../domain/inventory/states.ts';
 import { describeError, limit } from './errors.ts';
 import { eachNodePage, type ConductorRuntime, type Mine } from './runtime.ts';
 import { CLEAN_FAILURE } from './tasks/clean.ts';
-import { openNode, powerTimeoutOf, readPower } from './tasks/context.ts';
+import { openNode, powerTimeoutOf, readPower, without } from './tasks/context.ts';
+import { AGENT_SESSION_KEYS } from './agent/session.ts';
 
 /** Wait-state timeouts, seconds (0 = never). */
 export interface WaitTimeouts {
@@ -94,7 +96,8 @@ export async function failTimedOutWaits(rt: ConductorRuntime, mine: Mine, t: Wai
         const changes = timeoutChanges(node, rt.env.clock.now(), t);
         if (changes === null) return;
         let extra: ConductorChanges = {};
-        if (node.provision_state === 'clean wait') extra = await powerOffAfterCleanWait(rt, node, changes.last_error ?? '');
+        if (node.provision_state === 'clean wait' || node.provision_state === 'wait call-back') extra = await powerOffAfterWait(rt, node, changes.last_error ?? '');
+        if (AGENT_SESSION_KEYS.some((k) => k in node.driver_internal_info)) extra = { ...extra, driver_internal_info: without(node.driver_internal_info, AGENT_SESSION_KEYS) };
         await rt.nodes.applyConductorResult(uuid, { ...changes, ...extra }, rt.env.clock.now());
         failed++;
         rt.log.warn({ node: uuid, state: node.provision_state }, 'conductor: a wait state timed out');
@@ -106,8 +109,12 @@ export async function failTimedOutWaits(rt: ConductorRuntime, mine: Mine, t: Wai
   return failed;
 }
 
-/** Tear cleaning down after a clean-wait timeout: power the node off; report a failure in `last_error`. */
-async function powerOffAfterCleanWait(rt: ConductorRuntime, node: Node, message: string): Promise<ConductorChanges> {
+/**
+ * Tear a wait down after its timeout (clean wait; wait call-back, as Ironic's
+ * `power_off_after_deploy_failure`): power the node off, which also ends a booted agent;
+ * report a failure in `last_error`.
+ */
+async function powerOffAfterWait(rt: ConductorRuntime, node: Node, message: string): Promise<ConductorChanges> {
   let secrets: readonly string[] = [];
   try {
     const opened = openNode(rt.env, node);

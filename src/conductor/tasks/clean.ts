@@ -7,7 +7,10 @@
  *   `config.conductor.automatedClean` is false: the node goes straight to `available`;
  * - otherwise the power interface is validated (failure → `clean failed`, no maintenance);
  * - the clean steps run: for a manual clean the requested `clean_steps`, each on the node's
- *   implementation of its interface. Only the `fake` implementations (Ironic
+ *   implementation of its interface. Nodes that use the deploy agent
+ *   (src/conductor/agent/env.ts) run automated cleaning and manual `deploy.erase_devices*`
+ *   steps in band through the agent (src/conductor/agent/clean-flow.ts). Otherwise only the
+ *   `fake` implementations (Ironic
  *   `ironic/drivers/modules/fake.py`, which do no work) can run steps today; any other step
  *   is refused before anything runs, as Ironic refuses unknown steps — real in-band steps
  *   (`deploy.erase_devices`, …) need the deploy agent, a later issue;
@@ -21,6 +24,8 @@
 import type { Node } from '../../domain/inventory/model.ts';
 import { isJsonObject } from '../../domain/inventory/masking.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
+import { runAgentClean, isAgentCleanStep } from '../agent/clean-flow.ts';
+import { usesAgent } from '../agent/env.ts';
 import { limit } from '../errors.ts';
 import { CLEAN_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, transition, without, type OpenedNode, type TaskEnv } from './context.ts';
 
@@ -73,6 +78,10 @@ export async function runCleanStage(env: TaskEnv, node: Node): Promise<Conductor
     return transition(node, 'fail', env.clock.now(), { ...wiped, last_error: failure(`Validation of node ${node.uuid} for cleaning failed`, err, opened) });
   }
   const steps = manual ? requestedCleanSteps(node.driver_internal_info) : [];
+  const agent = env.agent !== undefined && usesAgent(node) ? env.agent : null;
+  if (agent !== null && (!manual || (steps.length > 0 && steps.every(isAgentCleanStep)))) {
+    return runAgentClean(env, agent, node, manual ? steps : null, endEvent);
+  }
   const refused = steps.filter((s) => !canRunCleanStep(node as unknown as Record<string, unknown>, s));
   if (refused.length > 0) {
     const names = refused.map((s) => `${s.interface}.${s.step} (${s.interface} interface "${String((node as unknown as Record<string, unknown>)[`${s.interface}_interface`])}")`);

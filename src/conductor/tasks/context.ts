@@ -17,6 +17,7 @@ import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { next, type ProvisionEvent, type ProvisionState } from '../../domain/inventory/states.ts';
 import type { SecretBox } from '../../domain/secrets.ts';
 import { describeError, secretValues } from '../errors.ts';
+import type { AgentEnv } from '../agent/env.ts';
 
 /** Settings of the tasks (from `config.conductor`). */
 export interface TaskSettings {
@@ -32,6 +33,8 @@ export interface TaskEnv {
   readonly secrets: SecretBox;
   readonly clock: Clock;
   readonly settings: TaskSettings;
+  /** The deploy agent flows (src/conductor/agent/); without it every node uses the out-of-band flows. */
+  readonly agent?: AgentEnv;
 }
 
 /** A node opened for driver calls. Holds decrypted secrets: never log or store it. */
@@ -117,6 +120,10 @@ export const DEPLOY_INTERNAL_KEYS: readonly string[] = Object.freeze([
   'agent_secret_token_pregenerated',
   'agent_url',
   'agent_verify_ca',
+  'agent_token_sealed',
+  'agent_last_heartbeat',
+  'agent_version',
+  'agent_boot',
 ]);
 
 /** Instance keys Ironic's teardown removes besides {@link DEPLOY_INTERNAL_KEYS}. */
@@ -141,4 +148,8 @@ export const CLEAN_INTERNAL_KEYS: readonly string[] = Object.freeze([
   'agent_secret_token_pregenerated',
   'agent_url',
   'agent_verify_ca',
+  'agent_token_sealed',
+  'agent_last_heartbeat',
+  'agent_version',
+  'agent_boot',
 ]);

@@ -2,8 +2,10 @@
  * The `deploying` stage (verbs `active`/`deploy`/`rebuild`) and the `deleting` stage (verbs
  * `deleted`/`undeploy`: teardown).
  *
- * Deploying — what esi does today: writing an image to the node's disk is a later issue (it
- * needs the deploy agent), so this stage only prepares the node to boot what is on its disk:
+ * Deploying a node that uses the deploy agent (`deploy_interface` `direct` with an agent ramdisk
+ * in `driver_info`, src/conductor/agent/env.ts): the agent writes the image,
+ * src/conductor/agent/deploy-flow.ts. Deploying any other node: no image is written; this
+ * stage only prepares the node to boot what is on its disk:
  * it validates `driver_info`, sets the boot device to `disk` (persistent) when the driver
  * supports that device, and powers the node on — as a reboot when it is already on, the way
  * an Ironic deploy ends by rebooting into the instance. `instance_info` is kept as given (it
@@ -22,6 +24,8 @@
  * conductor runs the cleaning stage next; failure: `fail` → `error` with `last_error`.
  */
 import type { Node } from '../../domain/inventory/model.ts';
+import { runAgentDeploy } from '../agent/deploy-flow.ts';
+import { usesAgent } from '../agent/env.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import {
   DEPLOY_INTERNAL_KEYS,
@@ -41,6 +45,7 @@ import {
  * @returns the node changes of the outcome; never throws for driver or BMC failures
  */
 export async function runDeployStage(env: TaskEnv, node: Node): Promise<ConductorChanges> {
+  if (env.agent !== undefined && usesAgent(node)) return runAgentDeploy(env, env.agent, node);
   const wiped: ConductorChanges = { deploy_step: {}, driver_internal_info: without(node.driver_internal_info, DEPLOY_INTERNAL_KEYS) };
   let opened: OpenedNode | null = null;
   try {

@@ -1,0 +1,118 @@
+/**
+ * Agent cleaning (Ironic 21.4 in-band cleaning, reference/ironic.md §2, §5.1 step 6) for nodes
+ * that {@link usesAgent}. The `cleaning` stage runs twice:
+ *
+ * 1. **Boot the agent** (boot device `cdrom`/`pxe`, reboot); `wait` → `clean wait` (failing
+ *    after `clean_callback_timeout`).
+ * 2. **The agent called back** (a heartbeat resumed the node to `cleaning`):
+ *    `clean.get_clean_steps`, then each step with `clean.execute_clean_step`, polled to the
+ *    end, `clean_step` showing the one running. Then the node is powered off, which ends the
+ *    agent; `done` → `available` (or `manage` → `manageable` for a manual clean).
+ *
+ * The steps: a manual clean runs the requested steps (`deploy.erase_devices_metadata`,
+ * `deploy.erase_devices`); automated cleaning runs `erase_devices_metadata` (priority 99:
+ * partition tables and signatures), and also the full `erase_devices` (priority 10: the whole
+ * disk) when the node's `driver_info.agent_erase_devices` is true — the switch an owner sets
+ * for a full wipe between lessees. A step the agent does not offer, a FAILED command, an agent
+ * that vanishes or times out → `fail` → `clean failed` with `last_error`, in maintenance with
+ * `fault = "clean failure"` (as Ironic when a clean step fails), powered off.
+ */
+import type { Node } from '../../domain/inventory/model.ts';
+import type { ConductorChanges } from '../../domain/inventory/ports.ts';
+import { CLEAN_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
+import type { AgentEnv } from './env.ts';
+import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline } from './session.ts';
+
+/** In-band clean steps the agent runs (IPA `GenericHardwareManager`), with their priorities. */
+export const AGENT_CLEAN_STEPS: Readonly<Record<string, number>> = Object.freeze({ erase_devices_metadata: 99, erase_devices: 10 });
+
+/** Ironic's fault value for a node whose cleaning failed. */
+const CLEAN_FAILURE = 'clean failure';
+
+/** A clean step to run. */
+interface Step {
+  readonly interface: string;
+  readonly step: string;
+}
+
+/** The steps of a cleaning (see the module documentation). */
+export function agentCleanSteps(node: Pick<Node, 'driver_info'>, requested: readonly Step[] | null): Step[] {
+  if (requested !== null) return [...requested];
+  const steps: Step[] = [{ interface: 'deploy', step: 'erase_devices_metadata' }];
+  if (node.driver_info.agent_erase_devices === true || node.driver_info.agent_erase_devices === 'true') steps.push({ interface: 'deploy', step: 'erase_devices' });
+  return steps;
+}
+
+/** True when the agent can run `step` (a `deploy` interface step of {@link AGENT_CLEAN_STEPS}). */
+export function isAgentCleanStep(step: Step): boolean {
+  return step.interface === 'deploy' && Object.hasOwn(AGENT_CLEAN_STEPS, step.step);
+}
+
+/**
+ * Run the `cleaning` stage of an agent node (see the module documentation).
+ * @param requested the steps of a manual clean, or null for automated cleaning
+ * @param endEvent `done` (→ available) or `manage` (→ manageable)
+ * @returns the node changes of the outcome; never throws for driver or agent failures
+ */
+export async function runAgentClean(env: TaskEnv, agent: AgentEnv, node: Node, requested: readonly Step[] | null, endEvent: 'done' | 'manage'): Promise<ConductorChanges> {
+  let opened: OpenedNode | null = null;
+  if (!agentCalledBack(node, 'clean')) {
+    try {
+      opened = openNode(env, node);
+      opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
+      const dii = await bootAgent(env, opened, node, 'clean');
+      const power = (await readPower(opened)) ?? 'power on';
+      return transition(node, 'wait', env.clock.now(), { driver_internal_info: dii, clean_step: {}, last_error: null, power_state: power }, node.target_provision_state ?? undefined);
+    } catch (err) {
+      return fail(env, node, opened, failure(`Failed to clean node ${node.uuid}: booting the deploy agent failed`, err, opened));
+    }
+  }
+  let current = 'clean.get_clean_steps';
+  try {
+    opened = openNode(env, node);
+    const client = agentClientOf(env, agent, node);
+    const nodeParam = agentNodeParam(node);
+    const offered = await client.run('clean.get_clean_steps', { node: nodeParam, ports: [] }, commandDeadline(agent));
+    const version = offered.hardware_manager_version ?? null;
+    const available = new Set(Object.values((offered.clean_steps ?? {}) as Record<string, Array<{ step?: unknown }>>).flatMap((list) => (Array.isArray(list) ? list.map((s) => String(s.step)) : [])));
+    for (const s of agentCleanSteps(node, requested)) {
+      current = `${s.interface}.${s.step}`;
+      if (!available.has(s.step)) throw new Error(`the agent does not offer the clean step ${s.step}`);
+      const step = { interface: s.interface, step: s.step, priority: AGENT_CLEAN_STEPS[s.step] ?? 0, args: {}, reboot_requested: false, abortable: true };
+      await agent.record(node.uuid, { clean_step: step });
+      await client.run('clean.execute_clean_step', { step, node: nodeParam, ports: [], clean_version: version }, commandDeadline(agent));
+    }
+    current = 'power off';
+    await opened.hw.power.setPowerState(opened.driverNode, 'power off', powerTimeoutOf(env, node));
+  } catch (err) {
+    return fail(env, node, opened, failure(`Clean step ${current} failed for node ${node.uuid}`, err, opened));
+  }
+  const power = (await readPower(opened)) ?? 'power off';
+  return transition(node, endEvent, env.clock.now(), { ...wiped(node), last_error: null, power_state: power });
+}
+
+/** Cleaning and session keys wiped, `clean_step` = {}. */
+function wiped(node: Node): ConductorChanges {
+  return { clean_step: {}, driver_internal_info: without(node.driver_internal_info, [...CLEAN_INTERNAL_KEYS, ...AGENT_SESSION_KEYS]) };
+}
+
+/** `fail` → `clean failed`, maintenance with the clean failure fault, powered off (best effort). */
+async function fail(env: TaskEnv, node: Node, opened: OpenedNode | null, message: string): Promise<ConductorChanges> {
+  let power: string | null = null;
+  if (opened !== null) {
+    try {
+      await opened.hw.power.setPowerState(opened.driverNode, 'power off', powerTimeoutOf(env, node));
+    } catch {
+      // reported through the power state below
+    }
+    power = await readPower(opened);
+  }
+  return transition(node, 'fail', env.clock.now(), {
+    ...wiped(node),
+    last_error: message,
+    maintenance: true,
+    fault: CLEAN_FAILURE,
+    ...(node.maintenance_reason ? {} : { maintenance_reason: message }),
+    ...(power !== null ? { power_state: power as 'power on' | 'power off' } : {}),
+  });
+}

@@ -1,0 +1,130 @@
+/**
+ * HTTP client of the deploy agent's command API (ironic-python-agent's wire protocol,
+ * reference/ironic.md §5.1 step 4):
+ *
+ * - `POST <agent_url>/v1/commands/?wait=false&agent_token=<token>` with `{name, params}` →
+ *   a command result `{id, command_name, command_status, command_error, command_result}`,
+ *   `command_status` ∈ `RUNNING` | `SUCCEEDED` | `FAILED` | `CLEAN_VERSION_MISMATCH`;
+ * - `GET <agent_url>/v1/commands/<id>?wait=true&agent_token=<token>` → the same object, once
+ *   the command has finished (or the agent's own wait limit passed: then it is polled again).
+ *
+ * {@link AgentClient.run} starts a command and polls it until it finishes or the deadline
+ * passes. Every failure is an {@link AgentError} whose message says which command failed and
+ * why (the agent's `command_error`, an HTTP status, or that the agent could not be reached);
+ * the token never appears in a message.
+ */
+
+/** A command result as the agent returns it. */
+export interface AgentCommandResult {
+  readonly id: string;
+  readonly command_name: string;
+  readonly command_status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CLEAN_VERSION_MISMATCH' | string;
+  readonly command_error: unknown;
+  readonly command_result: Record<string, unknown> | null;
+}
+
+/** A failed agent command, or an agent that could not be reached. */
+export class AgentError extends Error {
+  /** The command, e.g. `deploy.execute_deploy_step`. */
+  readonly command: string;
+  /** True when the agent could not be reached (connection refused, timeout). */
+  readonly unreachable: boolean;
+
+  constructor(message: string, command: string, unreachable = false) {
+    super(message);
+    this.name = 'AgentError';
+    this.command = command;
+    this.unreachable = unreachable;
+  }
+}
+
+/** Options of {@link AgentClient}. */
+export interface AgentClientOptions {
+  /** Timeout of one HTTP request, ms (default 60 000; a `wait=true` poll may take this long). */
+  readonly requestTimeoutMs?: number;
+  /** Pause between polls that returned `RUNNING`, ms (default 200). */
+  readonly pollIntervalMs?: number;
+}
+
+/** The human text of an agent's `command_error` (IPA: `{type, code, message, details}` or a string). */
+export function describeCommandError(err: unknown): string {
+  if (err === null || err === undefined) return 'no error details';
+  if (typeof err === 'string') return err;
+  if (typeof err === 'object') {
+    const e = err as Record<string, unknown>;
+    const parts: string[] = [];
+    for (const p of [e.type, e.message, e.details]) {
+      if (typeof p === 'string' && p !== '' && !parts.some((q) => q.includes(p))) parts.push(p);
+    }
+    if (parts.length > 0) return parts.join(': ');
+  }
+  return JSON.stringify(err).slice(0, 500);
+}
+
+/** Client of one agent's command API (see the module documentation). */
+export class AgentClient {
+  readonly #requestTimeoutMs: number;
+  readonly #pollMs: number;
+
+  /**
+   * @param agentUrl the heartbeat's `callback_url` (e.g. `http://127.0.0.1:9999`)
+   * @param token the session's agent token (plain)
+   */
+  constructor(
+    private readonly agentUrl: string,
+    private readonly token: string,
+    options: AgentClientOptions = {},
+  ) {
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+    this.#pollMs = options.pollIntervalMs ?? 200;
+  }
+
+  /**
+   * Run command `name` with `params` and wait until it has finished.
+   * @param deadlineMs epoch ms after which waiting stops (an AgentError)
+   * @returns the `command_result` of a SUCCEEDED command ({} when null)
+   * @throws AgentError when the command fails, the agent answers an error or cannot be reached,
+   *   or the deadline passes
+   */
+  async run(name: string, params: Record<string, unknown>, deadlineMs: number): Promise<Record<string, unknown>> {
+    let result = await this.#request(name, 'POST', `/v1/commands/?wait=false`, { name, params });
+    while (result.command_status === 'RUNNING') {
+      if (Date.now() >= deadlineMs) throw new AgentError(`The agent command ${name} did not finish in time.`, name);
+      await new Promise((r) => setTimeout(r, this.#pollMs));
+      result = await this.#request(name, 'GET', `/v1/commands/${encodeURIComponent(result.id)}?wait=true`);
+    }
+    if (result.command_status === 'SUCCEEDED') return result.command_result ?? {};
+    throw new AgentError(`The agent command ${name} ended with status ${result.command_status}: ${describeCommandError(result.command_error)}`, name);
+  }
+
+  async #request(command: string, method: 'GET' | 'POST', pathAndQuery: string, body?: unknown): Promise<AgentCommandResult> {
+    const url = `${this.agentUrl}${pathAndQuery}&agent_token=${encodeURIComponent(this.token)}`;
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method,
+        headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(this.#requestTimeoutMs),
+      });
+    } catch (err) {
+      const cause = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
+      throw new AgentError(`The agent at ${this.agentUrl} could not be reached for ${command}: ${cause}`, command, true);
+    }
+    const text = await res.text().catch(() => '');
+    let json: unknown = null;
+    try {
+      json = text === '' ? null : JSON.parse(text);
+    } catch {
+      // not JSON: reported below
+    }
+    if (!res.ok) {
+      const fault = json && typeof json === 'object' ? ((json as Record<string, unknown>).faultstring ?? (json as Record<string, unknown>).message) : null;
+      throw new AgentError(`The agent refused ${command}: HTTP ${res.status}${typeof fault === 'string' ? `: ${fault.slice(0, 300)}` : ''}`, command);
+    }
+    if (!json || typeof json !== 'object' || typeof (json as Record<string, unknown>).command_status !== 'string') {
+      throw new AgentError(`The agent answered ${command} with something that is not a command result.`, command);
+    }
+    return json as AgentCommandResult;
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The agent deploy (Ironic 21.4 `direct` deploy interface, reference/ironic.md §2, §5.1), for
+ * nodes that {@link usesAgent}. The `deploying` stage runs twice:
+ *
+ * 1. **Boot the agent.** Validate `driver_info` and the image (`instance_info.image_source`,
+ *    src/conductor/agent/image-info.ts), then boot the agent ramdisk (boot device `cdrom` or
+ *    `pxe` for the next boot, reboot). `deploy_step` = `deploy.deploy`; event `wait` →
+ *    `wait call-back` (failing after `deploy_callback_timeout`, src/conductor/timeouts.ts).
+ * 2. **The agent called back** (a heartbeat resumed the node to `deploying`): run
+ *    `deploy.execute_deploy_step` with the `write_image` step (`image_info`, the
+ *    `instance_info.configdrive` as given), polled until it finishes; set the boot device to
+ *    `disk` (persistent); `standby.sync`; reboot the node through the BMC into its new disk.
+ *    `done` → `active`; the deploy and session keys of `driver_internal_info` are wiped and
+ *    `deploy_step` = {}.
+ *
+ * Progress is recorded while the stage runs: `deploy_step` names the step being run and
+ * `driver_internal_info.deploy_steps` lists the steps. A failure anywhere (the image is not
+ * usable, the BMC fails, the agent command FAILED, the agent vanished or timed out) → `fail`
+ * → `deploy failed`, `last_error` naming the step and the cause, and the node is powered off
+ * (Ironic `[deploy] power_off_after_deploy_failure`, default true), which also ends the agent.
+ */
+import type { JsonObject } from '../../domain/inventory/masking.ts';
+import type { Node } from '../../domain/inventory/model.ts';
+import type { ConductorChanges } from '../../domain/inventory/ports.ts';
+import { DEPLOY_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
+import type { AgentEnv } from './env.ts';
+import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline } from './session.ts';
+
+/** The deploy steps of an agent deploy, as `deploy_step` shows them. */
+const STEP_DEPLOY = { interface: 'deploy', step: 'deploy', priority: 100, args: {} };
+const STEP_WRITE = { interface: 'deploy', step: 'write_image', priority: 80, args: {} };
+const STEP_REBOOT = { interface: 'deploy', step: 'prepare_instance_boot', priority: 60, args: {} };
+
+/**
+ * Run the `deploying` stage of an agent node (see the module documentation).
+ * @returns the node changes of the outcome; never throws for driver, image or agent failures
+ */
+export async function runAgentDeploy(env: TaskEnv, agent: AgentEnv, node: Node): Promise<ConductorChanges> {
+  return agentCalledBack(node, 'deploy') ? writeAndReboot(env, agent, node) : boot(env, agent, node);
+}
+
+/** Phase 1: boot the agent. */
+async function boot(env: TaskEnv, agent: AgentEnv, node: Node): Promise<ConductorChanges> {
+  let opened: OpenedNode | null = null;
+  let step = 'validate';
+  try {
+    opened = openNode(env, node);
+    opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
+    await agent.images.imageInfo(node);
+    step = 'boot the deploy agent';
+    const dii = await bootAgent(env, opened, node, 'deploy');
+    const power = (await readPower(opened)) ?? 'power on';
+    const changes: ConductorChanges = { driver_internal_info: { ...dii, deploy_steps: [STEP_DEPLOY, STEP_WRITE, STEP_REBOOT] }, deploy_step: STEP_DEPLOY, last_error: null, power_state: power };
+    return transition(node, 'wait', env.clock.now(), changes, node.target_provision_state ?? undefined);
+  } catch (err) {
+    return fail(env, node, opened, failure(`Failed to deploy node ${node.uuid} (${step})`, err, opened));
+  }
+}
+
+/** Phase 2: the agent called back: write the image, boot the disk. */
+async function writeAndReboot(env: TaskEnv, agent: AgentEnv, node: Node): Promise<ConductorChanges> {
+  let opened: OpenedNode | null = null;
+  let step = 'deploy.write_image';
+  try {
+    opened = openNode(env, node);
+    const client = agentClientOf(env, agent, node);
+    const imageInfo = await agent.images.imageInfo(node);
+    await agent.record(node.uuid, { deploy_step: STEP_WRITE });
+    const configdrive = node.instance_info.configdrive ?? null;
+    await client.run(
+      'deploy.execute_deploy_step',
+      { step: { ...STEP_WRITE, args: { image_info: imageInfo, configdrive } }, node: agentNodeParam(node), ports: [], deploy_version: '1' },
+      commandDeadline(agent),
+    );
+    step = 'deploy.prepare_instance_boot (boot device disk)';
+    await agent.record(node.uuid, { deploy_step: STEP_REBOOT });
+    const devices = await opened.hw.management.supportedBootDevices(opened.driverNode);
+    if (devices.includes('disk')) await opened.hw.management.setBootDevice(opened.driverNode, 'disk', true);
+    step = 'standby.sync';
+    await client.run('standby.sync', {}, commandDeadline(agent));
+    step = 'reboot into the instance';
+    await opened.hw.power.setPowerState(opened.driverNode, 'rebooting', powerTimeoutOf(env, node));
+  } catch (err) {
+    return fail(env, node, opened, failure(`Deploy step ${step} failed for node ${node.uuid}`, err, opened));
+  }
+  const power = (await readPower(opened)) ?? 'power on';
+  return transition(node, 'done', env.clock.now(), { ...wiped(node), last_error: null, power_state: power });
+}
+
+/** The changes that end a deployment: deploy and session keys wiped, `deploy_step` = {}. */
+function wiped(node: Node): ConductorChanges {
+  const dii: JsonObject = without(node.driver_internal_info, [...DEPLOY_INTERNAL_KEYS, ...AGENT_SESSION_KEYS]);
+  return { deploy_step: {}, driver_internal_info: dii };
+}
+
+/** `fail` → `deploy failed` with `message`; the node is powered off (best effort). */
+async function fail(env: TaskEnv, node: Node, opened: OpenedNode | null, message: string): Promise<ConductorChanges> {
+  let power: string | null = null;
+  if (opened !== null) {
+    try {
+      await opened.hw.power.setPowerState(opened.driverNode, 'power off', powerTimeoutOf(env, node));
+    } catch {
+      // the failure being reported matters more; the power state read below tells the truth
+    }
+    power = await readPower(opened);
+  }
+  return transition(node, 'fail', env.clock.now(), { ...wiped(node), last_error: message, ...(power !== null ? { power_state: power as 'power on' | 'power off' } : {}) });
+}

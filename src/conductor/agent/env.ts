@@ -1,0 +1,73 @@
+/**
+ * What the agent-driven deploy and cleaning flows need besides the common task environment
+ * ({@link AgentEnv}), and which nodes use them ({@link usesAgent}).
+ *
+ * A node is deployed and cleaned through the deploy agent when its `deploy_interface` is
+ * `direct` AND its `driver_info` names an agent ramdisk to boot: `deploy_iso` /
+ * `redfish_deploy_iso` (virtual media) or `deploy_ramdisk` (network boot) — the keys Ironic's
+ * boot interfaces require for the same purpose. Other nodes keep esi's out-of-band flow
+ * (src/conductor/tasks/deploy.ts, clean.ts), so `fake-hardware` nodes and redfish nodes
+ * without a ramdisk behave as before.
+ */
+import type { Node } from '../../domain/inventory/model.ts';
+import type { ConductorChanges } from '../../domain/inventory/ports.ts';
+import type { BootDevice } from '../../domain/hardware/interfaces.ts';
+import { AgentClient } from './client.ts';
+
+/** The `image_info` of a `write_image` step (reference/ironic.md §5.1 step 5). */
+export interface ImageInfo {
+  readonly id: string;
+  readonly urls: readonly string[];
+  readonly disk_format: string;
+  readonly container_format: string;
+  readonly os_hash_algo: string | null;
+  readonly os_hash_value: string | null;
+  readonly checksum: string | null;
+  readonly node_uuid: string;
+  readonly stream_raw_images: boolean;
+  readonly image_type: 'whole-disk';
+}
+
+/** Builds the `image_info` of a node's `instance_info` (src/conductor/agent/image-info.ts). */
+export interface ImageInfoSource {
+  /** @throws InvalidInputError when `instance_info` names no usable image */
+  imageInfo(node: Pick<Node, 'uuid' | 'instance_info'>): Promise<ImageInfo>;
+}
+
+/** The agent part of a task's environment. */
+export interface AgentEnv {
+  readonly images: ImageInfoSource;
+  /** Write progress (`deploy_step`, `clean_step`, …) of a node the task holds. */
+  record(uuid: string, changes: ConductorChanges): Promise<void>;
+  /** A client of the agent at `url` (the heartbeat's callback URL) with the session token. */
+  client(url: string, token: string): AgentClient;
+  /** How long one agent command may run, seconds. */
+  readonly commandTimeoutS: number;
+}
+
+/** True when the node is deployed and cleaned by the deploy agent (see the module doc). */
+export function usesAgent(node: Pick<Node, 'deploy_interface' | 'driver_info'>): boolean {
+  const di = node.driver_info;
+  return node.deploy_interface === 'direct' && Boolean(di.deploy_iso || di.redfish_deploy_iso || di.deploy_ramdisk);
+}
+
+/**
+ * The device the agent ramdisk boots from: `pxe` for a network boot interface (`pxe`, `ipxe`,
+ * `http`) when `driver_info.deploy_ramdisk` is set and no ISO is, else `cdrom` (virtual media).
+ */
+export function agentBootDevice(node: Pick<Node, 'boot_interface' | 'driver_info'>): BootDevice {
+  const di = node.driver_info;
+  const network = ['pxe', 'ipxe', 'http', 'http-ipxe'].includes(node.boot_interface ?? '');
+  return network && di.deploy_ramdisk && !(di.deploy_iso || di.redfish_deploy_iso) ? 'pxe' : 'cdrom';
+}
+
+/** The default {@link AgentEnv.client}: an {@link AgentClient}. */
+export function defaultAgentClient(url: string, token: string): AgentClient {
+  return new AgentClient(url, token);
+}
+
+/** How long one agent command may run, seconds (an image write of a large disk included). */
+export const AGENT_COMMAND_TIMEOUT_S = 1800;
+
+/** Validity of the image temp URLs given to the agent, seconds (Ironic `swift_temp_url_duration`). */
+export const IMAGE_URL_TTL_S = 1200;

@@ -1,0 +1,89 @@
+/**
+ * The `image_info` the `write_image` step sends the agent, from the node's `instance_info`
+ * (Ironic 21.4 `deploy_utils.build_instance_info_for_deploy` / `agent_base`), reference
+ * /work/shared/reference/ironic.md §5.1:
+ *
+ * - `image_source` a UUID: an image of esi's image service, which must be `active`; the URL
+ *   is a temp URL of its data (src/domain/deploy/temp-url.ts, valid `tempUrlTtlS`), the
+ *   format and hashes are the image's (`disk_format`, `container_format`, `os_hash_algo`,
+ *   `os_hash_value`, `checksum`);
+ * - `image_source` an `http(s)` URL: downloaded as is; `instance_info.image_os_hash_algo` +
+ *   `image_os_hash_value` and/or `image_checksum` are required (Ironic refuses an unverified
+ *   image), `image_disk_format` defaults to `raw`.
+ *
+ * Only whole-disk images are supported (`image_type: whole-disk`).
+ */
+import { InvalidInputError } from '../../domain/errors.ts';
+import { isUuidLike } from '../../domain/ids.ts';
+import type { ImageService } from '../../domain/images/index.ts';
+import type { Node } from '../../domain/inventory/model.ts';
+import { DEPLOY_SERVICE_CONTEXT, type ImageTempUrls } from '../../domain/deploy/temp-url.ts';
+import type { ImageInfo, ImageInfoSource } from './env.ts';
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+/** {@link ImageInfoSource} over esi's image service and plain HTTP URLs. */
+export class ServiceImageInfo implements ImageInfoSource {
+  /**
+   * @param images the image service (read with the conductor's service identity)
+   * @param tempUrlTtlS validity of image temp URLs, seconds
+   */
+  constructor(
+    private readonly images: () => ImageService,
+    private readonly tempUrls: ImageTempUrls,
+    private readonly tempUrlTtlS: number,
+  ) {}
+
+  /** See {@link ImageInfoSource.imageInfo} and the module documentation. */
+  async imageInfo(node: Pick<Node, 'uuid' | 'instance_info'>): Promise<ImageInfo> {
+    const ii = node.instance_info;
+    const source = str(ii.image_source);
+    if (source === null) throw new InvalidInputError(`Node ${node.uuid} has no instance_info.image_source to deploy.`);
+    if (isUuidLike(source)) {
+      let image;
+      try {
+        image = await this.images().get(DEPLOY_SERVICE_CONTEXT, source);
+      } catch {
+        throw new InvalidInputError(`Image ${source} (instance_info.image_source of node ${node.uuid}) was not found in the image service.`);
+      }
+      if (image.status !== 'active') throw new InvalidInputError(`Image ${source} is ${image.status}, not active: it has no data to deploy.`);
+      return {
+        id: image.id,
+        urls: [this.tempUrls.sign(image.id, this.tempUrlTtlS)],
+        disk_format: image.diskFormat ?? 'raw',
+        container_format: image.containerFormat ?? 'bare',
+        os_hash_algo: image.osHashAlgo,
+        os_hash_value: image.osHashValue,
+        checksum: image.checksum,
+        node_uuid: node.uuid,
+        stream_raw_images: true,
+        image_type: 'whole-disk',
+      };
+    }
+    let url: URL;
+    try {
+      url = new URL(source);
+    } catch {
+      throw new InvalidInputError(`instance_info.image_source of node ${node.uuid} is neither an image UUID nor a URL.`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidInputError(`instance_info.image_source of node ${node.uuid} must be an http(s) URL or an image UUID.`);
+    const algo = str(ii.image_os_hash_algo);
+    const value = str(ii.image_os_hash_value);
+    const checksum = str(ii.image_checksum);
+    if ((algo === null || value === null) && checksum === null) {
+      throw new InvalidInputError(`Node ${node.uuid}: an image URL needs instance_info.image_os_hash_algo and image_os_hash_value, or image_checksum.`);
+    }
+    return {
+      id: source,
+      urls: [source],
+      disk_format: str(ii.image_disk_format) ?? 'raw',
+      container_format: str(ii.image_container_format) ?? 'bare',
+      os_hash_algo: algo,
+      os_hash_value: value,
+      checksum,
+      node_uuid: node.uuid,
+      stream_raw_images: true,
+      image_type: 'whole-disk',
+    };
+  }
+}

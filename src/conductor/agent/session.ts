@@ -1,0 +1,75 @@
+/**
+ * A ramdisk session of the deploy agent, as the deploy and cleaning flows see it: booting the
+ * agent ramdisk through the BMC, recognising a node whose agent has called back, and the
+ * client to talk to that agent.
+ *
+ * `driver_internal_info` keys of a session (all removed when the deployment or cleaning ends):
+ * `agent_boot` (`deploy` | `clean`: what the conductor booted the agent for), and what the
+ * ramdisk endpoints record — `agent_secret_token` (hash), `agent_token_sealed`, `agent_url`,
+ * `agent_last_heartbeat`, `agent_version` (src/domain/deploy/ramdisk.ts).
+ */
+import type { JsonObject } from '../../domain/inventory/masking.ts';
+import type { Node } from '../../domain/inventory/model.ts';
+import { maskInstanceInfo } from '../../domain/inventory/masking.ts';
+import { powerTimeoutOf, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
+import type { AgentClient } from './client.ts';
+import { agentBootDevice, type AgentEnv } from './env.ts';
+
+/** Keys of a ramdisk session in `driver_internal_info` (see the module documentation). */
+export const AGENT_SESSION_KEYS: readonly string[] = Object.freeze([
+  'agent_boot',
+  'agent_secret_token',
+  'agent_secret_token_pregenerated',
+  'agent_token_sealed',
+  'agent_url',
+  'agent_last_heartbeat',
+  'agent_version',
+  'agent_verify_ca',
+]);
+
+/** What the agent was booted for. */
+export type AgentPurpose = 'deploy' | 'clean';
+
+/** True when the agent booted for `purpose` has called back (a heartbeat recorded its URL). */
+export function agentCalledBack(node: Pick<Node, 'driver_internal_info'>, purpose: AgentPurpose): boolean {
+  const dii = node.driver_internal_info;
+  return dii.agent_boot === purpose && typeof dii.agent_url === 'string' && typeof dii.agent_token_sealed === 'string';
+}
+
+/**
+ * Boot the agent ramdisk: boot device `cdrom` (virtual media) or `pxe` for the next boot, then
+ * a reboot (power on when off).
+ * @returns the `driver_internal_info` of the new session (old session keys dropped)
+ * @throws what the driver throws (HardwareError, InvalidInputError)
+ */
+export async function bootAgent(env: TaskEnv, opened: OpenedNode, node: Node, purpose: AgentPurpose): Promise<JsonObject> {
+  const device = agentBootDevice(node);
+  await opened.hw.management.setBootDevice(opened.driverNode, device, false);
+  await opened.hw.power.setPowerState(opened.driverNode, 'rebooting', powerTimeoutOf(env, node));
+  return { ...without(node.driver_internal_info, AGENT_SESSION_KEYS), agent_boot: purpose };
+}
+
+/**
+ * The client of the node's agent.
+ * @throws Error when the session has no URL or token (a node that did not call back)
+ */
+export function agentClientOf(env: TaskEnv, agent: AgentEnv, node: Pick<Node, 'uuid' | 'driver_internal_info'>): AgentClient {
+  const dii = node.driver_internal_info;
+  if (typeof dii.agent_url !== 'string' || typeof dii.agent_token_sealed !== 'string') throw new Error(`node ${node.uuid} has no agent session`);
+  return agent.client(dii.agent_url, env.secrets.open(dii.agent_token_sealed));
+}
+
+/** The `node` parameter of agent commands: what IPA reads of the node (secrets masked). */
+export function agentNodeParam(node: Node): JsonObject {
+  return {
+    uuid: node.uuid,
+    properties: node.properties,
+    instance_info: maskInstanceInfo(node.instance_info),
+    driver_internal_info: without(node.driver_internal_info, AGENT_SESSION_KEYS),
+  };
+}
+
+/** Wall-clock epoch ms by which an agent command must finish (real time: the agent runs in it). */
+export function commandDeadline(agent: AgentEnv): number {
+  return Date.now() + agent.commandTimeoutS * 1000;
+}
