@@ -1,5 +1,5 @@
 /**
- * The `esi` command: process entry points (`esi server`, `esi lab`) and the user CLI
+ * The `esi` command: process entry points (`esi server`, `esi lab`, `esi agent`) and the user CLI
  * (`esi offer …`, `esi lease …`, `esi node list`, `esi event list`, `esi quota …`, `esi token issue`). Each
  * command group lives in `./commands/<group>.ts` and registers itself on the program.
  *
@@ -7,6 +7,7 @@
  * `./session.ts`). Failures print one line, `esi: <message>`, and exit with status 1.
  */
 import { Command, CommanderError } from 'commander';
+import { registerAgentCommands } from './commands/agent.ts';
 import { registerLeaseCommands } from './commands/lease.ts';
 import { registerEventCommands } from './commands/event.ts';
 import { registerNodeCommands } from './commands/node.ts';
@@ -22,6 +23,7 @@ const program = new Command('esi')
   .exitOverride();
 
 registerServerCommands(program);
+registerAgentCommands(program);
 registerOfferCommands(program);
 registerLeaseCommands(program);
 registerNodeCommands(program);

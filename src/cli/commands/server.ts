@@ -26,7 +26,9 @@ export function registerServerCommands(program: Command): void {
       const config = loadConfig(opts);
       const onClose: Array<() => Promise<void>> = [];
       if (config.lab.nodes > 0) {
-        const lab = await startLab({ nodes: config.lab.nodes, host: config.lab.host, port: config.lab.port });
+        // Its systems boot the deploy agent, which calls this server's baremetal API.
+        const agents = { apiUrl: `${config.publicUrl}/baremetal`, dataDir: config.dataDir };
+        const lab = await startLab({ nodes: config.lab.nodes, host: config.lab.host, port: config.lab.port, agents });
         onClose.push(() => lab.close());
         process.stdout.write(`esi: virtual lab of ${config.lab.nodes} Redfish nodes at ${lab.url}\n`);
       }

@@ -1,0 +1,91 @@
+/**
+ * The agent's command executor, with ironic-python-agent's semantics (reference/ironic.md
+ * §5.1 step 4): a command `<extension>.<command>` runs asynchronously and leaves a result
+ * `{id, command_name, command_status, command_error, command_result}` where `command_status`
+ * is `RUNNING`, `SUCCEEDED`, `FAILED` or `CLEAN_VERSION_MISMATCH`; one command runs at a time
+ * (a new one while one runs is refused with IPA's `AgentIsBusy`, 409); results stay listed
+ * for the life of the process, oldest first.
+ */
+import { randomUUID } from 'node:crypto';
+import { AgentCommandError, asCommandError } from './errors.ts';
+
+/** A command's status (IPA `AgentCommandStatus`). */
+export type CommandStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CLEAN_VERSION_MISMATCH';
+
+/** A command result as it goes on the wire. */
+export interface CommandResult {
+  readonly id: string;
+  readonly command_name: string;
+  command_status: CommandStatus;
+  command_error: ReturnType<AgentCommandError['serialize']> | null;
+  command_result: Record<string, unknown> | null;
+}
+
+/** Runs a command's work; resolves to its `command_result`, throws an AgentCommandError on failure. */
+export type CommandHandler = (params: Record<string, unknown>) => Promise<Record<string, unknown> | null>;
+
+/** Error type that marks a clean/deploy version mismatch (IPA `VersionMismatch` subclasses). */
+export const VERSION_MISMATCH_TYPES = new Set(['CleanVersionMismatch', 'DeploymentVersionMismatch']);
+
+/** See the module documentation. */
+export class CommandRunner {
+  readonly #results: CommandResult[] = [];
+  readonly #done = new Map<string, Promise<void>>();
+
+  /** @param handlers command name (`standby.prepare_image`) → handler */
+  constructor(private readonly handlers: ReadonlyMap<string, CommandHandler>) {}
+
+  /**
+   * Start command `name`.
+   * @returns its result object (RUNNING; it changes as the command finishes)
+   * @throws AgentCommandError InvalidCommandError (400) for an unknown command, AgentIsBusy (409) while another runs
+   */
+  start(name: string, params: Record<string, unknown>): CommandResult {
+    const handler = this.handlers.get(name);
+    if (handler === undefined) {
+      const ext = name.split('.')[0] ?? '';
+      const known = [...this.handlers.keys()].some((k) => k.startsWith(`${ext}.`));
+      throw new AgentCommandError('InvalidCommandError', 400, 'Invalid command', known ? `Unknown command: ${name}` : `Unknown extension: ${ext}`);
+    }
+    const running = this.#results.find((r) => r.command_status === 'RUNNING');
+    if (running !== undefined) {
+      throw new AgentCommandError('AgentIsBusy', 409, 'Agent is busy', `executing command ${running.command_name} (${running.id})`);
+    }
+    const result: CommandResult = { id: randomUUID(), command_name: name, command_status: 'RUNNING', command_error: null, command_result: null };
+    this.#results.push(result);
+    const done = Promise.resolve()
+      .then(() => handler(params))
+      .then(
+        (value) => {
+          result.command_result = value;
+          result.command_status = 'SUCCEEDED';
+        },
+        (err: unknown) => {
+          const e = asCommandError(err);
+          result.command_error = e.serialize();
+          result.command_status = VERSION_MISMATCH_TYPES.has(e.type) ? 'CLEAN_VERSION_MISMATCH' : 'FAILED';
+        },
+      );
+    this.#done.set(result.id, done);
+    return result;
+  }
+
+  /** Every result, oldest first. */
+  list(): readonly CommandResult[] {
+    return this.#results;
+  }
+
+  /** The result `id`, or undefined. */
+  get(id: string): CommandResult | undefined {
+    return this.#results.find((r) => r.id === id);
+  }
+
+  /** Wait until result `id` finished or `timeoutMs` passed (then it is still RUNNING). */
+  async wait(id: string, timeoutMs: number): Promise<void> {
+    const done = this.#done.get(id);
+    if (done === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([done, new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timer);
+  }
+}

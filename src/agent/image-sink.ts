@@ -1,0 +1,98 @@
+/**
+ * The destination of a streamed image download: a `Writable` that hashes every byte, counts
+ * them, and writes them with positional `write`s in large batches (`writev`, 8 MiB high-water
+ * mark, so backpressure holds the download) either straight onto the disk file (raw images)
+ * or, when the image is qcow2 (declared, or its first bytes are the magic `QFI\xfb`), into a
+ * temporary file that is converted afterwards. A raw image longer than the disk is refused as
+ * soon as it passes the disk's end. The target is fsynced before `finish`.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import { Writable } from 'node:stream';
+import { imageDownloadError, imageWriteError } from './errors.ts';
+
+/** The qcow2 magic (`QFI\xfb`). */
+export const QCOW2_MAGIC = Buffer.from([0x51, 0x46, 0x49, 0xfb]);
+
+/** Options of an {@link ImageSink}. */
+export interface ImageSinkOptions {
+  /** The disk file. */
+  readonly diskPath: string;
+  /** Disk size, bytes. */
+  readonly diskSize: number;
+  /** Where a qcow2 image is downloaded to before conversion. */
+  readonly tempPath: string;
+  /** node:crypto hash algorithm of the verification. */
+  readonly algo: string;
+  /** True when `image_info.disk_format` says qcow2. */
+  readonly declaredQcow2: boolean;
+}
+
+/** See the module documentation. */
+export class ImageSink extends Writable {
+  readonly #opts: ImageSinkOptions;
+  readonly #hash: Hash;
+  #fh: fs.FileHandle | null = null;
+  #pos = 0;
+  /** Where the bytes go, decided on the first chunk. */
+  target: 'disk' | 'temp' | null = null;
+  /** Bytes received so far. */
+  bytes = 0;
+
+  constructor(opts: ImageSinkOptions) {
+    super({ highWaterMark: 8 * 1024 * 1024 });
+    this.#opts = opts;
+    this.#hash = createHash(opts.algo);
+  }
+
+  /** The hex digest of everything written (call once, after `finish`). */
+  digest(): string {
+    return this.#hash.digest('hex');
+  }
+
+  async #open(first: Buffer): Promise<void> {
+    const magic = first.length >= 4 && first.subarray(0, 4).equals(QCOW2_MAGIC);
+    if (this.#opts.declaredQcow2 && !magic) throw imageDownloadError('image_info.disk_format is qcow2 but the image does not start with the qcow2 magic');
+    this.target = magic ? 'temp' : 'disk';
+    this.#fh = magic ? await fs.open(this.#opts.tempPath, 'w') : await fs.open(this.#opts.diskPath, 'r+');
+  }
+
+  async #writeAll(chunks: Buffer[]): Promise<void> {
+    if (chunks.length === 0) return;
+    if (this.target === null) await this.#open(chunks[0]!);
+    const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    if (this.target === 'disk' && this.bytes + buf.length > this.#opts.diskSize) {
+      throw imageWriteError(`the image is larger than the disk (more than ${this.bytes + buf.length} bytes > ${this.#opts.diskSize} bytes)`);
+    }
+    this.#hash.update(buf);
+    this.bytes += buf.length;
+    let off = 0;
+    while (off < buf.length) {
+      const { bytesWritten } = await this.#fh!.write(buf, off, buf.length - off, this.#pos);
+      off += bytesWritten;
+      this.#pos += bytesWritten;
+    }
+  }
+
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
+    this.#writeAll([chunk]).then(() => cb(), cb);
+  }
+
+  override _writev(chunks: Array<{ chunk: Buffer }>, cb: (err?: Error | null) => void): void {
+    this.#writeAll(chunks.map((c) => c.chunk)).then(() => cb(), cb);
+  }
+
+  override _final(cb: (err?: Error | null) => void): void {
+    const fh = this.#fh;
+    this.#fh = null;
+    if (fh === null) return cb();
+    fh.sync().then(() => fh.close()).then(() => cb(), cb);
+  }
+
+  override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
+    const fh = this.#fh;
+    this.#fh = null;
+    if (fh === null) return cb(err);
+    fh.close().then(() => cb(err), () => cb(err));
+  }
+}

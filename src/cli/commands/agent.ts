@@ -1,0 +1,63 @@
+/**
+ * `esi agent`: the deploy agent that runs on a node (in the lab: on a virtual node booted from
+ * virtual media or the network). It looks itself up at the baremetal API by its MACs,
+ * heartbeats, and serves ironic-python-agent's command API for the conductor (src/agent/).
+ */
+import type { Command } from 'commander';
+import { runAgent } from '../../agent/main.ts';
+
+interface AgentFlags {
+  apiUrl: string;
+  mac: string[];
+  nodeUuid?: string;
+  disk: string;
+  diskSizeGb?: string;
+  listenHost: string;
+  listenPort: string;
+  advertiseHost?: string;
+  consoleLog?: string;
+  heartbeatInterval?: string;
+}
+
+/** Register `agent` on the program. */
+export function registerAgentCommands(program: Command): void {
+  program
+    .command('agent')
+    .description('run the deploy agent of a node: lookup, heartbeat, image writing and cleaning (ironic-python-agent protocol)')
+    .requiredOption('--api-url <url>', 'baremetal endpoint, e.g. http://127.0.0.1:8585/baremetal')
+    .option('--mac <mac>', 'a MAC address of the node (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--node-uuid <uuid>', 'the node UUID, when known')
+    .requiredOption('--disk <file>', 'the disk: a file (or block device) to write images to')
+    .option('--disk-size-gb <n>', 'create or extend the disk file to N GiB')
+    .option('--listen-host <host>', 'address of the command API', '0.0.0.0')
+    .option('--listen-port <port>', 'port of the command API (0: any free port)', '9999')
+    .option('--advertise-host <host>', 'host the conductor calls back (default: the listen host)')
+    .option('--console-log <file>', 'append console output to this file (the serial log)')
+    .option('--heartbeat-interval <s>', 'seconds between heartbeats (default: from the lookup)')
+    .action(async (flags: AgentFlags) => {
+      const port = Number(flags.listenPort);
+      if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error('--listen-port must be a port number');
+      const gib = flags.diskSizeGb === undefined ? undefined : Number(flags.diskSizeGb);
+      if (gib !== undefined && !(gib > 0 && gib <= 1_048_576)) throw new Error('--disk-size-gb must be a positive number of GiB');
+      const hb = flags.heartbeatInterval === undefined ? undefined : Number(flags.heartbeatInterval);
+      if (hb !== undefined && !(hb > 0 && hb <= 3600)) throw new Error('--heartbeat-interval must be 0 < s ≤ 3600');
+      for (const m of flags.mac) if (!/^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i.test(m)) throw new Error(`--mac ${m} is not a MAC address`);
+      const agent = await runAgent({
+        apiUrl: flags.apiUrl,
+        macs: flags.mac.map((m) => m.toLowerCase().replace(/-/g, ':')),
+        ...(flags.nodeUuid !== undefined ? { nodeUuid: flags.nodeUuid } : {}),
+        diskPath: flags.disk,
+        ...(gib !== undefined ? { diskSizeBytes: Math.round(gib * 1024 ** 3) } : {}),
+        listenHost: flags.listenHost,
+        listenPort: port,
+        ...(flags.advertiseHost !== undefined ? { advertiseHost: flags.advertiseHost } : {}),
+        ...(flags.consoleLog !== undefined ? { consoleLog: flags.consoleLog } : {}),
+        ...(hb !== undefined ? { heartbeatIntervalS: hb } : {}),
+      });
+      const stop = (): void => void agent.stop('stopped by signal');
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+      await agent.stopped;
+      process.exit(0);
+    });
+}
