@@ -11,6 +11,7 @@
  * (error bodies), `http.ts` (auth, headers, errors), `routes.ts` (resources).
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { LabAgents, type LabAgentOptions } from './agents.ts';
 import { createLabHttp } from './http.ts';
 import { registerLabRoutes } from './routes.ts';
 import {
@@ -24,6 +25,7 @@ import {
   type RedfishPowerState,
 } from './state.ts';
 
+export { LabAgents, type LabAgentOptions } from './agents.ts';
 export type { BootEnabled, BootMode, BootTarget, HardwareSpec, IndicatorLed, LabEvent, RedfishPowerState } from './state.ts';
 
 /** Options of {@link startLab}. */
@@ -46,6 +48,11 @@ export interface LabOptions {
   readonly hardware?: Partial<HardwareSpec> | ((index: number) => Partial<HardwareSpec>);
   /** Idle timeout of a Redfish session, seconds (default 1800). */
   readonly sessionTimeoutS?: number;
+  /**
+   * Run the deploy agent on systems booted from virtual media or the network, and describe the
+   * disk on disk boots (src/lab/agents.ts). Off when omitted.
+   */
+  readonly agents?: LabAgentOptions;
 }
 
 /** What a test or the lab's runtime may read about one system. A snapshot, not live. */
@@ -89,6 +96,8 @@ export interface Lab {
   readonly systems: LabSystems;
   /** Calls `listener` on every power change and boot; returns the unsubscribe function. */
   subscribe(listener: (event: LabEvent) => void): () => void;
+  /** The systems' agents, disks and consoles, when started with `agents`. */
+  readonly agents: LabAgents | null;
   /** Ends every Redfish session, as a BMC reboot would. */
   expireSessions(): void;
   /** Stops listening and drops all connections. Idempotent. */
@@ -119,6 +128,12 @@ export async function startLab(options: LabOptions): Promise<Lab> {
   const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 0);
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   let closed: Promise<void> | null = null;
+  const agents = options.agents ? new LabAgents(state, options.agents) : null;
+  agents?.start();
+  const closeAll = async (): Promise<void> => {
+    await agents?.close();
+    await app.close();
+  };
 
   const systems: LabSystems = {
     ids: state.systems().map((s) => s.id),
@@ -155,7 +170,8 @@ export async function startLab(options: LabOptions): Promise<Lab> {
     systems,
     subscribe: (listener) => state.subscribe(listener),
     expireSessions: () => state.sessions.clear(),
-    close: () => (closed ??= app.close()),
+    agents,
+    close: () => (closed ??= closeAll()),
   };
 }
 
