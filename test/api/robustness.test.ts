@@ -101,7 +101,7 @@ const fixtureErrors: string[] = [];
 function fixtureParam(api: ApiName, param: RouteParam, f: Fixtures): string | undefined {
   const table: Record<ApiName, Record<string, string>> = {
     identity: { projects: f.personas.owner.projectId!, users: f.personas.owner.userId!, roles: f.ownerRoleId, domains: 'default' },
-    baremetal: { nodes: f.node, console: f.node, traits: f.trait, ports: f.port, drivers: 'fake-hardware', conductors: f.conductor },
+    baremetal: { nodes: f.node, console: f.node, traits: f.trait, ports: f.port, drivers: 'fake-hardware', conductors: f.conductor, heartbeat: f.node },
     lease: {
       offers: f.offer,
       leases: f.lease,

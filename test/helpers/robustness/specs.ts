@@ -208,6 +208,12 @@ const BAREMETAL: Record<string, BodySpec> = {
   },
   'PUT /baremetal/v1/nodes/{}/traits': { kind: 'json', valid: () => ({ traits: ['CUSTOM_RB_OTHER'] }), fields: { traits: A }, strict: [''] },
   'PUT /baremetal/v1/nodes/{}/traits/{}': { kind: 'empty' },
+  'POST /baremetal/v1/heartbeat/{}': {
+    kind: 'json',
+    valid: () => ({ callback_url: 'http://127.0.0.1:9', agent_token: 'rb-token' }),
+    fields: { callback_url: S, agent_token: S, agent_version: SN, agent_verify_ca: SN, agent_status: SN, agent_status_message: SN },
+    strict: [''],
+  },
   'POST /baremetal/v1/ports': portSpec,
   'POST /baremetal/v1/ports.json': portSpec,
   'PATCH /baremetal/v1/ports/{}': patchSpec([{ op: 'add', path: '/extra/rb', value: 'x' }]),
