@@ -57,8 +57,8 @@ export interface Store {
 /** Runs a compiled SELECT and returns rows as value arrays (see {@link Store.selectArrays}). */
 export type ArrayQuery = (query: CompiledQuery) => Promise<unknown[][]>;
 
-/** Prepared statements kept per SQLite database (distinct query shapes of the hot reads). */
-const STATEMENT_CACHE = 128;
+/** Prepared statements kept per SQLite database and cache (distinct query shapes). */
+const STATEMENT_CACHE = 256;
 
 /** Where to open the database. */
 export interface StoreOptions {
@@ -95,19 +95,12 @@ function openSqlite(options: StoreOptions): Store {
   database.pragma('busy_timeout = 5000');
   // WAL checkpoints run in a worker thread, off the commit path (./sqlite-checkpointer.ts).
   const checkpointer = file === ':memory:' ? null : startCheckpointer(database, file);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
-  const statements = new Map<string, SQLite.Statement>();
-  const statement = (text: string): SQLite.Statement => {
-    let st = statements.get(text);
-    if (st !== undefined) {
-      statements.delete(text);
-    } else {
-      st = database.prepare(text).raw(true);
-      if (statements.size >= STATEMENT_CACHE) statements.delete(statements.keys().next().value!);
-    }
-    statements.set(text, st);
-    return st;
-  };
+  // Kysely prepares every query it runs; reusing prepared statements (LRU by SQL text) saves
+  // SQLite's parse and plan on every hot write and read. Raw-mode statements of selectArrays
+  // are kept apart (raw mode is a statement's state).
+  const prepared = statementCache((text) => database.prepare(text));
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: { prepare: prepared, close: () => database.close() } }) });
+  const statement = statementCache((text) => database.prepare(text).raw(true));
   return {
     db,
     dialect: 'sqlite',
@@ -118,6 +111,25 @@ function openSqlite(options: StoreOptions): Store {
       await checkpointer?.stop();
       await db.destroy();
     },
+  };
+}
+
+/**
+ * A prepared-statement cache: `prepare(sql)` returns the statement made for the same SQL text
+ * before, or a new one from `make`, keeping the {@link STATEMENT_CACHE} most recently used.
+ */
+function statementCache(make: (text: string) => SQLite.Statement): (text: string) => SQLite.Statement {
+  const statements = new Map<string, SQLite.Statement>();
+  return (text) => {
+    let st = statements.get(text);
+    if (st !== undefined) {
+      statements.delete(text);
+    } else {
+      st = make(text);
+      if (statements.size >= STATEMENT_CACHE) statements.delete(statements.keys().next().value!);
+    }
+    statements.set(text, st);
+    return st;
   };
 }
 
