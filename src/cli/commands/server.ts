@@ -1,10 +1,9 @@
 /**
- * `esi server` and `esi lab`: the long-running process roles.
+ * `esi server` and `esi lab`: the long-running process roles. Their modules are imported when
+ * the command runs, so that the other commands of the CLI start without loading the server.
  */
 import type { Command } from 'commander';
-import { loadConfig, type ConfigOptions } from '../../server/config.ts';
-import { startServer } from '../../server/main.ts';
-import { startLab } from '../../lab/index.ts';
+import type { ConfigOptions } from '../../server/config.ts';
 
 /** Register `server` and `lab` on the program. */
 export function registerServerCommands(program: Command): void {
@@ -23,6 +22,8 @@ export function registerServerCommands(program: Command): void {
     .option('--policy-file <file>', 'operator policy overrides, YAML (ESI_POLICY_FILE)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (ESI_LOG_LEVEL)')
     .action(async (opts: ConfigOptions) => {
+      // Loaded here, not at the top: the user commands of the CLI start without the server.
+      const [{ loadConfig }, { startServer }, { startLab }] = await Promise.all([import('../../server/config.ts'), import('../../server/main.ts'), import('../../lab/index.ts')]);
       const config = loadConfig(opts);
       const onClose: Array<() => Promise<void>> = [];
       if (config.lab.nodes > 0) {
@@ -48,6 +49,7 @@ export function registerServerCommands(program: Command): void {
       const port = Number(opts.port);
       if (!Number.isInteger(nodes) || nodes < 1 || nodes > 10_000) throw new Error('--nodes must be an integer from 1 to 10000');
       if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error('--port must be a port number');
+      const { startLab } = await import('../../lab/index.ts');
       const lab = await startLab({ nodes, host: opts.host, port });
       process.stdout.write(`esi: virtual lab of ${nodes} Redfish nodes at ${lab.url}\n`);
       shutdownOnSignal(() => lab.close());
