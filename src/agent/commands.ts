@@ -4,7 +4,8 @@
  * `{id, command_name, command_status, command_error, command_result}` where `command_status`
  * is `RUNNING`, `SUCCEEDED`, `FAILED` or `CLEAN_VERSION_MISMATCH`; one command runs at a time
  * (a new one while one runs is refused with IPA's `AgentIsBusy`, 409); results stay listed
- * for the life of the process, oldest first.
+ * for the life of the process, oldest first. While a command runs its `command_result` is
+ * `{progress: {phase, bytes, total}}` once it reported progress (see {@link CommandProgress}).
  */
 import { randomUUID } from 'node:crypto';
 import { AgentCommandError, asCommandError } from './errors.ts';
@@ -21,8 +22,22 @@ export interface CommandResult {
   command_result: Record<string, unknown> | null;
 }
 
-/** Runs a command's work; resolves to its `command_result`, throws an AgentCommandError on failure. */
-export type CommandHandler = (params: Record<string, unknown>) => Promise<Record<string, unknown> | null>;
+/**
+ * How far a running command got (an esi addition: IPA leaves `command_result` null while a
+ * command runs; esi's agent shows `{progress}` there). `bytes` of `total` (bytes; null when
+ * unknown) in the current `phase` (e.g. `download`, `convert`, `erase`).
+ */
+export interface CommandProgress {
+  readonly phase: string;
+  readonly bytes: number;
+  readonly total: number | null;
+}
+
+/**
+ * Runs a command's work; resolves to its `command_result`, throws an AgentCommandError on
+ * failure. `progress` may be called any number of times while it runs.
+ */
+export type CommandHandler = (params: Record<string, unknown>, progress: (p: CommandProgress) => void) => Promise<Record<string, unknown> | null>;
 
 /** Error type that marks a clean/deploy version mismatch (IPA `VersionMismatch` subclasses). */
 export const VERSION_MISMATCH_TYPES = new Set(['CleanVersionMismatch', 'DeploymentVersionMismatch']);
@@ -53,8 +68,11 @@ export class CommandRunner {
     }
     const result: CommandResult = { id: randomUUID(), command_name: name, command_status: 'RUNNING', command_error: null, command_result: null };
     this.#results.push(result);
+    const progress = (p: CommandProgress): void => {
+      if (result.command_status === 'RUNNING') result.command_result = { progress: p };
+    };
     const done = Promise.resolve()
-      .then(() => handler(params))
+      .then(() => handler(params, progress))
       .then(
         (value) => {
           result.command_result = value;

@@ -39,9 +39,14 @@ export async function eraseDevicesMetadata(diskPath: string): Promise<{ ranges: 
 /**
  * `erase_devices`: zero the whole disk (see the module documentation).
  * @param onProgress called with the fraction done (0..1) about every 10 %
+ * @param onBytes called after every block with the bytes covered so far and the disk size
  * @returns bytes of the disk and bytes actually rewritten
  */
-export async function eraseDevices(diskPath: string, onProgress?: (fraction: number) => void): Promise<{ size: number; rewritten: number }> {
+export async function eraseDevices(
+  diskPath: string,
+  onProgress?: (fraction: number) => void,
+  onBytes?: (bytes: number, total: number) => void,
+): Promise<{ size: number; rewritten: number }> {
   const fh = await fs.open(diskPath, 'r+');
   try {
     const size = (await fh.stat()).size;
@@ -56,6 +61,7 @@ export async function eraseDevices(diskPath: string, onProgress?: (fraction: num
         await fh.write(zeros, 0, n, pos);
         rewritten += n;
       }
+      onBytes?.(pos + n, size);
       if (onProgress && (pos + n) / size >= nextReport) {
         onProgress((pos + n) / size);
         nextReport += 0.1;

@@ -15,7 +15,7 @@
  * `{result: "<command>: ..."}`. Echoed steps drop their `args` (a config drive may hold secrets).
  */
 import fs from 'node:fs/promises';
-import type { CommandHandler } from './commands.ts';
+import type { CommandHandler, CommandProgress } from './commands.ts';
 import type { AgentConsole } from './console.ts';
 import { configDriveImage, type ConfigDriveNode } from './configdrive.ts';
 import { writeConfigDrive } from './configdrive-partition.ts';
@@ -44,12 +44,12 @@ const step = (s: string, priority: number, abortable = true) => ({ step: s, prio
 
 /** The handlers of every command (see the module documentation). */
 export function buildHandlers(ctx: AgentContext): Map<string, CommandHandler> {
-  const prepareImage = async (params: Record<string, unknown>, node: unknown): Promise<Record<string, unknown>> => {
+  const prepareImage = async (params: Record<string, unknown>, node: unknown, progress: (p: CommandProgress) => void): Promise<Record<string, unknown>> => {
     const n = isObj(node) ? node : ctx.node() ?? {};
     const cdNode: ConfigDriveNode = { uuid: typeof n.uuid === 'string' ? n.uuid : undefined, name: typeof n.name === 'string' ? n.name : null };
     const cd = params.configdrive;
     const iso = cd === undefined || cd === null || cd === '' ? null : await configDriveImage(cd, cdNode);
-    const written = await writeImage(params.image_info, ctx.diskPath, ctx.out);
+    const written = await writeImage(params.image_info, ctx.diskPath, ctx.out, progress);
     let configdrive = null;
     if (iso !== null) {
       try {
@@ -69,7 +69,7 @@ export function buildHandlers(ctx: AgentContext): Map<string, CommandHandler> {
   };
 
   const handlers = new Map<string, CommandHandler>([
-    ['standby.prepare_image', (p) => prepareImage(p, p.node)],
+    ['standby.prepare_image', (p, progress) => prepareImage(p, p.node, progress)],
     ['standby.get_partition_uuids', async () => partitionUuids(ctx.diskPath)],
     ['standby.sync', async () => {
       const fh = await fs.open(ctx.diskPath, 'r+');
@@ -84,18 +84,18 @@ export function buildHandlers(ctx: AgentContext): Map<string, CommandHandler> {
       deploy_steps: { GenericHardwareManager: [{ ...step('write_image', 0, false), argsinfo: null }] },
       hardware_manager_version: HARDWARE_MANAGER_VERSION,
     })],
-    ['deploy.execute_deploy_step', async (p) => {
+    ['deploy.execute_deploy_step', async (p, progress) => {
       const s = checkStep(p.step);
       if (s.step !== 'write_image') throw methodNotFound(s.step);
       const args = isObj(s.args) ? s.args : {};
-      const result = await prepareImage({ image_info: args.image_info, configdrive: args.configdrive }, p.node);
+      const result = await prepareImage({ image_info: args.image_info, configdrive: args.configdrive }, p.node, progress);
       return { deploy_result: result, deploy_step: withoutArgs(s) };
     }],
     ['clean.get_clean_steps', async () => ({
       clean_steps: { GenericHardwareManager: [step('erase_devices_metadata', 99), step('erase_devices', 10)] },
       hardware_manager_version: HARDWARE_MANAGER_VERSION,
     })],
-    ['clean.execute_clean_step', async (p) => {
+    ['clean.execute_clean_step', async (p, progress) => {
       checkCleanVersion(p.clean_version);
       const s = checkStep(p.step);
       let result: Record<string, unknown>;
@@ -105,7 +105,11 @@ export function buildHandlers(ctx: AgentContext): Map<string, CommandHandler> {
         ctx.out.line(`erased metadata: zeroed ${result.ranges} ranges (${result.bytes} bytes)`);
       } else if (s.step === 'erase_devices') {
         ctx.out.line('erasing the whole disk with zeros');
-        result = await eraseDevices(ctx.diskPath, (f) => ctx.out.line(`erase_devices: ${Math.round(f * 100)}% done`));
+        result = await eraseDevices(
+          ctx.diskPath,
+          (f) => ctx.out.line(`erase_devices: ${Math.round(f * 100)}% done`),
+          (bytes, total) => progress({ phase: 'erase', bytes, total }),
+        );
         ctx.out.line(`erased ${result.size} bytes (${result.rewritten} rewritten)`);
       } else {
         throw methodNotFound(s.step);

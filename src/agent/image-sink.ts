@@ -26,6 +26,8 @@ export interface ImageSinkOptions {
   readonly algo: string;
   /** True when `image_info.disk_format` says qcow2. */
   readonly declaredQcow2: boolean;
+  /** Called after each write with the bytes received so far. */
+  readonly onBytes?: (bytes: number) => void;
 }
 
 /** See the module documentation. */
@@ -72,6 +74,7 @@ export class ImageSink extends Writable {
       off += bytesWritten;
       this.#pos += bytesWritten;
     }
+    this.#opts.onBytes?.(this.bytes);
   }
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {

@@ -11,6 +11,9 @@
  * 4. a qcow2 image is checked with `qemu-img info` (no backing file, virtual size ≤ disk) and
  *    converted with `qemu-img convert -n -O raw` onto the existing disk file (Debian qemu-utils);
  * 5. after any failure the disk's first MiB is zeroed so nothing half-written boots.
+ *
+ * Progress (bytes received of `Content-Length`, phase `download`; then phase `convert` for
+ * qcow2) is reported through the optional callback.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -18,6 +21,7 @@ import fs from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
+import type { CommandProgress } from './commands.ts';
 import type { AgentConsole } from './console.ts';
 import { expectedHash, redactUrl } from './checksum.ts';
 import { diskSize, zeroDiskHead } from './disk.ts';
@@ -58,7 +62,7 @@ export function checkImageInfo(info: unknown): Record<string, unknown> & { urls:
  * Download `image_info`'s image onto disk file `diskPath` (see the module documentation).
  * @throws AgentCommandError (ImageDownloadError, ImageChecksumError, ImageWriteError, InvalidCommandParamsError)
  */
-export async function writeImage(imageInfo: unknown, diskPath: string, out: AgentConsole): Promise<ImageWriteResult> {
+export async function writeImage(imageInfo: unknown, diskPath: string, out: AgentConsole, progress?: (p: CommandProgress) => void): Promise<ImageWriteResult> {
   const info = checkImageInfo(imageInfo);
   const expected = await expectedHash(info);
   const size = await diskSize(diskPath);
@@ -66,8 +70,16 @@ export async function writeImage(imageInfo: unknown, diskPath: string, out: Agen
   const url = info.urls[0]!;
   out.line(`downloading image ${String(info.id ?? '')} from ${redactUrl(url)} (verifying ${expected.algo})`);
   try {
-    const sink = new ImageSink({ diskPath, diskSize: size, tempPath, algo: expected.algo, declaredQcow2: info.disk_format === 'qcow2' });
-    const declared = await download(url, sink, size, info.disk_format === 'qcow2');
+    let total: number | null = null;
+    const sink = new ImageSink({
+      diskPath,
+      diskSize: size,
+      tempPath,
+      algo: expected.algo,
+      declaredQcow2: info.disk_format === 'qcow2',
+      onBytes: (bytes) => progress?.({ phase: 'download', bytes, total }),
+    });
+    const declared = await download(url, sink, size, info.disk_format === 'qcow2', (n) => (total = n));
     if (declared !== null && sink.bytes !== declared) {
       throw imageDownloadError(`the download of ${redactUrl(url)} ended after ${sink.bytes} of ${declared} bytes`);
     }
@@ -76,7 +88,10 @@ export async function writeImage(imageInfo: unknown, diskPath: string, out: Agen
       throw imageChecksumError(`${expected.algo} of the image is ${actual}, expected ${expected.value}`);
     }
     let written = sink.bytes;
-    if (sink.target === 'temp') written = await convertQcow2(tempPath, diskPath, size, out);
+    if (sink.target === 'temp') {
+      progress?.({ phase: 'convert', bytes: 0, total: null });
+      written = await convertQcow2(tempPath, diskPath, size, out);
+    }
     out.line(`wrote ${written} bytes to ${diskPath} (${sink.target === 'temp' ? 'qcow2' : 'raw'}, ${expected.algo} ${actual})`);
     return {
       bytes_written: written,
@@ -94,8 +109,8 @@ export async function writeImage(imageInfo: unknown, diskPath: string, out: Agen
   }
 }
 
-/** Stream `url` into `sink`; the `Content-Length` (or null) is returned. */
-async function download(url: string, sink: ImageSink, size: number, qcow2: boolean): Promise<number | null> {
+/** Stream `url` into `sink`; the `Content-Length` (or null) is returned (and given to `onLength` first). */
+async function download(url: string, sink: ImageSink, size: number, qcow2: boolean, onLength: (n: number | null) => void): Promise<number | null> {
   let res: Response;
   try {
     res = await fetch(url, { redirect: 'follow' });
@@ -108,6 +123,7 @@ async function download(url: string, sink: ImageSink, size: number, qcow2: boole
   }
   const cl = res.headers.get('content-length');
   const declared = cl !== null && /^\d+$/.test(cl) ? Number(cl) : null;
+  onLength(declared);
   if (declared !== null && !qcow2 && declared > size) {
     await res.body.cancel().catch(() => undefined);
     throw imageWriteError(`the image (${declared} bytes) is larger than the disk (${size} bytes)`);

@@ -18,7 +18,7 @@
  */
 import type http from 'node:http';
 import { AgentConsole } from './console.ts';
-import { CommandRunner, type CommandHandler } from './commands.ts';
+import { CommandRunner, type CommandHandler, type CommandProgress } from './commands.ts';
 import { prepareDisk } from './disk.ts';
 import { buildHandlers } from './extensions.ts';
 import { AGENT_VERSION, startCommandServer } from './server.ts';
@@ -127,12 +127,12 @@ function logged(handlers: ReadonlyMap<string, CommandHandler>, out: AgentConsole
   return new Map(
     [...handlers].map(([name, run]) => [
       name,
-      async (params: Record<string, unknown>) => {
+      async (params: Record<string, unknown>, progress: (p: CommandProgress) => void) => {
         const step = params.step !== null && typeof params.step === 'object' ? (params.step as Record<string, unknown>).step : undefined;
         const label = typeof step === 'string' ? `${name} ${step}` : name;
         out.line(`command ${label} started`);
         try {
-          const result = await run(params);
+          const result = await run(params, progress);
           out.line(`command ${label} succeeded`);
           return result;
         } catch (err) {

@@ -21,7 +21,7 @@ import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { CLEAN_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
-import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline } from './session.ts';
+import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline, progressRecorder } from './session.ts';
 
 /** In-band clean steps the agent runs (IPA `GenericHardwareManager`), with their priorities. */
 export const AGENT_CLEAN_STEPS: Readonly<Record<string, number>> = Object.freeze({ erase_devices_metadata: 99, erase_devices: 10 });
@@ -80,7 +80,12 @@ export async function runAgentClean(env: TaskEnv, agent: AgentEnv, node: Node, r
       if (!available.has(s.step)) throw new Error(`the agent does not offer the clean step ${s.step}`);
       const step = { interface: s.interface, step: s.step, priority: AGENT_CLEAN_STEPS[s.step] ?? 0, args: {}, reboot_requested: false, abortable: true };
       await agent.record(node.uuid, { clean_step: step });
-      await client.run('clean.execute_clean_step', { step, node: nodeParam, ports: [], clean_version: version }, commandDeadline(agent));
+      const progress = progressRecorder(agent, node.uuid, (p) => ({ clean_step: { ...step, progress: { ...p } } }));
+      try {
+        await client.run('clean.execute_clean_step', { step, node: nodeParam, ports: [], clean_version: version }, commandDeadline(agent), progress.report);
+      } finally {
+        await progress.flush();
+      }
     }
     current = 'power off';
     await opened.hw.power.setPowerState(opened.driverNode, 'power off', powerTimeoutOf(env, node));

@@ -9,7 +9,7 @@
  *   the command has finished (or the agent's own wait limit passed: then it is polled again).
  *
  * {@link AgentClient.run} starts a command and polls it until it finishes or the deadline
- * passes. Every failure is an {@link AgentError} whose message says which command failed and
+ * passes; given a progress callback it also reads the command's progress every second. Every failure is an {@link AgentError} whose message says which command failed and
  * why (the agent's `command_error`, an HTTP status, or that the agent could not be reached);
  * the token never appears in a message.
  */
@@ -21,6 +21,28 @@ export interface AgentCommandResult {
   readonly command_status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CLEAN_VERSION_MISMATCH' | string;
   readonly command_error: unknown;
   readonly command_result: Record<string, unknown> | null;
+}
+
+/** How often a running command's progress is read, ms. */
+const PROGRESS_INTERVAL_MS = 1000;
+
+/** Progress of a running command (esi's agent: `command_result.progress` while RUNNING). */
+export interface AgentProgress {
+  /** e.g. `download`, `convert`, `erase`. */
+  readonly phase: string;
+  /** Bytes done. */
+  readonly bytes: number;
+  /** Bytes in all, or null when unknown. */
+  readonly total: number | null;
+}
+
+/** The progress of a RUNNING result, or null. */
+function progressOf(r: AgentCommandResult | null): AgentProgress | null {
+  const p = r?.command_status === 'RUNNING' ? r.command_result?.progress : undefined;
+  if (p === null || typeof p !== 'object') return null;
+  const { phase, bytes, total } = p as Record<string, unknown>;
+  if (typeof phase !== 'string' || typeof bytes !== 'number' || !(total === null || typeof total === 'number')) return null;
+  return { phase: phase.slice(0, 40), bytes, total };
 }
 
 /** A failed agent command, or an agent that could not be reached. */
@@ -82,19 +104,54 @@ export class AgentClient {
   /**
    * Run command `name` with `params` and wait until it has finished.
    * @param deadlineMs epoch ms after which waiting stops (an AgentError)
+   * @param onProgress called with each new progress report while the command runs
    * @returns the `command_result` of a SUCCEEDED command ({} when null)
    * @throws AgentError when the command fails, the agent answers an error or cannot be reached,
    *   or the deadline passes
    */
-  async run(name: string, params: Record<string, unknown>, deadlineMs: number): Promise<Record<string, unknown>> {
+  async run(name: string, params: Record<string, unknown>, deadlineMs: number, onProgress?: (progress: AgentProgress) => void): Promise<Record<string, unknown>> {
     let result = await this.#request(name, 'POST', `/v1/commands/?wait=false`, { name, params });
-    while (result.command_status === 'RUNNING') {
-      if (Date.now() >= deadlineMs) throw new AgentError(`The agent command ${name} did not finish in time.`, name);
-      await new Promise((r) => setTimeout(r, this.#pollMs));
-      result = await this.#request(name, 'GET', `/v1/commands/${encodeURIComponent(result.id)}?wait=true`);
+    const stopWatching = onProgress && result.command_status === 'RUNNING' ? this.#watchProgress(name, result.id, onProgress) : () => {};
+    try {
+      while (result.command_status === 'RUNNING') {
+        if (Date.now() >= deadlineMs) throw new AgentError(`The agent command ${name} did not finish in time.`, name);
+        await new Promise((r) => setTimeout(r, this.#pollMs));
+        result = await this.#request(name, 'GET', `/v1/commands/${encodeURIComponent(result.id)}?wait=true`);
+      }
+    } finally {
+      stopWatching();
     }
     if (result.command_status === 'SUCCEEDED') return result.command_result ?? {};
     throw new AgentError(`The agent command ${name} ended with status ${result.command_status}: ${describeCommandError(result.command_error)}`, name);
+  }
+
+  /**
+   * Poll command `id` without waiting every {@link PROGRESS_INTERVAL_MS} and report each new
+   * `command_result.progress` (esi's agent shows it while a command runs; an agent that does
+   * not is simply never reported). Errors of these polls are ignored: the main poll reports.
+   * @returns the function that stops the polling
+   */
+  #watchProgress(name: string, id: string, onProgress: (p: AgentProgress) => void): () => void {
+    let stopped = false;
+    let last = '';
+    const tick = async (): Promise<void> => {
+      while (!stopped) {
+        await new Promise((r) => setTimeout(r, PROGRESS_INTERVAL_MS));
+        if (stopped) return;
+        const r = await this.#request(name, 'GET', `/v1/commands/${encodeURIComponent(id)}?wait=false`).catch(() => null);
+        const p = progressOf(r);
+        if (stopped || p === null) continue;
+        const key = JSON.stringify(p);
+        if (key !== last) {
+          last = key;
+          onProgress(p);
+        }
+      }
+    };
+    void tick();
+    return () => {
+      stopped = true;
+    };
   }
 
   async #request(command: string, method: 'GET' | 'POST', pathAndQuery: string, body?: unknown): Promise<AgentCommandResult> {

@@ -14,7 +14,8 @@
  *    `deploy_step` = {}.
  *
  * Progress is recorded while the stage runs: `deploy_step` names the step being run and
- * `driver_internal_info.deploy_steps` lists the steps. A failure anywhere (the image is not
+ * `driver_internal_info.deploy_steps` lists the steps; while the image is written,
+ * `deploy_step.progress` is `{phase, bytes, total}` as the agent reports it (esi addition). A failure anywhere (the image is not
  * usable, the BMC fails, the agent command FAILED, the agent vanished or timed out) → `fail`
  * → `deploy failed`, `last_error` naming the step and the cause, and the node is powered off
  * (Ironic `[deploy] power_off_after_deploy_failure`, default true), which also ends the agent.
@@ -24,7 +25,7 @@ import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { DEPLOY_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
-import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline } from './session.ts';
+import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline, progressRecorder } from './session.ts';
 
 /** The deploy steps of an agent deploy, as `deploy_step` shows them. */
 const STEP_DEPLOY = { interface: 'deploy', step: 'deploy', priority: 100, args: {} };
@@ -67,11 +68,17 @@ async function writeAndReboot(env: TaskEnv, agent: AgentEnv, node: Node): Promis
     const imageInfo = await agent.images.imageInfo(node);
     await agent.record(node.uuid, { deploy_step: STEP_WRITE });
     const configdrive = node.instance_info.configdrive ?? null;
-    await client.run(
-      'deploy.execute_deploy_step',
-      { step: { ...STEP_WRITE, args: { image_info: imageInfo, configdrive } }, node: agentNodeParam(node), ports: [], deploy_version: '1' },
-      commandDeadline(agent),
-    );
+    const progress = progressRecorder(agent, node.uuid, (p) => ({ deploy_step: { ...STEP_WRITE, progress: { ...p } } }));
+    try {
+      await client.run(
+        'deploy.execute_deploy_step',
+        { step: { ...STEP_WRITE, args: { image_info: imageInfo, configdrive } }, node: agentNodeParam(node), ports: [], deploy_version: '1' },
+        commandDeadline(agent),
+        progress.report,
+      );
+    } finally {
+      await progress.flush();
+    }
     step = 'deploy.prepare_instance_boot (boot device disk)';
     await agent.record(node.uuid, { deploy_step: STEP_REBOOT });
     const devices = await opened.hw.management.supportedBootDevices(opened.driverNode);

@@ -12,7 +12,8 @@ import type { JsonObject } from '../../domain/inventory/masking.ts';
 import type { Node } from '../../domain/inventory/model.ts';
 import { maskInstanceInfo } from '../../domain/inventory/masking.ts';
 import { powerTimeoutOf, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
-import type { AgentClient } from './client.ts';
+import type { AgentClient, AgentProgress } from './client.ts';
+import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { agentBootDevice, type AgentEnv } from './env.ts';
 
 /** Keys of a ramdisk session in `driver_internal_info` (see the module documentation). */
@@ -72,4 +73,20 @@ export function agentNodeParam(node: Node): JsonObject {
 /** Wall-clock epoch ms by which an agent command must finish (real time: the agent runs in it). */
 export function commandDeadline(agent: AgentEnv): number {
   return Date.now() + agent.commandTimeoutS * 1000;
+}
+
+/**
+ * Records a running command's progress on the node, one write at a time and in order, so that
+ * a late progress write never lands after the flow moved on: `report` queues a write of
+ * `changes(progress)`; `flush` resolves once every queued write is done (write errors are
+ * ignored: progress is informative).
+ */
+export function progressRecorder(agent: AgentEnv, uuid: string, changes: (p: AgentProgress) => ConductorChanges): { report(p: AgentProgress): void; flush(): Promise<void> } {
+  let queue: Promise<void> = Promise.resolve();
+  return {
+    report(p) {
+      queue = queue.then(() => agent.record(uuid, changes(p))).catch(() => undefined);
+    },
+    flush: () => queue,
+  };
 }

@@ -135,6 +135,11 @@ describe('agent deploy and cleaning of lab nodes', () => {
       const writing = await waitNode(env, n1, (x) => x.deploy_step?.step === 'write_image' || / failed$/.test(x.provision_state), LONG);
       expect(writing.provision_state).toBe('deploying');
       await expect.poll(() => stalled.size, { timeout: 10_000 }).toBeGreaterThan(0);
+      // The agent's progress shows on the node: the first MiB of the image arrived.
+      const progressing = await waitNode(env, n1, (x) => x.deploy_step?.progress?.bytes === MIB, LONG);
+      expect(progressing.deploy_step.progress).toEqual({ phase: 'download', bytes: MIB, total: image.length });
+      const lesseeView = await bm(env.ts, env.p.lessee, 'GET', `/v1/nodes/${n1}`);
+      expect(lesseeView.body.deploy_step.progress.bytes).toBe(MIB);
       env.lab.agents!.kill('node-1');
       const n = await waitNode(env, n1, (x) => x.provision_state === 'deploy failed' || x.provision_state === 'active', LONG);
       expect(n.provision_state).toBe('deploy failed');
