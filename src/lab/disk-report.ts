@@ -2,9 +2,11 @@
  * What a virtual node "boots" from its disk: the lab reads the disk file the deploy agent wrote
  * and describes it on the node's serial console, so that a real deploy can be told from a fake
  * one — whether the disk is blank, its partition table (MBR or GPT, partitions as start/size in
- * bytes), a SHA-256 of its first MiB, and the `hostname` (and `uuid`) in
- * `openstack/latest/meta_data.json` of a `config-2` ISO9660 config drive, found at the start of
- * a partition or, for disks without a partition table, in the last 64 MiB.
+ * bytes), a SHA-256 of its first MiB, the file systems at the start of its partitions with
+ * their labels (ext2/3/4, ISO9660 — the name of the operating system the image holds), and the
+ * `hostname` (and `uuid`), public key count and user data size of the `config-2` ISO9660 config
+ * drive (`openstack/latest/meta_data.json`, `…/user_data`), found at the start of a partition
+ * or, for disks without a partition table, in the last 64 MiB.
  *
  * ISO9660 (ECMA-119): volume descriptors from byte 32 768, 2 048-byte sectors; the primary
  * descriptor (type 1, `CD001`) holds the volume id (bytes 40–71) and the root directory record
@@ -36,6 +38,18 @@ export interface DiskReport {
   readonly partitions: readonly DiskPartition[];
   /** The config drive's `meta_data.json`, when a `config-2` drive was found. */
   readonly metaData: Record<string, unknown> | null;
+  /** Size of the config drive's `openstack/latest/user_data`, bytes (null: none). */
+  readonly userDataBytes: number | null;
+  /** File systems found at the start of partitions (or of the disk), with their labels. */
+  readonly filesystems: readonly DiskFilesystem[];
+}
+
+/** A file system at the start of a partition: its type and volume label. */
+export interface DiskFilesystem {
+  /** 1-based partition number, or 0 for a file system on the whole disk. */
+  readonly partition: number;
+  readonly type: 'ext2/3/4' | 'iso9660';
+  readonly label: string;
 }
 
 async function readAt(fh: fs.FileHandle, offset: number, length: number): Promise<Buffer> {
@@ -123,17 +137,38 @@ async function isoFile(fh: fs.FileHandle, base: number, pvd: Buffer, path: strin
   return readAt(fh, base + extent * ISO_BLOCK, Math.min(length, MIB));
 }
 
-/** The `meta_data.json` of a `config-2` drive at `offset`, or null. */
-async function configDriveAt(fh: fs.FileHandle, offset: number): Promise<Record<string, unknown> | null> {
+/** A config drive found: its `meta_data.json` (or `{error}`) and the size of its user data. */
+interface ConfigDrive {
+  readonly metaData: Record<string, unknown>;
+  readonly userDataBytes: number | null;
+}
+
+/** The `config-2` drive at `offset`, or null. */
+async function configDriveAt(fh: fs.FileHandle, offset: number): Promise<ConfigDrive | null> {
   const iso = await isoVolumeId(fh, offset);
   if (iso === null || iso.id.toLowerCase() !== 'config-2') return null;
   const raw = await isoFile(fh, offset, iso.pvd, 'openstack/latest/meta_data.json');
-  if (raw === null) return { error: 'config-2 drive without openstack/latest/meta_data.json' };
+  const userData = await isoFile(fh, offset, iso.pvd, 'openstack/latest/user_data');
+  const userDataBytes = userData === null ? null : userData.length;
+  if (raw === null) return { metaData: { error: 'config-2 drive without openstack/latest/meta_data.json' }, userDataBytes };
   try {
-    return JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+    return { metaData: JSON.parse(raw.toString('utf8')) as Record<string, unknown>, userDataBytes };
   } catch {
-    return { error: 'unreadable meta_data.json' };
+    return { metaData: { error: 'unreadable meta_data.json' }, userDataBytes };
   }
+}
+
+/**
+ * The file system at `offset`: ext2/3/4 (superblock at +1024: magic 0xEF53 at byte 56, volume
+ * name at bytes 120–135) or ISO9660 (volume id), else null.
+ */
+async function filesystemAt(fh: fs.FileHandle, offset: number): Promise<Omit<DiskFilesystem, 'partition'> | null> {
+  const sb = await readAt(fh, offset + 1024, 1024);
+  if (sb.length >= 136 && sb.readUInt16LE(56) === 0xef53) {
+    return { type: 'ext2/3/4', label: sb.subarray(120, 136).toString('utf8').replace(/\0.*$/s, '') };
+  }
+  const iso = await isoVolumeId(fh, offset);
+  return iso === null ? null : { type: 'iso9660', label: iso.id };
 }
 
 /**
@@ -141,7 +176,7 @@ async function configDriveAt(fh: fs.FileHandle, offset: number): Promise<Record<
  * last one first: the tail is read in 4 MiB windows and searched for a primary volume
  * descriptor (`\x01CD001` 32 KiB after the drive's start).
  */
-async function scanTail(fh: fs.FileHandle, size: number): Promise<Record<string, unknown> | null> {
+async function scanTail(fh: fs.FileHandle, size: number): Promise<ConfigDrive | null> {
   const from = Math.max(0, size - 64 * MIB);
   const window = 4 * MIB;
   for (let end = size; end > from; end -= window) {
@@ -162,7 +197,7 @@ export async function inspectDisk(file: string): Promise<DiskReport> {
   try {
     fh = await fs.open(file, 'r');
   } catch {
-    return { size: 0, blank: true, headSha256: createHash('sha256').digest('hex'), table: 'none', partitions: [], metaData: null };
+    return { size: 0, blank: true, headSha256: createHash('sha256').digest('hex'), table: 'none', partitions: [], metaData: null, userDataBytes: null, filesystems: [] };
   }
   try {
     const size = (await fh.stat()).size;
@@ -170,16 +205,22 @@ export async function inspectDisk(file: string): Promise<DiskReport> {
     const blank = head.every((b) => b === 0);
     const headSha256 = createHash('sha256').update(head).digest('hex');
     const { table, partitions } = await partitionsOf(fh, head);
-    let metaData: Record<string, unknown> | null = null;
+    let drive: ConfigDrive | null = null;
     for (const p of [...partitions].reverse()) {
-      metaData = await configDriveAt(fh, p.start);
-      if (metaData !== null) break;
+      drive = await configDriveAt(fh, p.start);
+      if (drive !== null) break;
     }
-    if (metaData === null && table === 'none') {
+    if (drive === null && table === 'none') {
       // No partition table: look for a config drive written in the last 64 MiB.
-      metaData = await scanTail(fh, size);
+      drive = await scanTail(fh, size);
     }
-    return { size, blank, headSha256, table, partitions, metaData };
+    const filesystems: DiskFilesystem[] = [];
+    const starts = table === 'none' ? [0] : partitions.map((p) => p.start);
+    for (let i = 0; i < starts.length; i++) {
+      const found = blank && table === 'none' ? null : await filesystemAt(fh, starts[i]!);
+      if (found !== null) filesystems.push({ partition: table === 'none' ? 0 : i + 1, ...found });
+    }
+    return { size, blank, headSha256, table, partitions, metaData: drive?.metaData ?? null, userDataBytes: drive?.userDataBytes ?? null, filesystems };
   } finally {
     await fh.close();
   }
@@ -190,9 +231,17 @@ export function describeDisk(report: DiskReport): string[] {
   if (report.blank) return [`disk: ${report.size} bytes, blank (first MiB all zeros): no bootable device`];
   const parts = report.partitions.map((p, i) => `#${i + 1} @${p.start}+${p.size}`).join(' ');
   const lines = [`disk: ${report.size} bytes, head sha256 ${report.headSha256}, partition table ${report.table}${parts ? ` ${parts}` : ''}`];
+  for (const f of report.filesystems) {
+    if (f.type === 'iso9660' && f.label.toLowerCase() === 'config-2') continue;
+    lines.push(`file system: ${f.type} label "${f.label}" on ${f.partition === 0 ? 'the whole disk' : `partition ${f.partition}`}`);
+  }
   const md = report.metaData;
   if (md === null) lines.push('config drive: none');
   else if (typeof md.error === 'string') lines.push(`config drive: ${md.error}`);
-  else lines.push(`config drive: config-2 hostname ${String(md.hostname ?? '(none)')} uuid ${String(md.uuid ?? '(none)')}`);
+  else {
+    const keys = md.public_keys !== null && typeof md.public_keys === 'object' ? Object.keys(md.public_keys).length : 0;
+    const ud = report.userDataBytes === null ? 'no user_data' : `user_data ${report.userDataBytes} bytes`;
+    lines.push(`config drive: config-2 hostname ${String(md.hostname ?? '(none)')} uuid ${String(md.uuid ?? '(none)')}, ${keys} public key(s), ${ud}`);
+  }
   return lines;
 }
