@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { expect } from 'vitest';
 import { startLab } from '../../../src/lab/index.ts';
-import { call, createPersonas, startTestServer, type TestServerOptions } from '../../helpers/harness.ts';
+import { call, createPersonas, startTestServer, type Persona, type TestServerOptions } from '../../helpers/harness.ts';
 import { bm, enrollRedfish, provision, waitNode, type ConductorEnv } from '../conductor/support.ts';
 
 /** The API version the agent uses for lookup and heartbeat (IPA: min(server max, 1.68)). */
@@ -51,14 +51,22 @@ export async function startDeployEnv(labNodes: number, options: TestServerOption
   };
 }
 
-/** Create a public raw image as admin and upload `data`; returns its id. */
-export async function uploadImage(env: ConductorEnv, data: Uint8Array, name = 'deploy-test'): Promise<string> {
-  const created = await call(env.ts, env.p.admin, 'POST', '/image/v2/images', { name, disk_format: 'raw', container_format: 'bare', visibility: 'public' });
+/** Options of {@link uploadImage}. */
+export interface UploadOptions {
+  readonly as?: Persona;
+  readonly diskFormat?: 'raw' | 'qcow2';
+  readonly visibility?: 'public' | 'private' | 'shared' | 'community';
+}
+
+/** Create an image (default: public raw, as admin) and upload `data`; returns its id. */
+export async function uploadImage(env: ConductorEnv, data: Uint8Array, name = 'deploy-test', o: UploadOptions = {}): Promise<string> {
+  const who = o.as ?? env.p.admin;
+  const created = await call(env.ts, who, 'POST', '/image/v2/images', { name, disk_format: o.diskFormat ?? 'raw', container_format: 'bare', visibility: o.visibility ?? (who === env.p.admin ? 'public' : 'private') });
   expect(created.status, created.text).toBe(201);
   const id = created.body.id as string;
   const res = await fetch(`${env.ts.url}/image/v2/images/${id}/file`, {
     method: 'PUT',
-    headers: { 'x-auth-token': env.p.admin.token!, 'content-type': 'application/octet-stream' },
+    headers: { 'x-auth-token': who.token!, 'content-type': 'application/octet-stream' },
     body: data,
   });
   expect(res.status, await res.text()).toBe(204);
