@@ -109,6 +109,8 @@ export async function createServices(config: Config, overrides: ContainerOverrid
           images: new ServiceImageInfo(() => images.images, imageTempUrls, IMAGE_URL_TTL_S),
           client: defaultAgentClient,
           commandTimeoutS: AGENT_COMMAND_TIMEOUT_S,
+          // `leasing` is assigned below, before any worker starts.
+          fullErase: (node) => leasing.policies.eraseDevicesFor(node.owner, node.uuid),
         },
       },
       conductorOptionsFrom(config),

@@ -34,6 +34,7 @@ export function renderLeasePolicy(p: LeasePolicyView): Record<string, unknown> {
     max_lease_seconds: s(p.maxLeaseMs),
     min_gap_seconds: s(p.minGapMs),
     allowed_projects: p.allowedProjects,
+    erase_devices: p.eraseDevices,
     created_at: t(p.createdAt),
     updated_at: t(p.updatedAt),
   };

@@ -12,8 +12,9 @@
  * The steps: a manual clean runs the requested steps (`deploy.erase_devices_metadata`,
  * `deploy.erase_devices`); automated cleaning runs `erase_devices_metadata` (priority 99:
  * partition tables and signatures), and also the full `erase_devices` (priority 10: the whole
- * disk) when the node's `driver_info.agent_erase_devices` is true — the switch an owner sets
- * for a full wipe between lessees. A step the agent does not offer, a FAILED command, an agent
+ * disk) when the node's `driver_info.agent_erase_devices` is true or the owner's lease policy
+ * for the node has `erase_devices` — the switches an owner sets for a full wipe between
+ * lessees. A step the agent does not offer, a FAILED command, an agent
  * that vanishes or times out → `fail` → `clean failed` with `last_error`, in maintenance with
  * `fault = "clean failure"` (as Ironic when a clean step fails), powered off.
  */
@@ -35,11 +36,14 @@ interface Step {
   readonly step: string;
 }
 
-/** The steps of a cleaning (see the module documentation). */
-export function agentCleanSteps(node: Pick<Node, 'driver_info'>, requested: readonly Step[] | null): Step[] {
+/**
+ * The steps of a cleaning (see the module documentation).
+ * @param fullErase the owner's lease policy asks for a full erase (automated cleaning only)
+ */
+export function agentCleanSteps(node: Pick<Node, 'driver_info'>, requested: readonly Step[] | null, fullErase = false): Step[] {
   if (requested !== null) return [...requested];
   const steps: Step[] = [{ interface: 'deploy', step: 'erase_devices_metadata' }];
-  if (node.driver_info.agent_erase_devices === true || node.driver_info.agent_erase_devices === 'true') steps.push({ interface: 'deploy', step: 'erase_devices' });
+  if (fullErase || node.driver_info.agent_erase_devices === true || node.driver_info.agent_erase_devices === 'true') steps.push({ interface: 'deploy', step: 'erase_devices' });
   return steps;
 }
 
@@ -75,7 +79,8 @@ export async function runAgentClean(env: TaskEnv, agent: AgentEnv, node: Node, r
     const offered = await client.run('clean.get_clean_steps', { node: nodeParam, ports: [] }, commandDeadline(agent));
     const version = offered.hardware_manager_version ?? null;
     const available = new Set(Object.values((offered.clean_steps ?? {}) as Record<string, Array<{ step?: unknown }>>).flatMap((list) => (Array.isArray(list) ? list.map((s) => String(s.step)) : [])));
-    for (const s of agentCleanSteps(node, requested)) {
+    const fullErase = requested === null && agent.fullErase !== undefined ? await agent.fullErase(node) : false;
+    for (const s of agentCleanSteps(node, requested, fullErase)) {
       current = `${s.interface}.${s.step}`;
       if (!available.has(s.step)) throw new Error(`the agent does not offer the clean step ${s.step}`);
       const step = { interface: s.interface, step: s.step, priority: AGENT_CLEAN_STEPS[s.step] ?? 0, args: {}, reboot_requested: false, abortable: true };

@@ -43,6 +43,11 @@ export interface AgentEnv {
   client(url: string, token: string): AgentClient;
   /** How long one agent command may run, seconds. */
   readonly commandTimeoutS: number;
+  /**
+   * True when the owner's lease policy asks automated cleaning of this node to erase the whole
+   * disk (src/domain/leasing/owner-policies.ts `eraseDevicesFor`); absent = never.
+   */
+  fullErase?(node: Pick<Node, 'uuid' | 'owner'>): Promise<boolean>;
 }
 
 /** True when the node is deployed and cleaned by the deploy agent (see the module doc). */

@@ -8,7 +8,9 @@
  *   `properties.lease_uuid` names the lease, one atomic write that clears `lease_uuid`,
  *   `lessee`, `instance_info` and `extra`, disables the console, and either undeploys a
  *   deployed node (the `deleted` verb through the FSM, so the conductor tears it down and
- *   cleans it) or detaches its VIFs.
+ *   cleans it) or detaches its VIFs — and, unlike esi-leap, an `available` node is cleaned too
+ *   (FSM event `reclaim` → `cleaning`): the lessee may have used its own provisioning, and every
+ *   node is wiped before its next lease (seed 004).
  *
  * Both refuse with {@link NodeBusyError} while a conductor holds the node (its reservation),
  * or while the node is in a transition that cannot be interrupted, so the lease manager
@@ -179,6 +181,15 @@ export class InventoryNodeGateway implements NodeGateway {
       throw new NodeBusyError(`Node ${n.uuid} is ${n.provision_state}; the lease is removed once that finishes.`);
     } else {
       detachVifsStep(n);
+      if (canApply(n.provision_state, 'reclaim')) {
+        // Never deployed through esi, but the lessee may have written its disks (its own
+        // provisioning): wipe it before the next lease (automated cleaning).
+        const t = next(n.provision_state, 'reclaim');
+        changes.provision_state = t.state;
+        changes.target_provision_state = t.target;
+        changes.provision_updated_at = this.access.deps.clock.now();
+        changes.last_error = null;
+      }
     }
     return changes;
   }

@@ -3,7 +3,8 @@
  *
  * Source: Ironic 21.4 `ironic/common/states.py` as summarised in reference/ironic.md §2:
  * every state with its stability and default target, every transition (user verbs and the
- * internal events `done`, `fail`, `wait`, `resume` the conductor uses), and the state sets
+ * internal events `done`, `fail`, `wait`, `resume` the conductor uses; plus esi's internal
+ * `reclaim`: available → cleaning when a lease ends, never reachable from the API), and the state sets
  * that gate updates, deletion and boot-mode changes. Which microversion may use which verb is
  * an API concern (`src/api/baremetal/microversion.ts`), not the FSM's.
  *
@@ -60,7 +61,8 @@ export type ProvisionEvent =
   | 'done'
   | 'fail'
   | 'wait'
-  | 'resume';
+  | 'resume'
+  | 'reclaim';
 
 /** Verbs accepted by `PUT /v1/nodes/{id}/states/provision` (`target`). */
 export const PROVISION_VERBS = Object.freeze([
@@ -142,7 +144,10 @@ const TRANSITIONS: Table = Object.freeze({
   enroll: { manage: 'verifying' },
   verifying: { done: 'manageable', fail: 'enroll' },
   manageable: { provide: 'cleaning', clean: 'cleaning', inspect: 'inspecting', adopt: 'adopting' },
-  available: { manage: 'manageable', deploy: 'deploying' },
+  // `reclaim` (esi, internal only): a lease ended on an available node — clean it before its
+  // next lease, since the lessee may have written its disks with its own provisioning (seed 004:
+  // "at the end of the lease, the nodes are wiped").
+  available: { manage: 'manageable', deploy: 'deploying', reclaim: 'cleaning' },
   deploying: { wait: 'wait call-back', done: 'active', fail: 'deploy failed' },
   'wait call-back': { resume: 'deploying', fail: 'deploy failed', delete: 'deleting' },
   'deploy failed': { deploy: 'deploying', rebuild: 'deploying', delete: 'deleting' },

@@ -17,7 +17,7 @@ import { newUuid } from '../ids.ts';
 import type { Policy } from '../policy/types.ts';
 import type { LeasingAccess } from './access.ts';
 import type { NodeGateway, ProjectDirectory } from './ports.ts';
-import type { LeasePolicy } from './policy-rules.ts';
+import { policyFor, type LeasePolicy } from './policy-rules.ts';
 import type { LeasingRepository } from './repository.ts';
 
 /** A policy as the API shows it, with the owner's and the node's names. */
@@ -37,6 +37,8 @@ export interface LeasePolicyCreateInput {
   readonly minGapSeconds?: number | null;
   /** Project ids or names; null or omitted = any project. */
   readonly allowedProjects?: readonly string[] | null;
+  /** Full disk erase in automated cleaning (default false). */
+  readonly eraseDevices?: boolean;
 }
 
 /** `PATCH /v1/lease_policies/{uuid}`: the fields given replace the current ones (null clears). */
@@ -44,6 +46,7 @@ export interface LeasePolicyUpdateInput {
   readonly maxLeaseSeconds?: number | null;
   readonly minGapSeconds?: number | null;
   readonly allowedProjects?: readonly string[] | null;
+  readonly eraseDevices?: boolean;
 }
 
 /** `GET /v1/lease_policies` filters. */
@@ -138,6 +141,7 @@ export class LeasePolicyService {
       maxLeaseMs: seconds('max_lease_seconds', input.maxLeaseSeconds, 60, POLICY_MAX_LEASE_S),
       minGapMs: seconds('min_gap_seconds', input.minGapSeconds, 0, POLICY_MAX_GAP_S),
       allowedProjects: await this.resolveProjects(input.allowedProjects),
+      eraseDevices: input.eraseDevices ?? false,
       createdAt: now,
       updatedAt: now,
     };
@@ -161,6 +165,7 @@ export class LeasePolicyService {
       ...(input.maxLeaseSeconds !== undefined ? { maxLeaseMs: seconds('max_lease_seconds', input.maxLeaseSeconds, 60, POLICY_MAX_LEASE_S) } : {}),
       ...(input.minGapSeconds !== undefined ? { minGapMs: seconds('min_gap_seconds', input.minGapSeconds, 0, POLICY_MAX_GAP_S) } : {}),
       ...(input.allowedProjects !== undefined ? { allowedProjects: await this.resolveProjects(input.allowedProjects) } : {}),
+      ...(input.eraseDevices !== undefined ? { eraseDevices: input.eraseDevices } : {}),
       updatedAt: this.clock.now(),
     };
     await this.repo.updatePolicy(updated);
@@ -172,6 +177,15 @@ export class LeasePolicyService {
     const found = await this.find(ctx, uuid, 'esi_leap:lease_policy:get');
     this.policy.authorize('esi_leap:lease_policy:delete', target(found), ctx, `Access was denied to lease policy ${found.uuid}.`);
     await this.repo.deletePolicy(found.uuid);
+  }
+
+  /**
+   * True when the lease policy of node `nodeUuid` (owned by `owner`) asks for a full disk erase
+   * in automated cleaning (for the conductor; no access check).
+   */
+  async eraseDevicesFor(owner: string | null, nodeUuid: string): Promise<boolean> {
+    if (owner === null) return false;
+    return policyFor(await this.repo.policiesOf([owner]), owner, nodeUuid)?.eraseDevices ?? false;
   }
 
   private isAdmin(ctx: AuthContext): boolean {

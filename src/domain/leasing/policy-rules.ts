@@ -8,7 +8,9 @@
  * - `maxLeaseMs`: the longest lease of its nodes;
  * - `minGapMs`: the shortest gap between two leases of one node (time to clean it);
  * - `allowedProjects`: the projects that may lease (each with its whole subtree, as an offer's
- *   `lessee_id`); null = any project.
+ *   `lessee_id`); null = any project;
+ * - `eraseDevices`: how its nodes are wiped between lessees — the whole disk, or (default) only
+ *   partition tables and signatures (src/conductor/agent/clean-flow.ts).
  *
  * The policy of a node is its node policy when the owner set one, else the owner's all-nodes
  * policy (the most specific policy applies whole; fields are not merged). A policy applies to
@@ -30,6 +32,11 @@ export interface LeasePolicy {
   readonly minGapMs: number | null;
   /** Project ids allowed to lease (with their subtrees), or null for any. */
   readonly allowedProjects: readonly string[] | null;
+  /**
+   * True: automated cleaning of the nodes also erases whole disks (`deploy.erase_devices`),
+   * not only partition tables and signatures (`erase_devices_metadata`).
+   */
+  readonly eraseDevices: boolean;
   readonly createdAt: number;
   readonly updatedAt: number;
 }

@@ -22,6 +22,7 @@ export function toPolicy(r: Selectable<LeasePoliciesTable>): LeasePolicy {
     maxLeaseMs: r.max_lease_ms === null ? null : Number(r.max_lease_ms),
     minGapMs: r.min_gap_ms === null ? null : Number(r.min_gap_ms),
     allowedProjects: r.allowed_projects === null ? null : fromJson<string[]>(r.allowed_projects, []),
+    eraseDevices: Number(r.erase_devices) === 1,
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -35,6 +36,7 @@ function policyRow(p: LeasePolicy): Selectable<LeasePoliciesTable> {
     max_lease_ms: p.maxLeaseMs,
     min_gap_ms: p.minGapMs,
     allowed_projects: p.allowedProjects === null ? null : toJson(p.allowedProjects),
+    erase_devices: p.eraseDevices ? 1 : 0,
     created_at: p.createdAt,
     updated_at: p.updatedAt,
   };

@@ -84,6 +84,8 @@ export interface LeasePoliciesTable {
   min_gap_ms: number | null;
   /** JSON array of project ids, or null for any project. */
   allowed_projects: string | null;
+  /** 1: automated cleaning erases whole disks (migration 0007). */
+  erase_devices: number;
   created_at: number;
   updated_at: number;
 }

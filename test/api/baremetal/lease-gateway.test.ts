@@ -1,7 +1,8 @@
 /**
  * The leasing port `NodeGateway` as implemented by the inventory, on a real database:
  * find/findMany/listVisible, applyLease, removeLease (esi-leap `remove_lease` semantics,
- * reference/esi-leap.md §3.2) and NodeBusyError while a conductor holds a node.
+ * reference/esi-leap.md §3.2, plus esi's reclaim of available nodes) and NodeBusyError while a
+ * conductor holds a node.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeBusyError } from '../../../src/domain/leasing/ports.ts';
@@ -82,6 +83,23 @@ describe('applyLease and removeLease', () => {
       const b = (await bm(ts, p.admin, 'GET', `/v1/nodes/${n.uuid}`)).body;
       expect([b.provision_state, b.target_provision_state], state).toEqual(['deleting', 'available']);
     }
+  });
+
+  it('reclaims an available node: cleaning [available], so it is wiped before the next lease; other states stay', async () => {
+    const n = await createNode(ts, p, { name: 'reclaim-1', lessee: null });
+    await gw().applyLease(n.uuid, LEASE, p.lessee.projectId!);
+    await forceNode(ts, n.uuid, { provision_state: 'available', target_provision_state: null });
+    expect(await gw().removeLease(n.uuid, LEASE)).toBe(true);
+    const b = (await bm(ts, p.admin, 'GET', `/v1/nodes/${n.uuid}`)).body;
+    expect([b.provision_state, b.target_provision_state, b.lessee]).toEqual(['cleaning', 'available', null]);
+    const m = await createNode(ts, p, { name: 'reclaim-2', lessee: null });
+    await gw().applyLease(m.uuid, LEASE, p.lessee.projectId!);
+    await forceNode(ts, m.uuid, { provision_state: 'manageable', target_provision_state: null });
+    expect(await gw().removeLease(m.uuid, LEASE)).toBe(true);
+    expect((await bm(ts, p.admin, 'GET', `/v1/nodes/${m.uuid}`)).body.provision_state).toBe('manageable');
+    // `reclaim` is internal: no API verb reaches it.
+    const refused = await bm(ts, p.admin, 'PUT', `/v1/nodes/${m.uuid}/states/provision`, { target: 'reclaim' });
+    expect(refused.status).toBe(400);
   });
 
   it('throws NodeBusyError while a conductor holds the node or it is deploying', async () => {

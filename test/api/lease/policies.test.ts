@@ -35,7 +35,7 @@ describe('policy API for every persona', () => {
   it('owner: 201 for all its nodes, and for one node with allowed projects by name', async () => {
     const all = await post('owner', { max_lease_seconds: 2 * 86_400, min_gap_seconds: 3600 });
     expect(all.status, all.text).toBe(201);
-    expect(all.body).toMatchObject({ project_id: env.p.owner.projectId, project: 'o1', resource_uuid: null, resource: null, max_lease_seconds: 172_800, min_gap_seconds: 3600, allowed_projects: null });
+    expect(all.body).toMatchObject({ project_id: env.p.owner.projectId, project: 'o1', resource_uuid: null, resource: null, max_lease_seconds: 172_800, min_gap_seconds: 3600, allowed_projects: null, erase_devices: false });
     allNodes = all.body.uuid;
     const one = await post('owner', { resource_uuid: 'pol-2', allowed_projects: ['l1'] });
     expect(one.status, one.text).toBe(201);
@@ -137,6 +137,7 @@ describe('bad input: 400/404, nothing written', () => {
       [{ min_gap_seconds: -1, resource_uuid: 'pol-3' }, 400, /min_gap_seconds/],
       [{ min_gap_seconds: 'an hour', resource_uuid: 'pol-3' }, 400, /min_gap_seconds.*integer or null/],
       [{ allowed_projects: 'l1', resource_uuid: 'pol-3' }, 400, /allowed_projects.*list of strings/],
+      [{ erase_devices: 'yes', resource_uuid: 'pol-3' }, 400, /erase_devices/],
       [{ allowed_projects: ['ghost'], resource_uuid: 'pol-3' }, 404, 'No project named ghost.'],
       [{ resource_uuid: 'no-such-node' }, 404, /Node no-such-node/],
       [{ resource_uuid: 'pol-3', uuid: 'x' }, 400, /uuid.*read-only/],

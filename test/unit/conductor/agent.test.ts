@@ -32,6 +32,9 @@ describe('agent selection and steps', () => {
     expect(agentCleanSteps(makeNode(), null).map((s) => s.step)).toEqual(['erase_devices_metadata']);
     expect(agentCleanSteps(makeNode({ driver_info: { agent_erase_devices: true } }), null).map((s) => s.step)).toEqual(['erase_devices_metadata', 'erase_devices']);
     expect(agentCleanSteps(makeNode(), [{ interface: 'deploy', step: 'erase_devices' }])).toEqual([{ interface: 'deploy', step: 'erase_devices' }]);
+    // The owner's lease policy asks for a full erase: automated cleaning only.
+    expect(agentCleanSteps(makeNode(), null, true).map((s) => s.step)).toEqual(['erase_devices_metadata', 'erase_devices']);
+    expect(agentCleanSteps(makeNode(), [{ interface: 'deploy', step: 'erase_devices_metadata' }], true).map((s) => s.step)).toEqual(['erase_devices_metadata']);
     expect(isAgentCleanStep({ interface: 'deploy', step: 'erase_devices' })).toBe(true);
     expect(isAgentCleanStep({ interface: 'deploy', step: 'toString' })).toBe(false);
     expect(isAgentCleanStep({ interface: 'bios', step: 'erase_devices' })).toBe(false);

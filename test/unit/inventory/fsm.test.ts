@@ -84,9 +84,11 @@ const SPEC: Array<[ProvisionState, ProvisionEvent, ProvisionState]> = [
   ['unrescue failed', 'rescue', 'rescuing'],
   ['unrescue failed', 'unrescue', 'unrescuing'],
   ['unrescue failed', 'delete', 'deleting'],
+  // esi's internal event: a lease ended on an available node, which is cleaned.
+  ['available', 'reclaim', 'cleaning'],
 ];
 
-const EVENTS: ProvisionEvent[] = ['deploy', 'delete', 'rebuild', 'manage', 'provide', 'inspect', 'abort', 'clean', 'adopt', 'rescue', 'unrescue', 'done', 'fail', 'wait', 'resume'];
+const EVENTS: ProvisionEvent[] = ['deploy', 'delete', 'rebuild', 'manage', 'provide', 'inspect', 'abort', 'clean', 'adopt', 'rescue', 'unrescue', 'done', 'fail', 'wait', 'resume', 'reclaim'];
 
 describe('provision FSM', () => {
   it('has exactly the transitions of the reference', () => {

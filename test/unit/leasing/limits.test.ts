@@ -118,6 +118,7 @@ describe('owner lease policies', () => {
     maxLeaseMs: null,
     minGapMs: null,
     allowedProjects: null,
+    eraseDevices: false,
     createdAt: 0,
     updatedAt: 0,
     ...p,
