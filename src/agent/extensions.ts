@@ -4,6 +4,8 @@
  *
  * - `standby.prepare_image {image_info, configdrive}`, `standby.get_partition_uuids`,
  *   `standby.sync`, `standby.power_off`, `standby.reboot`, `standby.run_image`;
+ * - `standby.capture_image {upload_url, disk_format}` (esi: upload the disk as an image,
+ *   ./capture.ts);
  * - `deploy.get_deploy_steps {node, ports}`, `deploy.execute_deploy_step {step, node, ports,
  *   deploy_version}` (step `write_image` with `args {image_info, configdrive}`);
  * - `image.install_bootloader` (nothing to do for whole-disk images);
@@ -23,6 +25,7 @@ import { zeroDiskHead } from './disk.ts';
 import { eraseDevices, eraseDevicesMetadata } from './erase.ts';
 import { AgentCommandError, invalidParams } from './errors.ts';
 import { writeImage } from './image.ts';
+import { captureImage } from './capture.ts';
 import { readPartitionTable } from './partition-table.ts';
 
 /** The generic hardware manager's version (IPA `generic_hardware_manager`). */
@@ -79,6 +82,7 @@ export function buildHandlers(ctx: AgentContext): Map<string, CommandHandler> {
     ['standby.power_off', async () => shutdown(ctx, 'powering off', 'power_off')],
     ['standby.reboot', async () => shutdown(ctx, 'rebooting', 'reboot')],
     ['standby.run_image', async () => shutdown(ctx, 'rebooting', 'run_image')],
+    ['standby.capture_image', async (p, progress) => ({ result: 'capture_image: disk uploaded', ...(await captureImage(p, ctx.diskPath, ctx.out, progress)) })],
     ['image.install_bootloader', async () => ({ result: 'install_bootloader: whole-disk image, no boot loader to install' })],
     ['deploy.get_deploy_steps', async () => ({
       deploy_steps: { GenericHardwareManager: [{ ...step('write_image', 0, false), argsinfo: null }] },

@@ -7,6 +7,7 @@
  * | state            | setting                  | fails to        | also                                   |
  * |------------------|--------------------------|-----------------|----------------------------------------|
  * | `wait call-back` | `deployCallbackTimeoutS` | `deploy failed` | node powered off (best effort)         |
+ * | `service wait`   | `deployCallbackTimeoutS` | `service failed`| node powered off (best effort)         |
  * | `clean wait`     | `cleanCallbackTimeoutS`  | `clean failed`  | maintenance, `fault = "clean failure"`, node powered off (best effort) |
  * | `inspect wait`   | `inspectWaitTimeoutS`    | `inspect failed`|                                        |
  * | `rescue wait`    | `rescueCallbackTimeoutS` | `rescue failed` |                                        |
@@ -36,6 +37,7 @@ export interface WaitTimeouts {
 export function waitTimeoutS(state: ProvisionState, t: WaitTimeouts): number | null {
   switch (state) {
     case 'wait call-back':
+    case 'service wait':
       return t.deployCallbackTimeoutS;
     case 'clean wait':
       return t.cleanCallbackTimeoutS;
@@ -68,7 +70,7 @@ export function timeoutChanges(node: TimeoutFields, now: number, t: WaitTimeouts
   return { ...changes, clean_step: {}, maintenance: true, fault: CLEAN_FAILURE, ...(node.maintenance_reason ? {} : { maintenance_reason: message }) };
 }
 
-const WAITS: readonly ProvisionState[] = ['wait call-back', 'clean wait', 'inspect wait', 'rescue wait'];
+const WAITS: readonly ProvisionState[] = ['wait call-back', 'clean wait', 'inspect wait', 'rescue wait', 'service wait'];
 const FIELDS = ['provision_state', 'provision_updated_at', 'driver', 'conductor_group'] as const;
 
 /**
@@ -96,7 +98,7 @@ export async function failTimedOutWaits(rt: ConductorRuntime, mine: Mine, t: Wai
         const changes = timeoutChanges(node, rt.env.clock.now(), t);
         if (changes === null) return;
         let extra: ConductorChanges = {};
-        if (node.provision_state === 'clean wait' || node.provision_state === 'wait call-back') extra = await powerOffAfterWait(rt, node, changes.last_error ?? '');
+        if (node.provision_state === 'clean wait' || node.provision_state === 'wait call-back' || node.provision_state === 'service wait') extra = await powerOffAfterWait(rt, node, changes.last_error ?? '');
         if (AGENT_SESSION_KEYS.some((k) => k in node.driver_internal_info)) extra = { ...extra, driver_internal_info: without(node.driver_internal_info, AGENT_SESSION_KEYS) };
         await rt.nodes.applyConductorResult(uuid, { ...changes, ...extra }, rt.env.clock.now());
         failed++;

@@ -16,6 +16,7 @@ import { KyselyNodeRepository } from '../store/inventory/node-repository.ts';
 import { KyselyPortRepository } from '../store/inventory/port-repository.ts';
 import { Conductor, conductorOptionsFrom } from '../conductor/conductor.ts';
 import { RamdiskService } from '../domain/deploy/ramdisk.ts';
+import { CaptureService } from '../domain/deploy/capture.ts';
 import { ImageTempUrls } from '../domain/deploy/temp-url.ts';
 import { AGENT_COMMAND_TIMEOUT_S, defaultAgentClient, IMAGE_URL_TTL_S } from '../conductor/agent/env.ts';
 import { ServiceImageInfo } from '../conductor/agent/image-info.ts';
@@ -129,5 +130,6 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   workers.push(leaseManager, webhookWorker);
   const images = await createImageServices({ config, clock, logger, store, policy, directory: identity.directory });
   const ramdisk = new RamdiskService({ nodes: nodeRepository, ports: portRepository, clock, secrets, conductor: inventory.conductorRelay });
-  return { config, clock, logger, store, policy, identity, inventory, leasing, leaseManager, images, ramdisk, imageTempUrls, workers };
+  const capture = new CaptureService(inventory.nodes.access, { get: (ctx, id) => images.images.get(ctx, id) });
+  return { config, clock, logger, store, policy, identity, inventory, leasing, leaseManager, images, ramdisk, imageTempUrls, capture, workers };
 }

@@ -9,6 +9,7 @@ import type { Inventory } from '../domain/inventory/index.ts';
 import type { Leasing } from '../domain/leasing/index.ts';
 import type { Images } from '../domain/images/index.ts';
 import type { RamdiskService } from '../domain/deploy/ramdisk.ts';
+import type { CaptureService } from '../domain/deploy/capture.ts';
 import type { ImageTempUrls } from '../domain/deploy/temp-url.ts';
 import type { LeaseManager } from '../conductor/lease-manager.ts';
 import type { Policy } from '../domain/policy/types.ts';
@@ -47,4 +48,6 @@ export interface Services {
   readonly ramdisk: RamdiskService;
   /** Signed, expiring image data URLs for the deploy agent (image API and conductor). */
   readonly imageTempUrls: ImageTempUrls;
+  /** Image capture of active nodes (baremetal API `…/capture`, an esi addition). */
+  readonly capture: CaptureService;
 }

@@ -12,6 +12,7 @@
  * | `/v1/ports…`                         | `routes-ports.ts`         |
  * | `/v1/drivers…`, `/v1/conductors…`    | `routes-drivers.ts`       |
  * | `/v1/lookup`, `/v1/heartbeat/{id}`   | `routes-ramdisk.ts` (public) |
+ * | `/v1/nodes/{id}/capture` (esi)       | `routes-capture.ts`       |
  *
  * Every `/v1` route is also served without `/v1` (Ironic routes `/<resource>` as v1, and
  * bookmark links point there). Cross-cutting behaviour: microversion negotiation and headers on
@@ -32,6 +33,7 @@ import { nodeSubRoutes } from './routes-node-sub.ts';
 import { nodeRoutes } from './routes-nodes.ts';
 import { portRoutes } from './routes-ports.ts';
 import { ramdiskRoutes } from './routes-ramdisk.ts';
+import { captureRoutes } from './routes-capture.ts';
 import { rootRoutes } from './routes-root.ts';
 
 /**
@@ -82,6 +84,7 @@ export const baremetalApi: FastifyPluginAsync<{ services: Services }> = async (a
     portRoutes(scope, ctx);
     driverRoutes(scope, ctx);
     ramdiskRoutes(scope, ctx);
+    captureRoutes(scope, ctx);
   };
   await app.register(v1, { prefix: '/v1' });
   await app.register(v1);

@@ -1,7 +1,8 @@
 /**
  * Image data routes of the image API (Glance v2 `image_data.py`):
  *
- * - `PUT /images/{id}/file` (`Content-Type: application/octet-stream`, else 415): the body is
+ * - `PUT /images/{id}/file` (`Content-Type: application/octet-stream`, else 415; also through a
+ *   signed PUT temp URL, for images the deploy agent captures): the body is
  *   streamed to the image store as it arrives — the data routes' content-type parser (see
  *   `./index.ts`) hands the request stream over unread, so the global JSON body limit does not
  *   apply and nothing is buffered; the size cap (`ESI_MAX_IMAGE_SIZE`) is enforced from
@@ -15,7 +16,8 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DEPLOY_SERVICE_CONTEXT } from '../../domain/deploy/temp-url.ts';
+import type { AuthContext } from '../../domain/auth.ts';
+import { DEPLOY_SERVICE_CONTEXT, type TempUrlMethod } from '../../domain/deploy/temp-url.ts';
 import { UnauthorizedError } from '../../domain/errors.ts';
 import type { Services } from '../../server/services.ts';
 import { ImageApiFault } from './errors.ts';
@@ -35,13 +37,24 @@ function declaredSize(request: FastifyRequest): number | null {
 export function registerDataRoutes(app: FastifyInstance, services: Services): void {
   const { data } = services.images;
 
-  app.put<IdParams>('/images/:id/file', async (request, reply) => {
+  /** The caller: the token's, else the deploy service for a valid temp URL, else 401. */
+  const tempUrlCaller = (request: FastifyRequest<IdParams & { Querystring: Record<string, unknown> }>, method: TempUrlMethod): AuthContext => {
+    if (!request.auth.anonymous) return request.auth;
+    const { temp_url_sig: sig, temp_url_expires: expires } = request.query ?? {};
+    if (!services.imageTempUrls.verify(request.params.id, sig, expires, method)) throw new UnauthorizedError();
+    return DEPLOY_SERVICE_CONTEXT;
+  };
+
+  // Public so that a signed PUT temp URL (an image captured by the deploy agent) works
+  // without a token; any other anonymous request is refused with 401 as before.
+  app.put<IdParams & { Querystring: Record<string, unknown> }>('/images/:id/file', { config: { public: true } }, async (request, reply) => {
+    const caller = tempUrlCaller(request, 'PUT');
     const type = mediaType(request);
     if (type !== 'application/octet-stream') {
       throw new ImageApiFault(415, `The request media type ${type ?? 'None'} is not supported by this server.`, {}, `Invalid content type ${type ?? 'None'}`);
     }
     const body = request.body instanceof Readable ? request.body : Readable.from([]);
-    await data.upload(request.auth, request.params.id, body, declaredSize(request));
+    await data.upload(caller, request.params.id, body, declaredSize(request));
     return reply.code(204).send();
   });
 
@@ -49,12 +62,7 @@ export function registerDataRoutes(app: FastifyInstance, services: Services): vo
   // any other anonymous request is refused with 401 as before.
   app.get<IdParams & { Querystring: Record<string, unknown> }>('/images/:id/file', { exposeHeadRoute: false, config: { public: true } }, async (request, reply) => {
     rejectBody(request);
-    let caller = request.auth;
-    if (caller.anonymous) {
-      const { temp_url_sig: sig, temp_url_expires: expires } = request.query ?? {};
-      if (!services.imageTempUrls.verify(request.params.id, sig, expires)) throw new UnauthorizedError();
-      caller = DEPLOY_SERVICE_CONTEXT;
-    }
+    const caller = tempUrlCaller(request, 'GET');
     const result = await data.download(caller, request.params.id, request.headers.range);
     if (result.kind === 'empty') return reply.code(204).send();
     const { image, range, size, stream } = result;

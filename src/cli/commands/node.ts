@@ -1,13 +1,14 @@
 /**
  * `esi node list` (esi-leap `GET /v1/nodes`), with the options and columns of
  * python-esileapclient (reference/esi-leap.md §6); `esi node provision|unprovision`
- * (./node-provision.ts).
+ * (./node-provision.ts) and `esi node capture` (./node-capture.ts).
  */
 import type { Command } from 'commander';
 import { collect, filterByProperties } from '../filters.ts';
 import { addOutputOptions, printList, type OutputOptions } from '../output.ts';
 import { NODE_FIELDS, NODE_LONG_FIELDS, rowsOf } from '../resources.ts';
 import { withSession } from '../session.ts';
+import { registerCaptureCommand } from './node-capture.ts';
 import { registerProvisionCommands } from './node-provision.ts';
 
 /** Register `node list`. */
@@ -30,4 +31,5 @@ export function registerNodeCommands(program: Command): void {
     printList(fields.map(([, l]) => l), rowsOf(nodes, fields), o);
   });
   registerProvisionCommands(node);
+  registerCaptureCommand(node);
 }

@@ -32,6 +32,11 @@ export interface ImageInfo {
 export interface ImageInfoSource {
   /** @throws InvalidInputError when `instance_info` names no usable image */
   imageInfo(node: Pick<Node, 'uuid' | 'instance_info'>): Promise<ImageInfo>;
+  /**
+   * A URL the agent uploads a captured disk to (PUT): the data of image `imageId`.
+   * @throws InvalidInputError when the image is gone or no longer `queued`
+   */
+  captureUrl(imageId: string): Promise<string>;
 }
 
 /** The agent part of a task's environment. */
@@ -50,11 +55,7 @@ export interface AgentEnv {
   fullErase?(node: Pick<Node, 'uuid' | 'owner'>): Promise<boolean>;
 }
 
-/** True when the node is deployed and cleaned by the deploy agent (see the module doc). */
-export function usesAgent(node: Pick<Node, 'deploy_interface' | 'driver_info'>): boolean {
-  const di = node.driver_info;
-  return node.deploy_interface === 'direct' && Boolean(di.deploy_iso || di.redfish_deploy_iso || di.deploy_ramdisk);
-}
+export { usesAgent } from '../../domain/deploy/agent-node.ts';
 
 /**
  * The device the agent ramdisk boots from: `pxe` for a network boot interface (`pxe`, `ipxe`,

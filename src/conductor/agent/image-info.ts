@@ -11,7 +11,8 @@
  *   `image_os_hash_value` and/or `image_checksum` are required (Ironic refuses an unverified
  *   image), `image_disk_format` defaults to `raw`.
  *
- * Only whole-disk images are supported (`image_type: whole-disk`).
+ * Only whole-disk images are supported (`image_type: whole-disk`). A capture's upload URL is
+ * a PUT temp URL of the target image ({@link ServiceImageInfo.captureUrl}).
  */
 import { InvalidInputError } from '../../domain/errors.ts';
 import { isUuidLike } from '../../domain/ids.ts';
@@ -33,6 +34,18 @@ export class ServiceImageInfo implements ImageInfoSource {
     private readonly tempUrls: ImageTempUrls,
     private readonly tempUrlTtlS: number,
   ) {}
+
+  /** See {@link ImageInfoSource.captureUrl}: a PUT temp URL of a still `queued` image. */
+  async captureUrl(imageId: string): Promise<string> {
+    let image;
+    try {
+      image = await this.images().get(DEPLOY_SERVICE_CONTEXT, imageId);
+    } catch {
+      throw new InvalidInputError(`Image ${imageId}, the target of the capture, was deleted.`);
+    }
+    if (image.status !== 'queued') throw new InvalidInputError(`Image ${imageId}, the target of the capture, is ${image.status}, no longer queued.`);
+    return this.tempUrls.sign(image.id, this.tempUrlTtlS, 'PUT');
+  }
 
   /** See {@link ImageInfoSource.imageInfo} and the module documentation. */
   async imageInfo(node: Pick<Node, 'uuid' | 'instance_info'>): Promise<ImageInfo> {

@@ -4,7 +4,7 @@
  * client to talk to that agent.
  *
  * `driver_internal_info` keys of a session (all removed when the deployment or cleaning ends):
- * `agent_boot` (`deploy` | `clean`: what the conductor booted the agent for), and what the
+ * `agent_boot` (`deploy` | `clean` | `service`: what the conductor booted the agent for), and what the
  * ramdisk endpoints record — `agent_secret_token` (hash), `agent_token_sealed`, `agent_url`,
  * `agent_last_heartbeat`, `agent_version` (src/domain/deploy/ramdisk.ts).
  */
@@ -29,7 +29,7 @@ export const AGENT_SESSION_KEYS: readonly string[] = Object.freeze([
 ]);
 
 /** What the agent was booted for. */
-export type AgentPurpose = 'deploy' | 'clean';
+export type AgentPurpose = 'deploy' | 'clean' | 'service';
 
 /** True when the agent booted for `purpose` has called back (a heartbeat recorded its URL). */
 export function agentCalledBack(node: Pick<Node, 'driver_internal_info'>, purpose: AgentPurpose): boolean {

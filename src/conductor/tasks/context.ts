@@ -108,6 +108,7 @@ export function without(info: Readonly<JsonObject>, keys: readonly string[]): Js
  * `_do_node_tear_down`).
  */
 export const DEPLOY_INTERNAL_KEYS: readonly string[] = Object.freeze([
+  'capture',
   'deploy_steps',
   'user_deploy_steps',
   'agent_cached_deploy_steps',

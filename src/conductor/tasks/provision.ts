@@ -15,6 +15,7 @@
  * | `cleaning`   | src/conductor/tasks/clean.ts                           | `available` / `manageable` | `clean failed` |
  * | `rescuing`   | boot the rescue ramdisk: only the `fake` rescue interface can (it does no work); others fail | `rescue` | `rescue failed` |
  * | `unrescuing` | leave rescue: `fake` only; drops `instance_info.rescue_password` | `active` | `unrescue failed` |
+ * | `servicing`  | image capture through the deploy agent, src/conductor/agent/capture-flow.ts | `active` | `service failed` |
  *
  * `abort` needs no stage: the API applies it to a wait state (`clean wait`, `inspect wait`,
  * `rescue wait` → the failed state), and esi enters wait states only with the deploy agent.
@@ -25,6 +26,8 @@ import { limit } from '../errors.ts';
 import { runCleanStage } from './clean.ts';
 import { failure, openNode, transition, without, type OpenedNode, type TaskEnv } from './context.ts';
 import { runDeployStage, runTeardownStage } from './deploy.ts';
+import { runAgentCapture } from '../agent/capture-flow.ts';
+import { usesAgent } from '../agent/env.ts';
 
 /**
  * Validate `driver_info` with the node's hardware type and read the power state from the BMC.
@@ -89,6 +92,15 @@ async function runRescueStage(env: TaskEnv, node: Node, unrescue: boolean): Prom
 }
 
 /**
+ * The `servicing` stage: esi services active nodes only to capture their disk, through the
+ * deploy agent (src/conductor/agent/capture-flow.ts); without the agent it fails.
+ */
+async function runServiceStage(env: TaskEnv, node: Node): Promise<ConductorChanges> {
+  if (env.agent !== undefined && usesAgent(node)) return runAgentCapture(env, env.agent, node);
+  return transition(node, 'fail', env.clock.now(), { last_error: `Node ${node.uuid} cannot be serviced: servicing (image capture) needs the deploy agent.` });
+}
+
+/**
  * Run the stage of the node's working provision state (see the module table).
  * @returns the node changes of the outcome; never throws for driver or BMC failures
  * @throws Error when the node is not in a working state (a bug in the caller)
@@ -111,6 +123,8 @@ export async function runProvisionStage(env: TaskEnv, node: Node): Promise<Condu
       return runRescueStage(env, node, false);
     case 'unrescuing':
       return runRescueStage(env, node, true);
+    case 'servicing':
+      return runServiceStage(env, node);
     default:
       throw new Error(`No conductor stage for provision state "${node.provision_state}" of node ${node.uuid}.`);
   }

@@ -7,10 +7,11 @@
  * - `target_power_state` is set: a power change is pending; it runs first, because Ironic
  *   refuses provision work while a power action holds the node's lock;
  * - it sits in one of the *working* transient states (`verifying`, `deploying`, `cleaning`,
- *   `deleting`, `inspecting`, `adopting`, `rescuing`, `unrescuing`) with a target: the
+ *   `deleting`, `inspecting`, `adopting`, `rescuing`, `unrescuing`, `servicing`) with a target: the
  *   conductor runs that state's stage, which moves the node on through the FSM.
  *
- * The *wait* states (`wait call-back`, `clean wait`, `inspect wait`, `rescue wait`) wait for
+ * The *wait* states (`wait call-back`, `clean wait`, `inspect wait`, `rescue wait`,
+ * `service wait`) wait for
  * the deploy agent, not for the conductor: only their timeouts are the conductor's business
  * (src/conductor/timeouts.ts). Failure states keep a target (as in Ironic) but are not work.
  */
@@ -27,10 +28,11 @@ export const WORKING_STATES: ReadonlySet<ProvisionState> = new Set<ProvisionStat
   'adopting',
   'rescuing',
   'unrescuing',
+  'servicing',
 ]);
 
 /** Transient states that wait for the deploy agent (timed out by the conductor). */
-export const WAIT_STATES: ReadonlySet<ProvisionState> = new Set<ProvisionState>(['wait call-back', 'clean wait', 'inspect wait', 'rescue wait']);
+export const WAIT_STATES: ReadonlySet<ProvisionState> = new Set<ProvisionState>(['wait call-back', 'clean wait', 'inspect wait', 'rescue wait', 'service wait']);
 
 /** A unit of conductor work for one node. */
 export type Work =

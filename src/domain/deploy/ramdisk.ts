@@ -35,10 +35,12 @@ export const LOOKUP_STATES: ReadonlySet<ProvisionState> = new Set<ProvisionState
   'inspect wait',
   'rescuing',
   'rescue wait',
+  'servicing',
+  'service wait',
 ]);
 
 /** Wait states a heartbeat resumes from. */
-const RESUMABLE: ReadonlySet<ProvisionState> = new Set<ProvisionState>(['wait call-back', 'clean wait']);
+const RESUMABLE: ReadonlySet<ProvisionState> = new Set<ProvisionState>(['wait call-back', 'clean wait', 'service wait']);
 
 /** Ironic's default `[api] ramdisk_heartbeat_timeout`, seconds. */
 export const HEARTBEAT_TIMEOUT_S = 300;

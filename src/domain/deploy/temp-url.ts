@@ -1,12 +1,14 @@
 /**
  * Short-lived signed URLs for image data, so that the deploy agent — which has no Keystone
  * token — can download the image it writes (the role Swift temp URLs play for Ironic's
- * `direct` deploy with Glance, reference/ironic.md §5.1 step 5).
+ * `direct` deploy with Glance, reference/ironic.md §5.1 step 5), or upload the image it
+ * captures from a node's disk.
  *
  * URL: `<publicUrl>/image/v2/images/<id>/file?temp_url_sig=<hex>&temp_url_expires=<epoch s>`.
  * The signature is HMAC-SHA256 (`SecretBox.mac`, purpose `image-temp-url`) of
- * `GET\n<expires>\n/image/v2/images/<id>/file`, the layout of Swift's temp URLs. It grants
- * reading that one image's data until it expires, nothing else.
+ * `<METHOD>\n<expires>\n/image/v2/images/<id>/file`, the layout of Swift's temp URLs. A `GET`
+ * URL grants reading that one image's data until it expires; a `PUT` URL uploading it; nothing
+ * else.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { AuthContext } from '../auth.ts';
@@ -20,9 +22,12 @@ export function imageFilePath(imageId: string): string {
   return `/image/v2/images/${encodeURIComponent(imageId)}/file`;
 }
 
+/** The HTTP methods a temp URL can be signed for. */
+export type TempUrlMethod = 'GET' | 'PUT';
+
 /** The signature of a temp URL. @param expiresS epoch seconds */
-function signature(secrets: SecretBox, imageId: string, expiresS: number): string {
-  return secrets.mac(PURPOSE, `GET\n${expiresS}\n${imageFilePath(imageId)}`);
+function signature(secrets: SecretBox, method: TempUrlMethod, imageId: string, expiresS: number): string {
+  return secrets.mac(PURPOSE, `${method}\n${expiresS}\n${imageFilePath(imageId)}`);
 }
 
 /**
@@ -30,20 +35,20 @@ function signature(secrets: SecretBox, imageId: string, expiresS: number): strin
  * @param publicUrl the server's public URL (no trailing slash)
  * @param nowMs epoch ms; @param ttlS validity, seconds
  */
-export function signImageTempUrl(secrets: SecretBox, publicUrl: string, imageId: string, nowMs: number, ttlS: number): string {
+export function signImageTempUrl(secrets: SecretBox, publicUrl: string, imageId: string, nowMs: number, ttlS: number, method: TempUrlMethod = 'GET'): string {
   const expires = Math.floor(nowMs / 1000) + Math.max(1, Math.floor(ttlS));
-  return `${publicUrl}${imageFilePath(imageId)}?temp_url_sig=${signature(secrets, imageId, expires)}&temp_url_expires=${expires}`;
+  return `${publicUrl}${imageFilePath(imageId)}?temp_url_sig=${signature(secrets, method, imageId, expires)}&temp_url_expires=${expires}`;
 }
 
 /**
  * True when `sig`/`expires` (the query values) are a valid, unexpired temp URL of `imageId`.
  * @param nowMs epoch ms
  */
-export function verifyImageTempUrl(secrets: SecretBox, imageId: string, sig: unknown, expires: unknown, nowMs: number): boolean {
+export function verifyImageTempUrl(secrets: SecretBox, imageId: string, sig: unknown, expires: unknown, nowMs: number, method: TempUrlMethod = 'GET'): boolean {
   if (typeof sig !== 'string' || typeof expires !== 'string' || !/^[0-9a-f]{64}$/.test(sig) || !/^\d{1,12}$/.test(expires)) return false;
   const e = Number(expires);
   if (e * 1000 < nowMs) return false;
-  const want = Buffer.from(signature(secrets, imageId, e), 'utf8');
+  const want = Buffer.from(signature(secrets, method, imageId, e), 'utf8');
   return timingSafeEqual(want, Buffer.from(sig, 'utf8'));
 }
 
@@ -73,13 +78,13 @@ export class ImageTempUrls {
     private readonly now: () => number,
   ) {}
 
-  /** A temp URL for image `imageId`, valid `ttlS` seconds from now. */
-  sign(imageId: string, ttlS: number): string {
-    return signImageTempUrl(this.secrets, this.publicUrl, imageId, this.now(), ttlS);
+  /** A temp URL for `method` on image `imageId`'s data, valid `ttlS` seconds from now. */
+  sign(imageId: string, ttlS: number, method: TempUrlMethod = 'GET'): string {
+    return signImageTempUrl(this.secrets, this.publicUrl, imageId, this.now(), ttlS, method);
   }
 
-  /** True when the query values are a valid, unexpired temp URL of `imageId`. */
-  verify(imageId: string, sig: unknown, expires: unknown): boolean {
-    return verifyImageTempUrl(this.secrets, imageId, sig, expires, this.now());
+  /** True when the query values are a valid, unexpired temp URL for `method` on `imageId`. */
+  verify(imageId: string, sig: unknown, expires: unknown, method: TempUrlMethod = 'GET'): boolean {
+    return verifyImageTempUrl(this.secrets, imageId, sig, expires, this.now(), method);
   }
 }

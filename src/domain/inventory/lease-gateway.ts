@@ -177,7 +177,7 @@ export class InventoryNodeGateway implements NodeGateway {
       changes.target_provision_state = t.target;
       changes.provision_updated_at = this.access.deps.clock.now();
       changes.last_error = null;
-    } else if (n.provision_state === 'deploying' || n.provision_state === 'adopting') {
+    } else if (n.provision_state === 'deploying' || n.provision_state === 'adopting' || n.provision_state === 'servicing' || n.provision_state === 'service wait') {
       throw new NodeBusyError(`Node ${n.uuid} is ${n.provision_state}; the lease is removed once that finishes.`);
     } else {
       detachVifsStep(n);

@@ -40,6 +40,10 @@ export const PROVISION_STATES = Object.freeze([
   'rescue failed',
   'unrescuing',
   'unrescue failed',
+  // Servicing an active node (Ironic 2023.2's service states; esi uses them for image capture).
+  'servicing',
+  'service wait',
+  'service failed',
 ] as const);
 
 /** A provision state. */
@@ -62,7 +66,8 @@ export type ProvisionEvent =
   | 'fail'
   | 'wait'
   | 'resume'
-  | 'reclaim';
+  | 'reclaim'
+  | 'service';
 
 /** Verbs accepted by `PUT /v1/nodes/{id}/states/provision` (`target`). */
 export const PROVISION_VERBS = Object.freeze([
@@ -135,6 +140,9 @@ const STATES: Readonly<Record<ProvisionState, StateInfo>> = Object.freeze({
   'rescue failed': S('rescue'),
   unrescuing: S('active'),
   'unrescue failed': S('active'),
+  servicing: S('active'),
+  'service wait': S('active'),
+  'service failed': S('active'),
 });
 
 type Table = Readonly<Partial<Record<ProvisionState, Readonly<Partial<Record<ProvisionEvent, ProvisionState>>>>>>;
@@ -151,7 +159,7 @@ const TRANSITIONS: Table = Object.freeze({
   deploying: { wait: 'wait call-back', done: 'active', fail: 'deploy failed' },
   'wait call-back': { resume: 'deploying', fail: 'deploy failed', delete: 'deleting' },
   'deploy failed': { deploy: 'deploying', rebuild: 'deploying', delete: 'deleting' },
-  active: { rebuild: 'deploying', delete: 'deleting', rescue: 'rescuing' },
+  active: { rebuild: 'deploying', delete: 'deleting', rescue: 'rescuing', service: 'servicing' },
   deleting: { clean: 'cleaning', fail: 'error' },
   cleaning: { done: 'available', wait: 'clean wait', fail: 'clean failed', manage: 'manageable' },
   'clean wait': { resume: 'cleaning', fail: 'clean failed', abort: 'clean failed' },
@@ -168,6 +176,11 @@ const TRANSITIONS: Table = Object.freeze({
   'rescue failed': { rescue: 'rescuing', unrescue: 'unrescuing', delete: 'deleting' },
   unrescuing: { done: 'active', fail: 'unrescue failed' },
   'unrescue failed': { rescue: 'rescuing', unrescue: 'unrescuing', delete: 'deleting' },
+  // Ironic 2023.2 (`service` verb, API 1.87, not in 21.4): esi reaches `service` only through its
+  // capture endpoint. A failed service can be retried, aborted back to active, or undeployed.
+  servicing: { wait: 'service wait', done: 'active', fail: 'service failed' },
+  'service wait': { resume: 'servicing', fail: 'service failed', abort: 'service failed' },
+  'service failed': { service: 'servicing', abort: 'active', delete: 'deleting' },
 });
 
 /** Result of an FSM step: the new state and the new target (null when nothing is pending). */
@@ -244,6 +257,7 @@ export const UPDATE_ALLOWED_STATES: ReadonlySet<ProvisionState> = new Set([
   'adopt failed',
   'rescue failed',
   'unrescue failed',
+  'service failed',
 ]);
 
 /**
@@ -266,6 +280,8 @@ export const UNSTABLE_STATES: ReadonlySet<ProvisionState> = new Set([
   'rescuing',
   'rescue wait',
   'unrescuing',
+  'servicing',
+  'service wait',
 ]);
 
 /** States in which a deployed workload may be present (esi-leap `remove_lease` undeploys these). */
@@ -276,6 +292,7 @@ export const DEPLOYED_STATES: ReadonlySet<ProvisionState> = new Set([
   'deploy failed',
   'adopting',
   'adopt failed',
+  'service failed',
 ]);
 
 /** Power states a node reports (`null` = unknown). Source: Ironic `states.POWER_ON/OFF/ERROR`. */

@@ -108,6 +108,9 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = Object.freeze({
   'baremetal:node:vif:list': ADMIN_OWNER_LESSEE,
   'baremetal:node:vif:attach': ADMIN_OWNER_LESSEE,
   'baremetal:node:vif:detach': ADMIN_OWNER_LESSEE,
+  // esi addition: capture an image of the node's disk (seed 000 "Create image from a leased,
+  // provisioned node": a lessee may).
+  'baremetal:node:capture': ADMIN_OWNER_LESSEE,
   'baremetal:node:traits:list': NODE_GET,
   'baremetal:node:traits:set': ADMIN_OWNER,
   'baremetal:node:traits:delete': ADMIN_OWNER,

@@ -1,7 +1,8 @@
 /**
- * Image temp URLs (src/domain/deploy/temp-url.ts): the deploy agent downloads image data
- * without a Keystone token through a signed, expiring URL for one image; every other anonymous
- * download is refused (401), and token holders keep the image API's normal rules.
+ * Image temp URLs (src/domain/deploy/temp-url.ts): the deploy agent downloads image data — or
+ * uploads a captured disk — without a Keystone token through a signed, expiring URL for one
+ * image and one method; every other anonymous request is refused (401), and token holders keep
+ * the image API's normal rules.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createPersonas, startTestServer, type Personas, type TestServer } from '../../helpers/harness.ts';
@@ -64,5 +65,22 @@ describe('image temp URLs', () => {
   it('callers with a token keep the normal rules: owner and admin read, lessee and another project get 404', async () => {
     for (const who of [p.admin, p.owner]) expect((await call(ts, who, 'GET', `/image/v2/images/${id}/file`)).status, who.name).toBe(200);
     for (const who of [p.lessee, p.other]) expect((await call(ts, who, 'GET', `/image/v2/images/${id}/file`)).status, who.name).toBe(404);
+  });
+
+  it('a PUT URL uploads one queued image without a token; a GET URL cannot upload, a PUT URL cannot read', async () => {
+    const created = await call(ts, p.lessee, 'POST', '/image/v2/images', { name: 'capture-target', disk_format: 'raw', container_format: 'bare' });
+    const target = created.body.id as string;
+    const put = (u: string, body = Buffer.from('captured bytes')) => fetch(u, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body });
+    const getUrl = ts.server.services.imageTempUrls.sign(target, 60);
+    expect((await put(getUrl)).status).toBe(401);
+    expect((await put(`${ts.url}/image/v2/images/${target}/file`)).status).toBe(401);
+    const putUrl = ts.server.services.imageTempUrls.sign(target, 60, 'PUT');
+    expect((await fetch(putUrl)).status).toBe(401);
+    expect((await put(putUrl.replace(target, id))).status).toBe(401);
+    expect((await put(putUrl)).status).toBe(204);
+    const img = await call(ts, p.lessee, 'GET', `/image/v2/images/${target}`);
+    expect(img.body).toMatchObject({ status: 'active', size: 14, owner: p.lessee.projectId });
+    // The image has data now: the URL cannot replace it.
+    expect((await put(putUrl)).status).toBe(409);
   });
 });

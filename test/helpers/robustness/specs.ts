@@ -214,6 +214,12 @@ const BAREMETAL: Record<string, BodySpec> = {
     fields: { callback_url: S, agent_token: S, agent_version: SN, agent_verify_ca: SN, agent_status: SN, agent_status_message: SN },
     strict: [''],
   },
+  'POST /baremetal/v1/nodes/{}/capture': {
+    kind: 'json',
+    valid: () => ({ image_id: '6a1c2e34-0000-4000-8000-00000000c0de' }),
+    fields: { image_id: S },
+    strict: [''],
+  },
   'POST /baremetal/v1/ports': portSpec,
   'POST /baremetal/v1/ports.json': portSpec,
   'PATCH /baremetal/v1/ports/{}': patchSpec([{ op: 'add', path: '/extra/rb', value: 'x' }]),
@@ -224,7 +230,7 @@ const BAREMETAL: Record<string, BodySpec> = {
 const leaseTimes = { start_time: SN, end_time: SN };
 const IN: readonly JsonKind[] = ['integer', 'null'];
 const AN: readonly JsonKind[] = ['array', 'null'];
-const policyFields = { max_lease_seconds: IN, min_gap_seconds: IN, allowed_projects: AN };
+const policyFields = { max_lease_seconds: IN, min_gap_seconds: IN, allowed_projects: AN, erase_devices: ['boolean'] as readonly JsonKind[] };
 const policyReadOnly = ['uuid', 'project', 'resource', 'created_at', 'updated_at'];
 const webhookFields = { url: SN, secret: SN, name: SN, event_types: AN, enabled: ['boolean', 'null'] as readonly JsonKind[] };
 const LEASE: Record<string, BodySpec> = {

@@ -48,6 +48,7 @@ describe('takeoverChanges', () => {
     rescuing: ['rescue failed', 'rescue'],
     unrescuing: ['unrescue failed', 'active'],
     deleting: ['error', null],
+    servicing: ['service failed', 'active'],
   };
 
   it('moves every working state to its failed state with a last_error naming the dead conductor', () => {

@@ -86,9 +86,20 @@ const SPEC: Array<[ProvisionState, ProvisionEvent, ProvisionState]> = [
   ['unrescue failed', 'delete', 'deleting'],
   // esi's internal event: a lease ended on an available node, which is cleaned.
   ['available', 'reclaim', 'cleaning'],
+  // Servicing (Ironic 2023.2), used by esi's image capture.
+  ['active', 'service', 'servicing'],
+  ['servicing', 'wait', 'service wait'],
+  ['servicing', 'done', 'active'],
+  ['servicing', 'fail', 'service failed'],
+  ['service wait', 'resume', 'servicing'],
+  ['service wait', 'fail', 'service failed'],
+  ['service wait', 'abort', 'service failed'],
+  ['service failed', 'service', 'servicing'],
+  ['service failed', 'abort', 'active'],
+  ['service failed', 'delete', 'deleting'],
 ];
 
-const EVENTS: ProvisionEvent[] = ['deploy', 'delete', 'rebuild', 'manage', 'provide', 'inspect', 'abort', 'clean', 'adopt', 'rescue', 'unrescue', 'done', 'fail', 'wait', 'resume', 'reclaim'];
+const EVENTS: ProvisionEvent[] = ['deploy', 'delete', 'rebuild', 'manage', 'provide', 'inspect', 'abort', 'clean', 'adopt', 'rescue', 'unrescue', 'done', 'fail', 'wait', 'resume', 'reclaim', 'service'];
 
 describe('provision FSM', () => {
   it('has exactly the transitions of the reference', () => {
