@@ -133,12 +133,23 @@ async function waitFor(what: string, timeoutMs: number, probe: () => Promise<boo
   }
 }
 
+/** Options of {@link startIronic}. */
+export interface IronicOptions {
+  /**
+   * The configuration template (default `bench/peers/ironic.conf.in`); `@DIR@`, `@API_PORT@`
+   * and `@RPC_PORT@` are filled in.
+   */
+  readonly confTemplate?: string;
+  /** The hardware type the conductor must offer before Ironic counts as ready (default fake-hardware). */
+  readonly driver?: string;
+}
+
 /**
  * Start a private Ironic (API + conductor) on free loopback ports.
  * @throws Error when the schema cannot be created or a process dies or is not ready within 90 s
  *   (the message points at the log directory)
  */
-export async function startIronic(log: (line: string) => void): Promise<IronicPeer> {
+export async function startIronic(log: (line: string) => void, options: IronicOptions = {}): Promise<IronicPeer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-bench-ironic-'));
   fs.mkdirSync(path.join(dir, 'log'));
   fs.mkdirSync(path.join(dir, 'locks'));
@@ -147,7 +158,7 @@ export async function startIronic(log: (line: string) => void): Promise<IronicPe
   const conf = path.join(dir, 'ironic.conf');
   fs.writeFileSync(
     conf,
-    fs.readFileSync(CONF_TEMPLATE, 'utf8').replaceAll('@DIR@', dir).replaceAll('@API_PORT@', String(apiPort)).replaceAll('@RPC_PORT@', String(rpcPort)),
+    fs.readFileSync(options.confTemplate ?? CONF_TEMPLATE, 'utf8').replaceAll('@DIR@', dir).replaceAll('@API_PORT@', String(apiPort)).replaceAll('@RPC_PORT@', String(rpcPort)),
   );
   const version = spawnSync('ironic-api', ['--version'], { encoding: 'utf8' }).stdout.trim() || 'unknown';
   const dbsync = spawnSync('ironic-dbsync', ['--config-file', conf, 'create_schema'], { encoding: 'utf8', timeout: 120_000 });
@@ -184,7 +195,7 @@ export async function startIronic(log: (line: string) => void): Promise<IronicPe
     await waitFor('ironic-api', 90_000, async () => (await fetch(`${url}/`)).status === 200, dead);
     await waitFor('ironic-conductor', 90_000, async () => {
       const r = await sendJson('GET', `${url}/v1/drivers`, HEADERS);
-      return Array.isArray(r.body?.drivers) && r.body.drivers.some((d: { name: string }) => d.name === 'fake-hardware');
+      return Array.isArray(r.body?.drivers) && r.body.drivers.some((d: { name: string }) => d.name === (options.driver ?? 'fake-hardware'));
     }, dead);
   } catch (err) {
     // keep the logs for the error message: copy them aside before the directory goes

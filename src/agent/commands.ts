@@ -16,6 +16,7 @@ export type CommandStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CLEAN_VERSION_
 /** A command result as it goes on the wire. */
 export interface CommandResult {
   readonly id: string;
+  /** The command without its extension, e.g. `execute_clean_step` (as IPA shows it). */
   readonly command_name: string;
   command_status: CommandStatus;
   command_error: ReturnType<AgentCommandError['serialize']> | null;
@@ -66,7 +67,9 @@ export class CommandRunner {
     if (running !== undefined) {
       throw new AgentCommandError('AgentIsBusy', 409, 'Agent is busy', `executing command ${running.command_name} (${running.id})`);
     }
-    const result: CommandResult = { id: randomUUID(), command_name: name, command_status: 'RUNNING', command_error: null, command_result: null };
+    // IPA names a result by the command alone (`execute_clean_step`), without its extension:
+    // Ironic's conductor compares `command_name` with that when it polls `GET /v1/commands/`.
+    const result: CommandResult = { id: randomUUID(), command_name: name.slice(name.indexOf('.') + 1), command_status: 'RUNNING', command_error: null, command_result: null };
     this.#results.push(result);
     const progress = (p: CommandProgress): void => {
       if (result.command_status === 'RUNNING') result.command_result = { progress: p };

@@ -56,6 +56,19 @@ export interface RunningAgent {
   stop(reason?: string): Promise<void>;
 }
 
+/**
+ * Exit codes of `esi agent` after `standby.power_off` and `standby.reboot`/`run_image`: the
+ * agent cannot cut a real machine's power, so it tells its host (the lab, src/lab/agents.ts)
+ * to power the virtual node off or to reboot it, as IPA's `poweroff`/`reboot` would.
+ */
+export const AGENT_EXIT_POWER_OFF = 10;
+export const AGENT_EXIT_REBOOT = 11;
+
+/** The exit code of an agent stopped for `reason` (see {@link AGENT_EXIT_POWER_OFF}). */
+export function exitCodeFor(reason: string): number {
+  return reason === 'powering off' ? AGENT_EXIT_POWER_OFF : reason === 'rebooting' ? AGENT_EXIT_REBOOT : 0;
+}
+
 const LOOKUP_MAX_VERSION = [1, 62] as const;
 const HEARTBEAT_MAX_VERSION = [1, 68] as const;
 const ASSUMED_SERVER_VERSION = [1, 31] as const;

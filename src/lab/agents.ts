@@ -7,7 +7,9 @@
  *   output appended to the node's serial console log.
  * - Any other boot (from the disk) ends the agent and "boots the disk": the lab describes on the
  *   console what the disk holds (src/lab/disk-report.ts).
- * - Powering off (or a reset) kills the agent (SIGKILL: power is cut).
+ * - Powering off (or a reset) kills the agent (SIGKILL: power is cut); and the agent powering
+ *   the machine off or rebooting it (`standby.power_off`, `standby.reboot`: exit codes 10 and
+ *   11 of `esi agent`) powers the virtual node off or resets it.
  *
  * Files of system `<id>` under `<dataDir>/lab/<id>/`: `disk.img` (sparse; created by the agent)
  * and `console.log`.
@@ -16,6 +18,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AGENT_EXIT_POWER_OFF, AGENT_EXIT_REBOOT } from '../agent/main.ts';
 import { describeDisk, inspectDisk } from './disk-report.ts';
 import type { LabEvent, LabState } from './state.ts';
 
@@ -132,8 +135,13 @@ export class LabAgents {
     });
     child.on('error', (err) => this.#console(id, `the agent could not start: ${err.message}`));
     child.on('exit', (code, signal) => {
-      if (this.#running.get(id) === child) this.#running.delete(id);
-      if (!this.#closed) this.#console(id, `the agent exited (${signal ?? `code ${code}`})`);
+      const own = this.#running.get(id) === child;
+      if (own) this.#running.delete(id);
+      if (this.#closed) return;
+      this.#console(id, `the agent exited (${signal ?? `code ${code}`})`);
+      // The ramdisk powered the machine off or rebooted it (IPA's standby.power_off / reboot).
+      if (own && code === AGENT_EXIT_POWER_OFF) this.state.setPowerState(id, 'Off');
+      if (own && code === AGENT_EXIT_REBOOT) this.state.reset(id, 'ForceRestart');
     });
   }
 

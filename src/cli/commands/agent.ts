@@ -41,7 +41,7 @@ export function registerAgentCommands(program: Command): void {
       const hb = flags.heartbeatInterval === undefined ? undefined : Number(flags.heartbeatInterval);
       if (hb !== undefined && !(hb > 0 && hb <= 3600)) throw new Error('--heartbeat-interval must be 0 < s ≤ 3600');
       for (const m of flags.mac) if (!/^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i.test(m)) throw new Error(`--mac ${m} is not a MAC address`);
-      const { runAgent } = await import('../../agent/main.ts');
+      const { runAgent, exitCodeFor } = await import('../../agent/main.ts');
       const agent = await runAgent({
         apiUrl: flags.apiUrl,
         macs: flags.mac.map((m) => m.toLowerCase().replace(/-/g, ':')),
@@ -57,7 +57,6 @@ export function registerAgentCommands(program: Command): void {
       const stop = (): void => void agent.stop('stopped by signal');
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
-      await agent.stopped;
-      process.exit(0);
+      process.exit(exitCodeFor(await agent.stopped));
     });
 }
