@@ -21,7 +21,7 @@ import type { JsonObject } from '../../domain/inventory/masking.ts';
 import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { captureOf } from '../../domain/deploy/capture.ts';
-import { failure, openNode, powerTimeoutOf, readPower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
+import { failure, openNode, powerTimeoutOf, readPower, settlePower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
 import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline, progressRecorder } from './session.ts';
 
@@ -86,16 +86,6 @@ function wiped(node: Node): ConductorChanges {
  * back into its disk (best effort), so that its instance runs again.
  */
 async function fail(env: TaskEnv, node: Node, opened: OpenedNode | null, message: string, reboot: boolean): Promise<ConductorChanges> {
-  let power: string | null = null;
-  if (opened !== null) {
-    if (reboot) {
-      try {
-        await bootDisk(env, opened, node);
-      } catch {
-        // the failure being reported matters more; the power state below tells the truth
-      }
-    }
-    power = await readPower(opened);
-  }
-  return transition(node, 'fail', env.clock.now(), { ...wiped(node), last_error: message, ...(power !== null ? { power_state: power as 'power on' | 'power off' } : {}) });
+  const power = await settlePower(opened, reboot ? (o) => bootDisk(env, o, node) : null);
+  return transition(node, 'fail', env.clock.now(), { ...wiped(node), last_error: message, ...power });
 }

@@ -20,7 +20,7 @@
  */
 import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
-import { CLEAN_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
+import { CLEAN_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, settlePower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
 import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline, progressRecorder } from './session.ts';
 
@@ -108,21 +108,13 @@ function wiped(node: Node): ConductorChanges {
 
 /** `fail` → `clean failed`, maintenance with the clean failure fault, powered off (best effort). */
 async function fail(env: TaskEnv, node: Node, opened: OpenedNode | null, message: string): Promise<ConductorChanges> {
-  let power: string | null = null;
-  if (opened !== null) {
-    try {
-      await opened.hw.power.setPowerState(opened.driverNode, 'power off', powerTimeoutOf(env, node));
-    } catch {
-      // reported through the power state below
-    }
-    power = await readPower(opened);
-  }
+  const power = await settlePower(opened, (o) => o.hw.power.setPowerState(o.driverNode, 'power off', powerTimeoutOf(env, node)));
   return transition(node, 'fail', env.clock.now(), {
     ...wiped(node),
     last_error: message,
     maintenance: true,
     fault: CLEAN_FAILURE,
     ...(node.maintenance_reason ? {} : { maintenance_reason: message }),
-    ...(power !== null ? { power_state: power as 'power on' | 'power off' } : {}),
+    ...power,
   });
 }

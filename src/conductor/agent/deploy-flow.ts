@@ -23,7 +23,7 @@
 import type { JsonObject } from '../../domain/inventory/masking.ts';
 import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
-import { DEPLOY_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
+import { DEPLOY_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, settlePower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
 import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline, progressRecorder } from './session.ts';
 
@@ -102,14 +102,6 @@ function wiped(node: Node): ConductorChanges {
 
 /** `fail` → `deploy failed` with `message`; the node is powered off (best effort). */
 async function fail(env: TaskEnv, node: Node, opened: OpenedNode | null, message: string): Promise<ConductorChanges> {
-  let power: string | null = null;
-  if (opened !== null) {
-    try {
-      await opened.hw.power.setPowerState(opened.driverNode, 'power off', powerTimeoutOf(env, node));
-    } catch {
-      // the failure being reported matters more; the power state read below tells the truth
-    }
-    power = await readPower(opened);
-  }
-  return transition(node, 'fail', env.clock.now(), { ...wiped(node), last_error: message, ...(power !== null ? { power_state: power as 'power on' | 'power off' } : {}) });
+  const power = await settlePower(opened, (o) => o.hw.power.setPowerState(o.driverNode, 'power off', powerTimeoutOf(env, node)));
+  return transition(node, 'fail', env.clock.now(), { ...wiped(node), last_error: message, ...power });
 }

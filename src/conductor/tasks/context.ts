@@ -85,6 +85,24 @@ export async function readPower(opened: OpenedNode): Promise<PowerState | null> 
 }
 
 /**
+ * After a failure: try `action` on the node (best effort — its error is dropped, the failure
+ * being reported matters more), then read the power state, which tells the truth.
+ * @returns the `power_state` change to record, or {} without a BMC connection or a reading
+ */
+export async function settlePower(opened: OpenedNode | null, action: ((o: OpenedNode) => Promise<void>) | null): Promise<{ power_state?: PowerState }> {
+  if (opened === null) return {};
+  if (action !== null) {
+    try {
+      await action(opened);
+    } catch {
+      // reported through the power state read below
+    }
+  }
+  const power = await readPower(opened);
+  return power === null ? {} : { power_state: power };
+}
+
+/**
  * Node changes of an FSM event: the new `provision_state` and `target_provision_state`
  * (`next` of src/domain/inventory/states.ts), `provision_updated_at` = now, plus `extra`.
  * @param target explicit target for a non-stable new state (e.g. `manageable` for a manual clean)
