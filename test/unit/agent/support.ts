@@ -78,7 +78,7 @@ export interface TestHttp {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
   /** Requests seen, in order (method and URL path with query). */
-  readonly requests: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: string }>;
+  readonly requests: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer }>;
   close(): Promise<void>;
 }
 
@@ -86,13 +86,13 @@ export interface TestHttp {
  * Start an HTTP server on 127.0.0.1 with `handler`; request bodies are read before the handler
  * runs (recorded in `requests`).
  */
-export async function startHttp(handler: (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void): Promise<TestHttp> {
+export async function startHttp(handler: (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) => void): Promise<TestHttp> {
   const requests: TestHttp['requests'] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
+      const body = Buffer.concat(chunks);
       requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
       handler(req, res, body);
     });
