@@ -36,7 +36,7 @@ describe('config drive images', () => {
     iso = makeIso(t.dir, { 'openstack/latest/meta_data.json': JSON.stringify({ hostname: 'from-iso' }) });
     server = await startHttp((req, res) => {
       if (req.url === '/cd.gz.b64') return res.writeHead(200).end(`${gzipSync(iso).toString('base64')}\n`);
-      res.writeHead(404).end();
+      return res.writeHead(404).end();
     });
   });
   afterAll(async () => {

@@ -195,7 +195,7 @@ describe('capture', () => {
       if (req.method !== 'PUT') return res.writeHead(405).end();
       if (req.url?.startsWith('/full')) return res.writeHead(413, { 'content-type': 'application/json' }).end('{"message": "the store is full"}');
       uploads.push(body);
-      res.writeHead(204).end();
+      return res.writeHead(204).end();
     });
     // An instance disk: a root partition of 6 MiB with data, then the config drive partition.
     gptDisk = makeDisk(t.file('gpt.img'), 96 * MIB);
