@@ -11,8 +11,8 @@
  * - a string: a base64 ISO9660 image, optionally gzipped (what Ironic sends IPA), or an
  *   `http(s)` URL of such a string (Ironic's Swift temp URL case).
  *
- * `meta_data.uuid` defaults to the node's UUID and `meta_data.hostname`/`name` to the node's
- * name, as Ironic fills them. The result is at most 64 MiB (Ironic's limit).
+ * `meta_data` is optional, as in Ironic's API; `meta_data.uuid` defaults to the node's UUID and
+ * `meta_data.hostname`/`name` to the node's name, as Ironic fills them. The result is at most 64 MiB (Ironic's limit).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -52,6 +52,7 @@ export async function configDriveImage(configdrive: unknown, node: ConfigDriveNo
     try {
       iso = gunzipSync(iso, { maxOutputLength: MAX_CONFIGDRIVE });
     } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw invalidParams(`configdrive is larger than ${MAX_CONFIGDRIVE} bytes once decompressed`);
       throw invalidParams(`configdrive is not a valid gzip stream: ${(err as Error).message}`);
     }
   }
@@ -77,8 +78,8 @@ async function fetchText(url: string): Promise<string> {
 export function configDriveFiles(cd: Record<string, unknown>, node: ConfigDriveNode): Map<string, string> {
   const unknown = Object.keys(cd).filter((k) => !KEYS.has(k));
   if (unknown.length > 0) throw invalidParams(`configdrive has unknown keys: ${unknown.join(', ')} (allowed: ${[...KEYS].join(', ')})`);
-  if (!isObj(cd.meta_data)) throw invalidParams('configdrive.meta_data is required and must be an object');
-  const md: Record<string, unknown> = { ...cd.meta_data };
+  if (cd.meta_data !== undefined && !isObj(cd.meta_data)) throw invalidParams('configdrive.meta_data must be an object');
+  const md: Record<string, unknown> = { ...(cd.meta_data ?? {}) };
   for (const k of ['uuid', 'hostname', 'name']) {
     if (md[k] !== undefined && typeof md[k] !== 'string') throw invalidParams(`configdrive.meta_data.${k} must be a string`);
   }

@@ -7,6 +7,9 @@
 
 /** A failure the agent reports; `type` is the IPA exception class name it stands for. */
 export class AgentCommandError extends Error {
+  /** The short message alone (IPA's `message`); `Error.message` also holds the details. */
+  readonly summary: string;
+
   /**
    * @param type IPA's class name, e.g. `ImageChecksumError`, `InvalidCommandParamsError`
    * @param code HTTP-like status (400 caller error, 409 busy, 500 agent-side failure)
@@ -21,11 +24,12 @@ export class AgentCommandError extends Error {
   ) {
     super(details === '' ? message : `${message}: ${details}`);
     this.name = type;
+    this.summary = message;
   }
 
-  /** The `command_error` object: `{type, code, message, details}`. */
+  /** The `command_error` object: `{type, code, message, details}`, `message` the short one as IPA sends it. */
   serialize(): { type: string; code: number; message: string; details: string } {
-    return { type: this.type, code: this.code, message: this.message, details: this.details };
+    return { type: this.type, code: this.code, message: this.summary, details: this.details };
   }
 }
 

@@ -11,7 +11,7 @@
  *
  * Errors are `{"faultcode": "Client"|"Server", "faultstring", "debuginfo": null}`. Tokens are
  * compared in constant time and never logged. A `wait=true` request returns after at most
- * `waitLimitMs` (the result may then still be RUNNING). Bodies are limited to 100 MiB.
+ * `waitLimitMs` (the result may then still be RUNNING). Bodies are limited to 100 MiB (413).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
@@ -129,22 +129,36 @@ function fault(status: number, message: string): Record<string, unknown> {
 
 function send(res: http.ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  // After a 413 the body may be unread: the connection is not reused.
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(status === 413 ? { connection: 'close' } : {}) });
   res.end(text);
 }
 
-/** The request body as a JSON object (400 when it is not one, 413 past 100 MiB). */
+/**
+ * The request body as a JSON object (400 when it is not one; 413 when its `Content-Length`
+ * announces more than 100 MiB, before anything is read; or when more than that arrived, the
+ * bytes past the limit being dropped, not kept). The connection is closed after a 413.
+ */
 async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let n = 0;
-  for await (const c of req) {
-    n += (c as Buffer).length;
-    if (n > MAX_BODY) throw new HttpFault(413, `Request body larger than ${MAX_BODY} bytes`);
-    chunks.push(c as Buffer);
-  }
+  const tooLarge = () => new HttpFault(413, `Request body larger than ${MAX_BODY} bytes`);
+  const declared = Number(req.headers['content-length']);
+  if (declared > MAX_BODY) throw tooLarge();
+  const raw = await new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let n = 0;
+    req.on('data', (c: Buffer) => {
+      n += c.length;
+      if (n <= MAX_BODY) chunks.push(c);
+      else chunks.length = 0;
+    });
+    // Past the limit the rest is read and dropped, and the answer waits for the end of the
+    // body: a client still sending would otherwise lose the 413 to a connection reset.
+    req.once('end', () => (n > MAX_BODY ? reject(tooLarge()) : resolve(Buffer.concat(chunks))));
+    req.once('error', reject);
+  });
   let body: unknown;
   try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    body = JSON.parse(raw.toString('utf8'));
   } catch {
     throw new HttpFault(400, 'Invalid command: the body is not valid JSON');
   }

@@ -11,7 +11,8 @@
  *   `image_os_hash_value` and/or `image_checksum` are required (Ironic refuses an unverified
  *   image), `image_disk_format` defaults to `raw`.
  *
- * Only whole-disk images are supported (`image_type: whole-disk`). A capture's upload URL is
+ * Only whole-disk images in `raw` or `qcow2` are supported (`image_type: whole-disk`); another
+ * `disk_format` is refused here, so before the agent is booted. A capture's upload URL is
  * a PUT temp URL of the target image ({@link ServiceImageInfo.captureUrl}).
  */
 import { InvalidInputError } from '../../domain/errors.ts';
@@ -22,6 +23,15 @@ import { DEPLOY_SERVICE_CONTEXT, type ImageTempUrls } from '../../domain/deploy/
 import type { ImageInfo, ImageInfoSource } from './env.ts';
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+/** The disk formats the deploy agent writes (src/agent/image.ts). */
+const AGENT_DISK_FORMATS: readonly string[] = ['raw', 'qcow2'];
+
+/** Refuse a disk format the agent cannot write, before it is booted. */
+function checkDiskFormat(format: string, what: string): string {
+  if (!AGENT_DISK_FORMATS.includes(format)) throw new InvalidInputError(`${what} has disk_format ${format}: the deploy agent writes raw or qcow2 images only.`);
+  return format;
+}
 
 /** {@link ImageInfoSource} over esi's image service and plain HTTP URLs. */
 export class ServiceImageInfo implements ImageInfoSource {
@@ -63,7 +73,7 @@ export class ServiceImageInfo implements ImageInfoSource {
       return {
         id: image.id,
         urls: [this.tempUrls.sign(image.id, this.tempUrlTtlS)],
-        disk_format: image.diskFormat ?? 'raw',
+        disk_format: checkDiskFormat(image.diskFormat ?? 'raw', `Image ${source}`),
         container_format: image.containerFormat ?? 'bare',
         os_hash_algo: image.osHashAlgo,
         os_hash_value: image.osHashValue,
@@ -89,7 +99,7 @@ export class ServiceImageInfo implements ImageInfoSource {
     return {
       id: source,
       urls: [source],
-      disk_format: str(ii.image_disk_format) ?? 'raw',
+      disk_format: checkDiskFormat(str(ii.image_disk_format) ?? 'raw', `instance_info.image_source of node ${node.uuid}`),
       container_format: str(ii.image_container_format) ?? 'bare',
       os_hash_algo: algo,
       os_hash_value: value,
