@@ -26,6 +26,12 @@ export interface ImageSinkOptions {
   readonly algo: string;
   /** True when `image_info.disk_format` says qcow2. */
   readonly declaredQcow2: boolean;
+  /**
+   * True when `image_info.disk_format` says raw: data that is in fact qcow2 is then refused, as
+   * ironic-python-agent refuses a format mismatch (CVE-2024-44082: a "raw" image must not be
+   * interpreted by qemu-img).
+   */
+  readonly declaredRaw?: boolean;
   /** Called after each write with the bytes received so far. */
   readonly onBytes?: (bytes: number) => void;
 }
@@ -55,6 +61,7 @@ export class ImageSink extends Writable {
   async #open(first: Buffer): Promise<void> {
     const magic = first.length >= 4 && first.subarray(0, 4).equals(QCOW2_MAGIC);
     if (this.#opts.declaredQcow2 && !magic) throw imageDownloadError('image_info.disk_format is qcow2 but the image does not start with the qcow2 magic');
+    if (this.#opts.declaredRaw && magic) throw imageDownloadError('image_info.disk_format is raw but the image is qcow2: a format mismatch is refused (declare disk_format qcow2)');
     this.target = magic ? 'temp' : 'disk';
     this.#fh = magic ? await fs.open(this.#opts.tempPath, 'w') : await fs.open(this.#opts.diskPath, 'r+');
   }

@@ -77,6 +77,7 @@ export async function writeImage(imageInfo: unknown, diskPath: string, out: Agen
       tempPath,
       algo: expected.algo,
       declaredQcow2: info.disk_format === 'qcow2',
+      declaredRaw: info.disk_format === 'raw',
       onBytes: (bytes) => progress?.({ phase: 'download', bytes, total }),
     });
     const declared = await download(url, sink, size, info.disk_format === 'qcow2', (n) => (total = n));

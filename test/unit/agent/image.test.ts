@@ -202,6 +202,13 @@ describe('agent image write', () => {
     expect(err.details).toMatch(/disk_format is qcow2 but the image does not start with the qcow2 magic/);
   });
 
+  it('refuses qcow2 data declared raw (format mismatch, as IPA since CVE-2024-44082): nothing is converted', async () => {
+    const err = await failed(image(serve(qcow2), { disk_format: 'raw', checksum: hashOf(qcow2) }));
+    expect(err.type).toBe('ImageDownloadError');
+    expect(err.details).toMatch(/disk_format is raw but the image is qcow2/);
+    expect(fs.readdirSync(t.dir).filter((f) => f.includes('.download-'))).toEqual([]);
+  });
+
   it('refuses unsupported disk formats, non-http URLs and a missing checksum before touching the disk', async () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ urls: ['http://x/a.iso'], disk_format: 'iso', checksum: hashOf(raw) }, /disk_format "iso" is not supported/],

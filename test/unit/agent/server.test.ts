@@ -64,7 +64,7 @@ describe('agent command runner', () => {
       ]),
     );
     const r = runner.start('standby.slow', {});
-    expect(r).toMatchObject({ command_name: 'standby.slow', command_status: 'RUNNING', command_error: null, command_result: null });
+    expect(r).toMatchObject({ command_name: 'slow', command_status: 'RUNNING', command_error: null, command_result: null });
     await slow.started;
     slow.progress({ phase: 'download', bytes: 10, total: 100 });
     expect(runner.get(r.id)?.command_result).toEqual({ progress: { phase: 'download', bytes: 10, total: 100 } });
@@ -90,7 +90,7 @@ describe('agent command runner', () => {
     await runner.wait(mismatch.id, 5000);
     expect(mismatch.command_status).toBe('CLEAN_VERSION_MISMATCH');
     expect(mismatch.command_error).toMatchObject({ type: 'CleanVersionMismatch' });
-    expect(runner.list().map((x) => x.command_name)).toEqual(['standby.slow', 'standby.bad', 'standby.crash', 'clean.mismatch']);
+    expect(runner.list().map((x) => x.command_name)).toEqual(['slow', 'bad', 'crash', 'mismatch']);
     await runner.wait('no-such-id', 5000);
   });
 
@@ -162,7 +162,7 @@ describe('agent command API', () => {
   it('runs a command with wait=true and shows it by id and in the list', async () => {
     const res = await post(`wait=true&agent_token=${TOKEN}`, { name: 'standby.echo', params: { a: 1 } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ command_name: 'standby.echo', command_status: 'SUCCEEDED', command_error: null, command_result: { echo: { a: 1 } } });
+    expect(res.body).toMatchObject({ command_name: 'echo', command_status: 'SUCCEEDED', command_error: null, command_result: { echo: { a: 1 } } });
     const one = await request(`${base}/v1/commands/${res.body.id}`, 'GET');
     expect(one).toEqual({ status: 200, body: res.body });
     const list = await request(`${base}/v1/commands`, 'GET');
@@ -231,7 +231,7 @@ describe('agent command API', () => {
     expect(waited.body).toMatchObject({ command_status: 'RUNNING', command_result: { progress: { phase: 'download', bytes: 5, total: 10 } } });
     const busy = await post(`agent_token=${TOKEN}`, { name: 'standby.echo', params: {} });
     expect(busy.status).toBe(409);
-    expect(busy.body.faultstring).toMatch(/^Agent is busy: executing command standby\.slow/);
+    expect(busy.body.faultstring).toMatch(/^Agent is busy: executing command slow/);
     setTimeout(() => slow.release({ result: 'done' }), 50);
     const done = await request(`${base}/v1/commands/${started.body.id}?wait=true`, 'GET');
     expect(done.body).toMatchObject({ command_status: 'SUCCEEDED', command_result: { result: 'done' } });
