@@ -9,6 +9,7 @@ import * as leasing from './0003_leasing.ts';
 import * as leasingPolicies from './0004_leasing_policies.ts';
 import * as images from './0005_images.ts';
 import * as inventoryRender from './0006_inventory_render.ts';
+import * as networking from './0008_networking.ts';
 
 /** Migrations by name, for Kysely's `Migrator`. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0004_leasing_policies': leasingPolicies,
   '0005_images': images,
   '0006_inventory_render': inventoryRender,
+  '0008_networking': networking,
 };
