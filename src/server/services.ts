@@ -11,6 +11,8 @@ import type { Images } from '../domain/images/index.ts';
 import type { RamdiskService } from '../domain/deploy/ramdisk.ts';
 import type { ImageTempUrls } from '../domain/deploy/temp-url.ts';
 import type { LeaseManager } from '../conductor/lease-manager.ts';
+import type { SwitchReconciler } from '../conductor/switch-reconciler.ts';
+import type { Networking } from '../domain/networking/index.ts';
 import type { Policy } from '../domain/policy/types.ts';
 import type { Store } from '../store/database.ts';
 import type { Config } from './config.ts';
@@ -47,4 +49,8 @@ export interface Services {
   readonly ramdisk: RamdiskService;
   /** Signed, expiring image data URLs for the deploy agent (image API and conductor). */
   readonly imageTempUrls: ImageTempUrls;
+  /** Networks, subnets, ports, trunks, RBAC, VIFs and switches (network API, VIF routes). */
+  readonly networking: Networking;
+  /** The switch reconciler (also in `workers`); tests wait for it with `idle()`. */
+  readonly switchReconciler: SwitchReconciler;
 }
