@@ -22,6 +22,7 @@
  * An unreachable switch, a refused login or a pinned key mismatch are `SwitchError`s too.
  */
 import { createHash } from 'node:crypto';
+import net from 'node:net';
 import { Client, type ClientChannel, type ConnectConfig } from 'ssh2';
 import { SwitchError, type PortChange, type SwitchDriver } from '../../domain/networking/ports.ts';
 import { configScript, VENDORS, type VendorProfile } from './vendors.ts';
@@ -154,7 +155,10 @@ export class SshCliSwitch implements SwitchDriver {
 
   private connect(signal?: AbortSignal): Promise<{ client: Client; stream: ClientChannel }> {
     const client = new Client();
+    // Commands go one line at a time, each waiting for its prompt: no Nagle delay on them.
+    const sock = net.connect({ host: this.s.address, port: this.s.port, noDelay: true });
     const config: ConnectConfig = {
+      sock,
       host: this.s.address,
       port: this.s.port,
       username: this.s.username,
@@ -166,12 +170,14 @@ export class SshCliSwitch implements SwitchDriver {
     return new Promise((resolve, reject) => {
       const fail = (err: Error): void => {
         client.end();
+        sock.destroy();
         reject(err instanceof SwitchError ? err : new SwitchError(`cannot reach ${this.label}: ${err.message}`));
       };
       const onAbort = (): void => fail(new SwitchError(`${this.label}: ${String((signal?.reason as Error)?.message ?? 'aborted')}`));
       signal?.addEventListener('abort', onAbort, { once: true });
       client.on('keyboard-interactive', (_n, _i, _l, prompts, finish) => finish(prompts.map(() => this.s.password ?? '')));
       client.on('error', (err) => fail(err));
+      sock.on('error', (err) => fail(err));
       client.on('ready', () => {
         client.shell({ term: 'vt100', cols: 511, rows: 24 }, (err, stream) => {
           signal?.removeEventListener('abort', onAbort);

@@ -19,7 +19,7 @@ export interface VendorProfile {
   readonly name: string;
   /** Prompt at the end of output: `host#`, `host(config)#`, `host(config-if)#`, `host>`. */
   readonly prompt: RegExp;
-  /** Lines of output that mean the command was refused. */
+  /** Lines of output that mean the command was refused (both CLIs start them with `%`; warnings excepted). */
   readonly error: RegExp;
   /** Commands after login (paging off). */
   readonly setup: readonly string[];
@@ -64,7 +64,7 @@ function portCommands(port: string, config: SwitchPortConfig, l2: readonly strin
 export const CISCO_NXOS: VendorProfile = {
   name: 'cisco_nxos',
   prompt: /(^|\n)[\w.\-/]+(\([\w.\-/]+\))?[#>] ?$/,
-  error: /^\s*% ?(Invalid|Incomplete|Ambiguous|Error|Permission denied)/m,
+  error: /^\s*%(?! ?Warning)/m,
   setup: ['terminal length 0'],
   configure: 'configure terminal',
   end: 'end',
@@ -77,7 +77,7 @@ export const CISCO_NXOS: VendorProfile = {
 export const ARISTA_EOS: VendorProfile = {
   name: 'arista_eos',
   prompt: /(^|\n)[\w.\-/]+(\([\w.\-/]+\))?[#>] ?$/,
-  error: /^\s*% ?(Invalid|Incomplete|Ambiguous|Error|Unavailable)/m,
+  error: /^\s*%(?! ?Warning)/m,
   setup: ['terminal length 0'],
   configure: 'configure terminal',
   end: 'end',
