@@ -19,6 +19,7 @@
  *   Switches cannot translate tags, so a sub-port's network VLAN is what the switch carries
  *   (esi's trunk commands give sub-ports their network's VLAN as segmentation id).
  */
+import { randomBytes } from 'node:crypto';
 import type { FixedIp, Network, NetPort, Switch, SwitchPortConfig, Trunk } from './model.ts';
 import type { NetworkReads, NetworkTx, NodePortLink, SwitchPortKey } from './ports.ts';
 
@@ -26,6 +27,11 @@ import type { NetworkReads, NetworkTx, NodePortLink, SwitchPortKey } from './por
 export const TENANT_VIF = 'tenant_vif_port_id';
 /** esi's key of the project that attached the VIF. */
 export const ATTACHED_BY = 'esi_vif_attached_by';
+
+/** A random MAC in Neutron's default base `fa:16:3e`. */
+export function neutronMac(): string {
+  return ['fa', '16', '3e', ...[...randomBytes(3)].map((b) => b.toString(16).padStart(2, '0'))].join(':');
+}
 
 /** The VIF (network port id) of a bare-metal port, or null. */
 export function vifOf(p: Pick<NodePortLink, 'internal_info'>): string | null {
@@ -166,8 +172,10 @@ export async function bindPort(tx: NetworkTx, port: NetPort, np: NodePortLink, a
 /**
  * Unbind a network port from its bare-metal port (inside the node's lock): clear the VIF from
  * the bare-metal port's `internal_info`, reset the binding of the port and of a trunk's
- * sub-ports (status DOWN). The port keeps its MAC and addresses (esi's `node network detach`
- * reuses it).
+ * sub-ports (status DOWN). The port keeps its addresses (esi's `node network detach` reuses
+ * it) but gives the NIC's MAC back — it took it when bound — for a new `fa:16:3e` one, so
+ * another port of the same network can later be bound to that NIC (Neutron allows a MAC once
+ * per network). A port whose MAC was changed meanwhile keeps it.
  * @returns the switch port to reconfigure, if the bare-metal port was cabled to a known switch
  */
 export async function unbindPort(tx: NetworkTx, port: NetPort, now: number): Promise<SwitchPortKey | null> {
@@ -180,7 +188,7 @@ export async function unbindPort(tx: NetworkTx, port: NetPort, now: number): Pro
     await tx.setNodePortInternalInfo(np.uuid, info, now);
     key = await switchKeyOf(tx, np);
   }
-  await tx.updatePort(port.id, UNBOUND, now);
+  await tx.updatePort(port.id, { ...UNBOUND, ...(np && np.address === port.mac_address ? { mac_address: neutronMac() } : {}) }, now);
   const trunk = port.trunk_id ? await tx.getTrunk(port.trunk_id) : null;
   if (trunk) {
     for (const s of trunk.sub_ports) await tx.updatePort(s.port_id, { binding_host_id: '', binding_vif_type: 'unbound', binding_vif_details: {}, status: 'DOWN' }, now);

@@ -15,13 +15,12 @@
  * - Delete: refused for a trunk's parent or sub-port (409, Neutron's `PortInUseAsTrunkParent`
  *   and `PortInUseAsSubPort`); a bound port is unbound first (its switch port is quarantined).
  */
-import { randomBytes } from 'node:crypto';
 import type { AuthContext } from '../auth.ts';
 import { ConflictError, InvalidInputError } from '../errors.ts';
 import { newUuid } from '../ids.ts';
 import type { NetworkAccess } from './access.ts';
 import { bool, checkKeys, description, mac, name, str, uuid, type Attrs } from './attributes.ts';
-import { switchKeyOf, unbindPort } from './binding.ts';
+import { neutronMac, switchKeyOf, unbindPort } from './binding.ts';
 import { allocateIps, parseFixedIps } from './ip-allocation.ts';
 import { COMMON_ATTRS, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import type { Network, NetPort } from './model.ts';
@@ -71,10 +70,6 @@ const ATTRS: Readonly<Record<string, AttributeSpec>> = {
   fixed_ip_subnet: { column: 'fixed_ip_subnet', type: 'id', sortable: false },
 };
 
-/** A random MAC in Neutron's default base `fa:16:3e`. */
-function neutronMac(): string {
-  return ['fa', '16', '3e', ...[...randomBytes(3)].map((b) => b.toString(16).padStart(2, '0'))].join(':');
-}
 
 /** Port operations; see the module documentation. */
 export class NetPortService {
