@@ -21,9 +21,19 @@ import { leaseAdmissionBenchmark } from './lease-admission.ts';
 import { leaseSkewBenchmark } from './lease-skew.ts';
 import { leaseReplayBenchmark } from './lease-replay.ts';
 import { imageThroughputBenchmark } from './image-throughput.ts';
+import { nodeNetworkListBenchmark } from './node-network-list.ts';
+import { networkAttachBenchmark } from './network-attach.ts';
 
 /** Every benchmark, in the order a full run executes them. */
-export const BENCHMARKS: readonly Benchmark[] = [nodeListBenchmark, leaseAdmissionBenchmark, leaseSkewBenchmark, leaseReplayBenchmark, imageThroughputBenchmark];
+export const BENCHMARKS: readonly Benchmark[] = [
+  nodeListBenchmark,
+  leaseAdmissionBenchmark,
+  leaseSkewBenchmark,
+  leaseReplayBenchmark,
+  imageThroughputBenchmark,
+  nodeNetworkListBenchmark,
+  networkAttachBenchmark,
+];
 
 function parseSizes(value: string): number[] {
   const sizes = value.split(',').map((s) => Number(s.trim()));

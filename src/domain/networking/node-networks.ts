@@ -89,17 +89,27 @@ export class NodeNetworkService {
     const trunks = await repo.trunksByIds([...ports.values()].flatMap((p) => (p.trunk_id ? [p.trunk_id] : [])));
     const subs = await repo.portsByIds([...trunks.values()].flatMap((t) => t.sub_ports.map((s) => s.port_id)));
     const nets = await repo.networksByIds([...ports.values(), ...subs.values()].map((p) => p.network_id));
+    // Policy answers per port and per network, computed once per request.
+    const portSeen = new Map<string, ReturnType<typeof ports.get> | null>();
     const seePort = (id: string) => {
-      const p = ports.get(id) ?? subs.get(id);
-      const n = p ? nets.get(p.network_id) : undefined;
-      return p && n && this.access.check('get_port', this.access.childTarget(p, n, ctx), ctx) ? p : null;
+      if (!portSeen.has(id)) {
+        const p = ports.get(id) ?? subs.get(id);
+        const n = p ? nets.get(p.network_id) : undefined;
+        portSeen.set(id, p && n && this.access.check('get_port', this.access.childTarget(p, n, ctx), ctx) ? p : null);
+      }
+      return portSeen.get(id) ?? null;
     };
+    const netSeen = new Map<string, { visible: boolean; vlan: number | null }>();
     const netOf = (n: Network | undefined, role: RowNetwork['role']): RowNetwork | null => {
       if (!n) return null;
-      const target = this.access.networkTarget(n, ctx);
-      const visible = this.access.check('get_network', target, ctx);
-      const vlan = visible && this.access.check('get_network:provider:segmentation_id', target, ctx) ? n.segmentation_id : null;
-      return { id: n.id, name: visible ? n.name : null, vlan, role };
+      let seen = netSeen.get(n.id);
+      if (!seen) {
+        const target = this.access.networkTarget(n, ctx);
+        const visible = this.access.check('get_network', target, ctx);
+        seen = { visible, vlan: visible && this.access.check('get_network:provider:segmentation_id', target, ctx) ? n.segmentation_id : null };
+        netSeen.set(n.id, seen);
+      }
+      return { id: n.id, name: seen.visible ? n.name : null, vlan: seen.vlan, role };
     };
     return nps.map((np) => {
       const node = nodeByUuid.get(np.node_uuid);

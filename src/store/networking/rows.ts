@@ -28,8 +28,8 @@ export function segmentKey(n: Pick<Network, 'network_type' | 'physical_network' 
   return n.network_type === 'flat' ? `flat:${n.physical_network}` : `vlan:${n.physical_network}:${n.segmentation_id}`;
 }
 
-/** Chunks of at most `size` (bind-parameter limits of both engines). */
-export function chunks<T>(items: readonly T[], size = 500): T[][] {
+/** Chunks of at most `size` ids (well under the bind-parameter limits: SQLite 32,766, PostgreSQL 65,535). */
+export function chunks<T>(items: readonly T[], size = 5000): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
