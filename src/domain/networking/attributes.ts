@@ -125,3 +125,18 @@ export function mac(attrs: Attrs, attr: string): string {
   if (m === null || m === '00:00:00:00:00:00' || (parseInt(m.slice(0, 2), 16) & 1) === 1) throw invalid(attr, `'${String(attrs[attr])}' is not a valid MAC address`);
   return m;
 }
+
+/**
+ * The project a body names (`project_id` or `tenant_id`; null means "not given").
+ * @returns the id, or undefined when neither is given
+ * @throws InvalidInputError for a value that is not a non-empty string, or two that differ
+ */
+export function givenProject(attrs: Attrs): string | undefined {
+  const p = attrs.project_id ?? undefined;
+  const t = attrs.tenant_id ?? undefined;
+  for (const [k, v] of [['project_id', p], ['tenant_id', t]] as const) {
+    if (v !== undefined && (typeof v !== 'string' || v === '' || v.length > 255)) throw invalid(k, `'${String(v)}' is not a valid project id`);
+  }
+  if (p !== undefined && t !== undefined && p !== t) throw new InvalidInputError("'project_id' and 'tenant_id' do not match", 'HTTPBadRequest');
+  return (p ?? t) as string | undefined;
+}

@@ -19,7 +19,7 @@ import type { AuthContext } from '../auth.ts';
 import { ConflictError, InvalidInputError } from '../errors.ts';
 import { newUuid } from '../ids.ts';
 import type { NetworkAccess } from './access.ts';
-import { bool, checkKeys, description, mac, name, str, uuid, type Attrs } from './attributes.ts';
+import { bool, checkKeys, description, mac, name, str, uuid, type Attrs, givenProject } from './attributes.ts';
 import { neutronMac, switchKeyOf, unbindPort } from './binding.ts';
 import { allocateIps, parseFixedIps } from './ip-allocation.ts';
 import { COMMON_ATTRS, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
@@ -106,6 +106,12 @@ export class NetPortService {
     const fixed = Array.isArray(a.fixed_ips) ? (a.fixed_ips as Array<Record<string, unknown>>) : [];
     if (fixed.some((f) => f && f.ip_address !== undefined)) this.access.authorize(`${op}:fixed_ips:ip_address`, target, ctx);
     else if (fixed.some((f) => f && f.subnet_id !== undefined)) this.access.authorize(`${op}:fixed_ips:subnet_id`, target, ctx);
+    const host = a['binding:host_id'];
+    if (host !== undefined && host !== null && typeof host !== 'string') throw new InvalidInputError(`Invalid input for binding:host_id. Reason: '${JSON.stringify(host)}' is not a valid string.`, 'HTTPBadRequest');
+    const profile = a['binding:profile'];
+    if (profile !== undefined && profile !== null && (typeof profile !== 'object' || Array.isArray(profile))) {
+      throw new InvalidInputError(`Invalid input for binding:profile. Reason: '${JSON.stringify(profile)}' is not a dictionary.`, 'HTTPBadRequest');
+    }
     for (const b of ['binding:host_id', 'binding:profile'] as const) {
       const v = a[b];
       const set = v !== undefined && v !== null && v !== '' && !(typeof v === 'object' && Object.keys(v).length === 0);
@@ -126,7 +132,7 @@ export class NetPortService {
   async create(ctx: AuthContext, body: unknown): Promise<PortView> {
     const a = checkKeys(body, 'port', CREATE, READ_ONLY, 'POST');
     const network = await this.access.network(ctx, uuid(a, 'network_id'));
-    const projectId = (a.project_id ?? a.tenant_id ?? ctx.projectId) as string | null;
+    const projectId = givenProject(a) ?? ctx.projectId;
     if (!projectId || (projectId !== ctx.projectId && !this.access.isAdmin(ctx))) {
       throw new InvalidInputError("Specifying 'project_id' or 'tenant_id' other than the authenticated project in request requires admin privileges", 'HTTPBadRequest');
     }

@@ -23,7 +23,7 @@ import type { AuthContext } from '../auth.ts';
 import { ConflictError, InvalidInputError, TemporaryFailureError } from '../errors.ts';
 import { newUuid } from '../ids.ts';
 import { sharedWithCaller, type NetworkAccess } from './access.ts';
-import { bool, checkKeys, description, int, name, type Attrs } from './attributes.ts';
+import { bool, checkKeys, description, givenProject, int, name, type Attrs } from './attributes.ts';
 import { COMMON_ATTRS, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import { WILDCARD, type Network } from './model.ts';
 import { checkProviderSegment, pickPoolVlan } from './segments.ts';
@@ -140,15 +140,11 @@ export class NetworkService {
 
   /** The owner of a new resource: the caller's project, or another one for admins. */
   private projectFor(ctx: AuthContext, a: Attrs): string {
-    const given = (a.project_id ?? a.tenant_id) as unknown;
-    if (a.project_id !== undefined && a.tenant_id !== undefined && a.project_id !== a.tenant_id) {
-      throw new InvalidInputError("'project_id' and 'tenant_id' do not match", 'HTTPBadRequest');
-    }
-    if (given === undefined || given === null || given === ctx.projectId) {
+    const given = givenProject(a);
+    if (given === undefined || given === ctx.projectId) {
       if (!ctx.projectId) throw new InvalidInputError('Running without a project: specify project_id.', 'HTTPBadRequest');
       return ctx.projectId;
     }
-    if (typeof given !== 'string' || given === '') throw new InvalidInputError(`Invalid input for project_id. Reason: '${String(given)}' is not a valid string.`, 'HTTPBadRequest');
     if (!this.access.isAdmin(ctx)) {
       throw new InvalidInputError("Specifying 'project_id' or 'tenant_id' other than the authenticated project in request requires admin privileges", 'HTTPBadRequest');
     }

@@ -14,7 +14,7 @@ import type { AuthContext } from '../auth.ts';
 import { ConflictError, ForbiddenError, InvalidInputError } from '../errors.ts';
 import { newUuid } from '../ids.ts';
 import type { NetworkAccess } from './access.ts';
-import { checkKeys, uuid } from './attributes.ts';
+import { checkKeys, givenProject, uuid } from './attributes.ts';
 import { toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import { WILDCARD, type RbacPolicy } from './model.ts';
 import type { NetworkTx } from './ports.ts';
@@ -35,9 +35,17 @@ const ATTRS: Readonly<Record<string, AttributeSpec>> = {
 };
 
 function target(a: Record<string, unknown>): string {
+  for (const k of ['target_tenant', 'target_project']) {
+    const v = a[k];
+    if (v === undefined) continue;
+    if (typeof v !== 'string' || v === '') throw new InvalidInputError(`Invalid input for ${k}. Reason: '${String(v)}' is not a valid string.`, 'HTTPBadRequest');
+    if (v.length > 255) throw new InvalidInputError(`Invalid input for ${k}. Reason: '${v.slice(0, 40)}…' exceeds maximum length of 255.`, 'HTTPBadRequest');
+  }
+  if (a.target_tenant !== undefined && a.target_project !== undefined && a.target_tenant !== a.target_project) {
+    throw new InvalidInputError("'target_tenant' and 'target_project' do not match", 'HTTPBadRequest');
+  }
   const t = a.target_tenant ?? a.target_project;
-  if (typeof t !== 'string' || t === '') throw new InvalidInputError("Failed to parse request. Required attribute 'target_tenant' not specified", 'HTTPBadRequest');
-  if (t.length > 255) throw new InvalidInputError(`Invalid input for target_tenant. Reason: '${t}' exceeds maximum length of 255.`, 'HTTPBadRequest');
+  if (typeof t !== 'string') throw new InvalidInputError("Failed to parse request. Required attribute 'target_tenant' not specified", 'HTTPBadRequest');
   return t;
 }
 
@@ -61,7 +69,7 @@ export class RbacService {
     }
     const network = await this.access.network(ctx, uuid(a, 'object_id'));
     const to = target(a);
-    const projectId = (a.project_id ?? a.tenant_id ?? network.project_id) as string;
+    const projectId = givenProject(a) ?? network.project_id;
     const candidate = { project_id: projectId, target_tenant: to };
     this.access.authorize('create_rbac_policy', this.rbacTarget(candidate), ctx);
     this.access.authorize('create_rbac_policy:target_tenant', this.rbacTarget(candidate), ctx);

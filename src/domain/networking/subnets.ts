@@ -13,7 +13,7 @@ import type { AuthContext } from '../auth.ts';
 import { ConflictError, InvalidInputError } from '../errors.ts';
 import { newUuid } from '../ids.ts';
 import type { NetworkAccess } from './access.ts';
-import { bool, checkKeys, description, name, strList, uuid, type Attrs } from './attributes.ts';
+import { bool, checkKeys, description, name, strList, uuid, type Attrs, givenProject } from './attributes.ts';
 import { canonicalIp, cidrsOverlap, ipText, parseCidr, parseIp, poolsIn, poolsOut, resolveGateway, resolvePools, type Cidr } from './ipam.ts';
 import { COMMON_ATTRS, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import type { HostRoute, Subnet } from './model.ts';
@@ -87,7 +87,7 @@ export class SubnetService {
   async create(ctx: AuthContext, body: unknown): Promise<Subnet> {
     const a = checkKeys(body, 'subnet', CREATE, READ_ONLY, 'POST');
     const network = await this.access.network(ctx, uuid(a, 'network_id'));
-    const projectId = (a.project_id ?? a.tenant_id ?? ctx.projectId ?? network.project_id) as string;
+    const projectId = givenProject(a) ?? ctx.projectId ?? network.project_id;
     if (projectId !== ctx.projectId && !this.access.isAdmin(ctx)) {
       throw new InvalidInputError("Specifying 'project_id' or 'tenant_id' other than the authenticated project in request requires admin privileges", 'HTTPBadRequest');
     }

@@ -16,7 +16,7 @@ import type { AuthContext } from '../auth.ts';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.ts';
 import { newUuid } from '../ids.ts';
 import type { NetworkAccess } from './access.ts';
-import { bool, canonicalId, checkKeys, description, name, uuid, type Attrs } from './attributes.ts';
+import { bool, canonicalId, checkKeys, description, name, uuid, type Attrs, givenProject } from './attributes.ts';
 import { switchKeyOf } from './binding.ts';
 import { COMMON_ATTRS, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import { VLAN_MAX, VLAN_MIN, type SubPort, type Trunk } from './model.ts';
@@ -110,7 +110,7 @@ export class TrunkService {
   async create(ctx: AuthContext, body: unknown): Promise<Trunk> {
     const a = checkKeys(body, 'trunk', CREATE, READ_ONLY, 'POST');
     const { port: parent, network } = await this.access.port(ctx, uuid(a, 'port_id'));
-    const projectId = (a.project_id ?? a.tenant_id ?? ctx.projectId ?? parent.project_id) as string;
+    const projectId = givenProject(a) ?? ctx.projectId ?? parent.project_id;
     if (projectId !== ctx.projectId && !this.access.isAdmin(ctx)) {
       throw new InvalidInputError("Specifying 'project_id' or 'tenant_id' other than the authenticated project in request requires admin privileges", 'HTTPBadRequest');
     }

@@ -10,9 +10,10 @@
  * | `mode`   | `auto` (default): `vlan_filtering` when the bridge has it, else `bridge_per_vlan` (./bridge-plan.ts) |
  * | `netns`  | the network namespace holding the bridge and its ports (default: the host's) |
  *
- * Each `apply` reads the state (`ip -j link show`, `bridge -j vlan show`), plans the
- * difference (./bridge-plan.ts) and runs it as `ip -batch` / `bridge -batch` — so applying the
- * same configuration again runs nothing. Needs CAP_NET_ADMIN (root). Failures are
+ * Each `apply` reads the state (`ip -j link show`, and `bridge -j vlan show` with VLAN
+ * filtering), plans the difference (./bridge-plan.ts) and runs it as `ip -batch` / `bridge
+ * -batch` — so applying the same configuration again runs nothing. The mode `auto` resolves
+ * once per driver instance (one more `ip -d link show` the first time). Needs CAP_NET_ADMIN (root). Failures are
  * `SwitchError`s carrying iproute2's message.
  */
 import { execFile } from 'node:child_process';
@@ -59,6 +60,9 @@ export function iproute(tool: 'ip' | 'bridge', netns: string | null, args: reado
 
 /** A Linux bridge as a switch; see the module documentation. */
 export class LinuxBridgeSwitch implements SwitchDriver {
+  /** The detected mode (auto), once known: a bridge does not change kind under us. */
+  #mode: BridgeMode | null = null;
+
   constructor(private readonly settings: LinuxBridgeSettings) {}
 
   private async links(signal?: AbortSignal): Promise<Map<string, LinkInfo>> {
@@ -69,10 +73,12 @@ export class LinuxBridgeSwitch implements SwitchDriver {
   /** The mode in effect: the configured one, or (auto) what the bridge supports. */
   async mode(signal?: AbortSignal): Promise<BridgeMode> {
     if (this.settings.mode !== 'auto') return this.settings.mode;
+    if (this.#mode !== null) return this.#mode;
     const out = await iproute('ip', this.settings.netns, ['-d', '-j', 'link', 'show', 'dev', this.settings.bridge], undefined, signal);
     const info = (JSON.parse(out || '[]') as Array<{ linkinfo?: { info_kind?: string; info_data?: Record<string, unknown> } }>)[0]?.linkinfo;
     if (info?.info_kind !== 'bridge') throw new SwitchError(`${this.settings.bridge} is not a bridge`, false);
-    return info.info_data?.vlan_filtering === 1 ? 'vlan_filtering' : 'bridge_per_vlan';
+    this.#mode = info.info_data?.vlan_filtering === 1 ? 'vlan_filtering' : 'bridge_per_vlan';
+    return this.#mode;
   }
 
   private async batch(tool: 'ip' | 'bridge', lines: readonly string[], signal?: AbortSignal): Promise<void> {
@@ -87,8 +93,8 @@ export class LinuxBridgeSwitch implements SwitchDriver {
     if (!links.has(bridge)) throw new SwitchError(`bridge ${bridge} does not exist${this.settings.netns ? ` in namespace ${this.settings.netns}` : ''}`);
     if ((await this.mode(signal)) === 'bridge_per_vlan') {
       const plan = planPerVlan(bridge, changes, links);
-      await this.batch('ip', plan.ipBefore, signal);
-      await this.batch('ip', plan.ipAfter, signal);
+      // One `ip -batch`: its lines run in order, the "before" part first.
+      await this.batch('ip', [...plan.ipBefore, ...plan.ipAfter], signal);
       return;
     }
     const enslave = enslaveCommands(bridge, changes, links);
