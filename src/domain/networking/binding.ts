@@ -20,7 +20,7 @@
  *   (esi's trunk commands give sub-ports their network's VLAN as segmentation id).
  */
 import { randomBytes } from 'node:crypto';
-import type { FixedIp, Network, NetPort, Switch, SwitchPortConfig, Trunk } from './model.ts';
+import type { Network, NetPort, Switch, SwitchPortConfig, Trunk } from './model.ts';
 import type { NetworkReads, NetworkTx, NodePortLink, SwitchPortKey } from './ports.ts';
 
 /** Ironic's key of the tenant VIF in a bare-metal port's `internal_info`. */
@@ -195,9 +195,4 @@ export async function unbindPort(tx: NetworkTx, port: NetPort, now: number): Pro
     await tx.updateTrunk(trunk.id, { status: 'DOWN' }, now);
   }
   return key;
-}
-
-/** The fixed IPs of a port as `addr (subnet)` text, for messages. */
-export function ipsText(ips: readonly FixedIp[]): string {
-  return ips.map((i) => i.ip_address).join(', ');
 }

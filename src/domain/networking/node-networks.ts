@@ -18,7 +18,7 @@
 import type { AuthContext } from '../auth.ts';
 import { ConflictError, InvalidInputError } from '../errors.ts';
 import type { NodeAccess } from '../inventory/node-access.ts';
-import { sharedWithCaller, type NetworkAccess } from './access.ts';
+import type { NetworkAccess } from './access.ts';
 import { macOrNull } from './attributes.ts';
 import { vifOf } from './binding.ts';
 import type { FixedIp, Network } from './model.ts';
@@ -224,10 +224,5 @@ export class NodeNetworkService {
     return rows
       .map((row, i) => ({ port: nps[i]!.local_link_connection.port_id ?? '', row }))
       .sort((a, b) => a.port.localeCompare(b.port, undefined, { numeric: true }));
-  }
-
-  /** True when the network is usable by the caller (owned or shared). */
-  usable(ctx: AuthContext, n: Network): boolean {
-    return this.access.isAdmin(ctx) || n.project_id === ctx.projectId || sharedWithCaller(n, ctx);
   }
 }

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeSwitchState, wipeFakeSwitch } from '../../../src/drivers/switch/fake.ts';
+import { call } from '../../helpers/harness.ts';
 import { bm, cabledNode, create, createSwitch, expectNeutronError, net, portAsAdmin, settle, startNetEnv, type NetEnv } from './support.ts';
 
 let env: NetEnv;
@@ -197,5 +198,24 @@ describe('failures, lease end and resync', () => {
     expect(state('n4-1')).toEqual(ownerVlan);
     expect((await bm(env, admin, 'GET', `/v1/nodes/${n4.uuid}/vifs`)).body.vifs).toEqual([{ id: op.id }]);
     expect(await portAsAdmin(env, lp.id)).toMatchObject({ status: 'DOWN', 'binding:host_id': '' });
+  });
+
+  it('a lease cancelled through the lease API takes the lessee off its networks at once', async () => {
+    const { lessee, owner, admin } = env.p;
+    const { node: n5 } = await cabledNode(env, 'n5', 'tor1', ['52:54:00:00:05:10'], { lessee: null });
+    const fmt = (ms: number) => new Date(ms).toISOString().slice(0, 19);
+    const made = await call(env.ts, owner, 'POST', '/lease/v1/leases', { resource_uuid: n5.uuid, project_id: lessee.projectId, start_time: fmt(Date.now() - 60_000), end_time: fmt(Date.now() + 3_600_000) });
+    expect(made.status, made.text).toBe(201);
+    await env.ts.server.services.leaseManager.runDue();
+    const n = await create(env, lessee, 'networks', 'network', { name: 'lease-api-net' });
+    const p = await create(env, lessee, 'ports', 'port', { network_id: n.id });
+    expect((await bm(env, lessee, 'POST', `/v1/nodes/${n5.uuid}/vifs`, { id: p.id })).status).toBe(204);
+    await settle(env, async () => state('n5-0'), (s) => s?.mode === 'access');
+    expect((await call(env.ts, lessee, 'DELETE', `/lease/v1/leases/${made.body.uuid}`)).status).toBe(200);
+    await env.ts.server.services.leaseManager.runDue();
+    await settle(env, async () => state('n5-0'), (s) => s?.mode === 'quarantine');
+    expect(state('n5-0')).toEqual({ mode: 'quarantine' });
+    expect((await bm(env, admin, 'GET', `/v1/nodes/${n5.uuid}/vifs`)).body.vifs).toEqual([]);
+    expect((await bm(env, lessee, 'GET', `/v1/nodes/${n5.uuid}/vifs`)).status).toBe(404);
   });
 });
