@@ -2,8 +2,11 @@
  * Neutron list semantics, shared by every collection: filters on attributes (a parameter given
  * several times matches any of its values), `sort_key`/`sort_dir`, `limit`, `marker`,
  * `page_reverse`. Attribute names are translated to storage columns through a per-resource
- * table; filtering on an attribute the caller may not read (a provider attribute for a
- * non-admin) or on an unknown one is a 400, as Neutron's filter validation does.
+ * table; filtering on an unknown attribute, or on one the caller may read on no resource (a
+ * provider attribute for a non-admin under the default policy), is a 400, as Neutron's filter
+ * validation does. When the caller may read an attribute only on some resources (an operator
+ * policy such as `rule:admin_or_owner`), rows it may not read it on are dropped, so a filter
+ * never reveals a hidden value.
  *
  * A page is fetched with one extra row to know whether more follow (the API then adds a
  * `next` link), and rows the caller may not see by policy are dropped after the fetch, as
@@ -49,8 +52,17 @@ export interface AttributeSpec {
 export const ALL: ListRequest = Object.freeze({ filters: {}, sort: [], limit: null, marker: null, pageReverse: false });
 
 /**
+ * The read rules a page's rows must pass: those of the attributes a request filters or sorts on.
+ * Rows failing one are dropped ({@link toPage}'s `keep` checks them).
+ */
+export function rowRules(req: ListRequest, attrs: Readonly<Record<string, AttributeSpec>>): string[] {
+  const names = [...Object.keys(req.filters), ...req.sort.map((s) => s.key)];
+  return [...new Set(names.flatMap((n) => (attrs[n]?.readRule ? [attrs[n]!.readRule!] : [])))];
+}
+
+/**
  * Translate a request into a storage query (one row more than the page).
- * @param canRead whether the caller passes an attribute's read rule
+ * @param canRead whether the caller may read an attribute's rule on at least its own resources
  * @param markerId the marker, already checked to exist and be visible
  * @throws InvalidInputError for unknown or unreadable filter/sort attributes and bad values
  */

@@ -22,7 +22,7 @@ import type { NetworkAccess } from './access.ts';
 import { bool, checkKeys, description, mac, name, str, uuid, type Attrs, givenProject } from './attributes.ts';
 import { neutronMac, switchKeyOf, unbindPort } from './binding.ts';
 import { allocateIps, parseFixedIps } from './ip-allocation.ts';
-import { COMMON_ATTRS, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
+import { COMMON_ATTRS, rowRules, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import type { Network, NetPort } from './model.ts';
 import type { NetPortChanges } from './ports.ts';
 
@@ -205,12 +205,16 @@ export class NetPortService {
       }
     }
     const markerId = req.marker === null ? null : (await this.access.port(ctx, req.marker)).port.id;
-    const q = toQuery({ ...req, filters }, ATTRS, this.access.listScope(ctx), (rule) => this.access.check(rule, { project_id: '', 'network:project_id': '' }, ctx), markerId);
+    const own = { project_id: ctx.projectId, tenant_id: ctx.projectId, 'network:project_id': ctx.projectId };
+    const q = toQuery({ ...req, filters }, ATTRS, this.access.listScope(ctx), (rule) => this.access.check(rule, own, ctx), markerId);
+    const rules = ['get_port', ...rowRules({ ...req, filters }, ATTRS)];
     const rows = await this.access.repo.listPorts(q);
     const nets = await this.access.repo.networksByIds(rows.map((p) => p.network_id));
     const page = toPage(rows, req, (p) => {
       const n = nets.get(p.network_id);
-      return n && this.access.check('get_port', this.access.childTarget(p, n, ctx), ctx) ? p : null;
+      if (!n) return null;
+      const target = this.access.childTarget(p, n, ctx);
+      return rules.every((r) => this.access.check(r, target, ctx)) ? p : null;
     });
     return { items: await this.views(ctx, page.items, nets), more: page.more };
   }

@@ -24,7 +24,7 @@ import { ConflictError, InvalidInputError, TemporaryFailureError } from '../erro
 import { newUuid } from '../ids.ts';
 import { sharedWithCaller, type NetworkAccess } from './access.ts';
 import { bool, checkKeys, description, givenProject, int, name, type Attrs } from './attributes.ts';
-import { COMMON_ATTRS, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
+import { COMMON_ATTRS, rowRules, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import { WILDCARD, type Network } from './model.ts';
 import { checkProviderSegment, pickPoolVlan } from './segments.ts';
 
@@ -170,10 +170,15 @@ export class NetworkService {
     }
     const markerId = req.marker === null ? null : (await this.access.network(ctx, req.marker)).id;
     const scope = this.access.listScope(ctx);
-    const q = toQuery({ ...req, filters }, ATTRS, scope, (rule) => this.access.check(rule, { project_id: '', 'network:project_id': '' }, ctx), markerId);
+    const own = { project_id: ctx.projectId, tenant_id: ctx.projectId, 'network:project_id': ctx.projectId };
+    const q = toQuery({ ...req, filters }, ATTRS, scope, (rule) => this.access.check(rule, own, ctx), markerId);
     if (none) return { items: [], more: false };
+    const rules = ['get_network', ...rowRules({ ...req, filters }, ATTRS)];
     const rows = await this.access.repo.listNetworks(q);
-    const page = toPage(rows, req, (n) => (this.access.check('get_network', this.access.networkTarget(n, ctx), ctx) ? n : null));
+    const page = toPage(rows, req, (n) => {
+      const target = this.access.networkTarget(n, ctx);
+      return rules.every((r) => this.access.check(r, target, ctx)) ? n : null;
+    });
     return { items: await this.views(ctx, page.items), more: page.more };
   }
 
