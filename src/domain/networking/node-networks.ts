@@ -21,10 +21,10 @@ import type { NodeAccess } from '../inventory/node-access.ts';
 import type { NetworkAccess } from './access.ts';
 import { macOrNull } from './attributes.ts';
 import { vifOf } from './binding.ts';
-import type { FixedIp, Network } from './model.ts';
+import type { FixedIp } from './model.ts';
 import { NameResolver, nodePortName } from './names.ts';
 import type { NetPortService } from './netports.ts';
-import type { NodePortLink } from './ports.ts';
+import type { NodePortLink, NodeVifRow } from './ports.ts';
 import type { VifService } from './vifs.ts';
 
 /** A node as the listing needs it. */
@@ -77,30 +77,34 @@ export class NodeNetworkService {
   async list(ctx: AuthContext, filter: { node?: string; network?: string } = {}): Promise<NodeNetworkRow[]> {
     const nodes = filter.node !== undefined ? [await this.nodes.visible(ctx, filter.node)] : await this.visibleNodes(ctx);
     const wanted = filter.network !== undefined ? (await this.names.network(ctx, filter.network)).id : null;
-    const rows = await this.rows(ctx, nodes, await this.access.repo.nodePortsOf(nodes.map((n) => n.uuid)));
+    const rows = await this.rows(ctx, nodes, await this.access.repo.nodeVifRows(nodes.map((n) => n.uuid)));
     return wanted === null ? rows : rows.filter((r) => r.networks.some((n) => n.id === wanted));
   }
 
-  /** Build rows for bare-metal ports (batched reads). */
-  private async rows(ctx: AuthContext, nodes: readonly NodeRef[], nps: readonly NodePortLink[]): Promise<NodeNetworkRow[]> {
+  /**
+   * Build rows for bare-metal ports: one narrow joined read of ports and VIFs, then fixed IPs,
+   * trunk sub-ports and networks in one query each; policy answered once per port and network.
+   */
+  private async rows(ctx: AuthContext, nodes: readonly NodeRef[], vifRows: readonly NodeVifRow[]): Promise<NodeNetworkRow[]> {
     const repo = this.access.repo;
     const nodeByUuid = new Map(nodes.map((n) => [n.uuid, n]));
-    const ports = await repo.portsByIds(nps.flatMap((np) => (vifOf(np) ? [vifOf(np)!] : [])));
-    const trunks = await repo.trunksByIds([...ports.values()].flatMap((p) => (p.trunk_id ? [p.trunk_id] : [])));
-    const subs = await repo.portsByIds([...trunks.values()].flatMap((t) => t.sub_ports.map((s) => s.port_id)));
-    const nets = await repo.networksByIds([...ports.values(), ...subs.values()].map((p) => p.network_id));
-    // Policy answers per port and per network, computed once per request.
-    const portSeen = new Map<string, ReturnType<typeof ports.get> | null>();
-    const seePort = (id: string) => {
-      if (!portSeen.has(id)) {
-        const p = ports.get(id) ?? subs.get(id);
-        const n = p ? nets.get(p.network_id) : undefined;
-        portSeen.set(id, p && n && this.access.check('get_port', this.access.childTarget(p, n, ctx), ctx) ? p : null);
+    const vifs = vifRows.flatMap((r) => (r.vif ? [r.vif] : []));
+    const ips = await repo.fixedIpsOf(vifs.map((v) => v.id));
+    const subs = await repo.subPortsOf(vifs.flatMap((v) => (v.trunk ? [v.trunk.id] : [])));
+    const nets = await repo.networksByIds([...vifs.map((v) => v.network_id), ...[...subs.values()].flat().map((s) => s.network_id)]);
+    const portSeen = new Map<string, boolean>();
+    const seePort = (p: { id: string; project_id: string; network_id: string }): boolean => {
+      let seen = portSeen.get(p.id);
+      if (seen === undefined) {
+        const n = nets.get(p.network_id);
+        seen = n !== undefined && this.access.check('get_port', this.access.childTarget(p, n, ctx), ctx);
+        portSeen.set(p.id, seen);
       }
-      return portSeen.get(id) ?? null;
+      return seen;
     };
     const netSeen = new Map<string, { visible: boolean; vlan: number | null }>();
-    const netOf = (n: Network | undefined, role: RowNetwork['role']): RowNetwork | null => {
+    const netOf = (id: string, role: RowNetwork['role']): RowNetwork | null => {
+      const n = nets.get(id);
       if (!n) return null;
       let seen = netSeen.get(n.id);
       if (!seen) {
@@ -111,30 +115,27 @@ export class NodeNetworkService {
       }
       return { id: n.id, name: seen.visible ? n.name : null, vlan: seen.vlan, role };
     };
-    return nps.map((np) => {
-      const node = nodeByUuid.get(np.node_uuid);
-      const vif = vifOf(np);
-      const port = vif ? (ports.get(vif) ?? null) : null;
-      const shown = vif ? seePort(vif) : null;
-      const trunk = port?.trunk_id ? (trunks.get(port.trunk_id) ?? null) : null;
+    return vifRows.map((r) => {
+      const v = r.vif;
+      const shown = v !== null && seePort(v);
       const networks: RowNetwork[] = [];
-      const native = port ? netOf(nets.get(port.network_id), 'native') : null;
-      if (native) networks.push(native);
-      for (const s of trunk?.sub_ports ?? []) {
-        const sp = subs.get(s.port_id);
-        const n = sp ? netOf(nets.get(sp.network_id), 'tagged') : null;
-        if (n) networks.push(n);
+      if (v) {
+        const native = netOf(v.network_id, 'native');
+        if (native) networks.push(native);
+        for (const s of v.trunk ? (subs.get(v.trunk.id) ?? []) : []) {
+          const n = netOf(s.network_id, 'tagged');
+          if (n) networks.push(n);
+        }
       }
-      const error = shown && shown.binding_vif_type === 'binding_failed' ? String(shown.binding_vif_details.reason ?? 'binding failed') : null;
       return {
-        node: node?.name ?? np.node_uuid,
-        node_uuid: np.node_uuid,
-        baremetal_port_uuid: np.uuid,
-        mac_address: np.address,
-        network_port: vif
-          ? { id: vif, name: shown?.name ?? null, status: shown?.status ?? null, fixed_ips: shown?.fixed_ips ?? [], error }
+        node: nodeByUuid.get(r.node_uuid)?.name ?? r.node_uuid,
+        node_uuid: r.node_uuid,
+        baremetal_port_uuid: r.port_uuid,
+        mac_address: r.address,
+        network_port: v
+          ? { id: v.id, name: shown ? v.name : null, status: shown ? v.status : null, fixed_ips: shown ? (ips.get(v.id) ?? []) : [], error: shown ? v.failed : null }
           : null,
-        trunk: trunk ? { id: trunk.id, name: port && shown && trunk.project_id === port.project_id ? trunk.name : null } : null,
+        trunk: v?.trunk ? { id: v.trunk.id, name: shown && v.trunk.project_id === v.project_id ? v.trunk.name : null } : null,
         networks,
       };
     });
@@ -180,8 +181,8 @@ export class NodeNetworkService {
   }
 
   private async rowOf(ctx: AuthContext, node: NodeRef, baremetalPort: string): Promise<NodeNetworkRow> {
-    const nps = (await this.access.repo.nodePorts(node.uuid)).filter((p) => p.uuid === baremetalPort);
-    return (await this.rows(ctx, [node], nps))[0]!;
+    const rows = (await this.access.repo.nodeVifRows([node.uuid])).filter((r) => r.port_uuid === baremetalPort);
+    return (await this.rows(ctx, [node], rows))[0]!;
   }
 
   /**
@@ -220,9 +221,11 @@ export class NodeNetworkService {
       const llc = np.local_link_connection;
       return llc.switch_info === switchName || (llc.switch_id ?? '').toLowerCase() === switchName.toLowerCase();
     });
-    const rows = await this.rows(ctx, nodes, nps);
+    const switchPort = new Map(nps.map((np) => [np.uuid, np.local_link_connection.port_id ?? '']));
+    const vifRows = (await this.access.repo.nodeVifRows([...new Set(nps.map((np) => np.node_uuid))])).filter((r) => switchPort.has(r.port_uuid));
+    const rows = await this.rows(ctx, nodes, vifRows);
     return rows
-      .map((row, i) => ({ port: nps[i]!.local_link_connection.port_id ?? '', row }))
+      .map((row) => ({ port: switchPort.get(row.baremetal_port_uuid)!, row }))
       .sort((a, b) => a.port.localeCompare(b.port, undefined, { numeric: true }));
   }
 }

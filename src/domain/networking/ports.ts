@@ -50,6 +50,34 @@ export interface NodePortLink {
   readonly created_at: number;
 }
 
+/**
+ * A bare-metal port with the VIF bound to it, read narrowly for listings (the network port's
+ * few columns and its trunk, joined through the binding in one query).
+ */
+export interface NodeVifRow {
+  readonly port_uuid: string;
+  readonly address: string;
+  readonly node_uuid: string;
+  readonly vif: {
+    readonly id: string;
+    readonly name: string;
+    readonly project_id: string;
+    readonly network_id: string;
+    readonly status: string;
+    /** `binding:vif_details.reason` of a failed binding, else null. */
+    readonly failed: string | null;
+    readonly trunk: { readonly id: string; readonly name: string; readonly project_id: string } | null;
+  } | null;
+}
+
+/** A sub-port of a trunk with its port's network and project. */
+export interface SubPortRow {
+  readonly port_id: string;
+  readonly project_id: string;
+  readonly network_id: string;
+  readonly segmentation_id: number;
+}
+
 /** Key of one switch port: the switch's UUID and its name for the port. */
 export interface SwitchPortKey {
   readonly switch_uuid: string;
@@ -137,6 +165,12 @@ export interface NetworkReads {
   nodePortsOf(nodeUuids: readonly string[]): Promise<NodePortLink[]>;
   /** The bare-metal port whose `internal_info.tenant_vif_port_id` is this network port, if any. */
   nodePortByVif(vifId: string): Promise<NodePortLink | null>;
+  /** The bare-metal ports of nodes (by UUID) with their bound VIFs, oldest port first (one query). */
+  nodeVifRows(nodeUuids: readonly string[]): Promise<NodeVifRow[]>;
+  /** The fixed IPs of ports, in their order (one query). */
+  fixedIpsOf(portIds: readonly string[]): Promise<Map<string, FixedIp[]>>;
+  /** The sub-ports of trunks, by trunk, ordered by VLAN (one query). */
+  subPortsOf(trunkIds: readonly string[]): Promise<Map<string, SubPortRow[]>>;
   /** Bare-metal ports whose `local_link_connection` points at one switch (by its switch_id or name). */
   nodePortsOnSwitch(sw: Pick<Switch, 'switch_id' | 'name'>): Promise<NodePortLink[]>;
 }

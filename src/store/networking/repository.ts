@@ -10,8 +10,9 @@
  */
 import { sql } from 'kysely';
 import type { Switch, SwitchPortState } from '../../domain/networking/model.ts';
-import type { NetworkRepository, NetworkTx, NodePortLink, SwitchPortKey, SwitchPortOutcome } from '../../domain/networking/ports.ts';
-import { toJson, type Db, type Store, type Tx } from '../database.ts';
+import type { FixedIp } from '../../domain/networking/model.ts';
+import type { NetworkRepository, NetworkTx, NodePortLink, NodeVifRow, SubPortRow, SwitchPortKey, SwitchPortOutcome } from '../../domain/networking/ports.ts';
+import { fromJson, toJson, type Db, type Store, type Tx } from '../database.ts';
 import { DISPLAY_IN_STEP } from '../inventory/node-display.ts';
 import { NeutronQueries, unique } from './queries.ts';
 import { chunks, NODE_PORT_COLUMNS, toNodePort, toSwitch, toSwitchPort } from './rows.ts';
@@ -160,6 +161,85 @@ export class NetworkQueries extends NeutronQueries implements NetworkTx {
       if (part.length === 0) continue;
       const rows = await this.nodePortQuery().where('nodes.uuid', 'in', part).orderBy('ports.id').execute();
       out.push(...rows.map(toNodePort));
+    }
+    return out;
+  }
+
+  async nodeVifRows(nodeUuids: readonly string[]): Promise<NodeVifRow[]> {
+    const out: NodeVifRow[] = [];
+    for (const part of chunks([...new Set(nodeUuids)])) {
+      if (part.length === 0) continue;
+      const rows = await this.db
+        .selectFrom('ports')
+        .innerJoin('nodes', 'nodes.id', 'ports.node_id')
+        .leftJoin('network_ports as np', 'np.bound_port_uuid', 'ports.uuid')
+        .leftJoin('network_trunks as t', 't.port_id', 'np.id')
+        .select([
+          'ports.uuid as port_uuid',
+          'ports.address',
+          'nodes.uuid as node_uuid',
+          'np.id as vif_id',
+          'np.name as vif_name',
+          'np.project_id as vif_project',
+          'np.network_id as vif_network',
+          'np.status as vif_status',
+          'np.binding_vif_type as vif_type',
+          'np.binding_vif_details as vif_details',
+          't.id as trunk_id',
+          't.name as trunk_name',
+          't.project_id as trunk_project',
+        ])
+        .where('nodes.uuid', 'in', part)
+        .orderBy('ports.id')
+        .execute();
+      for (const r of rows) {
+        out.push({
+          port_uuid: r.port_uuid,
+          address: r.address,
+          node_uuid: r.node_uuid,
+          vif:
+            r.vif_id === null
+              ? null
+              : {
+                  id: r.vif_id,
+                  name: r.vif_name!,
+                  project_id: r.vif_project!,
+                  network_id: r.vif_network!,
+                  status: r.vif_status!,
+                  failed: r.vif_type === 'binding_failed' ? String(fromJson<Record<string, unknown>>(r.vif_details, {}).reason ?? 'binding failed') : null,
+                  trunk: r.trunk_id === null ? null : { id: r.trunk_id, name: r.trunk_name!, project_id: r.trunk_project! },
+                },
+        });
+      }
+    }
+    return out;
+  }
+
+  async fixedIpsOf(portIds: readonly string[]): Promise<Map<string, FixedIp[]>> {
+    const out = new Map<string, FixedIp[]>();
+    for (const part of chunks([...new Set(portIds)])) {
+      if (part.length === 0) continue;
+      const rows = await this.db.selectFrom('network_ip_allocations').select(['port_id', 'subnet_id', 'ip_address']).where('port_id', 'in', part).orderBy('port_id').orderBy('position').execute();
+      for (const r of rows) out.set(r.port_id, [...(out.get(r.port_id) ?? []), { subnet_id: r.subnet_id, ip_address: r.ip_address }]);
+    }
+    return out;
+  }
+
+  async subPortsOf(trunkIds: readonly string[]): Promise<Map<string, SubPortRow[]>> {
+    const out = new Map<string, SubPortRow[]>();
+    for (const part of chunks([...new Set(trunkIds)])) {
+      if (part.length === 0) continue;
+      const rows = await this.db
+        .selectFrom('network_subports as s')
+        .innerJoin('network_ports as p', 'p.id', 's.port_id')
+        .select(['s.trunk_id', 's.port_id', 's.segmentation_id', 'p.project_id', 'p.network_id'])
+        .where('s.trunk_id', 'in', part)
+        .orderBy('s.trunk_id')
+        .orderBy('s.segmentation_id')
+        .execute();
+      for (const r of rows) {
+        out.set(r.trunk_id, [...(out.get(r.trunk_id) ?? []), { port_id: r.port_id, project_id: r.project_id, network_id: r.network_id, segmentation_id: r.segmentation_id }]);
+      }
     }
     return out;
   }
