@@ -1,6 +1,7 @@
 /**
  * The `esi` command: process entry points (`esi server`, `esi lab`, `esi agent`) and the user CLI
- * (`esi offer …`, `esi lease …`, `esi node list`, `esi event list`, `esi quota …`, `esi token issue`). Each
+ * (`esi offer …`, `esi lease …`, `esi node list`, `esi node network …`, `esi trunk …`, `esi switch …`,
+ * `esi event list`, `esi quota …`, `esi token issue`). Each
  * command group lives in `./commands/<group>.ts` and registers itself on the program.
  *
  * The user commands read the `OS_*` environment as the `openstack` CLI does (see
@@ -15,6 +16,8 @@ import { registerOfferCommands } from './commands/offer.ts';
 import { registerServerCommands } from './commands/server.ts';
 import { registerTokenCommands } from './commands/token.ts';
 import { registerQuotaCommands } from './commands/quota.ts';
+import { registerNetworkCommands } from './commands/network.ts';
+import { registerSwitchCommands } from './commands/switch.ts';
 
 const program = new Command('esi')
   .description('Elastic Secure Infrastructure: lease, power and provision bare-metal nodes')
@@ -30,6 +33,8 @@ registerNodeCommands(program);
 registerEventCommands(program);
 registerTokenCommands(program);
 registerQuotaCommands(program);
+registerNetworkCommands(program);
+registerSwitchCommands(program);
 
 // `esi … | head`: a closed pipe ends the command quietly, as it does for other Unix tools.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {

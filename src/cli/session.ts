@@ -265,7 +265,7 @@ export class Session {
 /**
  * The human message of an API error body, whatever its format: esi-leap/WSME
  * `{faultstring}`, Ironic `{error_message: "<JSON with faultstring>"}`, Keystone
- * `{error: {message}}`, or a plain `{message}`/text.
+ * `{error: {message}}`, Neutron `{NeutronError: {message}}`, or a plain `{message}`/text.
  */
 export function apiErrorMessage(body: unknown, status: number): string {
   const fallback = `request failed with status ${status}`;
@@ -284,6 +284,7 @@ export function apiErrorMessage(body: unknown, status: number): string {
   }
   if (b.error_message && typeof b.error_message.faultstring === 'string') return b.error_message.faultstring;
   if (b.error && typeof b.error.message === 'string') return b.error.message;
+  if (b.NeutronError && typeof b.NeutronError.message === 'string') return b.NeutronError.message;
   if (typeof b.message === 'string') return b.message;
   return fallback;
 }

@@ -8,6 +8,7 @@
  * | `/baremetal`    | Ironic v1 (`/baremetal/v1`)     | `src/api/baremetal/index.ts`|
  * | `/lease`        | esi-leap v1 (`/lease/v1`)       | `src/api/lease/index.ts`    |
  * | `/image`        | Glance v2 (`/image/v2`)         | `src/api/image/index.ts`    |
+ * | `/network`      | Neutron v2.0 (`/network/v2.0`)  | `src/api/network/index.ts`  |
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -15,6 +16,8 @@ import { identityApi } from '../api/identity/index.ts';
 import { baremetalApi } from '../api/baremetal/index.ts';
 import { leaseApi } from '../api/lease/index.ts';
 import { imageApi } from '../api/image/index.ts';
+import { networkApi } from '../api/network/index.ts';
+import { neutronErrorBody } from '../api/network/errors.ts';
 import { frameworkErrorHandler, type RawErrorRenderer } from '../api/common/framework-errors.ts';
 import { registerInputGuards } from '../api/common/input-guards.ts';
 import { sendIronicError } from '../api/baremetal/errors.ts';
@@ -41,6 +44,7 @@ const FRAMEWORK_ERROR_RENDERERS: ReadonlyArray<readonly [string, RawErrorRendere
   ],
   ['/lease', (_q, reply, status, message) => void reply.code(status).type('application/json').send(leaseErrorBody(status, message))],
   ['/image', (request, reply, status, message) => void sendGlanceError(request, reply, { status, explanation: message, detail: '', headers: {} })],
+  ['/network', (_q, reply, status, message) => void reply.code(status).type('application/json').send(neutronErrorBody('HTTPBadRequest', message))],
 ];
 
 const REQUEST_ID_RE = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -80,6 +84,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       baremetal: `${services.config.publicUrl}/baremetal`,
       lease: `${services.config.publicUrl}/lease`,
       image: `${services.config.publicUrl}/image`,
+      network: `${services.config.publicUrl}/network`,
     },
   }));
 
@@ -87,5 +92,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(baremetalApi, { prefix: '/baremetal', services });
   await app.register(leaseApi, { prefix: '/lease', services });
   await app.register(imageApi, { prefix: '/image', services });
+  await app.register(networkApi, { prefix: '/network', services });
   return app;
 }

@@ -28,11 +28,19 @@
  * wait-state timeouts `ESI_DEPLOY_CALLBACK_TIMEOUT`, `ESI_CLEAN_CALLBACK_TIMEOUT`,
  * `ESI_INSPECT_WAIT_TIMEOUT`, `ESI_RESCUE_CALLBACK_TIMEOUT` (1800 s each, 0 = never; Ironic's
  * `[conductor]` defaults).
+ *
+ * Networking (docs/networking.md): `ESI_NETWORK_VLAN_RANGES` (ML2 `network_vlan_ranges`,
+ * `physnet:min:max` or `physnet`, comma separated; default `physnet1:100:199`: the pool project
+ * networks take VLANs from), `ESI_NETWORK_FLAT_NETWORKS` (ML2 `flat_networks`, default `*`),
+ * `ESI_NETWORK_MTU` (1500), and for switch changes `ESI_SWITCH_MAX_ATTEMPTS` (4),
+ * `ESI_SWITCH_RETRY_BASE_MS` (500, doubling), `ESI_SWITCH_TIMEOUT` (30 s per session),
+ * `ESI_SWITCH_POLL_MS` (1000: how often a conductor looks for switch work recorded elsewhere).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
+import { parseFlatNetworks, parseVlanRanges, type VlanRange } from '../domain/networking/segments.ts';
 
 /** A process role: `api` serves HTTP, `conductor` runs reconcile loops and the lease manager. */
 export type Role = 'api' | 'conductor';
@@ -108,6 +116,24 @@ export interface Config {
     readonly webhookTimeoutS: number;
     /** Interval of the webhook worker's delivery passes, ms. */
     readonly webhookPollMs: number;
+  };
+  readonly network: {
+    /** Physical networks accepting VLAN networks (ML2 `network_vlan_ranges` names). */
+    readonly vlanPhysnets: readonly string[];
+    /** The VLAN pool of project networks. */
+    readonly vlanRanges: readonly VlanRange[];
+    /** Physical networks accepting flat networks, `*` for any. */
+    readonly flatNetworks: readonly string[] | '*';
+    /** MTU of new networks, bytes. */
+    readonly mtu: number;
+    /** Attempts at one switch change before the VIF fails. */
+    readonly switchMaxAttempts: number;
+    /** First retry delay of a failed switch change, ms (doubles per attempt). */
+    readonly switchRetryBaseMs: number;
+    /** Longest one switch session may take, seconds. */
+    readonly switchTimeoutS: number;
+    /** Period of a conductor's look for switch work, ms. */
+    readonly switchPollMs: number;
   };
   readonly lab: {
     /** Number of virtual nodes to start in-process with the server (0 = no lab). */
@@ -210,8 +236,26 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
       webhookTimeoutS: num('ESI_WEBHOOK_TIMEOUT', 'webhook_timeout', 10, 1, 300),
       webhookPollMs: num('ESI_WEBHOOK_POLL_MS', 'webhook_poll_ms', 500, 10, 60_000),
     },
+    // A blank ESI_NETWORK_VLAN_RANGES is meaningful (no pool), so it is read as given.
+    network: networkConfig(env.ESI_NETWORK_VLAN_RANGES ?? (file.network_vlan_ranges === undefined ? 'physnet1:100:199' : String(file.network_vlan_ranges ?? '')), pick(undefined, 'ESI_NETWORK_FLAT_NETWORKS', 'network_flat_networks') ?? '*', {
+      mtu: num('ESI_NETWORK_MTU', 'network_mtu', 1500, 68, 9216),
+      switchMaxAttempts: num('ESI_SWITCH_MAX_ATTEMPTS', 'switch_max_attempts', 4, 1, 100),
+      switchRetryBaseMs: num('ESI_SWITCH_RETRY_BASE_MS', 'switch_retry_base_ms', 500, 1, 600_000),
+      switchTimeoutS: num('ESI_SWITCH_TIMEOUT', 'switch_timeout', 30, 1, 3600),
+      switchPollMs: num('ESI_SWITCH_POLL_MS', 'switch_poll_ms', 1000, 10, 600_000),
+    }),
     lab: { nodes: labNodes, host: pick(undefined, 'ESI_LAB_HOST', 'lab_host') ?? '127.0.0.1', port: labPort },
   });
+}
+
+/** The networking settings; the VLAN ranges may be blank (no pool, no VLAN physical networks). */
+function networkConfig(ranges: string, flat: string, rest: Omit<Config['network'], 'vlanPhysnets' | 'vlanRanges' | 'flatNetworks'>): Config['network'] {
+  try {
+    const { physnets, ranges: parsed } = parseVlanRanges(ranges);
+    return { vlanPhysnets: physnets, vlanRanges: parsed, flatNetworks: parseFlatNetworks(flat), ...rest };
+  } catch (err) {
+    throw new ConfigError(`network settings (ESI_NETWORK_VLAN_RANGES, ESI_NETWORK_FLAT_NETWORKS): ${(err as Error).message}`);
+  }
 }
 
 function readConfigFile(filePath: string): Record<string, unknown> {

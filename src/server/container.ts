@@ -23,6 +23,7 @@ import { ServiceImageInfo } from '../conductor/agent/image-info.ts';
 import { loadSecretBox } from './secret-key.ts';
 import { createLeasingServices } from './leasing.ts';
 import { createImageServices } from './images.ts';
+import { createNetworkingServices } from './networking.ts';
 import type { Config } from './config.ts';
 import type { BackgroundWorker, Services } from './services.ts';
 
@@ -129,7 +130,9 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   });
   workers.push(leaseManager, webhookWorker);
   const images = await createImageServices({ config, clock, logger, store, policy, directory: identity.directory });
+  const { networking, switchReconciler } = createNetworkingServices({ config, clock, logger, store, policy, secrets, inventory });
+  workers.push(switchReconciler);
   const ramdisk = new RamdiskService({ nodes: nodeRepository, ports: portRepository, clock, secrets, conductor: inventory.conductorRelay });
   const capture = new CaptureService(inventory.nodes.access, { get: (ctx, id) => images.images.get(ctx, id) });
-  return { config, clock, logger, store, policy, identity, inventory, leasing, leaseManager, images, ramdisk, imageTempUrls, capture, workers };
+  return { config, clock, logger, store, policy, identity, inventory, leasing, leaseManager, images, ramdisk, imageTempUrls, capture, networking, switchReconciler, workers };
 }

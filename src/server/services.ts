@@ -12,6 +12,8 @@ import type { RamdiskService } from '../domain/deploy/ramdisk.ts';
 import type { CaptureService } from '../domain/deploy/capture.ts';
 import type { ImageTempUrls } from '../domain/deploy/temp-url.ts';
 import type { LeaseManager } from '../conductor/lease-manager.ts';
+import type { SwitchReconciler } from '../conductor/switch-reconciler.ts';
+import type { Networking } from '../domain/networking/index.ts';
 import type { Policy } from '../domain/policy/types.ts';
 import type { Store } from '../store/database.ts';
 import type { Config } from './config.ts';
@@ -50,4 +52,8 @@ export interface Services {
   readonly imageTempUrls: ImageTempUrls;
   /** Image capture of active nodes (baremetal API `…/capture`, an esi addition). */
   readonly capture: CaptureService;
+  /** Networks, subnets, ports, trunks, RBAC, VIFs and switches (network API, VIF routes). */
+  readonly networking: Networking;
+  /** The switch reconciler (also in `workers`); tests wait for it with `idle()`. */
+  readonly switchReconciler: SwitchReconciler;
 }

@@ -1,6 +1,6 @@
 /**
  * Cross-service robustness: every route of the identity (`/identity/v3`), baremetal
- * (`/baremetal/v1`) and lease (`/lease/v1`) APIs — enumerated from the Fastify app, so new
+ * (`/baremetal/v1`), lease (`/lease/v1`) and network (`/network/v2.0`) APIs — enumerated from the Fastify app, so new
  * routes are covered without editing this file — gets bad input as admin, owner, lessee, another
  * project and anonymous: hostile path ids (not UUIDs, very long, `%00`, unicode, bad
  * percent-encodings), hostile query strings, malformed JSON, JSON of the wrong type, deeply
@@ -10,7 +10,7 @@
  * Every answer must be a 4xx (a 2xx only where the input happens to be valid: a query string or
  * token a route may ignore), never a 5xx, with the API's own error body (Keystone
  * `{"error": …}`, Ironic `{"error_message": "<json>"}` with the version headers, esi-leap
- * `{faultcode, faultstring, debuginfo}`), echo no secret, and write nothing: the row counts of
+ * `{faultcode, faultstring, debuginfo}`, Neutron `{"NeutronError": …}`), echo no secret, and write nothing: the row counts of
  * every table are compared after each request. Set `ESI_ROBUSTNESS_REPORT=<file>` to get every
  * failure as JSON.
  */
@@ -32,6 +32,7 @@ const APIS: Readonly<Record<ApiName, { prefix: string; headers: Record<string, s
   identity: { prefix: '/identity/v3', headers: {} },
   baremetal: { prefix: '/baremetal/v1', headers: IRONIC },
   lease: { prefix: '/lease/v1', headers: {} },
+  network: { prefix: '/network/v2.0', headers: {} },
 };
 const PERSONA_NAMES = ['admin', 'owner', 'lessee', 'other', 'anonymous'] as const;
 
@@ -77,6 +78,7 @@ async function createFixtures(p: Personas): Promise<Fixtures> {
     if (res.status !== 201) fixtureErrors.push(`POST ${path}: ${res.status} ${res.text.slice(0, 200)}`);
     return res.status === 201 ? (res.body.uuid as string) : undefined;
   };
+  const network = await networkFixtures(p, ok);
   const leasePolicy = await optional('/lease/v1/lease_policies', { resource_uuid: node, project_id: p.owner.projectId, max_lease_seconds: 86_400 });
   const webhook = await optional('/lease/v1/webhooks', { url: 'http://127.0.0.1:9/rb-fixture', secret: 'rb-fixture-secret', enabled: false });
   return {
@@ -91,7 +93,20 @@ async function createFixtures(p: Personas): Promise<Fixtures> {
     window: [at(10), at(11)],
     ...(leasePolicy ? { leasePolicy } : {}),
     ...(webhook ? { webhook } : {}),
+    network,
   };
+}
+
+/** A shared network of o1 with a subnet, a port, a trunk (parent + one sub-port); a switch. */
+async function networkFixtures(p: Personas, ok: (persona: keyof Personas, method: string, path: string, body?: unknown) => Promise<any>): Promise<NonNullable<Fixtures['network']>> {
+  const n = (await ok('owner', 'POST', '/network/v2.0/networks', { network: { name: 'rb-net' } })).network.id;
+  const subnet = (await ok('owner', 'POST', '/network/v2.0/subnets', { subnet: { network_id: n, cidr: '10.98.0.0/24' } })).subnet.id;
+  const port = async (): Promise<string> => (await ok('owner', 'POST', '/network/v2.0/ports', { port: { network_id: n } })).port.id;
+  const [free, trunkParent, subPort] = [await port(), await port(), await port()];
+  const trunk = (await ok('owner', 'POST', '/network/v2.0/trunks', { trunk: { port_id: trunkParent, sub_ports: [{ port_id: subPort, segmentation_type: 'vlan', segmentation_id: 3000 }] } })).trunk.id;
+  const rbac = (await ok('owner', 'POST', '/network/v2.0/rbac-policies', { rbac_policy: { object_type: 'network', object_id: n, action: 'access_as_shared', target_tenant: p.lessee.projectId } })).rbac_policy.id;
+  const sw = (await ok('admin', 'POST', '/network/v2.0/switches', { switch: { name: 'rb-switch', switch_id: '02:00:00:00:00:7a', driver: 'fake' } })).switch.id;
+  return { network: n, subnet, port: free, trunk, trunkParent, subPort, rbac, switch: sw };
 }
 
 /** Fixtures that could not be created (reported by the first test). */
@@ -110,7 +125,19 @@ function fixtureParam(api: ApiName, param: RouteParam, f: Fixtures): string | un
       ...(f.leasePolicy ? { lease_policies: f.leasePolicy } : {}),
       ...(f.webhook ? { webhooks: f.webhook } : {}),
     },
+    network: f.network
+      ? {
+          networks: f.network.network,
+          subnets: f.network.subnet,
+          ports: f.network.port,
+          trunks: f.network.trunk,
+          'rbac-policies': f.network.rbac,
+          switches: f.network.switch,
+          extensions: 'trunk',
+        }
+      : {},
   };
+  if (api === 'baremetal' && param.after === 'vifs') return f.network?.port;
   return table[api][param.after];
 }
 
@@ -199,10 +226,10 @@ function saveReport(name: string, failures: readonly Failure[]): void {
 }
 
 describe('robustness against bad input', () => {
-  it('enumerates the routes of the three APIs from the app, and every write route has a body spec', () => {
+  it('enumerates the routes of the four APIs from the app, and every write route has a body spec', () => {
     const all = (Object.keys(APIS) as ApiName[]).flatMap((api) => listRoutes(ts.server.app!, [APIS[api].prefix]));
     const keys = all.map(routeKey);
-    for (const known of ['POST /identity/v3/users/:id/password', 'PATCH /baremetal/v1/nodes/:ident', 'POST /lease/v1/offers/:ident/claim', 'DELETE /lease/v1/leases/:ident']) {
+    for (const known of ['POST /identity/v3/users/:id/password', 'PATCH /baremetal/v1/nodes/:ident', 'POST /lease/v1/offers/:ident/claim', 'DELETE /lease/v1/leases/:ident', 'PUT /network/v2.0/trunks/:id/add_subports']) {
       expect(keys).toContain(known);
     }
     expect(all.length).toBeGreaterThan(100);

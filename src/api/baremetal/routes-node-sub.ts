@@ -1,7 +1,9 @@
 /**
  * Node sub-resource routes (reference/ironic.md §1.8): maintenance (`PUT|DELETE`, 202),
  * boot device (`GET|PUT …/management/boot_device`, `GET …/supported`), traits (≥1.37),
- * `GET …/validate`, `GET …/vifs` (≥1.28), and the node's ports (`GET …/ports[/detail]`).
+ * `GET …/validate`, VIFs (`GET|POST …/vifs`, `DELETE …/vifs/{vif}`, ≥1.28; `port_uuid` ≥1.67;
+ * attach and detach are the networking area's, src/domain/networking/vifs.ts), and the node's
+ * ports (`GET …/ports[/detail]`).
  */
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError, NotFoundError } from '../../domain/errors.ts';
@@ -102,6 +104,22 @@ export function nodeSubRoutes(app: FastifyInstance, ctx: BaremetalContext): void
     if (req.ironicVersion < 28) throw new NotFoundError('resource', req.params.ident, 'The resource could not be found.', 'NotFound');
     readQuery(req.query, NO_PARAMS);
     return { vifs: await inventory.nodes.listVifs(req.auth, nodeIdent(req, req.params.ident)) };
+  });
+
+  app.post<{ Params: IdentParams }>('/nodes/:ident/vifs', async (req, reply) => {
+    if (req.ironicVersion < 28) throw new NotFoundError('resource', req.params.ident, 'The resource could not be found.', 'NotFound');
+    readQuery(req.query, NO_PARAMS);
+    const body = req.body;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new InvalidInputError('Invalid input for VIF attach: the body must be a JSON object.');
+    await ctx.services.networking.vifs.attach(req.auth, nodeIdent(req, req.params.ident), body as { id: unknown }, req.ironicVersion);
+    return empty(reply, 204);
+  });
+
+  app.delete<{ Params: IdentParams & { vif: string } }>('/nodes/:ident/vifs/:vif', async (req, reply) => {
+    if (req.ironicVersion < 28) throw new NotFoundError('resource', req.params.ident, 'The resource could not be found.', 'NotFound');
+    readQuery(req.query, NO_PARAMS);
+    await ctx.services.networking.vifs.detach(req.auth, nodeIdent(req, req.params.ident), req.params.vif);
+    return empty(reply, 204);
   });
 
   for (const detail of [false, true]) {

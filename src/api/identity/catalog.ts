@@ -3,8 +3,7 @@
  * one entry per esi API, each with a `public`, `internal` and `admin` endpoint at the same URL
  * (esi serves every API on one port under a path prefix).
  *
- * {@link CATALOG_SERVICES} is the single list of announced services; add `network`
- * (`/network`, neutron) here when that API lands.
+ * {@link CATALOG_SERVICES} is the single list of announced services.
  *
  * Format: Keystone v3 token `catalog` (Keystone API reference, "Password authentication with
  * scoped authorization"): `[{type, name, id, endpoints: [{id, interface, region, region_id,
@@ -26,6 +25,7 @@ export const CATALOG_SERVICES: readonly CatalogService[] = Object.freeze([
   { type: 'baremetal', name: 'ironic', path: '/baremetal' },
   { type: 'lease', name: 'esi-leap', path: '/lease' },
   { type: 'image', name: 'glance', path: '/image' },
+  { type: 'network', name: 'neutron', path: '/network' },
 ]);
 
 const INTERFACES = ['public', 'internal', 'admin'] as const;

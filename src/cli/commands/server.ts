@@ -4,6 +4,27 @@
  */
 import type { Command } from 'commander';
 import type { ConfigOptions } from '../../server/config.ts';
+import type { Lab } from '../../lab/index.ts';
+
+/**
+ * Build the lab network (src/lab/network.ts) for a lab's systems — a bridge and a namespace
+ * with a veth per system, the system's MAC on its `eth0` — and print how to use it.
+ * @returns the teardown
+ * @throws Error when this host cannot (not root, no namespaces)
+ */
+async function labNetworkFor(lab: Lab): Promise<() => Promise<void>> {
+  const { createLabNetwork, labNetworkSupport } = await import('../../lab/network.ts');
+  const support = await labNetworkSupport();
+  if (!support.ok) throw new Error(`the lab network ${support.reason}`);
+  const network = await createLabNetwork({ prefix: `l${lab.port % 100_000}`, macs: lab.systems.ids.map((id) => lab.systems.get(id).mac) });
+  const lines = lab.systems.ids.map((id, i) => `  ${id}: MAC ${network.ports[i]!.mac}, switch port ${network.ports[i]!.port}, namespace ${network.ports[i]!.netns}`);
+  process.stdout.write(
+    `esi: lab network: bridge ${network.bridge} (${network.vlanFiltering ? 'VLAN filtering' : 'one bridge per VLAN'}) as the switch; register it with\n` +
+      `  esi switch create labtor --switch-id 02:00:00:00:00:01 --driver linux-bridge --driver-info bridge=${network.bridge}\n` +
+      `and cable each node's port with --local-link-connection switch_info=labtor,switch_id=02:00:00:00:00:01,port_id=<switch port>:\n${lines.join('\n')}\n`,
+  );
+  return () => network.destroy();
+}
 
 /** Register `server` and `lab` on the program. */
 export function registerServerCommands(program: Command): void {
@@ -19,9 +40,10 @@ export function registerServerCommands(program: Command): void {
     .option('--roles <roles>', 'comma-separated process roles: api, conductor (ESI_ROLES, default both)')
     .option('--lab <n>', 'also start a virtual lab of N Redfish nodes (ESI_LAB_NODES)')
     .option('--lab-port <port>', 'port of the virtual lab (ESI_LAB_PORT, default 8586)')
+    .option('--lab-network', "give the lab's nodes NICs on a Linux bridge (namespaces and veths; root only)")
     .option('--policy-file <file>', 'operator policy overrides, YAML (ESI_POLICY_FILE)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (ESI_LOG_LEVEL)')
-    .action(async (opts: ConfigOptions) => {
+    .action(async (opts: ConfigOptions & { labNetwork?: boolean }) => {
       // Loaded here, not at the top: the user commands of the CLI start without the server.
       const [{ loadConfig }, { startServer }, { startLab }] = await Promise.all([import('../../server/config.ts'), import('../../server/main.ts'), import('../../lab/index.ts')]);
       const config = loadConfig(opts);
@@ -32,6 +54,7 @@ export function registerServerCommands(program: Command): void {
         const lab = await startLab({ nodes: config.lab.nodes, host: config.lab.host, port: config.lab.port, agents });
         onClose.push(() => lab.close());
         process.stdout.write(`esi: virtual lab of ${config.lab.nodes} Redfish nodes at ${lab.url}\n`);
+        if (opts.labNetwork) onClose.push(await labNetworkFor(lab));
       }
       const server = await startServer(config, { onClose });
       process.stdout.write(`esi: listening on ${server.url ?? '(no api role)'}; data in ${config.dataDir}\n`);
@@ -44,7 +67,8 @@ export function registerServerCommands(program: Command): void {
     .option('--nodes <n>', 'number of virtual nodes', '5')
     .option('--host <host>', 'listen address', '127.0.0.1')
     .option('--port <port>', 'listen port', '8586')
-    .action(async (opts: { nodes: string; host: string; port: string }) => {
+    .option('--network', "give the nodes NICs on a Linux bridge (namespaces and veths; root only)")
+    .action(async (opts: { nodes: string; host: string; port: string; network?: boolean }) => {
       const nodes = Number(opts.nodes);
       const port = Number(opts.port);
       if (!Number.isInteger(nodes) || nodes < 1 || nodes > 10_000) throw new Error('--nodes must be an integer from 1 to 10000');
@@ -52,7 +76,11 @@ export function registerServerCommands(program: Command): void {
       const { startLab } = await import('../../lab/index.ts');
       const lab = await startLab({ nodes, host: opts.host, port });
       process.stdout.write(`esi: virtual lab of ${nodes} Redfish nodes at ${lab.url}\n`);
-      shutdownOnSignal(() => lab.close());
+      const destroy = opts.network ? await labNetworkFor(lab) : async () => undefined;
+      shutdownOnSignal(async () => {
+        await lab.close();
+        await destroy();
+      });
     });
 }
 

@@ -18,8 +18,9 @@
  * node is powered off (the deploy interface's `tear_down`); whatever happens, `instance_info`
  * = {}, `instance_uuid` = null, `allocation_uuid` = null (the allocation is gone), the deploy
  * and instance keys of `driver_internal_info` are removed, `deploy_step` = {}, and a lessee
- * the deploy set automatically (`driver_internal_info.automatic_lessee`) is removed. VIFs are
- * detached by the networking work once VIFs exist. `console_enabled` is kept (Ironic keeps it
+ * the deploy set automatically (`driver_internal_info.automatic_lessee`) is removed. VIFs stay
+ * attached, as in Ironic (lease end detaches them first: src/domain/inventory/lease-gateway.ts).
+ * `console_enabled` is kept (Ironic keeps it
  * for the next deployment). Success: `clean` → `cleaning` (target `available`), and the
  * conductor runs the cleaning stage next; failure: `fail` → `error` with `last_error`.
  */

@@ -5,12 +5,14 @@
  *
  * - `applyLease` = esi-leap "fulfill": one atomic write of `lessee` and `properties.lease_uuid`.
  * - `removeLease` = esi-leap `remove_lease` (reference/esi-leap.md §3.2): only when
- *   `properties.lease_uuid` names the lease, one atomic write that clears `lease_uuid`,
- *   `lessee`, `instance_info` and `extra`, disables the console, and either undeploys a
- *   deployed node (the `deleted` verb through the FSM, so the conductor tears it down and
- *   cleans it) or detaches its VIFs — and, unlike esi-leap, an `available` node is cleaned too
- *   (FSM event `reclaim` → `cleaning`): the lessee may have used its own provisioning, and every
- *   node is wiped before its next lease (seed 004).
+ *   `properties.lease_uuid` names the lease: first the VIF-detach step (every VIF the node's
+ *   owner did not attach is detached and its switch port quarantined — for deployed nodes
+ *   too, so network access ends with the lease, not after teardown), then one atomic write that
+ *   clears `lease_uuid`, `lessee`, `instance_info` and `extra`, disables the console, and
+ *   undeploys a deployed node (the `deleted` verb through the FSM, so the conductor tears it
+ *   down and cleans it) — and, unlike esi-leap, cleans an `available` node too (FSM event
+ *   `reclaim` → `cleaning`): the lessee may have used its own provisioning, and every node is
+ *   wiped before its next lease (seed 004).
  *
  * Both refuse with {@link NodeBusyError} while a conductor holds the node (its reservation),
  * or while the node is in a transition that cannot be interrupted, so the lease manager
@@ -61,15 +63,35 @@ export function toLeasable(n: NodeSlice): LeasableNode {
 }
 
 /**
- * The VIF-detach step of lease removal. It does nothing yet: VIF attachment arrives with the
- * networking work, and until then no node has VIFs to detach. Kept as a named step so that
- * work only has to fill it in.
+ * Detaches VIFs at lease end (implemented by the networking area's VIF service, plugged in by
+ * the composition root).
  */
-function detachVifsStep(_node: Node): void {}
+export interface VifDetacher {
+  /**
+   * Detach every VIF of the node that its owner did not attach; idempotent.
+   * @returns the number detached
+   */
+  detachForLeaseEnd(node: Pick<Node, 'uuid' | 'owner'>): Promise<number>;
+}
 
 /** {@link NodeGateway} over the inventory's node repository. */
 export class InventoryNodeGateway implements NodeGateway {
+  #vifs: VifDetacher | null = null;
+
   constructor(private readonly access: NodeAccess) {}
+
+  /** Plug in the VIF-detach step of lease removal (none: no VIFs exist to detach). */
+  setVifDetacher(vifs: VifDetacher | null): void {
+    this.#vifs = vifs;
+  }
+
+  /**
+   * The VIF-detach step of lease removal: runs before the node write, so the lessee's network
+   * access ends even while the node is then undeployed and cleaned.
+   */
+  private async detachVifsStep(node: Node): Promise<void> {
+    await this.#vifs?.detachForLeaseEnd(node);
+  }
 
   /** A node by UUID or name, or null (also for identifiers that are neither). */
   async find(ident: string): Promise<LeasableNode | null> {
@@ -146,6 +168,8 @@ export class InventoryNodeGateway implements NodeGateway {
   async removeLease(nodeUuid: string, leaseUuid: string): Promise<boolean> {
     const node = await this.load(nodeUuid);
     if (node === null || node.properties.lease_uuid !== leaseUuid) return false;
+    // Network access ends first, whatever else has to wait (a deploy in progress, a conductor).
+    await this.detachVifsStep(node);
     let carried = true;
     const written = await this.busyAware(() =>
       this.access.write(node, (n) => {
@@ -179,17 +203,14 @@ export class InventoryNodeGateway implements NodeGateway {
       changes.last_error = null;
     } else if (n.provision_state === 'deploying' || n.provision_state === 'adopting' || n.provision_state === 'servicing' || n.provision_state === 'service wait') {
       throw new NodeBusyError(`Node ${n.uuid} is ${n.provision_state}; the lease is removed once that finishes.`);
-    } else {
-      detachVifsStep(n);
-      if (canApply(n.provision_state, 'reclaim')) {
-        // Never deployed through esi, but the lessee may have written its disks (its own
-        // provisioning): wipe it before the next lease (automated cleaning).
-        const t = next(n.provision_state, 'reclaim');
-        changes.provision_state = t.state;
-        changes.target_provision_state = t.target;
-        changes.provision_updated_at = this.access.deps.clock.now();
-        changes.last_error = null;
-      }
+    } else if (canApply(n.provision_state, 'reclaim')) {
+      // Never deployed through esi, but the lessee may have written its disks (its own
+      // provisioning): wipe it before the next lease (automated cleaning).
+      const t = next(n.provision_state, 'reclaim');
+      changes.provision_state = t.state;
+      changes.target_provision_state = t.target;
+      changes.provision_updated_at = this.access.deps.clock.now();
+      changes.last_error = null;
     }
     return changes;
   }

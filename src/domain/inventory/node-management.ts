@@ -4,7 +4,9 @@
  * Sources (reference/ironic.md §1.8): boot device get/set/supported go to the node's driver
  * synchronously (Ironic calls the conductor over RPC and waits); traits are replaced, added one
  * at a time or removed (≤ 50, valid names, §9.7); `validate` reports `{result, reason}` per
- * interface; VIFs are listed (attachment comes with the networking work).
+ * interface; VIFs are listed from the ports' `internal_info.tenant_vif_port_id` (Ironic's
+ * neutron network interface keeps them there; attach and detach are the networking area's,
+ * src/domain/networking/vifs.ts).
  */
 import type { AuthContext } from '../auth.ts';
 import { InvalidInputError, NotFoundError } from '../errors.ts';
@@ -122,8 +124,20 @@ export async function validateNode(access: NodeAccess, ctx: AuthContext, ident: 
   return out;
 }
 
-/** VIFs attached to the node (`GET …/vifs`); none until network attachment exists. */
+/** Ironic's key of a port's tenant VIF in `internal_info`. */
+export const TENANT_VIF_KEY = 'tenant_vif_port_id';
+
+/** The VIFs (network port ids) attached to a node's ports, in port order. */
+export async function vifsOfNode(access: NodeAccess, node: Pick<Node, 'id'>): Promise<string[]> {
+  const ports = await access.deps.ports.list({ filters: { nodeId: node.id }, limit: 100_000, marker: null, sortKey: 'id', sortDir: 'asc' });
+  return ports.flatMap((p) => {
+    const vif = p.internal_info[TENANT_VIF_KEY];
+    return typeof vif === 'string' && vif !== '' ? [vif] : [];
+  });
+}
+
+/** VIFs attached to the node (`GET …/vifs`, `baremetal:node:vif:list`). */
 export async function listVifs(access: NodeAccess, ctx: AuthContext, ident: string): Promise<Array<{ id: string }>> {
-  await access.visible(ctx, ident, 'baremetal:node:vif:list');
-  return [];
+  const node = await access.visible(ctx, ident, 'baremetal:node:vif:list');
+  return (await vifsOfNode(access, node)).map((id) => ({ id }));
 }

@@ -227,6 +227,10 @@ export class NodeService {
         throw new ConflictError(`Node ${node.uuid} is associated with instance ${node.instance_uuid}.`, 'NodeAssociated');
       }
       if (node.protected) throw new ForbiddenError(`Node ${node.uuid} is protected and cannot be undeployed, rebuilt or deleted`, 'NodeProtected');
+      const vifs = await mgmt.vifsOfNode(this.access, node);
+      if (vifs.length > 0) {
+        throw new ConflictError(`Node ${node.uuid} has VIF(s) ${vifs.join(', ')} attached; detach them before deleting the node.`, 'NodeHasVifs');
+      }
       if (!node.maintenance && !DELETE_ALLOWED_STATES.has(node.provision_state)) {
         throw new ConflictError(
           `Can not delete node "${node.uuid}" while it is in provision state "${node.provision_state}". Valid provision states to perform deletion are: "${[...DELETE_ALLOWED_STATES].join(', ')}", or set the node into maintenance mode`,

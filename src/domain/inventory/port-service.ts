@@ -182,6 +182,10 @@ export class PortService {
       changes.node_id = target.id;
     }
     if (Object.keys(changes).length === 0) return port;
+    const vif = port.internal_info.tenant_vif_port_id;
+    if (typeof vif === 'string' && vif !== '' && ['address', 'local_link_connection', 'physical_network', 'node_id', 'portgroup_uuid'].some((k) => Object.hasOwn(changes, k))) {
+      throw new ConflictError(`Port ${port.uuid} has VIF ${vif} attached; detach it before changing the port's address, node or connectivity.`, 'PortHasVif');
+    }
     for (const n of target === node ? [node] : [node, target]) {
       if (changes.address !== undefined && (n.provision_state === 'active' || n.instance_uuid !== null) && !n.maintenance) {
         throw new ConflictError(`Cannot update hardware address for port ${port.uuid} as node ${n.uuid} is active or has instance UUID assigned`, 'InvalidState');
@@ -199,6 +203,8 @@ export class PortService {
   /** Delete a port (`baremetal:port:delete`). */
   async delete(ctx: AuthContext, uuid: string): Promise<void> {
     const { port } = await this.visible(ctx, uuid, 'baremetal:port:delete');
+    const vif = port.internal_info.tenant_vif_port_id;
+    if (typeof vif === 'string' && vif !== '') throw new ConflictError(`Port ${port.uuid} has VIF ${vif} attached; detach it before deleting the port.`, 'PortHasVif');
     this.unwrap(await this.deps.ports.delete(port.uuid), uuid);
   }
 }

@@ -9,7 +9,9 @@
  *   `allocation.owner`;
  * - lease: `offer.project_id`, `lease.owner_id`, `lease.project_id`, and for console tokens
  *   `node.owner`, `node.lessee`;
- * - identity: `target.project.id`, `target.user.id`, `target.domain.id`, `target.token.user_id`.
+ * - identity: `target.project.id`, `target.user.id`, `target.domain.id`, `target.token.user_id`;
+ * - network (Neutron names): `project_id`, `network:project_id`, `network:shared`,
+ *   `port:network_device`, `rbac:wildcard`.
  */
 
 /** Ironic check strings shared by several rules (kept as strings so rules read plainly). */
@@ -294,4 +296,85 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = Object.freeze({
   'image:add_member': 'rule:image:context_is_admin or rule:image:owner_member',
   'image:delete_member': 'rule:image:context_is_admin or rule:image:owner_member',
   'image:modify_member': 'rule:image:context_is_admin or (rule:image:member_role and rule:image:shared_member)',
+
+  // --- Neutron network API (added by the networking work; docs/networking.md "Policy").
+  // Source: Neutron's legacy defaults (neutron/conf/policies/{base,network,subnet,port,trunk,
+  // rbac_policy}.py, the rules before secure RBAC), with Neutron's rule names so an operator's
+  // Neutron overrides apply. Targets are flat: `project_id` (the resource's project),
+  // `network:project_id` (its network's project), `network:shared` (True when the network is
+  // shared with the caller, by `shared` or an RBAC entry), `port:network_device` (True for a
+  // `network:*` device_owner) and `rbac:wildcard` (True for target `*`). Neutron's `field:`
+  // checks are written as literal checks on those keys.
+  context_is_admin: 'role:admin',
+  context_is_advsvc: 'role:advsvc',
+  owner: 'project_id:%(project_id)s',
+  admin_or_owner: 'rule:context_is_admin or rule:owner',
+  network_owner: 'project_id:%(network:project_id)s',
+  admin_or_network_owner: 'rule:context_is_admin or rule:network_owner',
+  admin_owner_or_network_owner: 'rule:owner or rule:admin_or_network_owner',
+  admin_only: 'rule:context_is_admin',
+  regular_user: '',
+  shared: "'True':%(network:shared)s",
+  network_device: "'True':%(port:network_device)s",
+  restrict_wildcard: "(not 'True':%(rbac:wildcard)s) or rule:admin_only",
+  create_network: 'rule:regular_user',
+  'create_network:shared': 'rule:admin_only',
+  'create_network:router:external': 'rule:admin_only',
+  'create_network:provider:network_type': 'rule:admin_only',
+  'create_network:provider:physical_network': 'rule:admin_only',
+  'create_network:provider:segmentation_id': 'rule:admin_only',
+  get_network: 'rule:admin_or_owner or rule:shared or rule:context_is_advsvc',
+  'get_network:provider:network_type': 'rule:admin_only',
+  'get_network:provider:physical_network': 'rule:admin_only',
+  'get_network:provider:segmentation_id': 'rule:admin_only',
+  update_network: 'rule:admin_or_owner',
+  'update_network:shared': 'rule:admin_only',
+  delete_network: 'rule:admin_or_owner',
+  create_subnet: 'rule:admin_or_network_owner',
+  get_subnet: 'rule:admin_or_owner or rule:shared',
+  update_subnet: 'rule:admin_or_network_owner',
+  delete_subnet: 'rule:admin_or_network_owner',
+  create_port: 'rule:regular_user',
+  'create_port:device_owner': 'not rule:network_device or rule:context_is_advsvc or rule:admin_or_network_owner',
+  'create_port:mac_address': 'rule:context_is_advsvc or rule:admin_or_network_owner',
+  'create_port:fixed_ips:ip_address': 'rule:context_is_advsvc or rule:admin_or_network_owner',
+  'create_port:fixed_ips:subnet_id': 'rule:context_is_advsvc or rule:admin_or_network_owner or rule:shared',
+  'create_port:binding:host_id': 'rule:admin_only',
+  'create_port:binding:profile': 'rule:admin_only',
+  get_port: 'rule:context_is_advsvc or rule:admin_owner_or_network_owner',
+  'get_port:binding:vif_type': 'rule:admin_only',
+  'get_port:binding:vif_details': 'rule:admin_only',
+  'get_port:binding:host_id': 'rule:admin_only',
+  'get_port:binding:profile': 'rule:admin_only',
+  update_port: 'rule:admin_or_owner or rule:context_is_advsvc',
+  'update_port:device_owner': 'not rule:network_device or rule:context_is_advsvc or rule:admin_or_network_owner',
+  'update_port:mac_address': 'rule:admin_only or rule:context_is_advsvc',
+  'update_port:fixed_ips:ip_address': 'rule:context_is_advsvc or rule:admin_or_network_owner',
+  'update_port:fixed_ips:subnet_id': 'rule:context_is_advsvc or rule:admin_or_network_owner or rule:shared',
+  'update_port:binding:host_id': 'rule:admin_only',
+  'update_port:binding:profile': 'rule:admin_only',
+  delete_port: 'rule:context_is_advsvc or rule:admin_owner_or_network_owner',
+  create_trunk: 'rule:regular_user',
+  get_trunk: 'rule:admin_or_owner',
+  update_trunk: 'rule:admin_or_owner',
+  delete_trunk: 'rule:admin_or_owner',
+  add_subports: 'rule:admin_or_owner',
+  remove_subports: 'rule:admin_or_owner',
+  get_subports: 'rule:admin_or_owner',
+  create_rbac_policy: 'rule:regular_user',
+  'create_rbac_policy:target_tenant': 'rule:restrict_wildcard',
+  update_rbac_policy: 'rule:admin_or_owner',
+  'update_rbac_policy:target_tenant': 'rule:restrict_wildcard and rule:admin_or_owner',
+  get_rbac_policy: 'rule:admin_or_owner',
+  delete_rbac_policy: 'rule:admin_or_owner',
+  // esi additions (no Neutron rule exists; docs/networking.md). Attaching a port to a node
+  // (as a VIF, on top of baremetal:node:vif:attach): the port must be the caller's, on a
+  // network the caller owns or that is shared with it — RBAC-shared networks are attachable.
+  attach_port: 'rule:context_is_admin or (rule:owner and (rule:network_owner or rule:shared))',
+  // Switches (driver settings, credentials) are the operator's; resync re-applies a switch.
+  get_switch: 'rule:admin_only',
+  create_switch: 'rule:admin_only',
+  update_switch: 'rule:admin_only',
+  delete_switch: 'rule:admin_only',
+  resync_switch: 'rule:admin_only',
 });

@@ -1,12 +1,12 @@
 /**
  * Checks of one answer to a bad request: the status class, the error body in the API's own
- * format (Keystone, Ironic, esi-leap), Ironic's version headers, `WWW-Authenticate` on 401, and
- * no token or password echoed back.
+ * format (Keystone, Ironic, esi-leap, Neutron), Ironic's version headers, `WWW-Authenticate` on
+ * 401, and no token or password echoed back.
  */
 import type { RawResponse } from './http.ts';
 
-/** The three APIs and their error formats. */
-export type ApiName = 'identity' | 'baremetal' | 'lease';
+/** The APIs and their error formats. */
+export type ApiName = 'identity' | 'baremetal' | 'lease' | 'network';
 
 /** Header names of Ironic's microversion negotiation. */
 const RANGE_HEADERS = ['x-openstack-ironic-api-minimum-version', 'x-openstack-ironic-api-maximum-version'];
@@ -32,7 +32,12 @@ export function errorFormatProblems(api: ApiName, res: RawResponse): string[] {
   if (!/^application\/json/.test(type)) problems.push(`content-type ${JSON.stringify(type)}`);
   const body = parse(res.text);
   const faultcode = res.status >= 500 ? 'Server' : 'Client';
-  if (api === 'identity') {
+  if (api === 'network') {
+    // Neutron's body; 401 comes from keystonemiddleware in Keystone's format.
+    const e = isObject(body) ? (res.status === 401 ? body.error : body.NeutronError) : undefined;
+    const ok = res.status === 401 ? isObject(e) && e.code === 401 && typeof e.message === 'string' : isObject(e) && typeof e.type === 'string' && typeof e.message === 'string' && e.detail === '';
+    if (!isObject(body) || Object.keys(body).length !== 1 || !ok) problems.push('not a Neutron {"NeutronError": {type, message, detail}} body');
+  } else if (api === 'identity') {
     const e = isObject(body) ? body.error : undefined;
     if (!isObject(body) || Object.keys(body).join() !== 'error' || !isObject(e) || e.code !== res.status || typeof e.title !== 'string' || typeof e.message !== 'string') {
       problems.push('not a Keystone {"error": {code, title, message}} body');

@@ -9,6 +9,7 @@
  */
 import type { Personas } from '../harness.ts';
 import type { JsonKind } from './generators.ts';
+import { NETWORK_REFUSALS, NETWORK_SPECS, type NetworkFixtures } from './network-specs.ts';
 
 /** The resources created before the bad requests, and the ids used in paths and bodies. */
 export interface Fixtures {
@@ -28,6 +29,8 @@ export interface Fixtures {
   /** An owner lease policy on {@link node} and a disabled webhook of o1 (absent if not creatable). */
   readonly leasePolicy?: string;
   readonly webhook?: string;
+  /** The network API's resources (./network-specs.ts). */
+  readonly network?: NetworkFixtures;
 }
 
 /** The body a route reads. */
@@ -321,7 +324,7 @@ const LEASE: Record<string, BodySpec> = {
 };
 
 /** Every body spec, keyed `METHOD /path/{}`. */
-export const BODY_SPECS: Readonly<Record<string, BodySpec>> = { ...IDENTITY, ...BAREMETAL, ...LEASE };
+export const BODY_SPECS: Readonly<Record<string, BodySpec>> = { ...IDENTITY, ...BAREMETAL, ...LEASE, ...NETWORK_SPECS, ...NETWORK_REFUSALS };
 
 /** The spec key of a route: its method and pattern with parameters written `{}`. */
 export function specKey(method: string, pattern: string): string {

@@ -1,0 +1,79 @@
+/**
+ * The network API plugin: a Neutron v2.0 subset at `/network` (registered by
+ * `src/server/app.ts` with prefix `/network`; the catalogue announces `<public>/network` as
+ * service type `network`, and clients discover `/network/v2.0` from the version document
+ * there, as with devstack's `…/networking`). Wire-compatible with openstacksdk (Debian's
+ * `openstack network|subnet|port|network rbac …`) and python-neutronclient (`openstack
+ * network trunk …`).
+ *
+ * | file               | routes |
+ * |--------------------|--------|
+ * | (here)             | `GET /network/` (versions, public), `GET /v2.0/` (resources), `GET /v2.0/extensions[/{alias}]` |
+ * | routes-neutron.ts  | networks, subnets, ports, trunks (+ sub-ports), rbac-policies |
+ * | routes-esi.ts      | esi's one-call endpoints (`/v2.0/esi/…`) and switch administration (`/v2.0/switches`) |
+ *
+ * The token check of `src/api/common/auth.ts` guards `/v2.0`; errors are rendered by
+ * `./errors.ts` in Neutron's format.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { Services } from '../../server/services.ts';
+import { registerTokenAuth } from '../common/auth.ts';
+import { NotFoundError } from '../../domain/errors.ts';
+import { networkErrorHandler, networkNotFoundHandler } from './errors.ts';
+import { registerEsiRoutes } from './routes-esi.ts';
+import { refuseOthers, registerNeutronRoutes } from './routes-neutron.ts';
+
+/** The API extensions esi implements (Neutron aliases). */
+const EXTENSIONS: ReadonlyArray<{ alias: string; name: string; description: string }> = [
+  { alias: 'provider', name: 'Provider Network', description: 'Expose mapping of virtual networks to physical networks' },
+  { alias: 'binding', name: 'Port Binding', description: 'Expose port bindings of a virtual port to external application' },
+  { alias: 'trunk', name: 'Trunk Extension', description: 'Provides support for trunk ports' },
+  { alias: 'trunk-details', name: 'Trunk port details', description: 'Expose trunk port details' },
+  { alias: 'rbac-policies', name: 'RBAC Policies', description: 'Allows creation and modification of policies that control tenant access to resources.' },
+  { alias: 'network-mtu', name: 'Network MTU', description: 'Provides MTU attribute for a network resource.' },
+  { alias: 'project-id', name: 'project_id field enabled', description: 'Extension that indicates that project_id field is enabled.' },
+  { alias: 'standard-attr-description', name: 'standard-attr-description', description: 'Extension to add descriptions to standard attributes' },
+  { alias: 'standard-attr-revisions', name: 'Resource revision numbers', description: 'This extension will display the revision number of neutron resources.' },
+  { alias: 'standard-attr-timestamp', name: 'Resource timestamps', description: 'Adds created_at and updated_at fields to all Neutron resources that have Neutron standard attributes.' },
+  { alias: 'pagination', name: 'Pagination support', description: 'Extension that indicates that pagination is enabled.' },
+  { alias: 'sorting', name: 'Sorting support', description: 'Extension that indicates that sorting is enabled.' },
+];
+
+const RESOURCES = [
+  ['network', 'networks'],
+  ['subnet', 'subnets'],
+  ['port', 'ports'],
+  ['trunk', 'trunks'],
+  ['rbac_policy', 'rbac-policies'],
+] as const;
+
+function extension(e: (typeof EXTENSIONS)[number]) {
+  return { ...e, updated: '2013-01-20T10:00:00-00:00', links: [] };
+}
+
+/** Registers the network API routes under the prefix given at registration (`/network`). */
+export const networkApi: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  const root = `${services.config.publicUrl}/network`;
+  app.setErrorHandler(networkErrorHandler(`${services.config.publicUrl}/identity`));
+  app.setNotFoundHandler(networkNotFoundHandler);
+  const versions = { versions: [{ status: 'CURRENT', id: 'v2.0', links: [{ href: `${root}/v2.0/`, rel: 'self' }] }] };
+  app.get('/', { config: { public: true } }, async () => versions);
+  refuseOthers(app, '/', ['GET']);
+  await app.register(
+    async (v2) => {
+      registerTokenAuth(v2, services.identity.tokens);
+      v2.get('/', async () => ({
+        resources: RESOURCES.map(([name, coll]) => ({ name, collection: coll, links: [{ href: `${root}/v2.0/${coll}`, rel: 'self' }] })),
+      }));
+      v2.get('/extensions', async () => ({ extensions: EXTENSIONS.map(extension) }));
+      v2.get<{ Params: { alias: string } }>('/extensions/:alias', async (req) => {
+        const e = EXTENSIONS.find((x) => x.alias === req.params.alias);
+        if (!e) throw new NotFoundError('extension', req.params.alias, `Extension with alias ${req.params.alias} does not exist`, 'ExtensionNotFound');
+        return { extension: extension(e) };
+      });
+      registerNeutronRoutes(v2, services);
+      registerEsiRoutes(v2, services);
+    },
+    { prefix: '/v2.0' },
+  );
+};

@@ -1,0 +1,119 @@
+/**
+ * esi's additions to the network API (additive endpoints, not in Neutron; docs/networking.md):
+ *
+ * | route | what |
+ * |-------|------|
+ * | `GET /v2.0/esi/node-networks[?node=&network=]` | `esi node network list` in one call |
+ * | `POST /v2.0/esi/node-networks` `{node, network|port|trunk, mac_address?}` | `esi node network attach` |
+ * | `POST /v2.0/esi/node-networks/detach` `{node, ports?, all?}` | `esi node network detach` |
+ * | `GET /v2.0/esi/trunks`, `POST /v2.0/esi/trunks` `{name, native_network, tagged_networks?}` | `esi trunk list|create` |
+ * | `POST /v2.0/esi/trunks/{trunk}/add-networks` / `remove-networks` `{tagged_networks}` | `esi trunk add|remove network` |
+ * | `DELETE /v2.0/esi/trunks/{trunk}` | `esi trunk delete` (ports too) |
+ * | `GET /v2.0/esi/switch-ports?switch=` | `esi switch port list` |
+ * | `GET|POST /v2.0/switches`, `GET|PUT|DELETE /v2.0/switches/{switch}` | switch administration |
+ * | `POST /v2.0/switches/{switch}/resync`, `GET /v2.0/switches/{switch}/ports` | resync; port states |
+ */
+import type { FastifyInstance } from 'fastify';
+import { InvalidInputError } from '../../domain/errors.ts';
+import type { Services } from '../../server/services.ts';
+import { renderNodeNetwork, renderSwitch, renderSwitchPort, renderTrunkRow } from './render.ts';
+import { refuseOthers } from './routes-neutron.ts';
+import { queryParams, unwrap } from './wire.ts';
+
+/** A body as an object. @throws InvalidInputError */
+function obj(body: unknown): Record<string, unknown> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new InvalidInputError('The request body must be a JSON object.', 'HTTPBadRequest');
+  return body as Record<string, unknown>;
+}
+
+/** An optional string member. @throws InvalidInputError */
+function optStr(b: Record<string, unknown>, k: string): string | undefined {
+  const v = b[k];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw new InvalidInputError(`${k} must be a string.`, 'HTTPBadRequest');
+  return v;
+}
+
+/** An optional list of strings. @throws InvalidInputError */
+function strList(b: Record<string, unknown>, k: string): string[] {
+  const v = b[k] ?? [];
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new InvalidInputError(`${k} must be a list of strings.`, 'HTTPBadRequest');
+  return v as string[];
+}
+
+/** Register the esi and switch routes on the `/v2.0` plugin. */
+export function registerEsiRoutes(app: FastifyInstance, services: Services): void {
+  const n = services.networking;
+  type Ident = { Params: { ident: string } };
+
+  app.get('/esi/node-networks', async (req) => {
+    const q = queryParams(req);
+    const rows = await n.nodeNetworks.list(req.auth, { ...(q.get('node') ? { node: q.get('node')! } : {}), ...(q.get('network') ? { network: q.get('network')! } : {}) });
+    return { node_networks: rows.map(renderNodeNetwork) };
+  });
+  app.post('/esi/node-networks', async (req) => {
+    const b = obj(req.body);
+    const node = optStr(b, 'node');
+    if (!node) throw new InvalidInputError('node is required.', 'HTTPBadRequest');
+    const row = await n.nodeNetworks.attach(req.auth, {
+      node,
+      ...(optStr(b, 'network') !== undefined ? { network: optStr(b, 'network')! } : {}),
+      ...(optStr(b, 'port') !== undefined ? { port: optStr(b, 'port')! } : {}),
+      ...(optStr(b, 'trunk') !== undefined ? { trunk: optStr(b, 'trunk')! } : {}),
+      ...(optStr(b, 'mac_address') !== undefined ? { mac_address: optStr(b, 'mac_address')! } : {}),
+    });
+    return { node_network: renderNodeNetwork(row) };
+  });
+  app.post('/esi/node-networks/detach', async (req) => {
+    const b = obj(req.body);
+    const node = optStr(b, 'node');
+    if (!node) throw new InvalidInputError('node is required.', 'HTTPBadRequest');
+    if (b.all !== undefined && typeof b.all !== 'boolean') throw new InvalidInputError('all must be a boolean.', 'HTTPBadRequest');
+    return { detached: await n.nodeNetworks.detach(req.auth, { node, ports: strList(b, 'ports'), all: b.all === true }) };
+  });
+  refuseOthers(app, '/esi/node-networks', ['GET', 'POST']);
+  refuseOthers(app, '/esi/node-networks/detach', ['POST']);
+
+  app.get('/esi/trunks', async (req) => ({ trunks: (await n.esiTrunks.list(req.auth)).map(renderTrunkRow) }));
+  app.post('/esi/trunks', async (req, reply) => {
+    const b = obj(req.body);
+    const row = await n.esiTrunks.create(req.auth, { name: optStr(b, 'name') ?? '', native_network: optStr(b, 'native_network') ?? '', tagged_networks: strList(b, 'tagged_networks') });
+    return reply.code(201).send({ trunk: renderTrunkRow(row) });
+  });
+  app.post<Ident>('/esi/trunks/:ident/add-networks', async (req) => ({
+    trunk: renderTrunkRow(await n.esiTrunks.addNetworks(req.auth, req.params.ident, strList(obj(req.body), 'tagged_networks'))),
+  }));
+  app.post<Ident>('/esi/trunks/:ident/remove-networks', async (req) => ({
+    trunk: renderTrunkRow(await n.esiTrunks.removeNetworks(req.auth, req.params.ident, strList(obj(req.body), 'tagged_networks'))),
+  }));
+  app.delete<Ident>('/esi/trunks/:ident', async (req, reply) => {
+    await n.esiTrunks.delete(req.auth, req.params.ident);
+    return reply.code(204).send();
+  });
+  refuseOthers(app, '/esi/trunks', ['GET', 'POST']);
+  refuseOthers(app, '/esi/trunks/:ident', ['DELETE']);
+
+  app.get('/esi/switch-ports', async (req) => {
+    const name = queryParams(req).get('switch');
+    if (!name) throw new InvalidInputError('switch is required (its name or switch_id, as bare-metal ports name it).', 'HTTPBadRequest');
+    return { switch_ports: (await n.nodeNetworks.switchPorts(req.auth, name)).map((p) => ({ port: p.port, ...renderNodeNetwork(p.row) })) };
+  });
+  refuseOthers(app, '/esi/switch-ports', ['GET']);
+
+  app.get('/switches', async (req) => ({ switches: (await n.switches.list(req.auth)).map((s) => renderSwitch(n.switches.masked(s))) }));
+  app.post('/switches', async (req, reply) => reply.code(201).send({ switch: renderSwitch(n.switches.masked(await n.switches.create(req.auth, unwrap(req.body, 'switch', 'switches')))) }));
+  app.get<Ident>('/switches/:ident', async (req) => ({ switch: renderSwitch(n.switches.masked(await n.switches.get(req.auth, req.params.ident))) }));
+  app.put<Ident>('/switches/:ident', async (req) => ({
+    switch: renderSwitch(n.switches.masked(await n.switches.update(req.auth, req.params.ident, unwrap(req.body, 'switch', 'switches')))),
+  }));
+  app.delete<Ident>('/switches/:ident', async (req, reply) => {
+    await n.switches.delete(req.auth, req.params.ident);
+    return reply.code(204).send();
+  });
+  app.post<Ident>('/switches/:ident/resync', async (req) => ({ resynced: await n.switches.resync(req.auth, req.params.ident) }));
+  app.get<Ident>('/switches/:ident/ports', async (req) => ({ switch_ports: (await n.switches.ports(req.auth, req.params.ident)).map(renderSwitchPort) }));
+  refuseOthers(app, '/switches', ['GET', 'POST']);
+  refuseOthers(app, '/switches/:ident', ['GET', 'PUT', 'DELETE']);
+  refuseOthers(app, '/switches/:ident/resync', ['POST']);
+  refuseOthers(app, '/switches/:ident/ports', ['GET']);
+}

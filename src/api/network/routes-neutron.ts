@@ -1,0 +1,124 @@
+/**
+ * The Neutron collections of the network API, one table of routes each (`GET` list, `POST`
+ * create, `GET|PUT|DELETE /{id}`): networks, subnets, ports, trunks (plus `add_subports`,
+ * `remove_subports`, `get_subports`) and RBAC policies. Each handler parses (./wire.ts), makes
+ * one domain call and renders (./render.ts); other methods on these paths answer 405.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { AuthContext } from '../../domain/auth.ts';
+import type { ListRequest, Page } from '../../domain/networking/index.ts';
+import type { Services } from '../../server/services.ts';
+import { NetworkApiFault } from './errors.ts';
+import { renderNetwork, renderPort, renderRbac, renderSubnet, renderTrunk } from './render.ts';
+import { collection, parseListQuery, pick, unwrap } from './wire.ts';
+
+/** One Neutron collection's domain calls, returning rendered objects. */
+interface Collection {
+  readonly path: string;
+  readonly resource: string;
+  readonly list: (ctx: AuthContext, req: ListRequest) => Promise<Page<Record<string, unknown>>>;
+  readonly create: (ctx: AuthContext, body: unknown) => Promise<Record<string, unknown>>;
+  readonly get: (ctx: AuthContext, id: string) => Promise<Record<string, unknown>>;
+  readonly update: (ctx: AuthContext, id: string, body: unknown) => Promise<Record<string, unknown>>;
+  readonly remove: (ctx: AuthContext, id: string) => Promise<void>;
+}
+
+const ALL_METHODS: readonly HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** Answer 405 for every method of `url` not in `allowed`. */
+export function refuseOthers(app: FastifyInstance, url: string, allowed: readonly HTTPMethods[]): void {
+  const served = new Set<HTTPMethods>([...allowed, ...(allowed.includes('GET') ? (['HEAD'] as HTTPMethods[]) : [])]);
+  app.route({
+    method: ALL_METHODS.filter((m) => !served.has(m)),
+    url,
+    handler: async (request) => {
+      throw new NetworkApiFault(405, 'HTTPMethodNotAllowed', `The method ${request.method} is not allowed for this resource.`, { allow: allowed.join(', ') });
+    },
+  });
+}
+
+const page = async <T>(p: Promise<Page<T>>, render: (t: T) => Record<string, unknown>): Promise<Page<Record<string, unknown>>> => {
+  const r = await p;
+  return { items: r.items.map(render), more: r.more };
+};
+
+function register(app: FastifyInstance, services: Services, c: Collection): void {
+  const plural = `${c.path}`;
+  const base = `${services.config.publicUrl}/network/v2.0/${plural}`;
+  type Id = { Params: { id: string } };
+  const id = (req: FastifyRequest<Id>): string => req.params.id.replace(/\.json$/, '');
+  for (const url of [`/${plural}`, `/${plural}.json`]) {
+    app.get(url, async (req) => {
+      const q = parseListQuery(req);
+      const result = await c.list(req.auth, q.list);
+      return collection(req, base, plural, result.items.map((i) => pick(i, q.fields)), result.more, q);
+    });
+    app.post(url, async (req, reply: FastifyReply) => reply.code(201).send({ [c.resource]: await c.create(req.auth, unwrap(req.body, c.resource, plural)) }));
+    refuseOthers(app, url, ['GET', 'POST']);
+  }
+  app.get<Id>(`/${plural}/:id`, async (req) => ({ [c.resource]: pick(await c.get(req.auth, id(req)), parseListQuery(req).fields) }));
+  app.put<Id>(`/${plural}/:id`, async (req) => ({ [c.resource]: await c.update(req.auth, id(req), unwrap(req.body, c.resource, plural)) }));
+  app.delete<Id>(`/${plural}/:id`, async (req, reply) => {
+    await c.remove(req.auth, id(req));
+    return reply.code(204).send();
+  });
+  refuseOthers(app, `/${plural}/:id`, ['GET', 'PUT', 'DELETE']);
+}
+
+/** Register the Neutron collections on the `/v2.0` plugin. */
+export function registerNeutronRoutes(app: FastifyInstance, services: Services): void {
+  const n = services.networking;
+  register(app, services, {
+    path: 'networks',
+    resource: 'network',
+    list: (ctx, req) => page(n.networks.list(ctx, req), renderNetwork),
+    create: async (ctx, body) => renderNetwork(await n.networks.create(ctx, body)),
+    get: async (ctx, id) => renderNetwork(await n.networks.get(ctx, id)),
+    update: async (ctx, id, body) => renderNetwork(await n.networks.update(ctx, id, body)),
+    remove: (ctx, id) => n.networks.delete(ctx, id),
+  });
+  register(app, services, {
+    path: 'subnets',
+    resource: 'subnet',
+    list: (ctx, req) => page(n.subnets.list(ctx, req), renderSubnet),
+    create: async (ctx, body) => renderSubnet(await n.subnets.create(ctx, body)),
+    get: async (ctx, id) => renderSubnet(await n.subnets.get(ctx, id)),
+    update: async (ctx, id, body) => renderSubnet(await n.subnets.update(ctx, id, body)),
+    remove: (ctx, id) => n.subnets.delete(ctx, id),
+  });
+  register(app, services, {
+    path: 'ports',
+    resource: 'port',
+    list: (ctx, req) => page(n.ports.list(ctx, req), renderPort),
+    create: async (ctx, body) => renderPort(await n.ports.create(ctx, body)),
+    get: async (ctx, id) => renderPort(await n.ports.get(ctx, id)),
+    update: async (ctx, id, body) => renderPort(await n.ports.update(ctx, id, body)),
+    remove: (ctx, id) => n.ports.delete(ctx, id),
+  });
+  register(app, services, {
+    path: 'trunks',
+    resource: 'trunk',
+    list: (ctx, req) => page(n.trunks.list(ctx, req), renderTrunk),
+    create: async (ctx, body) => renderTrunk(await n.trunks.create(ctx, body)),
+    get: async (ctx, id) => renderTrunk(await n.trunks.get(ctx, id)),
+    update: async (ctx, id, body) => renderTrunk(await n.trunks.update(ctx, id, body)),
+    remove: (ctx, id) => n.trunks.delete(ctx, id),
+  });
+  register(app, services, {
+    path: 'rbac-policies',
+    resource: 'rbac_policy',
+    list: (ctx, req) => page(n.rbac.list(ctx, req), renderRbac),
+    create: async (ctx, body) => renderRbac(await n.rbac.create(ctx, body)),
+    get: async (ctx, id) => renderRbac(await n.rbac.get(ctx, id)),
+    update: async (ctx, id, body) => renderRbac(await n.rbac.update(ctx, id, body)),
+    remove: (ctx, id) => n.rbac.delete(ctx, id),
+  });
+
+  type Id = { Params: { id: string } };
+  app.put<Id>('/trunks/:id/add_subports', async (req) => renderTrunk(await n.trunks.addSubPorts(req.auth, req.params.id, req.body)));
+  app.put<Id>('/trunks/:id/remove_subports', async (req) => renderTrunk(await n.trunks.removeSubPorts(req.auth, req.params.id, req.body)));
+  app.get<Id>('/trunks/:id/get_subports', async (req) => ({ sub_ports: await n.trunks.subPorts(req.auth, req.params.id) }));
+  refuseOthers(app, '/trunks/:id/add_subports', ['PUT']);
+  refuseOthers(app, '/trunks/:id/remove_subports', ['PUT']);
+  refuseOthers(app, '/trunks/:id/get_subports', ['GET']);
+}

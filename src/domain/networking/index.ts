@@ -1,0 +1,117 @@
+/**
+ * The networking area: a Neutron v2.0 subset (networks with provider attributes, subnets,
+ * ports, trunks, network RBAC), VIF attachment of bare-metal ports, the switches esi programs
+ * and esi's one-call endpoints for `esi node network …` and `esi trunk …` — assembled over
+ * the networking repository by {@link createNetworking}.
+ */
+import type { Clock } from '../clock.ts';
+import type { NodeAccess } from '../inventory/node-access.ts';
+import type { Policy } from '../policy/types.ts';
+import type { SecretBox } from '../secrets.ts';
+import { NetworkAccess } from './access.ts';
+import { EsiTrunkService } from './esi-trunks.ts';
+import { NetPortService } from './netports.ts';
+import { NetworkService } from './networks.ts';
+import { NodeNetworkService, type VisibleNodes } from './node-networks.ts';
+import type { NetworkRepository, SwitchDriverFactory, SwitchWake } from './ports.ts';
+import { RbacService } from './rbac.ts';
+import type { SegmentSettings } from './segments.ts';
+import { SubnetService } from './subnets.ts';
+import { SwitchService } from './switches.ts';
+import { SwitchSync, type SwitchSyncSettings } from './switch-sync.ts';
+import { TrunkService } from './trunks.ts';
+import { VifService } from './vifs.ts';
+
+export * from './model.ts';
+export type * from './ports.ts';
+export { SwitchError } from './ports.ts';
+export type { ListRequest, Page } from './listing.ts';
+export type { NetworkView } from './networks.ts';
+export type { PortView } from './netports.ts';
+export type { NodeNetworkRow, RowNetwork, NodeRef, VisibleNodes } from './node-networks.ts';
+export type { TrunkRow } from './esi-trunks.ts';
+export type { SwitchPortView } from './switches.ts';
+export type { SegmentSettings, VlanRange } from './segments.ts';
+export type { SwitchSyncSettings, SyncReport } from './switch-sync.ts';
+export { parseFlatNetworks, parseVlanRanges } from './segments.ts';
+export { MASK } from './switches.ts';
+export { SwitchSync };
+
+/**
+ * Where wake-ups for the switch reconciler go: the reconciler attaches itself when it starts;
+ * until then (and in API-only processes) they are dropped and the reconciler's poll finds the
+ * work.
+ */
+export class SwitchWakeRelay implements SwitchWake {
+  #target: SwitchWake | null = null;
+
+  /** Route wake-ups to `target` (null detaches). */
+  attach(target: SwitchWake | null): void {
+    this.#target = target;
+  }
+
+  notifySwitch(switchUuid: string): void {
+    this.#target?.notifySwitch(switchUuid);
+  }
+}
+
+/** What {@link createNetworking} needs. */
+export interface NetworkingOptions {
+  readonly repo: NetworkRepository;
+  readonly policy: Policy;
+  readonly clock: Clock;
+  readonly secrets: SecretBox;
+  readonly segments: SegmentSettings;
+  /** MTU of new networks, bytes. */
+  readonly defaultMtu: number;
+  /** The inventory's node lookups (visibility and policy of nodes). */
+  readonly nodes: NodeAccess;
+  /** Nodes the caller may see, under the baremetal list rules. */
+  readonly visibleNodes: VisibleNodes;
+  readonly drivers: SwitchDriverFactory;
+  readonly sync: SwitchSyncSettings;
+}
+
+/** The networking services. */
+export interface Networking {
+  readonly networks: NetworkService;
+  readonly subnets: SubnetService;
+  readonly ports: NetPortService;
+  readonly trunks: TrunkService;
+  readonly rbac: RbacService;
+  readonly vifs: VifService;
+  readonly switches: SwitchService;
+  readonly nodeNetworks: NodeNetworkService;
+  readonly esiTrunks: EsiTrunkService;
+  /** The reconciliation step (used by the switch reconciler). */
+  readonly sync: SwitchSync;
+  /** The switch drivers. */
+  readonly drivers: SwitchDriverFactory;
+  /** Where the switch reconciler attaches itself. */
+  readonly wake: SwitchWakeRelay;
+  readonly repo: NetworkRepository;
+}
+
+/** Assemble the networking services. */
+export function createNetworking(o: NetworkingOptions): Networking {
+  const wake = new SwitchWakeRelay();
+  const access = new NetworkAccess({ repo: o.repo, policy: o.policy, clock: o.clock, segments: o.segments, defaultMtu: o.defaultMtu, wake });
+  const ports = new NetPortService(access);
+  const trunks = new TrunkService(access);
+  const vifs = new VifService(access, o.nodes);
+  return {
+    networks: new NetworkService(access),
+    subnets: new SubnetService(access),
+    ports,
+    trunks,
+    rbac: new RbacService(access),
+    vifs,
+    switches: new SwitchService(access, o.drivers, o.secrets),
+    nodeNetworks: new NodeNetworkService(access, o.nodes, o.visibleNodes, ports, vifs),
+    esiTrunks: new EsiTrunkService(access, ports, trunks),
+    sync: new SwitchSync(o.repo, o.clock, o.sync),
+    drivers: o.drivers,
+    wake,
+    repo: o.repo,
+  };
+}

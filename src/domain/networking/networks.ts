@@ -1,0 +1,239 @@
+/**
+ * Networks (Neutron `/v2.0/networks` with the `provider` extension).
+ *
+ * - Create: any project may create a network for itself (`create_network`); it gets a VLAN
+ *   from the admin's pool (src/domain/networking/segments.ts). Admins may also set `shared`
+ *   (stored as a wildcard `access_as_shared` RBAC entry, as Neutron does), the provider
+ *   attributes (`vlan` with an id on a configured physical network, or `flat`) and another
+ *   project. Attribute rules (`create_network:shared`, `create_network:provider:*`) are
+ *   checked when an attribute is given with a non-default value (Neutron's
+ *   `_is_attribute_explicitly_set`).
+ * - The pool is allocated under one lock (`network-segments`); the unique segment index
+ *   makes a clash impossible anyway (409 `VlanIdInUse` / `FlatNetworkInUse`); an exhausted
+ *   pool is 503 `NoNetworkAvailable` (Neutron's code and message).
+ * - Read: provider attributes only for callers passing `get_network:provider:*` (admins by
+ *   default); `shared` is true when the network is shared with the caller.
+ * - Update: name, description, admin_state_up, mtu, shared (admin). Provider attributes
+ *   cannot change (400). Unsharing is refused while other projects have ports on the network
+ *   and no RBAC entry of their own (409 `InvalidSharedSetting`).
+ * - Delete: refused while ports exist (409 `NetworkInUse`); subnets and RBAC entries go with
+ *   the network and its VLAN returns to the pool.
+ */
+import type { AuthContext } from '../auth.ts';
+import { ConflictError, InvalidInputError, TemporaryFailureError } from '../errors.ts';
+import { newUuid } from '../ids.ts';
+import { sharedWithCaller, type NetworkAccess } from './access.ts';
+import { bool, checkKeys, description, givenProject, int, name, type Attrs } from './attributes.ts';
+import { COMMON_ATTRS, rowRules, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
+import { WILDCARD, type Network } from './model.ts';
+import { checkProviderSegment, pickPoolVlan } from './segments.ts';
+
+/** A network as one caller sees it. */
+export interface NetworkView {
+  readonly network: Network;
+  /** Ids of its subnets. */
+  readonly subnets: readonly string[];
+  /** Shared with the caller. */
+  readonly shared: boolean;
+  /** The caller may read the provider attributes. */
+  readonly showProvider: boolean;
+}
+
+const PROVIDER = ['provider:network_type', 'provider:physical_network', 'provider:segmentation_id'] as const;
+const CREATE = new Set(['name', 'description', 'admin_state_up', 'shared', 'mtu', 'router:external', 'project_id', 'tenant_id', ...PROVIDER]);
+const UPDATE = new Set(['name', 'description', 'admin_state_up', 'shared', 'mtu', 'router:external']);
+const READ_ONLY = new Set(['id', 'status', 'subnets', 'created_at', 'updated_at', 'revision_number']);
+
+/** Filterable and sortable attributes of networks. */
+const ATTRS: Readonly<Record<string, AttributeSpec>> = {
+  ...COMMON_ATTRS,
+  admin_state_up: { column: 'admin_state_up', type: 'bool' },
+  mtu: { column: 'mtu', type: 'int' },
+  shared: { column: 'shared', type: 'bool', sortable: false },
+  status: { column: 'status', type: 'string', sortable: false },
+  'router:external': { column: 'router:external', type: 'bool', sortable: false },
+  'provider:network_type': { column: 'network_type', type: 'string', readRule: 'get_network:provider:network_type' },
+  'provider:physical_network': { column: 'physical_network', type: 'string', readRule: 'get_network:provider:physical_network' },
+  'provider:segmentation_id': { column: 'segmentation_id', type: 'int', readRule: 'get_network:provider:segmentation_id', sortable: false },
+};
+
+/** Lock key of segment (VLAN and flat) allocation. */
+export const SEGMENT_LOCK = 'network-segments';
+
+/** Network operations; see the module documentation. */
+export class NetworkService {
+  constructor(private readonly access: NetworkAccess) {}
+
+  /** The caller's view of networks (subnet ids in one query). */
+  async views(ctx: AuthContext, networks: readonly Network[]): Promise<NetworkView[]> {
+    const subnets = await this.access.repo.subnetsOfNetworks(networks.map((n) => n.id));
+    const byNet = new Map<string, string[]>();
+    for (const s of subnets) byNet.set(s.network_id, [...(byNet.get(s.network_id) ?? []), s.id]);
+    return networks.map((n) => ({
+      network: n,
+      subnets: byNet.get(n.id) ?? [],
+      shared: sharedWithCaller(n, ctx),
+      showProvider: this.access.check('get_network:provider:segmentation_id', this.access.networkTarget(n, ctx), ctx),
+    }));
+  }
+
+  /**
+   * Create a network.
+   * @throws InvalidInputError (attributes, provider segment), ForbiddenError (attribute rules),
+   *   ConflictError (VLAN or flat network in use), TemporaryFailureError (pool exhausted)
+   */
+  async create(ctx: AuthContext, body: unknown): Promise<NetworkView> {
+    const a = checkKeys(body, 'network', CREATE, READ_ONLY, 'POST');
+    const projectId = this.projectFor(ctx, a);
+    const shared = bool(a, 'shared', false);
+    const external = bool(a, 'router:external', false);
+    const target = { project_id: projectId, tenant_id: projectId, 'network:project_id': projectId, 'network:shared': shared };
+    this.access.authorize('create_network', target, ctx);
+    if (shared) this.access.authorize('create_network:shared', target, ctx);
+    if (external) this.access.authorize('create_network:router:external', target, ctx);
+    for (const attr of PROVIDER) if (a[attr] !== undefined) this.access.authorize(`create_network:${attr}`, target, ctx);
+    if (external) throw new InvalidInputError('External networks (router:external) are not supported by esi.', 'HTTPBadRequest');
+    const requested = PROVIDER.some((attr) => a[attr] !== undefined);
+    const segment = requested
+      ? checkProviderSegment(this.access.deps.segments, {
+          networkType: a['provider:network_type'],
+          physicalNetwork: a['provider:physical_network'],
+          segmentationId: a['provider:segmentation_id'],
+        })
+      : null;
+    const now = this.access.now();
+    const base = {
+      id: newUuid(),
+      name: name(a),
+      description: description(a),
+      project_id: projectId,
+      admin_state_up: bool(a, 'admin_state_up', true),
+      status: 'ACTIVE' as const,
+      mtu: int(a, 'mtu', this.access.deps.defaultMtu, 68, 9216),
+      created_at: now,
+      updated_at: now,
+      revision_number: 1,
+    };
+    const network = await this.access.repo.locked([SEGMENT_LOCK], async (tx) => {
+      let physnet = segment?.physicalNetwork ?? null;
+      let vlan = segment?.segmentationId ?? null;
+      const type = segment?.networkType ?? 'vlan';
+      if (type === 'flat') {
+        if (await tx.flatInUse(physnet!)) throw new ConflictError(`Unable to create the flat network. Physical network ${physnet} is in use.`, 'FlatNetworkInUse');
+      } else if (vlan !== null) {
+        if ((await tx.usedVlans(physnet!)).get(physnet!)?.has(vlan)) {
+          throw new ConflictError(`Unable to create the network. The VLAN ${vlan} on physical network ${physnet} is in use.`, 'VlanIdInUse');
+        }
+      } else {
+        const pick = pickPoolVlan(this.access.deps.segments, await tx.usedVlans(physnet ?? undefined), physnet);
+        if (pick === null) throw new TemporaryFailureError('Unable to create the network. No tenant network is available for allocation.', 'NoNetworkAvailable');
+        physnet = pick.physnet;
+        vlan = pick.vlan;
+      }
+      const n: Omit<Network, 'shared_with'> = { ...base, network_type: type, physical_network: physnet!, segmentation_id: type === 'flat' ? null : vlan };
+      await tx.insertNetwork(n);
+      if (shared) await tx.insertRbac({ id: newUuid(), project_id: projectId, object_type: 'network', object_id: n.id, action: 'access_as_shared', target_tenant: WILDCARD, created_at: now });
+      return (await tx.getNetwork(n.id))!;
+    });
+    return (await this.views(ctx, [network]))[0]!;
+  }
+
+  /** The owner of a new resource: the caller's project, or another one for admins. */
+  private projectFor(ctx: AuthContext, a: Attrs): string {
+    const given = givenProject(a);
+    if (given === undefined || given === ctx.projectId) {
+      if (!ctx.projectId) throw new InvalidInputError('Running without a project: specify project_id.', 'HTTPBadRequest');
+      return ctx.projectId;
+    }
+    if (!this.access.isAdmin(ctx)) {
+      throw new InvalidInputError("Specifying 'project_id' or 'tenant_id' other than the authenticated project in request requires admin privileges", 'HTTPBadRequest');
+    }
+    return given;
+  }
+
+  /** A network the caller may see. @throws NotFoundError */
+  async get(ctx: AuthContext, id: string): Promise<NetworkView> {
+    return (await this.views(ctx, [await this.access.network(ctx, id)]))[0]!;
+  }
+
+  /** One page of the networks the caller may see. @throws InvalidInputError for bad filters */
+  async list(ctx: AuthContext, req: ListRequest): Promise<Page<NetworkView>> {
+    const filters = { ...req.filters };
+    let none = false;
+    if (filters.status) {
+      none ||= !filters.status.includes('ACTIVE');
+      delete filters.status;
+    }
+    if (filters['router:external']) {
+      none ||= !filters['router:external'].some((v) => v.toLowerCase() === 'false');
+      delete filters['router:external'];
+    }
+    const markerId = req.marker === null ? null : (await this.access.network(ctx, req.marker)).id;
+    const scope = this.access.listScope(ctx);
+    const own = { project_id: ctx.projectId, tenant_id: ctx.projectId, 'network:project_id': ctx.projectId };
+    const q = toQuery({ ...req, filters }, ATTRS, scope, (rule) => this.access.check(rule, own, ctx), markerId);
+    if (none) return { items: [], more: false };
+    const rules = ['get_network', ...rowRules({ ...req, filters }, ATTRS)];
+    const rows = await this.access.repo.listNetworks(q);
+    const page = toPage(rows, req, (n) => {
+      const target = this.access.networkTarget(n, ctx);
+      return rules.every((r) => this.access.check(r, target, ctx)) ? n : null;
+    });
+    return { items: await this.views(ctx, page.items), more: page.more };
+  }
+
+  /**
+   * Update a network.
+   * @throws NotFoundError, ForbiddenError, InvalidInputError, ConflictError (unsharing in use)
+   */
+  async update(ctx: AuthContext, id: string, body: unknown): Promise<NetworkView> {
+    const n = await this.access.network(ctx, id);
+    if (body !== null && typeof body === 'object' && PROVIDER.some((p) => p in body)) {
+      throw new InvalidInputError('Invalid input for operation: Plugin does not support updating provider attributes.', 'InvalidInput');
+    }
+    const a = checkKeys(body, 'network', UPDATE, new Set([...READ_ONLY, 'project_id', 'tenant_id']), 'PUT');
+    const target = this.access.networkTarget(n, ctx);
+    this.access.authorize('update_network', target, ctx);
+    const wasShared = n.shared_with.includes(WILDCARD);
+    const shared = a.shared === undefined ? wasShared : bool(a, 'shared', wasShared);
+    if (shared !== wasShared) this.access.authorize('update_network:shared', target, ctx);
+    if (bool(a, 'router:external', false)) throw new InvalidInputError('External networks (router:external) are not supported by esi.', 'HTTPBadRequest');
+    const changes = {
+      ...(a.name !== undefined ? { name: name(a) } : {}),
+      ...(a.description !== undefined ? { description: description(a) } : {}),
+      ...(a.admin_state_up !== undefined ? { admin_state_up: bool(a, 'admin_state_up', true) } : {}),
+      ...(a.mtu !== undefined ? { mtu: int(a, 'mtu', n.mtu, 68, 9216) } : {}),
+    };
+    const updated = await this.access.repo.locked([`network:${n.id}`], async (tx) => {
+      const now = this.access.now();
+      if (shared !== wasShared) {
+        const rbac = await tx.rbacOfNetwork(n.id);
+        if (shared) {
+          await tx.insertRbac({ id: newUuid(), project_id: n.project_id, object_type: 'network', object_id: n.id, action: 'access_as_shared', target_tenant: WILDCARD, created_at: now });
+        } else {
+          const others = await tx.listPorts({ filters: { network_id: [n.id] }, visibleTo: null, sort: [], limit: null, markerId: null });
+          const targeted = new Set(rbac.filter((r) => r.target_tenant !== WILDCARD).map((r) => r.target_tenant));
+          if (others.some((p) => p.project_id !== n.project_id && !targeted.has(p.project_id))) {
+            throw new ConflictError(`Unable to reconfigure sharing settings for network ${n.id}. Multiple tenants are using it.`, 'InvalidSharedSetting');
+          }
+          for (const r of rbac) if (r.target_tenant === WILDCARD) await tx.deleteRbac(r.id);
+        }
+      }
+      await tx.updateNetwork(n.id, changes, now);
+      return (await tx.getNetwork(n.id))!;
+    });
+    return (await this.views(ctx, [updated]))[0]!;
+  }
+
+  /** Delete a network. @throws NotFoundError, ForbiddenError, ConflictError (`NetworkInUse`) */
+  async delete(ctx: AuthContext, id: string): Promise<void> {
+    const n = await this.access.network(ctx, id);
+    this.access.authorize('delete_network', this.access.networkTarget(n, ctx), ctx);
+    await this.access.repo.locked([`network:${n.id}`], async (tx) => {
+      if ((await tx.countPorts(n.id)) > 0) {
+        throw new ConflictError(`Unable to complete operation on network ${n.id}. There are one or more ports still in use on the network.`, 'NetworkInUse');
+      }
+      await tx.deleteNetwork(n.id);
+    });
+  }
+}

@@ -1,0 +1,297 @@
+/**
+ * Ports of the networking area: the storage it needs (implemented in `src/store/networking/`),
+ * the switch drivers (implemented in `src/drivers/switch/`) and the hook that wakes the switch
+ * reconciler (implemented in `src/conductor/switch-reconciler.ts`).
+ *
+ * Storage is used through {@link NetworkRepository}: plain reads on the root, and
+ * check-then-write sequences inside {@link NetworkRepository.locked}, one transaction holding
+ * exclusive locks on named keys (`network:<id>`, `vlan:<physnet>`, `node:<uuid>`…), so that
+ * VLAN and IP allocation, trunk changes and VIF binding serialise across requests and
+ * processes. Unique indexes back the invariants (one network per VLAN of a physical network,
+ * one port per MAC of a network, one trunk per parent port, one trunk per sub-port, one
+ * address per subnet), and a clash of one of them surfaces as `ConflictError`.
+ */
+import type { FixedIp, Network, NetPort, RbacPolicy, Subnet, Switch, SwitchPortConfig, SwitchPortState, Trunk } from './model.ts';
+
+/** A filter value list: the attribute must equal one of these (Neutron repeats the parameter). */
+export type FilterValues = readonly (string | number | boolean | null)[];
+
+/** One sort key. */
+export interface SortKey {
+  readonly key: string;
+  readonly dir: 'asc' | 'desc';
+}
+
+/**
+ * One page of a list. `visibleTo` limits rows to what a project may see by Neutron's default
+ * rules (see each list method); null lists every row (admins).
+ */
+export interface ListQuery {
+  /** Column → accepted values (AND across columns, OR within one). */
+  readonly filters: Readonly<Record<string, FilterValues>>;
+  readonly visibleTo: string | null;
+  /** Sort keys (columns), `id` is appended as the tie-breaker. */
+  readonly sort: readonly SortKey[];
+  /** Rows to return; null for all. */
+  readonly limit: number | null;
+  /** Continue after the row with this id (by the sort keys); it must exist. */
+  readonly markerId: string | null;
+}
+
+/** A bare-metal (Ironic) port as VIF binding sees it. */
+export interface NodePortLink {
+  readonly uuid: string;
+  readonly address: string;
+  readonly node_uuid: string;
+  readonly local_link_connection: Readonly<Record<string, string>>;
+  readonly physical_network: string | null;
+  readonly pxe_enabled: boolean;
+  readonly internal_info: Readonly<Record<string, unknown>>;
+  readonly created_at: number;
+}
+
+/**
+ * A bare-metal port with the VIF bound to it, read narrowly for listings (the network port's
+ * few columns and its trunk, joined through the binding in one query).
+ */
+export interface NodeVifRow {
+  readonly port_uuid: string;
+  readonly address: string;
+  readonly node_uuid: string;
+  readonly vif: {
+    readonly id: string;
+    readonly name: string;
+    readonly project_id: string;
+    readonly network_id: string;
+    readonly status: string;
+    /** `binding:vif_details.reason` of a failed binding, else null. */
+    readonly failed: string | null;
+    readonly trunk: { readonly id: string; readonly name: string; readonly project_id: string } | null;
+  } | null;
+}
+
+/** A sub-port of a trunk with its port's network and project. */
+export interface SubPortRow {
+  readonly port_id: string;
+  readonly project_id: string;
+  readonly network_id: string;
+  readonly segmentation_id: number;
+}
+
+/** Key of one switch port: the switch's UUID and its name for the port. */
+export interface SwitchPortKey {
+  readonly switch_uuid: string;
+  readonly port_id: string;
+}
+
+/** Port columns a write may change. */
+export type NetPortChanges = Partial<
+  Pick<
+    NetPort,
+    | 'name'
+    | 'description'
+    | 'admin_state_up'
+    | 'status'
+    | 'mac_address'
+    | 'device_owner'
+    | 'device_id'
+    | 'binding_host_id'
+    | 'binding_profile'
+    | 'binding_vnic_type'
+    | 'binding_vif_type'
+    | 'binding_vif_details'
+    | 'bound_port_uuid'
+  >
+>;
+
+/** Reads available on the root and inside a transaction. */
+export interface NetworkReads {
+  getNetwork(id: string): Promise<Network | null>;
+  networksByIds(ids: readonly string[]): Promise<Map<string, Network>>;
+  /**
+   * Networks; with `visibleTo`, those the project owns or that are shared with it (an
+   * `access_as_shared` RBAC entry for the project or `*`). Filter `shared` (boolean) matches
+   * networks shared with the caller (`visibleTo`) or, for admins, with everyone.
+   */
+  listNetworks(q: ListQuery): Promise<Network[]>;
+  /** VLANs in use, per physical network (optionally one). */
+  usedVlans(physnet?: string): Promise<Map<string, Set<number>>>;
+  /** True when a flat network exists on the physical network. */
+  flatInUse(physnet: string): Promise<boolean>;
+
+  getSubnet(id: string): Promise<Subnet | null>;
+  subnetsOfNetworks(networkIds: readonly string[]): Promise<Subnet[]>;
+  /** Subnets; with `visibleTo`, those the project owns or whose network it may see. */
+  listSubnets(q: ListQuery): Promise<Subnet[]>;
+  /** Addresses allocated in a subnet (canonical texts). */
+  usedIps(subnetId: string): Promise<Set<string>>;
+  /** Number of fixed IPs allocated in a subnet. */
+  countIps(subnetId: string): Promise<number>;
+
+  getPort(id: string): Promise<NetPort | null>;
+  portsByIds(ids: readonly string[]): Promise<Map<string, NetPort>>;
+  /**
+   * Ports; with `visibleTo`, those the project owns or that are on its networks. Filter
+   * `fixed_ip_address` / `fixed_ip_subnet` match a fixed IP.
+   */
+  listPorts(q: ListQuery): Promise<NetPort[]>;
+  /** Number of ports on a network, optionally only those of one project. */
+  countPorts(networkId: string, projectId?: string): Promise<number>;
+
+  getTrunk(id: string): Promise<Trunk | null>;
+  /** The trunk a port is the parent of, or the trunk it is a sub-port of. */
+  trunkOfPort(portId: string): Promise<{ trunk: Trunk; role: 'parent' | 'subport' } | null>;
+  trunksByIds(ids: readonly string[]): Promise<Map<string, Trunk>>;
+  /** Trunks; with `visibleTo`, those the project owns. */
+  listTrunks(q: ListQuery): Promise<Trunk[]>;
+
+  getRbac(id: string): Promise<RbacPolicy | null>;
+  /** RBAC policies of a network. */
+  rbacOfNetwork(networkId: string): Promise<RbacPolicy[]>;
+  /** RBAC policies; with `visibleTo`, those the project created. */
+  listRbac(q: ListQuery): Promise<RbacPolicy[]>;
+
+  getSwitch(id: string): Promise<Switch | null>;
+  switchByName(name: string): Promise<Switch | null>;
+  switchBySwitchId(switchId: string): Promise<Switch | null>;
+  listSwitches(): Promise<Switch[]>;
+  switchPortStates(switchUuid: string): Promise<SwitchPortState[]>;
+  /** Switch ports whose intent is newer than what was applied and whose next attempt is due. */
+  dueSwitchPorts(now: number, limit: number): Promise<SwitchPortState[]>;
+
+  /** The bare-metal ports of a node, oldest first. */
+  nodePorts(nodeUuid: string): Promise<NodePortLink[]>;
+  /** Bare-metal ports of many nodes (by node UUID), oldest first per node. */
+  nodePortsOf(nodeUuids: readonly string[]): Promise<NodePortLink[]>;
+  /** The bare-metal port whose `internal_info.tenant_vif_port_id` is this network port, if any. */
+  nodePortByVif(vifId: string): Promise<NodePortLink | null>;
+  /** The bare-metal ports of nodes (by UUID) with their bound VIFs, oldest port first (one query). */
+  nodeVifRows(nodeUuids: readonly string[]): Promise<NodeVifRow[]>;
+  /** The fixed IPs of ports, in their order (one query). */
+  fixedIpsOf(portIds: readonly string[]): Promise<Map<string, FixedIp[]>>;
+  /** The sub-ports of trunks, by trunk, ordered by VLAN (one query). */
+  subPortsOf(trunkIds: readonly string[]): Promise<Map<string, SubPortRow[]>>;
+  /** Bare-metal ports whose `local_link_connection` points at one switch (by its switch_id or name). */
+  nodePortsOnSwitch(sw: Pick<Switch, 'switch_id' | 'name'>): Promise<NodePortLink[]>;
+}
+
+/** Writes, available inside {@link NetworkRepository.locked}. */
+export interface NetworkTx extends NetworkReads {
+  insertNetwork(n: Omit<Network, 'shared_with'>): Promise<void>;
+  updateNetwork(id: string, changes: Partial<Pick<Network, 'name' | 'description' | 'admin_state_up' | 'mtu'>>, now: number): Promise<void>;
+  /** Delete a network with its subnets and RBAC policies (ports must be gone). */
+  deleteNetwork(id: string): Promise<void>;
+
+  insertSubnet(s: Subnet): Promise<void>;
+  updateSubnet(id: string, changes: Partial<Pick<Subnet, 'name' | 'description' | 'gateway_ip' | 'allocation_pools' | 'enable_dhcp' | 'dns_nameservers' | 'host_routes'>>, now: number): Promise<void>;
+  deleteSubnet(id: string): Promise<void>;
+
+  /** Insert a port and its fixed IPs. @throws ConflictError for a MAC or address in use */
+  insertPort(p: Omit<NetPort, 'trunk_id'>): Promise<void>;
+  /** Change port columns. @throws ConflictError for a MAC in use on the network */
+  updatePort(id: string, changes: NetPortChanges, now: number): Promise<void>;
+  /** Replace a port's fixed IPs. @throws ConflictError for an address in use */
+  setPortIps(id: string, networkId: string, ips: readonly FixedIp[], now: number): Promise<void>;
+  deletePort(id: string): Promise<void>;
+
+  /** @throws ConflictError when the parent or a sub-port is already in a trunk, or a VLAN repeats */
+  insertTrunk(t: Trunk): Promise<void>;
+  updateTrunk(id: string, changes: Partial<Pick<Trunk, 'name' | 'description' | 'admin_state_up' | 'status'>>, now: number): Promise<void>;
+  /** @throws ConflictError when a port is already in a trunk or a VLAN repeats */
+  addSubports(trunkId: string, subports: readonly Trunk['sub_ports'][number][], now: number): Promise<void>;
+  removeSubports(trunkId: string, portIds: readonly string[], now: number): Promise<void>;
+  deleteTrunk(id: string): Promise<void>;
+
+  /** @throws ConflictError for a duplicate (object, action, target) */
+  insertRbac(r: RbacPolicy): Promise<void>;
+  updateRbacTarget(id: string, target: string): Promise<void>;
+  deleteRbac(id: string): Promise<void>;
+
+  /** @throws ConflictError for a duplicate name or switch_id */
+  insertSwitch(s: Switch): Promise<void>;
+  updateSwitch(id: string, changes: Partial<Omit<Switch, 'id' | 'created_at'>>): Promise<void>;
+  deleteSwitch(id: string): Promise<void>;
+
+  /** Record new intent for switch ports: bump `desired_rev`, status `pending`, due now. */
+  touchSwitchPorts(keys: readonly SwitchPortKey[], now: number): Promise<void>;
+  /** Record the outcome of applying `rev` to a port (only if `rev` is still the latest intent for `applied`). */
+  recordSwitchPort(key: SwitchPortKey, outcome: SwitchPortOutcome): Promise<void>;
+
+  /**
+   * Take a node for a VIF change: bump its version if no conductor holds it.
+   * @returns 'ok', or why not
+   */
+  claimNode(nodeUuid: string): Promise<'ok' | 'reserved' | 'missing'>;
+  /** Replace a bare-metal port's `internal_info`. */
+  setNodePortInternalInfo(portUuid: string, internalInfo: Readonly<Record<string, unknown>>, now: number): Promise<void>;
+}
+
+/** What applying intent to a switch port came to. */
+export type SwitchPortOutcome =
+  | { readonly kind: 'applied'; readonly rev: number; readonly config: SwitchPortConfig; readonly now: number }
+  | { readonly kind: 'retry'; readonly rev: number; readonly error: string; readonly attempts: number; readonly nextAttemptAt: number; readonly now: number }
+  | { readonly kind: 'failed'; readonly rev: number; readonly error: string; readonly config: SwitchPortConfig | null; readonly now: number };
+
+/** Storage of the networking area. */
+export interface NetworkRepository extends NetworkReads {
+  /**
+   * Run `fn` in one transaction holding exclusive locks on `keys`.
+   * Errors thrown by `fn` roll the transaction back.
+   */
+  locked<T>(keys: readonly string[], fn: (tx: NetworkTx) => Promise<T>): Promise<T>;
+}
+
+/** The switch reconciler's inbox: there is new intent for ports of this switch. Never throws. */
+export interface SwitchWake {
+  notifySwitch(switchUuid: string): void;
+}
+
+/** A switch that refused or failed a change (unreachable, authentication, a command error). */
+export class SwitchError extends Error {
+  constructor(
+    message: string,
+    /** False when retrying cannot help (a configuration the switch refuses). */
+    readonly retriable = true,
+  ) {
+    super(message);
+    this.name = 'SwitchError';
+  }
+}
+
+/** One port change for a driver: the port's name on the switch and its whole configuration. */
+export interface PortChange {
+  readonly port: string;
+  readonly config: SwitchPortConfig;
+}
+
+/**
+ * A switch driver: makes ports carry exactly the given configuration (declarative, so applying
+ * the same change twice is harmless). One instance per switch; calls are serialised by the
+ * caller. Implementations: `linux-bridge`, `ssh-cli`, `fake` (src/drivers/switch/).
+ */
+export interface SwitchDriver {
+  /**
+   * Apply the changes (one session for all of them), then persist the configuration where the
+   * switch has such a step (`copy running-config startup-config`).
+   * @throws SwitchError when the switch cannot be reached or refuses a change; ports already
+   *   changed may then be in their new configuration (the caller re-applies or quarantines)
+   */
+  apply(changes: readonly PortChange[], signal?: AbortSignal): Promise<void>;
+  /** Release connections. */
+  close(): Promise<void>;
+}
+
+/** Builds drivers for switch records (secrets already opened). */
+export interface SwitchDriverFactory {
+  /** Driver names this factory knows. */
+  names(): readonly string[];
+  /**
+   * Check a driver's settings (on create and update), before secrets are sealed.
+   * @throws InvalidInputError naming the bad setting
+   */
+  validate(driver: string, driverInfo: Readonly<Record<string, unknown>>): void;
+  /** Keys of `driver_info` that hold secrets for this driver (sealed at rest, masked in output). */
+  secretKeys(driver: string): readonly string[];
+  /** A driver for one switch; `driverInfo` has its secrets in clear. */
+  create(sw: Switch, driverInfo: Readonly<Record<string, unknown>>): SwitchDriver;
+}

@@ -1,0 +1,51 @@
+/**
+ * Composition of the networking area for one process: the networking services over the
+ * networking repository, the built-in switch drivers, the inventory's node lookups, and the
+ * switch reconciler (a conductor worker; it only runs when the process has the `conductor`
+ * role and starts its workers). The lease gateway gets the VIF service as its VIF-detach step.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.ts';
+import type { Inventory } from '../domain/inventory/index.ts';
+import { createNetworking, type Networking } from '../domain/networking/index.ts';
+import type { Policy } from '../domain/policy/types.ts';
+import type { SecretBox } from '../domain/secrets.ts';
+import { SwitchReconciler } from '../conductor/switch-reconciler.ts';
+import { createSwitchDrivers } from '../drivers/switch/registry.ts';
+import type { Store } from '../store/database.ts';
+import { KyselyNetworkRepository } from '../store/networking/repository.ts';
+import type { Config } from './config.ts';
+
+/** What {@link createNetworkingServices} needs from the rest of the process. */
+export interface NetworkingWiring {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly store: Store;
+  readonly policy: Policy;
+  readonly secrets: SecretBox;
+  readonly inventory: Inventory;
+}
+
+/** Build the networking services and the switch reconciler of one process. */
+export function createNetworkingServices(w: NetworkingWiring): { networking: Networking; switchReconciler: SwitchReconciler } {
+  const net = w.config.network;
+  const networking = createNetworking({
+    repo: new KyselyNetworkRepository(w.store),
+    policy: w.policy,
+    clock: w.clock,
+    secrets: w.secrets,
+    segments: { vlanPhysnets: net.vlanPhysnets, vlanRanges: net.vlanRanges, flatNetworks: net.flatNetworks },
+    defaultMtu: net.mtu,
+    nodes: w.inventory.nodes.access,
+    visibleNodes: async (ctx) => (await w.inventory.leaseGateway.listVisible(ctx, {})).map((n) => ({ uuid: n.uuid, name: n.name })),
+    drivers: createSwitchDrivers(),
+    sync: { maxAttempts: net.switchMaxAttempts, retryBaseMs: net.switchRetryBaseMs, timeoutMs: net.switchTimeoutS * 1000 },
+  });
+  w.inventory.leaseGateway.setVifDetacher(networking.vifs);
+  const switchReconciler = new SwitchReconciler(networking, w.inventory.conductors, w.logger.child({ component: 'switches' }), {
+    hostname: w.config.conductor.hostname,
+    pollMs: net.switchPollMs,
+  });
+  return { networking, switchReconciler };
+}

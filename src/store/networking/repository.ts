@@ -1,0 +1,297 @@
+/**
+ * Kysely implementation of the networking repository port (src/domain/networking/ports.ts),
+ * portable across SQLite and PostgreSQL: the Neutron collections (`./queries.ts`), switches,
+ * switch-port reconciliation state, and the bare-metal port reads and writes of VIF binding.
+ * `locked()` runs a function in `Store.withLock` (advisory locks on PostgreSQL).
+ *
+ * Bare-metal ports keep `local_link_connection` as JSON text written by esi
+ * (`JSON.stringify`, compact), so a port on a switch is found with a `LIKE` on the exact JSON
+ * member text first and confirmed on the parsed value.
+ */
+import { sql } from 'kysely';
+import type { Switch, SwitchPortState } from '../../domain/networking/model.ts';
+import type { FixedIp } from '../../domain/networking/model.ts';
+import type { NetworkRepository, NetworkTx, NodePortLink, NodeVifRow, SubPortRow, SwitchPortKey, SwitchPortOutcome } from '../../domain/networking/ports.ts';
+import { fromJson, toJson, type Db, type Store, type Tx } from '../database.ts';
+import { DISPLAY_IN_STEP } from '../inventory/node-display.ts';
+import { NeutronQueries, unique } from './queries.ts';
+import { chunks, NODE_PORT_COLUMNS, toNodePort, toSwitch, toSwitchPort } from './rows.ts';
+
+/** Escape `%`, `_` and `\` for a LIKE pattern with `ESCAPE '\'`. */
+function likeEscape(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** All reads and writes over one handle. */
+export class NetworkQueries extends NeutronQueries implements NetworkTx {
+  constructor(db: Db | Tx) {
+    super(db);
+  }
+
+  // --- switches ---------------------------------------------------------------------------
+  async getSwitch(id: string): Promise<Switch | null> {
+    const row = await this.db.selectFrom('switches').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toSwitch(row) : null;
+  }
+
+  async switchByName(name: string): Promise<Switch | null> {
+    const row = await this.db.selectFrom('switches').selectAll().where('name', '=', name).executeTakeFirst();
+    return row ? toSwitch(row) : null;
+  }
+
+  async switchBySwitchId(switchId: string): Promise<Switch | null> {
+    const row = await this.db.selectFrom('switches').selectAll().where('switch_id', '=', switchId.toLowerCase()).executeTakeFirst();
+    return row ? toSwitch(row) : null;
+  }
+
+  async listSwitches(): Promise<Switch[]> {
+    return (await this.db.selectFrom('switches').selectAll().orderBy('name').execute()).map(toSwitch);
+  }
+
+  async insertSwitch(s: Switch): Promise<void> {
+    await unique(
+      () =>
+        this.db
+          .insertInto('switches')
+          .values({ ...s, switch_id: s.switch_id.toLowerCase(), driver_info: toJson(s.driver_info) })
+          .execute(),
+      `A switch named ${s.name} or with switch_id ${s.switch_id} already exists.`,
+      'SwitchExists',
+    );
+  }
+
+  async updateSwitch(id: string, changes: Partial<Omit<Switch, 'id' | 'created_at'>>): Promise<void> {
+    const set: Record<string, unknown> = { ...changes };
+    if (changes.driver_info !== undefined) set.driver_info = toJson(changes.driver_info);
+    if (changes.switch_id !== undefined) set.switch_id = changes.switch_id.toLowerCase();
+    await unique(() => this.db.updateTable('switches').set(set).where('id', '=', id).execute(), 'Another switch has that name or switch_id.', 'SwitchExists');
+  }
+
+  async deleteSwitch(id: string): Promise<void> {
+    await this.db.deleteFrom('switch_ports').where('switch_uuid', '=', id).execute();
+    await this.db.deleteFrom('switches').where('id', '=', id).execute();
+  }
+
+  // --- switch port state ------------------------------------------------------------------
+  async switchPortStates(switchUuid: string): Promise<SwitchPortState[]> {
+    return (await this.db.selectFrom('switch_ports').selectAll().where('switch_uuid', '=', switchUuid).orderBy('port_id').execute()).map(toSwitchPort);
+  }
+
+  async dueSwitchPorts(now: number, limit: number): Promise<SwitchPortState[]> {
+    const rows = await this.db
+      .selectFrom('switch_ports')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .orderBy('next_attempt_at')
+      .limit(limit)
+      .execute();
+    return rows.map(toSwitchPort);
+  }
+
+  async touchSwitchPorts(keys: readonly SwitchPortKey[], now: number): Promise<void> {
+    const seen = new Set<string>();
+    for (const k of keys) {
+      const id = `${k.switch_uuid}\u0000${k.port_id}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      await this.db
+        .insertInto('switch_ports')
+        .values({
+          switch_uuid: k.switch_uuid,
+          port_id: k.port_id,
+          desired_rev: 1,
+          applied_rev: 0,
+          status: 'pending',
+          applied: null,
+          last_error: null,
+          attempts: 0,
+          next_attempt_at: now,
+          updated_at: now,
+        })
+        .onConflict((oc) =>
+          oc.columns(['switch_uuid', 'port_id']).doUpdateSet({
+            desired_rev: sql`switch_ports.desired_rev + 1`,
+            status: 'pending',
+            attempts: 0,
+            next_attempt_at: now,
+            updated_at: now,
+          }),
+        )
+        .execute();
+    }
+  }
+
+  async recordSwitchPort(key: SwitchPortKey, o: SwitchPortOutcome): Promise<void> {
+    const base = this.db.updateTable('switch_ports').where('switch_uuid', '=', key.switch_uuid).where('port_id', '=', key.port_id);
+    if (o.kind === 'retry') {
+      await base.set({ attempts: o.attempts, next_attempt_at: o.nextAttemptAt, last_error: o.error, updated_at: o.now }).where('desired_rev', '=', o.rev).execute();
+      return;
+    }
+    // What was applied (or given up on) is recorded whatever the intent is now; the status
+    // only settles when no newer intent arrived meanwhile.
+    await this.db
+      .updateTable('switch_ports')
+      .set({
+        applied: o.config === null ? null : toJson(o.config),
+        applied_rev: o.rev,
+        last_error: o.kind === 'failed' ? o.error : null,
+        attempts: 0,
+        updated_at: o.now,
+        status: sql`case when desired_rev = ${o.rev} then ${o.kind} else status end`,
+      })
+      .where('switch_uuid', '=', key.switch_uuid)
+      .where('port_id', '=', key.port_id)
+      .execute();
+  }
+
+  // --- bare-metal ports -------------------------------------------------------------------
+  private nodePortQuery() {
+    return this.db.selectFrom('ports').innerJoin('nodes', 'nodes.id', 'ports.node_id').select([...NODE_PORT_COLUMNS]);
+  }
+
+  async nodePorts(nodeUuid: string): Promise<NodePortLink[]> {
+    const rows = await this.nodePortQuery().where('nodes.uuid', '=', nodeUuid).orderBy('ports.id').execute();
+    return rows.map(toNodePort);
+  }
+
+  async nodePortsOf(nodeUuids: readonly string[]): Promise<NodePortLink[]> {
+    const out: NodePortLink[] = [];
+    for (const part of chunks([...new Set(nodeUuids)])) {
+      if (part.length === 0) continue;
+      const rows = await this.nodePortQuery().where('nodes.uuid', 'in', part).orderBy('ports.id').execute();
+      out.push(...rows.map(toNodePort));
+    }
+    return out;
+  }
+
+  async nodeVifRows(nodeUuids: readonly string[]): Promise<NodeVifRow[]> {
+    const out: NodeVifRow[] = [];
+    for (const part of chunks([...new Set(nodeUuids)])) {
+      if (part.length === 0) continue;
+      const rows = await this.db
+        .selectFrom('ports')
+        .innerJoin('nodes', 'nodes.id', 'ports.node_id')
+        .leftJoin('network_ports as np', 'np.bound_port_uuid', 'ports.uuid')
+        .leftJoin('network_trunks as t', 't.port_id', 'np.id')
+        .select([
+          'ports.uuid as port_uuid',
+          'ports.address',
+          'nodes.uuid as node_uuid',
+          'np.id as vif_id',
+          'np.name as vif_name',
+          'np.project_id as vif_project',
+          'np.network_id as vif_network',
+          'np.status as vif_status',
+          'np.binding_vif_type as vif_type',
+          'np.binding_vif_details as vif_details',
+          't.id as trunk_id',
+          't.name as trunk_name',
+          't.project_id as trunk_project',
+        ])
+        .where('nodes.uuid', 'in', part)
+        .orderBy('ports.id')
+        .execute();
+      for (const r of rows) {
+        out.push({
+          port_uuid: r.port_uuid,
+          address: r.address,
+          node_uuid: r.node_uuid,
+          vif:
+            r.vif_id === null
+              ? null
+              : {
+                  id: r.vif_id,
+                  name: r.vif_name!,
+                  project_id: r.vif_project!,
+                  network_id: r.vif_network!,
+                  status: r.vif_status!,
+                  failed: r.vif_type === 'binding_failed' ? String(fromJson<Record<string, unknown>>(r.vif_details, {}).reason ?? 'binding failed') : null,
+                  trunk: r.trunk_id === null ? null : { id: r.trunk_id, name: r.trunk_name!, project_id: r.trunk_project! },
+                },
+        });
+      }
+    }
+    return out;
+  }
+
+  async fixedIpsOf(portIds: readonly string[]): Promise<Map<string, FixedIp[]>> {
+    const out = new Map<string, FixedIp[]>();
+    for (const part of chunks([...new Set(portIds)])) {
+      if (part.length === 0) continue;
+      const rows = await this.db.selectFrom('network_ip_allocations').select(['port_id', 'subnet_id', 'ip_address']).where('port_id', 'in', part).orderBy('port_id').orderBy('position').execute();
+      for (const r of rows) out.set(r.port_id, [...(out.get(r.port_id) ?? []), { subnet_id: r.subnet_id, ip_address: r.ip_address }]);
+    }
+    return out;
+  }
+
+  async subPortsOf(trunkIds: readonly string[]): Promise<Map<string, SubPortRow[]>> {
+    const out = new Map<string, SubPortRow[]>();
+    for (const part of chunks([...new Set(trunkIds)])) {
+      if (part.length === 0) continue;
+      const rows = await this.db
+        .selectFrom('network_subports as s')
+        .innerJoin('network_ports as p', 'p.id', 's.port_id')
+        .select(['s.trunk_id', 's.port_id', 's.segmentation_id', 'p.project_id', 'p.network_id'])
+        .where('s.trunk_id', 'in', part)
+        .orderBy('s.trunk_id')
+        .orderBy('s.segmentation_id')
+        .execute();
+      for (const r of rows) {
+        out.set(r.trunk_id, [...(out.get(r.trunk_id) ?? []), { port_id: r.port_id, project_id: r.project_id, network_id: r.network_id, segmentation_id: r.segmentation_id }]);
+      }
+    }
+    return out;
+  }
+
+  async nodePortByVif(vifId: string): Promise<NodePortLink | null> {
+    const bound = await this.db.selectFrom('network_ports').select('bound_port_uuid').where('id', '=', vifId).executeTakeFirst();
+    if (!bound?.bound_port_uuid) return null;
+    const row = await this.nodePortQuery().where('ports.uuid', '=', bound.bound_port_uuid).executeTakeFirst();
+    return row ? toNodePort(row) : null;
+  }
+
+  async nodePortsOnSwitch(sw: Pick<Switch, 'switch_id' | 'name'>): Promise<NodePortLink[]> {
+    const member = (key: string, value: string): string => `%${likeEscape(`"${key}":${JSON.stringify(value)}`)}%`;
+    const rows = await this.nodePortQuery()
+      .where((eb) =>
+        eb.or([
+          eb(sql`lower(ports.local_link_connection)`, 'like', sql<string>`${member('switch_id', sw.switch_id.toLowerCase())} escape '\\'`),
+          eb('ports.local_link_connection', 'like', sql<string>`${member('switch_info', sw.name)} escape '\\'`),
+        ]),
+      )
+      .orderBy('ports.id')
+      .execute();
+    return rows.map(toNodePort).filter((p) => {
+      const llc = p.local_link_connection;
+      return llc.switch_info !== undefined && llc.switch_info !== '' ? llc.switch_info === sw.name : (llc.switch_id ?? '').toLowerCase() === sw.switch_id.toLowerCase();
+    });
+  }
+
+  async claimNode(nodeUuid: string): Promise<'ok' | 'reserved' | 'missing'> {
+    const r = await this.db
+      .updateTable('nodes')
+      .set({ version: sql`version + 1`, display_version: DISPLAY_IN_STEP })
+      .where('uuid', '=', nodeUuid)
+      .where('reservation', 'is', null)
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 1) return 'ok';
+    const n = await this.db.selectFrom('nodes').select('reservation').where('uuid', '=', nodeUuid).executeTakeFirst();
+    return n ? 'reserved' : 'missing';
+  }
+
+  async setNodePortInternalInfo(portUuid: string, internalInfo: Readonly<Record<string, unknown>>, now: number): Promise<void> {
+    await this.db.updateTable('ports').set({ internal_info: toJson(internalInfo), updated_at: now }).where('uuid', '=', portUuid).execute();
+  }
+}
+
+/** The networking repository over an open store. */
+export class KyselyNetworkRepository extends NetworkQueries implements NetworkRepository {
+  constructor(private readonly store: Store) {
+    super(store.db);
+  }
+
+  locked<T>(keys: readonly string[], fn: (tx: NetworkTx) => Promise<T>): Promise<T> {
+    return this.store.withLock(keys, (tx) => fn(new NetworkQueries(tx)));
+  }
+}

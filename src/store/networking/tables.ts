@@ -1,0 +1,145 @@
+/**
+ * Kysely table types of the networking area (created by migration `0008_networking`).
+ * Timestamps are epoch ms, booleans 0/1, JSON as text (docs/architecture.md).
+ */
+
+/** Networks; `segment_key` is `vlan:<physnet>:<id>` or `flat:<physnet>` (unique). */
+export interface NetworksTable {
+  id: string;
+  name: string;
+  description: string;
+  project_id: string;
+  admin_state_up: number;
+  mtu: number;
+  network_type: string;
+  physical_network: string;
+  segmentation_id: number | null;
+  segment_key: string;
+  created_at: number;
+  updated_at: number;
+  revision_number: number;
+}
+
+/** Subnets; pools, nameservers and routes as JSON. */
+export interface NetworkSubnetsTable {
+  id: string;
+  name: string;
+  description: string;
+  project_id: string;
+  network_id: string;
+  ip_version: number;
+  cidr: string;
+  gateway_ip: string | null;
+  allocation_pools: string;
+  enable_dhcp: number;
+  dns_nameservers: string;
+  host_routes: string;
+  created_at: number;
+  updated_at: number;
+  revision_number: number;
+}
+
+/** Ports; binding profile and VIF details as JSON. */
+export interface NetworkPortsTable {
+  id: string;
+  name: string;
+  description: string;
+  project_id: string;
+  network_id: string;
+  mac_address: string;
+  admin_state_up: number;
+  status: string;
+  device_owner: string;
+  device_id: string;
+  binding_host_id: string;
+  binding_profile: string;
+  binding_vnic_type: string;
+  binding_vif_type: string;
+  binding_vif_details: string;
+  bound_port_uuid: string | null;
+  created_at: number;
+  updated_at: number;
+  revision_number: number;
+}
+
+/** Fixed IPs of ports; `position` keeps the order of a port's addresses. */
+export interface NetworkIpAllocationsTable {
+  subnet_id: string;
+  ip_address: string;
+  port_id: string;
+  network_id: string;
+  position: number;
+}
+
+/** Trunks. */
+export interface NetworkTrunksTable {
+  id: string;
+  name: string;
+  description: string;
+  project_id: string;
+  port_id: string;
+  admin_state_up: number;
+  status: string;
+  created_at: number;
+  updated_at: number;
+  revision_number: number;
+}
+
+/** Sub-ports of trunks. */
+export interface NetworkSubportsTable {
+  trunk_id: string;
+  port_id: string;
+  segmentation_type: string;
+  segmentation_id: number;
+}
+
+/** Network RBAC policies. */
+export interface NetworkRbacTable {
+  id: string;
+  project_id: string;
+  object_type: string;
+  object_id: string;
+  action: string;
+  target_tenant: string;
+  created_at: number;
+}
+
+/** Switches; `driver_info` JSON with secrets sealed. */
+export interface SwitchesTable {
+  id: string;
+  name: string;
+  switch_id: string;
+  description: string;
+  driver: string;
+  driver_info: string;
+  flat_vlan: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Reconciliation state per switch port; `applied` is the applied configuration as JSON. */
+export interface SwitchPortsTable {
+  switch_uuid: string;
+  port_id: string;
+  desired_rev: number;
+  applied_rev: number;
+  status: string;
+  applied: string | null;
+  last_error: string | null;
+  attempts: number;
+  next_attempt_at: number;
+  updated_at: number;
+}
+
+/** All networking tables, merged into the store's `Database` type. */
+export interface NetworkingTables {
+  networks: NetworksTable;
+  network_subnets: NetworkSubnetsTable;
+  network_ports: NetworkPortsTable;
+  network_ip_allocations: NetworkIpAllocationsTable;
+  network_trunks: NetworkTrunksTable;
+  network_subports: NetworkSubportsTable;
+  network_rbac: NetworkRbacTable;
+  switches: SwitchesTable;
+  switch_ports: SwitchPortsTable;
+}

@@ -1,0 +1,126 @@
+/**
+ * Interop: Debian's `openstack` CLI (python3-openstackclient 6.0 over openstacksdk 0.101 for
+ * networks, subnets, ports and RBAC; python3-neutronclient 8.1 for trunks; ironicclient for
+ * VIFs) and our `esi` CLI against a real `esi server` process:
+ *
+ * network create (provider, shared, pool) | list | show | delete, subnet create, port create |
+ * list, network trunk create | set | unset | delete, network rbac create, baremetal node vif
+ * attach | list | detach; esi node network list | attach | detach, esi trunk create | list |
+ * delete, esi switch create | port list. The switch is the `fake` driver (isolation with real
+ * frames is test/interop/network-isolation.test.ts).
+ *
+ * Skipped, with a message, when `/usr/bin/openstack` or neutronclient is missing.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { esi as esiCli, json, ok, openstack, OPENSTACK, startEsi, userEnv, type EsiProcess } from './cli-driver.ts';
+
+const available = fs.existsSync(OPENSTACK) && fs.existsSync('/usr/lib/python3/dist-packages/neutronclient/osc/v2/trunk/network_trunk.py');
+if (!available) console.warn('network-cli interop tests skipped: install python3-openstackclient and python3-neutronclient');
+
+describe.skipIf(!available)('openstack network CLI and esi node network CLI', () => {
+  let server: EsiProcess;
+  let admin: Record<string, string>;
+  let lessee: Record<string, string>;
+  let lesseeProject = '';
+  let lportId = '';
+
+  beforeAll(async () => {
+    server = await startEsi({ env: { ESI_NETWORK_VLAN_RANGES: 'physnet1:500:509' } });
+    admin = server.adminEnv;
+    // Independent CLI calls run side by side (each is mostly Python start-up).
+    const [project] = await Promise.all([json(openstack(admin, 'project', 'create', '-f', 'json', 'l1')), ok(openstack(admin, 'role', 'create', 'lessee'))]);
+    lesseeProject = project.id;
+    await ok(openstack(admin, 'user', 'create', '--project', 'l1', '--password', 'pw-l1', 'lessee1'));
+    await ok(openstack(admin, 'role', 'add', '--user', 'lessee1', '--project', 'l1', 'lessee'));
+    lessee = userEnv(admin, 'lessee1', 'pw-l1', 'l1');
+  });
+  afterAll(async () => server?.stop());
+
+  it('creates, lists, shows and deletes networks, subnets, ports, trunks and RBAC policies', async () => {
+    const [pub, lnet] = await Promise.all([
+      json(openstack(admin, 'network', 'create', '-f', 'json', '--share', '--provider-network-type', 'vlan', '--provider-physical-network', 'physnet1', '--provider-segment', '3000', 'pub')),
+      json(openstack(lessee, 'network', 'create', '-f', 'json', 'lnet')),
+      ok(openstack(admin, 'network', 'create', 'adminnet')),
+    ]);
+    expect(pub).toMatchObject({ shared: true, 'provider:segmentation_id': 3000 });
+    expect(lnet['provider:segmentation_id']).toBeNull();
+    const sub = await json(openstack(lessee, 'subnet', 'create', '-f', 'json', '--network', 'lnet', '--subnet-range', '10.5.0.0/24', 'lsub'));
+    expect(sub).toMatchObject({ cidr: '10.5.0.0/24', gateway_ip: '10.5.0.1' });
+    const lport = await json(openstack(lessee, 'port', 'create', '-f', 'json', '--network', 'lnet', 'lport'));
+    expect(lport.fixed_ips).toEqual([{ subnet_id: sub.id, ip_address: '10.5.0.2' }]);
+    lportId = lport.id;
+    await Promise.all([
+      ok(openstack(lessee, 'port', 'create', '--network', 'lnet', 'tparent')),
+      ok(openstack(lessee, 'port', 'create', '--network', 'pub', 'tsub')),
+      ok(openstack(lessee, 'port', 'create', '--network', 'pub', 'tsub2')),
+    ]);
+    const ports = (await json<any[]>(openstack(lessee, 'port', 'list', '-f', 'json'))).map((p) => p.Name).sort();
+    expect(ports).toEqual(['lport', 'tparent', 'tsub', 'tsub2']);
+
+    // The trunk's sub-ports are checked in esi's own view after unset (one sub-port left).
+    const trunk = await json(openstack(lessee, 'network', 'trunk', 'create', '-f', 'json', '--parent-port', 'tparent', '--subport', 'port=tsub,segmentation-type=vlan,segmentation-id=3000', 'tk'));
+    expect(trunk.status).toBe('DOWN');
+    await ok(openstack(lessee, 'network', 'trunk', 'set', '--subport', 'port=tsub2,segmentation-type=vlan,segmentation-id=3001', 'tk'));
+    expect((await json(openstack(lessee, 'network', 'trunk', 'show', '-f', 'json', 'tk'))).sub_ports).toHaveLength(2);
+    await ok(openstack(lessee, 'network', 'trunk', 'unset', '--subport', 'tsub2', 'tk'));
+    expect((await json<any[]>(esiCli(lessee, 'trunk', 'list', '-f', 'json')))[0]['Sub Ports']).toBe('tsub');
+    await ok(openstack(lessee, 'network', 'trunk', 'delete', 'tk'));
+
+    // RBAC: the admin shares a private network with l1 (by project name); l1 sees it, may not delete it.
+    const rbac = await json(openstack(admin, 'network', 'rbac', 'create', '-f', 'json', '--target-project', 'l1', '--action', 'access_as_shared', '--type', 'network', 'adminnet'));
+    expect(rbac).toMatchObject({ action: 'access_as_shared', object_type: 'network', target_project_id: lesseeProject });
+    expect((await json<any[]>(openstack(lessee, 'network', 'list', '-f', 'json'))).map((n) => n.Name).sort()).toEqual(['adminnet', 'lnet', 'pub']);
+    const refused = await openstack(lessee, 'network', 'delete', 'adminnet');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/disallowed by policy/);
+    await ok(openstack(lessee, 'port', 'delete', 'tparent', 'tsub', 'tsub2'));
+  });
+
+  it('attaches VIFs with openstack baremetal and esi node network commands', async () => {
+    const [, node] = await Promise.all([
+      ok(esiCli(admin, 'switch', 'create', 'tor', '--switch-id', '02:00:00:00:00:99', '--driver', 'fake')),
+      json(openstack(admin, 'baremetal', 'node', 'create', '-f', 'json', '--driver', 'fake-hardware', '--name', 'bm1')),
+    ]);
+    await ok(openstack(admin, 'baremetal', 'node', 'set', '--lessee', lesseeProject, 'bm1'));
+    // One port after the other: their order on the node is the order esi picks free ports in.
+    for (const [mac, sp] of [['52:54:00:12:00:01', 'eth1'], ['52:54:00:12:00:02', 'eth2']]) {
+      await ok(openstack(admin, 'baremetal', 'port', 'create', '--node', node.uuid, '--local-link-connection', 'switch_id=02:00:00:00:00:99', '--local-link-connection', 'switch_info=tor', '--local-link-connection', `port_id=${sp}`, mac!));
+    }
+    await ok(openstack(lessee, 'baremetal', 'node', 'vif', 'attach', 'bm1', lportId));
+    const vifs = await json<any[]>(openstack(lessee, 'baremetal', 'node', 'vif', 'list', '-f', 'json', 'bm1'));
+    expect(vifs.map((v) => v.ID)).toEqual([lportId]);
+
+    // esi node network: one request each.
+    const attached = await json(esiCli(lessee, 'node', 'network', 'attach', 'bm1', '--network', 'pub', '-f', 'json'));
+    expect(attached).toMatchObject({ Node: 'bm1', 'MAC Address': '52:54:00:12:00:02', Port: 'esi-bm1-pub', Network: 'pub' });
+    const again = await esiCli(lessee, 'node', 'network', 'attach', 'bm1', '--network', 'pub', '-f', 'json');
+    expect(again.code, again.stderr).toBe(0);
+    const rows = await json<any[]>(esiCli(lessee, 'node', 'network', 'list', '-f', 'json'));
+    expect(rows.map((r) => [r.Node, r.Port, r.Network, r['Fixed IP']])).toEqual([
+      ['bm1', 'lport', 'lnet', '10.5.0.2'],
+      ['bm1', 'esi-bm1-pub', 'pub', ''],
+    ]);
+    const asAdmin = await json<any[]>(esiCli(admin, 'node', 'network', 'list', '-f', 'json', '--node', 'bm1'));
+    expect(asAdmin.map((r) => r.Network)).toEqual([expect.stringMatching(/^lnet \(50[01]\)$/), 'pub (3000)']);
+    const sp = await json<any[]>(esiCli(admin, 'switch', 'port', 'list', 'tor', '-f', 'json'));
+    expect(sp.map((r) => [r.Port, r.Node, r.VLANs])).toEqual([
+      ['eth1', 'bm1', asAdmin[0].Network],
+      ['eth2', 'bm1', 'pub (3000)'],
+    ]);
+    const many = await esiCli(lessee, 'node', 'network', 'detach', 'bm1');
+    expect(many.code).not.toBe(0);
+    expect(many.stderr).toMatch(/multiple ports/);
+    await ok(esiCli(lessee, 'node', 'network', 'detach', 'bm1', '--port', 'esi-bm1-pub'));
+    await ok(openstack(lessee, 'baremetal', 'node', 'vif', 'detach', 'bm1', lportId));
+    expect((await json<any[]>(esiCli(lessee, 'node', 'network', 'list', '-f', 'json'))).map((r) => r.Port)).toEqual(['', '']);
+
+    const t = await json(esiCli(lessee, 'trunk', 'create', 'et', '--native-network', 'lnet', '--tagged-networks', 'pub', '-f', 'json'));
+    expect(t).toMatchObject({ Trunk: 'et', Port: 'esi-et-lnet-trunk-port', 'Sub Ports': 'esi-et-pub-sub-port', Networks: 'lnet\npub' });
+    await ok(esiCli(lessee, 'node', 'network', 'attach', 'bm1', '--trunk', 'et'));
+    expect((await json<any[]>(esiCli(lessee, 'node', 'network', 'list', '-f', 'json')))[0].Network).toBe('lnet\npub');
+    await ok(esiCli(lessee, 'node', 'network', 'detach', 'bm1', '--all'));
+    await ok(esiCli(lessee, 'trunk', 'delete', 'et'));
+    expect(await json<any[]>(esiCli(lessee, 'trunk', 'list', '-f', 'json'))).toEqual([]);
+  });
+});
