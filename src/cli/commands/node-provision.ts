@@ -5,8 +5,9 @@
  * provision:
  * 1. `GET /baremetal/v1/nodes/{node}` — it must be `available`;
  * 2. the image by ID or name (`GET /image/v2/images…`) — it must be `active`;
- * 3. each `--network`: a Neutron port named `esi-<node>-<network>` (found or created) attached
- *    as a VIF (`POST /baremetal/v1/nodes/{node}/vifs`), as python-esiclient names them;
+ * 3. each `--network`: attached in one request (`POST /network/v2.0/esi/node-networks`): the
+ *    port `esi-<node>-<network>` (found or created, as python-esiclient names it) becomes a VIF
+ *    of a free NIC of the node;
  * 4. `PATCH` the node's `instance_info` (`image_source`; stale checksums removed);
  * 5. `PUT …/states/provision {target: active, configdrive: {meta_data: {public_keys, hostname,
  *    name}, user_data}}` (config drive as a JSON object, Ironic ≥ 1.56);
@@ -62,33 +63,16 @@ async function findImage(s: Session, ident: string): Promise<Record<string, any>
   return found[0]!;
 }
 
-/** The network with this ID or name (Neutron). */
-async function findNetwork(s: Session, ident: string): Promise<Record<string, any>> {
-  if (UUID_RE.test(ident)) {
-    try {
-      return (await s.call('network', 'GET', `/v2.0/networks/${encodeURIComponent(ident)}`)).network;
-    } catch (err) {
-      if (!(err instanceof CliError && err.status === 404)) throw err;
-    }
-  }
-  const found = ((await s.call('network', 'GET', '/v2.0/networks', { query: { name: ident } }))?.networks ?? []) as Array<Record<string, any>>;
-  if (found.length === 0) throw new CliError(`no network named ${ident} that you may use.`);
-  if (found.length > 1) throw new CliError(`${found.length} networks are named ${ident}; give the network ID.`);
-  return found[0]!;
-}
-
 /**
- * Attach `network` to the node: the port `esi-<node>-<network>` (created when missing, reused
- * when a re-run finds it) becomes a VIF of the node, unless it already is one.
+ * Attach `network` to the node in one request (`POST /network/v2.0/esi/node-networks`, as
+ * `esi node network attach` does): the port `esi-<node>-<network>` is found or created and bound
+ * to a free NIC of the node, so a re-run attaches nothing twice.
+ * @returns the port's name
  */
-async function attachNetwork(s: Session, node: Node, ident: string): Promise<string> {
-  const net = await findNetwork(s, ident);
-  const name = `esi-${node.name ?? node.uuid}-${net.name || net.id}`;
-  const ports = ((await s.call('network', 'GET', '/v2.0/ports', { query: { name, network_id: net.id } }))?.ports ?? []) as Array<Record<string, any>>;
-  const port = ports[0] ?? (await s.call('network', 'POST', '/v2.0/ports', { body: { port: { name, network_id: net.id } } })).port;
-  const vifs = ((await bm(s, 'GET', `/nodes/${node.uuid}/vifs`))?.vifs ?? []) as Array<{ id: string }>;
-  if (!vifs.some((v) => v.id === port.id)) await bm(s, 'POST', `/nodes/${node.uuid}/vifs`, { id: port.id });
-  return name;
+async function attachNetwork(s: Session, node: Node, network: string): Promise<string> {
+  const res = await s.call('network', 'POST', '/v2.0/esi/node-networks', { body: { node: node.uuid, network } });
+  const port = res?.node_network?.network_port;
+  return typeof port?.name === 'string' ? port.name : String(port?.id ?? network);
 }
 
 /** The public keys of `--ssh-key` files, as the config drive's `public_keys`. */

@@ -1,7 +1,7 @@
 /**
  * `esi node provision` / `esi node unprovision` as a lessee, end to end: the lessee uploads its
  * own OS image (a GPT disk with an ext4 file system labelled `lessee-os`), provisions the node
- * it holds with an SSH key and user data, watches the phases, and the lab's node boots the disk
+ * it holds with an SSH key, user data and its own network, watches the phases, and the lab's node boots the disk
  * and prints the OS label and the config drive's contents on its serial console. Then the node
  * is unprovisioned and its disk is blank again. Other callers cannot provision the node.
  */
@@ -10,9 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectDisk } from '../../../src/lab/disk-report.ts';
+import { call } from '../../helpers/harness.ts';
 import { osImage } from '../../helpers/os-image.ts';
 import { esi, personaEnv } from '../cli/support.ts';
-import { waitNode, type ConductorEnv } from '../conductor/support.ts';
+import { bm, waitNode, type ConductorEnv } from '../conductor/support.ts';
 import { agentNode, consoleLog, startDeployEnv, uploadImage } from './support.ts';
 
 const LONG = 60_000;
@@ -27,6 +28,17 @@ describe('esi node provision / unprovision', () => {
     env = await startDeployEnv(1);
     ({ node } = await agentNode(env, 'node-0', { name: 'B' }));
     await waitNode(env, node.uuid, (n) => n.provision_state === 'available', LONG);
+    // Cable the node's NIC to a switch (fake driver) so that --network can attach a network.
+    const sw = await call(env.ts, env.p.admin, 'POST', '/network/v2.0/switches', { switch: { name: 'tor1', switch_id: '02:00:00:00:00:01', driver: 'fake', driver_info: {} } });
+    expect(sw.status, sw.text).toBe(201);
+    const nic = (await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/ports`)).body.ports[0];
+    // Ironic lets connectivity change on an available node only in maintenance.
+    expect((await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/maintenance`, { reason: 'cabling' })).status).toBe(202);
+    const cabled = await bm(env.ts, env.p.admin, 'PATCH', `/v1/ports/${nic.uuid}`, [{ op: 'add', path: '/local_link_connection', value: { switch_id: '02:00:00:00:00:01', switch_info: 'tor1', port_id: 'Ethernet1/1' } }]);
+    expect(cabled.status, cabled.text).toBe(200);
+    expect((await bm(env.ts, env.p.admin, 'DELETE', `/v1/nodes/${node.uuid}/maintenance`)).status).toBe(202);
+    const lnet = await call(env.ts, env.p.lessee, 'POST', '/network/v2.0/networks', { network: { name: 'lnet' } });
+    expect(lnet.status, lnet.text).toBe(201);
     await uploadImage(env, osImage('lessee-os', 8, 'qcow2'), 'my-os', { as: env.p.lessee, diskFormat: 'qcow2' });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-prov-'));
     fs.writeFileSync(path.join(dir, 'id.pub'), `${KEY}\n`);
@@ -59,10 +71,12 @@ describe('esi node provision / unprovision', () => {
   }, LONG);
 
   it('provisions as the lessee with --wait: phases on stderr, the node boots the OS with the config drive', async () => {
-    const r = await esi(['node', 'provision', 'B', '--image', 'my-os', '--ssh-key', path.join(dir, 'id.pub'), '--user-data', path.join(dir, 'user-data'), '--hostname', 'web1', '--wait', '120', '-f', 'json'], personaEnv(env.ts, 'lessee'));
+    const r = await esi(['node', 'provision', 'B', '--image', 'my-os', '--ssh-key', path.join(dir, 'id.pub'), '--user-data', path.join(dir, 'user-data'), '--hostname', 'web1', '--network', 'lnet', '--wait', '120', '-f', 'json'], personaEnv(env.ts, 'lessee'));
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out).toMatchObject({ node: 'B', provision_state: 'active', power_state: 'power on', image: 'my-os', hostname: 'web1' });
+    expect(out).toMatchObject({ node: 'B', provision_state: 'active', power_state: 'power on', image: 'my-os', hostname: 'web1', networks: ['esi-B-lnet'] });
+    const vifs = (await bm(env.ts, env.p.lessee, 'GET', `/v1/nodes/${node.uuid}/vifs`)).body.vifs;
+    expect(vifs).toHaveLength(1);
     expect(r.stderr).toMatch(/esi: B: booting the deploy agent/);
     expect(r.stderr).toMatch(/esi: B: (waiting for the deploy agent|writing the image|converting the image|booting the instance)/);
     const report = await inspectDisk(env.lab.agents!.diskPath('node-0'));
