@@ -10,6 +10,7 @@ import * as leasingPolicies from './0004_leasing_policies.ts';
 import * as images from './0005_images.ts';
 import * as inventoryRender from './0006_inventory_render.ts';
 import * as provisioning from './0007_provisioning.ts';
+import * as scheduling from './0010_scheduling.ts';
 
 /** Migrations by name, for Kysely's `Migrator`. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0005_images': images,
   '0006_inventory_render': inventoryRender,
   '0007_provisioning': provisioning,
+  '0010_scheduling': scheduling,
 };

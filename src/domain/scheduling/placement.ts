@@ -1,0 +1,136 @@
+/**
+ * Placement: load the nodes a request may use, rank them (`./scheduler.ts`) and claim the best
+ * ones through a caller-supplied claim (an allocation's, or a server's), moving down the ranking
+ * when a claim loses a race.
+ *
+ * - The database does the cheap part of the filtering (`SchedulingNodes.find` with
+ *   `freeOnly`: available, not in maintenance, no instance; the project's nodes; the resource
+ *   classes that match); the scheduler the rest.
+ * - A claim is conditional on the node's version as read (`ports.ts`). When it fails because
+ *   the node changed (`stale`), the node is read again and, if it still passes every filter,
+ *   claimed again (a power-state refresh must not lose a good node); when a conductor holds it
+ *   (`locked`), it is retried after the others, up to `lockedRetries` rounds
+ *   `lockedRetryDelayMs` apart (Ironic: 3 × 1 s, reference/ironic.md §4.1); when it is taken,
+ *   the next node is tried; when the claim says its allocation is gone (`allocation`), the
+ *   placement stops.
+ */
+import type { Node } from '../inventory/model.ts';
+import { compileFilters, firstFailure } from './filters.ts';
+import { customResourceClass, type PlacementRequest, type SchedNode } from './model.ts';
+import type { ClaimResult, SchedulingNodeQuery, SchedulingNodes } from './ports.ts';
+import { explain, schedule, type Explanation } from './scheduler.ts';
+
+/** Claims one node; see `ClaimResult`. */
+export type Claimer = (node: SchedNode) => Promise<ClaimResult>;
+
+/** Retry settings of {@link Placer}. */
+export interface PlacerOptions {
+  /** Rounds of retries of nodes a conductor held (Ironic `node_locked_retry_attempts`, 3). */
+  readonly lockedRetries: number;
+  /** Delay before each such round, ms (Ironic `node_locked_retry_interval`, 1 s). */
+  readonly lockedRetryDelayMs: number;
+  /** How to wait (tests pass a fake). */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** What a placement got. */
+export interface PlacementOutcome {
+  /** Claimed nodes, in claim order, as written. */
+  readonly placed: ReadonlyArray<{ readonly node: SchedNode; readonly written: Node }>;
+  /** How many nodes passed the filters when the placement began. */
+  readonly qualified: number;
+}
+
+/** Claims per node before giving it up (re-reads after `stale`). */
+const STALE_ATTEMPTS = 3;
+
+/** Places requests on nodes (see the module documentation). */
+export class Placer {
+  readonly #sleep: (ms: number) => Promise<void>;
+
+  constructor(
+    private readonly nodes: SchedulingNodes,
+    private readonly options: PlacerOptions,
+  ) {
+    this.#sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  /** The database query for a request (null: the request cannot match any node). */
+  async query(req: PlacementRequest, freeOnly: boolean): Promise<SchedulingNodeQuery | null> {
+    let resourceClasses: string[] | null = null;
+    if (req.resourceClass !== null) {
+      const rc = req.resourceClass;
+      const matching = (all: string[]): string[] => all.filter((c) => customResourceClass(c) === rc.name);
+      resourceClasses = rc.match === 'exact' ? [rc.name] : matching(await this.nodes.resourceClasses());
+      if (resourceClasses.length === 0 && rc.match === 'custom') resourceClasses = matching(await this.nodes.resourceClasses(true));
+      if (resourceClasses.length === 0 && freeOnly) return null;
+      if (resourceClasses.length === 0) resourceClasses = null;
+    }
+    return {
+      project: req.tenancy.kind === 'project' ? req.tenancy.projectId : null,
+      resourceClasses,
+      uuids: req.candidates === null ? null : [...req.candidates],
+      freeOnly,
+    };
+  }
+
+  /** The nodes that can take the request now, best first. */
+  async rank(req: PlacementRequest): Promise<SchedNode[]> {
+    const q = await this.query(req, true);
+    return q === null ? [] : schedule(await this.nodes.find(q), req);
+  }
+
+  /**
+   * Claim up to `count` nodes for the request.
+   * @param claim claims one node (called at most once per node and attempt)
+   * @returns the claimed nodes (fewer than `count` when not enough could be claimed)
+   */
+  async place(req: PlacementRequest, count: number, claim: Claimer): Promise<PlacementOutcome> {
+    const ranked = await this.rank(req);
+    const filters = compileFilters(req);
+    const placed: Array<{ node: SchedNode; written: Node }> = [];
+    let locked: SchedNode[] = [];
+    let aborted = false;
+    const attempt = async (first: SchedNode): Promise<'ok' | 'locked' | 'no'> => {
+      let node: SchedNode | null = first;
+      for (let i = 0; i < STALE_ATTEMPTS && node !== null; i++) {
+        const r = await claim(node);
+        if (r.ok) {
+          placed.push({ node, written: r.node });
+          return 'ok';
+        }
+        if (r.reason === 'locked') return 'locked';
+        if (r.reason === 'allocation') {
+          aborted = true;
+          return 'no';
+        }
+        if (r.reason !== 'stale') return 'no';
+        node = await this.nodes.get(node.uuid);
+        if (node !== null && firstFailure(filters, node) !== null) return 'no';
+      }
+      return 'no';
+    };
+    for (const node of ranked) {
+      if (placed.length >= count || aborted) break;
+      if ((await attempt(node)) === 'locked') locked.push(node);
+    }
+    for (let round = 0; round < this.options.lockedRetries && placed.length < count && locked.length > 0 && !aborted; round++) {
+      await this.#sleep(this.options.lockedRetryDelayMs);
+      const again = locked;
+      locked = [];
+      for (const node of again) {
+        if (placed.length >= count || aborted) break;
+        const fresh = await this.nodes.get(node.uuid);
+        if (fresh === null || firstFailure(filters, fresh) !== null) continue;
+        if ((await attempt(fresh)) === 'locked') locked.push(fresh);
+      }
+    }
+    return { placed, qualified: ranked.length };
+  }
+
+  /** Why the request cannot be placed: every node its tenancy and candidates cover, judged. */
+  async explain(req: PlacementRequest): Promise<Explanation> {
+    const q = await this.query(req, false);
+    return explain(q === null ? [] : await this.nodes.find(q), req);
+  }
+}
