@@ -23,6 +23,7 @@ import { ServiceImageInfo } from '../conductor/agent/image-info.ts';
 import { loadSecretBox } from './secret-key.ts';
 import { createLeasingServices } from './leasing.ts';
 import { createImageServices } from './images.ts';
+import { createSchedulingServices } from './scheduling.ts';
 import type { Config } from './config.ts';
 import type { BackgroundWorker, Services } from './services.ts';
 
@@ -131,5 +132,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   const images = await createImageServices({ config, clock, logger, store, policy, directory: identity.directory });
   const ramdisk = new RamdiskService({ nodes: nodeRepository, ports: portRepository, clock, secrets, conductor: inventory.conductorRelay });
   const capture = new CaptureService(inventory.nodes.access, { get: (ctx, id) => images.images.get(ctx, id) });
-  return { config, clock, logger, store, policy, identity, inventory, leasing, leaseManager, images, ramdisk, imageTempUrls, capture, workers };
+  const { scheduling, worker: schedulingWorker } = createSchedulingServices({ config, clock, logger, store, policy, inventory });
+  workers.push(schedulingWorker);
+  return { config, clock, logger, store, policy, identity, inventory, leasing, leaseManager, images, ramdisk, imageTempUrls, capture, scheduling, workers };
 }

@@ -15,6 +15,7 @@ import type { LeaseManager } from '../conductor/lease-manager.ts';
 import type { Policy } from '../domain/policy/types.ts';
 import type { Store } from '../store/database.ts';
 import type { Config } from './config.ts';
+import type { Scheduling } from '../domain/scheduling/index.ts';
 
 /**
  * A background loop of a `conductor` process (power sync, provisioning tasks, lease manager).
@@ -50,4 +51,6 @@ export interface Services {
   readonly imageTempUrls: ImageTempUrls;
   /** Image capture of active nodes (baremetal API `…/capture`, an esi addition). */
   readonly capture: CaptureService;
+  /** Allocations and the scheduler (baremetal API `/v1/allocations`, compute API servers). */
+  readonly scheduling: Scheduling;
 }

@@ -10,7 +10,8 @@
  *   deployed node (the `deleted` verb through the FSM, so the conductor tears it down and
  *   cleans it) or detaches its VIFs — and, unlike esi-leap, an `available` node is cleaned too
  *   (FSM event `reclaim` → `cleaning`): the lessee may have used its own provisioning, and every
- *   node is wiped before its next lease (seed 004).
+ *   node is wiped before its next lease (seed 004). An allocation on a node that is not
+ *   deployed is released with the lease (a deployed node's at its teardown).
  *
  * Both refuse with {@link NodeBusyError} while a conductor holds the node (its reservation),
  * or while the node is in a transition that cannot be interrupted, so the lease manager
@@ -181,6 +182,9 @@ export class InventoryNodeGateway implements NodeGateway {
       throw new NodeBusyError(`Node ${n.uuid} is ${n.provision_state}; the lease is removed once that finishes.`);
     } else {
       detachVifsStep(n);
+      // An allocation made on the node (by the lessee) ends with the lease; the store deletes
+      // it and marks its server deleted. A deployed node's goes at teardown.
+      if (n.allocation_uuid !== null) Object.assign(changes, { instance_uuid: null, allocation_uuid: null });
       if (canApply(n.provision_state, 'reclaim')) {
         // Never deployed through esi, but the lessee may have written its disks (its own
         // provisioning): wipe it before the next lease (automated cleaning).

@@ -147,13 +147,14 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = Object.freeze({
   'baremetal:conductor:get': ADMIN_OBSERVER,
   'baremetal:chassis:get': ADMIN_OBSERVER,
 
-  // --- Allocations. Source: ESI sample (get/update/delete admin or allocation owner; list "").
-  // create: any member, owner or lessee of a project (Ironic 21.4 lets any role:member create;
-  // candidates are limited to nodes the project owns or leases and the allocation owner is
-  // forced to the caller's project). Naming another owner (create_restricted) is admin-only.
-  'baremetal:allocation:get': 'rule:is_admin or rule:is_allocation_owner',
+  // --- Allocations. Source: Ironic 21.4 (ironic.md §3.3): get = system reader or allocation
+  // owner; list open (the API filters by allocation owner), list_all = system reader; create =
+  // any member (esi: or its owner / lessee roles); candidates are limited to nodes the project
+  // owns or leases and the owner is forced to the caller's project; naming another owner
+  // (create_restricted) is admin-only; update/delete = admin or the allocation's owner.
+  'baremetal:allocation:get': 'rule:is_admin or rule:is_observer or rule:is_allocation_owner',
   'baremetal:allocation:list': '',
-  'baremetal:allocation:list_all': ADMIN,
+  'baremetal:allocation:list_all': ADMIN_OBSERVER,
   'baremetal:allocation:create': 'rule:is_admin or role:member or rule:is_owner or rule:is_lessee',
   'baremetal:allocation:create_restricted': ADMIN,
   'baremetal:allocation:update': 'rule:is_admin or rule:is_allocation_owner',
