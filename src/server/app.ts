@@ -8,6 +8,7 @@
  * | `/baremetal`    | Ironic v1 (`/baremetal/v1`)     | `src/api/baremetal/index.ts`|
  * | `/lease`        | esi-leap v1 (`/lease/v1`)       | `src/api/lease/index.ts`    |
  * | `/image`        | Glance v2 (`/image/v2`)         | `src/api/image/index.ts`    |
+ * | `/compute`      | Nova v2.1 subset (`/compute/v2.1`) | `src/api/compute/index.ts` |
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -15,6 +16,8 @@ import { identityApi } from '../api/identity/index.ts';
 import { baremetalApi } from '../api/baremetal/index.ts';
 import { leaseApi } from '../api/lease/index.ts';
 import { imageApi } from '../api/image/index.ts';
+import { computeApi } from '../api/compute/index.ts';
+import { sendNovaError } from '../api/compute/errors.ts';
 import { frameworkErrorHandler, type RawErrorRenderer } from '../api/common/framework-errors.ts';
 import { registerInputGuards } from '../api/common/input-guards.ts';
 import { sendIronicError } from '../api/baremetal/errors.ts';
@@ -41,6 +44,7 @@ const FRAMEWORK_ERROR_RENDERERS: ReadonlyArray<readonly [string, RawErrorRendere
   ],
   ['/lease', (_q, reply, status, message) => void reply.code(status).type('application/json').send(leaseErrorBody(status, message))],
   ['/image', (request, reply, status, message) => void sendGlanceError(request, reply, { status, explanation: message, detail: '', headers: {} })],
+  ['/compute', (_q, reply, status, message) => void sendNovaError(reply, status, message)],
 ];
 
 const REQUEST_ID_RE = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -80,6 +84,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       baremetal: `${services.config.publicUrl}/baremetal`,
       lease: `${services.config.publicUrl}/lease`,
       image: `${services.config.publicUrl}/image`,
+      compute: `${services.config.publicUrl}/compute/v2.1`,
     },
   }));
 
@@ -87,5 +92,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(baremetalApi, { prefix: '/baremetal', services });
   await app.register(leaseApi, { prefix: '/lease', services });
   await app.register(imageApi, { prefix: '/image', services });
+  await app.register(computeApi, { prefix: '/compute', services, compute: services.compute });
   return app;
 }

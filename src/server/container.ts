@@ -132,7 +132,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   const images = await createImageServices({ config, clock, logger, store, policy, directory: identity.directory });
   const ramdisk = new RamdiskService({ nodes: nodeRepository, ports: portRepository, clock, secrets, conductor: inventory.conductorRelay });
   const capture = new CaptureService(inventory.nodes.access, { get: (ctx, id) => images.images.get(ctx, id) });
-  const { scheduling, worker: schedulingWorker } = createSchedulingServices({ config, clock, logger, store, policy, inventory });
+  const { scheduling, compute, worker: schedulingWorker } = createSchedulingServices({ config, clock, logger, store, policy, inventory, images, directory: identity.directory });
   workers.push(schedulingWorker);
-  return { config, clock, logger, store, policy, identity, inventory, leasing, leaseManager, images, ramdisk, imageTempUrls, capture, scheduling, workers };
+  return { config, clock, logger, store, policy, identity, inventory, leasing, leaseManager, images, ramdisk, imageTempUrls, capture, scheduling, compute, workers };
 }

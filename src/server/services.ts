@@ -16,6 +16,7 @@ import type { Policy } from '../domain/policy/types.ts';
 import type { Store } from '../store/database.ts';
 import type { Config } from './config.ts';
 import type { Scheduling } from '../domain/scheduling/index.ts';
+import type { Compute } from '../domain/compute/index.ts';
 
 /**
  * A background loop of a `conductor` process (power sync, provisioning tasks, lease manager).
@@ -53,4 +54,6 @@ export interface Services {
   readonly capture: CaptureService;
   /** Allocations and the scheduler (baremetal API `/v1/allocations`, compute API servers). */
   readonly scheduling: Scheduling;
+  /** Flavors, key pairs and servers (compute API). */
+  readonly compute: Compute;
 }

@@ -9,7 +9,8 @@
  *   `allocation.owner`;
  * - lease: `offer.project_id`, `lease.owner_id`, `lease.project_id`, and for console tokens
  *   `node.owner`, `node.lessee`;
- * - identity: `target.project.id`, `target.user.id`, `target.domain.id`, `target.token.user_id`.
+ * - identity: `target.project.id`, `target.user.id`, `target.domain.id`, `target.token.user_id`;
+ * - compute: `flavor.is_public`, `flavor.owner`, `user_id` (key pairs), `project_id` (servers).
  */
 
 /** Ironic check strings shared by several rules (kept as strings so rules read plainly). */
@@ -295,4 +296,38 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = Object.freeze({
   'image:add_member': 'rule:image:context_is_admin or rule:image:owner_member',
   'image:delete_member': 'rule:image:context_is_admin or rule:image:owner_member',
   'image:modify_member': 'rule:image:context_is_admin or (rule:image:member_role and rule:image:shared_member)',
+
+  // --- Compute API (Nova v2.1 subset, added by the scheduling work). Source: Nova's defaults
+  // (nova/policies: flavor_manage, flavor_extra_specs, flavor_access, keypairs, servers,
+  // extended_server_attributes) with esi's roles: a project "member" is a user with member,
+  // owner or lessee on the project (as for images). Targets: flavor.is_public, flavor.owner,
+  // user_id (key pairs), project_id (servers).
+  // esi deviation: Nova lets only admins create flavors; esi also lets a project member create
+  // PRIVATE flavors for its own project (it becomes their owner) and manage them.
+  'compute:context_is_admin': 'role:admin',
+  'compute:member_role': 'role:member or rule:is_owner or rule:is_lessee',
+  'compute:flavor_owner': "rule:compute:member_role and project_id:%(flavor.owner)s",
+  'os_compute_api:os-flavor-manage:create': "rule:compute:context_is_admin or (rule:compute:member_role and 'False':%(flavor.is_public)s)",
+  'os_compute_api:os-flavor-manage:update': 'rule:compute:context_is_admin or rule:compute:flavor_owner',
+  'os_compute_api:os-flavor-manage:delete': 'rule:compute:context_is_admin or rule:compute:flavor_owner',
+  'os_compute_api:os-flavor-extra-specs:index': '',
+  'os_compute_api:os-flavor-extra-specs:show': '',
+  'os_compute_api:os-flavor-extra-specs:create': 'rule:compute:context_is_admin or rule:compute:flavor_owner',
+  'os_compute_api:os-flavor-extra-specs:update': 'rule:compute:context_is_admin or rule:compute:flavor_owner',
+  'os_compute_api:os-flavor-extra-specs:delete': 'rule:compute:context_is_admin or rule:compute:flavor_owner',
+  'os_compute_api:os-flavor-access': 'rule:compute:context_is_admin or rule:compute:flavor_owner',
+  'os_compute_api:os-flavor-access:add_tenant_access': 'rule:compute:context_is_admin or rule:compute:flavor_owner',
+  'os_compute_api:os-flavor-access:remove_tenant_access': 'rule:compute:context_is_admin or rule:compute:flavor_owner',
+  'os_compute_api:os-keypairs:index': 'rule:compute:context_is_admin or user_id:%(user_id)s',
+  'os_compute_api:os-keypairs:show': 'rule:compute:context_is_admin or user_id:%(user_id)s',
+  'os_compute_api:os-keypairs:create': 'rule:compute:context_is_admin or user_id:%(user_id)s',
+  'os_compute_api:os-keypairs:delete': 'rule:compute:context_is_admin or user_id:%(user_id)s',
+  'os_compute_api:servers:index': 'rule:compute:context_is_admin or project_id:%(project_id)s',
+  'os_compute_api:servers:detail': 'rule:compute:context_is_admin or project_id:%(project_id)s',
+  'os_compute_api:servers:show': 'rule:compute:context_is_admin or project_id:%(project_id)s',
+  'os_compute_api:servers:index:get_all_tenants': 'rule:compute:context_is_admin',
+  'os_compute_api:servers:detail:get_all_tenants': 'rule:compute:context_is_admin',
+  'os_compute_api:servers:create': 'rule:compute:context_is_admin or (rule:compute:member_role and project_id:%(project_id)s)',
+  'os_compute_api:servers:delete': 'rule:compute:context_is_admin or (rule:compute:member_role and project_id:%(project_id)s)',
+  'os_compute_api:os-extended-server-attributes': 'rule:compute:context_is_admin',
 });
