@@ -3,7 +3,8 @@
  * /servers/{id}`. Create answers 202 with `{server: {id, links, OS-DCF:diskConfig,
  * security_groups}}` and a `Location` (or `{reservation_id}` with `return_reservation_id`);
  * delete 204. List parameters: `all_tenants`, `project_id`/`tenant_id` (admins), `deleted`
- * (admins), `changes-since`, `name`, `status`, `image`, `flavor`, `limit`, `marker`, `sort_key`,
+ * (admins), `changes-since`, `name`, `status`, `image`, `flavor`, `reservation_id`, `limit`,
+ * `marker`, `sort_key`,
  * `sort_dir`; a full page carries `servers_links` with `next`.
  */
 import type { FastifyInstance } from 'fastify';
@@ -33,6 +34,7 @@ export function serverRoutes(app: FastifyInstance, compute: Compute, base: strin
           ...(q.status !== undefined ? { status: q.status } : {}),
           ...(q.image !== undefined ? { image: q.image } : {}),
           ...(q.flavor !== undefined ? { flavor: q.flavor } : {}),
+          ...(q.reservation_id !== undefined ? { reservationId: q.reservation_id } : {}),
           ...(q.marker !== undefined ? { marker: q.marker } : {}),
           ...(q.sort_key !== undefined ? { sortKey: q.sort_key } : {}),
           ...(q.sort_dir !== undefined ? { sortDir: q.sort_dir } : {}),

@@ -48,7 +48,7 @@ export async function getNode(s: Session, ident: string): Promise<Node> {
 }
 
 /** The image with this ID or name. @throws CliError when none or several match */
-async function findImage(s: Session, ident: string): Promise<Record<string, any>> {
+export async function findImage(s: Session, ident: string): Promise<Record<string, any>> {
   if (UUID_RE.test(ident)) {
     try {
       return await s.call('image', 'GET', `/v2/images/${encodeURIComponent(ident)}`);
@@ -63,7 +63,7 @@ async function findImage(s: Session, ident: string): Promise<Record<string, any>
 }
 
 /** The network with this ID or name (Neutron). */
-async function findNetwork(s: Session, ident: string): Promise<Record<string, any>> {
+export async function findNetwork(s: Session, ident: string): Promise<Record<string, any>> {
   if (UUID_RE.test(ident)) {
     try {
       return (await s.call('network', 'GET', `/v2.0/networks/${encodeURIComponent(ident)}`)).network;
@@ -167,7 +167,7 @@ export async function waitFor(s: Session, uuid: string, subject: string, spec: W
 }
 
 /** `--wait [seconds]`: true → no timeout (0), a number → that timeout; undefined → no wait. */
-function waitSeconds(v: true | string | undefined): number | null {
+export function waitSeconds(v: true | string | undefined): number | null {
   if (v === undefined) return null;
   if (v === true) return 0;
   const n = Number(v);

@@ -1,15 +1,20 @@
 /**
  * `esi server` and `esi lab`: the long-running process roles. Their modules are imported when
  * the command runs, so that the other commands of the CLI start without loading the server.
+ * `esi server create|list|show|delete` (bare-metal servers) are subcommands of `server`.
  */
 import type { Command } from 'commander';
 import type { ConfigOptions } from '../../server/config.ts';
+import { registerInstanceCommands } from './server-instances.ts';
 
-/** Register `server` and `lab` on the program. */
+/**
+ * Register `server` and `lab` on the program. `esi server` alone runs the service;
+ * `esi server create|list|show|delete` manage bare-metal servers (./server-instances.ts).
+ */
 export function registerServerCommands(program: Command): void {
-  program
+  const server = program
     .command('server')
-    .description('run esi: all APIs, the conductor and the lease manager (SQLite by default)')
+    .description('run esi: all APIs, the conductor and the lease manager (SQLite by default); or create|list|show|delete bare-metal servers')
     .option('--config <file>', 'YAML configuration file (ESI_CONFIG)')
     .option('--host <host>', 'listen address (ESI_HOST, default 127.0.0.1)')
     .option('--port <port>', 'listen port (ESI_PORT, default 8585)')
@@ -33,10 +38,11 @@ export function registerServerCommands(program: Command): void {
         onClose.push(() => lab.close());
         process.stdout.write(`esi: virtual lab of ${config.lab.nodes} Redfish nodes at ${lab.url}\n`);
       }
-      const server = await startServer(config, { onClose });
-      process.stdout.write(`esi: listening on ${server.url ?? '(no api role)'}; data in ${config.dataDir}\n`);
-      shutdownOnSignal(() => server.close());
+      const running = await startServer(config, { onClose });
+      process.stdout.write(`esi: listening on ${running.url ?? '(no api role)'}; data in ${config.dataDir}\n`);
+      shutdownOnSignal(() => running.close());
     });
+  registerInstanceCommands(server);
 
   program
     .command('lab')

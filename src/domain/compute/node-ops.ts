@@ -63,36 +63,32 @@ export async function requestDeploy(access: NodeAccess, nodeUuid: string, server
 
 /**
  * Undeploy the node of a server (Ironic's `deleted` verb), when it still holds the server and
- * its state accepts the verb.
+ * its state accepts the verb. One attempt: a node a conductor holds is `busy` (the compute
+ * sweep tries again), so that a delete request never waits.
  * @returns `started` (the teardown will release the allocation), `not-deployed` (the node
  *   holds the server but was never deployed: the caller frees the allocation), `busy` (in a
  *   transition that refuses the verb now, e.g. `deploying`: retry later) or `gone` (the node
  *   no longer holds the server)
  */
-export async function requestUndeploy(access: NodeAccess, nodeUuid: string, serverUuid: string, sleep: (ms: number) => Promise<void>): Promise<'started' | 'not-deployed' | 'busy' | 'gone'> {
+export async function requestUndeploy(access: NodeAccess, nodeUuid: string, serverUuid: string): Promise<'started' | 'not-deployed' | 'busy' | 'gone'> {
   const st: { outcome: 'started' | 'not-deployed' | 'busy' | 'gone' } = { outcome: 'gone' };
   let written: Node | null = null;
   try {
-    written = await whileLocked(async () => {
-      const node = await access.deps.nodes.get(nodeUuid);
-      if (node === null) {
+    const node = await access.deps.nodes.get(nodeUuid);
+    if (node === null) return 'gone';
+    written = await access.write(node, (n) => {
+      if (n.instance_uuid !== serverUuid) {
         st.outcome = 'gone';
         return null;
       }
-      return access.write(node, (n) => {
-        if (n.instance_uuid !== serverUuid) {
-          st.outcome = 'gone';
-          return null;
-        }
-        if (!canApply(n.provision_state, 'deleted')) {
-          st.outcome = FREE_STATES.has(n.provision_state) && n.target_provision_state === null ? 'not-deployed' : 'busy';
-          return null;
-        }
-        st.outcome = 'started';
-        const t = next(n.provision_state, 'deleted');
-        return { provision_state: t.state, target_provision_state: t.target, provision_updated_at: access.deps.clock.now(), last_error: null };
-      });
-    }, sleep);
+      if (!canApply(n.provision_state, 'deleted')) {
+        st.outcome = FREE_STATES.has(n.provision_state) && n.target_provision_state === null ? 'not-deployed' : 'busy';
+        return null;
+      }
+      st.outcome = 'started';
+      const t = next(n.provision_state, 'deleted');
+      return { provision_state: t.state, target_provision_state: t.target, provision_updated_at: access.deps.clock.now(), last_error: null };
+    });
   } catch (err) {
     if (err instanceof LockedError) return 'busy';
     throw err;

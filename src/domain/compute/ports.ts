@@ -47,6 +47,7 @@ export interface ServerListQuery {
   readonly changedSince?: number;
   readonly imageId?: string;
   readonly flavorId?: string;
+  readonly reservationId?: string;
   /** Only deleted (true) or only live (false) servers. */
   readonly deleted?: boolean;
   readonly limit: number;

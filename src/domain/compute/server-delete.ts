@@ -44,7 +44,7 @@ export async function beginDelete(deps: DeleteDeps, server: Server): Promise<Del
 export async function advanceDelete(deps: DeleteDeps, server: Server): Promise<DeleteStep> {
   if (server.deleted_at !== null) return 'deleted';
   if (server.node_uuid === null) return markGone(deps, server);
-  const r = await requestUndeploy(deps.access, server.node_uuid, server.uuid, deps.sleep);
+  const r = await requestUndeploy(deps.access, server.node_uuid, server.uuid);
   if (r === 'started') return 'undeploying';
   if (r === 'busy') return 'waiting';
   if (r === 'gone') return markGone(deps, server);

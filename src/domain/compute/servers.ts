@@ -53,6 +53,8 @@ export interface ServerListRequest {
   readonly status?: string;
   readonly image?: string;
   readonly flavor?: string;
+  /** Servers of one create request (`r-…`). */
+  readonly reservationId?: string;
   readonly limit: number;
   readonly marker?: string;
   readonly sortKey?: string;
@@ -176,6 +178,7 @@ export class ServerService {
       ...(deleted !== undefined ? { deleted } : {}),
       ...(req.image !== undefined ? { imageId: req.image } : {}),
       ...(req.flavor !== undefined ? { flavorId: req.flavor } : {}),
+      ...(req.reservationId !== undefined ? { reservationId: req.reservationId } : {}),
       limit: filtered ? 1000 : req.limit,
       marker,
       sortKey,

@@ -73,6 +73,7 @@ export class KyselyComputeRepository extends KyselyFlavorStore implements Comput
       query = query.where((eb) => eb.or([eb('created_at', '>=', t), eb('updated_at', '>=', t), eb('deleted_at', '>=', t)]));
     }
     if (q.imageId !== undefined) query = query.where('image_id', '=', q.imageId);
+    if (q.reservationId !== undefined) query = query.where('reservation_id', '=', q.reservationId);
     if (q.flavorId !== undefined) query = query.where(sql<SqlBool>`${sql.ref('flavor')} like ${`{"id":${JSON.stringify(q.flavorId)},%`}`);
     const sort = SERVER_SORT[q.sortKey] ?? SERVER_SORT.created_at!;
     const expr = sort.text ? sql`coalesce(${sql.ref(sort.col)}, '')` : sql`coalesce(${sql.ref(sort.col)}, -1)`;
