@@ -170,7 +170,7 @@ export class FlavorService {
   async extraSpec(ctx: AuthContext, flavorid: string, key: string): Promise<string> {
     const f = await this.get(ctx, flavorid);
     this.policy.authorize('os_compute_api:os-flavor-extra-specs:show', flavorTarget(f), ctx);
-    const v = f.extra_specs[key];
+    const v = Object.hasOwn(f.extra_specs, key) ? f.extra_specs[key] : undefined;
     if (v === undefined) throw new NotFoundError('extra spec', key, `Flavor ${flavorid} has no extra specs with key ${key}.`, 'FlavorExtraSpecsNotFound');
     return v;
   }
@@ -197,7 +197,7 @@ export class FlavorService {
   /** Remove one extra spec. @throws NotFoundError when the flavor lacks it */
   async deleteExtraSpec(ctx: AuthContext, flavorid: string, key: string): Promise<void> {
     const f = await this.changeable(ctx, flavorid, 'os_compute_api:os-flavor-extra-specs:delete');
-    if (f.extra_specs[key] === undefined) throw new NotFoundError('extra spec', key, `Flavor ${flavorid} has no extra specs with key ${key}.`, 'FlavorExtraSpecsNotFound');
+    if (!Object.hasOwn(f.extra_specs, key)) throw new NotFoundError('extra spec', key, `Flavor ${flavorid} has no extra specs with key ${key}.`, 'FlavorExtraSpecsNotFound');
     const next = { ...f.extra_specs };
     delete next[key];
     await this.repo.updateFlavor(f.flavorid, { extra_specs: next }, this.clock.now());

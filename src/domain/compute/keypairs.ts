@@ -53,11 +53,11 @@ export class KeypairService {
       throw new InvalidInputError('Keypair data is invalid: Keypair name contains unsafe characters (1 to 255 of a-z, A-Z, 0-9, space, _ and -).', 'InvalidKeypair');
     }
     if (k.type !== undefined && k.type !== 'ssh') throw new InvalidInputError(`Invalid input for field/attribute type. Value: ${String(k.type)}. esi takes ssh key pairs only.`);
-    if (k.user_id !== undefined && (typeof k.user_id !== 'string' || k.user_id === '')) throw new InvalidInputError('Invalid input for field/attribute user_id.');
+    if (k.user_id !== undefined && (typeof k.user_id !== 'string' || k.user_id === '' || k.user_id.length > 255)) throw new InvalidInputError('Invalid input for field/attribute user_id.');
     const user = this.userOf(ctx, 'os_compute_api:os-keypairs:create', k.user_id as string | undefined);
     let publicKey: string;
     let privateKey: string | null = null;
-    if (k.public_key === undefined || k.public_key === null) {
+    if (k.public_key === undefined) {
       const pair = generateKeyPair('Generated-by-esi');
       publicKey = pair.publicKey;
       privateKey = pair.privateKey;
