@@ -22,9 +22,10 @@ import { leaseSkewBenchmark } from './lease-skew.ts';
 import { leaseReplayBenchmark } from './lease-replay.ts';
 import { imageThroughputBenchmark } from './image-throughput.ts';
 import { deployFleetBenchmark } from './deploy-fleet.ts';
+import { placementBenchmark } from './placement.ts';
 
 /** Every benchmark, in the order a full run executes them. */
-export const BENCHMARKS: readonly Benchmark[] = [nodeListBenchmark, leaseAdmissionBenchmark, leaseSkewBenchmark, leaseReplayBenchmark, imageThroughputBenchmark, deployFleetBenchmark];
+export const BENCHMARKS: readonly Benchmark[] = [nodeListBenchmark, leaseAdmissionBenchmark, leaseSkewBenchmark, leaseReplayBenchmark, imageThroughputBenchmark, deployFleetBenchmark, placementBenchmark];
 
 function parseSizes(value: string): number[] {
   const sizes = value.split(',').map((s) => Number(s.trim()));

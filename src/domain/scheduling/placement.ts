@@ -13,6 +13,10 @@
  *   `lockedRetryDelayMs` apart (Ironic: 3 × 1 s, reference/ironic.md §4.1); when it is taken,
  *   the next node is tried; when the claim says its allocation is gone (`allocation`), the
  *   placement stops.
+ * - Concurrent placements of one process cooperate: they share candidate reads in flight for
+ *   the same query, and skip the nodes another of them is claiming or has just claimed, so a
+ *   burst of requests does not read the same rows a hundred times nor race for one node. The
+ *   database's conditional claim remains the guard across processes.
  */
 import type { Node } from '../inventory/model.ts';
 import { compileFilters, firstFailure } from './filters.ts';
@@ -44,9 +48,21 @@ export interface PlacementOutcome {
 /** Claims per node before giving it up (re-reads after `stale`). */
 const STALE_ATTEMPTS = 3;
 
+/** Most claimed nodes remembered (see `Placer.#recent`). */
+const RECENT_MAX = 100_000;
+
 /** Places requests on nodes (see the module documentation). */
 export class Placer {
   readonly #sleep: (ms: number) => Promise<void>;
+  /** Candidate reads in flight, by query: concurrent placements share one read. */
+  readonly #reads = new Map<string, Promise<SchedNode[]>>();
+  /** Nodes a placement of this process is claiming right now. */
+  readonly #claiming = new Set<string>();
+  /**
+   * Nodes this process claimed → the version the claim wrote: a candidate list with an older
+   * version of such a node was read before the claim (a shared read) and is skipped.
+   */
+  readonly #recent = new Map<string, number>();
 
   constructor(
     private readonly nodes: SchedulingNodes,
@@ -77,7 +93,33 @@ export class Placer {
   /** The nodes that can take the request now, best first. */
   async rank(req: PlacementRequest): Promise<SchedNode[]> {
     const q = await this.query(req, true);
-    return q === null ? [] : schedule(await this.nodes.find(q), req);
+    return q === null ? [] : schedule(await this.read(q), req);
+  }
+
+  /**
+   * Read candidates, sharing a read already in flight for the same query (a burst of requests
+   * for one flavor reads the database once). A shared read may list nodes that a placement of
+   * this process claimed meanwhile: those are skipped (`#recent`), and any other stale entry is
+   * caught by the claim itself.
+   */
+  private read(q: SchedulingNodeQuery): Promise<SchedNode[]> {
+    const key = JSON.stringify(q);
+    let p = this.#reads.get(key);
+    if (p === undefined) {
+      p = this.nodes.find(q).finally(() => this.#reads.delete(key));
+      this.#reads.set(key, p);
+    }
+    return p;
+  }
+
+  /** True when another placement of this process is claiming the node, or took it after `node` was read. */
+  private busy(node: SchedNode): boolean {
+    if (this.#claiming.has(node.uuid)) return true;
+    const written = this.#recent.get(node.uuid);
+    if (written === undefined) return false;
+    if (node.version < written) return true;
+    this.#recent.delete(node.uuid);
+    return false;
   }
 
   /**
@@ -92,11 +134,22 @@ export class Placer {
     let locked: SchedNode[] = [];
     let aborted = false;
     const attempt = async (first: SchedNode): Promise<'ok' | 'locked' | 'no'> => {
+      if (this.busy(first)) return 'no';
+      this.#claiming.add(first.uuid);
+      try {
+        return await tryClaims(first);
+      } finally {
+        this.#claiming.delete(first.uuid);
+      }
+    };
+    const tryClaims = async (first: SchedNode): Promise<'ok' | 'locked' | 'no'> => {
       let node: SchedNode | null = first;
       for (let i = 0; i < STALE_ATTEMPTS && node !== null; i++) {
         const r = await claim(node);
         if (r.ok) {
           placed.push({ node, written: r.node });
+          if (this.#recent.size >= RECENT_MAX) this.#recent.clear();
+          this.#recent.set(node.uuid, r.node.version);
           return 'ok';
         }
         if (r.reason === 'locked') return 'locked';
