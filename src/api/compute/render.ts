@@ -101,7 +101,8 @@ export function renderServer(view: ServerView, v: number, base: string): Record<
         ? { vcpus: s.flavor.vcpus, ram: s.flavor.ram, disk: s.flavor.disk, ephemeral: s.flavor.ephemeral, swap: s.flavor.swap, original_name: s.flavor.name, extra_specs: { ...s.flavor.extra_specs } }
         : { id: s.flavor.id, links: [{ rel: 'bookmark', href: `${base}/flavors/${encodeURIComponent(s.flavor.id)}` }] },
     created: novaTime(s.created_at),
-    updated: novaTime(s.updated_at ?? s.created_at),
+    // The server changes when its node does (deploy, power): the latest of both.
+    updated: novaTime(Math.max(s.updated_at ?? s.created_at, node?.updated_at ?? 0)),
     addresses: {},
     accessIPv4: '',
     accessIPv6: '',
