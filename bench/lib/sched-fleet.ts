@@ -14,6 +14,7 @@
  * surplus), some requiring CUSTOM_NVME or forbidding CUSTOM_GPU.
  */
 import type { PlacementRequest, SchedNode, SizeKey, SizeWant } from '../../src/domain/scheduling/model.ts';
+import { fnv1a } from '../../src/domain/scheduling/weighers.ts';
 
 /** A deterministic PRNG (mulberry32). */
 export function rng(seed: number): () => number {
@@ -90,6 +91,7 @@ export function fleet(count: number, seed = 7): FleetNode[] {
       node: {
         uuid: `00000000-0000-4000-8000-${hex}`,
         version: 1,
+        hash: fnv1a(`00000000-0000-4000-8000-${hex}`),
         name: `n${i}`,
         owner,
         lessee: lessee === owner ? null : lessee,

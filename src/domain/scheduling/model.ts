@@ -64,6 +64,8 @@ export interface SchedNode {
   readonly uuid: string;
   /** Row version when read: a claim succeeds only on this version (see `./placement.ts`). */
   readonly version: number;
+  /** FNV-1a of `uuid`, computed once (the weighers' tie-break mixes it with the request's seed). */
+  readonly hash: number;
   readonly name: string | null;
   readonly owner: string | null;
   readonly lessee: string | null;

@@ -8,6 +8,7 @@
  */
 import type { NodeField, NodeSlice } from '../inventory/model.ts';
 import type { SchedNode } from './model.ts';
+import { fnv1a } from './weighers.ts';
 
 /** The node fields {@link schedNodeOf} reads (besides uuid, owner and lessee). */
 export const SCHED_FIELDS: readonly NodeField[] = Object.freeze([
@@ -55,6 +56,7 @@ export function schedNodeOf(n: NodeSlice): SchedNode {
   return {
     uuid: n.uuid,
     version: n.version,
+    hash: fnv1a(n.uuid),
     name: n.name ?? null,
     owner: n.owner,
     lessee: n.lessee,

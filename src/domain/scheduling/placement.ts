@@ -4,7 +4,7 @@
  * when a claim loses a race.
  *
  * - The database does the cheap part of the filtering (`SchedulingNodes.find` with
- *   `freeOnly`: available, not in maintenance, no instance; the project's nodes; the resource
+ *   `freeOnly`: available, not in maintenance; the project's nodes; the resource
  *   classes that match); the scheduler the rest.
  * - A claim is conditional on the node's version as read (`ports.ts`). When it fails because
  *   the node changed (`stale`), the node is read again and, if it still passes every filter,
@@ -14,15 +14,16 @@
  *   the next node is tried; when the claim says its allocation is gone (`allocation`), the
  *   placement stops.
  * - Concurrent placements of one process cooperate: they share candidate reads in flight for
- *   the same query, and skip the nodes another of them is claiming or has just claimed, so a
- *   burst of requests does not read the same rows a hundred times nor race for one node. The
- *   database's conditional claim remains the guard across processes.
+ *   the same query and, for equal requests, one ranking, and skip the nodes another of them is
+ *   claiming or has just claimed, so a burst of requests neither reads nor ranks the same nodes
+ *   a hundred times, nor races for one node. The database's conditional claim remains the
+ *   guard across processes.
  */
 import type { Node } from '../inventory/model.ts';
 import { compileFilters, firstFailure } from './filters.ts';
 import { customResourceClass, type PlacementRequest, type SchedNode } from './model.ts';
 import type { ClaimResult, SchedulingNodeQuery, SchedulingNodes } from './ports.ts';
-import { explain, schedule, type Explanation } from './scheduler.ts';
+import { explain, schedule, scheduleLazy, type Explanation } from './scheduler.ts';
 
 /** Claims one node; see `ClaimResult`. */
 export type Claimer = (node: SchedNode) => Promise<ClaimResult>;
@@ -51,11 +52,28 @@ const STALE_ATTEMPTS = 3;
 /** Most claimed nodes remembered (see `Placer.#recent`). */
 const RECENT_MAX = 100_000;
 
+/** A ranking shared by concurrent placements of equal requests (see `Placer.#ranking`). */
+interface SharedRanking {
+  readonly key: string;
+  readonly qualified: number;
+  /** The nodes ranked so far, best first. */
+  readonly list: SchedNode[];
+  readonly order: Iterator<SchedNode>;
+  users: number;
+}
+
+/** The key of equal requests: everything but the seed. */
+function rankingKey(q: SchedulingNodeQuery, r: PlacementRequest): string {
+  return JSON.stringify([q, r.resourceClass, r.requiredTraits, r.forbiddenTraits, r.sizes, r.cpuArch, r.capabilities, r.candidates === null ? null : [...r.candidates], r.tenancy, r.preferName]);
+}
+
 /** Places requests on nodes (see the module documentation). */
 export class Placer {
   readonly #sleep: (ms: number) => Promise<void>;
   /** Candidate reads in flight, by query: concurrent placements share one read. */
   readonly #reads = new Map<string, Promise<SchedNode[]>>();
+  /** Rankings in use, by request key: concurrent equal requests walk one ranking. */
+  readonly #rankings = new Map<string, Promise<SharedRanking>>();
   /** Nodes a placement of this process is claiming right now. */
   readonly #claiming = new Set<string>();
   /**
@@ -112,6 +130,48 @@ export class Placer {
     return p;
   }
 
+  /**
+   * The ranking of a request, shared with the placements of equal requests (same query and
+   * wants, any seed) running at the same time: a burst of a hundred requests for one flavor
+   * ranks the candidates once and hands out its nodes in order (each placement skips the nodes
+   * the others are claiming or took). Call {@link releaseRanking} when done.
+   */
+  private async ranking(q: SchedulingNodeQuery, req: PlacementRequest): Promise<SharedRanking> {
+    const key = rankingKey(q, req);
+    let p = this.#rankings.get(key);
+    if (p === undefined) {
+      p = this.read(q).then((nodes) => {
+        const { qualified, order } = scheduleLazy(nodes, req);
+        return { key, qualified, list: [], order, users: 0 };
+      });
+      this.#rankings.set(key, p);
+      p.catch(() => this.#rankings.delete(key));
+    }
+    const shared = await p;
+    shared.users++;
+    return shared;
+  }
+
+  private releaseRanking(shared: SharedRanking): void {
+    shared.users--;
+    if (shared.users <= 0) {
+      const current = this.#rankings.get(shared.key);
+      void current?.then((s) => {
+        if (s === shared && s.users <= 0) this.#rankings.delete(shared.key);
+      });
+    }
+  }
+
+  /** The `i`-th node of a shared ranking (ranking more on demand), or undefined past the end. */
+  private at(shared: SharedRanking, i: number): SchedNode | undefined {
+    while (shared.list.length <= i) {
+      const r = shared.order.next();
+      if (r.done) return undefined;
+      shared.list.push(r.value);
+    }
+    return shared.list[i];
+  }
+
   /** True when another placement of this process is claiming the node, or took it after `node` was read. */
   private busy(node: SchedNode): boolean {
     if (this.#claiming.has(node.uuid)) return true;
@@ -128,7 +188,18 @@ export class Placer {
    * @returns the claimed nodes (fewer than `count` when not enough could be claimed)
    */
   async place(req: PlacementRequest, count: number, claim: Claimer): Promise<PlacementOutcome> {
-    const ranked = await this.rank(req);
+    const q = await this.query(req, true);
+    if (q === null) return { placed: [], qualified: 0 };
+    const shared = await this.ranking(q, req);
+    try {
+      return await this.placeFrom(shared, req, count, claim);
+    } finally {
+      this.releaseRanking(shared);
+    }
+  }
+
+  /** {@link place} on a ranking. */
+  private async placeFrom(shared: SharedRanking, req: PlacementRequest, count: number, claim: Claimer): Promise<PlacementOutcome> {
     const filters = compileFilters(req);
     const placed: Array<{ node: SchedNode; written: Node }> = [];
     let locked: SchedNode[] = [];
@@ -163,8 +234,9 @@ export class Placer {
       }
       return 'no';
     };
-    for (const node of ranked) {
-      if (placed.length >= count || aborted) break;
+    for (let i = 0; placed.length < count && !aborted; i++) {
+      const node = this.at(shared, i);
+      if (node === undefined) break;
       if ((await attempt(node)) === 'locked') locked.push(node);
     }
     for (let round = 0; round < this.options.lockedRetries && placed.length < count && locked.length > 0 && !aborted; round++) {
@@ -178,7 +250,7 @@ export class Placer {
         if ((await attempt(fresh)) === 'locked') locked.push(fresh);
       }
     }
-    return { placed, qualified: ranked.length };
+    return { placed, qualified: shared.qualified };
   }
 
   /** Why the request cannot be placed: every node its tenancy and candidates cover, judged. */

@@ -111,9 +111,9 @@ export interface SchedulingNodeQuery {
   /** Only these node UUIDs; null for any. */
   readonly uuids: readonly string[] | null;
   /**
-   * True: only nodes that are `available`, not in maintenance and without an instance (the
-   * cheap part of the filters, done by the database); false: every matching node (for
-   * explanations).
+   * True: only nodes that are `available` and not in maintenance (the cheap part of the
+   * filters, done by the database; the scheduler checks the rest); false: every matching node
+   * (for explanations).
    */
   readonly freeOnly: boolean;
 }

@@ -10,7 +10,7 @@
  */
 import { allFailures, compileFilters, firstFailure, type Filter } from './filters.ts';
 import type { PlacementRequest, SchedNode } from './model.ts';
-import { rank } from './weighers.ts';
+import { ranked } from './weighers.ts';
 
 /** Why one node was rejected: every filter it fails. */
 export interface Rejection {
@@ -33,17 +33,30 @@ export interface Explanation {
 export const CLOSEST = 5;
 
 /**
- * The nodes that can take the request, best first.
+ * The nodes that can take the request, best first, as an iterator that orders lazily (a
+ * placement that takes the first node never sorts the others).
  * @param nodes the nodes to consider (any superset of the possible ones)
+ * @returns how many qualify, and the iterator
  */
-export function schedule(nodes: readonly SchedNode[], req: PlacementRequest): SchedNode[] {
+export function scheduleLazy(nodes: readonly SchedNode[], req: PlacementRequest): { qualified: number; order: Iterator<SchedNode> } {
   const filters = compileFilters(req);
   const passed: SchedNode[] = [];
   outer: for (const n of nodes) {
     for (const f of filters) if (f.test(n) !== null) continue outer;
     passed.push(n);
   }
-  return rank(passed, req);
+  return { qualified: passed.length, order: ranked(passed, req) };
+}
+
+/**
+ * The nodes that can take the request, best first.
+ * @param nodes the nodes to consider (any superset of the possible ones)
+ */
+export function schedule(nodes: readonly SchedNode[], req: PlacementRequest): SchedNode[] {
+  const { order } = scheduleLazy(nodes, req);
+  const out: SchedNode[] = [];
+  for (let r = order.next(); !r.done; r = order.next()) out.push(r.value);
+  return out;
 }
 
 /**

@@ -11,7 +11,11 @@
  * | `keypairs`        | Nova key pairs: unique per (`user_id`, `name`) |
  * | `servers`         | instances: one per allocation (`uuid` = the allocation's uuid = the node's `instance_uuid`), a snapshot of the flavor (JSON), soft-deleted (`deleted_at`) when their allocation goes |
  *
- * The nodes table already has `instance_uuid` and `allocation_uuid` (migration 0002).
+ * The nodes table already has `instance_uuid` and `allocation_uuid` (migration 0002). One index
+ * is added to it: `nodes_scheduling_idx` on (`provision_state`, `maintenance`,
+ * `resource_class`, `owner`, `lessee`, `id`, `uuid`, `version`) — it covers the scheduler's
+ * candidate query (free nodes of some classes, of a project), which then reads no table row
+ * (src/store/scheduling/nodes.ts).
  */
 import type { Kysely } from 'kysely';
 import { withIdColumn } from './helpers.ts';
@@ -33,6 +37,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint')
     .execute();
   await db.schema.createIndex('allocations_state_idx').on('allocations').column('state').execute();
+  await db.schema
+    .createIndex('nodes_scheduling_idx')
+    .on('nodes')
+    .columns(['provision_state', 'maintenance', 'resource_class', 'owner', 'lessee', 'id', 'uuid', 'version'])
+    .execute();
   await db.schema.createIndex('allocations_owner_idx').on('allocations').column('owner').execute();
 
   await withIdColumn(db, db.schema.createTable('flavors'))
@@ -97,7 +106,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('servers_node_idx').on('servers').column('node_uuid').execute();
 }
 
-/** Drop the tables. */
+/** Drop the tables and the index. */
 export async function down(db: Kysely<unknown>): Promise<void> {
   for (const t of ['servers', 'keypairs', 'flavor_projects', 'flavors', 'allocations']) await db.schema.dropTable(t).ifExists().execute();
+  await db.schema.dropIndex('nodes_scheduling_idx').ifExists().execute();
 }

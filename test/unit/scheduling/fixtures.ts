@@ -3,6 +3,7 @@
  * defaults (project `p1`, no resource class, nothing wanted).
  */
 import type { PlacementRequest, SchedNode } from '../../../src/domain/scheduling/model.ts';
+import { fnv1a } from '../../../src/domain/scheduling/weighers.ts';
 
 let counter = 0;
 
@@ -10,9 +11,11 @@ let counter = 0;
 export function node(over: Partial<Omit<SchedNode, 'traits'>> & { traits?: string[] } = {}): SchedNode {
   counter += 1;
   const { traits, ...rest } = over;
+  const uuid = `00000000-0000-4000-8000-${String(counter).padStart(12, '0')}`;
   return {
-    uuid: `00000000-0000-4000-8000-${String(counter).padStart(12, '0')}`,
+    uuid,
     version: 1,
+    hash: fnv1a(uuid),
     name: `n${counter}`,
     owner: 'p1',
     lessee: null,
