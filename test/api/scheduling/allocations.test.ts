@@ -75,6 +75,9 @@ describe('allocations per persona', () => {
   it('the owner gets its own unleased node with the trait (never the one leased to l1)', async () => {
     const r = await create('owner', { resource_class: 'gold', traits: ['CUSTOM_A'] });
     expect(r.status, r.text).toBe(201);
+    const old = await bm(ts, p.owner, 'GET', `/v1/allocations/${r.body.uuid}`, undefined, '1.59');
+    expect(old.body.owner).toBeUndefined();
+    expect(old.body.resource_class).toBe('gold');
     ownerAlloc = await settledAllocation(ts, p.owner, r.body.uuid);
     expect(ownerAlloc).toMatchObject({ state: 'active', node_uuid: nodes.ownerGold.uuid, owner: p.owner.projectId, traits: ['CUSTOM_A'] });
   });
