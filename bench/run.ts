@@ -24,6 +24,7 @@ import { imageThroughputBenchmark } from './image-throughput.ts';
 import { deployFleetBenchmark } from './deploy-fleet.ts';
 import { nodeNetworkListBenchmark } from './node-network-list.ts';
 import { networkAttachBenchmark } from './network-attach.ts';
+import { placementBenchmark } from './placement.ts';
 
 /** Every benchmark, in the order a full run executes them. */
 export const BENCHMARKS: readonly Benchmark[] = [
@@ -35,6 +36,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   deployFleetBenchmark,
   nodeNetworkListBenchmark,
   networkAttachBenchmark,
+  placementBenchmark,
 ];
 
 function parseSizes(value: string): number[] {

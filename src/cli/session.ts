@@ -265,7 +265,7 @@ export class Session {
 /**
  * The human message of an API error body, whatever its format: esi-leap/WSME
  * `{faultstring}`, Ironic `{error_message: "<JSON with faultstring>"}`, Keystone
- * `{error: {message}}`, Neutron `{NeutronError: {message}}`, or a plain `{message}`/text.
+ * `{error: {message}}`, Neutron `{NeutronError: {message}}`, Nova `{"<fault name>": {code, message}}`, or a plain `{message}`/text.
  */
 export function apiErrorMessage(body: unknown, status: number): string {
   const fallback = `request failed with status ${status}`;
@@ -286,6 +286,10 @@ export function apiErrorMessage(body: unknown, status: number): string {
   if (b.error && typeof b.error.message === 'string') return b.error.message;
   if (b.NeutronError && typeof b.NeutronError.message === 'string') return b.NeutronError.message;
   if (typeof b.message === 'string') return b.message;
+  // Nova: {"<fault name>": {"code", "message"}}.
+  const keys = Object.keys(b);
+  const only = keys.length === 1 ? b[keys[0]!] : undefined;
+  if (only && typeof only === 'object' && typeof only.message === 'string') return only.message;
   return fallback;
 }
 

@@ -9,6 +9,7 @@
  * | `/lease`        | esi-leap v1 (`/lease/v1`)       | `src/api/lease/index.ts`    |
  * | `/image`        | Glance v2 (`/image/v2`)         | `src/api/image/index.ts`    |
  * | `/network`      | Neutron v2.0 (`/network/v2.0`)  | `src/api/network/index.ts`  |
+ * | `/compute`      | Nova v2.1 subset (`/compute/v2.1`) | `src/api/compute/index.ts` |
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -18,6 +19,8 @@ import { leaseApi } from '../api/lease/index.ts';
 import { imageApi } from '../api/image/index.ts';
 import { networkApi } from '../api/network/index.ts';
 import { neutronErrorBody } from '../api/network/errors.ts';
+import { computeApi } from '../api/compute/index.ts';
+import { sendNovaError } from '../api/compute/errors.ts';
 import { frameworkErrorHandler, type RawErrorRenderer } from '../api/common/framework-errors.ts';
 import { registerInputGuards } from '../api/common/input-guards.ts';
 import { sendIronicError } from '../api/baremetal/errors.ts';
@@ -45,6 +48,7 @@ const FRAMEWORK_ERROR_RENDERERS: ReadonlyArray<readonly [string, RawErrorRendere
   ['/lease', (_q, reply, status, message) => void reply.code(status).type('application/json').send(leaseErrorBody(status, message))],
   ['/image', (request, reply, status, message) => void sendGlanceError(request, reply, { status, explanation: message, detail: '', headers: {} })],
   ['/network', (_q, reply, status, message) => void reply.code(status).type('application/json').send(neutronErrorBody('HTTPBadRequest', message))],
+  ['/compute', (_q, reply, status, message) => void sendNovaError(reply, status, message)],
 ];
 
 const REQUEST_ID_RE = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -85,6 +89,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       lease: `${services.config.publicUrl}/lease`,
       image: `${services.config.publicUrl}/image`,
       network: `${services.config.publicUrl}/network`,
+      compute: `${services.config.publicUrl}/compute/v2.1`,
     },
   }));
 
@@ -93,5 +98,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(leaseApi, { prefix: '/lease', services });
   await app.register(imageApi, { prefix: '/image', services });
   await app.register(networkApi, { prefix: '/network', services });
+  await app.register(computeApi, { prefix: '/compute', services, compute: services.compute });
   return app;
 }

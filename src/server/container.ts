@@ -24,6 +24,8 @@ import { loadSecretBox } from './secret-key.ts';
 import { createLeasingServices } from './leasing.ts';
 import { createImageServices } from './images.ts';
 import { createNetworkingServices } from './networking.ts';
+import { createSchedulingServices } from './scheduling.ts';
+import { serverNetworksOver } from './server-networks.ts';
 import type { Config } from './config.ts';
 import type { BackgroundWorker, Services } from './services.ts';
 
@@ -134,5 +136,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   workers.push(switchReconciler);
   const ramdisk = new RamdiskService({ nodes: nodeRepository, ports: portRepository, clock, secrets, conductor: inventory.conductorRelay });
   const capture = new CaptureService(inventory.nodes.access, { get: (ctx, id) => images.images.get(ctx, id) });
-  return { config, clock, logger, store, policy, identity, inventory, leasing, leaseManager, images, ramdisk, imageTempUrls, capture, networking, switchReconciler, workers };
+  const { scheduling, compute, worker: schedulingWorker } = createSchedulingServices({ config, clock, logger, store, policy, inventory, images, directory: identity.directory, networks: serverNetworksOver(() => networking) });
+  workers.push(schedulingWorker);
+  return { config, clock, logger, store, policy, identity, inventory, leasing, leaseManager, images, ramdisk, imageTempUrls, capture, networking, switchReconciler, scheduling, compute, workers };
 }

@@ -17,6 +17,8 @@ import type { Networking } from '../domain/networking/index.ts';
 import type { Policy } from '../domain/policy/types.ts';
 import type { Store } from '../store/database.ts';
 import type { Config } from './config.ts';
+import type { Scheduling } from '../domain/scheduling/index.ts';
+import type { Compute } from '../domain/compute/index.ts';
 
 /**
  * A background loop of a `conductor` process (power sync, provisioning tasks, lease manager).
@@ -56,4 +58,8 @@ export interface Services {
   readonly networking: Networking;
   /** The switch reconciler (also in `workers`); tests wait for it with `idle()`. */
   readonly switchReconciler: SwitchReconciler;
+  /** Allocations and the scheduler (baremetal API `/v1/allocations`, compute API servers). */
+  readonly scheduling: Scheduling;
+  /** Flavors, key pairs and servers (compute API). */
+  readonly compute: Compute;
 }

@@ -7,6 +7,8 @@ import type { InventoryTables } from './inventory/tables.ts';
 import type { LeasingTables } from './leasing/tables.ts';
 import type { ImageTables } from './images/tables.ts';
 import type { NetworkingTables } from './networking/tables.ts';
+import type { SchedulingTables } from './scheduling/tables.ts';
+import type { ComputeTables } from './compute/tables.ts';
 
 /** Every table of esi's database. */
-export interface Database extends IdentityTables, InventoryTables, LeasingTables, ImageTables, NetworkingTables {}
+export interface Database extends IdentityTables, InventoryTables, LeasingTables, ImageTables, NetworkingTables, SchedulingTables, ComputeTables {}

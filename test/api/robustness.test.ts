@@ -1,6 +1,6 @@
 /**
  * Cross-service robustness: every route of the identity (`/identity/v3`), baremetal
- * (`/baremetal/v1`), lease (`/lease/v1`) and network (`/network/v2.0`) APIs — enumerated from the Fastify app, so new
+ * (`/baremetal/v1`), lease (`/lease/v1`), network (`/network/v2.0`) and compute (`/compute/v2.1`) APIs — enumerated from the Fastify app, so new
  * routes are covered without editing this file — gets bad input as admin, owner, lessee, another
  * project and anonymous: hostile path ids (not UUIDs, very long, `%00`, unicode, bad
  * percent-encodings), hostile query strings, malformed JSON, JSON of the wrong type, deeply
@@ -10,7 +10,7 @@
  * Every answer must be a 4xx (a 2xx only where the input happens to be valid: a query string or
  * token a route may ignore), never a 5xx, with the API's own error body (Keystone
  * `{"error": …}`, Ironic `{"error_message": "<json>"}` with the version headers, esi-leap
- * `{faultcode, faultstring, debuginfo}`, Neutron `{"NeutronError": …}`), echo no secret, and write nothing: the row counts of
+ * `{faultcode, faultstring, debuginfo}`, Neutron `{"NeutronError": …}`, Nova `{"<name>": {code, message}}`), echo no secret, and write nothing: the row counts of
  * every table are compared after each request. Set `ESI_ROBUSTNESS_REPORT=<file>` to get every
  * failure as JSON.
  */
@@ -28,11 +28,13 @@ import { BODY_SPECS, specKey, type Fixtures } from '../helpers/robustness/specs.
 const BODY_LIMIT = 192 * 1024;
 const DAY = 86_400_000;
 const IRONIC = { 'x-openstack-ironic-api-version': '1.82' };
+const NOVA = { 'x-openstack-nova-api-version': '2.90' };
 const APIS: Readonly<Record<ApiName, { prefix: string; headers: Record<string, string> }>> = {
   identity: { prefix: '/identity/v3', headers: {} },
   baremetal: { prefix: '/baremetal/v1', headers: IRONIC },
   lease: { prefix: '/lease/v1', headers: {} },
   network: { prefix: '/network/v2.0', headers: {} },
+  compute: { prefix: '/compute/v2.1', headers: NOVA },
 };
 const PERSONA_NAMES = ['admin', 'owner', 'lessee', 'other', 'anonymous'] as const;
 
@@ -81,7 +83,27 @@ async function createFixtures(p: Personas): Promise<Fixtures> {
   const network = await networkFixtures(p, ok);
   const leasePolicy = await optional('/lease/v1/lease_policies', { resource_uuid: node, project_id: p.owner.projectId, max_lease_seconds: 86_400 });
   const webhook = await optional('/lease/v1/webhooks', { url: 'http://127.0.0.1:9/rb-fixture', secret: 'rb-fixture-secret', enabled: false });
+  // Scheduling and compute: an allocation (it fails: no node of its class), a flavor with an
+  // extra spec, an image, o1's key pair, and a server of o1 on a free node of its own.
+  const allocation = (await ok('admin', 'POST', '/baremetal/v1/allocations', { resource_class: 'rb-none' }, IRONIC)).uuid;
+  const flavor = (await ok('admin', 'POST', '/compute/v2.1/flavors', { flavor: { name: 'rb-flavor', id: 'rb-flavor', ram: 1, vcpus: 1, disk: 0 } }, NOVA)).flavor.id;
+  await ok('admin', 'POST', `/compute/v2.1/flavors/${flavor}/os-extra_specs`, { extra_specs: { 'hw:rb': 'x', 'resources:CUSTOM_RB_SERVER': '1', 'resources:VCPU': '0', 'resources:MEMORY_MB': '0', 'resources:DISK_GB': '0' } }, NOVA);
+  const image = (await ok('admin', 'POST', '/image/v2/images', { name: 'rb-image', disk_format: 'raw', container_format: 'bare', visibility: 'public' })).id;
+  const up = await fetch(`${ts.url}/image/v2/images/${image}/file`, { method: 'PUT', headers: { 'x-auth-token': p.admin.token!, 'content-type': 'application/octet-stream' }, body: new Uint8Array(512) });
+  if (up.status !== 204) throw new Error(`fixture image upload: ${up.status}`);
+  const keypair = (await ok('owner', 'POST', '/compute/v2.1/os-keypairs', { keypair: { name: 'rb-key', public_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDvC3hT0l2fJ5kq3n7ZlVxq8YVw3pX6m8A0bq4b8wD1u rb' } }, NOVA)).keypair.name;
+  const serverNode = (await ok('admin', 'POST', '/baremetal/v1/nodes', { driver: 'fake-hardware', name: 'rb-server-node', owner: p.owner.projectId, resource_class: 'rb-server' }, IRONIC)).uuid;
+  await ts.server.services.inventory.nodeRepository.applyConductorResult(serverNode, { provision_state: 'available', power_state: 'power off' }, Date.now());
+  const server = (await ok('owner', 'POST', '/compute/v2.1/servers', { server: { name: 'rb-server', flavorRef: flavor, imageRef: image, networks: 'none' } }, NOVA)).server.id;
+  // Let the conductor deploy it, so that nothing changes in the database during the attacks.
+  for (let i = 0; i < 100 && (await call(ts, p.owner, 'GET', `/compute/v2.1/servers/${server}`, undefined, NOVA)).body.server.status !== 'ACTIVE'; i++) await new Promise((r) => setTimeout(r, 50));
   return {
+    allocation,
+    flavor,
+    extraSpec: 'hw:rb',
+    image,
+    keypair,
+    server,
     personas: p,
     ownerRoleId,
     node,
@@ -116,7 +138,8 @@ const fixtureErrors: string[] = [];
 function fixtureParam(api: ApiName, param: RouteParam, f: Fixtures): string | undefined {
   const table: Record<ApiName, Record<string, string>> = {
     identity: { projects: f.personas.owner.projectId!, users: f.personas.owner.userId!, roles: f.ownerRoleId, domains: 'default' },
-    baremetal: { nodes: f.node, console: f.node, traits: f.trait, ports: f.port, drivers: 'fake-hardware', conductors: f.conductor, heartbeat: f.node },
+    baremetal: { nodes: f.node, console: f.node, traits: f.trait, ports: f.port, drivers: 'fake-hardware', conductors: f.conductor, heartbeat: f.node, allocations: f.allocation },
+    compute: { flavors: f.flavor, 'os-extra_specs': f.extraSpec, 'os-keypairs': f.keypair, servers: f.server },
     lease: {
       offers: f.offer,
       leases: f.lease,
@@ -226,7 +249,7 @@ function saveReport(name: string, failures: readonly Failure[]): void {
 }
 
 describe('robustness against bad input', () => {
-  it('enumerates the routes of the four APIs from the app, and every write route has a body spec', () => {
+  it('enumerates the routes of the APIs from the app, and every write route has a body spec', () => {
     const all = (Object.keys(APIS) as ApiName[]).flatMap((api) => listRoutes(ts.server.app!, [APIS[api].prefix]));
     const keys = all.map(routeKey);
     for (const known of ['POST /identity/v3/users/:id/password', 'PATCH /baremetal/v1/nodes/:ident', 'POST /lease/v1/offers/:ident/claim', 'DELETE /lease/v1/leases/:ident', 'PUT /network/v2.0/trunks/:id/add_subports']) {

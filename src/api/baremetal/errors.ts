@@ -9,6 +9,7 @@
  * | UnauthorizedError                                  | 401 (+ `WWW-Authenticate: Keystone uri=…`) |
  * | ForbiddenError                                     | 403  |
  * | NotFoundError, unknown route                       | 404  |
+ * | MethodNotAllowedError (a method too new for the version) | 405 |
  * | NotAcceptableError (microversion)                  | 406  |
  * | ConflictError, LockedError                         | 409  |
  * | body too large                                     | 413  |
@@ -30,7 +31,7 @@ import {
   UnauthorizedError,
 } from '../../domain/errors.ts';
 import { HardwareError } from '../../domain/hardware/interfaces.ts';
-import { NotAcceptableError } from './microversion.ts';
+import { MethodNotAllowedError, NotAcceptableError } from './microversion.ts';
 
 /** An error as Ironic reports it. */
 export interface IronicFault {
@@ -58,6 +59,7 @@ function domainStatus(err: DomainError): number {
 export function toIronicFault(err: unknown): IronicFault {
   if (err instanceof DomainError) return { status: domainStatus(err), message: err.message };
   if (err instanceof NotAcceptableError) return { status: 406, message: err.message };
+  if (err instanceof MethodNotAllowedError) return { status: 405, message: err.message };
   if (err instanceof HardwareError) return { status: 500, message: err.message };
   const fe = err as Partial<FastifyError> & { validation?: unknown };
   if (fe && typeof fe === 'object') {

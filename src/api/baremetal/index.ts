@@ -13,6 +13,7 @@
  * | `/v1/drivers…`, `/v1/conductors…`    | `routes-drivers.ts`       |
  * | `/v1/lookup`, `/v1/heartbeat/{id}`   | `routes-ramdisk.ts` (public) |
  * | `/v1/nodes/{id}/capture` (esi)       | `routes-capture.ts`       |
+ * | `/v1/allocations…`, `/v1/nodes/{id}/allocation` | `routes-allocations.ts` |
  *
  * Every `/v1` route is also served without `/v1` (Ironic routes `/<resource>` as v1, and
  * bookmark links point there). Cross-cutting behaviour: microversion negotiation and headers on
@@ -34,6 +35,7 @@ import { nodeRoutes } from './routes-nodes.ts';
 import { portRoutes } from './routes-ports.ts';
 import { ramdiskRoutes } from './routes-ramdisk.ts';
 import { captureRoutes } from './routes-capture.ts';
+import { allocationRoutes } from './routes-allocations.ts';
 import { rootRoutes } from './routes-root.ts';
 
 /**
@@ -85,6 +87,7 @@ export const baremetalApi: FastifyPluginAsync<{ services: Services }> = async (a
     driverRoutes(scope, ctx);
     ramdiskRoutes(scope, ctx);
     captureRoutes(scope, ctx);
+    allocationRoutes(scope, ctx);
   };
   await app.register(v1, { prefix: '/v1' });
   await app.register(v1);

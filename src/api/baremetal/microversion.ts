@@ -30,6 +30,15 @@ export class NotAcceptableError extends Error {
   }
 }
 
+/** A method a resource does not allow at the request's version (HTTP 405), e.g. a PATCH of an allocation before 1.57. */
+export class MethodNotAllowedError extends Error {
+  readonly code = 'MethodNotAllowed';
+  constructor(message: string) {
+    super(message);
+    this.name = 'MethodNotAllowedError';
+  }
+}
+
 /**
  * The minor version a request asks for.
  * @param header the `X-OpenStack-Ironic-API-Version` value (absent → 1.1)

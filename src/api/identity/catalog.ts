@@ -26,6 +26,7 @@ export const CATALOG_SERVICES: readonly CatalogService[] = Object.freeze([
   { type: 'lease', name: 'esi-leap', path: '/lease' },
   { type: 'image', name: 'glance', path: '/image' },
   { type: 'network', name: 'neutron', path: '/network' },
+  { type: 'compute', name: 'nova', path: '/compute/v2.1' },
 ]);
 
 const INTERFACES = ['public', 'internal', 'admin'] as const;

@@ -49,7 +49,7 @@ export async function getNode(s: Session, ident: string): Promise<Node> {
 }
 
 /** The image with this ID or name. @throws CliError when none or several match */
-async function findImage(s: Session, ident: string): Promise<Record<string, any>> {
+export async function findImage(s: Session, ident: string): Promise<Record<string, any>> {
   if (UUID_RE.test(ident)) {
     try {
       return await s.call('image', 'GET', `/v2/images/${encodeURIComponent(ident)}`);
@@ -60,6 +60,21 @@ async function findImage(s: Session, ident: string): Promise<Record<string, any>
   const found = ((await s.call('image', 'GET', '/v2/images', { query: { name: ident } }))?.images ?? []) as Array<Record<string, any>>;
   if (found.length === 0) throw new CliError(`no image named ${ident} that you may use.`);
   if (found.length > 1) throw new CliError(`${found.length} images are named ${ident}; give the image ID.`);
+  return found[0]!;
+}
+
+/** The network with this ID or name (Neutron). */
+export async function findNetwork(s: Session, ident: string): Promise<Record<string, any>> {
+  if (UUID_RE.test(ident)) {
+    try {
+      return (await s.call('network', 'GET', `/v2.0/networks/${encodeURIComponent(ident)}`)).network;
+    } catch (err) {
+      if (!(err instanceof CliError && err.status === 404)) throw err;
+    }
+  }
+  const found = ((await s.call('network', 'GET', '/v2.0/networks', { query: { name: ident } }))?.networks ?? []) as Array<Record<string, any>>;
+  if (found.length === 0) throw new CliError(`no network named ${ident} that you may use.`);
+  if (found.length > 1) throw new CliError(`${found.length} networks are named ${ident}; give the network ID.`);
   return found[0]!;
 }
 
@@ -151,7 +166,7 @@ export async function waitFor(s: Session, uuid: string, subject: string, spec: W
 }
 
 /** `--wait [seconds]`: true → no timeout (0), a number → that timeout; undefined → no wait. */
-function waitSeconds(v: true | string | undefined): number | null {
+export function waitSeconds(v: true | string | undefined): number | null {
   if (v === undefined) return null;
   if (v === true) return 0;
   const n = Number(v);

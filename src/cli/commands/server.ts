@@ -1,9 +1,11 @@
 /**
  * `esi server` and `esi lab`: the long-running process roles. Their modules are imported when
  * the command runs, so that the other commands of the CLI start without loading the server.
+ * `esi server create|list|show|delete` (bare-metal servers) are subcommands of `server`.
  */
 import type { Command } from 'commander';
 import type { ConfigOptions } from '../../server/config.ts';
+import { registerInstanceCommands } from './server-instances.ts';
 import type { Lab } from '../../lab/index.ts';
 
 /**
@@ -26,11 +28,14 @@ async function labNetworkFor(lab: Lab): Promise<() => Promise<void>> {
   return () => network.destroy();
 }
 
-/** Register `server` and `lab` on the program. */
+/**
+ * Register `server` and `lab` on the program. `esi server` alone runs the service;
+ * `esi server create|list|show|delete` manage bare-metal servers (./server-instances.ts).
+ */
 export function registerServerCommands(program: Command): void {
-  program
+  const server = program
     .command('server')
-    .description('run esi: all APIs, the conductor and the lease manager (SQLite by default)')
+    .description('run esi: all APIs, the conductor and the lease manager (SQLite by default); or create|list|show|delete bare-metal servers')
     .option('--config <file>', 'YAML configuration file (ESI_CONFIG)')
     .option('--host <host>', 'listen address (ESI_HOST, default 127.0.0.1)')
     .option('--port <port>', 'listen port (ESI_PORT, default 8585)')
@@ -56,10 +61,11 @@ export function registerServerCommands(program: Command): void {
         process.stdout.write(`esi: virtual lab of ${config.lab.nodes} Redfish nodes at ${lab.url}\n`);
         if (opts.labNetwork) onClose.push(await labNetworkFor(lab));
       }
-      const server = await startServer(config, { onClose });
-      process.stdout.write(`esi: listening on ${server.url ?? '(no api role)'}; data in ${config.dataDir}\n`);
-      shutdownOnSignal(() => server.close());
+      const running = await startServer(config, { onClose });
+      process.stdout.write(`esi: listening on ${running.url ?? '(no api role)'}; data in ${config.dataDir}\n`);
+      shutdownOnSignal(() => running.close());
     });
+  registerInstanceCommands(server);
 
   program
     .command('lab')

@@ -13,6 +13,8 @@
  *   down and cleans it) — and, unlike esi-leap, cleans an `available` node too (FSM event
  *   `reclaim` → `cleaning`): the lessee may have used its own provisioning, and every node is
  *   wiped before its next lease (seed 004).
+ *   An allocation on a node that is not deployed is released with the lease (a deployed node's
+ *   at its teardown).
  *
  * Both refuse with {@link NodeBusyError} while a conductor holds the node (its reservation),
  * or while the node is in a transition that cannot be interrupted, so the lease manager
@@ -203,14 +205,19 @@ export class InventoryNodeGateway implements NodeGateway {
       changes.last_error = null;
     } else if (n.provision_state === 'deploying' || n.provision_state === 'adopting' || n.provision_state === 'servicing' || n.provision_state === 'service wait') {
       throw new NodeBusyError(`Node ${n.uuid} is ${n.provision_state}; the lease is removed once that finishes.`);
-    } else if (canApply(n.provision_state, 'reclaim')) {
-      // Never deployed through esi, but the lessee may have written its disks (its own
-      // provisioning): wipe it before the next lease (automated cleaning).
-      const t = next(n.provision_state, 'reclaim');
-      changes.provision_state = t.state;
-      changes.target_provision_state = t.target;
-      changes.provision_updated_at = this.access.deps.clock.now();
-      changes.last_error = null;
+    } else {
+      // An allocation made on the node (by the lessee) ends with the lease; the store deletes
+      // it and marks its server deleted. A deployed node's goes at teardown.
+      if (n.allocation_uuid !== null) Object.assign(changes, { instance_uuid: null, allocation_uuid: null });
+      if (canApply(n.provision_state, 'reclaim')) {
+        // Never deployed through esi, but the lessee may have written its disks (its own
+        // provisioning): wipe it before the next lease (automated cleaning).
+        const t = next(n.provision_state, 'reclaim');
+        changes.provision_state = t.state;
+        changes.target_provision_state = t.target;
+        changes.provision_updated_at = this.access.deps.clock.now();
+        changes.last_error = null;
+      }
     }
     return changes;
   }

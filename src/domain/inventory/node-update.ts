@@ -10,7 +10,8 @@
  *   overwriting `instance_uuid`, for interface or `resource_class` changes outside the allowed
  *   states, and for a driver change while the console is enabled;
  * - the patched document is re-validated as a whole; `maintenance: false` clears the reason and
- *   fault; `protected` and `retired` clear their reasons when unset.
+ *   fault; `protected` and `retired` clear their reasons when unset; removing `instance_uuid`
+ *   also clears `allocation_uuid` (the allocation is deleted, reference/ironic.md §1.7).
  */
 import { ConflictError, InvalidInputError } from '../errors.ts';
 import type { HardwareRegistry } from '../hardware/interfaces.ts';
@@ -172,6 +173,8 @@ function finishChanges(node: Node, changes: Record<string, unknown>, env: Update
   if (has('instance_uuid') && changes.instance_uuid !== null && node.instance_uuid !== null) {
     throw new ConflictError(`Node ${node.uuid} is associated with instance ${node.instance_uuid}.`, 'NodeAssociated');
   }
+  // Removing the instance deletes the node's allocation (Ironic; the store releases it).
+  if (has('instance_uuid') && changes.instance_uuid === null && node.allocation_uuid !== null) changes.allocation_uuid = null;
   if (has('resource_class') && node.resource_class !== null && !INTERFACE_UPDATE_STATES.has(node.provision_state)) {
     throw new ConflictError(
       `Node ${node.uuid} can not have resource_class updated unless it is in one of allowed (${[...INTERFACE_UPDATE_STATES].join(', ')}) states.`,

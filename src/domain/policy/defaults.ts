@@ -12,6 +12,7 @@
  * - identity: `target.project.id`, `target.user.id`, `target.domain.id`, `target.token.user_id`;
  * - network (Neutron names): `project_id`, `network:project_id`, `network:shared`,
  *   `port:network_device`, `rbac:wildcard`.
+ * - compute: `flavor.is_public`, `flavor.owner`, `user_id` (key pairs), `project_id` (servers).
  */
 
 /** Ironic check strings shared by several rules (kept as strings so rules read plainly). */
@@ -149,13 +150,14 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = Object.freeze({
   'baremetal:conductor:get': ADMIN_OBSERVER,
   'baremetal:chassis:get': ADMIN_OBSERVER,
 
-  // --- Allocations. Source: ESI sample (get/update/delete admin or allocation owner; list "").
-  // create: any member, owner or lessee of a project (Ironic 21.4 lets any role:member create;
-  // candidates are limited to nodes the project owns or leases and the allocation owner is
-  // forced to the caller's project). Naming another owner (create_restricted) is admin-only.
-  'baremetal:allocation:get': 'rule:is_admin or rule:is_allocation_owner',
+  // --- Allocations. Source: Ironic 21.4 (ironic.md §3.3): get = system reader or allocation
+  // owner; list open (the API filters by allocation owner), list_all = system reader; create =
+  // any member (esi: or its owner / lessee roles); candidates are limited to nodes the project
+  // owns or leases and the owner is forced to the caller's project; naming another owner
+  // (create_restricted) is admin-only; update/delete = admin or the allocation's owner.
+  'baremetal:allocation:get': 'rule:is_admin or rule:is_observer or rule:is_allocation_owner',
   'baremetal:allocation:list': '',
-  'baremetal:allocation:list_all': ADMIN,
+  'baremetal:allocation:list_all': ADMIN_OBSERVER,
   'baremetal:allocation:create': 'rule:is_admin or role:member or rule:is_owner or rule:is_lessee',
   'baremetal:allocation:create_restricted': ADMIN,
   'baremetal:allocation:update': 'rule:is_admin or rule:is_allocation_owner',
@@ -377,4 +379,37 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = Object.freeze({
   update_switch: 'rule:admin_only',
   delete_switch: 'rule:admin_only',
   resync_switch: 'rule:admin_only',
+  // --- Compute API (Nova v2.1 subset, added by the scheduling work). Source: Nova's defaults
+  // (nova/policies: flavor_manage, flavor_extra_specs, flavor_access, keypairs, servers,
+  // extended_server_attributes) with esi's roles: a project "member" is a user with member,
+  // owner or lessee on the project (as for images). Targets: flavor.is_public, flavor.owner,
+  // user_id (key pairs), project_id (servers).
+  // esi deviation: Nova lets only admins create flavors; esi also lets a project member create
+  // PRIVATE flavors for its own project (it becomes their owner) and manage them.
+  'compute:context_is_admin': 'role:admin',
+  'compute:member_role': 'role:member or rule:is_owner or rule:is_lessee',
+  'compute:flavor_owner': "rule:compute:member_role and project_id:%(flavor.owner)s",
+  'os_compute_api:os-flavor-manage:create': "rule:compute:context_is_admin or (rule:compute:member_role and 'False':%(flavor.is_public)s)",
+  'os_compute_api:os-flavor-manage:update': 'rule:compute:context_is_admin or rule:compute:flavor_owner',
+  'os_compute_api:os-flavor-manage:delete': 'rule:compute:context_is_admin or rule:compute:flavor_owner',
+  'os_compute_api:os-flavor-extra-specs:index': '',
+  'os_compute_api:os-flavor-extra-specs:show': '',
+  'os_compute_api:os-flavor-extra-specs:create': 'rule:compute:context_is_admin or rule:compute:flavor_owner',
+  'os_compute_api:os-flavor-extra-specs:update': 'rule:compute:context_is_admin or rule:compute:flavor_owner',
+  'os_compute_api:os-flavor-extra-specs:delete': 'rule:compute:context_is_admin or rule:compute:flavor_owner',
+  'os_compute_api:os-flavor-access': 'rule:compute:context_is_admin or rule:compute:flavor_owner',
+  'os_compute_api:os-flavor-access:add_tenant_access': 'rule:compute:context_is_admin or rule:compute:flavor_owner',
+  'os_compute_api:os-flavor-access:remove_tenant_access': 'rule:compute:context_is_admin or rule:compute:flavor_owner',
+  'os_compute_api:os-keypairs:index': 'rule:compute:context_is_admin or user_id:%(user_id)s',
+  'os_compute_api:os-keypairs:show': 'rule:compute:context_is_admin or user_id:%(user_id)s',
+  'os_compute_api:os-keypairs:create': 'rule:compute:context_is_admin or user_id:%(user_id)s',
+  'os_compute_api:os-keypairs:delete': 'rule:compute:context_is_admin or user_id:%(user_id)s',
+  'os_compute_api:servers:index': 'rule:compute:context_is_admin or project_id:%(project_id)s',
+  'os_compute_api:servers:detail': 'rule:compute:context_is_admin or project_id:%(project_id)s',
+  'os_compute_api:servers:show': 'rule:compute:context_is_admin or project_id:%(project_id)s',
+  'os_compute_api:servers:index:get_all_tenants': 'rule:compute:context_is_admin',
+  'os_compute_api:servers:detail:get_all_tenants': 'rule:compute:context_is_admin',
+  'os_compute_api:servers:create': 'rule:compute:context_is_admin or (rule:compute:member_role and project_id:%(project_id)s)',
+  'os_compute_api:servers:delete': 'rule:compute:context_is_admin or (rule:compute:member_role and project_id:%(project_id)s)',
+  'os_compute_api:os-extended-server-attributes': 'rule:compute:context_is_admin',
 });

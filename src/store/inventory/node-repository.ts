@@ -14,6 +14,9 @@
  *   conductor's reservation, a port change) keep it valid in the same statement. A document a
  *   reader finds stale is never used (`node-reads.ts`), and
  *   {@link KyselyNodeRepository.refreshDisplays} rebuilds every stale one.
+ * - A write that clears `allocation_uuid` (teardown, `instance_uuid` removed, lease end) and a
+ *   node delete also release the node's allocation in the same transaction: the allocation row
+ *   is deleted and a server made on it marked deleted (src/store/scheduling/claims.ts).
  */
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Clock } from '../../domain/clock.ts';
@@ -21,11 +24,21 @@ import { ConflictError } from '../../domain/errors.ts';
 import { SLICE_BASE_FIELDS, type Node, type NodeSlice } from '../../domain/inventory/model.ts';
 import type { NodeText } from '../../domain/inventory/node-text.ts';
 import type { ConductorChanges, NewNode, NodeChanges, NodeFilters, NodeListQuery, NodeRepository, WriteResult } from '../../domain/inventory/ports.ts';
-import { isUniqueViolation, toBool, type ArrayQuery, type Db } from '../database.ts';
+import { isUniqueViolation, toBool, type ArrayQuery, type Db, type Tx } from '../database.ts';
+import { releaseAllocations } from '../scheduling/claims.ts';
 import type { Database } from '../schema.ts';
 import { DISPLAY_IN_STEP, displayColumns, refreshDisplays } from './node-display.ts';
 import { NodeReads, TEXT_COLUMNS } from './node-reads.ts';
 import { changesToRow, fullRowToNode, NODE_COLUMNS, TEXT_SORT_COLUMNS } from './node-rows.ts';
+
+/**
+ * True when a write lets go of the node's allocation (`allocation_uuid` explicitly null):
+ * teardown, `instance_uuid` removed, lease end. Such writes run in a transaction with the
+ * store's release rule (`releaseAllocations`, src/store/scheduling/claims.ts).
+ */
+function releasesAllocation(changes: NodeChanges): boolean {
+  return Object.hasOwn(changes, 'allocation_uuid') && changes.allocation_uuid === null;
+}
 
 /** Provision states that keep a target but are not pending work (Ironic failure states). */
 const FAILED_STATES = ['deploy failed', 'clean failed', 'inspect failed', 'adopt failed', 'rescue failed', 'unrescue failed'];
@@ -111,33 +124,56 @@ export class KyselyNodeRepository implements NodeRepository {
   }
 
   async update(uuid: string, expectedVersion: number, changes: NodeChanges, now: number): Promise<WriteResult> {
-    let row;
+    if (releasesAllocation(changes)) {
+      try {
+        return await this.db.transaction().execute(async (tx) => {
+          const r = await this.#update(tx, uuid, expectedVersion, changes, now);
+          if (r.ok) await releaseAllocations(tx, { nodeId: r.node.id }, now);
+          return r;
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw await this.conflict(null, changes.name ?? null, changes.instance_uuid ?? null, uuid);
+        throw err;
+      }
+    }
     try {
-      row = await this.db
-        .updateTable('nodes')
-        .set({ ...changesToRow(changes), version: sql`version + 1`, updated_at: now } as never)
-        .where('uuid', '=', uuid)
-        .where('version', '=', expectedVersion)
-        .where('reservation', 'is', null)
-        .returning(NODE_COLUMNS)
-        .executeTakeFirst();
+      return await this.#update(this.db, uuid, expectedVersion, changes, now);
     } catch (err) {
       if (isUniqueViolation(err)) throw await this.conflict(null, changes.name ?? null, changes.instance_uuid ?? null, uuid);
       throw err;
     }
-    if (row) return { ok: true, node: await this.#written(fullRowToNode(row)) };
-    return this.whyNot(uuid);
+  }
+
+  /** The conditional update of {@link update} on `db` (the root handle or a transaction). */
+  async #update(db: Db | Tx, uuid: string, expectedVersion: number, changes: NodeChanges, now: number): Promise<WriteResult> {
+    const row = await db
+      .updateTable('nodes')
+      .set({ ...changesToRow(changes), version: sql`version + 1`, updated_at: now } as never)
+      .where('uuid', '=', uuid)
+      .where('version', '=', expectedVersion)
+      .where('reservation', 'is', null)
+      .returning(NODE_COLUMNS)
+      .executeTakeFirst();
+    if (row) return { ok: true, node: await this.#written(fullRowToNode(row), db) };
+    return this.whyNot(uuid, db);
   }
 
   async delete(uuid: string, expectedVersion: number): Promise<WriteResult> {
     const current = await this.get(uuid);
-    const r = await this.db
-      .deleteFrom('nodes')
-      .where('uuid', '=', uuid)
-      .where('version', '=', expectedVersion)
-      .where('reservation', 'is', null)
-      .executeTakeFirst();
-    if (Number(r.numDeletedRows) === 1 && current) return { ok: true, node: current };
+    if (current === null) return { ok: false, reason: 'missing' };
+    // The node's allocations go with it (foreign key), and their servers are marked deleted.
+    const notDeleted = new Error('node not deleted');
+    try {
+      await this.db.transaction().execute(async (tx) => {
+        await releaseAllocations(tx, { nodeId: current.id }, this.clock.now());
+        const r = await tx.deleteFrom('nodes').where('uuid', '=', uuid).where('version', '=', expectedVersion).where('reservation', 'is', null).executeTakeFirst();
+        // Undo the release when the node stays.
+        if (Number(r.numDeletedRows) !== 1) throw notDeleted;
+      });
+      return { ok: true, node: current };
+    } catch (err) {
+      if (err !== notDeleted) throw err;
+    }
     return this.whyNot(uuid);
   }
 
@@ -178,13 +214,21 @@ export class KyselyNodeRepository implements NodeRepository {
   }
 
   async applyConductorResult(uuid: string, changes: ConductorChanges, now: number): Promise<Node | null> {
-    const row = await this.db
-      .updateTable('nodes')
-      .set({ ...changesToRow(changes), version: sql`version + 1`, updated_at: now } as never)
-      .where('uuid', '=', uuid)
-      .returning(NODE_COLUMNS)
-      .executeTakeFirst();
-    return row ? this.#written(fullRowToNode(row)) : null;
+    const apply = async (db: Db | Tx): Promise<Node | null> => {
+      const row = await db
+        .updateTable('nodes')
+        .set({ ...changesToRow(changes), version: sql`version + 1`, updated_at: now } as never)
+        .where('uuid', '=', uuid)
+        .returning(NODE_COLUMNS)
+        .executeTakeFirst();
+      return row ? this.#written(fullRowToNode(row), db) : null;
+    };
+    if (!releasesAllocation(changes)) return apply(this.db);
+    return this.db.transaction().execute(async (tx) => {
+      const node = await apply(tx);
+      if (node !== null) await releaseAllocations(tx, { nodeId: node.id }, now);
+      return node;
+    });
   }
 
   /**
@@ -198,14 +242,14 @@ export class KyselyNodeRepository implements NodeRepository {
   }
 
   /** Store the display document of a node just written (only if no other write came since). */
-  async #written(node: Node): Promise<Node> {
-    await this.db.updateTable('nodes').set(displayColumns(node)).where('id', '=', node.id).where('version', '=', node.version).execute();
+  async #written(node: Node, db: Db | Tx = this.db): Promise<Node> {
+    await db.updateTable('nodes').set(displayColumns(node)).where('id', '=', node.id).where('version', '=', node.version).execute();
     return node;
   }
 
   /** Why a conditional write matched no row. */
-  private async whyNot(uuid: string): Promise<WriteResult> {
-    const cur = await this.db.selectFrom('nodes').select(['reservation']).where('uuid', '=', uuid).executeTakeFirst();
+  private async whyNot(uuid: string, db: Db | Tx = this.db): Promise<WriteResult> {
+    const cur = await db.selectFrom('nodes').select(['reservation']).where('uuid', '=', uuid).executeTakeFirst();
     if (!cur) return { ok: false, reason: 'missing' };
     return { ok: false, reason: cur.reservation !== null ? 'reserved' : 'stale' };
   }

@@ -11,6 +11,7 @@ import * as images from './0005_images.ts';
 import * as inventoryRender from './0006_inventory_render.ts';
 import * as provisioning from './0007_provisioning.ts';
 import * as networking from './0008_networking.ts';
+import * as scheduling from './0010_scheduling.ts';
 
 /** Migrations by name, for Kysely's `Migrator`. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0006_inventory_render': inventoryRender,
   '0007_provisioning': provisioning,
   '0008_networking': networking,
+  '0010_scheduling': scheduling,
 };

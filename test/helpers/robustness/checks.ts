@@ -1,12 +1,12 @@
 /**
  * Checks of one answer to a bad request: the status class, the error body in the API's own
- * format (Keystone, Ironic, esi-leap, Neutron), Ironic's version headers, `WWW-Authenticate` on
+ * format (Keystone, Ironic, esi-leap, Neutron, Nova), Ironic's version headers, `WWW-Authenticate` on
  * 401, and no token or password echoed back.
  */
 import type { RawResponse } from './http.ts';
 
 /** The APIs and their error formats. */
-export type ApiName = 'identity' | 'baremetal' | 'lease' | 'network';
+export type ApiName = 'identity' | 'baremetal' | 'lease' | 'network' | 'compute';
 
 /** Header names of Ironic's microversion negotiation. */
 const RANGE_HEADERS = ['x-openstack-ironic-api-minimum-version', 'x-openstack-ironic-api-maximum-version'];
@@ -42,6 +42,10 @@ export function errorFormatProblems(api: ApiName, res: RawResponse): string[] {
     if (!isObject(body) || Object.keys(body).join() !== 'error' || !isObject(e) || e.code !== res.status || typeof e.title !== 'string' || typeof e.message !== 'string') {
       problems.push('not a Keystone {"error": {code, title, message}} body');
     }
+  } else if (api === 'compute') {
+    const keys = isObject(body) ? Object.keys(body) : [];
+    const fault = keys.length === 1 ? (body as Record<string, unknown>)[keys[0]!] : undefined;
+    if (!isObject(fault) || fault.code !== res.status || typeof fault.message !== 'string') problems.push('not a Nova {"<name>": {code, message}} body');
   } else if (api === 'lease') {
     if (!isObject(body) || body.faultcode !== faultcode || typeof body.faultstring !== 'string' || body.debuginfo !== null) {
       problems.push(`not an esi-leap {faultcode: "${faultcode}", faultstring, debuginfo: null} body`);

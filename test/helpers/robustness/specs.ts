@@ -31,6 +31,14 @@ export interface Fixtures {
   readonly webhook?: string;
   /** The network API's resources (./network-specs.ts). */
   readonly network?: NetworkFixtures;
+  /** An allocation of the admin (in error: no node of its class). */
+  readonly allocation: string;
+  /** A public flavor with the extra spec {@link extraSpec}, an image, o1's key pair and server. */
+  readonly flavor: string;
+  readonly extraSpec: string;
+  readonly image: string;
+  readonly keypair: string;
+  readonly server: string;
 }
 
 /** The body a route reads. */
@@ -174,6 +182,12 @@ const portSpec: BodySpec = {
 };
 const nodeSpec: BodySpec = { kind: 'json', valid: () => ({ driver: 'fake-hardware', name: 'rb-new-node' }), fields: nodeFields, strict: [''] };
 const consoleSpec: BodySpec = { kind: 'json', valid: () => ({ enabled: true }), fields: { enabled: ['boolean', 'string'] }, strict: [''] };
+const allocationSpec: BodySpec = {
+  kind: 'json',
+  valid: () => ({ resource_class: 'rb-new', name: 'rb-new-allocation' }),
+  fields: { resource_class: SN, traits: ['array', 'null'], candidate_nodes: ['array', 'null'], name: SN, uuid: SN, extra: ON, owner: SN, node: SN },
+  strict: [''],
+};
 
 const BAREMETAL: Record<string, BodySpec> = {
   'POST /baremetal/v1': none,
@@ -226,6 +240,103 @@ const BAREMETAL: Record<string, BodySpec> = {
   'POST /baremetal/v1/ports': portSpec,
   'POST /baremetal/v1/ports.json': portSpec,
   'PATCH /baremetal/v1/ports/{}': patchSpec([{ op: 'add', path: '/extra/rb', value: 'x' }]),
+  'POST /baremetal/v1/allocations': allocationSpec,
+  'POST /baremetal/v1/allocations.json': allocationSpec,
+  'PATCH /baremetal/v1/allocations/{}': patchSpec([{ op: 'add', path: '/extra/rb', value: 'x' }]),
+};
+
+// Nova v2.1 (nova/api/openstack/compute/schemas: flavor_manage, flavors_extraspecs,
+// flavor_access, keypairs, servers) at microversion 2.90, esi's subset.
+const SIZE: readonly JsonKind[] = ['integer', 'string'];
+/** The compute API's paths and the methods each serves; the others answer 405 and read no body. */
+const COMPUTE_PATHS: ReadonlyArray<[string, string[]]> = [
+  ['/flavors', ['GET', 'POST']],
+  ['/flavors/detail', ['GET']],
+  ['/flavors/{}', ['GET', 'PUT', 'DELETE']],
+  ['/flavors/{}/os-extra_specs', ['GET', 'POST']],
+  ['/flavors/{}/os-extra_specs/{}', ['GET', 'PUT', 'DELETE']],
+  ['/flavors/{}/os-flavor-access', ['GET']],
+  ['/flavors/{}/action', ['POST']],
+  ['/os-keypairs', ['GET', 'POST']],
+  ['/os-keypairs/{}', ['GET', 'DELETE']],
+  ['/servers', ['GET', 'POST']],
+  ['/servers/detail', ['GET']],
+  ['/servers/{}', ['GET', 'DELETE']],
+];
+const COMPUTE_REFUSED: Record<string, BodySpec> = Object.fromEntries(
+  COMPUTE_PATHS.flatMap(([path, served]) => ['POST', 'PUT', 'PATCH'].filter((m) => !served.includes(m)).map((m) => [`${m} /compute/v2.1${path}`, none])),
+);
+const COMPUTE: Record<string, BodySpec> = {
+  ...COMPUTE_REFUSED,
+  'POST /compute/v2.1/flavors': {
+    kind: 'json',
+    valid: () => ({ flavor: { name: 'rb-new-flavor', ram: 1, vcpus: 1, disk: 0 } }),
+    fields: {
+      flavor: O,
+      'flavor.name': S,
+      'flavor.ram': SIZE,
+      'flavor.vcpus': SIZE,
+      'flavor.disk': SIZE,
+      'flavor.id': ['string', 'integer', 'null'],
+      'flavor.swap': SIZE,
+      'flavor.rxtx_factor': ['number', 'integer', 'string', 'null'],
+      'flavor.os-flavor-access:is_public': BOOL_LIKE,
+      'flavor.description': SN,
+    },
+    strict: ['', 'flavor'],
+    alsoKnown: ['OS-FLV-EXT-DATA:ephemeral', 'OS-FLV-DISABLED:disabled'],
+  },
+  'PUT /compute/v2.1/flavors/{}': { kind: 'json', valid: () => ({ flavor: { description: 'rb' } }), fields: { flavor: O, 'flavor.description': SN }, strict: ['', 'flavor'] },
+  'POST /compute/v2.1/flavors/{}/os-extra_specs': { kind: 'json', valid: () => ({ extra_specs: { 'hw:rb': 'y' } }), fields: { extra_specs: O }, strict: [''] },
+  'PUT /compute/v2.1/flavors/{}/os-extra_specs/{}': { kind: 'json', valid: () => ({ 'hw:rb': 'y' }), fields: { 'hw:rb': ['string', 'number', 'boolean'] }, strict: [''] },
+  'POST /compute/v2.1/flavors/{}/action': {
+    kind: 'json',
+    valid: (f) => ({ addTenantAccess: { tenant: f.personas.other.projectId } }),
+    fields: { addTenantAccess: O, 'addTenantAccess.tenant': S },
+    strict: ['', 'addTenantAccess'],
+    alsoKnown: ['removeTenantAccess'],
+  },
+  'POST /compute/v2.1/os-keypairs': {
+    kind: 'json',
+    valid: () => ({ keypair: { name: 'rb-new-key', public_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDvC3hT0l2fJ5kq3n7ZlVxq8YVw3pX6m8A0bq4b8wD1u rb' } }),
+    fields: { keypair: O, 'keypair.name': S, 'keypair.public_key': S, 'keypair.type': S, 'keypair.user_id': S },
+    strict: ['', 'keypair'],
+  },
+  'POST /compute/v2.1/servers': {
+    kind: 'json',
+    valid: (f) => ({ server: { name: 'rb-new-server', flavorRef: f.flavor, imageRef: f.image, networks: 'none' } }),
+    fields: {
+      server: O,
+      'server.name': S,
+      'server.flavorRef': ['string', 'integer'],
+      'server.imageRef': S,
+      'server.networks': ['string', 'array'],
+      'server.key_name': SN,
+      'server.user_data': SN,
+      'server.min_count': SIZE,
+      'server.max_count': SIZE,
+      'server.metadata': ON,
+      'server.description': SN,
+      'server.hostname': SN,
+    },
+    strict: ['', 'server'],
+    alsoKnown: [
+      'os:scheduler_hints',
+      'OS-SCH-HNT:scheduler_hints',
+      'return_reservation_id',
+      'availability_zone',
+      'config_drive',
+      'security_groups',
+      'adminPass',
+      'OS-DCF:diskConfig',
+      'personality',
+      'block_device_mapping',
+      'block_device_mapping_v2',
+      'accessIPv4',
+      'accessIPv6',
+      'tags',
+    ],
+  },
 };
 
 // esi-leap (api/controllers/v1: Offer, Lease, ConsoleAuthToken WSME types). JSON null for an
@@ -324,7 +435,7 @@ const LEASE: Record<string, BodySpec> = {
 };
 
 /** Every body spec, keyed `METHOD /path/{}`. */
-export const BODY_SPECS: Readonly<Record<string, BodySpec>> = { ...IDENTITY, ...BAREMETAL, ...LEASE, ...NETWORK_SPECS, ...NETWORK_REFUSALS };
+export const BODY_SPECS: Readonly<Record<string, BodySpec>> = { ...IDENTITY, ...BAREMETAL, ...LEASE, ...NETWORK_SPECS, ...NETWORK_REFUSALS, ...COMPUTE };
 
 /** The spec key of a route: its method and pattern with parameters written `{}`. */
 export function specKey(method: string, pattern: string): string {

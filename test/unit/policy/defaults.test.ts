@@ -53,6 +53,19 @@ const MATRIX: [string, Record<string, unknown>, [boolean, boolean, boolean, bool
   ['esi_leap:lease:lease_admin', {}, [true, false, false, false, false]],
   ['esi_leap:console_auth_token:create', NODE, [true, true, true, false, false]],
   ['no:such:rule', NODE, [true, false, false, false, false]],
+  // Scheduling and compute (docs/scheduling.md).
+  ['baremetal:allocation:list_all', {}, [true, false, false, false, false]],
+  ['baremetal:allocation:create_restricted', {}, [true, false, false, false, false]],
+  ['baremetal:allocation:delete', { 'allocation.owner': 'l1' }, [true, false, true, false, false]],
+  ['os_compute_api:os-flavor-manage:create', { 'flavor.is_public': true, 'flavor.owner': null }, [true, false, false, false, false]],
+  ['os_compute_api:os-flavor-manage:create', { 'flavor.is_public': false, 'flavor.owner': 'o1' }, [true, true, true, true, false]],
+  ['os_compute_api:os-flavor-manage:delete', { 'flavor.is_public': false, 'flavor.owner': 'o1' }, [true, true, false, false, false]],
+  ['os_compute_api:os-flavor-access:add_tenant_access', { 'flavor.is_public': false, 'flavor.owner': 'l1' }, [true, false, true, false, false]],
+  ['os_compute_api:os-keypairs:show', { user_id: 'u-l1' }, [true, false, true, false, false]],
+  ['os_compute_api:servers:show', { project_id: 'l1' }, [true, false, true, false, false]],
+  ['os_compute_api:servers:create', { project_id: 'o2' }, [true, false, false, true, false]],
+  ['os_compute_api:servers:index:get_all_tenants', {}, [true, false, false, false, false]],
+  ['os_compute_api:os-extended-server-attributes', {}, [true, false, false, false, false]],
 ];
 
 describe('default rules', () => {

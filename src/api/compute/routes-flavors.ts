@@ -1,0 +1,93 @@
+/**
+ * Flavor routes (Nova v2.1): `GET|POST /flavors`, `GET /flavors/detail`, `GET|PUT|DELETE
+ * /flavors/{id}` (PUT ≥ 2.55), extra specs `GET|POST /flavors/{id}/os-extra_specs` and
+ * `GET|PUT|DELETE /flavors/{id}/os-extra_specs/{key}`, access lists `GET
+ * /flavors/{id}/os-flavor-access` and `POST /flavors/{id}/action`
+ * (`addTenantAccess`/`removeTenantAccess`). Create answers 200 (Nova), delete 202.
+ */
+import type { FastifyInstance } from 'fastify';
+import { InvalidInputError } from '../../domain/errors.ts';
+import { isJsonObject } from '../../domain/inventory/masking.ts';
+import type { Compute } from '../../domain/compute/index.ts';
+import { MethodNotAllowed } from './errors.ts';
+import { limitOf, readQuery } from './query.ts';
+import { renderFlavor } from './render.ts';
+
+interface IdParams {
+  id: string;
+}
+
+/** Register the flavor routes on the `/v2.1` scope. */
+export function flavorRoutes(app: FastifyInstance, compute: Compute, base: string): void {
+  const { flavors } = compute;
+
+  for (const detail of [false, true]) {
+    app.get(detail ? '/flavors/detail' : '/flavors', async (req) => {
+      const q = readQuery(req.query);
+      const limit = limitOf(q);
+      const list = await flavors.list(req.auth, {
+        ...(q.is_public !== undefined ? { isPublic: q.is_public } : {}),
+        ...(q.minRam !== undefined ? { minRam: q.minRam } : {}),
+        ...(q.minDisk !== undefined ? { minDisk: q.minDisk } : {}),
+        ...(q.sort_key !== undefined ? { sortKey: q.sort_key } : {}),
+        ...(q.sort_dir !== undefined ? { sortDir: q.sort_dir } : {}),
+        ...(q.marker !== undefined ? { marker: q.marker } : {}),
+        limit,
+      });
+      const out: Record<string, unknown> = { flavors: list.map((f) => renderFlavor(f, req.novaVersion, base, detail)) };
+      const last = list.at(-1);
+      if (list.length === limit && last !== undefined) {
+        const params = new URLSearchParams({ ...q, limit: String(limit), marker: last.flavorid });
+        out.flavors_links = [{ rel: 'next', href: `${base}/v2.1/flavors${detail ? '/detail' : ''}?${params.toString()}` }];
+      }
+      return out;
+    });
+  }
+
+  app.post('/flavors', async (req) => {
+    const f = await flavors.create(req.auth, req.body, req.novaVersion >= 55);
+    return { flavor: renderFlavor(f, req.novaVersion, base, true) };
+  });
+
+  app.get<{ Params: IdParams }>('/flavors/:id', async (req) => ({ flavor: renderFlavor(await flavors.get(req.auth, req.params.id), req.novaVersion, base, true) }));
+
+  app.put<{ Params: IdParams }>('/flavors/:id', async (req) => {
+    if (req.novaVersion < 55) throw new MethodNotAllowed('Updating a flavor needs microversion 2.55 or later.');
+    const b = req.body;
+    if (!isJsonObject(b) || Object.keys(b).length !== 1 || !isJsonObject(b.flavor) || Object.keys(b.flavor).join() !== 'description') {
+      throw new InvalidInputError("Invalid input for field/attribute flavor. Only 'description' can be updated: {\"flavor\": {\"description\": …}}.");
+    }
+    return { flavor: renderFlavor(await flavors.update(req.auth, req.params.id, b.flavor.description), req.novaVersion, base, true) };
+  });
+
+  app.delete<{ Params: IdParams }>('/flavors/:id', async (req, reply) => {
+    await flavors.delete(req.auth, req.params.id);
+    return reply.code(202).send();
+  });
+
+  app.get<{ Params: IdParams }>('/flavors/:id/os-extra_specs', async (req) => ({ extra_specs: { ...(await flavors.extraSpecs(req.auth, req.params.id)) } }));
+
+  app.post<{ Params: IdParams }>('/flavors/:id/os-extra_specs', async (req) => ({ extra_specs: await flavors.setExtraSpecs(req.auth, req.params.id, req.body) }));
+
+  app.get<{ Params: IdParams & { key: string } }>('/flavors/:id/os-extra_specs/:key', async (req) => ({ [req.params.key]: await flavors.extraSpec(req.auth, req.params.id, req.params.key) }));
+
+  app.put<{ Params: IdParams & { key: string } }>('/flavors/:id/os-extra_specs/:key', async (req) => flavors.setExtraSpecs(req.auth, req.params.id, req.body, req.params.key));
+
+  app.delete<{ Params: IdParams & { key: string } }>('/flavors/:id/os-extra_specs/:key', async (req, reply) => {
+    await flavors.deleteExtraSpec(req.auth, req.params.id, req.params.key);
+    return reply.code(200).send();
+  });
+
+  const accessList = (flavorid: string, projects: string[]) => ({ flavor_access: projects.map((p) => ({ flavor_id: flavorid, tenant_id: p })) });
+
+  app.get<{ Params: IdParams }>('/flavors/:id/os-flavor-access', async (req) => accessList(req.params.id, await flavors.access(req.auth, req.params.id)));
+
+  app.post<{ Params: IdParams }>('/flavors/:id/action', async (req) => {
+    const b = req.body;
+    if (!isJsonObject(b) || Object.keys(b).length !== 1) throw new InvalidInputError('The action body must have exactly one of addTenantAccess, removeTenantAccess.');
+    const [action] = Object.keys(b);
+    if (action !== 'addTenantAccess' && action !== 'removeTenantAccess') throw new InvalidInputError(`There is no such action: ${String(action).slice(0, 40)}`);
+    return accessList(req.params.id, await flavors.changeAccess(req.auth, req.params.id, action === 'addTenantAccess', b[action]));
+  });
+
+}

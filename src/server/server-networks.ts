@@ -1,0 +1,77 @@
+/**
+ * Networks for servers (the compute area's `ServerNetworks` port) over the networking
+ * services, the way Nova uses Neutron for a bare-metal instance (reference/ironic.md §4.2,
+ * spawn step 5):
+ *
+ * - `check`: every requested network (`{uuid}`) or port (`{port}`) must be visible to the
+ *   caller (else 400 "could not be found", as Nova answers); `fixed_ip` is not supported (400);
+ * - `attach`: for a network, a port is created on it in the caller's project (`device_owner`
+ *   `compute:esi`, `device_id` = the server's UUID, named `<server uuid>-<network name>`); a
+ *   requested port is used as it is; each is attached to the node as a VIF (the node's free NIC,
+ *   whose switch port is programmed by the switch reconciler);
+ * - `release`: every VIF of the node whose port's `device_id` is the server is detached, and
+ *   the ports esi created for the server are deleted (a requested port stays), with the
+ *   conductor's service identity — a server delete may run from the sweep, without a caller.
+ */
+import type { AuthContext } from '../domain/auth.ts';
+import type { RequestedNetwork, ServerNetworks } from '../domain/compute/index.ts';
+import { DEPLOY_SERVICE_CONTEXT } from '../domain/deploy/temp-url.ts';
+import { InvalidInputError, NotFoundError } from '../domain/errors.ts';
+import type { Networking } from '../domain/networking/index.ts';
+
+/** The `device_owner` of ports esi creates for servers. */
+export const SERVER_PORT_OWNER = 'compute:esi';
+/** Baremetal API minor version of the VIF attaches made here (`port_uuid` targeting allowed). */
+const VIF_API_MINOR = 82;
+
+/** {@link ServerNetworks} over the networking services (see the module documentation). */
+export function serverNetworksOver(networking: () => Networking): ServerNetworks {
+  const all = { sort: [], limit: null, marker: null, pageReverse: false } as const;
+  return {
+    async check(ctx: AuthContext, networks: readonly RequestedNetwork[]): Promise<void> {
+      for (const n of networks) {
+        if (n.fixed_ip !== undefined) throw new InvalidInputError('Requesting a fixed IP for a bare-metal server is not supported; omit fixed_ip.');
+        try {
+          if (n.port !== undefined) await networking().ports.get(ctx, n.port);
+          else if (n.uuid !== undefined) await networking().networks.get(ctx, n.uuid);
+          else throw new InvalidInputError('Each requested network needs a "uuid" or a "port".');
+        } catch (err) {
+          // Nova answers a request naming an unknown network or port with 400, not 404.
+          if (!(err instanceof NotFoundError)) throw err;
+          throw new InvalidInputError(n.port !== undefined ? `Port id ${n.port} could not be found.` : `Network ${n.uuid} could not be found.`);
+        }
+      }
+    },
+
+    async attach(ctx: AuthContext, nodeUuid: string, serverUuid: string, networks: readonly RequestedNetwork[]): Promise<string[]> {
+      const ids: string[] = [];
+      for (const n of networks) {
+        let portId: string;
+        if (n.port !== undefined) {
+          portId = (await networking().ports.get(ctx, n.port)).port.id;
+        } else {
+          const { network } = await networking().networks.get(ctx, n.uuid!);
+          const created = await networking().ports.create(ctx, { network_id: network.id, name: `${serverUuid}-${network.name || network.id}`, device_owner: SERVER_PORT_OWNER, device_id: serverUuid });
+          portId = created.port.id;
+        }
+        await networking().vifs.attach(ctx, nodeUuid, { id: portId }, VIF_API_MINOR);
+        ids.push(portId);
+      }
+      return ids;
+    },
+
+    async release(nodeUuid: string, serverUuid: string): Promise<void> {
+      const ctx = DEPLOY_SERVICE_CONTEXT;
+      const ports = (await networking().ports.list(ctx, { ...all, filters: { device_id: [serverUuid] } })).items.map((v) => v.port);
+      for (const p of ports) {
+        try {
+          await networking().vifs.detach(ctx, nodeUuid, p.id);
+        } catch (err) {
+          // Not attached (any more): a lease end or the user detached it already.
+          if (!(err instanceof InvalidInputError)) throw err;
+        }
+        if (p.device_owner === SERVER_PORT_OWNER) await networking().ports.delete(ctx, p.id);
+      }
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * Helpers of the scheduling API tests: free fake-hardware nodes (available, powered off) made
+ * through the API plus a forced state, and waiting for allocations to be processed.
+ */
+import { expect } from 'vitest';
+import type { Persona, Personas, TestServer } from '../../helpers/harness.ts';
+import { bm, createNode, forceNode } from '../baremetal/helpers.ts';
+
+export { bm, expectError, fault, forceNode } from '../baremetal/helpers.ts';
+
+/**
+ * A fake-hardware node, `available` and `power off` (what `manage` + `provide` would give),
+ * owned by o1 unless `body` says otherwise (no lessee by default).
+ * @returns the node JSON as created
+ */
+export async function freeNode(ts: TestServer, p: Personas, body: Record<string, unknown> = {}): Promise<any> {
+  const n = await createNode(ts, p, { lessee: null, resource_class: 'gold', properties: { cpus: 8, memory_mb: 16384, local_gb: 100, cpu_arch: 'x86_64' }, ...body });
+  await forceNode(ts, n.uuid, { provision_state: 'available', power_state: 'power off' });
+  return n;
+}
+
+/** Poll an allocation (as `who`) until it is no longer `allocating`; returns it. */
+export async function settledAllocation(ts: TestServer, who: Persona, uuid: string, timeoutMs = 10_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await bm(ts, who, 'GET', `/v1/allocations/${uuid}`);
+    expect(r.status, r.text).toBe(200);
+    if (r.body.state !== 'allocating') return r.body;
+    if (Date.now() > deadline) throw new Error(`allocation ${uuid} still allocating after ${timeoutMs} ms`);
+    await new Promise((res) => setTimeout(res, 25));
+  }
+}
+
+/** Number of rows of a scheduling or compute table. */
+export async function rows(ts: TestServer, table: 'allocations' | 'flavors' | 'keypairs' | 'servers' | 'flavor_projects'): Promise<number> {
+  const r = await ts.server.services.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
