@@ -181,10 +181,17 @@ async function migrate(db: Db, pgSchema: string | undefined): Promise<void> {
     // esi schema in the same database would confuse it.
     ...(pgSchema !== undefined ? { migrationTableSchema: pgSchema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return;
+    // Kysely looks for its migration table by reading the catalogue of every schema; a schema
+    // dropped meanwhile by another user of the database (other test servers, each in its own
+    // schema) fails that read with "schema … does not exist". That schema is not ours: retry.
+    const message = (error as Error).message ?? String(error);
+    const other = /schema "([^"]+)" does not exist/.exec(message);
+    if (other !== null && other[1] !== pgSchema && attempt < 5) continue;
     const failed = results?.find((r) => r.status === 'Error');
-    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${message}`);
   }
 }
 

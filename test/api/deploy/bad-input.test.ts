@@ -149,7 +149,7 @@ describe('deploy bad input', () => {
     expect(up.status).toBe(204);
     const enrolled = await Promise.all(['node-0', 'node-1', 'node-2'].map((s) => agentNode(env, s)));
     nodes = Object.fromEntries(enrolled.map((e, i) => [`node-${i}`, e.node]));
-    await Promise.all(Object.values(nodes).map((n) => waitNode(env, n.uuid, (x) => x.provision_state === 'available', LONG)));
+    await Promise.all(Object.values(nodes).map((n) => waitNode(env, n.uuid, (x) => x.provision_state === 'available' && x.reservation === null, LONG)));
     listBefore = await imageList();
     storeBefore = listFiles(path.join(env.ts.dataDir, 'images'));
     expect(listBefore.size).toBe(2);

@@ -43,7 +43,7 @@ describe('image capture of a provisioned node', () => {
   beforeAll(async () => {
     env = await startDeployEnv(1);
     ({ node } = await agentNode(env, 'node-0', { name: 'C' }));
-    await waitNode(env, node.uuid, (n) => n.provision_state === 'available', LONG);
+    await waitNode(env, node.uuid, (n) => n.provision_state === 'available' && n.reservation === null, LONG);
     const base = await uploadImage(env, osImage('base-os', 8), 'base-os', { as: env.p.lessee });
     expect((await bm(env.ts, env.p.lessee, 'PATCH', `/v1/nodes/${node.uuid}`, [{ op: 'add', path: '/instance_info/image_source', value: base }])).status).toBe(200);
     await provision(env, node.uuid, 'active', { configdrive: { meta_data: { hostname: 'c1' }, user_data: SECRET } }, env.p.lessee);

@@ -45,7 +45,7 @@ describe('agent deploy and cleaning of lab nodes', () => {
   });
 
   it('automated cleaning runs through the agent: clean wait → cleaning → available, powered off', async () => {
-    const n = await waitNode(env, node.uuid, (x) => x.provision_state === 'available' || / failed$/.test(x.provision_state), LONG);
+    const n = await waitNode(env, node.uuid, (x) => (x.provision_state === 'available' && x.reservation === null) || / failed$/.test(x.provision_state), LONG);
     expect(n.provision_state, n.last_error).toBe('available');
     expect(n.power_state).toBe('power off');
     expect(n.clean_step).toEqual({});
@@ -76,7 +76,7 @@ describe('agent deploy and cleaning of lab nodes', () => {
 
   it('undeploy cleans the disk through the agent: partition data and config drive gone, node available', async () => {
     await provision(env, node.uuid, 'deleted', {}, env.p.owner);
-    const n = await waitNode(env, node.uuid, (x) => x.provision_state === 'available' || / failed$/.test(x.provision_state), LONG);
+    const n = await waitNode(env, node.uuid, (x) => (x.provision_state === 'available' && x.reservation === null) || / failed$/.test(x.provision_state), LONG);
     expect(n.provision_state, n.last_error).toBe('available');
     expect(n.instance_info).toEqual({});
     const report = await inspectDisk(env.lab.agents!.diskPath('node-0'));
@@ -101,7 +101,7 @@ describe('agent deploy and cleaning of lab nodes', () => {
 
   it('a wrong image checksum fails the deploy with the agent error; the node is powered off', async () => {
     const { node: n1 } = await agentNode(env, 'node-1');
-    await waitNode(env, n1.uuid, (x) => x.provision_state === 'available', LONG);
+    await waitNode(env, n1.uuid, (x) => x.provision_state === 'available' && x.reservation === null, LONG);
     const url = env.ts.server.services.imageTempUrls.sign(imageId, 600);
     const info = { image_source: url, image_os_hash_algo: 'sha256', image_os_hash_value: '0'.repeat(64) };
     expect((await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n1.uuid}`, [{ op: 'add', path: '/instance_info', value: info }])).status).toBe(200);
@@ -127,7 +127,7 @@ describe('agent deploy and cleaning of lab nodes', () => {
     try {
       const n1 = (await getNode(env, 'node-1')).uuid;
       await provision(env, n1, 'deleted');
-      await waitNode(env, n1, (x) => x.provision_state === 'available', LONG);
+      await waitNode(env, n1, (x) => x.provision_state === 'available' && x.reservation === null, LONG);
       const url = `http://127.0.0.1:${(images.address() as AddressInfo).port}/disk.raw`;
       const info = { image_source: url, image_os_hash_algo: 'sha256', image_os_hash_value: createHash('sha256').update(image).digest('hex') };
       expect((await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n1}`, [{ op: 'add', path: '/instance_info', value: info }])).status).toBe(200);
@@ -154,7 +154,7 @@ describe('agent deploy and cleaning of lab nodes', () => {
 
   it('an agent that dies before calling back: deploy failed after the callback timeout', async () => {
     const { node: n2 } = await agentNode(env, 'node-2');
-    await waitNode(env, n2.uuid, (x) => x.provision_state === 'available', LONG);
+    await waitNode(env, n2.uuid, (x) => x.provision_state === 'available' && x.reservation === null, LONG);
     expect((await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n2.uuid}`, [{ op: 'add', path: '/instance_info', value: { image_source: imageId } }])).status).toBe(200);
     // Kill the agent the moment the BMC boots it.
     const off = env.lab.subscribe((e) => {

@@ -49,7 +49,7 @@ describe('lease end wipes a node that was never deployed', () => {
   beforeAll(async () => {
     env = await startDeployEnv(1);
     ({ node } = await agentNode(env, 'node-0', { name: 'byo' }));
-    await waitNode(env, node.uuid, (n) => n.provision_state === 'available', LONG);
+    await waitNode(env, node.uuid, (n) => n.provision_state === 'available' && n.reservation === null, LONG);
     expect((await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [{ op: 'remove', path: '/lessee' }])).status).toBe(200);
     const now = Date.now();
     const created = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: node.uuid, start_time: iso(now - 1000), end_time: iso(now + 3600_000) });
@@ -77,7 +77,7 @@ describe('lease end wipes a node that was never deployed', () => {
     const cleaning = await waitNode(env, node.uuid, (n) => n.lessee === null, LONG);
     expect(['cleaning', 'clean wait', 'available']).toContain(cleaning.provision_state);
     expect((await bm(env.ts, env.p.lessee, 'GET', `/v1/nodes/${node.uuid}`)).status).toBe(404);
-    const n = await waitNode(env, node.uuid, (x) => x.provision_state === 'available' || / failed$/.test(x.provision_state), LONG);
+    const n = await waitNode(env, node.uuid, (x) => (x.provision_state === 'available' && x.reservation === null) || / failed$/.test(x.provision_state), LONG);
     expect(n.provision_state, n.last_error).toBe('available');
     const report = await inspectDisk(disk);
     expect(report.blank).toBe(true);
@@ -93,7 +93,7 @@ describe('lease end wipes a node that was never deployed', () => {
     const disk = env.lab.agents!.diskPath('node-0');
     lesseeWritesDisk(disk);
     await waitNode(env, node.uuid, (n) => n.lessee === null, LONG);
-    const n = await waitNode(env, node.uuid, (x) => x.provision_state === 'available' || / failed$/.test(x.provision_state), LONG);
+    const n = await waitNode(env, node.uuid, (x) => (x.provision_state === 'available' && x.reservation === null) || / failed$/.test(x.provision_state), LONG);
     expect(n.provision_state, n.last_error).toBe('available');
     expect((await inspectDisk(disk)).blank).toBe(true);
     expect(markerAt512MiB(disk)).toBe(false);

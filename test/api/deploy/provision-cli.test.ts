@@ -27,7 +27,7 @@ describe('esi node provision / unprovision', () => {
   beforeAll(async () => {
     env = await startDeployEnv(1);
     ({ node } = await agentNode(env, 'node-0', { name: 'B' }));
-    await waitNode(env, node.uuid, (n) => n.provision_state === 'available', LONG);
+    await waitNode(env, node.uuid, (n) => n.provision_state === 'available' && n.reservation === null, LONG);
     // Cable the node's NIC to a switch (fake driver) so that --network can attach a network.
     const sw = await call(env.ts, env.p.admin, 'POST', '/network/v2.0/switches', { switch: { name: 'tor1', switch_id: '02:00:00:00:00:01', driver: 'fake', driver_info: {} } });
     expect(sw.status, sw.text).toBe(201);

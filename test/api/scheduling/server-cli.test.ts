@@ -29,7 +29,7 @@ describe('esi server create / list / show / delete on the lab', () => {
   beforeAll(async () => {
     env = await startDeployEnv(1);
     ({ node } = await agentNode(env, 'node-0', { name: 'L0', resource_class: 'lab' }));
-    await waitNode(env, node.uuid, (n) => n.provision_state === 'available', LONG);
+    await waitNode(env, node.uuid, (n) => n.provision_state === 'available' && n.reservation === null, LONG);
     await uploadImage(env, osImage('lessee-os', 8, 'qcow2'), 'my-os', { as: env.p.lessee, diskFormat: 'qcow2' });
     const nova = { 'x-openstack-nova-api-version': '2.90' };
     const f = await call(env.ts, env.p.admin, 'POST', '/compute/v2.1/flavors', { flavor: { name: 'bm.lab', ram: 4096, vcpus: 2, disk: 1 } }, nova);
