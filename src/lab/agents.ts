@@ -4,15 +4,17 @@
  * - A boot with the boot source overridden to `Cd` (virtual media: the agent ISO) or `Pxe`
  *   starts the deploy agent as a real process — `node bin/esi.js agent --api-url <baremetal
  *   endpoint> --mac <the system's MAC> --disk <disk file> --disk-size-gb <disk GiB> …` — its
- *   output appended to the node's serial console log.
+ *   output (stdout and stderr) is what the node prints on its serial port (src/lab/serial.ts).
  * - Any other boot (from the disk) ends the agent and "boots the disk": the lab describes on the
  *   console what the disk holds (src/lab/disk-report.ts).
  * - Powering off (or a reset) kills the agent (SIGKILL: power is cut); and the agent powering
  *   the machine off or rebooting it (`standby.power_off`, `standby.reboot`: exit codes 10 and
  *   11 of `esi agent`) powers the virtual node off or resets it.
  *
- * Files of system `<id>` under `<dataDir>/lab/<id>/`: `disk.img` (sparse; created by the agent)
- * and `console.log`.
+ * Files of system `<id>` under `<dataDir>/lab/<id>/`: `disk.img` (sparse; created by the agent),
+ * `console.log` (the serial log, written by {@link LabSerialPorts}), and `hardware.json` — the node's hardware description (src/lab/hardware.ts),
+ * which the agent reads as a real agent reads the machine (`--hardware-file`) and reports to
+ * the inspection callback (`--inspection-callback-url <api>/v1/continue_inspection`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +22,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AGENT_EXIT_POWER_OFF, AGENT_EXIT_REBOOT } from '../agent/main.ts';
 import { describeDisk, inspectDisk } from './disk-report.ts';
+import type { LabSerialPorts } from './serial.ts';
 import type { LabEvent, LabState } from './state.ts';
 
 /** Options of the lab's agents. */
@@ -46,9 +49,14 @@ export class LabAgents {
   #closed = false;
   #unsubscribe: () => void = () => {};
 
+  /**
+   * @param serial the systems' serial ports: the agents' output and the lab's notes go there
+   *   (its data directory must be `options.dataDir`, so that {@link consoleLogPath} holds)
+   */
   constructor(
     private readonly state: LabState,
     private readonly options: LabAgentOptions,
+    private readonly serial: LabSerialPorts,
   ) {}
 
   /** Start acting on the lab's boots and power changes. */
@@ -96,13 +104,14 @@ export class LabAgents {
   }
 
   #console(id: string, line: string): void {
-    fs.mkdirSync(path.dirname(this.consoleLogPath(id)), { recursive: true });
-    fs.appendFileSync(this.consoleLogPath(id), `${new Date().toISOString()} esi-lab: ${line}\n`);
+    this.serial.note(id, line);
   }
 
   #spawn(id: string): void {
     const sys = this.state.system(id);
     fs.mkdirSync(path.dirname(this.diskPath(id)), { recursive: true });
+    const hardwareFile = path.join(this.options.dataDir, 'lab', id, 'hardware.json');
+    fs.writeFileSync(hardwareFile, JSON.stringify(sys.machine));
     const [cmd, ...pre] = this.options.command ?? defaultCommand();
     const args = [
       ...pre,
@@ -119,20 +128,19 @@ export class LabAgents {
       '127.0.0.1',
       '--listen-port',
       '0',
-      '--console-log',
-      this.consoleLogPath(id),
+      '--hardware-file',
+      hardwareFile,
+      '--inspection-callback-url',
+      `${this.options.apiUrl.replace(/\/+$/, '')}/v1/continue_inspection`,
       ...(this.options.heartbeatIntervalS !== undefined ? ['--heartbeat-interval', String(this.options.heartbeatIntervalS)] : []),
     ];
     this.#console(id, `${id} boots the deploy agent (${sys.lastBootOverride === 'Pxe' ? 'network boot' : 'virtual media'})`);
-    const child = spawn(cmd!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    // The agent's stdout and stderr are the node's serial port.
+    const child = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.#running.set(id, child);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      try {
-        fs.appendFileSync(this.consoleLogPath(id), chunk);
-      } catch {
-        // the console is best effort
-      }
-    });
+    const toSerial = (chunk: Buffer): void => this.serial.print(id, chunk);
+    child.stdout?.on('data', toSerial);
+    child.stderr?.on('data', toSerial);
     child.on('error', (err) => this.#console(id, `the agent could not start: ${err.message}`));
     child.on('exit', (code, signal) => {
       const own = this.#running.get(id) === child;

@@ -10,10 +10,17 @@
  * Layout: `state.ts` (model and semantics), `render-*.ts` (Redfish JSON), `messages.ts`
  * (error bodies), `http.ts` (auth, headers, errors), `routes.ts` (resources).
  */
+import websocket from '@fastify/websocket';
 import type { FastifyBaseLogger } from 'fastify';
 import { LabAgents, type LabAgentOptions } from './agents.ts';
 import { createLabHttp } from './http.ts';
+import type { LabHardware, LabModel } from './hardware.ts';
 import { registerLabRoutes } from './routes.ts';
+import { LabSerialPorts } from './serial.ts';
+import { registerSerialRoutes } from './serial-routes.ts';
+import { LabBios, registerBiosRoutes } from './bios.ts';
+import { LabRaid, registerRaidRoutes } from './raid.ts';
+import { LabFirmware, registerFirmwareRoutes } from './firmware.ts';
 import {
   LabState,
   type BootEnabled,
@@ -26,6 +33,12 @@ import {
 } from './state.ts';
 
 export { LabAgents, type LabAgentOptions } from './agents.ts';
+export { LabSerialPorts } from './serial.ts';
+export { serialConsoleUri } from './serial-routes.ts';
+export { loadLabModel, parseModelSpec, shippedModels, type LabHardware, type LabModel, type LabDisk, type LabNic, type LabGpu, type LabLldp } from './hardware.ts';
+export { LabBios } from './bios.ts';
+export { LabFirmware, type LabTask } from './firmware.ts';
+export { LabRaid, labDrives, RAID_STORAGE_ID, type LabVolume } from './raid.ts';
 export type { BootEnabled, BootMode, BootTarget, HardwareSpec, IndicatorLed, LabEvent, RedfishPowerState } from './state.ts';
 
 /** Options of {@link startLab}. */
@@ -46,6 +59,8 @@ export interface LabOptions {
   readonly seed?: string;
   /** Hardware of every system, or a function of the system's index (defaults: `DEFAULT_HARDWARE`). */
   readonly hardware?: Partial<HardwareSpec> | ((index: number) => Partial<HardwareSpec>);
+  /** Server models of the first nodes (src/lab/hardware.ts, e.g. from `parseModelSpec('gpu:2,small:1')`); the rest get the default model. */
+  readonly models?: ReadonlyArray<LabModel | undefined>;
   /** Idle timeout of a Redfish session, seconds (default 1800). */
   readonly sessionTimeoutS?: number;
   /**
@@ -68,6 +83,10 @@ export interface LabSystemSnapshot {
   readonly indicatorLed: IndicatorLed;
   readonly virtualMedia: { readonly image: string | null; readonly inserted: boolean };
   readonly hardware: HardwareSpec;
+  /** The full hardware description: the truth inspection is compared with. */
+  readonly machine: LabHardware;
+  /** Firmware versions by component (`BIOS`, `BMC`). */
+  readonly firmwareVersions: Readonly<Record<string, string>>;
   /** Boots since the lab started, and the override target the last one used (null: none). */
   readonly bootCount: number;
   readonly lastBootOverride: BootTarget | null;
@@ -98,6 +117,17 @@ export interface Lab {
   subscribe(listener: (event: LabEvent) => void): () => void;
   /** The systems' agents, disks and consoles, when started with `agents`. */
   readonly agents: LabAgents | null;
+  /**
+   * The systems' serial ports (src/lab/serial.ts), served to BMC users as a websocket at
+   * `serialConsoleUri(id)` (src/lab/serial-routes.ts).
+   */
+  readonly serial: LabSerialPorts;
+  /** BIOS settings of every system (current and pending, src/lab/bios.ts). */
+  readonly bios: LabBios;
+  /** RAID volumes of every system (src/lab/raid.ts). */
+  readonly raid: LabRaid;
+  /** Firmware update tasks (src/lab/firmware.ts). */
+  readonly firmware: LabFirmware;
   /** Ends every Redfish session, as a BMC reboot would. */
   expireSessions(): void;
   /** Stops listening and drops all connections. Idempotent. */
@@ -118,20 +148,33 @@ export async function startLab(options: LabOptions): Promise<Lab> {
     password: options.password ?? 'password',
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     ...(options.hardware !== undefined ? { hardware: options.hardware } : {}),
+    ...(options.models !== undefined ? { models: options.models } : {}),
     ...(options.sessionTimeoutS !== undefined ? { sessionTimeoutS: options.sessionTimeoutS } : {}),
   });
   const app = createLabHttp(state, { logger: options.logger ?? false });
+  // Serial output is written before the agents act on a boot: subscribe first.
+  const serial = new LabSerialPorts(state, options.agents?.dataDir ?? null);
+  serial.start();
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   registerLabRoutes(app, state);
+  registerSerialRoutes(app, state, serial);
+  const bios = new LabBios(state);
+  registerBiosRoutes(app, state, bios);
+  const raid = new LabRaid();
+  registerRaidRoutes(app, state, raid);
+  const firmware = new LabFirmware();
+  registerFirmwareRoutes(app, state, firmware);
   const host = options.host ?? '127.0.0.1';
   await app.listen({ host, port: options.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 0);
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   let closed: Promise<void> | null = null;
-  const agents = options.agents ? new LabAgents(state, options.agents) : null;
+  const agents = options.agents ? new LabAgents(state, options.agents, serial) : null;
   agents?.start();
   const closeAll = async (): Promise<void> => {
     await agents?.close();
+    serial.close();
     await app.close();
   };
 
@@ -149,6 +192,8 @@ export async function startLab(options: LabOptions): Promise<Lab> {
         indicatorLed: s.indicatorLed,
         virtualMedia: { image: s.virtualMedia.image, inserted: s.virtualMedia.inserted },
         hardware: s.hardware,
+        machine: s.machine,
+        firmwareVersions: { ...s.firmwareVersions },
         bootCount: s.bootCount,
         lastBootOverride: s.lastBootOverride,
       };
@@ -169,8 +214,12 @@ export async function startLab(options: LabOptions): Promise<Lab> {
     username,
     systems,
     subscribe: (listener) => state.subscribe(listener),
+    bios,
+    raid,
+    firmware,
     expireSessions: () => state.sessions.clear(),
     agents,
+    serial,
     close: () => (closed ??= closeAll()),
   };
 }

@@ -45,6 +45,21 @@ const MESSAGES = {
     severity: 'Warning',
     resolution: 'Choose a value from the enumeration list that the implementation can support and resubmit the request if the operation failed.',
   },
+  PropertyValueOutOfRange: {
+    format: 'The value %1 for the property %2 is not in the supported range of acceptable values.',
+    severity: 'Warning',
+    resolution: 'Correct the value for the property in the request body and resubmit the request if the operation failed.',
+  },
+  PropertyValueConflict: {
+    format: 'The property %1 could not be written because its value would conflict with the value of the %2 property.',
+    severity: 'Warning',
+    resolution: 'No resolution is required.',
+  },
+  ResourceInUse: {
+    format: 'The change to the requested resource failed because the resource is in use or in transition.',
+    severity: 'Warning',
+    resolution: 'Remove the condition and resubmit the request if the operation failed.',
+  },
   PropertyValueTypeError: {
     format: 'The value %1 for the property %2 is of a different type than the property can accept.',
     severity: 'Warning',

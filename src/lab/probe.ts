@@ -20,10 +20,16 @@ export interface Received {
   readonly t: bigint;
 }
 
-/** Run the probe script in a node's namespace. */
-function runProbe(port: LabNetworkPort, args: readonly string[], onLine?: (line: string) => void): Promise<string> {
+/**
+ * Run the probe script in a node's namespace.
+ * @param stop when aborted, the script is terminated and its output so far is the result
+ *   (listeners print each frame as it arrives, so nothing received is lost)
+ */
+function runProbe(port: LabNetworkPort, args: readonly string[], onLine?: (line: string) => void, stop?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn('ip', ['netns', 'exec', port.netns, PYTHON, PROBE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const onStop = () => child.kill('SIGTERM');
+    stop?.addEventListener('abort', onStop, { once: true });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -32,16 +38,25 @@ function runProbe(port: LabNetworkPort, args: readonly string[], onLine?: (line:
       if (onLine) for (const line of text.split('\n')) if (line !== '') onLine(line);
     });
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`l2probe ${args[0]} in ${port.netns} failed (${code}): ${err.trim()}`))));
+    child.on('close', (code) => {
+      stop?.removeEventListener('abort', onStop);
+      if (code === 0 || stop?.aborted) resolve(out);
+      else reject(new Error(`l2probe ${args[0]} in ${port.netns} failed (${code}): ${err.trim()}`));
+    });
   });
 }
 
-function listen(port: LabNetworkPort, seconds: number, marker: string, first = false): { ready: Promise<void>; done: Promise<Received[]> } {
+function listen(port: LabNetworkPort, seconds: number, marker: string, first = false, stop?: AbortSignal): { ready: Promise<void>; done: Promise<Received[]> } {
   let readyResolve: () => void = () => undefined;
   const ready = new Promise<void>((r) => (readyResolve = r));
-  const done = runProbe(port, ['listen', 'eth0', String(seconds), marker, ...(first ? ['first'] : [])], (line) => {
-    if (line.startsWith('ready')) readyResolve();
-  })
+  const done = runProbe(
+    port,
+    ['listen', 'eth0', String(seconds), marker, ...(first ? ['first'] : [])],
+    (line) => {
+      if (line.startsWith('ready')) readyResolve();
+    },
+    stop,
+  )
     .then((out) =>
       out
         .split('\n')
@@ -57,14 +72,21 @@ function listen(port: LabNetworkPort, seconds: number, marker: string, first = f
 
 /**
  * Send one broadcast probe from `from` (tagged with `vlan` if given) while every port of `to`
- * listens for `windowS` seconds.
+ * listens; the listeners stop `windowS` seconds after the sender has finished (so a slow start
+ * of the sender on a busy machine does not shorten the window).
  * @returns per listening namespace, the tags of the probe frames it received (empty: none)
  */
 export async function probe(from: LabNetworkPort, to: readonly LabNetworkPort[], options: { vlan?: number; windowS?: number } = {}): Promise<Map<string, Array<number | null>>> {
   const marker = `esi-${randomBytes(6).toString('hex')}`;
-  const listeners = to.map((p) => ({ p, l: listen(p, options.windowS ?? 0.4, marker) }));
-  await Promise.all(listeners.map((x) => x.l.ready));
-  await runProbe(from, ['send', 'eth0', from.mac, marker, options.vlan === undefined ? '-' : String(options.vlan)]);
+  const stop = new AbortController();
+  const listeners = to.map((p) => ({ p, l: listen(p, 60, marker, false, stop.signal) }));
+  try {
+    await Promise.all(listeners.map((x) => x.l.ready));
+    await runProbe(from, ['send', 'eth0', from.mac, marker, options.vlan === undefined ? '-' : String(options.vlan)]);
+    await new Promise((r) => setTimeout(r, (options.windowS ?? 0.4) * 1000));
+  } finally {
+    stop.abort();
+  }
   const out = new Map<string, Array<number | null>>();
   for (const { p, l } of listeners) out.set(p.netns, (await l.done).map((r) => r.vlan));
   return out;

@@ -47,6 +47,9 @@ export function renderServiceRoot(serviceUuid: string): Json {
     Managers: ref(`${REDFISH_ROOT}/Managers`),
     Chassis: ref(`${REDFISH_ROOT}/Chassis`),
     SessionService: ref(`${REDFISH_ROOT}/SessionService`),
+    Registries: ref(`${REDFISH_ROOT}/Registries`),
+    UpdateService: ref(`${REDFISH_ROOT}/UpdateService`),
+    TaskService: ref(`${REDFISH_ROOT}/TaskService`),
     Links: { Sessions: ref(SESSIONS_URI) },
   };
 }
@@ -67,6 +70,9 @@ export function renderODataServiceDocument(): Json {
       singleton('Managers', `${REDFISH_ROOT}/Managers`),
       singleton('Chassis', `${REDFISH_ROOT}/Chassis`),
       singleton('SessionService', `${REDFISH_ROOT}/SessionService`),
+      singleton('Registries', `${REDFISH_ROOT}/Registries`),
+      singleton('UpdateService', `${REDFISH_ROOT}/UpdateService`),
+      singleton('TaskService', `${REDFISH_ROOT}/TaskService`),
     ],
   };
 }
@@ -91,6 +97,22 @@ const METADATA_NAMESPACES: readonly [string, string][] = [
   ['VirtualMediaCollection', ''],
   ['VirtualMedia', 'VirtualMedia.v1_4_0'],
   ['Message', 'Message.v1_1_1'],
+  ['Bios', 'Bios.v1_1_0'],
+  ['Settings', 'Settings.v1_3_0'],
+  ['MessageRegistryFileCollection', ''],
+  ['MessageRegistryFile', 'MessageRegistryFile.v1_1_0'],
+  ['AttributeRegistry', 'AttributeRegistry.v1_3_0'],
+  ['StorageCollection', ''],
+  ['Storage', 'Storage.v1_9_0'],
+  ['Drive', 'Drive.v1_9_0'],
+  ['VolumeCollection', ''],
+  ['Volume', 'Volume.v1_5_0'],
+  ['UpdateService', 'UpdateService.v1_8_0'],
+  ['SoftwareInventoryCollection', ''],
+  ['SoftwareInventory', 'SoftwareInventory.v1_3_0'],
+  ['TaskService', 'TaskService.v1_1_4'],
+  ['TaskCollection', ''],
+  ['Task', 'Task.v1_5_0'],
 ];
 
 /** The CSDL `$metadata` document (DSP0266 §"Service metadata"): references to DMTF schemas. */
@@ -152,7 +174,7 @@ export function renderManager(s: SystemState): Json {
     ManagerType: 'BMC',
     UUID: s.managerUuid,
     Model: 'esi lab BMC',
-    FirmwareVersion: '1.0.0',
+    FirmwareVersion: s.firmwareVersions.BMC ?? '1.0.0',
     PowerState: 'On',
     Status: STATUS_OK,
     VirtualMedia: ref(`${uri}/VirtualMedia`),
@@ -176,6 +198,7 @@ export function renderChassis(s: SystemState): Json {
     PowerState: s.powerState,
     IndicatorLED: s.indicatorLed,
     Status: STATUS_OK,
+    NetworkAdapters: ref(`${chassisUri(s.chassisId)}/NetworkAdapters`),
     Links: {
       ComputerSystems: [ref(systemUri(s.id))],
       ManagedBy: [ref(managerUri(s.managerId))],

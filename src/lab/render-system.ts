@@ -1,6 +1,7 @@
 /**
  * Redfish representations of a lab system and its sub-resources (DSP2046 schemas
- * `ComputerSystem.v1_13_0`, `Processor`, `EthernetInterface`, `SimpleStorage`, `VirtualMedia`),
+ * `ComputerSystem.v1_13_0`, `VirtualMedia`; the hardware inventory resources are in
+ * render-hardware.ts),
  * rendered from {@link SystemState}. Pure functions: JSON objects in, nothing else.
  *
  * The fields are those sushy 4.3 and Ironic 21.4's `redfish` hardware type read (reference
@@ -58,7 +59,7 @@ export function resetActionUri(id: string): string {
 /** The ComputerSystem resource of `s`. */
 export function renderSystem(s: SystemState): Json {
   const uri = systemUri(s.id);
-  const hw = s.hardware;
+  const m = s.machine;
   return {
     '@odata.type': '#ComputerSystem.v1_13_0.ComputerSystem',
     '@odata.id': uri,
@@ -66,11 +67,11 @@ export function renderSystem(s: SystemState): Json {
     Name: s.id,
     Description: 'esi lab virtual bare-metal system',
     UUID: s.uuid,
-    Manufacturer: 'esi',
-    Model: 'esi lab virtual system',
-    SerialNumber: `ESILAB${String(s.index).padStart(6, '0')}`,
+    Manufacturer: m.system.manufacturer,
+    Model: m.system.product,
+    SerialNumber: m.system.serial,
     SystemType: 'Physical',
-    BiosVersion: '1.0.0',
+    BiosVersion: s.firmwareVersions.BIOS ?? '1.0.0',
     PowerState: s.powerState,
     Status: STATUS_OK,
     IndicatorLED: s.indicatorLed,
@@ -82,17 +83,20 @@ export function renderSystem(s: SystemState): Json {
       'BootSourceOverrideMode@Redfish.AllowableValues': BOOT_MODES,
     },
     ProcessorSummary: {
-      Count: hw.cpuSockets,
-      CoreCount: hw.cpuSockets * hw.coresPerSocket,
-      LogicalProcessorCount: hw.cpuSockets * hw.coresPerSocket,
-      Model: hw.cpuModel,
+      Count: m.cpu.sockets,
+      CoreCount: m.cpu.sockets * m.cpu.coresPerSocket,
+      LogicalProcessorCount: m.cpu.sockets * m.cpu.coresPerSocket * m.cpu.threadsPerCore,
+      Model: m.cpu.model,
       Status: STATUS_OK,
     },
-    MemorySummary: { TotalSystemMemoryGiB: hw.memoryGiB, Status: STATUS_OK },
+    MemorySummary: { TotalSystemMemoryGiB: m.memoryMiB / 1024, Status: STATUS_OK },
     Processors: ref(`${uri}/Processors`),
+    Memory: ref(`${uri}/Memory`),
     EthernetInterfaces: ref(`${uri}/EthernetInterfaces`),
     SimpleStorage: ref(`${uri}/SimpleStorage`),
+    Storage: ref(`${uri}/Storage`),
     VirtualMedia: ref(`${uri}/VirtualMedia`),
+    Bios: ref(`${uri}/Bios`),
     Links: {
       Chassis: [ref(chassisUri(s.chassisId))],
       ManagedBy: [ref(managerUri(s.managerId))],
@@ -103,76 +107,6 @@ export function renderSystem(s: SystemState): Json {
         'ResetType@Redfish.AllowableValues': RESET_TYPES,
       },
     },
-  };
-}
-
-/** Ids of the system's processors, `CPU0`…. */
-export function processorIds(s: SystemState): string[] {
-  return Array.from({ length: s.hardware.cpuSockets }, (_v, i) => `CPU${i}`);
-}
-
-/** The Processor resource `cpuId` of `s`, or null when there is no such processor. */
-export function renderProcessor(s: SystemState, cpuId: string): Json | null {
-  if (!processorIds(s).includes(cpuId)) return null;
-  return {
-    '@odata.type': '#Processor.v1_10_0.Processor',
-    '@odata.id': `${systemUri(s.id)}/Processors/${cpuId}`,
-    Id: cpuId,
-    Name: `Processor ${cpuId.slice(3)}`,
-    Socket: `CPU ${cpuId.slice(3)}`,
-    ProcessorType: 'CPU',
-    ProcessorArchitecture: 'x86',
-    InstructionSet: 'x86-64',
-    Manufacturer: 'esi',
-    Model: s.hardware.cpuModel,
-    MaxSpeedMHz: 2400,
-    TotalCores: s.hardware.coresPerSocket,
-    TotalThreads: s.hardware.coresPerSocket,
-    Status: STATUS_OK,
-  };
-}
-
-/** Id of the system's one NIC. */
-export const NIC_ID = 'nic0';
-
-/** The EthernetInterface resource of the system's one NIC. */
-export function renderEthernetInterface(s: SystemState): Json {
-  return {
-    '@odata.type': '#EthernetInterface.v1_6_0.EthernetInterface',
-    '@odata.id': `${systemUri(s.id)}/EthernetInterfaces/${NIC_ID}`,
-    Id: NIC_ID,
-    Name: 'Ethernet interface nic0',
-    MACAddress: s.mac,
-    PermanentMACAddress: s.mac,
-    SpeedMbps: 1000,
-    FullDuplex: true,
-    LinkStatus: 'LinkUp',
-    InterfaceEnabled: true,
-    Status: STATUS_OK,
-  };
-}
-
-/** Id of the system's one storage controller. */
-export const STORAGE_ID = '1';
-
-/** The SimpleStorage resource with the system's one disk. */
-export function renderSimpleStorage(s: SystemState): Json {
-  return {
-    '@odata.type': '#SimpleStorage.v1_3_0.SimpleStorage',
-    '@odata.id': `${systemUri(s.id)}/SimpleStorage/${STORAGE_ID}`,
-    Id: STORAGE_ID,
-    Name: 'Virtual storage controller',
-    UefiDevicePath: 'PciRoot(0x0)/Pci(0x4,0x0)',
-    Devices: [
-      {
-        Name: 'disk0',
-        Manufacturer: 'esi',
-        Model: 'esi lab virtual disk',
-        CapacityBytes: s.hardware.diskGiB * 1024 ** 3,
-        Status: { State: 'Enabled', Health: 'OK' },
-      },
-    ],
-    Status: STATUS_OK,
   };
 }
 

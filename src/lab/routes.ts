@@ -8,7 +8,7 @@
  * | `/SessionService`, `/SessionService/Sessions[/{id}]`        | GET, POST / GET, DELETE |
  * | `/Systems[/{id}]`                                           | GET / GET, PATCH     |
  * | `/Systems/{id}/Actions/ComputerSystem.Reset`                | POST → 204           |
- * | `/Systems/{id}/{Processors,EthernetInterfaces,SimpleStorage}[/{x}]` | GET          |
+ * | `/Systems/{id}/{Processors,Memory,EthernetInterfaces,SimpleStorage,Storage}[/…]` | GET (routes-hardware.ts) |
  * | `/{Systems,Managers}/{id}/VirtualMedia[/Cd]` (+ Insert/EjectMedia) | GET, PATCH, POST |
  * | `/Managers[/{id}]`, `/Chassis[/{id}]`                       | GET                  |
  *
@@ -30,18 +30,13 @@ import {
   renderVersions,
   SESSIONS_URI,
 } from './render-service.ts';
+import { registerHardwareRoutes } from './routes-hardware.ts';
 import {
-  NIC_ID,
   REDFISH_ROOT,
-  STORAGE_ID,
   VIRTUAL_MEDIA_ID,
   chassisUri,
   collection,
   managerUri,
-  processorIds,
-  renderEthernetInterface,
-  renderProcessor,
-  renderSimpleStorage,
   renderSystem,
   renderVirtualMedia,
   systemUri,
@@ -124,34 +119,7 @@ export function registerLabRoutes(app: FastifyInstance, state: LabState): void {
       return undefined;
     },
   });
-  resource(app, `${R}/Systems/:id/Processors`, {
-    GET: (_req, _reply, p) => {
-      const s = sys(p);
-      const base = `${systemUri(s.id)}/Processors`;
-      return collection('ProcessorCollection', base, 'Processor Collection', processorIds(s).map((c) => `${base}/${c}`));
-    },
-  });
-  resource(app, `${R}/Systems/:id/Processors/:cpu`, {
-    GET: (req, _reply, p) => renderProcessor(sys(p), p.cpu!) ?? throwError(notFound(req.url)),
-  });
-  resource(app, `${R}/Systems/:id/EthernetInterfaces`, {
-    GET: (_req, _reply, p) => {
-      const base = `${systemUri(sys(p).id)}/EthernetInterfaces`;
-      return collection('EthernetInterfaceCollection', base, 'Ethernet Interface Collection', [`${base}/${NIC_ID}`]);
-    },
-  });
-  resource(app, `${R}/Systems/:id/EthernetInterfaces/:nic`, {
-    GET: (req, _reply, p) => (p.nic === NIC_ID ? renderEthernetInterface(sys(p)) : throwError(notFound(req.url))),
-  });
-  resource(app, `${R}/Systems/:id/SimpleStorage`, {
-    GET: (_req, _reply, p) => {
-      const base = `${systemUri(sys(p).id)}/SimpleStorage`;
-      return collection('SimpleStorageCollection', base, 'Simple Storage Collection', [`${base}/${STORAGE_ID}`]);
-    },
-  });
-  resource(app, `${R}/Systems/:id/SimpleStorage/:sid`, {
-    GET: (req, _reply, p) => (p.sid === STORAGE_ID ? renderSimpleStorage(sys(p)) : throwError(notFound(req.url))),
-  });
+  registerHardwareRoutes(app, state);
   registerVirtualMedia(app, state, `${R}/Systems/:id`, (p) => sys(p), (s) => systemUri(s.id));
 
   // --- managers and chassis -------------------------------------------------------------------
@@ -277,8 +245,4 @@ function parseSystemPatch(
     }
   }
   return out;
-}
-
-function throwError(err: Error): never {
-  throw err;
 }

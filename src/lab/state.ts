@@ -20,6 +20,7 @@
 import crypto from 'node:crypto';
 import type { RedfishMessageKey } from './messages.ts';
 import { SessionStore, type SessionStoreOptions } from './sessions.ts';
+import { defaultLabModel, instantiateHardware, type LabHardware, type LabModel, type SwitchCabling } from './hardware.ts';
 
 /** Redfish `PowerState` values this lab reports. */
 export type RedfishPowerState = 'On' | 'Off';
@@ -103,7 +104,10 @@ export interface SystemState {
   readonly managerUuid: string;
   /** MAC address of its one NIC, lower-case `52:54:00:xx:xx:xx`. */
   readonly mac: string;
+  /** Summary of its hardware (derived from {@link SystemState.machine} for model nodes). */
   readonly hardware: HardwareSpec;
+  /** Its full hardware description (src/lab/hardware.ts): the truth inspection must find. */
+  readonly machine: LabHardware;
   powerState: RedfishPowerState;
   readonly boot: BootSettings;
   indicatorLed: IndicatorLed;
@@ -114,6 +118,8 @@ export interface SystemState {
   bootCount: number;
   /** Override target used by the last boot, or null (normal boot order / never booted). */
   lastBootOverride: BootTarget | null;
+  /** Firmware versions by component (`BIOS`, `BMC`), changed by updates (src/lab/firmware.ts). */
+  readonly firmwareVersions: Record<string, string>;
 }
 
 /** Something that happened to a system, for listeners of {@link LabState.subscribe}. */
@@ -145,6 +151,11 @@ export interface LabStateOptions extends SessionStoreOptions {
   readonly seed?: string;
   /** Hardware of every system, or a function of the system's index. */
   readonly hardware?: Partial<HardwareSpec> | ((index: number) => Partial<HardwareSpec>);
+  /**
+   * Server models of the first nodes (src/lab/hardware.ts): node i gets `models[i]`; undefined entries and nodes
+   * past the list get the default model built from `hardware`.
+   */
+  readonly models?: ReadonlyArray<LabModel | undefined>;
 }
 
 /** The state of the whole lab. */
@@ -164,12 +175,20 @@ export class LabState {
     const seed = options.seed ?? crypto.randomBytes(16).toString('hex');
     this.serviceUuid = seededUuid(seed, 'service-root');
     const macs = new Set<string>();
+    const cabling: SwitchCabling = { next: 0 };
+    const freshMac = (name: string): string => {
+      let mac = seededMac(seed, name, 0);
+      for (let n = 1; macs.has(mac); n++) mac = seededMac(seed, name, n);
+      macs.add(mac);
+      return mac;
+    };
     for (let index = 0; index < options.nodes; index++) {
       const id = `node-${index}`;
       const hw = typeof options.hardware === 'function' ? options.hardware(index) : options.hardware;
-      let mac = seededMac(seed, id, 0);
-      for (let n = 1; macs.has(mac); n++) mac = seededMac(seed, id, n);
-      macs.add(mac);
+      const mac = freshMac(id);
+      const spec: HardwareSpec = { ...DEFAULT_HARDWARE, ...hw };
+      const model = options.models?.[index] ?? defaultLabModel(spec);
+      const machine = instantiateHardware(model, seed, id, index, mac, (k) => freshMac(`${id}/nic${k}`), cabling);
       this.#systems.set(id, {
         id,
         index,
@@ -178,14 +197,16 @@ export class LabState {
         chassisId: `chassis-${id}`,
         managerUuid: seededUuid(seed, `manager:${id}`),
         mac,
-        hardware: Object.freeze({ ...DEFAULT_HARDWARE, ...hw }),
+        hardware: Object.freeze(model.name === 'default' ? spec : summaryOf(machine)),
+        machine,
         powerState: 'Off',
-        boot: { target: 'None', enabled: 'Disabled', mode: 'UEFI' },
+        boot: { target: 'None', enabled: 'Disabled', mode: machine.bootMode === 'bios' ? 'Legacy' : 'UEFI' },
         indicatorLed: 'Off',
         virtualMedia: { image: null, inserted: false, writeProtected: true },
         ignoreResets: false,
         bootCount: 0,
         lastBootOverride: null,
+        firmwareVersions: { BIOS: '1.0.0', BMC: '1.0.0' },
       });
     }
   }
@@ -334,6 +355,17 @@ export class LabState {
       }
     }
   }
+}
+
+/** The {@link HardwareSpec} summary of a full description (disk: the first, rounded up to GiB). */
+function summaryOf(m: LabHardware): HardwareSpec {
+  return {
+    cpuSockets: m.cpu.sockets,
+    coresPerSocket: m.cpu.coresPerSocket,
+    cpuModel: m.cpu.model,
+    memoryGiB: Math.round(m.memoryMiB / 1024),
+    diskGiB: Math.ceil((m.disks[0]?.sizeBytes ?? 0) / 1024 ** 3),
+  };
 }
 
 function oneOf<T extends string>(value: unknown, allowed: readonly T[], property: string): T {

@@ -65,7 +65,7 @@ describe('representations', () => {
     expect((await call(lab, 'GET', '/redfish/v1/Systems/node-1')).body.UUID).toBe(s.UUID);
   });
 
-  it('renders one NIC with a stable MAC, processors and one disk', async () => {
+  it('renders one NIC with a stable MAC, processors and four equal disks', async () => {
     const nics = await call(lab, 'GET', `${SYS}/EthernetInterfaces`);
     expect(nics.body['Members@odata.count']).toBe(1);
     const nic = await call(lab, 'GET', nics.body.Members[0]['@odata.id']);
@@ -80,8 +80,8 @@ describe('representations', () => {
     expect(cpu.body).toMatchObject({ ProcessorType: 'CPU', ProcessorArchitecture: 'x86', TotalThreads: 2 });
     const storage = await call(lab, 'GET', `${SYS}/SimpleStorage`);
     const ctrl = await call(lab, 'GET', storage.body.Members[0]['@odata.id']);
-    expect(ctrl.body.Devices).toHaveLength(1);
-    expect(ctrl.body.Devices[0]).toMatchObject({ CapacityBytes: 20 * 1024 ** 3, Status: { State: 'Enabled' } });
+    expect(ctrl.body.Devices).toHaveLength(4);
+    for (const d of ctrl.body.Devices) expect(d).toMatchObject({ CapacityBytes: 20 * 1024 ** 3, Status: { State: 'Enabled' } });
   });
 
   it('derives the same identities from the same seed', async () => {
