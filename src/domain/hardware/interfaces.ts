@@ -20,6 +20,14 @@
  *
  * This module holds no driver code: implementations live in `src/drivers/hardware/`.
  */
+import type { ConsoleInterface } from './console.ts';
+import type { InspectInterface } from './inspect.ts';
+
+import type { BiosInterface } from './bios.ts';
+import type { RaidInterface } from './raid.ts';
+import type { FirmwareInterface } from './firmware.ts';
+import type { VirtualMediaInterface } from './vmedia.ts';
+import type { BootModeInterface } from './boot-mode.ts';
 
 /** A node's stable power state as Ironic reports it (`ironic.common.states.POWER_ON/OFF`). */
 export type PowerState = 'power on' | 'power off';
@@ -178,6 +186,20 @@ export interface HardwareType {
   readonly power: PowerInterface;
   /** Boot device management. */
   readonly management: ManagementInterface;
+  /** Serial console access, when the driver offers it. */
+  readonly console?: ConsoleInterface;
+  /** Out-of-band hardware inspection (src/domain/hardware/inspect.ts), when the driver has it. */
+  readonly inspect?: InspectInterface;
+  /** BIOS settings (src/domain/hardware/bios.ts); absent when the hardware type has none. */
+  readonly bios?: BiosInterface;
+  /** RAID configuration (src/domain/hardware/raid.ts); absent when the hardware type has none. */
+  readonly raid?: RaidInterface;
+  /** Firmware updates (src/domain/hardware/firmware.ts); absent when the hardware type has none. */
+  readonly firmware?: FirmwareInterface;
+  /** Virtual media (src/domain/hardware/vmedia.ts); absent when the hardware type has none. */
+  readonly vmedia?: VirtualMediaInterface;
+  /** UEFI/legacy boot mode (src/domain/hardware/boot-mode.ts); absent when the hardware type has none. */
+  readonly bootMode?: BootModeInterface;
 
   /**
    * The `driver_info` keys this driver accepts, each with a human description (required keys

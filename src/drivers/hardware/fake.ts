@@ -20,6 +20,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidInputError } from '../../domain/errors.ts';
 import { validTimeoutS } from './common.ts';
+import { FakeConsole } from './fake-console.ts';
 import {
   BOOT_DEVICES,
   HardwareError,
@@ -81,6 +82,8 @@ export class FakeHardware implements HardwareType {
   readonly enabledInterfaces = FAKE_INTERFACES;
   readonly power: PowerInterface;
   readonly management: ManagementInterface;
+  /** The `fake` console: an echoing in-memory line (./fake-console.ts). */
+  readonly console = new FakeConsole();
 
   readonly #nodes = new Map<string, FakeNodeState>();
   readonly #delayMs: number;

@@ -1,22 +1,24 @@
 /**
- * The hardware registry: the enabled hardware types (`fake-hardware`, `redfish`) by name, as
+ * The hardware registry: the enabled hardware types (`fake-hardware`, `ipmi`, `redfish`) by name, as
  * Ironic's conductor loads its `enabled_hardware_types`.
  */
 import { InvalidInputError } from '../../domain/errors.ts';
 import type { HardwareRegistry, HardwareType } from '../../domain/hardware/interfaces.ts';
 import { FakeHardware, type FakeHardwareOptions } from './fake.ts';
+import { IpmiHardware, type IpmiHardwareOptions } from './ipmi/index.ts';
 import { RedfishHardware, type RedfishHardwareOptions } from './redfish/index.ts';
 
 /** Options of {@link createHardwareRegistry}. */
 export interface HardwareRegistryOptions {
-  /** Names of the drivers to enable (default: all, i.e. `fake-hardware` and `redfish`). */
+  /** Names of the drivers to enable (default: all, i.e. `fake-hardware`, `ipmi` and `redfish`). */
   readonly enabled?: readonly string[];
   readonly fake?: FakeHardwareOptions;
   readonly redfish?: RedfishHardwareOptions;
+  readonly ipmi?: IpmiHardwareOptions;
 }
 
 /** Every driver this build knows, by name. */
-export const KNOWN_DRIVERS: readonly string[] = Object.freeze(['fake-hardware', 'redfish']);
+export const KNOWN_DRIVERS: readonly string[] = Object.freeze(['fake-hardware', 'ipmi', 'redfish']);
 
 /**
  * Creates the registry with one instance of each enabled driver. Close it when done: the
@@ -33,6 +35,7 @@ export function createHardwareRegistry(options: HardwareRegistryOptions = {}): H
   const drivers = new Map<string, HardwareType>();
   const closers: (() => Promise<void>)[] = [];
   if (enabled.includes('fake-hardware')) drivers.set('fake-hardware', new FakeHardware(options.fake));
+  if (enabled.includes('ipmi')) drivers.set('ipmi', new IpmiHardware(options.ipmi));
   if (enabled.includes('redfish')) {
     const redfish = new RedfishHardware(options.redfish);
     drivers.set('redfish', redfish);

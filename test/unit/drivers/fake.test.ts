@@ -74,13 +74,13 @@ describe('fake-hardware', () => {
 });
 
 describe('hardware registry', () => {
-  it('holds fake-hardware and redfish, and refuses unknown names', async () => {
+  it('holds fake-hardware, ipmi and redfish, and refuses unknown names', async () => {
     const registry = createHardwareRegistry();
-    expect(registry.names()).toEqual(['fake-hardware', 'redfish']);
+    expect(registry.names()).toEqual(['fake-hardware', 'ipmi', 'redfish']);
     expect(registry.get('fake-hardware').name).toBe('fake-hardware');
     expect(registry.get('redfish').enabledInterfaces.power).toEqual(['redfish']);
-    expect(() => registry.get('ipmi')).toThrow(InvalidInputError);
-    expect(() => registry.get('ipmi')).toThrow(/Cannot find the hardware type "ipmi"/);
+    expect(() => registry.get('idrac')).toThrow(InvalidInputError);
+    expect(() => registry.get('idrac')).toThrow(/Cannot find the hardware type "idrac"/);
     await registry.close();
     await registry.close();
   });

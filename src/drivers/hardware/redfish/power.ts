@@ -16,7 +16,6 @@
  * 30 s) passes; `PoweringOn`/`PoweringOff` count as on/off, as in Ironic's state map.
  * Transient failures while polling (no answer, HTTP 5xx) are retried until the deadline.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidInputError } from '../../../domain/errors.ts';
 import {
   HardwareError,
@@ -26,7 +25,7 @@ import {
   type PowerState,
   type PowerTarget,
 } from '../../../domain/hardware/interfaces.ts';
-import { validTimeoutS } from '../common.ts';
+import { pollPowerState, validTimeoutS, type PowerPoll } from '../common.ts';
 import type { RedfishClient, RequestContext } from './client.ts';
 import { parseRedfishDriverInfo, type RedfishDriverInfo } from './driver-info.ts';
 import { invalidResponse, readSystem, type SystemResource } from './system.ts';
@@ -141,30 +140,18 @@ export class RedfishPower implements PowerInterface {
    *   last transport error when the BMC never answered; any non-transient error at once.
    */
   async #waitFor(info: RedfishDriverInfo, ctx: RequestContext, path: string, want: PowerState, timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    let last = 'unknown';
-    let lastError: HardwareError | null = null;
-    for (;;) {
-      try {
+    const poll: PowerPoll = {
+      read: async () => {
         const sys = await readSystem(this.#client, info, ctx, path);
-        last = String(sys.json.PowerState);
-        lastError = null;
-        if (powerStateFromRedfish(sys.json.PowerState) === want) return;
-      } catch (err) {
-        const transient =
-          err instanceof HardwareError && (err.reason === 'unreachable' || (err.httpStatus !== null && err.httpStatus >= 500));
-        if (!transient) throw err;
-        lastError = err;
-      }
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) break;
-      await sleep(Math.min(this.#pollMs, remaining));
-    }
-    if (lastError !== null) throw lastError;
-    throw new HardwareError(
-      `Timed out after ${timeoutMs / 1000} s waiting for node ${ctx.nodeUuid} to reach ${want} during ${ctx.operation}: the Redfish BMC at ${info.address} still reports PowerState ${last}.`,
-      { reason: 'timeout', nodeUuid: ctx.nodeUuid, operation: ctx.operation },
-    );
+        return { state: powerStateFromRedfish(sys.json.PowerState), shown: String(sys.json.PowerState) };
+      },
+      transient: (err) => err.reason === 'unreachable' || (err.httpStatus !== null && err.httpStatus >= 500),
+      timeoutMessage: (last) =>
+        `Timed out after ${timeoutMs / 1000} s waiting for node ${ctx.nodeUuid} to reach ${want} during ${ctx.operation}: the Redfish BMC at ${info.address} still reports PowerState ${last}.`,
+      nodeUuid: ctx.nodeUuid,
+      operation: ctx.operation,
+    };
+    await pollPowerState(poll, want, timeoutMs, this.#pollMs);
   }
 }
 
