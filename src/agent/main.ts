@@ -5,10 +5,13 @@
  * 1. the disk file is created or extended to `--disk-size-gb` (sparse);
  * 2. the command API starts on `--listen-host:--listen-port` (./server.ts);
  * 3. `GET <api>/` reads the server's maximum microversion (1.31 assumed when that fails);
- * 4. **lookup**: `GET <api>/v1/lookup?addresses=<MACs>[&node_uuid=…]` with version
+ * 4. **inspection** (when `--inspection-callback-url` and `--hardware-file` are given, as IPA with
+ *    `ipa-inspection-callback-url`): the inventory is collected and posted (./inventory.ts); a
+ *    404 (no node waits for inspection data) is logged and the agent goes on;
+ * 5. **lookup**: `GET <api>/v1/lookup?addresses=<MACs>[&node_uuid=…]` with version
  *    min(max, 1.62), retried with growing pauses (0.5 s doubling to 30 s) until a node is found;
  *    the answer gives the node, the one-time `agent_token` and `heartbeat_timeout`;
- * 5. **heartbeat**: `POST <api>/v1/heartbeat/<uuid>` `{callback_url, agent_token,
+ * 6. **heartbeat**: `POST <api>/v1/heartbeat/<uuid>` `{callback_url, agent_token,
  *    agent_version}` with version min(max, 1.68), every `--heartbeat-interval` seconds, else
  *    every heartbeat_timeout × a random factor in [0.3, 0.6] (IPA's rule); a refused heartbeat is
  *    logged and retried at the next beat.
@@ -21,6 +24,7 @@ import { AgentConsole } from './console.ts';
 import { CommandRunner, type CommandHandler, type CommandProgress } from './commands.ts';
 import { prepareDisk } from './disk.ts';
 import { buildHandlers } from './extensions.ts';
+import { collectInspectionData, postInspectionData } from './inventory.ts';
 import { AGENT_VERSION, startCommandServer } from './server.ts';
 
 /** Options of {@link runAgent} (the `esi agent` flags). */
@@ -44,6 +48,10 @@ export interface AgentOptions {
   readonly consoleLog?: string;
   /** Heartbeat interval, seconds (default: from the lookup's `heartbeat_timeout`). */
   readonly heartbeatIntervalS?: number;
+  /** The machine's hardware description (JSON, src/lab/hardware.ts `LabHardware`), for inspection. */
+  readonly hardwareFile?: string;
+  /** Where to post the inspection data (IPA `ipa-inspection-callback-url`), e.g. `<api>/v1/continue_inspection`. */
+  readonly inspectionCallbackUrl?: string;
 }
 
 /** A running agent. */
@@ -114,6 +122,7 @@ export async function runAgent(opts: AgentOptions): Promise<RunningAgent> {
   }
 
   void (async () => {
+    if (opts.hardwareFile !== undefined && opts.inspectionCallbackUrl !== undefined) await inspect(opts.hardwareFile, opts.inspectionCallbackUrl, out, abort.signal);
     const serverMax = await serverVersion(api, abort.signal);
     const lookupVersion = minVersion(serverMax, LOOKUP_MAX_VERSION);
     const heartbeatVersion = minVersion(serverMax, HEARTBEAT_MAX_VERSION);
@@ -133,6 +142,21 @@ export async function runAgent(opts: AgentOptions): Promise<RunningAgent> {
   });
 
   return { callbackUrl, stopped, stop };
+}
+
+/** Collect and post the inspection data; every outcome is logged, none is fatal. */
+async function inspect(file: string, url: string, out: AgentConsole, signal: AbortSignal): Promise<void> {
+  let data: Record<string, unknown>;
+  try {
+    data = collectInspectionData(file);
+  } catch (err) {
+    out.line(`inspection: collecting the inventory failed: ${(err as Error).message}`);
+    return;
+  }
+  const r = await postInspectionData(url, data, signal);
+  if (r.ok) out.line(`inspection: inventory accepted for node ${r.uuid ?? '(unknown)'}`);
+  else if (r.status === 404) out.line('inspection: no node waits for inspection data; continuing');
+  else out.line(`inspection: posting the inventory failed (${r.status ?? 'unreachable'}): ${r.message}`);
 }
 
 /** The handlers, each printing its start and outcome on the console (names and steps, never parameters). */

@@ -9,6 +9,9 @@ import type { ImageTables } from './images/tables.ts';
 import type { NetworkingTables } from './networking/tables.ts';
 import type { SchedulingTables } from './scheduling/tables.ts';
 import type { ComputeTables } from './compute/tables.ts';
+import type { HardwareTables } from './hardware/tables.ts';
+import type { NodeHistoryTables } from './inventory/history-tables.ts';
+import type { InspectionTables } from './inspection/tables.ts';
 
 /** Every table of esi's database. */
-export interface Database extends IdentityTables, InventoryTables, LeasingTables, ImageTables, NetworkingTables, SchedulingTables, ComputeTables {}
+export interface Database extends IdentityTables, InventoryTables, LeasingTables, ImageTables, NetworkingTables, SchedulingTables, ComputeTables, NodeHistoryTables, InspectionTables, HardwareTables {}

@@ -12,6 +12,9 @@ import * as inventoryRender from './0006_inventory_render.ts';
 import * as provisioning from './0007_provisioning.ts';
 import * as networking from './0008_networking.ts';
 import * as scheduling from './0010_scheduling.ts';
+import * as nodeHistory from './0014_node_history.ts';
+import * as inspection from './0011_inspection.ts';
+import * as biosRaid from './0013_bios_raid.ts';
 
 /** Migrations by name, for Kysely's `Migrator`. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +27,7 @@ export const migrations: Record<string, Migration> = {
   '0007_provisioning': provisioning,
   '0008_networking': networking,
   '0010_scheduling': scheduling,
+  '0014_node_history': nodeHistory,
+  '0011_inspection': inspection,
+  '0013_bios_raid': biosRaid,
 };

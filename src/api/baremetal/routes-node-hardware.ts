@@ -1,0 +1,120 @@
+/**
+ * Node hardware settings routes (reference/ironic.md §1.8): the BIOS settings cache
+ * (`GET /v1/nodes/{id}/bios`, `GET …/bios/{name}`, ≥ 1.40, registry fields from 1.74) and the
+ * target RAID configuration (`PUT /v1/nodes/{id}/states/raid`, ≥ 1.12, 204) and the boot mode
+ * (`PUT /v1/nodes/{id}/states/boot_mode` `{"target": "uefi"|"bios"}`, ≥ 1.76, 202; set at the
+ * BMC before answering, recorded in the node's `boot_mode`).
+ *
+ * Wire shapes (Ironic 21.4, as python-ironicclient's `node bios setting list|show` reads
+ * them): the list is `{"bios": [setting, …]}`; one setting is `{"<name>": setting}`; a setting
+ * has `name`, `value`, `created_at`, `updated_at`, `links`, plus from 1.74 (the list only with
+ * `?detail=true`) `attribute_type`, `allowable_values`, `lower_bound`, `max_length`,
+ * `min_length`, `read_only`, `reset_required`, `unique`, `upper_bound`. Before the gate
+ * version the resource does not exist (404).
+ */
+import type { FastifyInstance } from 'fastify';
+import { InvalidInputError, NotFoundError } from '../../domain/errors.ts';
+import type { StoredBiosSetting } from '../../domain/inventory/node-hardware.ts';
+import { empty, nodeIdent, type BaremetalContext, type IdentParams } from './context.ts';
+import { requireVersion } from './microversion.ts';
+import { boolParam, readQuery } from './query.ts';
+import { isoTime, links } from './render.ts';
+
+const NO_PARAMS = new Set<string>();
+const LIST_PARAMS = new Set(['detail', 'fields']);
+/** Fields a BIOS setting has (Ironic `BIOSSetting`), for `?fields=`. */
+const SETTING_FIELDS = new Set([
+  'created_at',
+  'updated_at',
+  'links',
+  'name',
+  'value',
+  'attribute_type',
+  'allowable_values',
+  'lower_bound',
+  'max_length',
+  'min_length',
+  'read_only',
+  'reset_required',
+  'unique',
+  'upper_bound',
+]);
+
+/** Register the node hardware settings routes. */
+export function nodeHardwareRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
+  const { base, services } = ctx;
+  const gone = (v: number, min: number, ident: string): void => {
+    if (v < min) throw new NotFoundError('resource', ident, 'The resource could not be found.', 'NotFound');
+  };
+
+  app.get<{ Params: IdentParams }>('/nodes/:ident/bios', async (req) => {
+    const v = req.ironicVersion;
+    gone(v, 40, req.params.ident);
+    const q = readQuery(req.query, LIST_PARAMS);
+    const detail = boolParam(q, 'detail') === true;
+    if (detail) requireVersion(v, 74, 'detail');
+    const fields = q.fields === undefined ? null : q.fields.split(',').map((f) => f.trim()).filter((f) => f !== '');
+    const unknown = (fields ?? []).filter((f) => !SETTING_FIELDS.has(f));
+    if (unknown.length > 0) throw new InvalidInputError(`Field(s) "${unknown.join(', ')}" are not valid`);
+    const { node, settings } = await services.nodeHardware.listBios(req.auth, nodeIdent(req, req.params.ident));
+    return { bios: settings.map((s) => pick(renderSetting(s, node.uuid, base, detail && v >= 74), fields)) };
+  });
+
+  app.get<{ Params: IdentParams & { name: string } }>('/nodes/:ident/bios/:name', async (req) => {
+    const v = req.ironicVersion;
+    gone(v, 40, req.params.ident);
+    readQuery(req.query, NO_PARAMS);
+    const { node, setting } = await services.nodeHardware.showBios(req.auth, nodeIdent(req, req.params.ident), req.params.name);
+    return { [setting.name]: renderSetting(setting, node.uuid, base, v >= 74) };
+  });
+
+  app.put<{ Params: IdentParams }>('/nodes/:ident/states/boot_mode', async (req, reply) => {
+    gone(req.ironicVersion, 76, req.params.ident);
+    readQuery(req.query, NO_PARAMS);
+    const body = req.body;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new InvalidInputError('Invalid boot mode request: the body must be {"target": "uefi" | "bios"}.');
+    const extra = Object.keys(body).filter((k) => k !== 'target');
+    if (extra.length > 0) throw new InvalidInputError(`Invalid boot mode request: unexpected key(s) ${extra.join(', ')}.`);
+    const ident = nodeIdent(req, req.params.ident);
+    await services.nodeHardware.setBootMode(req.auth, ident, (body as { target?: unknown }).target);
+    return empty(reply, 202, `${base}/v1/nodes/${ident}/states`);
+  });
+
+  app.put<{ Params: IdentParams }>('/nodes/:ident/states/raid', async (req, reply) => {
+    gone(req.ironicVersion, 12, req.params.ident);
+    readQuery(req.query, NO_PARAMS);
+    await services.nodeHardware.setTargetRaid(req.auth, nodeIdent(req, req.params.ident), req.body ?? {});
+    return empty(reply, 204);
+  });
+}
+
+/** One setting in Ironic's wire form; `registry` adds the 1.74 registry fields. */
+function renderSetting(s: StoredBiosSetting, nodeUuid: string, base: string, registry: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    created_at: isoTime(s.created_at),
+    updated_at: isoTime(s.updated_at),
+    links: links(base, `nodes/${nodeUuid}/bios/${encodeURIComponent(s.name)}`),
+    name: s.name,
+    value: s.value,
+  };
+  if (registry) {
+    Object.assign(out, {
+      attribute_type: s.attribute_type,
+      allowable_values: s.allowable_values,
+      lower_bound: s.lower_bound,
+      max_length: s.max_length,
+      min_length: s.min_length,
+      read_only: s.read_only,
+      reset_required: s.reset_required,
+      unique: s.unique,
+      upper_bound: s.upper_bound,
+    });
+  }
+  return out;
+}
+
+/** `setting` limited to `fields` (null: all). */
+function pick(setting: Record<string, unknown>, fields: readonly string[] | null): Record<string, unknown> {
+  if (fields === null) return setting;
+  return Object.fromEntries(Object.entries(setting).filter(([k]) => fields.includes(k)));
+}
