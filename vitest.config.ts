@@ -23,7 +23,6 @@ export default defineConfig({
           include: ['test/interop/**/*.test.ts'],
           testTimeout: 300_000,
           hookTimeout: 120_000,
-          fileParallelism: false,
         },
       },
     ],

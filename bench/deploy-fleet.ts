@@ -32,6 +32,7 @@ import { startLab, type Lab } from '../src/lab/index.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { startServer, type RunningServer } from '../src/server/main.ts';
 import { onCleanup } from './lib/cleanup.ts';
+import { adminApi, waitNodes } from './lib/node-api.ts';
 import type { Benchmark, BenchOptions } from './lib/options.ts';
 import { busyWarning, printTable, writeResults } from './lib/report.ts';
 import { summarize, type Summary } from './lib/stats.ts';
@@ -41,7 +42,6 @@ export const GOAL_AGGREGATE_RATIO = 0.7;
 export const GOAL_OVERHEAD_MS = 1000;
 
 const MIB = 1024 * 1024;
-const BM = { 'x-openstack-ironic-api-version': '1.82' };
 
 /** Run a command; resolves with its stderr (dd reports there). */
 function run(cmd: string, args: string[]): Promise<string> {
@@ -151,18 +151,11 @@ export const deployFleetBenchmark: Benchmark = {
       });
       const releaseLab = onCleanup('deploy-fleet lab', () => lab.close());
       try {
-        const issued = await server.services.identity.tokens.authenticatePassword({ userName: 'admin', domainId: 'default', password }, { kind: 'project', projectName: 'admin', domainId: 'default' });
-        const h = { 'x-auth-token': issued.secret, 'content-type': 'application/json', ...BM };
-        const api = async (method: string, p: string, body?: unknown): Promise<any> => {
-          const res = await fetch(`${server.url}${p}`, { method, headers: h, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-          const text = await res.text();
-          if (res.status >= 400) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
-          return text ? JSON.parse(text) : null;
-        };
+        const { api, token } = await adminApi(server, password);
 
         options.log('uploading the image');
         const img = await api('POST', '/image/v2/images', { name: 'fleet', disk_format: 'raw', container_format: 'bare', visibility: 'public' });
-        const up = await fetch(`${server.url}/image/v2/images/${img.id}/file`, { method: 'PUT', headers: { 'x-auth-token': issued.secret, 'content-type': 'application/octet-stream' }, body: Readable.toWeb(fs.createReadStream(imageFile)) as ReadableStream<Uint8Array>, duplex: 'half' } as RequestInit & { duplex: 'half' });
+        const up = await fetch(`${server.url}/image/v2/images/${img.id}/file`, { method: 'PUT', headers: { 'x-auth-token': token, 'content-type': 'application/octet-stream' }, body: Readable.toWeb(fs.createReadStream(imageFile)) as ReadableStream<Uint8Array>, duplex: 'half' } as RequestInit & { duplex: 'half' });
         if (up.status !== 204) throw new Error(`image upload answered ${up.status}`);
 
         options.log(`enrolling ${count} nodes`);
@@ -183,17 +176,7 @@ export const deployFleetBenchmark: Benchmark = {
           ]);
           uuids.push(n.uuid);
         }
-        const waitAll = async (ok: (n: any) => boolean, what: string, timeoutMs: number): Promise<any[]> => {
-          const deadline = Date.now() + timeoutMs;
-          for (;;) {
-            const list = (await api('GET', '/baremetal/v1/nodes?detail=True&limit=1000')).nodes.filter((n: any) => uuids.includes(n.uuid));
-            const failed = list.filter((n: any) => / failed$|^error$/.test(n.provision_state));
-            if (failed.length > 0) throw new Error(`${what}: ${failed.length} node(s) failed, e.g. ${failed[0].name}: ${failed[0].last_error}`);
-            if (list.every(ok)) return list;
-            if (Date.now() > deadline) throw new Error(`${what}: not done within ${timeoutMs / 1000} s`);
-            await new Promise((r) => setTimeout(r, 200));
-          }
-        };
+        const waitAll = (ok: (n: any) => boolean, what: string, timeoutMs: number): Promise<any[]> => waitNodes(api, uuids, ok, what, timeoutMs);
         for (const u of uuids) await api('PUT', `/baremetal/v1/nodes/${u}/states/provision`, { target: 'manage' });
         await waitAll((n) => n.provision_state === 'manageable' && n.reservation === null, 'manage', 120_000);
         for (const u of uuids) await api('PUT', `/baremetal/v1/nodes/${u}/states/provision`, { target: 'provide' });

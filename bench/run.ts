@@ -25,6 +25,8 @@ import { deployFleetBenchmark } from './deploy-fleet.ts';
 import { nodeNetworkListBenchmark } from './node-network-list.ts';
 import { networkAttachBenchmark } from './network-attach.ts';
 import { placementBenchmark } from './placement.ts';
+import { powerSyncBenchmark } from './power-sync.ts';
+import { inspectionBenchmark } from './inspection.ts';
 
 /** Every benchmark, in the order a full run executes them. */
 export const BENCHMARKS: readonly Benchmark[] = [
@@ -37,6 +39,8 @@ export const BENCHMARKS: readonly Benchmark[] = [
   nodeNetworkListBenchmark,
   networkAttachBenchmark,
   placementBenchmark,
+  powerSyncBenchmark,
+  inspectionBenchmark,
 ];
 
 function parseSizes(value: string): number[] {

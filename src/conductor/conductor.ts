@@ -31,13 +31,16 @@ import type { BackgroundWorker } from '../server/services.ts';
 import { describeError } from './errors.ts';
 import { NodeLocks } from './node-lock.ts';
 import { PowerSync, type PowerSyncReport } from './power-sync.ts';
-import type { ConductorLog, ConductorRuntime, Mine } from './runtime.ts';
+import { NO_HISTORY, type ConductorLog, type ConductorRuntime, type Mine } from './runtime.ts';
+import type { NodeHistory } from '../domain/inventory/history.ts';
 import { KeyedTaskPool } from './task-pool.ts';
 import { takeOverOrphans } from './takeover.ts';
 import { failTimedOutWaits, type WaitTimeouts } from './timeouts.ts';
 import { failedStageChanges, runWork } from './tasks/run.ts';
 import type { TaskSettings } from './tasks/context.ts';
 import type { AgentEnv } from './agent/env.ts';
+import type { InspectionEnv } from './inspect/env.ts';
+import type { BiosSettingsRepository } from '../domain/inventory/node-hardware.ts';
 import { nextWork } from './tasks/work.ts';
 
 /** What the conductor is built from. */
@@ -50,8 +53,14 @@ export interface ConductorDeps {
   readonly secrets: SecretBox;
   readonly clock: Clock;
   readonly log: ConductorLog;
+  /** Node history (power-sync mismatches); none records nothing. */
+  readonly history?: NodeHistory;
   /** The deploy agent flows (src/conductor/agent/); `record` is supplied by the conductor. */
   readonly agent?: Omit<AgentEnv, 'record'>;
+  /** Inspection storage and rules (src/conductor/inspect/); `host` is supplied by the conductor. */
+  readonly inspection?: Omit<InspectionEnv, 'host'>;
+  /** The BIOS settings cache that cleaning refreshes. */
+  readonly bios?: BiosSettingsRepository;
 }
 
 /** Settings of the conductor (from `config.conductor`). */
@@ -70,6 +79,10 @@ export interface ConductorOptions extends TaskSettings, WaitTimeouts {
   readonly powerSyncMaxRetries: number;
   /** BMC reads at once during a power sync (Ironic 8). */
   readonly powerSyncParallelism: number;
+  /** Push the recorded power state to the BMC on a mismatch (Ironic `force_power_state_during_sync`). */
+  readonly forcePowerStateDuringSync: boolean;
+  /** Deadline of one power-state read by the sync, seconds. */
+  readonly bmcTimeoutS: number;
   /** Period of the take-over and timeout checks, ms (Ironic 60 s). */
   readonly checkIntervalMs: number;
 }
@@ -105,13 +118,22 @@ export class Conductor implements BackgroundWorker, ConductorPort {
         secrets: deps.secrets,
         clock: deps.clock,
         settings: { powerTimeoutS: options.powerTimeoutS, automatedClean: options.automatedClean },
+        ...(deps.inspection ? { inspection: { ...deps.inspection, host: options.hostname } } : {}),
+        ...(deps.bios ? { bios: deps.bios } : {}),
+        record: async (uuid: string, changes: ConductorChanges) => void (await deps.nodes.applyConductorResult(uuid, changes, deps.clock.now())),
         ...(deps.agent ? { agent: { ...deps.agent, record: async (uuid: string, changes: ConductorChanges) => void (await deps.nodes.applyConductorResult(uuid, changes, deps.clock.now())) } } : {}),
       },
       log,
       host: options.hostname,
+      history: deps.history ?? NO_HISTORY,
     };
     this.#pool = this.#newPool();
-    this.#sync = new PowerSync(this.#rt, { maxRetries: options.powerSyncMaxRetries, parallelism: options.powerSyncParallelism });
+    this.#sync = new PowerSync(this.#rt, {
+      maxRetries: options.powerSyncMaxRetries,
+      parallelism: options.powerSyncParallelism,
+      force: options.forcePowerStateDuringSync,
+      readTimeoutMs: options.bmcTimeoutS * 1000,
+    });
   }
 
   /** Recover this host's own locks, attach to the relay, start the loops. */
@@ -276,7 +298,8 @@ export class Conductor implements BackgroundWorker, ConductorPort {
 
 /**
  * The conductor's options from the configuration: `config.conductor` (seconds → ms), a 1 s
- * poll, 8 parallel power reads (Ironic `sync_power_state_workers`), the default group ''.
+ * poll, `powerSyncWorkers` parallel power reads (Ironic `sync_power_state_workers`, 8), the
+ * default group ''.
  */
 export function conductorOptionsFrom(config: Pick<Config, 'conductor'>): ConductorOptions {
   const c = config.conductor;
@@ -289,7 +312,9 @@ export function conductorOptionsFrom(config: Pick<Config, 'conductor'>): Conduct
     automatedClean: c.automatedClean,
     powerSyncIntervalMs: c.powerSyncIntervalS * 1000,
     powerSyncMaxRetries: c.powerSyncMaxRetries,
-    powerSyncParallelism: 8,
+    powerSyncParallelism: c.powerSyncWorkers,
+    forcePowerStateDuringSync: c.forcePowerStateDuringSync,
+    bmcTimeoutS: c.bmcTimeoutS,
     checkIntervalMs: c.checkProvisionStateIntervalS * 1000,
     deployCallbackTimeoutS: c.deployCallbackTimeoutS,
     cleanCallbackTimeoutS: c.cleanCallbackTimeoutS,

@@ -4,6 +4,7 @@
  * node that matches a filter a page at a time and to run work with bounded parallelism.
  */
 import type { Node, NodeField, NodeSlice } from '../domain/inventory/model.ts';
+import type { NodeHistory } from '../domain/inventory/history.ts';
 import type { NodeFilters, NodeRepository } from '../domain/inventory/ports.ts';
 import type { NodeLocks } from './node-lock.ts';
 import type { TaskEnv } from './tasks/context.ts';
@@ -24,7 +25,12 @@ export interface ConductorRuntime {
   readonly log: ConductorLog;
   /** This conductor's hostname. */
   readonly host: string;
+  /** Node history, for events that are not errors written with a node (power-sync mismatches). */
+  readonly history: NodeHistory;
 }
+
+/** A history that records nothing (conductors built without one, in tests). */
+export const NO_HISTORY: NodeHistory = { record: async () => {} };
 
 /** Decides whether a node maps to this conductor (`conductorFor` over the live conductors). */
 export type Mine = (node: Pick<Node, 'uuid' | 'driver' | 'conductor_group'>) => boolean;

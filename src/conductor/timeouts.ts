@@ -9,7 +9,7 @@
  * | `wait call-back` | `deployCallbackTimeoutS` | `deploy failed` | node powered off (best effort)         |
  * | `service wait`   | `deployCallbackTimeoutS` | `service failed`| node powered off (best effort)         |
  * | `clean wait`     | `cleanCallbackTimeoutS`  | `clean failed`  | maintenance, `fault = "clean failure"`, node powered off (best effort) |
- * | `inspect wait`   | `inspectWaitTimeoutS`    | `inspect failed`|                                        |
+ * | `inspect wait`   | `inspectWaitTimeoutS`    | `inspect failed`| node powered off when the agent was booted for in-band inspection (best effort) |
  * | `rescue wait`    | `rescueCallbackTimeoutS` | `rescue failed` |                                        |
  *
  * The keys of an agent session (src/conductor/agent/session.ts) are removed from
@@ -98,7 +98,8 @@ export async function failTimedOutWaits(rt: ConductorRuntime, mine: Mine, t: Wai
         const changes = timeoutChanges(node, rt.env.clock.now(), t);
         if (changes === null) return;
         let extra: ConductorChanges = {};
-        if (node.provision_state === 'clean wait' || node.provision_state === 'wait call-back' || node.provision_state === 'service wait') extra = await powerOffAfterWait(rt, node, changes.last_error ?? '');
+        const agentInspection = node.provision_state === 'inspect wait' && node.driver_internal_info.agent_boot === 'inspect';
+        if (node.provision_state === 'clean wait' || node.provision_state === 'wait call-back' || node.provision_state === 'service wait' || agentInspection) extra = await powerOffAfterWait(rt, node, changes.last_error ?? '');
         if (AGENT_SESSION_KEYS.some((k) => k in node.driver_internal_info)) extra = { ...extra, driver_internal_info: without(node.driver_internal_info, AGENT_SESSION_KEYS) };
         await rt.nodes.applyConductorResult(uuid, { ...changes, ...extra }, rt.env.clock.now());
         failed++;

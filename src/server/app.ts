@@ -12,6 +12,7 @@
  * | `/compute`      | Nova v2.1 subset (`/compute/v2.1`) | `src/api/compute/index.ts` |
  */
 import { randomUUID } from 'node:crypto';
+import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { identityApi } from '../api/identity/index.ts';
 import { baremetalApi } from '../api/baremetal/index.ts';
@@ -73,6 +74,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
     frameworkErrors: frameworkErrorHandler(FRAMEWORK_ERROR_RENDERERS),
   });
+  // Serial console websockets (src/api/common/console-ws.ts): at most 64 KiB per client frame.
+  // Registered before every other hook, so that an upgrade request any hook refuses still has
+  // its socket released after the answer.
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   registerInputGuards(app);
 
   app.addHook('onSend', async (request, reply) => {

@@ -17,7 +17,9 @@
  * | process roles        | `--roles`       | `ESI_ROLES`            | `api,conductor`              |
  * | lab nodes            | `--lab`         | `ESI_LAB_NODES`        | `0` (no lab)                 |
  * | lab port             | `--lab-port`    | `ESI_LAB_PORT`         | `8586`                       |
+ * | lab server models    | `--lab-models`  | `ESI_LAB_MODELS`       | none (e.g. `gpu:2,storage:1,small:5`) |
  * | policy override file | `--policy-file` | `ESI_POLICY_FILE`      | none                         |
+ * | inspection rules     |                 | `ESI_INSPECTION_RULES` | none (YAML file, docs/inspection.md) |
  * | log level            | `--log-level`   | `ESI_LOG_LEVEL`        | `info`                       |
  * | largest image upload |                 | `ESI_MAX_IMAGE_SIZE`   | 1 TiB (`1099511627776` bytes) |
  * | conductor workers    |                 | `ESI_CONDUCTOR_WORKERS`| `8` (0: no conductor work)   |
@@ -27,7 +29,9 @@
  * `ESI_POWER_SYNC_MAX_RETRIES` (3), `ESI_CHECK_PROVISION_STATE_INTERVAL` (60 s), and the
  * wait-state timeouts `ESI_DEPLOY_CALLBACK_TIMEOUT`, `ESI_CLEAN_CALLBACK_TIMEOUT`,
  * `ESI_INSPECT_WAIT_TIMEOUT`, `ESI_RESCUE_CALLBACK_TIMEOUT` (1800 s each, 0 = never; Ironic's
- * `[conductor]` defaults).
+ * `[conductor]` defaults). Power sync and history (docs/power-sync.md):
+ * `ESI_FORCE_POWER_STATE_DURING_SYNC` (false: the BMC wins), `ESI_BMC_TIMEOUT_S` (10 s per power
+ * read), `ESI_SYNC_POWER_STATE_WORKERS` (8), `ESI_NODE_HISTORY_MAX_ENTRIES` (300 per node).
  *
  * Networking (docs/networking.md): `ESI_NETWORK_VLAN_RANGES` (ML2 `network_vlan_ranges`,
  * `physnet:min:max` or `physnet`, comma separated; default `physnet1:100:199`: the pool project
@@ -35,12 +39,17 @@
  * `ESI_NETWORK_MTU` (1500), and for switch changes `ESI_SWITCH_MAX_ATTEMPTS` (4),
  * `ESI_SWITCH_RETRY_BASE_MS` (500, doubling), `ESI_SWITCH_TIMEOUT` (30 s per session),
  * `ESI_SWITCH_POLL_MS` (1000: how often a conductor looks for switch work recorded elsewhere).
+ *
+ * Hardware (docs/ipmi.md): `ESI_ENABLED_HARDWARE_TYPES` (Ironic's `enabled_hardware_types`,
+ * default `fake-hardware,ipmi,redfish`), `ESI_IPMI_COMMAND_TIMEOUT` (default `ESI_BMC_TIMEOUT_S`, 10 s: one
+ * ipmitool run is killed after it), `ESI_IPMI_COMMAND_RETRIES` (2: further runs after a BMC did not answer or was busy).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { parseFlatNetworks, parseVlanRanges, type VlanRange } from '../domain/networking/segments.ts';
+import { KNOWN_DRIVERS } from '../drivers/hardware/registry.ts';
 
 /** A process role: `api` serves HTTP, `conductor` runs reconcile loops and the lease manager. */
 export type Role = 'api' | 'conductor';
@@ -62,6 +71,8 @@ export interface Config {
   readonly roles: readonly Role[];
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly policyFile: string | null;
+  /** YAML file of inspection rules (docs/inspection.md), or null for none. */
+  readonly inspectionRulesFile: string | null;
   /** Largest accepted request body, bytes. */
   readonly maxBodyBytes: number;
   readonly images: {
@@ -98,6 +109,17 @@ export interface Config {
     readonly cleanCallbackTimeoutS: number;
     readonly inspectWaitTimeoutS: number;
     readonly rescueCallbackTimeoutS: number;
+    /**
+     * On a power-state mismatch found by the power sync, push the recorded state to the BMC
+     * instead of recording the BMC's (Ironic `force_power_state_during_sync`, default false).
+     */
+    readonly forcePowerStateDuringSync: boolean;
+    /** Deadline of one BMC power-state read by the power sync, seconds (10). */
+    readonly bmcTimeoutS: number;
+    /** BMC reads at once during a power sync (Ironic `sync_power_state_workers`: 8). */
+    readonly powerSyncWorkers: number;
+    /** History entries kept per node (Ironic `node_history_max_entries`: 300). */
+    readonly nodeHistoryMaxEntries: number;
   };
   readonly leasing: {
     /** Lease length when a claim or lease omits `end_time`, seconds (esi-leap: 7 days). */
@@ -135,11 +157,19 @@ export interface Config {
     /** Period of a conductor's look for switch work, ms. */
     readonly switchPollMs: number;
   };
+  readonly hardware: {
+    /** Hardware types the conductor loads (Ironic `enabled_hardware_types`). */
+    readonly enabledTypes: readonly string[];
+    /** The ipmi driver: kill an ipmitool run after this, seconds; further runs after no answer. */
+    readonly ipmi: { readonly commandTimeoutS: number; readonly commandRetries: number };
+  };
   readonly lab: {
     /** Number of virtual nodes to start in-process with the server (0 = no lab). */
     readonly nodes: number;
     readonly host: string;
     readonly port: number;
+    /** Server models of the lab's first nodes, `name:count,…` (src/lab/hardware.ts), or null for default nodes. */
+    readonly models: string | null;
   };
 }
 
@@ -154,6 +184,7 @@ export interface ConfigOptions {
   roles?: string;
   lab?: string | number;
   labPort?: string | number;
+  labModels?: string;
   policyFile?: string;
   logLevel?: string;
 }
@@ -206,6 +237,7 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
     roles,
     logLevel,
     policyFile: pick(options.policyFile, 'ESI_POLICY_FILE', 'policy_file') ?? null,
+    inspectionRulesFile: pick(undefined, 'ESI_INSPECTION_RULES', 'inspection_rules') ?? null,
     maxBodyBytes: num('ESI_MAX_BODY_BYTES', 'max_body_bytes', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     images: { maxImageBytes: num('ESI_MAX_IMAGE_SIZE', 'max_image_size', 1024 ** 4, 1, Number.MAX_SAFE_INTEGER) },
     identity: {
@@ -225,6 +257,10 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
       cleanCallbackTimeoutS: num('ESI_CLEAN_CALLBACK_TIMEOUT', 'clean_callback_timeout', 1800, 0, 7 * 86_400),
       inspectWaitTimeoutS: num('ESI_INSPECT_WAIT_TIMEOUT', 'inspect_wait_timeout', 1800, 0, 7 * 86_400),
       rescueCallbackTimeoutS: num('ESI_RESCUE_CALLBACK_TIMEOUT', 'rescue_callback_timeout', 1800, 0, 7 * 86_400),
+      forcePowerStateDuringSync: parseBool(pick(undefined, 'ESI_FORCE_POWER_STATE_DURING_SYNC', 'force_power_state_during_sync') ?? 'false', 'force_power_state_during_sync'),
+      bmcTimeoutS: num('ESI_BMC_TIMEOUT_S', 'bmc_timeout_s', 10, 1, 600),
+      powerSyncWorkers: num('ESI_SYNC_POWER_STATE_WORKERS', 'sync_power_state_workers', 8, 1, 1000),
+      nodeHistoryMaxEntries: num('ESI_NODE_HISTORY_MAX_ENTRIES', 'node_history_max_entries', 300, 1, 100_000),
     },
     leasing: {
       defaultLeaseS: num('ESI_DEFAULT_LEASE_TIME', 'default_lease_time', 7 * 86_400, 60, 3650 * 86_400),
@@ -244,7 +280,15 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
       switchTimeoutS: num('ESI_SWITCH_TIMEOUT', 'switch_timeout', 30, 1, 3600),
       switchPollMs: num('ESI_SWITCH_POLL_MS', 'switch_poll_ms', 1000, 10, 600_000),
     }),
-    lab: { nodes: labNodes, host: pick(undefined, 'ESI_LAB_HOST', 'lab_host') ?? '127.0.0.1', port: labPort },
+    hardware: {
+      enabledTypes: parseHardwareTypes(pick(undefined, 'ESI_ENABLED_HARDWARE_TYPES', 'enabled_hardware_types') ?? KNOWN_DRIVERS.join(',')),
+      ipmi: {
+        // Default: the BMC deadline of the conductor (ESI_BMC_TIMEOUT_S).
+        commandTimeoutS: num('ESI_IPMI_COMMAND_TIMEOUT', 'ipmi_command_timeout', num('ESI_BMC_TIMEOUT_S', 'bmc_timeout_s', 10, 1, 600), 1, 600),
+        commandRetries: num('ESI_IPMI_COMMAND_RETRIES', 'ipmi_command_retries', 2, 0, 10),
+      },
+    },
+    lab: { nodes: labNodes, host: pick(undefined, 'ESI_LAB_HOST', 'lab_host') ?? '127.0.0.1', port: labPort, models: pick(options.labModels, 'ESI_LAB_MODELS', 'lab_models') ?? null },
   });
 }
 
@@ -310,6 +354,14 @@ function parseRoles(value: string): Role[] {
     if (r !== 'api' && r !== 'conductor') throw new ConfigError(`unknown role "${r}" (roles are api, conductor)`);
   }
   return [...new Set(roles)] as Role[];
+}
+
+function parseHardwareTypes(value: string): string[] {
+  const names = [...new Set(value.split(',').map((n) => n.trim()).filter(Boolean))];
+  if (names.length === 0) throw new ConfigError(`enabled hardware types must name at least one of: ${KNOWN_DRIVERS.join(', ')}`);
+  const unknown = names.filter((n) => !KNOWN_DRIVERS.includes(n));
+  if (unknown.length > 0) throw new ConfigError(`unknown hardware types ${unknown.join(', ')} (known: ${KNOWN_DRIVERS.join(', ')})`);
+  return names;
 }
 
 function parseLogLevel(value: string): Config['logLevel'] {

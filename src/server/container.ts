@@ -9,13 +9,21 @@ import { createIdentity } from '../domain/identity/index.ts';
 import { createPolicy } from '../domain/policy/index.ts';
 import { openStore, type StoreOptions } from '../store/database.ts';
 import { KyselyIdentityRepository } from '../store/identity/repository.ts';
-import { ConductorHeartbeat, createInventory } from '../domain/inventory/index.ts';
+import { ConductorHeartbeat, createInventory, HistoryRecorder, recordingNodeRepository } from '../domain/inventory/index.ts';
+import { newUuid } from '../domain/ids.ts';
+import { KyselyNodeHistoryRepository } from '../store/inventory/history-repository.ts';
+import { NodeConsoleService } from '../domain/inventory/node-console.ts';
 import { createHardwareRegistry } from '../drivers/hardware/registry.ts';
 import { KyselyConductorRepository } from '../store/inventory/conductor-repository.ts';
 import { KyselyNodeRepository } from '../store/inventory/node-repository.ts';
 import { KyselyPortRepository } from '../store/inventory/port-repository.ts';
+import { KyselyBiosSettingsRepository } from '../store/hardware/bios-repository.ts';
+import { NodeHardwareService } from '../domain/inventory/node-hardware.ts';
 import { Conductor, conductorOptionsFrom } from '../conductor/conductor.ts';
 import { RamdiskService } from '../domain/deploy/ramdisk.ts';
+import { InspectionService } from '../domain/inspection/service.ts';
+import { KyselyInspectionRepository } from '../store/inspection/repository.ts';
+import { loadInspectionRules } from './inspection.ts';
 import { CaptureService } from '../domain/deploy/capture.ts';
 import { ImageTempUrls } from '../domain/deploy/temp-url.ts';
 import { AGENT_COMMAND_TIMEOUT_S, defaultAgentClient, IMAGE_URL_TTL_S } from '../conductor/agent/env.ts';
@@ -51,12 +59,13 @@ export const LOG_REDACT = [
 
 /**
  * The log censor: request URLs keep their path and lose the values of capability query
- * parameters (image temp URL signatures, agent tokens); every other redacted value is
+ * parameters (image temp URL signatures, agent tokens, console tokens); every other redacted value is
  * `[Redacted]`, pino's default.
  */
-function censorLogValue(value: unknown, path: string[]): unknown {
+export function censorLogValue(value: unknown, path: string[]): unknown {
   if (path[path.length - 1] !== 'url' || typeof value !== 'string') return '[Redacted]';
-  return value.replace(/([?&](?:temp_url_sig|agent_token)=)[^&]*/g, '$1[Redacted]');
+  // `token`: console tokens in the console websocket's URL (/lease/console?token=…).
+  return value.replace(/([?&](?:temp_url_sig|agent_token|token)=)[^&]*/g, '$1[Redacted]');
 }
 
 /**
@@ -73,17 +82,35 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     ...overrides.store,
   });
   const identity = createIdentity(new KyselyIdentityRepository(store.db), policy, clock, config.identity.tokenTtlS);
-  const hardware = createHardwareRegistry();
+  // Every Redfish request gets the BMC deadline (ESI_BMC_TIMEOUT_S), so that a hung BMC holds a
+  // conductor worker for seconds, not minutes; ipmitool runs are bounded by ESI_IPMI_COMMAND_TIMEOUT.
+  const hardware = createHardwareRegistry({
+    enabled: config.hardware.enabledTypes,
+    redfish: { requestTimeoutMs: config.conductor.bmcTimeoutS * 1000 },
+    ipmi: { commandTimeoutS: config.hardware.ipmi.commandTimeoutS, retries: config.hardware.ipmi.commandRetries },
+  });
   const heartbeatMs = config.conductor.heartbeatIntervalS * 1000;
   const secrets = loadSecretBox(config);
   const nodeRepository = new KyselyNodeRepository(store.db, clock, store.selectArrays);
   // Node display documents missing or made by other code are rebuilt once here; reads are
   // correct either way (they rebuild such nodes' texts), this keeps them fast.
   await nodeRepository.refreshDisplays();
+  // Node history (docs/power-sync.md): every conductor write carrying an error or a fault
+  // records an entry through this wrapper.
+  const historyRepository = new KyselyNodeHistoryRepository(store.db);
+  const history = new HistoryRecorder({
+    repository: historyRepository,
+    clock,
+    maxEntries: config.conductor.nodeHistoryMaxEntries,
+    host: config.conductor.hostname,
+    newUuid,
+    onError: (err, node) => logger.error({ err, node }, 'node history: recording an entry failed'),
+  });
+  const recordedNodes = recordingNodeRepository(nodeRepository, history);
   const portRepository = new KyselyPortRepository(store.db);
   const imageTempUrls = new ImageTempUrls(secrets, config.publicUrl, () => clock.now());
   const inventory = createInventory({
-    nodes: nodeRepository,
+    nodes: recordedNodes,
     ports: portRepository,
     conductors: new KyselyConductorRepository(store.db),
     policy,
@@ -91,7 +118,12 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     secrets,
     hardware,
     conductorTimeoutMs: 6 * heartbeatMs,
+    history: { repository: historyRepository, recorder: history },
   });
+  const inspectionStore = new KyselyInspectionRepository(store.db);
+  const inspectionRules = loadInspectionRules(config);
+  const biosSettings = new KyselyBiosSettingsRepository(store.db);
+  const nodeHardware = new NodeHardwareService(inventory.nodes.access, biosSettings);
   const workers: BackgroundWorker[] = [];
   workers.push(
     new ConductorHeartbeat(inventory.conductorRepository, inventory.conductors, clock, config.conductor.hostname, '', hardware.names(), heartbeatMs, (err) =>
@@ -108,6 +140,9 @@ export async function createServices(config: Config, overrides: ContainerOverrid
         secrets,
         clock,
         log: logger,
+        history,
+        inspection: { store: inspectionStore, ports: portRepository, rules: inspectionRules },
+        bios: biosSettings,
         // `images` is assigned below, before any worker starts.
         agent: {
           images: new ServiceImageInfo(() => images.images, imageTempUrls, IMAGE_URL_TTL_S),
@@ -134,9 +169,11 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   const images = await createImageServices({ config, clock, logger, store, policy, directory: identity.directory });
   const { networking, switchReconciler } = createNetworkingServices({ config, clock, logger, store, policy, secrets, inventory });
   workers.push(switchReconciler);
-  const ramdisk = new RamdiskService({ nodes: nodeRepository, ports: portRepository, clock, secrets, conductor: inventory.conductorRelay });
+  const ramdisk = new RamdiskService({ nodes: recordedNodes, ports: portRepository, clock, secrets, conductor: inventory.conductorRelay });
+  const inspection = new InspectionService({ access: inventory.nodes.access, nodes: recordedNodes, ports: portRepository, store: inspectionStore, clock, conductor: inventory.conductorRelay });
   const capture = new CaptureService(inventory.nodes.access, { get: (ctx, id) => images.images.get(ctx, id) });
   const { scheduling, compute, worker: schedulingWorker } = createSchedulingServices({ config, clock, logger, store, policy, inventory, images, directory: identity.directory, networks: serverNetworksOver(() => networking) });
   workers.push(schedulingWorker);
-  return { config, clock, logger, store, policy, identity, inventory, leasing, leaseManager, images, ramdisk, imageTempUrls, capture, networking, switchReconciler, scheduling, compute, workers };
+  const consoles = new NodeConsoleService(inventory.nodes.access, leasing.consoleTokens, clock);
+  return { config, clock, logger, store, policy, identity, inventory, leasing, leaseManager, images, ramdisk, inspection, imageTempUrls, capture, networking, switchReconciler, scheduling, compute, consoles, nodeHardware, workers };
 }

@@ -6,9 +6,11 @@ import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.ts';
 import type { Identity } from '../domain/identity/index.ts';
 import type { Inventory } from '../domain/inventory/index.ts';
+import type { NodeConsoleService } from '../domain/inventory/node-console.ts';
 import type { Leasing } from '../domain/leasing/index.ts';
 import type { Images } from '../domain/images/index.ts';
 import type { RamdiskService } from '../domain/deploy/ramdisk.ts';
+import type { InspectionService } from '../domain/inspection/service.ts';
 import type { CaptureService } from '../domain/deploy/capture.ts';
 import type { ImageTempUrls } from '../domain/deploy/temp-url.ts';
 import type { LeaseManager } from '../conductor/lease-manager.ts';
@@ -19,6 +21,7 @@ import type { Store } from '../store/database.ts';
 import type { Config } from './config.ts';
 import type { Scheduling } from '../domain/scheduling/index.ts';
 import type { Compute } from '../domain/compute/index.ts';
+import type { NodeHardwareService } from '../domain/inventory/node-hardware.ts';
 
 /**
  * A background loop of a `conductor` process (power sync, provisioning tasks, lease manager).
@@ -50,6 +53,8 @@ export interface Services {
   readonly images: Images;
   /** Deploy agent lookup and heartbeat (baremetal API ramdisk endpoints). */
   readonly ramdisk: RamdiskService;
+  /** Inspection data from the agent and stored inventories (baremetal API). */
+  readonly inspection: InspectionService;
   /** Signed, expiring image data URLs for the deploy agent (image API and conductor). */
   readonly imageTempUrls: ImageTempUrls;
   /** Image capture of active nodes (baremetal API `…/capture`, an esi addition). */
@@ -62,4 +67,8 @@ export interface Services {
   readonly scheduling: Scheduling;
   /** Flavors, key pairs and servers (compute API). */
   readonly compute: Compute;
+  /** Opens nodes' serial consoles for the console websockets (lease and baremetal APIs). */
+  readonly consoles: NodeConsoleService;
+  /** Node BIOS settings cache and RAID targets (baremetal API `…/bios`, `…/states/raid`). */
+  readonly nodeHardware: NodeHardwareService;
 }

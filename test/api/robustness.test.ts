@@ -67,6 +67,9 @@ async function createFixtures(p: Personas): Promise<Fixtures> {
   const node = (await ok('admin', 'POST', '/baremetal/v1/nodes', { driver: 'fake-hardware', name: 'rb-node', owner: p.owner.projectId, lessee: p.lessee.projectId }, IRONIC)).uuid;
   const node2 = (await ok('admin', 'POST', '/baremetal/v1/nodes', { driver: 'fake-hardware', name: 'rb-node-2', owner: p.owner.projectId }, IRONIC)).uuid;
   await ok('admin', 'PUT', `/baremetal/v1/nodes/${node}/traits/CUSTOM_RB`, undefined, IRONIC);
+  await ok('admin', 'PUT', `/baremetal/v1/nodes/${node}/maintenance`, { reason: 'rb' }, IRONIC);
+  await ok('admin', 'DELETE', `/baremetal/v1/nodes/${node}/maintenance`, undefined, IRONIC);
+  const historyEvent = (await ok('admin', 'GET', `/baremetal/v1/nodes/${node}/history`, undefined, IRONIC)).history[0]?.uuid as string | undefined;
   const port = (await ok('admin', 'POST', '/baremetal/v1/ports', { address: '52:54:00:00:00:01', node_uuid: node }, IRONIC)).uuid;
   const conductor = (await ok('admin', 'GET', '/baremetal/v1/conductors', undefined, IRONIC)).conductors[0].hostname;
   const t = Date.now() + 30 * DAY;
@@ -110,6 +113,7 @@ async function createFixtures(p: Personas): Promise<Fixtures> {
     port,
     trait: 'CUSTOM_RB',
     conductor,
+    ...(historyEvent ? { historyEvent } : {}),
     offer,
     lease,
     window: [at(10), at(11)],
@@ -138,7 +142,7 @@ const fixtureErrors: string[] = [];
 function fixtureParam(api: ApiName, param: RouteParam, f: Fixtures): string | undefined {
   const table: Record<ApiName, Record<string, string>> = {
     identity: { projects: f.personas.owner.projectId!, users: f.personas.owner.userId!, roles: f.ownerRoleId, domains: 'default' },
-    baremetal: { nodes: f.node, console: f.node, traits: f.trait, ports: f.port, drivers: 'fake-hardware', conductors: f.conductor, heartbeat: f.node, allocations: f.allocation },
+    baremetal: { nodes: f.node, console: f.node, traits: f.trait, ports: f.port, drivers: 'fake-hardware', conductors: f.conductor, heartbeat: f.node, allocations: f.allocation, bios: 'BootMode' },
     compute: { flavors: f.flavor, 'os-extra_specs': f.extraSpec, 'os-keypairs': f.keypair, servers: f.server },
     lease: {
       offers: f.offer,
@@ -161,6 +165,7 @@ function fixtureParam(api: ApiName, param: RouteParam, f: Fixtures): string | un
       : {},
   };
   if (api === 'baremetal' && param.after === 'vifs') return f.network?.port;
+  if (api === 'baremetal' && param.after === 'history') return f.historyEvent;
   return table[api][param.after];
 }
 

@@ -9,57 +9,18 @@
  *
  * Skipped, with a message, when `/usr/bin/openstack` or python3-ironicclient is missing.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { next } from '../../src/domain/inventory/states.ts';
-import { ADMIN_PASSWORD, createPersonas, startTestServer, type Personas, type TestServer } from '../helpers/harness.ts';
+import { createPersonas, startTestServer, type Personas, type TestServer } from '../helpers/harness.ts';
+import { personaCli } from './persona-cli.ts';
 
 const OPENSTACK = '/usr/bin/openstack';
 const available = fs.existsSync(OPENSTACK) && fs.existsSync('/usr/lib/python3/dist-packages/ironicclient');
 if (!available) console.warn('baremetal-cli interop tests skipped: install python3-openstackclient and python3-ironicclient');
 
-const run = promisify(execFile);
 let ts: TestServer;
 let p: Personas;
-
-type Who = 'admin' | 'owner' | 'lessee' | 'other';
-const CREDS: Record<Who, { user: string; password: string; project: string }> = {
-  admin: { user: 'admin', password: ADMIN_PASSWORD, project: 'admin' },
-  owner: { user: 'owner1', password: 'pw-owner1', project: 'o1' },
-  lessee: { user: 'lessee1', password: 'pw-lessee1', project: 'l1' },
-  other: { user: 'owner2', password: 'pw-owner2', project: 'o2' },
-};
-
-/** Run `openstack <args>` as a persona; resolves with stdout, or rejects with stderr. */
-async function os(who: Who, args: string[]): Promise<string> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('OS_')) env[k] = v;
-  const c = CREDS[who];
-  Object.assign(env, {
-    OS_AUTH_URL: `${ts.url}/identity/v3`,
-    OS_AUTH_TYPE: 'password',
-    OS_IDENTITY_API_VERSION: '3',
-    OS_USERNAME: c.user,
-    OS_PASSWORD: c.password,
-    OS_PROJECT_NAME: c.project,
-    OS_USER_DOMAIN_NAME: 'Default',
-    OS_PROJECT_DOMAIN_NAME: 'Default',
-    OS_REGION_NAME: 'RegionOne',
-    OS_INTERFACE: 'public',
-  });
-  try {
-    return (await run(OPENSTACK, args, { env, timeout: 60_000 })).stdout;
-  } catch (err) {
-    const e = err as { stderr?: string; message: string };
-    throw new Error(e.stderr || e.message);
-  }
-}
-
-async function osJson(who: Who, args: string[]): Promise<any> {
-  return JSON.parse(await os(who, [...args, '-f', 'json']));
-}
 
 /** Wait briefly for a conductor to finish the node's transition, else apply `done` ourselves. */
 async function finishTransition(uuid: string): Promise<void> {
@@ -73,6 +34,8 @@ async function finishTransition(uuid: string): Promise<void> {
   const t = next(n.provision_state, 'done');
   await repo.applyConductorResult(uuid, { provision_state: t.state, target_provision_state: t.target }, Date.now());
 }
+
+const { os, osJson } = personaCli(() => ts.url);
 
 describe.skipIf(!available)('openstack baremetal CLI against the baremetal API', () => {
   let uuid = '';

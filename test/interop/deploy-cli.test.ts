@@ -5,16 +5,13 @@
  *
  * Skipped, with a message, when `/usr/bin/openstack` or python3-ironicclient is missing.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectDisk } from '../../src/lab/disk-report.ts';
 import { bm, waitNode, type ConductorEnv } from '../api/conductor/support.ts';
 import { agentNode, startDeployEnv, uploadImage } from '../api/deploy/support.ts';
-import { ADMIN_PASSWORD } from '../helpers/harness.ts';
-import { haveOpenstackCli, OPENSTACK } from './cli-driver.ts';
+import { haveOpenstackCli } from './cli-driver.ts';
+import { personaCli } from './persona-cli.ts';
 
-const run = promisify(execFile);
 const available = haveOpenstackCli();
 if (!available) console.warn('deploy-cli interop tests skipped: install python3-openstackclient and python3-ironicclient');
 
@@ -23,23 +20,8 @@ describe.runIf(available)('openstack baremetal node deploy / undeploy with the a
   let node: any;
 
   /** `openstack <args>` as the admin; stdout. */
-  async function os(args: string[]): Promise<string> {
-    const clean: NodeJS.ProcessEnv = {};
-    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('OS_')) clean[k] = v;
-    Object.assign(clean, {
-      OS_AUTH_URL: `${env.ts.url}/identity/v3`,
-      OS_AUTH_TYPE: 'password',
-      OS_IDENTITY_API_VERSION: '3',
-      OS_USERNAME: 'admin',
-      OS_PASSWORD: ADMIN_PASSWORD,
-      OS_PROJECT_NAME: 'admin',
-      OS_USER_DOMAIN_NAME: 'Default',
-      OS_PROJECT_DOMAIN_NAME: 'Default',
-      OS_INTERFACE: 'public',
-    });
-    const { stdout } = await run(OPENSTACK, args, { env: clean, timeout: 60_000 });
-    return stdout;
-  }
+  const cli = personaCli(() => env.ts.url, 60_000);
+  const os = (args: string[]): Promise<string> => cli.os('admin', args);
 
   beforeAll(async () => {
     env = await startDeployEnv(1);

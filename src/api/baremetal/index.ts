@@ -12,8 +12,11 @@
  * | `/v1/ports…`                         | `routes-ports.ts`         |
  * | `/v1/drivers…`, `/v1/conductors…`    | `routes-drivers.ts`       |
  * | `/v1/lookup`, `/v1/heartbeat/{id}`   | `routes-ramdisk.ts` (public) |
+ * | `/v1/continue_inspection`, `/v1/nodes/{id}/inventory` | `routes-inspection.ts` |
  * | `/v1/nodes/{id}/capture` (esi)       | `routes-capture.ts`       |
  * | `/v1/allocations…`, `/v1/nodes/{id}/allocation` | `routes-allocations.ts` |
+ * | `/v1/nodes/{id}/history…` (≥1.78)   | `routes-history.ts`       |
+ * | `/v1/nodes/{id}/states/console/stream` (esi, websocket) | `routes-console-stream.ts` |
  *
  * Every `/v1` route is also served without `/v1` (Ironic routes `/<resource>` as v1, and
  * bookmark links point there). Cross-cutting behaviour: microversion negotiation and headers on
@@ -31,12 +34,16 @@ import { MAX_HEADER, MAX_MINOR, MIN_HEADER, MIN_MINOR, negotiateVersion, VERSION
 import { driverRoutes } from './routes-drivers.ts';
 import { nodeStateRoutes } from './routes-node-states.ts';
 import { nodeSubRoutes } from './routes-node-sub.ts';
+import { nodeHardwareRoutes } from './routes-node-hardware.ts';
 import { nodeRoutes } from './routes-nodes.ts';
 import { portRoutes } from './routes-ports.ts';
 import { ramdiskRoutes } from './routes-ramdisk.ts';
+import { inspectionRoutes } from './routes-inspection.ts';
 import { captureRoutes } from './routes-capture.ts';
 import { allocationRoutes } from './routes-allocations.ts';
+import { historyRoutes } from './routes-history.ts';
 import { rootRoutes } from './routes-root.ts';
+import { consoleStreamRoutes } from './routes-console-stream.ts';
 
 /**
  * Bodies are JSON whatever the declared content type, as in Ironic (python-ironicclient sends
@@ -83,11 +90,15 @@ export const baremetalApi: FastifyPluginAsync<{ services: Services }> = async (a
     nodeRoutes(scope, ctx);
     nodeStateRoutes(scope, ctx);
     nodeSubRoutes(scope, ctx);
+    nodeHardwareRoutes(scope, ctx);
     portRoutes(scope, ctx);
     driverRoutes(scope, ctx);
     ramdiskRoutes(scope, ctx);
+    inspectionRoutes(scope, ctx);
     captureRoutes(scope, ctx);
     allocationRoutes(scope, ctx);
+    historyRoutes(scope, ctx);
+    consoleStreamRoutes(scope, ctx);
   };
   await app.register(v1, { prefix: '/v1' });
   await app.register(v1);

@@ -1,7 +1,9 @@
 /**
  * Node state routes (reference/ironic.md §1.8, §1.10): `GET /v1/nodes/{id}/states`,
  * `PUT …/states/power` (202), `PUT …/states/provision` (202), `GET|PUT …/states/console`
- * (PUT 202), also reachable as `/v1/nodes/states/console/{id}` (Ironic's routing quirk).
+ * (PUT 202), also reachable as `/v1/nodes/states/console/{id}` (Ironic's routing quirk). An
+ * enabled console's `console_info` is `{"type": "websocket", "url": "ws[s]://…/states/console/stream"}`
+ * (routes-console-stream.ts).
  * A 202 carries a `Location` to the states resource and no body.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -10,6 +12,7 @@ import { isProvisionVerb } from '../../domain/inventory/states.ts';
 import { parseBoolLike } from '../../domain/inventory/validation.ts';
 import { empty, nodeIdent, type BaremetalContext, type IdentParams } from './context.ts';
 import { requireVersion, VERB_VERSIONS } from './microversion.ts';
+import { consoleStreamPath } from './routes-console-stream.ts';
 import { readQuery } from './query.ts';
 import { renderStates } from './render.ts';
 import { ConsoleBody, parseBody, PowerBody, ProvisionBody } from './schemas.ts';
@@ -73,7 +76,9 @@ export function nodeStateRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
 
   const getConsole = async (req: FastifyRequest<{ Params: IdentParams }>): Promise<unknown> => {
     readQuery(req.query, NO_PARAMS);
-    return inventory.nodes.getConsole(req.auth, nodeIdent(req, req.params.ident));
+    const c = await inventory.nodes.getConsole(req.auth, nodeIdent(req, req.params.ident));
+    const url = `${base}${consoleStreamPath(c.nodeUuid)}`.replace(/^http/, 'ws');
+    return { console_enabled: c.console_enabled, console_info: c.console_info === null ? null : { ...c.console_info, url } };
   };
   const putConsole = async (req: FastifyRequest<{ Params: IdentParams }>, reply: FastifyReply): Promise<FastifyReply> => {
     readQuery(req.query, NO_PARAMS);

@@ -10,6 +10,7 @@
  * | routes-leases.ts  | `/v1/leases`, `/v1/leases/{id}`                                          |
  * | routes-limits.ts  | `/v1/quotas…`, `/v1/lease_policies…` (additive: quotas, owner policies)   |
  * | routes-requests.ts| `/v1/lease_requests`, `/v1/webhooks…` (additive: requests by hardware, webhooks) |
+ * | routes-console.ts | `/console?token=` websocket: the console tokens' `access_url` (public: the token is the credential) |
  *
  * Errors of every kind — domain errors, malformed bodies, unknown routes — are rendered by
  * `./errors.ts` in WSME's `{faultcode, faultstring, debuginfo}` format. The token check of
@@ -23,6 +24,7 @@ import { registerLeaseRoutes } from './routes-leases.ts';
 import { registerLimitRoutes } from './routes-limits.ts';
 import { registerRequestRoutes } from './routes-requests.ts';
 import { registerMiscRoutes, registerRootRoute } from './routes-misc.ts';
+import { registerConsoleRoute } from './routes-console.ts';
 import { registerOfferRoutes } from './routes-offers.ts';
 
 /** Registers the lease API routes under the prefix given at registration (`/lease`). */
@@ -32,6 +34,7 @@ export const leaseApi: FastifyPluginAsync<{ services: Services }> = async (app, 
   // esi-leap bodies are JSON only: any other content type is refused (415) before a handler runs.
   app.removeContentTypeParser(['text/plain']);
   registerRootRoute(app, services);
+  registerConsoleRoute(app, services);
   await app.register(
     async (v1) => {
       registerTokenAuth(v1, services.identity.tokens);

@@ -16,6 +16,8 @@ interface AgentFlags {
   advertiseHost?: string;
   consoleLog?: string;
   heartbeatInterval?: string;
+  hardwareFile?: string;
+  inspectionCallbackUrl?: string;
 }
 
 /** Register `agent` on the program. */
@@ -33,6 +35,8 @@ export function registerAgentCommands(program: Command): void {
     .option('--advertise-host <host>', 'host the conductor calls back (default: the listen host)')
     .option('--console-log <file>', 'append console output to this file (the serial log)')
     .option('--heartbeat-interval <s>', 'seconds between heartbeats (default: from the lookup)')
+    .option('--hardware-file <file>', "the machine's hardware description (JSON; the lab writes it) for inspection")
+    .option('--inspection-callback-url <url>', 'post the inspection inventory here first (e.g. <api-url>/v1/continue_inspection)')
     .action(async (flags: AgentFlags) => {
       const port = Number(flags.listenPort);
       if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error('--listen-port must be a port number');
@@ -53,6 +57,8 @@ export function registerAgentCommands(program: Command): void {
         ...(flags.advertiseHost !== undefined ? { advertiseHost: flags.advertiseHost } : {}),
         ...(flags.consoleLog !== undefined ? { consoleLog: flags.consoleLog } : {}),
         ...(hb !== undefined ? { heartbeatIntervalS: hb } : {}),
+        ...(flags.hardwareFile !== undefined ? { hardwareFile: flags.hardwareFile } : {}),
+        ...(flags.inspectionCallbackUrl !== undefined ? { inspectionCallbackUrl: flags.inspectionCallbackUrl } : {}),
       });
       const stop = (): void => void agent.stop('stopped by signal');
       process.on('SIGINT', stop);

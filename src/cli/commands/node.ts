@@ -1,7 +1,8 @@
 /**
  * `esi node list` (esi-leap `GET /v1/nodes`), with the options and columns of
  * python-esileapclient (reference/esi-leap.md §6); `esi node provision|unprovision`
- * (./node-provision.ts) and `esi node capture` (./node-capture.ts).
+ * (./node-provision.ts), `esi node capture` (./node-capture.ts) and `esi node console`
+ * (./node-console.ts).
  */
 import type { Command } from 'commander';
 import { collect, filterByProperties } from '../filters.ts';
@@ -9,6 +10,7 @@ import { addOutputOptions, printList, type OutputOptions } from '../output.ts';
 import { NODE_FIELDS, NODE_LONG_FIELDS, rowsOf } from '../resources.ts';
 import { withSession } from '../session.ts';
 import { registerCaptureCommand } from './node-capture.ts';
+import { registerConsoleCommand } from './node-console.ts';
 import { registerProvisionCommands } from './node-provision.ts';
 
 /** Register `node list`. */
@@ -32,4 +34,5 @@ export function registerNodeCommands(program: Command): void {
   });
   registerProvisionCommands(node);
   registerCaptureCommand(node);
+  registerConsoleCommand(node);
 }

@@ -39,12 +39,18 @@ export function agentCalledBack(node: Pick<Node, 'driver_internal_info'>, purpos
 
 /**
  * Boot the agent ramdisk: boot device `cdrom` (virtual media) or `pxe` for the next boot, then
- * a reboot (power on when off).
+ * a reboot (power on when off). For `cdrom`, when the hardware type has virtual media and
+ * `driver_info.redfish_deploy_iso` / `deploy_iso` is an http(s) URL, that ISO is inserted into
+ * the BMC's virtual CD first (Ironic's `redfish-virtual-media` boot).
  * @returns the `driver_internal_info` of the new session (old session keys dropped)
  * @throws what the driver throws (HardwareError, InvalidInputError)
  */
 export async function bootAgent(env: TaskEnv, opened: OpenedNode, node: Node, purpose: AgentPurpose): Promise<JsonObject> {
   const device = agentBootDevice(node);
+  const iso = node.driver_info.redfish_deploy_iso ?? node.driver_info.deploy_iso;
+  if (device === 'cdrom' && opened.hw.vmedia !== undefined && typeof iso === 'string' && /^https?:\/\//.test(iso)) {
+    await opened.hw.vmedia.insert(opened.driverNode, 'cdrom', iso);
+  }
   await opened.hw.management.setBootDevice(opened.driverNode, device, false);
   await opened.hw.power.setPowerState(opened.driverNode, 'rebooting', powerTimeoutOf(env, node));
   return { ...without(node.driver_internal_info, AGENT_SESSION_KEYS), agent_boot: purpose };

@@ -13,7 +13,10 @@
  *   `fake` implementations (Ironic
  *   `ironic/drivers/modules/fake.py`, which do no work) can run steps today; any other step
  *   is refused before anything runs, as Ironic refuses unknown steps — real in-band steps
- *   (`deploy.erase_devices`, …) need the deploy agent, a later issue;
+ *   (`deploy.erase_devices`, …) need the deploy agent, a later issue; the bios, raid and
+ *   firmware steps of real drivers run out of band in the conductor
+ *   (src/conductor/tasks/oob-clean.ts), in the requested order, and the BIOS settings cache
+ *   is refreshed after them (also on automated cleaning);
  * - the out-of-band part of esi's cleaning: the node is powered off through its driver (what
  *   Ironic's cleaning tear-down ends with), except for a manual clean with `disable_ramdisk`;
  * - a failure while a step runs puts the node in `clean failed` AND in maintenance with
@@ -26,8 +29,11 @@ import { isJsonObject } from '../../domain/inventory/masking.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { runAgentClean, isAgentCleanStep } from '../agent/clean-flow.ts';
 import { usesAgent } from '../agent/env.ts';
+import { InvalidInputError } from '../../domain/errors.ts';
+import { isOutOfBandStep } from '../../domain/hardware/clean-steps.ts';
 import { limit } from '../errors.ts';
-import { CLEAN_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, transition, without, type OpenedNode, type TaskEnv } from './context.ts';
+import { CLEAN_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, settlePower, transition, without, type OpenedNode, type TaskEnv } from './context.ts';
+import { refreshBiosCache, runOobStep } from './oob-clean.ts';
 
 /** Ironic's fault value for a node whose cleaning failed (`ironic.common.faults.CLEAN_FAILURE`). */
 export const CLEAN_FAILURE = 'clean failure';
@@ -36,6 +42,8 @@ export const CLEAN_FAILURE = 'clean failure';
 export interface CleanStep {
   readonly interface: string;
   readonly step: string;
+  /** The step's arguments, when given. */
+  readonly args?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -50,7 +58,7 @@ export function skipAutomatedClean(nodeSetting: boolean | null, configured: bool
 export function requestedCleanSteps(dii: Readonly<Record<string, unknown>>): CleanStep[] {
   const raw = dii.clean_steps;
   if (!Array.isArray(raw)) return [];
-  return raw.filter(isJsonObject).map((s) => ({ interface: String(s.interface), step: String(s.step) }));
+  return raw.filter(isJsonObject).map((s) => ({ interface: String(s.interface), step: String(s.step), ...(isJsonObject(s.args) && Object.keys(s.args).length > 0 ? { args: s.args } : {}) }));
 }
 
 /** True when the node's implementation of the step's interface can run it (see the module doc). */
@@ -82,14 +90,29 @@ export async function runCleanStage(env: TaskEnv, node: Node): Promise<Conductor
   if (agent !== null && (!manual || (steps.length > 0 && steps.every(isAgentCleanStep)))) {
     return runAgentClean(env, agent, node, manual ? steps : null, endEvent);
   }
-  const refused = steps.filter((s) => !canRunCleanStep(node as unknown as Record<string, unknown>, s));
+  const hw = opened.hw;
+  const oob = (s: CleanStep): boolean => isOutOfBandStep(node, hw, s);
+  const refused = steps.filter((s) => !canRunCleanStep(node as unknown as Record<string, unknown>, s) && !oob(s));
   if (refused.length > 0) {
     const names = refused.map((s) => `${s.interface}.${s.step} (${s.interface} interface "${String((node as unknown as Record<string, unknown>)[`${s.interface}_interface`])}")`);
     return transition(node, 'fail', env.clock.now(), {
       ...wiped,
-      last_error: limit(`Cannot clean node ${node.uuid}: esi cannot run the clean step(s) ${names.join(', ')} yet; only the fake interfaces have out-of-band clean steps.`),
+      last_error: limit(`Cannot clean node ${node.uuid}: esi cannot run the clean step(s) ${names.join(', ')} yet; only the fake interfaces and the bios, raid and firmware steps of real drivers run out of band.`),
     });
   }
+
+  // Out-of-band steps, in the requested order (the fake ones do no work).
+  let stepChanges: ConductorChanges = {};
+  for (const s of steps.filter(oob)) {
+    try {
+      // Ironic shows the running step in `clean_step` (priority 0: a manual step).
+      await env.record?.(node.uuid, { clean_step: { interface: s.interface, step: s.step, args: s.args ?? {}, priority: 0, abortable: false, reboot_requested: false } });
+      stepChanges = await runOobStep(env, opened, node, { interface: s.interface, step: s.step, args: s.args ?? {} }, stepChanges);
+    } catch (err) {
+      return failStep(env, node, opened, s, err, stepChanges, wiped);
+    }
+  }
+  await refreshBiosCache(env, opened, node);
 
   const powerOff = !(manual && node.driver_internal_info.disable_ramdisk === true);
   try {
@@ -99,7 +122,8 @@ export async function runCleanStage(env: TaskEnv, node: Node): Promise<Conductor
     const message = failure(`Failed to clean node ${node.uuid}: powering it off failed`, err, opened);
     const now = await readPower(opened);
     return transition(node, 'fail', env.clock.now(), {
-      ...wiped,
+      ...stepChanges,
+      ...rewiped(stepChanges, wiped),
       last_error: message,
       maintenance: true,
       fault: CLEAN_FAILURE,
@@ -108,5 +132,32 @@ export async function runCleanStage(env: TaskEnv, node: Node): Promise<Conductor
     });
   }
   const power = powerOff ? ((await readPower(opened)) ?? 'power off') : node.power_state;
-  return transition(node, endEvent, env.clock.now(), { ...wiped, last_error: null, power_state: power });
+  return transition(node, endEvent, env.clock.now(), { ...stepChanges, ...rewiped(stepChanges, wiped), last_error: null, power_state: power });
+}
+
+/** `wiped`, keeping what the steps recorded in `driver_internal_info` (e.g. `firmware_versions`). */
+function rewiped(stepChanges: ConductorChanges, wiped: ConductorChanges): ConductorChanges {
+  const dii = stepChanges.driver_internal_info;
+  return dii === undefined ? wiped : { ...wiped, driver_internal_info: without(dii, CLEAN_INTERNAL_KEYS) };
+}
+
+/**
+ * The outcome of an out-of-band step that failed: `clean failed` with `last_error` naming the
+ * step. A refusal of the request itself (InvalidInputError: an unknown BIOS setting, a bad
+ * value, a drive the controller lacks) changed nothing, so the node stays out of maintenance;
+ * any other failure (the BMC refused or failed midway) also sets maintenance with the
+ * `clean failure` fault, as Ironic does for a failing clean step. The node is powered off
+ * (best effort); changes recorded by earlier steps (e.g. `raid_config`) are kept.
+ */
+async function failStep(env: TaskEnv, node: Node, opened: OpenedNode, step: CleanStep, err: unknown, done: ConductorChanges, wiped: ConductorChanges): Promise<ConductorChanges> {
+  const message = failure(`Clean step ${step.interface}.${step.step} failed for node ${node.uuid}`, err, opened);
+  const inputError = err instanceof InvalidInputError;
+  const power = await settlePower(opened, (o) => o.hw.power.setPowerState(o.driverNode, 'power off', powerTimeoutOf(env, node)));
+  return transition(node, 'fail', env.clock.now(), {
+    ...done,
+    ...rewiped(done, wiped),
+    last_error: message,
+    ...(inputError ? {} : { maintenance: true, fault: CLEAN_FAILURE, ...(node.maintenance_reason ? {} : { maintenance_reason: message }) }),
+    ...power,
+  });
 }

@@ -18,6 +18,8 @@ import { next, type ProvisionEvent, type ProvisionState } from '../../domain/inv
 import type { SecretBox } from '../../domain/secrets.ts';
 import { describeError, secretValues } from '../errors.ts';
 import type { AgentEnv } from '../agent/env.ts';
+import type { InspectionEnv } from '../inspect/env.ts';
+import type { BiosSettingsRepository } from '../../domain/inventory/node-hardware.ts';
 
 /** Settings of the tasks (from `config.conductor`). */
 export interface TaskSettings {
@@ -35,6 +37,15 @@ export interface TaskEnv {
   readonly settings: TaskSettings;
   /** The deploy agent flows (src/conductor/agent/); without it every node uses the out-of-band flows. */
   readonly agent?: AgentEnv;
+  /** Inspection storage and rules (src/conductor/inspect/); without it inspection only reads the power state. */
+  readonly inspection?: InspectionEnv;
+  /** The BIOS settings cache the cleaning refreshes (src/conductor/tasks/oob-clean.ts); none when omitted. */
+  readonly bios?: BiosSettingsRepository;
+  /**
+   * Writes progress (e.g. the running `clean_step`) while a task runs and holds the node; the
+   * task's outcome is still its return value. Absent in tests that need no progress.
+   */
+  readonly record?: (uuid: string, changes: ConductorChanges) => Promise<void>;
 }
 
 /** A node opened for driver calls. Holds decrypted secrets: never log or store it. */

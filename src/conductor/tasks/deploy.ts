@@ -6,7 +6,8 @@
  * in `driver_info`, src/conductor/agent/env.ts): the agent writes the image,
  * src/conductor/agent/deploy-flow.ts. Deploying any other node: no image is written; this
  * stage only prepares the node to boot what is on its disk:
- * it validates `driver_info`, sets the boot device to `disk` (persistent) when the driver
+ * it validates `driver_info`, sets the boot mode the deployment asks for (`boot_mode`
+ * capability, src/conductor/tasks/boot-mode.ts), sets the boot device to `disk` (persistent) when the driver
  * supports that device, and powers the node on — as a reboot when it is already on, the way
  * an Ironic deploy ends by rebooting into the instance. `instance_info` is kept as given (it
  * carries `image_source`, `configdrive`, … for the image deploy to come). On success:
@@ -28,6 +29,7 @@ import type { Node } from '../../domain/inventory/model.ts';
 import { runAgentDeploy } from '../agent/deploy-flow.ts';
 import { usesAgent } from '../agent/env.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
+import { syncBootMode } from './boot-mode.ts';
 import {
   DEPLOY_INTERNAL_KEYS,
   failure,
@@ -49,9 +51,11 @@ export async function runDeployStage(env: TaskEnv, node: Node): Promise<Conducto
   if (env.agent !== undefined && usesAgent(node)) return runAgentDeploy(env, env.agent, node);
   const wiped: ConductorChanges = { deploy_step: {}, driver_internal_info: without(node.driver_internal_info, DEPLOY_INTERNAL_KEYS) };
   let opened: OpenedNode | null = null;
+  let mode: ConductorChanges = {};
   try {
     opened = openNode(env, node);
     opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
+    mode = await syncBootMode(opened, node, wiped.driver_internal_info!);
     const devices = await opened.hw.management.supportedBootDevices(opened.driverNode);
     if (devices.includes('disk')) await opened.hw.management.setBootDevice(opened.driverNode, 'disk', true);
     await opened.hw.power.setPowerState(opened.driverNode, 'rebooting', powerTimeoutOf(env, node));
@@ -61,7 +65,7 @@ export async function runDeployStage(env: TaskEnv, node: Node): Promise<Conducto
     return transition(node, 'fail', env.clock.now(), { ...wiped, last_error: message, ...(now !== null ? { power_state: now } : {}) });
   }
   const power = (await readPower(opened)) ?? 'power on';
-  return transition(node, 'done', env.clock.now(), { ...wiped, last_error: null, power_state: power });
+  return transition(node, 'done', env.clock.now(), { ...wiped, ...mode, last_error: null, power_state: power });
 }
 
 /** The instance fields teardown clears, whatever its outcome (see the module documentation). */

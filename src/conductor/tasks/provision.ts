@@ -7,8 +7,8 @@
  *
  * | state        | stage                                                  | success → | failure → |
  * |--------------|--------------------------------------------------------|-----------|-----------|
- * | `verifying`  | validate `driver_info`, read the power state (Ironic `do_node_verify`) | `manageable` with `power_state` | `enroll` |
- * | `inspecting` | read the power state (real inspection is a later issue) | `manageable` | `inspect failed` |
+ * | `verifying`  | validate `driver_info`, read the power state, cache the BIOS settings and the boot mode (Ironic `do_node_verify`) | `manageable` with `power_state` | `enroll` |
+ * | `inspecting` | `agent`/`redfish` inspect interface: src/conductor/inspect/stage.ts; others: read the power state | `manageable` | `inspect failed` |
  * | `adopting`   | validate `driver_info`, read the power state (Ironic `_do_adoption`) | `active` | `adopt failed`, `power_state` null |
  * | `deploying`  | src/conductor/tasks/deploy.ts                          | `active`  | `deploy failed` |
  * | `deleting`   | teardown, src/conductor/tasks/deploy.ts                | `cleaning`| `error` |
@@ -24,10 +24,13 @@ import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { limit } from '../errors.ts';
 import { runCleanStage } from './clean.ts';
+import { refreshBiosCacheOf } from './oob-clean.ts';
+import { cachedBootMode } from './boot-mode.ts';
 import { failure, openNode, transition, without, type OpenedNode, type TaskEnv } from './context.ts';
 import { runDeployStage, runTeardownStage } from './deploy.ts';
 import { runAgentCapture } from '../agent/capture-flow.ts';
 import { usesAgent } from '../agent/env.ts';
+import { inspectsHardware, runHardwareInspection } from '../inspect/stage.ts';
 
 /**
  * Validate `driver_info` with the node's hardware type and read the power state from the BMC.
@@ -51,8 +54,10 @@ async function validateAndReadPower(env: TaskEnv, node: Node, doing: string): Pr
 /** `verifying` → `manageable` (power state recorded) or back to `enroll` with `last_error`. */
 async function runVerifyStage(env: TaskEnv, node: Node): Promise<ConductorChanges> {
   const r = await validateAndReadPower(env, node, 'verifying it');
+  if (r.ok) await refreshBiosCacheOf(env, node);
+  const mode = r.ok ? await cachedBootMode(env, node) : {};
   const now = env.clock.now();
-  return r.ok ? transition(node, 'done', now, { power_state: r.power, last_error: null }) : transition(node, 'fail', now, { last_error: r.message });
+  return r.ok ? transition(node, 'done', now, { ...mode, power_state: r.power, last_error: null }) : transition(node, 'fail', now, { last_error: r.message });
 }
 
 /** `inspecting` → `manageable` with the power state and inspection times, or `inspect failed`. */
@@ -110,7 +115,7 @@ export async function runProvisionStage(env: TaskEnv, node: Node): Promise<Condu
     case 'verifying':
       return runVerifyStage(env, node);
     case 'inspecting':
-      return runInspectStage(env, node);
+      return inspectsHardware(env, node) ? runHardwareInspection(env, node) : runInspectStage(env, node);
     case 'adopting':
       return runAdoptStage(env, node);
     case 'deploying':

@@ -13,6 +13,7 @@ import { NodeService } from './node-service.ts';
 import { PortService } from './port-service.ts';
 import type { ConductorRepository, NodeRepository, PortRepository } from './ports.ts';
 import { DriverService } from './driver-service.ts';
+import { NodeHistoryService, type NodeHistory, type NodeHistoryRepository } from './history.ts';
 
 export * from './model.ts';
 export * from './states.ts';
@@ -28,6 +29,8 @@ export { openDriverInfo, sealDriverInfo } from './driver-secrets.ts';
 export type { PatchOp } from './patch.ts';
 export type { ProvisionParams } from './node-actions.ts';
 export type { InterfaceValidation } from './node-management.ts';
+export { NodeHistoryService, HistoryRecorder, DEFAULT_HISTORY_MAX_ENTRIES, type NodeHistory, type NodeHistoryEntry, type NodeHistoryRepository, type HistoryRecord, type HistorySeverity } from './history.ts';
+export { recordingNodeRepository } from './history-recorder.ts';
 
 /** The inventory services, as the APIs, the conductor and the lease manager use them. */
 export interface Inventory {
@@ -45,6 +48,8 @@ export interface Inventory {
   /** Conductor registrations, for the conductor's heartbeat. */
   readonly conductorRepository: ConductorRepository;
   readonly hardware: HardwareRegistry;
+  /** Node history: the API's reads (`GET …/history`). */
+  readonly history: NodeHistoryService;
 }
 
 /** What {@link createInventory} needs. */
@@ -58,6 +63,8 @@ export interface InventoryOptions {
   readonly hardware: HardwareRegistry;
   /** A conductor whose last heartbeat is older than this is dead (ms; Ironic: 60 s). */
   readonly conductorTimeoutMs: number;
+  /** Node history storage and the recorder API requests record through (maintenance changes). */
+  readonly history: { readonly repository: NodeHistoryRepository; readonly recorder: NodeHistory };
 }
 
 /** Assemble the inventory services. */
@@ -73,6 +80,7 @@ export function createInventory(o: InventoryOptions): Inventory {
     hardware: o.hardware,
     conductor: conductorRelay,
     conductors,
+    history: o.history.recorder,
   });
   return {
     nodes,
@@ -84,5 +92,6 @@ export function createInventory(o: InventoryOptions): Inventory {
     nodeRepository: o.nodes,
     conductorRepository: o.conductors,
     hardware: o.hardware,
+    history: new NodeHistoryService(nodes.access, o.history.repository),
   };
 }

@@ -16,6 +16,7 @@ import type { HardwareRegistry } from '../hardware/interfaces.ts';
 import type { Policy } from '../policy/types.ts';
 import type { SecretBox } from '../secrets.ts';
 import { conductorFor, type ConductorDirectory } from './conductors.ts';
+import type { NodeHistory } from './history.ts';
 import type { Node } from './model.ts';
 import type { ConductorPort, NodeChanges, NodeRepository, PortRepository } from './ports.ts';
 import { nodeTarget, redactionFor, type NodeView } from './presentation.ts';
@@ -34,6 +35,8 @@ export interface InventoryDeps {
   /** Woken after intent is recorded on a node. */
   readonly conductor: ConductorPort;
   readonly conductors: ConductorDirectory;
+  /** Node history, for the events API requests record (maintenance set and cleared). */
+  readonly history?: NodeHistory;
 }
 
 /** How many times a write is recomputed after a concurrent change before giving up. */

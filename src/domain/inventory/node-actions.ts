@@ -5,25 +5,39 @@
  * Sources (reference/ironic.md §1.10, §2): power targets and the cleaning lock-out; the
  * provision "asynchrony contract" — the FSM event is applied (transient `provision_state` and
  * `target_provision_state` set) before the API answers 202; verb parameters (`configdrive`,
- * `clean_steps`, `deploy_steps`, `rescue_password`, `disable_ramdisk`) and their rules.
+ * `clean_steps`, `deploy_steps`, `rescue_password`, `disable_ramdisk`) and their rules; the
+ * bios/raid/management/firmware clean steps are checked against the node's interfaces
+ * (src/domain/hardware/clean-steps.ts).
  */
 import type { AuthContext } from '../auth.ts';
 import { InvalidInputError, InvalidStateError, LockedError } from '../errors.ts';
 import { POWER_TARGETS, type PowerTarget } from '../hardware/interfaces.ts';
+import { validateCleanSteps, type RequestedCleanStep } from '../hardware/clean-steps.ts';
 import { openDriverInfo } from './driver-secrets.ts';
 import { isJsonObject, type JsonObject } from './masking.ts';
 import type { Node } from './model.ts';
 import { nodeLocked, type NodeAccess } from './node-access.ts';
 import { canApply, next, POWER_LOCKED_STATES, type ProvisionVerb } from './states.ts';
 
-/** Set or clear maintenance (`PUT`/`DELETE /v1/nodes/{id}/maintenance`). */
+/**
+ * Set or clear maintenance (`PUT`/`DELETE /v1/nodes/{id}/maintenance`); clearing also clears
+ * `fault`. The change is recorded in the node's history (INFO, `maintenance`, with the user).
+ */
 export async function setMaintenance(access: NodeAccess, ctx: AuthContext, ident: string, on: boolean, reason: string | null): Promise<Node> {
   const rule = on ? 'baremetal:node:set_maintenance' : 'baremetal:node:clear_maintenance';
   const node = await access.visible(ctx, ident, rule);
-  return access.write(node, (n) => {
+  const written = await access.write(node, (n) => {
     access.authorize(ctx, n, [rule]);
     return on ? { maintenance: true, maintenance_reason: reason } : { maintenance: false, maintenance_reason: null, fault: null };
   });
+  const fault = !on && node.fault ? ` (fault "${node.fault}" cleared)` : '';
+  await access.deps.history?.record(written.uuid, {
+    eventType: 'maintenance',
+    severity: 'INFO',
+    event: on ? `Maintenance set${reason ? `: ${reason}` : '.'}` : `Maintenance cleared${fault}.`,
+    user: ctx.userId || null,
+  });
+  return written;
 }
 
 /**
@@ -67,7 +81,7 @@ export interface ProvisionParams {
   readonly disableRamdisk?: boolean;
 }
 
-const CLEAN_INTERFACES = new Set(['deploy', 'power', 'management', 'bios', 'raid']);
+const CLEAN_INTERFACES = new Set(['deploy', 'power', 'management', 'bios', 'raid', 'firmware']);
 const DEPLOY_INTERFACES = new Set(['deploy', 'power', 'management', 'bios', 'raid', 'boot', 'console', 'inspect', 'network', 'rescue', 'storage', 'vendor']);
 const B64_TEXT = /^[A-Za-z0-9+/=\s]*$/;
 
@@ -157,6 +171,7 @@ export async function requestProvision(access: NodeAccess, ctx: AuthContext, ide
       if (n.reservation !== null) throw nodeLocked(n);
       throw new InvalidStateError(`The requested action "${verb}" can not be performed on node "${n.uuid}" while it is in state "${n.provision_state}".`);
     }
+    if (cleanSteps) validateCleanSteps(n, access.deps.hardware.get(n.driver), cleanSteps as unknown as RequestedCleanStep[]);
     const t = next(n.provision_state, verb, verb === 'clean' ? 'manageable' : undefined);
     const ii: JsonObject = { ...n.instance_info };
     const dii: JsonObject = { ...n.driver_internal_info };
@@ -165,7 +180,12 @@ export async function requestProvision(access: NodeAccess, ctx: AuthContext, ide
     if (cleanSteps) dii.clean_steps = cleanSteps;
     if (deploySteps) dii.user_deploy_steps = deploySteps;
     if (p.disableRamdisk !== undefined) dii.disable_ramdisk = p.disableRamdisk;
+    // Aborting an in-band inspection powers the node off, which ends its agent (Ironic's agent
+    // inspect interface tears the ramdisk boot down on abort).
+    const endAgent = verb === 'abort' && n.provision_state === 'inspect wait' && dii.agent_boot === 'inspect';
+    if (endAgent) delete dii.agent_boot;
     return {
+      ...(endAgent && n.target_power_state === null ? { target_power_state: 'power off' } : {}),
       provision_state: t.state,
       target_provision_state: t.target,
       provision_updated_at: access.deps.clock.now(),
@@ -180,8 +200,11 @@ export async function requestProvision(access: NodeAccess, ctx: AuthContext, ide
 
 /**
  * Enable or disable the serial console (`PUT /v1/nodes/{id}/states/console`): records
- * `console_enabled` and wakes the conductor, which starts or stops the console to match.
- * @throws InvalidInputError when the node's console interface is `no-console`
+ * `console_enabled` (esi opens the driver's stream on demand, when a user attaches, so there is
+ * no long-running console process for the conductor to start; open websockets are closed within
+ * a second of a disable, src/domain/inventory/node-console.ts) and wakes the conductor.
+ * @throws InvalidInputError when the node's console interface is `no-console` or not provided
+ *   by its driver, or (when enabling) its `driver_info` is invalid
  */
 export async function setConsole(access: NodeAccess, ctx: AuthContext, ident: string, enabled: boolean): Promise<Node> {
   const node = await access.visible(ctx, ident, 'baremetal:node:set_console_state');
@@ -189,6 +212,14 @@ export async function setConsole(access: NodeAccess, ctx: AuthContext, ident: st
     access.authorize(ctx, n, ['baremetal:node:set_console_state']);
     if (n.console_interface === 'no-console' || n.console_interface === null) {
       throw new InvalidInputError(`Node ${n.uuid} does not support the console (console interface ${n.console_interface ?? 'none'}).`, 'UnsupportedDriverExtension');
+    }
+    if (enabled) {
+      // Ironic validates the console interface before starting it (ConsoleInterface.validate).
+      const hw = access.deps.hardware.get(n.driver);
+      if (hw.console === undefined || hw.console.name !== n.console_interface) {
+        throw new InvalidInputError(`Node ${n.uuid} has console interface ${n.console_interface}, which driver ${n.driver} does not provide.`, 'UnsupportedDriverExtension');
+      }
+      hw.validateDriverInfo(openDriverInfo(access.deps.secrets, n.driver_info));
     }
     return n.console_enabled === enabled ? null : { console_enabled: enabled };
   });

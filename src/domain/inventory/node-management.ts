@@ -98,6 +98,8 @@ const VALIDATED: readonly InterfaceKind[] = ['bios', 'boot', 'console', 'deploy'
  * - power and management: the driver's `driver_info` validation;
  * - deploy (non-fake): `instance_info.image_source` must be set (Ironic's deploy validation);
  * - interfaces set to `no-*`: not supported (`result: false`);
+ * - inspect `agent`: an agent ramdisk in `driver_info` (`deploy_iso`, `redfish_deploy_iso` or
+ *   `deploy_ramdisk`), which in-band inspection boots;
  * - the rest: accepted.
  */
 export async function validateNode(access: NodeAccess, ctx: AuthContext, ident: string): Promise<Record<string, InterfaceValidation>> {
@@ -115,6 +117,8 @@ export async function validateNode(access: NodeAccess, ctx: AuthContext, ident: 
       out[kind] = { result: false, reason: `${kind} interface is not supported by this node (${impl ?? 'none'}).` };
     } else if (kind === 'power' || kind === 'management') {
       out[kind] = driverInfoError === null ? { result: true, reason: null } : { result: false, reason: driverInfoError };
+    } else if (kind === 'inspect' && impl === 'agent' && !(node.driver_info.deploy_iso || node.driver_info.redfish_deploy_iso || node.driver_info.deploy_ramdisk)) {
+      out[kind] = { result: false, reason: "Some parameters were missing in node's driver_info: the agent inspect interface needs deploy_iso, redfish_deploy_iso or deploy_ramdisk." };
     } else if (kind === 'deploy' && impl !== 'fake' && !node.instance_info.image_source) {
       out[kind] = { result: false, reason: "Some parameters were missing in node's instance_info. Missing are: ['image_source']" };
     } else {

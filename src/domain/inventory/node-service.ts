@@ -69,8 +69,13 @@ const NARROW_FIELDS: readonly NodeField[] = ['driver', 'conductor_group'];
 /** Console state (`GET …/states/console`). */
 export interface ConsoleInfo {
   readonly console_enabled: boolean;
-  /** Driver-specific connection details; null while disabled. */
+  /**
+   * Connection details; null while disabled. esi's consoles are websockets served by esi itself
+   * (`{"type": "websocket"}`; the API adds the `url`), never the BMC's address (seed 002).
+   */
   readonly console_info: JsonObject | null;
+  /** UUID of the node (for the API to build the URL). */
+  readonly nodeUuid: string;
 }
 
 /** Node operations; see the module documentation. */
@@ -211,6 +216,15 @@ export class NodeService {
       const mayUpdateOwnerProvisioned = this.deps.policy.check('baremetal:node:update_owner_provisioned', nodeTarget(n), ctx);
       return planNodeUpdate(n, ops, { hardware: this.deps.hardware, secrets: this.deps.secrets, resetInterfaces, mayUpdateOwnerProvisioned });
     });
+    if (written.maintenance !== node.maintenance) {
+      // A maintenance change by PATCH is history, as through the maintenance sub-resource.
+      await this.deps.history?.record(written.uuid, {
+        eventType: 'maintenance',
+        severity: 'INFO',
+        event: written.maintenance ? `Maintenance set${written.maintenance_reason ? `: ${written.maintenance_reason}` : '.'}` : `Maintenance cleared${node.fault ? ` (fault "${node.fault}" cleared)` : ''}.`,
+        user: ctx.userId || null,
+      });
+    }
     return this.access.viewWithConductor(ctx, written);
   }
 
@@ -267,10 +281,10 @@ export class NodeService {
     return this.access.view(ctx, await requestProvision(this.access, ctx, ident, verb, params));
   }
 
-  /** Console state (`baremetal:node:get_console`). Connection details come with the console work. */
+  /** Console state (`baremetal:node:get_console`); see {@link ConsoleInfo}. */
   async getConsole(ctx: AuthContext, ident: string): Promise<ConsoleInfo> {
     const node = await this.access.visible(ctx, ident, 'baremetal:node:get_console');
-    return { console_enabled: node.console_enabled, console_info: null };
+    return { console_enabled: node.console_enabled, console_info: node.console_enabled ? { type: 'websocket' } : null, nodeUuid: node.uuid };
   }
 
   /** Enable or disable the console; see `setConsole`. */

@@ -165,7 +165,8 @@ const TRANSITIONS: Table = Object.freeze({
   'clean wait': { resume: 'cleaning', fail: 'clean failed', abort: 'clean failed' },
   'clean failed': { manage: 'manageable' },
   inspecting: { done: 'manageable', wait: 'inspect wait', fail: 'inspect failed' },
-  'inspect wait': { done: 'manageable', fail: 'inspect failed', abort: 'inspect failed' },
+  // `resume`: Ironic 2023.2+ built-in agent inspection (the agent's data resumes the node).
+  'inspect wait': { done: 'manageable', fail: 'inspect failed', abort: 'inspect failed', resume: 'inspecting' },
   'inspect failed': { manage: 'manageable', inspect: 'inspecting' },
   error: { rebuild: 'deploying', delete: 'deleting' },
   adopting: { done: 'active', fail: 'adopt failed' },

@@ -7,6 +7,12 @@
  * a lease is removed from it and on request. esi-leap has no policy rule here and relies on
  * Ironic's node visibility; esi checks `esi_leap:console_auth_token:create|delete` (admin,
  * node owner, node lessee) after the same visibility rule (a node the caller may not see is 404).
+ *
+ * Whether a token may type at the console is decided when it is issued, by the esi rule
+ * `esi:node:console:write` (default: admin or node owner; a lessee's token is read-only, seed
+ * 000), and bound into the token itself: it starts with `rw.` or `ro.` followed by 32 random
+ * bytes (base64url). The prefix is covered by the stored hash, so changing it makes the token
+ * unknown; a token without a prefix is read-only.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { AuthContext } from '../auth.ts';
@@ -22,6 +28,16 @@ export const DEFAULT_CONSOLE_TOKEN_TTL_S = 600;
 
 /** Longest token lifetime esi accepts, seconds (esi-leap has no cap; esi caps at one day). */
 export const MAX_CONSOLE_TOKEN_TTL_S = 86_400;
+
+/** Policy rule deciding whether a console token may write (type) to the console. */
+export const CONSOLE_WRITE_RULE = 'esi:node:console:write';
+
+/** What a valid token opens: the node, when the token expires (epoch ms), and whether it may type. */
+export interface ConsoleTokenGrant {
+  readonly nodeUuid: string;
+  readonly expiresAt: number;
+  readonly readWrite: boolean;
+}
 
 /** SHA-256 hex digest of a token: what the store keeps. */
 export function consoleTokenHash(token: string): string {
@@ -48,11 +64,12 @@ export class ConsoleTokenService {
     }
     const node = await this.access.visibleNode(ctx, nodeIdent);
     this.policy.authorize('esi_leap:console_auth_token:create', nodeTarget(node), ctx);
-    const token = randomBytes(32).toString('base64url');
+    const readWrite = this.policy.check(CONSOLE_WRITE_RULE, nodeTarget(node), ctx);
+    const token = `${readWrite ? 'rw' : 'ro'}.${randomBytes(32).toString('base64url')}`;
     const now = this.clock.now();
     const expiresAt = now + ttlS * 1000;
     await this.repo.insertConsoleToken({ tokenHash: consoleTokenHash(token), nodeUuid: node.uuid, expiresAt, createdAt: now });
-    return { nodeUuid: node.uuid, token, expiresAt };
+    return { nodeUuid: node.uuid, token, expiresAt, readWrite };
   }
 
   /**
@@ -67,9 +84,14 @@ export class ConsoleTokenService {
     return node.uuid;
   }
 
-  /** The node an unexpired token opens, or null (for the console proxy). */
-  async validate(token: string): Promise<{ nodeUuid: string; expiresAt: number } | null> {
-    return this.repo.findConsoleToken(consoleTokenHash(token), this.clock.now());
+  /**
+   * What an unexpired, unrevoked token opens, or null (for the console proxy). `readWrite` comes
+   * from the token's `rw.` prefix (see the module documentation).
+   */
+  async validate(token: string): Promise<ConsoleTokenGrant | null> {
+    if (typeof token !== 'string' || token.length === 0 || token.length > 512) return null;
+    const found = await this.repo.findConsoleToken(consoleTokenHash(token), this.clock.now());
+    return found === null ? null : { nodeUuid: found.nodeUuid, expiresAt: found.expiresAt, readWrite: token.startsWith('rw.') };
   }
 
   /** Delete expired tokens (the lease manager's sweep). @returns how many */

@@ -177,4 +177,6 @@ export interface IssuedConsoleToken {
   readonly token: string;
   /** Expiry, epoch ms. */
   readonly expiresAt: number;
+  /** The token may type at the console (`esi:node:console:write` passed when it was issued). */
+  readonly readWrite: boolean;
 }

@@ -118,6 +118,11 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = Object.freeze({
   'baremetal:node:traits:set': ADMIN_OWNER,
   'baremetal:node:traits:delete': ADMIN_OWNER,
   'baremetal:node:bios:get': NODE_GET,
+  // Issue 6 (redfish): setting the target RAID configuration is the owner's (Ironic 21.4:
+  // owner member, not the lessee, ironic.md §3.3 MOM); here admin or owner.
+  'baremetal:node:set_raid_state': ADMIN_OWNER,
+  // Ironic 21.4: set_boot_mode follows set_power_state (M: a lessee may).
+  'baremetal:node:set_boot_mode': ADMIN_OWNER_LESSEE,
   'baremetal:node:history:get': ADMIN_OBSERVER_OWNER,
   'baremetal:node:inventory:get': ADMIN_OBSERVER_OWNER,
   'baremetal:node:vendor_passthru': ADMIN,
@@ -196,6 +201,10 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = Object.freeze({
   // caller must be allowed Ironic's get_console on the node (admin, owner or lessee).
   'esi_leap:console_auth_token:create': 'rule:is_esi_leap_admin or rule:is_node_owner or rule:is_node_lessee',
   'esi_leap:console_auth_token:delete': 'rule:is_esi_leap_admin or rule:is_node_owner or rule:is_node_lessee',
+  // esi addition (docs/console.md): who may type at a node's serial console, checked when a console
+  // token is issued and when a websocket opens with a Keystone token. Seed 000: lessees get
+  // read-only consoles by default; owners and admins read-write.
+  'esi:node:console:write': ADMIN_OWNER,
 
   // --- esi additions beyond esi-leap (docs/leasing.md "Beyond esi-leap"); no upstream rules exist.
   // Lease requests by hardware: whoever may claim offers may request several at once.

@@ -20,7 +20,7 @@ describe('GET /v1/drivers', () => {
   it('admin lists the drivers this conductor serves; project callers 403; anonymous 401', async () => {
     const r = await bm(ts, p.admin, 'GET', '/v1/drivers');
     expect(r.status).toBe(200);
-    expect(r.body.drivers.map((d: any) => d.name)).toEqual(['fake-hardware', 'redfish']);
+    expect(r.body.drivers.map((d: any) => d.name)).toEqual(['fake-hardware', 'ipmi', 'redfish']);
     expect(r.body.drivers[0]).toMatchObject({ name: 'fake-hardware', hosts: [host()], type: 'dynamic' });
     expect(r.body.drivers[0].properties[0].href).toBe(`${ts.url}/baremetal/v1/drivers/fake-hardware/properties`);
     expect(r.body.drivers[0].default_power_interface).toBeUndefined();
@@ -40,7 +40,10 @@ describe('GET /v1/drivers', () => {
     const props = await bm(ts, p.admin, 'GET', '/v1/drivers/redfish/properties');
     expect(props.body.redfish_address).toMatch(/Required/);
     expect((await bm(ts, p.admin, 'GET', '/v1/drivers/fake-hardware/properties')).body).toEqual({});
-    expectError(await bm(ts, p.admin, 'GET', '/v1/drivers/ipmi'), 404, /ipmi/);
+    const ipmi = await bm(ts, p.admin, 'GET', '/v1/drivers/ipmi');
+    expect(ipmi.body).toMatchObject({ name: 'ipmi', default_power_interface: 'ipmitool', default_management_interface: 'ipmitool' });
+    expect((await bm(ts, p.admin, 'GET', '/v1/drivers/ipmi/properties')).body.ipmi_address).toMatch(/Required/);
+    expectError(await bm(ts, p.admin, 'GET', '/v1/drivers/idrac'), 404, /idrac/);
     expectError(await bm(ts, p.owner, 'GET', '/v1/drivers/redfish'), 403);
     expectError(await bm(ts, p.lessee, 'GET', '/v1/drivers/redfish/properties'), 403);
     expectError(await bm(ts, p.other, 'GET', '/v1/drivers/redfish'), 403);
@@ -53,9 +56,9 @@ describe('GET /v1/conductors', () => {
     const r = await bm(ts, p.admin, 'GET', '/v1/conductors');
     expect(r.body.conductors).toEqual([{ hostname: host(), conductor_group: '', alive: true, links: expect.any(Array) }]);
     const d = await bm(ts, p.admin, 'GET', '/v1/conductors?detail=True');
-    expect(d.body.conductors[0].drivers).toEqual(['fake-hardware', 'redfish']);
+    expect(d.body.conductors[0].drivers).toEqual(['fake-hardware', 'ipmi', 'redfish']);
     const one = await bm(ts, p.admin, 'GET', `/v1/conductors/${host()}`);
-    expect(one.body).toMatchObject({ hostname: host(), alive: true, drivers: ['fake-hardware', 'redfish'] });
+    expect(one.body).toMatchObject({ hostname: host(), alive: true, drivers: ['fake-hardware', 'ipmi', 'redfish'] });
     expect(one.body.updated_at).toMatch(/\+00:00$/);
     expectError(await bm(ts, p.admin, 'GET', '/v1/conductors/nobody'), 404);
     expectError(await bm(ts, p.admin, 'GET', '/v1/conductors', undefined, '1.48'), 404);

@@ -23,9 +23,9 @@ describe('power changes on redfish nodes', () => {
     expect(env.lab.systems.powerState('node-0')).toBe('Off');
     const res = await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${n.uuid}/states/power`, { target: 'power on' });
     expect(res.status, res.text).toBe(202);
-    const done = await waitNode(env, n.uuid, (x) => x.power_state === 'power on' && x.target_power_state === null);
+    // the result is written before the lock goes: wait for both
+    const done = await waitNode(env, n.uuid, (x) => x.power_state === 'power on' && x.target_power_state === null && x.reservation === null);
     expect(done.last_error).toBeNull();
-    expect(done.reservation).toBeNull();
     expect(env.lab.systems.powerState('node-0')).toBe('On');
 
     await power(env, n.uuid, 'power off');

@@ -93,10 +93,21 @@ export function settled(env: ConductorEnv, ident: string, timeoutMs = 10_000): P
   return waitNode(env, ident, (n) => n.target_power_state === null && n.reservation === null && (n.target_provision_state === null || / failed$/.test(n.provision_state)), timeoutMs);
 }
 
-/** Request a provision verb; expects 202. */
+/**
+ * Request a provision verb; expects 202. A 409 `NodeLocked` (a conductor's periodic task holds
+ * the node for a moment) is retried for up to 5 s, as python-ironicclient retries it.
+ */
 export async function provision(env: ConductorEnv, ident: string, target: string, extra: Record<string, unknown> = {}, who?: Persona): Promise<void> {
-  const res = await bm(env.ts, who ?? env.p.admin, 'PUT', `/v1/nodes/${ident}/states/provision`, { target, ...extra });
-  expect(res.status, res.text).toBe(202);
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const res = await bm(env.ts, who ?? env.p.admin, 'PUT', `/v1/nodes/${ident}/states/provision`, { target, ...extra });
+    if (res.status === 409 && /is locked by host/.test(res.text) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      continue;
+    }
+    expect(res.status, res.text).toBe(202);
+    return;
+  }
 }
 
 /** Request a power target; expects 202. */

@@ -80,8 +80,10 @@ describe('take-over of nodes locked by a dead conductor', () => {
   });
 
   it('the periodic check takes over on its own, and the node is usable afterwards', async () => {
-    await register(env.ts, 'dead-conductor', 10 * 60_000, ['fake-hardware', 'redfish']);
+    // Alive while the lock is set up (two writes the periodic check must not split), then dead.
+    await register(env.ts, 'dead-conductor', 0, ['fake-hardware', 'redfish']);
     const n = await lockedNode(env.ts, 'periodic', 'dead-conductor', { provision_state: 'verifying', target_provision_state: 'manageable' });
+    await register(env.ts, 'dead-conductor', 10 * 60_000, ['fake-hardware', 'redfish']);
     const failed = await waitNode(env, n.uuid, (x) => x.reservation === null, 8000);
     expect(failed.provision_state).toBe('enroll');
     expect((await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${n.uuid}/states/provision`, { target: 'manage' })).status).toBe(202);

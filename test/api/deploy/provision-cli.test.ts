@@ -10,11 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectDisk } from '../../../src/lab/disk-report.ts';
-import { call } from '../../helpers/harness.ts';
 import { osImage } from '../../helpers/os-image.ts';
 import { esi, personaEnv } from '../cli/support.ts';
 import { bm, waitNode, type ConductorEnv } from '../conductor/support.ts';
-import { agentNode, consoleLog, startDeployEnv, uploadImage } from './support.ts';
+import { agentNode, cableToFakeSwitch, consoleLog, startDeployEnv, uploadImage } from './support.ts';
 
 const LONG = 60_000;
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDvC3hT0l2fJ5kq3n7ZlVxq8YVw3pX6m8A0bq4b8wD1u lessee@laptop';
@@ -29,16 +28,7 @@ describe('esi node provision / unprovision', () => {
     ({ node } = await agentNode(env, 'node-0', { name: 'B' }));
     await waitNode(env, node.uuid, (n) => n.provision_state === 'available' && n.reservation === null, LONG);
     // Cable the node's NIC to a switch (fake driver) so that --network can attach a network.
-    const sw = await call(env.ts, env.p.admin, 'POST', '/network/v2.0/switches', { switch: { name: 'tor1', switch_id: '02:00:00:00:00:01', driver: 'fake', driver_info: {} } });
-    expect(sw.status, sw.text).toBe(201);
-    const nic = (await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/ports`)).body.ports[0];
-    // Ironic lets connectivity change on an available node only in maintenance.
-    expect((await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/maintenance`, { reason: 'cabling' })).status).toBe(202);
-    const cabled = await bm(env.ts, env.p.admin, 'PATCH', `/v1/ports/${nic.uuid}`, [{ op: 'add', path: '/local_link_connection', value: { switch_id: '02:00:00:00:00:01', switch_info: 'tor1', port_id: 'Ethernet1/1' } }]);
-    expect(cabled.status, cabled.text).toBe(200);
-    expect((await bm(env.ts, env.p.admin, 'DELETE', `/v1/nodes/${node.uuid}/maintenance`)).status).toBe(202);
-    const lnet = await call(env.ts, env.p.lessee, 'POST', '/network/v2.0/networks', { network: { name: 'lnet' } });
-    expect(lnet.status, lnet.text).toBe(201);
+    await cableToFakeSwitch(env, node.uuid);
     await uploadImage(env, osImage('lessee-os', 8, 'qcow2'), 'my-os', { as: env.p.lessee, diskFormat: 'qcow2' });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-prov-'));
     fs.writeFileSync(path.join(dir, 'id.pub'), `${KEY}\n`);

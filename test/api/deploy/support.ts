@@ -78,3 +78,21 @@ export function consoleLog(env: ConductorEnv, system: string): string {
   const file = env.lab.agents!.consoleLogPath(system);
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
 }
+
+/**
+ * Cables the node's first NIC to a fake-driver switch `tor1` (switch port `Ethernet1/1`), with
+ * the maintenance round trip Ironic needs to change an available node's connectivity, and gives
+ * the lessee a network `lnet`, so that a network can be attached to the node.
+ */
+export async function cableToFakeSwitch(env: ConductorEnv, nodeUuid: string): Promise<void> {
+  const sw = await call(env.ts, env.p.admin, 'POST', '/network/v2.0/switches', { switch: { name: 'tor1', switch_id: '02:00:00:00:00:01', driver: 'fake', driver_info: {} } });
+  expect(sw.status, sw.text).toBe(201);
+  const nic = (await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${nodeUuid}/ports`)).body.ports[0];
+  expect((await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${nodeUuid}/maintenance`, { reason: 'cabling' })).status).toBe(202);
+  const cabled = await bm(env.ts, env.p.admin, 'PATCH', `/v1/ports/${nic.uuid}`, [{ op: 'add', path: '/local_link_connection', value: { switch_id: '02:00:00:00:00:01', switch_info: 'tor1', port_id: 'Ethernet1/1' } }]);
+  expect(cabled.status, cabled.text).toBe(200);
+  expect((await bm(env.ts, env.p.admin, 'DELETE', `/v1/nodes/${nodeUuid}/maintenance`)).status).toBe(202);
+  const lnet = await call(env.ts, env.p.lessee, 'POST', '/network/v2.0/networks', { network: { name: 'lnet' } });
+  expect(lnet.status, lnet.text).toBe(201);
+}
+

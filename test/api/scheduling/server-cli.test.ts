@@ -15,7 +15,7 @@ import { call } from '../../helpers/harness.ts';
 import { osImage } from '../../helpers/os-image.ts';
 import { esi, personaEnv } from '../cli/support.ts';
 import { bm, waitNode, type ConductorEnv } from '../conductor/support.ts';
-import { agentNode, startDeployEnv, uploadImage } from '../deploy/support.ts';
+import { agentNode, cableToFakeSwitch, startDeployEnv, uploadImage } from '../deploy/support.ts';
 
 const LONG = 90_000;
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDvC3hT0l2fJ5kq3n7ZlVxq8YVw3pX6m8A0bq4b8wD1u lessee@laptop';
@@ -38,15 +38,7 @@ describe('esi server create / list / show / delete on the lab', () => {
     const k = await call(env.ts, env.p.lessee, 'POST', '/compute/v2.1/os-keypairs', { keypair: { name: 'laptop', public_key: KEY } }, nova);
     expect(k.status, k.text).toBe(201);
     // The node's NIC is cabled to a switch (fake driver); the lessee has a network of its own.
-    const sw = await call(env.ts, env.p.admin, 'POST', '/network/v2.0/switches', { switch: { name: 'tor1', switch_id: '02:00:00:00:00:01', driver: 'fake', driver_info: {} } });
-    expect(sw.status, sw.text).toBe(201);
-    const nic = (await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/ports`)).body.ports[0];
-    expect((await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/maintenance`, { reason: 'cabling' })).status).toBe(202);
-    const cabled = await bm(env.ts, env.p.admin, 'PATCH', `/v1/ports/${nic.uuid}`, [{ op: 'add', path: '/local_link_connection', value: { switch_id: '02:00:00:00:00:01', switch_info: 'tor1', port_id: 'Ethernet1/1' } }]);
-    expect(cabled.status, cabled.text).toBe(200);
-    expect((await bm(env.ts, env.p.admin, 'DELETE', `/v1/nodes/${node.uuid}/maintenance`)).status).toBe(202);
-    const lnet = await call(env.ts, env.p.lessee, 'POST', '/network/v2.0/networks', { network: { name: 'lnet' } });
-    expect(lnet.status, lnet.text).toBe(201);
+    await cableToFakeSwitch(env, node.uuid);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-srv-'));
     fs.writeFileSync(path.join(dir, 'user-data'), USER_DATA);
   }, LONG);

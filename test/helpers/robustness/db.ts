@@ -10,14 +10,20 @@ export type RowCounts = Readonly<Record<string, number>>;
 
 /**
  * Make a function that counts the rows of every table (migration bookkeeping excluded).
- * The table list is read once, from the database itself (Kysely introspection), so new tables
- * are covered without changing this helper.
+ * The table list is read once, from the database's own catalogue, so new tables are covered
+ * without changing this helper.
  */
 export async function rowCounter(ts: TestServer): Promise<() => Promise<RowCounts>> {
   const { db } = ts.server.services.store;
-  const tables = (await db.introspection.getTables())
-    .filter((t) => !t.isView && !t.name.startsWith('kysely_') && (ts.schema === undefined || t.schema === ts.schema))
+  // Only this server's schema is read: Kysely's introspection scans every schema and fails when
+  // another test file drops its schema at that moment.
+  const listed =
+    ts.schema === undefined
+      ? await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(db)
+      : await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = ${ts.schema} and table_type = 'BASE TABLE'`.execute(db);
+  const tables = listed.rows
     .map((t) => t.name)
+    .filter((name) => !name.startsWith('kysely_'))
     .sort();
   if (tables.length === 0) throw new Error('no tables found');
   const query = sql.raw<Record<string, number | string>>(`select ${tables.map((t) => `(select count(*) from "${t}") as "${t}"`).join(', ')}`);

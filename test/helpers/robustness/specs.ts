@@ -21,6 +21,8 @@ export interface Fixtures {
   readonly port: string;
   readonly trait: string;
   readonly conductor: string;
+  /** A history entry of {@link node} (a maintenance set and cleared). */
+  readonly historyEvent?: string;
   /** An offer of o1 on a second node, claimed by l1 into {@link lease} (both in the future). */
   readonly offer: string;
   readonly lease: string;
@@ -223,6 +225,16 @@ const BAREMETAL: Record<string, BodySpec> = {
     fields: { boot_device: S, persistent: BOOL_LIKE },
     strict: [''],
   },
+  // Redfish hardware settings (src/api/baremetal/routes-node-hardware.ts): the RAID target
+  // (Ironic's RAID schema: unknown keys refused; no body clears it) and the boot mode.
+  'PUT /baremetal/v1/nodes/{}/states/raid': {
+    kind: 'json',
+    optional: true,
+    valid: () => ({ logical_disks: [{ size_gb: 10, raid_level: '1', is_root_volume: true }] }),
+    fields: { logical_disks: A, 'logical_disks.0': O, 'logical_disks.0.size_gb': ['integer', 'string'], 'logical_disks.0.raid_level': S, 'logical_disks.0.is_root_volume': B },
+    strict: ['', 'logical_disks.0'],
+  },
+  'PUT /baremetal/v1/nodes/{}/states/boot_mode': { kind: 'json', valid: () => ({ target: 'uefi' }), fields: { target: S }, strict: [''] },
   'PUT /baremetal/v1/nodes/{}/traits': { kind: 'json', valid: () => ({ traits: ['CUSTOM_RB_OTHER'] }), fields: { traits: A }, strict: [''] },
   'PUT /baremetal/v1/nodes/{}/traits/{}': { kind: 'empty' },
   'POST /baremetal/v1/heartbeat/{}': {
@@ -230,6 +242,12 @@ const BAREMETAL: Record<string, BodySpec> = {
     valid: () => ({ callback_url: 'http://127.0.0.1:9', agent_token: 'rb-token' }),
     fields: { callback_url: S, agent_token: S, agent_version: SN, agent_verify_ca: SN, agent_status: SN, agent_status_message: SN },
     strict: [''],
+  },
+  'POST /baremetal/v1/continue_inspection': {
+    kind: 'json',
+    valid: () => ({ inventory: { cpu: { count: 1, architecture: 'x86_64' }, memory: { physical_mb: 1024 }, interfaces: [{ mac_address: '52:54:00:aa:bb:cc' }], disks: [] } }),
+    fields: { inventory: O },
+    strict: [],
   },
   'POST /baremetal/v1/nodes/{}/capture': {
     kind: 'json',

@@ -60,6 +60,9 @@ const SPEC: Array<[ProvisionState, ProvisionEvent, ProvisionState]> = [
   ['inspect wait', 'done', 'manageable'],
   ['inspect wait', 'fail', 'inspect failed'],
   ['inspect wait', 'abort', 'inspect failed'],
+  // Ironic 2023.2+ built-in agent inspection: the agent's inspection data resumes the node
+  // (`continue_inspection`), beyond the 21.4 reference (docs/inspection.md).
+  ['inspect wait', 'resume', 'inspecting'],
   ['inspect failed', 'manage', 'manageable'],
   ['inspect failed', 'inspect', 'inspecting'],
   ['error', 'rebuild', 'deploying'],

@@ -1,0 +1,96 @@
+/**
+ * Boot settings of redfish nodes through the baremetal API against the lab: the boot mode
+ * (`PUT /v1/nodes/{id}/states/boot_mode`, 1.76; node `boot_mode`, 1.75) for the five
+ * personas, and the boot device override once or continuous (`PUT …/management/boot_device`
+ * with `persistent`) as the lab's BMC records it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forceNode } from '../baremetal/helpers.ts';
+import { bm, enrollRedfish, expectError, startConductorEnv, type ConductorEnv } from '../conductor/support.ts';
+
+let env: ConductorEnv;
+let node: any;
+
+beforeAll(async () => {
+  env = await startConductorEnv(1);
+  node = await enrollRedfish(env, 'node-0');
+});
+afterAll(async () => env?.close());
+
+const setMode = (target: unknown, who = env.p.admin, version = '1.78') => bm(env.ts, who, 'PUT', `/v1/nodes/${node.uuid}/states/boot_mode`, { target }, version);
+
+describe('boot mode', () => {
+  it('admin, owner and lessee set it at the BMC (202) and the node shows it; another project 404; anonymous 401', async () => {
+    expect(env.lab.systems.get('node-0').boot.mode).toBe('UEFI');
+    const res = await setMode('bios');
+    expect(res.status, res.text).toBe(202);
+    expect(env.lab.systems.get('node-0').boot.mode).toBe('Legacy');
+    expect((await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}`)).body.boot_mode).toBe('bios');
+    expect((await setMode('uefi', env.p.owner)).status).toBe(202);
+    expect(env.lab.systems.get('node-0').boot.mode).toBe('UEFI');
+    expect((await setMode('bios', env.p.lessee)).status).toBe(202);
+    expect(env.lab.systems.get('node-0').boot.mode).toBe('Legacy');
+    expectError(await setMode('uefi', env.p.other), 404);
+    expect((await setMode('uefi', env.p.anonymous)).status).toBe(401);
+    expect(env.lab.systems.get('node-0').boot.mode).toBe('Legacy');
+    const states = await bm(env.ts, env.p.lessee, 'GET', `/v1/nodes/${node.uuid}/states`);
+    expect(states.body.boot_mode).toBe('bios');
+  });
+
+  it('refuses bad targets (400), old microversions (404), drivers without boot mode control (400) and nodes in transition (409)', async () => {
+    expectError(await setMode('efi'), 400, /expected one of uefi, bios/);
+    expectError(await setMode(undefined), 400);
+    expectError(await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/states/boot_mode`, { target: 'uefi', now: true }), 400, /unexpected key/);
+    expectError(await setMode('uefi', env.p.admin, '1.75'), 404);
+    const fake = await bm(env.ts, env.p.admin, 'POST', '/v1/nodes', { driver: 'fake-hardware', name: 'fake-boot' });
+    expectError(await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${fake.body.uuid}/states/boot_mode`, { target: 'uefi' }), 400, /cannot set the boot mode/);
+    // A node in a transition (here: waiting for the agent during cleaning) answers 409.
+    const was = (await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}`)).body;
+    await forceNode(env.ts, node.uuid, { provision_state: 'clean wait', target_provision_state: 'manageable' });
+    try {
+      expectError(await setMode('uefi'), 409, /in a transition/);
+    } finally {
+      await forceNode(env.ts, node.uuid, { provision_state: was.provision_state, target_provision_state: was.target_provision_state });
+    }
+  });
+});
+
+describe('boot device override', () => {
+  it('persistent true is Continuous, false is Once, and reads back as Ironic reports it', async () => {
+    const put = (body: unknown) => bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/management/boot_device`, body);
+    expect((await put({ boot_device: 'pxe', persistent: true })).status).toBe(204);
+    expect(env.lab.systems.get('node-0').boot).toMatchObject({ target: 'Pxe', enabled: 'Continuous' });
+    expect((await bm(env.ts, env.p.owner, 'GET', `/v1/nodes/${node.uuid}/management/boot_device`)).body).toEqual({ boot_device: 'pxe', persistent: true });
+    expect((await put({ boot_device: 'cdrom' })).status).toBe(204);
+    expect(env.lab.systems.get('node-0').boot).toMatchObject({ target: 'Cd', enabled: 'Once' });
+    expect((await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/management/boot_device`)).body).toEqual({ boot_device: 'cdrom', persistent: false });
+    // A one-time override is used by the next boot and then cleared by the BMC.
+    env.lab.systems.setPowerState('node-0', 'On');
+    expect(env.lab.systems.get('node-0').lastBootOverride).toBe('Cd');
+    expect(env.lab.systems.get('node-0').boot.enabled).toBe('Disabled');
+    expectError(await bm(env.ts, env.p.lessee, 'PUT', `/v1/nodes/${node.uuid}/management/boot_device`, { boot_device: 'pxe' }), 403);
+  });
+});
+
+describe('boot mode in the conductor', () => {
+  it('manage caches the BMC boot mode; a deployment sets the mode its capabilities ask for', async () => {
+    const { provision, settled } = await import('../conductor/support.ts');
+    env.lab.systems.setPowerState('node-0', 'Off');
+    const n = await enrollRedfish(env, 'node-0', { name: 'boot-mode-deploy' });
+    await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/states/boot_mode`, { target: 'bios' });
+    await provision(env, n.uuid, 'manage');
+    expect((await settled(env, n.uuid)).boot_mode).toBe('bios');
+    const patched = await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n.uuid}`, [
+      { op: 'add', path: '/properties/capabilities', value: 'boot_mode:uefi,cpu_vt:true' },
+      { op: 'add', path: '/instance_info/image_source', value: 'http://images.example/os.qcow2' },
+    ]);
+    expect(patched.status, patched.text).toBe(200);
+    await provision(env, n.uuid, 'provide');
+    expect((await settled(env, n.uuid)).provision_state).toBe('available');
+    await provision(env, n.uuid, 'active');
+    const active = await settled(env, n.uuid);
+    expect(active).toMatchObject({ provision_state: 'active', boot_mode: 'uefi', last_error: null });
+    expect(active.driver_internal_info.deploy_boot_mode).toBe('uefi');
+    expect(env.lab.systems.get('node-0').boot).toMatchObject({ mode: 'UEFI', target: 'Hdd', enabled: 'Continuous' });
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * Firmware updates as clean steps (`management.update_firmware` with `firmware_images`, and
+ * `firmware.update` with `settings`) against the lab's UpdateService/TaskService: images
+ * served from a loopback HTTP server, checksums checked by the conductor before the BMC sees
+ * them, the BMC's task polled to its end, the new versions visible in the lab and recorded in
+ * `driver_internal_info.firmware_versions`; bad checksums, bad packages and bad arguments fail
+ * clearly.
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bm, enrollRedfish, expectError, pick, provision, settled, startConductorEnv, type ConductorEnv } from '../conductor/support.ts';
+
+let env: ConductorEnv;
+let files: http.Server;
+let base: string;
+const IMAGES: Record<string, Buffer> = {
+  '/bios-2.1.0.bin': Buffer.concat([Buffer.from('ESI-FIRMWARE BIOS 2.1.0\n'), crypto.randomBytes(4096)]),
+  '/bmc-3.0.1.bin': Buffer.concat([Buffer.from('ESI-FIRMWARE BMC 3.0.1\n'), crypto.randomBytes(1024)]),
+  '/junk.bin': crypto.randomBytes(2048),
+};
+/** Requests for /slow-bios.bin wait until this opens. */
+let openGate: () => void = () => undefined;
+let gate: Promise<void> = new Promise((r) => (openGate = r));
+const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
+
+beforeAll(async () => {
+  files = http.createServer(async (req, res) => {
+    if (req.url === '/slow-bios.bin') {
+      await gate;
+      const body = Buffer.from('ESI-FIRMWARE BIOS 2.2.0\n');
+      return void res.writeHead(200, { 'content-length': body.length }).end(body);
+    }
+    const body = IMAGES[req.url ?? ''];
+    if (body === undefined) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length }).end(body);
+  });
+  await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  env = await startConductorEnv(2, { env: { ESI_POWER_TIMEOUT: '5' } });
+});
+afterAll(async () => {
+  await env?.close();
+  await new Promise((r) => files?.close(r));
+});
+
+async function clean(uuid: string, steps: unknown[]): Promise<any> {
+  await provision(env, uuid, 'clean', { clean_steps: steps });
+  return settled(env, uuid);
+}
+
+describe('firmware update clean steps', () => {
+  let node: any;
+  beforeAll(async () => {
+    node = await enrollRedfish(env, 'node-0');
+    await provision(env, node.uuid, 'manage');
+    expect((await settled(env, node.uuid)).provision_state).toBe('manageable');
+  });
+
+  it('management.update_firmware applies a checked image through SimpleUpdate and a task', async () => {
+    const url = `${base}/bios-2.1.0.bin`;
+    const done = await clean(node.uuid, [{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url, checksum: sha256(IMAGES['/bios-2.1.0.bin']!) }] } }]);
+    expect(pick(done)).toMatchObject({ provision_state: 'manageable', last_error: null });
+    expect(env.lab.systems.get('node-0').firmwareVersions).toEqual({ BIOS: '2.1.0', BMC: '1.0.0' });
+    expect(done.driver_internal_info.firmware_versions).toEqual({ bios: '2.1.0', bmc: '1.0.0' });
+    const tasks = env.lab.firmware.tasks();
+    expect(tasks.map((t) => [t.systemId, t.image, t.state])).toEqual([['node-0', url, 'Completed']]);
+  });
+
+  it('firmware.update with settings updates another component', async () => {
+    const done = await clean(node.uuid, [{ interface: 'firmware', step: 'update', args: { settings: [{ component: 'bmc', url: `${base}/bmc-3.0.1.bin` }] } }]);
+    expect(pick(done)).toMatchObject({ provision_state: 'manageable', last_error: null });
+    expect(env.lab.systems.get('node-0').firmwareVersions.BMC).toBe('3.0.1');
+    expect(done.driver_internal_info.firmware_versions).toEqual({ bios: '2.1.0', bmc: '3.0.1' });
+  });
+
+  it('shows the running step in clean_step while the BMC task runs', async () => {
+    await provision(env, node.uuid, 'clean', { clean_steps: [{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: `${base}/slow-bios.bin` }] } }] });
+    let seen: any = null;
+    for (let i = 0; i < 200 && seen === null; i++) {
+      const n = (await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}`)).body;
+      if (n.clean_step?.step === 'update_firmware') seen = n;
+      else await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(seen, 'clean_step never showed update_firmware').not.toBeNull();
+    expect(seen.provision_state).toBe('cleaning');
+    expect(seen.clean_step).toMatchObject({ interface: 'management', step: 'update_firmware', priority: 0 });
+    openGate();
+    const done = await settled(env, node.uuid);
+    expect(pick(done)).toMatchObject({ provision_state: 'manageable', last_error: null });
+    expect(done.clean_step).toEqual({});
+    expect(env.lab.systems.get('node-0').firmwareVersions.BIOS).toBe('2.2.0');
+    gate = Promise.resolve();
+  });
+
+  it('a checksum mismatch refuses the image before the BMC sees it (clean failed, no maintenance)', async () => {
+    const before = env.lab.firmware.tasks().length;
+    const failed = await clean(node.uuid, [{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: `${base}/bios-2.1.0.bin`, checksum: 'a'.repeat(64) }] } }]);
+    expect(pick(failed)).toMatchObject({ provision_state: 'clean failed', maintenance: false });
+    expect(failed.last_error).toMatch(/management\.update_firmware.*not the expected a{64}/);
+    expect(env.lab.firmware.tasks()).toHaveLength(before);
+    await provision(env, node.uuid, 'manage');
+    expect((await settled(env, node.uuid)).provision_state).toBe('manageable');
+  });
+
+  it('an image the BMC rejects fails the task; the reason reaches last_error and the node recovers', async () => {
+    const failed = await clean(node.uuid, [{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: `${base}/junk.bin` }] } }]);
+    expect(pick(failed)).toMatchObject({ provision_state: 'clean failed', maintenance: true, fault: 'clean failure' });
+    expect(failed.last_error).toMatch(/task Exception.*not a firmware package/);
+    expect(env.lab.systems.get('node-0').firmwareVersions.BIOS).toBe('2.2.0');
+    expect(env.lab.firmware.tasks().at(-1)).toMatchObject({ state: 'Exception', image: `${base}/junk.bin` });
+    expect((await bm(env.ts, env.p.admin, 'DELETE', `/v1/nodes/${node.uuid}/maintenance`)).status).toBe(202);
+    await provision(env, node.uuid, 'manage');
+    expect(pick(await settled(env, node.uuid))).toMatchObject({ provision_state: 'manageable', maintenance: false });
+  });
+
+  it('the API refuses bad firmware arguments with 400', async () => {
+    const put = (steps: unknown) => bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/states/provision`, { target: 'clean', clean_steps: steps });
+    expectError(await put([{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: 'ftp://x/y' }] } }]), 400, /http\(s\) "url"/);
+    expectError(await put([{ interface: 'management', step: 'update_firmware', args: {} }]), 400, /needs "firmware_images"/);
+    expectError(await put([{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: `${base}/x`, checksum: 'xyz' }] } }]), 400, /hex digest/);
+    expectError(await put([{ interface: 'management', step: 'reflash' }]), 400, /management\.reflash is not a clean step/);
+  });
+});
