@@ -12,6 +12,9 @@
  *   `applyConductorResult`, and always releases the lock. At most `workers` tasks run at once
  *   and never two for one node (src/conductor/task-pool.ts).
  * - **Power sync** every `powerSyncIntervalMs` (src/conductor/power-sync.ts).
+ * - **Agent command watch** every `pollIntervalMs`: long agent commands (image writes, disk
+ *   erases) run while their node waits, unlocked; the watcher resumes it when they end
+ *   (src/conductor/agent/command-watch.ts).
  * - **Take-over and wait timeouts** every `checkIntervalMs` (src/conductor/takeover.ts,
  *   src/conductor/timeouts.ts); on start, the nodes still reserved under this hostname (a
  *   crash) are failed safely first.
@@ -35,6 +38,7 @@ import { NO_HISTORY, type ConductorLog, type ConductorRuntime, type Mine } from 
 import type { NodeHistory } from '../domain/inventory/history.ts';
 import { KeyedTaskPool } from './task-pool.ts';
 import { takeOverOrphans } from './takeover.ts';
+import { AgentCommandWatch, type CommandWatchReport } from './agent/command-watch.ts';
 import { failTimedOutWaits, type WaitTimeouts } from './timeouts.ts';
 import { failedStageChanges, runWork } from './tasks/run.ts';
 import type { TaskSettings } from './tasks/context.ts';
@@ -96,6 +100,7 @@ export class Conductor implements BackgroundWorker, ConductorPort {
   readonly #rt: ConductorRuntime;
   #pool: KeyedTaskPool;
   readonly #sync: PowerSync;
+  readonly #watch: AgentCommandWatch | null;
   readonly #timers: NodeJS.Timeout[] = [];
   readonly #loops = new Set<Promise<unknown>>();
   #running = false;
@@ -103,6 +108,7 @@ export class Conductor implements BackgroundWorker, ConductorPort {
   #polling = false;
   #syncing = false;
   #checking = false;
+  #watching = false;
 
   constructor(
     private readonly deps: ConductorDeps,
@@ -128,6 +134,8 @@ export class Conductor implements BackgroundWorker, ConductorPort {
       history: deps.history ?? NO_HISTORY,
     };
     this.#pool = this.#newPool();
+    const agentEnv = this.#rt.env.agent;
+    this.#watch = agentEnv ? new AgentCommandWatch(this.#rt, agentEnv, (uuid) => this.notifyNode(uuid)) : null;
     this.#sync = new PowerSync(this.#rt, {
       maxRetries: options.powerSyncMaxRetries,
       parallelism: options.powerSyncParallelism,
@@ -154,6 +162,7 @@ export class Conductor implements BackgroundWorker, ConductorPort {
       this.#timers.push(t);
     };
     every(this.options.pollIntervalMs, () => this.poll());
+    if (this.#watch) every(this.options.pollIntervalMs, () => this.watchAgentCommands());
     every(this.options.powerSyncIntervalMs, () => this.syncPowerStates());
     every(this.options.checkIntervalMs, () => this.checkProvisionStates());
     void this.#track(this.poll());
@@ -194,6 +203,18 @@ export class Conductor implements BackgroundWorker, ConductorPort {
       });
     } finally {
       this.#polling = false;
+    }
+  }
+
+  /** One round of the long agent command watcher (also run by the timer). @returns its report, or null when skipped */
+  async watchAgentCommands(): Promise<CommandWatchReport | null> {
+    if (this.#watch === null || this.#watching || this.#stopping) return null;
+    this.#watching = true;
+    try {
+      const watch = this.#watch;
+      return await this.#guard('agent command watch', async () => watch.run(await this.mapper(), () => this.#stopping));
+    } finally {
+      this.#watching = false;
     }
   }
 

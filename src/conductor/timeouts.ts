@@ -24,6 +24,7 @@ import { eachNodePage, type ConductorRuntime, type Mine } from './runtime.ts';
 import { CLEAN_FAILURE } from './tasks/clean.ts';
 import { openNode, powerTimeoutOf, readPower, without } from './tasks/context.ts';
 import { AGENT_SESSION_KEYS } from './agent/session.ts';
+import { pendingAgentCommand } from '../domain/deploy/agent-node.ts';
 
 /** Wait-state timeouts, seconds (0 = never). */
 export interface WaitTimeouts {
@@ -71,7 +72,7 @@ export function timeoutChanges(node: TimeoutFields, now: number, t: WaitTimeouts
 }
 
 const WAITS: readonly ProvisionState[] = ['wait call-back', 'clean wait', 'inspect wait', 'rescue wait', 'service wait'];
-const FIELDS = ['provision_state', 'provision_updated_at', 'driver', 'conductor_group'] as const;
+const FIELDS = ['provision_state', 'provision_updated_at', 'driver', 'conductor_group', 'driver_internal_info'] as const;
 
 /**
  * Fail every timed-out waiting node that maps to this conductor.
@@ -85,6 +86,8 @@ export async function failTimedOutWaits(rt: ConductorRuntime, mine: Mine, t: Wai
     if (limitS <= 0) continue;
     await eachNodePage(rt.nodes, { provisionState: state, maintenance: false, reserved: false }, [...FIELDS], async (page) => {
       for (const n of page) {
+        // A long agent command has its own deadline, which the command watcher enforces.
+        if (pendingAgentCommand(n as Pick<Node, 'driver_internal_info'>) !== null) continue;
         if (now - (n.provision_updated_at ?? 0) >= limitS * 1000 && mine(n as Pick<Node, 'uuid' | 'driver' | 'conductor_group'>)) due.push(n.uuid);
       }
     });

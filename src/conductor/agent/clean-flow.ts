@@ -5,9 +5,13 @@
  * 1. **Boot the agent** (boot device `cdrom`/`pxe`, reboot); `wait` → `clean wait` (failing
  *    after `clean_callback_timeout`).
  * 2. **The agent called back** (a heartbeat resumed the node to `cleaning`):
- *    `clean.get_clean_steps`, then each step with `clean.execute_clean_step`, polled to the
- *    end, `clean_step` showing the one running. Then the node is powered off, which ends the
- *    agent; `done` → `available` (or `manage` → `manageable` for a manual clean).
+ *    `clean.get_clean_steps`, then each step with `clean.execute_clean_step`, `clean_step`
+ *    showing the one running. A step that goes on is left to run while the node waits in
+ *    `clean wait` (the step's index in `driver_internal_info.clean_step_index`, the command in
+ *    `agent_command`); the command watcher (src/conductor/agent/command-watch.ts) resumes the
+ *    node when it ends and the stage carries on from that step. After the last step the node
+ *    is powered off, which ends the agent; `done` → `available` (or `manage` → `manageable`
+ *    for a manual clean).
  *
  * The steps: a manual clean runs the requested steps (`deploy.erase_devices_metadata`,
  * `deploy.erase_devices`); automated cleaning runs `erase_devices_metadata` (priority 99:
@@ -22,7 +26,8 @@ import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { CLEAN_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, settlePower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
-import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline, progressRecorder } from './session.ts';
+import { AGENT_COMMAND_KEY } from '../../domain/deploy/agent-node.ts';
+import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline, stepLongCommand } from './session.ts';
 
 /** In-band clean steps the agent runs (IPA `GenericHardwareManager`), with their priorities. */
 export const AGENT_CLEAN_STEPS: Readonly<Record<string, number>> = Object.freeze({ erase_devices_metadata: 99, erase_devices: 10 });
@@ -80,17 +85,23 @@ export async function runAgentClean(env: TaskEnv, agent: AgentEnv, node: Node, r
     const version = offered.hardware_manager_version ?? null;
     const available = new Set(Object.values((offered.clean_steps ?? {}) as Record<string, Array<{ step?: unknown }>>).flatMap((list) => (Array.isArray(list) ? list.map((s) => String(s.step)) : [])));
     const fullErase = requested === null && agent.fullErase !== undefined ? await agent.fullErase(node) : false;
-    for (const s of agentCleanSteps(node, requested, fullErase)) {
+    const steps = agentCleanSteps(node, requested, fullErase);
+    // The step a pending command belongs to (a resume after the watcher saw it end), else the first.
+    const recorded = node.driver_internal_info.clean_step_index;
+    const first = typeof recorded === 'number' && Number.isInteger(recorded) && recorded >= 0 && recorded < steps.length ? recorded : 0;
+    let dii = node.driver_internal_info;
+    for (let i = first; i < steps.length; i++) {
+      const s = steps[i]!;
       current = `${s.interface}.${s.step}`;
       if (!available.has(s.step)) throw new Error(`the agent does not offer the clean step ${s.step}`);
       const step = { interface: s.interface, step: s.step, priority: AGENT_CLEAN_STEPS[s.step] ?? 0, args: {}, reboot_requested: false, abortable: true };
-      await agent.record(node.uuid, { clean_step: step });
-      const progress = progressRecorder(agent, node.uuid, (p) => ({ clean_step: { ...step, progress: { ...p } } }));
-      try {
-        await client.run('clean.execute_clean_step', { step, node: nodeParam, ports: [], clean_version: version }, commandDeadline(agent), progress.report);
-      } finally {
-        await progress.flush();
+      const params = async (): Promise<Record<string, unknown>> => ({ step, node: nodeParam, ports: [], clean_version: version });
+      const run = await stepLongCommand(client, { driver_internal_info: dii }, 'clean.execute_clean_step', params, agent.commandTimeoutS);
+      if (!run.done) {
+        const waiting = { ...dii, [AGENT_COMMAND_KEY]: { ...run.pending }, clean_step_index: i };
+        return transition(node, 'wait', env.clock.now(), run.started ? { clean_step: step, driver_internal_info: waiting } : {}, node.target_provision_state ?? undefined);
       }
+      dii = without(dii, [AGENT_COMMAND_KEY]);
     }
     current = 'power off';
     await opened.hw.power.setPowerState(opened.driverNode, 'power off', powerTimeoutOf(env, node));

@@ -9,7 +9,9 @@
  *   the command has finished (or the agent's own wait limit passed: then it is polled again).
  *
  * {@link AgentClient.run} starts a command and polls it until it finishes or the deadline
- * passes; given a progress callback it also reads the command's progress every second. Every failure is an {@link AgentError} whose message says which command failed and
+ * passes; given a progress callback it also reads the command's progress every second.
+ * {@link AgentClient.start} and {@link AgentClient.status} serve long commands that the
+ * conductor follows without holding a task (src/conductor/agent/command-watch.ts). Every failure is an {@link AgentError} whose message says which command failed and
  * why (the agent's `command_error`, an HTTP status, or that the agent could not be reached);
  * the token never appears in a message.
  */
@@ -37,7 +39,7 @@ export interface AgentProgress {
 }
 
 /** The progress of a RUNNING result, or null. */
-function progressOf(r: AgentCommandResult | null): AgentProgress | null {
+export function progressOf(r: AgentCommandResult | null): AgentProgress | null {
   const p = r?.command_status === 'RUNNING' ? r.command_result?.progress : undefined;
   if (p === null || typeof p !== 'object') return null;
   const { phase, bytes, total } = p as Record<string, unknown>;
@@ -121,8 +123,35 @@ export class AgentClient {
     } finally {
       stopWatching();
     }
+    return AgentClient.outcome({ ...result, command_name: name });
+  }
+
+  /**
+   * Start command `name` with `params` without waiting for it (`wait=false`).
+   * @returns the agent's command result: RUNNING for a command that goes on, or already final
+   * @throws AgentError when the agent answers an error or cannot be reached
+   */
+  start(name: string, params: Record<string, unknown>): Promise<AgentCommandResult> {
+    return this.#request(name, 'POST', `/v1/commands/?wait=false`, { name, params });
+  }
+
+  /**
+   * The current result of command `id` (named `name` in errors), without waiting.
+   * @throws AgentError when the agent answers an error (404 for an id it does not know) or
+   *   cannot be reached (`unreachable`)
+   */
+  status(name: string, id: string): Promise<AgentCommandResult> {
+    return this.#request(name, 'GET', `/v1/commands/${encodeURIComponent(id)}?wait=false`);
+  }
+
+  /**
+   * The `command_result` of a finished command.
+   * @returns `command_result` ({} when null) of a SUCCEEDED command
+   * @throws AgentError for any other status, with the agent's `command_error`
+   */
+  static outcome(result: AgentCommandResult): Record<string, unknown> {
     if (result.command_status === 'SUCCEEDED') return result.command_result ?? {};
-    throw new AgentError(`The agent command ${name} ended with status ${result.command_status}: ${describeCommandError(result.command_error)}`, name);
+    throw new AgentError(`The agent command ${result.command_name} ended with status ${result.command_status}: ${describeCommandError(result.command_error)}`, result.command_name);
   }
 
   /**

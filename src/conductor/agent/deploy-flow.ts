@@ -6,16 +6,21 @@
  *    src/conductor/agent/image-info.ts), then boot the agent ramdisk (boot device `cdrom` or
  *    `pxe` for the next boot, reboot). `deploy_step` = `deploy.deploy`; event `wait` →
  *    `wait call-back` (failing after `deploy_callback_timeout`, src/conductor/timeouts.ts).
- * 2. **The agent called back** (a heartbeat resumed the node to `deploying`): run
+ * 2. **The agent called back** (a heartbeat resumed the node to `deploying`): start
  *    `deploy.execute_deploy_step` with the `write_image` step (`image_info`, the
- *    `instance_info.configdrive` as given), polled until it finishes; set the boot device to
- *    `disk` (persistent); `standby.sync`; reboot the node through the BMC into its new disk.
+ *    `instance_info.configdrive` as given) and go back to `wait call-back` with the command
+ *    recorded in `driver_internal_info.agent_command`: the write holds no conductor task, so
+ *    a fleet's writes all run at once (as in Ironic, whose step returns `DEPLOYWAIT`).
+ * 3. **The write ended** (the command watcher, src/conductor/agent/command-watch.ts, resumed
+ *    the node): a FAILED write fails the deploy; else set the boot device to `disk`
+ *    (persistent); `standby.sync`; reboot the node through the BMC into its new disk.
  *    `done` → `active`; the deploy and session keys of `driver_internal_info` are wiped and
  *    `deploy_step` = {}.
  *
- * Progress is recorded while the stage runs: `deploy_step` names the step being run and
- * `driver_internal_info.deploy_steps` lists the steps; while the image is written,
- * `deploy_step.progress` is `{phase, bytes, total}` as the agent reports it (esi addition). A failure anywhere (the image is not
+ * Progress is recorded: `deploy_step` names the step being run and
+ * `driver_internal_info.deploy_steps` lists the steps; while the image is written, the
+ * watcher sets `deploy_step.progress` to `{phase, bytes, total}` as the agent reports it (esi
+ * addition). A failure anywhere (the image is not
  * usable, the BMC fails, the agent command FAILED, the agent vanished or timed out) → `fail`
  * → `deploy failed`, `last_error` naming the step and the cause, and the node is powered off
  * (Ironic `[deploy] power_off_after_deploy_failure`, default true), which also ends the agent.
@@ -25,7 +30,8 @@ import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { DEPLOY_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, settlePower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
-import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline, progressRecorder } from './session.ts';
+import { AGENT_COMMAND_KEY } from '../../domain/deploy/agent-node.ts';
+import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline, stepLongCommand } from './session.ts';
 
 /** The deploy steps of an agent deploy, as `deploy_step` shows them. */
 const STEP_DEPLOY = { interface: 'deploy', step: 'deploy', priority: 100, args: {} };
@@ -58,26 +64,26 @@ async function boot(env: TaskEnv, agent: AgentEnv, node: Node): Promise<Conducto
   }
 }
 
-/** Phase 2: the agent called back: write the image, boot the disk. */
+/**
+ * Phase 2: the agent called back: start the image write and wait (`wait call-back`) while it
+ * runs — no conductor task is held, the command watcher resumes the node when it ends; then
+ * boot the disk.
+ */
 async function writeAndReboot(env: TaskEnv, agent: AgentEnv, node: Node): Promise<ConductorChanges> {
   let opened: OpenedNode | null = null;
   let step = 'deploy.write_image';
   try {
     opened = openNode(env, node);
     const client = agentClientOf(env, agent, node);
-    const imageInfo = await agent.images.imageInfo(node);
-    await agent.record(node.uuid, { deploy_step: STEP_WRITE });
-    const configdrive = node.instance_info.configdrive ?? null;
-    const progress = progressRecorder(agent, node.uuid, (p) => ({ deploy_step: { ...STEP_WRITE, progress: { ...p } } }));
-    try {
-      await client.run(
-        'deploy.execute_deploy_step',
-        { step: { ...STEP_WRITE, args: { image_info: imageInfo, configdrive } }, node: agentNodeParam(node), ports: [], deploy_version: '1' },
-        commandDeadline(agent),
-        progress.report,
-      );
-    } finally {
-      await progress.flush();
+    const params = async (): Promise<Record<string, unknown>> => {
+      const imageInfo = await agent.images.imageInfo(node);
+      const configdrive = node.instance_info.configdrive ?? null;
+      return { step: { ...STEP_WRITE, args: { image_info: imageInfo, configdrive } }, node: agentNodeParam(node), ports: [], deploy_version: '1' };
+    };
+    const write = await stepLongCommand(client, node, 'deploy.execute_deploy_step', params, agent.commandTimeoutS);
+    if (!write.done) {
+      const dii = { ...node.driver_internal_info, [AGENT_COMMAND_KEY]: { ...write.pending } };
+      return transition(node, 'wait', env.clock.now(), write.started ? { deploy_step: STEP_WRITE, driver_internal_info: dii } : {}, node.target_provision_state ?? undefined);
     }
     step = 'deploy.prepare_instance_boot (boot device disk)';
     await agent.record(node.uuid, { deploy_step: STEP_REBOOT });

@@ -12,9 +12,10 @@ import type { JsonObject } from '../../domain/inventory/masking.ts';
 import type { Node } from '../../domain/inventory/model.ts';
 import { maskInstanceInfo } from '../../domain/inventory/masking.ts';
 import { powerTimeoutOf, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
-import type { AgentClient, AgentProgress } from './client.ts';
+import { AgentClient, AgentError, type AgentProgress } from './client.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { agentBootDevice, type AgentEnv } from './env.ts';
+import { AGENT_COMMAND_KEY, pendingAgentCommand, type PendingAgentCommand } from '../../domain/deploy/agent-node.ts';
 
 /** Keys of a ramdisk session in `driver_internal_info` (see the module documentation). */
 export const AGENT_SESSION_KEYS: readonly string[] = Object.freeze([
@@ -26,6 +27,7 @@ export const AGENT_SESSION_KEYS: readonly string[] = Object.freeze([
   'agent_last_heartbeat',
   'agent_version',
   'agent_verify_ca',
+  AGENT_COMMAND_KEY,
 ]);
 
 /** What the agent was booted for. */
@@ -95,4 +97,45 @@ export function progressRecorder(agent: AgentEnv, uuid: string, changes: (p: Age
     },
     flush: () => queue,
   };
+}
+
+/** How long a task waits for a just-started command before leaving it to the watcher, ms. */
+const START_GRACE_MS = 600;
+const GRACE_POLL_MS = 100;
+
+/** Where a long agent command stands after {@link stepLongCommand}. */
+export type LongCommandStep =
+  | { readonly done: true; readonly result: Record<string, unknown> }
+  | { readonly done: false; readonly pending: PendingAgentCommand; readonly started: boolean };
+
+/**
+ * One step of a long agent command (see `AGENT_COMMAND_KEY`), for a task that holds the node:
+ * with no command recorded, start `name` with `params()` (and give it a short grace to finish);
+ * with one recorded, read its status.
+ * A command that still runs → `{done: false}` with the record to keep in `driver_internal_info`
+ * (`started` true when it was started now): the caller goes back to its wait state and the
+ * command watcher resumes the node when the command ends. A finished command → its result.
+ * @param timeoutS how long the command may run, seconds
+ * @throws AgentError when the command FAILED, the agent refused it or could not be reached,
+ *   the watcher recorded that it lost the command, or the deadline passed
+ */
+export async function stepLongCommand(client: AgentClient, node: Pick<Node, 'driver_internal_info'>, name: string, params: () => Promise<Record<string, unknown>>, timeoutS: number): Promise<LongCommandStep> {
+  const recorded = pendingAgentCommand(node);
+  if (recorded === null || recorded.name !== name) {
+    let r = await client.start(name, await params());
+    // A short command (a metadata erase) ends within the grace: no round trip through the wait.
+    for (let waited = 0; r.command_status === 'RUNNING' && waited < START_GRACE_MS; waited += GRACE_POLL_MS) {
+      await new Promise((resolve) => setTimeout(resolve, GRACE_POLL_MS));
+      r = await client.status(name, r.id);
+    }
+    if (r.command_status !== 'RUNNING') return { done: true, result: AgentClient.outcome({ ...r, command_name: name }) };
+    return { done: false, started: true, pending: { id: r.id, name, deadline: Date.now() + timeoutS * 1000 } };
+  }
+  if (recorded.error !== undefined) throw new AgentError(recorded.error, name, true);
+  const r = await client.status(name, recorded.id);
+  if (r.command_status === 'RUNNING') {
+    if (Date.now() >= recorded.deadline) throw new AgentError(`The agent command ${name} did not finish in time.`, name);
+    return { done: false, started: false, pending: recorded };
+  }
+  return { done: true, result: AgentClient.outcome({ ...r, command_name: name }) };
 }

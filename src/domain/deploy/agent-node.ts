@@ -13,3 +13,34 @@ export function usesAgent(node: Pick<Node, 'deploy_interface' | 'driver_info'>):
   const di = node.driver_info;
   return node.deploy_interface === 'direct' && Boolean(di.deploy_iso || di.redfish_deploy_iso || di.deploy_ramdisk);
 }
+
+/**
+ * `driver_internal_info` key of a long agent command (an image write, a disk erase) that the
+ * conductor started and that no conductor task waits on: `{id, name, deadline, error?}` — the
+ * agent's command id, the command name (e.g. `deploy.execute_deploy_step`), the epoch ms by
+ * which it must finish, and why it could no longer be followed (set by the watcher). While it
+ * is present the node sits in its wait state (`wait call-back`, `clean wait`) and the
+ * conductor's command watcher (src/conductor/agent/command-watch.ts), not a heartbeat, resumes
+ * it when the command ends. Ironic keeps the same loop (the step returns `DEPLOYWAIT`/`CLEANWAIT`
+ * and the conductor checks `get_commands_status`) but drives it from heartbeats.
+ */
+export const AGENT_COMMAND_KEY = 'agent_command';
+
+/** A pending agent command (see {@link AGENT_COMMAND_KEY}). */
+export interface PendingAgentCommand {
+  readonly id: string;
+  readonly name: string;
+  /** Epoch ms by which the command must have finished. */
+  readonly deadline: number;
+  /** Set when the watcher gave up following the command (the agent could not be reached). */
+  readonly error?: string;
+}
+
+/** The pending agent command recorded on a node, or null (also for a malformed record). */
+export function pendingAgentCommand(node: Pick<Node, 'driver_internal_info'>): PendingAgentCommand | null {
+  const raw = node.driver_internal_info[AGENT_COMMAND_KEY];
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return null;
+  const { id, name, deadline, error } = raw as Record<string, unknown>;
+  if (typeof id !== 'string' || typeof name !== 'string' || typeof deadline !== 'number') return null;
+  return { id, name, deadline, ...(typeof error === 'string' ? { error } : {}) };
+}

@@ -11,7 +11,8 @@
  * - {@link RamdiskService.heartbeat}: check the token, record `agent_url`,
  *   `agent_last_heartbeat` and `agent_version` in `driver_internal_info`; a node waiting for
  *   its agent (`wait call-back`, `clean wait`) resumes (`deploying`, `cleaning`) and the
- *   conductor is woken. While the conductor holds the node (it is talking to the agent), a
+ *   conductor is woken — unless the agent runs a long command the conductor follows itself
+ *   (`driver_internal_info.agent_command`, src/domain/deploy/agent-node.ts). While the conductor holds the node (it is talking to the agent), a
  *   heartbeat whose URL is already recorded is accepted without a write.
  */
 import type { Clock } from '../clock.ts';
@@ -23,6 +24,7 @@ import type { Node } from '../inventory/model.ts';
 import type { ConductorPort, NodeChanges, NodeRepository, PortRepository } from '../inventory/ports.ts';
 import { next, type ProvisionState } from '../inventory/states.ts';
 import { canonicalUuid } from '../inventory/validation.ts';
+import { pendingAgentCommand } from './agent-node.ts';
 import { agentTokenMatches, hashAgentToken, newAgentToken } from './agent-token.ts';
 
 /** States in which lookup finds a node (Ironic `LOOKUP_ALLOWED_STATES`). */
@@ -119,7 +121,8 @@ export class RamdiskService {
       const dii: JsonObject = { ...node.driver_internal_info, agent_url: url, agent_last_heartbeat: new Date(now).toISOString() };
       if (version !== null) dii.agent_version = version;
       const changes: NodeChanges = { driver_internal_info: dii };
-      const resume = RESUMABLE.has(node.provision_state);
+      // A node whose agent runs a long command is resumed by the conductor's command watcher.
+      const resume = RESUMABLE.has(node.provision_state) && pendingAgentCommand(node) === null;
       if (resume) {
         const t = next(node.provision_state, 'resume', node.target_provision_state ?? undefined);
         Object.assign(changes, { provision_state: t.state, target_provision_state: node.target_provision_state ?? t.target, provision_updated_at: now });

@@ -133,7 +133,8 @@ describe('agent deploy and cleaning of lab nodes', () => {
       expect((await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n1}`, [{ op: 'add', path: '/instance_info', value: info }])).status).toBe(200);
       await provision(env, n1, 'active');
       const writing = await waitNode(env, n1, (x) => x.deploy_step?.step === 'write_image' || / failed$/.test(x.provision_state), LONG);
-      expect(writing.provision_state).toBe('deploying');
+      // The write holds no conductor task: the node waits for it, unlocked.
+      expect(writing.provision_state).toBe('wait call-back');
       await expect.poll(() => stalled.size, { timeout: 10_000 }).toBeGreaterThan(0);
       // The agent's progress shows on the node: the first MiB of the image arrived.
       const progressing = await waitNode(env, n1, (x) => x.deploy_step?.progress?.bytes === MIB, LONG);
