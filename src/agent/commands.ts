@@ -48,8 +48,16 @@ export class CommandRunner {
   readonly #results: CommandResult[] = [];
   readonly #done = new Map<string, Promise<void>>();
 
-  /** @param handlers command name (`standby.prepare_image`) → handler */
-  constructor(private readonly handlers: ReadonlyMap<string, CommandHandler>) {}
+  /**
+   * @param handlers command name (`standby.prepare_image`) → handler
+   * @param onFinished called when a command has finished (its status is final), e.g. to send a
+   *   heartbeat at once so that the conductor looks at the outcome without waiting (IPA does
+   *   the same after an asynchronous command)
+   */
+  constructor(
+    private readonly handlers: ReadonlyMap<string, CommandHandler>,
+    private readonly onFinished: (result: CommandResult) => void = () => {},
+  ) {}
 
   /**
    * Start command `name`.
@@ -86,7 +94,14 @@ export class CommandRunner {
           result.command_error = e.serialize();
           result.command_status = VERSION_MISMATCH_TYPES.has(e.type) ? 'CLEAN_VERSION_MISMATCH' : 'FAILED';
         },
-      );
+      )
+      .then(() => {
+        try {
+          this.onFinished(result);
+        } catch {
+          // a listener's failure does not change the command's outcome
+        }
+      });
     this.#done.set(result.id, done);
     return result;
   }

@@ -18,7 +18,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import { Readable } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import type { CommandProgress } from './commands.ts';
@@ -26,6 +26,7 @@ import type { AgentConsole } from './console.ts';
 import { expectedHash, redactUrl } from './checksum.ts';
 import { diskSize, zeroDiskHead } from './disk.ts';
 import { AgentCommandError, imageChecksumError, imageDownloadError, imageWriteError, invalidParams } from './errors.ts';
+import { httpGet } from './http-get.ts';
 import { ImageSink } from './image-sink.ts';
 
 const run = promisify(execFile);
@@ -112,25 +113,25 @@ export async function writeImage(imageInfo: unknown, diskPath: string, out: Agen
 
 /** Stream `url` into `sink`; the `Content-Length` (or null) is returned (and given to `onLength` first). */
 async function download(url: string, sink: ImageSink, size: number, qcow2: boolean, onLength: (n: number | null) => void): Promise<number | null> {
-  let res: Response;
+  let res: IncomingMessage;
   try {
-    res = await fetch(url, { redirect: 'follow' });
+    res = await httpGet(url);
   } catch (err) {
     throw imageDownloadError(`GET ${redactUrl(url)} failed: ${causeOf(err)}`);
   }
-  if (res.status !== 200 || res.body === null) {
-    await res.body?.cancel().catch(() => undefined);
-    throw imageDownloadError(`GET ${redactUrl(url)} returned HTTP ${res.status}`);
+  if (res.statusCode !== 200) {
+    res.destroy();
+    throw imageDownloadError(`GET ${redactUrl(url)} returned HTTP ${res.statusCode}`);
   }
-  const cl = res.headers.get('content-length');
-  const declared = cl !== null && /^\d+$/.test(cl) ? Number(cl) : null;
+  const cl = res.headers['content-length'];
+  const declared = cl !== undefined && /^\d+$/.test(cl) ? Number(cl) : null;
   onLength(declared);
   if (declared !== null && !qcow2 && declared > size) {
-    await res.body.cancel().catch(() => undefined);
+    res.destroy();
     throw imageWriteError(`the image (${declared} bytes) is larger than the disk (${size} bytes)`);
   }
   try {
-    await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>), sink);
+    await pipeline(res, sink);
   } catch (err) {
     if (err instanceof AgentCommandError) throw err;
     throw imageDownloadError(`the download of ${redactUrl(url)} broke off after ${sink.bytes} bytes: ${causeOf(err)}`);
@@ -138,7 +139,7 @@ async function download(url: string, sink: ImageSink, size: number, qcow2: boole
   return declared;
 }
 
-/** The innermost message of a fetch error (undici wraps socket errors in `cause`). */
+/** The innermost message of a request error (undici wraps socket errors in `cause`). */
 function causeOf(err: unknown): string {
   const e = err as Error & { cause?: Error };
   return e.cause?.message ? `${e.message} (${e.cause.message})` : String(e.message ?? err);

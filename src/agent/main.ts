@@ -13,8 +13,8 @@
  *    the answer gives the node, the one-time `agent_token` and `heartbeat_timeout`;
  * 6. **heartbeat**: `POST <api>/v1/heartbeat/<uuid>` `{callback_url, agent_token,
  *    agent_version}` with version min(max, 1.68), every `--heartbeat-interval` seconds, else
- *    every heartbeat_timeout × a random factor in [0.3, 0.6] (IPA's rule); a refused heartbeat is
- *    logged and retried at the next beat.
+ *    every heartbeat_timeout × a random factor in [0.3, 0.6] (IPA's rule), and at once when a
+ *    command finishes; a refused heartbeat is logged and retried at the next beat.
  *
  * The process ends on `standby.power_off`/`reboot`/`run_image` (once the reply went out), on
  * SIGTERM/SIGINT, or when the lab cuts its power (SIGKILL). The agent token is never printed.
@@ -106,7 +106,9 @@ export async function runAgent(opts: AgentOptions): Promise<RunningAgent> {
     // The reply has to leave before the "machine" goes down.
     shutdown: (reason) => void setTimeout(() => void stop(reason), 200),
   });
-  const runner = new CommandRunner(logged(handlers, out));
+  // A finished command cuts the heartbeat pause short: the conductor learns of it at once.
+  let wakeHeartbeat: () => void = () => {};
+  const runner = new CommandRunner(logged(handlers, out), () => wakeHeartbeat());
   const { server, port } = await startCommandServer({ host: opts.listenHost, port: opts.listenPort, runner, token: () => token });
   const host = opts.advertiseHost ?? (['0.0.0.0', '::', ''].includes(opts.listenHost) ? '127.0.0.1' : opts.listenHost);
   const callbackUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -135,7 +137,7 @@ export async function runAgent(opts: AgentOptions): Promise<RunningAgent> {
     const intervalMs = () => (opts.heartbeatIntervalS !== undefined ? opts.heartbeatIntervalS * 1000 : found.heartbeatTimeoutS * (0.3 + Math.random() * 0.3) * 1000);
     while (!abort.signal.aborted) {
       await heartbeat(api, uuid, { callback_url: callbackUrl, agent_token: found.token, agent_version: AGENT_VERSION }, heartbeatVersion, out, abort.signal);
-      await sleep(intervalMs(), abort.signal);
+      await sleep(intervalMs(), abort.signal, (wake) => (wakeHeartbeat = wake));
     }
   })().catch((err: unknown) => {
     if (!abort.signal.aborted) out.line(`agent loop failed: ${(err as Error).message}`);
@@ -276,14 +278,16 @@ function causeOf(err: unknown): string {
   return e.cause?.message ?? e.message ?? String(err);
 }
 
-/** Sleep `ms`, ending early (without error) when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Sleep `ms`, ending early (without error) when `signal` aborts or the function handed to `onWake` is called. */
+function sleep(ms: number, signal: AbortSignal, onWake: (wake: () => void) => void = () => {}): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const t = setTimeout(done, ms);
+    onWake(done);
     function done(): void {
       clearTimeout(t);
       signal.removeEventListener('abort', done);
+      onWake(() => {});
       resolve();
     }
     signal.addEventListener('abort', done, { once: true });

@@ -185,6 +185,13 @@ export class Conductor implements BackgroundWorker, ConductorPort {
     this.#pool.submit(nodeUuid, () => this.#runNode(nodeUuid));
   }
 
+  /** A heartbeat of an agent running a long command: look at the command now (never throws). */
+  notifyAgentCommand(nodeUuid: string): void {
+    const watch = this.#watch;
+    if (watch === null || !this.#running || this.#stopping) return;
+    void this.#track(this.mapper().then((mine) => watch.checkNow(nodeUuid, mine)).catch(() => undefined));
+  }
+
   /** Resolves when no task is running or queued (tests). */
   idle(): Promise<void> {
     return this.#pool.idle();

@@ -17,6 +17,9 @@
  * - the agent cannot be reached or no longer knows the command `missLimit` rounds in a row:
  *   the reason is written into the command record and the node resumed, so that the task
  *   fails the step naming it.
+ * A heartbeat of such a node's agent (sent at once when a command finishes) makes the watcher
+ * look at that node straight away ({@link AgentCommandWatch.checkNow}), so a finished write
+ * does not wait for the next round.
  * Writes are optimistic (`NodeRepository.update` with the version read): a node that changed
  * or was locked meanwhile is simply looked at again next round. Nothing lives only in memory
  * but the miss counts, so a restarted or another conductor picks the commands up.
@@ -57,11 +60,17 @@ export interface CommandWatchReport {
   progressed: number;
 }
 
+/** A heartbeat-driven look at a node waits at least this long after the previous one, ms. */
+const RECHECK_MS = 250;
+
 type Watched = NodeSlice & Pick<Node, (typeof FIELDS)[number]>;
 
 /** The watcher (see the module documentation). */
 export class AgentCommandWatch {
   readonly #misses = new Map<string, number>();
+  /** Nodes being looked at, and when each was last looked at (epoch ms). */
+  readonly #inFlight = new Set<string>();
+  readonly #lastCheck = new Map<string, number>();
   readonly #parallelism: number;
   readonly #missLimit: number;
 
@@ -95,6 +104,7 @@ export class AgentCommandWatch {
     }
     const live = new Set(found.map((f) => f.n.uuid));
     for (const uuid of this.#misses.keys()) if (!live.has(uuid)) this.#misses.delete(uuid);
+    for (const uuid of this.#lastCheck.keys()) if (!live.has(uuid)) this.#lastCheck.delete(uuid);
     const report: CommandWatchReport = { checked: 0, resumed: 0, progressed: 0 };
     await forEachBounded(
       found,
@@ -112,7 +122,36 @@ export class AgentCommandWatch {
     return report;
   }
 
+  /**
+   * Look at node `uuid`'s command now (its agent sent a heartbeat, as it does when a command
+   * finishes), unless it is being looked at already or was less than {@link RECHECK_MS} ago.
+   * Never throws.
+   */
+  async checkNow(uuid: string, mine: Mine): Promise<void> {
+    const last = this.#lastCheck.get(uuid) ?? 0;
+    if (this.#inFlight.has(uuid) || Date.now() - last < RECHECK_MS) return;
+    try {
+      const n = (await this.rt.nodes.get(uuid)) as Watched | null;
+      const cmd = n === null ? null : pendingAgentCommand(n);
+      if (n === null || cmd === null || n.reservation !== null || !WATCHED.has(n.provision_state) || !mine(n)) return;
+      await this.#check(n, cmd, { checked: 0, resumed: 0, progressed: 0 });
+    } catch (err) {
+      this.rt.log.error({ err, node: uuid }, 'conductor: watching an agent command failed');
+    }
+  }
+
   async #check(n: Watched, cmd: PendingAgentCommand, report: CommandWatchReport): Promise<void> {
+    if (this.#inFlight.has(n.uuid)) return;
+    this.#inFlight.add(n.uuid);
+    this.#lastCheck.set(n.uuid, Date.now());
+    try {
+      await this.#checkOnce(n, cmd, report);
+    } finally {
+      this.#inFlight.delete(n.uuid);
+    }
+  }
+
+  async #checkOnce(n: Watched, cmd: PendingAgentCommand, report: CommandWatchReport): Promise<void> {
     if (cmd.error !== undefined) {
       // Given up earlier but not resumed (the write lost a race): resume now.
       if (await this.#resume(n, {})) report.resumed++;

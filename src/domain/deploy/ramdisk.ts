@@ -122,7 +122,8 @@ export class RamdiskService {
       if (version !== null) dii.agent_version = version;
       const changes: NodeChanges = { driver_internal_info: dii };
       // A node whose agent runs a long command is resumed by the conductor's command watcher.
-      const resume = RESUMABLE.has(node.provision_state) && pendingAgentCommand(node) === null;
+      const following = pendingAgentCommand(node) !== null;
+      const resume = RESUMABLE.has(node.provision_state) && !following;
       if (resume) {
         const t = next(node.provision_state, 'resume', node.target_provision_state ?? undefined);
         Object.assign(changes, { provision_state: t.state, target_provision_state: node.target_provision_state ?? t.target, provision_updated_at: now });
@@ -130,6 +131,7 @@ export class RamdiskService {
       const r = await this.d.nodes.update(node.uuid, node.version, changes, now);
       if (r.ok) {
         if (resume) this.d.conductor.notifyNode(node.uuid);
+        else if (following) this.d.conductor.notifyAgentCommand?.(node.uuid);
         return;
       }
       if (r.reason === 'missing') throw new NotFoundError('node', ident);

@@ -161,4 +161,13 @@ export class ConductorRelay implements ConductorPort {
       // A conductor must not make the API fail; the intent is recorded on the node anyway.
     }
   }
+
+  /** Forward to the attached conductor; never throws. */
+  notifyAgentCommand(nodeUuid: string): void {
+    try {
+      this.#target?.notifyAgentCommand?.(nodeUuid);
+    } catch {
+      // The conductor's watcher looks at the command on its next round anyway.
+    }
+  }
 }

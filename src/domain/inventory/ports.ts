@@ -179,4 +179,9 @@ export interface ConductorRepository {
 export interface ConductorPort {
   /** There is pending work for this node. */
   notifyNode(nodeUuid: string): void;
+  /**
+   * The agent of a node whose long agent command the conductor follows sent a heartbeat (it
+   * does so at once when a command finishes): look at the command now.
+   */
+  notifyAgentCommand?(nodeUuid: string): void;
 }

@@ -92,6 +92,19 @@ describe('agent image write', () => {
     expect(progress.at(-1)).toEqual({ phase: 'download', bytes: raw.length, total: raw.length });
   });
 
+  it('follows redirects to the image (at most 5; a loop fails as a download error)', async () => {
+    const { out } = quietConsole();
+    const target = image(serve(raw));
+    const path = new URL((target.urls as string[])[0]!).pathname;
+    routes.set('/moved', (_req, res) => res.writeHead(302, { location: `${path}?temp_url_sig=s3cret` }).end());
+    const info = { id: 'img', urls: [`${server.url}/moved`], disk_format: 'raw', os_hash_algo: 'sha256', os_hash_value: hashOf(raw, 'sha256') };
+    expect((await writeImage(info, disk, out)).bytes_written).toBe(raw.length);
+    routes.set('/loop', (_req, res) => res.writeHead(307, { location: '/loop' }).end());
+    const err = await failed({ id: 'img', urls: [`${server.url}/loop`], os_hash_algo: 'sha256', os_hash_value: hashOf(raw, 'sha256') });
+    expect(err.type).toBe('ImageDownloadError');
+    expect(err.message).toMatch(/redirects/);
+  });
+
   it('streams a raw image sent without Content-Length (chunked), verified by its legacy MD5', async () => {
     const { out } = quietConsole();
     const result = await writeImage(image(serve(raw, true), { checksum: hashOf(raw, 'md5') }), disk, out);

@@ -94,6 +94,22 @@ describe('agent command runner', () => {
     await runner.wait('no-such-id', 5000);
   });
 
+  it('tells its listener when a command has finished, whatever the outcome', async () => {
+    const finished: string[] = [];
+    const runner = new CommandRunner(
+      new Map<string, CommandHandler>([
+        ['standby.sync', async () => null],
+        ['deploy.boom', async () => Promise.reject(new Error('boom'))],
+      ]),
+      (r) => finished.push(`${r.command_name}:${r.command_status}`),
+    );
+    const ok = runner.start('standby.sync', {});
+    await runner.wait(ok.id, 5000);
+    const bad = runner.start('deploy.boom', {});
+    await runner.wait(bad.id, 5000);
+    await expect.poll(() => finished).toEqual(['sync:SUCCEEDED', 'boom:FAILED']);
+  });
+
   it('refuses unknown commands and extensions', () => {
     const runner = new CommandRunner(new Map([['standby.sync', async () => null]]));
     expect(() => runner.start('standby.fly', {})).toThrow(expect.objectContaining({ type: 'InvalidCommandError', code: 400, details: 'Unknown command: standby.fly' }));
