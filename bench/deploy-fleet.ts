@@ -3,14 +3,17 @@
  * image (1 GiB; `--quick` 256 MiB) of random bytes, through the real path: esi in-process (API +
  * conductor, SQLite), the lab's Redfish BMCs, one `esi agent` process per node that downloads the
  * image through a temp URL of esi's image service and writes it to the node's disk file, fsyncs,
- * and the node reboots into its disk. `--sizes N` sets the node count.
+ * and the node reboots into its disk. `--sizes N` sets the node count. The agent processes run
+ * at `nice 10`: they stand in for CPUs of other machines and must not starve the control plane
+ * whose overhead is measured (they still share its two cores and disk).
  *
  * Reported:
  * - wall time from the deploy requests to the last node `active`;
  * - aggregate write rate: N × image size ÷ (last write end − first write start), and the same
  *   over the whole wall time, each as a ratio of this machine's sequential write rate measured
- *   in the same run with `dd if=<image> of=<file> bs=4M conv=fsync` (median of three runs
- *   before the fleet and one after; goal ≥ 0.7);
+ *   in the same run by `dd of=<file> bs=4M conv=fsync` writing as many bytes as the fleet
+ *   (N copies of the image in one stream; the rate a disk sustains for 50 GiB can be a
+ *   third of what it takes in a 1 GiB burst, which is shown too) (goal ≥ 0.7);
  * - per node, from the timestamps on its serial console (lab and agent lines) and the API:
  *   `boot` (the BMC booted the agent → the agent looked itself up), `transfer` (download start
  *   → image written and verified), and `control plane` = (request → `active`) − boot −
@@ -119,6 +122,7 @@ export const deployFleetBenchmark: Benchmark = {
     const releaseWork = onCleanup('deploy-fleet files', async () => fs.rmSync(work, { recursive: true, force: true }));
     let note: string | null = null;
     try {
+      // The fleet's disks, or the dd of as many bytes before them, plus the image and slack.
       const need = (n: number) => n * (size + 64 * MIB) + 2 * size + 512 * MIB;
       const free = freeBytes(work);
       if (need(count) > free) {
@@ -131,20 +135,22 @@ export const deployFleetBenchmark: Benchmark = {
       options.log(`writing a ${size / MIB} MiB image`);
       const { head } = await makeImage(imageFile, size);
 
-      // The machine's sequential write rate, same file, durable (fsync) like the agent's write:
-      // three runs now and one after the fleet (the disks of shared machines vary by ×3 within
-      // minutes); the ratio uses the median of the four.
-      const ddRates: number[] = [];
-      const measureDd = async (): Promise<void> => {
-        const ddOut = path.join(work, 'dd.out');
-        const ddStart = performance.now();
-        await run('dd', [`if=${imageFile}`, `of=${ddOut}`, 'bs=4M', 'conv=fsync']);
-        ddRates.push(size / ((performance.now() - ddStart) / 1000));
+      // The machine's sequential write rate, durable (fsync) like the agents' writes, for as
+      // many bytes as the fleet writes (N × the image, one stream): the disks of shared machines
+      // take a short burst several times faster than they sustain, so a 1 GiB dd (shown too)
+      // says little about 50 GiB.
+      const ddOut = path.join(work, 'dd.out');
+      const timeDd = async (copies: number): Promise<number> => {
+        const start = performance.now();
+        await run('sh', ['-c', `i=0; while [ $i -lt ${copies} ]; do cat '${imageFile}'; i=$((i+1)); done | dd of='${ddOut}' bs=4M iflag=fullblock conv=fsync`]);
+        const rate = (copies * size) / ((performance.now() - start) / 1000);
         fs.rmSync(ddOut, { force: true });
+        return rate;
       };
-      options.log('measuring dd');
-      for (let i = 0; i < 3; i++) await measureDd();
-
+      options.log('measuring dd (one image)');
+      const ddBurst = await timeDd(1);
+      options.log(`measuring dd (${count} images in one stream)`);
+      const ddRate = await timeDd(count);
       const password = randomBytes(18).toString('base64url');
       const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir: path.join(work, 'esi') }, { ESI_ADMIN_PASSWORD: password, ESI_LOG_LEVEL: 'silent', ESI_POWER_SYNC_INTERVAL: '86400', ESI_CHECK_PROVISION_STATE_INTERVAL: '5' });
       const server: RunningServer = await startServer(config);
@@ -153,7 +159,8 @@ export const deployFleetBenchmark: Benchmark = {
         nodes: count,
         port: 0,
         hardware: { diskGiB: Math.ceil((size + 64 * MIB) / 1024 ** 3) },
-        agents: { apiUrl: `${server.url}/baremetal`, dataDir: work, heartbeatIntervalS: 1 },
+        // The agents stand in for the nodes' own CPUs: below the control plane's priority.
+        agents: { apiUrl: `${server.url}/baremetal`, dataDir: work, heartbeatIntervalS: 1, niceness: 10 },
       });
       const releaseLab = onCleanup('deploy-fleet lab', () => lab.close());
       try {
@@ -200,11 +207,6 @@ export const deployFleetBenchmark: Benchmark = {
         const done = await waitAll((n) => n.provision_state === 'active', 'deploy', 1_800_000);
         const wallMs = Math.max(...done.map((n: any) => Date.parse(n.provision_updated_at))) - t0;
 
-        options.log('measuring dd again');
-        await measureDd();
-        const sorted = [...ddRates].sort((a, b) => a - b);
-        const ddRate = (sorted[1]! + sorted[2]!) / 2;
-
         // Per-node phases from the serial consoles.
         const times: NodeTimes[] = [];
         for (let i = 0; i < count; i++) {
@@ -239,7 +241,8 @@ export const deployFleetBenchmark: Benchmark = {
         const mibs = (b: number) => `${(b / MIB).toFixed(0)} MiB/s`;
         printTable(`deploy-fleet: ${count} nodes × ${size / MIB} MiB raw image, at once (esi/sqlite, Node ${process.version})`, ['measure', 'value'], [
           ['wall time (requests → last active)', `${(wallMs / 1000).toFixed(1)} s`],
-          ['dd sequential write (bs=4M, fsync; median of 4)', `${mibs(ddRate)} (runs: ${ddRates.map((r) => (r / MIB).toFixed(0)).join(', ')})`],
+          [`dd sequential write of ${count} × ${size / MIB} MiB (bs=4M, fsync)`, mibs(ddRate)],
+          [`  (dd of one image: ${mibs(ddBurst)})`, ''],
           ['aggregate write over the write window', `${mibs(aggregate)} (${(aggregate / ddRate).toFixed(2)} × dd, goal ≥ ${GOAL_AGGREGATE_RATIO})`],
           ['aggregate write over the wall time', `${mibs(aggregateWall)} (${(aggregateWall / ddRate).toFixed(2)} × dd)`],
         ]);
@@ -258,7 +261,7 @@ export const deployFleetBenchmark: Benchmark = {
         if (note) process.stdout.write(`note: ${note}\n`);
         const busy = busyWarning('after the run');
         if (busy) process.stdout.write(`note: ${busy}\n`);
-        const file = writeResults('deploy-fleet', { count, sizeBytes: size, wallMs, ddRate, ddRates, aggregate, aggregateWall, writeWindowMs, summaries: s, times, note, busy });
+        const file = writeResults('deploy-fleet', { count, sizeBytes: size, wallMs, ddRate, ddBurst, aggregate, aggregateWall, writeWindowMs, summaries: s, times, note, busy });
         options.log(`results written to ${file}`);
       } finally {
         await releaseLab();

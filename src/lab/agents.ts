@@ -17,6 +17,7 @@
  * the inspection callback (`--inspection-callback-url <api>/v1/continue_inspection`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +36,12 @@ export interface LabAgentOptions {
   readonly command?: readonly string[];
   /** The agents' heartbeat interval, seconds (default: the agent's own). */
   readonly heartbeatIntervalS?: number;
+  /**
+   * Scheduling priority of the agent processes (`nice`, 0–19; default 0). The agents stand in
+   * for other machines' CPUs: a benchmark that runs a fleet of them beside the control plane
+   * sets e.g. 10 so that they do not take the control plane's CPU.
+   */
+  readonly niceness?: number;
 }
 
 /** The default `esi` command: `node <repo>/bin/esi.js`. */
@@ -138,6 +145,13 @@ export class LabAgents {
     // The agent's stdout and stderr are the node's serial port.
     const child = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.#running.set(id, child);
+    if (this.options.niceness && child.pid !== undefined) {
+      try {
+        os.setPriority(child.pid, Math.min(19, Math.max(0, this.options.niceness)));
+      } catch {
+        // a priority that cannot be set leaves the agent at the default one
+      }
+    }
     const toSerial = (chunk: Buffer): void => this.serial.print(id, chunk);
     child.stdout?.on('data', toSerial);
     child.stderr?.on('data', toSerial);
