@@ -1,7 +1,7 @@
 /**
  * The destination of a streamed image download: a `Writable` that hashes every byte, counts
- * them, and writes them with positional `write`s in large batches (`writev`, 8 MiB high-water
- * mark, so backpressure holds the download) either straight onto the disk file (raw images)
+ * them, and writes them with positional vectored writes in large batches (`writev`, 8 MiB
+ * high-water mark, so backpressure holds the download) either straight onto the disk file (raw images)
  * or, when the image is qcow2 (declared, or its first bytes are the magic `QFI\xfb`), into a
  * temporary file that is converted afterwards. A raw image longer than the disk is refused as
  * soon as it passes the disk's end. The target is fsynced before `finish`.
@@ -34,6 +34,15 @@ export interface ImageSinkOptions {
   readonly declaredRaw?: boolean;
   /** Called after each write with the bytes received so far. */
   readonly onBytes?: (bytes: number) => void;
+}
+
+/** What remains of `chunks` after its first `n` bytes. */
+function rest(chunks: Buffer[], n: number): Buffer[] {
+  let skip = n;
+  let i = 0;
+  while (i < chunks.length && skip >= chunks[i]!.length) skip -= chunks[i++]!.length;
+  if (i === chunks.length) return [];
+  return [chunks[i]!.subarray(skip), ...chunks.slice(i + 1)];
 }
 
 /** See the module documentation. */
@@ -69,17 +78,20 @@ export class ImageSink extends Writable {
   async #writeAll(chunks: Buffer[]): Promise<void> {
     if (chunks.length === 0) return;
     if (this.target === null) await this.#open(chunks[0]!);
-    const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    if (this.target === 'disk' && this.bytes + buf.length > this.#opts.diskSize) {
-      throw imageWriteError(`the image is larger than the disk (more than ${this.bytes + buf.length} bytes > ${this.#opts.diskSize} bytes)`);
+    let length = 0;
+    for (const c of chunks) length += c.length;
+    if (this.target === 'disk' && this.bytes + length > this.#opts.diskSize) {
+      throw imageWriteError(`the image is larger than the disk (more than ${this.bytes + length} bytes > ${this.#opts.diskSize} bytes)`);
     }
-    this.#hash.update(buf);
-    this.bytes += buf.length;
-    let off = 0;
-    while (off < buf.length) {
-      const { bytesWritten } = await this.#fh!.write(buf, off, buf.length - off, this.#pos);
-      off += bytesWritten;
+    for (const c of chunks) this.#hash.update(c);
+    this.bytes += length;
+    // One vectored write of the batch (no copy into one buffer); a short write goes on from
+    // where it stopped.
+    let pending = chunks;
+    while (pending.length > 0) {
+      const { bytesWritten } = await this.#fh!.writev(pending, this.#pos);
       this.#pos += bytesWritten;
+      pending = rest(pending, bytesWritten);
     }
     this.#opts.onBytes?.(this.bytes);
   }
