@@ -70,6 +70,7 @@ export class AgentCommandWatch {
   readonly #misses = new Map<string, number>();
   /** Nodes being looked at, and when each was last looked at (epoch ms). */
   readonly #inFlight = new Set<string>();
+  readonly #deferred = new Set<string>();
   readonly #lastCheck = new Map<string, number>();
   readonly #parallelism: number;
   readonly #missLimit: number;
@@ -124,12 +125,19 @@ export class AgentCommandWatch {
 
   /**
    * Look at node `uuid`'s command now (its agent sent a heartbeat, as it does when a command
-   * finishes), unless it is being looked at already or was less than {@link RECHECK_MS} ago.
-   * Never throws.
+   * finishes) — or, when it is being looked at or was less than {@link RECHECK_MS} ago, once
+   * that pause is over (one deferred look per node at a time). Never throws.
    */
   async checkNow(uuid: string, mine: Mine): Promise<void> {
-    const last = this.#lastCheck.get(uuid) ?? 0;
-    if (this.#inFlight.has(uuid) || Date.now() - last < RECHECK_MS) return;
+    const wait = (this.#lastCheck.get(uuid) ?? 0) + RECHECK_MS - Date.now();
+    if (this.#deferred.has(uuid)) return;
+    if (wait > 0 || this.#inFlight.has(uuid)) {
+      // Looked at a moment ago (or being looked at): look again once the pause is over, since
+      // the heartbeat may announce an end that the last look did not see yet.
+      this.#deferred.add(uuid);
+      await new Promise((r) => setTimeout(r, Math.max(wait, RECHECK_MS / 2)));
+      this.#deferred.delete(uuid);
+    }
     try {
       const n = (await this.rt.nodes.get(uuid)) as Watched | null;
       const cmd = n === null ? null : pendingAgentCommand(n);
