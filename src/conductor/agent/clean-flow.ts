@@ -26,7 +26,7 @@ import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { CLEAN_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, settlePower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
-import { AGENT_COMMAND_KEY } from '../../domain/deploy/agent-node.ts';
+import { AGENT_COMMAND_KEY, pendingAgentCommand } from '../../domain/deploy/agent-node.ts';
 import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline, stepLongCommand } from './session.ts';
 
 /** In-band clean steps the agent runs (IPA `GenericHardwareManager`), with their priorities. */
@@ -96,6 +96,7 @@ export async function runAgentClean(env: TaskEnv, agent: AgentEnv, node: Node, r
       if (!available.has(s.step)) throw new Error(`the agent does not offer the clean step ${s.step}`);
       const step = { interface: s.interface, step: s.step, priority: AGENT_CLEAN_STEPS[s.step] ?? 0, args: {}, reboot_requested: false, abortable: true };
       const params = async (): Promise<Record<string, unknown>> => ({ step, node: nodeParam, ports: [], clean_version: version });
+      if (pendingAgentCommand({ driver_internal_info: dii }) === null) await agent.record(node.uuid, { clean_step: step });
       const run = await stepLongCommand(client, { driver_internal_info: dii }, 'clean.execute_clean_step', params, agent.commandTimeoutS);
       if (!run.done) {
         const waiting = { ...dii, [AGENT_COMMAND_KEY]: { ...run.pending }, clean_step_index: i };

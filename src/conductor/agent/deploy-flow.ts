@@ -30,7 +30,7 @@ import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { DEPLOY_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, settlePower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
-import { AGENT_COMMAND_KEY } from '../../domain/deploy/agent-node.ts';
+import { AGENT_COMMAND_KEY, pendingAgentCommand } from '../../domain/deploy/agent-node.ts';
 import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline, stepLongCommand } from './session.ts';
 
 /** The deploy steps of an agent deploy, as `deploy_step` shows them. */
@@ -80,6 +80,7 @@ async function writeAndReboot(env: TaskEnv, agent: AgentEnv, node: Node): Promis
       const configdrive = node.instance_info.configdrive ?? null;
       return { step: { ...STEP_WRITE, args: { image_info: imageInfo, configdrive } }, node: agentNodeParam(node), ports: [], deploy_version: '1' };
     };
+    if (pendingAgentCommand(node) === null) await agent.record(node.uuid, { deploy_step: STEP_WRITE });
     const write = await stepLongCommand(client, node, 'deploy.execute_deploy_step', params, agent.commandTimeoutS);
     if (!write.done) {
       const dii = { ...node.driver_internal_info, [AGENT_COMMAND_KEY]: { ...write.pending } };
