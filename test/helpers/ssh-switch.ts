@@ -64,9 +64,22 @@ function clone(c: SwitchConfig): SwitchConfig {
   return { vlans: new Set(c.vlans), ifaces: new Map([...c.ifaces].map(([k, v]) => [k, { ...v, allowed: v.allowed === 'all' ? 'all' : [...v.allowed] }])) };
 }
 
+/**
+ * An ed25519 host key pair that ssh2 can read back: its generator drops a public key's leading
+ * zero byte (mscdex/ssh2#1390, #1513), so about 1 pair in 256 is unreadable; such pairs are
+ * generated again.
+ */
+function hostKeys(): ReturnType<typeof utils.generateKeyPairSync> {
+  for (let i = 0; ; i++) {
+    const keys = utils.generateKeyPairSync('ed25519');
+    const readable = !(utils.parseKey(keys.public) instanceof Error) && !(utils.parseKey(keys.private) instanceof Error);
+    if (readable || i >= 20) return keys;
+  }
+}
+
 /** Start a fake switch on a random loopback port. */
 export async function startSshSwitch(o: SshSwitchOptions): Promise<SshSwitch> {
-  const keys = utils.generateKeyPairSync('ed25519');
+  const keys = hostKeys();
   const blob = Buffer.from(keys.public.split(' ')[1]!, 'base64');
   const host = o.hostname ?? (o.vendor === 'cisco_nxos' ? 'nx1' : 'eos1');
   const user = o.username ?? 'admin';
