@@ -186,10 +186,15 @@ async function migrate(db: Db, pgSchema: string | undefined): Promise<void> {
     if (!error) return;
     // Kysely looks for its migration table by reading the catalogue of every schema; a schema
     // dropped meanwhile by another user of the database (other test servers, each in its own
-    // schema) fails that read with "schema … does not exist". That schema is not ours: retry.
+    // schema) fails that read with "schema … does not exist" or "relation "<schema>.<table>"
+    // does not exist". That schema is not ours: retry after a pause.
     const message = (error as Error).message ?? String(error);
-    const other = /schema "([^"]+)" does not exist/.exec(message);
-    if (other !== null && other[1] !== pgSchema && attempt < 5) continue;
+    const other = /(?:schema "([^"]+)"|relation "([^".]+)\.[^"]+") does not exist/.exec(message);
+    const otherSchema = other?.[1] ?? other?.[2];
+    if (otherSchema !== undefined && otherSchema !== pgSchema && attempt < 8) {
+      await new Promise((r) => setTimeout(r, 25 * attempt));
+      continue;
+    }
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${message}`);
   }

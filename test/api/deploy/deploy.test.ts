@@ -132,7 +132,7 @@ describe('agent deploy and cleaning of lab nodes', () => {
       const info = { image_source: url, image_os_hash_algo: 'sha256', image_os_hash_value: createHash('sha256').update(image).digest('hex') };
       expect((await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n1}`, [{ op: 'add', path: '/instance_info', value: info }])).status).toBe(200);
       await provision(env, n1, 'active');
-      const writing = await waitNode(env, n1, (x) => x.deploy_step?.step === 'write_image' || / failed$/.test(x.provision_state), LONG);
+      const writing = await waitNode(env, n1, (x) => (x.deploy_step?.step === 'write_image' && x.provision_state !== 'deploying') || / failed$/.test(x.provision_state), LONG);
       // The write holds no conductor task: the node waits for it, unlocked.
       expect(writing.provision_state).toBe('wait call-back');
       await expect.poll(() => stalled.size, { timeout: 10_000 }).toBeGreaterThan(0);
