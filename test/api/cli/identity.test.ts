@@ -87,7 +87,7 @@ describe('esi token revoke', () => {
   it('revokes a token at once', async () => {
     const t = await esiJson(['token', 'issue'], personaEnv(ts, 'lessee'));
     const r = await esi(['token', 'revoke', t.id], personaEnv(ts, 'lessee'));
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     const again = await esi(['token', 'issue'], { OS_AUTH_URL: `${ts.url}/identity/v3`, OS_TOKEN: t.id, OS_PROJECT_NAME: 'l1' });
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/\(HTTP 401\)/);
