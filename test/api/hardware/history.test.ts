@@ -42,7 +42,8 @@ describe('node history', () => {
     expect(Object.keys(e).sort()).toEqual(['created_at', 'event', 'links', 'severity', 'uuid']);
     expect(e.severity).toBe('ERROR');
     expect(e.event).toBe(after.last_error.length > 255 ? `${after.last_error.slice(0, 251)}...` : after.last_error);
-    expect(e.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/);
+    // Python's isoformat(): no fraction when the microseconds are 0 (one write in a thousand here).
+    expect(e.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00$/);
     expect(e.links[0].href).toBe(`${env.ts.url}/baremetal/v1/nodes/${n.uuid}/history/${e.uuid}`);
     expect(JSON.stringify(list)).not.toContain(secret);
 
