@@ -71,10 +71,16 @@ async function makeFile(file: string, bytes: number): Promise<string> {
   return md5.digest('hex');
 }
 
-/** The one file of exactly `bytes` under `dir` (the stored image). @throws Error when there is not exactly one */
-function findFileOfSize(dir: string, bytes: number): string {
-  const found = (fs.readdirSync(dir, { recursive: true }) as string[]).map((f) => path.join(dir, f)).filter((f) => fs.statSync(f).isFile() && fs.statSync(f).size === bytes);
-  if (found.length !== 1) throw new Error(`expected one stored image of ${bytes} bytes under ${dir}, found ${found.length}`);
+/**
+ * The stored data file of image `id` under `dir` (the filesystem store names it by the image
+ * id) with exactly `bytes`. @throws Error when there is not exactly one
+ */
+function storedFile(dir: string, id: string, bytes: number): string {
+  const found = (fs.readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => path.basename(f) === id)
+    .map((f) => path.join(dir, f))
+    .filter((f) => fs.statSync(f).isFile() && fs.statSync(f).size === bytes);
+  if (found.length !== 1) throw new Error(`expected one stored file of image ${id} (${bytes} bytes) under ${dir}, found ${found.length}`);
   return found[0]!;
 }
 
@@ -159,7 +165,7 @@ export const imageThroughputBenchmark: Benchmark = {
         await time('download', download);
         // The same reads with the file out of the page cache first (`dd iflag=nocache count=0`
         // drops a file's cached pages, no root needed): an image read from the disk.
-        const stored = findFileOfSize(path.join(work, 'esi'), size);
+        const stored = storedFile(path.join(work, 'esi'), current, size);
         const uncache = (f: string) => async (): Promise<void> => void (await run('dd', [`if=${f}`, 'iflag=nocache', 'count=0', 'status=none']));
         await time('cat (cold)', () => run('sh', ['-c', `cat '${file}' > /dev/null`]), uncache(file));
         await time('download (cold)', download, uncache(stored));
