@@ -81,7 +81,8 @@ async function writeAndReboot(env: TaskEnv, agent: AgentEnv, node: Node): Promis
       return { step: { ...STEP_WRITE, args: { image_info: imageInfo, configdrive } }, node: agentNodeParam(node), ports: [], deploy_version: '1' };
     };
     if (pendingAgentCommand(node) === null) await agent.record(node.uuid, { deploy_step: STEP_WRITE });
-    const write = await stepLongCommand(client, node, 'deploy.execute_deploy_step', params, agent.commandTimeoutS);
+    // An image write takes seconds at least: no grace, the worker is free at once.
+    const write = await stepLongCommand(client, node, 'deploy.execute_deploy_step', params, agent.commandTimeoutS, 0);
     if (!write.done) {
       const dii = { ...node.driver_internal_info, [AGENT_COMMAND_KEY]: { ...write.pending } };
       return transition(node, 'wait', env.clock.now(), write.started ? { deploy_step: STEP_WRITE, driver_internal_info: dii } : {}, node.target_provision_state ?? undefined);

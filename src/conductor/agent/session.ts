@@ -116,15 +116,24 @@ export type LongCommandStep =
  * (`started` true when it was started now): the caller goes back to its wait state and the
  * command watcher resumes the node when the command ends. A finished command → its result.
  * @param timeoutS how long the command may run, seconds
+ * @param graceMs how long a task waits for a just-started command (0 for one known to be long,
+ *   such as an image write: the grace would only hold a conductor worker)
  * @throws AgentError when the command FAILED, the agent refused it or could not be reached,
  *   the watcher recorded that it lost the command, or the deadline passed
  */
-export async function stepLongCommand(client: AgentClient, node: Pick<Node, 'driver_internal_info'>, name: string, params: () => Promise<Record<string, unknown>>, timeoutS: number): Promise<LongCommandStep> {
+export async function stepLongCommand(
+  client: AgentClient,
+  node: Pick<Node, 'driver_internal_info'>,
+  name: string,
+  params: () => Promise<Record<string, unknown>>,
+  timeoutS: number,
+  graceMs = START_GRACE_MS,
+): Promise<LongCommandStep> {
   const recorded = pendingAgentCommand(node);
   if (recorded === null || recorded.name !== name) {
     let r = await client.start(name, await params());
     // A short command (a metadata erase) ends within the grace: no round trip through the wait.
-    for (let waited = 0; r.command_status === 'RUNNING' && waited < START_GRACE_MS; waited += GRACE_POLL_MS) {
+    for (let waited = 0; r.command_status === 'RUNNING' && waited < graceMs; waited += GRACE_POLL_MS) {
       await new Promise((resolve) => setTimeout(resolve, GRACE_POLL_MS));
       r = await client.status(name, r.id);
     }
