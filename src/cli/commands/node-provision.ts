@@ -109,7 +109,8 @@ function publicKeys(files: readonly string[]): Record<string, string> {
 /** Where a deploying node is, as a phase to show. */
 export function deployPhase(n: Node): ProgressState {
   const step = n.deploy_step?.step;
-  if (n.provision_state === 'wait call-back') return { phase: 'waiting for the deploy agent to call back' };
+  // The image write runs while the node waits (`wait call-back` with deploy_step write_image).
+  if (n.provision_state === 'wait call-back' && step !== 'write_image') return { phase: 'waiting for the deploy agent to call back' };
   if (step === 'write_image') {
     const p = n.deploy_step.progress;
     if (p?.phase === 'convert') return { phase: 'converting the image (qcow2 to raw)' };
@@ -122,8 +123,9 @@ export function deployPhase(n: Node): ProgressState {
 /** Where a node being torn down or cleaned is, as a phase to show. */
 export function cleanPhase(n: Node): ProgressState {
   if (n.provision_state === 'deleting') return { phase: 'tearing down the instance' };
-  if (n.provision_state === 'clean wait') return { phase: 'cleaning: waiting for the deploy agent' };
   const step = n.clean_step?.step;
+  // A long clean step runs while the node waits (`clean wait` with its clean_step).
+  if (n.provision_state === 'clean wait' && typeof step !== 'string') return { phase: 'cleaning: waiting for the deploy agent' };
   if (typeof step === 'string') {
     const p = n.clean_step.progress;
     return typeof p?.bytes === 'number' ? { phase: `cleaning: ${step}`, bytes: p.bytes, total: p.total ?? null } : { phase: `cleaning: ${step}` };

@@ -71,8 +71,7 @@ describe('power changes on bad BMCs', () => {
   it('a manage (verify) on a bad BMC goes back to enroll with last_error and history', async () => {
     const n = await enroll(env, { driver: 'redfish', name: 'bad-verify', driver_info: redfishInfo(env.lab, 'node-0', { redfish_address: await serve(fixedReplyBmc(200, 'text/html', '<p>hi</p>')) }) });
     await provision(env, n.uuid, 'manage');
-    const done = await waitNode(env, n.uuid, (x) => x.provision_state === 'enroll' && x.target_provision_state === null && x.last_error !== null, 20_000);
-    expect(done.reservation).toBeNull();
+    const done = await waitNode(env, n.uuid, (x) => x.provision_state === 'enroll' && x.target_provision_state === null && x.last_error !== null && x.reservation === null, 20_000);
     const h = await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${n.uuid}/history/detail`);
     expect(h.body.history.at(-1)).toMatchObject({ severity: 'ERROR', event_type: 'verify', event: done.last_error });
   });
