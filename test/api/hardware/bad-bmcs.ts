@@ -84,3 +84,40 @@ export function stuckOnBmc(): Promise<BadBmc> {
   const refusal = JSON.stringify({ error: { message: 'reset refused by the stuck BMC' } });
   return httpBmc((req) => (req.method === 'GET' ? { status: 200, contentType: 'application/json', body: system } : { status: 500, contentType: 'application/json', body: refusal }));
 }
+
+/**
+ * {@link stuckOnBmc} whose `GET`s wait until `release()` is called (later ones answer at once):
+ * a power read that is in flight while the test changes the node.
+ */
+export async function gatedOnBmc(): Promise<BadBmc & { release(): void }> {
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const inner = await stuckOnBmc();
+  let hits = 0;
+  const server = http.createServer((req, res) => {
+    hits++;
+    const forward = (): void => {
+      const up = http.request(`${inner.url}${req.url ?? '/'}`, { method: req.method, headers: req.headers }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    };
+    if (req.method === 'GET') void gate.then(forward);
+    else forward();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    hits: () => hits,
+    release: () => open(),
+    close: () =>
+      new Promise<void>((r) => {
+        open();
+        server.closeAllConnections();
+        server.close(() => void inner.close().then(r));
+      }),
+  };
+}

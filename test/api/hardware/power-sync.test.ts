@@ -10,12 +10,14 @@
  *   when the BMC answers again, the INFO recovery.
  * - A mismatch is a WARNING `power sync` history entry; by default the BMC wins, with
  *   `ESI_FORCE_POWER_STATE_DURING_SYNC=true` the recorded state is pushed back to the BMC.
+ * - A reading taken before the node was written to (here: a PATCH while the read is in flight)
+ *   is dropped; the next round applies a fresh one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PowerSyncReport } from '../../../src/conductor/power-sync.ts';
 import type { TestResponse } from '../../helpers/harness.ts';
 import { bm, conductorOf, enrollRedfish, getNode, provision, settled, startConductorEnv, type ConductorEnv } from '../conductor/support.ts';
-import { silentBmc, stuckOnBmc, type BadBmc } from './bad-bmcs.ts';
+import { gatedOnBmc, silentBmc, stuckOnBmc, type BadBmc } from './bad-bmcs.ts';
 
 const SYNC_ENV = { ESI_POWER_SYNC_INTERVAL: '3600', ESI_POWER_SYNC_MAX_RETRIES: '1', ESI_BMC_TIMEOUT_S: '1', ESI_SYNC_POWER_STATE_WORKERS: '2' };
 
@@ -147,5 +149,36 @@ describe('power sync with force_power_state_during_sync', () => {
     expect(h).toHaveLength(1);
     expect(h[0]).toMatchObject({ severity: 'WARNING', event_type: 'power sync' });
     expect(h[0].event).toMatch(/the hardware was changed back to "power off"/);
+  });
+});
+
+describe('power sync and a node written to during the read', () => {
+  let env: ConductorEnv;
+  let gated: Awaited<ReturnType<typeof gatedOnBmc>>;
+
+  beforeAll(async () => {
+    env = await startConductorEnv(1, { env: SYNC_ENV });
+    gated = await gatedOnBmc();
+  });
+  afterAll(async () => {
+    await env?.close();
+    await gated?.close();
+  });
+
+  it('drops the stale reading, then applies a fresh one in the next round', async () => {
+    const n = await managed(env, 'node-0');
+    expect(n.power_state).toBe('power off');
+    expect((await patch(env, n.uuid, [{ op: 'replace', path: '/driver_info/redfish_address', value: gated.url }])).status).toBe(200);
+    const pending = round(env);
+    await expect.poll(() => gated.hits(), { timeout: 5000 }).toBeGreaterThan(0);
+    // The read is in flight: the node changes; then the BMC answers "On".
+    expect((await patch(env, n.uuid, [{ op: 'add', path: '/extra/note', value: 'changed during the read' }])).status).toBe(200);
+    gated.release();
+    expect(await pending).toMatchObject({ checked: 1, changed: 0, failed: 0 });
+    expect((await getNode(env, n.uuid)).power_state).toBe('power off');
+    expect(await historyOf(env, n.uuid)).toEqual([]);
+    expect(await round(env)).toMatchObject({ checked: 1, changed: 1 });
+    expect((await getNode(env, n.uuid)).power_state).toBe('power on');
+    expect((await historyOf(env, n.uuid)).map((h) => h.event_type)).toEqual(['power sync']);
   });
 });
