@@ -191,7 +191,10 @@ async function migrate(db: Db, pgSchema: string | undefined): Promise<void> {
     const message = (error as Error).message ?? String(error);
     const other = /(?:schema "([^"]+)"|relation "([^".]+)\.[^"]+") does not exist/.exec(message);
     const otherSchema = other?.[1] ?? other?.[2];
-    if (otherSchema !== undefined && otherSchema !== pgSchema && attempt < 8) {
+    // No migration failed: the error came from that catalogue read (e.g. `column … of relation
+    // … does not exist` for a table dropped meanwhile), before anything was changed.
+    const beforeAnyMigration = pgSchema !== undefined && !results?.some((r) => r.status === 'Error') && /does not exist/.test(message);
+    if (((otherSchema !== undefined && otherSchema !== pgSchema) || beforeAnyMigration) && attempt < 8) {
       await new Promise((r) => setTimeout(r, 25 * attempt));
       continue;
     }
