@@ -14,6 +14,21 @@ export interface BadBmc {
   close(): Promise<void>;
 }
 
+/** Listen on a loopback port; `close` also runs `before` (ending open sockets, say). */
+async function listening(server: net.Server, hits: () => number, before: () => void, after: () => Promise<void> = async () => {}): Promise<BadBmc> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    hits,
+    close: () =>
+      new Promise<void>((r) => {
+        before();
+        server.close(() => void after().then(r));
+      }),
+  };
+}
+
 /** A BMC that accepts TCP connections and stays silent forever. */
 export async function silentBmc(): Promise<BadBmc> {
   const sockets = new Set<net.Socket>();
@@ -24,17 +39,9 @@ export async function silentBmc(): Promise<BadBmc> {
     s.on('error', () => {});
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as net.AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    hits: () => hits,
-    close: () =>
-      new Promise<void>((r) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => r());
-      }),
-  };
+  return listening(server, () => hits, () => {
+    for (const s of sockets) s.destroy();
+  });
 }
 
 /**
@@ -52,17 +59,7 @@ async function httpBmc(reply: (req: http.IncomingMessage) => { status: number; c
       res.end(r.body);
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as net.AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    hits: () => hits,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  return listening(server, () => hits, () => server.closeAllConnections());
 }
 
 /** A BMC answering every request with `status`, `contentType` and `body`. */
@@ -107,17 +104,14 @@ export async function gatedOnBmc(): Promise<BadBmc & { release(): void }> {
     if (req.method === 'GET') void gate.then(forward);
     else forward();
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as net.AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    hits: () => hits,
-    release: () => open(),
-    close: () =>
-      new Promise<void>((r) => {
-        open();
-        server.closeAllConnections();
-        server.close(() => void inner.close().then(r));
-      }),
-  };
+  const bmc = await listening(
+    server,
+    () => hits,
+    () => {
+      open();
+      server.closeAllConnections();
+    },
+    () => inner.close(),
+  );
+  return { ...bmc, release: () => open() };
 }
