@@ -94,13 +94,14 @@ export function settled(env: ConductorEnv, ident: string, timeoutMs = 10_000): P
 }
 
 /**
- * Request a provision verb; expects 202. A 409 `NodeLocked` (a conductor's periodic task holds
- * the node for a moment) is retried for up to 5 s, as python-ironicclient retries it.
+ * PUT a state change and expect 202. A 409 `NodeLocked` (a conductor's task or periodic task still
+ * holds the node for a moment after its state was written) is retried for up to 5 s, as
+ * python-ironicclient retries it.
  */
-export async function provision(env: ConductorEnv, ident: string, target: string, extra: Record<string, unknown> = {}, who?: Persona): Promise<void> {
+async function putState(env: ConductorEnv, ident: string, kind: 'power' | 'provision', body: Record<string, unknown>, who?: Persona): Promise<void> {
   const deadline = Date.now() + 5000;
   for (;;) {
-    const res = await bm(env.ts, who ?? env.p.admin, 'PUT', `/v1/nodes/${ident}/states/provision`, { target, ...extra });
+    const res = await bm(env.ts, who ?? env.p.admin, 'PUT', `/v1/nodes/${ident}/states/${kind}`, body);
     if (res.status === 409 && /is locked by host/.test(res.text) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
       continue;
@@ -110,10 +111,14 @@ export async function provision(env: ConductorEnv, ident: string, target: string
   }
 }
 
-/** Request a power target; expects 202. */
-export async function power(env: ConductorEnv, ident: string, target: string, who?: Persona, extra: Record<string, unknown> = {}): Promise<void> {
-  const res = await bm(env.ts, who ?? env.p.admin, 'PUT', `/v1/nodes/${ident}/states/power`, { target, ...extra });
-  expect(res.status, res.text).toBe(202);
+/** Request a provision verb; expects 202 (NodeLocked retried, see putState). */
+export function provision(env: ConductorEnv, ident: string, target: string, extra: Record<string, unknown> = {}, who?: Persona): Promise<void> {
+  return putState(env, ident, 'provision', { target, ...extra }, who);
+}
+
+/** Request a power target; expects 202 (NodeLocked retried, see putState). */
+export function power(env: ConductorEnv, ident: string, target: string, who?: Persona, extra: Record<string, unknown> = {}): Promise<void> {
+  return putState(env, ident, 'power', { target, ...extra }, who);
 }
 
 /** The state fields of a node, for messages. */
