@@ -22,7 +22,7 @@
  * | inspection rules     |                 | `ESI_INSPECTION_RULES` | none (YAML file, docs/inspection.md) |
  * | log level            | `--log-level`   | `ESI_LOG_LEVEL`        | `info`                       |
  * | largest image upload |                 | `ESI_MAX_IMAGE_SIZE`   | 1 TiB (`1099511627776` bytes) |
- * | conductor workers    |                 | `ESI_CONDUCTOR_WORKERS`| `8` (0: no conductor work)   |
+ * | conductor workers    |                 | `ESI_CONDUCTOR_WORKERS`| `64` (0: no conductor work)  |
  *
  * Conductor timing (environment, or the config file key in lower case without `ESI_`):
  * `ESI_POWER_SYNC_INTERVAL` (60 s),
@@ -250,7 +250,7 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
       powerTimeoutS: num('ESI_POWER_TIMEOUT', 'power_timeout', 30, 1, 3600),
       heartbeatIntervalS: num('ESI_CONDUCTOR_HEARTBEAT_INTERVAL', 'conductor_heartbeat_interval', 10, 1, 3600),
       automatedClean: parseBool(pick(undefined, 'ESI_AUTOMATED_CLEAN', 'automated_clean') ?? 'true', 'automated_clean'),
-      workers: num('ESI_CONDUCTOR_WORKERS', 'conductor_workers', 8, 0, 1000),
+      workers: num('ESI_CONDUCTOR_WORKERS', 'conductor_workers', 64, 0, 1000),
       checkProvisionStateIntervalS: num('ESI_CHECK_PROVISION_STATE_INTERVAL', 'check_provision_state_interval', 60, 1, 86_400),
       powerSyncMaxRetries: num('ESI_POWER_SYNC_MAX_RETRIES', 'power_sync_max_retries', 3, 0, 100),
       deployCallbackTimeoutS: num('ESI_DEPLOY_CALLBACK_TIMEOUT', 'deploy_callback_timeout', 1800, 0, 7 * 86_400),
