@@ -2,6 +2,8 @@
  * The redfish driver's BIOS, RAID and virtual media interfaces against the lab over HTTP
  * (src/lab/bios.ts, src/lab/raid.ts, the lab's virtual media with Insert/Eject actions).
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/domain/errors.ts';
 import { HardwareError, type DriverNode, type HardwareRegistry, type HardwareType } from '../../../src/domain/hardware/interfaces.ts';
@@ -39,6 +41,49 @@ describe('virtual media through the actions', () => {
     await redfish.vmedia!.eject(n);
     expect(lab.systems.get('node-0').virtualMedia).toEqual({ image: null, inserted: false });
     await expect(redfish.vmedia!.insert(n, 'floppy', 'http://127.0.0.1:9/x.img')).rejects.toThrow(/no virtual media device of type floppy/);
+  });
+});
+
+describe('virtual media topology is remembered', () => {
+  it('a second insert reads only the device it uses (its state fresh), not the system, managers and collections', async () => {
+    // A proxy in front of the lab records every request the driver makes.
+    const seen: string[] = [];
+    const target = new URL(lab.url);
+    const proxy = http.createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      req.pipe(up);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const own = createHardwareRegistry({ redfish: { pollIntervalMs: 10 } });
+    try {
+      const n: DriverNode = { ...node('node-1'), driverInfo: { ...node('node-1').driverInfo, redfish_address: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` } };
+      const vmedia = own.get('redfish').vmedia!;
+      await vmedia.insert(n, 'cdrom', 'http://127.0.0.1:9/a.iso');
+      const first = seen.filter((r) => !r.includes('/SessionService'));
+      expect(first).toContain('GET /redfish/v1/Systems/node-1');
+      expect(first).toContain('GET /redfish/v1/Managers/bmc-node-1');
+      await vmedia.eject(n);
+      seen.length = 0;
+      await vmedia.insert(n, 'cdrom', 'http://127.0.0.1:9/b.iso');
+      expect(seen.filter((r) => !r.includes('/SessionService'))).toEqual([
+        'GET /redfish/v1/Managers/bmc-node-1/VirtualMedia/Cd',
+        'POST /redfish/v1/Managers/bmc-node-1/VirtualMedia/Cd/Actions/VirtualMedia.InsertMedia',
+      ]);
+      expect(lab.systems.get('node-1').virtualMedia).toEqual({ image: 'http://127.0.0.1:9/b.iso', inserted: true });
+      // The state is read fresh: the same image inserted again is left alone (no POST).
+      seen.length = 0;
+      await vmedia.insert(n, 'cdrom', 'http://127.0.0.1:9/b.iso');
+      expect(seen.filter((r) => !r.includes('/SessionService'))).toEqual(['GET /redfish/v1/Managers/bmc-node-1/VirtualMedia/Cd']);
+      await vmedia.eject(n);
+    } finally {
+      await own.close();
+      proxy.closeAllConnections();
+      await new Promise<void>((r) => proxy.close(() => r()));
+    }
   });
 });
 
