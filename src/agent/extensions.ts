@@ -15,6 +15,8 @@
  * Results follow IPA: `{deploy_steps|clean_steps: {GenericHardwareManager: [...]},
  * hardware_manager_version}`, `{deploy_result, deploy_step}`, `{clean_result, clean_step}`,
  * `{result: "<command>: ..."}`. Echoed steps drop their `args` (a config drive may hold secrets).
+ * An image write's result also says `disk_flushed: true` (esi addition): the image and config
+ * drive are on stable storage, so the conductor skips `standby.sync` before the reboot.
  */
 import fs from 'node:fs/promises';
 import type { CommandHandler, CommandProgress } from './commands.ts';
@@ -35,6 +37,8 @@ export const HARDWARE_MANAGER_VERSION = { generic_hardware_manager: '1.2' } as c
 export interface AgentContext {
   /** The disk file. */
   readonly diskPath: string;
+  /** Its size, bytes, when known (the agent sized it at start); read from the file otherwise. */
+  readonly diskSize?: number;
   readonly out: AgentConsole;
   /** The node the lookup returned, or null before it. */
   node(): Record<string, unknown> | null;
@@ -52,7 +56,7 @@ export function buildHandlers(ctx: AgentContext): Map<string, CommandHandler> {
     const cdNode: ConfigDriveNode = { uuid: typeof n.uuid === 'string' ? n.uuid : undefined, name: typeof n.name === 'string' ? n.name : null };
     const cd = params.configdrive;
     const iso = cd === undefined || cd === null || cd === '' ? null : await configDriveImage(cd, cdNode);
-    const written = await writeImage(params.image_info, ctx.diskPath, ctx.out, progress);
+    const written = await writeImage(params.image_info, ctx.diskPath, ctx.out, progress, ctx.diskSize);
     let configdrive = null;
     if (iso !== null) {
       try {
@@ -63,11 +67,15 @@ export function buildHandlers(ctx: AgentContext): Map<string, CommandHandler> {
         throw err;
       }
     }
+    // The raw write was flushed as it ended (ImageSink); a config drive or a qcow2 conversion
+    // wrote after it: flush once more, so the conductor need not call standby.sync.
+    if (iso !== null || written.disk_format === 'qcow2') await syncDisk(ctx.diskPath);
     const id = isObj(params.image_info) ? String(params.image_info.id ?? '') : '';
     return {
       result: `prepare_image: image (${id}) written to device ${ctx.diskPath}`,
       ...written,
       configdrive,
+      disk_flushed: true,
     };
   };
 
@@ -75,8 +83,7 @@ export function buildHandlers(ctx: AgentContext): Map<string, CommandHandler> {
     ['standby.prepare_image', (p, progress) => prepareImage(p, p.node, progress)],
     ['standby.get_partition_uuids', async () => partitionUuids(ctx.diskPath)],
     ['standby.sync', async () => {
-      const fh = await fs.open(ctx.diskPath, 'r+');
-      await fh.sync().finally(() => fh.close());
+      await syncDisk(ctx.diskPath);
       return { result: 'sync: disk flushed' };
     }],
     ['standby.power_off', async () => shutdown(ctx, 'powering off', 'power_off')],
@@ -122,6 +129,12 @@ export function buildHandlers(ctx: AgentContext): Map<string, CommandHandler> {
     }],
   ]);
   return handlers;
+}
+
+/** Flush the disk file to stable storage (fsync). */
+async function syncDisk(diskPath: string): Promise<void> {
+  const fh = await fs.open(diskPath, 'r+');
+  await fh.sync().finally(() => fh.close());
 }
 
 /** Reply SUCCEEDED, then end the process (the lab owns the power). */

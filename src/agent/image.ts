@@ -61,18 +61,20 @@ export function checkImageInfo(info: unknown): Record<string, unknown> & { urls:
 
 /**
  * Download `image_info`'s image onto disk file `diskPath` (see the module documentation).
+ * @param knownDiskSize the disk's size, bytes, when the caller knows it (else the file is stat'ed)
  * @throws AgentCommandError (ImageDownloadError, ImageChecksumError, ImageWriteError, InvalidCommandParamsError)
  */
-export async function writeImage(imageInfo: unknown, diskPath: string, out: AgentConsole, progress?: (p: CommandProgress) => void): Promise<ImageWriteResult> {
+export async function writeImage(imageInfo: unknown, diskPath: string, out: AgentConsole, progress?: (p: CommandProgress) => void, knownDiskSize?: number): Promise<ImageWriteResult> {
   const info = checkImageInfo(imageInfo);
   const expected = await expectedHash(info);
-  const size = await diskSize(diskPath);
+  const size = knownDiskSize ?? (await diskSize(diskPath));
   const tempPath = `${diskPath}.download-${randomBytes(4).toString('hex')}`;
   const url = info.urls[0]!;
   out.line(`downloading image ${String(info.id ?? '')} from ${redactUrl(url)} (verifying ${expected.algo})`);
+  let sink: ImageSink | null = null;
   try {
     let total: number | null = null;
-    const sink = new ImageSink({
+    sink = new ImageSink({
       diskPath,
       diskSize: size,
       tempPath,
@@ -107,7 +109,8 @@ export async function writeImage(imageInfo: unknown, diskPath: string, out: Agen
     out.line(`image write failed, zeroed the first MiB of the disk: ${(err as Error).message}`);
     throw err;
   } finally {
-    await fs.rm(tempPath, { force: true });
+    // Only a qcow2 download has a temporary file (a raw image went straight onto the disk).
+    if (sink?.target !== 'disk') await fs.rm(tempPath, { force: true });
   }
 }
 

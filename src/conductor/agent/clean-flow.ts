@@ -70,8 +70,9 @@ export async function runAgentClean(env: TaskEnv, agent: AgentEnv, node: Node, r
       opened = openNode(env, node);
       opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
       const dii = await bootAgent(env, opened, node, 'clean');
-      const power = (await readPower(opened)) ?? 'power on';
-      return transition(node, 'wait', env.clock.now(), { driver_internal_info: dii, clean_step: {}, last_error: null, power_state: power }, node.target_provision_state ?? undefined);
+      // bootAgent waited for the BMC to report the node on: recorded without another read, as
+      // Ironic records the target of a completed power action.
+      return transition(node, 'wait', env.clock.now(), { driver_internal_info: dii, clean_step: {}, last_error: null, power_state: 'power on' }, node.target_provision_state ?? undefined);
     } catch (err) {
       return fail(env, node, opened, failure(`Failed to clean node ${node.uuid}: booting the deploy agent failed`, err, opened));
     }

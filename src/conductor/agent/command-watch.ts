@@ -12,8 +12,10 @@
  * - still RUNNING: a new `command_result.progress` is written to the step field of the wait
  *   (`deploy_step.progress` / `clean_step.progress`); past the command's deadline the node is
  *   resumed, and the task fails it for the timeout;
- * - finished (SUCCEEDED, FAILED, …): the node is resumed (`resume` event: `deploying`,
- *   `cleaning`) and the conductor woken; its task reads the outcome and goes on or fails;
+ * - finished (SUCCEEDED, FAILED, …): the outcome is recorded in the command record (when
+ *   small: `AgentCommandOutcome`), the node is resumed (`resume` event: `deploying`,
+ *   `cleaning`) and the conductor woken; its task takes the outcome (or, when none was
+ *   recorded, reads it from the agent) and goes on or fails;
  * - the agent cannot be reached or no longer knows the command `missLimit` rounds in a row:
  *   the reason is written into the command record and the node resumed, so that the task
  *   fails the step naming it.
@@ -24,7 +26,7 @@
  * or was locked meanwhile is simply looked at again next round. Nothing lives only in memory
  * but the miss counts, so a restarted or another conductor picks the commands up.
  */
-import { pendingAgentCommand, type PendingAgentCommand } from '../../domain/deploy/agent-node.ts';
+import { AGENT_COMMAND_KEY, pendingAgentCommand, recordableOutcome, type PendingAgentCommand } from '../../domain/deploy/agent-node.ts';
 import type { JsonObject } from '../../domain/inventory/masking.ts';
 import type { Node, NodeSlice } from '../../domain/inventory/model.ts';
 import type { NodeChanges } from '../../domain/inventory/ports.ts';
@@ -60,18 +62,14 @@ export interface CommandWatchReport {
   progressed: number;
 }
 
-/** A heartbeat-driven look at a node waits at least this long after the previous one, ms. */
-const RECHECK_MS = 250;
-
 type Watched = NodeSlice & Pick<Node, (typeof FIELDS)[number]>;
 
 /** The watcher (see the module documentation). */
 export class AgentCommandWatch {
   readonly #misses = new Map<string, number>();
-  /** Nodes being looked at, and when each was last looked at (epoch ms). */
-  readonly #inFlight = new Set<string>();
+  /** The looks at nodes under way, by node; nodes with a heartbeat-driven look queued after one. */
+  readonly #inFlight = new Map<string, Promise<void>>();
   readonly #deferred = new Set<string>();
-  readonly #lastCheck = new Map<string, number>();
   readonly #parallelism: number;
   readonly #missLimit: number;
 
@@ -105,7 +103,6 @@ export class AgentCommandWatch {
     }
     const live = new Set(found.map((f) => f.n.uuid));
     for (const uuid of this.#misses.keys()) if (!live.has(uuid)) this.#misses.delete(uuid);
-    for (const uuid of this.#lastCheck.keys()) if (!live.has(uuid)) this.#lastCheck.delete(uuid);
     const report: CommandWatchReport = { checked: 0, resumed: 0, progressed: 0 };
     await forEachBounded(
       found,
@@ -125,17 +122,16 @@ export class AgentCommandWatch {
 
   /**
    * Look at node `uuid`'s command now (its agent sent a heartbeat, as it does when a command
-   * finishes) — or, when it is being looked at or was less than {@link RECHECK_MS} ago, once
-   * that pause is over (one deferred look per node at a time). Never throws.
+   * finishes) — or, when it is being looked at, as soon as that look ends, since the heartbeat
+   * may announce an end that the look under way did not see (one queued look per node at a
+   * time; a heartbeat that finds one queued adds nothing). Never throws.
    */
   async checkNow(uuid: string, mine: Mine): Promise<void> {
-    const wait = (this.#lastCheck.get(uuid) ?? 0) + RECHECK_MS - Date.now();
     if (this.#deferred.has(uuid)) return;
-    if (wait > 0 || this.#inFlight.has(uuid)) {
-      // Looked at a moment ago (or being looked at): look again once the pause is over, since
-      // the heartbeat may announce an end that the last look did not see yet.
+    const current = this.#inFlight.get(uuid);
+    if (current !== undefined) {
       this.#deferred.add(uuid);
-      await new Promise((r) => setTimeout(r, Math.max(wait, RECHECK_MS / 2)));
+      await current.catch(() => undefined);
       this.#deferred.delete(uuid);
     }
     try {
@@ -149,20 +145,17 @@ export class AgentCommandWatch {
   }
 
   async #check(n: Watched, cmd: PendingAgentCommand, report: CommandWatchReport): Promise<void> {
-    if (this.#inFlight.has(n.uuid)) return;
-    this.#inFlight.add(n.uuid);
-    this.#lastCheck.set(n.uuid, Date.now());
-    try {
-      await this.#checkOnce(n, cmd, report);
-    } finally {
-      this.#inFlight.delete(n.uuid);
-    }
+    const current = this.#inFlight.get(n.uuid);
+    if (current !== undefined) return current;
+    const look = this.#checkOnce(n, cmd, report).finally(() => this.#inFlight.delete(n.uuid));
+    this.#inFlight.set(n.uuid, look);
+    return look;
   }
 
   async #checkOnce(n: Watched, cmd: PendingAgentCommand, report: CommandWatchReport): Promise<void> {
     if (cmd.error !== undefined) {
       // Given up earlier but not resumed (the write lost a race): resume now.
-      if (await this.#resume(n, {})) report.resumed++;
+      if (await this.#resume(n, () => ({}))) report.resumed++;
       return;
     }
     let result: AgentCommandResult;
@@ -173,8 +166,8 @@ export class AgentCommandWatch {
       this.#misses.set(n.uuid, misses);
       if (misses < this.#missLimit) return;
       const message = err instanceof AgentError ? err.message : `The agent of node ${n.uuid} could not be asked about ${cmd.name}.`;
-      const dii: JsonObject = { ...n.driver_internal_info, agent_command: { ...cmd, error: message } };
-      if (await this.#resume(n, { driver_internal_info: dii })) {
+      const lost = (node: Watched): NodeChanges => ({ driver_internal_info: { ...node.driver_internal_info, [AGENT_COMMAND_KEY]: { ...cmd, error: message } as unknown as JsonObject } });
+      if (await this.#resume(n, lost)) {
         this.#misses.delete(n.uuid);
         report.resumed++;
         this.rt.log.warn({ node: n.uuid, command: cmd.name, error: message }, 'conductor: lost track of an agent command');
@@ -183,7 +176,10 @@ export class AgentCommandWatch {
     }
     this.#misses.delete(n.uuid);
     if (result.command_status !== 'RUNNING' || Date.now() >= cmd.deadline) {
-      if (await this.#resume(n, {})) report.resumed++;
+      // The outcome goes with the node: the task that goes on need not ask the agent again.
+      const outcome = recordableOutcome(result);
+      const ended = (node: Watched): NodeChanges => (outcome === null ? {} : { driver_internal_info: { ...node.driver_internal_info, [AGENT_COMMAND_KEY]: { ...cmd, outcome } as unknown as JsonObject } });
+      if (await this.#resume(n, ended)) report.resumed++;
       return;
     }
     const progress = progressOf(result);
@@ -194,13 +190,28 @@ export class AgentCommandWatch {
     if (r.ok) report.progressed++;
   }
 
-  /** Resume the node from its wait (with `extra` changes) and wake the conductor; false when it changed meanwhile. */
-  async #resume(n: Watched, extra: NodeChanges): Promise<boolean> {
-    const now = this.rt.env.clock.now();
-    const t = next(n.provision_state, 'resume', n.target_provision_state ?? undefined);
-    const r = await this.rt.nodes.update(n.uuid, n.version, { ...extra, provision_state: t.state, target_provision_state: n.target_provision_state ?? t.target, provision_updated_at: now }, now);
-    if (!r.ok) return false;
-    this.notify(n.uuid);
-    return true;
+  /**
+   * Resume the node from its wait (with the changes `extra` makes of it) and wake the
+   * conductor; false when it changed meanwhile in a way that matters. A write that lost only
+   * to a heartbeat (which records `agent_last_heartbeat` every beat) is tried again on the
+   * fresh node, as long as it still waits, unlocked, on the same command.
+   */
+  async #resume(n: Watched, extra: (node: Watched) => NodeChanges): Promise<boolean> {
+    let node = n;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const now = this.rt.env.clock.now();
+      const t = next(node.provision_state, 'resume', node.target_provision_state ?? undefined);
+      const r = await this.rt.nodes.update(node.uuid, node.version, { ...extra(node), provision_state: t.state, target_provision_state: node.target_provision_state ?? t.target, provision_updated_at: now }, now);
+      if (r.ok) {
+        this.notify(node.uuid);
+        return true;
+      }
+      if (r.reason !== 'stale') return false;
+      const fresh = (await this.rt.nodes.get(node.uuid)) as Watched | null;
+      if (fresh === null || fresh.reservation !== null || fresh.provision_state !== n.provision_state || pendingAgentCommand(fresh)?.id !== pendingAgentCommand(n)?.id) return false;
+      node = fresh;
+    }
+    return false;
   }
+
 }

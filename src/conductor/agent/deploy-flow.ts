@@ -13,7 +13,8 @@
  *    a fleet's writes all run at once (as in Ironic, whose step returns `DEPLOYWAIT`).
  * 3. **The write ended** (the command watcher, src/conductor/agent/command-watch.ts, resumed
  *    the node): a FAILED write fails the deploy; else set the boot device to `disk`
- *    (persistent); `standby.sync`; reboot the node through the BMC into its new disk.
+ *    (persistent); `standby.sync` (unless the write result says the agent flushed the disk:
+ *    `deploy_result.disk_flushed`, esi's agent); reboot the node through the BMC into its new disk.
  *    `done` → `active`; the deploy and session keys of `driver_internal_info` are wiped and
  *    `deploy_step` = {}.
  *
@@ -28,7 +29,7 @@
 import type { JsonObject } from '../../domain/inventory/masking.ts';
 import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
-import { DEPLOY_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, settlePower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
+import { DEPLOY_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, settlePower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
 import { AGENT_COMMAND_KEY, pendingAgentCommand } from '../../domain/deploy/agent-node.ts';
 import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline, stepLongCommand } from './session.ts';
@@ -56,8 +57,9 @@ async function boot(env: TaskEnv, agent: AgentEnv, node: Node): Promise<Conducto
     await agent.images.imageInfo(node);
     step = 'boot the deploy agent';
     const dii = await bootAgent(env, opened, node, 'deploy');
-    const power = (await readPower(opened)) ?? 'power on';
-    const changes: ConductorChanges = { driver_internal_info: { ...dii, deploy_steps: [STEP_DEPLOY, STEP_WRITE, STEP_REBOOT] }, deploy_step: STEP_DEPLOY, last_error: null, power_state: power };
+    // bootAgent waited for the BMC to report the node on: recorded without another read, as
+    // Ironic records the target of a completed power action.
+    const changes: ConductorChanges = { driver_internal_info: { ...dii, deploy_steps: [STEP_DEPLOY, STEP_WRITE, STEP_REBOOT] }, deploy_step: STEP_DEPLOY, last_error: null, power_state: 'power on' };
     return transition(node, 'wait', env.clock.now(), changes, node.target_provision_state ?? undefined);
   } catch (err) {
     return fail(env, node, opened, failure(`Failed to deploy node ${node.uuid} (${step})`, err, opened));
@@ -91,15 +93,29 @@ async function writeAndReboot(env: TaskEnv, agent: AgentEnv, node: Node): Promis
     await agent.record(node.uuid, { deploy_step: STEP_REBOOT });
     const devices = await opened.hw.management.supportedBootDevices(opened.driverNode);
     if (devices.includes('disk')) await opened.hw.management.setBootDevice(opened.driverNode, 'disk', true);
-    step = 'standby.sync';
-    await client.run('standby.sync', {}, commandDeadline(agent));
+    // The disk must be flushed before the hard reboot (Ironic calls `standby.sync` here); an
+    // agent whose write result says it already flushed the disk is not asked again.
+    if (!diskFlushed(write.result)) {
+      step = 'standby.sync';
+      await client.run('standby.sync', {}, commandDeadline(agent));
+    }
     step = 'reboot into the instance';
     await opened.hw.power.setPowerState(opened.driverNode, 'rebooting', powerTimeoutOf(env, node));
   } catch (err) {
     return fail(env, node, opened, failure(`Deploy step ${step} failed for node ${node.uuid}`, err, opened));
   }
-  const power = (await readPower(opened)) ?? 'power on';
-  return transition(node, 'done', env.clock.now(), { ...wiped(node), last_error: null, power_state: power });
+  // The reboot waited for the BMC to report the node on (see boot()).
+  return transition(node, 'done', env.clock.now(), { ...wiped(node), last_error: null, power_state: 'power on' });
+}
+
+/**
+ * True when a `write_image` step's result says the disk was flushed to stable storage after
+ * the image and config drive were written (`deploy_result.disk_flushed`, an esi agent
+ * addition; ironic-python-agent does not report it and gets `standby.sync`).
+ */
+export function diskFlushed(result: Record<string, unknown>): boolean {
+  const dr = result.deploy_result;
+  return dr !== null && typeof dr === 'object' && (dr as Record<string, unknown>).disk_flushed === true;
 }
 
 /** The changes that end a deployment: deploy and session keys wiped, `deploy_step` = {}. */

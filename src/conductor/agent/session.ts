@@ -111,7 +111,7 @@ export type LongCommandStep =
 /**
  * One step of a long agent command (see `AGENT_COMMAND_KEY`), for a task that holds the node:
  * with no command recorded, start `name` with `params()` (and give it a short grace to finish);
- * with one recorded, read its status.
+ * with one recorded, take the outcome the command watcher recorded with it, or read its status.
  * A command that still runs → `{done: false}` with the record to keep in `driver_internal_info`
  * (`started` true when it was started now): the caller goes back to its wait state and the
  * command watcher resumes the node when the command ends. A finished command → its result.
@@ -141,6 +141,8 @@ export async function stepLongCommand(
     return { done: false, started: true, pending: { id: r.id, name, deadline: Date.now() + timeoutS * 1000 } };
   }
   if (recorded.error !== undefined) throw new AgentError(recorded.error, name, true);
+  // The watcher recorded how the command ended: no need to ask the agent again.
+  if (recorded.outcome !== undefined) return { done: true, result: AgentClient.outcome({ ...recorded.outcome, id: recorded.id, command_name: name }) };
   const r = await client.status(name, recorded.id);
   if (r.command_status === 'RUNNING') {
     if (Date.now() >= recorded.deadline) throw new AgentError(`The agent command ${name} did not finish in time.`, name);

@@ -26,6 +26,21 @@ export function usesAgent(node: Pick<Node, 'deploy_interface' | 'driver_info'>):
  */
 export const AGENT_COMMAND_KEY = 'agent_command';
 
+/**
+ * How a finished agent command ended, as the agent reported it (`GET /v1/commands/{id}`):
+ * recorded by the command watcher when it sees the end, so that the conductor task that goes
+ * on does not ask the agent again.
+ */
+export interface AgentCommandOutcome {
+  /** `SUCCEEDED`, `FAILED`, `CLEAN_VERSION_MISMATCH`, …; never `RUNNING`. */
+  readonly command_status: string;
+  readonly command_result: Record<string, unknown> | null;
+  readonly command_error: unknown;
+}
+
+/** Largest outcome (JSON characters) kept in `driver_internal_info`; a bigger one is read again from the agent. */
+export const MAX_RECORDED_OUTCOME_CHARS = 16 * 1024;
+
 /** A pending agent command (see {@link AGENT_COMMAND_KEY}). */
 export interface PendingAgentCommand {
   readonly id: string;
@@ -34,13 +49,33 @@ export interface PendingAgentCommand {
   readonly deadline: number;
   /** Set when the watcher gave up following the command (the agent could not be reached). */
   readonly error?: string;
+  /** Set when the watcher saw the command end (see {@link AgentCommandOutcome}). */
+  readonly outcome?: AgentCommandOutcome;
+}
+
+/**
+ * The outcome of a finished command as it is recorded, or null when it must not be: still
+ * running, or larger than {@link MAX_RECORDED_OUTCOME_CHARS}.
+ */
+export function recordableOutcome(r: AgentCommandOutcome): AgentCommandOutcome | null {
+  if (r.command_status === 'RUNNING') return null;
+  const outcome: AgentCommandOutcome = { command_status: r.command_status, command_result: r.command_result ?? null, command_error: r.command_error ?? null };
+  return JSON.stringify(outcome).length <= MAX_RECORDED_OUTCOME_CHARS ? outcome : null;
 }
 
 /** The pending agent command recorded on a node, or null (also for a malformed record). */
 export function pendingAgentCommand(node: Pick<Node, 'driver_internal_info'>): PendingAgentCommand | null {
   const raw = node.driver_internal_info[AGENT_COMMAND_KEY];
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return null;
-  const { id, name, deadline, error } = raw as Record<string, unknown>;
+  const { id, name, deadline, error, outcome } = raw as Record<string, unknown>;
   if (typeof id !== 'string' || typeof name !== 'string' || typeof deadline !== 'number') return null;
-  return { id, name, deadline, ...(typeof error === 'string' ? { error } : {}) };
+  return { id, name, deadline, ...(typeof error === 'string' ? { error } : {}), ...(isOutcome(outcome) ? { outcome } : {}) };
+}
+
+/** True for a well-formed recorded {@link AgentCommandOutcome}. */
+function isOutcome(v: unknown): v is AgentCommandOutcome {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const o = v as Record<string, unknown>;
+  const result = o.command_result;
+  return typeof o.command_status === 'string' && o.command_status !== 'RUNNING' && (result === null || (typeof result === 'object' && !Array.isArray(result)));
 }

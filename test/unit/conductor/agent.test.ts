@@ -87,10 +87,13 @@ describe('the deploy stage with an agent (real HTTP peer)', () => {
   let peerUrl = '';
   let seen: Array<{ name: string; params: any; token: string | null }> = [];
   let failWrite = false;
+  let flushedWrite = false;
+  let gets = 0;
 
   beforeAll(async () => {
     peer = http.createServer((req, res) => {
       const url = new URL(req.url!, 'http://x');
+      if (req.method === 'GET') gets++;
       let raw = '';
       req.on('data', (c) => (raw += c));
       req.on('end', () => {
@@ -103,7 +106,7 @@ describe('the deploy stage with an agent (real HTTP peer)', () => {
             command_name: body?.name ?? 'x',
             command_status: failed ? 'FAILED' : 'SUCCEEDED',
             command_error: failed ? { type: 'ImageChecksumError', message: 'checksum mismatch' } : null,
-            command_result: {},
+            command_result: flushedWrite && body?.name === 'deploy.execute_deploy_step' ? { deploy_result: { disk_flushed: true } } : {},
           }),
         );
       });
@@ -125,6 +128,17 @@ describe('the deploy stage with an agent (real HTTP peer)', () => {
   }
 
   const instance = { image_source: 'http://images/disk.raw', image_os_hash_algo: 'sha256', image_os_hash_value: 'a'.repeat(64), configdrive: { meta_data: { hostname: 'h1' } } };
+
+  /** A node whose agent called back (its session at the test's peer), in `deploying`. */
+  const calledBack = (env: ReturnType<typeof makeEnv>, token: string, extra: Record<string, unknown> = {}) =>
+    makeNode({
+      provision_state: 'deploying',
+      target_provision_state: 'active',
+      deploy_interface: 'direct',
+      driver_info: { deploy_iso: 'iso' },
+      instance_info: instance,
+      driver_internal_info: { agent_boot: 'deploy', agent_url: peerUrl, agent_token_sealed: env.box.seal(token), ...extra },
+    });
 
   it('boots the agent and waits; after the call-back writes the image, syncs and ends active with the session wiped', async () => {
     const env = makeEnv();
@@ -157,20 +171,47 @@ describe('the deploy stage with an agent (real HTTP peer)', () => {
     expect(recorded.map((c) => (c.deploy_step as any)?.step)).toEqual(['write_image', 'prepare_instance_boot']);
   });
 
+  it('an agent that reports the disk flushed is not asked for standby.sync', async () => {
+    const env = makeEnv();
+    const token = newAgentToken();
+    flushedWrite = true;
+    try {
+      seen = [];
+      const node = calledBack(env, token);
+      const done = await runAgentDeploy(env, agentEnv(env, []), node);
+      expect(done.provision_state, String(done.last_error)).toBe('active');
+      expect(seen.map((s) => s.name)).toEqual(['deploy.execute_deploy_step']);
+    } finally {
+      flushedWrite = false;
+    }
+  });
+
+  it('a write whose outcome the watcher recorded goes on without asking the agent again; a recorded FAILED fails the deploy', async () => {
+    const env = makeEnv();
+    const token = newAgentToken();
+    const waiting = (outcome: Record<string, unknown>) =>
+      calledBack(env, token, { agent_command: { id: 'c9', name: 'deploy.execute_deploy_step', deadline: Date.now() + 60_000, outcome } });
+    seen = [];
+    gets = 0;
+    const done = await runAgentDeploy(env, agentEnv(env, []), waiting({ command_status: 'SUCCEEDED', command_result: { deploy_result: { disk_flushed: true } }, command_error: null }));
+    expect(done.provision_state, String(done.last_error)).toBe('active');
+    expect(gets).toBe(0);
+    expect(seen).toEqual([]);
+    expect(done.driver_internal_info).not.toHaveProperty('agent_command');
+
+    const failed = await runAgentDeploy(env, agentEnv(env, []), waiting({ command_status: 'FAILED', command_result: null, command_error: { type: 'ImageDownloadError', message: 'connection reset' } }));
+    expect(failed.provision_state).toBe('deploy failed');
+    expect(failed.last_error).toMatch(/deploy\.write_image failed .*FAILED: ImageDownloadError: connection reset/);
+    expect(gets).toBe(0);
+  });
+
   it('a FAILED write_image → deploy failed naming the step and the agent error; an image without checksum fails before booting', async () => {
     const env = makeEnv();
     const agent = agentEnv(env, []);
     const token = newAgentToken();
     failWrite = true;
     try {
-      const node = makeNode({
-        provision_state: 'deploying',
-        target_provision_state: 'active',
-        deploy_interface: 'direct',
-        driver_info: { deploy_iso: 'iso' },
-        instance_info: instance,
-        driver_internal_info: { agent_boot: 'deploy', agent_url: peerUrl, agent_token_sealed: env.box.seal(token) },
-      });
+      const node = calledBack(env, token);
       const out = await runAgentDeploy(env, agent, node);
       expect(out.provision_state).toBe('deploy failed');
       expect(out.last_error).toMatch(/Deploy step deploy\.write_image failed .*FAILED: ImageChecksumError: checksum mismatch/);
