@@ -12,6 +12,7 @@
  * `0302xx` 3D controllers).
  */
 import fs from 'node:fs';
+import { httpText } from './http-text.ts';
 
 /** The description file's shape, as far as the agent reads it. */
 interface Machine {
@@ -114,13 +115,14 @@ export async function postInspectionData(url: string, data: Record<string, unkno
   let failures = 0;
   for (let i = 0; i < attempts && failures < 5 && !signal.aborted; i++) {
     try {
-      const res = await fetch(url, {
+      const res = await httpText(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(data),
-        signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)]),
+        timeoutMs: 30_000,
+        signal,
       });
-      const text = await res.text().catch(() => '');
+      const text = res.text;
       if (res.status >= 200 && res.status < 300) {
         let uuid: string | null = null;
         try {

@@ -24,6 +24,7 @@ import { AgentConsole } from './console.ts';
 import { CommandRunner, type CommandHandler, type CommandProgress } from './commands.ts';
 import { prepareDisk } from './disk.ts';
 import { buildHandlers } from './extensions.ts';
+import { httpText } from './http-text.ts';
 import { collectInspectionData, postInspectionData } from './inventory.ts';
 import { AGENT_VERSION, startCommandServer } from './server.ts';
 
@@ -101,6 +102,7 @@ export async function runAgent(opts: AgentOptions): Promise<RunningAgent> {
 
   const handlers = buildHandlers({
     diskPath: opts.diskPath,
+    diskSize: size,
     out,
     node: () => node,
     // The reply has to leave before the "machine" goes down.
@@ -195,8 +197,8 @@ function minVersion(a: readonly [number, number], b: readonly [number, number]):
 /** The API's maximum microversion from `GET <api>/` (`default_version.version`), else 1.31. */
 async function serverVersion(api: string, signal: AbortSignal): Promise<readonly [number, number]> {
   try {
-    const res = await fetch(`${api}/`, { signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)]) });
-    const body = (await res.json()) as { default_version?: { version?: string } };
+    const res = await httpText(`${api}/`, { headers: { accept: 'application/json' }, timeoutMs: 10_000, signal });
+    const body = JSON.parse(res.text) as { default_version?: { version?: string } };
     const m = /^(\d+)\.(\d+)$/.exec(body.default_version?.version ?? '');
     if (m !== null) return [Number(m[1]), Number(m[2])];
   } catch {
@@ -221,9 +223,9 @@ async function lookup(api: string, opts: AgentOptions, version: string, out: Age
   while (!signal.aborted) {
     let status: string;
     try {
-      const res = await fetch(`${api}/v1/lookup?${q}`, { headers: { 'x-openstack-ironic-api-version': version, accept: 'application/json' }, signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)]) });
+      const res = await httpText(`${api}/v1/lookup?${q}`, { headers: { 'x-openstack-ironic-api-version': version, accept: 'application/json' }, timeoutMs: 30_000, signal });
       if (res.status === 200) {
-        const body = (await res.json()) as { node?: Record<string, unknown>; config?: Record<string, unknown> };
+        const body = JSON.parse(res.text) as { node?: Record<string, unknown>; config?: Record<string, unknown> };
         const t = body.config?.agent_token;
         if (body.node && typeof body.node.uuid === 'string' && typeof t === 'string' && t !== '' && t !== '******') {
           const hbt = Number(body.config?.heartbeat_timeout);
@@ -231,7 +233,6 @@ async function lookup(api: string, opts: AgentOptions, version: string, out: Age
         }
         status = 'HTTP 200 without a usable agent token';
       } else {
-        await res.body?.cancel().catch(() => undefined);
         status = `HTTP ${res.status}`;
       }
     } catch (err) {
@@ -249,14 +250,14 @@ async function lookup(api: string, opts: AgentOptions, version: string, out: Age
 /** One heartbeat; failures are logged, never thrown. */
 async function heartbeat(api: string, uuid: string, body: Record<string, unknown>, version: string, out: AgentConsole, signal: AbortSignal): Promise<void> {
   try {
-    const res = await fetch(`${api}/v1/heartbeat/${encodeURIComponent(uuid)}`, {
+    const res = await httpText(`${api}/v1/heartbeat/${encodeURIComponent(uuid)}`, {
       method: 'POST',
       headers: { 'x-openstack-ironic-api-version': version, 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify(body),
-      signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)]),
+      timeoutMs: 30_000,
+      signal,
     });
-    const text = await res.text().catch(() => '');
-    if (res.status !== 202) out.line(`heartbeat refused: HTTP ${res.status} ${faultOf(text)}`);
+    if (res.status !== 202) out.line(`heartbeat refused: HTTP ${res.status} ${faultOf(res.text)}`);
   } catch (err) {
     if (!signal.aborted) out.line(`heartbeat failed: ${causeOf(err)}`);
   }

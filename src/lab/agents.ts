@@ -2,7 +2,7 @@
  * The lab's "machines": what runs on a virtual node once it is powered on.
  *
  * - A boot with the boot source overridden to `Cd` (virtual media: the agent ISO) or `Pxe`
- *   starts the deploy agent as a real process — `node bin/esi.js agent --api-url <baremetal
+ *   starts the deploy agent as a real process — `esi agent --api-url <baremetal
  *   endpoint> --mac <the system's MAC> --disk <disk file> --disk-size-gb <disk GiB> …` — its
  *   output (stdout and stderr) is what the node prints on its serial port (src/lab/serial.ts).
  * - Any other boot (from the disk) ends the agent and "boots the disk": the lab describes on the
@@ -16,12 +16,12 @@
  * which the agent reads as a real agent reads the machine (`--hardware-file`) and reports to
  * the inspection callback (`--inspection-callback-url <api>/v1/continue_inspection`).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AGENT_EXIT_POWER_OFF, AGENT_EXIT_REBOOT } from '../agent/main.ts';
+import { agentBundle } from './agent-bundle.ts';
+import { AgentSpawner } from './agent-spawner.ts';
 import { describeDisk, inspectDisk } from './disk-report.ts';
 import type { LabSerialPorts } from './serial.ts';
 import type { LabEvent, LabState } from './state.ts';
@@ -32,7 +32,10 @@ export interface LabAgentOptions {
   readonly apiUrl: string;
   /** Directory of the systems' disks and console logs (`<dataDir>/lab/<id>/`). */
   readonly dataDir: string;
-  /** The command that runs `esi` (default: this Node binary with `bin/esi.js`). */
+  /**
+   * The command that runs `esi` (default: this Node binary with the agent bundle,
+   * ./agent-bundle.ts, built into `<dataDir>/lab/`; `bin/esi.js` when it cannot be built).
+   */
   readonly command?: readonly string[];
   /** The agents' heartbeat interval, seconds (default: the agent's own). */
   readonly heartbeatIntervalS?: number;
@@ -44,17 +47,20 @@ export interface LabAgentOptions {
   readonly niceness?: number;
 }
 
-/** The default `esi` command: `node <repo>/bin/esi.js`. */
-function defaultCommand(): string[] {
+/** The `esi` command without the bundle: `node <repo>/bin/esi.js`. */
+function esiCommand(): string[] {
   return [process.execPath, fileURLToPath(new URL('../../bin/esi.js', import.meta.url))];
 }
 
 /** The agents of a lab's systems (see the module documentation). */
 export class LabAgents {
-  readonly #running = new Map<string, ChildProcess>();
+  /** The agent process of each system that runs one (its spawner handle). */
+  readonly #running = new Map<string, number>();
+  readonly #spawner = new AgentSpawner();
   readonly #pending = new Set<Promise<unknown>>();
   #closed = false;
   #unsubscribe: () => void = () => {};
+  #command: readonly string[] | null = null;
 
   /**
    * @param serial the systems' serial ports: the agents' output and the lab's notes go there
@@ -66,8 +72,9 @@ export class LabAgents {
     private readonly serial: LabSerialPorts,
   ) {}
 
-  /** Start acting on the lab's boots and power changes. */
-  start(): void {
+  /** Prepare the agent program (see {@link LabAgentOptions.command}) and start acting on the lab's boots and power changes. */
+  async start(): Promise<void> {
+    this.#command = this.options.command ?? (await agentBundle(path.join(this.options.dataDir, 'lab')).then((bundle) => [process.execPath, bundle], () => esiCommand()));
     this.#unsubscribe = this.state.subscribe((e) => this.#on(e));
   }
 
@@ -97,6 +104,7 @@ export class LabAgents {
     this.#unsubscribe();
     for (const id of [...this.#running.keys()]) this.#stop(id);
     await Promise.allSettled([...this.#pending]);
+    await this.#spawner.close();
   }
 
   #on(e: LabEvent): void {
@@ -119,7 +127,7 @@ export class LabAgents {
     fs.mkdirSync(path.dirname(this.diskPath(id)), { recursive: true });
     const hardwareFile = path.join(this.options.dataDir, 'lab', id, 'hardware.json');
     fs.writeFileSync(hardwareFile, JSON.stringify(sys.machine));
-    const [cmd, ...pre] = this.options.command ?? defaultCommand();
+    const [cmd, ...pre] = this.#command ?? esiCommand();
     const args = [
       ...pre,
       'agent',
@@ -142,36 +150,29 @@ export class LabAgents {
       ...(this.options.heartbeatIntervalS !== undefined ? ['--heartbeat-interval', String(this.options.heartbeatIntervalS)] : []),
     ];
     this.#console(id, `${id} boots the deploy agent (${sys.lastBootOverride === 'Pxe' ? 'network boot' : 'virtual media'})`);
-    // The agent's stdout and stderr are the node's serial port.
-    const child = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.#running.set(id, child);
-    if (this.options.niceness && child.pid !== undefined) {
-      try {
-        os.setPriority(child.pid, Math.min(19, Math.max(0, this.options.niceness)));
-      } catch {
-        // a priority that cannot be set leaves the agent at the default one
-      }
-    }
-    const toSerial = (chunk: Buffer): void => this.serial.print(id, chunk);
-    child.stdout?.on('data', toSerial);
-    child.stderr?.on('data', toSerial);
-    child.on('error', (err) => this.#console(id, `the agent could not start: ${err.message}`));
-    child.on('exit', (code, signal) => {
-      const own = this.#running.get(id) === child;
-      if (own) this.#running.delete(id);
-      if (this.#closed) return;
-      this.#console(id, `the agent exited (${signal ?? `code ${code}`})`);
-      // The ramdisk powered the machine off or rebooted it (IPA's standby.power_off / reboot).
-      if (own && code === AGENT_EXIT_POWER_OFF) this.state.setPowerState(id, 'Off');
-      if (own && code === AGENT_EXIT_REBOOT) this.state.reset(id, 'ForceRestart');
+    // The agent's stdout and stderr are the node's serial port. Spawned from a worker thread
+    // (./agent-spawner.ts): a spawn blocks its thread until the child has started.
+    const handle = this.#spawner.spawn(cmd!, args, this.options.niceness ?? 0, {
+      output: (chunk) => this.serial.print(id, chunk),
+      error: (message) => this.#console(id, `the agent could not start: ${message}`),
+      close: (code, signal) => {
+        const own = this.#running.get(id) === handle;
+        if (own) this.#running.delete(id);
+        if (this.#closed) return;
+        this.#console(id, `the agent exited (${signal ?? `code ${code}`})`);
+        // The ramdisk powered the machine off or rebooted it (IPA's standby.power_off / reboot).
+        if (own && code === AGENT_EXIT_POWER_OFF) this.state.setPowerState(id, 'Off');
+        if (own && code === AGENT_EXIT_REBOOT) this.state.reset(id, 'ForceRestart');
+      },
     });
+    this.#running.set(id, handle);
   }
 
   #stop(id: string): void {
-    const child = this.#running.get(id);
-    if (child === undefined) return;
+    const handle = this.#running.get(id);
+    if (handle === undefined) return;
     this.#running.delete(id);
-    child.kill('SIGKILL');
+    void this.#spawner.kill(handle);
   }
 
   async #bootDisk(id: string): Promise<void> {

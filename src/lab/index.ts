@@ -171,7 +171,7 @@ export async function startLab(options: LabOptions): Promise<Lab> {
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   let closed: Promise<void> | null = null;
   const agents = options.agents ? new LabAgents(state, options.agents, serial) : null;
-  agents?.start();
+  await agents?.start();
   const closeAll = async (): Promise<void> => {
     await agents?.close();
     serial.close();

@@ -167,7 +167,7 @@ describe('deploy bad input', () => {
     const n = await deploy('node-0', urlInfo('truncated.raw', full));
     expectFailed(n, 'node-0', /Deploy step deploy\.write_image failed .*ImageDownloadError.*download of http:\/\/127\.0\.0\.1:\d+\/truncated\.raw broke off after \d+ bytes/);
     expect(readHead(disk).every((b) => b === 0)).toBe(true);
-    expect(consoleLog(env, 'node-0')).toMatch(/image write failed, zeroed the first MiB of the disk/);
+    await expect.poll(() => consoleLog(env, 'node-0'), { timeout: 5000 }).toMatch(/image write failed, zeroed the first MiB of the disk/);
     await storeUnchanged();
   }, LONG);
 

@@ -50,7 +50,7 @@ describe('agent deploy and cleaning of lab nodes', () => {
     expect(n.power_state).toBe('power off');
     expect(n.clean_step).toEqual({});
     expect(n.driver_internal_info.agent_url).toBeUndefined();
-    expect(consoleLog(env, 'node-0')).toMatch(/erase_devices_metadata/);
+    await expect.poll(() => consoleLog(env, 'node-0'), { timeout: 5000 }).toMatch(/erase_devices_metadata/);
     expect(env.lab.agents!.running('node-0')).toBe(false);
   }, LONG);
 
@@ -96,7 +96,7 @@ describe('agent deploy and cleaning of lab nodes', () => {
     const n = await waitNode(env, node.uuid, (x) => (x.provision_state === 'manageable' && x.reservation === null) || / failed$/.test(x.provision_state), LONG);
     expect(n.provision_state, n.last_error).toBe('manageable');
     expect(n.last_error).toBeNull();
-    expect(consoleLog(env, 'node-0').match(/erase_devices_metadata/g)?.length ?? 0).toBeGreaterThanOrEqual(3);
+    await expect.poll(() => consoleLog(env, 'node-0').match(/erase_devices_metadata/g)?.length ?? 0, { timeout: 5000 }).toBeGreaterThanOrEqual(3);
   }, LONG);
 
   it('a wrong image checksum fails the deploy with the agent error; the node is powered off', async () => {

@@ -97,6 +97,6 @@ describe('lease end wipes a node that was never deployed', () => {
     expect(n.provision_state, n.last_error).toBe('available');
     expect((await inspectDisk(disk)).blank).toBe(true);
     expect(markerAt512MiB(disk)).toBe(false);
-    expect(consoleLog(env, 'node-0')).toMatch(/command clean.execute_clean_step erase_devices succeeded/);
+    await expect.poll(() => consoleLog(env, 'node-0'), { timeout: 5000 }).toMatch(/command clean.execute_clean_step erase_devices succeeded/);
   }, LONG);
 });

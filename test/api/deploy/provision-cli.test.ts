@@ -81,7 +81,9 @@ describe('esi node provision / unprovision', () => {
     const r = await esi(['node', 'unprovision', 'B', '--wait', '120', '-f', 'json'], personaEnv(env.ts, 'lessee'));
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ node: 'B', provision_state: 'available' });
-    expect(r.stderr).toMatch(/esi: B: cleaning/);
+    // Progress is drawn (a metadata erase can end between two polls, so the cleaning line may not
+    // show); that the disk was cleaned is checked on the disk itself below.
+    expect(r.stderr).toMatch(/esi: B: (tearing down the instance|cleaning)/);
     const report = await inspectDisk(env.lab.agents!.diskPath('node-0'));
     expect(report.blank).toBe(true);
     expect(report.filesystems).toEqual([]);
