@@ -21,6 +21,16 @@
  *   reboot into the disk). Goal: under 1 s per node. `boot` is the lab's stand-in for a
  *   machine's boot of the ramdisk (here: starting a Node process), shown apart.
  *
+ * - where the CPU went while deploying (`/proc/stat`: user, nice = the agents, system, …) and
+ *   the esi process's own CPU seconds.
+ *
+ * The lab (Redfish BMCs, agent processes, serial logs) runs in a child process
+ * (bench/lib/lab-child.ts), so the esi process holds only esi.
+ *
+ * Environment: `ESI_CONDUCTOR_WORKERS` is passed to esi when set; `ESI_BENCH_IMAGE_MIB` sets the
+ * image size (MiB); `ESI_BENCH_KEEP_CONSOLES=<dir>`
+ * copies every node's serial log there (timestamped agent and lab lines) before the files go.
+ *
  * Correctness is checked: every node must end `active`, and every disk must start with the
  * image's bytes (SHA-256 of the first 4 MiB). Needs N × (size + 64 MiB) bytes of free disk; fewer
  * nodes are used (with a note) when there is not that much. The nodes skip automated cleaning
@@ -32,10 +42,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { startLab, type Lab } from '../src/lab/index.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { startServer, type RunningServer } from '../src/server/main.ts';
 import { onCleanup } from './lib/cleanup.ts';
+import { cpuSnapshot, cpuSplit } from './lib/cpu.ts';
+import { startLabProcess, type LabProcess } from './lib/lab-process.ts';
 import { adminApi, waitNodes } from './lib/node-api.ts';
 import type { Benchmark, BenchOptions } from './lib/options.ts';
 import { busyWarning, printTable, writeResults } from './lib/report.ts';
@@ -116,7 +127,7 @@ export const deployFleetBenchmark: Benchmark = {
   name: 'deploy-fleet',
   description: 'N lab nodes (50) deployed at once with a 1 GiB raw image through the agent: wall time, aggregate write rate vs dd, control-plane overhead per node',
   async run(options: BenchOptions): Promise<void> {
-    const size = options.quick ? 256 * MIB : 1024 * MIB;
+    const size = process.env.ESI_BENCH_IMAGE_MIB ? Number(process.env.ESI_BENCH_IMAGE_MIB) * MIB : options.quick ? 256 * MIB : 1024 * MIB;
     let count = options.sizes?.[0] ?? (options.quick ? 8 : 50);
     const work = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-bench-deploy-'));
     const releaseWork = onCleanup('deploy-fleet files', async () => fs.rmSync(work, { recursive: true, force: true }));
@@ -152,16 +163,19 @@ export const deployFleetBenchmark: Benchmark = {
       options.log(`measuring dd (${count} images in one stream)`);
       const ddRate = await timeDd(count);
       const password = randomBytes(18).toString('base64url');
-      const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir: path.join(work, 'esi') }, { ESI_ADMIN_PASSWORD: password, ESI_LOG_LEVEL: 'silent', ESI_POWER_SYNC_INTERVAL: '86400', ESI_CHECK_PROVISION_STATE_INTERVAL: '5' });
+      const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir: path.join(work, 'esi') }, { ESI_ADMIN_PASSWORD: password, ESI_LOG_LEVEL: 'silent', ESI_POWER_SYNC_INTERVAL: '86400', ESI_CHECK_PROVISION_STATE_INTERVAL: '5', ...(process.env.ESI_CONDUCTOR_WORKERS ? { ESI_CONDUCTOR_WORKERS: process.env.ESI_CONDUCTOR_WORKERS } : {}) });
       const server: RunningServer = await startServer(config);
       const releaseServer = onCleanup('deploy-fleet esi', () => server.close());
-      const lab: Lab = await startLab({
-        nodes: count,
-        port: 0,
+      // The lab and its agents run in a child process: spawning 50 agents and writing their
+      // serial logs is the lab's work, not the control plane's.
+      const lab: LabProcess = await startLabProcess(count, {
         hardware: { diskGiB: Math.ceil((size + 64 * MIB) / 1024 ** 3) },
         // The agents stand in for the nodes' own CPUs: they run when the control plane does not.
         agents: { apiUrl: `${server.url}/baremetal`, dataDir: work, heartbeatIntervalS: 1, niceness: 19 },
+        proxy: false,
       });
+      const consoleLogPath = (id: string) => path.join(work, 'lab', id, 'console.log');
+      const diskPath = (id: string) => path.join(work, 'lab', id, 'disk.img');
       const releaseLab = onCleanup('deploy-fleet lab', () => lab.close());
       try {
         const { api, token } = await adminApi(server, password);
@@ -182,7 +196,7 @@ export const deployFleetBenchmark: Benchmark = {
             driver_info: { redfish_address: lab.url, redfish_system_id: `/redfish/v1/Systems/${id}`, redfish_username: 'admin', redfish_password: 'password', deploy_iso: 'http://lab/esi-agent.iso' },
             properties: { local_gb: Math.ceil((size + 64 * MIB) / 1024 ** 3) },
           });
-          await api('POST', '/baremetal/v1/ports', { node_uuid: n.uuid, address: lab.systems.get(id).mac });
+          await api('POST', '/baremetal/v1/ports', { node_uuid: n.uuid, address: lab.macs[id] });
           await api('PATCH', `/baremetal/v1/nodes/${n.uuid}`, [
             { op: 'replace', path: '/automated_clean', value: false },
             { op: 'add', path: '/instance_info', value: { image_source: img.id } },
@@ -197,6 +211,7 @@ export const deployFleetBenchmark: Benchmark = {
 
         options.log(`deploying ${count} nodes at once`);
         const requested = new Map<string, number>();
+        const cpu0 = cpuSnapshot();
         const t0 = Date.now();
         await Promise.all(
           uuids.map(async (u) => {
@@ -205,20 +220,22 @@ export const deployFleetBenchmark: Benchmark = {
           }),
         );
         const done = await waitAll((n) => n.provision_state === 'active', 'deploy', 1_800_000);
+        const cpu = cpuSplit(cpu0, cpuSnapshot(), os.cpus().length);
         const wallMs = Math.max(...done.map((n: any) => Date.parse(n.provision_updated_at))) - t0;
 
         // Per-node phases from the serial consoles.
+        if (process.env.ESI_BENCH_KEEP_CONSOLES) for (let i = 0; i < count; i++) fs.copyFileSync(consoleLogPath(`node-${i}`), path.join(process.env.ESI_BENCH_KEEP_CONSOLES, `node-${i}.log`));
         const times: NodeTimes[] = [];
         for (let i = 0; i < count; i++) {
           const n = done.find((x: any) => x.name === `fleet-${i}`);
-          const log = fs.readFileSync(lab.agents!.consoleLogPath(`node-${i}`), 'utf8');
+          const log = fs.readFileSync(consoleLogPath(`node-${i}`), 'utf8');
           const since = requested.get(n.uuid)!;
           const boot = firstAt(log, /esi-lab: .* boots the deploy agent/, since - 1000);
           const looked = firstAt(log, /esi-agent: looked up as node/, since - 1000);
           const ws = firstAt(log, /esi-agent: downloading image/, since - 1000);
           const we = firstAt(log, /esi-agent: wrote \d+ bytes/, since - 1000);
           if (boot === null || looked === null || ws === null || we === null) throw new Error(`node-${i}: the console lacks a phase line`);
-          if (headOf(lab.agents!.diskPath(`node-${i}`)) !== head) throw new Error(`node-${i}: the disk does not hold the image`);
+          if (headOf(diskPath(`node-${i}`)) !== head) throw new Error(`node-${i}: the disk does not hold the image`);
           const totalMs = Date.parse(n.provision_updated_at) - since;
           const bootMs = looked - boot;
           const transferMs = we - ws;
@@ -245,6 +262,8 @@ export const deployFleetBenchmark: Benchmark = {
           [`  (dd of one image: ${mibs(ddBurst)})`, ''],
           ['aggregate write over the write window', `${mibs(aggregate)} (${(aggregate / ddRate).toFixed(2)} × dd, goal ≥ ${GOAL_AGGREGATE_RATIO})`],
           ['aggregate write over the wall time', `${mibs(aggregateWall)} (${(aggregateWall / ddRate).toFixed(2)} × dd)`],
+          ['CPU while deploying: user / nice (agents) / system / softirq / iowait / idle', (['user', 'nice', 'system', 'softirq', 'iowait', 'idle'] as const).map((f) => `${(cpu.share[f] * 100).toFixed(0)} %`).join(' / ')],
+          ['CPU of the esi process (API, conductor, image service)', `${cpu.selfS.toFixed(1)} s (${((cpu.selfS / (wallMs / 1000)) * 100).toFixed(0)} % of one CPU)`],
         ]);
         const ms = (v: number) => `${(v / 1000).toFixed(2)} s`;
         printTable('per node (p50 / p90 / max)', ['phase', 'p50', 'p90', 'max'], [
@@ -261,7 +280,7 @@ export const deployFleetBenchmark: Benchmark = {
         if (note) process.stdout.write(`note: ${note}\n`);
         const busy = busyWarning('after the run');
         if (busy) process.stdout.write(`note: ${busy}\n`);
-        const file = writeResults('deploy-fleet', { count, sizeBytes: size, wallMs, ddRate, ddBurst, aggregate, aggregateWall, writeWindowMs, summaries: s, times, note, busy });
+        const file = writeResults('deploy-fleet', { count, sizeBytes: size, wallMs, cpu, ddRate, ddBurst, aggregate, aggregateWall, writeWindowMs, summaries: s, times, note, busy });
         options.log(`results written to ${file}`);
       } finally {
         await releaseLab();

@@ -20,16 +20,15 @@
  * `sync_power_state_workers`. All lab systems share one BMC address, so one Redfish session
  * serves every node (a real fleet has one BMC, and one session, per node).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Conductor } from '../src/conductor/conductor.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { startServer } from '../src/server/main.ts';
 import { onCleanup } from './lib/cleanup.ts';
+import { startLabProcess } from './lib/lab-process.ts';
 import { measureIronicSync, type IronicSyncResult } from './lib/ironic-sync.ts';
 import { ensureIronicInstalled } from './peers/ironic.ts';
 import { sendJson } from './lib/http.ts';
@@ -37,7 +36,6 @@ import type { Benchmark, BenchOptions } from './lib/options.ts';
 import { busyWarning, printTable, writeResults } from './lib/report.ts';
 import { summarize, type Summary } from './lib/stats.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** What one fleet size measured. */
 interface SizeResult {
@@ -52,59 +50,10 @@ interface SizeResult {
   readonly readSpanMs: number;
 }
 
-/** The lab child: its proxy URL, its process, and its count of ComputerSystem GETs. */
-interface LabChild {
-  readonly url: string;
-  readonly child: ChildProcess;
-  count(): Promise<number>;
-  /** Bursts of ComputerSystem GETs since the last call (see bench/lib/lab-child.ts). */
-  bursts(gapMs: number): Promise<Array<{ gets: number; ms: number }>>;
-}
-
-/** Start the lab child with `nodes` systems (see bench/lib/lab-child.ts). */
-async function startLabChild(nodes: number): Promise<LabChild> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/run-ts.js'), path.join(ROOT, 'bench/lib/lab-child.ts'), String(nodes)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const waiting: Array<{ resolve: (line: string) => void; reject: (err: Error) => void }> = [];
-  child.on('exit', (code) => {
-    for (const w of waiting.splice(0)) w.reject(new Error(`lab child exited ${code}`));
-  });
-  let buf = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    buf += d.toString();
-    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      waiting.shift()?.resolve(line);
-    }
-  });
-  const next = (): Promise<string> =>
-    new Promise((resolve, reject) => {
-      waiting.push({ resolve, reject });
-    });
-  const url = (JSON.parse(await next()) as { url: string }).url;
-  return {
-    url,
-    child,
-    async count() {
-      const answer = next();
-      child.stdin!.write('count\n');
-      return (JSON.parse(await answer) as { systemGets: number }).systemGets;
-    },
-    async bursts(gapMs) {
-      const answer = next();
-      child.stdin!.write(`bursts ${gapMs}\n`);
-      return (JSON.parse(await answer) as { bursts: Array<{ gets: number; ms: number }> }).bursts;
-    },
-  };
-}
-
 async function measure(nodes: number, rounds: number, log: (line: string) => void): Promise<SizeResult> {
   log(`power-sync: ${nodes} nodes: starting the lab (child process) and esi`);
-  const lab = await startLabChild(nodes);
-  const stopLab = onCleanup(`power-sync lab ${nodes}`, async () => {
-    lab.child.stdin!.end();
-    await new Promise<void>((r) => (lab.child.exitCode !== null ? r() : lab.child.once('exit', () => r())));
-  });
+  const lab = await startLabProcess(nodes, { seed: 'bench-power-sync' });
+  const stopLab = onCleanup(`power-sync lab ${nodes}`, () => lab.close());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-bench-sync-'));
   const adminPassword = randomBytes(18).toString('base64url');
   const config = loadConfig(
@@ -169,14 +118,13 @@ async function measure(nodes: number, rounds: number, log: (line: string) => voi
 async function measureIronic(nodes: number, options: BenchOptions): Promise<IronicSyncResult | { skipped: string }> {
   const avail = ensureIronicInstalled(options.log);
   if (!avail.ok) return { skipped: avail.reason };
-  const lab = await startLabChild(nodes);
+  const lab = await startLabProcess(nodes, { seed: 'bench-power-sync' });
   try {
     return await measureIronicSync(nodes, lab.url, lab, options.quick ? 15 : 30, options.log);
   } catch (err) {
     return { skipped: (err as Error).message };
   } finally {
-    lab.child.stdin!.end();
-    await new Promise<void>((r) => (lab.child.exitCode !== null ? r() : lab.child.once('exit', () => r())));
+    await lab.close();
   }
 }
 

@@ -45,8 +45,8 @@ export const BENCHMARKS: readonly Benchmark[] = [
 
 function parseSizes(value: string): number[] {
   const sizes = value.split(',').map((s) => Number(s.trim()));
-  if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 100 || n > 100_000)) {
-    throw new InvalidArgumentError('sizes must be integers between 100 and 100000, e.g. 1000,10000');
+  if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 100_000)) {
+    throw new InvalidArgumentError('sizes must be integers between 1 and 100000, e.g. 1000,10000');
   }
   return [...new Set(sizes)].sort((a, b) => a - b);
 }

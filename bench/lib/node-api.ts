@@ -2,7 +2,12 @@
  * The admin's view of an in-process esi for the fleet benchmarks (deploy-fleet, inspection): a
  * JSON API caller with a project-scoped admin token and Ironic microversion 1.82, and a wait for
  * a set of nodes to reach a state.
+ *
+ * The caller runs in esi's process, so it uses node:http with keep-alive connections (~1 ms of
+ * CPU a request) rather than `fetch` (~10 ms): 50 deploy requests sent "at once" through
+ * `fetch` would leave the last ~0.5 s after the first, all of it charged to the control plane.
  */
+import http from 'node:http';
 import type { RunningServer } from '../../src/server/main.ts';
 
 /** Calls esi's API as the admin: JSON in and out; throws on a 4xx/5xx with the answer's start. */
@@ -18,12 +23,30 @@ export async function adminApi(server: RunningServer, password: string): Promise
     { kind: 'project', projectName: 'admin', domainId: 'default' },
   );
   const headers = { 'x-auth-token': issued.secret, 'content-type': 'application/json', 'x-openstack-ironic-api-version': '1.82' };
-  const api: AdminApi = async (method, path, body) => {
-    const res = await fetch(`${server.url}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-    const text = await res.text();
-    if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-    return text ? JSON.parse(text) : null;
-  };
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const api: AdminApi = (method, path, body) =>
+    new Promise((resolve, reject) => {
+      const payload = body !== undefined ? JSON.stringify(body) : undefined;
+      const req = http.request(`${server.url}${path}`, { method, agent, headers: { ...headers, ...(payload !== undefined ? { 'content-length': String(Buffer.byteLength(payload)) } : {}) } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const status = res.statusCode ?? 0;
+          if (status >= 400) reject(new Error(`${method} ${path}: ${status} ${text.slice(0, 300)}`));
+          else {
+            try {
+              resolve(text ? JSON.parse(text) : null);
+            } catch (err) {
+              reject(err);
+            }
+          }
+        });
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
   return { api, token: issued.secret };
 }
 
