@@ -16,9 +16,21 @@
  *               provides before it answers (the image is `active` only once its data is on disk);
  * - `md5sum`    `md5sum <file>`: one core hashing the file, shown because every Glance-compatible
  *               upload must compute the MD5 `checksum` (and here also SHA-512) of every byte.
+ * - `digests`   `md5sum <file> & sha512sum <file>` at once: the two digests an upload must
+ *               compute, alone, on all cores, with no network and no writing. No upload that
+ *               computes them can be faster on this machine: the upload's bound.
+ * - `loopback`  `socat` (1 MiB buffers) sending the file over loopback TCP to `curl --http0.9`:
+ *               the same client receiving the same bytes from a server that does nothing else
+ *               (no HTTP parsing, no auth, no database): the download's bound. Skipped when
+ *               `socat` is not installed.
+ *
+ * Every warm run (`cat`, `download`, `loopback`) reads its file once, untimed, just before: this
+ * machine's kernel pages out page-cache pages it finds idle (DAMON reclaim), and a run that
+ * found part of its file paged out would measure the disk instead of the path under test.
  *
  * Ratios are esi ÷ baseline throughput (goal ≥ 0.8): upload against `cp` and `cp+fsync` (the
- * write path) and download against `cat` (the read path); the other pairings are also shown. The
+ * write path) and download against `cat` (the read path), and each against its bound
+ * (`digests`, `loopback`); the other pairings are also shown. The
  * clients are curl processes, so the Node process of esi does only the server's work. esi runs
  * in-process on SQLite (the database is touched twice per upload; data never goes through it).
  *
@@ -28,6 +40,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/server/config.ts';
@@ -54,6 +67,59 @@ function run(cmd: string, args: string[]): Promise<string> {
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err.trim()}`))));
   });
+}
+
+/** Read `file` once (untimed), so that a warm run finds it in the page cache. */
+function warm(file: string): () => Promise<void> {
+  return async () => void (await run('sh', ['-c', `cat '${file}' > /dev/null`]));
+}
+
+/** Whether a TCP socket listens on 127.0.0.1:`port` (`/proc/net/tcp`, state 0A = LISTEN). */
+function listening(port: number): boolean {
+  const hex = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  return fs
+    .readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .some((line) => {
+      const f = line.trim().split(/\s+/);
+      return f[1] === hex && f[3] === '0A';
+    });
+}
+
+/** A free loopback TCP port (bound and released at once). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * `socat` serving `file` to every connection on a loopback port (1 MiB buffers, one forked
+ * child per connection, the request ignored), for the download's bound.
+ * @returns its URL and a stop function, or null when socat is not installed
+ */
+async function startLoopbackServer(file: string): Promise<{ url: string; stop: () => void } | null> {
+  const ok = await run('socat', ['-V']).then(
+    () => true,
+    () => false,
+  );
+  if (!ok) return null;
+  const port = await freePort();
+  const child = spawn('socat', ['-U', '-b', String(MIB), `TCP-LISTEN:${port},bind=127.0.0.1,reuseaddr,fork`, `OPEN:${file},rdonly`], { stdio: 'ignore' });
+  const deadline = Date.now() + 5000;
+  while (!listening(port)) {
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill();
+      throw new Error(`socat did not listen on 127.0.0.1:${port}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { url: `http://127.0.0.1:${port}/`, stop: () => child.kill() };
 }
 
 /** Write `bytes` of random data to `file` in 8 MiB blocks. */
@@ -140,13 +206,31 @@ export const imageThroughputBenchmark: Benchmark = {
           rows.push({ id, summary: m.summary, mibPerS: size / MIB / (m.summary.medianMs / 1000) });
         };
 
-        await time('cat', () => run('sh', ['-c', `cat '${file}' > /dev/null`]));
+        await time('cat', () => run('sh', ['-c', `cat '${file}' > /dev/null`]), warm(file));
         const copy = path.join(work, 'esi', 'copy.raw');
         await time('cp', () => run('cp', [file, copy]), async () => fs.rmSync(copy, { force: true }));
         fs.rmSync(copy, { force: true });
         await time('cp+fsync', () => run('sh', ['-c', `cp '${file}' '${copy}' && sync '${copy}'`]), async () => fs.rmSync(copy, { force: true }));
         fs.rmSync(copy, { force: true });
         await time('md5sum', () => run('md5sum', [file]));
+        await time('digests', () => run('sh', ['-c', `md5sum '${file}' > /dev/null & sha512sum '${file}' > /dev/null; wait`]));
+        const loopback = await startLoopbackServer(file);
+        if (loopback) {
+          try {
+            await time(
+              'loopback',
+              async () => {
+                const bytes = Number(await run('curl', ['-sS', '--http0.9', '-o', '/dev/null', '-w', '%{size_download}', loopback.url]));
+                if (bytes !== size) throw new Error(`loopback delivered ${bytes} bytes of ${size}`);
+              },
+              warm(file),
+            );
+          } finally {
+            loopback.stop();
+          }
+        } else {
+          options.log('socat is not installed: no loopback row (apt-get install socat)');
+        }
         await time(
           'upload',
           async () => {
@@ -162,15 +246,15 @@ export const imageThroughputBenchmark: Benchmark = {
           const bytes = Number(await run('curl', [...curl, '-o', '/dev/null', '-w', '%{size_download}', `${base}/${current}/file`]));
           if (bytes !== size) throw new Error(`download delivered ${bytes} bytes of ${size}`);
         };
-        await time('download', download);
+        const stored = storedFile(path.join(work, 'esi'), current, size);
+        await time('download', download, warm(stored));
         // The same reads with the file out of the page cache first (`dd iflag=nocache count=0`
         // drops a file's cached pages, no root needed): an image read from the disk.
-        const stored = storedFile(path.join(work, 'esi'), current, size);
         const uncache = (f: string) => async (): Promise<void> => void (await run('dd', [`if=${f}`, 'iflag=nocache', 'count=0', 'status=none']));
         await time('cat (cold)', () => run('sh', ['-c', `cat '${file}' > /dev/null`]), uncache(file));
         await time('download (cold)', download, uncache(stored));
 
-        const by = (id: string): number => rows.find((r) => r.id === id)!.mibPerS;
+        const by = (id: string): number => rows.find((r) => r.id === id)?.mibPerS ?? Number.NaN;
         const ratios = {
           uploadVsCp: by('upload') / by('cp'),
           uploadVsDurableCp: by('upload') / by('cp+fsync'),
@@ -179,7 +263,10 @@ export const imageThroughputBenchmark: Benchmark = {
           uploadVsCat: by('upload') / by('cat'),
           downloadVsCp: by('download') / by('cp'),
           uploadVsMd5sum: by('upload') / by('md5sum'),
+          uploadVsDigests: by('upload') / by('digests'),
+          downloadVsLoopback: by('download') / by('loopback'),
         };
+        const met = (r: number): string => (Number.isNaN(r) ? 'n/a' : r >= GOAL_RATIO ? 'yes' : 'no');
         printTable(
           `image-throughput: ${size / MIB} MiB, median of ${timing.samples} runs (esi ${server.url}, Node ${process.version})`,
           ['case', 'median', 'MiB/s'],
@@ -193,6 +280,8 @@ export const imageThroughputBenchmark: Benchmark = {
           ['upload ÷ cat', ratios.uploadVsCat.toFixed(2), ratios.uploadVsCat >= GOAL_RATIO ? 'yes' : 'no'],
           ['download ÷ cp', ratios.downloadVsCp.toFixed(2), ratios.downloadVsCp >= GOAL_RATIO ? 'yes' : 'no'],
           ['upload ÷ md5sum', ratios.uploadVsMd5sum.toFixed(2), 'n/a'],
+          ['upload ÷ digests (its bound: MD5 ∥ SHA-512 alone)', ratios.uploadVsDigests.toFixed(2), met(ratios.uploadVsDigests)],
+          ['download ÷ loopback (its bound: socat → curl)', ratios.downloadVsLoopback.toFixed(2), met(ratios.downloadVsLoopback)],
         ]);
         const busy = busyWarning('after the run');
         if (busy) process.stdout.write(`note: ${busy}\n`);
