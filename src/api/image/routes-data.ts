@@ -63,7 +63,7 @@ export function registerDataRoutes(app: FastifyInstance, services: Services): vo
   app.get<IdParams & { Querystring: Record<string, unknown> }>('/images/:id/file', { exposeHeadRoute: false, config: { public: true } }, async (request, reply) => {
     rejectBody(request);
     const caller = tempUrlCaller(request, 'GET');
-    const result = await data.download(caller, request.params.id, request.headers.range);
+    const result = await data.download(caller, request.params.id, request.headers.range, { destination: reply.raw });
     if (result.kind === 'empty') return reply.code(204).send();
     const { image, range, size, stream } = result;
     reply.type('application/octet-stream');

@@ -31,6 +31,7 @@ import { UploadMeter } from './digest.ts';
 import { ImageGoneError, ImageTooLargeError, UploadAbortedError } from './errors.ts';
 import type { ImageDeps } from './images.ts';
 import type { Image } from './model.ts';
+import type { StoredReadOptions } from './ports.ts';
 import { resolveRange, type ByteRange } from './range.ts';
 
 /** What a download sends. */
@@ -126,11 +127,13 @@ export class ImageDataService {
   /**
    * Open an image's data for download.
    * @param rangeHeader the `Range` header, if any
+   * @param options the one writable the data will be piped into, when known (lets the store reuse
+   *   its buffers, see {@link StoredReadOptions})
    * @returns `empty` for an image without data (204), else the stream of the (partial) data
    * @throws NotFoundError, ForbiddenError, InvalidInputError / RangeNotSatisfiableError (range),
    *   Error when the data of an active image is missing from the store (a server fault)
    */
-  async download(ctx: AuthContext, id: string, rangeHeader: string | undefined): Promise<DownloadResult> {
+  async download(ctx: AuthContext, id: string, rangeHeader: string | undefined, options: StoredReadOptions = {}): Promise<DownloadResult> {
     const seen = await this.d.access.visible(ctx, id);
     const image = seen.image;
     if (image.status === 'deactivated' && !this.d.access.isAdmin(ctx)) {
@@ -141,7 +144,7 @@ export class ImageDataService {
       return { kind: 'empty', image };
     }
     const range = resolveRange(rangeHeader, image.size);
-    const opened = await this.d.store.get(image.location, range ? { start: range.start, end: range.end } : undefined);
+    const opened = await this.d.store.get(image.location, range ? { start: range.start, end: range.end } : undefined, options);
     if (!opened || opened.size !== image.size) {
       opened?.stream.destroy();
       throw new Error(`the data of image ${id} is ${opened ? `${opened.size} bytes instead of ${image.size}` : 'missing'} in the image store`);

@@ -3,7 +3,7 @@
  * image data store (implemented in `src/drivers/image-store/`) and the project lookup
  * (implemented over the identity directory by the composition root).
  */
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import type { Image, ImageMember, ImageStatus, MemberStatus, SortKey, Visibility } from './model.ts';
 
 /** Attributes of an image that PATCH and the status transitions write (never digests or status). */
@@ -133,6 +133,15 @@ export interface StoredRange {
   readonly end: number;
 }
 
+/** How a read's stream will be consumed. */
+export interface StoredReadOptions {
+  /**
+   * The one writable the stream will be piped into (and nothing else will read it). A store may
+   * then reuse its read buffers once `destination.writableLength` shows they were written out.
+   */
+  readonly destination?: Writable;
+}
+
 /**
  * Where image data lives (a filesystem directory by default; an S3-compatible bucket later).
  * Data is streamed both ways: nothing holds a whole image in memory.
@@ -150,7 +159,7 @@ export interface ImageStore {
    * Open the object for reading, the whole of it or `range`.
    * @returns the data stream and the object's full size in bytes, or null when there is no such object
    */
-  get(key: string, range?: StoredRange): Promise<{ readonly stream: Readable; readonly size: number } | null>;
+  get(key: string, range?: StoredRange, options?: StoredReadOptions): Promise<{ readonly stream: Readable; readonly size: number } | null>;
   /** Remove the object; removing a missing object is not an error. */
   delete(key: string): Promise<void>;
 }

@@ -7,7 +7,9 @@
  *   `<dir>/<key>` and flushes the directory, so an object is either absent or complete and
  *   durable; on any failure the temporary file is removed.
  * - `get` opens the file first (so a missing object is reported before anything is sent) and
- *   streams it, or a byte range of it, in 1 MiB reads.
+ *   streams it, or a byte range of it, in 1 MiB reads; when the caller names the stream's one
+ *   destination, through a few reused buffers (`./pooled-reader.ts`) instead of a new buffer
+ *   per read.
  * - Temporary files left by a crash are removed when the store opens, once they have not been
  *   written to for an hour (an upload in progress in another process keeps its file fresh).
  *
@@ -18,14 +20,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ImageStore, StoredRange } from '../../domain/images/ports.ts';
+import type { ImageStore, StoredRange, StoredReadOptions } from '../../domain/images/ports.ts';
 import { DurableFileWriter } from './durable-writer.ts';
+import { PooledFileReader } from './pooled-reader.ts';
 
 /** Keys are image ids: letters, digits, `-`, `_`, `.` (not leading), at most 255 characters. */
 const KEY_RE = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}$/;
 
 /** Stream buffer size for reads and writes, bytes. */
 const CHUNK = 1024 * 1024;
+
+/** Buffers per download when the destination is known (see `./pooled-reader.ts`). */
+const POOLED_BUFFERS = 3;
 
 /** Background flush interval of uploads, bytes (see `./durable-writer.ts`). */
 const SYNC_EVERY = 32 * 1024 * 1024;
@@ -106,7 +112,7 @@ export class FilesystemImageStore implements ImageStore {
     }
   }
 
-  async get(key: string, range?: StoredRange): Promise<{ readonly stream: Readable; readonly size: number } | null> {
+  async get(key: string, range?: StoredRange, options: StoredReadOptions = {}): Promise<{ readonly stream: Readable; readonly size: number } | null> {
     let handle: fs.promises.FileHandle;
     try {
       handle = await fs.promises.open(this.pathOf(key), 'r');
@@ -116,6 +122,16 @@ export class FilesystemImageStore implements ImageStore {
     }
     try {
       const { size } = await handle.stat();
+      if (options.destination) {
+        const stream = new PooledFileReader(handle, {
+          start: range?.start ?? 0,
+          end: range?.end ?? size - 1,
+          chunkBytes: CHUNK,
+          buffers: POOLED_BUFFERS,
+          destination: options.destination,
+        });
+        return { stream, size };
+      }
       const stream = handle.createReadStream({ highWaterMark: CHUNK, autoClose: true, ...(range ? { start: range.start, end: range.end } : {}) });
       return { stream, size };
     } catch (err) {
