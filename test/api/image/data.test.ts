@@ -3,8 +3,9 @@
  * and sizes, `Range` (206, 416), `Content-MD5`, 204 without data, status rules (409), formats
  * (400), qcow2 virtual size and refusal, a 200 MiB upload and download streamed without the
  * process memory growing by anything like the image, a client that disconnects mid-upload
- * (no partial file, image back to `queued`, retry works), concurrent uploads and a delete
- * during an upload (410, nothing left).
+ * (no partial file, image back to `queued`, retry works), one that goes away mid-download (the
+ * file is closed, the next download is whole), concurrent uploads and a delete during an upload
+ * (410, nothing left).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -227,6 +228,47 @@ describe('streaming', () => {
     const data = randomBytes(3000);
     expect((await upload(env, env.p.owner, id, data)).status).toBe(204);
     expect((await img(env, env.p.owner, 'GET', `/images/${id}`)).body.checksum).toBe(md5(data));
+  });
+
+  it('closes the image file when a client goes away mid-download, and serves the next download whole', async () => {
+    const data = randomBytes(8 * 1024 * 1024 + 17);
+    const id = await createImage(env, env.p.owner, { name: 'cut-download' });
+    expect((await upload(env, env.p.owner, id, data)).status).toBe(204);
+    const file = path.join(imagesDir, id);
+    /** Descriptors of this process (the server runs in it) open on the image's file. */
+    const openOnFile = (): number =>
+      fs.readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return fs.readlinkSync(`/proc/self/fd/${fd}`) === file;
+        } catch {
+          return false;
+        }
+      }).length;
+    // A slow reader: it takes 1 MiB, pauses so that the server's buffers are all out, then leaves.
+    await new Promise<void>((resolve) => {
+      const req = http.get(`${env.ts.url}/image/v2/images/${id}/file`, { headers: { 'x-auth-token': env.p.owner.token! } }, (res) => {
+        let got = 0;
+        res.on('error', () => undefined);
+        res.on('data', (c: Buffer) => {
+          got += c.length;
+          if (got < 1024 * 1024) return;
+          res.pause();
+          setTimeout(() => {
+            req.destroy();
+            resolve();
+          }, 200);
+        });
+      });
+      req.on('error', () => undefined);
+    });
+    await expect.poll(openOnFile, { timeout: 5000 }).toBe(0);
+    const again = await download(env, env.p.owner, id);
+    expect(again.status).toBe(200);
+    expect(again.data.length).toBe(data.length);
+    expect(md5(again.data)).toBe(md5(data));
+    const ranged = await download(env, env.p.owner, id, { range: 'bytes=3000000-7000000' });
+    expect(ranged.status).toBe(206);
+    expect(ranged.data.equals(data.subarray(3_000_000, 7_000_001))).toBe(true);
   });
 
   it('refuses a concurrent upload with 409 and finishes the first', async () => {
