@@ -21,9 +21,9 @@ import type { JsonObject } from '../../domain/inventory/masking.ts';
 import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { captureOf } from '../../domain/deploy/capture.ts';
-import { failure, openNode, powerTimeoutOf, readPower, settlePower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
+import { failure, openNode, powerTimeoutOf, settlePower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
-import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline, progressRecorder } from './session.ts';
+import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, BOOTED_POWER_STATE, commandDeadline, progressRecorder } from './session.ts';
 
 /** The step a capture shows in `deploy_step`. */
 const STEP_CAPTURE = { interface: 'deploy', step: 'capture_image', priority: 0, args: {} };
@@ -42,8 +42,7 @@ export async function runAgentCapture(env: TaskEnv, agent: AgentEnv, node: Node)
       opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
       await agent.images.captureUrl(capture.image_id);
       const dii = await bootAgent(env, opened, node, 'service');
-      const power = (await readPower(opened)) ?? 'power on';
-      return transition(node, 'wait', env.clock.now(), { driver_internal_info: dii, deploy_step: STEP_CAPTURE, last_error: null, power_state: power }, 'active');
+      return transition(node, 'wait', env.clock.now(), { driver_internal_info: dii, deploy_step: STEP_CAPTURE, last_error: null, power_state: BOOTED_POWER_STATE }, 'active');
     } catch (err) {
       return fail(env, node, opened, failure(`Failed to capture node ${node.uuid} (booting the deploy agent)`, err, opened), false);
     }
@@ -64,8 +63,7 @@ export async function runAgentCapture(env: TaskEnv, agent: AgentEnv, node: Node)
   } catch (err) {
     return fail(env, node, opened, failure(`Capture step ${step} failed for node ${node.uuid}`, err, opened), true);
   }
-  const power = (await readPower(opened)) ?? 'power on';
-  return transition(node, 'done', env.clock.now(), { ...wiped(node), last_error: null, power_state: power });
+  return transition(node, 'done', env.clock.now(), { ...wiped(node), last_error: null, power_state: BOOTED_POWER_STATE });
 }
 
 /** Boot device `disk` (persistent, when supported), then reboot into it. */

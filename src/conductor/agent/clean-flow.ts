@@ -27,7 +27,7 @@ import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { CLEAN_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, settlePower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
 import { AGENT_COMMAND_KEY, pendingAgentCommand } from '../../domain/deploy/agent-node.ts';
-import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline, stepLongCommand } from './session.ts';
+import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, BOOTED_POWER_STATE, commandDeadline, stepLongCommand } from './session.ts';
 
 /** In-band clean steps the agent runs (IPA `GenericHardwareManager`), with their priorities. */
 export const AGENT_CLEAN_STEPS: Readonly<Record<string, number>> = Object.freeze({ erase_devices_metadata: 99, erase_devices: 10 });
@@ -70,9 +70,7 @@ export async function runAgentClean(env: TaskEnv, agent: AgentEnv, node: Node, r
       opened = openNode(env, node);
       opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
       const dii = await bootAgent(env, opened, node, 'clean');
-      // bootAgent waited for the BMC to report the node on: recorded without another read, as
-      // Ironic records the target of a completed power action.
-      return transition(node, 'wait', env.clock.now(), { driver_internal_info: dii, clean_step: {}, last_error: null, power_state: 'power on' }, node.target_provision_state ?? undefined);
+      return transition(node, 'wait', env.clock.now(), { driver_internal_info: dii, clean_step: {}, last_error: null, power_state: BOOTED_POWER_STATE }, node.target_provision_state ?? undefined);
     } catch (err) {
       return fail(env, node, opened, failure(`Failed to clean node ${node.uuid}: booting the deploy agent failed`, err, opened));
     }

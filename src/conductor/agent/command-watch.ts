@@ -166,8 +166,7 @@ export class AgentCommandWatch {
       this.#misses.set(n.uuid, misses);
       if (misses < this.#missLimit) return;
       const message = err instanceof AgentError ? err.message : `The agent of node ${n.uuid} could not be asked about ${cmd.name}.`;
-      const lost = (node: Watched): NodeChanges => ({ driver_internal_info: { ...node.driver_internal_info, [AGENT_COMMAND_KEY]: { ...cmd, error: message } as unknown as JsonObject } });
-      if (await this.#resume(n, lost)) {
+      if (await this.#resume(n, (node) => withCommand(node, { ...cmd, error: message }))) {
         this.#misses.delete(n.uuid);
         report.resumed++;
         this.rt.log.warn({ node: n.uuid, command: cmd.name, error: message }, 'conductor: lost track of an agent command');
@@ -178,8 +177,7 @@ export class AgentCommandWatch {
     if (result.command_status !== 'RUNNING' || Date.now() >= cmd.deadline) {
       // The outcome goes with the node: the task that goes on need not ask the agent again.
       const outcome = recordableOutcome(result);
-      const ended = (node: Watched): NodeChanges => (outcome === null ? {} : { driver_internal_info: { ...node.driver_internal_info, [AGENT_COMMAND_KEY]: { ...cmd, outcome } as unknown as JsonObject } });
-      if (await this.#resume(n, ended)) report.resumed++;
+      if (await this.#resume(n, (node) => (outcome === null ? {} : withCommand(node, { ...cmd, outcome })))) report.resumed++;
       return;
     }
     const progress = progressOf(result);
@@ -213,5 +211,9 @@ export class AgentCommandWatch {
     }
     return false;
   }
+}
 
+/** The change that records `command` as the node's pending agent command (see AGENT_COMMAND_KEY). */
+function withCommand(node: Watched, command: PendingAgentCommand): NodeChanges {
+  return { driver_internal_info: { ...node.driver_internal_info, [AGENT_COMMAND_KEY]: command as unknown as JsonObject } };
 }

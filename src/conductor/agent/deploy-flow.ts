@@ -32,7 +32,7 @@ import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { DEPLOY_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, settlePower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
 import { AGENT_COMMAND_KEY, pendingAgentCommand } from '../../domain/deploy/agent-node.ts';
-import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, commandDeadline, stepLongCommand } from './session.ts';
+import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, BOOTED_POWER_STATE, commandDeadline, stepLongCommand } from './session.ts';
 
 /** The deploy steps of an agent deploy, as `deploy_step` shows them. */
 const STEP_DEPLOY = { interface: 'deploy', step: 'deploy', priority: 100, args: {} };
@@ -57,9 +57,7 @@ async function boot(env: TaskEnv, agent: AgentEnv, node: Node): Promise<Conducto
     await agent.images.imageInfo(node);
     step = 'boot the deploy agent';
     const dii = await bootAgent(env, opened, node, 'deploy');
-    // bootAgent waited for the BMC to report the node on: recorded without another read, as
-    // Ironic records the target of a completed power action.
-    const changes: ConductorChanges = { driver_internal_info: { ...dii, deploy_steps: [STEP_DEPLOY, STEP_WRITE, STEP_REBOOT] }, deploy_step: STEP_DEPLOY, last_error: null, power_state: 'power on' };
+    const changes: ConductorChanges = { driver_internal_info: { ...dii, deploy_steps: [STEP_DEPLOY, STEP_WRITE, STEP_REBOOT] }, deploy_step: STEP_DEPLOY, last_error: null, power_state: BOOTED_POWER_STATE };
     return transition(node, 'wait', env.clock.now(), changes, node.target_provision_state ?? undefined);
   } catch (err) {
     return fail(env, node, opened, failure(`Failed to deploy node ${node.uuid} (${step})`, err, opened));
@@ -104,8 +102,7 @@ async function writeAndReboot(env: TaskEnv, agent: AgentEnv, node: Node): Promis
   } catch (err) {
     return fail(env, node, opened, failure(`Deploy step ${step} failed for node ${node.uuid}`, err, opened));
   }
-  // The reboot waited for the BMC to report the node on (see boot()).
-  return transition(node, 'done', env.clock.now(), { ...wiped(node), last_error: null, power_state: 'power on' });
+  return transition(node, 'done', env.clock.now(), { ...wiped(node), last_error: null, power_state: BOOTED_POWER_STATE });
 }
 
 /**

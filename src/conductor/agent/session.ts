@@ -39,11 +39,16 @@ export function agentCalledBack(node: Pick<Node, 'driver_internal_info'>, purpos
   return dii.agent_boot === purpose && typeof dii.agent_url === 'string' && typeof dii.agent_token_sealed === 'string';
 }
 
+/** The power state of a node once a reboot (agent or instance boot) has completed. */
+export const BOOTED_POWER_STATE = 'power on';
+
 /**
  * Boot the agent ramdisk: boot device `cdrom` (virtual media) or `pxe` for the next boot, then
  * a reboot (power on when off). For `cdrom`, when the hardware type has virtual media and
  * `driver_info.redfish_deploy_iso` / `deploy_iso` is an http(s) URL, that ISO is inserted into
- * the BMC's virtual CD first (Ironic's `redfish-virtual-media` boot).
+ * the BMC's virtual CD first (Ironic's `redfish-virtual-media` boot). The reboot waits for the
+ * BMC to report the node on, so the caller records {@link BOOTED_POWER_STATE} without another
+ * read, as Ironic records the target of a completed power action.
  * @returns the `driver_internal_info` of the new session (old session keys dropped)
  * @throws what the driver throws (HardwareError, InvalidInputError)
  */
