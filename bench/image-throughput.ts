@@ -69,8 +69,8 @@ function run(cmd: string, args: string[]): Promise<string> {
   });
 }
 
-/** Read `file` once (untimed), so that a warm run finds it in the page cache. */
-function warm(file: string): () => Promise<void> {
+/** `cat <file> > /dev/null`: the read baseline, and the untimed read that warms a file's pages. */
+function catFile(file: string): () => Promise<void> {
   return async () => void (await run('sh', ['-c', `cat '${file}' > /dev/null`]));
 }
 
@@ -206,7 +206,7 @@ export const imageThroughputBenchmark: Benchmark = {
           rows.push({ id, summary: m.summary, mibPerS: size / MIB / (m.summary.medianMs / 1000) });
         };
 
-        await time('cat', () => run('sh', ['-c', `cat '${file}' > /dev/null`]), warm(file));
+        await time('cat', catFile(file), catFile(file));
         const copy = path.join(work, 'esi', 'copy.raw');
         await time('cp', () => run('cp', [file, copy]), async () => fs.rmSync(copy, { force: true }));
         fs.rmSync(copy, { force: true });
@@ -223,7 +223,7 @@ export const imageThroughputBenchmark: Benchmark = {
                 const bytes = Number(await run('curl', ['-sS', '--http0.9', '-o', '/dev/null', '-w', '%{size_download}', loopback.url]));
                 if (bytes !== size) throw new Error(`loopback delivered ${bytes} bytes of ${size}`);
               },
-              warm(file),
+              catFile(file),
             );
           } finally {
             loopback.stop();
@@ -247,11 +247,11 @@ export const imageThroughputBenchmark: Benchmark = {
           if (bytes !== size) throw new Error(`download delivered ${bytes} bytes of ${size}`);
         };
         const stored = storedFile(path.join(work, 'esi'), current, size);
-        await time('download', download, warm(stored));
+        await time('download', download, catFile(stored));
         // The same reads with the file out of the page cache first (`dd iflag=nocache count=0`
         // drops a file's cached pages, no root needed): an image read from the disk.
         const uncache = (f: string) => async (): Promise<void> => void (await run('dd', [`if=${f}`, 'iflag=nocache', 'count=0', 'status=none']));
-        await time('cat (cold)', () => run('sh', ['-c', `cat '${file}' > /dev/null`]), uncache(file));
+        await time('cat (cold)', catFile(file), uncache(file));
         await time('download (cold)', download, uncache(stored));
 
         const by = (id: string): number => rows.find((r) => r.id === id)?.mibPerS ?? Number.NaN;
