@@ -181,10 +181,21 @@ export class IdentityDirectory {
     return u;
   }
 
-  /** List users the caller may read. */
+  /**
+   * List users (`identity:list_users`, admin by default: Keystone answers a non-admin 403, not a
+   * list of itself). @throws ForbiddenError
+   */
   async listUsers(ctx: AuthContext, filter: UserFilter): Promise<User[]> {
+    this.policy.authorize('identity:list_users', {}, ctx);
     const all = await this.repo.findUsers(filter);
     return all.filter((u) => this.policy.check('identity:get_user', { 'target.user.id': u.id }, ctx));
+  }
+
+  /** The users among `ids` the caller may read (`identity:get_user`); unknown ids are left out. */
+  async readableUsers(ctx: AuthContext, ids: readonly string[]): Promise<User[]> {
+    const readable = ids.filter((id) => this.policy.check('identity:get_user', { 'target.user.id': id }, ctx));
+    if (readable.length === 0) return [];
+    return this.repo.findUsers({ ids: readable });
   }
 
   /** Update a user; a new password or disabling revokes the user's tokens. */

@@ -7,6 +7,7 @@ import type { Policy } from '../policy/types.ts';
 import { IdentityDirectory } from './directory.ts';
 import { RoleGrants } from './grants.ts';
 import type { IdentityRepository } from './ports.ts';
+import { SubjectTokens } from './subject-tokens.ts';
 import { TokenService } from './tokens.ts';
 
 export * from './model.ts';
@@ -14,11 +15,14 @@ export type { IdentityRepository } from './ports.ts';
 export { IdentityDirectory, type ProjectInput, type UserInput } from './directory.ts';
 export { RoleGrants, type AssignmentQuery } from './grants.ts';
 export { TokenService, tokenId, type IssuedToken, type TokenInfo, type PasswordCredentials, type ScopeRequest } from './tokens.ts';
+export { SubjectTokens, type SubjectAction } from './subject-tokens.ts';
 export { bootstrapIdentity, type BootstrapResult } from './bootstrap.ts';
 
 /** The identity services other areas and the identity API use. */
 export interface Identity {
   readonly tokens: TokenService;
+  /** What callers may do with tokens they name in `X-Subject-Token`. */
+  readonly subjects: SubjectTokens;
   readonly directory: IdentityDirectory;
   readonly grants: RoleGrants;
 }
@@ -31,6 +35,7 @@ export function createIdentity(repo: IdentityRepository, policy: Policy, clock: 
   const tokens = new TokenService(repo, clock, tokenTtlS);
   return {
     tokens,
+    subjects: new SubjectTokens(tokens, policy),
     directory: new IdentityDirectory(repo, policy, tokens, clock),
     grants: new RoleGrants(repo, policy, tokens, clock),
   };

@@ -17,6 +17,8 @@ export interface ProjectFilter {
 
 /** Filters for user lists. */
 export interface UserFilter {
+  /** Only these user ids. */
+  readonly ids?: readonly string[];
   readonly name?: string;
   readonly domainId?: string;
   readonly enabled?: boolean;

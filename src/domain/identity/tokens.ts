@@ -13,7 +13,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AuthContext } from '../auth.ts';
 import type { Clock } from '../clock.ts';
-import { InvalidInputError, NotFoundError, UnauthorizedError } from '../errors.ts';
+import { InvalidInputError, UnauthorizedError } from '../errors.ts';
 import type { Project, TokenRecord, TokenScope, User } from './model.ts';
 import type { IdentityRepository } from './ports.ts';
 import { verifyPassword } from './passwords.ts';
@@ -150,19 +150,6 @@ export class TokenService {
     if (this.cache.size >= CACHE_MAX) this.cache.clear();
     this.cache.set(id, { info, until: Math.min(now + CACHE_MS, record.expiresAt) });
     return info;
-  }
-
-  /**
-   * Validate a token another caller presents (`GET /v3/auth/tokens`): like {@link validate}
-   * but reports an invalid subject token as not found (Keystone answers 404).
-   */
-  async validateSubject(secret: string): Promise<TokenInfo> {
-    try {
-      return await this.validate(secret);
-    } catch (err) {
-      if (err instanceof UnauthorizedError) throw new NotFoundError('token', '', 'Could not find token.', 'TokenNotFound');
-      throw err;
-    }
   }
 
   /** Revoke one token (idempotent). */

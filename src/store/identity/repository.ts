@@ -92,6 +92,7 @@ export class KyselyIdentityRepository implements IdentityRepository {
 
   async findUsers(filter: UserFilter): Promise<User[]> {
     let q = this.db.selectFrom('users').selectAll();
+    if (filter.ids !== undefined) q = q.where('id', 'in', filter.ids.length > 0 ? [...filter.ids] : ['']);
     if (filter.name !== undefined) q = q.where('name', '=', filter.name);
     if (filter.domainId !== undefined) q = q.where('domain_id', '=', filter.domainId);
     if (filter.enabled !== undefined) q = q.where('enabled', '=', toBool(filter.enabled));

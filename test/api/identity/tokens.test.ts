@@ -170,13 +170,25 @@ describe('POST /v3/auth/tokens', () => {
 });
 
 describe('GET/HEAD/DELETE /v3/auth/tokens', () => {
-  it('validates a subject token for every persona; anonymous is 401', async () => {
+  it('validates a subject token for admin and the token\'s own user only; others get 404, anonymous 401', async () => {
     const subject = await login(ts, 'lessee1', 'pw-lessee1', { project: { name: 'l1', domain: { id: 'default' } } });
     const res = await expectStatuses(ts, personas, 'GET', () => ({ path: TOKENS, headers: { 'x-subject-token': subject.token } }), {
       admin: 200,
-      owner: 200,
+      owner: 404,
       lessee: 200,
-      other: 200,
+      other: 404,
+      anonymous: 401,
+    });
+    expect(res.lessee.body.token).toEqual(subject.body.token);
+    // A refused subject is reported exactly as an unknown one: nothing about the token leaks.
+    const bogus = await call(ts, personas.owner, 'GET', TOKENS, undefined, { 'x-subject-token': 'bogus' });
+    expect(res.owner.body).toEqual(bogus.body);
+    expect(res.owner.headers.get('x-subject-token')).toBeNull();
+    await expectStatuses(ts, personas, 'HEAD', () => ({ path: TOKENS, headers: { 'x-subject-token': subject.token } }), {
+      admin: 200,
+      owner: 404,
+      lessee: 200,
+      other: 404,
       anonymous: 401,
     });
     expect(res.admin.body.token).toEqual(subject.body.token);
@@ -206,6 +218,23 @@ describe('GET/HEAD/DELETE /v3/auth/tokens', () => {
     }
     const anon = await call(ts, personas.anonymous, 'DELETE', TOKENS, undefined, { 'x-subject-token': personas.owner.token! });
     expectKeystoneError(anon, 401);
+  });
+
+  it('nobody but an admin or the token\'s own user can revoke it: the token stays valid', async () => {
+    const { token } = await login(ts, 'lessee1', 'pw-lessee1', { project: { name: 'l1', domain: { id: 'default' } } });
+    for (const p of [personas.owner, personas.other]) {
+      expectKeystoneError(await call(ts, p, 'DELETE', TOKENS, undefined, { 'x-subject-token': token }), 404, /Could not find token/);
+    }
+    // Another token of the same project but another user is no licence either.
+    const { token: sibling } = await login(ts, 'owner1', 'pw-owner1', { project: { name: 'o1', domain: { id: 'default' } } });
+    expectKeystoneError(await call(ts, tokenPersona(sibling), 'DELETE', TOKENS, undefined, { 'x-subject-token': token }), 404);
+    expect((await call(ts, tokenPersona(token), 'GET', '/identity/v3/auth/projects')).status).toBe(200);
+    // The same user's other token may; so may an admin.
+    const { token: second } = await login(ts, 'lessee1', 'pw-lessee1', { project: { name: 'l1', domain: { id: 'default' } } });
+    expect((await call(ts, tokenPersona(second), 'DELETE', TOKENS, undefined, { 'x-subject-token': token })).status).toBe(204);
+    expectKeystoneError(await call(ts, tokenPersona(token), 'GET', '/identity/v3/auth/projects'), 401);
+    expect((await call(ts, personas.admin, 'DELETE', TOKENS, undefined, { 'x-subject-token': second })).status).toBe(204);
+    expectKeystoneError(await call(ts, tokenPersona(second), 'GET', '/identity/v3/auth/projects'), 401);
   });
 
   it('tokens expire after the configured lifetime (ManualClock)', async () => {

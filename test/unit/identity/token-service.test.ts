@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnauthorizedError, NotFoundError, InvalidInputError } from '../../../src/domain/errors.ts';
-import { bootstrapIdentity, TokenService, tokenId } from '../../../src/domain/identity/index.ts';
+import { bootstrapIdentity, SubjectTokens, TokenService, tokenId } from '../../../src/domain/identity/index.ts';
+import { DEFAULT_RULES, PolicyEngine } from '../../../src/domain/policy/index.ts';
 import { hashPassword } from '../../../src/domain/identity/passwords.ts';
 import { openStore, type Store } from '../../../src/store/database.ts';
 import { KyselyIdentityRepository } from '../../../src/store/identity/repository.ts';
@@ -55,7 +56,8 @@ describe('TokenService', () => {
     await expect(tokens.validate(t.secret)).resolves.toBeDefined();
     clock.advance(1);
     await expect(tokens.validate(t.secret)).rejects.toBeInstanceOf(UnauthorizedError);
-    await expect(tokens.validateSubject(t.secret)).rejects.toBeInstanceOf(NotFoundError);
+    const own = (await tokens.validate((await tokens.authenticatePassword({ userId, password: 'alice-pw' }, { kind: 'project', projectId })).secret)).context;
+    await expect(new SubjectTokens(tokens, new PolicyEngine(DEFAULT_RULES)).resolve(own, t.secret, 'validate')).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('revocation is immediate, even for a cached token', async () => {

@@ -4,9 +4,10 @@
  * revoke (`DELETE`) a token named by `X-Subject-Token`; the caller's catalogue, projects and
  * system scope (`GET /v3/auth/catalog|projects|system`).
  *
- * Holding a token's secret is what lets anyone use it, so validating or revoking a token needs
- * nothing beyond a valid caller token and the subject's secret (Keystone's legacy rule `admin or
- * token subject` adds no protection: the holder can present the subject as its own token).
+ * Validate, check and revoke pass `identity:validate_token`, `identity:check_token` and
+ * `identity:revoke_token` against the subject token's user (admin, service, or the token's own
+ * user); a subject the caller may not act on is 404 like an unknown one
+ * (src/domain/identity/subject-tokens.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ForbiddenError, InvalidInputError } from '../../../domain/errors.ts';
@@ -18,7 +19,7 @@ import { renderProject, renderToken } from '../render.ts';
 
 /** Register the `/v3/auth/*` routes. */
 export function registerAuthRoutes(app: FastifyInstance, services: Services): void {
-  const { tokens, directory } = services.identity;
+  const { tokens, subjects, directory } = services.identity;
   const catalogFor = (request: FastifyRequest) =>
     queryBool(request.query as Query, 'nocatalog') ? null : buildCatalog(publicBase(services.config), services.config.identity.region);
 
@@ -31,21 +32,20 @@ export function registerAuthRoutes(app: FastifyInstance, services: Services): vo
   });
 
   app.head('/auth/tokens', async (request, reply) => {
-    await tokens.validateSubject(subjectToken(request));
+    await subjects.resolve(request.auth, subjectToken(request), 'check');
     return reply.code(200).send();
   });
 
   app.get('/auth/tokens', async (request, reply) => {
     const secret = subjectToken(request);
     const catalog = catalogFor(request);
-    const info = await tokens.validateSubject(secret);
+    const info = await subjects.resolve(request.auth, secret, 'validate');
     return reply.header('x-subject-token', secret).send(renderToken(info, catalog));
   });
 
   app.delete('/auth/tokens', async (request, reply) => {
     const secret = subjectToken(request);
-    await tokens.validateSubject(secret);
-    await tokens.revoke(secret);
+    await subjects.revoke(request.auth, secret);
     return reply.code(204).send();
   });
 

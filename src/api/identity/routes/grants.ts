@@ -78,8 +78,7 @@ async function assignmentNames(identity: Identity, ctx: AuthContext, list: reado
     if (err instanceof ForbiddenError) return [];
     throw err;
   });
-  const userIds = new Set(list.map((a) => a.userId));
-  const users = (await identity.directory.listUsers(ctx, {})).filter((u) => userIds.has(u.id));
+  const users = await identity.directory.readableUsers(ctx, [...new Set(list.map((a) => a.userId))]);
   const projects = await identity.directory.projectsByIds(list.flatMap((a) => (a.target.type === 'project' ? [a.target.id] : [])));
   return {
     roles: new Map(roles.map((r) => [r.id, r.name])),
