@@ -62,9 +62,12 @@ describe('esi server create / list / show / delete on the lab', () => {
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ name: 'web1', status: 'ACTIVE', node: node.uuid, flavor: 'bm.lab', key_name: 'laptop' });
-    // The phases drawn depend on when the polls land; the agent's and the image's always show.
+    // The phases after the first show only when a poll lands in them: a lab deploy can go from
+    // booting the agent to active between two polls. Whatever phases did show are known ones.
     expect(r.stderr).toMatch(/esi: web1: (booting the deploy agent|waiting for the deploy agent to call back)/);
-    expect(r.stderr).toMatch(/esi: web1: (writing the image|converting the image|booting the instance)/);
+    for (const line of r.stderr.split('\n').filter((l) => l.startsWith('esi: web1: '))) {
+      expect(line).toMatch(/^esi: web1: (booting the deploy agent|waiting for the deploy agent|writing the image|converting the image|booting the instance|active)/);
+    }
     const report = await inspectDisk(env.lab.agents!.diskPath('node-0'));
     expect(report.filesystems).toContainEqual({ partition: 1, type: 'ext2/3/4', label: 'lessee-os' });
     expect(report.metaData).toMatchObject({ hostname: 'web1', uuid: out.id, public_keys: { laptop: KEY } });
@@ -86,7 +89,9 @@ describe('esi server create / list / show / delete on the lab', () => {
     const r = await esi(['server', 'delete', 'web1', '--wait', '120'], personaEnv(env.ts, 'lessee'));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Deleted server web1 .*; node .* is available/);
-    expect(r.stderr).toMatch(/esi: web1: cleaning/);
+    // A metadata erase can end between two polls, so the cleaning line may not show; that the
+    // disk was cleaned is checked on the disk itself below.
+    expect(r.stderr).toMatch(/esi: web1: (undeploying|tearing down the instance|cleaning)/);
     const n = await waitNode(env, node.uuid, () => true);
     expect(n).toMatchObject({ provision_state: 'available', instance_uuid: null, allocation_uuid: null, instance_info: {} });
     // Its network port was detached and deleted with it.
