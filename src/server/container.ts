@@ -11,6 +11,7 @@ import { openStore, type StoreOptions } from '../store/database.ts';
 import { KyselyIdentityRepository } from '../store/identity/repository.ts';
 import { ConductorHeartbeat, createInventory, HistoryRecorder, recordingNodeRepository } from '../domain/inventory/index.ts';
 import { newUuid } from '../domain/ids.ts';
+import type { RequesterContexts } from '../domain/inventory/requester.ts';
 import { KyselyNodeHistoryRepository } from '../store/inventory/history-repository.ts';
 import { NodeConsoleService } from '../domain/inventory/node-console.ts';
 import { createHardwareRegistry } from '../drivers/hardware/registry.ts';
@@ -109,7 +110,13 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   const recordedNodes = recordingNodeRepository(nodeRepository, history);
   const portRepository = new KyselyPortRepository(store.db);
   const imageTempUrls = new ImageTempUrls(secrets, config.publicUrl, () => clock.now());
+  // The conductor acts as the caller that asked for a node's work (src/domain/inventory/requester.ts).
+  const requesters: RequesterContexts = {
+    contextOf: (r) => identity.tokens.contextFor(r.user_id, r.project_id !== null ? { projectId: r.project_id } : 'system'),
+  };
   const inventory = createInventory({
+    // `images` is assigned below, before the API serves.
+    images: { deployable: (ctx, id) => images.images.deployable(ctx, id) },
     nodes: recordedNodes,
     ports: portRepository,
     conductors: new KyselyConductorRepository(store.db),
@@ -145,7 +152,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
         bios: biosSettings,
         // `images` is assigned below, before any worker starts.
         agent: {
-          images: new ServiceImageInfo(() => images.images, imageTempUrls, IMAGE_URL_TTL_S),
+          images: new ServiceImageInfo(() => images.images, imageTempUrls, IMAGE_URL_TTL_S, requesters),
           client: defaultAgentClient,
           commandTimeoutS: AGENT_COMMAND_TIMEOUT_S,
           // `leasing` is assigned below, before any worker starts.

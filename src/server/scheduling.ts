@@ -49,7 +49,8 @@ export function createSchedulingServices(w: SchedulingWiring): { scheduling: Sch
     repo: new KyselyComputeRepository(w.store.db),
     images: {
       async get(ctx, id) {
-        const i = await w.images.images.get(ctx, id);
+        // The image's data goes to the caller's node: it must be readable by the caller.
+        const i = await w.images.images.deployable(ctx, id);
         return { id: i.id, name: i.name, status: i.status, min_disk: i.minDisk, min_ram: i.minRam };
       },
     },

@@ -30,8 +30,11 @@ export interface ImageInfo {
 
 /** Builds the `image_info` of a node's `instance_info` (src/conductor/agent/image-info.ts). */
 export interface ImageInfoSource {
-  /** @throws InvalidInputError when `instance_info` names no usable image */
-  imageInfo(node: Pick<Node, 'uuid' | 'instance_info'>): Promise<ImageInfo>;
+  /**
+   * @throws InvalidInputError when `instance_info` names no image that the requester of the
+   *   deploy (`driver_internal_info.esi_requested_by`) may deploy now
+   */
+  imageInfo(node: Pick<Node, 'uuid' | 'instance_info' | 'driver_internal_info'>): Promise<ImageInfo>;
   /**
    * A URL the agent uploads a captured disk to (PUT): the data of image `imageId`.
    * @throws InvalidInputError when the image is gone or no longer `queued`

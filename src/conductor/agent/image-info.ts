@@ -3,7 +3,10 @@
  * (Ironic 21.4 `deploy_utils.build_instance_info_for_deploy` / `agent_base`), reference
  * /work/shared/reference/ironic.md §5.1:
  *
- * - `image_source` a UUID: an image of esi's image service, which must be `active`; the URL
+ * - `image_source` a UUID: an image of esi's image service, which must be `active` and
+ *   deployable by the caller that requested the deploy, with that caller's roles at the time of
+ *   the write (`driver_internal_info.esi_requested_by`, src/domain/inventory/requester.ts) —
+ *   never merely readable by the conductor's own identity; the URL
  *   is a temp URL of its data (src/domain/deploy/temp-url.ts, valid `tempUrlTtlS`), the
  *   format and hashes are the image's (`disk_format`, `container_format`, `os_hash_algo`,
  *   `os_hash_value`, `checksum`);
@@ -15,10 +18,12 @@
  * `disk_format` is refused here, so before the agent is booted. A capture's upload URL is
  * a PUT temp URL of the target image ({@link ServiceImageInfo.captureUrl}).
  */
-import { InvalidInputError } from '../../domain/errors.ts';
+import type { AuthContext } from '../../domain/auth.ts';
+import { ForbiddenError, InvalidInputError, NotFoundError } from '../../domain/errors.ts';
 import { isUuidLike } from '../../domain/ids.ts';
 import type { ImageService } from '../../domain/images/index.ts';
 import type { Node } from '../../domain/inventory/model.ts';
+import { recordedRequester, REQUESTED_BY, type RequesterContexts } from '../../domain/inventory/requester.ts';
 import { DEPLOY_SERVICE_CONTEXT, type ImageTempUrls } from '../../domain/deploy/temp-url.ts';
 import type { ImageInfo, ImageInfoSource } from './env.ts';
 
@@ -36,14 +41,29 @@ function checkDiskFormat(format: string, what: string): string {
 /** {@link ImageInfoSource} over esi's image service and plain HTTP URLs. */
 export class ServiceImageInfo implements ImageInfoSource {
   /**
-   * @param images the image service (read with the conductor's service identity)
+   * @param images the image service (deploy images are read as their requester; capture targets
+   *   with the conductor's service identity)
    * @param tempUrlTtlS validity of image temp URLs, seconds
+   * @param requesters turns a recorded requester into its current caller context
    */
   constructor(
     private readonly images: () => ImageService,
     private readonly tempUrls: ImageTempUrls,
     private readonly tempUrlTtlS: number,
+    private readonly requesters: RequesterContexts,
   ) {}
+
+  /**
+   * The caller that requested the node's deploy, as it stands now.
+   * @throws InvalidInputError when none is recorded or it no longer has access to its project
+   */
+  private async requesterContext(node: Pick<Node, 'uuid' | 'driver_internal_info'>): Promise<AuthContext> {
+    const requester = recordedRequester(node.driver_internal_info);
+    if (requester === null) throw new InvalidInputError(`Node ${node.uuid}: no requester is recorded for this deploy (driver_internal_info.${REQUESTED_BY}); request the deploy again.`);
+    const ctx = await this.requesters.contextOf(requester);
+    if (ctx === null) throw new InvalidInputError(`Node ${node.uuid}: the user that requested this deploy no longer has a role on its project.`);
+    return ctx;
+  }
 
   /** See {@link ImageInfoSource.captureUrl}: a PUT temp URL of a still `queued` image. */
   async captureUrl(imageId: string): Promise<string> {
@@ -58,16 +78,18 @@ export class ServiceImageInfo implements ImageInfoSource {
   }
 
   /** See {@link ImageInfoSource.imageInfo} and the module documentation. */
-  async imageInfo(node: Pick<Node, 'uuid' | 'instance_info'>): Promise<ImageInfo> {
+  async imageInfo(node: Pick<Node, 'uuid' | 'instance_info' | 'driver_internal_info'>): Promise<ImageInfo> {
     const ii = node.instance_info;
     const source = str(ii.image_source);
     if (source === null) throw new InvalidInputError(`Node ${node.uuid} has no instance_info.image_source to deploy.`);
     if (isUuidLike(source)) {
+      const ctx = await this.requesterContext(node);
       let image;
       try {
-        image = await this.images().get(DEPLOY_SERVICE_CONTEXT, source);
-      } catch {
-        throw new InvalidInputError(`Image ${source} (instance_info.image_source of node ${node.uuid}) was not found in the image service.`);
+        image = await this.images().deployable(ctx, source);
+      } catch (err) {
+        if (!(err instanceof NotFoundError) && !(err instanceof ForbiddenError)) throw err;
+        throw new InvalidInputError(`Image ${source} (instance_info.image_source of node ${node.uuid}) was not found in the image service, or the project that requested the deploy may no longer read it.`);
       }
       if (image.status !== 'active') throw new InvalidInputError(`Image ${source} is ${image.status}, not active: it has no data to deploy.`);
       return {

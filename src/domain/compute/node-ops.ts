@@ -12,6 +12,7 @@ import { ConflictError, InvalidStateError, LockedError } from '../errors.ts';
 import type { JsonObject } from '../inventory/masking.ts';
 import type { Node } from '../inventory/model.ts';
 import type { NodeAccess } from '../inventory/node-access.ts';
+import { REQUESTED_BY, type Requester } from '../inventory/requester.ts';
 import { canApply, next } from '../inventory/states.ts';
 
 /** States of a node that holds a server it never deployed (its allocation can simply go). */
@@ -35,11 +36,18 @@ export async function whileLocked<T>(fn: () => Promise<T>, sleep: (ms: number) =
 
 /**
  * Deploy the node a server holds: `available` → `deploying` (target `active`) with the config
- * drive, then wake the conductor.
+ * drive and the requester (src/domain/inventory/requester.ts), then wake the conductor.
  * @throws ConflictError when the node no longer holds the server; InvalidStateError when it is
  *   in maintenance or not `available`; LockedError when a conductor keeps holding it
  */
-export async function requestDeploy(access: NodeAccess, nodeUuid: string, serverUuid: string, configdrive: JsonObject, sleep: (ms: number) => Promise<void>): Promise<Node> {
+export async function requestDeploy(
+  access: NodeAccess,
+  requester: Requester,
+  nodeUuid: string,
+  serverUuid: string,
+  configdrive: JsonObject,
+  sleep: (ms: number) => Promise<void>,
+): Promise<Node> {
   const written = await whileLocked(async () => {
     const node = await access.deps.nodes.get(nodeUuid);
     if (node === null || node.instance_uuid !== serverUuid) throw new ConflictError(`Node ${nodeUuid} no longer holds server ${serverUuid}.`);
@@ -54,6 +62,8 @@ export async function requestDeploy(access: NodeAccess, nodeUuid: string, server
         provision_updated_at: access.deps.clock.now(),
         last_error: null,
         instance_info: { ...n.instance_info, configdrive },
+        // The conductor writes the image as the project that created the server.
+        driver_internal_info: { ...n.driver_internal_info, [REQUESTED_BY]: { ...requester } },
       };
     });
   }, sleep);

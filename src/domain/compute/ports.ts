@@ -125,7 +125,7 @@ export interface ImageFacts {
 
 /** Images as the caller sees them. */
 export interface ImageLookup {
-  /** @throws NotFoundError when there is no such image the caller may use */
+  /** An image whose data the caller may deploy. @throws NotFoundError (unknown or invisible), ForbiddenError (visible, not readable) */
   get(ctx: AuthContext, id: string): Promise<ImageFacts>;
 }
 

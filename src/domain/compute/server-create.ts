@@ -23,11 +23,12 @@
  *    then deploys through the deploy agent as for any provision request.
  */
 import type { AuthContext } from '../auth.ts';
-import { ConflictError, InvalidInputError, NotFoundError } from '../errors.ts';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.ts';
 import { newUuid } from '../ids.ts';
 import type { JsonObject } from '../inventory/masking.ts';
 import type { Node } from '../inventory/model.ts';
 import type { NodeChanges } from '../inventory/ports.ts';
+import { requesterOf } from '../inventory/requester.ts';
 import { flavorPlacement } from '../scheduling/flavor-request.ts';
 import type { PlacementRequest, SchedNode } from '../scheduling/model.ts';
 import type { Placer } from '../scheduling/placement.ts';
@@ -85,7 +86,9 @@ async function resolve(deps: CreateDeps, ctx: AuthContext, req: ServerRequest): 
   try {
     image = await deps.images.get(ctx, req.imageRef);
   } catch (err) {
-    if (err instanceof NotFoundError || err instanceof InvalidInputError) throw new InvalidInputError(`Image ${req.imageRef} could not be found.`, 'ImageNotFound');
+    if (err instanceof NotFoundError || err instanceof InvalidInputError || err instanceof ForbiddenError) {
+      throw new InvalidInputError(`Image ${req.imageRef} could not be found.`, 'ImageNotFound');
+    }
     throw err;
   }
   if (image.status !== 'active') throw new InvalidInputError(`Image ${image.id} is not active (${image.status}).`, 'ImageNotActive');
@@ -212,7 +215,7 @@ export async function createServers(deps: CreateDeps, ctx: AuthContext, req: Ser
     const node = placed[i]!.written;
     try {
       if (requested.length > 0 && deps.networks !== null) await deps.networks.attach(ctx, node.uuid, p.uuid, requested);
-      await requestDeploy(deps.access, node.uuid, p.uuid, configDrive(ctx, req, p, keypair), deps.sleep);
+      await requestDeploy(deps.access, requesterOf(ctx), node.uuid, p.uuid, configDrive(ctx, req, p, keypair), deps.sleep);
     } catch (err) {
       failure = err;
       if (requested.length > 0 && deps.networks !== null) await deps.networks.release(node.uuid, p.uuid).catch(() => undefined);

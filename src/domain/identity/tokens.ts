@@ -152,6 +152,38 @@ export class TokenService {
     return info;
   }
 
+  /**
+   * The caller context a token of this user in this scope would carry now, without issuing
+   * one: for work a caller started that runs later (the conductor acting as the project that
+   * asked for a deploy, src/domain/inventory/requester.ts). Roles are the user's effective
+   * roles at the time of the call.
+   * @param scope a project id, or `system`
+   * @returns null when the user or project does not exist or is disabled, or the user holds no
+   *   role on the scope
+   */
+  async contextFor(userId: string, scope: { readonly projectId: string } | 'system'): Promise<AuthContext | null> {
+    const user = await this.repo.getUser(userId);
+    if (!user || !user.enabled) return null;
+    const project = scope === 'system' ? null : await this.repo.getProject(scope.projectId);
+    if (scope !== 'system' && (!project || !project.enabled)) return null;
+    const roles = await this.effectiveRoles(user.id, project ? { type: 'project', id: project.id } : { type: 'system', id: 'all' });
+    if (roles.length === 0) return null;
+    const now = this.clock.now();
+    const record: TokenRecord = {
+      id: '',
+      userId: user.id,
+      projectId: project?.id ?? null,
+      systemScope: project ? null : 'all',
+      methods: [],
+      roles,
+      auditId: '',
+      issuedAt: now,
+      expiresAt: now,
+      revokedAt: null,
+    };
+    return Object.freeze({ ...contextOf(record, user, project), expiresAt: null });
+  }
+
   /** Revoke one token (idempotent). */
   async revoke(secret: string): Promise<void> {
     const id = tokenId(secret);

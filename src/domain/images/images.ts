@@ -107,6 +107,24 @@ export class ImageService {
   }
 
   /**
+   * An image whose data the caller may have written to a node's disk: visible to it, its data
+   * downloadable by it (`image:download_image`) and, for a non-admin, not deactivated — the
+   * same rules as `GET /v2/images/{id}/file`, since a deploy hands the image's bytes to the
+   * caller's node. Used by the node API when `instance_info.image_source` is set or a deploy is
+   * requested, and by the conductor (with the requester's current context) when it writes.
+   * @throws NotFoundError when the image does not exist or the caller may not see it;
+   *   ForbiddenError when the caller may see it but not download it (or it is deactivated)
+   */
+  async deployable(ctx: AuthContext, id: string): Promise<Image> {
+    const seen = await this.d.access.visible(ctx, id);
+    if (seen.image.status === 'deactivated' && !this.d.access.isAdmin(ctx)) {
+      throw new ForbiddenError(`Image ${id} is deactivated: its data cannot be deployed.`, 'Forbidden');
+    }
+    this.d.access.authorize(ctx, 'image:download_image', seen);
+    return seen.image;
+  }
+
+  /**
    * List the images the caller may see (Glance `GET /v2/images`); see `./list.ts`.
    * @throws InvalidInputError for an unknown marker; ForbiddenError when `image:get_images` fails
    */

@@ -13,6 +13,7 @@ import { NodeService } from './node-service.ts';
 import { PortService } from './port-service.ts';
 import type { ConductorRepository, NodeRepository, PortRepository } from './ports.ts';
 import { DriverService } from './driver-service.ts';
+import type { DeployImages } from './requester.ts';
 import { NodeHistoryService, type NodeHistory, type NodeHistoryRepository } from './history.ts';
 
 export * from './model.ts';
@@ -31,6 +32,7 @@ export type { ProvisionParams } from './node-actions.ts';
 export type { InterfaceValidation } from './node-management.ts';
 export { NodeHistoryService, HistoryRecorder, DEFAULT_HISTORY_MAX_ENTRIES, type NodeHistory, type NodeHistoryEntry, type NodeHistoryRepository, type HistoryRecord, type HistorySeverity } from './history.ts';
 export { recordingNodeRepository } from './history-recorder.ts';
+export { REQUESTED_BY, recordedRequester, requesterOf, type Requester, type RequesterContexts, type DeployImages } from './requester.ts';
 
 /** The inventory services, as the APIs, the conductor and the lease manager use them. */
 export interface Inventory {
@@ -65,6 +67,8 @@ export interface InventoryOptions {
   readonly conductorTimeoutMs: number;
   /** Node history storage and the recorder API requests record through (maintenance changes). */
   readonly history: { readonly repository: NodeHistoryRepository; readonly recorder: NodeHistory };
+  /** The image service, for checks of the images requests name (absent: no image service). */
+  readonly images?: DeployImages;
 }
 
 /** Assemble the inventory services. */
@@ -81,6 +85,7 @@ export function createInventory(o: InventoryOptions): Inventory {
     conductor: conductorRelay,
     conductors,
     history: o.history.recorder,
+    ...(o.images ? { images: o.images } : {}),
   });
   return {
     nodes,

@@ -20,6 +20,7 @@ import type { NodeHistory } from './history.ts';
 import type { Node } from './model.ts';
 import type { ConductorPort, NodeChanges, NodeRepository, PortRepository } from './ports.ts';
 import { nodeTarget, redactionFor, type NodeView } from './presentation.ts';
+import type { DeployImages } from './requester.ts';
 import { canonicalUuid, isValidLogicalName } from './validation.ts';
 
 /** Everything the inventory services need, supplied by the composition root. */
@@ -37,6 +38,12 @@ export interface InventoryDeps {
   readonly conductors: ConductorDirectory;
   /** Node history, for the events API requests record (maintenance set and cleared). */
   readonly history?: NodeHistory;
+  /**
+   * The image service, to check that the caller may deploy the image an
+   * `instance_info.image_source` names (src/domain/inventory/requester.ts); absent in
+   * processes without images (then image UUIDs are left to the conductor's check).
+   */
+  readonly images?: DeployImages;
 }
 
 /** How many times a write is recomputed after a concurrent change before giving up. */

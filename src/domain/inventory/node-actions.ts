@@ -10,13 +10,14 @@
  * (src/domain/hardware/clean-steps.ts).
  */
 import type { AuthContext } from '../auth.ts';
-import { InvalidInputError, InvalidStateError, LockedError } from '../errors.ts';
+import { ConflictError, InvalidInputError, InvalidStateError, LockedError } from '../errors.ts';
 import { POWER_TARGETS, type PowerTarget } from '../hardware/interfaces.ts';
 import { validateCleanSteps, type RequestedCleanStep } from '../hardware/clean-steps.ts';
 import { openDriverInfo } from './driver-secrets.ts';
 import { isJsonObject, type JsonObject } from './masking.ts';
 import type { Node } from './model.ts';
 import { nodeLocked, type NodeAccess } from './node-access.ts';
+import { checkImageSource, REQUESTED_BY, requesterOf } from './requester.ts';
 import { canApply, next, POWER_LOCKED_STATES, type ProvisionVerb } from './states.ts';
 
 /**
@@ -162,8 +163,13 @@ export async function requestProvision(access: NodeAccess, ctx: AuthContext, ide
     throw new InvalidInputError('A non-empty "rescue_password" is required when setting target provision state to rescue');
   }
 
+  const deploys = verb === 'active' || verb === 'rebuild' || verb === 'deploy';
+  if (deploys) await checkImageSource(access.deps.images, ctx, node.instance_info.image_source, `instance_info.image_source of node ${node.uuid}`);
   const written = await access.write(node, (n) => {
     access.authorize(ctx, n, ['baremetal:node:set_provision_state']);
+    if (deploys && n.instance_info.image_source !== node.instance_info.image_source) {
+      throw new ConflictError(`The image of node ${n.uuid} changed while the deploy was requested; please retry.`);
+    }
     if ((verb === 'active' || verb === 'rebuild' || verb === 'deploy') && n.maintenance) {
       throw new InvalidStateError(`The requested action "provisioning" can not be performed on node "${n.uuid}" while it is in maintenance mode.`, 'NodeInMaintenance');
     }
@@ -180,6 +186,8 @@ export async function requestProvision(access: NodeAccess, ctx: AuthContext, ide
     if (cleanSteps) dii.clean_steps = cleanSteps;
     if (deploySteps) dii.user_deploy_steps = deploySteps;
     if (p.disableRamdisk !== undefined) dii.disable_ramdisk = p.disableRamdisk;
+    // The conductor acts as this caller when the work uses what the caller named (the image).
+    dii[REQUESTED_BY] = { ...requesterOf(ctx) };
     // Aborting an in-band inspection powers the node off, which ends its agent (Ironic's agent
     // inspect interface tears the ramdisk boot down on abort).
     const endAgent = verb === 'abort' && n.provision_state === 'inspect wait' && dii.agent_boot === 'inspect';

@@ -15,11 +15,12 @@ import type { JsonObject } from './masking.ts';
 import { NODE_SORT_KEYS, type Node, type NodeField, type NodeSlice } from './model.ts';
 import { nodeLocked, NodeAccess, type InventoryDeps } from './node-access.ts';
 import { textSlice } from './node-text.ts';
+import { checkImageSource } from './requester.ts';
 import { requestPower, requestProvision, setConsole, setMaintenance, type ProvisionParams } from './node-actions.ts';
 import { planCreate } from './node-create.ts';
 import * as mgmt from './node-management.ts';
 import { checkNodePatchPaths, nodePatchRules, planNodeUpdate } from './node-update.ts';
-import { parsePatch } from './patch.ts';
+import { applyPatch, parsePatch, rootOf } from './patch.ts';
 import type { NodeFilters } from './ports.ts';
 import { nodeTarget, redactionMemo, type NodeView } from './presentation.ts';
 import { DELETE_ALLOWED_STATES, isProvisionState, isProvisionVerb } from './states.ts';
@@ -211,6 +212,11 @@ export class NodeService {
     checkNodePatchPaths(ops, resetInterfaces);
     const rules = nodePatchRules(ops);
     const node = await this.access.visible(ctx, ident, ...rules);
+    const imageOps = ops.filter((o) => rootOf(o.path) === 'instance_info');
+    const newSource = imageOps.length > 0 ? (applyPatch({ instance_info: node.instance_info }, imageOps).instance_info as JsonObject | null)?.image_source : undefined;
+    if (newSource !== undefined && newSource !== node.instance_info.image_source) {
+      await checkImageSource(this.deps.images, ctx, newSource, `instance_info.image_source of node ${node.uuid}`);
+    }
     const written = await this.access.write(node, (n) => {
       this.access.authorize(ctx, n, rules);
       const mayUpdateOwnerProvisioned = this.deps.policy.check('baremetal:node:update_owner_provisioned', nodeTarget(n), ctx);

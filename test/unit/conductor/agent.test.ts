@@ -123,6 +123,11 @@ describe('the deploy stage with an agent (real HTTP peer)', () => {
       },
       new ImageTempUrls(env.box, 'http://h', () => 0),
       60,
+      {
+        contextOf: () => {
+          throw new Error('no identity service in this test');
+        },
+      },
     );
     return { images, record: async (_u, c) => void recorded.push(c), client: defaultAgentClient, commandTimeoutS: 5 };
   }
