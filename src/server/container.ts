@@ -12,6 +12,7 @@ import { KyselyIdentityRepository } from '../store/identity/repository.ts';
 import { ConductorHeartbeat, createInventory, HistoryRecorder, recordingNodeRepository } from '../domain/inventory/index.ts';
 import { newUuid } from '../domain/ids.ts';
 import type { RequesterContexts } from '../domain/inventory/requester.ts';
+import type { SwitchPortGuard } from '../domain/inventory/ports.ts';
 import { KyselyNodeHistoryRepository } from '../store/inventory/history-repository.ts';
 import { NodeConsoleService } from '../domain/inventory/node-console.ts';
 import { createHardwareRegistry } from '../drivers/hardware/registry.ts';
@@ -114,9 +115,13 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   const requesters: RequesterContexts = {
     contextOf: (r) => identity.tokens.contextFor(r.user_id, r.project_id !== null ? { projectId: r.project_id } : 'system'),
   };
+  // Cabling checks of bare-metal ports (src/domain/networking/cabling.ts); `networking` is
+  // assigned below, before the API serves and any worker starts.
+  const switchPorts: SwitchPortGuard = { claim: (...a) => networking.cabling.claim(...a), release: (uuid) => networking.cabling.release(uuid) };
   const inventory = createInventory({
     // `images` is assigned below, before the API serves.
     images: { deployable: (ctx, id) => images.images.deployable(ctx, id) },
+    switchPorts,
     nodes: recordedNodes,
     ports: portRepository,
     conductors: new KyselyConductorRepository(store.db),
@@ -148,7 +153,13 @@ export async function createServices(config: Config, overrides: ContainerOverrid
         clock,
         log: logger,
         history,
-        inspection: { store: inspectionStore, ports: portRepository, rules: inspectionRules },
+        inspection: {
+          store: inspectionStore,
+          ports: portRepository,
+          rules: inspectionRules,
+          // `networking` is assigned below, before any worker starts.
+          cabling: { guard: switchPorts, requesters },
+        },
         bios: biosSettings,
         // `images` is assigned below, before any worker starts.
         agent: {

@@ -130,6 +130,7 @@ export function renderSwitchPort(p: SwitchPortView): Record<string, unknown> {
     port_id: p.port_id,
     baremetal_port_uuid: p.baremetal_port,
     node_uuid: p.node_uuid,
+    registered_node_uuid: p.registered_node_uuid,
     vif: p.vif,
     desired: p.desired,
     status: p.state?.status ?? null,

@@ -12,6 +12,8 @@
  * | `GET /v2.0/esi/switch-ports?switch=` | `esi switch port list` |
  * | `GET|POST /v2.0/switches`, `GET|PUT|DELETE /v2.0/switches/{switch}` | switch administration |
  * | `POST /v2.0/switches/{switch}/resync`, `GET /v2.0/switches/{switch}/ports` | resync; port states |
+ * | `POST /v2.0/switches/{switch}/ports` `{switch_port: {port_id, node}}` | register a switch port to a node (`esi switch port register`) |
+ * | `DELETE /v2.0/switches/{switch}/ports/{port_id}` | unregister it (port id URL-encoded) |
  */
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError } from '../../domain/errors.ts';
@@ -112,8 +114,26 @@ export function registerEsiRoutes(app: FastifyInstance, services: Services): voi
   });
   app.post<Ident>('/switches/:ident/resync', async (req) => ({ resynced: await n.switches.resync(req.auth, req.params.ident) }));
   app.get<Ident>('/switches/:ident/ports', async (req) => ({ switch_ports: (await n.switches.ports(req.auth, req.params.ident)).map(renderSwitchPort) }));
+  app.post<Ident>('/switches/:ident/ports', async (req, reply) => {
+    const b = obj(unwrap(req.body, 'switch_port', 'switch_ports'));
+    const portId = optStr(b, 'port_id');
+    const node = optStr(b, 'node');
+    if (!portId || !node) throw new InvalidInputError('port_id and node are required.', 'HTTPBadRequest');
+    const sw = await n.switches.get(req.auth, req.params.ident);
+    await n.cabling.register(req.auth, sw, portId, node);
+    n.wake.notifySwitch(sw.id);
+    const view = (await n.switches.ports(req.auth, sw.id)).find((p) => p.port_id === portId)!;
+    return reply.code(201).send({ switch_port: renderSwitchPort(view) });
+  });
+  app.delete<{ Params: { ident: string; port: string } }>('/switches/:ident/ports/:port', async (req, reply) => {
+    const sw = await n.switches.get(req.auth, req.params.ident);
+    await n.cabling.unregister(req.auth, sw, req.params.port);
+    n.wake.notifySwitch(sw.id);
+    return reply.code(204).send();
+  });
   refuseOthers(app, '/switches', ['GET', 'POST']);
   refuseOthers(app, '/switches/:ident', ['GET', 'PUT', 'DELETE']);
   refuseOthers(app, '/switches/:ident/resync', ['POST']);
-  refuseOthers(app, '/switches/:ident/ports', ['GET']);
+  refuseOthers(app, '/switches/:ident/ports', ['GET', 'POST']);
+  refuseOthers(app, '/switches/:ident/ports/:port', ['DELETE']);
 }

@@ -5,6 +5,7 @@
 import type { InspectionRepository } from '../../domain/inspection/ports.ts';
 import type { InspectionRule } from '../../domain/inspection/rules.ts';
 import type { PortRepository } from '../../domain/inventory/ports.ts';
+import type { InspectionCabling } from './cabling.ts';
 
 /** The inspection part of a task's environment. */
 export interface InspectionEnv {
@@ -16,4 +17,6 @@ export interface InspectionEnv {
   readonly rules: readonly InspectionRule[];
   /** This conductor's hostname: the reservation it holds on the node. */
   readonly host: string;
+  /** Checks the cabling LLDP reports as the inspection's requester (absent: no networking). */
+  readonly cabling?: InspectionCabling;
 }

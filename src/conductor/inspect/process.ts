@@ -1,8 +1,9 @@
 /**
  * The end of an inspection, shared by in-band (agent) and out-of-band (redfish) inspection:
  * the stored inventory is turned into node properties, ports (created, `pxe_enabled` and
- * `local_link_connection` updated) and the effects of the inspection rules
- * (src/domain/inspection/process.ts), written while this conductor holds the node.
+ * `local_link_connection` updated — cabling checked as the inspection's requester,
+ * ./cabling.ts) and the effects of the inspection rules (src/domain/inspection/process.ts),
+ * written while this conductor holds the node.
  */
 import { inspectionFacts } from '../../domain/inspection/inventory.ts';
 import { planInspection } from '../../domain/inspection/process.ts';
@@ -10,6 +11,7 @@ import { newUuid } from '../../domain/ids.ts';
 import type { JsonObject } from '../../domain/inventory/masking.ts';
 import type { Node } from '../../domain/inventory/model.ts';
 import type { NodeChanges } from '../../domain/inventory/ports.ts';
+import { holdInspectedCabling } from './cabling.ts';
 import type { InspectionEnv } from './env.ts';
 
 /** Most ports a node may have that inspection reads back. */
@@ -29,7 +31,24 @@ export async function processInventory(ins: InspectionEnv, node: Node, inventory
     manufacturer: typeof vendor.manufacturer === 'string' ? vendor.manufacturer : null,
     product: typeof vendor.product_name === 'string' ? vendor.product_name : null,
   });
-  const skipped = await ins.store.applyPorts(node.id, ins.host, outcome.ports, now);
-  await ins.store.putPluginData(node.id, { ...outcome.pluginData, ...(skipped.length > 0 ? { macs_on_other_nodes: skipped } : {}) }, now);
+  const held = await holdInspectedCabling(ins.cabling, node, outcome.ports, new Map(ports.map((p) => [p.uuid, p.address])));
+  let skipped: string[];
+  try {
+    skipped = await ins.store.applyPorts(node.id, ins.host, held.plan, now);
+  } catch (err) {
+    for (const h of held.holds.values()) await h.abort();
+    throw err;
+  }
+  const notCreated = new Set(held.plan.creates.filter((c) => skipped.includes(c.address)).map((c) => c.uuid));
+  for (const [uuid, h] of held.holds) await (notCreated.has(uuid) ? h.abort() : h.commit());
+  await ins.store.putPluginData(
+    node.id,
+    {
+      ...outcome.pluginData,
+      ...(skipped.length > 0 ? { macs_on_other_nodes: skipped } : {}),
+      ...(held.refused.length > 0 ? { local_link_connection_refused: held.refused.map((r) => ({ ...r })) } : {}),
+    },
+    now,
+  );
   return outcome.nodeChanges;
 }

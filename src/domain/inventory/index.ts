@@ -11,7 +11,7 @@ import { ConductorDirectory, ConductorRelay } from './conductors.ts';
 import { InventoryNodeGateway } from './lease-gateway.ts';
 import { NodeService } from './node-service.ts';
 import { PortService } from './port-service.ts';
-import type { ConductorRepository, NodeRepository, PortRepository } from './ports.ts';
+import type { ConductorRepository, NodeRepository, PortRepository, SwitchPortGuard } from './ports.ts';
 import { DriverService } from './driver-service.ts';
 import type { DeployImages } from './requester.ts';
 import { NodeHistoryService, type NodeHistory, type NodeHistoryRepository } from './history.ts';
@@ -69,6 +69,8 @@ export interface InventoryOptions {
   readonly history: { readonly repository: NodeHistoryRepository; readonly recorder: NodeHistory };
   /** The image service, for checks of the images requests name (absent: no image service). */
   readonly images?: DeployImages;
+  /** The networking area's switch port guard (absent: no networking). */
+  readonly switchPorts?: SwitchPortGuard;
 }
 
 /** Assemble the inventory services. */
@@ -86,6 +88,7 @@ export function createInventory(o: InventoryOptions): Inventory {
     conductors,
     history: o.history.recorder,
     ...(o.images ? { images: o.images } : {}),
+    ...(o.switchPorts ? { switchPorts: o.switchPorts } : {}),
   });
   return {
     nodes,

@@ -18,7 +18,7 @@ import type { SecretBox } from '../secrets.ts';
 import { conductorFor, type ConductorDirectory } from './conductors.ts';
 import type { NodeHistory } from './history.ts';
 import type { Node } from './model.ts';
-import type { ConductorPort, NodeChanges, NodeRepository, PortRepository } from './ports.ts';
+import type { ConductorPort, NodeChanges, NodeRepository, PortRepository, SwitchPortGuard } from './ports.ts';
 import { nodeTarget, redactionFor, type NodeView } from './presentation.ts';
 import type { DeployImages } from './requester.ts';
 import { canonicalUuid, isValidLogicalName } from './validation.ts';
@@ -44,6 +44,11 @@ export interface InventoryDeps {
    * processes without images (then image UUIDs are left to the conductor's check).
    */
   readonly images?: DeployImages;
+  /**
+   * Checks and holds the switch ports bare-metal ports name (the networking area); absent in
+   * processes without networking (then no cabling is checked: nothing programs switches).
+   */
+  readonly switchPorts?: SwitchPortGuard;
 }
 
 /** How many times a write is recomputed after a concurrent change before giving up. */

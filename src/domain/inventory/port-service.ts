@@ -8,6 +8,13 @@
  * `local_link_connection`, `physical_network`, `portgroup_uuid`) need the node in enroll,
  * manageable, inspecting or inspect wait, or in maintenance. A port is visible exactly when its
  * node is (owner or lessee, §3.4); rules `baremetal:port:*` are judged against the node.
+ *
+ * esi additions (issue 14): a change of a port's wiring or hardware fields (`address`,
+ * `is_smartnic`, `local_link_connection`, `node_uuid`, `physical_network`, `portgroup_uuid`,
+ * `pxe_enabled`) also needs `baremetal:port:update:<field>` (owner and admin by default, not the
+ * lessee); and a `local_link_connection` that names a port of a switch esi manages is checked
+ * and held through the {@link SwitchPortGuard} (only admin, or the owner of the node the switch
+ * port is registered to, may name it; one bare-metal port per switch port, else 409).
  */
 import type { AuthContext } from '../auth.ts';
 import { ConflictError, ForbiddenError, InvalidInputError, LockedError, NotFoundError } from '../errors.ts';
@@ -37,6 +44,17 @@ export interface PortListRequest {
   readonly sortKey: string;
   readonly sortDir: 'asc' | 'desc';
 }
+
+/** Fields whose change needs `baremetal:port:update:<field>` besides `baremetal:port:update`. */
+const GUARDED_FIELDS: Readonly<Record<string, string>> = {
+  address: 'address',
+  is_smartnic: 'is_smartnic',
+  local_link_connection: 'local_link_connection',
+  node_id: 'node_uuid',
+  physical_network: 'physical_network',
+  portgroup_uuid: 'portgroup_uuid',
+  pxe_enabled: 'pxe_enabled',
+};
 
 /** Validated port values from a create body or a patched port document. */
 interface PortValues {
@@ -104,6 +122,26 @@ export class PortService {
   }
 
   /**
+   * Write a port whose cabling names `llc` on `node`: hold the switch port first (403/409 from
+   * the guard), then write; give it up again when the write fails, and let go of any other
+   * switch port the port held when it succeeds.
+   */
+  private async cabled(ctx: AuthContext, node: Node, portUuid: string, llc: Readonly<Record<string, string>>, write: () => Promise<Port>): Promise<Port> {
+    const guard = this.deps.switchPorts;
+    const hold = guard ? await guard.claim(ctx, node, portUuid, llc) : null;
+    let port: Port;
+    try {
+      port = await write();
+    } catch (err) {
+      await hold?.abort();
+      throw err;
+    }
+    if (hold) await hold.commit();
+    else await guard?.release(portUuid);
+    return port;
+  }
+
+  /**
    * Create a port (`baremetal:port:create`, judged on the node).
    * @throws InvalidInputError (unknown keys, bad MAC, unknown node…); ConflictError (duplicate
    *   MAC or uuid); ForbiddenError; LockedError
@@ -116,8 +154,10 @@ export class PortService {
     const node = await this.targetNode(ctx, body.node_uuid, 'baremetal:port:create');
     const v = portValues(body);
     const uuid = body.uuid === undefined || body.uuid === null ? newUuid() : requireUuid('uuid', body.uuid);
-    const r = await this.deps.ports.insert({ uuid, node_id: node.id, internal_info: {}, ...v }, this.deps.clock.now());
-    return this.unwrap(r, uuid)!;
+    if (await this.deps.ports.get(uuid)) throw new ConflictError(`A port with UUID ${uuid} already exists.`, 'PortAlreadyExists');
+    return this.cabled(ctx, node, uuid, v.local_link_connection, async () =>
+      this.unwrap(await this.deps.ports.insert({ uuid, node_id: node.id, internal_info: {}, ...v }, this.deps.clock.now()), uuid)!,
+    );
   }
 
   /** A port the caller may see (`baremetal:port:get`). */
@@ -182,6 +222,11 @@ export class PortService {
       changes.node_id = target.id;
     }
     if (Object.keys(changes).length === 0) return port;
+    this.access.authorize(
+      ctx,
+      node,
+      Object.keys(changes).flatMap((k) => (GUARDED_FIELDS[k] !== undefined ? [`baremetal:port:update:${GUARDED_FIELDS[k]}`] : [])),
+    );
     const vif = port.internal_info.tenant_vif_port_id;
     if (typeof vif === 'string' && vif !== '' && ['address', 'local_link_connection', 'physical_network', 'node_id', 'portgroup_uuid'].some((k) => Object.hasOwn(changes, k))) {
       throw new ConflictError(`Port ${port.uuid} has VIF ${vif} attached; detach it before changing the port's address, node or connectivity.`, 'PortHasVif');
@@ -197,7 +242,9 @@ export class PortService {
         );
       }
     }
-    return this.unwrap(await this.deps.ports.update(port.uuid, changes as PortChanges, this.deps.clock.now()), uuid)!;
+    const write = async (): Promise<Port> => this.unwrap(await this.deps.ports.update(port.uuid, changes as PortChanges, this.deps.clock.now()), uuid)!;
+    if (!Object.hasOwn(changes, 'local_link_connection') && !Object.hasOwn(changes, 'node_id')) return write();
+    return this.cabled(ctx, target, port.uuid, v.local_link_connection, write);
   }
 
   /** Delete a port (`baremetal:port:delete`). */
@@ -206,5 +253,6 @@ export class PortService {
     const vif = port.internal_info.tenant_vif_port_id;
     if (typeof vif === 'string' && vif !== '') throw new ConflictError(`Port ${port.uuid} has VIF ${vif} attached; detach it before deleting the port.`, 'PortHasVif');
     this.unwrap(await this.deps.ports.delete(port.uuid), uuid);
+    await this.deps.switchPorts?.release(port.uuid);
   }
 }

@@ -8,6 +8,7 @@
  * holds the node's reservation; a conductor then reserves the node (an atomic conditional
  * UPDATE), does the work, writes the result and releases it.
  */
+import type { AuthContext } from '../auth.ts';
 import type { Conductor, Node, NodeField, NodeSlice, Port } from './model.ts';
 import type { NodeText } from './node-text.ts';
 import type { ProvisionState } from './states.ts';
@@ -157,6 +158,35 @@ export interface PortRepository {
   update(uuid: string, changes: PortChanges, now: number): Promise<PortWriteResult>;
   /** Delete, if the node is not reserved. */
   delete(uuid: string): Promise<PortWriteResult>;
+}
+
+/**
+ * The switch ports a bare-metal port's `local_link_connection` may name (issue 14, "switch
+ * ports are owned"; implemented by the networking area, src/domain/networking/cabling.ts): a
+ * switch port of a switch esi manages belongs to at most one bare-metal port, and only an admin,
+ * or the owner of the node the switch port is registered to, may name it.
+ */
+export interface SwitchPortGuard {
+  /**
+   * Before writing `llc` on bare-metal port `portUuid` of `node` as `ctx`: refuse a switch port
+   * the caller may not name, or one another port holds, and hold it for this port (an admin's
+   * write also registers the switch port to `node`).
+   * @returns what to do once the port write is done, or null when `llc` names no switch port of
+   *   a switch esi manages (nothing is held: such cabling is inert)
+   * @throws ForbiddenError when the switch port is not registered to `node` and the caller may
+   *   not register it; ConflictError when another bare-metal port holds it
+   */
+  claim(ctx: AuthContext, node: Pick<Node, 'uuid'>, portUuid: string, llc: Readonly<Record<string, string>>): Promise<SwitchPortHold | null>;
+  /** Drop every switch port `portUuid` holds (it was deleted, or its cabling names none now). */
+  release(portUuid: string): Promise<void>;
+}
+
+/** A switch port held for a bare-metal port write (see {@link SwitchPortGuard.claim}). */
+export interface SwitchPortHold {
+  /** The write succeeded: drop the other switch ports this bare-metal port held. */
+  commit(): Promise<void>;
+  /** The write failed: give the switch port up again. */
+  abort(): Promise<void>;
 }
 
 /** Storage of conductor registrations and heartbeats. */

@@ -7,26 +7,43 @@
  *   `switch_info` (the switch's name) or else `switch_id` (its chassis id), and `port_id`.
  * - Binding (VIF attach) records the VIF in the bare-metal port's
  *   `internal_info.tenant_vif_port_id` (Ironic's key; esi adds `esi_vif_attached_by`, the
- *   project that attached it) and sets the network port's binding: `binding:host_id` = node,
+ *   project that attached it, and `esi_vif_attached_by_admin` for an admin's) and sets the network port's binding: `binding:host_id` = node,
  *   `binding:profile.local_link_information` = [the cabling], `binding:vnic_type` =
  *   `baremetal`, `binding:vif_type` = `other`, `status` DOWN until the switch carries it, and
  *   its MAC to the bare-metal port's (Ironic updates the MAC so DHCP matches the NIC).
  * - A switch port's configuration is derived from the database alone ({@link desiredConfigs}):
- *   the VIF of the bare-metal port cabled to it — a plain port gives `access` on its
- *   network's VLAN, a trunk's parent gives `trunk` with the parent's VLAN native and the
- *   sub-ports' networks' VLANs tagged; no VIF, a port or trunk that is administratively down,
+ *   the VIF of the bare-metal port that holds it on the node it is registered to (./cabling.ts)
+ *   — a plain port gives `access` on its network's VLAN, a trunk's parent gives `trunk` with
+ *   the parent's VLAN native and the sub-ports' networks' VLANs tagged; no VIF, a port or trunk that is administratively down,
  *   or a failed binding gives `quarantine`. Flat networks use the switch's `flat_vlan`.
  *   Switches cannot translate tags, so a sub-port's network VLAN is what the switch carries
  *   (esi's trunk commands give sub-ports their network's VLAN as segmentation id).
  */
 import { randomBytes } from 'node:crypto';
-import type { Network, NetPort, Switch, SwitchPortConfig, Trunk } from './model.ts';
+import type { Network, NetPort, Switch, SwitchPortCabling, SwitchPortConfig, Trunk } from './model.ts';
 import type { NetworkReads, NetworkTx, NodePortLink, SwitchPortKey } from './ports.ts';
 
 /** Ironic's key of the tenant VIF in a bare-metal port's `internal_info`. */
 export const TENANT_VIF = 'tenant_vif_port_id';
 /** esi's key of the project that attached the VIF. */
 export const ATTACHED_BY = 'esi_vif_attached_by';
+/** esi's key set (true) when an admin attached the VIF (it stays valid whoever holds the node). */
+export const ATTACHED_BY_ADMIN = 'esi_vif_attached_by_admin';
+
+/**
+ * True when the VIF of `np` may still carry traffic: it was attached by an admin, or by the
+ * project that owns or leases the node *now*. Checked again each time a switch port is derived
+ * ({@link desiredConfigs}), so a VIF that outlives its project's hold on the node — attached
+ * while the lease was ending, or left by a sub-lessor when a sub-lease started — is quarantined
+ * rather than carried (the rule "authorise as the caller, again where the work uses it").
+ */
+export function vifEntitled(np: Pick<NodePortLink, 'internal_info' | 'node_owner' | 'node_lessee'>): boolean {
+  if (np.internal_info[ATTACHED_BY_ADMIN] === true) return true;
+  const by = np.internal_info[ATTACHED_BY];
+  // VIFs bound before esi recorded the attaching project count as the owner's.
+  if (typeof by !== 'string') return true;
+  return by !== '' && (by === np.node_owner || by === np.node_lessee);
+}
 
 /** A random MAC in Neutron's default base `fa:16:3e`. */
 export function neutronMac(): string {
@@ -45,6 +62,14 @@ export async function switchOf(reads: NetworkReads, llc: Readonly<Record<string,
   if (!portId) return null;
   const sw = llc.switch_info ? await reads.switchByName(llc.switch_info) : llc.switch_id ? await reads.switchBySwitchId(llc.switch_id) : null;
   return sw ? { sw, portId } : null;
+}
+
+/**
+ * True when bare-metal port `np` may carry traffic on the switch port its cabling names: that
+ * switch port is registered to `np`'s node and held by `np` (src/domain/networking/cabling.ts).
+ */
+export function holds(c: SwitchPortCabling | null | undefined, np: Pick<NodePortLink, 'uuid' | 'node_uuid'>): boolean {
+  return c !== null && c !== undefined && c.node_uuid === np.node_uuid && c.baremetal_port_uuid === np.uuid;
 }
 
 /** The VLAN a network occupies on a switch. */
@@ -71,14 +96,17 @@ const QUARANTINE: SwitchPortConfig = Object.freeze({ mode: 'quarantine' });
  * documentation). Reads are batched: one query per kind whatever the number of ports.
  */
 export async function desiredConfigs(reads: NetworkReads, sw: Switch, portIds: readonly string[]): Promise<Map<string, PortIntent>> {
+  // Only the bare-metal port that holds a switch port on the node it is registered to counts:
+  // cabling anyone else wrote is inert (src/domain/networking/cabling.ts).
+  const cabling = new Map((await reads.cablingOf(sw.id)).map((c) => [c.port_id, c]));
   const cabled = new Map<string, NodePortLink[]>();
   for (const np of await reads.nodePortsOnSwitch(sw)) {
     const pid = np.local_link_connection.port_id;
-    if (pid !== undefined) cabled.set(pid, [...(cabled.get(pid) ?? []), np]);
+    if (pid !== undefined && holds(cabling.get(pid), np)) cabled.set(pid, [...(cabled.get(pid) ?? []), np]);
   }
   const vifs = new Map<string, NodePortLink>();
   for (const id of portIds) {
-    const bound = (cabled.get(id) ?? []).filter((np) => vifOf(np) !== null);
+    const bound = (cabled.get(id) ?? []).filter((np) => vifOf(np) !== null && vifEntitled(np));
     if (bound.length === 1) vifs.set(id, bound[0]!);
   }
   const ports = await reads.portsByIds([...vifs.values()].map((np) => vifOf(np)!));
@@ -144,8 +172,11 @@ const UNBOUND = {
  * holding the node's and the network port's locks (see the module documentation).
  * @throws ConflictError when the bare-metal port's MAC is already used on the port's network
  */
-export async function bindPort(tx: NetworkTx, port: NetPort, np: NodePortLink, attachedBy: string, now: number): Promise<void> {
-  await tx.setNodePortInternalInfo(np.uuid, { ...np.internal_info, [TENANT_VIF]: port.id, [ATTACHED_BY]: attachedBy }, now);
+export async function bindPort(tx: NetworkTx, port: NetPort, np: NodePortLink, attachedBy: string, byAdmin: boolean, now: number): Promise<void> {
+  const info: Record<string, unknown> = { ...np.internal_info, [TENANT_VIF]: port.id, [ATTACHED_BY]: attachedBy };
+  if (byAdmin) info[ATTACHED_BY_ADMIN] = true;
+  else delete info[ATTACHED_BY_ADMIN];
+  await tx.setNodePortInternalInfo(np.uuid, info, now);
   await tx.updatePort(
     port.id,
     {
@@ -185,6 +216,7 @@ export async function unbindPort(tx: NetworkTx, port: NetPort, now: number): Pro
     const info = { ...np.internal_info };
     delete info[TENANT_VIF];
     delete info[ATTACHED_BY];
+    delete info[ATTACHED_BY_ADMIN];
     await tx.setNodePortInternalInfo(np.uuid, info, now);
     key = await switchKeyOf(tx, np);
   }

@@ -9,6 +9,7 @@ import type { NodeAccess } from '../inventory/node-access.ts';
 import type { Policy } from '../policy/types.ts';
 import type { SecretBox } from '../secrets.ts';
 import { NetworkAccess } from './access.ts';
+import { CablingService } from './cabling.ts';
 import { EsiTrunkService } from './esi-trunks.ts';
 import { NetPortService } from './netports.ts';
 import { NetworkService } from './networks.ts';
@@ -36,6 +37,7 @@ export type { SwitchSyncSettings, SyncReport } from './switch-sync.ts';
 export { parseFlatNetworks, parseVlanRanges } from './segments.ts';
 export { MASK } from './switches.ts';
 export { SwitchSync };
+export { CablingService, REGISTER_RULE, HOLD_GRACE_MS } from './cabling.ts';
 
 /**
  * Where wake-ups for the switch reconciler go: the reconciler attaches itself when it starts;
@@ -80,6 +82,8 @@ export interface Networking {
   readonly trunks: TrunkService;
   readonly rbac: RbacService;
   readonly vifs: VifService;
+  /** Switch port registrations and holds (also the inventory's `SwitchPortGuard`). */
+  readonly cabling: CablingService;
   readonly switches: SwitchService;
   readonly nodeNetworks: NodeNetworkService;
   readonly esiTrunks: EsiTrunkService;
@@ -98,7 +102,8 @@ export function createNetworking(o: NetworkingOptions): Networking {
   const access = new NetworkAccess({ repo: o.repo, policy: o.policy, clock: o.clock, segments: o.segments, defaultMtu: o.defaultMtu, wake });
   const ports = new NetPortService(access);
   const trunks = new TrunkService(access);
-  const vifs = new VifService(access, o.nodes);
+  const cabling = new CablingService(access, o.nodes);
+  const vifs = new VifService(access, o.nodes, cabling);
   return {
     networks: new NetworkService(access),
     subnets: new SubnetService(access),
@@ -106,6 +111,7 @@ export function createNetworking(o: NetworkingOptions): Networking {
     trunks,
     rbac: new RbacService(access),
     vifs,
+    cabling,
     switches: new SwitchService(access, o.drivers, o.secrets),
     nodeNetworks: new NodeNetworkService(access, o.nodes, o.visibleNodes, ports, vifs),
     esiTrunks: new EsiTrunkService(access, ports, trunks),

@@ -211,6 +211,23 @@ export interface SwitchPortState {
   readonly updated_at: number;
 }
 
+/**
+ * The cabling of one switch port (src/domain/networking/cabling.ts): the node it is registered
+ * to (an admin's statement of which node's NIC the cable reaches) and the bare-metal port of
+ * that node that holds it (at most one).
+ */
+export interface SwitchPortCabling {
+  readonly switch_uuid: string;
+  readonly port_id: string;
+  readonly node_uuid: string;
+  /** The bare-metal port that holds the switch port, or null. */
+  readonly baremetal_port_uuid: string | null;
+  /** When that port took it (epoch ms), or null. */
+  readonly claimed_at: number | null;
+  /** Epoch ms. */
+  readonly registered_at: number;
+}
+
 /** Neutron's limits for names and descriptions. */
 export const NAME_MAX = 255;
 export const DESCRIPTION_MAX = 255;

@@ -11,7 +11,7 @@
  * one port per MAC of a network, one trunk per parent port, one trunk per sub-port, one
  * address per subnet), and a clash of one of them surfaces as `ConflictError`.
  */
-import type { FixedIp, Network, NetPort, RbacPolicy, Subnet, Switch, SwitchPortConfig, SwitchPortState, Trunk } from './model.ts';
+import type { FixedIp, Network, NetPort, RbacPolicy, Subnet, Switch, SwitchPortCabling, SwitchPortConfig, SwitchPortState, Trunk } from './model.ts';
 
 /** A filter value list: the attribute must equal one of these (Neutron repeats the parameter). */
 export type FilterValues = readonly (string | number | boolean | null)[];
@@ -43,6 +43,9 @@ export interface NodePortLink {
   readonly uuid: string;
   readonly address: string;
   readonly node_uuid: string;
+  /** The node's owner and lessee projects, as read with the port. */
+  readonly node_owner: string | null;
+  readonly node_lessee: string | null;
   readonly local_link_connection: Readonly<Record<string, string>>;
   readonly physical_network: string | null;
   readonly pxe_enabled: boolean;
@@ -173,6 +176,13 @@ export interface NetworkReads {
   subPortsOf(trunkIds: readonly string[]): Promise<Map<string, SubPortRow[]>>;
   /** Bare-metal ports whose `local_link_connection` points at one switch (by its switch_id or name). */
   nodePortsOnSwitch(sw: Pick<Switch, 'switch_id' | 'name'>): Promise<NodePortLink[]>;
+  /** A bare-metal port by UUID, or null. */
+  nodePortByUuid(uuid: string): Promise<NodePortLink | null>;
+
+  /** The cabling of one switch port, or null when it is not registered. */
+  cabling(key: SwitchPortKey): Promise<SwitchPortCabling | null>;
+  /** The cabling of every registered port of a switch, by port id. */
+  cablingOf(switchUuid: string): Promise<SwitchPortCabling[]>;
 }
 
 /** Writes, available inside {@link NetworkRepository.locked}. */
@@ -216,6 +226,20 @@ export interface NetworkTx extends NetworkReads {
   touchSwitchPorts(keys: readonly SwitchPortKey[], now: number): Promise<void>;
   /** Record the outcome of applying `rev` to a port (only if `rev` is still the latest intent for `applied`). */
   recordSwitchPort(key: SwitchPortKey, outcome: SwitchPortOutcome): Promise<void>;
+
+  /**
+   * Register a switch port to a node (by UUID) and set its holder: insert, or replace both.
+   * @returns false when the node does not exist
+   */
+  setCabling(key: SwitchPortKey, nodeUuid: string, holder: string | null, claimedAt: number | null, now: number): Promise<boolean>;
+  /** Set the holder of a registered switch port (no-op when it is not registered). */
+  setHolder(key: SwitchPortKey, holder: string | null, claimedAt: number | null): Promise<void>;
+  /** Clear `portUuid` as the holder of every switch port it holds, except `keep`. */
+  releaseHolder(portUuid: string, keep: SwitchPortKey | null): Promise<void>;
+  /** Remove a switch port's registration. */
+  deleteCabling(key: SwitchPortKey): Promise<void>;
+  /** Remove the registration of every switch port `portUuid` holds, except `keep`. */
+  dropCablingHeldBy(portUuid: string, keep: SwitchPortKey | null): Promise<void>;
 
   /**
    * Take a node for a VIF change: bump its version if no conductor holds it.

@@ -17,7 +17,7 @@ import { newUuid } from '../ids.ts';
 import type { SecretBox } from '../secrets.ts';
 import type { NetworkAccess } from './access.ts';
 import { canonicalId, checkKeys, description, int, str } from './attributes.ts';
-import { desiredConfigs, vifOf, type PortIntent } from './binding.ts';
+import { desiredConfigs, holds, vifOf, type PortIntent } from './binding.ts';
 import { VLAN_MAX, VLAN_MIN, type Switch, type SwitchDriverName, type SwitchPortState } from './model.ts';
 import type { SwitchDriverFactory, SwitchPortKey } from './ports.ts';
 
@@ -31,9 +31,11 @@ const READ_ONLY = new Set(['id', 'created_at', 'updated_at']);
 /** One port of a switch as the switch API shows it. */
 export interface SwitchPortView {
   readonly port_id: string;
-  /** The bare-metal port cabled to it and its node, if any. */
+  /** The bare-metal port that holds it (else the first one cabled to it) and its node, if any. */
   readonly baremetal_port: string | null;
   readonly node_uuid: string | null;
+  /** The node the switch port is registered to (./cabling.ts), or null. */
+  readonly registered_node_uuid: string | null;
   /** The VIF it carries, if any. */
   readonly vif: string | null;
   readonly desired: PortIntent['config'];
@@ -181,7 +183,8 @@ export class SwitchService {
   private async resyncKnown(sw: Switch): Promise<number> {
     const cabled = await this.access.repo.nodePortsOnSwitch(sw);
     const known = await this.access.repo.switchPortStates(sw.id);
-    const ports = [...new Set([...cabled.map((p) => p.local_link_connection.port_id!).filter(Boolean), ...known.map((s) => s.port_id)])];
+    const registered = await this.access.repo.cablingOf(sw.id);
+    const ports = [...new Set([...cabled.map((p) => p.local_link_connection.port_id!).filter(Boolean), ...known.map((s) => s.port_id), ...registered.map((c) => c.port_id)])];
     const failed = (await this.access.repo.portsByIds(cabled.flatMap((p) => (vifOf(p) ? [vifOf(p)!] : [])))).values();
     const keys: SwitchPortKey[] = ports.map((port_id) => ({ switch_uuid: sw.id, port_id }));
     await this.access.repo.locked([`switch:${sw.id}`], async (tx) => {
@@ -198,14 +201,17 @@ export class SwitchService {
     const sw = await this.get(ctx, ident);
     const cabled = await this.access.repo.nodePortsOnSwitch(sw);
     const states = new Map((await this.access.repo.switchPortStates(sw.id)).map((s) => [s.port_id, s]));
-    const ids = [...new Set([...cabled.map((p) => p.local_link_connection.port_id!).filter(Boolean), ...states.keys()])].sort();
+    const cabling = new Map((await this.access.repo.cablingOf(sw.id)).map((c) => [c.port_id, c]));
+    const ids = [...new Set([...cabled.map((p) => p.local_link_connection.port_id!).filter(Boolean), ...states.keys(), ...cabling.keys()])].sort();
     const intents = await desiredConfigs(this.access.repo, sw, ids);
     return ids.map((port_id) => {
-      const np = cabled.find((p) => p.local_link_connection.port_id === port_id) ?? null;
+      const named = cabled.filter((p) => p.local_link_connection.port_id === port_id);
+      const np = named.find((p) => holds(cabling.get(port_id), p)) ?? named[0] ?? null;
       return {
         port_id,
         baremetal_port: np?.uuid ?? null,
         node_uuid: np?.node_uuid ?? null,
+        registered_node_uuid: cabling.get(port_id)?.node_uuid ?? null,
         vif: np ? vifOf(np) : null,
         desired: intents.get(port_id)!.config,
         state: states.get(port_id) ?? null,

@@ -13,9 +13,11 @@
  * 4. the bare-metal port: the one named by `port_uuid` (API ≥ 1.67; it must be the node's,
  *    free, 409 otherwise), or the first free port that is cabled to a switch esi manages and
  *    whose `physical_network` (if set) is the network's, PXE-enabled ports first — none is 400
- *    `NoFreePhysicalPorts`;
- * 5. in one transaction holding the node's lock (409 `NodeLocked` while a conductor holds the
- *    node): bind (./binding.ts) and record new intent for the switch port; the switch
+ *    `NoFreePhysicalPorts`. "Cabled" means: its switch port is registered to the node and held
+ *    by this port or by nobody (./cabling.ts);
+ * 5. in one transaction holding the node's and the switch port's locks (409 `NodeLocked` while
+ *    a conductor holds the node): check the cabling again, make the port the switch port's
+ *    holder, bind (./binding.ts) and record new intent for the switch port; the switch
  *    reconciler then programs the switch and marks the port ACTIVE — or, after its retries,
  *    `binding:vif_type` `binding_failed` with the reason, and quarantines the switch port.
  *
@@ -31,9 +33,14 @@ import type { NodeAccess } from '../inventory/node-access.ts';
 import type { Node } from '../inventory/model.ts';
 import type { NetworkAccess } from './access.ts';
 import { canonicalId } from './attributes.ts';
-import { ATTACHED_BY, bindPort, switchKeyOf, switchOf, unbindPort, vifOf } from './binding.ts';
+import { ATTACHED_BY, ATTACHED_BY_ADMIN, bindPort, switchKeyOf, unbindPort, vifOf } from './binding.ts';
+import { resolveSwitchPort, switchPortLock, type CablingService } from './cabling.ts';
 import type { NetPort, Network } from './model.ts';
-import type { NetworkReads, NetworkTx, NodePortLink } from './ports.ts';
+import type { NetworkReads, NetworkTx, NodePortLink, SwitchPortKey } from './ports.ts';
+
+/** How to cable a port so that it can carry VIFs. */
+const NOT_CABLED =
+  'its local_link_connection must name a port of a switch esi manages (switch_info or switch_id, and port_id) that an admin registered to this node (esi switch port register, or cabling written by an admin).';
 
 /** A VIF attach request (Ironic's body). */
 export interface VifAttachRequest {
@@ -47,7 +54,22 @@ export class VifService {
   constructor(
     private readonly access: NetworkAccess,
     private readonly nodes: NodeAccess,
+    private readonly cabling: CablingService,
   ) {}
+
+  /**
+   * The switch port bare-metal port `np` may carry a VIF on: the one its cabling names, on a
+   * switch esi manages, registered to `np`'s node and held by `np` or by nobody
+   * (./cabling.ts); null otherwise.
+   */
+  private async usableSwitchPort(reads: NetworkReads, np: NodePortLink, now: number): Promise<SwitchPortKey | null> {
+    const r = await resolveSwitchPort(reads, np.local_link_connection);
+    if (r === null) return null;
+    const c = await reads.cabling(r.key);
+    if (c === null || c.node_uuid !== np.node_uuid) return null;
+    if (c.baremetal_port_uuid !== null && c.baremetal_port_uuid !== np.uuid && (await this.cabling.holderLive(reads, c, now))) return null;
+    return r.key;
+  }
 
   /** Check that the caller may attach `port` (and a trunk's sub-ports). @throws ForbiddenError */
   private async checkAttachable(ctx: AuthContext, port: NetPort, network: Network): Promise<void> {
@@ -65,27 +87,27 @@ export class VifService {
     }
   }
 
-  /** The bare-metal port to bind (see step 4). */
-  private async choosePort(reads: NetworkReads, node: Node, network: Network, portUuid: string | null, vif: string): Promise<NodePortLink> {
+  /** The bare-metal port to bind and its switch port (see step 4). */
+  private async choosePort(reads: NetworkReads, node: Node, network: Network, portUuid: string | null, vif: string): Promise<{ np: NodePortLink; key: SwitchPortKey }> {
     const ports = await reads.nodePorts(node.uuid);
+    const now = this.access.now();
     if (portUuid !== null) {
       const np = ports.find((p) => p.uuid === portUuid);
       if (!np) throw new InvalidInputError(`Port ${portUuid} does not belong to node ${node.uuid}.`, 'PortNotFound');
       const other = vifOf(np);
-      if (other !== null) throw new ConflictError(`Unable to attach VIF ${vif} to port ${np.uuid}: the port already has VIF ${other} attached.`, 'VifAlreadyAttached');
-      if (!(await switchOf(reads, np.local_link_connection))) {
-        throw new InvalidInputError(`Port ${np.uuid} is not cabled to a switch esi manages: its local_link_connection needs switch_info or switch_id of a configured switch, and port_id.`);
-      }
-      return np;
+      if (other !== null) throw new ConflictError(`Unable to attach VIF ${vif} to port ${np.uuid}: the port already has a VIF attached.`, 'VifAlreadyAttached');
+      const key = await this.usableSwitchPort(reads, np, now);
+      if (key === null) throw new InvalidInputError(`Port ${np.uuid} is not cabled to a switch port registered to its node: ${NOT_CABLED}`);
+      return { np, key };
     }
     const free = ports.filter((p) => vifOf(p) === null && (p.physical_network === null || p.physical_network === network.physical_network));
     const sorted = [...free.filter((p) => p.pxe_enabled), ...free.filter((p) => !p.pxe_enabled)];
-    for (const np of sorted) if (await switchOf(reads, np.local_link_connection)) return np;
+    for (const np of sorted) {
+      const key = await this.usableSwitchPort(reads, np, now);
+      if (key !== null) return { np, key };
+    }
     if (sorted.length > 0) {
-      throw new InvalidInputError(
-        `Unable to attach VIF ${vif}: no free port of node ${node.uuid} is cabled to a switch esi manages (local_link_connection with switch_info or switch_id of a configured switch, and port_id).`,
-        'NoFreePhysicalPorts',
-      );
+      throw new InvalidInputError(`Unable to attach VIF ${vif}: no free port of node ${node.uuid} is cabled to a switch port registered to it: ${NOT_CABLED}`, 'NoFreePhysicalPorts');
     }
     throw new InvalidInputError(`Unable to attach VIF ${vif}, not enough free physical ports.`, 'NoFreePhysicalPorts');
   }
@@ -119,27 +141,27 @@ export class VifService {
     await this.checkAttachable(ctx, port, network);
     const inTrunk = await this.access.repo.trunkOfPort(port.id);
     if (inTrunk?.role === 'subport') throw new ConflictError(`Port ${port.id} is a sub-port of trunk ${inTrunk.trunk.id}; attach the trunk's parent port ${inTrunk.trunk.port_id} instead.`, 'PortInUseAsSubPort');
-    const np = await this.choosePort(this.access.repo, node, network, portUuid, vif);
-    const key = (await switchKeyOf(this.access.repo, np))!;
+    const { np, key } = await this.choosePort(this.access.repo, node, network, portUuid, vif);
     const now = this.access.now();
-    const bound = await this.access.repo.locked([`node:${node.uuid}`, `port:${port.id}`, `switch-port:${key.switch_uuid}:${key.port_id}`], async (tx) => {
+    const bound = await this.access.repo.locked([`node:${node.uuid}`, `port:${port.id}`, switchPortLock(key)], async (tx) => {
       const claim = await tx.claimNode(node.uuid);
       if (claim === 'missing') throw new NotFoundError('node', nodeIdent);
       if (claim === 'reserved') throw new LockedError(`Node ${node.uuid} is locked by a conductor, please retry after the current operation is completed.`);
       const cur = await tx.getPort(port.id);
       if (!cur) throw new InvalidInputError(`Unable to attach VIF ${vif}: port ${vif} could not be found.`, 'VifNotFound');
       if (cur.bound_port_uuid !== null) {
-        throw new ConflictError(`Unable to attach VIF because VIF ${vif} is already attached to Ironic port ${cur.bound_port_uuid}`, 'VifAlreadyAttached');
+        throw new ConflictError(`Unable to attach VIF because VIF ${vif} is already attached to a bare-metal port.`, 'VifAlreadyAttached');
       }
       const fresh = (await tx.nodePorts(node.uuid)).find((p) => p.uuid === np.uuid);
       if (!fresh || vifOf(fresh) !== null) throw new ConflictError(`Port ${np.uuid} was taken meanwhile; please retry.`, 'VifAlreadyAttached');
-      const sharing = (await tx.nodePortsOnSwitch((await tx.getSwitch(key.switch_uuid))!)).filter(
-        (p) => p.uuid !== np.uuid && p.local_link_connection.port_id === key.port_id && vifOf(p) !== null,
-      );
-      if (sharing.length > 0) {
-        throw new ConflictError(`Switch port ${key.port_id} is already carrying VIF ${vifOf(sharing[0]!)} of bare-metal port ${sharing[0]!.uuid}.`, 'SwitchPortInUse');
+      // The cabling again, under the switch port's lock: registered to this node, and now held
+      // by this port (cabling.ts), so no other bare-metal port can carry traffic on it.
+      const held = await this.usableSwitchPort(tx, fresh, now);
+      if (held === null || held.switch_uuid !== key.switch_uuid || held.port_id !== key.port_id) {
+        throw new ConflictError(`The cabling of port ${np.uuid} changed meanwhile; please retry.`, 'SwitchPortInUse');
       }
-      await bindPort(tx, cur, fresh, ctx.projectId ?? '', now);
+      if ((await tx.cabling(key))?.baremetal_port_uuid !== fresh.uuid) await tx.setHolder(key, fresh.uuid, now);
+      await bindPort(tx, cur, fresh, ctx.projectId ?? '', this.access.isAdmin(ctx), now);
       await tx.touchSwitchPorts([key], now);
       return fresh;
     });
@@ -176,6 +198,7 @@ export class VifService {
       const info = { ...fresh.internal_info };
       delete info.tenant_vif_port_id;
       delete info[ATTACHED_BY];
+      delete info[ATTACHED_BY_ADMIN];
       await tx.setNodePortInternalInfo(fresh.uuid, info, now);
       key = await switchKeyOf(tx, fresh);
     }

@@ -140,6 +140,17 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = Object.freeze({
   'baremetal:port:list_all': ADMIN_OBSERVER,
   'baremetal:port:create': ADMIN_OWNER,
   'baremetal:port:update': ADMIN_OWNER_LESSEE,
+  // The wiring and hardware facts of a port are infrastructure: the owner's and the admin's,
+  // whatever the node's lessee may change in its other fields (issue 14: the ESI sample's
+  // lessee update let a lessee re-cable the node it leases). `node_uuid` also needs
+  // `baremetal:port:create` on the new node.
+  'baremetal:port:update:local_link_connection': ADMIN_OWNER,
+  'baremetal:port:update:physical_network': ADMIN_OWNER,
+  'baremetal:port:update:pxe_enabled': ADMIN_OWNER,
+  'baremetal:port:update:node_uuid': ADMIN_OWNER,
+  'baremetal:port:update:portgroup_uuid': ADMIN_OWNER,
+  'baremetal:port:update:address': ADMIN_OWNER,
+  'baremetal:port:update:is_smartnic': ADMIN_OWNER,
   'baremetal:port:delete': ADMIN_OWNER,
   'baremetal:portgroup:get': NODE_GET,
   'baremetal:portgroup:list': '',
@@ -382,6 +393,10 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = Object.freeze({
   // (as a VIF, on top of baremetal:node:vif:attach): the port must be the caller's, on a
   // network the caller owns or that is shared with it — RBAC-shared networks are attachable.
   attach_port: 'rule:context_is_admin or (rule:owner and (rule:network_owner or rule:shared))',
+  // Who may register a switch port to a node — say which node's NIC a cable reaches — by
+  // cabling a bare-metal port to it or explicitly (src/domain/networking/cabling.ts). Others
+  // may only name switch ports registered to the node whose port names them.
+  'esi:switch_port:register': 'rule:admin_only',
   // Switches (driver settings, credentials) are the operator's; resync re-applies a switch.
   get_switch: 'rule:admin_only',
   create_switch: 'rule:admin_only',

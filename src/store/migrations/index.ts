@@ -15,6 +15,7 @@ import * as scheduling from './0010_scheduling.ts';
 import * as nodeHistory from './0014_node_history.ts';
 import * as inspection from './0011_inspection.ts';
 import * as biosRaid from './0013_bios_raid.ts';
+import * as switchPortCabling from './0015_switch_port_cabling.ts';
 
 /** Migrations by name, for Kysely's `Migrator`. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0014_node_history': nodeHistory,
   '0011_inspection': inspection,
   '0013_bios_raid': biosRaid,
+  '0015_switch_port_cabling': switchPortCabling,
 };

@@ -9,13 +9,13 @@
  * member text first and confirmed on the parsed value.
  */
 import { sql } from 'kysely';
-import type { Switch, SwitchPortState } from '../../domain/networking/model.ts';
+import type { Switch, SwitchPortCabling, SwitchPortState } from '../../domain/networking/model.ts';
 import type { FixedIp } from '../../domain/networking/model.ts';
 import type { NetworkRepository, NetworkTx, NodePortLink, NodeVifRow, SubPortRow, SwitchPortKey, SwitchPortOutcome } from '../../domain/networking/ports.ts';
 import { fromJson, toJson, type Db, type Store, type Tx } from '../database.ts';
 import { DISPLAY_IN_STEP } from '../inventory/node-display.ts';
 import { NeutronQueries, unique } from './queries.ts';
-import { chunks, NODE_PORT_COLUMNS, toNodePort, toSwitch, toSwitchPort } from './rows.ts';
+import { chunks, NODE_PORT_COLUMNS, toCabling, toNodePort, toSwitch, toSwitchPort } from './rows.ts';
 
 /** Escape `%`, `_` and `\` for a LIKE pattern with `ESCAPE '\'`. */
 function likeEscape(text: string): string {
@@ -69,6 +69,7 @@ export class NetworkQueries extends NeutronQueries implements NetworkTx {
 
   async deleteSwitch(id: string): Promise<void> {
     await this.db.deleteFrom('switch_ports').where('switch_uuid', '=', id).execute();
+    await this.db.deleteFrom('switch_port_cabling').where('switch_uuid', '=', id).execute();
     await this.db.deleteFrom('switches').where('id', '=', id).execute();
   }
 
@@ -266,6 +267,64 @@ export class NetworkQueries extends NeutronQueries implements NetworkTx {
       const llc = p.local_link_connection;
       return llc.switch_info !== undefined && llc.switch_info !== '' ? llc.switch_info === sw.name : (llc.switch_id ?? '').toLowerCase() === sw.switch_id.toLowerCase();
     });
+  }
+
+  async nodePortByUuid(uuid: string): Promise<NodePortLink | null> {
+    const row = await this.nodePortQuery().where('ports.uuid', '=', uuid).executeTakeFirst();
+    return row ? toNodePort(row) : null;
+  }
+
+  // --- switch port cabling (registrations and holders) ---------------------------------------
+  private cablingQuery() {
+    return this.db
+      .selectFrom('switch_port_cabling as c')
+      .innerJoin('nodes', 'nodes.id', 'c.node_id')
+      .select(['c.switch_uuid', 'c.port_id', 'nodes.uuid as node_uuid', 'c.baremetal_port_uuid', 'c.claimed_at', 'c.registered_at']);
+  }
+
+  async cabling(key: SwitchPortKey): Promise<SwitchPortCabling | null> {
+    const row = await this.cablingQuery().where('c.switch_uuid', '=', key.switch_uuid).where('c.port_id', '=', key.port_id).executeTakeFirst();
+    return row ? toCabling(row) : null;
+  }
+
+  async cablingOf(switchUuid: string): Promise<SwitchPortCabling[]> {
+    return (await this.cablingQuery().where('c.switch_uuid', '=', switchUuid).orderBy('c.port_id').execute()).map(toCabling);
+  }
+
+  async setCabling(key: SwitchPortKey, nodeUuid: string, holder: string | null, claimedAt: number | null, now: number): Promise<boolean> {
+    const node = await this.db.selectFrom('nodes').select('id').where('uuid', '=', nodeUuid).executeTakeFirst();
+    if (!node) return false;
+    await this.db
+      .insertInto('switch_port_cabling')
+      .values({ switch_uuid: key.switch_uuid, port_id: key.port_id, node_id: node.id, baremetal_port_uuid: holder, claimed_at: claimedAt, registered_at: now })
+      .onConflict((oc) => oc.columns(['switch_uuid', 'port_id']).doUpdateSet({ node_id: node.id, baremetal_port_uuid: holder, claimed_at: claimedAt, registered_at: now }))
+      .execute();
+    return true;
+  }
+
+  async setHolder(key: SwitchPortKey, holder: string | null, claimedAt: number | null): Promise<void> {
+    await this.db
+      .updateTable('switch_port_cabling')
+      .set({ baremetal_port_uuid: holder, claimed_at: claimedAt })
+      .where('switch_uuid', '=', key.switch_uuid)
+      .where('port_id', '=', key.port_id)
+      .execute();
+  }
+
+  async releaseHolder(portUuid: string, keep: SwitchPortKey | null): Promise<void> {
+    let q = this.db.updateTable('switch_port_cabling').set({ baremetal_port_uuid: null, claimed_at: null }).where('baremetal_port_uuid', '=', portUuid);
+    if (keep) q = q.where((eb) => eb.not(eb.and([eb('switch_uuid', '=', keep.switch_uuid), eb('port_id', '=', keep.port_id)])));
+    await q.execute();
+  }
+
+  async dropCablingHeldBy(portUuid: string, keep: SwitchPortKey | null): Promise<void> {
+    let q = this.db.deleteFrom('switch_port_cabling').where('baremetal_port_uuid', '=', portUuid);
+    if (keep) q = q.where((eb) => eb.not(eb.and([eb('switch_uuid', '=', keep.switch_uuid), eb('port_id', '=', keep.port_id)])));
+    await q.execute();
+  }
+
+  async deleteCabling(key: SwitchPortKey): Promise<void> {
+    await this.db.deleteFrom('switch_port_cabling').where('switch_uuid', '=', key.switch_uuid).where('port_id', '=', key.port_id).execute();
   }
 
   async claimNode(nodeUuid: string): Promise<'ok' | 'reserved' | 'missing'> {

@@ -13,6 +13,7 @@ import type {
   SubPort,
   Switch,
   SwitchDriverName,
+  SwitchPortCabling,
   SwitchPortConfig,
   SwitchPortState,
   SwitchPortStatus,
@@ -272,11 +273,25 @@ export function toSwitchPort(r: Selectable<SwitchPortsTable>): SwitchPortState {
   };
 }
 
-/** The columns of a bare-metal port that VIF binding reads, joined with its node's UUID. */
+/** A switch port's cabling from a row joined with its node's UUID. */
+export function toCabling(r: { switch_uuid: string; port_id: string; node_uuid: string; baremetal_port_uuid: string | null; claimed_at: number | null; registered_at: number }): SwitchPortCabling {
+  return {
+    switch_uuid: r.switch_uuid,
+    port_id: r.port_id,
+    node_uuid: r.node_uuid,
+    baremetal_port_uuid: r.baremetal_port_uuid,
+    claimed_at: r.claimed_at === null ? null : Number(r.claimed_at),
+    registered_at: Number(r.registered_at),
+  };
+}
+
+/** The columns of a bare-metal port that VIF binding reads, joined with its node's UUID, owner and lessee. */
 export const NODE_PORT_COLUMNS = [
   'ports.uuid',
   'ports.address',
   'nodes.uuid as node_uuid',
+  'nodes.owner as node_owner',
+  'nodes.lessee as node_lessee',
   'ports.local_link_connection',
   'ports.physical_network',
   'ports.pxe_enabled',
@@ -289,6 +304,8 @@ export function toNodePort(r: {
   uuid: string;
   address: string;
   node_uuid: string;
+  node_owner: string | null;
+  node_lessee: string | null;
   local_link_connection: string;
   physical_network: string | null;
   pxe_enabled: number;
@@ -299,6 +316,8 @@ export function toNodePort(r: {
     uuid: r.uuid,
     address: r.address,
     node_uuid: r.node_uuid,
+    node_owner: r.node_owner,
+    node_lessee: r.node_lessee,
     local_link_connection: fromJson(r.local_link_connection, {}),
     physical_network: r.physical_network,
     pxe_enabled: r.pxe_enabled === 1,

@@ -131,6 +131,16 @@ export interface SwitchPortsTable {
   updated_at: number;
 }
 
+/** Switch port registrations and claims (migration 0015). */
+export interface SwitchPortCablingTable {
+  switch_uuid: string;
+  port_id: string;
+  node_id: number;
+  baremetal_port_uuid: string | null;
+  claimed_at: number | null;
+  registered_at: number;
+}
+
 /** All networking tables, merged into the store's `Database` type. */
 export interface NetworkingTables {
   networks: NetworksTable;
@@ -142,4 +152,5 @@ export interface NetworkingTables {
   network_rbac: NetworkRbacTable;
   switches: SwitchesTable;
   switch_ports: SwitchPortsTable;
+  switch_port_cabling: SwitchPortCablingTable;
 }

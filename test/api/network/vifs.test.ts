@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeSwitchState, wipeFakeSwitch } from '../../../src/drivers/switch/fake.ts';
+import { BINDING_FAILED } from '../../../src/domain/networking/node-networks.ts';
 import { call } from '../../helpers/harness.ts';
 import { bm, cabledNode, create, createSwitch, expectNeutronError, net, portAsAdmin, settle, startNetEnv, type NetEnv } from './support.ts';
 
@@ -149,8 +150,11 @@ describe('failures, lease end and resync', () => {
     expect(failed).toMatchObject({ status: 'DOWN', 'binding:vif_type': 'binding_failed' });
     expect(failed['binding:vif_details'].reason).toMatch(/VLAN 3100 is not allowed on port n2-0/);
     expect(fakeSwitchState(bad.id).get('n2-0')).toEqual({ mode: 'quarantine' });
+    // The lessee reads that the binding failed; only an admin reads the switch's own words.
     const row = (await net(env, lessee, 'GET', '/esi/node-networks?node=n2')).body.node_networks[0];
-    expect(row.network_port.error).toMatch(/VLAN 3100 is not allowed/);
+    expect(row.network_port.error).toBe(BINDING_FAILED);
+    const adminRow = (await net(env, admin, 'GET', '/esi/node-networks?node=n2')).body.node_networks[0];
+    expect(adminRow.network_port.error).toMatch(/VLAN 3100 is not allowed/);
     const ports = (await net(env, admin, 'GET', `/switches/picky-sw/ports`)).body.switch_ports;
     expect(ports[0]).toMatchObject({ port_id: 'n2-0', vif: p.id, desired: { mode: 'quarantine' }, status: 'applied' });
   });
