@@ -9,12 +9,16 @@
  *   `compute:esi`, `device_id` = the server's UUID, named `<server uuid>-<network name>`); a
  *   requested port is used as it is; each is attached to the node as a VIF (the node's free NIC,
  *   whose switch port is programmed by the switch reconciler);
- * - `release`: every VIF of the node whose port's `device_id` is the server is detached, and
- *   the ports esi created for the server are deleted (a requested port stays), with the
- *   conductor's service identity — a server delete may run from the sweep, without a caller.
+ * - `release`, with the conductor's service identity (a server delete may run from the sweep,
+ *   without a caller), touches only ports of the server's own project: those whose `device_id`
+ *   is the server (what `attach` created — `device_id` is writable by a port's owner, so a
+ *   search across projects would let any project put its ports in another's server delete)
+ *   and the ports the request named (`networks[].port`). Each is detached from the server's
+ *   node if it is attached there; the ports esi created (`device_owner` `compute:esi`) are then
+ *   deleted, the named ones kept (Nova keeps a pre-existing port and unbinds it).
  */
 import type { AuthContext } from '../domain/auth.ts';
-import type { RequestedNetwork, ServerNetworks } from '../domain/compute/index.ts';
+import type { RequestedNetwork, ServerNetworks, ServerNetworksOwner } from '../domain/compute/index.ts';
 import { DEPLOY_SERVICE_CONTEXT } from '../domain/deploy/temp-url.ts';
 import { InvalidInputError, NotFoundError } from '../domain/errors.ts';
 import type { Networking } from '../domain/networking/index.ts';
@@ -60,18 +64,30 @@ export function serverNetworksOver(networking: () => Networking): ServerNetworks
       return ids;
     },
 
-    async release(nodeUuid: string, serverUuid: string): Promise<void> {
+    async release(nodeUuid: string, server: ServerNetworksOwner): Promise<void> {
       const ctx = DEPLOY_SERVICE_CONTEXT;
-      const ports = (await networking().ports.list(ctx, { ...all, filters: { device_id: [serverUuid] } })).items.map((v) => v.port);
-      for (const p of ports) {
+      const own = { project_id: [server.project_id] };
+      const made = (await networking().ports.list(ctx, { ...all, filters: { ...own, device_id: [server.uuid] } })).items.map((v) => v.port);
+      const named = new Set<string>();
+      for (const n of server.networks) {
+        if (n.port === undefined) continue;
         try {
-          await networking().vifs.detach(ctx, nodeUuid, p.id);
+          const { port } = await networking().ports.get(ctx, n.port);
+          if (port.project_id === server.project_id) named.add(port.id);
+        } catch (err) {
+          // Deleted since: nothing to release.
+          if (!(err instanceof NotFoundError)) throw err;
+        }
+      }
+      for (const id of new Set([...made.map((p) => p.id), ...named])) {
+        try {
+          await networking().vifs.detach(ctx, nodeUuid, id);
         } catch (err) {
           // Not attached (any more): a lease end or the user detached it already.
           if (!(err instanceof InvalidInputError)) throw err;
         }
-        if (p.device_owner === SERVER_PORT_OWNER) await networking().ports.delete(ctx, p.id);
       }
+      for (const p of made) if (p.device_owner === SERVER_PORT_OWNER && !named.has(p.id)) await networking().ports.delete(ctx, p.id);
     },
   };
 }

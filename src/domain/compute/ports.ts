@@ -150,6 +150,13 @@ export interface ServerNetworks {
    * @returns the ids of the network ports made (VIFs), for the server's delete
    */
   attach(ctx: AuthContext, nodeUuid: string, serverUuid: string, networks: readonly RequestedNetwork[]): Promise<string[]>;
-  /** Detach and remove what {@link attach} made (server delete, failed create). */
-  release(nodeUuid: string, serverUuid: string): Promise<void>;
+  /**
+   * Detach and remove what {@link attach} made (server delete, failed create): only ports of
+   * the server's own project are touched, and the ports the request named (`networks[].port`)
+   * are detached but kept.
+   */
+  release(nodeUuid: string, server: ServerNetworksOwner): Promise<void>;
 }
+
+/** The server whose networks {@link ServerNetworks.release} releases: its id, project and request. */
+export type ServerNetworksOwner = Pick<Server, 'uuid' | 'project_id' | 'networks'>;

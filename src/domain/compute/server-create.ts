@@ -218,7 +218,7 @@ export async function createServers(deps: CreateDeps, ctx: AuthContext, req: Ser
       await requestDeploy(deps.access, requesterOf(ctx), node.uuid, p.uuid, configDrive(ctx, req, p, keypair), deps.sleep);
     } catch (err) {
       failure = err;
-      if (requested.length > 0 && deps.networks !== null) await deps.networks.release(node.uuid, p.uuid).catch(() => undefined);
+      if (requested.length > 0 && deps.networks !== null) await deps.networks.release(node.uuid, { uuid: p.uuid, project_id: project, networks: requested }).catch(() => undefined);
       await undo(deps, [{ server: p.uuid, node }]);
       continue;
     }

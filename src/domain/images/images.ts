@@ -48,6 +48,13 @@ export class ImageService {
    * base attributes (`id`, `name`, `visibility` — default `shared` —, `protected`, `os_hidden`,
    * `owner`, `disk_format`, `container_format`, `min_ram`, `min_disk`, `tags`) and custom
    * properties (string values).
+   *
+   * An `id` that is taken is 409 `Image ID <id> already exists!` whoever owns the image, as in
+   * Glance (`glance/db/sqlalchemy/api.py` `_image_update`): ids are unique across projects, so
+   * a caller that names an id it cannot see learns that an image with that id exists — nothing
+   * more (the message repeats only the caller's own input), and only for an id it already
+   * knows (ids are random UUIDs unless their creator chose one). Kept for compatibility
+   * (docs/images.md, "Who sees what").
    * @throws ForbiddenError read-only/reserved attribute, another owner (non-admin), visibility policy;
    *   InvalidInputError bad value or unknown owner; ConflictError duplicate id; ImageLimitExceededError
    */

@@ -13,8 +13,10 @@
  * - An accepted image appears in the member's default image list; a pending one only with
  *   `member_status=pending` (see `./list.ts`).
  *
- * esi checks that a new member is an existing project (400 otherwise); Glance accepts any
- * string. At most `maxMembers` (Glance: 128) members per image (413).
+ * A new member is not checked against the identity service, as in Glance (which accepts any
+ * string as a member id): an answer that depended on whether a project exists would let any
+ * image owner probe other projects' ids. A member that is no project simply never sees the
+ * image. At most `maxMembers` (Glance: 128) members per image (413).
  */
 import type { AuthContext } from '../auth.ts';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.ts';
@@ -54,7 +56,7 @@ export class ImageMemberService {
   /**
    * Offer a shared image to a project (status `pending`).
    * @throws NotFoundError (image), ForbiddenError (not shared, not the owner, policy),
-   *   InvalidInputError (unknown project), ConflictError (already a member), ImageLimitExceededError
+   *   ConflictError (already a member), ImageLimitExceededError
    */
   async add(ctx: AuthContext, imageId: string, memberId: string): Promise<ImageMember> {
     const seen = await this.lookup(ctx, imageId);
@@ -62,8 +64,6 @@ export class ImageMemberService {
     if (seen.image.visibility !== 'shared') throw new ForbiddenError(`${refused} Only shared images have members.`, 'Forbidden');
     if (!this.seesAll(ctx, seen)) throw new ForbiddenError(refused, 'Forbidden');
     this.d.access.authorize(ctx, 'image:add_member', seen, refused);
-    const known = await this.d.projects.existing([memberId]);
-    if (!known.has(memberId)) throw new InvalidInputError(`Invalid member: project ${memberId} does not exist.`, 'UnknownProject');
     const count = await this.d.repo.countMembers(imageId);
     const max = this.d.limits.maxMembers;
     if (count >= max) throw new ImageLimitExceededError(`Image member limit exceeded for image ${imageId}: attempted ${count + 1}, maximum ${max}.`);

@@ -98,8 +98,21 @@ export class NetworkAccess {
   /** A trunk the caller may see. @throws NotFoundError (`TrunkNotFound`) */
   async trunk(ctx: AuthContext, id: string): Promise<Trunk> {
     const t = await this.repo.getTrunk(canonicalId(id));
-    if (!t || !this.check('get_trunk', { project_id: t.project_id, tenant_id: t.project_id }, ctx)) throw new NotFoundError('trunk', id);
+    if (!t || !this.trunkVisible(ctx, t)) throw new NotFoundError('trunk', id);
     return t;
+  }
+
+  /** True when the caller may see the trunk (`get_trunk`). */
+  trunkVisible(ctx: AuthContext, t: Pick<Trunk, 'project_id'>): boolean {
+    return this.check('get_trunk', { project_id: t.project_id, tenant_id: t.project_id }, ctx);
+  }
+
+  /**
+   * How a message names a trunk: `trunk <id>` when the caller may see it, else `another
+   * trunk` — a 409 about a port in use must not reveal another project's trunk id.
+   */
+  trunkRef(ctx: AuthContext, t: Pick<Trunk, 'id' | 'project_id'>): string {
+    return this.trunkVisible(ctx, t) ? `trunk ${t.id}` : 'another trunk';
   }
 
   /** An RBAC policy the caller may see. @throws NotFoundError (`RbacPolicyNotFound`) */

@@ -17,13 +17,18 @@ import { NameResolver, subPortName, trunkPortName } from './names.ts';
 import type { NetPortService } from './netports.ts';
 import type { TrunkService } from './trunks.ts';
 
-/** A trunk as `esi trunk list` shows it: names of its ports and networks. */
+/**
+ * A trunk as `esi trunk list` shows it: names of its ports and networks, each read as the
+ * caller. Port ids are those of the Neutron trunk (`port_id`, `sub_ports`); a port name is null
+ * when the caller may not see the port (`get_port`); networks the caller may not see
+ * (`get_network`) are left out, so no other project's network id or name shows.
+ */
 export interface TrunkRow {
   readonly id: string;
   readonly name: string;
   readonly status: string;
-  readonly port: { id: string; name: string };
-  readonly sub_ports: ReadonlyArray<{ id: string; name: string; segmentation_id: number }>;
+  readonly port: { id: string; name: string | null };
+  readonly sub_ports: ReadonlyArray<{ id: string; name: string | null; segmentation_id: number }>;
   /** Native network first, then the tagged ones; VLAN null when hidden from the caller. */
   readonly networks: ReadonlyArray<{ id: string; name: string; vlan: number | null; role: 'native' | 'tagged' }>;
 }
@@ -40,14 +45,20 @@ export class EsiTrunkService {
     this.names = new NameResolver(access);
   }
 
-  /** Rows for trunks (batched reads). */
+  /** Rows for trunks the caller may see (batched reads; every port and network read as the caller). */
   async rows(ctx: AuthContext, trunks: readonly Trunk[]): Promise<TrunkRow[]> {
     const ports = await this.access.repo.portsByIds(trunks.flatMap((t) => [t.port_id, ...t.sub_ports.map((s) => s.port_id)]));
     const nets = await this.access.repo.networksByIds([...ports.values()].map((p) => p.network_id));
+    const portName = (portId: string): string | null => {
+      const p = ports.get(portId);
+      const n = p ? nets.get(p.network_id) : undefined;
+      return p && n && this.access.check('get_port', this.access.childTarget(p, n, ctx), ctx) ? p.name : null;
+    };
     const net = (portId: string, role: 'native' | 'tagged') => {
       const n = nets.get(ports.get(portId)?.network_id ?? '');
       if (!n) return [];
       const target = this.access.networkTarget(n, ctx);
+      if (!this.access.check('get_network', target, ctx)) return [];
       const vlan = this.access.check('get_network:provider:segmentation_id', target, ctx) ? n.segmentation_id : null;
       return [{ id: n.id, name: n.name, vlan, role }];
     };
@@ -55,8 +66,8 @@ export class EsiTrunkService {
       id: t.id,
       name: t.name,
       status: t.status,
-      port: { id: t.port_id, name: ports.get(t.port_id)?.name ?? '' },
-      sub_ports: t.sub_ports.map((s) => ({ id: s.port_id, name: ports.get(s.port_id)?.name ?? '', segmentation_id: s.segmentation_id })),
+      port: { id: t.port_id, name: portName(t.port_id) },
+      sub_ports: t.sub_ports.map((s) => ({ id: s.port_id, name: portName(s.port_id), segmentation_id: s.segmentation_id })),
       networks: [...net(t.port_id, 'native'), ...t.sub_ports.flatMap((s) => net(s.port_id, 'tagged'))],
     }));
   }

@@ -7,8 +7,26 @@
  * - a trunk's sub-port: `esi-<trunk>-<network>-sub-port`.
  *
  * Re-running a command finds the port it created before by that name, so commands are
- * idempotent. Resources are named by UUID or by name; a name must match exactly one resource
- * the caller may see (404 none, 409 several).
+ * idempotent.
+ *
+ * Resources are named by UUID or by name. A name is looked up only among the resources the
+ * caller may see (the list scope and the resource's `get_*` rule, as a Neutron list answers
+ * it), in two tiers:
+ *
+ * 1. the caller's own project's resources of that name: exactly one is the answer; several
+ *    are 409 `NameNotUnique`;
+ * 2. when the caller owns none of that name, the other visible ones (networks shared with it,
+ *    ports of other projects on its networks; for admins every project's): exactly one is the
+ *    answer, several are 409.
+ *
+ * None is 404. A 409 names no resource, so it reveals no other project's ids. The own tier
+ * comes first because any project may RBAC-share a network with any other (as Neutron
+ * allows): with a flat lookup, a project could make another's `--network prod` ambiguous or —
+ * where the victim's own `prod` did not exist yet — land the victim's node on its VLAN. The
+ * openstack CLI (openstacksdk `find_*`) errors whenever two visible resources share a name;
+ * esi errors the same way inside each tier, and prefers the caller's own resource over a
+ * shared one of the same name, so a name the caller gave its own resource always means that
+ * resource (documented in docs/networking.md, "Names").
  */
 import type { AuthContext } from '../auth.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
@@ -32,33 +50,35 @@ export function subPortName(trunk: string, network: string): string {
   return `esi-${trunk}-${network}-sub-port`;
 }
 
-/** Resolves names to resources the caller may see. */
+/** Resolves names to resources the caller may see (see the module documentation). */
 export class NameResolver {
   constructor(private readonly access: NetworkAccess) {}
 
-  /** A network by UUID or unique name. @throws NotFoundError, ConflictError */
+  /** A network by UUID or name. @throws NotFoundError, ConflictError (`NameNotUnique`) */
   async network(ctx: AuthContext, ident: string): Promise<Network> {
     if (isUuidLike(ident)) return this.access.network(ctx, ident);
     const rows = await this.access.repo.listNetworks({ ...this.byName(ident), visibleTo: this.access.listScope(ctx) });
-    return this.one(
-      rows.filter((n) => this.access.check('get_network', this.access.networkTarget(n, ctx), ctx)),
-      'network',
-      ident,
-    );
+    const visible = rows.filter((n) => this.access.check('get_network', this.access.networkTarget(n, ctx), ctx));
+    return this.one(ctx, visible, 'network', ident);
   }
 
-  /** A port by UUID or unique name. @throws NotFoundError, ConflictError */
+  /** A port by UUID or name. @throws NotFoundError, ConflictError (`NameNotUnique`) */
   async port(ctx: AuthContext, ident: string): Promise<NetPort> {
     if (isUuidLike(ident)) return (await this.access.port(ctx, ident)).port;
     const rows = await this.access.repo.listPorts({ ...this.byName(ident), visibleTo: this.access.listScope(ctx) });
-    return this.one(rows, 'port', ident);
+    const nets = await this.access.repo.networksByIds(rows.map((p) => p.network_id));
+    const visible = rows.filter((p) => {
+      const n = nets.get(p.network_id);
+      return n !== undefined && this.access.check('get_port', this.access.childTarget(p, n, ctx), ctx);
+    });
+    return this.one(ctx, visible, 'port', ident);
   }
 
-  /** A trunk by UUID or unique name. @throws NotFoundError, ConflictError */
+  /** A trunk by UUID or name. @throws NotFoundError, ConflictError (`NameNotUnique`) */
   async trunk(ctx: AuthContext, ident: string): Promise<Trunk> {
     if (isUuidLike(ident)) return this.access.trunk(ctx, ident);
     const rows = await this.access.repo.listTrunks({ ...this.byName(ident), visibleTo: this.access.listScope(ctx) });
-    return this.one(rows, 'trunk', ident);
+    return this.one(ctx, rows.filter((t) => this.access.trunkVisible(ctx, t)), 'trunk', ident);
   }
 
   /** The caller's own ports with this name on a network (oldest first). */
@@ -76,9 +96,19 @@ export class NameResolver {
     return { filters: { name: [name] }, sort: ALL.sort, limit: null, markerId: null };
   }
 
-  private one<T extends { id: string }>(rows: readonly T[], what: string, ident: string): T {
-    if (rows.length === 0) throw new NotFoundError(what, ident);
-    if (rows.length > 1) throw new ConflictError(`More than one ${what} named ${ident} exists; use its ID.`, 'NameNotUnique');
-    return rows[0]!;
+  /**
+   * The one resource a name means among visible `rows`: the caller's own first, else the
+   * others (see the module documentation). Messages name no resource.
+   * @throws NotFoundError (none), ConflictError (several in the deciding tier)
+   */
+  private one<T extends { id: string; project_id: string }>(ctx: AuthContext, rows: readonly T[], what: string, ident: string): T {
+    const own = ctx.projectId === null ? [] : rows.filter((r) => r.project_id === ctx.projectId);
+    const tier = own.length > 0 ? own : rows;
+    if (tier.length === 0) throw new NotFoundError(what, ident);
+    if (tier.length > 1) {
+      const message = own.length > 0 ? `Your project has more than one ${what} named ${ident}; use its ID.` : `More than one ${what} named ${ident} is visible to you; use its ID.`;
+      throw new ConflictError(message, 'NameNotUnique');
+    }
+    return tier[0]!;
   }
 }

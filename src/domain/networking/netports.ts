@@ -260,7 +260,11 @@ export class NetPortService {
     return this.view(ctx, updated.port);
   }
 
-  /** Delete a port. @throws NotFoundError, ForbiddenError, ConflictError (in a trunk) */
+  /**
+   * Delete a port. A port in a trunk is 409 naming the trunk only when the caller may see it
+   * (a network's owner may delete another project's port on its network, not learn its trunk).
+   * @throws NotFoundError, ForbiddenError, ConflictError (in a trunk)
+   */
   async delete(ctx: AuthContext, id: string): Promise<void> {
     const { port, network } = await this.access.port(ctx, id);
     this.access.authorize('delete_port', this.access.childTarget(port, network, ctx), ctx);
@@ -270,8 +274,8 @@ export class NetPortService {
       const cur = await tx.getPort(port.id);
       if (!cur) return null;
       const trunk = await tx.trunkOfPort(cur.id);
-      if (trunk?.role === 'parent') throw new ConflictError(`Port ${cur.id} is currently a parent port for trunk ${trunk.trunk.id}.`, 'PortInUseAsTrunkParent');
-      if (trunk?.role === 'subport') throw new ConflictError(`Port ${cur.id} is currently a subport for trunk ${trunk.trunk.id}.`, 'PortInUseAsSubPort');
+      if (trunk?.role === 'parent') throw new ConflictError(`Port ${cur.id} is currently a parent port for ${this.access.trunkRef(ctx, trunk.trunk)}.`, 'PortInUseAsTrunkParent');
+      if (trunk?.role === 'subport') throw new ConflictError(`Port ${cur.id} is currently a subport for ${this.access.trunkRef(ctx, trunk.trunk)}.`, 'PortInUseAsSubPort');
       const now = this.access.now();
       const key = cur.bound_port_uuid !== null ? await unbindPort(tx, cur, now) : null;
       if (key) await tx.touchSwitchPorts([key], now);

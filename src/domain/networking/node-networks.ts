@@ -8,7 +8,18 @@
  * per bare-metal port of every node the caller may see: the node, the port's MAC, the VIF
  * (network port) with its fixed IPs and status, the networks it carries — the native one and,
  * for a trunk's parent, the tagged ones — with their VLAN when the caller may read it.
- * Network ports and networks the caller may not see show as their id only.
+ *
+ * Everything on a row is read as the caller (docs/networking.md, "esi node network list"):
+ * - a VIF whose network port the caller may not see (`get_port`: e.g. the owner's provisioning
+ *   port on a node a lessee holds, or the lessee's port seen by the owner) shows as *in use* —
+ *   `network_port` with every field null, no trunk, no networks — so the caller knows the NIC
+ *   is taken (attach would not pick it) without learning another project's port, trunk or
+ *   network ids;
+ * - of a visible port, the trunk only when the caller may see it (`get_trunk`), and only the
+ *   networks it may see (`get_network`); the VLAN only with `get_network:provider:*`;
+ * - a failed binding's reason (the switch driver's own words: addresses, commands, the
+ *   switch's answer) only to callers who may read `binding:vif_details`
+ *   (`get_port:binding:vif_details`, admins); others read {@link BINDING_FAILED}.
  *
  * `attach` finds or creates the network port named `esi-<node>-<network>` (reusing it when it
  * is not bound, so a re-run changes nothing), or takes the given port, or a trunk's parent, and
@@ -16,11 +27,12 @@
  * `detach` detaches the named ports, the only one, or with `all` every one.
  */
 import type { AuthContext } from '../auth.ts';
-import { ConflictError, InvalidInputError } from '../errors.ts';
+import { ConflictError, InvalidInputError, NotFoundError } from '../errors.ts';
 import type { NodeAccess } from '../inventory/node-access.ts';
 import type { NetworkAccess } from './access.ts';
 import { macOrNull } from './attributes.ts';
 import { vifOf } from './binding.ts';
+import { resolveSwitchPort } from './cabling.ts';
 import type { FixedIp } from './model.ts';
 import { NameResolver, nodePortName } from './names.ts';
 import type { NetPortService } from './netports.ts';
@@ -36,12 +48,24 @@ export interface NodeRef {
 /** Nodes the caller may see (the baremetal list rules). */
 export type VisibleNodes = (ctx: AuthContext) => Promise<NodeRef[]>;
 
-/** A network on a row: name and VLAN (null when hidden from the caller). */
+/** A network on a row (one the caller may see): name and VLAN (null when hidden from the caller). */
 export interface RowNetwork {
   readonly id: string;
-  readonly name: string | null;
+  readonly name: string;
   readonly vlan: number | null;
   readonly role: 'native' | 'tagged';
+}
+
+/**
+ * The network port (VIF) of a row. All fields null: the NIC is in use by a port the caller
+ * may not see. `error`: why the binding failed (see {@link BINDING_FAILED}), else null.
+ */
+export interface RowPort {
+  readonly id: string | null;
+  readonly name: string | null;
+  readonly status: string | null;
+  readonly fixed_ips: readonly FixedIp[];
+  readonly error: string | null;
 }
 
 /** One row of `esi node network list`: a bare-metal port and what it carries. */
@@ -50,10 +74,20 @@ export interface NodeNetworkRow {
   readonly node_uuid: string;
   readonly baremetal_port_uuid: string;
   readonly mac_address: string;
-  readonly network_port: { id: string; name: string | null; status: string | null; fixed_ips: readonly FixedIp[]; error: string | null } | null;
-  readonly trunk: { id: string; name: string | null } | null;
+  /** The VIF, null when the NIC is free. */
+  readonly network_port: RowPort | null;
+  readonly trunk: { id: string; name: string } | null;
   readonly networks: readonly RowNetwork[];
 }
+
+/**
+ * The `error` of a failed binding for callers who may not read `binding:vif_details`: the
+ * switch driver's message can carry switch addresses, commands and configuration.
+ */
+export const BINDING_FAILED = 'The switch port could not be configured for this port; an administrator can see the reason.';
+
+/** A VIF the caller may not see: the NIC is in use, by what is not shown. */
+const IN_USE: RowPort = Object.freeze({ id: null, name: null, status: null, fixed_ips: Object.freeze([]), error: null });
 
 /** The esi node network endpoints; see the module documentation. */
 export class NodeNetworkService {
@@ -83,7 +117,8 @@ export class NodeNetworkService {
 
   /**
    * Build rows for bare-metal ports: one narrow joined read of ports and VIFs, then fixed IPs,
-   * trunk sub-ports and networks in one query each; policy answered once per port and network.
+   * trunk sub-ports and networks in one query each; policy answered once per port and network
+   * (see the module documentation for what each caller is shown).
    */
   private async rows(ctx: AuthContext, nodes: readonly NodeRef[], vifRows: readonly NodeVifRow[]): Promise<NodeNetworkRow[]> {
     const repo = this.access.repo;
@@ -92,50 +127,49 @@ export class NodeNetworkService {
     const ips = await repo.fixedIpsOf(vifs.map((v) => v.id));
     const subs = await repo.subPortsOf(vifs.flatMap((v) => (v.trunk ? [v.trunk.id] : [])));
     const nets = await repo.networksByIds([...vifs.map((v) => v.network_id), ...[...subs.values()].flat().map((s) => s.network_id)]);
-    const portSeen = new Map<string, boolean>();
-    const seePort = (p: { id: string; project_id: string; network_id: string }): boolean => {
+    const portSeen = new Map<string, { visible: boolean; reason: boolean }>();
+    const seePort = (p: { id: string; project_id: string; network_id: string }) => {
       let seen = portSeen.get(p.id);
       if (seen === undefined) {
         const n = nets.get(p.network_id);
-        seen = n !== undefined && this.access.check('get_port', this.access.childTarget(p, n, ctx), ctx);
+        const target = n ? this.access.childTarget(p, n, ctx) : null;
+        const visible = target !== null && this.access.check('get_port', target, ctx);
+        seen = { visible, reason: visible && this.access.check('get_port:binding:vif_details', target, ctx) };
         portSeen.set(p.id, seen);
       }
       return seen;
     };
-    const netSeen = new Map<string, { visible: boolean; vlan: number | null }>();
+    const netSeen = new Map<string, RowNetwork | null>();
     const netOf = (id: string, role: RowNetwork['role']): RowNetwork | null => {
       const n = nets.get(id);
       if (!n) return null;
-      let seen = netSeen.get(n.id);
-      if (!seen) {
+      if (!netSeen.has(n.id)) {
         const target = this.access.networkTarget(n, ctx);
         const visible = this.access.check('get_network', target, ctx);
-        seen = { visible, vlan: visible && this.access.check('get_network:provider:segmentation_id', target, ctx) ? n.segmentation_id : null };
-        netSeen.set(n.id, seen);
+        const vlan = visible && this.access.check('get_network:provider:segmentation_id', target, ctx) ? n.segmentation_id : null;
+        netSeen.set(n.id, visible ? { id: n.id, name: n.name, vlan, role: 'native' } : null);
       }
-      return { id: n.id, name: seen.visible ? n.name : null, vlan: seen.vlan, role };
+      const seen = netSeen.get(n.id);
+      return seen ? { ...seen, role } : null;
     };
     return vifRows.map((r) => {
+      const base = { node: nodeByUuid.get(r.node_uuid)?.name ?? r.node_uuid, node_uuid: r.node_uuid, baremetal_port_uuid: r.port_uuid, mac_address: r.address };
       const v = r.vif;
-      const shown = v !== null && seePort(v);
+      if (v === null) return { ...base, network_port: null, trunk: null, networks: [] };
+      const seen = seePort(v);
+      if (!seen.visible) return { ...base, network_port: IN_USE, trunk: null, networks: [] };
       const networks: RowNetwork[] = [];
-      if (v) {
-        const native = netOf(v.network_id, 'native');
-        if (native) networks.push(native);
-        for (const s of v.trunk ? (subs.get(v.trunk.id) ?? []) : []) {
-          const n = netOf(s.network_id, 'tagged');
-          if (n) networks.push(n);
-        }
+      const native = netOf(v.network_id, 'native');
+      if (native) networks.push(native);
+      for (const s of v.trunk ? (subs.get(v.trunk.id) ?? []) : []) {
+        const n = netOf(s.network_id, 'tagged');
+        if (n) networks.push(n);
       }
+      const error = v.failed === null ? null : seen.reason ? v.failed : BINDING_FAILED;
       return {
-        node: nodeByUuid.get(r.node_uuid)?.name ?? r.node_uuid,
-        node_uuid: r.node_uuid,
-        baremetal_port_uuid: r.port_uuid,
-        mac_address: r.address,
-        network_port: v
-          ? { id: v.id, name: shown ? v.name : null, status: shown ? v.status : null, fixed_ips: shown ? (ips.get(v.id) ?? []) : [], error: shown ? v.failed : null }
-          : null,
-        trunk: v?.trunk ? { id: v.trunk.id, name: shown && v.trunk.project_id === v.project_id ? v.trunk.name : null } : null,
+        ...base,
+        network_port: { id: v.id, name: v.name, status: v.status, fixed_ips: ips.get(v.id) ?? [], error },
+        trunk: v.trunk && this.access.trunkVisible(ctx, v.trunk) ? { id: v.trunk.id, name: v.trunk.name } : null,
         networks,
       };
     });
@@ -186,14 +220,27 @@ export class NodeNetworkService {
   }
 
   /**
-   * Detach ports from a node: the named ones, else the only attached one, else (`all`) every one.
+   * Detach ports from a node: the named ones, else the only attached one, else (`all`) every one
+   * — of the VIFs the caller may see (`get_port`). A VIF it may not see (the owner's
+   * provisioning port on a node a lessee holds) is neither counted nor detached, and naming it
+   * is 404 as for any port the caller cannot see, so `--all` never cuts another project's
+   * attachment (the list shows such a NIC as in use, without ids).
    * @returns the detached network port ids
-   * @throws InvalidInputError (nothing attached, several without `all`, a port not attached)
+   * @throws InvalidInputError (nothing attached, several without `all`, a port not attached),
+   *   NotFoundError (a named port the caller may not see)
    */
   async detach(ctx: AuthContext, req: { node: string; ports?: readonly string[]; all?: boolean }): Promise<string[]> {
     const node = await this.nodes.visible(ctx, req.node, 'baremetal:node:vif:detach');
     const label = node.name ?? node.uuid;
-    const attached = (await this.access.repo.nodePorts(node.uuid)).flatMap((np) => (vifOf(np) ? [vifOf(np)!] : []));
+    const vifIds = (await this.access.repo.nodePorts(node.uuid)).flatMap((np) => (vifOf(np) ? [vifOf(np)!] : []));
+    const vifPorts = await this.access.repo.portsByIds(vifIds);
+    const nets = await this.access.repo.networksByIds([...vifPorts.values()].map((p) => p.network_id));
+    const attached = vifIds.filter((id) => {
+      const p = vifPorts.get(id);
+      const n = p ? nets.get(p.network_id) : undefined;
+      // A VIF whose network port is gone can only be cleaned up by who may see the node's wiring.
+      return p && n ? this.access.check('get_port', this.access.childTarget(p, n, ctx), ctx) : this.access.isAdmin(ctx);
+    });
     let ids: string[];
     if (req.ports && req.ports.length > 0) {
       ids = [];
@@ -214,13 +261,20 @@ export class NodeNetworkService {
   /**
    * `esi switch port list <switch>`: the ports of one switch (by name or switch_id, as bare-metal
    * ports name it) cabled to nodes the caller may see, with the networks they carry.
+   * @throws NotFoundError (`SwitchNotFound`) for a switch esi does not manage, and for a
+   *   non-admin, one none of whose ports are cabled to a node it may see
    */
   async switchPorts(ctx: AuthContext, switchName: string): Promise<Array<{ port: string; row: NodeNetworkRow }>> {
-    const nodes = await this.visibleNodes(ctx);
-    const nps = (await this.access.repo.nodePortsOf(nodes.map((n) => n.uuid))).filter((np) => {
-      const llc = np.local_link_connection;
-      return llc.switch_info === switchName || (llc.switch_id ?? '').toLowerCase() === switchName.toLowerCase();
-    });
+    const sw = (await this.access.repo.switchByName(switchName)) ?? (await this.access.repo.switchBySwitchId(switchName));
+    const nodes = sw === null ? [] : await this.visibleNodes(ctx);
+    const nps = [];
+    for (const np of await this.access.repo.nodePortsOf(nodes.map((n) => n.uuid))) {
+      const named = await resolveSwitchPort(this.access.repo, np.local_link_connection);
+      if (named !== null && named.sw.id === sw!.id) nps.push(np);
+    }
+    // A switch esi does not manage, or (for a non-admin) one it has no port on, is not found:
+    // the same answer either way, so the list reveals no switch names.
+    if (sw === null || (nps.length === 0 && !this.access.isAdmin(ctx))) throw new NotFoundError('switch', switchName, `Switch ${switchName} could not be found.`, 'SwitchNotFound');
     const switchPort = new Map(nps.map((np) => [np.uuid, np.local_link_connection.port_id ?? '']));
     const vifRows = (await this.access.repo.nodeVifRows([...new Set(nps.map((np) => np.node_uuid))])).filter((r) => switchPort.has(r.port_uuid));
     const rows = await this.rows(ctx, nodes, vifRows);

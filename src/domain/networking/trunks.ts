@@ -4,16 +4,25 @@
  *
  * - Create (`create_trunk`): the parent must be a port the caller may see and update, not
  *   already a trunk's parent or sub-port, and not bound to a node (409 `ParentPortInUse`).
- * - Sub-ports: ports the caller may see, each in at most one trunk, not bound themselves,
- *   each with a distinct VLAN id. `segmentation_type` is `vlan` with `segmentation_id`
- *   1…4094, or `inherit` (the id is the sub-port network's VLAN; esi's own trunk commands use
- *   it). A sub-port gets `device_owner` `trunk:subport` and `device_id` = the trunk, as in
- *   Neutron; removal clears both.
+ * - Sub-ports: ports of the trunk's own project (any port for an admin), each in at most one
+ *   trunk, not bound themselves, each with a distinct VLAN id. `segmentation_type` is `vlan`
+ *   with `segmentation_id` 1…4094, or `inherit` (the id is the sub-port network's VLAN; esi's
+ *   own trunk commands use it). A sub-port gets `device_owner` `trunk:subport` and `device_id`
+ *   = the trunk, as in Neutron; removal clears both. A port the caller may not see is 404;
+ *   another project's port it sees (a port on the caller's network) is 403. Neutron's trunk
+ *   plugin (`neutron/services/trunk/rules.py`) only needs the sub-port to be visible to the
+ *   caller; esi is stricter because on a bare-metal switch a sub-port is a tagged VLAN of the
+ *   trunk's node: taking a port of another project into one's trunk would rewrite that port
+ *   (`device_owner`, `device_id`, binding) and leave it unusable to its owner.
  * - Adding or removing sub-ports of a trunk whose parent is bound reconfigures the switch
- *   port at once (tagged VLANs follow); deleting such a trunk is refused (409 `TrunkInUse`).
+ *   port at once (tagged VLANs follow). Adding needs, for each new sub-port, what attaching it
+ *   as a VIF would (`attach_port`: a network the caller owns or that is shared with it, see
+ *   ./vifs.ts), since it puts the sub-port's VLAN on the node's switch port there and then.
+ *   Deleting such a trunk is refused (409 `TrunkInUse`).
+ * - Messages name another project's trunk only as "another trunk".
  */
 import type { AuthContext } from '../auth.ts';
-import { ConflictError, InvalidInputError, NotFoundError } from '../errors.ts';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.ts';
 import { newUuid } from '../ids.ts';
 import type { NetworkAccess } from './access.ts';
 import { bool, canonicalId, checkKeys, description, name, uuid, type Attrs, givenProject } from './attributes.ts';
@@ -70,17 +79,42 @@ export class TrunkService {
     return { project_id: t.project_id, tenant_id: t.project_id };
   }
 
-  /** Check that the caller may see every requested sub-port (before taking locks). @throws NotFoundError */
-  private async visibleSubPorts(ctx: AuthContext, reqs: readonly SubPortRequest[]): Promise<void> {
-    for (const r of reqs) await this.access.port(ctx, r.port_id);
+  /**
+   * Check that every requested sub-port is visible to the caller and belongs to the trunk's
+   * project (any project for an admin), before taking locks (a port's project never changes).
+   * @throws NotFoundError (a port the caller may not see), ForbiddenError (another project's port)
+   */
+  private async ownSubPorts(ctx: AuthContext, trunkProject: string, reqs: readonly SubPortRequest[]): Promise<void> {
+    const admin = this.access.isAdmin(ctx);
+    for (const r of reqs) {
+      const { port } = await this.access.port(ctx, r.port_id);
+      if (!admin && port.project_id !== trunkProject) {
+        throw new ForbiddenError(`Port ${r.port_id} belongs to another project: a trunk's sub-ports must be ports of the trunk's project.`, 'PolicyNotAuthorized');
+      }
+    }
+  }
+
+  /**
+   * With the trunk's parent bound to a node, the new sub-ports go onto the node's switch port
+   * at once: check `attach_port` on each, as a VIF attach checks a trunk's sub-ports.
+   * @throws ForbiddenError (`PolicyNotAuthorized`)
+   */
+  private async checkAttachable(ctx: AuthContext, tx: NetworkTx, added: readonly SubPort[]): Promise<void> {
+    for (const s of added) {
+      const port = await tx.getPort(s.port_id);
+      const network = port ? await tx.getNetwork(port.network_id) : null;
+      if (!port || !network || !this.access.check('attach_port', this.access.childTarget(port, network, ctx), ctx)) {
+        throw new ForbiddenError(`(rule:attach_port) is disallowed by policy: the trunk is attached to a node and sub-port ${s.port_id} is on a network you may not attach.`, 'PolicyNotAuthorized');
+      }
+    }
   }
 
   /**
    * Check requested sub-ports inside the lock (ports already checked visible by
-   * {@link visibleSubPorts}) and resolve `inherit` VLANs.
+   * {@link ownSubPorts}) and resolve `inherit` VLANs.
    * @throws NotFoundError (port), ConflictError (in a trunk, bound, duplicate VLAN), InvalidInputError
    */
-  private async resolveSubPorts(tx: NetworkTx, parentId: string, existing: readonly SubPort[], reqs: readonly SubPortRequest[]): Promise<SubPort[]> {
+  private async resolveSubPorts(ctx: AuthContext, tx: NetworkTx, parentId: string, existing: readonly SubPort[], reqs: readonly SubPortRequest[]): Promise<SubPort[]> {
     const vlans = new Set(existing.map((s) => s.segmentation_id));
     const out: SubPort[] = [];
     for (const r of reqs) {
@@ -88,7 +122,7 @@ export class TrunkService {
       if (!port) throw new NotFoundError('port', r.port_id);
       if (port.id === parentId) throw new ConflictError(`Port ${port.id} is the parent port of the trunk and cannot be a sub-port.`, 'SubPortBindingError');
       const inTrunk = await tx.trunkOfPort(port.id);
-      if (inTrunk) throw new ConflictError(`Port ${port.id} is currently in use by trunk ${inTrunk.trunk.id}.`, 'PortInUseAsSubPort');
+      if (inTrunk) throw new ConflictError(`Port ${port.id} is currently in use by ${this.access.trunkRef(ctx, inTrunk.trunk)}.`, 'PortInUseAsSubPort');
       if (port.bound_port_uuid !== null) throw new ConflictError(`Port ${port.id} is bound to a bare-metal port and cannot be a sub-port.`, 'PortInUse');
       let vlan = r.segmentation_id;
       if (vlan === null) {
@@ -117,7 +151,7 @@ export class TrunkService {
     this.access.authorize('create_trunk', { project_id: projectId, tenant_id: projectId }, ctx);
     this.access.authorize('update_port', this.access.childTarget(parent, network, ctx), ctx);
     const subReqs = parseSubPorts(a.sub_ports, true);
-    await this.visibleSubPorts(ctx, subReqs);
+    await this.ownSubPorts(ctx, projectId, subReqs);
     const now = this.access.now();
     const keys = ['trunks', `port:${parent.id}`, ...subReqs.map((s) => `port:${s.port_id}`)];
     return this.access.repo.locked(keys, async (tx) => {
@@ -134,7 +168,7 @@ export class TrunkService {
         port_id: cur.id,
         admin_state_up: bool(a, 'admin_state_up', true),
         status: 'DOWN',
-        sub_ports: await this.resolveSubPorts(tx, cur.id, [], subReqs),
+        sub_ports: await this.resolveSubPorts(ctx, tx, cur.id, [], subReqs),
         created_at: now,
         updated_at: now,
         revision_number: 1,
@@ -177,20 +211,25 @@ export class TrunkService {
     return this.changeBound(t, (tx, now) => tx.updateTrunk(t.id, changes, now), changes.admin_state_up !== undefined && changes.admin_state_up !== t.admin_state_up);
   }
 
-  /** Add sub-ports (`PUT …/add_subports`). @throws NotFoundError, ForbiddenError, ConflictError */
+  /**
+   * Add sub-ports (`PUT …/add_subports`): the trunk's project's ports; `attach_port` on each
+   * when the trunk is attached to a node (see the module documentation).
+   * @throws NotFoundError, ForbiddenError, ConflictError, InvalidInputError
+   */
   async addSubPorts(ctx: AuthContext, id: string, body: unknown): Promise<Trunk> {
     const t = await this.access.trunk(ctx, id);
     this.access.authorize('add_subports', this.target(t), ctx);
     const reqs = parseSubPorts(checkKeys(body, 'sub_ports', new Set(['sub_ports']), new Set(), 'PUT').sub_ports, true);
     if (reqs.length === 0) throw new InvalidInputError('Invalid input for sub_ports. Reason: no sub-ports given.', 'HTTPBadRequest');
-    await this.visibleSubPorts(ctx, reqs);
+    await this.ownSubPorts(ctx, t.project_id, reqs);
     return this.changeBound(
       t,
       async (tx, now) => {
         const cur = (await tx.getTrunk(t.id))!;
-        const added = await this.resolveSubPorts(tx, cur.port_id, cur.sub_ports, reqs);
-        await tx.addSubports(cur.id, added, now);
+        const added = await this.resolveSubPorts(ctx, tx, cur.port_id, cur.sub_ports, reqs);
         const parent = await tx.getPort(cur.port_id);
+        if (parent?.bound_port_uuid) await this.checkAttachable(ctx, tx, added);
+        await tx.addSubports(cur.id, added, now);
         for (const s of added) {
           const bound = parent?.bound_port_uuid ? { binding_host_id: parent.binding_host_id, binding_vnic_type: 'baremetal', binding_vif_type: 'other' } : {};
           await tx.updatePort(s.port_id, { device_owner: 'trunk:subport', device_id: cur.id, status: 'DOWN', ...bound }, now);
