@@ -189,7 +189,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   workers.push(switchReconciler);
   const ramdisk = new RamdiskService({ nodes: recordedNodes, ports: portRepository, clock, secrets, conductor: inventory.conductorRelay });
   const inspection = new InspectionService({ access: inventory.nodes.access, nodes: recordedNodes, ports: portRepository, store: inspectionStore, clock, conductor: inventory.conductorRelay });
-  const capture = new CaptureService(inventory.nodes.access, { get: (ctx, id) => images.images.get(ctx, id) });
+  const capture = new CaptureService(inventory.nodes.access, { uploadable: (ctx, id) => images.images.uploadable(ctx, id) });
   const { scheduling, compute, worker: schedulingWorker } = createSchedulingServices({ config, clock, logger, store, policy, inventory, images, directory: identity.directory, networks: serverNetworksOver(() => networking) });
   workers.push(schedulingWorker);
   const consoles = new NodeConsoleService(inventory.nodes.access, leasing.consoleTokens, clock);

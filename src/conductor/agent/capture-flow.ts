@@ -40,7 +40,7 @@ export async function runAgentCapture(env: TaskEnv, agent: AgentEnv, node: Node)
     try {
       opened = openNode(env, node);
       opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
-      await agent.images.captureUrl(capture.image_id);
+      await agent.images.captureUrl(node, capture.image_id);
       const dii = await bootAgent(env, opened, node, 'service');
       return transition(node, 'wait', env.clock.now(), { driver_internal_info: dii, deploy_step: STEP_CAPTURE, last_error: null, power_state: BOOTED_POWER_STATE }, 'active');
     } catch (err) {
@@ -51,7 +51,7 @@ export async function runAgentCapture(env: TaskEnv, agent: AgentEnv, node: Node)
   try {
     opened = openNode(env, node);
     const client = agentClientOf(env, agent, node);
-    const url = await agent.images.captureUrl(capture.image_id);
+    const url = await agent.images.captureUrl(node, capture.image_id);
     const progress = progressRecorder(agent, node.uuid, (p) => ({ deploy_step: { ...STEP_CAPTURE, progress: { ...p } } }));
     try {
       await client.run('standby.capture_image', { upload_url: url, disk_format: capture.disk_format, image_id: capture.image_id, node: agentNodeParam(node) }, commandDeadline(agent), progress.report);

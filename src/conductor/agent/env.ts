@@ -39,7 +39,7 @@ export interface ImageInfoSource {
    * A URL the agent uploads a captured disk to (PUT): the data of image `imageId`.
    * @throws InvalidInputError when the image is gone or no longer `queued`
    */
-  captureUrl(imageId: string): Promise<string>;
+  captureUrl(node: Pick<Node, 'uuid' | 'driver_internal_info'>, imageId: string): Promise<string>;
 }
 
 /** The agent part of a task's environment. */

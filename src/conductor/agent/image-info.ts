@@ -24,7 +24,7 @@ import { isUuidLike } from '../../domain/ids.ts';
 import type { ImageService } from '../../domain/images/index.ts';
 import type { Node } from '../../domain/inventory/model.ts';
 import { recordedRequester, REQUESTED_BY, type RequesterContexts } from '../../domain/inventory/requester.ts';
-import { DEPLOY_SERVICE_CONTEXT, type ImageTempUrls } from '../../domain/deploy/temp-url.ts';
+import type { ImageTempUrls } from '../../domain/deploy/temp-url.ts';
 import type { ImageInfo, ImageInfoSource } from './env.ts';
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
@@ -41,8 +41,7 @@ function checkDiskFormat(format: string, what: string): string {
 /** {@link ImageInfoSource} over esi's image service and plain HTTP URLs. */
 export class ServiceImageInfo implements ImageInfoSource {
   /**
-   * @param images the image service (deploy images are read as their requester; capture targets
-   *   with the conductor's service identity)
+   * @param images the image service (every image is read as the requester of the node's work)
    * @param tempUrlTtlS validity of image temp URLs, seconds
    * @param requesters turns a recorded requester into its current caller context
    */
@@ -54,24 +53,29 @@ export class ServiceImageInfo implements ImageInfoSource {
   ) {}
 
   /**
-   * The caller that requested the node's deploy, as it stands now.
+   * The caller that requested the node's deploy or capture, as it stands now.
    * @throws InvalidInputError when none is recorded or it no longer has access to its project
    */
   private async requesterContext(node: Pick<Node, 'uuid' | 'driver_internal_info'>): Promise<AuthContext> {
     const requester = recordedRequester(node.driver_internal_info);
-    if (requester === null) throw new InvalidInputError(`Node ${node.uuid}: no requester is recorded for this deploy (driver_internal_info.${REQUESTED_BY}); request the deploy again.`);
+    if (requester === null) throw new InvalidInputError(`Node ${node.uuid}: no requester is recorded for this work (driver_internal_info.${REQUESTED_BY}); request it again.`);
     const ctx = await this.requesters.contextOf(requester);
-    if (ctx === null) throw new InvalidInputError(`Node ${node.uuid}: the user that requested this deploy no longer has a role on its project.`);
+    if (ctx === null) throw new InvalidInputError(`Node ${node.uuid}: the user that requested this work no longer has a role on its project.`);
     return ctx;
   }
 
-  /** See {@link ImageInfoSource.captureUrl}: a PUT temp URL of a still `queued` image. */
-  async captureUrl(imageId: string): Promise<string> {
+  /**
+   * See {@link ImageInfoSource.captureUrl}: a PUT temp URL of a still `queued` image that the
+   * requester of the capture may still upload into.
+   */
+  async captureUrl(node: Pick<Node, 'uuid' | 'driver_internal_info'>, imageId: string): Promise<string> {
+    const ctx = await this.requesterContext(node);
     let image;
     try {
-      image = await this.images().get(DEPLOY_SERVICE_CONTEXT, imageId);
-    } catch {
-      throw new InvalidInputError(`Image ${imageId}, the target of the capture, was deleted.`);
+      image = await this.images().uploadable(ctx, imageId);
+    } catch (err) {
+      if (!(err instanceof NotFoundError) && !(err instanceof ForbiddenError)) throw err;
+      throw new InvalidInputError(`Image ${imageId}, the target of the capture, was deleted, or the project that requested the capture may no longer upload into it.`);
     }
     if (image.status !== 'queued') throw new InvalidInputError(`Image ${imageId}, the target of the capture, is ${image.status}, no longer queued.`);
     return this.tempUrls.sign(image.id, this.tempUrlTtlS, 'PUT');

@@ -7,8 +7,10 @@
  *
  * `POST /baremetal/v1/nodes/{node}/capture {"image_id": "<uuid>"}` (202): the caller — admin,
  * owner or lessee of the node (`baremetal:node:capture`) — names an image it created in the
- * image service and has not uploaded yet (`queued`, owned by the caller's project, container
- * `bare`, disk format `raw` or `qcow2`). The node must be `active`, not in maintenance, and use
+ * image service and has not uploaded yet (`queued`, one it may upload into under Glance's
+ * `image:upload_image` — a member of the owning project, or an admin — container `bare`, disk
+ * format `raw` or `qcow2`). The conductor checks the upload right again, as the requester, when
+ * it hands the agent the upload URL. The node must be `active`, not in maintenance, and use
  * the deploy agent. The request records `driver_internal_info.capture = {image_id,
  * disk_format}`, moves the node to `servicing` and wakes the conductor, which boots the agent;
  * the agent reads the disk up to the end of the instance's partitions (the config drive, which
@@ -21,6 +23,7 @@ import { ConflictError, InvalidInputError, InvalidStateError } from '../errors.t
 import type { JsonObject } from '../inventory/masking.ts';
 import type { Node } from '../inventory/model.ts';
 import { nodeLocked, type NodeAccess } from '../inventory/node-access.ts';
+import { REQUESTED_BY, requesterOf } from '../inventory/requester.ts';
 import { canApply, next } from '../inventory/states.ts';
 import { canonicalUuid } from '../inventory/validation.ts';
 import { usesAgent } from './agent-node.ts';
@@ -43,10 +46,11 @@ export interface CaptureImage {
 /** The image service as the capture sees it. */
 export interface CaptureImages {
   /**
-   * The image as `ctx` may see it.
-   * @throws NotFoundError when it does not exist or `ctx` may not see it
+   * The image, when `ctx` may write its data (Glance's upload rules).
+   * @throws NotFoundError when it does not exist or `ctx` may not see it; ForbiddenError when
+   *   `ctx` may see it but not upload into it
    */
-  get(ctx: AuthContext, id: string): Promise<CaptureImage>;
+  uploadable(ctx: AuthContext, id: string): Promise<CaptureImage>;
 }
 
 /** The `driver_internal_info.capture` record of a node being captured. */
@@ -81,9 +85,8 @@ export class CaptureService {
   async capture(ctx: AuthContext, ident: string, imageId: unknown): Promise<Node> {
     const node = await this.access.visible(ctx, ident, CAPTURE_RULE);
     if (typeof imageId !== 'string' || canonicalUuid(imageId) === null) throw new InvalidInputError('"image_id" must be the UUID of an image you created for the capture.');
-    const image = await this.images.get(ctx, canonicalUuid(imageId)!);
+    const image = await this.images.uploadable(ctx, canonicalUuid(imageId)!);
     if (image.status !== 'queued') throw new ConflictError(`Image ${image.id} is ${image.status}; a capture needs a new image without data (queued).`, 'ImageNotQueued');
-    if (!ctx.systemScope && image.owner !== ctx.projectId) throw new InvalidInputError(`Image ${image.id} belongs to another project; capture into an image of your own project.`);
     if (image.containerFormat !== 'bare') throw new InvalidInputError(`Image ${image.id} has container_format ${image.containerFormat ?? 'None'}; a capture needs "bare".`);
     if (image.diskFormat !== 'raw' && image.diskFormat !== 'qcow2') throw new InvalidInputError(`Image ${image.id} has disk_format ${image.diskFormat ?? 'None'}; a capture produces raw or qcow2.`);
     const record: CaptureRecord = { image_id: image.id, disk_format: image.diskFormat };
@@ -102,7 +105,8 @@ export class CaptureService {
         target_provision_state: t.target,
         provision_updated_at: this.access.deps.clock.now(),
         last_error: null,
-        driver_internal_info: { ...n.driver_internal_info, capture: record as unknown as JsonObject },
+        // The conductor hands the agent the upload URL as this caller (src/domain/inventory/requester.ts).
+        driver_internal_info: { ...n.driver_internal_info, capture: record as unknown as JsonObject, [REQUESTED_BY]: { ...requesterOf(ctx) } },
       };
     });
     this.access.deps.conductor.notifyNode(written.uuid);

@@ -132,6 +132,18 @@ export class ImageService {
   }
 
   /**
+   * An image the caller may write data into (`PUT /v2/images/{id}/file` rules: visible, and
+   * `image:upload_image` — admin, or a member of the owning project): the target of a capture,
+   * checked when it is requested and again (as the requester) when the agent is handed the URL.
+   * @throws NotFoundError when the caller may not see it; ForbiddenError when it may not upload
+   */
+  async uploadable(ctx: AuthContext, id: string): Promise<Image> {
+    const seen = await this.d.access.visible(ctx, id);
+    this.d.access.authorize(ctx, 'image:upload_image', seen);
+    return seen.image;
+  }
+
+  /**
    * List the images the caller may see (Glance `GET /v2/images`); see `./list.ts`.
    * @throws InvalidInputError for an unknown marker; ForbiddenError when `image:get_images` fails
    */

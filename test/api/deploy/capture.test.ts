@@ -82,6 +82,9 @@ describe('image capture of a provisioned node', () => {
     await bad({ image_id: 'not-a-uuid' }, 400, /image_id/);
     await bad({ image_id: '4f4c8a3e-0000-4000-8000-000000000000' }, 404, /No image found|not found/i);
     await bad({ image_id: await queued('owner') }, 404, /No image found|not found/i); // the owner's private image is invisible to the lessee
+    // A public image the lessee sees but may not upload into (Glance's image:upload_image).
+    const pub = await call(env.ts, env.p.admin, 'POST', '/image/v2/images', { name: 'pub-queued', disk_format: 'qcow2', container_format: 'bare', visibility: 'public' });
+    await bad({ image_id: pub.body.id }, 403, /not authorized/);
     const active = await uploadImage(env, Buffer.alloc(MIB), 'has-data', { as: env.p.lessee });
     await bad({ image_id: active }, 409, /already|queued/);
     await bad({ image_id: await queued('lessee', 'iso') }, 400, /disk_format/);
