@@ -133,6 +133,13 @@ describe.skipIf(!available)('openstack CLI against the identity API', () => {
     expect((await call(ts, holder, 'GET', '/identity/v3/auth/projects')).status).toBe(401);
   });
 
+  it('token revoke of another user\'s token fails (identity:revoke_token) and the token stays valid', async () => {
+    const admin = await osJson(['token', 'issue']);
+    const holder = { name: 'admin', token: admin.id as string, projectId: null, projectName: null, userId: null, context: null };
+    await expect(os(['token', 'revoke', admin.id], { OS_USERNAME: 'u1', OS_PASSWORD: 'pw', OS_PROJECT_NAME: 'o1' })).rejects.toThrow(/Could not find token|404/);
+    expect((await call(ts, holder, 'GET', '/identity/v3/auth/projects')).status).toBe(200);
+  });
+
   it('role remove (project and system) takes the grants away', async () => {
     await os(['role', 'remove', '--user', 'u1', '--project', 'o1', 'owner']);
     await os(['role', 'remove', '--user', 'u1', '--system', 'all', 'admin']);

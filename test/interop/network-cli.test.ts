@@ -87,6 +87,11 @@ describe.skipIf(!available)('openstack network CLI and esi node network CLI', ()
     for (const [mac, sp] of [['52:54:00:12:00:01', 'eth1'], ['52:54:00:12:00:02', 'eth2']]) {
       await ok(openstack(admin, 'baremetal', 'port', 'create', '--node', node.uuid, '--local-link-connection', 'switch_id=02:00:00:00:00:99', '--local-link-connection', 'switch_info=tor', '--local-link-connection', `port_id=${sp}`, mac!));
     }
+    // The lessee may not re-cable the node it holds (issue 14): the CLI shows the 403.
+    const bmPorts = await json<any[]>(openstack(admin, 'baremetal', 'port', 'list', '--node', node.uuid, '-f', 'json'));
+    const recable = await openstack(lessee, 'baremetal', 'port', 'set', '--local-link-connection', 'port_id=eth9', bmPorts[0].UUID);
+    expect(recable.code).not.toBe(0);
+    expect(recable.stderr).toMatch(/baremetal:port:update:local_link_connection|Forbidden|403/);
     await ok(openstack(lessee, 'baremetal', 'node', 'vif', 'attach', 'bm1', lportId));
     const vifs = await json<any[]>(openstack(lessee, 'baremetal', 'node', 'vif', 'list', '-f', 'json', 'bm1'));
     expect(vifs.map((v) => v.ID)).toEqual([lportId]);
