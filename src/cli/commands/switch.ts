@@ -1,7 +1,8 @@
 /**
  * `esi switch port list <switch>` (python-esiclient, reference/esi-leap.md §5.3: the ports of a
  * switch cabled to nodes you see, and the networks they carry) and the switch administration
- * of esi (admins): `esi switch list|show|create|set|delete|resync|port states`.
+ * of esi (admins): `esi switch list|show|create|set|delete|resync|port states|port register|port
+ * unregister` (switch port registrations: src/domain/networking/cabling.ts).
  *
  * `create` and `set` take driver settings as `--driver-info key=value` (repeatable; numbers and
  * booleans are converted); secret settings (`password`, `private_key`, `enable_secret`) are
@@ -49,9 +50,35 @@ export function registerSwitchCommands(program: Command): void {
     async (name: string, o: OutputOptions) => {
       const res = await withSession((s) => s.call('network', 'GET', `/v2.0/switches/${encodeURIComponent(name)}/ports`));
       const rows = (res?.switch_ports ?? []) as Array<Record<string, unknown>>;
-      printList(['Port', 'Node', 'VIF', 'Desired', 'Status', 'Last Error'], rows.map((r) => [r.port_id, r.node_uuid, r.vif, r.desired, r.status, r.last_error]), o);
+      printList(
+        ['Port', 'Registered Node', 'Node', 'VIF', 'Desired', 'Status', 'Last Error'],
+        rows.map((r) => [r.port_id, r.registered_node_uuid, r.node_uuid, r.vif, r.desired, r.status, r.last_error]),
+        o,
+      );
     },
   );
+
+  addOutputOptions(
+    port
+      .command('register')
+      .description("(admin) say which node a switch port's cable reaches: its owner may then cable that node's ports to it")
+      .argument('<switch>', 'switch name or UUID')
+      .argument('<port>', "the switch's name for the port (local_link_connection.port_id)")
+      .argument('<node>', 'node name or UUID'),
+  ).action(async (name: string, portId: string, node: string, o: OutputOptions) => {
+    const res = await withSession((s) => s.call('network', 'POST', `/v2.0/switches/${encodeURIComponent(name)}/ports`, { body: { switch_port: { port_id: portId, node } } }));
+    const r = res.switch_port as Record<string, unknown>;
+    printShow([['port_id', r.port_id], ['registered_node_uuid', r.registered_node_uuid], ['baremetal_port_uuid', r.baremetal_port_uuid], ['desired', r.desired]], o);
+  });
+  port
+    .command('unregister')
+    .description('(admin) remove a switch port\'s registration (refused while it carries a VIF); it is quarantined')
+    .argument('<switch>', 'switch name or UUID')
+    .argument('<port>', "the switch's name for the port")
+    .action(async (name: string, portId: string) => {
+      await withSession((s) => s.call('network', 'DELETE', `/v2.0/switches/${encodeURIComponent(name)}/ports/${encodeURIComponent(portId)}`));
+      process.stdout.write(`Unregistered port ${portId} of switch ${name}\n`);
+    });
 
   addOutputOptions(sw.command('list').description('(admin) list switches')).action(async (o: OutputOptions) => {
     const res = await withSession((s) => s.call('network', 'GET', '/v2.0/switches'));

@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeSwitchState } from '../../../src/drivers/switch/fake.ts';
 import type { Persona } from '../../helpers/harness.ts';
+import { esi, esiJson, personaEnv } from '../cli/support.ts';
 import { bm, cabledNode, create, createSwitch, net, portAsAdmin, settle, startNetEnv, type NetEnv } from './support.ts';
 
 let env: NetEnv;
@@ -177,6 +178,18 @@ describe('unregistered cabling is inert until an admin registers it', () => {
     expect((await bm(env, env.p.lessee, 'DELETE', `/v1/nodes/${node.uuid}/vifs/${p.id}`)).status).toBe(204);
     expect((await net(env, env.p.admin, 'DELETE', `/switches/${late.id}/ports/${enc}`)).status).toBe(204);
     expect((await net(env, env.p.admin, 'DELETE', `/switches/${late.id}/ports/${enc}`)).status).toBe(404);
+  });
+
+  it('esi switch port register / states / unregister (admin); refused to others', async () => {
+    const admin = personaEnv(env.ts, 'admin');
+    const reg = await esiJson(['switch', 'port', 'register', 'tor-late', 'Ethernet1/3', nodeA.uuid, '-f', 'json'], admin);
+    expect(reg).toMatchObject({ port_id: 'Ethernet1/3', registered_node_uuid: nodeA.uuid });
+    const states = await esiJson(['switch', 'port', 'states', 'tor-late', '-f', 'json'], admin);
+    expect(states.find((r: any) => r.Port === 'Ethernet1/3')).toMatchObject({ 'Registered Node': nodeA.uuid });
+    const denied = await esi(['switch', 'port', 'register', 'tor-late', 'Ethernet1/4', nodeA.uuid], personaEnv(env.ts, 'owner'));
+    expect(denied.code).not.toBe(0);
+    const gone = await esi(['switch', 'port', 'unregister', 'tor-late', 'Ethernet1/3'], admin);
+    expect(gone.code, gone.stderr).toBe(0);
   });
 
   it('a registration names switch ports with slashes (URL-encoded)', async () => {
