@@ -2,23 +2,55 @@
  * The webhook worker (a `BackgroundWorker` of conductor processes): every `pollMs` it sends the
  * due webhook deliveries (`WebhookDeliverer`) and, every `noticeIntervalMs`, records the
  * "ending soon" notices of leases (`LeaseNotices`). The HTTP transport is undici with a per-request
- * timeout; redirects are not followed (a webhook URL is where the body goes, nowhere else).
+ * timeout; redirects are not followed (a webhook URL is where the body goes, nowhere else); a host
+ * name is connected to only when every address it resolves to may be reached
+ * (src/domain/leasing/webhook-targets.ts), checked in the connection's own lookup so that a name
+ * re-pointed between the check and the connection cannot slip through.
  */
-import { request } from 'undici';
+import dns from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { Agent, request } from 'undici';
 import type { LeaseNotices } from '../domain/leasing/notices.ts';
-import type { WebhookDeliverer, WebhookTransport } from '../domain/leasing/webhook-delivery.ts';
+import { WebhookAddressRefused, type WebhookDeliverer, type WebhookTransport } from '../domain/leasing/webhook-delivery.ts';
 import type { LeasingLog } from '../domain/leasing/index.ts';
 import type { BackgroundWorker } from '../server/services.ts';
 
-/** undici transport of webhook deliveries: one POST, body discarded, status returned. */
-export const undiciTransport: WebhookTransport = {
-  async post(url, headers, body, timeoutMs) {
-    // undici's request() does not follow redirects unless a redirect interceptor is added.
-    const res = await request(url, { method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-    await res.body.dump();
-    return res.statusCode;
-  },
-};
+/**
+ * A DNS lookup for connections that fails with {@link WebhookAddressRefused} when any address
+ * the name resolves to is refused (IP literals are not looked up: the URL check covers them).
+ */
+export function guardedLookup(refuse: (address: string) => boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 4);
+      const list = addresses as dns.LookupAddress[];
+      if (list.length === 0 || list.some((a) => refuse(a.address))) {
+        return callback(new WebhookAddressRefused(`webhook host ${hostname} resolves to a refused address`), '', 4);
+      }
+      if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      return callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+}
+
+/**
+ * undici transport of webhook deliveries: one POST, body discarded, status returned.
+ * @param refuse addresses a resolved host name may not connect to (none: any)
+ */
+export function undiciTransportWith(refuse?: (address: string) => boolean): WebhookTransport {
+  const dispatcher = refuse ? new Agent({ connect: { lookup: guardedLookup(refuse) } }) : undefined;
+  return {
+    async post(url, headers, body, timeoutMs) {
+      // undici's request() does not follow redirects unless a redirect interceptor is added.
+      const res = await request(url, { method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, ...(dispatcher ? { dispatcher } : {}) });
+      await res.body.dump();
+      return res.statusCode;
+    },
+  };
+}
+
+/** {@link undiciTransportWith} with no address restriction. */
+export const undiciTransport: WebhookTransport = undiciTransportWith();
 
 /** Options of the worker. */
 export interface WebhookWorkerOptions {

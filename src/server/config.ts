@@ -138,6 +138,11 @@ export interface Config {
     readonly webhookTimeoutS: number;
     /** Interval of the webhook worker's delivery passes, ms. */
     readonly webhookPollMs: number;
+    /**
+     * Let every project's webhooks reach loopback, private, link-local and this server's own
+     * addresses (default false: only webhook admins may name such hosts, by IP address).
+     */
+    readonly webhookAllowPrivate: boolean;
   };
   readonly network: {
     /** Physical networks accepting VLAN networks (ML2 `network_vlan_ranges` names). */
@@ -271,6 +276,7 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
       webhookMaxAttempts: num('ESI_WEBHOOK_MAX_ATTEMPTS', 'webhook_max_attempts', 8, 1, 100),
       webhookTimeoutS: num('ESI_WEBHOOK_TIMEOUT', 'webhook_timeout', 10, 1, 300),
       webhookPollMs: num('ESI_WEBHOOK_POLL_MS', 'webhook_poll_ms', 500, 10, 60_000),
+      webhookAllowPrivate: parseBool(pick(undefined, 'ESI_WEBHOOK_ALLOW_PRIVATE', 'webhook_allow_private') ?? 'false', 'webhook_allow_private'),
     },
     // A blank ESI_NETWORK_VLAN_RANGES is meaningful (no pool), so it is read as given.
     network: networkConfig(env.ESI_NETWORK_VLAN_RANGES ?? (file.network_vlan_ranges === undefined ? 'physnet1:100:199' : String(file.network_vlan_ranges ?? '')), pick(undefined, 'ESI_NETWORK_FLAT_NETWORKS', 'network_flat_networks') ?? '*', {

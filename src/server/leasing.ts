@@ -6,15 +6,21 @@
  * The manager is always built (the API's change notifications go to it), but its timers only
  * run when the process has the `conductor` role and starts its workers. The same holds for the
  * webhook worker (deliveries and ending-soon notices).
+ *
+ * Webhook targets: unless `leasing.webhookAllowPrivate`, tenants' webhooks reach public addresses
+ * only — the URL is checked when written and every address a host name resolves to when a
+ * delivery connects; the server's own addresses (its interfaces, its public URL's host) count as
+ * private.
  */
+import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.ts';
 import type { IdentityDirectory } from '../domain/identity/index.ts';
-import { createLeasing, WebhookDeliverer, type Leasing, type NodeGateway, type ProjectDirectory } from '../domain/leasing/index.ts';
+import { createLeasing, isRestrictedAddress, WebhookDeliverer, type Leasing, type NodeGateway, type ProjectDirectory, type WebhookTargets } from '../domain/leasing/index.ts';
 import type { Policy } from '../domain/policy/types.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { LeaseManager } from '../conductor/lease-manager.ts';
-import { undiciTransport, WebhookWorker } from '../conductor/webhook-worker.ts';
+import { undiciTransportWith, WebhookWorker } from '../conductor/webhook-worker.ts';
 import type { Store } from '../store/database.ts';
 import { KyselyLeasingRepository } from '../store/leasing/repository.ts';
 import { KyselyWebhookRepository } from '../store/leasing/webhooks.ts';
@@ -35,6 +41,23 @@ export function projectDirectoryOf(directory: IdentityDirectory): ProjectDirecto
   };
 }
 
+/**
+ * Where tenants' webhooks may go: the operator's setting, and this host's own addresses and
+ * names (every interface address, the configured host, the public URL's host), lower case.
+ */
+export function webhookTargetsOf(config: Config): WebhookTargets {
+  const own = new Set<string>();
+  for (const list of Object.values(os.networkInterfaces())) for (const a of list ?? []) own.add(a.address.toLowerCase().replace(/%.*$/, ''));
+  own.add(config.host.toLowerCase());
+  try {
+    own.add(new URL(config.publicUrl).hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1'));
+  } catch {
+    // a public URL that does not parse names no host
+  }
+  own.add(os.hostname().toLowerCase());
+  return { allowPrivate: config.leasing.webhookAllowPrivate, ownHosts: [...own].filter((h) => h !== '') };
+}
+
 /** What {@link createLeasingServices} needs from the rest of the process. */
 export interface LeasingWiring {
   readonly config: Config;
@@ -52,6 +75,7 @@ export function createLeasingServices(w: LeasingWiring): { leasing: Leasing; lea
   const log = w.logger.child({ component: 'leasing' });
   const lc = w.config.leasing;
   const webhooks = new KyselyWebhookRepository(w.store.db);
+  const webhookTargets = webhookTargetsOf(w.config);
   const leasing = createLeasing({
     repo: new KyselyLeasingRepository(w.store),
     nodes: w.nodes,
@@ -63,10 +87,12 @@ export function createLeasingServices(w: LeasingWiring): { leasing: Leasing; lea
     webhooks,
     secrets: w.secrets,
     warningMs: lc.warningS * 1000,
+    webhookTargets,
   });
   const leaseManager = new LeaseManager(leasing, w.clock, log, { sweepIntervalMs: lc.sweepIntervalS * 1000 });
   leasing.setScheduler(leaseManager);
-  const deliverer = new WebhookDeliverer(webhooks, undiciTransport, w.secrets, w.clock, log, {
+  const refuse = webhookTargets.allowPrivate ? undefined : (address: string) => isRestrictedAddress(address, webhookTargets.ownHosts);
+  const deliverer = new WebhookDeliverer(webhooks, undiciTransportWith(refuse), w.secrets, w.clock, log, {
     retryBaseMs: lc.webhookRetryBaseMs,
     maxAttempts: lc.webhookMaxAttempts,
     timeoutMs: lc.webhookTimeoutS * 1000,

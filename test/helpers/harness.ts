@@ -63,6 +63,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     {
       ESI_ADMIN_PASSWORD: ADMIN_PASSWORD,
       ESI_LOG_LEVEL: process.env.ESI_TEST_LOG_LEVEL ?? 'silent',
+      // Test webhook receivers listen on 127.0.0.1 (a test of the restriction sets 'false').
+      ESI_WEBHOOK_ALLOW_PRIVATE: 'true',
       ...(engine === 'postgres' ? { ESI_DATABASE_URL: TEST_PG_URL } : {}),
       ...options.env,
     },

@@ -3,7 +3,11 @@
  * (`src/domain/leasing/ports.ts`): what the lease manager does to nodes, done in process over
  * the node repository instead of esi-leap's HTTP calls to Ironic.
  *
- * - `applyLease` = esi-leap "fulfill": one atomic write of `lessee` and `properties.lease_uuid`.
+ * - `applyLease` = esi-leap "fulfill": one atomic write of `lessee` and `properties.lease_uuid` —
+ *   the hand-over of the node to a tenant, done only when the node is settled and owes no wipe
+ *   ({@link HANDOVER_STATES}, nothing pending) and carries no other tenant's lease; esi-leap
+ *   patches the node whatever its state, which could hand it over while the previous tenant's
+ *   disk is still being torn down or cleaned (DESIGN.md §4: undeployed and cleaned first).
  * - `removeLease` = esi-leap `remove_lease` (reference/esi-leap.md §3.2): only when
  *   `properties.lease_uuid` names the lease: first the VIF-detach step (every VIF the node's
  *   owner did not attach is detached and its switch port quarantined — for deployed nodes
@@ -45,6 +49,34 @@ const LEASABLE_FIELDS: readonly NodeField[] = [
 
 /** Page size when walking every visible node. */
 const PAGE = 1000;
+
+/**
+ * Provision states in which a node may be handed to a lessee (with no target pending): stable
+ * and owing no wipe. `enroll` and `manageable` hold no tenant data that cleaning would have
+ * removed (a lease ending on them leaves them so; manual cleaning ends in `manageable`);
+ * `available` is reached after automated cleaning; `active` is a deployment of the node's owner
+ * (or of the parent lessee, for a sub-lease), since a lease's end undeploys its tenant's. Every
+ * other state — teardown (`deleting`), cleaning (`cleaning`, `clean wait`), deploys, rescue,
+ * inspection and the failure states (`clean failed`, `error`, …) — may still hold the previous
+ * tenant's data or be about to wipe it: the lease waits.
+ */
+export const HANDOVER_STATES: ReadonlySet<string> = new Set(['enroll', 'manageable', 'available', 'active']);
+
+/**
+ * Why a node cannot be handed over now, or null when it can (see {@link HANDOVER_STATES}).
+ * @param replaces the lease the node may carry now (a sub-lease's parent), besides `leaseUuid`
+ */
+export function handoverRefusal(n: Pick<Node, 'uuid' | 'provision_state' | 'target_provision_state' | 'properties'>, leaseUuid: string, replaces: string | null): string | null {
+  if (!HANDOVER_STATES.has(n.provision_state) || n.target_provision_state !== null) {
+    const pending = n.target_provision_state !== null ? ` (target ${n.target_provision_state})` : '';
+    return `Node ${n.uuid} is ${n.provision_state}${pending}; it is handed to the next lessee once it is settled and wiped.`;
+  }
+  const carried = n.properties.lease_uuid;
+  if (carried !== undefined && carried !== null && carried !== leaseUuid && carried !== replaces) {
+    return `Node ${n.uuid} still carries another lease; it is handed over once that lease is removed.`;
+  }
+  return null;
+}
 
 /** The leasing view of a node. */
 export function toLeasable(n: NodeSlice): LeasableNode {
@@ -151,14 +183,22 @@ export class InventoryNodeGateway implements NodeGateway {
   }
 
   /**
-   * Set `lessee` and `properties.lease_uuid` in one write (no state checks, as esi-leap).
-   * @throws NodeBusyError while a conductor holds the node; NotFoundError for an unknown node
+   * Set `lessee` and `properties.lease_uuid` in one write, when the node may be handed over
+   * ({@link handoverRefusal}, checked on the node as written).
+   * @param replaces the lease the node may carry now and that this one takes over from (the
+   *   parent of a sub-lease), or null
+   * @throws NodeBusyError while a conductor holds the node, while it is not settled and wiped,
+   *   or while it carries another lease; NotFoundError for an unknown node
    */
-  async applyLease(nodeUuid: string, leaseUuid: string, lesseeProjectId: string): Promise<void> {
+  async applyLease(nodeUuid: string, leaseUuid: string, lesseeProjectId: string, replaces: string | null = null): Promise<void> {
     const node = await this.load(nodeUuid);
     if (node === null) throw new NotFoundError('node', nodeUuid);
     await this.busyAware(() =>
-      this.access.write(node, (n) => ({ lessee: lesseeProjectId, properties: { ...n.properties, lease_uuid: leaseUuid } })),
+      this.access.write(node, (n) => {
+        const refusal = handoverRefusal(n, leaseUuid, replaces);
+        if (refusal !== null) throw new NodeBusyError(refusal);
+        return { lessee: lesseeProjectId, properties: { ...n.properties, lease_uuid: leaseUuid } };
+      }),
     );
   }
 

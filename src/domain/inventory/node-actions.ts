@@ -18,7 +18,7 @@ import { isJsonObject, type JsonObject } from './masking.ts';
 import type { Node } from './model.ts';
 import { nodeLocked, type NodeAccess } from './node-access.ts';
 import { checkImageSource, REQUESTED_BY, requesterOf } from './requester.ts';
-import { canApply, next, POWER_LOCKED_STATES, type ProvisionVerb } from './states.ts';
+import { canApply, next, POWER_LOCKED_STATES, skipsCleaning, type ProvisionVerb } from './states.ts';
 
 /**
  * Set or clear maintenance (`PUT`/`DELETE /v1/nodes/{id}/maintenance`); clearing also clears
@@ -132,10 +132,13 @@ function checkConfigdrive(configdrive: unknown): void {
  * Request a provision verb (`PUT /v1/nodes/{id}/states/provision`): apply the FSM transition
  * and record the parameters the conductor needs (`instance_info.configdrive`,
  * `instance_info.rescue_password`, `driver_internal_info.clean_steps`, `.user_deploy_steps`,
- * `.disable_ramdisk`). A manual `clean` targets `manageable`.
+ * `.disable_ramdisk`). A manual `clean` targets `manageable`. Verbs that would skip the wipe a
+ * node owes (`skipsCleaning`: manage while cleaning, clean while deleting, abort of an automated
+ * clean) need `baremetal:node:disable_cleaning`; `adopt` needs `esi:node:provision:adopt` (admin
+ * or owner: a lessee may not turn the disk it was handed into an instance).
  * @throws InvalidStateError (400) when the state does not accept the verb, or `active`/`rebuild`
  *   in maintenance; LockedError (409) when a conductor holds the node; InvalidInputError for
- *   invalid or misplaced parameters
+ *   invalid or misplaced parameters; ForbiddenError (403) for a verb the caller may not use there
  */
 export async function requestProvision(access: NodeAccess, ctx: AuthContext, ident: string, verb: ProvisionVerb, p: ProvisionParams): Promise<Node> {
   const node = await access.visible(ctx, ident, 'baremetal:node:set_provision_state');
@@ -177,6 +180,10 @@ export async function requestProvision(access: NodeAccess, ctx: AuthContext, ide
       if (n.reservation !== null) throw nodeLocked(n);
       throw new InvalidStateError(`The requested action "${verb}" can not be performed on node "${n.uuid}" while it is in state "${n.provision_state}".`);
     }
+    // Tenant isolation: verbs that leave the wipe owed between tenants undone are for callers
+    // who may skip cleaning; adopting the disk's contents as an instance is the owner's.
+    if (skipsCleaning(n.provision_state, n.target_provision_state, verb)) access.authorize(ctx, n, ['baremetal:node:disable_cleaning']);
+    if (verb === 'adopt') access.authorize(ctx, n, ['esi:node:provision:adopt']);
     if (cleanSteps) validateCleanSteps(n, access.deps.hardware.get(n.driver), cleanSteps as unknown as RequestedCleanStep[]);
     const t = next(n.provision_state, verb, verb === 'clean' ? 'manageable' : undefined);
     const ii: JsonObject = { ...n.instance_info };

@@ -232,6 +232,27 @@ export function next(state: ProvisionState, verbOrEvent: ProvisionVerb | Provisi
   return { state: to, target: info.stable ? null : (target ?? info.target) };
 }
 
+/**
+ * True when a user verb would take a node out of the wipe it owes: `manage` while it is
+ * cleaning (the conductor's own event that ends a manual clean; Ironic 21.4 lists it among the
+ * FSM's transitions, not as a user action), `clean` while it is being torn down (the conductor
+ * starts the automated clean from `deleting`; a user's manual clean there would replace it),
+ * and `abort` of an automated clean (`clean wait` heading for `available`: the clean a teardown,
+ * `provide` or a lease's end started; Ironic 21.4 refuses to abort its non-abortable
+ * `erase_devices` steps). A manual clean (target `manageable`) may still be aborted.
+ *
+ * The API lets these through only to callers that may skip cleaning
+ * (`baremetal:node:disable_cleaning`, admin by default): otherwise a lessee could end a
+ * teardown before the wipe (clean wait → abort → clean failed → manage → manageable) and read
+ * the disk the next tenant, or itself, left behind.
+ */
+export function skipsCleaning(state: ProvisionState, target: ProvisionState | null, verbOrEvent: ProvisionVerb | ProvisionEvent): boolean {
+  const event = eventOf(verbOrEvent);
+  if (state === 'cleaning' && event === 'manage') return true;
+  if (state === 'deleting' && event === 'clean') return true;
+  return state === 'clean wait' && event === 'abort' && target !== 'manageable';
+}
+
 /** Every (state, event) pair the FSM accepts, for tests and documentation. */
 export function allTransitions(): Array<{ from: ProvisionState; event: ProvisionEvent; to: ProvisionState }> {
   const out: Array<{ from: ProvisionState; event: ProvisionEvent; to: ProvisionState }> = [];

@@ -7,10 +7,18 @@
  * policy rules. One deliberate difference: an offer or lease the caller may not see is a
  * `NotFoundError` (404), where esi-leap answers 403 "Access was denied to offer X." — so that
  * the existence of other projects' offers and leases is not confirmed (docs/leasing.md).
+ *
+ * Projects named in requests are resolved so that no answer tells whether another project
+ * exists: list filters resolve silently ({@link LeasingAccess.filterProject}: an unknown project
+ * gives an empty list, like a project with nothing visible), "act for this project" fields are
+ * compared with the caller's own project before any lookup ({@link LeasingAccess.isOwnProject}),
+ * and only body fields that legitimately name another project resolve names globally
+ * ({@link LeasingAccess.resolveProject}).
  */
 import type { AuthContext } from '../auth.ts';
-import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors.ts';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.ts';
 import type { Policy } from '../policy/types.ts';
+import type { Viewer } from './conflicts.ts';
 import { RESOURCE_TYPE, type Lease, type Offer, type Window } from './model.ts';
 import type { LeasableNode, NodeGateway, ProjectDirectory } from './ports.ts';
 import type { LeasingReader } from './repository.ts';
@@ -84,16 +92,37 @@ export class LeasingAccess {
    * @param scope the caller's {@link lesseeScope}, when already known
    */
   async canSeeOffer(ctx: AuthContext, offer: Offer, scope?: readonly string[]): Promise<boolean> {
+    const needsScope = offer.lesseeId !== null && offer.projectId !== ctx.projectId;
+    return this.seesOffer(ctx, offer, needsScope && scope === undefined && ctx.projectId ? await this.lesseeScope(ctx) : (scope ?? []));
+  }
+
+  /** {@link canSeeOffer} with the caller's lesseeScope already known (synchronous). */
+  seesOffer(ctx: AuthContext, offer: Offer, scope: readonly string[]): boolean {
     if (!this.policy.check('esi_leap:offer:get', offerTarget(offer), ctx)) return false;
     if (this.isOfferAdmin(ctx)) return true;
     if (!ctx.projectId) return false;
     if (offer.lesseeId === null || offer.projectId === ctx.projectId) return true;
-    return (scope ?? (await this.lesseeScope(ctx))).includes(offer.lesseeId);
+    return scope.includes(offer.lesseeId);
   }
 
   /** True when `esi_leap:lease:get` passes: admins, the lease's owner and its lessee. */
   canSeeLease(ctx: AuthContext, lease: Lease): boolean {
     return this.policy.check('esi_leap:lease:get', leaseTarget(lease), ctx);
+  }
+
+  /**
+   * The caller as a {@link Viewer}: what a refusal may name — leases under `esi_leap:lease:get`,
+   * offers under {@link canSeeOffer}, owner policies under `esi_leap:lease_policy:get`, quota
+   * figures under `esi_leap:quota:get`.
+   * @param scope the caller's {@link lesseeScope} (empty without a project scope)
+   */
+  viewer(ctx: AuthContext, scope: readonly string[]): Viewer {
+    return {
+      seesLease: (lease) => this.canSeeLease(ctx, lease),
+      seesOffer: (offer) => this.seesOffer(ctx, offer, scope),
+      seesPolicy: (p) => this.policy.check('esi_leap:lease_policy:get', { 'lease_policy.project_id': p.projectId }, ctx),
+      seesQuota: (projectId) => this.policy.check('esi_leap:quota:get', { 'quota.project_id': projectId }, ctx),
+    };
   }
 
   /**
@@ -124,20 +153,62 @@ export class LeasingAccess {
   }
 
   /**
-   * A project by id or name (esi-leap accepts both wherever a project is named).
-   * @throws NotFoundError `No project named X.`; ConflictError for an ambiguous name
+   * A project by id or by a name only one project has (esi-leap accepts both wherever a project
+   * is named): for admins' filters and "act for" fields, and for body fields that legitimately
+   * name another project (an offer's `lessee_id`, a lease's `project_id`, a policy's allowed
+   * projects).
+   * @throws NotFoundError `No project named X.` — for an unknown identifier and for a name that
+   *   several projects share alike, so that the answer does not tell other projects' names apart
    */
-  resolveProject(ident: string): Promise<{ id: string; name: string }> {
-    return this.projects.resolve(ident);
+  async resolveProject(ident: string): Promise<{ id: string; name: string }> {
+    try {
+      return await this.projects.resolve(ident);
+    } catch (err) {
+      if (err instanceof NotFoundError || err instanceof ConflictError) {
+        throw new NotFoundError('project', ident, `No project named ${ident}. (A project is named by its id, or by a name no other project has.)`, 'ProjectNotFound');
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * A list filter naming a project (`project_id=…`, `owner=…`): the id of the project `ident`
+   * names (its id, or a name only one project has), or null when it names none. Never an error:
+   * a filter naming an unknown project answers as one naming a project with nothing the caller
+   * may see (an empty list), so a list does not confirm that another project exists.
+   */
+  async filterProject(ident: string): Promise<string | null> {
+    try {
+      return (await this.projects.resolve(ident)).id;
+    } catch (err) {
+      if (err instanceof NotFoundError || err instanceof ConflictError) return null;
+      throw err;
+    }
+  }
+
+  /**
+   * True when `ident` names the caller's own project (its id or its name). No other project is
+   * looked up, so a non-admin naming another project gets the same answer whether it exists or not.
+   */
+  async isOwnProject(ctx: AuthContext, ident: string): Promise<boolean> {
+    const mine = ctx.projectId;
+    if (!mine) return false;
+    if (ident === mine) return true;
+    return (await this.projects.namesOf([mine])).get(mine) === ident;
   }
 
   /**
    * Decide whether the caller may create an offer or a lease on `node` for `window`
    * (esi-leap `check_resource_admin` + `check_resource_lease_admin`, §1.3 step 4):
    * - the node's owner, or an offer admin: a top-level offer/lease;
-   * - the node's current lessee, when the node carries a top-level lease whose window contains
-   *   `window`: a sub-offer/sub-lease of that lease (no sub-sub-leases);
+   * - the node's current lessee holding an active top-level lease of this node whose window
+   *   contains `window`: a sub-offer/sub-lease of that lease (no sub-sub-leases);
    * - anyone else: refused.
+   *
+   * The node's `lessee` must name the caller (esi-leap's rule), but the parent lease is read
+   * from the leasing store — active, of this node, held by the caller's project, not itself a
+   * sub-lease — never taken from `properties.lease_uuid`: node fields are the owner's to write,
+   * so they may only narrow the right, not grant it (esi-leap trusts `properties.lease_uuid`).
    * @throws ForbiddenError `Access was denied to ironic_node X.` or, for a lessee asking for a
    *   window outside its lease, `You do not have permissions on ironic_node X for the time
    *   range S - E.` (esi-leap: 500)
@@ -147,11 +218,12 @@ export class LeasingAccess {
     if (node.owner === project || this.isOfferAdmin(ctx)) return { parentLeaseUuid: null };
     const denied = new ForbiddenError(`Access was denied to ${RESOURCE_TYPE} ${node.uuid}.`, 'ResourceForbidden');
     if (node.lessee !== project) throw denied;
-    const leaseUuid = typeof node.properties.lease_uuid === 'string' ? node.properties.lease_uuid : null;
-    if (leaseUuid === null) throw denied;
-    const parent = await this.repo.getLease(leaseUuid);
-    if (!parent || parent.parentLeaseUuid !== null) throw denied;
-    if (!within(window, { start: parent.startTime, end: parent.endTime })) {
+    const held = (await this.repo.findLeases({ resourceType: RESOURCE_TYPE, resourceUuid: node.uuid, projectId: project, statuses: ['active'] })).filter(
+      (l) => l.parentLeaseUuid === null,
+    );
+    if (held.length === 0) throw denied;
+    const parent = held.find((l) => within(window, { start: l.startTime, end: l.endTime }));
+    if (!parent) {
       throw new ForbiddenError(
         `You do not have permissions on ${RESOURCE_TYPE} ${node.uuid} for the time range ${formatLeaseTime(window.start)} - ${formatLeaseTime(window.end)}.`,
         'ResourceNoPermissionTime',

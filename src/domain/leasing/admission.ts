@@ -13,9 +13,14 @@
  *    window — 403 `QuotaExceeded`.
  *
  * Lease admins pass 2 and 3, as they pass esi-leap's maximum lease length.
+ *
+ * Refusals are written for the caller ({@link AdmissionOptions.viewer}): another project's lease
+ * or offer is described by its window only, an owner's policy is named only to that owner, and a
+ * lessee project's quota figures (limit, usage) are quoted only to that project and admins — an
+ * owner leasing to another project learns that the lessee's quota refuses it, not the figures.
  */
 import { ForbiddenError } from '../errors.ts';
-import { checkLeaseWindow } from './conflicts.ts';
+import { checkLeaseWindow, type Viewer } from './conflicts.ts';
 import { leaseEvent } from './events.ts';
 import type { Lease, Window } from './model.ts';
 import { checkGap, checkPolicyTerms, policyFor, type LeasePolicy } from './policy-rules.ts';
@@ -44,6 +49,8 @@ export interface AdmissionOptions {
   readonly ownerPolicy: boolean;
   /** The lessee project followed by its ancestors (a policy's allowed projects include subtrees). */
   readonly lesseeScope: readonly string[];
+  /** The caller: what a refusal may name. */
+  readonly viewer: Viewer;
 }
 
 /**
@@ -51,13 +58,13 @@ export interface AdmissionOptions {
  * @throws ConflictError (overlap, gap), ForbiddenError (policy terms, quota)
  */
 export async function admit(tx: LeasingTx, items: readonly AdmissionItem[], options: AdmissionOptions): Promise<void> {
-  for (const it of items) await checkLeaseWindow(tx, it.lease, it.window, it.excludeUuid);
+  for (const it of items) await checkLeaseWindow(tx, it.lease, it.window, options.viewer, it.excludeUuid);
   if (options.bypassLimits) return;
-  if (options.ownerPolicy) await checkOwnerPolicies(tx, items, options.lesseeScope);
-  await checkQuotas(tx, items);
+  if (options.ownerPolicy) await checkOwnerPolicies(tx, items, options.lesseeScope, options.viewer);
+  await checkQuotas(tx, items, options.viewer);
 }
 
-async function checkOwnerPolicies(tx: LeasingTx, items: readonly AdmissionItem[], lesseeScope: readonly string[]): Promise<void> {
+async function checkOwnerPolicies(tx: LeasingTx, items: readonly AdmissionItem[], lesseeScope: readonly string[], viewer: Viewer): Promise<void> {
   const owners = [...new Set(items.map((i) => i.nodeOwner).filter((o): o is string => o !== null))];
   if (owners.length === 0) return;
   const policies: LeasePolicy[] = await tx.policiesOf(owners);
@@ -68,17 +75,17 @@ async function checkOwnerPolicies(tx: LeasingTx, items: readonly AdmissionItem[]
     const node = it.lease.resourceUuid;
     const policy = policyFor(policies, it.nodeOwner, node);
     if (policy === null) continue;
-    checkPolicyTerms(policy, node, lesseeScope, { start: it.lease.startTime, end: it.lease.endTime });
+    checkPolicyTerms(policy, node, lesseeScope, { start: it.lease.startTime, end: it.lease.endTime }, viewer);
     const gap = policy.minGapMs ?? 0;
     if (gap > 0) {
       const near = await tx.leasesOnNodes([node], { start: it.window.start - gap, end: it.window.end + gap }, LEASE_BLOCKING);
       const neighbours = near.filter((l) => l.uuid !== it.lease.uuid && l.uuid !== it.excludeUuid && l.parentLeaseUuid === it.lease.parentLeaseUuid);
-      checkGap(policy, node, it.window, neighbours);
+      checkGap(policy, node, it.window, neighbours, viewer);
     }
   }
 }
 
-async function checkQuotas(tx: LeasingTx, items: readonly AdmissionItem[]): Promise<void> {
+async function checkQuotas(tx: LeasingTx, items: readonly AdmissionItem[], viewer: Viewer): Promise<void> {
   const byProject = new Map<string, Window[]>();
   for (const it of items) {
     const list = byProject.get(it.lease.projectId) ?? [];
@@ -90,7 +97,9 @@ async function checkQuotas(tx: LeasingTx, items: readonly AdmissionItem[]): Prom
     if (quota === null || (quota.maxNodes === null && quota.maxNodeHours === null)) continue;
     const existing = await tx.leasesOfProject(projectId, quotaHorizon(quota, added));
     const excess = checkQuota(quota, existing, added, formatLeaseTime);
-    if (excess) throw new ForbiddenError(excess.message, 'QuotaExceeded');
+    if (!excess) continue;
+    if (viewer.seesQuota(projectId)) throw new ForbiddenError(excess.message, 'QuotaExceeded');
+    throw new ForbiddenError(`Quota exceeded for project ${projectId}: the lease quota of that project does not allow these leases.`, 'QuotaExceeded');
   }
 }
 

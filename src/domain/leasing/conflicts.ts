@@ -14,7 +14,10 @@
  *
  * esi-leap answers every conflict with HTTP 500; esi throws {@link ConflictError} (409) with
  * esi-leap's message followed by the object that holds the window, e.g.
- * `Time conflict for ironic_node N. Lease L holds it from S to E.`
+ * `Time conflict for ironic_node N. Lease L holds it from S to E.` — named only when the caller
+ * may see that lease or offer ({@link Viewer}); another project's is described by its window
+ * alone: `Time conflict for ironic_node N. It is taken from S to E.` (DESIGN.md §4: a refusal
+ * never reveals the ids of another project's objects).
  */
 import { ConflictError } from '../errors.ts';
 import type { Lease, Offer, Window } from './model.ts';
@@ -31,23 +34,47 @@ export interface Placement {
   readonly parentLeaseUuid: string | null;
 }
 
+/**
+ * Who is asking, so that a refusal names only what the caller may see: a lease or offer of
+ * another project is described by its window alone, and another project's quota figures and
+ * lease policy are not quoted. Built by `LeasingAccess.viewer` from the caller's context and the
+ * `esi_leap:*` rules.
+ */
+export interface Viewer {
+  /** True when the caller may see this lease (`esi_leap:lease:get`: admins and its two parties). */
+  seesLease(lease: Lease): boolean;
+  /** True when the caller may see this offer (`LeasingAccess.canSeeOffer`). */
+  seesOffer(offer: Offer): boolean;
+  /** True when the caller may see an owner's lease policy (`esi_leap:lease_policy:get`). */
+  seesPolicy(policy: { readonly projectId: string }): boolean;
+  /** True when the caller may see a project's quota and usage (`esi_leap:quota:get`). */
+  seesQuota(projectId: string): boolean;
+}
+
+/** A viewer that sees everything (unit tests, internal callers). */
+export const SEES_ALL: Viewer = Object.freeze({ seesLease: () => true, seesOffer: () => true, seesPolicy: () => true, seesQuota: () => true });
+
 /** A window-holding object found in a conflict. */
 interface Holder extends Window {
   readonly kind: 'Lease' | 'Offer';
   readonly uuid: string;
+  /** The lease or offer itself (for the visibility check). */
+  readonly lease?: Lease;
+  readonly offer?: Offer;
 }
 
 const fmt = formatLeaseTime;
 
 function holders(leases: readonly Lease[], offers: readonly Offer[] = []): Holder[] {
   return [
-    ...leases.map((l) => ({ kind: 'Lease' as const, uuid: l.uuid, start: l.startTime, end: l.endTime })),
-    ...offers.map((o) => ({ kind: 'Offer' as const, uuid: o.uuid, start: o.startTime, end: o.endTime })),
+    ...leases.map((l) => ({ kind: 'Lease' as const, uuid: l.uuid, start: l.startTime, end: l.endTime, lease: l })),
+    ...offers.map((o) => ({ kind: 'Offer' as const, uuid: o.uuid, start: o.startTime, end: o.endTime, offer: o })),
   ];
 }
 
-function heldBy(h: Holder): string {
-  return `${h.kind} ${h.uuid} holds it from ${fmt(h.start)} to ${fmt(h.end)}.`;
+function heldBy(h: Holder, viewer: Viewer): string {
+  const visible = h.lease ? viewer.seesLease(h.lease) : h.offer ? viewer.seesOffer(h.offer) : false;
+  return visible ? `${h.kind} ${h.uuid} holds it from ${fmt(h.start)} to ${fmt(h.end)}.` : `It is taken from ${fmt(h.start)} to ${fmt(h.end)}.`;
 }
 
 /**
@@ -60,10 +87,11 @@ export function findConflict(window: Window, leases: readonly Lease[], offers: r
 
 /**
  * Check that a lease may take `window` (creation, or the added part of an extension).
+ * @param viewer the caller: a conflicting lease or offer it may not see is not named
  * @param excludeUuid the lease being extended, left out of the overlap check
- * @throws ConflictError naming the conflicting offer or lease and its window
+ * @throws ConflictError giving the window that is taken (and the object holding it, when visible)
  */
-export async function checkLeaseWindow(tx: LeasingReader, at: Placement, window: Window, excludeUuid?: string): Promise<void> {
+export async function checkLeaseWindow(tx: LeasingReader, at: Placement, window: Window, viewer: Viewer, excludeUuid?: string): Promise<void> {
   if (at.offerUuid) {
     const offer = await tx.getOffer(at.offerUuid);
     if (!offer || offer.status !== 'available') {
@@ -74,43 +102,45 @@ export async function checkLeaseWindow(tx: LeasingReader, at: Placement, window:
       throw new ConflictError(`${prefix} The offer runs from ${fmt(offer.startTime)} to ${fmt(offer.endTime)}.`, 'OfferNoTimeAvailabilities');
     }
     const clash = findConflict(window, await tx.overlappingLeases({ offerUuid: offer.uuid }, window, LEASE_BLOCKING, excludeUuid));
-    if (clash) throw new ConflictError(`${prefix} ${heldBy(clash)}`, 'OfferNoTimeAvailabilities');
+    if (clash) throw new ConflictError(`${prefix} ${heldBy(clash, viewer)}`, 'OfferNoTimeAvailabilities');
     return;
   }
   if (at.parentLeaseUuid) {
-    await checkInsideParent(tx, at.parentLeaseUuid, window, excludeUuid, (p) => `Lease ${p} has no availabilities at given time range ${fmt(window.start)}, ${fmt(window.end)}.`);
+    await checkInsideParent(tx, at.parentLeaseUuid, window, viewer, excludeUuid, (p) => `Lease ${p} has no availabilities at given time range ${fmt(window.start)}, ${fmt(window.end)}.`);
     return;
   }
-  await checkNode(tx, at, window, excludeUuid);
+  await checkNode(tx, at, window, viewer, excludeUuid);
 }
 
 /**
  * Check that an offer may take `window` on its node (top-level) or inside its parent lease
  * (sub-offer).
- * @throws ConflictError naming the conflicting offer or lease and its window
+ * @param viewer the caller: a conflicting lease or offer it may not see is not named
+ * @throws ConflictError giving the window that is taken (and the object holding it, when visible)
  */
-export async function checkOfferWindow(tx: LeasingReader, at: Placement, window: Window): Promise<void> {
+export async function checkOfferWindow(tx: LeasingReader, at: Placement, window: Window, viewer: Viewer): Promise<void> {
   if (at.parentLeaseUuid) {
-    await checkInsideParent(tx, at.parentLeaseUuid, window, undefined, () => `Time conflict for ${at.resourceType} ${at.resourceUuid}.`);
+    await checkInsideParent(tx, at.parentLeaseUuid, window, viewer, undefined, () => `Time conflict for ${at.resourceType} ${at.resourceUuid}.`);
     return;
   }
-  await checkNode(tx, at, window);
+  await checkNode(tx, at, window, viewer);
 }
 
-async function checkNode(tx: LeasingReader, at: Placement, window: Window, excludeUuid?: string): Promise<void> {
+async function checkNode(tx: LeasingReader, at: Placement, window: Window, viewer: Viewer, excludeUuid?: string): Promise<void> {
   const scope = { resourceType: at.resourceType, resourceUuid: at.resourceUuid };
   const [offers, leases] = [
     await tx.overlappingOffers(scope, window, OFFER_BLOCKING),
     await tx.overlappingLeases(scope, window, LEASE_BLOCKING, excludeUuid),
   ];
   const clash = findConflict(window, leases, offers);
-  if (clash) throw new ConflictError(`Time conflict for ${at.resourceType} ${at.resourceUuid}. ${heldBy(clash)}`, 'ResourceTimeConflict');
+  if (clash) throw new ConflictError(`Time conflict for ${at.resourceType} ${at.resourceUuid}. ${heldBy(clash, viewer)}`, 'ResourceTimeConflict');
 }
 
 async function checkInsideParent(
   tx: LeasingReader,
   parentUuid: string,
   window: Window,
+  viewer: Viewer,
   excludeUuid: string | undefined,
   prefix: (parent: string) => string,
 ): Promise<void> {
@@ -127,5 +157,5 @@ async function checkInsideParent(
     await tx.overlappingLeases(scope, window, LEASE_BLOCKING, excludeUuid),
     await tx.overlappingOffers(scope, window, OFFER_BLOCKING),
   );
-  if (clash) throw new ConflictError(`${prefix(parent.uuid)} ${heldBy(clash)}`, 'LeaseNoTimeAvailabilities');
+  if (clash) throw new ConflictError(`${prefix(parent.uuid)} ${heldBy(clash, viewer)}`, 'LeaseNoTimeAvailabilities');
 }

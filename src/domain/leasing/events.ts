@@ -27,7 +27,6 @@
  * consumer that wants every lease end watches both (docs/leasing.md).
  */
 import type { AuthContext } from '../auth.ts';
-import { NotFoundError } from '../errors.ts';
 import type { Policy } from '../policy/types.ts';
 import type { LeasingAccess } from './access.ts';
 import type { Lease, LeasingEvent, NewLeasingEvent, Offer } from './model.ts';
@@ -159,8 +158,10 @@ export class EventService {
 
   /**
    * Events in id order. Non-admins see only events where their project is the lessee or the
-   * owner (esi-leap forces `lessee_or_owner_id` to the caller's project).
-   * @throws ForbiddenError without a leasing role; NotFoundError for an unknown project or node
+   * owner (esi-leap forces `lessee_or_owner_id` to the caller's project). A `resource_uuid`
+   * naming no node gives an empty list, as one naming a node without visible events does.
+   * @throws ForbiddenError without a leasing role; NotFoundError for an unknown project (event
+   *   admins' `lessee_or_owner_id`)
    */
   async list(ctx: AuthContext, input: EventListInput): Promise<LeasingEvent[]> {
     this.policy.authorize('esi_leap:event:get_all', {}, ctx);
@@ -173,8 +174,10 @@ export class EventService {
     let resourceUuid: string | undefined;
     const resourceType = input.resourceType !== undefined ? this.access.checkResourceType(input.resourceType) : undefined;
     if (input.resourceUuid !== undefined) {
+      // An unknown node lists nothing, as a node without events the caller may see does: the
+      // answer does not tell whether a node the caller may not see exists (as `GET /v1/offers`).
       const node = await this.access.findNode(input.resourceUuid);
-      if (!node) throw new NotFoundError('node', input.resourceUuid, `Node ${input.resourceUuid} could not be found.`);
+      if (!node) return [];
       resourceUuid = node.uuid;
     }
     return this.repo.listEvents({

@@ -23,6 +23,7 @@ import type { LeasingRepository } from './repository.ts';
 import { LeaseRequestService } from './requests.ts';
 import { NO_SCHEDULER, type LeaseScheduler } from './scheduler.ts';
 import { WebhookService, type WebhookRepository } from './webhooks.ts';
+import type { WebhookTargets } from './webhook-targets.ts';
 
 export * from './model.ts';
 export type { NodeGateway, ProjectDirectory, LeasableNode } from './ports.ts';
@@ -48,7 +49,8 @@ export { RequestUnsatisfiableError } from './requests.ts';
 export type { Webhook, WebhookDelivery, DeliveryStatus } from './webhook-rules.ts';
 export { signWebhook } from './webhook-rules.ts';
 export type { WebhookRepository, WebhookCreateInput, WebhookUpdateInput } from './webhooks.ts';
-export { WebhookDeliverer, type WebhookTransport, type DeliveryOptions } from './webhook-delivery.ts';
+export { WebhookDeliverer, WebhookAddressRefused, type WebhookTransport, type DeliveryOptions } from './webhook-delivery.ts';
+export { isRestrictedAddress, PUBLIC_ONLY, type WebhookTargets } from './webhook-targets.ts';
 export { LeaseNotices } from './notices.ts';
 export { parseExpression, matches, type Expr, type HardwareFacts } from './expression.ts';
 
@@ -68,6 +70,8 @@ export interface LeasingDeps {
   readonly secrets: SecretBox;
   /** Warning time of the ending-soon notice, ms (esi-leap email cron: 1 day). */
   readonly warningMs: number;
+  /** Where tenants' webhooks may be sent (default: public addresses only). */
+  readonly webhookTargets?: WebhookTargets;
 }
 
 /** The leasing services. */
@@ -112,7 +116,7 @@ export function createLeasing(deps: LeasingDeps): Leasing {
     requests: new LeaseRequestService({ repo, nodes, policy, access, enricher, scheduler: getScheduler, clock, limits }),
     quotas: new QuotaService(repo, policy, access, projects, clock),
     policies: new LeasePolicyService(repo, policy, access, nodes, projects, clock),
-    webhooks: new WebhookService(deps.webhooks, policy, access, deps.secrets, clock),
+    webhooks: new WebhookService(deps.webhooks, policy, access, deps.secrets, clock, deps.webhookTargets),
     notices: new LeaseNotices(repo, clock, deps.warningMs),
     lifecycle,
     repo,

@@ -16,7 +16,7 @@ import { checkName, checkPurpose, filterWindow, type LeaseCreateInput, type Leas
 import type { LeaseLifecycle } from './lifecycle.ts';
 import { LEASE_STATUSES, type Lease, type LeaseStatus, type LeaseView } from './model.ts';
 import type { LeaseLimits } from './offers.ts';
-import type { LeaseQuery, LeasingRepository } from './repository.ts';
+import type { LeasingRepository } from './repository.ts';
 import type { LeaseScheduler } from './scheduler.ts';
 import { isLeaseFinal, LEASE_DELETABLE, LEASE_LIST_DEFAULT } from './status.ts';
 import { assertValidRange, checkLeaseLength } from './windows.ts';
@@ -41,30 +41,41 @@ export class LeaseService {
    * Leases matching the filters, scoped as esi-leap does (§1.4): `view=all` needs a lease
    * admin; `owner_id` or `project_id` naming another project needs a lease admin; with neither,
    * the leases where the caller's project is the lessee or the owner.
-   * @throws ForbiddenError, InvalidInputError, NotFoundError (unknown project)
+   *
+   * The rule comes before any project lookup: a non-admin naming another project gets 403
+   * whether that project exists or not, and a filter inside the caller's own leases that names
+   * no project gives an empty list. Admins get 404 for an unknown project.
+   * @throws ForbiddenError, InvalidInputError, NotFoundError (unknown project, admins only)
    */
   async list(ctx: AuthContext, input: LeaseListInput): Promise<LeaseView[]> {
     const { policy, access, repo, enricher } = this.d;
     const intersects = filterWindow('a lease', input.startTime, input.endTime);
     const statuses = parseStatus(input.status);
-    const projectId = input.projectId !== undefined ? (await access.resolveProject(input.projectId)).id : undefined;
-    const ownerId = input.ownerId !== undefined ? (await access.resolveProject(input.ownerId)).id : undefined;
-    const scope: Pick<LeaseQuery, 'projectId' | 'ownerId' | 'projectOrOwnerId'> = {};
     if (input.view !== undefined && input.view !== 'all') throw new InvalidInputError(`Invalid view ${input.view}: the only view is all.`);
-    if (input.view === 'all') {
-      policy.authorize('esi_leap:lease:lease_admin', {}, ctx);
-      Object.assign(scope, projectId !== undefined ? { projectId } : {}, ownerId !== undefined ? { ownerId } : {});
+    policy.authorize(input.view === 'all' ? 'esi_leap:lease:lease_admin' : 'esi_leap:lease:get_all', {}, ctx);
+    const scope: { -readonly [K in 'projectId' | 'ownerId' | 'projectOrOwnerId']?: string } = {};
+    if (access.isLeaseAdmin(ctx)) {
+      if (input.view !== 'all' && input.ownerId === undefined && input.projectId === undefined) scope.projectOrOwnerId = access.projectOf(ctx);
+      if (input.projectId !== undefined) scope.projectId = (await access.resolveProject(input.projectId)).id;
+      if (input.ownerId !== undefined) scope.ownerId = (await access.resolveProject(input.ownerId)).id;
     } else {
-      policy.authorize('esi_leap:lease:get_all', {}, ctx);
-      const mine = ctx.projectId;
-      if (ownerId !== undefined) {
-        if (ownerId !== mine) policy.authorize('esi_leap:lease:lease_admin', {}, ctx);
-        Object.assign(scope, { ownerId }, projectId !== undefined ? { projectId } : {});
-      } else if (projectId === undefined) {
-        Object.assign(scope, { projectOrOwnerId: access.projectOf(ctx) });
+      const mine = access.projectOf(ctx);
+      const mustBeMine = async (ident: string): Promise<void> => {
+        if (!(await access.isOwnProject(ctx, ident))) policy.authorize('esi_leap:lease:lease_admin', {}, ctx);
+      };
+      if (input.ownerId !== undefined) {
+        await mustBeMine(input.ownerId);
+        scope.ownerId = mine;
+        if (input.projectId !== undefined) {
+          const projectId = await access.filterProject(input.projectId);
+          if (projectId === null) return [];
+          scope.projectId = projectId;
+        }
+      } else if (input.projectId !== undefined) {
+        await mustBeMine(input.projectId);
+        scope.projectId = mine;
       } else {
-        if (projectId !== mine) policy.authorize('esi_leap:lease:lease_admin', {}, ctx);
-        Object.assign(scope, { projectId });
+        scope.projectOrOwnerId = mine;
       }
     }
     const resourceType = input.resourceType !== undefined || input.resourceUuid !== undefined ? access.checkResourceType(input.resourceType) : undefined;
@@ -140,8 +151,9 @@ export class LeaseService {
     };
     const leaseAdmin = access.isLeaseAdmin(ctx);
     const lesseeScope = [lessee.id, ...(await access.ancestorsOf(lessee.id))];
+    const viewer = access.viewer(ctx, await access.lesseeScope(ctx));
     await repo.withLeaseLocks([node.uuid], [lessee.id], async (tx) => {
-      await admit(tx, [{ lease, nodeOwner: node.owner, window: { start, end } }], { bypassLimits: leaseAdmin, ownerPolicy: node.owner !== ownerId, lesseeScope });
+      await admit(tx, [{ lease, nodeOwner: node.owner, window: { start, end } }], { bypassLimits: leaseAdmin, ownerPolicy: node.owner !== ownerId, lesseeScope, viewer });
       await insertLeases(tx, [lease], now);
     });
     this.d.scheduler().changed({ kind: 'lease', uuid: lease.uuid });
@@ -162,7 +174,8 @@ export class LeaseService {
     const now = clock.now();
     const node = await access.findNode(found.resourceUuid);
     const lesseeScope = [found.projectId, ...(await access.ancestorsOf(found.projectId))];
-    const options = { bypassLimits: access.isLeaseAdmin(ctx), ownerPolicy: found.offerUuid !== null || found.parentLeaseUuid !== null, lesseeScope };
+    const viewer = access.viewer(ctx, ctx.projectId ? await access.lesseeScope(ctx) : []);
+    const options = { bypassLimits: access.isLeaseAdmin(ctx), ownerPolicy: found.offerUuid !== null || found.parentLeaseUuid !== null, lesseeScope, viewer };
     const updated = await repo.withLeaseLocks([found.resourceUuid], [found.projectId], async (tx) => {
       const lease = await tx.getLease(found.uuid);
       if (!lease) throw new NotFoundError('lease', ident, `Lease with name or uuid ${ident} not found.`, 'LeaseNotFound');

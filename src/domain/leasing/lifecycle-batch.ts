@@ -16,8 +16,10 @@
  *
  * Only plain cases are batched — a top-level lease to fulfil, expire or cancel that has no
  * sub-lease or sub-offer; anything else (cascades, re-applying a parent) runs the single path
- * `stepHeld` under the batch's claim. Two due leases of one node: the second takes the single
- * path after the batch.
+ * `stepHeld` under the batch's claim. Two due leases of one node: the one leaving the node
+ * (ending or cancelled) goes first, in the batch; the other takes the single path after it — so
+ * at a shared boundary the node is freed before it is handed over (a lease is applied only to a
+ * node that carries no other lease).
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
@@ -87,6 +89,9 @@ export async function processLeaseBatch(host: BatchHost, uuids: readonly string[
   const out = new Map<string, Lease | null | typeof NODE_CLAIMED>();
   const { repo } = host;
   const listed = await repo.findLeases({ uuids });
+  const seen = host.clock.now();
+  const leaving = (l: Lease): number => (l.status === 'wait cancel' || l.endTime <= seen ? 0 : 1);
+  listed.sort((a, b) => leaving(a) - leaving(b));
   const byNode = new Map<string, Lease>();
   const later: string[] = [];
   for (const u of uuids) if (!listed.some((l) => l.uuid === u)) out.set(u, null);
@@ -117,7 +122,8 @@ export async function processLeaseBatch(host: BatchHost, uuids: readonly string[
     }
     await pool(plain, NODE_CONCURRENCY, async (p) => {
       try {
-        if (p.action === 'fulfill') await host.nodes.applyLease(p.lease.resourceUuid, p.lease.uuid, p.lease.projectId);
+        // Top-level leases only: the node may carry no other lease, and must be settled and wiped.
+        if (p.action === 'fulfill') await host.nodes.applyLease(p.lease.resourceUuid, p.lease.uuid, p.lease.projectId, null);
         else p.removed = await host.nodes.removeLease(p.lease.resourceUuid, p.lease.uuid);
         p.outcome = 'ok';
       } catch (err) {

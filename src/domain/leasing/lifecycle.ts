@@ -186,7 +186,8 @@ export class LeaseLifecycle {
         return this.cancelHeld(lease);
       }
     }
-    const outcome = await this.call('fulfill', lease, () => this.nodes.applyLease(lease.resourceUuid, lease.uuid, lease.projectId));
+    // The node is handed over only once it is settled and wiped (else busy: `wait fulfill`, retried).
+    const outcome = await this.call('fulfill', lease, () => this.nodes.applyLease(lease.resourceUuid, lease.uuid, lease.projectId, lease.parentLeaseUuid));
     const trigger: LeaseTrigger = outcome === 'ok' ? 'fulfill' : outcome === 'busy' ? 'fulfill_busy' : 'fail';
     const now = this.clock.now();
     const after = await this.finish(lease, trigger, 'fulfill', outcome === 'ok' ? { fulfillTime: now } : {}, now);
@@ -241,7 +242,11 @@ export class LeaseLifecycle {
 
   /**
    * Remove the lease from its node when the node carries it; for a sub-lease, put the parent
-   * lease back when the node is left without a lease (esi-leap `deactivate`, §2.4).
+   * lease back when the node is left without a lease (esi-leap `deactivate`, §2.4) — once the
+   * sub-lessee's use has been wiped: until the node is settled the gateway answers busy, the
+   * sub-lease stays `wait expire` / `wait cancel` (its lessee already removed) and the manager
+   * retries the hand-back (esi-leap gives the node back to the parent's lessee at once, while
+   * the sub-lessee's disk is being cleaned).
    */
   private async deactivate(lease: Lease, action: 'expire' | 'cancel'): Promise<{ outcome: Outcome; removed: boolean }> {
     let removed = false;

@@ -34,13 +34,22 @@ export class LeasingNodeService {
   /**
    * Visible nodes with leasing state. esi-leap checks no rule here (Ironic filters with the
    * caller's token); esi checks `esi_leap:node:get_all` (any leasing role) and filters through
-   * the node gateway's baremetal visibility.
-   * @throws ForbiddenError without a leasing role; NotFoundError for an unknown project
+   * the node gateway's baremetal visibility. The offers and leases shown (current offer, future
+   * offers and leases) are those the caller may see under the rules of `GET /v1/offers` and
+   * `GET /v1/leases` (esi-leap shows every one of them to whoever sees the node).
+   *
+   * `owner` and `lessee` filters resolve silently for non-admins (`esi_leap:node:node_admin`):
+   * an unknown project lists nothing, as a project with no node the caller may see does.
+   * @throws ForbiddenError without a leasing role; NotFoundError for an unknown project (admins)
    */
   async list(ctx: AuthContext, input: NodeListInput): Promise<NodeView[]> {
     this.policy.authorize('esi_leap:node:get_all', {}, ctx);
-    const owner = input.owner !== undefined ? (await this.access.resolveProject(input.owner)).id : undefined;
-    const lessee = input.lessee !== undefined ? (await this.access.resolveProject(input.lessee)).id : undefined;
+    const admin = this.policy.check('esi_leap:node:node_admin', {}, ctx);
+    const named = async (ident: string | undefined): Promise<string | null | undefined> =>
+      ident === undefined ? undefined : admin ? (await this.access.resolveProject(ident)).id : this.access.filterProject(ident);
+    const owner = await named(input.owner);
+    const lessee = await named(input.lessee);
+    if (owner === null || lessee === null) return [];
     const nodes = await this.nodes.listVisible(ctx, {
       ...(owner !== undefined ? { owner } : {}),
       ...(lessee !== undefined ? { lessee } : {}),
@@ -48,11 +57,14 @@ export class LeasingNodeService {
     });
     if (nodes.length === 0) return [];
     const uuids = nodes.map((n) => n.uuid);
-    const [offers, leases, names] = await Promise.all([
+    const scope = ctx.projectId ? await this.access.lesseeScope(ctx) : [];
+    const [allOffers, allLeases, names] = await Promise.all([
       this.repo.findOffers({ resourceUuids: uuids, statuses: ['available'] }),
       this.repo.findLeases({ resourceUuids: uuids, statuses: ['created'] }),
       this.projects.namesOf(nodes.flatMap((n) => [n.owner, n.lessee].filter((p): p is string => p !== null))),
     ]);
+    const offers = allOffers.filter((o) => this.access.seesOffer(ctx, o, scope));
+    const leases = allLeases.filter((l) => this.access.canSeeLease(ctx, l));
     const now = this.clock.now();
     const offersOf = groupBy(offers, (o) => o.resourceUuid);
     const leasesOf = groupBy(leases, (l) => l.resourceUuid);

@@ -49,7 +49,7 @@ export class OfferService {
   /**
    * Offers the caller may see that match the filters.
    * @throws ForbiddenError without a leasing role; InvalidInputError for bad filters;
-   *   NotFoundError for an unknown project
+   *   NotFoundError for an unknown project (offer admins only: others get an empty list)
    */
   async list(ctx: AuthContext, input: OfferListInput): Promise<OfferView[]> {
     const { policy, access, repo, enricher, clock } = this.d;
@@ -64,9 +64,15 @@ export class OfferService {
       if (!node) return [];
       resourceUuid = node.uuid;
     }
-    const projectId = input.projectId !== undefined ? (await access.resolveProject(input.projectId)).id : undefined;
-    const lesseeId = input.lesseeId !== undefined ? (await access.resolveProject(input.lesseeId)).id : undefined;
-    const visibleTo = access.isOfferAdmin(ctx) ? undefined : { projectId: access.projectOf(ctx), lesseeIds: await access.lesseeScope(ctx) };
+    // Filters resolve silently for non-admins: an unknown project lists nothing, as a project
+    // with no offers the caller may see does (no existence oracle).
+    const admin = access.isOfferAdmin(ctx);
+    const named = async (ident: string | undefined): Promise<string | null | undefined> =>
+      ident === undefined ? undefined : admin ? (await access.resolveProject(ident)).id : access.filterProject(ident);
+    const projectId = await named(input.projectId);
+    const lesseeId = await named(input.lesseeId);
+    if (projectId === null || lesseeId === null) return [];
+    const visibleTo = admin ? undefined : { projectId: access.projectOf(ctx), lesseeIds: await access.lesseeScope(ctx) };
     const offers = await repo.findOffers({
       ...(statuses ? { statuses } : {}),
       ...(projectId !== undefined ? { projectId } : {}),
@@ -130,8 +136,9 @@ export class OfferService {
       createdAt: now,
       updatedAt: now,
     };
+    const viewer = access.viewer(ctx, await access.lesseeScope(ctx));
     await repo.withNodeLock(node.uuid, async (tx) => {
-      await checkOfferWindow(tx, offer, window);
+      await checkOfferWindow(tx, offer, window, viewer);
       await tx.insertOffer(offer);
       await tx.insertEvent(offerEvent(offer, 'esi_leap.offer.create', now));
     });
@@ -208,7 +215,7 @@ export class OfferService {
       updatedAt: now,
     };
     await repo.withLeaseLocks([offer.resourceUuid], [projectId], async (tx) => {
-      await admit(tx, [{ lease, nodeOwner, window: { start, end } }], { bypassLimits: leaseAdmin, ownerPolicy: nodeOwner !== projectId, lesseeScope });
+      await admit(tx, [{ lease, nodeOwner, window: { start, end } }], { bypassLimits: leaseAdmin, ownerPolicy: nodeOwner !== projectId, lesseeScope, viewer: access.viewer(ctx, lesseeScope) });
       await insertLeases(tx, [lease], now);
     });
     this.d.scheduler().changed({ kind: 'lease', uuid: lease.uuid });

@@ -86,16 +86,11 @@ export class LeasePolicyService {
 
   /**
    * Policies the caller may see, filtered. Naming another project needs a policy admin.
-   * @throws ForbiddenError, NotFoundError (unknown project)
+   * @throws ForbiddenError, NotFoundError (unknown project, policy admins only)
    */
   async list(ctx: AuthContext, input: LeasePolicyListInput): Promise<LeasePolicyView[]> {
     this.policy.authorize('esi_leap:lease_policy:get_all', {}, ctx);
-    const admin = this.isAdmin(ctx);
-    let projectId = input.projectId !== undefined ? (await this.access.resolveProject(input.projectId)).id : undefined;
-    if (!admin) {
-      if (projectId !== undefined && projectId !== ctx.projectId) this.policy.authorize('esi_leap:lease_policy:policy_admin', {}, ctx);
-      projectId = this.access.projectOf(ctx);
-    }
+    const projectId = await this.projectFor(ctx, input.projectId);
     let resourceUuid: string | undefined;
     if (input.resourceUuid !== undefined) {
       const node = await this.nodes.find(input.resourceUuid);
@@ -119,12 +114,7 @@ export class LeasePolicyService {
    */
   async create(ctx: AuthContext, input: LeasePolicyCreateInput): Promise<LeasePolicyView> {
     this.policy.authorize('esi_leap:lease_policy:create', {}, ctx);
-    let projectId = this.access.projectOf(ctx);
-    if (input.projectId !== undefined) {
-      const named = (await this.access.resolveProject(input.projectId)).id;
-      if (named !== projectId) this.policy.authorize('esi_leap:lease_policy:policy_admin', {}, ctx);
-      projectId = named;
-    }
+    const projectId = (await this.projectFor(ctx, input.projectId)) ?? this.access.projectOf(ctx);
     let resourceUuid: string | null = null;
     if (input.resourceUuid !== undefined) {
       const node = await this.access.visibleNode(ctx, input.resourceUuid);
@@ -190,6 +180,19 @@ export class LeasePolicyService {
 
   private isAdmin(ctx: AuthContext): boolean {
     return this.policy.check('esi_leap:lease_policy:policy_admin', {}, ctx);
+  }
+
+  /**
+   * The project a request acts for: policy admins name any project (404 for an unknown one;
+   * undefined when none is named: all projects); others their own project only — naming any
+   * other, existing or not, is the same 403, checked before any lookup.
+   * @throws ForbiddenError, NotFoundError
+   */
+  private async projectFor(ctx: AuthContext, ident: string | undefined): Promise<string | undefined> {
+    if (this.isAdmin(ctx)) return ident === undefined ? undefined : (await this.access.resolveProject(ident)).id;
+    const mine = this.access.projectOf(ctx);
+    if (ident !== undefined && !(await this.access.isOwnProject(ctx, ident))) this.policy.authorize('esi_leap:lease_policy:policy_admin', {}, ctx);
+    return mine;
   }
 
   private async find(ctx: AuthContext, uuid: string, rule: string): Promise<LeasePolicy> {

@@ -16,8 +16,12 @@
  * policy (the most specific policy applies whole; fields are not merged). A policy applies to
  * the leases others take from the owner — claims of its offers and lease requests — not to the
  * leases the owner grants directly, and not to lease admins (who also pass the site maximum).
+ *
+ * Refusals quote a policy's terms (the caller is bound by them) but name the policy only to its
+ * owner and admins, and a neighbouring lease only to those who may see it ({@link Viewer}).
  */
 import { ConflictError, ForbiddenError } from '../errors.ts';
+import type { Viewer } from './conflicts.ts';
 import type { Lease, Window } from './model.ts';
 import { formatLeaseTime } from './time.ts';
 
@@ -77,20 +81,26 @@ export function formatDuration(ms: number): string {
   return `${Math.round(ms / 1000)} s`;
 }
 
+/** `The owner's lease policy <uuid>` for its owner and admins, `The owner's lease policy` for others. */
+function policyName(policy: LeasePolicy, viewer: Viewer): string {
+  return viewer.seesPolicy(policy) ? `The owner's lease policy ${policy.uuid}` : "The owner's lease policy";
+}
+
 /**
  * Refuse a lease the node's policy does not allow: a project not allowed (403), or longer than
  * the owner's maximum (403).
  * @param lesseeScope the lessee project followed by its ancestors
+ * @param viewer the caller: the policy's uuid is named only to its owner (and admins)
  * @throws ForbiddenError naming the node and the rule
  */
-export function checkPolicyTerms(policy: LeasePolicy | null, nodeUuid: string, lesseeScope: readonly string[], window: Window): void {
+export function checkPolicyTerms(policy: LeasePolicy | null, nodeUuid: string, lesseeScope: readonly string[], window: Window, viewer: Viewer): void {
   if (policy === null) return;
   if (!projectAllowed(policy, lesseeScope)) {
-    throw new ForbiddenError(`The owner's lease policy ${policy.uuid} does not allow project ${lesseeScope[0]} to lease ironic_node ${nodeUuid}.`, 'LeasePolicyProjectNotAllowed');
+    throw new ForbiddenError(`${policyName(policy, viewer)} does not allow project ${lesseeScope[0]} to lease ironic_node ${nodeUuid}.`, 'LeasePolicyProjectNotAllowed');
   }
   if (policy.maxLeaseMs !== null && window.end - window.start > policy.maxLeaseMs) {
     throw new ForbiddenError(
-      `Attempted to create lease with an invalid time range. The owner's lease policy ${policy.uuid} allows at most ${formatDuration(policy.maxLeaseMs)} on ironic_node ${nodeUuid}.`,
+      `Attempted to create lease with an invalid time range. ${policyName(policy, viewer)} allows at most ${formatDuration(policy.maxLeaseMs)} on ironic_node ${nodeUuid}.`,
       'LeasePolicyExceedMaxTime',
     );
   }
@@ -100,9 +110,11 @@ export function checkPolicyTerms(policy: LeasePolicy | null, nodeUuid: string, l
  * Refuse a window that comes closer than the policy's minimum gap to another lease of the node
  * (its neighbours: leases with the same parent, see `siblingsOf`).
  * @param neighbours blocking leases of the node near the window (the new lease excluded)
- * @throws ConflictError naming the neighbour, its window and the first instant that is free
+ * @param viewer the caller: the neighbour is named only when it may see it, the policy only
+ *   when it is the owner's
+ * @throws ConflictError giving the neighbour's window and the first instant that is free
  */
-export function checkGap(policy: LeasePolicy | null, nodeUuid: string, window: Window, neighbours: readonly Lease[]): void {
+export function checkGap(policy: LeasePolicy | null, nodeUuid: string, window: Window, neighbours: readonly Lease[], viewer: Viewer): void {
   const gap = policy?.minGapMs ?? 0;
   if (gap <= 0) return;
   for (const l of neighbours) {
@@ -110,8 +122,9 @@ export function checkGap(policy: LeasePolicy | null, nodeUuid: string, window: W
       const fmt = formatLeaseTime;
       const after = l.endTime <= window.start;
       const hint = after ? `from ${fmt(l.endTime + gap)}` : `until ${fmt(l.startTime - gap)}`;
+      const holder = viewer.seesLease(l) ? `Lease ${l.uuid} holds it` : 'it is taken';
       throw new ConflictError(
-        `Time conflict for ironic_node ${nodeUuid}. The owner's lease policy ${policy!.uuid} requires ${formatDuration(gap)} between leases (to clean the node); Lease ${l.uuid} holds it from ${fmt(l.startTime)} to ${fmt(l.endTime)}, so it is free ${hint}.`,
+        `Time conflict for ironic_node ${nodeUuid}. ${policyName(policy!, viewer)} requires ${formatDuration(gap)} between leases (to clean the node); ${holder} from ${fmt(l.startTime)} to ${fmt(l.endTime)}, so it is free ${hint}.`,
         'LeasePolicyGap',
       );
     }

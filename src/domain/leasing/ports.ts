@@ -31,7 +31,8 @@ export interface LeasableNode {
 
 /**
  * Thrown by {@link NodeGateway} when the node's current state refuses the change for now
- * (e.g. it is locked by a running task); the lease goes to a `wait …` status and is retried.
+ * (e.g. it is locked by a running task, or still being torn down or cleaned after the previous
+ * tenant); the lease goes to a `wait …` status and is retried.
  */
 export class NodeBusyError extends Error {}
 
@@ -54,10 +55,16 @@ export interface NodeGateway {
   listByResourceClass(resourceClass: string): Promise<LeasableNode[]>;
   /**
    * Apply a lease: set the node's `lessee` to the lessee project and
-   * `properties.lease_uuid` to the lease (esi-leap "fulfill").
-   * @throws NodeBusyError when the node cannot be changed right now
+   * `properties.lease_uuid` to the lease (esi-leap "fulfill") — the hand-over of the node to a
+   * tenant. Unlike esi-leap, only a node that is settled and owes no wipe is handed over: in a
+   * stable state with nothing pending (no teardown, cleaning or deploy in progress or failed),
+   * and carrying no lease but this one or `replaces`. Otherwise the node is busy and the lease
+   * manager retries (DESIGN.md §4: the node is undeployed and cleaned before it is leased again).
+   * @param replaces the lease the node may carry now and that this one takes over from (the
+   *   parent of a sub-lease), or null
+   * @throws NodeBusyError when the node cannot be handed over right now
    */
-  applyLease(nodeUuid: string, leaseUuid: string, lesseeProjectId: string): Promise<void>;
+  applyLease(nodeUuid: string, leaseUuid: string, lesseeProjectId: string, replaces?: string | null): Promise<void>;
   /**
    * Remove a lease from the node, only if `properties.lease_uuid` names it: clear `lessee`,
    * `lease_uuid`, `instance_info` and `extra`, disable the console, and undeploy the node

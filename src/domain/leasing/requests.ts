@@ -190,7 +190,7 @@ export class LeaseRequestService {
         const lease = this.leaseFor(e.offer, projectId, window, now, name, purpose, input.properties);
         return { lease, nodeOwner: e.node.owner, window };
       });
-      await admit(tx, items, { bypassLimits: leaseAdmin, ownerPolicy: true, lesseeScope });
+      await admit(tx, items, { bypassLimits: leaseAdmin, ownerPolicy: true, lesseeScope, viewer: access.viewer(ctx, lesseeScope) });
       await insertLeases(tx, items.map((i) => i.lease), now);
       return items.map((i) => i.lease);
     });

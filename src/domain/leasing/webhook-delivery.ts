@@ -8,6 +8,11 @@
  * with a conditional update (`claimDelivery`), so one worker sends it; a worker that dies after
  * taking a row leaves it due again when the take lapses (at-least-once delivery — receivers
  * de-duplicate on `X-ESI-Delivery`).
+ *
+ * What a delivery records as `last_error` is shown to the webhook's project, so it is one of a
+ * few fixed sentences ({@link describeDeliveryError}) — never the transport's raw error, which
+ * names addresses and ports (a tenant could map the operator's network with it). The raw error
+ * goes to the server log.
  */
 import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../secrets.ts';
@@ -23,6 +28,40 @@ export interface WebhookTransport {
    * @throws on connection errors and when no answer came within `timeoutMs`
    */
   post(url: string, headers: Readonly<Record<string, string>>, body: string, timeoutMs: number): Promise<number>;
+}
+
+/**
+ * Thrown by a transport that refused to connect because the webhook's host resolved to an
+ * address tenants' webhooks may not reach (`./webhook-targets.ts`).
+ */
+export class WebhookAddressRefused extends Error {
+  readonly code = 'ESI_WEBHOOK_ADDRESS_REFUSED';
+}
+
+/** Error codes of the transport (Node's net/dns, undici), grouped by the sentence shown. */
+const ERROR_TEXT: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^ESI_WEBHOOK_ADDRESS_REFUSED$/, "could not connect: the host resolves to an address webhooks may not reach (loopback, private, link-local or reserved, or this server's own)"],
+  [/^ECONNREFUSED$/, 'could not connect: the connection was refused'],
+  [/^(ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_FAIL|EAI_NODATA)$/, 'could not connect: the host name does not resolve'],
+  [/^(ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT|UND_ERR_HEADERS_TIMEOUT|UND_ERR_BODY_TIMEOUT|ABORT_ERR|ERR_ABORTED)$/, 'no answer within the delivery timeout'],
+  [/^(ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED)$/, 'the connection was closed before an answer'],
+  [/^(EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN)$/, 'could not connect: the host is unreachable'],
+  [/CERT|TLS|SSL/, 'could not connect: the TLS handshake failed (certificate not trusted or not valid for the host)'],
+];
+
+/**
+ * The sentence a failed attempt records for the webhook's project: the kind of failure, without
+ * the transport's own words (addresses, ports, resolver answers).
+ */
+export function describeDeliveryError(err: unknown): string {
+  const codes: string[] = [];
+  for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, name } = e as { code?: unknown; name?: unknown };
+    if (typeof code === 'string') codes.push(code);
+    if (name === 'TimeoutError' || name === 'AbortError') codes.push('ABORT_ERR');
+  }
+  for (const [pattern, text] of ERROR_TEXT) if (codes.some((c) => pattern.test(c))) return text;
+  return 'could not connect';
 }
 
 /** Tuning of delivery. */
@@ -97,11 +136,13 @@ export class WebhookDeliverer {
     };
     let status: number | null = null;
     let error: string | null = null;
+    let raw: string | null = null;
     try {
       status = await this.transport.post(target.url, headers, d.payload, this.options.timeoutMs);
       if (status < 200 || status > 299) error = `HTTP ${status}`;
     } catch (err) {
-      error = ((err as Error).message || String(err)).slice(0, ERROR_MAX);
+      error = describeDeliveryError(err);
+      raw = ((err as Error)?.message || String(err)).slice(0, ERROR_MAX);
     }
     const done = this.clock.now();
     const outcome: DeliveryOutcome =
@@ -117,7 +158,7 @@ export class WebhookDeliverer {
             deliveredAt: null,
           };
     await this.repo.recordAttempt(d.id, outcome);
-    if (error !== null) this.log.warn({ delivery: d.id, webhook: d.webhookUuid, attempts, error }, `webhook delivery ${outcome.status === 'failed' ? 'failed for good' : 'failed; will retry'}`);
+    if (error !== null) this.log.warn({ delivery: d.id, webhook: d.webhookUuid, attempts, error, ...(raw !== null ? { cause: raw } : {}) }, `webhook delivery ${outcome.status === 'failed' ? 'failed for good' : 'failed; will retry'}`);
     return true;
   }
 }

@@ -23,6 +23,7 @@ import { InvalidInputError } from '../errors.ts';
 import { EVENT_TYPES } from './events.ts';
 import type { LeasingEvent, NewLeasingEvent } from './model.ts';
 import { formatLeaseTime } from './time.ts';
+import { restrictedHost, type WebhookTargets } from './webhook-targets.ts';
 
 /** A project's webhook. The secret is never shown; the store keeps it sealed. */
 export interface Webhook {
@@ -70,11 +71,14 @@ export const MAX_RETRY_DELAY_MS = 3_600_000;
 
 /**
  * Check a webhook URL: absolute http(s), no user information (it would be a secret shown in
- * listings), at most {@link URL_MAX} characters.
+ * listings), at most {@link URL_MAX} characters, and — when `targets` is given (a tenant's
+ * webhook) — a host a tenant may reach (`./webhook-targets.ts`: no loopback, private,
+ * link-local or reserved address, nor the server's own).
+ * @param targets where a tenant's webhooks may go; omitted for webhook admins (any host)
  * @returns the URL as given
  * @throws InvalidInputError
  */
-export function checkWebhookUrl(url: string): string {
+export function checkWebhookUrl(url: string, targets?: WebhookTargets): string {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -87,6 +91,10 @@ export function checkWebhookUrl(url: string): string {
   }
   if (parsed.username !== '' || parsed.password !== '') {
     throw new InvalidInputError('Invalid webhook url: user information (user:password@) is not allowed; the signature authenticates esi.', 'InvalidWebhookUrl');
+  }
+  const restricted = targets ? restrictedHost(parsed.hostname, targets) : null;
+  if (restricted !== null) {
+    throw new InvalidInputError(`Invalid webhook url: its host is ${restricted}; webhooks reach public addresses only.`, 'InvalidWebhookUrl');
   }
   return url;
 }

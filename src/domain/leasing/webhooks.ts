@@ -8,6 +8,9 @@
  * for the caller's project; another project needs `esi_leap:webhook:webhook_admin`),
  * `esi_leap:webhook:get` (admin or the webhook's project; others get 404),
  * `esi_leap:webhook:update`, `esi_leap:webhook:delete` (same).
+ *
+ * URLs: a webhook admin's may name any host (internal receivers); everyone else's must reach a
+ * public address unless the operator allows private ones (`./webhook-targets.ts`).
  */
 import type { AuthContext } from '../auth.ts';
 import type { Clock } from '../clock.ts';
@@ -26,6 +29,7 @@ import {
   type Webhook,
   type WebhookDelivery,
 } from './webhook-rules.ts';
+import { PUBLIC_ONLY, type WebhookTargets } from './webhook-targets.ts';
 
 /** The webhook store (implemented by `src/store/leasing/webhooks.ts`). */
 export interface WebhookRepository {
@@ -99,6 +103,7 @@ export class WebhookService {
     private readonly access: LeasingAccess,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
+    private readonly targets: WebhookTargets = PUBLIC_ONLY,
   ) {}
 
   /**
@@ -107,12 +112,7 @@ export class WebhookService {
    */
   async list(ctx: AuthContext, input: { projectId?: string }): Promise<Webhook[]> {
     this.policy.authorize('esi_leap:webhook:get_all', {}, ctx);
-    const admin = this.policy.check('esi_leap:webhook:webhook_admin', {}, ctx);
-    let projectId = input.projectId !== undefined ? (await this.access.resolveProject(input.projectId)).id : undefined;
-    if (!admin) {
-      if (projectId !== undefined && projectId !== ctx.projectId) this.policy.authorize('esi_leap:webhook:webhook_admin', {}, ctx);
-      projectId = this.access.projectOf(ctx);
-    }
+    const projectId = await this.projectFor(ctx, input.projectId);
     return this.repo.listWebhooks(projectId !== undefined ? { projectId } : {});
   }
 
@@ -127,14 +127,9 @@ export class WebhookService {
    *   ConflictError (the project has {@link WEBHOOKS_PER_PROJECT} already)
    */
   async create(ctx: AuthContext, input: WebhookCreateInput): Promise<Webhook> {
-    let projectId = this.access.projectOf(ctx);
-    if (input.projectId !== undefined) {
-      const named = (await this.access.resolveProject(input.projectId)).id;
-      if (named !== projectId) this.policy.authorize('esi_leap:webhook:webhook_admin', {}, ctx);
-      projectId = named;
-    }
+    const projectId = (await this.projectFor(ctx, input.projectId)) ?? this.access.projectOf(ctx);
     this.policy.authorize('esi_leap:webhook:create', target({ projectId }), ctx);
-    const url = checkWebhookUrl(input.url);
+    const url = this.checkUrl(ctx, input.url);
     const secret = checkWebhookSecret(input.secret);
     const now = this.clock.now();
     const webhook: Webhook = {
@@ -164,7 +159,7 @@ export class WebhookService {
     if (Object.keys(input).length === 0) throw new InvalidInputError('Nothing to update: give url, secret, name, event_types or enabled.', 'InvalidWebhook');
     const updated: Webhook = {
       ...found,
-      ...(input.url !== undefined ? { url: checkWebhookUrl(input.url) } : {}),
+      ...(input.url !== undefined ? { url: this.checkUrl(ctx, input.url) } : {}),
       ...(input.name !== undefined ? { name: checkName(input.name) } : {}),
       ...(input.eventTypes !== undefined ? { eventTypes: checkEventTypes(input.eventTypes) } : {}),
       ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
@@ -196,6 +191,24 @@ export class WebhookService {
     const limit = query.limit ?? 100;
     if (!Number.isInteger(limit) || limit < 1 || limit > DELIVERY_LIST_MAX) throw new InvalidInputError(`Invalid limit ${limit}: expected 1 to ${DELIVERY_LIST_MAX}.`, 'InvalidLimit');
     return this.repo.listDeliveries(found.uuid, { ...(status !== undefined ? { status: status as DeliveryStatus } : {}), limit });
+  }
+
+  /** {@link checkWebhookUrl} for the caller: webhook admins may name any host. @throws InvalidInputError */
+  private checkUrl(ctx: AuthContext, url: string): string {
+    return checkWebhookUrl(url, this.policy.check('esi_leap:webhook:webhook_admin', {}, ctx) ? undefined : this.targets);
+  }
+
+  /**
+   * The project a request acts for: webhook admins name any project (404 for an unknown one;
+   * undefined when none is named); others their own project only — naming any other, existing
+   * or not, is the same 403, checked before any lookup.
+   * @throws ForbiddenError, NotFoundError
+   */
+  private async projectFor(ctx: AuthContext, ident: string | undefined): Promise<string | undefined> {
+    if (this.policy.check('esi_leap:webhook:webhook_admin', {}, ctx)) return ident === undefined ? undefined : (await this.access.resolveProject(ident)).id;
+    const mine = this.access.projectOf(ctx);
+    if (ident !== undefined && !(await this.access.isOwnProject(ctx, ident))) this.policy.authorize('esi_leap:webhook:webhook_admin', {}, ctx);
+    return mine;
   }
 
   private async find(ctx: AuthContext, uuid: string): Promise<Webhook> {

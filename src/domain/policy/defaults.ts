@@ -216,6 +216,12 @@ export const DEFAULT_RULES: Readonly<Record<string, string>> = Object.freeze({
   // token is issued and when a websocket opens with a Keystone token. Seed 000: lessees get
   // read-only consoles by default; owners and admins read-write.
   'esi:node:console:write': ADMIN_OWNER,
+  // esi addition (tenant isolation): `adopt` turns whatever is on a node's disk
+  // into an instance; the owner's (and admins'), not a lessee's, who could otherwise adopt the
+  // disk a previous tenant left and read it through rescue or capture. Provision verbs that skip
+  // the wipe between tenants (manage while cleaning, clean while deleting, abort of an automated
+  // clean) need Ironic's `baremetal:node:disable_cleaning` (admin).
+  'esi:node:provision:adopt': ADMIN_OWNER,
 
   // --- esi additions beyond esi-leap (docs/leasing.md "Beyond esi-leap"); no upstream rules exist.
   // Lease requests by hardware: whoever may claim offers may request several at once.

@@ -1,10 +1,14 @@
 /**
  * The conflict predicate shared by the three lease paths and offer creation: the earliest
- * offer or lease overlapping a window (half-open: back-to-back is fine).
+ * offer or lease overlapping a window (half-open: back-to-back is fine); and the 409 messages,
+ * which name the holder of the window only to a caller that may see it.
  */
 import { describe, expect, it } from 'vitest';
-import { findConflict } from '../../../src/domain/leasing/conflicts.ts';
+import { ConflictError } from '../../../src/domain/errors.ts';
+import { checkLeaseWindow, checkOfferWindow, findConflict, SEES_ALL, type Viewer } from '../../../src/domain/leasing/conflicts.ts';
 import type { Lease, Offer } from '../../../src/domain/leasing/model.ts';
+import type { LeasingReader } from '../../../src/domain/leasing/repository.ts';
+import { overlaps } from '../../../src/domain/leasing/windows.ts';
 
 const H = 3_600_000;
 const T0 = Date.UTC(2030, 0, 1);
@@ -70,5 +74,53 @@ describe('findConflict', () => {
 
   it('catches a window that contains an existing one', () => {
     expect(findConflict(win(0, 100), [], offers)).toMatchObject({ uuid: 'O1' });
+  });
+});
+
+/** A reader over fixed leases and offers: only what the conflict checks read. */
+function reader(leases: readonly Lease[], offers: readonly Offer[]): LeasingReader {
+  const span = (x: Lease | Offer) => ({ start: x.startTime, end: x.endTime });
+  return {
+    getOffer: async (uuid: string) => offers.find((o) => o.uuid === uuid) ?? null,
+    getLease: async (uuid: string) => leases.find((l) => l.uuid === uuid) ?? null,
+    overlappingLeases: async (scope: Record<string, string>, w: { start: number; end: number }) =>
+      leases.filter((l) => ('offerUuid' in scope ? l.offerUuid === scope.offerUuid : 'parentLeaseUuid' in scope ? l.parentLeaseUuid === scope.parentLeaseUuid : l.resourceUuid === scope.resourceUuid) && overlaps(w, span(l))),
+    overlappingOffers: async (scope: Record<string, string>, w: { start: number; end: number }) =>
+      offers.filter((o) => ('parentLeaseUuid' in scope ? o.parentLeaseUuid === scope.parentLeaseUuid : o.resourceUuid === scope.resourceUuid) && overlaps(w, span(o))),
+  } as unknown as LeasingReader;
+}
+
+const NOBODY: Viewer = { seesLease: () => false, seesOffer: () => false, seesPolicy: () => false, seesQuota: () => false };
+
+async function message(p: Promise<void>): Promise<string> {
+  const err = await p.then(() => null, (e: unknown) => e);
+  expect(err).toBeInstanceOf(ConflictError);
+  return (err as Error).message;
+}
+
+describe('conflict messages', () => {
+  const theirs = { ...lease('L-o2', 2, 4), projectId: 'o2' };
+  const held = [theirs, { ...lease('L-claim', 10, 12), offerUuid: 'O-open' }];
+  const open = { ...offer('O-open', 8, 20) };
+  const tx = reader(held, [open, offer('O-later', 30, 40)]);
+  const at = { resourceType: 'ironic_node', resourceUuid: 'n1', parentLeaseUuid: null };
+
+  it('name the lease or offer holding the window to a caller that may see it', async () => {
+    expect(await message(checkLeaseWindow(tx, at, win(3, 5), SEES_ALL))).toBe('Time conflict for ironic_node n1. Lease L-o2 holds it from 2030-01-01T02:00:00 to 2030-01-01T04:00:00.');
+    expect(await message(checkOfferWindow(tx, at, win(35, 36), SEES_ALL))).toMatch(/Offer O-later holds it/);
+  });
+
+  it('give only the window to a caller that may not see it (direct lease, offer, claim)', async () => {
+    expect(await message(checkLeaseWindow(tx, at, win(3, 5), NOBODY))).toBe('Time conflict for ironic_node n1. It is taken from 2030-01-01T02:00:00 to 2030-01-01T04:00:00.');
+    expect(await message(checkOfferWindow(tx, at, win(35, 36), NOBODY))).toBe('Time conflict for ironic_node n1. It is taken from 2030-01-02T06:00:00 to 2030-01-02T16:00:00.');
+    const claim = await message(checkLeaseWindow(tx, { ...at, offerUuid: 'O-open' }, win(11, 13), NOBODY));
+    expect(claim).toBe('Offer O-open has no availabilities at given time range 2030-01-01T11:00:00, 2030-01-01T13:00:00. It is taken from 2030-01-01T10:00:00 to 2030-01-01T12:00:00.');
+    expect(claim).not.toContain('L-claim');
+  });
+
+  it('decide per object: a caller sees its own lease named and another project’s hidden', async () => {
+    const mine: Viewer = { ...NOBODY, seesLease: (l) => l.projectId === 'l1' };
+    expect(await message(checkLeaseWindow(tx, at, win(3, 5), mine))).toMatch(/It is taken from/);
+    expect(await message(checkLeaseWindow(tx, { ...at, offerUuid: 'O-open' }, win(11, 13), mine))).toMatch(/Lease L-claim holds it/);
   });
 });

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConflictError, ForbiddenError } from '../../../src/domain/errors.ts';
+import { SEES_ALL, type Viewer } from '../../../src/domain/leasing/conflicts.ts';
 import type { Lease, LeaseStatus, Window } from '../../../src/domain/leasing/model.ts';
 import { checkGap, checkPolicyTerms, formatDuration, policyFor, projectAllowed, type LeasePolicy } from '../../../src/domain/leasing/policy-rules.ts';
 import { checkQuota, peakConcurrency, peakRollingUsage, usageAt, usageOf, type LeaseQuota } from '../../../src/domain/leasing/quota-rules.ts';
@@ -143,22 +144,32 @@ describe('owner lease policies', () => {
   });
 
   it('terms: a project not allowed or a lease too long is 403 naming the policy', () => {
-    expect(() => checkPolicyTerms(policy({ allowedProjects: ['l1'] }), 'node-1', ['o2'], win(0, 1))).toThrow(ForbiddenError);
-    expect(() => checkPolicyTerms(policy({ allowedProjects: ['l1'] }), 'node-1', ['o2'], win(0, 1))).toThrow('does not allow project o2 to lease ironic_node node-1');
-    expect(() => checkPolicyTerms(policy({ maxLeaseMs: 5 * 86_400_000 }), 'node-1', ['l1'], win(0, 121))).toThrow('allows at most 5 days on ironic_node node-1');
-    expect(() => checkPolicyTerms(policy({ maxLeaseMs: 5 * 86_400_000 }), 'node-1', ['l1'], win(0, 120))).not.toThrow();
+    expect(() => checkPolicyTerms(policy({ allowedProjects: ['l1'] }), 'node-1', ['o2'], win(0, 1), SEES_ALL)).toThrow(ForbiddenError);
+    expect(() => checkPolicyTerms(policy({ allowedProjects: ['l1'] }), 'node-1', ['o2'], win(0, 1), SEES_ALL)).toThrow("The owner's lease policy pol does not allow project o2 to lease ironic_node node-1");
+    expect(() => checkPolicyTerms(policy({ maxLeaseMs: 5 * 86_400_000 }), 'node-1', ['l1'], win(0, 121), SEES_ALL)).toThrow('allows at most 5 days on ironic_node node-1');
+    expect(() => checkPolicyTerms(policy({ maxLeaseMs: 5 * 86_400_000 }), 'node-1', ['l1'], win(0, 120), SEES_ALL)).not.toThrow();
+  });
+
+  it('terms and gap name the policy only to its owner, a neighbour only to who may see it', () => {
+    const stranger: Viewer = { seesLease: () => false, seesOffer: () => false, seesPolicy: (p) => p.projectId === 'o2', seesQuota: () => false };
+    const p = policy({ allowedProjects: ['l1'], maxLeaseMs: H, minGapMs: 2 * H });
+    expect(() => checkPolicyTerms(p, 'node-1', ['o2'], win(0, 1), stranger)).toThrow(/^The owner's lease policy does not allow project o2 to lease ironic_node node-1\.$/);
+    expect(() => checkPolicyTerms(policy({ maxLeaseMs: H }), 'node-1', ['l1'], win(0, 2), stranger)).toThrow(/\. The owner's lease policy allows at most 1 h on ironic_node node-1\.$/);
+    expect(() => checkGap(p, 'node-1', win(11, 12), [lease(0, 10)], stranger)).toThrow(
+      "Time conflict for ironic_node node-1. The owner's lease policy requires 2 h between leases (to clean the node); it is taken from 1970-01-01T00:00:00 to 1970-01-01T10:00:00, so it is free from 1970-01-01T12:00:00.",
+    );
   });
 
   it('gap: a lease closer than the gap to a neighbour is 409 with the first free instant', () => {
     const p = policy({ minGapMs: 2 * H });
     const before = lease(0, 10);
-    expect(() => checkGap(p, 'node-1', win(11, 12), [before])).toThrow(ConflictError);
-    expect(() => checkGap(p, 'node-1', win(11, 12), [before])).toThrow(
+    expect(() => checkGap(p, 'node-1', win(11, 12), [before], SEES_ALL)).toThrow(ConflictError);
+    expect(() => checkGap(p, 'node-1', win(11, 12), [before], SEES_ALL)).toThrow(
       "Time conflict for ironic_node node-1. The owner's lease policy pol requires 2 h between leases (to clean the node); Lease l-0-10-created holds it from 1970-01-01T00:00:00 to 1970-01-01T10:00:00, so it is free from 1970-01-01T12:00:00.",
     );
-    expect(() => checkGap(p, 'node-1', win(12, 13), [before])).not.toThrow();
-    expect(() => checkGap(p, 'node-1', win(-5, -1), [before])).toThrow(/so it is free until 1969-12-31T22:00:00\.$/);
-    expect(() => checkGap(policy({}), 'node-1', win(10, 11), [before])).not.toThrow();
+    expect(() => checkGap(p, 'node-1', win(12, 13), [before], SEES_ALL)).not.toThrow();
+    expect(() => checkGap(p, 'node-1', win(-5, -1), [before], SEES_ALL)).toThrow(/so it is free until 1969-12-31T22:00:00\.$/);
+    expect(() => checkGap(policy({}), 'node-1', win(10, 11), [before], SEES_ALL)).not.toThrow();
   });
 
   it('formats durations', () => {
