@@ -41,6 +41,8 @@ import type { NetworkReads, NodePortLink, SwitchPortKey } from './ports.ts';
 
 /** Who may register switch ports to nodes (by cabling a port to one, or explicitly). */
 export const REGISTER_RULE = 'esi:switch_port:register';
+/** Longest switch port name accepted for a registration (switch CLIs use a few dozen). */
+export const PORT_ID_MAX = 255;
 /** How long a hold counts while its bare-metal port has not written its cabling yet, ms. */
 export const HOLD_GRACE_MS = 60_000;
 
@@ -132,7 +134,7 @@ export class CablingService implements SwitchPortGuard {
    */
   async register(ctx: AuthContext, sw: Switch, portId: string, nodeIdent: string): Promise<SwitchPortCabling> {
     this.access.authorize(REGISTER_RULE, {}, ctx);
-    if (portId === '') throw new InvalidInputError('port_id is required.', 'HTTPBadRequest');
+    if (portId === '' || portId.length > PORT_ID_MAX) throw new InvalidInputError(`port_id is required, at most ${PORT_ID_MAX} characters.`, 'HTTPBadRequest');
     const node = await this.nodes.visible(ctx, nodeIdent);
     const key: SwitchPortKey = { switch_uuid: sw.id, port_id: portId };
     const now = this.access.now();

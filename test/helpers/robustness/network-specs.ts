@@ -212,6 +212,11 @@ export const NETWORK_SPECS: Readonly<Record<string, BodySpec>> = {
     alsoKnown: ['id', 'created_at', 'updated_at', 'driver'],
   },
   'POST /network/v2.0/switches/{}/resync': { kind: 'none' },
+  'POST /network/v2.0/switches/{}/ports': {
+    kind: 'json',
+    valid: (f) => ({ switch_port: { port_id: 'rb-port', node: f.node } }),
+    fields: wrapped('switch_port', { port_id: S, node: S }),
+  },
   'POST /baremetal/v1/nodes/{}/vifs': {
     kind: 'json',
     valid: (f) => ({ id: net(f).port }),
@@ -241,7 +246,8 @@ const SERVED: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['/network/v2.0/switches', ['GET', 'POST']],
   ['/network/v2.0/switches/{}', ['GET', 'PUT', 'DELETE']],
   ['/network/v2.0/switches/{}/resync', ['POST']],
-  ['/network/v2.0/switches/{}/ports', ['GET']],
+  ['/network/v2.0/switches/{}/ports', ['GET', 'POST']],
+  ['/network/v2.0/switches/{}/ports/{}', ['DELETE']],
 ];
 
 /** The 405 refusal routes' specs (no body read). */
