@@ -122,6 +122,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     // `images` is assigned below, before the API serves.
     images: { deployable: (ctx, id) => images.images.deployable(ctx, id) },
     switchPorts,
+    vifs: { detachForLeaseEnd: (node) => networking.vifs.detachForLeaseEnd(node) },
     nodes: recordedNodes,
     ports: portRepository,
     conductors: new KyselyConductorRepository(store.db),

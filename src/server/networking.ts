@@ -42,7 +42,6 @@ export function createNetworkingServices(w: NetworkingWiring): { networking: Net
     drivers: createSwitchDrivers(),
     sync: { maxAttempts: net.switchMaxAttempts, retryBaseMs: net.switchRetryBaseMs, timeoutMs: net.switchTimeoutS * 1000 },
   });
-  w.inventory.leaseGateway.setVifDetacher(networking.vifs);
   const switchReconciler = new SwitchReconciler(networking, w.inventory.conductors, w.logger.child({ component: 'switches' }), {
     hostname: w.config.conductor.hostname,
     pollMs: net.switchPollMs,

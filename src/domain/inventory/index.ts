@@ -11,7 +11,7 @@ import { ConductorDirectory, ConductorRelay } from './conductors.ts';
 import { InventoryNodeGateway } from './lease-gateway.ts';
 import { NodeService } from './node-service.ts';
 import { PortService } from './port-service.ts';
-import type { ConductorRepository, NodeRepository, PortRepository, SwitchPortGuard } from './ports.ts';
+import type { ConductorRepository, NodeRepository, PortRepository, SwitchPortGuard, VifDetacher } from './ports.ts';
 import { DriverService } from './driver-service.ts';
 import type { DeployImages } from './requester.ts';
 import { NodeHistoryService, type NodeHistory, type NodeHistoryRepository } from './history.ts';
@@ -71,6 +71,8 @@ export interface InventoryOptions {
   readonly images?: DeployImages;
   /** The networking area's switch port guard (absent: no networking). */
   readonly switchPorts?: SwitchPortGuard;
+  /** The networking area's VIF detach, for nodes that change hands (absent: no networking). */
+  readonly vifs?: VifDetacher;
 }
 
 /** Assemble the inventory services. */
@@ -89,6 +91,7 @@ export function createInventory(o: InventoryOptions): Inventory {
     history: o.history.recorder,
     ...(o.images ? { images: o.images } : {}),
     ...(o.switchPorts ? { switchPorts: o.switchPorts } : {}),
+    ...(o.vifs ? { vifs: o.vifs } : {}),
   });
   return {
     nodes,

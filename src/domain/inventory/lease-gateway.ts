@@ -96,35 +96,16 @@ export function toLeasable(n: NodeSlice): LeasableNode {
   };
 }
 
-/**
- * Detaches VIFs at lease end (implemented by the networking area's VIF service, plugged in by
- * the composition root).
- */
-export interface VifDetacher {
-  /**
-   * Detach every VIF of the node that its owner did not attach; idempotent.
-   * @returns the number detached
-   */
-  detachForLeaseEnd(node: Pick<Node, 'uuid' | 'owner'>): Promise<number>;
-}
-
 /** {@link NodeGateway} over the inventory's node repository. */
 export class InventoryNodeGateway implements NodeGateway {
-  #vifs: VifDetacher | null = null;
-
   constructor(private readonly access: NodeAccess) {}
 
-  /** Plug in the VIF-detach step of lease removal (none: no VIFs exist to detach). */
-  setVifDetacher(vifs: VifDetacher | null): void {
-    this.#vifs = vifs;
-  }
-
   /**
-   * The VIF-detach step of lease removal: runs before the node write, so the lessee's network
-   * access ends even while the node is then undeployed and cleaned.
+   * The VIF-detach step of a change of hands ({@link VifDetacher}, absent without networking):
+   * every VIF the node's owner did not attach is detached.
    */
-  private async detachVifsStep(node: Node): Promise<void> {
-    await this.#vifs?.detachForLeaseEnd(node);
+  private async detachVifsStep(node: Pick<Node, 'uuid' | 'owner'>): Promise<void> {
+    await this.access.deps.vifs?.detachForLeaseEnd(node);
   }
 
   /** A node by UUID or name, or null (also for identifiers that are neither). */
@@ -193,13 +174,18 @@ export class InventoryNodeGateway implements NodeGateway {
   async applyLease(nodeUuid: string, leaseUuid: string, lesseeProjectId: string, replaces: string | null = null): Promise<void> {
     const node = await this.load(nodeUuid);
     if (node === null) throw new NotFoundError('node', nodeUuid);
-    await this.busyAware(() =>
+    let previous: string | null = null;
+    const written = await this.busyAware(() =>
       this.access.write(node, (n) => {
         const refusal = handoverRefusal(n, leaseUuid, replaces);
         if (refusal !== null) throw new NodeBusyError(refusal);
+        previous = n.lessee;
         return { lessee: lesseeProjectId, properties: { ...n.properties, lease_uuid: leaseUuid } };
       }),
     );
+    // The node changed hands (a sub-lease starts): the previous holder's VIFs go, as at a
+    // lease's end (the switch stops carrying them anyway: binding.ts `vifEntitled`).
+    if (previous !== null && previous !== lesseeProjectId) await this.detachVifsStep(written);
   }
 
   /**
@@ -222,8 +208,12 @@ export class InventoryNodeGateway implements NodeGateway {
         return this.removalChanges(n);
       }),
     );
-    if (carried) this.access.deps.conductor.notifyNode(written.uuid);
-    return carried;
+    if (!carried) return false;
+    // Again once the lessee is gone: a VIF attach that passed its checks before the write and
+    // bound after the first detach goes too (its switch port is quarantined either way).
+    await this.detachVifsStep(written);
+    this.access.deps.conductor.notifyNode(written.uuid);
+    return true;
   }
 
   private removalChanges(n: Node): NodeChanges {
@@ -243,7 +233,7 @@ export class InventoryNodeGateway implements NodeGateway {
       changes.target_provision_state = t.target;
       changes.provision_updated_at = this.access.deps.clock.now();
       changes.last_error = null;
-    } else if (n.provision_state === 'deploying' || n.provision_state === 'adopting' || n.provision_state === 'servicing' || n.provision_state === 'service wait') {
+    } else if (['deploying', 'adopting', 'servicing', 'service wait', 'rescuing', 'unrescuing'].includes(n.provision_state)) {
       throw new NodeBusyError(`Node ${n.uuid} is ${n.provision_state}; the lease is removed once that finishes.`);
     } else {
       // An allocation made on the node (by the lessee) ends with the lease; the store deletes

@@ -18,7 +18,7 @@ import type { SecretBox } from '../secrets.ts';
 import { conductorFor, type ConductorDirectory } from './conductors.ts';
 import type { NodeHistory } from './history.ts';
 import type { Node } from './model.ts';
-import type { ConductorPort, NodeChanges, NodeRepository, PortRepository, SwitchPortGuard } from './ports.ts';
+import type { ConductorPort, NodeChanges, NodeRepository, PortRepository, SwitchPortGuard, VifDetacher } from './ports.ts';
 import { nodeTarget, redactionFor, type NodeView } from './presentation.ts';
 import type { DeployImages } from './requester.ts';
 import { canonicalUuid, isValidLogicalName } from './validation.ts';
@@ -49,6 +49,8 @@ export interface InventoryDeps {
    * processes without networking (then no cabling is checked: nothing programs switches).
    */
   readonly switchPorts?: SwitchPortGuard;
+  /** Detaches the VIFs of a node that changes hands (the networking area; absent: no VIFs). */
+  readonly vifs?: VifDetacher;
 }
 
 /** How many times a write is recomputed after a concurrent change before giving up. */

@@ -222,6 +222,9 @@ export class NodeService {
       const mayUpdateOwnerProvisioned = this.deps.policy.check('baremetal:node:update_owner_provisioned', nodeTarget(n), ctx);
       return planNodeUpdate(n, ops, { hardware: this.deps.hardware, secrets: this.deps.secrets, resetInterfaces, mayUpdateOwnerProvisioned });
     });
+    // A node that changes hands by PATCH loses the VIFs its owner did not attach, as at a
+    // lease's end (the switch stops carrying them anyway: networking/binding.ts `vifEntitled`).
+    if (written.owner !== node.owner || written.lessee !== node.lessee) await this.deps.vifs?.detachForLeaseEnd(written);
     if (written.maintenance !== node.maintenance) {
       // A maintenance change by PATCH is history, as through the maintenance sub-resource.
       await this.deps.history?.record(written.uuid, {

@@ -189,6 +189,18 @@ export interface SwitchPortHold {
   abort(): Promise<void>;
 }
 
+/**
+ * Detaches VIFs when a node changes hands — a lease's end, a new lessee, an owner or lessee set
+ * by PATCH (implemented by the networking area's VIF service).
+ */
+export interface VifDetacher {
+  /**
+   * Detach every VIF of the node that its owner did not attach; idempotent.
+   * @returns the number detached
+   */
+  detachForLeaseEnd(node: Pick<Node, 'uuid' | 'owner'>): Promise<number>;
+}
+
 /** Storage of conductor registrations and heartbeats. */
 export interface ConductorRepository {
   /** Register (or re-register) a conductor with its drivers; sets `updated_at = now`. */

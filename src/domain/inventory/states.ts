@@ -306,7 +306,11 @@ export const UNSTABLE_STATES: ReadonlySet<ProvisionState> = new Set([
   'service wait',
 ]);
 
-/** States in which a deployed workload may be present (esi-leap `remove_lease` undeploys these). */
+/**
+ * States in which a deployed workload may be present (esi-leap `remove_lease` undeploys these):
+ * esi adds the rescue states and `error` — a rescued node runs the tenant's instance disk, and a
+ * failed teardown leaves it — so a lease's end tears them down and cleans them too.
+ */
 export const DEPLOYED_STATES: ReadonlySet<ProvisionState> = new Set([
   'active',
   'wait call-back',
@@ -315,6 +319,11 @@ export const DEPLOYED_STATES: ReadonlySet<ProvisionState> = new Set([
   'adopting',
   'adopt failed',
   'service failed',
+  'rescue',
+  'rescue wait',
+  'rescue failed',
+  'unrescue failed',
+  'error',
 ]);
 
 /** Power states a node reports (`null` = unknown). Source: Ironic `states.POWER_ON/OFF/ERROR`. */

@@ -74,8 +74,9 @@ describe('applyLease and removeLease', () => {
     expect(await gw().removeLease(n.uuid, LEASE)).toBe(false);
   });
 
-  it('undeploys a deployed node through the FSM (deleted → deleting [available])', async () => {
-    for (const state of ['active', 'wait call-back', 'deploy failed'] as const) {
+  it('undeploys a deployed node through the FSM (deleted → deleting [available]), rescued and failed ones too', async () => {
+    // A rescued node still holds the tenant's instance disk; `error` is a failed teardown.
+    for (const state of ['active', 'wait call-back', 'deploy failed', 'rescue', 'rescue wait', 'rescue failed', 'unrescue failed', 'error'] as const) {
       const n = await createNode(ts, p, { name: `deployed-${state.replace(/ /g, '-')}`, lessee: null });
       await gw().applyLease(n.uuid, LEASE, p.lessee.projectId!);
       await forceNode(ts, n.uuid, { provision_state: state, target_provision_state: state === 'active' ? null : 'active', instance_uuid: null });
@@ -112,8 +113,10 @@ describe('applyLease and removeLease', () => {
     await repo.reserve(n.uuid, 'c9');
     await expect(gw().removeLease(n.uuid, LEASE)).rejects.toBeInstanceOf(NodeBusyError);
     await repo.release(n.uuid, 'c9');
-    await forceNode(ts, n.uuid, { provision_state: 'deploying', target_provision_state: 'active' });
-    await expect(gw().removeLease(n.uuid, LEASE)).rejects.toBeInstanceOf(NodeBusyError);
+    for (const [state, target] of [['deploying', 'active'], ['rescuing', 'rescue'], ['unrescuing', 'active']] as const) {
+      await forceNode(ts, n.uuid, { provision_state: state, target_provision_state: target });
+      await expect(gw().removeLease(n.uuid, LEASE), state).rejects.toBeInstanceOf(NodeBusyError);
+    }
     expect((await bm(ts, p.admin, 'GET', `/v1/nodes/${n.uuid}`)).body.lessee).toBe(p.lessee.projectId);
     await expect(gw().applyLease('f0f0f0f0-0000-4000-8000-000000000000', LEASE, 'x')).rejects.toThrow(/could not be found/);
   });
