@@ -5,7 +5,7 @@
  * Visibility (Nova): public flavors are seen by everyone; a private flavor by the projects on
  * its access list and by admins (`compute:context_is_admin`); any other flavor is 404.
  *
- * Who may change flavors (esi's policy, `src/domain/policy/defaults.ts`): admins create public
+ * Who may change flavors (esi's policy, `src/domain/policy/defaults-openstack.ts`): admins create public
  * and private flavors (Nova); besides, a project member may create **private** flavors for its
  * own project — the project becomes the flavor's `owner` and is put on its access list — and
  * then manage them (extra specs, description, access list, delete). Targets: `flavor.is_public`

@@ -1,6 +1,6 @@
 /**
  * Who may see and do what with an image: Glance's visibility rule and the `image:*` policy
- * rules (src/domain/policy/defaults.ts).
+ * rules (src/domain/policy/defaults-openstack.ts).
  *
  * Visibility follows Glance's database rule (`glance/db/utils.py` `is_image_visible`): an
  * admin sees every image; others see images without owner, `public` and `community` images,

@@ -4,7 +4,7 @@
  * `image_tags.py`, `glance/domain/__init__.py`). Data upload and download are in `./data.ts`,
  * members in `./members.ts`.
  *
- * Policies (src/domain/policy/defaults.ts): `image:add_image` (+ `publicize_image` /
+ * Policies (src/domain/policy/defaults-openstack.ts): `image:add_image` (+ `publicize_image` /
  * `communitize_image` for those visibilities), `image:get_image`, `image:get_images`,
  * `image:modify_image`, `image:delete_image`, `image:deactivate`, `image:reactivate`.
  */

@@ -1,6 +1,6 @@
 /**
  * Authorisation and lookups shared by the networking services: the policy targets of each
- * resource (Neutron's flat targets, see src/domain/policy/defaults.ts "Neutron network API"),
+ * resource (Neutron's flat targets, see src/domain/policy/defaults-openstack.ts "Neutron network API"),
  * "load it, or 404 when the caller may not see it", and "403 naming the rule" for actions.
  *
  * Visibility follows Neutron: a network is visible to its project, to admins, and to projects
