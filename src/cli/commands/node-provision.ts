@@ -58,9 +58,23 @@ export async function findImage(s: Session, ident: string): Promise<Record<strin
     }
   }
   const found = ((await s.call('image', 'GET', '/v2/images', { query: { name: ident } }))?.images ?? []) as Array<Record<string, any>>;
-  if (found.length === 0) throw new CliError(`no image named ${ident} that you may use.`);
-  if (found.length > 1) throw new CliError(`${found.length} images are named ${ident}; give the image ID.`);
-  return found[0]!;
+  return await pickByName(s, found, 'owner', 'image', ident);
+}
+
+/**
+ * The one object a name picks among those the caller sees: the caller's own project's when it
+ * has exactly one of that name (another project sharing one with the same name never takes
+ * over the name), else the only one (docs/architecture.md, "Objects a request names").
+ * @param ownerKey the object's project field (`owner` for images, `project_id` for networks)
+ * @throws CliError when none or several match
+ */
+export async function pickByName(s: Session, found: ReadonlyArray<Record<string, any>>, ownerKey: string, what: string, ident: string): Promise<Record<string, any>> {
+  if (found.length === 0) throw new CliError(`no ${what} named ${ident} that you may use.`);
+  if (found.length === 1) return found[0]!;
+  const project = (await s.authenticate()).body.project?.id as string | undefined;
+  const mine = found.filter((x) => project !== undefined && x[ownerKey] === project);
+  if (mine.length === 1) return mine[0]!;
+  throw new CliError(`${found.length} ${what}s are named ${ident}; give the ${what} ID.`);
 }
 
 /** The network with this ID or name (Neutron). */
@@ -73,9 +87,7 @@ export async function findNetwork(s: Session, ident: string): Promise<Record<str
     }
   }
   const found = ((await s.call('network', 'GET', '/v2.0/networks', { query: { name: ident } }))?.networks ?? []) as Array<Record<string, any>>;
-  if (found.length === 0) throw new CliError(`no network named ${ident} that you may use.`);
-  if (found.length > 1) throw new CliError(`${found.length} networks are named ${ident}; give the network ID.`);
-  return found[0]!;
+  return pickByName(s, found, 'project_id', 'network', ident);
 }
 
 /**

@@ -208,7 +208,7 @@ export class LeaseService {
   /**
    * A lease by UUID or name that the caller may see, optionally only in some statuses.
    * @throws NotFoundError `Lease with name or uuid X not found.`; ConflictError for a name
-   *   shared by several visible leases
+   *   shared by several visible leases, none or several of them held by the caller's project
    */
   private async find(ctx: AuthContext, ident: string, statuses?: readonly LeaseStatus[]): Promise<Lease> {
     const { repo, access } = this.d;
@@ -216,8 +216,10 @@ export class LeaseService {
       ? [await repo.getLease(ident)].filter((l): l is Lease => l !== null)
       : await repo.findLeases({ name: ident, ...(statuses ? { statuses } : {}) });
     const visible = candidates.filter((l) => access.canSeeLease(ctx, l));
-    if (visible.length > 1) throw new ConflictError(`Duplicate leases with name ${ident}.`, 'LeaseDuplicateName');
-    const lease = visible[0];
+    // A name of a lease the caller's project holds is its own, whoever else uses it too.
+    const own = visible.length > 1 ? visible.filter((l) => l.projectId === ctx.projectId) : visible;
+    if (own.length !== 1 && visible.length > 1) throw new ConflictError(`Duplicate leases with name ${ident}.`, 'LeaseDuplicateName');
+    const lease = own.length === 1 ? own[0] : visible[0];
     if (!lease || (statuses && !statuses.includes(lease.status))) {
       throw new NotFoundError('lease', ident, `Lease with name or uuid ${ident} not found.`, 'LeaseNotFound');
     }

@@ -227,7 +227,7 @@ export class OfferService {
    * (esi-leap's status-filtered lookup: any other status is "not found").
    * @param knownScope the caller's lessee scope when already known (saves a lookup)
    * @throws NotFoundError `Offer with name or uuid X not found.`; ConflictError for a name
-   *   shared by several visible offers
+   *   shared by several visible offers, none or several of them the caller's own project's
    */
   private async find(ctx: AuthContext, ident: string, statuses?: readonly OfferStatus[], knownScope?: readonly string[]): Promise<Offer> {
     const notFound = new NotFoundError('offer', ident, `Offer with name or uuid ${ident} not found.`, 'OfferNotFound');
@@ -238,8 +238,10 @@ export class OfferService {
     const scope = knownScope ?? (candidates.length > 0 && ctx.projectId ? await access.lesseeScope(ctx) : []);
     const visible: Offer[] = [];
     for (const o of candidates) if (await access.canSeeOffer(ctx, o, scope)) visible.push(o);
-    if (visible.length > 1) throw new ConflictError(`Duplicate offers with name ${ident}.`, 'OfferDuplicateName');
-    const offer = visible[0];
+    // A name the caller's own project uses is its own, whoever else uses it too.
+    const own = visible.length > 1 ? visible.filter((o) => o.projectId === ctx.projectId) : visible;
+    if (own.length !== 1 && visible.length > 1) throw new ConflictError(`Duplicate offers with name ${ident}.`, 'OfferDuplicateName');
+    const offer = own.length === 1 ? own[0] : visible[0];
     if (!offer || (statuses && !statuses.includes(offer.status))) throw notFound;
     return offer;
   }
