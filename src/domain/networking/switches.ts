@@ -75,9 +75,13 @@ export class SwitchService {
     return v as Record<string, unknown>;
   }
 
-  /** A switch by UUID or name (admins). @throws NotFoundError (`SwitchNotFound`) */
+  /**
+   * A switch by UUID or name (admins: `get_switch`). A caller who may not see switches gets the
+   * same 404 as for a switch that does not exist (what a caller may not see is not found).
+   * @throws NotFoundError (`SwitchNotFound`)
+   */
   async get(ctx: AuthContext, ident: string): Promise<Switch> {
-    this.access.authorize('get_switch', {}, ctx);
+    if (!this.access.check('get_switch', {}, ctx)) throw new NotFoundError('switch', ident);
     const sw = (await this.access.repo.getSwitch(canonicalId(ident))) ?? (await this.access.repo.switchByName(ident));
     if (!sw) throw new NotFoundError('switch', ident);
     return sw;

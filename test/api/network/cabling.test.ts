@@ -161,7 +161,7 @@ describe('unregistered cabling is inert until an admin registers it', () => {
 
     // Every persona but the admin is refused the registration.
     const body = { switch_port: { port_id: 'c-0', node: node.uuid } };
-    for (const who of [env.p.owner, env.p.lessee, env.p.other] as Persona[]) expect((await net(env, who, 'POST', `/switches/${late.id}/ports`, body)).status).toBe(403);
+    for (const who of [env.p.owner, env.p.lessee, env.p.other] as Persona[]) expect((await net(env, who, 'POST', `/switches/${late.id}/ports`, body)).status).toBe(404);
     expect((await net(env, env.p.anonymous, 'POST', `/switches/${late.id}/ports`, body)).status).toBe(401);
     const reg = await net(env, env.p.admin, 'POST', `/switches/${late.id}/ports`, body);
     expect(reg.status, reg.text).toBe(201);
