@@ -13,6 +13,24 @@ import { uploadImage } from './support.ts';
 
 const LONG = 60_000;
 
+/** Lab system node-0 enrolled for the agent deploy (no automated cleaning), made `available`. */
+async function availableNode(env: ConductorEnv): Promise<any> {
+  const node = await enrollRedfish(env, 'node-0', { deploy_interface: 'direct', automated_clean: false }, { deploy_iso: 'http://lab/esi-agent.iso' });
+  await provision(env, node.uuid, 'manage');
+  await waitNode(env, node.uuid, (n) => n.provision_state === 'manageable' && n.reservation === null);
+  await provision(env, node.uuid, 'provide');
+  await waitNode(env, node.uuid, (n) => n.provision_state === 'available' && n.reservation === null);
+  return node;
+}
+
+/** An image of o2's, shared with l1, which accepted it; returns its id. */
+async function sharedWithLessee(env: ConductorEnv): Promise<string> {
+  const shared = await uploadImage(env, new Uint8Array(4096), 'o2-shared', { as: env.p.other, visibility: 'shared' });
+  expect((await call(env.ts, env.p.other, 'POST', `/image/v2/images/${shared}/members`, { member: env.p.lessee.projectId })).status).toBe(200);
+  expect((await call(env.ts, env.p.lessee, 'PUT', `/image/v2/images/${shared}/members/${env.p.lessee.projectId}`, { status: 'accepted' })).status).toBe(200);
+  return shared;
+}
+
 describe('deploy images are read as the caller', () => {
   let env: ConductorEnv;
   let hidden: string;
@@ -23,14 +41,8 @@ describe('deploy images are read as the caller', () => {
     env = await startConductorEnv(1);
     // o2's private image, and one o2 shares with l1 (accepted).
     hidden = await uploadImage(env, new Uint8Array(4096), 'o2-private', { as: env.p.other, visibility: 'private' });
-    shared = await uploadImage(env, new Uint8Array(4096), 'o2-shared', { as: env.p.other, visibility: 'shared' });
-    expect((await call(env.ts, env.p.other, 'POST', `/image/v2/images/${shared}/members`, { member: env.p.lessee.projectId })).status).toBe(200);
-    expect((await call(env.ts, env.p.lessee, 'PUT', `/image/v2/images/${shared}/members/${env.p.lessee.projectId}`, { status: 'accepted' })).status).toBe(200);
-    node = await enrollRedfish(env, 'node-0', { deploy_interface: 'direct', automated_clean: false }, { deploy_iso: 'http://lab/esi-agent.iso' });
-    await provision(env, node.uuid, 'manage');
-    await waitNode(env, node.uuid, (n) => n.provision_state === 'manageable' && n.reservation === null);
-    await provision(env, node.uuid, 'provide');
-    await waitNode(env, node.uuid, (n) => n.provision_state === 'available' && n.reservation === null);
+    shared = await sharedWithLessee(env);
+    node = await availableNode(env);
   }, LONG);
   afterAll(async () => {
     await env?.close();
@@ -93,14 +105,8 @@ describe('the conductor checks the image again as the requester, when it writes'
 
   it('a share withdrawn between the request and the write fails the deploy, nothing written', async () => {
     env = await startConductorEnv(1);
-    const shared = await uploadImage(env, new Uint8Array(4096), 'o2-shared', { as: env.p.other, visibility: 'shared' });
-    expect((await call(env.ts, env.p.other, 'POST', `/image/v2/images/${shared}/members`, { member: env.p.lessee.projectId })).status).toBe(200);
-    expect((await call(env.ts, env.p.lessee, 'PUT', `/image/v2/images/${shared}/members/${env.p.lessee.projectId}`, { status: 'accepted' })).status).toBe(200);
-    const node = await enrollRedfish(env, 'node-0', { deploy_interface: 'direct', automated_clean: false }, { deploy_iso: 'http://lab/esi-agent.iso' });
-    await provision(env, node.uuid, 'manage');
-    await waitNode(env, node.uuid, (n) => n.provision_state === 'manageable' && n.reservation === null);
-    await provision(env, node.uuid, 'provide');
-    await waitNode(env, node.uuid, (n) => n.provision_state === 'available' && n.reservation === null);
+    const shared = await sharedWithLessee(env);
+    const node = await availableNode(env);
     await env.ts.close({ keepData: true });
 
     // No conductor runs while the lessee asks: the request is recorded, nothing acts on it.
