@@ -23,7 +23,7 @@ async function labNetworkFor(lab: Lab): Promise<() => Promise<void>> {
   process.stdout.write(
     `esi: lab network: bridge ${network.bridge} (${network.vlanFiltering ? 'VLAN filtering' : 'one bridge per VLAN'}) as the switch; register it with\n` +
       `  esi switch create labtor --switch-id 02:00:00:00:00:01 --driver linux-bridge --driver-info bridge=${network.bridge}\n` +
-      `and cable each node's port with --local-link-connection switch_info=labtor,switch_id=02:00:00:00:00:01,port_id=<switch port>:\n${lines.join('\n')}\n`,
+      `and, as admin (which registers each switch port to its node), cable each node's port with --local-link-connection switch_info=labtor,switch_id=02:00:00:00:00:01,port_id=<switch port>:\n${lines.join('\n')}\n`,
   );
   return () => network.destroy();
 }
