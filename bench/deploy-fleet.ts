@@ -80,11 +80,16 @@ async function makeImage(file: string, bytes: number): Promise<{ head: string }>
   const block = randomBytes(8 * MIB);
   const out = fs.createWriteStream(file);
   for (let written = 0; written < bytes; written += block.length) {
-    if (!out.write(block.subarray(0, Math.min(block.length, bytes - written)))) await new Promise<void>((r) => out.once('drain', () => r()));
+    if (!out.write(block.subarray(0, Math.min(block.length, bytes - written))))
+      await new Promise<void>((r) => out.once('drain', () => r()));
   }
   out.end();
   await new Promise<void>((r) => out.once('close', () => r()));
-  return { head: createHash('sha256').update(fs.readFileSync(file).subarray(0, 4 * MIB)).digest('hex') };
+  return {
+    head: createHash('sha256')
+      .update(fs.readFileSync(file).subarray(0, 4 * MIB))
+      .digest('hex'),
+  };
 }
 
 /** SHA-256 of the first 4 MiB of a disk file. */
@@ -125,7 +130,8 @@ interface NodeTimes {
 /** The `deploy-fleet` benchmark. */
 export const deployFleetBenchmark: Benchmark = {
   name: 'deploy-fleet',
-  description: 'N lab nodes (50) deployed at once with a 1 GiB raw image through the agent: wall time, aggregate write rate vs dd, control-plane overhead per node',
+  description:
+    'N lab nodes (50) deployed at once with a 1 GiB raw image through the agent: wall time, aggregate write rate vs dd, control-plane overhead per node',
   async run(options: BenchOptions): Promise<void> {
     const size = process.env.ESI_BENCH_IMAGE_MIB ? Number(process.env.ESI_BENCH_IMAGE_MIB) * MIB : options.quick ? 256 * MIB : 1024 * MIB;
     let count = options.sizes?.[0] ?? (options.quick ? 8 : 50);
@@ -153,7 +159,10 @@ export const deployFleetBenchmark: Benchmark = {
       const ddOut = path.join(work, 'dd.out');
       const timeDd = async (copies: number): Promise<number> => {
         const start = performance.now();
-        await run('sh', ['-c', `i=0; while [ $i -lt ${copies} ]; do cat '${imageFile}'; i=$((i+1)); done | dd of='${ddOut}' bs=4M iflag=fullblock conv=fsync`]);
+        await run('sh', [
+          '-c',
+          `i=0; while [ $i -lt ${copies} ]; do cat '${imageFile}'; i=$((i+1)); done | dd of='${ddOut}' bs=4M iflag=fullblock conv=fsync`,
+        ]);
         const rate = (copies * size) / ((performance.now() - start) / 1000);
         fs.rmSync(ddOut, { force: true });
         return rate;
@@ -163,7 +172,16 @@ export const deployFleetBenchmark: Benchmark = {
       options.log(`measuring dd (${count} images in one stream)`);
       const ddRate = await timeDd(count);
       const password = randomBytes(18).toString('base64url');
-      const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir: path.join(work, 'esi') }, { ESI_ADMIN_PASSWORD: password, ESI_LOG_LEVEL: 'silent', ESI_POWER_SYNC_INTERVAL: '86400', ESI_CHECK_PROVISION_STATE_INTERVAL: '5', ...(process.env.ESI_CONDUCTOR_WORKERS ? { ESI_CONDUCTOR_WORKERS: process.env.ESI_CONDUCTOR_WORKERS } : {}) });
+      const config = loadConfig(
+        { port: 0, host: '127.0.0.1', dataDir: path.join(work, 'esi') },
+        {
+          ESI_ADMIN_PASSWORD: password,
+          ESI_LOG_LEVEL: 'silent',
+          ESI_POWER_SYNC_INTERVAL: '86400',
+          ESI_CHECK_PROVISION_STATE_INTERVAL: '5',
+          ...(process.env.ESI_CONDUCTOR_WORKERS ? { ESI_CONDUCTOR_WORKERS: process.env.ESI_CONDUCTOR_WORKERS } : {}),
+        },
+      );
       const server: RunningServer = await startServer(config);
       const releaseServer = onCleanup('deploy-fleet esi', () => server.close());
       // The lab and its agents run in a child process: spawning 50 agents and writing their
@@ -181,8 +199,18 @@ export const deployFleetBenchmark: Benchmark = {
         const { api, token } = await adminApi(server, password);
 
         options.log('uploading the image');
-        const img = await api('POST', '/image/v2/images', { name: 'fleet', disk_format: 'raw', container_format: 'bare', visibility: 'public' });
-        const up = await fetch(`${server.url}/image/v2/images/${img.id}/file`, { method: 'PUT', headers: { 'x-auth-token': token, 'content-type': 'application/octet-stream' }, body: Readable.toWeb(fs.createReadStream(imageFile)) as ReadableStream<Uint8Array>, duplex: 'half' } as RequestInit & { duplex: 'half' });
+        const img = await api('POST', '/image/v2/images', {
+          name: 'fleet',
+          disk_format: 'raw',
+          container_format: 'bare',
+          visibility: 'public',
+        });
+        const up = await fetch(`${server.url}/image/v2/images/${img.id}/file`, {
+          method: 'PUT',
+          headers: { 'x-auth-token': token, 'content-type': 'application/octet-stream' },
+          body: Readable.toWeb(fs.createReadStream(imageFile)) as ReadableStream<Uint8Array>,
+          duplex: 'half',
+        } as RequestInit & { duplex: 'half' });
         if (up.status !== 204) throw new Error(`image upload answered ${up.status}`);
 
         options.log(`enrolling ${count} nodes`);
@@ -193,7 +221,13 @@ export const deployFleetBenchmark: Benchmark = {
             name: `fleet-${i}`,
             driver: 'redfish',
             deploy_interface: 'direct',
-            driver_info: { redfish_address: lab.url, redfish_system_id: `/redfish/v1/Systems/${id}`, redfish_username: 'admin', redfish_password: 'password', deploy_iso: 'http://lab/esi-agent.iso' },
+            driver_info: {
+              redfish_address: lab.url,
+              redfish_system_id: `/redfish/v1/Systems/${id}`,
+              redfish_username: 'admin',
+              redfish_password: 'password',
+              deploy_iso: 'http://lab/esi-agent.iso',
+            },
             properties: { local_gb: Math.ceil((size + 64 * MIB) / 1024 ** 3) },
           });
           await api('POST', '/baremetal/v1/ports', { node_uuid: n.uuid, address: lab.macs[id] });
@@ -203,7 +237,8 @@ export const deployFleetBenchmark: Benchmark = {
           ]);
           uuids.push(n.uuid);
         }
-        const waitAll = (ok: (n: any) => boolean, what: string, timeoutMs: number): Promise<any[]> => waitNodes(api, uuids, ok, what, timeoutMs);
+        const waitAll = (ok: (n: any) => boolean, what: string, timeoutMs: number): Promise<any[]> =>
+          waitNodes(api, uuids, ok, what, timeoutMs);
         for (const u of uuids) await api('PUT', `/baremetal/v1/nodes/${u}/states/provision`, { target: 'manage' });
         await waitAll((n) => n.provision_state === 'manageable' && n.reservation === null, 'manage', 120_000);
         for (const u of uuids) await api('PUT', `/baremetal/v1/nodes/${u}/states/provision`, { target: 'provide' });
@@ -224,7 +259,9 @@ export const deployFleetBenchmark: Benchmark = {
         const wallMs = Math.max(...done.map((n: any) => Date.parse(n.provision_updated_at))) - t0;
 
         // Per-node phases from the serial consoles.
-        if (process.env.ESI_BENCH_KEEP_CONSOLES) for (let i = 0; i < count; i++) fs.copyFileSync(consoleLogPath(`node-${i}`), path.join(process.env.ESI_BENCH_KEEP_CONSOLES, `node-${i}.log`));
+        if (process.env.ESI_BENCH_KEEP_CONSOLES)
+          for (let i = 0; i < count; i++)
+            fs.copyFileSync(consoleLogPath(`node-${i}`), path.join(process.env.ESI_BENCH_KEEP_CONSOLES, `node-${i}.log`));
         const times: NodeTimes[] = [];
         for (let i = 0; i < count; i++) {
           const n = done.find((x: any) => x.name === `fleet-${i}`);
@@ -240,7 +277,17 @@ export const deployFleetBenchmark: Benchmark = {
           const bootMs = looked - boot;
           const transferMs = we - ws;
           const activeAt = Date.parse(n.provision_updated_at);
-          times.push({ totalMs, bootMs, transferMs, controlMs: totalMs - bootMs - transferMs, toBootMs: boot - since, toWriteMs: ws - looked, toActiveMs: activeAt - we, writeStart: ws, writeEnd: we });
+          times.push({
+            totalMs,
+            bootMs,
+            transferMs,
+            controlMs: totalMs - bootMs - transferMs,
+            toBootMs: boot - since,
+            toWriteMs: ws - looked,
+            toActiveMs: activeAt - we,
+            writeStart: ws,
+            writeEnd: we,
+          });
         }
         const writeWindowMs = Math.max(...times.map((t) => t.writeEnd)) - Math.min(...times.map((t) => t.writeStart));
         const aggregate = (count * size) / (writeWindowMs / 1000);
@@ -256,31 +303,69 @@ export const deployFleetBenchmark: Benchmark = {
           toActive: sum(times.map((t) => t.toActiveMs)),
         };
         const mibs = (b: number) => `${(b / MIB).toFixed(0)} MiB/s`;
-        printTable(`deploy-fleet: ${count} nodes × ${size / MIB} MiB raw image, at once (esi/sqlite, Node ${process.version})`, ['measure', 'value'], [
-          ['wall time (requests → last active)', `${(wallMs / 1000).toFixed(1)} s`],
-          [`dd sequential write of ${count} × ${size / MIB} MiB (bs=4M, fsync)`, mibs(ddRate)],
-          [`  (dd of one image: ${mibs(ddBurst)})`, ''],
-          ['aggregate write over the write window', `${mibs(aggregate)} (${(aggregate / ddRate).toFixed(2)} × dd, goal ≥ ${GOAL_AGGREGATE_RATIO})`],
-          ['aggregate write over the wall time', `${mibs(aggregateWall)} (${(aggregateWall / ddRate).toFixed(2)} × dd)`],
-          ['CPU while deploying: user / nice (agents) / system / softirq / iowait / idle', (['user', 'nice', 'system', 'softirq', 'iowait', 'idle'] as const).map((f) => `${(cpu.share[f] * 100).toFixed(0)} %`).join(' / ')],
-          ['CPU of the esi process (API, conductor, image service)', `${cpu.selfS.toFixed(1)} s (${((cpu.selfS / (wallMs / 1000)) * 100).toFixed(0)} % of one CPU)`],
-        ]);
+        printTable(
+          `deploy-fleet: ${count} nodes × ${size / MIB} MiB raw image, at once (esi/sqlite, Node ${process.version})`,
+          ['measure', 'value'],
+          [
+            ['wall time (requests → last active)', `${(wallMs / 1000).toFixed(1)} s`],
+            [`dd sequential write of ${count} × ${size / MIB} MiB (bs=4M, fsync)`, mibs(ddRate)],
+            [`  (dd of one image: ${mibs(ddBurst)})`, ''],
+            [
+              'aggregate write over the write window',
+              `${mibs(aggregate)} (${(aggregate / ddRate).toFixed(2)} × dd, goal ≥ ${GOAL_AGGREGATE_RATIO})`,
+            ],
+            ['aggregate write over the wall time', `${mibs(aggregateWall)} (${(aggregateWall / ddRate).toFixed(2)} × dd)`],
+            [
+              'CPU while deploying: user / nice (agents) / system / softirq / iowait / idle',
+              (['user', 'nice', 'system', 'softirq', 'iowait', 'idle'] as const)
+                .map((f) => `${(cpu.share[f] * 100).toFixed(0)} %`)
+                .join(' / '),
+            ],
+            [
+              'CPU of the esi process (API, conductor, image service)',
+              `${cpu.selfS.toFixed(1)} s (${((cpu.selfS / (wallMs / 1000)) * 100).toFixed(0)} % of one CPU)`,
+            ],
+          ],
+        );
         const ms = (v: number) => `${(v / 1000).toFixed(2)} s`;
-        printTable('per node (p50 / p90 / max)', ['phase', 'p50', 'p90', 'max'], [
-          ['request → active', ms(s.total.medianMs), ms(s.total.p90Ms), ms(s.total.maxMs)],
-          ['boot (lab boot → agent looked up)', ms(s.boot.medianMs), ms(s.boot.p90Ms), ms(s.boot.maxMs)],
-          ['transfer (download → written, verified)', ms(s.transfer.medianMs), ms(s.transfer.p90Ms), ms(s.transfer.maxMs)],
-          [`control plane (the rest; goal < ${GOAL_OVERHEAD_MS / 1000} s)`, ms(s.control.medianMs), ms(s.control.p90Ms), ms(s.control.maxMs)],
-          ['  of which: request → BMC boots the agent', ms(s.toBoot.medianMs), ms(s.toBoot.p90Ms), ms(s.toBoot.maxMs)],
-          ['  of which: looked up → write starts', ms(s.toWrite.medianMs), ms(s.toWrite.p90Ms), ms(s.toWrite.maxMs)],
-          ['  of which: written → active', ms(s.toActive.medianMs), ms(s.toActive.p90Ms), ms(s.toActive.maxMs)],
-        ]);
+        printTable(
+          'per node (p50 / p90 / max)',
+          ['phase', 'p50', 'p90', 'max'],
+          [
+            ['request → active', ms(s.total.medianMs), ms(s.total.p90Ms), ms(s.total.maxMs)],
+            ['boot (lab boot → agent looked up)', ms(s.boot.medianMs), ms(s.boot.p90Ms), ms(s.boot.maxMs)],
+            ['transfer (download → written, verified)', ms(s.transfer.medianMs), ms(s.transfer.p90Ms), ms(s.transfer.maxMs)],
+            [
+              `control plane (the rest; goal < ${GOAL_OVERHEAD_MS / 1000} s)`,
+              ms(s.control.medianMs),
+              ms(s.control.p90Ms),
+              ms(s.control.maxMs),
+            ],
+            ['  of which: request → BMC boots the agent', ms(s.toBoot.medianMs), ms(s.toBoot.p90Ms), ms(s.toBoot.maxMs)],
+            ['  of which: looked up → write starts', ms(s.toWrite.medianMs), ms(s.toWrite.p90Ms), ms(s.toWrite.maxMs)],
+            ['  of which: written → active', ms(s.toActive.medianMs), ms(s.toActive.p90Ms), ms(s.toActive.maxMs)],
+          ],
+        );
         const goals = `aggregate ${aggregate / ddRate >= GOAL_AGGREGATE_RATIO ? 'met' : 'MISSED'}, control-plane overhead ${s.control.medianMs < GOAL_OVERHEAD_MS ? 'met' : 'MISSED'} (p50)`;
         process.stdout.write(`goals: ${goals}\n`);
         if (note) process.stdout.write(`note: ${note}\n`);
         const busy = busyWarning('after the run');
         if (busy) process.stdout.write(`note: ${busy}\n`);
-        const file = writeResults('deploy-fleet', { count, sizeBytes: size, wallMs, cpu, ddRate, ddBurst, aggregate, aggregateWall, writeWindowMs, summaries: s, times, note, busy });
+        const file = writeResults('deploy-fleet', {
+          count,
+          sizeBytes: size,
+          wallMs,
+          cpu,
+          ddRate,
+          ddBurst,
+          aggregate,
+          aggregateWall,
+          writeWindowMs,
+          summaries: s,
+          times,
+          note,
+          busy,
+        });
         options.log(`results written to ${file}`);
       } finally {
         await releaseLab();

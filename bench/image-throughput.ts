@@ -110,7 +110,9 @@ async function startLoopbackServer(file: string): Promise<{ url: string; stop: (
   );
   if (!ok) return null;
   const port = await freePort();
-  const child = spawn('socat', ['-U', '-b', String(MIB), `TCP-LISTEN:${port},bind=127.0.0.1,reuseaddr,fork`, `OPEN:${file},rdonly`], { stdio: 'ignore' });
+  const child = spawn('socat', ['-U', '-b', String(MIB), `TCP-LISTEN:${port},bind=127.0.0.1,reuseaddr,fork`, `OPEN:${file},rdonly`], {
+    stdio: 'ignore',
+  });
   const deadline = Date.now() + 5000;
   while (!listening(port)) {
     if (Date.now() > deadline || child.exitCode !== null) {
@@ -153,7 +155,10 @@ function storedFile(dir: string, id: string, bytes: number): string {
 /** esi in-process on a temporary data directory, with an admin token. */
 async function startEsi(dataDir: string): Promise<{ server: RunningServer; token: string }> {
   const password = randomBytes(18).toString('base64url');
-  const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir }, { ESI_ADMIN_PASSWORD: password, ESI_LOG_LEVEL: 'silent', ESI_POWER_SYNC_INTERVAL: '86400' });
+  const config = loadConfig(
+    { port: 0, host: '127.0.0.1', dataDir },
+    { ESI_ADMIN_PASSWORD: password, ESI_LOG_LEVEL: 'silent', ESI_POWER_SYNC_INTERVAL: '86400' },
+  );
   const server = await startServer(config);
   const issued = await server.services.identity.tokens.authenticatePassword(
     { userName: 'admin', domainId: 'default', password },
@@ -194,7 +199,11 @@ export const imageThroughputBenchmark: Benchmark = {
         let current = '';
         const newImage = async (): Promise<void> => {
           if (current) await fetch(`${base}/${current}`, { method: 'DELETE', headers });
-          const res = await fetch(base, { method: 'POST', headers, body: JSON.stringify({ name: 'bench', disk_format: 'raw', container_format: 'bare' }) });
+          const res = await fetch(base, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ name: 'bench', disk_format: 'raw', container_format: 'bare' }),
+          });
           if (res.status !== 201) throw new Error(`image create answered ${res.status}`);
           current = ((await res.json()) as { id: string }).id;
         };
@@ -208,9 +217,17 @@ export const imageThroughputBenchmark: Benchmark = {
 
         await time('cat', catFile(file), catFile(file));
         const copy = path.join(work, 'esi', 'copy.raw');
-        await time('cp', () => run('cp', [file, copy]), async () => fs.rmSync(copy, { force: true }));
+        await time(
+          'cp',
+          () => run('cp', [file, copy]),
+          async () => fs.rmSync(copy, { force: true }),
+        );
         fs.rmSync(copy, { force: true });
-        await time('cp+fsync', () => run('sh', ['-c', `cp '${file}' '${copy}' && sync '${copy}'`]), async () => fs.rmSync(copy, { force: true }));
+        await time(
+          'cp+fsync',
+          () => run('sh', ['-c', `cp '${file}' '${copy}' && sync '${copy}'`]),
+          async () => fs.rmSync(copy, { force: true }),
+        );
         fs.rmSync(copy, { force: true });
         await time('md5sum', () => run('md5sum', [file]));
         await time('digests', () => run('sh', ['-c', `md5sum '${file}' > /dev/null & sha512sum '${file}' > /dev/null; wait`]));
@@ -234,13 +251,26 @@ export const imageThroughputBenchmark: Benchmark = {
         await time(
           'upload',
           async () => {
-            await run('curl', [...curl, '-o', '/dev/null', '-X', 'PUT', '-H', 'content-type: application/octet-stream', '-T', file, `${base}/${current}/file`]);
+            await run('curl', [
+              ...curl,
+              '-o',
+              '/dev/null',
+              '-X',
+              'PUT',
+              '-H',
+              'content-type: application/octet-stream',
+              '-T',
+              file,
+              `${base}/${current}/file`,
+            ]);
           },
           newImage,
         );
         const shown = (await (await fetch(`${base}/${current}`, { headers })).json()) as { checksum: string; size: number; status: string };
         if (shown.status !== 'active' || shown.checksum !== md5 || shown.size !== size) {
-          throw new Error(`uploaded image is wrong: ${JSON.stringify({ status: shown.status, size: shown.size, checksum: shown.checksum })}, expected md5 ${md5}`);
+          throw new Error(
+            `uploaded image is wrong: ${JSON.stringify({ status: shown.status, size: shown.size, checksum: shown.checksum })}, expected md5 ${md5}`,
+          );
         }
         const download = async (): Promise<void> => {
           const bytes = Number(await run('curl', [...curl, '-o', '/dev/null', '-w', '%{size_download}', `${base}/${current}/file`]));
@@ -250,7 +280,8 @@ export const imageThroughputBenchmark: Benchmark = {
         await time('download', download, catFile(stored));
         // The same reads with the file out of the page cache first (`dd iflag=nocache count=0`
         // drops a file's cached pages, no root needed): an image read from the disk.
-        const uncache = (f: string) => async (): Promise<void> => void (await run('dd', [`if=${f}`, 'iflag=nocache', 'count=0', 'status=none']));
+        const uncache = (f: string) => async (): Promise<void> =>
+          void (await run('dd', [`if=${f}`, 'iflag=nocache', 'count=0', 'status=none']));
         await time('cat (cold)', catFile(file), uncache(file));
         await time('download (cold)', download, uncache(stored));
 
@@ -272,17 +303,25 @@ export const imageThroughputBenchmark: Benchmark = {
           ['case', 'median', 'MiB/s'],
           rows.map((r) => [r.id, `${(r.summary.medianMs / 1000).toFixed(2)} s`, r.mibPerS.toFixed(0)]),
         );
-        printTable(`ratios (goal ≥ ${GOAL_RATIO})`, ['pair', 'ratio', 'goal met'], [
-          ['upload ÷ cp', ratios.uploadVsCp.toFixed(2), ratios.uploadVsCp >= GOAL_RATIO ? 'yes' : 'no'],
-          ['upload ÷ (cp + fsync)', ratios.uploadVsDurableCp.toFixed(2), ratios.uploadVsDurableCp >= GOAL_RATIO ? 'yes' : 'no'],
-          ['download ÷ cat', ratios.downloadVsCat.toFixed(2), ratios.downloadVsCat >= GOAL_RATIO ? 'yes' : 'no'],
-          ['download ÷ cat, both from disk (cold cache)', ratios.downloadVsCatCold.toFixed(2), ratios.downloadVsCatCold >= GOAL_RATIO ? 'yes' : 'no'],
-          ['upload ÷ cat', ratios.uploadVsCat.toFixed(2), ratios.uploadVsCat >= GOAL_RATIO ? 'yes' : 'no'],
-          ['download ÷ cp', ratios.downloadVsCp.toFixed(2), ratios.downloadVsCp >= GOAL_RATIO ? 'yes' : 'no'],
-          ['upload ÷ md5sum', ratios.uploadVsMd5sum.toFixed(2), 'n/a'],
-          ['upload ÷ digests (its bound: MD5 ∥ SHA-512 alone)', ratios.uploadVsDigests.toFixed(2), met(ratios.uploadVsDigests)],
-          ['download ÷ loopback (its bound: socat → curl)', ratios.downloadVsLoopback.toFixed(2), met(ratios.downloadVsLoopback)],
-        ]);
+        printTable(
+          `ratios (goal ≥ ${GOAL_RATIO})`,
+          ['pair', 'ratio', 'goal met'],
+          [
+            ['upload ÷ cp', ratios.uploadVsCp.toFixed(2), ratios.uploadVsCp >= GOAL_RATIO ? 'yes' : 'no'],
+            ['upload ÷ (cp + fsync)', ratios.uploadVsDurableCp.toFixed(2), ratios.uploadVsDurableCp >= GOAL_RATIO ? 'yes' : 'no'],
+            ['download ÷ cat', ratios.downloadVsCat.toFixed(2), ratios.downloadVsCat >= GOAL_RATIO ? 'yes' : 'no'],
+            [
+              'download ÷ cat, both from disk (cold cache)',
+              ratios.downloadVsCatCold.toFixed(2),
+              ratios.downloadVsCatCold >= GOAL_RATIO ? 'yes' : 'no',
+            ],
+            ['upload ÷ cat', ratios.uploadVsCat.toFixed(2), ratios.uploadVsCat >= GOAL_RATIO ? 'yes' : 'no'],
+            ['download ÷ cp', ratios.downloadVsCp.toFixed(2), ratios.downloadVsCp >= GOAL_RATIO ? 'yes' : 'no'],
+            ['upload ÷ md5sum', ratios.uploadVsMd5sum.toFixed(2), 'n/a'],
+            ['upload ÷ digests (its bound: MD5 ∥ SHA-512 alone)', ratios.uploadVsDigests.toFixed(2), met(ratios.uploadVsDigests)],
+            ['download ÷ loopback (its bound: socat → curl)', ratios.downloadVsLoopback.toFixed(2), met(ratios.downloadVsLoopback)],
+          ],
+        );
         const busy = busyWarning('after the run');
         if (busy) process.stdout.write(`note: ${busy}\n`);
         const file_ = writeResults('image-throughput', { sizeBytes: size, timing, rows, ratios, goalRatio: GOAL_RATIO, busy });

@@ -33,7 +33,6 @@ import type { Benchmark, BenchOptions } from './lib/options.ts';
 import { busyWarning, printTable, writeResults } from './lib/report.ts';
 import { summarize } from './lib/stats.ts';
 
-
 /** The epoch ms of the first console line matching `re` at or after `after`. */
 function firstAt(log: string, re: RegExp, after: number): number | null {
   for (const line of log.split('\n')) {
@@ -47,7 +46,8 @@ function firstAt(log: string, re: RegExp, after: number): number | null {
 /** The `inspection` benchmark. */
 export const inspectionBenchmark: Benchmark = {
   name: 'inspection',
-  description: 'N lab nodes (100) inspected at once: in band through the agent and out of band through Redfish; wall time and per-node control-plane time',
+  description:
+    'N lab nodes (100) inspected at once: in band through the agent and out of band through Redfish; wall time and per-node control-plane time',
   async run(options: BenchOptions): Promise<void> {
     const count = options.sizes?.[0] ?? (options.quick ? 10 : 100);
     const work = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-bench-inspect-'));
@@ -56,7 +56,13 @@ export const inspectionBenchmark: Benchmark = {
       const password = randomBytes(18).toString('base64url');
       const config = loadConfig(
         { port: 0, host: '127.0.0.1', dataDir: path.join(work, 'esi') },
-        { ESI_ADMIN_PASSWORD: password, ESI_LOG_LEVEL: 'silent', ESI_POWER_SYNC_INTERVAL: '86400', ESI_CHECK_PROVISION_STATE_INTERVAL: '5', ESI_CONDUCTOR_WORKERS: '16' },
+        {
+          ESI_ADMIN_PASSWORD: password,
+          ESI_LOG_LEVEL: 'silent',
+          ESI_POWER_SYNC_INTERVAL: '86400',
+          ESI_CHECK_PROVISION_STATE_INTERVAL: '5',
+          ESI_CONDUCTOR_WORKERS: '16',
+        },
       );
       const server: RunningServer = await startServer(config);
       const releaseServer = onCleanup('inspection esi', () => server.close());
@@ -79,17 +85,27 @@ export const inspectionBenchmark: Benchmark = {
             name: `insp-${i}`,
             driver: 'redfish',
             inspect_interface: 'agent',
-            driver_info: { redfish_address: lab.url, redfish_system_id: `/redfish/v1/Systems/${id}`, redfish_username: 'admin', redfish_password: 'password', deploy_iso: 'http://lab/esi-agent.iso' },
+            driver_info: {
+              redfish_address: lab.url,
+              redfish_system_id: `/redfish/v1/Systems/${id}`,
+              redfish_username: 'admin',
+              redfish_password: 'password',
+              deploy_iso: 'http://lab/esi-agent.iso',
+            },
           });
           await api('POST', '/baremetal/v1/ports', { node_uuid: n.uuid, address: lab.systems.get(id).mac });
           uuids.push(n.uuid);
         }
-        const waitAll = (ok: (n: any) => boolean, what: string, timeoutMs: number): Promise<any[]> => waitNodes(api, uuids, ok, what, timeoutMs);
+        const waitAll = (ok: (n: any) => boolean, what: string, timeoutMs: number): Promise<any[]> =>
+          waitNodes(api, uuids, ok, what, timeoutMs);
         for (const u of uuids) await api('PUT', `/baremetal/v1/nodes/${u}/states/provision`, { target: 'manage' });
         await waitAll((n) => n.provision_state === 'manageable' && n.reservation === null, 'manage', 300_000);
 
-        const round = async (iface: 'agent' | 'redfish'): Promise<{ wallMs: number; nodes: any[]; requested: Map<string, number>; t0: number }> => {
-          for (const u of uuids) await api('PATCH', `/baremetal/v1/nodes/${u}`, [{ op: 'replace', path: '/inspect_interface', value: iface }]);
+        const round = async (
+          iface: 'agent' | 'redfish',
+        ): Promise<{ wallMs: number; nodes: any[]; requested: Map<string, number>; t0: number }> => {
+          for (const u of uuids)
+            await api('PATCH', `/baremetal/v1/nodes/${u}`, [{ op: 'replace', path: '/inspect_interface', value: iface }]);
           options.log(`inspecting ${count} nodes at once (${iface})`);
           const requested = new Map<string, number>();
           const t0 = Date.now();
@@ -99,11 +115,23 @@ export const inspectionBenchmark: Benchmark = {
               await api('PUT', `/baremetal/v1/nodes/${u}/states/provision`, { target: 'inspect' });
             }),
           );
-          const nodes = await waitAll((n) => n.provision_state === 'manageable' && n.reservation === null && n.inspection_finished_at !== null && Date.parse(n.inspection_finished_at) >= t0, `inspect (${iface})`, 1_800_000);
+          const nodes = await waitAll(
+            (n) =>
+              n.provision_state === 'manageable' &&
+              n.reservation === null &&
+              n.inspection_finished_at !== null &&
+              Date.parse(n.inspection_finished_at) >= t0,
+            `inspect (${iface})`,
+            1_800_000,
+          );
           const wallMs = Math.max(...nodes.map((n: any) => Date.parse(n.inspection_finished_at))) - t0;
           for (const n of nodes) {
             const hw = lab.systems.get(`node-${Number(n.name.slice(5))}`).machine;
-            if (n.properties.cpus !== hw.cpu.sockets * hw.cpu.coresPerSocket * hw.cpu.threadsPerCore || n.properties.memory_mb !== hw.memoryMiB) throw new Error(`${n.name}: properties ${JSON.stringify(n.properties)} do not match the lab`);
+            if (
+              n.properties.cpus !== hw.cpu.sockets * hw.cpu.coresPerSocket * hw.cpu.threadsPerCore ||
+              n.properties.memory_mb !== hw.memoryMiB
+            )
+              throw new Error(`${n.name}: properties ${JSON.stringify(n.properties)} do not match the lab`);
           }
           return { wallMs, nodes, requested, t0 };
         };
@@ -131,17 +159,25 @@ export const inspectionBenchmark: Benchmark = {
         const oobTotal = oob.nodes.map((n: any) => Date.parse(n.inspection_finished_at) - oob.requested.get(n.uuid)!);
         const s = { total: summarize(total), boot: summarize(boot), rest: summarize(rest), oob: summarize(oobTotal) };
         const sec = (v: number) => `${(v / 1000).toFixed(2)} s`;
-        printTable(`inspection: ${count} lab nodes at once (esi/sqlite, Node ${process.version}, ${os.cpus().length} CPUs)`, ['measure', 'value'], [
-          ['in-band wall time (requests → last manageable)', sec(inband.wallMs)],
-          ['out-of-band (redfish) wall time', sec(oob.wallMs)],
-          ['ports created (one per NIC)', String(ports)],
-        ]);
-        printTable('per node (p50 / p90 / max)', ['phase', 'p50', 'p90', 'max'], [
-          ['in-band request → manageable', sec(s.total.medianMs), sec(s.total.p90Ms), sec(s.total.maxMs)],
-          ['  boot (lab boots the agent → agent process started)', sec(s.boot.medianMs), sec(s.boot.p90Ms), sec(s.boot.maxMs)],
-          ['  the rest (agent posts, esi processes, powers off)', sec(s.rest.medianMs), sec(s.rest.p90Ms), sec(s.rest.maxMs)],
-          ['out-of-band request → manageable', sec(s.oob.medianMs), sec(s.oob.p90Ms), sec(s.oob.maxMs)],
-        ]);
+        printTable(
+          `inspection: ${count} lab nodes at once (esi/sqlite, Node ${process.version}, ${os.cpus().length} CPUs)`,
+          ['measure', 'value'],
+          [
+            ['in-band wall time (requests → last manageable)', sec(inband.wallMs)],
+            ['out-of-band (redfish) wall time', sec(oob.wallMs)],
+            ['ports created (one per NIC)', String(ports)],
+          ],
+        );
+        printTable(
+          'per node (p50 / p90 / max)',
+          ['phase', 'p50', 'p90', 'max'],
+          [
+            ['in-band request → manageable', sec(s.total.medianMs), sec(s.total.p90Ms), sec(s.total.maxMs)],
+            ['  boot (lab boots the agent → agent process started)', sec(s.boot.medianMs), sec(s.boot.p90Ms), sec(s.boot.maxMs)],
+            ['  the rest (agent posts, esi processes, powers off)', sec(s.rest.medianMs), sec(s.rest.p90Ms), sec(s.rest.maxMs)],
+            ['out-of-band request → manageable', sec(s.oob.medianMs), sec(s.oob.p90Ms), sec(s.oob.maxMs)],
+          ],
+        );
         const busy = busyWarning('after the run');
         if (busy) process.stdout.write(`note: ${busy}\n`);
         const file = writeResults('inspection', { count, inbandWallMs: inband.wallMs, oobWallMs: oob.wallMs, ports, summaries: s, busy });

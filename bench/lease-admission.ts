@@ -68,7 +68,11 @@ const CONFLICT_SLOT = 70;
 async function seed(bench: LeaseBench, nodeCount: number): Promise<Fleet> {
   const now = Date.now();
   const t0 = now - 365 * D;
-  const nodes = await seedNodes(bench, nodeCount, (i) => ({ name: `adm-${i}`, resourceClass: 'baremetal', properties: { memory_mb: 65536, cpus: 32 } }));
+  const nodes = await seedNodes(bench, nodeCount, (i) => ({
+    name: `adm-${i}`,
+    resourceClass: 'baremetal',
+    properties: { memory_mb: 65536, cpus: 32 },
+  }));
   const offered = Math.floor(nodeCount * 0.9);
   const offerUuids = await seedOffers(bench, nodes.slice(0, offered), { start: now - 400 * D, end: now + 800 * D });
   const offers: Array<string | null> = nodes.map((_n, i) => (i < offered ? offerUuids[i]! : null));
@@ -83,17 +87,26 @@ async function seed(bench: LeaseBench, nodeCount: number): Promise<Fleet> {
       const end = start + Math.round(H + random() * (4 * D - H));
       const status = end <= now ? 'expired' : start <= now ? 'active' : 'created';
       if (j === CONFLICT_SLOT) booked.push({ start, end });
-      batch.push({ node: nodes[i]!, offer: offers[i]!, project: bench.lessees[Math.floor(random() * bench.lessees.length)]!.id, start, end, status });
+      batch.push({
+        node: nodes[i]!,
+        offer: offers[i]!,
+        project: bench.lessees[Math.floor(random() * bench.lessees.length)]!.id,
+        start,
+        end,
+        status,
+      });
     }
     if (batch.length >= 20_000 || i === nodes.length - 1) {
       await seedLeases(bench, batch);
       total += batch.length;
       batch = [];
-      if (total % 200_000 === 0 || i === nodes.length - 1) bench.log(`${bench.label}: ${total.toLocaleString('en-US')} leases (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+      if (total % 200_000 === 0 || i === nodes.length - 1)
+        bench.log(`${bench.label}: ${total.toLocaleString('en-US')} leases (${((Date.now() - started) / 1000).toFixed(0)} s)`);
     }
   }
   const { leasing } = bench.server.services;
-  for (const l of bench.lessees) await leasing.quotas.set(bench.admin.ctx, l.id, { maxNodes: 10_000, maxNodeHours: 100_000_000, windowHours: 720 });
+  for (const l of bench.lessees)
+    await leasing.quotas.set(bench.admin.ctx, l.id, { maxNodes: 10_000, maxNodeHours: 100_000_000, windowHours: 720 });
   await leasing.policies.create(bench.owner.ctx, { maxLeaseSeconds: 30 * 86_400, minGapSeconds: 900 });
   // Fresh planner statistics after the bulk load (both engines know `analyze`).
   await sql`analyze`.execute(bench.server.services.store.db);
@@ -144,7 +157,10 @@ async function explain(bench: LeaseBench, fleet: Fleet): Promise<Record<string, 
   return out;
 }
 
-async function runEngine(options: BenchOptions, pgUrl: string | null): Promise<{ stats: OpStats[]; plans: Record<string, string[]>; seedS: number; nodes: number; leases: number }> {
+async function runEngine(
+  options: BenchOptions,
+  pgUrl: string | null,
+): Promise<{ stats: OpStats[]; plans: Record<string, string[]>; seedS: number; nodes: number; leases: number }> {
   const nodeCount = options.sizes?.[options.sizes.length - 1] ?? (options.quick ? 1000 : 10_000);
   const bench = await startLeaseBench({ pgUrl, lessees: options.quick ? 100 : 1000, roles: 'api', log: options.log });
   try {
@@ -170,7 +186,11 @@ async function runEngine(options: BenchOptions, pgUrl: string | null): Promise<{
     stats.push({ engine, mode: 'in process', op: 'claim', summary: claimIn });
     const directIn = await timed(Math.min(samples, direct * 10), warmup, async (i) => {
       const { node, j } = slot(i, direct);
-      await leasing.leases.create(bench.owner.ctx, { resourceUuid: fleet.nodes[offered + node]!, projectId: lessee(i).id, ...asTimes(freeWindow(fleet, j, 0)) });
+      await leasing.leases.create(bench.owner.ctx, {
+        resourceUuid: fleet.nodes[offered + node]!,
+        projectId: lessee(i).id,
+        ...asTimes(freeWindow(fleet, j, 0)),
+      });
     });
     stats.push({ engine, mode: 'in process', op: 'direct', summary: directIn });
     const conflictIn = await timed(samples, warmup, async (i) => {
@@ -187,31 +207,64 @@ async function runEngine(options: BenchOptions, pgUrl: string | null): Promise<{
     const http = new Client(bench.url, { keepAliveTimeout: 120_000, pipelining: 1 });
     try {
       const post = async (path: string, token: string, body: unknown, expect: number): Promise<void> => {
-        const res = await http.request({ method: 'POST', path, headers: { 'x-auth-token': token, 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
+        const res = await http.request({
+          method: 'POST',
+          path,
+          headers: { 'x-auth-token': token, 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify(body),
+        });
         const text = await res.body.text();
-        if (res.statusCode !== expect) throw new Error(`POST ${path} answered ${res.statusCode} (expected ${expect}): ${text.slice(0, 300)}`);
+        if (res.statusCode !== expect)
+          throw new Error(`POST ${path} answered ${res.statusCode} (expected ${expect}): ${text.slice(0, 300)}`);
       };
       const claimHttp = await timed(samples, warmup, async (i) => {
         const { node, j } = slot(i, offered);
         const w = freeWindow(fleet, j, 1);
-        await post(`/lease/v1/offers/${fleet.offers[node]}/claim`, lessee(i).token, { start_time: formatLeaseTime(w.start), end_time: formatLeaseTime(w.end) }, 201);
+        await post(
+          `/lease/v1/offers/${fleet.offers[node]}/claim`,
+          lessee(i).token,
+          { start_time: formatLeaseTime(w.start), end_time: formatLeaseTime(w.end) },
+          201,
+        );
       });
       stats.push({ engine, mode: 'HTTP', op: 'claim', summary: claimHttp });
       const directHttp = await timed(Math.min(samples, direct * 10), warmup, async (i) => {
         const { node, j } = slot(i, direct);
         const w = freeWindow(fleet, j, 1);
-        await post('/lease/v1/leases', bench.owner.token, { resource_uuid: fleet.nodes[offered + node], project_id: lessee(i).id, start_time: formatLeaseTime(w.start), end_time: formatLeaseTime(w.end) }, 201);
+        await post(
+          '/lease/v1/leases',
+          bench.owner.token,
+          {
+            resource_uuid: fleet.nodes[offered + node],
+            project_id: lessee(i).id,
+            start_time: formatLeaseTime(w.start),
+            end_time: formatLeaseTime(w.end),
+          },
+          201,
+        );
       });
       stats.push({ engine, mode: 'HTTP', op: 'direct', summary: directHttp });
       const conflictHttp = await timed(samples, warmup, async (i) => {
         const w = fleet.booked[i % offered]!;
-        await post(`/lease/v1/offers/${fleet.offers[i % offered]}/claim`, lessee(i).token, { start_time: formatLeaseTime(w.start), end_time: formatLeaseTime(w.end) }, 409);
+        await post(
+          `/lease/v1/offers/${fleet.offers[i % offered]}/claim`,
+          lessee(i).token,
+          { start_time: formatLeaseTime(w.start), end_time: formatLeaseTime(w.end) },
+          409,
+        );
       });
       stats.push({ engine, mode: 'HTTP', op: 'conflict', summary: conflictHttp });
     } finally {
       await http.close();
     }
-    const leases = Number((await bench.server.services.store.db.selectFrom('leases').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const leases = Number(
+      (
+        await bench.server.services.store.db
+          .selectFrom('leases')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     return { stats, plans, seedS, nodes: nodeCount, leases };
   } finally {
     await bench.close();
@@ -225,7 +278,8 @@ function asTimes(w: { start: number; end: number }): { startTime: number; endTim
 /** The `lease-admission` benchmark. */
 export const leaseAdmissionBenchmark: Benchmark = {
   name: 'lease-admission',
-  description: 'lease admission (claim, direct lease, refused conflict) on 10,000 nodes with 1,000,000 leases: p50/p99 in process and over HTTP',
+  description:
+    'lease admission (claim, direct lease, refused conflict) on 10,000 nodes with 1,000,000 leases: p50/p99 in process and over HTTP',
   async run(options) {
     const engines: Array<string | null> = [null, ...(options.pgUrl !== null ? [options.pgUrl] : [])];
     const results = [];
@@ -234,11 +288,23 @@ export const leaseAdmissionBenchmark: Benchmark = {
     printTable(
       `lease admission — ${results[0]!.nodes.toLocaleString('en-US')} nodes, ${results[0]!.leases.toLocaleString('en-US')} leases (goal: in-process p99 < ${GOAL_P99_MS} ms)`,
       ['engine', 'mode', 'operation', 'samples', 'p50', 'p90', 'p99', 'max', 'ops/s'],
-      all.map((s) => [s.engine, s.mode, s.op, s.summary.samples, formatMs(s.summary.medianMs), formatMs(s.summary.p90Ms), formatMs(s.summary.p99Ms), formatMs(s.summary.maxMs), Math.round(s.summary.opsPerS)]),
+      all.map((s) => [
+        s.engine,
+        s.mode,
+        s.op,
+        s.summary.samples,
+        formatMs(s.summary.medianMs),
+        formatMs(s.summary.p90Ms),
+        formatMs(s.summary.p99Ms),
+        formatMs(s.summary.maxMs),
+        Math.round(s.summary.opsPerS),
+      ]),
     );
     for (const r of results) {
       const worst = Math.max(...r.stats.filter((s) => s.mode === 'in process').map((s) => s.summary.p99Ms));
-      process.stdout.write(`${r.stats[0]!.engine}: seeded in ${r.seedS.toFixed(0)} s; worst in-process p99 ${formatMs(worst)} — goal ${worst < GOAL_P99_MS ? 'met' : 'MISSED'}\n`);
+      process.stdout.write(
+        `${r.stats[0]!.engine}: seeded in ${r.seedS.toFixed(0)} s; worst in-process p99 ${formatMs(worst)} — goal ${worst < GOAL_P99_MS ? 'met' : 'MISSED'}\n`,
+      );
       for (const [name, plan] of Object.entries(r.plans)) process.stdout.write(`  plan of ${name}: ${plan.join(' | ')}\n`);
     }
     const busy = busyWarning('during the run');

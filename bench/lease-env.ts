@@ -84,14 +84,20 @@ export async function startLeaseBench(o: LeaseBenchOptions): Promise<LeaseBench>
       ...o.env,
     },
   );
-  const server = await startServer(config, { ...(schema !== null ? { store: { pgSchema: schema, pgPoolSize: 10 } } : {}), ...(o.clock ? { clock: o.clock } : {}) });
+  const server = await startServer(config, {
+    ...(schema !== null ? { store: { pgSchema: schema, pgPoolSize: 10 } } : {}),
+    ...(o.clock ? { clock: o.clock } : {}),
+  });
   const release = onCleanup(label, async () => {
     await server.close();
     if (o.pgUrl !== null && schema !== null) await dropSchema(o.pgUrl, schema);
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
   const { directory, grants, tokens } = server.services.identity;
-  const adminIssued = await tokens.authenticatePassword({ userName: 'admin', domainId: 'default', password: adminPassword }, { kind: 'project', projectName: 'admin', domainId: 'default' });
+  const adminIssued = await tokens.authenticatePassword(
+    { userName: 'admin', domainId: 'default', password: adminPassword },
+    { kind: 'project', projectName: 'admin', domainId: 'default' },
+  );
   const adminCtx = (await tokens.validate(adminIssued.secret)).context;
   const role = async (name: string) => (await grants.listRoles(adminCtx, { name }))[0] ?? (await grants.createRole(adminCtx, { name }));
   const [ownerRole, lesseeRole] = [await role('owner'), await role('lessee')];
@@ -123,11 +129,20 @@ export async function startLeaseBench(o: LeaseBenchOptions): Promise<LeaseBench>
 const BATCH = 500;
 
 /** Insert rows in batches, one transaction per batch. */
-export async function bulkInsert(bench: LeaseBench, table: 'nodes' | 'offers' | 'leases', rows: readonly Record<string, unknown>[]): Promise<void> {
+export async function bulkInsert(
+  bench: LeaseBench,
+  table: 'nodes' | 'offers' | 'leases',
+  rows: readonly Record<string, unknown>[],
+): Promise<void> {
   const db = bench.server.services.store.db;
   for (let i = 0; i < rows.length; i += BATCH) {
     const part = rows.slice(i, i + BATCH);
-    await db.transaction().execute((tx) => tx.insertInto(table).values(part as never).execute());
+    await db.transaction().execute((tx) =>
+      tx
+        .insertInto(table)
+        .values(part as never)
+        .execute(),
+    );
   }
 }
 
@@ -142,14 +157,23 @@ export async function seedNodes(
   shape: (i: number) => { name: string; resourceClass?: string; properties?: Record<string, unknown> } = (i) => ({ name: `bn-${i}` }),
 ): Promise<string[]> {
   const t0 = Date.now();
-  const created = await sendJson('POST', `${bench.url}/baremetal/v1/nodes`, { 'x-auth-token': bench.admin.token, 'x-openstack-ironic-api-version': '1.82' }, {
-    driver: 'fake-hardware',
-    name: 'bench-template',
-    owner: bench.owner.id,
-  });
+  const created = await sendJson(
+    'POST',
+    `${bench.url}/baremetal/v1/nodes`,
+    { 'x-auth-token': bench.admin.token, 'x-openstack-ironic-api-version': '1.82' },
+    {
+      driver: 'fake-hardware',
+      name: 'bench-template',
+      owner: bench.owner.id,
+    },
+  );
   if (created.status !== 201) throw new Error(`template node: ${created.status} ${JSON.stringify(created.body)}`);
   const db = bench.server.services.store.db;
-  const template = await db.selectFrom('nodes').selectAll().where('uuid', '=', (created.body as { uuid: string }).uuid).executeTakeFirstOrThrow();
+  const template = await db
+    .selectFrom('nodes')
+    .selectAll()
+    .where('uuid', '=', (created.body as { uuid: string }).uuid)
+    .executeTakeFirstOrThrow();
   const { id: _id, ...base } = template as unknown as Record<string, unknown>;
   const uuids: string[] = [];
   const rows: Record<string, unknown>[] = [];
@@ -170,7 +194,10 @@ export async function seedNodes(
     });
   }
   await bulkInsert(bench, 'nodes', rows);
-  await db.deleteFrom('nodes').where('uuid', '=', (created.body as { uuid: string }).uuid).execute();
+  await db
+    .deleteFrom('nodes')
+    .where('uuid', '=', (created.body as { uuid: string }).uuid)
+    .execute();
   bench.log(`${bench.label}: ${count} nodes seeded (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   return uuids;
 }

@@ -61,18 +61,34 @@ interface ReplayResult {
 
 type Event = { t: number; kind: 'request' | 'delete'; row: TraceRow };
 
-async function replay(rows: readonly TraceRow[], hosts: number | HostInventory, source: string, pgUrl: string | null, log: (l: string) => void): Promise<ReplayResult> {
+async function replay(
+  rows: readonly TraceRow[],
+  hosts: number | HostInventory,
+  source: string,
+  pgUrl: string | null,
+  log: (l: string) => void,
+): Promise<ReplayResult> {
   const inventory = typeof hosts === 'number' ? inventoryFor(rows, hosts) : hosts;
   const first = Math.min(...rows.map((r) => r.createdAt));
   const last = Math.max(...rows.map((r) => r.endOn));
   const clock = new ReplayClock(first - H);
   const projects = [...new Set(rows.map((r) => r.projectId))];
-  const bench = await startLeaseBench({ pgUrl, lessees: projects.length, clock, env: { ESI_MAX_LEASE_TIME: String(3650 * 86_400), ESI_LEASE_SWEEP_INTERVAL: '3600' }, log });
+  const bench = await startLeaseBench({
+    pgUrl,
+    lessees: projects.length,
+    clock,
+    env: { ESI_MAX_LEASE_TIME: String(3650 * 86_400), ESI_LEASE_SWEEP_INTERVAL: '3600' },
+    log,
+  });
   try {
     const ctxOf = new Map(projects.map((p, i) => [p, bench.lessees[i]!.ctx]));
     const types = [...inventory.entries()];
     const shapes = types.flatMap(([type, n]) => Array.from({ length: n }, () => type));
-    const nodes = await seedNodes(bench, shapes.length, (i) => ({ name: `host-${i}`, resourceClass: shapes[i]!, properties: { node_type: shapes[i]!, cpus: 48, memory_mb: 196_608 } }));
+    const nodes = await seedNodes(bench, shapes.length, (i) => ({
+      name: `host-${i}`,
+      resourceClass: shapes[i]!,
+      properties: { node_type: shapes[i]!, cpus: 48, memory_mb: 196_608 },
+    }));
     await seedOffers(bench, nodes, { start: first - H, end: last + 30 * 24 * H });
     const { leasing, leaseManager } = bench.server.services;
     const events: Event[] = [];
@@ -102,7 +118,13 @@ async function replay(rows: readonly TraceRow[], hosts: number | HostInventory, 
           const leases = await leasing.requests.submit(ctx, {
             startTime: Math.max(r.startOn, ev.t),
             endTime: r.endOn,
-            groups: [{ count: r.nodeCount, ...(r.nodeType ? { resourceClass: r.nodeType } : {}), ...(r.reserveConditions ? { properties: r.reserveConditions } : {}) }],
+            groups: [
+              {
+                count: r.nodeCount,
+                ...(r.nodeType ? { resourceClass: r.nodeType } : {}),
+                ...(r.reserveConditions ? { properties: r.reserveConditions } : {}),
+              },
+            ],
           });
           const ms = performance.now() - t0;
           times.push(ms);
@@ -110,10 +132,20 @@ async function replay(rows: readonly TraceRow[], hosts: number | HostInventory, 
           bands.set(band, [...(bands.get(band) ?? []), ms]);
           accepted++;
           created += leases.length;
-          leasesOf.set(r.leaseId, leases.map((l) => l.uuid));
+          leasesOf.set(
+            r.leaseId,
+            leases.map((l) => l.uuid),
+          );
         } catch (err) {
           times.push(performance.now() - t0);
-          const reason = err instanceof RequestUnsatisfiableError ? 'no capacity' : err instanceof ConflictError ? 'raced' : err instanceof DomainError ? err.code : 'error';
+          const reason =
+            err instanceof RequestUnsatisfiableError
+              ? 'no capacity'
+              : err instanceof ConflictError
+                ? 'raced'
+                : err instanceof DomainError
+                  ? err.code
+                  : 'error';
           if (reason === 'error') throw err;
           refused[reason] = (refused[reason] ?? 0) + 1;
         }
@@ -189,23 +221,40 @@ function shape(rows: readonly TraceRow[]): Record<string, unknown> {
     leases: rows.length,
     lengthHoursP50P90P99: quantiles(len, [0.5, 0.9, 0.99]),
     advanceShare: adv.length / rows.length,
-    leadHoursP50: adv.length ? quantiles(adv.map((r) => (r.startOn - r.createdAt) / H), [0.5])[0] : null,
-    nodeCountP50P90P99Max: quantiles(rows.map((r) => r.nodeCount), [0.5, 0.9, 0.99, 1]),
+    leadHoursP50: adv.length
+      ? quantiles(
+          adv.map((r) => (r.startOn - r.createdAt) / H),
+          [0.5],
+        )[0]
+      : null,
+    nodeCountP50P90P99Max: quantiles(
+      rows.map((r) => r.nodeCount),
+      [0.5, 0.9, 0.99, 1],
+    ),
     deletedEarlyShare: rows.filter((r) => r.deletedAt !== null && r.deletedAt < r.endOn).length / rows.length,
   };
 }
 
-async function runAll(rows: TraceRow[], hosts: number | HostInventory, source: string, pgUrl: string | null, options: { quick: boolean; log: (l: string) => void }): Promise<void> {
+async function runAll(
+  rows: TraceRow[],
+  hosts: number | HostInventory,
+  source: string,
+  pgUrl: string | null,
+  options: { quick: boolean; log: (l: string) => void },
+): Promise<void> {
   const results = [await replay(rows, hosts, source, null, options.log)];
   if (pgUrl !== null) results.push(await replay(rows, hosts, source, pgUrl, options.log));
   report(results);
-  options.log(`results written to ${writeResults('lease-replay', { options: { quick: options.quick, pg: pgUrl !== null, source }, trace: shape(rows), results })}`);
+  options.log(
+    `results written to ${writeResults('lease-replay', { options: { quick: options.quick, pg: pgUrl !== null, source }, trace: shape(rows), results })}`,
+  );
 }
 
 /** The `lease-replay` benchmark (synthetic trace; set ESI_BENCH_TRACE=<csv> to replay a real one). */
 export const leaseReplayBenchmark: Benchmark = {
   name: 'lease-replay',
-  description: 'replay of a Chameleon-shaped lease log (~44,000 leases, 5 years, 550 hosts): replay time, scheduler time per request, acceptance rate',
+  description:
+    'replay of a Chameleon-shaped lease log (~44,000 leases, 5 years, 550 hosts): replay time, scheduler time per request, acceptance rate',
   async run(options: BenchOptions) {
     const file = process.env.ESI_BENCH_TRACE;
     if (file) {
@@ -220,7 +269,10 @@ export const leaseReplayBenchmark: Benchmark = {
 // Standalone: `node bin/run-ts.js bench/lease-replay.ts --trace file.csv`.
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const program = new Command('lease-replay')
-    .option('--trace <csv>', 'replay this trace (columns: lease_id, project_id, created_at, deleted_at, start_on, end_on, node_cnt, reserve_conditions, node_type)')
+    .option(
+      '--trace <csv>',
+      'replay this trace (columns: lease_id, project_id, created_at, deleted_at, start_on, end_on, node_cnt, reserve_conditions, node_type)',
+    )
     .option('--write-trace <csv>', 'write the synthetic trace to this file and exit')
     .option('--hosts <n>', 'hosts to spread over the trace’s node types (real traces)', '550')
     .option('--quick', 'a smaller synthetic trace', false)

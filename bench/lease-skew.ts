@@ -52,15 +52,36 @@ async function runEngine(options: BenchOptions, pgUrl: string | null): Promise<S
     const t = performance.now();
     const uuids: string[] = [];
     for (let i = 0; i < count; i++) {
-      const lease = await leasing.leases.create(bench.owner.ctx, { resourceUuid: nodes[i]!, projectId: bench.lessees[i % bench.lessees.length]!.id, startTime: start, endTime: end });
+      const lease = await leasing.leases.create(bench.owner.ctx, {
+        resourceUuid: nodes[i]!,
+        projectId: bench.lessees[i % bench.lessees.length]!.id,
+        startTime: start,
+        endTime: end,
+      });
       uuids.push(lease.uuid);
     }
-    options.log(`${bench.label}: ${count} leases created in ${((performance.now() - t) / 1000).toFixed(1)} s; start in ${((start - Date.now()) / 1000).toFixed(1)} s`);
+    options.log(
+      `${bench.label}: ${count} leases created in ${((performance.now() - t) / 1000).toFixed(1)} s; start in ${((start - Date.now()) / 1000).toFixed(1)} s`,
+    );
     const db = store.db;
-    const countStatus = async (status: string) => Number((await db.selectFrom('leases').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', status).where('uuid', 'in', uuids).executeTakeFirstOrThrow()).n);
+    const countStatus = async (status: string) =>
+      Number(
+        (
+          await db
+            .selectFrom('leases')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('status', '=', status)
+            .where('uuid', 'in', uuids)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     await waitFor('activation', async () => Date.now() > start && (await countStatus('active')) === count, end - Date.now() - 1000);
     const applied = await db.selectFrom('nodes').select(['uuid', 'lessee', 'updated_at']).where('uuid', 'in', nodes).execute();
-    const leases = await db.selectFrom('leases').select(['uuid', 'project_id', 'fulfill_time', 'expire_time']).where('uuid', 'in', uuids).execute();
+    const leases = await db
+      .selectFrom('leases')
+      .select(['uuid', 'project_id', 'fulfill_time', 'expire_time'])
+      .where('uuid', 'in', uuids)
+      .execute();
     if (applied.some((n) => n.lessee === null)) throw new Error('a node has no lessee after activation');
     const activation = applied.map((n) => Number(n.updated_at) - start);
     const activationRecorded = leases.map((l) => Number(l.fulfill_time) - start);
@@ -93,7 +114,15 @@ export const leaseSkewBenchmark: Benchmark = {
   async run(options) {
     const results: SkewResult[] = [await runEngine(options, null)];
     if (options.pgUrl !== null) results.push(await runEngine(options, options.pgUrl));
-    const row = (r: SkewResult, what: string, s: Summary) => [r.engine, what, s.samples, formatMs(s.medianMs), formatMs(s.p90Ms), formatMs(s.p99Ms), formatMs(s.maxMs)];
+    const row = (r: SkewResult, what: string, s: Summary) => [
+      r.engine,
+      what,
+      s.samples,
+      formatMs(s.medianMs),
+      formatMs(s.p90Ms),
+      formatMs(s.p99Ms),
+      formatMs(s.maxMs),
+    ];
     printTable(
       `lease boundary skew — ${results[0]!.leases} leases at the same second (goal: p99 < ${GOAL_P99_MS} ms)`,
       ['engine', 'boundary', 'leases', 'p50', 'p90', 'p99', 'max'],
@@ -110,6 +139,8 @@ export const leaseSkewBenchmark: Benchmark = {
     }
     const busy = busyWarning('during the run');
     if (busy) process.stdout.write(`note: ${busy}\n`);
-    options.log(`results written to ${writeResults('lease-skew', { options: { quick: options.quick, pg: options.pgUrl !== null }, results })}`);
+    options.log(
+      `results written to ${writeResults('lease-skew', { options: { quick: options.quick, pg: options.pgUrl !== null }, results })}`,
+    );
   },
 };

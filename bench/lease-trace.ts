@@ -51,11 +51,40 @@ export interface Trace {
 }
 
 const H = 3_600_000;
-const COLUMNS = ['lease_id', 'project_id', 'created_at', 'deleted_at', 'start_on', 'end_on', 'node_cnt', 'reserve_conditions', 'node_type'] as const;
+const COLUMNS = [
+  'lease_id',
+  'project_id',
+  'created_at',
+  'deleted_at',
+  'start_on',
+  'end_on',
+  'node_cnt',
+  'reserve_conditions',
+  'node_type',
+] as const;
 const NODE_TYPES = [
-  'compute_haswell', 'compute_skylake', 'compute_cascadelake', 'compute_cascadelake_r', 'gpu_rtx_6000', 'compute_icelake',
-  'storage', 'gpu_p100', 'compute_zen3', 'gpu_v100', 'compute_haswell_ib', 'storage_nvme', 'gpu_a100_pcie', 'compute_skylake_ib',
-  'gpu_k80', 'gpu_m40', 'fpga', 'arm64', 'lowpower_xeon', 'storage_hierarchy', 'gpu_mi100', 'atom',
+  'compute_haswell',
+  'compute_skylake',
+  'compute_cascadelake',
+  'compute_cascadelake_r',
+  'gpu_rtx_6000',
+  'compute_icelake',
+  'storage',
+  'gpu_p100',
+  'compute_zen3',
+  'gpu_v100',
+  'compute_haswell_ib',
+  'storage_nvme',
+  'gpu_a100_pcie',
+  'compute_skylake_ib',
+  'gpu_k80',
+  'gpu_m40',
+  'fpga',
+  'arm64',
+  'lowpower_xeon',
+  'storage_hierarchy',
+  'gpu_mi100',
+  'atom',
 ];
 
 /** A deterministic PRNG (mulberry32). */
@@ -134,11 +163,62 @@ export function generateTrace(o: { leases?: number; years?: number; hosts?: numb
     t += -Math.log(1 - random()) * meanGap;
     if (t >= start + span) break;
     const createdAt = Math.round(t / 1000) * 1000;
-    const length = Math.round(fromQuantiles([[0, 0.25], [0.5, 1], [0.9, 144], [0.99, 432], [1, 504]], random()) * H / 60_000) * 60_000;
+    const length =
+      Math.round(
+        (fromQuantiles(
+          [
+            [0, 0.25],
+            [0.5, 1],
+            [0.9, 144],
+            [0.99, 432],
+            [1, 504],
+          ],
+          random(),
+        ) *
+          H) /
+          60_000,
+      ) * 60_000;
     const advance = random() < 0.05;
-    const lead = advance ? Math.round(fromQuantiles([[0, 1], [0.5, 27], [0.9, 168], [1, 720]], random()) * H / 60_000) * 60_000 : 0;
+    const lead = advance
+      ? Math.round(
+          (fromQuantiles(
+            [
+              [0, 1],
+              [0.5, 27],
+              [0.9, 168],
+              [1, 720],
+            ],
+            random(),
+          ) *
+            H) /
+            60_000,
+        ) * 60_000
+      : 0;
     const u = random();
-    let count = u < 0.6 ? 1 : u < 0.9 ? 2 : u < 0.992 ? Math.round(fromQuantiles([[0, 3], [1, 18]], random())) : Math.round(fromQuantiles([[0, 19], [1, 182]], random()));
+    let count =
+      u < 0.6
+        ? 1
+        : u < 0.9
+          ? 2
+          : u < 0.992
+            ? Math.round(
+                fromQuantiles(
+                  [
+                    [0, 3],
+                    [1, 18],
+                  ],
+                  random(),
+                ),
+              )
+            : Math.round(
+                fromQuantiles(
+                  [
+                    [0, 19],
+                    [1, 182],
+                  ],
+                  random(),
+                ),
+              );
     if (!forcedMax && i > leases / 2) {
       count = 182;
       forcedMax = true;
@@ -176,7 +256,21 @@ function csvCell(v: string): string {
 export function writeTraceCsv(file: string, rows: readonly TraceRow[]): void {
   const lines = [COLUMNS.join(',')];
   for (const r of rows) {
-    lines.push([r.leaseId, r.projectId, fmt(r.createdAt), fmt(r.deletedAt), fmt(r.startOn), fmt(r.endOn), String(r.nodeCount), r.reserveConditions, r.nodeType].map(csvCell).join(','));
+    lines.push(
+      [
+        r.leaseId,
+        r.projectId,
+        fmt(r.createdAt),
+        fmt(r.deletedAt),
+        fmt(r.startOn),
+        fmt(r.endOn),
+        String(r.nodeCount),
+        r.reserveConditions,
+        r.nodeType,
+      ]
+        .map(csvCell)
+        .join(','),
+    );
   }
   fs.writeFileSync(file, `${lines.join('\n')}\n`);
 }
@@ -217,7 +311,10 @@ function parseTime(text: string, row: number, column: string): number | null {
  * @throws Error naming the row and column of a bad value, or a missing column
  */
 export function readTraceCsv(file: string): TraceRow[] {
-  const lines = fs.readFileSync(file, 'utf8').split(/\r?\n/).filter((l) => l.trim() !== '');
+  const lines = fs
+    .readFileSync(file, 'utf8')
+    .split(/\r?\n/)
+    .filter((l) => l.trim() !== '');
   const header = splitCsv(lines[0] ?? '').map((h) => h.trim().toLowerCase());
   const col = (name: string): number => {
     const i = header.indexOf(name);
@@ -232,9 +329,11 @@ export function readTraceCsv(file: string): TraceRow[] {
     const createdAt = parseTime(get('created_at'), n, 'created_at');
     const startOn = parseTime(get('start_on'), n, 'start_on');
     const endOn = parseTime(get('end_on'), n, 'end_on');
-    if (createdAt === null || startOn === null || endOn === null) throw new Error(`trace row ${n}: created_at, start_on and end_on are required`);
+    if (createdAt === null || startOn === null || endOn === null)
+      throw new Error(`trace row ${n}: created_at, start_on and end_on are required`);
     const nodeCount = Number(get('node_cnt'));
-    if (!Number.isInteger(nodeCount) || nodeCount < 1) throw new Error(`trace row ${n}: node_cnt "${get('node_cnt')}" is not a positive integer`);
+    if (!Number.isInteger(nodeCount) || nodeCount < 1)
+      throw new Error(`trace row ${n}: node_cnt "${get('node_cnt')}" is not a positive integer`);
     rows.push({
       leaseId: get('lease_id'),
       projectId: get('project_id'),

@@ -35,20 +35,31 @@ interface Fixture {
 }
 
 async function setup(options: BenchOptions, count: number): Promise<Fixture> {
-  const lab = await createLabNetwork({ prefix: `b${process.pid % 10_000}`, macs: Array.from({ length: count }, (_, i) => `52:54:02:00:00:${i.toString(16).padStart(2, '0')}`) });
+  const lab = await createLabNetwork({
+    prefix: `b${process.pid % 10_000}`,
+    macs: Array.from({ length: count }, (_, i) => `52:54:02:00:00:${i.toString(16).padStart(2, '0')}`),
+  });
   onCleanup('lab network', () => lab.destroy());
   const env = await startNetBench(null, { ESI_NETWORK_VLAN_RANGES: 'physnet1:100:199', ESI_SWITCH_POLL_MS: '1000' });
-  await env.api('POST', '/network/v2.0/switches', 201, { switch: { name: 'labtor', switch_id: '02:00:00:00:ab:01', driver: 'linux-bridge', driver_info: { bridge: lab.bridge } } });
+  await env.api('POST', '/network/v2.0/switches', 201, {
+    switch: { name: 'labtor', switch_id: '02:00:00:00:ab:01', driver: 'linux-bridge', driver_info: { bridge: lab.bridge } },
+  });
   const red = (await env.api('POST', '/network/v2.0/networks', 201, { network: { name: 'red' } })).network.id;
   const nodes: string[] = [];
   const ports: string[] = [];
   for (const [i, p] of lab.ports.entries()) {
     const node = await env.api('POST', '/baremetal/v1/nodes', 201, { driver: 'fake-hardware', name: `an-${i}` });
-    await env.api('POST', '/baremetal/v1/ports', 201, { node_uuid: node.uuid, address: p.mac, local_link_connection: { switch_id: '02:00:00:00:ab:01', switch_info: 'labtor', port_id: p.port } });
+    await env.api('POST', '/baremetal/v1/ports', 201, {
+      node_uuid: node.uuid,
+      address: p.mac,
+      local_link_connection: { switch_id: '02:00:00:00:ab:01', switch_info: 'labtor', port_id: p.port },
+    });
     nodes.push(node.uuid);
     ports.push((await env.api('POST', '/network/v2.0/ports', 201, { port: { network_id: red } })).port.id);
   }
-  options.log(`lab network ${lab.bridge} (${lab.vlanFiltering ? 'VLAN filtering' : 'one bridge per VLAN: this kernel has no bridge VLAN filtering'}), ${count} nodes`);
+  options.log(
+    `lab network ${lab.bridge} (${lab.vlanFiltering ? 'VLAN filtering' : 'one bridge per VLAN: this kernel has no bridge VLAN filtering'}), ${count} nodes`,
+  );
   return { env, lab, nodes, ports };
 }
 
@@ -85,10 +96,13 @@ async function run(options: BenchOptions): Promise<void> {
     const driver = new LinuxBridgeSwitch({ bridge: f.lab.bridge, mode: 'auto', netns: null });
     const spare = f.lab.ports[count - 1]!.port;
     let flip = false;
-    const mDriver = await measure(async () => {
-      flip = !flip;
-      await driver.apply([{ port: spare, config: flip ? { mode: 'access', vlan } : { mode: 'quarantine' } }]);
-    }, { warmup: 2, samples });
+    const mDriver = await measure(
+      async () => {
+        flip = !flip;
+        await driver.apply([{ port: spare, config: flip ? { mode: 'access', vlan } : { mode: 'quarantine' } }]);
+      },
+      { warmup: 2, samples },
+    );
     await driver.apply([{ port: spare, config: { mode: 'quarantine' } }]);
 
     // One node at a time: attach (timed, until ACTIVE), then — untimed, before the next run —
@@ -126,7 +140,8 @@ async function run(options: BenchOptions): Promise<void> {
     const t0 = performance.now();
     await Promise.all(f.nodes.map((_, i) => attach(f, i)));
     await f.env.server.services.switchReconciler.idle();
-    for (let i = 0; i < count; i++) if ((await status(f, f.ports[i]!)) !== 'ACTIVE') throw new Error(`parallel attach: node ${i} not ACTIVE`);
+    for (let i = 0; i < count; i++)
+      if ((await status(f, f.ports[i]!)) !== 'ACTIVE') throw new Error(`parallel attach: node ${i} not ACTIVE`);
     const parallelMs = performance.now() - t0;
     for (let i = 1; i < count; i++) await detach(f, i);
     await f.env.server.services.switchReconciler.idle();
@@ -150,15 +165,33 @@ async function run(options: BenchOptions): Promise<void> {
     const mFloor = summarize(floor);
     const ops = (s: Summary) => `${s.opsPerS.toFixed(1)}/s`;
     const times = (esiMs: number, floorMs: number) => `${(esiMs / floorMs).toFixed(1)}× the driver's time`;
-    printTable(`network-attach, linux-bridge (${f.lab.vlanFiltering ? 'VLAN filtering' : 'bridge per VLAN'}), ${count} nodes, ${f.env.label}`, ['case', 'median', 'p90', 'ops/s', 'vs driver alone'], [
-      ['driver alone: apply one port', formatMs(mDriver.summary.medianMs), formatMs(mDriver.summary.p90Ms), ops(mDriver.summary), ''],
-      ['attach via API until ACTIVE', formatMs(mAttach.summary.medianMs), formatMs(mAttach.summary.p90Ms), ops(mAttach.summary), times(mAttach.summary.medianMs, mDriver.summary.medianMs)],
-      ['detach via API until quarantined', formatMs(mDetach.medianMs), formatMs(mDetach.p90Ms), ops(mDetach), times(mDetach.medianMs, mDriver.summary.medianMs)],
-      [`attach ${count} at once until all ACTIVE`, formatMs(parallelMs), '', `${((count * 1000) / parallelMs).toFixed(1)}/s`, ''],
-      ['API call → first frame delivered', formatMs(mFlow.medianMs), formatMs(mFlow.p90Ms), '', times(mFlow.medianMs, mFloor.medianMs)],
-      ['driver apply → first frame delivered', formatMs(mFloor.medianMs), formatMs(mFloor.p90Ms), '', ''],
-    ]);
-    process.stdout.write('"vs driver alone": the esi path (API, database, reconciler, binding) as a multiple of the driver-only time for the same change.\n');
+    printTable(
+      `network-attach, linux-bridge (${f.lab.vlanFiltering ? 'VLAN filtering' : 'bridge per VLAN'}), ${count} nodes, ${f.env.label}`,
+      ['case', 'median', 'p90', 'ops/s', 'vs driver alone'],
+      [
+        ['driver alone: apply one port', formatMs(mDriver.summary.medianMs), formatMs(mDriver.summary.p90Ms), ops(mDriver.summary), ''],
+        [
+          'attach via API until ACTIVE',
+          formatMs(mAttach.summary.medianMs),
+          formatMs(mAttach.summary.p90Ms),
+          ops(mAttach.summary),
+          times(mAttach.summary.medianMs, mDriver.summary.medianMs),
+        ],
+        [
+          'detach via API until quarantined',
+          formatMs(mDetach.medianMs),
+          formatMs(mDetach.p90Ms),
+          ops(mDetach),
+          times(mDetach.medianMs, mDriver.summary.medianMs),
+        ],
+        [`attach ${count} at once until all ACTIVE`, formatMs(parallelMs), '', `${((count * 1000) / parallelMs).toFixed(1)}/s`, ''],
+        ['API call → first frame delivered', formatMs(mFlow.medianMs), formatMs(mFlow.p90Ms), '', times(mFlow.medianMs, mFloor.medianMs)],
+        ['driver apply → first frame delivered', formatMs(mFloor.medianMs), formatMs(mFloor.p90Ms), '', ''],
+      ],
+    );
+    process.stdout.write(
+      '"vs driver alone": the esi path (API, database, reconciler, binding) as a multiple of the driver-only time for the same change.\n',
+    );
     const busy = busyWarning('during the run');
     if (busy) process.stdout.write(`note: ${busy}\n`);
     writeResults('network-attach', {

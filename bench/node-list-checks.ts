@@ -33,7 +33,10 @@ interface NodeDoc {
  * @returns total body bytes, requests made and nodes seen
  * @throws when a page is not a 200 with a `nodes` array, or after 1,000 pages (a link loop)
  */
-export async function walkPages(client: HttpClient, path: string): Promise<{ bytes: number; requests: number; nodes: number; uuids: string[] }> {
+export async function walkPages(
+  client: HttpClient,
+  path: string,
+): Promise<{ bytes: number; requests: number; nodes: number; uuids: string[] }> {
   let next: string | undefined = path;
   let bytes = 0;
   let requests = 0;
@@ -71,7 +74,8 @@ export async function checkAnswers(t: Target, size: number, nodes: { sample: str
   for (const n of page.nodes) checkMasked(t, n);
 
   const walk = await walkPages(t.admin, '/v1/nodes?detail=True');
-  if (walk.nodes !== size || new Set(walk.uuids).size !== size) fail(t, `all pages hold ${walk.nodes} nodes (${new Set(walk.uuids).size} distinct), expected ${size}`);
+  if (walk.nodes !== size || new Set(walk.uuids).size !== size)
+    fail(t, `all pages hold ${walk.nodes} nodes (${new Set(walk.uuids).size} distinct), expected ${size}`);
 
   const leased = new Set<string>();
   for (const i of leasedIndexes()) leased.add(await t.uuidOf(i));

@@ -70,7 +70,13 @@ const once = async (p: Promise<{ bytes: number }>): Promise<OpResult> => ({ byte
 
 const CASES: readonly Case[] = [
   { id: 'list', title: 'GET /v1/nodes?detail=True, admin, one page', timing: 'list', op: listPage },
-  { id: 'list-churn', title: 'same, 10 of its nodes changed before each run', timing: 'list', op: listPage, before: (t) => () => t.touch(CHURN) },
+  {
+    id: 'list-churn',
+    title: 'same, 10 of its nodes changed before each run',
+    timing: 'list',
+    op: listPage,
+    before: (t) => () => t.touch(CHURN),
+  },
   {
     id: 'list-cold',
     title: 'same, all its nodes changed before each run on esi (Ironic keeps no cache: plain list)',
@@ -78,7 +84,12 @@ const CASES: readonly Case[] = [
     op: listPage,
     before: (t) => (t.kind === 'esi' ? () => t.touch(FIRST_PAGE) : undefined),
   },
-  { id: 'list-all', title: 'same, all pages (client follows next)', timing: 'walk', op: (t) => walkPages(t.admin, '/v1/nodes?detail=True') },
+  {
+    id: 'list-all',
+    title: 'same, all pages (client follows next)',
+    timing: 'walk',
+    op: (t) => walkPages(t.admin, '/v1/nodes?detail=True'),
+  },
   {
     id: 'list-lessee',
     title: 'GET /v1/nodes?detail=True, lessee of 10',
@@ -86,14 +97,29 @@ const CASES: readonly Case[] = [
     op: (t) => once(t.lessee.get(`/v1/nodes?detail=True${t.lesseeListQuery}`)),
   },
   { id: 'show', title: 'GET /v1/nodes/{uuid}, admin', timing: 'show', op: (t, n) => once(t.admin.get(`/v1/nodes/${n.sample}`)) },
-  { id: 'show-lessee', title: 'GET /v1/nodes/{uuid}, lessee, leased node', timing: 'show', op: (t, n) => once(t.lessee.get(`/v1/nodes/${n.leased}`)) },
+  {
+    id: 'show-lessee',
+    title: 'GET /v1/nodes/{uuid}, lessee, leased node',
+    timing: 'show',
+    op: (t, n) => once(t.lessee.get(`/v1/nodes/${n.leased}`)),
+  },
 ];
 
 /** Warm-up and timed samples per kind of case (lists are slow on Ironic, shows are fast). */
 function timings(quick: boolean): Record<Case['timing'], TimingOptions> {
   return quick
-    ? { list: { warmup: 2, samples: 7 }, cold: { warmup: 1, samples: 3 }, walk: { warmup: 1, samples: 3 }, show: { warmup: 10, samples: 60 } }
-    : { list: { warmup: 3, samples: 21 }, cold: { warmup: 1, samples: 7 }, walk: { warmup: 1, samples: 7 }, show: { warmup: 20, samples: 201 } };
+    ? {
+        list: { warmup: 2, samples: 7 },
+        cold: { warmup: 1, samples: 3 },
+        walk: { warmup: 1, samples: 3 },
+        show: { warmup: 10, samples: 60 },
+      }
+    : {
+        list: { warmup: 3, samples: 21 },
+        cold: { warmup: 1, samples: 7 },
+        walk: { warmup: 1, samples: 7 },
+        show: { warmup: 20, samples: 201 },
+      };
 }
 
 /** One figure of the report. */
@@ -172,7 +198,16 @@ function report(result: SizeResult, targets: readonly Target[]): void {
   for (const t of targets) {
     const l = result.load[t.label]!;
     const vs = ironic && t !== ironic ? ratioText(l.requestsPerS, result.load[ironic.label]!.requestsPerS, true) : '';
-    rows.push([t === targets[0] ? 'load' : '', t.label, `p50 ${coarseMs(l.latencyP50Ms)}`, '', `p99 ${coarseMs(l.latencyP99Ms)}`, `${l.requestsPerS.toFixed(0)} req/s`, '', vs]);
+    rows.push([
+      t === targets[0] ? 'load' : '',
+      t.label,
+      `p50 ${coarseMs(l.latencyP50Ms)}`,
+      '',
+      `p99 ${coarseMs(l.latencyP99Ms)}`,
+      `${l.requestsPerS.toFixed(0)} req/s`,
+      '',
+      vs,
+    ]);
   }
   printTable(
     `node-list, ${result.nodes.toLocaleString('en-US')} nodes (${LEASED_NODES} leased)`,
@@ -188,7 +223,8 @@ function ratios(result: SizeResult, targets: readonly Target[]): Record<string, 
   if (!ironic) return out;
   for (const t of targets.filter((x) => x.kind === 'esi')) {
     const r: Record<string, number | null> = {};
-    for (const c of CASES) r[c.id] = ratio(result.cases[c.id]![t.label]!.summary.medianMs, result.cases[c.id]![ironic.label]!.summary.medianMs);
+    for (const c of CASES)
+      r[c.id] = ratio(result.cases[c.id]![t.label]!.summary.medianMs, result.cases[c.id]![ironic.label]!.summary.medianMs);
     r.load = ratio(result.load[t.label]!.requestsPerS, result.load[ironic.label]!.requestsPerS, true);
     out[t.label] = r;
   }
@@ -198,7 +234,8 @@ function ratios(result: SizeResult, targets: readonly Target[]): Record<string, 
 /** The benchmark: start the servers, measure each size, report, always stop the servers. */
 async function run(options: BenchOptions): Promise<void> {
   const sizes = options.sizes ?? (options.quick ? [1000, 2000] : [1000, 10_000]);
-  if (sizes[0]! < MIN_FLEET) throw new Error(`node-list needs fleets of at least ${MIN_FLEET} nodes (the leased nodes are spread over the first ${MIN_FLEET})`);
+  if (sizes[0]! < MIN_FLEET)
+    throw new Error(`node-list needs fleets of at least ${MIN_FLEET} nodes (the leased nodes are spread over the first ${MIN_FLEET})`);
   const notes: string[] = [];
   const busy = busyWarning('at the start');
   if (busy) {
@@ -230,7 +267,9 @@ async function run(options: BenchOptions): Promise<void> {
       results.push(r);
       report(r, targets);
     }
-    process.stdout.write(`\ncases:\n${CASES.map((c) => `  ${c.id.padEnd(12)} ${c.title}`).join('\n')}\n  ${'load'.padEnd(12)} 8 concurrent clients doing show for ${options.quick ? 2 : 5} s\n`);
+    process.stdout.write(
+      `\ncases:\n${CASES.map((c) => `  ${c.id.padEnd(12)} ${c.title}`).join('\n')}\n  ${'load'.padEnd(12)} 8 concurrent clients doing show for ${options.quick ? 2 : 5} s\n`,
+    );
     const differences = fieldDifferences(results[0]!.answers, 'ironic');
     if (differences.length > 0) {
       process.stdout.write(`\nnode fields that differ between servers (GET /v1/nodes/{uuid}): ${differences.join('; ')}\n`);
@@ -240,7 +279,9 @@ async function run(options: BenchOptions): Promise<void> {
       const ir = targets.find((x) => x.kind === 'ironic');
       if (!first || !ir) continue;
       const r = ratio(first.cases.list![t.label]!.summary.medianMs, first.cases.list![ir.label]!.summary.medianMs)!;
-      process.stdout.write(`goal (${t.label}): ≥ ${GOAL_RATIO}× Ironic on the 1,000-node detail list — ${r >= GOAL_RATIO ? 'met' : 'MISSED'} (×${r.toFixed(1)})\n`);
+      process.stdout.write(
+        `goal (${t.label}): ≥ ${GOAL_RATIO}× Ironic on the 1,000-node detail list — ${r >= GOAL_RATIO ? 'met' : 'MISSED'} (×${r.toFixed(1)})\n`,
+      );
     }
     for (const t of targets) notes.push(...t.notes);
     const busyEnd = busyWarning('at the end');

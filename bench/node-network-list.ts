@@ -33,7 +33,8 @@ const NETWORKS = 10;
 export async function seed(env: NetBenchEnv, nodes: number, log: (s: string) => void): Promise<void> {
   await env.api('POST', '/network/v2.0/switches', 201, { switch: { name: 'bench-tor', switch_id: '02:00:00:00:be:01', driver: 'fake' } });
   const nets: string[] = [];
-  for (let k = 0; k < NETWORKS; k++) nets.push((await env.api('POST', '/network/v2.0/networks', 201, { network: { name: `bn${k}` } })).network.id);
+  for (let k = 0; k < NETWORKS; k++)
+    nets.push((await env.api('POST', '/network/v2.0/networks', 201, { network: { name: `bn${k}` } })).network.id);
   log(`seeding ${nodes} nodes × 2 ports, ${nodes} VIFs and ${nodes / 2} trunks through the API`);
   const t0 = performance.now();
   await pool(
@@ -54,7 +55,9 @@ export async function seed(env: NetBenchEnv, nodes: number, log: (s: string) => 
           ).uuid,
         );
       }
-      const plain = await env.api('POST', '/network/v2.0/ports', 201, { port: { network_id: nets[i % NETWORKS], name: `esi-nn-${i}-bn${i % NETWORKS}` } });
+      const plain = await env.api('POST', '/network/v2.0/ports', 201, {
+        port: { network_id: nets[i % NETWORKS], name: `esi-nn-${i}-bn${i % NETWORKS}` },
+      });
       await env.api('POST', `/baremetal/v1/nodes/${node.uuid}/vifs`, 204, { id: plain.port.id, port_uuid: ports[0] });
       if (i % 2 === 0) {
         const t = await env.api('POST', '/network/v2.0/esi/trunks', 201, {
@@ -74,7 +77,11 @@ export async function seed(env: NetBenchEnv, nodes: number, log: (s: string) => 
 type Key = string;
 
 /** esiclient's way: lists, sub-port GETs, a join. */
-async function esiclientWay(bm: HttpClient[], net: HttpClient[], listsOnly = false): Promise<{ rows: Key[]; requests: number; bytes: number }> {
+async function esiclientWay(
+  bm: HttpClient[],
+  net: HttpClient[],
+  listsOnly = false,
+): Promise<{ rows: Key[]; requests: number; bytes: number }> {
   let requests = 0;
   let bytes = 0;
   const walk = async (c: HttpClient, first: string, key: string): Promise<any[]> => {
@@ -128,7 +135,9 @@ async function esiclientWay(bm: HttpClient[], net: HttpClient[], listsOnly = fal
 async function esiWay(c: HttpClient): Promise<{ rows: Key[]; bytes: number }> {
   const r = await c.get('/v2.0/esi/node-networks');
   const body = JSON.parse(r.body.toString('utf8'));
-  const rows = body.node_networks.map((x: any) => `${x.node}|${x.mac_address}|${x.network_port?.id ?? ''}|${x.networks.map((n: any) => n.id).join(',')}`);
+  const rows = body.node_networks.map(
+    (x: any) => `${x.node}|${x.mac_address}|${x.network_port?.id ?? ''}|${x.networks.map((n: any) => n.id).join(',')}`,
+  );
   return { rows: rows.sort(), bytes: r.bytes };
 }
 
@@ -146,7 +155,8 @@ async function run(options: BenchOptions): Promise<void> {
       const one = new HttpClient(`${env.url}/network`, headers);
       const theirs = await esiclientWay(bm, net);
       const ours = await esiWay(one);
-      if (JSON.stringify(theirs.rows) !== JSON.stringify(ours.rows)) throw new Error(`${env.label}: the two answers differ (${theirs.rows.length} vs ${ours.rows.length} rows)`);
+      if (JSON.stringify(theirs.rows) !== JSON.stringify(ours.rows))
+        throw new Error(`${env.label}: the two answers differ (${theirs.rows.length} vs ${ours.rows.length} rows)`);
       if (ours.rows.length !== nodes * 2) throw new Error(`${env.label}: expected ${nodes * 2} rows, got ${ours.rows.length}`);
       options.log(`${env.label}: answers equal (${ours.rows.length} rows); esiclient needs ${theirs.requests} requests`);
       const mOurs = await measure(() => esiWay(one), timing);
@@ -154,12 +164,47 @@ async function run(options: BenchOptions): Promise<void> {
       const mLists = await measure(() => esiclientWay(bm, net, true), timing);
       for (const c of [...bm, ...net, one]) await c.close();
       const r = ratio(mOurs.summary.medianMs, mTheirs.summary.medianMs);
-      results.push({ server: env.label, nodes, ours: mOurs.summary, esiclient: mTheirs.summary, esiclientListsOnly: mLists.summary, requests: theirs.requests, ratio: r, bytesOurs: ours.bytes, bytesTheirs: theirs.bytes });
-      printTable(`node-network-list, ${env.label}, ${nodes} nodes × 2 ports (medians of ${timing.samples})`, ['case', 'requests', 'bytes', 'median', 'p90', 'esi ratio'], [
-        ['esi node network list (one request)', 1, formatBytes(ours.bytes), formatMs(mOurs.summary.medianMs), formatMs(mOurs.summary.p90Ms), ''],
-        ['esiclient calls (lists + sub-port GETs)', theirs.requests, formatBytes(theirs.bytes), formatMs(mTheirs.summary.medianMs), formatMs(mTheirs.summary.p90Ms), ratioText(mOurs.summary.medianMs, mTheirs.summary.medianMs)],
-        ["esiclient's 4 lists only (no trunks)", 4, '', formatMs(mLists.summary.medianMs), formatMs(mLists.summary.p90Ms), ratioText(mOurs.summary.medianMs, mLists.summary.medianMs)],
-      ]);
+      results.push({
+        server: env.label,
+        nodes,
+        ours: mOurs.summary,
+        esiclient: mTheirs.summary,
+        esiclientListsOnly: mLists.summary,
+        requests: theirs.requests,
+        ratio: r,
+        bytesOurs: ours.bytes,
+        bytesTheirs: theirs.bytes,
+      });
+      printTable(
+        `node-network-list, ${env.label}, ${nodes} nodes × 2 ports (medians of ${timing.samples})`,
+        ['case', 'requests', 'bytes', 'median', 'p90', 'esi ratio'],
+        [
+          [
+            'esi node network list (one request)',
+            1,
+            formatBytes(ours.bytes),
+            formatMs(mOurs.summary.medianMs),
+            formatMs(mOurs.summary.p90Ms),
+            '',
+          ],
+          [
+            'esiclient calls (lists + sub-port GETs)',
+            theirs.requests,
+            formatBytes(theirs.bytes),
+            formatMs(mTheirs.summary.medianMs),
+            formatMs(mTheirs.summary.p90Ms),
+            ratioText(mOurs.summary.medianMs, mTheirs.summary.medianMs),
+          ],
+          [
+            "esiclient's 4 lists only (no trunks)",
+            4,
+            '',
+            formatMs(mLists.summary.medianMs),
+            formatMs(mLists.summary.p90Ms),
+            ratioText(mOurs.summary.medianMs, mLists.summary.medianMs),
+          ],
+        ],
+      );
       process.stdout.write(`goal ≥ ×${GOAL_RATIO}: ${r !== null && r >= GOAL_RATIO ? 'met' : 'NOT met'} (×${r?.toFixed(1)})\n`);
       const busy = busyWarning('during the run');
       if (busy) process.stdout.write(`note: ${busy}\n`);

@@ -49,7 +49,8 @@ export const GOAL_P99_MS = 10;
 function ironicCandidates(nodes: readonly SchedNode[], rc: string): SchedNode[] {
   const out: SchedNode[] = [];
   for (const n of nodes) {
-    if (n.resourceClass === rc && n.provisionState === 'available' && n.instanceUuid === null && n.powerState !== null && !n.maintenance) out.push(n);
+    if (n.resourceClass === rc && n.provisionState === 'available' && n.instanceUuid === null && n.powerState !== null && !n.maintenance)
+      out.push(n);
   }
   return out;
 }
@@ -81,7 +82,11 @@ function schedulerPart(nodes: readonly SchedNode[], samples: number): Record<str
 }
 
 /** Part 2: packing a stream of requests. */
-function packingPart(base: readonly FleetNode[], requests: number, pick: 'esi' | 'random'): { exactWhenPossible: number; possible: number; placed: number; firstRefusal: number | null } {
+function packingPart(
+  base: readonly FleetNode[],
+  requests: number,
+  pick: 'esi' | 'random',
+): { exactWhenPossible: number; possible: number; placed: number; firstRefusal: number | null } {
   const nodes = base.map((f) => f.node);
   const taken = new Set<string>();
   const r = rng(23);
@@ -112,10 +117,19 @@ function packingPart(base: readonly FleetNode[], requests: number, pick: 'esi' |
 
 /** Seed the fleet into the store: copies of one template node row. */
 async function seed(bench: LeaseBench, nodes: readonly FleetNode[]): Promise<void> {
-  const created = await sendJson('POST', `${bench.url}/baremetal/v1/nodes`, { 'x-auth-token': bench.admin.token, 'x-openstack-ironic-api-version': '1.82' }, { driver: 'fake-hardware', name: 'sched-template' });
+  const created = await sendJson(
+    'POST',
+    `${bench.url}/baremetal/v1/nodes`,
+    { 'x-auth-token': bench.admin.token, 'x-openstack-ironic-api-version': '1.82' },
+    { driver: 'fake-hardware', name: 'sched-template' },
+  );
   if (created.status !== 201) throw new Error(`template node: ${created.status}`);
   const db = bench.server.services.store.db;
-  const template = await db.selectFrom('nodes').selectAll().where('uuid', '=', (created.body as { uuid: string }).uuid).executeTakeFirstOrThrow();
+  const template = await db
+    .selectFrom('nodes')
+    .selectAll()
+    .where('uuid', '=', (created.body as { uuid: string }).uuid)
+    .executeTakeFirstOrThrow();
   const { id: _id, ...row } = template as unknown as Record<string, unknown>;
   const now = Date.now();
   const rows = nodes.map(({ node: n }) => ({
@@ -126,7 +140,13 @@ async function seed(bench: LeaseBench, nodes: readonly FleetNode[]): Promise<voi
     owner: n.owner,
     lessee: n.lessee,
     traits: JSON.stringify([...n.traits].sort()),
-    properties: JSON.stringify({ cpus: n.cpus, memory_mb: n.memoryMb, local_gb: n.localGb, cpu_arch: n.cpuArch, capabilities: `boot_mode:${n.capabilities.boot_mode}` }),
+    properties: JSON.stringify({
+      cpus: n.cpus,
+      memory_mb: n.memoryMb,
+      local_gb: n.localGb,
+      cpu_arch: n.cpuArch,
+      capabilities: `boot_mode:${n.capabilities.boot_mode}`,
+    }),
     provision_state: n.provisionState,
     maintenance: n.maintenance ? 1 : 0,
     power_state: n.powerState,
@@ -135,8 +155,17 @@ async function seed(bench: LeaseBench, nodes: readonly FleetNode[]): Promise<voi
     updated_at: null,
     version: 1,
   }));
-  for (let i = 0; i < rows.length; i += 500) await db.transaction().execute((tx) => tx.insertInto('nodes').values(rows.slice(i, i + 500) as never).execute());
-  await db.deleteFrom('nodes').where('uuid', '=', (created.body as { uuid: string }).uuid).execute();
+  for (let i = 0; i < rows.length; i += 500)
+    await db.transaction().execute((tx) =>
+      tx
+        .insertInto('nodes')
+        .values(rows.slice(i, i + 500) as never)
+        .execute(),
+    );
+  await db
+    .deleteFrom('nodes')
+    .where('uuid', '=', (created.body as { uuid: string }).uuid)
+    .execute();
   // A fleet in service has been vacuumed (autovacuum): visibility map set, statistics known,
   // so PostgreSQL answers the candidate query from the covering index alone.
   if (bench.server.services.store.dialect === 'postgres') await sql`vacuum analyze nodes`.execute(db);
@@ -153,7 +182,13 @@ interface DbResult {
 }
 
 /** Part 3: placements through the store, sequential and 100 at once. */
-async function databasePart(o: BenchOptions, pgUrl: string | null, nodes: readonly FleetNode[], samples: number, rounds: number): Promise<DbResult> {
+async function databasePart(
+  o: BenchOptions,
+  pgUrl: string | null,
+  nodes: readonly FleetNode[],
+  samples: number,
+  rounds: number,
+): Promise<DbResult> {
   const bench = await startLeaseBench({ pgUrl, lessees: 0, roles: 'api', log: o.log });
   try {
     await seed(bench, nodes);
@@ -166,7 +201,20 @@ async function databasePart(o: BenchOptions, pgUrl: string | null, nodes: readon
       const f = FLAVORS[drawFlavor(r)]!;
       const uuid = randomUUID();
       const req: PlacementRequest = requestOf(f, { kind: 'any' }, uuid);
-      await repo.insert({ uuid, name: null, state: 'allocating', last_error: null, resource_class: f.rc, traits: f.required, candidate_nodes: [], extra: { i }, owner: null }, Date.now());
+      await repo.insert(
+        {
+          uuid,
+          name: null,
+          state: 'allocating',
+          last_error: null,
+          resource_class: f.rc,
+          traits: f.required,
+          candidate_nodes: [],
+          extra: { i },
+          owner: null,
+        },
+        Date.now(),
+      );
       const t = performance.now();
       const out = await scheduling.placer.place(req, 1, async (n) => {
         const c = await repo.claim(uuid, { nodeUuid: n.uuid, version: n.version }, Date.now());
@@ -202,8 +250,15 @@ async function databasePart(o: BenchOptions, pgUrl: string | null, nodes: readon
       for (const ms of got) if (ms !== null) concurrent.push(ms);
     }
     const db = bench.server.services.store.db;
-    const claimed = await db.selectFrom('nodes').select((eb) => [eb.fn.count<number>('instance_uuid').as('n'), eb.fn.count<number>('instance_uuid').distinct().as('d')]).executeTakeFirstOrThrow();
-    const active = await db.selectFrom('allocations').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '=', 'active').executeTakeFirstOrThrow();
+    const claimed = await db
+      .selectFrom('nodes')
+      .select((eb) => [eb.fn.count<number>('instance_uuid').as('n'), eb.fn.count<number>('instance_uuid').distinct().as('d')])
+      .executeTakeFirstOrThrow();
+    const active = await db
+      .selectFrom('allocations')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('state', '=', 'active')
+      .executeTakeFirstOrThrow();
     return {
       sequential: summarize(sequential),
       read: summarize(read),
@@ -226,36 +281,99 @@ async function run(o: BenchOptions): Promise<void> {
   o.log(`placement: ${size} nodes, ${samples} samples`);
   const warnBefore = busyWarning('before the run');
   const part1 = schedulerPart(sched, samples);
-  printTable(`placement — scheduler in memory, ${size} nodes (goal: p99 < ${GOAL_P99_MS} ms)`, ['request', 'p50', 'p90', 'p99', 'max', 'p50 as a multiple of the baseline'], [
-    ['admin: every node a candidate', formatMs(part1.fleet!.medianMs), formatMs(part1.fleet!.p90Ms), formatMs(part1.fleet!.p99Ms), formatMs(part1.fleet!.maxMs), times(part1.fleet!.medianMs, part1.baseline!.medianMs)],
-    ['project: own and leased nodes', formatMs(part1.project!.medianMs), formatMs(part1.project!.p90Ms), formatMs(part1.project!.p99Ms), formatMs(part1.project!.maxMs), times(part1.project!.medianMs, part1.baseline!.medianMs)],
-    ['baseline: Ironic candidate scan', formatMs(part1.baseline!.medianMs), formatMs(part1.baseline!.p90Ms), formatMs(part1.baseline!.p99Ms), formatMs(part1.baseline!.maxMs), '—'],
-  ]);
+  printTable(
+    `placement — scheduler in memory, ${size} nodes (goal: p99 < ${GOAL_P99_MS} ms)`,
+    ['request', 'p50', 'p90', 'p99', 'max', 'p50 as a multiple of the baseline'],
+    [
+      [
+        'admin: every node a candidate',
+        formatMs(part1.fleet!.medianMs),
+        formatMs(part1.fleet!.p90Ms),
+        formatMs(part1.fleet!.p99Ms),
+        formatMs(part1.fleet!.maxMs),
+        times(part1.fleet!.medianMs, part1.baseline!.medianMs),
+      ],
+      [
+        'project: own and leased nodes',
+        formatMs(part1.project!.medianMs),
+        formatMs(part1.project!.p90Ms),
+        formatMs(part1.project!.p99Ms),
+        formatMs(part1.project!.maxMs),
+        times(part1.project!.medianMs, part1.baseline!.medianMs),
+      ],
+      [
+        'baseline: Ironic candidate scan',
+        formatMs(part1.baseline!.medianMs),
+        formatMs(part1.baseline!.p90Ms),
+        formatMs(part1.baseline!.p99Ms),
+        formatMs(part1.baseline!.maxMs),
+        '—',
+      ],
+    ],
+  );
   const requests = Math.round(size * 0.75);
   const esiPack = packingPart(nodes, requests, 'esi');
   const randomPack = packingPart(nodes, requests, 'random');
-  printTable(`placement — packing a stream of ${requests} requests on ${size} nodes (goal: 100 % exact when possible)`, ['pick', 'exact match when one existed', 'requests placed', 'first refusal at request'], [
-    ['esi weighers', `${(100 * esiPack.exactWhenPossible).toFixed(1)} % of ${esiPack.possible}`, esiPack.placed, esiPack.firstRefusal ?? 'none'],
-    ['random (Ironic shuffle)', `${(100 * randomPack.exactWhenPossible).toFixed(1)} % of ${randomPack.possible}`, randomPack.placed, randomPack.firstRefusal ?? 'none'],
-  ]);
-  const engines: Array<[string, string | null]> = [['sqlite', null], ...(o.pgUrl ? ([['postgres', o.pgUrl]] as Array<[string, string | null]>) : [])];
+  printTable(
+    `placement — packing a stream of ${requests} requests on ${size} nodes (goal: 100 % exact when possible)`,
+    ['pick', 'exact match when one existed', 'requests placed', 'first refusal at request'],
+    [
+      [
+        'esi weighers',
+        `${(100 * esiPack.exactWhenPossible).toFixed(1)} % of ${esiPack.possible}`,
+        esiPack.placed,
+        esiPack.firstRefusal ?? 'none',
+      ],
+      [
+        'random (Ironic shuffle)',
+        `${(100 * randomPack.exactWhenPossible).toFixed(1)} % of ${randomPack.possible}`,
+        randomPack.placed,
+        randomPack.firstRefusal ?? 'none',
+      ],
+    ],
+  );
+  const engines: Array<[string, string | null]> = [
+    ['sqlite', null],
+    ...(o.pgUrl ? ([['postgres', o.pgUrl]] as Array<[string, string | null]>) : []),
+  ];
   const db: Record<string, DbResult> = {};
   for (const [name, url] of engines) db[name] = await databasePart(o, url, nodes, o.quick ? 100 : 500, o.quick ? 2 : 5);
-  printTable(`placement — in process with the store, ${size} nodes (read + schedule + claim)`, ['engine', 'placement p50', 'p99', '100 at once: p50', 'p99', 'wall per 100', 'lost races', 'double claims', 'read alone p50', 'placement p50 ÷ read p50'], Object.entries(db).map(([name, d]) => [
-    name,
-    formatMs(d.sequential.medianMs),
-    formatMs(d.sequential.p99Ms),
-    formatMs(d.concurrent.medianMs),
-    formatMs(d.concurrent.p99Ms),
-    formatMs(d.concurrentWallMs.reduce((a, b) => a + b, 0) / d.concurrentWallMs.length),
-    d.lostRaces,
-    d.doubleClaims,
-    formatMs(d.read.medianMs),
-    times(d.sequential.medianMs, d.read.medianMs),
-  ]));
+  printTable(
+    `placement — in process with the store, ${size} nodes (read + schedule + claim)`,
+    [
+      'engine',
+      'placement p50',
+      'p99',
+      '100 at once: p50',
+      'p99',
+      'wall per 100',
+      'lost races',
+      'double claims',
+      'read alone p50',
+      'placement p50 ÷ read p50',
+    ],
+    Object.entries(db).map(([name, d]) => [
+      name,
+      formatMs(d.sequential.medianMs),
+      formatMs(d.sequential.p99Ms),
+      formatMs(d.concurrent.medianMs),
+      formatMs(d.concurrent.p99Ms),
+      formatMs(d.concurrentWallMs.reduce((a, b) => a + b, 0) / d.concurrentWallMs.length),
+      d.lostRaces,
+      d.doubleClaims,
+      formatMs(d.read.medianMs),
+      times(d.sequential.medianMs, d.read.medianMs),
+    ]),
+  );
   const warnAfter = busyWarning('during the run');
   for (const w of [warnBefore, warnAfter]) if (w) process.stdout.write(`warning: ${w}\n`);
-  const file = writeResults('placement', { options: { size, samples, quick: o.quick }, scheduler: part1, packing: { esi: esiPack, random: randomPack }, database: db, goals: { p99Ms: GOAL_P99_MS, exact: 1 } });
+  const file = writeResults('placement', {
+    options: { size, samples, quick: o.quick },
+    scheduler: part1,
+    packing: { esi: esiPack, random: randomPack },
+    database: db,
+    goals: { p99Ms: GOAL_P99_MS, exact: 1 },
+  });
   o.log(`results written to ${file}`);
 }
 

@@ -36,7 +36,6 @@ import type { Benchmark, BenchOptions } from './lib/options.ts';
 import { busyWarning, printTable, writeResults } from './lib/report.ts';
 import { summarize, type Summary } from './lib/stats.ts';
 
-
 /** What one fleet size measured. */
 interface SizeResult {
   readonly nodes: number;
@@ -58,7 +57,13 @@ async function measure(nodes: number, rounds: number, log: (line: string) => voi
   const adminPassword = randomBytes(18).toString('base64url');
   const config = loadConfig(
     { port: 0, host: '127.0.0.1', dataDir },
-    { ESI_ADMIN_PASSWORD: adminPassword, ESI_LOG_LEVEL: 'silent', ESI_POWER_SYNC_INTERVAL: '86400', ESI_CHECK_PROVISION_STATE_INTERVAL: '86400', ESI_TOKEN_TTL: String(12 * 3600) },
+    {
+      ESI_ADMIN_PASSWORD: adminPassword,
+      ESI_LOG_LEVEL: 'silent',
+      ESI_POWER_SYNC_INTERVAL: '86400',
+      ESI_CHECK_PROVISION_STATE_INTERVAL: '86400',
+      ESI_TOKEN_TTL: String(12 * 3600),
+    },
   );
   const server = await startServer(config);
   const stopServer = onCleanup(`power-sync esi ${nodes}`, async () => {
@@ -67,10 +72,22 @@ async function measure(nodes: number, rounds: number, log: (line: string) => voi
   });
   try {
     const { tokens } = server.services.identity;
-    const admin = await tokens.authenticatePassword({ userName: 'admin', domainId: 'default', password: adminPassword }, { kind: 'project', projectName: 'admin', domainId: 'default' });
+    const admin = await tokens.authenticatePassword(
+      { userName: 'admin', domainId: 'default', password: adminPassword },
+      { kind: 'project', projectName: 'admin', domainId: 'default' },
+    );
     const headers = { 'x-auth-token': admin.secret, 'x-openstack-ironic-api-version': '1.82' };
-    const info = (i: number) => ({ redfish_address: lab.url, redfish_system_id: `/redfish/v1/Systems/node-${i}`, redfish_username: 'admin', redfish_password: 'password' });
-    const created = await sendJson('POST', `${server.url}/baremetal/v1/nodes`, headers, { driver: 'redfish', name: 'sync-0', driver_info: info(0) });
+    const info = (i: number) => ({
+      redfish_address: lab.url,
+      redfish_system_id: `/redfish/v1/Systems/node-${i}`,
+      redfish_username: 'admin',
+      redfish_password: 'password',
+    });
+    const created = await sendJson('POST', `${server.url}/baremetal/v1/nodes`, headers, {
+      driver: 'redfish',
+      name: 'sync-0',
+      driver_info: info(0),
+    });
     if (created.status !== 201) throw new Error(`node create answered ${created.status}: ${JSON.stringify(created.body).slice(0, 200)}`);
     const repo = server.services.inventory.nodeRepository;
     const template = (await repo.get(created.body.uuid as string))!;
@@ -78,7 +95,15 @@ async function measure(nodes: number, rounds: number, log: (line: string) => voi
     await repo.applyConductorResult(template.uuid, { provision_state: 'manageable', power_state: 'power off' }, now);
     const { id: _id, version: _v, updated_at: _u, ...base } = (await repo.get(template.uuid))!;
     for (let i = 1; i < nodes; i++) {
-      await repo.insert({ ...base, uuid: randomUUID(), name: `sync-${i}`, driver_info: { ...base.driver_info, redfish_system_id: `/redfish/v1/Systems/node-${i}` } }, now);
+      await repo.insert(
+        {
+          ...base,
+          uuid: randomUUID(),
+          name: `sync-${i}`,
+          driver_info: { ...base.driver_info, redfish_system_id: `/redfish/v1/Systems/node-${i}` },
+        },
+        now,
+      );
     }
     const conductor = server.services.workers.find((w) => w.name === 'conductor') as Conductor;
     const spans: number[] = [];
@@ -107,7 +132,15 @@ async function measure(nodes: number, rounds: number, log: (line: string) => voi
     const cpuPerNode = samples.map((s) => s.cpuMs / nodes).sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
     const wall = summarize(samples.map((s) => s.ms));
     const readSpanMs = spans.slice(1).sort((a, b) => a - b)[Math.floor((spans.length - 1) / 2)] ?? 0;
-    return { nodes, coldMs: cold.ms, wall, cpuMsPerNode: cpuPerNode, wallMsPerNode: wall.medianMs / nodes, workers: config.conductor.powerSyncWorkers, readSpanMs };
+    return {
+      nodes,
+      coldMs: cold.ms,
+      wall,
+      cpuMsPerNode: cpuPerNode,
+      wallMsPerNode: wall.medianMs / nodes,
+      workers: config.conductor.powerSyncWorkers,
+      readSpanMs,
+    };
   } finally {
     await stopServer();
     await stopLab();
@@ -131,7 +164,8 @@ async function measureIronic(nodes: number, options: BenchOptions): Promise<Iron
 /** The `power-sync` benchmark. */
 export const powerSyncBenchmark: Benchmark = {
   name: 'power-sync',
-  description: 'power-state sync of N Redfish lab nodes (1,000 and 5,000; lab in a child process): wall time per sweep, conductor CPU per node, scaling',
+  description:
+    'power-state sync of N Redfish lab nodes (1,000 and 5,000; lab in a child process): wall time per sweep, conductor CPU per node, scaling',
   async run(options: BenchOptions): Promise<void> {
     const sizes = options.sizes ?? (options.quick ? [200, 1000] : [1000, 5000]);
     const rounds = options.quick ? 3 : 5;
@@ -142,13 +176,23 @@ export const powerSyncBenchmark: Benchmark = {
     printTable(
       `power-sync: one sweep of the power sync (${results[0]!.workers} BMC reads at once; lab in a child process; esi SQLite)`,
       ['nodes', 'cold round', 'sweep (median)', 'wall / node', 'CPU / node'],
-      results.map((r) => [r.nodes, `${r.coldMs.toFixed(0)} ms`, `${r.wall.medianMs.toFixed(0)} ms`, `${r.wallMsPerNode.toFixed(3)} ms`, `${r.cpuMsPerNode.toFixed(3)} ms`]),
+      results.map((r) => [
+        r.nodes,
+        `${r.coldMs.toFixed(0)} ms`,
+        `${r.wall.medianMs.toFixed(0)} ms`,
+        `${r.wallMsPerNode.toFixed(3)} ms`,
+        `${r.cpuMsPerNode.toFixed(3)} ms`,
+      ]),
     );
     const small = results[0]!;
     const large = results.at(-1)!;
     const scaling =
       results.length > 1
-        ? { nodes: [small.nodes, large.nodes], cpuPerNodeRatio: large.cpuMsPerNode / small.cpuMsPerNode, wallPerNodeRatio: large.wallMsPerNode / small.wallMsPerNode }
+        ? {
+            nodes: [small.nodes, large.nodes],
+            cpuPerNodeRatio: large.cpuMsPerNode / small.cpuMsPerNode,
+            wallPerNodeRatio: large.wallMsPerNode / small.wallMsPerNode,
+          }
         : null;
     if (scaling) {
       process.stdout.write(

@@ -115,10 +115,12 @@ async function startEsi(pgUrl: string | null, log: (line: string) => void): Prom
   const lessee = new HttpClient(base, { 'x-auth-token': creds.lesseeToken, 'x-openstack-ironic-api-version': API_VERSION });
   const api = async (method: string, p: string, expect: number, body?: unknown): Promise<any> => {
     const r = await sendJson(method, `${base}${p}`, adminHeaders, body);
-    if (r.status !== expect) throw new Error(`${label} ${method} ${p} answered ${r.status} (expected ${expect}): ${JSON.stringify(r.body).slice(0, 300)}`);
+    if (r.status !== expect)
+      throw new Error(`${label} ${method} ${p} answered ${r.status} (expected ${expect}): ${JSON.stringify(r.body).slice(0, 300)}`);
     return r.body;
   };
-  const uuidOf = async (index: number): Promise<string> => (await admin.getJson<{ uuid: string }>(`/v1/nodes/${nodeName(index)}?fields=uuid`)).uuid;
+  const uuidOf = async (index: number): Promise<string> =>
+    (await admin.getJson<{ uuid: string }>(`/v1/nodes/${nodeName(index)}?fields=uuid`)).uuid;
   const ports = new KyselyPortRepository(server.services.store.db);
   let size = 0;
   let template: { node: NewNode; port: NewPort } | null = null;
@@ -203,7 +205,13 @@ async function startEsi(pgUrl: string | null, log: (line: string) => void): Prom
       const now = server.services.clock.now();
       await server.services.inventory.nodeRepository.applyConductorResult(
         uuid,
-        { provision_state: 'available', target_provision_state: null, provision_updated_at: now, power_state: 'power off', target_power_state: null },
+        {
+          provision_state: 'available',
+          target_provision_state: null,
+          provision_updated_at: now,
+          power_state: 'power off',
+          target_power_state: null,
+        },
         now,
       );
       await must('provision_state', 'available');

@@ -73,7 +73,12 @@ export async function measureIronicSync(
     const created = await sendJson('POST', `${peer.url}/v1/nodes`, h, {
       driver: 'redfish',
       name: 'bench-0',
-      driver_info: { redfish_address: bmcUrl, redfish_system_id: '/redfish/v1/Systems/node-0', redfish_username: 'admin', redfish_password: 'password' },
+      driver_info: {
+        redfish_address: bmcUrl,
+        redfish_system_id: '/redfish/v1/Systems/node-0',
+        redfish_username: 'admin',
+        redfish_password: 'password',
+      },
     });
     if (created.status !== 201) throw new Error(`Ironic node create: ${created.status} ${JSON.stringify(created.body).slice(0, 200)}`);
     const uuid = created.body.uuid as string;
@@ -104,11 +109,23 @@ export async function measureIronicSync(
     const cpu = cpuOf(peer.dir) - cpu0;
     if (reads === 0) throw new Error('Ironic read no node in the window');
     const all = await lab.bursts(500);
-    const full = all.filter((b) => b.gets === nodes).map((b) => b.ms).sort((a, b) => a - b);
+    const full = all
+      .filter((b) => b.gets === nodes)
+      .map((b) => b.ms)
+      .sort((a, b) => a - b);
     // Sweeps longer than Ironic's 1 s interval run back to back (one burst): then the sweep time
     // is the window's time per N reads.
     const sweepMs = full.length > 0 ? full[Math.floor(full.length / 2)]! : (nodes * elapsed * 1000) / reads;
-    return { nodes, windowS: elapsed, reads, cpuMsPerNode: (cpu * 1000) / reads, sweepMs, sweeps: full.length, backToBack: full.length === 0, version: peer.version };
+    return {
+      nodes,
+      windowS: elapsed,
+      reads,
+      cpuMsPerNode: (cpu * 1000) / reads,
+      sweepMs,
+      sweeps: full.length,
+      backToBack: full.length === 0,
+      version: peer.version,
+    };
   } finally {
     await peer.stop();
   }

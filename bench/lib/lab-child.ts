@@ -35,7 +35,13 @@ if (!Number.isInteger(nodes) || nodes < 1 || nodes > 10_000) {
   process.exit(2);
 }
 const options = JSON.parse(process.argv[3] ?? '{}') as LabChildOptions;
-const lab = await startLab({ nodes, port: 0, seed: options.seed ?? 'bench-lab', ...(options.hardware ? { hardware: options.hardware } : {}), ...(options.agents ? { agents: options.agents } : {}) });
+const lab = await startLab({
+  nodes,
+  port: 0,
+  seed: options.seed ?? 'bench-lab',
+  ...(options.hardware ? { hardware: options.hardware } : {}),
+  ...(options.agents ? { agents: options.agents } : {}),
+});
 const macs = Object.fromEntries(lab.systems.ids.map((id) => [id, lab.systems.get(id).mac]));
 
 let systemGets = 0;
@@ -53,10 +59,13 @@ if (options.proxy ?? true) {
       systemGets++;
       if (arrivals.length < 1_000_000) arrivals.push(performance.now());
     }
-    const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = http.request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
     up.on('error', () => {
       if (!res.headersSent) res.writeHead(502);
       res.end();

@@ -30,7 +30,11 @@ export interface LabProcess {
  * @throws Error when the child exits before it reports its URL
  */
 export async function startLabProcess(nodes: number, options: LabChildOptions = {}): Promise<LabProcess> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/run-ts.js'), path.join(ROOT, 'bench/lib/lab-child.ts'), String(nodes), JSON.stringify(options)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bin/run-ts.js'), path.join(ROOT, 'bench/lib/lab-child.ts'), String(nodes), JSON.stringify(options)],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   const waiting: Array<{ resolve: (line: string) => void; reject: (err: Error) => void }> = [];
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.on('exit', (code) => {

@@ -79,7 +79,12 @@ process.stdin.on('data', (d) => (input += d)).on('end', () => {
 function autocannon(options: LoadOptions): Promise<AutocannonJson> {
   const require = createRequire(import.meta.url);
   const main = require.resolve('autocannon');
-  const input = JSON.stringify({ url: options.url, headers: options.headers, connections: options.connections, duration: options.durationS });
+  const input = JSON.stringify({
+    url: options.url,
+    headers: options.headers,
+    connections: options.connections,
+    duration: options.durationS,
+  });
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['-e', CHILD, main], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';

@@ -66,7 +66,8 @@ export async function startNetBench(pgUrl: string | null, env: Record<string, st
     label,
     async api(method, p, expect, body, version = '1.82') {
       const r = await sendJson(method, `${url}${p}`, { 'x-auth-token': issued.secret, 'x-openstack-ironic-api-version': version }, body);
-      if (r.status !== expect) throw new Error(`${method} ${p} answered ${r.status} (expected ${expect}): ${JSON.stringify(r.body).slice(0, 300)}`);
+      if (r.status !== expect)
+        throw new Error(`${method} ${p} answered ${r.status} (expected ${expect}): ${JSON.stringify(r.body).slice(0, 300)}`);
       return r.body;
     },
     close,

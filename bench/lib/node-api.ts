@@ -27,23 +27,31 @@ export async function adminApi(server: RunningServer, password: string): Promise
   const api: AdminApi = (method, path, body) =>
     new Promise((resolve, reject) => {
       const payload = body !== undefined ? JSON.stringify(body) : undefined;
-      const req = http.request(`${server.url}${path}`, { method, agent, headers: { ...headers, ...(payload !== undefined ? { 'content-length': String(Buffer.byteLength(payload)) } : {}) } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const status = res.statusCode ?? 0;
-          if (status >= 400) reject(new Error(`${method} ${path}: ${status} ${text.slice(0, 300)}`));
-          else {
-            try {
-              resolve(text ? JSON.parse(text) : null);
-            } catch (err) {
-              reject(err);
+      const req = http.request(
+        `${server.url}${path}`,
+        {
+          method,
+          agent,
+          headers: { ...headers, ...(payload !== undefined ? { 'content-length': String(Buffer.byteLength(payload)) } : {}) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', reject);
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            const status = res.statusCode ?? 0;
+            if (status >= 400) reject(new Error(`${method} ${path}: ${status} ${text.slice(0, 300)}`));
+            else {
+              try {
+                resolve(text ? JSON.parse(text) : null);
+              } catch (err) {
+                reject(err);
+              }
             }
-          }
-        });
-      });
+          });
+        },
+      );
       req.on('error', reject);
       req.end(payload);
     });
@@ -55,7 +63,13 @@ export async function adminApi(server: RunningServer, password: string): Promise
  * @returns those nodes as the API shows them
  * @throws Error naming `what` when a node fails (`… failed`, `error`) or `timeoutMs` passes
  */
-export async function waitNodes(api: AdminApi, uuids: readonly string[], ok: (n: any) => boolean, what: string, timeoutMs: number): Promise<any[]> {
+export async function waitNodes(
+  api: AdminApi,
+  uuids: readonly string[],
+  ok: (n: any) => boolean,
+  what: string,
+  timeoutMs: number,
+): Promise<any[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const list = (await api('GET', '/baremetal/v1/nodes?detail=True&limit=1000')).nodes.filter((n: any) => uuids.includes(n.uuid));

@@ -58,7 +58,9 @@ export function printTable(title: string, head: string[], rows: Array<Array<stri
 export function busyWarning(when: string): string | null {
   const load = os.loadavg()[0]!;
   const cpus = os.cpus().length;
-  return load > cpus / 2 ? `the machine was busy ${when} (load average ${load.toFixed(1)} on ${cpus} CPUs): figures are disturbed, ratios less so` : null;
+  return load > cpus / 2
+    ? `the machine was busy ${when} (load average ${load.toFixed(1)} on ${cpus} CPUs): figures are disturbed, ratios less so`
+    : null;
 }
 
 /** The machine a run was measured on. */
@@ -82,8 +84,14 @@ export function environment(): Record<string, unknown> {
  */
 export function writeResults(name: string, data: unknown, now = new Date()): string {
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  const stamp = now.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
+  const stamp = now
+    .toISOString()
+    .replace(/:/g, '-')
+    .replace(/\.\d+Z$/, 'Z');
   const file = path.join(RESULTS_DIR, `${stamp}-${name}.json`);
-  fs.writeFileSync(file, JSON.stringify({ name, measuredAt: now.toISOString(), environment: environment(), ...(data as object) }, null, 2) + '\n');
+  fs.writeFileSync(
+    file,
+    JSON.stringify({ name, measuredAt: now.toISOString(), environment: environment(), ...(data as object) }, null, 2) + '\n',
+  );
   return file;
 }

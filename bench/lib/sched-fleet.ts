@@ -136,9 +136,33 @@ export const FLAVORS: readonly Flavor[] = [
     model: i,
     weight: m.share,
   })),
-  { name: 'compute-24c', rc: 'compute', sizes: { cpus: 24, memory_mb: 98304, local_gb: 600 }, required: [], forbidden: [], model: null, weight: 6 },
-  { name: 'compute-8c-nvme', rc: 'compute', sizes: { cpus: 8, memory_mb: 32768, local_gb: 240 }, required: ['CUSTOM_NVME'], forbidden: [], model: null, weight: 6 },
-  { name: 'storage-10tb', rc: 'storage', sizes: { cpus: 16, memory_mb: 65536, local_gb: 10000 }, required: [], forbidden: [], model: null, weight: 3 },
+  {
+    name: 'compute-24c',
+    rc: 'compute',
+    sizes: { cpus: 24, memory_mb: 98304, local_gb: 600 },
+    required: [],
+    forbidden: [],
+    model: null,
+    weight: 6,
+  },
+  {
+    name: 'compute-8c-nvme',
+    rc: 'compute',
+    sizes: { cpus: 8, memory_mb: 32768, local_gb: 240 },
+    required: ['CUSTOM_NVME'],
+    forbidden: [],
+    model: null,
+    weight: 6,
+  },
+  {
+    name: 'storage-10tb',
+    rc: 'storage',
+    sizes: { cpus: 16, memory_mb: 65536, local_gb: 10000 },
+    required: [],
+    forbidden: [],
+    model: null,
+    weight: 3,
+  },
 ];
 
 /** Index of a flavor drawn from the weights. */

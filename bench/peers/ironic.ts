@@ -158,7 +158,11 @@ export async function startIronic(log: (line: string) => void, options: IronicOp
   const conf = path.join(dir, 'ironic.conf');
   fs.writeFileSync(
     conf,
-    fs.readFileSync(options.confTemplate ?? CONF_TEMPLATE, 'utf8').replaceAll('@DIR@', dir).replaceAll('@API_PORT@', String(apiPort)).replaceAll('@RPC_PORT@', String(rpcPort)),
+    fs
+      .readFileSync(options.confTemplate ?? CONF_TEMPLATE, 'utf8')
+      .replaceAll('@DIR@', dir)
+      .replaceAll('@API_PORT@', String(apiPort))
+      .replaceAll('@RPC_PORT@', String(rpcPort)),
   );
   const version = spawnSync('ironic-api', ['--version'], { encoding: 'utf8' }).stdout.trim() || 'unknown';
   const dbsync = spawnSync('ironic-dbsync', ['--config-file', conf, 'create_schema'], { encoding: 'utf8', timeout: 120_000 });
@@ -186,17 +190,27 @@ export async function startIronic(log: (line: string) => void, options: IronicOp
     stop: () => (stopping ??= stopBoth()),
   };
   const dead = () => {
-    for (const [name, c] of [['ironic-api', api], ['ironic-conductor', conductor]] as const) {
+    for (const [name, c] of [
+      ['ironic-api', api],
+      ['ironic-conductor', conductor],
+    ] as const) {
       if (c.exitCode !== null || c.signalCode !== null) return `${name} exited (${c.exitCode ?? c.signalCode}); see ${dir}/log`;
     }
     return null;
   };
   try {
     await waitFor('ironic-api', 90_000, async () => (await fetch(`${url}/`)).status === 200, dead);
-    await waitFor('ironic-conductor', 90_000, async () => {
-      const r = await sendJson('GET', `${url}/v1/drivers`, HEADERS);
-      return Array.isArray(r.body?.drivers) && r.body.drivers.some((d: { name: string }) => d.name === (options.driver ?? 'fake-hardware'));
-    }, dead);
+    await waitFor(
+      'ironic-conductor',
+      90_000,
+      async () => {
+        const r = await sendJson('GET', `${url}/v1/drivers`, HEADERS);
+        return (
+          Array.isArray(r.body?.drivers) && r.body.drivers.some((d: { name: string }) => d.name === (options.driver ?? 'fake-hardware'))
+        );
+      },
+      dead,
+    );
   } catch (err) {
     // keep the logs for the error message: copy them aside before the directory goes
     const keep = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-bench-ironic-log-'));
@@ -210,7 +224,8 @@ export async function startIronic(log: (line: string) => void, options: IronicOp
 
 async function expectStatus(method: string, url: string, status: number, body?: unknown): Promise<any> {
   const r = await sendJson(method, url, HEADERS, body);
-  if (r.status !== status) throw new Error(`Ironic ${method} ${url} answered ${r.status} (expected ${status}): ${JSON.stringify(r.body).slice(0, 300)}`);
+  if (r.status !== status)
+    throw new Error(`Ironic ${method} ${url} answered ${r.status} (expected ${status}): ${JSON.stringify(r.body).slice(0, 300)}`);
   return r.body;
 }
 
@@ -253,7 +268,8 @@ export async function cloneNodes(peer: IronicPeer, templateUuid: string, first: 
     { timeout: 600_000 },
   );
   const added = JSON.parse(stdout) as { nodes: number; ports: number };
-  if (added.nodes !== count || added.ports !== count) throw new Error(`clone script added ${stdout.trim()}, expected ${count} nodes and ports`);
+  if (added.nodes !== count || added.ports !== count)
+    throw new Error(`clone script added ${stdout.trim()}, expected ${count} nodes and ports`);
 }
 
 /**

@@ -59,7 +59,8 @@ export async function captureExtent(diskPath: string): Promise<number> {
       const isConfig = p.name === 'config-2' || (await isoVolumeIdAt(diskPath, p.start))?.toLowerCase() === 'config-2';
       if (!isConfig) end = Math.max(end, p.start + p.size);
     }
-    if (end === 0) throw new AgentCommandError('ImageUploadError', 400, 'Nothing to capture', 'the disk has no partition besides the config drive');
+    if (end === 0)
+      throw new AgentCommandError('ImageUploadError', 400, 'Nothing to capture', 'the disk has no partition besides the config drive');
     return Math.min(size, roundUp(end, MIB));
   }
   for (let off = Math.max(0, Math.floor((size - 64 * MIB) / MIB) * MIB); off < size; off += MIB) {
@@ -73,7 +74,12 @@ export async function captureExtent(diskPath: string): Promise<number> {
  * @param params `{upload_url, disk_format: raw|qcow2}`
  * @throws AgentCommandError (InvalidCommandParamsError, ImageUploadError, ImageWriteError)
  */
-export async function captureImage(params: Record<string, unknown>, diskPath: string, out: AgentConsole, progress: (p: CommandProgress) => void): Promise<CaptureResult> {
+export async function captureImage(
+  params: Record<string, unknown>,
+  diskPath: string,
+  out: AgentConsole,
+  progress: (p: CommandProgress) => void,
+): Promise<CaptureResult> {
   const url = params.upload_url;
   const format = params.disk_format ?? 'qcow2';
   if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) throw invalidParams('upload_url must be an http(s) URL');
@@ -88,9 +94,18 @@ export async function captureImage(params: Record<string, unknown>, diskPath: st
       progress({ phase: 'convert', bytes: 0, total: extent });
       temp = `${diskPath}.capture-${randomBytes(4).toString('hex')}.qcow2`;
       try {
-        await run('qemu-img', ['convert', '-q', '--image-opts', `driver=raw,size=${extent},file.driver=file,file.filename=${diskPath}`, '-O', 'qcow2', temp], { timeout: 3_600_000 });
+        await run(
+          'qemu-img',
+          ['convert', '-q', '--image-opts', `driver=raw,size=${extent},file.driver=file,file.filename=${diskPath}`, '-O', 'qcow2', temp],
+          { timeout: 3_600_000 },
+        );
       } catch (err) {
-        throw new AgentCommandError('ImageWriteError', 500, 'Error converting the captured disk', `qemu-img convert failed: ${(err as Error).message.split('\n')[0]}`);
+        throw new AgentCommandError(
+          'ImageWriteError',
+          500,
+          'Error converting the captured disk',
+          `qemu-img convert failed: ${(err as Error).message.split('\n')[0]}`,
+        );
       }
       source = temp;
       length = (await fs.stat(temp)).size;
@@ -127,6 +142,7 @@ async function upload(url: string, file: string, length: number, onBytes: (n: nu
     throw uploadError(`PUT ${redactUrl(url)} failed after ${sent} bytes: ${e.cause?.message ?? e.message}`);
   }
   const text = await res.text().catch(() => '');
-  if (res.status !== 204 && res.status !== 200) throw uploadError(`PUT ${redactUrl(url)} returned HTTP ${res.status}: ${text.slice(0, 300)}`);
+  if (res.status !== 204 && res.status !== 200)
+    throw uploadError(`PUT ${redactUrl(url)} returned HTTP ${res.status}: ${text.slice(0, 300)}`);
   return sent;
 }

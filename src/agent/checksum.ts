@@ -42,7 +42,8 @@ export async function expectedHash(info: Record<string, unknown>): Promise<Expec
   const value = info.os_hash_value;
   if (typeof algo === 'string' && algo !== '' && typeof value === 'string' && value !== '') {
     const a = algo.toLowerCase();
-    if (!ALGOS.has(a)) throw invalidParams(`image_info.os_hash_algo ${JSON.stringify(algo)} is not supported (one of ${[...ALGOS].join(', ')})`);
+    if (!ALGOS.has(a))
+      throw invalidParams(`image_info.os_hash_algo ${JSON.stringify(algo)} is not supported (one of ${[...ALGOS].join(', ')})`);
     const v = value.trim().toLowerCase();
     if (!isHex(v) || BY_LENGTH[v.length] !== a) throw invalidParams(`image_info.os_hash_value is not a ${a} hex digest`);
     return { algo: a, value: v };
@@ -75,7 +76,10 @@ async function fromChecksumFile(url: string, info: Record<string, unknown>): Pro
   }
   const urls = Array.isArray(info.urls) ? info.urls : [];
   const imageName = typeof urls[0] === 'string' ? (redactUrl(urls[0]).split('/').pop() ?? '') : '';
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
   const pairs = lines.map((l) => {
     const [digest = '', ...rest] = l.split(/\s+/);
     return { digest: digest.toLowerCase(), name: rest.join(' ').replace(/^\*/, '') };

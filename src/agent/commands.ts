@@ -38,7 +38,10 @@ export interface CommandProgress {
  * Runs a command's work; resolves to its `command_result`, throws an AgentCommandError on
  * failure. `progress` may be called any number of times while it runs.
  */
-export type CommandHandler = (params: Record<string, unknown>, progress: (p: CommandProgress) => void) => Promise<Record<string, unknown> | null>;
+export type CommandHandler = (
+  params: Record<string, unknown>,
+  progress: (p: CommandProgress) => void,
+) => Promise<Record<string, unknown> | null>;
 
 /** Error type that marks a clean/deploy version mismatch (IPA `VersionMismatch` subclasses). */
 export const VERSION_MISMATCH_TYPES = new Set(['CleanVersionMismatch', 'DeploymentVersionMismatch']);
@@ -69,7 +72,12 @@ export class CommandRunner {
     if (handler === undefined) {
       const ext = name.split('.')[0] ?? '';
       const known = [...this.handlers.keys()].some((k) => k.startsWith(`${ext}.`));
-      throw new AgentCommandError('InvalidCommandError', 400, 'Invalid command', known ? `Unknown command: ${name}` : `Unknown extension: ${ext}`);
+      throw new AgentCommandError(
+        'InvalidCommandError',
+        400,
+        'Invalid command',
+        known ? `Unknown command: ${name}` : `Unknown extension: ${ext}`,
+      );
     }
     const running = this.#results.find((r) => r.command_status === 'RUNNING');
     if (running !== undefined) {
@@ -77,7 +85,13 @@ export class CommandRunner {
     }
     // IPA names a result by the command alone (`execute_clean_step`), without its extension:
     // Ironic's conductor compares `command_name` with that when it polls `GET /v1/commands/`.
-    const result: CommandResult = { id: randomUUID(), command_name: name.slice(name.indexOf('.') + 1), command_status: 'RUNNING', command_error: null, command_result: null };
+    const result: CommandResult = {
+      id: randomUUID(),
+      command_name: name.slice(name.indexOf('.') + 1),
+      command_status: 'RUNNING',
+      command_error: null,
+      command_result: null,
+    };
     this.#results.push(result);
     const progress = (p: CommandProgress): void => {
       if (result.command_status === 'RUNNING') result.command_result = { progress: p };

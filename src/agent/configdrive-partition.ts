@@ -47,7 +47,8 @@ export async function writeConfigDrive(diskPath: string, iso: Buffer, imageEnd: 
   const size = await diskSize(diskPath);
   if (table.type === null) {
     const offset = size - roundUp(iso.length, MIB);
-    if (offset < imageEnd) throw configDriveError(`no room for a ${iso.length}-byte config drive after the image at the end of the ${size}-byte disk`);
+    if (offset < imageEnd)
+      throw configDriveError(`no room for a ${iso.length}-byte config drive after the image at the end of the ${size}-byte disk`);
     await writeAt(diskPath, offset, iso);
     out.line(`wrote config drive (${iso.length} bytes) at the end of the disk, offset ${offset} (no partition table)`);
     return { method: 'end-of-disk', partition: null, offset, size: iso.length };
@@ -67,8 +68,15 @@ export async function writeConfigDrive(diskPath: string, iso: Buffer, imageEnd: 
 }
 
 /** Add the config-2 partition at the end of the disk with sfdisk; returns it. */
-async function addPartition(diskPath: string, type: 'gpt' | 'dos', parts: readonly Partition[], size: number, isoLength: number): Promise<Partition> {
-  if (type === 'dos' && parts.length >= 4) throw configDriveError('the MBR partition table already has 4 primary partitions: no room for a config drive partition');
+async function addPartition(
+  diskPath: string,
+  type: 'gpt' | 'dos',
+  parts: readonly Partition[],
+  size: number,
+  isoLength: number,
+): Promise<Partition> {
+  if (type === 'dos' && parts.length >= 4)
+    throw configDriveError('the MBR partition table already has 4 primary partitions: no room for a config drive partition');
   if (type === 'gpt') await sfdisk(['--relocate', 'gpt-bak-std', diskPath], '');
   const usableEnd = type === 'gpt' ? size - 34 * SECTOR : size;
   const used = roundUp(Math.max(MIB, ...parts.map((p) => p.start + p.size)), MIB);
@@ -78,7 +86,8 @@ async function addPartition(diskPath: string, type: 'gpt' | 'dos', parts: readon
     partSize = roundUp(isoLength, MIB);
     start = Math.floor((usableEnd - partSize) / MIB) * MIB;
   }
-  if (start < used) throw configDriveError(`no free space at the end of the ${size}-byte disk for a ${partSize}-byte config drive partition`);
+  if (start < used)
+    throw configDriveError(`no free space at the end of the ${size}-byte disk for a ${partSize}-byte config drive partition`);
   const fields = [`start=${start / SECTOR}`, `size=${partSize / SECTOR}`, type === 'gpt' ? `type=${LINUX_FS_GUID}` : 'type=83'];
   if (type === 'gpt') fields.push('name="config-2"');
   await sfdisk(['--append', '--no-reread', '--no-tell-kernel', '--quiet', diskPath], `${fields.join(', ')}\n`);

@@ -52,7 +52,8 @@ export async function configDriveImage(configdrive: unknown, node: ConfigDriveNo
     try {
       iso = gunzipSync(iso, { maxOutputLength: MAX_CONFIGDRIVE });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw invalidParams(`configdrive is larger than ${MAX_CONFIGDRIVE} bytes once decompressed`);
+      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+        throw invalidParams(`configdrive is larger than ${MAX_CONFIGDRIVE} bytes once decompressed`);
       throw invalidParams(`configdrive is not a valid gzip stream: ${(err as Error).message}`);
     }
   }
@@ -119,7 +120,22 @@ async function buildIso(cd: Record<string, unknown>, node: ConfigDriveNode): Pro
       for (const [name, body] of files) await fs.writeFile(path.join(d, name), body);
     }
     const iso = path.join(dir, 'configdrive.iso');
-    const args = ['-o', iso, '-ldots', '-allow-lowercase', '-allow-multidot', '-l', '-publisher', 'esi', '-quiet', '-J', '-r', '-V', 'config-2', root];
+    const args = [
+      '-o',
+      iso,
+      '-ldots',
+      '-allow-lowercase',
+      '-allow-multidot',
+      '-l',
+      '-publisher',
+      'esi',
+      '-quiet',
+      '-J',
+      '-r',
+      '-V',
+      'config-2',
+      root,
+    ];
     try {
       await run('genisoimage', args, { timeout: 60_000 });
     } catch (err) {

@@ -17,7 +17,10 @@ const BLOCK = 4 * MIB;
  * @throws Error when the file is missing and no size was given
  */
 export async function prepareDisk(path: string, sizeBytes: number | undefined): Promise<number> {
-  let size = await fs.stat(path).then((s) => s.size, () => -1);
+  let size = await fs.stat(path).then(
+    (s) => s.size,
+    () => -1,
+  );
   if (size < 0 && sizeBytes === undefined) throw new Error(`disk ${path} does not exist and no --disk-size-gb was given`);
   if (size < 0 || (sizeBytes !== undefined && size < sizeBytes)) {
     const fh = await fs.open(path, size < 0 ? 'w' : 'r+');
@@ -77,7 +80,7 @@ export async function zeroRanges(
     let done = 0;
     for (const r of ranges) {
       const end = Math.min(size, r.offset + r.length);
-      for (let pos = Math.max(0, r.offset); pos < end; ) {
+      for (let pos = Math.max(0, r.offset); pos < end;) {
         const n = Math.min(BLOCK, end - pos);
         await fh.write(zeros, 0, n, pos);
         pos += n;

@@ -47,13 +47,26 @@ export interface AgentContext {
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-const step = (s: string, priority: number, abortable = true) => ({ step: s, priority, interface: 'deploy', reboot_requested: false, abortable });
+const step = (s: string, priority: number, abortable = true) => ({
+  step: s,
+  priority,
+  interface: 'deploy',
+  reboot_requested: false,
+  abortable,
+});
 
 /** The handlers of every command (see the module documentation). */
 export function buildHandlers(ctx: AgentContext): Map<string, CommandHandler> {
-  const prepareImage = async (params: Record<string, unknown>, node: unknown, progress: (p: CommandProgress) => void): Promise<Record<string, unknown>> => {
-    const n = isObj(node) ? node : ctx.node() ?? {};
-    const cdNode: ConfigDriveNode = { uuid: typeof n.uuid === 'string' ? n.uuid : undefined, name: typeof n.name === 'string' ? n.name : null };
+  const prepareImage = async (
+    params: Record<string, unknown>,
+    node: unknown,
+    progress: (p: CommandProgress) => void,
+  ): Promise<Record<string, unknown>> => {
+    const n = isObj(node) ? node : (ctx.node() ?? {});
+    const cdNode: ConfigDriveNode = {
+      uuid: typeof n.uuid === 'string' ? n.uuid : undefined,
+      name: typeof n.name === 'string' ? n.name : null,
+    };
     const cd = params.configdrive;
     const iso = cd === undefined || cd === null || cd === '' ? null : await configDriveImage(cd, cdNode);
     const written = await writeImage(params.image_info, ctx.diskPath, ctx.out, progress, ctx.diskSize);
@@ -82,51 +95,69 @@ export function buildHandlers(ctx: AgentContext): Map<string, CommandHandler> {
   const handlers = new Map<string, CommandHandler>([
     ['standby.prepare_image', (p, progress) => prepareImage(p, p.node, progress)],
     ['standby.get_partition_uuids', async () => partitionUuids(ctx.diskPath)],
-    ['standby.sync', async () => {
-      await syncDisk(ctx.diskPath);
-      return { result: 'sync: disk flushed' };
-    }],
+    [
+      'standby.sync',
+      async () => {
+        await syncDisk(ctx.diskPath);
+        return { result: 'sync: disk flushed' };
+      },
+    ],
     ['standby.power_off', async () => shutdown(ctx, 'powering off', 'power_off')],
     ['standby.reboot', async () => shutdown(ctx, 'rebooting', 'reboot')],
     ['standby.run_image', async () => shutdown(ctx, 'rebooting', 'run_image')],
-    ['standby.capture_image', async (p, progress) => ({ result: 'capture_image: disk uploaded', ...(await captureImage(p, ctx.diskPath, ctx.out, progress)) })],
+    [
+      'standby.capture_image',
+      async (p, progress) => ({ result: 'capture_image: disk uploaded', ...(await captureImage(p, ctx.diskPath, ctx.out, progress)) }),
+    ],
     ['image.install_bootloader', async () => ({ result: 'install_bootloader: whole-disk image, no boot loader to install' })],
-    ['deploy.get_deploy_steps', async () => ({
-      deploy_steps: { GenericHardwareManager: [{ ...step('write_image', 0, false), argsinfo: null }] },
-      hardware_manager_version: HARDWARE_MANAGER_VERSION,
-    })],
-    ['deploy.execute_deploy_step', async (p, progress) => {
-      const s = checkStep(p.step);
-      if (s.step !== 'write_image') throw methodNotFound(s.step);
-      const args = isObj(s.args) ? s.args : {};
-      const result = await prepareImage({ image_info: args.image_info, configdrive: args.configdrive }, p.node, progress);
-      return { deploy_result: result, deploy_step: withoutArgs(s) };
-    }],
-    ['clean.get_clean_steps', async () => ({
-      clean_steps: { GenericHardwareManager: [step('erase_devices_metadata', 99), step('erase_devices', 10)] },
-      hardware_manager_version: HARDWARE_MANAGER_VERSION,
-    })],
-    ['clean.execute_clean_step', async (p, progress) => {
-      checkCleanVersion(p.clean_version);
-      const s = checkStep(p.step);
-      let result: Record<string, unknown>;
-      if (s.step === 'erase_devices_metadata') {
-        ctx.out.line('erasing partition tables and filesystem signatures');
-        result = await eraseDevicesMetadata(ctx.diskPath);
-        ctx.out.line(`erased metadata: zeroed ${result.ranges} ranges (${result.bytes} bytes)`);
-      } else if (s.step === 'erase_devices') {
-        ctx.out.line('erasing the whole disk with zeros');
-        result = await eraseDevices(
-          ctx.diskPath,
-          (f) => ctx.out.line(`erase_devices: ${Math.round(f * 100)}% done`),
-          (bytes, total) => progress({ phase: 'erase', bytes, total }),
-        );
-        ctx.out.line(`erased ${result.size} bytes (${result.rewritten} rewritten)`);
-      } else {
-        throw methodNotFound(s.step);
-      }
-      return { clean_result: result, clean_step: withoutArgs(s) };
-    }],
+    [
+      'deploy.get_deploy_steps',
+      async () => ({
+        deploy_steps: { GenericHardwareManager: [{ ...step('write_image', 0, false), argsinfo: null }] },
+        hardware_manager_version: HARDWARE_MANAGER_VERSION,
+      }),
+    ],
+    [
+      'deploy.execute_deploy_step',
+      async (p, progress) => {
+        const s = checkStep(p.step);
+        if (s.step !== 'write_image') throw methodNotFound(s.step);
+        const args = isObj(s.args) ? s.args : {};
+        const result = await prepareImage({ image_info: args.image_info, configdrive: args.configdrive }, p.node, progress);
+        return { deploy_result: result, deploy_step: withoutArgs(s) };
+      },
+    ],
+    [
+      'clean.get_clean_steps',
+      async () => ({
+        clean_steps: { GenericHardwareManager: [step('erase_devices_metadata', 99), step('erase_devices', 10)] },
+        hardware_manager_version: HARDWARE_MANAGER_VERSION,
+      }),
+    ],
+    [
+      'clean.execute_clean_step',
+      async (p, progress) => {
+        checkCleanVersion(p.clean_version);
+        const s = checkStep(p.step);
+        let result: Record<string, unknown>;
+        if (s.step === 'erase_devices_metadata') {
+          ctx.out.line('erasing partition tables and filesystem signatures');
+          result = await eraseDevicesMetadata(ctx.diskPath);
+          ctx.out.line(`erased metadata: zeroed ${result.ranges} ranges (${result.bytes} bytes)`);
+        } else if (s.step === 'erase_devices') {
+          ctx.out.line('erasing the whole disk with zeros');
+          result = await eraseDevices(
+            ctx.diskPath,
+            (f) => ctx.out.line(`erase_devices: ${Math.round(f * 100)}% done`),
+            (bytes, total) => progress({ phase: 'erase', bytes, total }),
+          );
+          ctx.out.line(`erased ${result.size} bytes (${result.rewritten} rewritten)`);
+        } else {
+          throw methodNotFound(s.step);
+        }
+        return { clean_result: result, clean_step: withoutArgs(s) };
+      },
+    ],
   ]);
   return handlers;
 }
@@ -155,7 +186,12 @@ function withoutArgs(s: Record<string, unknown>): Record<string, unknown> {
 }
 
 function methodNotFound(name: string): AgentCommandError {
-  return new AgentCommandError('HardwareManagerMethodNotFound', 500, 'No HardwareManager found to handle method', `Could not find method: ${name}`);
+  return new AgentCommandError(
+    'HardwareManagerMethodNotFound',
+    500,
+    'No HardwareManager found to handle method',
+    `Could not find method: ${name}`,
+  );
 }
 
 /** IPA refuses steps computed by another hardware manager version (CLEAN_VERSION_MISMATCH). */
@@ -164,7 +200,12 @@ function checkCleanVersion(v: unknown): void {
   if (!isObj(v)) throw invalidParams('clean_version must be an object');
   for (const [k, want] of Object.entries(HARDWARE_MANAGER_VERSION)) {
     if (v[k] !== undefined && v[k] !== want) {
-      throw new AgentCommandError('CleanVersionMismatch', 500, 'Clean version mismatch', `${k}: agent has ${want}, clean steps were computed with ${String(v[k])}`);
+      throw new AgentCommandError(
+        'CleanVersionMismatch',
+        500,
+        'Clean version mismatch',
+        `${k}: agent has ${want}, clean steps were computed with ${String(v[k])}`,
+      );
     }
   }
 }

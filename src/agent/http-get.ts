@@ -34,7 +34,8 @@ export async function httpGet(url: string): Promise<http.IncomingMessage> {
 }
 
 function once(target: URL): Promise<http.IncomingMessage> {
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.reject(new Error(`unsupported URL scheme ${target.protocol}`));
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    return Promise.reject(new Error(`unsupported URL scheme ${target.protocol}`));
   const get = target.protocol === 'https:' ? https.get : http.get;
   return new Promise((resolve, reject) => {
     const req = get(target, resolve);

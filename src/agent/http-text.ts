@@ -37,22 +37,27 @@ export interface TextRequestOptions {
  */
 export function httpText(url: string, options: TextRequestOptions): Promise<TextResponse> {
   const target = new URL(url);
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.reject(new Error(`unsupported URL scheme ${target.protocol}`));
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    return Promise.reject(new Error(`unsupported URL scheme ${target.protocol}`));
   const request = target.protocol === 'https:' ? https.request : http.request;
   const headers: Record<string, string> = { ...options.headers };
   if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
   return new Promise((resolve, reject) => {
-    const req = request(target, { method: options.method ?? 'GET', headers, timeout: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }, (res) => {
-      const chunks: Buffer[] = [];
-      let length = 0;
-      res.on('data', (c: Buffer) => {
-        length += c.length;
-        if (length > MAX_BODY_BYTES) req.destroy(new Error(`the answer is longer than ${MAX_BODY_BYTES} bytes`));
-        else chunks.push(c);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = request(
+      target,
+      { method: options.method ?? 'GET', headers, timeout: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let length = 0;
+        res.on('data', (c: Buffer) => {
+          length += c.length;
+          if (length > MAX_BODY_BYTES) req.destroy(new Error(`the answer is longer than ${MAX_BODY_BYTES} bytes`));
+          else chunks.push(c);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
     req.on('error', reject);
     req.end(options.body);

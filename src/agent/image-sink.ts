@@ -69,8 +69,12 @@ export class ImageSink extends Writable {
 
   async #open(first: Buffer): Promise<void> {
     const magic = first.length >= 4 && first.subarray(0, 4).equals(QCOW2_MAGIC);
-    if (this.#opts.declaredQcow2 && !magic) throw imageDownloadError('image_info.disk_format is qcow2 but the image does not start with the qcow2 magic');
-    if (this.#opts.declaredRaw && magic) throw imageDownloadError('image_info.disk_format is raw but the image is qcow2: a format mismatch is refused (declare disk_format qcow2)');
+    if (this.#opts.declaredQcow2 && !magic)
+      throw imageDownloadError('image_info.disk_format is qcow2 but the image does not start with the qcow2 magic');
+    if (this.#opts.declaredRaw && magic)
+      throw imageDownloadError(
+        'image_info.disk_format is raw but the image is qcow2: a format mismatch is refused (declare disk_format qcow2)',
+      );
     this.target = magic ? 'temp' : 'disk';
     this.#fh = magic ? await fs.open(this.#opts.tempPath, 'w') : await fs.open(this.#opts.diskPath, 'r+');
   }
@@ -108,13 +112,18 @@ export class ImageSink extends Writable {
     const fh = this.#fh;
     this.#fh = null;
     if (fh === null) return cb();
-    fh.sync().then(() => fh.close()).then(() => cb(), cb);
+    fh.sync()
+      .then(() => fh.close())
+      .then(() => cb(), cb);
   }
 
   override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
     const fh = this.#fh;
     this.#fh = null;
     if (fh === null) return cb(err);
-    fh.close().then(() => cb(err), () => cb(err));
+    fh.close().then(
+      () => cb(err),
+      () => cb(err),
+    );
   }
 }

@@ -64,7 +64,13 @@ export function checkImageInfo(info: unknown): Record<string, unknown> & { urls:
  * @param knownDiskSize the disk's size, bytes, when the caller knows it (else the file is stat'ed)
  * @throws AgentCommandError (ImageDownloadError, ImageChecksumError, ImageWriteError, InvalidCommandParamsError)
  */
-export async function writeImage(imageInfo: unknown, diskPath: string, out: AgentConsole, progress?: (p: CommandProgress) => void, knownDiskSize?: number): Promise<ImageWriteResult> {
+export async function writeImage(
+  imageInfo: unknown,
+  diskPath: string,
+  out: AgentConsole,
+  progress?: (p: CommandProgress) => void,
+  knownDiskSize?: number,
+): Promise<ImageWriteResult> {
   const info = checkImageInfo(imageInfo);
   const expected = await expectedHash(info);
   const size = knownDiskSize ?? (await diskSize(diskPath));
@@ -115,7 +121,13 @@ export async function writeImage(imageInfo: unknown, diskPath: string, out: Agen
 }
 
 /** Stream `url` into `sink`; the `Content-Length` (or null) is returned (and given to `onLength` first). */
-async function download(url: string, sink: ImageSink, size: number, qcow2: boolean, onLength: (n: number | null) => void): Promise<number | null> {
+async function download(
+  url: string,
+  sink: ImageSink,
+  size: number,
+  qcow2: boolean,
+  onLength: (n: number | null) => void,
+): Promise<number | null> {
   let res: IncomingMessage;
   try {
     res = await httpGet(url);

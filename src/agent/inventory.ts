@@ -18,11 +18,25 @@ import { httpText } from './http-text.ts';
 interface Machine {
   system: { manufacturer: string; product: string; serial: string };
   bootMode: string;
-  cpu: { model: string; arch: string; sockets: number; coresPerSocket: number; threadsPerCore: number; frequencyMHz: number; flags: string[] };
+  cpu: {
+    model: string;
+    arch: string;
+    sockets: number;
+    coresPerSocket: number;
+    threadsPerCore: number;
+    frequencyMHz: number;
+    flags: string[];
+  };
   memoryMiB: number;
   disks: Array<{ name: string; sizeBytes: number; rotational: boolean; model: string; vendor: string; serial: string; wwn: string | null }>;
   gpus: Array<{ vendor: string; model: string; pciAddress: string }>;
-  nics: Array<{ name: string; mac: string; speedMbps: number; pxe: boolean; lldp: { chassisId: string; portId: string; systemName: string } | null }>;
+  nics: Array<{
+    name: string;
+    mac: string;
+    speedMbps: number;
+    pxe: boolean;
+    lldp: { chassisId: string; portId: string; systemName: string } | null;
+  }>;
 }
 
 /** PCI vendor ids of GPU makers. */
@@ -86,7 +100,13 @@ export function collectInspectionData(file: string): Record<string, unknown> {
   return {
     inventory,
     root_disk: root,
-    pci_devices: m.gpus.map((g) => ({ vendor_id: PCI_VENDORS[g.vendor.toLowerCase()] ?? 'ffff', product_id: '0000', class: '030200', revision: 'a1', bus: g.pciAddress })),
+    pci_devices: m.gpus.map((g) => ({
+      vendor_id: PCI_VENDORS[g.vendor.toLowerCase()] ?? 'ffff',
+      product_id: '0000',
+      class: '030200',
+      revision: 'a1',
+      bus: g.pciAddress,
+    })),
     configuration: { collectors: ['default', 'pci-devices'], managers: [{ name: 'generic_hardware_manager', version: '1.2' }] },
   };
 }
@@ -102,7 +122,8 @@ export function lldpTlvs(n: { chassisId: string; portId: string; systemName: str
 }
 
 /** Outcome of posting the inspection data. */
-export type InspectionPost = { readonly ok: true; readonly uuid: string | null } | { readonly ok: false; readonly status: number | null; readonly message: string };
+export type InspectionPost =
+  { readonly ok: true; readonly uuid: string | null } | { readonly ok: false; readonly status: number | null; readonly message: string };
 
 /**
  * Post the inspection data to `url`, once a second: while the node is busy (409) for at most
@@ -110,7 +131,12 @@ export type InspectionPost = { readonly ok: true; readonly uuid: string | null }
  * other answer (404: no node waits for inspection — the agent was booted for something else,
  * or the API has no such endpoint) ends at once.
  */
-export async function postInspectionData(url: string, data: Record<string, unknown>, signal: AbortSignal, attempts = 120): Promise<InspectionPost> {
+export async function postInspectionData(
+  url: string,
+  data: Record<string, unknown>,
+  signal: AbortSignal,
+  attempts = 120,
+): Promise<InspectionPost> {
   let last: InspectionPost = { ok: false, status: null, message: 'not sent' };
   let failures = 0;
   for (let i = 0; i < attempts && failures < 5 && !signal.aborted; i++) {

@@ -126,7 +126,8 @@ export async function runAgent(opts: AgentOptions): Promise<RunningAgent> {
   }
 
   void (async () => {
-    if (opts.hardwareFile !== undefined && opts.inspectionCallbackUrl !== undefined) await inspect(opts.hardwareFile, opts.inspectionCallbackUrl, out, abort.signal);
+    if (opts.hardwareFile !== undefined && opts.inspectionCallbackUrl !== undefined)
+      await inspect(opts.hardwareFile, opts.inspectionCallbackUrl, out, abort.signal);
     const serverMax = await serverVersion(api, abort.signal);
     const lookupVersion = minVersion(serverMax, LOOKUP_MAX_VERSION);
     const heartbeatVersion = minVersion(serverMax, HEARTBEAT_MAX_VERSION);
@@ -136,9 +137,17 @@ export async function runAgent(opts: AgentOptions): Promise<RunningAgent> {
     token = found.token;
     const uuid = String(found.node.uuid);
     out.line(`looked up as node ${uuid}`);
-    const intervalMs = () => (opts.heartbeatIntervalS !== undefined ? opts.heartbeatIntervalS * 1000 : found.heartbeatTimeoutS * (0.3 + Math.random() * 0.3) * 1000);
+    const intervalMs = () =>
+      opts.heartbeatIntervalS !== undefined ? opts.heartbeatIntervalS * 1000 : found.heartbeatTimeoutS * (0.3 + Math.random() * 0.3) * 1000;
     while (!abort.signal.aborted) {
-      await heartbeat(api, uuid, { callback_url: callbackUrl, agent_token: found.token, agent_version: AGENT_VERSION }, heartbeatVersion, out, abort.signal);
+      await heartbeat(
+        api,
+        uuid,
+        { callback_url: callbackUrl, agent_token: found.token, agent_version: AGENT_VERSION },
+        heartbeatVersion,
+        out,
+        abort.signal,
+      );
       await sleep(intervalMs(), abort.signal, (wake) => (wakeHeartbeat = wake));
     }
   })().catch((err: unknown) => {
@@ -223,7 +232,11 @@ async function lookup(api: string, opts: AgentOptions, version: string, out: Age
   while (!signal.aborted) {
     let status: string;
     try {
-      const res = await httpText(`${api}/v1/lookup?${q}`, { headers: { 'x-openstack-ironic-api-version': version, accept: 'application/json' }, timeoutMs: 30_000, signal });
+      const res = await httpText(`${api}/v1/lookup?${q}`, {
+        headers: { 'x-openstack-ironic-api-version': version, accept: 'application/json' },
+        timeoutMs: 30_000,
+        signal,
+      });
       if (res.status === 200) {
         const body = JSON.parse(res.text) as { node?: Record<string, unknown>; config?: Record<string, unknown> };
         const t = body.config?.agent_token;
@@ -248,7 +261,14 @@ async function lookup(api: string, opts: AgentOptions, version: string, out: Age
 }
 
 /** One heartbeat; failures are logged, never thrown. */
-async function heartbeat(api: string, uuid: string, body: Record<string, unknown>, version: string, out: AgentConsole, signal: AbortSignal): Promise<void> {
+async function heartbeat(
+  api: string,
+  uuid: string,
+  body: Record<string, unknown>,
+  version: string,
+  out: AgentConsole,
+  signal: AbortSignal,
+): Promise<void> {
   try {
     const res = await httpText(`${api}/v1/heartbeat/${encodeURIComponent(uuid)}`, {
       method: 'POST',

@@ -76,7 +76,13 @@ async function readGpt(path: string, hdr: Buffer): Promise<PartitionTable> {
     const first = Number(e.readBigUInt64LE(32));
     const last = Number(e.readBigUInt64LE(40));
     const name = e.subarray(56, 128).toString('utf16le').replace(/\0.*$/s, '');
-    partitions.push({ number: i + 1, start: first * SECTOR, size: (last - first + 1) * SECTOR, uuid: guid(e.subarray(16, 32)), name: name || null });
+    partitions.push({
+      number: i + 1,
+      start: first * SECTOR,
+      size: (last - first + 1) * SECTOR,
+      uuid: guid(e.subarray(16, 32)),
+      name: name || null,
+    });
   }
   return { type: 'gpt', diskId: guid(hdr.subarray(56, 72)), partitions };
 }

@@ -42,7 +42,10 @@ export function tokenMatches(presented: string, expected: string): boolean {
 }
 
 class HttpFault extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -87,8 +90,10 @@ export async function startCommandServer(opts: CommandServerOptions): Promise<{ 
       const body = await readJson(req);
       const name = body.name;
       const params = body.params ?? {};
-      if (typeof name !== 'string' || !/^[a-z_]+\.[a-z_]+$/.test(name)) throw new HttpFault(400, 'Invalid command: "name" must be "<extension>.<command>"');
-      if (params === null || typeof params !== 'object' || Array.isArray(params)) throw new HttpFault(400, 'Invalid command: "params" must be an object');
+      if (typeof name !== 'string' || !/^[a-z_]+\.[a-z_]+$/.test(name))
+        throw new HttpFault(400, 'Invalid command: "name" must be "<extension>.<command>"');
+      if (params === null || typeof params !== 'object' || Array.isArray(params))
+        throw new HttpFault(400, 'Invalid command: "params" must be an object');
       const result = opts.runner.start(name, params as Record<string, unknown>);
       if (wait) await opts.runner.wait(result.id, waitLimit);
       return { status: 200, body: result };
@@ -105,7 +110,8 @@ export async function startCommandServer(opts: CommandServerOptions): Promise<{ 
       if (wait) await opts.runner.wait(result.id, waitLimit);
       return { status: 200, body: result };
     }
-    if (['/', '/v1', '/v1/status', '/v1/commands'].includes(p) || m !== null) throw new HttpFault(405, `Method ${req.method} is not allowed on ${p}`);
+    if (['/', '/v1', '/v1/status', '/v1/commands'].includes(p) || m !== null)
+      throw new HttpFault(405, `Method ${req.method} is not allowed on ${p}`);
     throw new HttpFault(404, `No resource at ${p}`);
   }
 
@@ -120,7 +126,12 @@ export async function startCommandServer(opts: CommandServerOptions): Promise<{ 
 /** The root document (IPA's `GET /`). */
 function root(): Record<string, unknown> {
   const v1 = { id: 'v1', links: [{ rel: 'self', href: '/v1/' }] };
-  return { name: 'OpenStack Ironic Python Agent API', description: 'esi deploy agent, speaking the ironic-python-agent API', versions: [v1], default_version: v1 };
+  return {
+    name: 'OpenStack Ironic Python Agent API',
+    description: 'esi deploy agent, speaking the ironic-python-agent API',
+    versions: [v1],
+    default_version: v1,
+  };
 }
 
 function fault(status: number, message: string): Record<string, unknown> {
@@ -130,7 +141,11 @@ function fault(status: number, message: string): Record<string, unknown> {
 function send(res: http.ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   // After a 413 the body may be unread: the connection is not reused.
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(status === 413 ? { connection: 'close' } : {}) });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...(status === 413 ? { connection: 'close' } : {}),
+  });
   res.end(text);
 }
 
@@ -162,6 +177,7 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
   } catch {
     throw new HttpFault(400, 'Invalid command: the body is not valid JSON');
   }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new HttpFault(400, 'Invalid command: the body must be a JSON object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new HttpFault(400, 'Invalid command: the body must be a JSON object');
   return body as Record<string, unknown>;
 }

@@ -23,7 +23,8 @@ export function convertValue(v: unknown): number | string {
   if (typeof v === 'number') return v;
   const s = String(v).trim();
   if (/^[+-]?\d+$/.test(s)) return Number.parseInt(s, 10);
-  if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(s) || /^[+-]?(inf|infinity|nan)$/i.test(s)) return Number(s.replace(/inf(inity)?/i, 'Infinity'));
+  if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(s) || /^[+-]?(inf|infinity|nan)$/i.test(s))
+    return Number(s.replace(/inf(inity)?/i, 'Infinity'));
   return String(v);
 }
 

@@ -55,7 +55,8 @@ export function cellText(v: unknown): string {
 function select(names: readonly string[], wanted: readonly string[]): number[] {
   if (wanted.length === 0) return names.map((_, i) => i);
   const idx = names.flatMap((n, i) => (wanted.includes(n) ? [i] : []));
-  if (idx.length === 0) throw new CliError(`No recognized column names in ${JSON.stringify(wanted)}. Recognized columns are ${JSON.stringify(names)}.`);
+  if (idx.length === 0)
+    throw new CliError(`No recognized column names in ${JSON.stringify(wanted)}. Recognized columns are ${JSON.stringify(names)}.`);
   return idx;
 }
 
@@ -65,13 +66,24 @@ function select(names: readonly string[], wanted: readonly string[]): number[] {
  * @param rows one array of values per row, in label order
  * @param write where to write (default stdout)
  */
-export function printList(labels: readonly string[], rows: readonly (readonly unknown[])[], opts: OutputOptions, write: (s: string) => void = stdout): void {
+export function printList(
+  labels: readonly string[],
+  rows: readonly (readonly unknown[])[],
+  opts: OutputOptions,
+  write: (s: string) => void = stdout,
+): void {
   const idx = select(labels, opts.column);
   const cols = idx.map((i) => labels[i]!);
   const picked = rows.map((r) => idx.map((i) => r[i]));
   switch (opts.format) {
     case 'json':
-      write(`${JSON.stringify(picked.map((r) => Object.fromEntries(cols.map((c, i) => [c, r[i] === undefined ? '' : r[i]]))), null, 2)}\n`);
+      write(
+        `${JSON.stringify(
+          picked.map((r) => Object.fromEntries(cols.map((c, i) => [c, r[i] === undefined ? '' : r[i]]))),
+          null,
+          2,
+        )}\n`,
+      );
       return;
     case 'yaml':
       write(YAML.stringify(picked.map((r) => Object.fromEntries(cols.map((c, i) => [c, r[i] === undefined ? '' : r[i]])))));
@@ -92,7 +104,11 @@ export function printList(labels: readonly string[], rows: readonly (readonly un
  * Print one record as `Field | Value` rows.
  * @param fields `[name, value]` pairs in display order
  */
-export function printShow(fields: ReadonlyArray<readonly [string, unknown]>, opts: OutputOptions, write: (s: string) => void = stdout): void {
+export function printShow(
+  fields: ReadonlyArray<readonly [string, unknown]>,
+  opts: OutputOptions,
+  write: (s: string) => void = stdout,
+): void {
   const names = fields.map(([n]) => n);
   const idx = select(names, opts.column);
   const picked = idx.map((i) => fields[i]!);
@@ -120,9 +136,21 @@ function newTable(head: string[]): Table.Table {
     head,
     style: { head: [], border: [], compact: true },
     chars: {
-      top: '-', 'top-mid': '+', 'top-left': '+', 'top-right': '+',
-      bottom: '-', 'bottom-mid': '+', 'bottom-left': '+', 'bottom-right': '+',
-      left: '|', 'left-mid': '+', mid: '-', 'mid-mid': '+', right: '|', 'right-mid': '+', middle: '|',
+      top: '-',
+      'top-mid': '+',
+      'top-left': '+',
+      'top-right': '+',
+      bottom: '-',
+      'bottom-mid': '+',
+      'bottom-left': '+',
+      'bottom-right': '+',
+      left: '|',
+      'left-mid': '+',
+      mid: '-',
+      'mid-mid': '+',
+      right: '|',
+      'right-mid': '+',
+      middle: '|',
     },
   });
 }

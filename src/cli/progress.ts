@@ -64,7 +64,12 @@ export class ProgressView {
     if (this.#tty) {
       if (this.#bar === null) {
         this.#bar = new cliProgress.SingleBar(
-          { format: `${this.subject}: ${s.phase} [{bar}] {percentage}% {done} of {all}`, stream: this.stream, hideCursor: true, clearOnComplete: false },
+          {
+            format: `${this.subject}: ${s.phase} [{bar}] {percentage}% {done} of {all}`,
+            stream: this.stream,
+            hideCursor: true,
+            clearOnComplete: false,
+          },
           cliProgress.Presets.shades_classic,
         );
         this.#bar.start(total ?? 1, 0, { done: formatBytes(0), all: total ? formatBytes(total) : '?' });
@@ -76,7 +81,11 @@ export class ProgressView {
     const tenth = total ? Math.floor((10 * s.bytes!) / total) : Math.floor(s.bytes! / (100 * 1024 * 1024));
     if (tenth > this.#lastTenth) {
       this.#lastTenth = tenth;
-      this.#line(total ? `${s.phase}: ${Math.floor((100 * s.bytes!) / total)}% (${formatBytes(s.bytes!)} of ${formatBytes(total)})` : `${s.phase}: ${formatBytes(s.bytes!)}`);
+      this.#line(
+        total
+          ? `${s.phase}: ${Math.floor((100 * s.bytes!) / total)}% (${formatBytes(s.bytes!)} of ${formatBytes(total)})`
+          : `${s.phase}: ${formatBytes(s.bytes!)}`,
+      );
     }
   }
 

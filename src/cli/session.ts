@@ -95,7 +95,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): SessionSettings {
         ? { kind: 'project', name: projectName, domain: domainOf('OS_PROJECT_DOMAIN_ID', 'OS_PROJECT_DOMAIN_NAME') }
         : { kind: 'unscoped' };
   const iface = (get('OS_INTERFACE') ?? 'public').replace(/URL$/, '');
-  if (iface !== 'public' && iface !== 'internal' && iface !== 'admin') throw new CliError(`OS_INTERFACE must be public, internal or admin (got "${iface}").`);
+  if (iface !== 'public' && iface !== 'internal' && iface !== 'admin')
+    throw new CliError(`OS_INTERFACE must be public, internal or admin (got "${iface}").`);
   return {
     authUrl: authUrl.replace(/\/+$/, ''),
     username,
@@ -182,11 +183,16 @@ export class Session {
     for (const service of catalog) {
       if (service.type !== type) continue;
       const match = (service.endpoints ?? []).find(
-        (e) => e.interface === this.settings.interface && (region === null || e.region === region || e.region_id === region) && typeof e.url === 'string',
+        (e) =>
+          e.interface === this.settings.interface &&
+          (region === null || e.region === region || e.region_id === region) &&
+          typeof e.url === 'string',
       );
       if (match?.url) return match.url.replace(/\/+$/, '');
     }
-    throw new CliError(`no ${this.settings.interface} endpoint for service type "${type}"${region ? ` in region ${region}` : ''} in the catalogue.`);
+    throw new CliError(
+      `no ${this.settings.interface} endpoint for service type "${type}"${region ? ` in region ${region}` : ''} in the catalogue.`,
+    );
   }
 
   /**
@@ -221,7 +227,12 @@ export class Session {
         : s.scope.kind === 'project'
           ? { project: s.scope.id ? { id: s.scope.id } : { name: s.scope.name, domain: s.scope.domain } }
           : undefined;
-    const res = await this.raw('POST', `${this.identityUrl}/auth/tokens`, { body: { auth: { identity, ...(scope ? { scope } : {}) } } }, null);
+    const res = await this.raw(
+      'POST',
+      `${this.identityUrl}/auth/tokens`,
+      { body: { auth: { identity, ...(scope ? { scope } : {}) } } },
+      null,
+    );
     const token = res.headers['x-subject-token'];
     const secret = Array.isArray(token) ? token[0] : token;
     if (!secret || !res.body || typeof res.body.token !== 'object') throw new CliError(`${this.identityUrl} did not return a token.`);
@@ -232,7 +243,12 @@ export class Session {
     return (await this.raw(method, url, options, token)).body;
   }
 
-  private async raw(method: string, url: string, options: RequestOptions, token: string | null): Promise<{ body: any; headers: Dispatcher.ResponseData['headers'] }> {
+  private async raw(
+    method: string,
+    url: string,
+    options: RequestOptions,
+    token: string | null,
+  ): Promise<{ body: any; headers: Dispatcher.ResponseData['headers'] }> {
     const target = new URL(url);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined && v !== null) target.searchParams.append(k, String(v));
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'esi-cli', ...options.headers };

@@ -115,7 +115,9 @@ export class Conductor implements BackgroundWorker, ConductorPort {
     private readonly options: ConductorOptions,
   ) {
     const log = deps.log;
-    const locks = new NodeLocks(deps.nodes, options.hostname, (uuid, err) => log.error({ err, node: uuid }, 'conductor: releasing a node lock failed'));
+    const locks = new NodeLocks(deps.nodes, options.hostname, (uuid, err) =>
+      log.error({ err, node: uuid }, 'conductor: releasing a node lock failed'),
+    );
     this.#rt = {
       nodes: deps.nodes,
       locks,
@@ -126,8 +128,17 @@ export class Conductor implements BackgroundWorker, ConductorPort {
         settings: { powerTimeoutS: options.powerTimeoutS, automatedClean: options.automatedClean },
         ...(deps.inspection ? { inspection: { ...deps.inspection, host: options.hostname } } : {}),
         ...(deps.bios ? { bios: deps.bios } : {}),
-        record: async (uuid: string, changes: ConductorChanges) => void (await deps.nodes.applyConductorResult(uuid, changes, deps.clock.now())),
-        ...(deps.agent ? { agent: { ...deps.agent, record: async (uuid: string, changes: ConductorChanges) => void (await deps.nodes.applyConductorResult(uuid, changes, deps.clock.now())) } } : {}),
+        record: async (uuid: string, changes: ConductorChanges) =>
+          void (await deps.nodes.applyConductorResult(uuid, changes, deps.clock.now())),
+        ...(deps.agent
+          ? {
+              agent: {
+                ...deps.agent,
+                record: async (uuid: string, changes: ConductorChanges) =>
+                  void (await deps.nodes.applyConductorResult(uuid, changes, deps.clock.now())),
+              },
+            }
+          : {}),
       },
       log,
       host: options.hostname,
@@ -189,7 +200,11 @@ export class Conductor implements BackgroundWorker, ConductorPort {
   notifyAgentCommand(nodeUuid: string): void {
     const watch = this.#watch;
     if (watch === null || !this.#running || this.#stopping) return;
-    void this.#track(this.mapper().then((mine) => watch.checkNow(nodeUuid, mine)).catch(() => undefined));
+    void this.#track(
+      this.mapper()
+        .then((mine) => watch.checkNow(nodeUuid, mine))
+        .catch(() => undefined),
+    );
   }
 
   /** Resolves when no task is running or queued (tests). */
@@ -206,7 +221,8 @@ export class Conductor implements BackgroundWorker, ConductorPort {
         if (this.#pool.queued > 4 * this.options.workers) return;
         const pending = await this.deps.nodes.listPending(Math.max(64, 8 * this.options.workers));
         const mine = await this.mapper();
-        for (const n of pending) if (nextWork(n) !== null && mine(n) && !this.#rt.locks.isHeld(n.uuid)) this.#pool.submit(n.uuid, () => this.#runNode(n.uuid));
+        for (const n of pending)
+          if (nextWork(n) !== null && mine(n) && !this.#rt.locks.isHeld(n.uuid)) this.#pool.submit(n.uuid, () => this.#runNode(n.uuid));
       });
     } finally {
       this.#polling = false;
@@ -256,7 +272,12 @@ export class Conductor implements BackgroundWorker, ConductorPort {
 
   /** Fail safely the nodes still reserved under this hostname (run at start). @returns how many */
   async recoverOwnLocks(): Promise<number> {
-    return takeOverOrphans(this.#rt, () => true, () => true, true);
+    return takeOverOrphans(
+      this.#rt,
+      () => true,
+      () => true,
+      true,
+    );
   }
 
   /**
@@ -266,7 +287,13 @@ export class Conductor implements BackgroundWorker, ConductorPort {
   async mapper(): Promise<Mine> {
     const alive = await this.deps.directory.alive();
     const me = this.options.hostname;
-    const self: ConductorRecord = { hostname: me, conductor_group: this.options.group, drivers: this.deps.hardware.names(), created_at: 0, updated_at: this.deps.clock.now() };
+    const self: ConductorRecord = {
+      hostname: me,
+      conductor_group: this.options.group,
+      drivers: this.deps.hardware.names(),
+      created_at: 0,
+      updated_at: this.deps.clock.now(),
+    };
     const list = alive.some((c) => c.hostname === me) ? alive : [...alive, self];
     return (n) => conductorFor(n, list) === me;
   }
@@ -298,7 +325,9 @@ export class Conductor implements BackgroundWorker, ConductorPort {
   }
 
   #newPool(): KeyedTaskPool {
-    return new KeyedTaskPool(Math.max(1, this.options.workers), (uuid, err) => this.deps.log.error({ err, node: uuid }, 'conductor: node task failed unexpectedly'));
+    return new KeyedTaskPool(Math.max(1, this.options.workers), (uuid, err) =>
+      this.deps.log.error({ err, node: uuid }, 'conductor: node task failed unexpectedly'),
+    );
   }
 
   #logOutcome(uuid: string, work: ReturnType<typeof nextWork>, node: Node | null): void {

@@ -53,7 +53,7 @@ export function scrub(text: string, secrets: readonly string[]): string {
 export function describeError(err: unknown, secrets: readonly string[] = []): string {
   let text: string;
   if (err instanceof HardwareError || err instanceof DomainError) text = err.message;
-  else if (err instanceof SecretBoxError) text = 'the secrets of driver_info cannot be decrypted with this server\'s secret key';
+  else if (err instanceof SecretBoxError) text = "the secrets of driver_info cannot be decrypted with this server's secret key";
   else if (err instanceof Error) text = `${err.name}: ${err.message}`;
   else text = `unexpected failure: ${String(err)}`;
   return limit(maskPasswordText(scrub(text.replace(/\s+/g, ' ').trim(), secrets)));

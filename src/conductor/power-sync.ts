@@ -63,18 +63,37 @@ export interface PowerSyncReport {
 }
 
 /** Fields a sync round reads. */
-const FIELDS = ['driver', 'conductor_group', 'driver_info', 'power_state', 'target_power_state', 'provision_state', 'maintenance', 'fault', 'reservation'] as const;
+const FIELDS = [
+  'driver',
+  'conductor_group',
+  'driver_info',
+  'power_state',
+  'target_power_state',
+  'provision_state',
+  'maintenance',
+  'fault',
+  'reservation',
+] as const;
 
 type Candidate = NodeSlice & Pick<Node, (typeof FIELDS)[number]>;
 
 /** True when a node out of maintenance is synced (see the module documentation). */
 export function syncable(n: Pick<Node, 'maintenance' | 'reservation' | 'target_power_state' | 'provision_state'>): boolean {
-  return !n.maintenance && n.reservation === null && n.target_power_state === null && !UNSTABLE_STATES.has(n.provision_state) && n.provision_state !== 'enroll' && n.provision_state !== 'adopt failed';
+  return (
+    !n.maintenance &&
+    n.reservation === null &&
+    n.target_power_state === null &&
+    !UNSTABLE_STATES.has(n.provision_state) &&
+    n.provision_state !== 'enroll' &&
+    n.provision_state !== 'adopt failed'
+  );
 }
 
 /** True when a node is in the sync's own power-failure maintenance and may recover. */
 export function recoverable(n: Pick<Node, 'maintenance' | 'fault' | 'reservation' | 'target_power_state' | 'provision_state'>): boolean {
-  return n.maintenance && n.fault === POWER_FAILURE && n.reservation === null && n.target_power_state === null && n.provision_state !== 'enroll';
+  return (
+    n.maintenance && n.fault === POWER_FAILURE && n.reservation === null && n.target_power_state === null && n.provision_state !== 'enroll'
+  );
 }
 
 /** The power sync of one conductor; {@link run} is one round. */
@@ -117,14 +136,19 @@ export class PowerSync {
     // Failing nodes first, so that they reach maintenance quickly (as Ironic orders them).
     regular.sort((a, b) => this.failures(b.uuid) - this.failures(a.uuid));
     const report = { checked: 0, changed: 0, failed: 0, maintenance: 0, recovered: 0, forced: 0 };
-    await forEachBounded([...recovering.map((n) => ({ n, recovery: true })), ...regular.map((n) => ({ n, recovery: false }))], this.options.parallelism, async ({ n, recovery }) => {
-      try {
-        report.checked++;
-        await (recovery ? this.#recover(n, report) : this.#sync(n, report));
-      } catch (err) {
-        this.rt.log.error({ err, node: n.uuid }, 'conductor: power sync of a node failed');
-      }
-    }, stop);
+    await forEachBounded(
+      [...recovering.map((n) => ({ n, recovery: true })), ...regular.map((n) => ({ n, recovery: false }))],
+      this.options.parallelism,
+      async ({ n, recovery }) => {
+        try {
+          report.checked++;
+          await (recovery ? this.#recover(n, report) : this.#sync(n, report));
+        } catch (err) {
+          this.rt.log.error({ err, node: n.uuid }, 'conductor: power sync of a node failed');
+        }
+      },
+      stop,
+    );
     return report;
   }
 
@@ -197,7 +221,9 @@ export class PowerSync {
         opened = openNode(this.rt.env, cur);
         await opened.hw.power.setPowerState(opened.driverNode, recorded, this.rt.env.settings.powerTimeoutS);
       } catch (err) {
-        result = { message: failure(`Power sync could not change node ${n.uuid} from "${power}" back to the recorded "${recorded}"`, err, opened) };
+        result = {
+          message: failure(`Power sync could not change node ${n.uuid} from "${power}" back to the recorded "${recorded}"`, err, opened),
+        };
         return;
       }
       await this.rt.history.record(n.uuid, {
@@ -217,13 +243,20 @@ export class PowerSync {
     const count = this.failures(n.uuid) + 1;
     this.#failures.set(n.uuid, count);
     if (count <= this.options.maxRetries) {
-      this.rt.log.warn({ node: n.uuid, attempt: count, retries: this.options.maxRetries, error: message }, 'conductor: power sync could not read the power state');
+      this.rt.log.warn(
+        { node: n.uuid, attempt: count, retries: this.options.maxRetries, error: message },
+        'conductor: power sync could not read the power state',
+      );
       return;
     }
     const reason = limit(
       `Power state sync failed ${count} times in a row (more than the ${this.options.maxRetries} retries allowed); the node was put in maintenance and leaves it when its BMC answers again. Last error: ${message}`,
     );
-    const written = await this.#update(n.uuid, (cur) => syncable(cur), () => ({ maintenance: true, maintenance_reason: reason, fault: POWER_FAILURE, power_state: null, last_error: reason }));
+    const written = await this.#update(
+      n.uuid,
+      (cur) => syncable(cur),
+      () => ({ maintenance: true, maintenance_reason: reason, fault: POWER_FAILURE, power_state: null, last_error: reason }),
+    );
     if (written) {
       this.#failures.delete(n.uuid);
       report.maintenance++;
@@ -234,7 +267,11 @@ export class PowerSync {
   async #recover(n: Candidate, report: { recovered: number }): Promise<void> {
     const r = await this.#read(n);
     if (!r.ok) return;
-    const written = await this.#update(n.uuid, (cur) => recoverable(cur), () => ({ maintenance: false, maintenance_reason: null, fault: null, power_state: r.power }));
+    const written = await this.#update(
+      n.uuid,
+      (cur) => recoverable(cur),
+      () => ({ maintenance: false, maintenance_reason: null, fault: null, power_state: r.power }),
+    );
     if (written) {
       report.recovered++;
       this.rt.log.info({ node: n.uuid, power: r.power }, 'conductor: node recovered from a power failure; maintenance cleared');
@@ -242,7 +279,11 @@ export class PowerSync {
   }
 
   /** Lock the node, re-check it, write; false when locked elsewhere or no longer eligible. */
-  async #update(uuid: string, still: (cur: Node) => boolean, changes: () => Parameters<ConductorRuntime['nodes']['applyConductorResult']>[1]): Promise<boolean> {
+  async #update(
+    uuid: string,
+    still: (cur: Node) => boolean,
+    changes: () => Parameters<ConductorRuntime['nodes']['applyConductorResult']>[1],
+  ): Promise<boolean> {
     const r = await this.rt.locks.with(uuid, async () => {
       const cur = await this.rt.nodes.get(uuid);
       // The lock is ours now: judge the node as it was before we took it.

@@ -63,7 +63,12 @@ export async function eachNodePage(
  * Run `work` for every item with at most `parallelism` running at once.
  * `work` must not throw (errors are the caller's to handle inside `work`).
  */
-export async function forEachBounded<T>(items: readonly T[], parallelism: number, work: (item: T) => Promise<void>, stop: () => boolean = () => false): Promise<void> {
+export async function forEachBounded<T>(
+  items: readonly T[],
+  parallelism: number,
+  work: (item: T) => Promise<void>,
+  stop: () => boolean = () => false,
+): Promise<void> {
   let next = 0;
   const lanes = Array.from({ length: Math.max(1, Math.min(parallelism, items.length)) }, async () => {
     while (next < items.length && !stop()) {

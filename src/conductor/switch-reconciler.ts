@@ -124,7 +124,11 @@ export class SwitchReconciler implements BackgroundWorker, SwitchWake {
           return;
         }
         const report = await this.networking.sync.sync(sw, driver);
-        if (report.errors.length > 0) this.log.warn({ switch: sw.name, failed: report.failed, retrying: report.retrying, errors: report.errors }, 'switch changes failed');
+        if (report.errors.length > 0)
+          this.log.warn(
+            { switch: sw.name, failed: report.failed, retrying: report.retrying, errors: report.errors },
+            'switch changes failed',
+          );
         else if (report.applied > 0) this.log.debug({ switch: sw.name, applied: report.applied }, 'switch ports configured');
       } catch (err) {
         this.log.error({ err, switch: switchUuid }, 'switch reconciliation failed');

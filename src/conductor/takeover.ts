@@ -37,7 +37,10 @@ export type TakeoverFields = Pick<Node, 'uuid' | 'provision_state' | 'target_pow
 export function takeoverChanges(node: TakeoverFields, deadHost: string, me: string, now: number): ConductorChanges | null {
   const changes: { -readonly [K in keyof ConductorChanges]: ConductorChanges[K] } = {};
   const notes: string[] = [];
-  const who = deadHost === me ? `conductor ${me} restarted while working on it` : `conductor ${deadHost} stopped while working on it (taken over by ${me})`;
+  const who =
+    deadHost === me
+      ? `conductor ${me} restarted while working on it`
+      : `conductor ${deadHost} stopped while working on it (taken over by ${me})`;
   if (WORKING_STATES.has(node.provision_state)) {
     const t = next(node.provision_state, 'fail');
     notes.push(`The ${node.provision_state} of node ${node.uuid} cannot be resumed: ${who}; it was moved to "${t.state}".`);
@@ -68,13 +71,20 @@ const FIELDS = ['reservation', 'driver', 'conductor_group'] as const;
  * @param isAlive whether a hostname belongs to a live conductor (this one always is)
  * @returns how many nodes were taken over
  */
-export async function takeOverOrphans(rt: ConductorRuntime, mine: Mine, isAlive: (host: string) => boolean, ownRestart: boolean): Promise<number> {
+export async function takeOverOrphans(
+  rt: ConductorRuntime,
+  mine: Mine,
+  isAlive: (host: string) => boolean,
+  ownRestart: boolean,
+): Promise<number> {
   const orphans: Array<{ uuid: string; host: string }> = [];
   await eachNodePage(rt.nodes, { reserved: true }, [...FIELDS], async (page) => {
     for (const n of page) {
       const host = n.reservation;
       if (host === null || host === undefined) continue;
-      if (ownRestart ? host === rt.host : host !== rt.host && !isAlive(host) && mine(n as Pick<Node, 'uuid' | 'driver' | 'conductor_group'>)) {
+      if (
+        ownRestart ? host === rt.host : host !== rt.host && !isAlive(host) && mine(n as Pick<Node, 'uuid' | 'driver' | 'conductor_group'>)
+      ) {
         orphans.push({ uuid: n.uuid, host });
       }
     }
@@ -87,7 +97,10 @@ export async function takeOverOrphans(rt: ConductorRuntime, mine: Mine, isAlive:
         if (node === null) return;
         const changes = takeoverChanges(node, host, rt.host, rt.env.clock.now());
         if (changes !== null) await rt.nodes.applyConductorResult(uuid, changes, rt.env.clock.now());
-        rt.log.warn({ node: uuid, previousConductor: host, lastError: changes?.last_error ?? null }, 'conductor: took over a node locked by a dead conductor');
+        rt.log.warn(
+          { node: uuid, previousConductor: host, lastError: changes?.last_error ?? null },
+          'conductor: took over a node locked by a dead conductor',
+        );
       });
       if (r.locked) taken++;
     } catch (err) {

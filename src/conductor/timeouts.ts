@@ -65,10 +65,23 @@ export function timeoutChanges(node: TimeoutFields, now: number, t: WaitTimeouts
   const since = node.provision_updated_at ?? 0;
   if (now - since < limitS * 1000) return null;
   const f = next(node.provision_state, 'fail');
-  const message = limit(`Timed out after ${limitS} s in "${node.provision_state}" waiting for the deploy agent of node ${node.uuid}; moved to "${f.state}".`);
-  const changes: ConductorChanges = { provision_state: f.state, target_provision_state: f.target, provision_updated_at: now, last_error: message };
+  const message = limit(
+    `Timed out after ${limitS} s in "${node.provision_state}" waiting for the deploy agent of node ${node.uuid}; moved to "${f.state}".`,
+  );
+  const changes: ConductorChanges = {
+    provision_state: f.state,
+    target_provision_state: f.target,
+    provision_updated_at: now,
+    last_error: message,
+  };
   if (node.provision_state !== 'clean wait') return changes;
-  return { ...changes, clean_step: {}, maintenance: true, fault: CLEAN_FAILURE, ...(node.maintenance_reason ? {} : { maintenance_reason: message }) };
+  return {
+    ...changes,
+    clean_step: {},
+    maintenance: true,
+    fault: CLEAN_FAILURE,
+    ...(node.maintenance_reason ? {} : { maintenance_reason: message }),
+  };
 }
 
 const WAITS: readonly ProvisionState[] = ['wait call-back', 'clean wait', 'inspect wait', 'rescue wait', 'service wait'];
@@ -88,7 +101,8 @@ export async function failTimedOutWaits(rt: ConductorRuntime, mine: Mine, t: Wai
       for (const n of page) {
         // A long agent command has its own deadline, which the command watcher enforces.
         if (pendingAgentCommand(n as Pick<Node, 'driver_internal_info'>) !== null) continue;
-        if (now - (n.provision_updated_at ?? 0) >= limitS * 1000 && mine(n as Pick<Node, 'uuid' | 'driver' | 'conductor_group'>)) due.push(n.uuid);
+        if (now - (n.provision_updated_at ?? 0) >= limitS * 1000 && mine(n as Pick<Node, 'uuid' | 'driver' | 'conductor_group'>))
+          due.push(n.uuid);
       }
     });
   }
@@ -102,8 +116,15 @@ export async function failTimedOutWaits(rt: ConductorRuntime, mine: Mine, t: Wai
         if (changes === null) return;
         let extra: ConductorChanges = {};
         const agentInspection = node.provision_state === 'inspect wait' && node.driver_internal_info.agent_boot === 'inspect';
-        if (node.provision_state === 'clean wait' || node.provision_state === 'wait call-back' || node.provision_state === 'service wait' || agentInspection) extra = await powerOffAfterWait(rt, node, changes.last_error ?? '');
-        if (AGENT_SESSION_KEYS.some((k) => k in node.driver_internal_info)) extra = { ...extra, driver_internal_info: without(node.driver_internal_info, AGENT_SESSION_KEYS) };
+        if (
+          node.provision_state === 'clean wait' ||
+          node.provision_state === 'wait call-back' ||
+          node.provision_state === 'service wait' ||
+          agentInspection
+        )
+          extra = await powerOffAfterWait(rt, node, changes.last_error ?? '');
+        if (AGENT_SESSION_KEYS.some((k) => k in node.driver_internal_info))
+          extra = { ...extra, driver_internal_info: without(node.driver_internal_info, AGENT_SESSION_KEYS) };
         await rt.nodes.applyConductorResult(uuid, { ...changes, ...extra }, rt.env.clock.now());
         failed++;
         rt.log.warn({ node: uuid, state: node.provision_state }, 'conductor: a wait state timed out');

@@ -143,11 +143,14 @@ export class DeadlineTimer {
   arm(at: number | undefined): void {
     this.clear();
     if (at === undefined) return;
-    this.handle = setTimeout(() => {
-      this.handle = null;
-      if (this.clock.now() >= at) this.onDue();
-      else this.arm(at);
-    }, timerDelay(at, this.clock.now()));
+    this.handle = setTimeout(
+      () => {
+        this.handle = null;
+        if (this.clock.now() >= at) this.onDue();
+        else this.arm(at);
+      },
+      timerDelay(at, this.clock.now()),
+    );
   }
 
   /** Disarm. */

@@ -42,7 +42,14 @@ export function undiciTransportWith(refuse?: (address: string) => boolean): Webh
   return {
     async post(url, headers, body, timeoutMs) {
       // undici's request() does not follow redirects unless a redirect interceptor is added.
-      const res = await request(url, { method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, ...(dispatcher ? { dispatcher } : {}) });
+      const res = await request(url, {
+        method: 'POST',
+        headers,
+        body,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        ...(dispatcher ? { dispatcher } : {}),
+      });
       await res.body.dump();
       return res.statusCode;
     },

@@ -39,7 +39,16 @@ async function build(out: string): Promise<string> {
   const esbuild = await import('esbuild');
   await fs.mkdir(path.dirname(out), { recursive: true });
   const tmp = `${out}.${process.pid}.tmp`;
-  await esbuild.build({ entryPoints: [ENTRY], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: tmp, banner: { js: BANNER }, logLevel: 'silent' });
+  await esbuild.build({
+    entryPoints: [ENTRY],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile: tmp,
+    banner: { js: BANNER },
+    logLevel: 'silent',
+  });
   await fs.rename(tmp, out);
   return out;
 }

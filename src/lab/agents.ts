@@ -74,7 +74,12 @@ export class LabAgents {
 
   /** Prepare the agent program (see {@link LabAgentOptions.command}) and start acting on the lab's boots and power changes. */
   async start(): Promise<void> {
-    this.#command = this.options.command ?? (await agentBundle(path.join(this.options.dataDir, 'lab')).then((bundle) => [process.execPath, bundle], () => esiCommand()));
+    this.#command =
+      this.options.command ??
+      (await agentBundle(path.join(this.options.dataDir, 'lab')).then(
+        (bundle) => [process.execPath, bundle],
+        () => esiCommand(),
+      ));
     this.#unsubscribe = this.state.subscribe((e) => this.#on(e));
   }
 

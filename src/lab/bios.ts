@@ -55,10 +55,22 @@ export const BIOS_ATTRIBUTES: readonly BiosAttributeDef[] = Object.freeze([
   { name: 'LogicalProc', type: 'Enumeration', default: 'Enabled', values: ENABLED, displayName: 'Logical Processor' },
   { name: 'ProcTurboMode', type: 'Enumeration', default: 'Enabled', values: ENABLED, displayName: 'Turbo Mode' },
   { name: 'SriovGlobalEnable', type: 'Enumeration', default: 'Disabled', values: ENABLED, displayName: 'SR-IOV Global Enable' },
-  { name: 'SysProfile', type: 'Enumeration', default: 'PerfPerWattOptimizedDapc', values: ['PerfPerWattOptimizedDapc', 'PerfOptimized', 'DenseCfgOptimized', 'Custom'], displayName: 'System Profile' },
+  {
+    name: 'SysProfile',
+    type: 'Enumeration',
+    default: 'PerfPerWattOptimizedDapc',
+    values: ['PerfPerWattOptimizedDapc', 'PerfOptimized', 'DenseCfgOptimized', 'Custom'],
+    displayName: 'System Profile',
+  },
   { name: 'NumaNodesPerSocket', type: 'Integer', default: 1, lower: 1, upper: 4, displayName: 'NUMA Nodes Per Socket' },
   { name: 'PxeDev1EnDis', type: 'Enumeration', default: 'Enabled', values: ENABLED, displayName: 'PXE Device 1' },
-  { name: 'SerialComm', type: 'Enumeration', default: 'OnConRedirCom1', values: ['OnConRedirCom1', 'OnConRedirCom2', 'Off'], displayName: 'Serial Communication' },
+  {
+    name: 'SerialComm',
+    type: 'Enumeration',
+    default: 'OnConRedirCom1',
+    values: ['OnConRedirCom1', 'OnConRedirCom2', 'Off'],
+    displayName: 'Serial Communication',
+  },
   { name: 'SecureBoot', type: 'Enumeration', default: 'Disabled', values: ENABLED, displayName: 'Secure Boot' },
   { name: 'AssetTag', type: 'String', default: '', minLength: 0, maxLength: 63, displayName: 'Asset Tag' },
   { name: 'SystemServiceTag', type: 'String', default: '', readOnly: true, displayName: 'Service Tag' },
@@ -160,7 +172,8 @@ function checkValue(name: string, value: unknown): string | number | boolean {
       return value;
     case 'String':
       if (typeof value !== 'string') throw new LabError(400, 'PropertyValueTypeError', [shown, name], at);
-      if (value.length < (def.minLength ?? 0) || value.length > (def.maxLength ?? Infinity)) throw new LabError(400, 'PropertyValueOutOfRange', [shown, name], at);
+      if (value.length < (def.minLength ?? 0) || value.length > (def.maxLength ?? Infinity))
+        throw new LabError(400, 'PropertyValueOutOfRange', [shown, name], at);
       return value;
     case 'Boolean':
       if (typeof value !== 'boolean') throw new LabError(400, 'PropertyValueTypeError', [shown, name], at);
@@ -255,7 +268,8 @@ export function registerBiosRoutes(app: FastifyInstance, state: LabState, bios: 
     },
   });
   resource(app, `${R}/Registries`, {
-    GET: () => collection('MessageRegistryFileCollection', `${R}/Registries`, 'Registry File Collection', [`${R}/Registries/${BIOS_REGISTRY_ID}`]),
+    GET: () =>
+      collection('MessageRegistryFileCollection', `${R}/Registries`, 'Registry File Collection', [`${R}/Registries/${BIOS_REGISTRY_ID}`]),
   });
   resource(app, `${R}/Registries/:file`, {
     GET: (req, _reply, p) => {

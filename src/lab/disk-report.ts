@@ -117,7 +117,7 @@ async function isoFile(fh: fs.FileHandle, base: number, pvd: Buffer, path: strin
   for (let p = 0; p < parts.length; p++) {
     const dir = await readAt(fh, base + extent * ISO_BLOCK, Math.min(length, 1 * MIB));
     let found = false;
-    for (let i = 0; i < dir.length; ) {
+    for (let i = 0; i < dir.length;) {
       const len = dir[i]!;
       if (len === 0) {
         i = (Math.floor(i / ISO_BLOCK) + 1) * ISO_BLOCK;
@@ -197,7 +197,16 @@ export async function inspectDisk(file: string): Promise<DiskReport> {
   try {
     fh = await fs.open(file, 'r');
   } catch {
-    return { size: 0, blank: true, headSha256: createHash('sha256').digest('hex'), table: 'none', partitions: [], metaData: null, userDataBytes: null, filesystems: [] };
+    return {
+      size: 0,
+      blank: true,
+      headSha256: createHash('sha256').digest('hex'),
+      table: 'none',
+      partitions: [],
+      metaData: null,
+      userDataBytes: null,
+      filesystems: [],
+    };
   }
   try {
     const size = (await fh.stat()).size;
@@ -220,7 +229,16 @@ export async function inspectDisk(file: string): Promise<DiskReport> {
       const found = blank && table === 'none' ? null : await filesystemAt(fh, starts[i]!);
       if (found !== null) filesystems.push({ partition: table === 'none' ? 0 : i + 1, ...found });
     }
-    return { size, blank, headSha256, table, partitions, metaData: drive?.metaData ?? null, userDataBytes: drive?.userDataBytes ?? null, filesystems };
+    return {
+      size,
+      blank,
+      headSha256,
+      table,
+      partitions,
+      metaData: drive?.metaData ?? null,
+      userDataBytes: drive?.userDataBytes ?? null,
+      filesystems,
+    };
   } finally {
     await fh.close();
   }
@@ -230,7 +248,9 @@ export async function inspectDisk(file: string): Promise<DiskReport> {
 export function describeDisk(report: DiskReport): string[] {
   if (report.blank) return [`disk: ${report.size} bytes, blank (first MiB all zeros): no bootable device`];
   const parts = report.partitions.map((p, i) => `#${i + 1} @${p.start}+${p.size}`).join(' ');
-  const lines = [`disk: ${report.size} bytes, head sha256 ${report.headSha256}, partition table ${report.table}${parts ? ` ${parts}` : ''}`];
+  const lines = [
+    `disk: ${report.size} bytes, head sha256 ${report.headSha256}, partition table ${report.table}${parts ? ` ${parts}` : ''}`,
+  ];
   for (const f of report.filesystems) {
     if (f.type === 'iso9660' && f.label.toLowerCase() === 'config-2') continue;
     lines.push(`file system: ${f.type} label "${f.label}" on ${f.partition === 0 ? 'the whole disk' : `partition ${f.partition}`}`);
@@ -241,7 +261,9 @@ export function describeDisk(report: DiskReport): string[] {
   else {
     const keys = md.public_keys !== null && typeof md.public_keys === 'object' ? Object.keys(md.public_keys).length : 0;
     const ud = report.userDataBytes === null ? 'no user_data' : `user_data ${report.userDataBytes} bytes`;
-    lines.push(`config drive: config-2 hostname ${String(md.hostname ?? '(none)')} uuid ${String(md.uuid ?? '(none)')}, ${keys} public key(s), ${ud}`);
+    lines.push(
+      `config drive: config-2 hostname ${String(md.hostname ?? '(none)')} uuid ${String(md.uuid ?? '(none)')}, ${keys} public key(s), ${ud}`,
+    );
   }
   return lines;
 }

@@ -60,12 +60,25 @@ export class LabFirmware {
     try {
       url = new URL(image);
     } catch {
-      throw new LabError(400, 'ActionParameterValueTypeError', [JSON.stringify(image), 'ImageURI', 'UpdateService.SimpleUpdate'], ['#/ImageURI']);
+      throw new LabError(
+        400,
+        'ActionParameterValueTypeError',
+        [JSON.stringify(image), 'ImageURI', 'UpdateService.SimpleUpdate'],
+        ['#/ImageURI'],
+      );
     }
     if (!['http:', 'https:'].includes(url.protocol) || !isLoopback(url.hostname)) {
       throw new LabError(400, 'ActionParameterValueNotInList', [image, 'ImageURI', 'UpdateService.SimpleUpdate'], ['#/ImageURI']);
     }
-    const task: LabTask = { id: String(this.#next++), systemId: s.id, image, state: 'Running', message: 'The task is running.', startTime: Date.now(), endTime: null };
+    const task: LabTask = {
+      id: String(this.#next++),
+      systemId: s.id,
+      image,
+      state: 'Running',
+      message: 'The task is running.',
+      startTime: Date.now(),
+      endTime: null,
+    };
     this.#tasks.set(task.id, task);
     void this.#run(s, task);
     return task;
@@ -77,9 +90,12 @@ export class LabFirmware {
       if (!res.ok) throw new Error(`downloading ${task.image} failed: HTTP ${res.status}`);
       const length = Number(res.headers.get('content-length') ?? '0');
       if (length > MAX_IMAGE_BYTES) throw new Error(`the image is larger than ${MAX_IMAGE_BYTES} bytes`);
-      const text = Buffer.from(await res.arrayBuffer()).subarray(0, 4096).toString('utf8');
+      const text = Buffer.from(await res.arrayBuffer())
+        .subarray(0, 4096)
+        .toString('utf8');
       const m = PACKAGE.exec(text.split('\n')[0] ?? '');
-      if (m === null) throw new Error(`${task.image} is not a firmware package for this system (no "ESI-FIRMWARE <BIOS|BMC> <version>" header)`);
+      if (m === null)
+        throw new Error(`${task.image} is not a firmware package for this system (no "ESI-FIRMWARE <BIOS|BMC> <version>" header)`);
       s.firmwareVersions[m[1]!] = m[2]!;
       task.state = 'Completed';
       task.message = `${m[1]} firmware updated to version ${m[2]}.`;
@@ -107,8 +123,18 @@ function renderTask(t: LabTask): Json {
     PercentComplete: t.state === 'Running' ? 50 : 100,
     StartTime: new Date(t.startTime).toISOString(),
     ...(t.endTime !== null ? { EndTime: new Date(t.endTime).toISOString() } : {}),
-    Messages: [{ MessageId: t.state === 'Exception' ? 'Update.1.0.ApplyFailed' : 'Update.1.0.UpdateInProgress', Message: t.message, Severity: t.state === 'Exception' ? 'Critical' : 'OK' }],
-    Payload: { TargetUri: `${REDFISH_ROOT}/UpdateService/Actions/UpdateService.SimpleUpdate`, HttpOperation: 'POST', JsonBody: JSON.stringify({ ImageURI: t.image, Targets: [systemUri(t.systemId)] }) },
+    Messages: [
+      {
+        MessageId: t.state === 'Exception' ? 'Update.1.0.ApplyFailed' : 'Update.1.0.UpdateInProgress',
+        Message: t.message,
+        Severity: t.state === 'Exception' ? 'Critical' : 'OK',
+      },
+    ],
+    Payload: {
+      TargetUri: `${REDFISH_ROOT}/UpdateService/Actions/UpdateService.SimpleUpdate`,
+      HttpOperation: 'POST',
+      JsonBody: JSON.stringify({ ImageURI: t.image, Targets: [systemUri(t.systemId)] }),
+    },
   };
 }
 
@@ -125,16 +151,24 @@ export function registerFirmwareRoutes(app: FastifyInstance, state: LabState, fw
       ServiceEnabled: true,
       Status: STATUS_OK,
       FirmwareInventory: { '@odata.id': `${R}/UpdateService/FirmwareInventory` },
-      Actions: { [`#${action}`]: { target: `${R}/UpdateService/Actions/${action}`, 'TransferProtocol@Redfish.AllowableValues': ['HTTP', 'HTTPS'] } },
+      Actions: {
+        [`#${action}`]: { target: `${R}/UpdateService/Actions/${action}`, 'TransferProtocol@Redfish.AllowableValues': ['HTTP', 'HTTPS'] },
+      },
     }),
   });
   resource(app, `${R}/UpdateService/Actions/${action}`, {
     POST: (req, reply) => {
       const body = bodyObject(req);
       if (body.ImageURI === undefined) throw new LabError(400, 'ActionParameterMissing', [action, 'ImageURI'], ['#/ImageURI']);
-      if (typeof body.ImageURI !== 'string') throw new LabError(400, 'ActionParameterValueTypeError', [JSON.stringify(body.ImageURI), 'ImageURI', action], ['#/ImageURI']);
+      if (typeof body.ImageURI !== 'string')
+        throw new LabError(400, 'ActionParameterValueTypeError', [JSON.stringify(body.ImageURI), 'ImageURI', action], ['#/ImageURI']);
       if (body.TransferProtocol !== undefined && !['HTTP', 'HTTPS'].includes(body.TransferProtocol as string)) {
-        throw new LabError(400, 'ActionParameterValueNotInList', [String(body.TransferProtocol), 'TransferProtocol', action], ['#/TransferProtocol']);
+        throw new LabError(
+          400,
+          'ActionParameterValueNotInList',
+          [String(body.TransferProtocol), 'TransferProtocol', action],
+          ['#/TransferProtocol'],
+        );
       }
       const targets = Array.isArray(body.Targets) ? (body.Targets as unknown[]) : [];
       if (targets.length !== 1 || typeof targets[0] !== 'string') {
@@ -145,14 +179,24 @@ export function registerFirmwareRoutes(app: FastifyInstance, state: LabState, fw
       if (s === undefined) throw new LabError(400, 'ResourceMissingAtURI', [t], ['#/Targets']);
       const task = fw.start(s, body.ImageURI);
       const json = renderTask(task);
-      void reply.code(202).header('Location', json['@odata.id'] as string).type('application/json; charset=utf-8').send(json);
+      void reply
+        .code(202)
+        .header('Location', json['@odata.id'] as string)
+        .type('application/json; charset=utf-8')
+        .send(json);
       return undefined;
     },
   });
   const inventory = (): { id: string; s: SystemState; component: string }[] =>
     state.systems().flatMap((s) => ['BIOS', 'BMC'].map((component) => ({ id: `${component}-${s.id}`, s, component })));
   resource(app, `${R}/UpdateService/FirmwareInventory`, {
-    GET: () => collection('SoftwareInventoryCollection', `${R}/UpdateService/FirmwareInventory`, 'Firmware Inventory', inventory().map((i) => `${R}/UpdateService/FirmwareInventory/${i.id}`)),
+    GET: () =>
+      collection(
+        'SoftwareInventoryCollection',
+        `${R}/UpdateService/FirmwareInventory`,
+        'Firmware Inventory',
+        inventory().map((i) => `${R}/UpdateService/FirmwareInventory/${i.id}`),
+      ),
   });
   resource(app, `${R}/UpdateService/FirmwareInventory/:fid`, {
     GET: (req, _reply, p: Params) => {
@@ -182,7 +226,13 @@ export function registerFirmwareRoutes(app: FastifyInstance, state: LabState, fw
     }),
   });
   resource(app, `${R}/TaskService/Tasks`, {
-    GET: () => collection('TaskCollection', `${R}/TaskService/Tasks`, 'Task Collection', fw.tasks().map((t) => `${R}/TaskService/Tasks/${t.id}`)),
+    GET: () =>
+      collection(
+        'TaskCollection',
+        `${R}/TaskService/Tasks`,
+        'Task Collection',
+        fw.tasks().map((t) => `${R}/TaskService/Tasks/${t.id}`),
+      ),
   });
   resource(app, `${R}/TaskService/Tasks/:tid`, {
     GET: (req, _reply, p: Params) => {

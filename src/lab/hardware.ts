@@ -144,17 +144,41 @@ export const SWITCH_PORTS = 48;
 const GIB = 1024 ** 3;
 
 /** The model of today's default lab node, with the given sizes. */
-export function defaultLabModel(spec: { cpuSockets: number; coresPerSocket: number; cpuModel: string; memoryGiB: number; diskGiB: number }): LabModel {
+export function defaultLabModel(spec: {
+  cpuSockets: number;
+  coresPerSocket: number;
+  cpuModel: string;
+  memoryGiB: number;
+  diskGiB: number;
+}): LabModel {
   return {
     name: 'default',
     system: { manufacturer: 'esi', product: 'esi lab virtual system' },
     bootMode: 'uefi',
-    cpu: { model: spec.cpuModel, arch: 'x86_64', sockets: spec.cpuSockets, coresPerSocket: spec.coresPerSocket, threadsPerCore: 1, frequencyMHz: 2400, flags: ['fpu', 'sse2', 'lm', 'vmx'] },
+    cpu: {
+      model: spec.cpuModel,
+      arch: 'x86_64',
+      sockets: spec.cpuSockets,
+      coresPerSocket: spec.coresPerSocket,
+      threadsPerCore: 1,
+      frequencyMHz: 2400,
+      flags: ['fpu', 'sse2', 'lm', 'vmx'],
+    },
     memoryMiB: spec.memoryGiB * 1024,
     dimms: 1,
     // Four equal disks behind the one RAID controller (every RAID level can be built); the first
     // is the one the deploy agent writes (`--disk`).
-    disks: [{ name: '/dev/sd%l', count: 4, sizeBytes: spec.diskGiB * GIB, rotational: false, model: 'esi lab virtual disk', vendor: 'esi', wwn: false }],
+    disks: [
+      {
+        name: '/dev/sd%l',
+        count: 4,
+        sizeBytes: spec.diskGiB * GIB,
+        rotational: false,
+        model: 'esi lab virtual disk',
+        vendor: 'esi',
+        wwn: false,
+      },
+    ],
     gpus: [],
     nics: [{ name: 'eth0', speedMbps: 1000, pxe: true, cabled: true }],
   };
@@ -179,7 +203,11 @@ export function loadLabModel(nameOrPath: string): LabModel {
 /** Names of the shipped models. */
 export function shippedModels(): string[] {
   try {
-    return fs.readdirSync(MODELS_DIR).filter((f) => f.endsWith('.yaml')).map((f) => f.slice(0, -5)).sort();
+    return fs
+      .readdirSync(MODELS_DIR)
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => f.slice(0, -5))
+      .sort();
   } catch {
     return [];
   }
@@ -192,10 +220,14 @@ export function shippedModels(): string[] {
  */
 export function parseModelSpec(spec: string): LabModel[] {
   const out: LabModel[] = [];
-  for (const part of spec.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const part of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const m = /^(.+?)(?::(\d+))?$/.exec(part);
     const count = m?.[2] === undefined ? 1 : Number(m[2]);
-    if (m === null || !Number.isInteger(count) || count < 1 || count > 10_000) throw new Error(`Invalid lab model spec "${part}": expected <model>[:<count>]`);
+    if (m === null || !Number.isInteger(count) || count < 1 || count > 10_000)
+      throw new Error(`Invalid lab model spec "${part}": expected <model>[:<count>]`);
     const model = loadLabModel(m[1]!);
     for (let i = 0; i < count; i++) out.push(model);
   }
@@ -213,7 +245,15 @@ export interface SwitchCabling {
  * @param seed the lab's seed; `id` the system id; `primaryMac` the MAC of the first NIC;
  *   `otherMac(k)` a fresh MAC for NIC k ≥ 1
  */
-export function instantiateHardware(model: LabModel, seed: string, id: string, index: number, primaryMac: string, otherMac: (k: number) => string, cabling: SwitchCabling): LabHardware {
+export function instantiateHardware(
+  model: LabModel,
+  seed: string,
+  id: string,
+  index: number,
+  primaryMac: string,
+  otherMac: (k: number) => string,
+  cabling: SwitchCabling,
+): LabHardware {
   const h = (what: string) => crypto.createHash('sha256').update(`${seed}\0${id}\0${what}`).digest('hex');
   const disks: LabDisk[] = [];
   const counters = new Map<string, number>();
@@ -235,7 +275,8 @@ export function instantiateHardware(model: LabModel, seed: string, id: string, i
   }
   const gpus: LabGpu[] = [];
   for (const g of model.gpus) {
-    for (let i = 0; i < g.count; i++) gpus.push({ vendor: g.vendor, model: g.model, pciAddress: `0000:${(0x17 + gpus.length * 0x10).toString(16).padStart(2, '0')}:00.0` });
+    for (let i = 0; i < g.count; i++)
+      gpus.push({ vendor: g.vendor, model: g.model, pciAddress: `0000:${(0x17 + gpus.length * 0x10).toString(16).padStart(2, '0')}:00.0` });
   }
   const nics: LabNic[] = model.nics.map((n, k) => {
     let lldp: LabLldp | null = null;
@@ -248,7 +289,10 @@ export function instantiateHardware(model: LabModel, seed: string, id: string, i
   });
   return {
     model: model.name,
-    system: { ...model.system, serial: model.name === 'default' ? `ESILAB${String(index).padStart(6, '0')}` : h('system-serial').slice(0, 10).toUpperCase() },
+    system: {
+      ...model.system,
+      serial: model.name === 'default' ? `ESILAB${String(index).padStart(6, '0')}` : h('system-serial').slice(0, 10).toUpperCase(),
+    },
     bootMode: model.bootMode,
     cpu: model.cpu,
     memoryMiB: model.memoryMiB,
@@ -285,12 +329,20 @@ export function parseLabModel(doc: unknown, source: string): LabModel {
   const bad = (field: string, want: string): never => {
     throw new Error(`Invalid lab model ${source}: ${field} must be ${want}`);
   };
-  const obj = (v: unknown, field: string): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : bad(field, 'an object'));
-  const str = (v: unknown, field: string, dflt?: string): string => (typeof v === 'string' && v !== '' ? v : v === undefined && dflt !== undefined ? dflt : bad(field, 'a non-empty string'));
+  const obj = (v: unknown, field: string): Record<string, unknown> =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : bad(field, 'an object');
+  const str = (v: unknown, field: string, dflt?: string): string =>
+    typeof v === 'string' && v !== '' ? v : v === undefined && dflt !== undefined ? dflt : bad(field, 'a non-empty string');
   const int = (v: unknown, field: string, min: number, max: number, dflt?: number): number =>
-    v === undefined && dflt !== undefined ? dflt : typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : bad(field, `an integer ${min}…${max}`);
-  const num = (v: unknown, field: string): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : bad(field, 'a positive number'));
-  const bool = (v: unknown, field: string, dflt: boolean): boolean => (v === undefined ? dflt : typeof v === 'boolean' ? v : bad(field, 'true or false'));
+    v === undefined && dflt !== undefined
+      ? dflt
+      : typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max
+        ? v
+        : bad(field, `an integer ${min}…${max}`);
+  const num = (v: unknown, field: string): number =>
+    typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : bad(field, 'a positive number');
+  const bool = (v: unknown, field: string, dflt: boolean): boolean =>
+    v === undefined ? dflt : typeof v === 'boolean' ? v : bad(field, 'true or false');
   const list = (v: unknown, field: string): unknown[] => (v === undefined ? [] : Array.isArray(v) ? v : bad(field, 'a list'));
 
   const d = obj(doc, 'the document');
@@ -299,22 +351,40 @@ export function parseLabModel(doc: unknown, source: string): LabModel {
   const mem = obj(d.memory, 'memory');
   const bootMode = str(d.boot_mode, 'boot_mode', 'uefi');
   if (bootMode !== 'uefi' && bootMode !== 'bios') bad('boot_mode', 'uefi or bios');
-  const memoryMiB = mem.size_gib !== undefined ? num(mem.size_gib, 'memory.size_gib') * 1024 : int(mem.size_mib, 'memory.size_mib', 1, 2 ** 31);
+  const memoryMiB =
+    mem.size_gib !== undefined ? num(mem.size_gib, 'memory.size_gib') * 1024 : int(mem.size_mib, 'memory.size_mib', 1, 2 ** 31);
   const disks = list(d.disks, 'disks').map((x, i) => {
     const o = obj(x, `disks[${i}]`);
     const sizeBytes = o.size_gb !== undefined ? num(o.size_gb, `disks[${i}].size_gb`) * 1e9 : num(o.size_gib, `disks[${i}].size_gib`) * GIB;
     const count = int(o.count, `disks[${i}].count`, 1, 256, 1);
     const name = str(o.name, `disks[${i}].name`);
     if (count > 1 && !name.includes('%l') && !name.includes('%n')) bad(`disks[${i}].name`, 'a pattern with %l or %n when count > 1');
-    return { name, count, sizeBytes: Math.floor(sizeBytes), rotational: bool(o.rotational, `disks[${i}].rotational`, false), model: str(o.model, `disks[${i}].model`), vendor: str(o.vendor, `disks[${i}].vendor`, 'unknown'), wwn: bool(o.wwn, `disks[${i}].wwn`, true) };
+    return {
+      name,
+      count,
+      sizeBytes: Math.floor(sizeBytes),
+      rotational: bool(o.rotational, `disks[${i}].rotational`, false),
+      model: str(o.model, `disks[${i}].model`),
+      vendor: str(o.vendor, `disks[${i}].vendor`, 'unknown'),
+      wwn: bool(o.wwn, `disks[${i}].wwn`, true),
+    };
   });
   const gpus = list(d.gpus, 'gpus').map((x, i) => {
     const o = obj(x, `gpus[${i}]`);
-    return { vendor: str(o.vendor, `gpus[${i}].vendor`), model: str(o.model, `gpus[${i}].model`), count: int(o.count, `gpus[${i}].count`, 1, 64, 1) };
+    return {
+      vendor: str(o.vendor, `gpus[${i}].vendor`),
+      model: str(o.model, `gpus[${i}].model`),
+      count: int(o.count, `gpus[${i}].count`, 1, 64, 1),
+    };
   });
   const nics = list(d.nics, 'nics').map((x, i) => {
     const o = obj(x, `nics[${i}]`);
-    return { name: str(o.name, `nics[${i}].name`), speedMbps: int(o.speed_mbps, `nics[${i}].speed_mbps`, 10, 800_000, 1000), pxe: bool(o.pxe, `nics[${i}].pxe`, i === 0), cabled: bool(o.cabled, `nics[${i}].cabled`, true) };
+    return {
+      name: str(o.name, `nics[${i}].name`),
+      speedMbps: int(o.speed_mbps, `nics[${i}].speed_mbps`, 10, 800_000, 1000),
+      pxe: bool(o.pxe, `nics[${i}].pxe`, i === 0),
+      cabled: bool(o.cabled, `nics[${i}].cabled`, true),
+    };
   });
   if (nics.length === 0) bad('nics', 'a list of at least one NIC');
   if (disks.length === 0) bad('disks', 'a list of at least one disk');

@@ -13,12 +13,7 @@
  * Nothing secret (passwords, tokens) is logged: the request log records method, URL and status.
  */
 import crypto from 'node:crypto';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { redfishError, redfishMessage } from './messages.ts';
 import { REDFISH_ROOT, type Json } from './render-system.ts';
 import { SESSIONS_URI } from './render-service.ts';

@@ -35,7 +35,17 @@ import {
 export { LabAgents, type LabAgentOptions } from './agents.ts';
 export { LabSerialPorts } from './serial.ts';
 export { serialConsoleUri } from './serial-routes.ts';
-export { loadLabModel, parseModelSpec, shippedModels, type LabHardware, type LabModel, type LabDisk, type LabNic, type LabGpu, type LabLldp } from './hardware.ts';
+export {
+  loadLabModel,
+  parseModelSpec,
+  shippedModels,
+  type LabHardware,
+  type LabModel,
+  type LabDisk,
+  type LabNic,
+  type LabGpu,
+  type LabLldp,
+} from './hardware.ts';
 export { LabBios } from './bios.ts';
 export { LabFirmware, type LabTask } from './firmware.ts';
 export { LabRaid, labDrives, RAID_STORAGE_ID, type LabVolume } from './raid.ts';

@@ -96,9 +96,7 @@ function track(child: ChildProcess): void {
  */
 export async function ipmiSimUnavailable(): Promise<string | null> {
   for (const bin of ['ipmi_sim', 'ipmitool']) {
-    const found = await new Promise<boolean>((resolve) =>
-      execFile('sh', ['-c', `command -v ${bin}`], (err) => resolve(err === null)),
-    );
+    const found = await new Promise<boolean>((resolve) => execFile('sh', ['-c', `command -v ${bin}`], (err) => resolve(err === null)));
     if (!found) return `${bin} is not installed (Debian packages openipmi and ipmitool)`;
   }
   return null;
@@ -147,7 +145,9 @@ export async function startIpmiSim(options: IpmiSimOptions = {}): Promise<IpmiSi
   const password = options.password ?? 'password';
   const name = options.name ?? 'ipmi-node';
   if (!/^[A-Za-z0-9._-]{1,16}$/.test(username) || !/^[\x21-\x7e]{1,20}$/.test(password) || /["\\]/.test(password)) {
-    throw new Error('ipmi_sim user names are 1-16 characters [A-Za-z0-9._-], passwords 1-20 printable characters without quotes or backslashes');
+    throw new Error(
+      'ipmi_sim user names are 1-16 characters [A-Za-z0-9._-], passwords 1-20 printable characters without quotes or backslashes',
+    );
   }
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'esi-ipmi-sim-'));
   await fs.mkdir(path.join(dir, 'state'));
@@ -175,7 +175,8 @@ export async function startIpmiSim(options: IpmiSimOptions = {}): Promise<IpmiSi
       if (ready === true) break;
       child.kill('SIGKILL');
       // Another process may have taken the free port between the probe and ipmi_sim's bind.
-      if (attempt >= 2 || (options.port !== undefined && options.port !== 0)) throw new Error(typeof ready === 'string' ? ready : 'ipmi_sim did not answer in time');
+      if (attempt >= 2 || (options.port !== undefined && options.port !== 0))
+        throw new Error(typeof ready === 'string' ? ready : 'ipmi_sim did not answer in time');
     }
     const proc = child!;
     let stopped: Promise<void> | null = null;
@@ -219,7 +220,11 @@ export async function startIpmiSim(options: IpmiSimOptions = {}): Promise<IpmiSi
  * changes: every 500 ms the power file is read, and a change prints `<name>: powered on, booting
  * from <device>` or `<name>: powered off`. The timer does not keep the process alive.
  */
-function narratePower(name: string, readState: (file: string, fallback: string) => Promise<string>, write: (text: string) => void): NodeJS.Timeout {
+function narratePower(
+  name: string,
+  readState: (file: string, fallback: string) => Promise<string>,
+  write: (text: string) => void,
+): NodeJS.Timeout {
   let last: string | null = null;
   let busy = false;
   const timer = setInterval(() => {
@@ -290,7 +295,26 @@ async function waitForAnswer(host: string, port: number, username: string, passw
     const ok = await new Promise<boolean>((resolve) =>
       execFile(
         'ipmitool',
-        ['-I', 'lanplus', '-C', '3', '-H', host, '-p', String(port), '-U', username, '-E', '-N', '1', '-R', '1', 'chassis', 'power', 'status'],
+        [
+          '-I',
+          'lanplus',
+          '-C',
+          '3',
+          '-H',
+          host,
+          '-p',
+          String(port),
+          '-U',
+          username,
+          '-E',
+          '-N',
+          '1',
+          '-R',
+          '1',
+          'chassis',
+          'power',
+          'status',
+        ],
         { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', IPMI_PASSWORD: password }, timeout: 5000 },
         (err) => resolve(err === null),
       ),

@@ -43,7 +43,8 @@ const MESSAGES = {
   PropertyValueNotInList: {
     format: 'The value %1 for the property %2 is not in the list of acceptable values.',
     severity: 'Warning',
-    resolution: 'Choose a value from the enumeration list that the implementation can support and resubmit the request if the operation failed.',
+    resolution:
+      'Choose a value from the enumeration list that the implementation can support and resubmit the request if the operation failed.',
   },
   PropertyValueOutOfRange: {
     format: 'The value %1 for the property %2 is not in the supported range of acceptable values.',
@@ -88,7 +89,8 @@ const MESSAGES = {
   ActionParameterValueNotInList: {
     format: 'The value %1 for the parameter %2 in the action %3 is not in the list of acceptable values.',
     severity: 'Warning',
-    resolution: 'Choose a value from the enumeration list that the implementation can support and resubmit the request if the operation failed.',
+    resolution:
+      'Choose a value from the enumeration list that the implementation can support and resubmit the request if the operation failed.',
   },
   ActionParameterValueTypeError: {
     format: 'The value %1 for the parameter %2 in the action %3 is of a different type than the parameter can accept.',
@@ -98,7 +100,8 @@ const MESSAGES = {
   ActionNotSupported: {
     format: 'The action %1 is not supported by the resource.',
     severity: 'Critical',
-    resolution: 'The action supplied cannot be resubmitted to the implementation. Perhaps the action was invalid, the wrong resource was the target or the implementation documentation may be of assistance.',
+    resolution:
+      'The action supplied cannot be resubmitted to the implementation. Perhaps the action was invalid, the wrong resource was the target or the implementation documentation may be of assistance.',
   },
   PreconditionFailed: {
     format: 'The ETag supplied did not match the ETag required to change this resource.',

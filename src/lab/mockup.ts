@@ -106,7 +106,10 @@ function merge(target: Json, patch: Json): Json {
   const out: Json = { ...target };
   for (const [k, v] of Object.entries(patch)) {
     const cur = out[k];
-    out[k] = v !== null && typeof v === 'object' && !Array.isArray(v) && cur !== null && typeof cur === 'object' && !Array.isArray(cur) ? merge(cur as Json, v as Json) : v;
+    out[k] =
+      v !== null && typeof v === 'object' && !Array.isArray(v) && cur !== null && typeof cur === 'object' && !Array.isArray(cur)
+        ? merge(cur as Json, v as Json)
+        : v;
   }
   return out;
 }
@@ -119,7 +122,9 @@ export async function startMockupLab(options: MockupLabOptions): Promise<MockupL
   const store = loadMockup(options.dir);
   const state = new LabState({ nodes: 0, username: options.username ?? 'admin', password: options.password ?? 'password' });
   const app = createLabHttp(state, { logger: options.logger ?? false });
-  const systems = [...store.entries()].filter(([, j]) => String(j['@odata.type'] ?? '').includes('ComputerSystem.') && !String(j['@odata.type']).includes('Collection')).map(([u]) => u);
+  const systems = [...store.entries()]
+    .filter(([, j]) => String(j['@odata.type'] ?? '').includes('ComputerSystem.') && !String(j['@odata.type']).includes('Collection'))
+    .map(([u]) => u);
 
   /** Actions by target URI: what to do, and on which resource. */
   const actions = new Map<string, { name: string; owner: string }>();
@@ -150,7 +155,8 @@ export async function startMockupLab(options: MockupLabOptions): Promise<MockupL
     const sys = store.get(systemUri)!;
     const allowed = ((sys.Actions as Json)['#ComputerSystem.Reset'] as Json)['ResetType@Redfish.AllowableValues'];
     if (typeof type !== 'string') throw new LabError(400, 'ActionParameterMissing', ['ComputerSystem.Reset', 'ResetType'], ['#/ResetType']);
-    if (Array.isArray(allowed) && !allowed.includes(type)) throw new LabError(400, 'ActionParameterValueNotInList', [type, 'ResetType', 'ComputerSystem.Reset'], ['#/ResetType']);
+    if (Array.isArray(allowed) && !allowed.includes(type))
+      throw new LabError(400, 'ActionParameterValueNotInList', [type, 'ResetType', 'ComputerSystem.Reset'], ['#/ResetType']);
     const on = sys.PowerState === 'On';
     const powerOff = (): void => void store.set(systemUri, { ...store.get(systemUri)!, PowerState: 'Off' });
     const powerOnAndBoot = (): void => {
@@ -179,15 +185,31 @@ export async function startMockupLab(options: MockupLabOptions): Promise<MockupL
       if (session === null) return sendLabError(reply, new LabError(401, 'NoValidSession'));
       const location = `${SESSIONS_URI}/${session.id}`;
       reply.header('X-Auth-Token', session.token).header('Location', location);
-      return json({ '@odata.id': location, '@odata.type': '#Session.v1_0_0.Session', Id: session.id, Name: 'User Session', UserName: session.userName }, 201);
+      return json(
+        {
+          '@odata.id': location,
+          '@odata.type': '#Session.v1_0_0.Session',
+          Id: session.id,
+          Name: 'User Session',
+          UserName: session.userName,
+        },
+        201,
+      );
     }
     const action = actions.get(uri);
     if (req.method === 'POST' && action !== undefined) {
       const body = bodyObject(req);
       if (action.name === '#ComputerSystem.Reset') reset(action.owner, body.ResetType);
       else if (action.name === '#VirtualMedia.InsertMedia') {
-        if (typeof body.Image !== 'string' || body.Image === '') throw new LabError(400, 'ActionParameterMissing', ['VirtualMedia.InsertMedia', 'Image'], ['#/Image']);
-        store.set(action.owner, { ...store.get(action.owner)!, Image: body.Image, Inserted: true, WriteProtected: body.WriteProtected ?? true, ConnectedVia: 'URI' });
+        if (typeof body.Image !== 'string' || body.Image === '')
+          throw new LabError(400, 'ActionParameterMissing', ['VirtualMedia.InsertMedia', 'Image'], ['#/Image']);
+        store.set(action.owner, {
+          ...store.get(action.owner)!,
+          Image: body.Image,
+          Inserted: true,
+          WriteProtected: body.WriteProtected ?? true,
+          ConnectedVia: 'URI',
+        });
       } else if (action.name === '#VirtualMedia.EjectMedia') {
         store.set(action.owner, { ...store.get(action.owner)!, Image: null, Inserted: false, ConnectedVia: 'NotConnected' });
       } else throw new LabError(400, 'ActionNotSupported', [action.name.slice(1)]);

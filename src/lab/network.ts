@@ -59,7 +59,8 @@ function run(tool: string, args: readonly string[], input?: string): Promise<str
  * @returns `{ok: true}` or the reason it cannot (not root, no iproute2, no namespaces)
  */
 export async function labNetworkSupport(): Promise<{ ok: true } | { ok: false; reason: string }> {
-  if (typeof process.getuid === 'function' && process.getuid() !== 0) return { ok: false, reason: 'needs root (network namespaces and bridges)' };
+  if (typeof process.getuid === 'function' && process.getuid() !== 0)
+    return { ok: false, reason: 'needs root (network namespaces and bridges)' };
   const probe = `esiprobe${process.pid % 100_000}`;
   try {
     await run('ip', ['netns', 'add', probe]);
@@ -100,7 +101,8 @@ export async function createLabNetwork(o: LabNetworkOptions): Promise<LabNetwork
       await run('ip', ['-n', p.netns, '-batch', '-'], `link set dev eth0 address ${p.mac}\nlink set dev eth0 up\nlink set dev lo up\n`);
     }
     // Kernel IPv6 autoconfiguration would send its own frames; the nodes here only talk when told to.
-    for (const p of ports) await run('ip', ['netns', 'exec', p.netns, 'sysctl', '-qw', 'net.ipv6.conf.all.disable_ipv6=1']).catch(() => undefined);
+    for (const p of ports)
+      await run('ip', ['netns', 'exec', p.netns, 'sysctl', '-qw', 'net.ipv6.conf.all.disable_ipv6=1']).catch(() => undefined);
   } catch (err) {
     await destroy();
     throw err;

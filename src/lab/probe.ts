@@ -46,7 +46,13 @@ function runProbe(port: LabNetworkPort, args: readonly string[], onLine?: (line:
   });
 }
 
-function listen(port: LabNetworkPort, seconds: number, marker: string, first = false, stop?: AbortSignal): { ready: Promise<void>; done: Promise<Received[]> } {
+function listen(
+  port: LabNetworkPort,
+  seconds: number,
+  marker: string,
+  first = false,
+  stop?: AbortSignal,
+): { ready: Promise<void>; done: Promise<Received[]> } {
   let readyResolve: () => void = () => undefined;
   const ready = new Promise<void>((r) => (readyResolve = r));
   const done = runProbe(
@@ -76,7 +82,11 @@ function listen(port: LabNetworkPort, seconds: number, marker: string, first = f
  * of the sender on a busy machine does not shorten the window).
  * @returns per listening namespace, the tags of the probe frames it received (empty: none)
  */
-export async function probe(from: LabNetworkPort, to: readonly LabNetworkPort[], options: { vlan?: number; windowS?: number } = {}): Promise<Map<string, Array<number | null>>> {
+export async function probe(
+  from: LabNetworkPort,
+  to: readonly LabNetworkPort[],
+  options: { vlan?: number; windowS?: number } = {},
+): Promise<Map<string, Array<number | null>>> {
   const marker = `esi-${randomBytes(6).toString('hex')}`;
   const stop = new AbortController();
   const listeners = to.map((p) => ({ p, l: listen(p, 60, marker, false, stop.signal) }));
@@ -88,7 +98,11 @@ export async function probe(from: LabNetworkPort, to: readonly LabNetworkPort[],
     stop.abort();
   }
   const out = new Map<string, Array<number | null>>();
-  for (const { p, l } of listeners) out.set(p.netns, (await l.done).map((r) => r.vlan));
+  for (const { p, l } of listeners)
+    out.set(
+      p.netns,
+      (await l.done).map((r) => r.vlan),
+    );
   return out;
 }
 
@@ -98,11 +112,20 @@ export async function probe(from: LabNetworkPort, to: readonly LabNetworkPort[],
  * `action` until the first frame arrives (CLOCK_MONOTONIC on both sides).
  * @returns milliseconds, or null when nothing arrived within `timeoutS`
  */
-export async function timeUntilFlow(from: LabNetworkPort, to: LabNetworkPort, action: () => Promise<void>, timeoutS = 5): Promise<number | null> {
+export async function timeUntilFlow(
+  from: LabNetworkPort,
+  to: LabNetworkPort,
+  action: () => Promise<void>,
+  timeoutS = 5,
+): Promise<number | null> {
   const marker = `esi-${randomBytes(6).toString('hex')}`;
   const l = listen(to, timeoutS, marker, true);
   await l.ready;
-  const sender = spawn('ip', ['netns', 'exec', from.netns, PYTHON, PROBE, 'send', 'eth0', from.mac, marker, '-', '1', String(timeoutS * 1000)], { stdio: 'ignore' });
+  const sender = spawn(
+    'ip',
+    ['netns', 'exec', from.netns, PYTHON, PROBE, 'send', 'eth0', from.mac, marker, '-', '1', String(timeoutS * 1000)],
+    { stdio: 'ignore' },
+  );
   try {
     await new Promise((r) => setTimeout(r, 50));
     const t0 = process.hrtime.bigint();

@@ -59,7 +59,12 @@ const GEOMETRY: Readonly<Record<RaidType, { min: number; even: boolean; usable: 
  */
 export function labDrives(s: SystemState): LabDrive[] {
   const ids = driveIds(s);
-  return s.machine.disks.map((d, i) => ({ id: ids[i]!, capacityBytes: d.sizeBytes, mediaType: d.rotational ? 'HDD' : 'SSD', protocol: d.rotational ? 'SAS' : 'SATA' }));
+  return s.machine.disks.map((d, i) => ({
+    id: ids[i]!,
+    capacityBytes: d.sizeBytes,
+    mediaType: d.rotational ? 'HDD' : 'SSD',
+    protocol: d.rotational ? 'SAS' : 'SATA',
+  }));
 }
 
 /** The RAID volumes of every lab system. */
@@ -84,7 +89,8 @@ export class LabRaid {
       throw new LabError(400, 'PropertyValueNotInList', [JSON.stringify(type), 'RAIDType'], at('RAIDType'));
     }
     const links = body.Links as { Drives?: unknown } | undefined;
-    if (!Array.isArray(links?.Drives) || links.Drives.length === 0) throw new LabError(400, 'PropertyMissing', ['Links/Drives'], at('Links/Drives'));
+    if (!Array.isArray(links?.Drives) || links.Drives.length === 0)
+      throw new LabError(400, 'PropertyMissing', ['Links/Drives'], at('Links/Drives'));
     const drives = labDrives(s);
     const base = `${storageUri(s)}/Drives/`;
     const chosen: LabDrive[] = [];
@@ -98,15 +104,23 @@ export class LabRaid {
     const used = new Set(this.volumes(s.id).flatMap((v) => v.driveIds));
     if (chosen.some((d) => used.has(d.id))) throw new LabError(400, 'ResourceInUse', [], at('Links/Drives'));
     const g = GEOMETRY[type as RaidType];
-    if (chosen.length < g.min || (g.even && chosen.length % 2 !== 0)) throw new LabError(400, 'PropertyValueConflict', ['Links/Drives', 'RAIDType'], at('Links/Drives'));
+    if (chosen.length < g.min || (g.even && chosen.length % 2 !== 0))
+      throw new LabError(400, 'PropertyValueConflict', ['Links/Drives', 'RAIDType'], at('Links/Drives'));
     const max = g.usable(chosen.length) * Math.min(...chosen.map((d) => d.capacityBytes));
     const cap = body.CapacityBytes;
     if (cap !== undefined && cap !== null && (typeof cap !== 'number' || !Number.isInteger(cap) || cap <= 0)) {
       throw new LabError(400, 'PropertyValueTypeError', [JSON.stringify(cap), 'CapacityBytes'], at('CapacityBytes'));
     }
-    if (typeof cap === 'number' && cap > max) throw new LabError(400, 'PropertyValueOutOfRange', [String(cap), 'CapacityBytes'], at('CapacityBytes'));
+    if (typeof cap === 'number' && cap > max)
+      throw new LabError(400, 'PropertyValueOutOfRange', [String(cap), 'CapacityBytes'], at('CapacityBytes'));
     const name = typeof body.Name === 'string' && body.Name !== '' ? body.Name : `Volume ${this.#next}`;
-    const v: LabVolume = { id: String(this.#next++), name, raidType: type as RaidType, capacityBytes: typeof cap === 'number' ? cap : max, driveIds: chosen.map((d) => d.id) };
+    const v: LabVolume = {
+      id: String(this.#next++),
+      name,
+      raidType: type as RaidType,
+      capacityBytes: typeof cap === 'number' ? cap : max,
+      driveIds: chosen.map((d) => d.id),
+    };
     this.#volumes.set(s.id, [...this.volumes(s.id), v]);
     return v;
   }
@@ -120,7 +134,6 @@ export class LabRaid {
   }
 }
 
-
 function renderVolume(s: SystemState, v: LabVolume): Json {
   return {
     '@odata.type': '#Volume.v1_5_0.Volume',
@@ -128,7 +141,14 @@ function renderVolume(s: SystemState, v: LabVolume): Json {
     Id: v.id,
     Name: v.name,
     RAIDType: v.raidType,
-    VolumeType: v.raidType === 'RAID0' ? 'NonRedundant' : v.raidType === 'RAID1' ? 'Mirrored' : v.raidType === 'RAID10' ? 'SpannedMirrors' : 'StripedWithParity',
+    VolumeType:
+      v.raidType === 'RAID0'
+        ? 'NonRedundant'
+        : v.raidType === 'RAID1'
+          ? 'Mirrored'
+          : v.raidType === 'RAID10'
+            ? 'SpannedMirrors'
+            : 'StripedWithParity',
     CapacityBytes: v.capacityBytes,
     Encrypted: false,
     Identifiers: [{ DurableNameFormat: 'UUID', DurableName: `${s.uuid.slice(0, 24)}${v.id.padStart(12, '0')}` }],
@@ -136,7 +156,6 @@ function renderVolume(s: SystemState, v: LabVolume): Json {
     Links: { Drives: v.driveIds.map((d) => ref(`${storageUri(s)}/Drives/${d}`)) },
   };
 }
-
 
 /** Registers the storage resources (module table) on `app`. */
 export function registerRaidRoutes(app: FastifyInstance, state: LabState, raid: LabRaid): void {
@@ -150,13 +169,22 @@ export function registerRaidRoutes(app: FastifyInstance, state: LabState, raid: 
   resource(app, `${R}/Systems/:id/Storage/:sid/Volumes`, {
     GET: (req, _reply, p) => {
       const s = ctl(req, p);
-      return collection('VolumeCollection', `${storageUri(s)}/Volumes`, 'Volume Collection', raid.volumes(s.id).map((v) => `${storageUri(s)}/Volumes/${v.id}`));
+      return collection(
+        'VolumeCollection',
+        `${storageUri(s)}/Volumes`,
+        'Volume Collection',
+        raid.volumes(s.id).map((v) => `${storageUri(s)}/Volumes/${v.id}`),
+      );
     },
     POST: (req, reply, p) => {
       const s = ctl(req, p);
       const v = raid.create(s, bodyObject(req));
       const json = renderVolume(s, v);
-      void reply.code(201).header('Location', json['@odata.id'] as string).type('application/json; charset=utf-8').send(json);
+      void reply
+        .code(201)
+        .header('Location', json['@odata.id'] as string)
+        .type('application/json; charset=utf-8')
+        .send(json);
       return undefined;
     },
   });

@@ -29,7 +29,16 @@ export function renderProcessor(s: SystemState, cpuId: string): Json | null {
   if (gpu !== null) {
     const g = s.machine.gpus[Number(gpu[1])];
     if (g === undefined || String(Number(gpu[1])) !== gpu[1]) return null;
-    return { '@odata.type': '#Processor.v1_10_0.Processor', '@odata.id': uri, Id: cpuId, Name: `GPU ${gpu[1]}`, ProcessorType: 'GPU', Manufacturer: g.vendor, Model: g.model, Status: STATUS_OK };
+    return {
+      '@odata.type': '#Processor.v1_10_0.Processor',
+      '@odata.id': uri,
+      Id: cpuId,
+      Name: `GPU ${gpu[1]}`,
+      ProcessorType: 'GPU',
+      Manufacturer: g.vendor,
+      Model: g.model,
+      Status: STATUS_OK,
+    };
   }
   const m = /^CPU(\d+)$/.exec(cpuId);
   const cpu = s.machine.cpu;
@@ -111,7 +120,13 @@ export function renderSimpleStorage(s: SystemState): Json {
     Id: STORAGE_ID,
     Name: 'Storage controller',
     UefiDevicePath: 'PciRoot(0x0)/Pci(0x4,0x0)',
-    Devices: s.machine.disks.map((d) => ({ Name: d.name, Manufacturer: d.vendor, Model: d.model, CapacityBytes: d.sizeBytes, Status: { State: 'Enabled', Health: 'OK' } })),
+    Devices: s.machine.disks.map((d) => ({
+      Name: d.name,
+      Manufacturer: d.vendor,
+      Model: d.model,
+      CapacityBytes: d.sizeBytes,
+      Status: { State: 'Enabled', Health: 'OK' },
+    })),
     Status: STATUS_OK,
   };
 }
@@ -212,7 +227,17 @@ export function renderPort(s: SystemState, portId: string): Json | null {
     CurrentSpeedGbps: nic.speedMbps / 1000,
     Ethernet: {
       AssociatedMACAddresses: [nic.mac],
-      ...(nic.lldp !== null ? { LLDPReceive: { ChassisId: nic.lldp.chassisId, ChassisIdSubtype: 'MacAddr', PortId: nic.lldp.portId, PortIdSubtype: 'IfName', SystemName: nic.lldp.systemName } } : {}),
+      ...(nic.lldp !== null
+        ? {
+            LLDPReceive: {
+              ChassisId: nic.lldp.chassisId,
+              ChassisIdSubtype: 'MacAddr',
+              PortId: nic.lldp.portId,
+              PortIdSubtype: 'IfName',
+              SystemName: nic.lldp.systemName,
+            },
+          }
+        : {}),
     },
     Status: STATUS_OK,
   };

@@ -7,15 +7,7 @@
  * `Systems`, `Managers`, `SessionService` and `Links.Sessions` (the DSP0266 way to discover
  * where to `POST` a session).
  */
-import {
-  REDFISH_ROOT,
-  STATUS_OK,
-  chassisUri,
-  managerUri,
-  ref,
-  systemUri,
-  type Json,
-} from './render-system.ts';
+import { REDFISH_ROOT, STATUS_OK, chassisUri, managerUri, ref, systemUri, type Json } from './render-system.ts';
 import type { LabSession } from './sessions.ts';
 import type { SystemState } from './state.ts';
 

@@ -49,7 +49,12 @@ export function registerHardwareRoutes(app: FastifyInstance, state: LabState): v
       GET: (_req, _reply, p) => {
         const s = sys(p);
         const base = `${systemUri(s.id)}/${sub}`;
-        return collection(type, base, name, ids(s).map((x) => `${base}/${x}`));
+        return collection(
+          type,
+          base,
+          name,
+          ids(s).map((x) => `${base}/${x}`),
+        );
       },
     });
   };
@@ -61,7 +66,9 @@ export function registerHardwareRoutes(app: FastifyInstance, state: LabState): v
   coll('EthernetInterfaces', 'EthernetInterfaceCollection', 'Ethernet Interface Collection', nicIds);
   resource(app, `${S}/EthernetInterfaces/:nic`, { GET: (req, _reply, p) => found(req.url, renderEthernetInterface(sys(p), p.nic!)) });
   coll('SimpleStorage', 'SimpleStorageCollection', 'Simple Storage Collection', () => [STORAGE_ID]);
-  resource(app, `${S}/SimpleStorage/:sid`, { GET: (req, _reply, p) => found(req.url, p.sid === STORAGE_ID ? renderSimpleStorage(sys(p)) : null) });
+  resource(app, `${S}/SimpleStorage/:sid`, {
+    GET: (req, _reply, p) => found(req.url, p.sid === STORAGE_ID ? renderSimpleStorage(sys(p)) : null),
+  });
   coll('Storage', 'StorageCollection', 'Storage Collection', () => [STORAGE_ID]);
   resource(app, `${S}/Storage/:sid`, { GET: (req, _reply, p) => found(req.url, p.sid === STORAGE_ID ? renderStorage(sys(p)) : null) });
   resource(app, `${S}/Storage/:sid/Drives/:drive`, {
@@ -91,7 +98,12 @@ export function registerHardwareRoutes(app: FastifyInstance, state: LabState): v
     GET: (req, _reply, p) => {
       const s = adapter(req, p);
       const base = `${adapterUri(s)}/Ports`;
-      return collection('PortCollection', base, 'Port Collection', s.machine.nics.map((_n, i) => `${base}/${i}`));
+      return collection(
+        'PortCollection',
+        base,
+        'Port Collection',
+        s.machine.nics.map((_n, i) => `${base}/${i}`),
+      );
     },
   });
   resource(app, `${C}/NetworkAdapters/:nic/Ports/:port`, { GET: (req, _reply, p) => found(req.url, renderPort(adapter(req, p), p.port!)) });

@@ -67,7 +67,12 @@ export function registerLabRoutes(app: FastifyInstance, state: LabState): void {
   resource(app, `${R}/SessionService`, { GET: () => renderSessionService(state.sessions.timeoutS) });
   resource(app, SESSIONS_URI, {
     GET: () =>
-      collection('SessionCollection', SESSIONS_URI, 'Session Collection', state.sessions.list().map((s) => `${SESSIONS_URI}/${s.id}`)),
+      collection(
+        'SessionCollection',
+        SESSIONS_URI,
+        'Session Collection',
+        state.sessions.list().map((s) => `${SESSIONS_URI}/${s.id}`),
+      ),
     POST: (req, reply) => {
       const body = bodyObject(req);
       for (const p of ['UserName', 'Password']) {
@@ -101,7 +106,13 @@ export function registerLabRoutes(app: FastifyInstance, state: LabState): void {
   // --- systems ------------------------------------------------------------------------------
   const sys = (p: Params): SystemState => state.system(p.id!);
   resource(app, `${R}/Systems`, {
-    GET: () => collection('ComputerSystemCollection', `${R}/Systems`, 'Computer System Collection', state.systems().map((s) => systemUri(s.id))),
+    GET: () =>
+      collection(
+        'ComputerSystemCollection',
+        `${R}/Systems`,
+        'Computer System Collection',
+        state.systems().map((s) => systemUri(s.id)),
+      ),
   });
   resource(app, `${R}/Systems/:id`, {
     GET: (_req, _reply, p) => renderSystem(sys(p)),
@@ -120,18 +131,36 @@ export function registerLabRoutes(app: FastifyInstance, state: LabState): void {
     },
   });
   registerHardwareRoutes(app, state);
-  registerVirtualMedia(app, state, `${R}/Systems/:id`, (p) => sys(p), (s) => systemUri(s.id));
+  registerVirtualMedia(
+    app,
+    state,
+    `${R}/Systems/:id`,
+    (p) => sys(p),
+    (s) => systemUri(s.id),
+  );
 
   // --- managers and chassis -------------------------------------------------------------------
   const mgr = (p: Params): SystemState => state.systemByManager(p.id!);
   resource(app, `${R}/Managers`, {
-    GET: () => collection('ManagerCollection', `${R}/Managers`, 'Manager Collection', state.systems().map((s) => managerUri(s.managerId))),
+    GET: () =>
+      collection(
+        'ManagerCollection',
+        `${R}/Managers`,
+        'Manager Collection',
+        state.systems().map((s) => managerUri(s.managerId)),
+      ),
   });
   resource(app, `${R}/Managers/:id`, { GET: (_req, _reply, p) => renderManager(mgr(p)) });
   registerVirtualMedia(app, state, `${R}/Managers/:id`, mgr, (s) => managerUri(s.managerId));
 
   resource(app, `${R}/Chassis`, {
-    GET: () => collection('ChassisCollection', `${R}/Chassis`, 'Chassis Collection', state.systems().map((s) => chassisUri(s.chassisId))),
+    GET: () =>
+      collection(
+        'ChassisCollection',
+        `${R}/Chassis`,
+        'Chassis Collection',
+        state.systems().map((s) => chassisUri(s.chassisId)),
+      ),
   });
   resource(app, `${R}/Chassis/:id`, { GET: (_req, _reply, p) => renderChassis(state.systemByChassis(p.id!)) });
 }
@@ -173,7 +202,8 @@ function registerVirtualMedia(
         if (!['Image', 'Inserted', 'WriteProtected'].includes(key)) throw new LabError(400, 'PropertyUnknown', [key], [`#/${key}`]);
       }
       const image = body.Image === undefined ? s.virtualMedia.image : body.Image;
-      if (image !== null && typeof image !== 'string') throw new LabError(400, 'PropertyValueTypeError', [JSON.stringify(image), 'Image'], ['#/Image']);
+      if (image !== null && typeof image !== 'string')
+        throw new LabError(400, 'PropertyValueTypeError', [JSON.stringify(image), 'Image'], ['#/Image']);
       for (const k of ['Inserted', 'WriteProtected'] as const) {
         if (body[k] !== undefined && typeof body[k] !== 'boolean') {
           throw new LabError(400, 'PropertyValueTypeError', [JSON.stringify(body[k]), k], [`#/${k}`]);

@@ -149,7 +149,10 @@ export class LabSerialPorts {
     const hw = s.hardware;
     const cpus = hw.cpuSockets * hw.coresPerSocket;
     this.note(s.id, `esi-lab firmware: POST ${s.id} (system ${s.uuid}), boot #${s.bootCount}`);
-    this.note(s.id, `esi-lab firmware: ${hw.cpuSockets} x ${hw.cpuModel}, ${cpus} cores; memory ${hw.memoryGiB} GiB OK; disk ${hw.diskGiB} GiB; NIC ${s.mac}`);
+    this.note(
+      s.id,
+      `esi-lab firmware: ${hw.cpuSockets} x ${hw.cpuModel}, ${cpus} cores; memory ${hw.memoryGiB} GiB OK; disk ${hw.diskGiB} GiB; NIC ${s.mac}`,
+    );
     const source = e.override === null ? 'the boot order (disk)' : `boot source override ${e.override}`;
     this.note(s.id, `esi-lab firmware: ${e.mode} boot from ${source}`);
   }

@@ -47,8 +47,14 @@ const FRAMEWORK_ERROR_RENDERERS: ReadonlyArray<readonly [string, RawErrorRendere
     },
   ],
   ['/lease', (_q, reply, status, message) => void reply.code(status).type('application/json').send(leaseErrorBody(status, message))],
-  ['/image', (request, reply, status, message) => void sendGlanceError(request, reply, { status, explanation: message, detail: '', headers: {} })],
-  ['/network', (_q, reply, status, message) => void reply.code(status).type('application/json').send(neutronErrorBody('HTTPBadRequest', message))],
+  [
+    '/image',
+    (request, reply, status, message) => void sendGlanceError(request, reply, { status, explanation: message, detail: '', headers: {} }),
+  ],
+  [
+    '/network',
+    (_q, reply, status, message) => void reply.code(status).type('application/json').send(neutronErrorBody('HTTPBadRequest', message)),
+  ],
   ['/compute', (_q, reply, status, message) => void sendNovaError(reply, status, message)],
 ];
 

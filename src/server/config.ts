@@ -262,7 +262,10 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
       cleanCallbackTimeoutS: num('ESI_CLEAN_CALLBACK_TIMEOUT', 'clean_callback_timeout', 1800, 0, 7 * 86_400),
       inspectWaitTimeoutS: num('ESI_INSPECT_WAIT_TIMEOUT', 'inspect_wait_timeout', 1800, 0, 7 * 86_400),
       rescueCallbackTimeoutS: num('ESI_RESCUE_CALLBACK_TIMEOUT', 'rescue_callback_timeout', 1800, 0, 7 * 86_400),
-      forcePowerStateDuringSync: parseBool(pick(undefined, 'ESI_FORCE_POWER_STATE_DURING_SYNC', 'force_power_state_during_sync') ?? 'false', 'force_power_state_during_sync'),
+      forcePowerStateDuringSync: parseBool(
+        pick(undefined, 'ESI_FORCE_POWER_STATE_DURING_SYNC', 'force_power_state_during_sync') ?? 'false',
+        'force_power_state_during_sync',
+      ),
       bmcTimeoutS: num('ESI_BMC_TIMEOUT_S', 'bmc_timeout_s', 10, 1, 600),
       powerSyncWorkers: num('ESI_SYNC_POWER_STATE_WORKERS', 'sync_power_state_workers', 8, 1, 1000),
       nodeHistoryMaxEntries: num('ESI_NODE_HISTORY_MAX_ENTRIES', 'node_history_max_entries', 300, 1, 100_000),
@@ -276,30 +279,52 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
       webhookMaxAttempts: num('ESI_WEBHOOK_MAX_ATTEMPTS', 'webhook_max_attempts', 8, 1, 100),
       webhookTimeoutS: num('ESI_WEBHOOK_TIMEOUT', 'webhook_timeout', 10, 1, 300),
       webhookPollMs: num('ESI_WEBHOOK_POLL_MS', 'webhook_poll_ms', 500, 10, 60_000),
-      webhookAllowPrivate: parseBool(pick(undefined, 'ESI_WEBHOOK_ALLOW_PRIVATE', 'webhook_allow_private') ?? 'false', 'webhook_allow_private'),
+      webhookAllowPrivate: parseBool(
+        pick(undefined, 'ESI_WEBHOOK_ALLOW_PRIVATE', 'webhook_allow_private') ?? 'false',
+        'webhook_allow_private',
+      ),
     },
     // A blank ESI_NETWORK_VLAN_RANGES is meaningful (no pool), so it is read as given.
-    network: networkConfig(env.ESI_NETWORK_VLAN_RANGES ?? (file.network_vlan_ranges === undefined ? 'physnet1:100:199' : String(file.network_vlan_ranges ?? '')), pick(undefined, 'ESI_NETWORK_FLAT_NETWORKS', 'network_flat_networks') ?? '*', {
-      mtu: num('ESI_NETWORK_MTU', 'network_mtu', 1500, 68, 9216),
-      switchMaxAttempts: num('ESI_SWITCH_MAX_ATTEMPTS', 'switch_max_attempts', 4, 1, 100),
-      switchRetryBaseMs: num('ESI_SWITCH_RETRY_BASE_MS', 'switch_retry_base_ms', 500, 1, 600_000),
-      switchTimeoutS: num('ESI_SWITCH_TIMEOUT', 'switch_timeout', 30, 1, 3600),
-      switchPollMs: num('ESI_SWITCH_POLL_MS', 'switch_poll_ms', 1000, 10, 600_000),
-    }),
+    network: networkConfig(
+      env.ESI_NETWORK_VLAN_RANGES ?? (file.network_vlan_ranges === undefined ? 'physnet1:100:199' : String(file.network_vlan_ranges ?? '')),
+      pick(undefined, 'ESI_NETWORK_FLAT_NETWORKS', 'network_flat_networks') ?? '*',
+      {
+        mtu: num('ESI_NETWORK_MTU', 'network_mtu', 1500, 68, 9216),
+        switchMaxAttempts: num('ESI_SWITCH_MAX_ATTEMPTS', 'switch_max_attempts', 4, 1, 100),
+        switchRetryBaseMs: num('ESI_SWITCH_RETRY_BASE_MS', 'switch_retry_base_ms', 500, 1, 600_000),
+        switchTimeoutS: num('ESI_SWITCH_TIMEOUT', 'switch_timeout', 30, 1, 3600),
+        switchPollMs: num('ESI_SWITCH_POLL_MS', 'switch_poll_ms', 1000, 10, 600_000),
+      },
+    ),
     hardware: {
       enabledTypes: parseHardwareTypes(pick(undefined, 'ESI_ENABLED_HARDWARE_TYPES', 'enabled_hardware_types') ?? KNOWN_DRIVERS.join(',')),
       ipmi: {
         // Default: the BMC deadline of the conductor (ESI_BMC_TIMEOUT_S).
-        commandTimeoutS: num('ESI_IPMI_COMMAND_TIMEOUT', 'ipmi_command_timeout', num('ESI_BMC_TIMEOUT_S', 'bmc_timeout_s', 10, 1, 600), 1, 600),
+        commandTimeoutS: num(
+          'ESI_IPMI_COMMAND_TIMEOUT',
+          'ipmi_command_timeout',
+          num('ESI_BMC_TIMEOUT_S', 'bmc_timeout_s', 10, 1, 600),
+          1,
+          600,
+        ),
         commandRetries: num('ESI_IPMI_COMMAND_RETRIES', 'ipmi_command_retries', 2, 0, 10),
       },
     },
-    lab: { nodes: labNodes, host: pick(undefined, 'ESI_LAB_HOST', 'lab_host') ?? '127.0.0.1', port: labPort, models: pick(options.labModels, 'ESI_LAB_MODELS', 'lab_models') ?? null },
+    lab: {
+      nodes: labNodes,
+      host: pick(undefined, 'ESI_LAB_HOST', 'lab_host') ?? '127.0.0.1',
+      port: labPort,
+      models: pick(options.labModels, 'ESI_LAB_MODELS', 'lab_models') ?? null,
+    },
   });
 }
 
 /** The networking settings; the VLAN ranges may be blank (no pool, no VLAN physical networks). */
-function networkConfig(ranges: string, flat: string, rest: Omit<Config['network'], 'vlanPhysnets' | 'vlanRanges' | 'flatNetworks'>): Config['network'] {
+function networkConfig(
+  ranges: string,
+  flat: string,
+  rest: Omit<Config['network'], 'vlanPhysnets' | 'vlanRanges' | 'flatNetworks'>,
+): Config['network'] {
   try {
     const { physnets, ranges: parsed } = parseVlanRanges(ranges);
     return { vlanPhysnets: physnets, vlanRanges: parsed, flatNetworks: parseFlatNetworks(flat), ...rest };
@@ -363,7 +388,14 @@ function parseRoles(value: string): Role[] {
 }
 
 function parseHardwareTypes(value: string): string[] {
-  const names = [...new Set(value.split(',').map((n) => n.trim()).filter(Boolean))];
+  const names = [
+    ...new Set(
+      value
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (names.length === 0) throw new ConfigError(`enabled hardware types must name at least one of: ${KNOWN_DRIVERS.join(', ')}`);
   const unknown = names.filter((n) => !KNOWN_DRIVERS.includes(n));
   if (unknown.length > 0) throw new ConfigError(`unknown hardware types ${unknown.join(', ')} (known: ${KNOWN_DRIVERS.join(', ')})`);

@@ -76,7 +76,8 @@ export function censorLogValue(value: unknown, path: string[]): unknown {
  */
 export async function createServices(config: Config, overrides: ContainerOverrides = {}): Promise<Services> {
   const clock = overrides.clock ?? systemClock;
-  const logger = overrides.logger ?? pino({ level: config.logLevel, redact: { paths: [...LOG_REDACT, 'req.url'], censor: censorLogValue } });
+  const logger =
+    overrides.logger ?? pino({ level: config.logLevel, redact: { paths: [...LOG_REDACT, 'req.url'], censor: censorLogValue } });
   const policy = createPolicy(config.policyFile ?? undefined);
   const store = await openStore({
     databaseUrl: config.databaseUrl,
@@ -117,7 +118,10 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   };
   // Cabling checks of bare-metal ports (src/domain/networking/cabling.ts); `networking` is
   // assigned below, before the API serves and any worker starts.
-  const switchPorts: SwitchPortGuard = { claim: (...a) => networking.cabling.claim(...a), release: (uuid) => networking.cabling.release(uuid) };
+  const switchPorts: SwitchPortGuard = {
+    claim: (...a) => networking.cabling.claim(...a),
+    release: (uuid) => networking.cabling.release(uuid),
+  };
   const inventory = createInventory({
     // `images` is assigned below, before the API serves.
     images: { deployable: (ctx, id) => images.images.deployable(ctx, id) },
@@ -139,8 +143,15 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   const nodeHardware = new NodeHardwareService(inventory.nodes.access, biosSettings);
   const workers: BackgroundWorker[] = [];
   workers.push(
-    new ConductorHeartbeat(inventory.conductorRepository, inventory.conductors, clock, config.conductor.hostname, '', hardware.names(), heartbeatMs, (err) =>
-      logger.error({ err }, 'conductor heartbeat failed'),
+    new ConductorHeartbeat(
+      inventory.conductorRepository,
+      inventory.conductors,
+      clock,
+      config.conductor.hostname,
+      '',
+      hardware.names(),
+      heartbeatMs,
+      (err) => logger.error({ err }, 'conductor heartbeat failed'),
     ),
   );
   workers.push(
@@ -189,10 +200,53 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   const { networking, switchReconciler } = createNetworkingServices({ config, clock, logger, store, policy, secrets, inventory });
   workers.push(switchReconciler);
   const ramdisk = new RamdiskService({ nodes: recordedNodes, ports: portRepository, clock, secrets, conductor: inventory.conductorRelay });
-  const inspection = new InspectionService({ access: inventory.nodes.access, nodes: recordedNodes, ports: portRepository, store: inspectionStore, clock, conductor: inventory.conductorRelay });
+  const inspection = new InspectionService({
+    access: inventory.nodes.access,
+    nodes: recordedNodes,
+    ports: portRepository,
+    store: inspectionStore,
+    clock,
+    conductor: inventory.conductorRelay,
+  });
   const capture = new CaptureService(inventory.nodes.access, { uploadable: (ctx, id) => images.images.uploadable(ctx, id) });
-  const { scheduling, compute, worker: schedulingWorker } = createSchedulingServices({ config, clock, logger, store, policy, inventory, images, directory: identity.directory, networks: serverNetworksOver(() => networking) });
+  const {
+    scheduling,
+    compute,
+    worker: schedulingWorker,
+  } = createSchedulingServices({
+    config,
+    clock,
+    logger,
+    store,
+    policy,
+    inventory,
+    images,
+    directory: identity.directory,
+    networks: serverNetworksOver(() => networking),
+  });
   workers.push(schedulingWorker);
   const consoles = new NodeConsoleService(inventory.nodes.access, leasing.consoleTokens, clock);
-  return { config, clock, logger, store, policy, identity, inventory, leasing, leaseManager, images, ramdisk, inspection, imageTempUrls, capture, networking, switchReconciler, scheduling, compute, consoles, nodeHardware, workers };
+  return {
+    config,
+    clock,
+    logger,
+    store,
+    policy,
+    identity,
+    inventory,
+    leasing,
+    leaseManager,
+    images,
+    ramdisk,
+    inspection,
+    imageTempUrls,
+    capture,
+    networking,
+    switchReconciler,
+    scheduling,
+    compute,
+    consoles,
+    nodeHardware,
+    workers,
+  };
 }

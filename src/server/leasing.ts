@@ -16,7 +16,15 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.ts';
 import type { IdentityDirectory } from '../domain/identity/index.ts';
-import { createLeasing, isRestrictedAddress, WebhookDeliverer, type Leasing, type NodeGateway, type ProjectDirectory, type WebhookTargets } from '../domain/leasing/index.ts';
+import {
+  createLeasing,
+  isRestrictedAddress,
+  WebhookDeliverer,
+  type Leasing,
+  type NodeGateway,
+  type ProjectDirectory,
+  type WebhookTargets,
+} from '../domain/leasing/index.ts';
 import type { Policy } from '../domain/policy/types.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { LeaseManager } from '../conductor/lease-manager.ts';
@@ -47,7 +55,8 @@ export function projectDirectoryOf(directory: IdentityDirectory): ProjectDirecto
  */
 export function webhookTargetsOf(config: Config): WebhookTargets {
   const own = new Set<string>();
-  for (const list of Object.values(os.networkInterfaces())) for (const a of list ?? []) own.add(a.address.toLowerCase().replace(/%.*$/, ''));
+  for (const list of Object.values(os.networkInterfaces()))
+    for (const a of list ?? []) own.add(a.address.toLowerCase().replace(/%.*$/, ''));
   own.add(config.host.toLowerCase());
   try {
     own.add(new URL(config.publicUrl).hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1'));
@@ -97,6 +106,9 @@ export function createLeasingServices(w: LeasingWiring): { leasing: Leasing; lea
     maxAttempts: lc.webhookMaxAttempts,
     timeoutMs: lc.webhookTimeoutS * 1000,
   });
-  const webhookWorker = new WebhookWorker(deliverer, leasing.notices, log, { pollMs: lc.webhookPollMs, noticeIntervalMs: Math.max(1000, Math.min(60_000, lc.webhookPollMs * 10)) });
+  const webhookWorker = new WebhookWorker(deliverer, leasing.notices, log, {
+    pollMs: lc.webhookPollMs,
+    noticeIntervalMs: Math.max(1000, Math.min(60_000, lc.webhookPollMs * 10)),
+  });
   return { leasing, leaseManager, webhookWorker };
 }

@@ -34,7 +34,8 @@ export function serverNetworksOver(networking: () => Networking): ServerNetworks
   return {
     async check(ctx: AuthContext, networks: readonly RequestedNetwork[]): Promise<void> {
       for (const n of networks) {
-        if (n.fixed_ip !== undefined) throw new InvalidInputError('Requesting a fixed IP for a bare-metal server is not supported; omit fixed_ip.');
+        if (n.fixed_ip !== undefined)
+          throw new InvalidInputError('Requesting a fixed IP for a bare-metal server is not supported; omit fixed_ip.');
         try {
           if (n.port !== undefined) await networking().ports.get(ctx, n.port);
           else if (n.uuid !== undefined) await networking().networks.get(ctx, n.uuid);
@@ -42,7 +43,9 @@ export function serverNetworksOver(networking: () => Networking): ServerNetworks
         } catch (err) {
           // Nova answers a request naming an unknown network or port with 400, not 404.
           if (!(err instanceof NotFoundError)) throw err;
-          throw new InvalidInputError(n.port !== undefined ? `Port id ${n.port} could not be found.` : `Network ${n.uuid} could not be found.`);
+          throw new InvalidInputError(
+            n.port !== undefined ? `Port id ${n.port} could not be found.` : `Network ${n.uuid} could not be found.`,
+          );
         }
       }
     },
@@ -55,7 +58,12 @@ export function serverNetworksOver(networking: () => Networking): ServerNetworks
           portId = (await networking().ports.get(ctx, n.port)).port.id;
         } else {
           const { network } = await networking().networks.get(ctx, n.uuid!);
-          const created = await networking().ports.create(ctx, { network_id: network.id, name: `${serverUuid}-${network.name || network.id}`, device_owner: SERVER_PORT_OWNER, device_id: serverUuid });
+          const created = await networking().ports.create(ctx, {
+            network_id: network.id,
+            name: `${serverUuid}-${network.name || network.id}`,
+            device_owner: SERVER_PORT_OWNER,
+            device_id: serverUuid,
+          });
           portId = created.port.id;
         }
         await networking().vifs.attach(ctx, nodeUuid, { id: portId }, VIF_API_MINOR);

@@ -106,7 +106,8 @@ function openSqlite(options: StoreOptions): Store {
     dialect: 'sqlite',
     withLock: (_keys, fn) => db.transaction().execute(fn),
     // Holding Kysely's (single, mutex-guarded) connection keeps the read out of open transactions.
-    selectArrays: (query) => db.connection().execute(async () => statement(query.sql).all(...(query.parameters as unknown[])) as unknown[][]),
+    selectArrays: (query) =>
+      db.connection().execute(async () => statement(query.sql).all(...(query.parameters as unknown[])) as unknown[][]),
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();
@@ -166,7 +167,8 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
         }
         return fn(tx);
       }),
-    selectArrays: async (query) => (await pool.query({ text: query.sql, values: query.parameters as unknown[], rowMode: 'array' })).rows as unknown[][],
+    selectArrays: async (query) =>
+      (await pool.query({ text: query.sql, values: query.parameters as unknown[], rowMode: 'array' })).rows as unknown[][],
     close: () => db.destroy(),
   };
 }

@@ -14,4 +14,15 @@ import type { NodeHistoryTables } from './inventory/history-tables.ts';
 import type { InspectionTables } from './inspection/tables.ts';
 
 /** Every table of esi's database. */
-export interface Database extends IdentityTables, InventoryTables, LeasingTables, ImageTables, NetworkingTables, SchedulingTables, ComputeTables, NodeHistoryTables, InspectionTables, HardwareTables {}
+export interface Database
+  extends
+    IdentityTables,
+    InventoryTables,
+    LeasingTables,
+    ImageTables,
+    NetworkingTables,
+    SchedulingTables,
+    ComputeTables,
+    NodeHistoryTables,
+    InspectionTables,
+    HardwareTables {}

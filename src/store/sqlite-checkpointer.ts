@@ -49,7 +49,12 @@ parentPort.on('message', (m) => {
  * @param intervalMs pause between two passive checkpoints (default 250 ms)
  * @param onError told of a failed checkpoint (the next pass tries again)
  */
-export function startCheckpointer(database: SQLite.Database, file: string, intervalMs = 250, onError: (message: string) => void = () => undefined): Checkpointer {
+export function startCheckpointer(
+  database: SQLite.Database,
+  file: string,
+  intervalMs = 250,
+  onError: (message: string) => void = () => undefined,
+): Checkpointer {
   const module = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, intervalMs, module } });
   worker.unref();

@@ -50,7 +50,13 @@ beforeAll(async () => {
   fixtures = await createFixtures(p);
   client = new RawClient(ts.url);
   counts = await rowCounter(ts);
-  secrets = [...PERSONA_NAMES.flatMap((n) => (p[n].token ? [p[n].token!] : [])), ADMIN_PASSWORD, 'pw-owner1', 'rb-hook-secret', 'rb-fixture-secret'];
+  secrets = [
+    ...PERSONA_NAMES.flatMap((n) => (p[n].token ? [p[n].token!] : [])),
+    ADMIN_PASSWORD,
+    'pw-owner1',
+    'rb-hook-secret',
+    'rb-fixture-secret',
+  ];
 }, 60_000);
 afterAll(async () => {
   client?.close();
@@ -59,17 +65,34 @@ afterAll(async () => {
 
 /** Two nodes of o1 (one with lessee l1, a trait and a port), an offer on the other, a lease of l1. */
 async function createFixtures(p: Personas): Promise<Fixtures> {
-  const ok = async (persona: keyof Personas, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> => {
+  const ok = async (
+    persona: keyof Personas,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<any> => {
     const res = await call(ts, p[persona], method, path, body, headers);
     if (res.status >= 300) throw new Error(`fixture ${method} ${path}: ${res.status} ${res.text}`);
     return res.body;
   };
-  const node = (await ok('admin', 'POST', '/baremetal/v1/nodes', { driver: 'fake-hardware', name: 'rb-node', owner: p.owner.projectId, lessee: p.lessee.projectId }, IRONIC)).uuid;
-  const node2 = (await ok('admin', 'POST', '/baremetal/v1/nodes', { driver: 'fake-hardware', name: 'rb-node-2', owner: p.owner.projectId }, IRONIC)).uuid;
+  const node = (
+    await ok(
+      'admin',
+      'POST',
+      '/baremetal/v1/nodes',
+      { driver: 'fake-hardware', name: 'rb-node', owner: p.owner.projectId, lessee: p.lessee.projectId },
+      IRONIC,
+    )
+  ).uuid;
+  const node2 = (
+    await ok('admin', 'POST', '/baremetal/v1/nodes', { driver: 'fake-hardware', name: 'rb-node-2', owner: p.owner.projectId }, IRONIC)
+  ).uuid;
   await ok('admin', 'PUT', `/baremetal/v1/nodes/${node}/traits/CUSTOM_RB`, undefined, IRONIC);
   await ok('admin', 'PUT', `/baremetal/v1/nodes/${node}/maintenance`, { reason: 'rb' }, IRONIC);
   await ok('admin', 'DELETE', `/baremetal/v1/nodes/${node}/maintenance`, undefined, IRONIC);
-  const historyEvent = (await ok('admin', 'GET', `/baremetal/v1/nodes/${node}/history`, undefined, IRONIC)).history[0]?.uuid as string | undefined;
+  const historyEvent = (await ok('admin', 'GET', `/baremetal/v1/nodes/${node}/history`, undefined, IRONIC)).history[0]?.uuid as
+    string | undefined;
   const port = (await ok('admin', 'POST', '/baremetal/v1/ports', { address: '52:54:00:00:00:01', node_uuid: node }, IRONIC)).uuid;
   const conductor = (await ok('admin', 'GET', '/baremetal/v1/conductors', undefined, IRONIC)).conductors[0].hostname;
   const t = Date.now() + 30 * DAY;
@@ -84,22 +107,85 @@ async function createFixtures(p: Personas): Promise<Fixtures> {
     return res.status === 201 ? (res.body.uuid as string) : undefined;
   };
   const network = await networkFixtures(p, ok);
-  const leasePolicy = await optional('/lease/v1/lease_policies', { resource_uuid: node, project_id: p.owner.projectId, max_lease_seconds: 86_400 });
-  const webhook = await optional('/lease/v1/webhooks', { url: 'http://127.0.0.1:9/rb-fixture', secret: 'rb-fixture-secret', enabled: false });
+  const leasePolicy = await optional('/lease/v1/lease_policies', {
+    resource_uuid: node,
+    project_id: p.owner.projectId,
+    max_lease_seconds: 86_400,
+  });
+  const webhook = await optional('/lease/v1/webhooks', {
+    url: 'http://127.0.0.1:9/rb-fixture',
+    secret: 'rb-fixture-secret',
+    enabled: false,
+  });
   // Scheduling and compute: an allocation (it fails: no node of its class), a flavor with an
   // extra spec, an image, o1's key pair, and a server of o1 on a free node of its own.
   const allocation = (await ok('admin', 'POST', '/baremetal/v1/allocations', { resource_class: 'rb-none' }, IRONIC)).uuid;
-  const flavor = (await ok('admin', 'POST', '/compute/v2.1/flavors', { flavor: { name: 'rb-flavor', id: 'rb-flavor', ram: 1, vcpus: 1, disk: 0 } }, NOVA)).flavor.id;
-  await ok('admin', 'POST', `/compute/v2.1/flavors/${flavor}/os-extra_specs`, { extra_specs: { 'hw:rb': 'x', 'resources:CUSTOM_RB_SERVER': '1', 'resources:VCPU': '0', 'resources:MEMORY_MB': '0', 'resources:DISK_GB': '0' } }, NOVA);
-  const image = (await ok('admin', 'POST', '/image/v2/images', { name: 'rb-image', disk_format: 'raw', container_format: 'bare', visibility: 'public' })).id;
-  const up = await fetch(`${ts.url}/image/v2/images/${image}/file`, { method: 'PUT', headers: { 'x-auth-token': p.admin.token!, 'content-type': 'application/octet-stream' }, body: new Uint8Array(512) });
+  const flavor = (
+    await ok('admin', 'POST', '/compute/v2.1/flavors', { flavor: { name: 'rb-flavor', id: 'rb-flavor', ram: 1, vcpus: 1, disk: 0 } }, NOVA)
+  ).flavor.id;
+  await ok(
+    'admin',
+    'POST',
+    `/compute/v2.1/flavors/${flavor}/os-extra_specs`,
+    {
+      extra_specs: {
+        'hw:rb': 'x',
+        'resources:CUSTOM_RB_SERVER': '1',
+        'resources:VCPU': '0',
+        'resources:MEMORY_MB': '0',
+        'resources:DISK_GB': '0',
+      },
+    },
+    NOVA,
+  );
+  const image = (
+    await ok('admin', 'POST', '/image/v2/images', { name: 'rb-image', disk_format: 'raw', container_format: 'bare', visibility: 'public' })
+  ).id;
+  const up = await fetch(`${ts.url}/image/v2/images/${image}/file`, {
+    method: 'PUT',
+    headers: { 'x-auth-token': p.admin.token!, 'content-type': 'application/octet-stream' },
+    body: new Uint8Array(512),
+  });
   if (up.status !== 204) throw new Error(`fixture image upload: ${up.status}`);
-  const keypair = (await ok('owner', 'POST', '/compute/v2.1/os-keypairs', { keypair: { name: 'rb-key', public_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDvC3hT0l2fJ5kq3n7ZlVxq8YVw3pX6m8A0bq4b8wD1u rb' } }, NOVA)).keypair.name;
-  const serverNode = (await ok('admin', 'POST', '/baremetal/v1/nodes', { driver: 'fake-hardware', name: 'rb-server-node', owner: p.owner.projectId, resource_class: 'rb-server' }, IRONIC)).uuid;
-  await ts.server.services.inventory.nodeRepository.applyConductorResult(serverNode, { provision_state: 'available', power_state: 'power off' }, Date.now());
-  const server = (await ok('owner', 'POST', '/compute/v2.1/servers', { server: { name: 'rb-server', flavorRef: flavor, imageRef: image, networks: 'none' } }, NOVA)).server.id;
+  const keypair = (
+    await ok(
+      'owner',
+      'POST',
+      '/compute/v2.1/os-keypairs',
+      { keypair: { name: 'rb-key', public_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDvC3hT0l2fJ5kq3n7ZlVxq8YVw3pX6m8A0bq4b8wD1u rb' } },
+      NOVA,
+    )
+  ).keypair.name;
+  const serverNode = (
+    await ok(
+      'admin',
+      'POST',
+      '/baremetal/v1/nodes',
+      { driver: 'fake-hardware', name: 'rb-server-node', owner: p.owner.projectId, resource_class: 'rb-server' },
+      IRONIC,
+    )
+  ).uuid;
+  await ts.server.services.inventory.nodeRepository.applyConductorResult(
+    serverNode,
+    { provision_state: 'available', power_state: 'power off' },
+    Date.now(),
+  );
+  const server = (
+    await ok(
+      'owner',
+      'POST',
+      '/compute/v2.1/servers',
+      { server: { name: 'rb-server', flavorRef: flavor, imageRef: image, networks: 'none' } },
+      NOVA,
+    )
+  ).server.id;
   // Let the conductor deploy it, so that nothing changes in the database during the attacks.
-  for (let i = 0; i < 100 && (await call(ts, p.owner, 'GET', `/compute/v2.1/servers/${server}`, undefined, NOVA)).body.server.status !== 'ACTIVE'; i++) await new Promise((r) => setTimeout(r, 50));
+  for (
+    let i = 0;
+    i < 100 && (await call(ts, p.owner, 'GET', `/compute/v2.1/servers/${server}`, undefined, NOVA)).body.server.status !== 'ACTIVE';
+    i++
+  )
+    await new Promise((r) => setTimeout(r, 50));
   return {
     allocation,
     flavor,
@@ -124,14 +210,27 @@ async function createFixtures(p: Personas): Promise<Fixtures> {
 }
 
 /** A shared network of o1 with a subnet, a port, a trunk (parent + one sub-port); a switch. */
-async function networkFixtures(p: Personas, ok: (persona: keyof Personas, method: string, path: string, body?: unknown) => Promise<any>): Promise<NonNullable<Fixtures['network']>> {
+async function networkFixtures(
+  p: Personas,
+  ok: (persona: keyof Personas, method: string, path: string, body?: unknown) => Promise<any>,
+): Promise<NonNullable<Fixtures['network']>> {
   const n = (await ok('owner', 'POST', '/network/v2.0/networks', { network: { name: 'rb-net' } })).network.id;
   const subnet = (await ok('owner', 'POST', '/network/v2.0/subnets', { subnet: { network_id: n, cidr: '10.98.0.0/24' } })).subnet.id;
   const port = async (): Promise<string> => (await ok('owner', 'POST', '/network/v2.0/ports', { port: { network_id: n } })).port.id;
   const [free, trunkParent, subPort] = [await port(), await port(), await port()];
-  const trunk = (await ok('owner', 'POST', '/network/v2.0/trunks', { trunk: { port_id: trunkParent, sub_ports: [{ port_id: subPort, segmentation_type: 'vlan', segmentation_id: 3000 }] } })).trunk.id;
-  const rbac = (await ok('owner', 'POST', '/network/v2.0/rbac-policies', { rbac_policy: { object_type: 'network', object_id: n, action: 'access_as_shared', target_tenant: p.lessee.projectId } })).rbac_policy.id;
-  const sw = (await ok('admin', 'POST', '/network/v2.0/switches', { switch: { name: 'rb-switch', switch_id: '02:00:00:00:00:7a', driver: 'fake' } })).switch.id;
+  const trunk = (
+    await ok('owner', 'POST', '/network/v2.0/trunks', {
+      trunk: { port_id: trunkParent, sub_ports: [{ port_id: subPort, segmentation_type: 'vlan', segmentation_id: 3000 }] },
+    })
+  ).trunk.id;
+  const rbac = (
+    await ok('owner', 'POST', '/network/v2.0/rbac-policies', {
+      rbac_policy: { object_type: 'network', object_id: n, action: 'access_as_shared', target_tenant: p.lessee.projectId },
+    })
+  ).rbac_policy.id;
+  const sw = (
+    await ok('admin', 'POST', '/network/v2.0/switches', { switch: { name: 'rb-switch', switch_id: '02:00:00:00:00:7a', driver: 'fake' } })
+  ).switch.id;
   return { network: n, subnet, port: free, trunk, trunkParent, subPort, rbac, switch: sw };
 }
 
@@ -142,7 +241,17 @@ const fixtureErrors: string[] = [];
 function fixtureParam(api: ApiName, param: RouteParam, f: Fixtures): string | undefined {
   const table: Record<ApiName, Record<string, string>> = {
     identity: { projects: f.personas.owner.projectId!, users: f.personas.owner.userId!, roles: f.ownerRoleId, domains: 'default' },
-    baremetal: { nodes: f.node, console: f.node, traits: f.trait, ports: f.port, drivers: 'fake-hardware', conductors: f.conductor, heartbeat: f.node, allocations: f.allocation, bios: 'BootMode' },
+    baremetal: {
+      nodes: f.node,
+      console: f.node,
+      traits: f.trait,
+      ports: f.port,
+      drivers: 'fake-hardware',
+      conductors: f.conductor,
+      heartbeat: f.node,
+      allocations: f.allocation,
+      bios: 'BootMode',
+    },
     compute: { flavors: f.flavor, 'os-extra_specs': f.extraSpec, 'os-keypairs': f.keypair, servers: f.server },
     lease: {
       offers: f.offer,
@@ -188,7 +297,8 @@ interface Failure {
   readonly response: string;
 }
 
-const short = (s: string | undefined, n = 160): string => (s === undefined ? '' : s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s);
+const short = (s: string | undefined, n = 160): string =>
+  s === undefined ? '' : s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s;
 
 /** Send every case of one layer to every route of one API as every persona; collect the failures. */
 async function attack(api: ApiName, layer: BadCase['layer']): Promise<{ failures: Failure[]; requests: number; routes: RouteInfo[] }> {
@@ -212,14 +322,27 @@ async function attack(api: ApiName, layer: BadCase['layer']): Promise<{ failures
       });
       for (const c of cases.filter((x) => x.layer === layer)) {
         requests += 1;
-        const res = await client.send(c.method, c.path, { accept: 'application/json', ...(p.token ? { 'x-auth-token': p.token } : {}), ...c.headers }, c.body);
+        const res = await client.send(
+          c.method,
+          c.path,
+          { accept: 'application/json', ...(p.token ? { 'x-auth-token': p.token } : {}), ...c.headers },
+          c.body,
+        );
         const problems = judge(api, c, res.status, res);
         const after = await counts();
         const changed = countChanges(baseline, after);
         if (changed.length > 0) problems.push(`wrote: ${changed.join(', ')}`);
         baseline = after;
         if (problems.length > 0) {
-          failures.push({ route: routeKey(route), persona, case: c.label, request: `${c.method} ${short(c.path, 120)} ${short(c.body, 200)}`.trim(), status: res.status, problems, response: short(res.text, 300) });
+          failures.push({
+            route: routeKey(route),
+            persona,
+            case: c.label,
+            request: `${c.method} ${short(c.path, 120)} ${short(c.body, 200)}`.trim(),
+            status: res.status,
+            problems,
+            response: short(res.text, 300),
+          });
         }
       }
     }
@@ -233,7 +356,8 @@ function judge(api: ApiName, c: BadCase, status: number, res: Parameters<typeof 
   const success = status >= 200 && status < 300;
   const versionDoc = status === 300 && (c.method === 'GET' || c.method === 'HEAD');
   if (status >= 500) problems.push(`server error ${status}`);
-  else if (!(status >= 400 && status < 500) && !(success && c.expect === 'client-or-success') && !versionDoc) problems.push(`status ${status} (expected 4xx)`);
+  else if (!(status >= 400 && status < 500) && !(success && c.expect === 'client-or-success') && !versionDoc)
+    problems.push(`status ${status} (expected 4xx)`);
   if (status >= 400 && c.method !== 'HEAD') problems.push(...errorFormatProblems(api, res));
   if (api === 'baremetal') problems.push(...missingIronicHeaders(res));
   problems.push(...leakedSecrets(res, secrets));
@@ -242,7 +366,12 @@ function judge(api: ApiName, c: BadCase, status: number, res: Parameters<typeof 
 
 /** A readable list of failures, one line each, grouped by route. */
 function report(failures: readonly Failure[]): string {
-  return failures.map((f) => `${f.route} [${f.persona}] ${f.case} → ${f.status}: ${f.problems.join('; ')}\n    request: ${f.request}\n    response: ${f.response}`).join('\n');
+  return failures
+    .map(
+      (f) =>
+        `${f.route} [${f.persona}] ${f.case} → ${f.status}: ${f.problems.join('; ')}\n    request: ${f.request}\n    response: ${f.response}`,
+    )
+    .join('\n');
 }
 
 function saveReport(name: string, failures: readonly Failure[]): void {
@@ -257,14 +386,28 @@ describe('robustness against bad input', () => {
   it('enumerates the routes of the APIs from the app, and every write route has a body spec', () => {
     const all = (Object.keys(APIS) as ApiName[]).flatMap((api) => listRoutes(ts.server.app!, [APIS[api].prefix]));
     const keys = all.map(routeKey);
-    for (const known of ['POST /identity/v3/users/:id/password', 'PATCH /baremetal/v1/nodes/:ident', 'POST /lease/v1/offers/:ident/claim', 'DELETE /lease/v1/leases/:ident', 'PUT /network/v2.0/trunks/:id/add_subports']) {
+    for (const known of [
+      'POST /identity/v3/users/:id/password',
+      'PATCH /baremetal/v1/nodes/:ident',
+      'POST /lease/v1/offers/:ident/claim',
+      'DELETE /lease/v1/leases/:ident',
+      'PUT /network/v2.0/trunks/:id/add_subports',
+    ]) {
       expect(keys).toContain(known);
     }
     expect(all.length).toBeGreaterThan(100);
-    const missing = all.filter((r) => ['POST', 'PUT', 'PATCH'].includes(r.method) && !BODY_SPECS[specKey(r.method, r.pattern)]).map(routeKey);
+    const missing = all
+      .filter((r) => ['POST', 'PUT', 'PATCH'].includes(r.method) && !BODY_SPECS[specKey(r.method, r.pattern)])
+      .map(routeKey);
     expect(missing, 'write routes without a body spec in test/helpers/robustness/specs.ts').toEqual([]);
     const apiOf = (pattern: string): ApiName => (Object.keys(APIS) as ApiName[]).find((a) => pattern.startsWith(APIS[a].prefix))!;
-    const noFixture = [...new Set(all.flatMap((r) => r.params.filter((p) => fixtureParam(apiOf(r.pattern), p, fixtures) === undefined).map((p) => `/${p.after}/:${p.names.join('|')}`)))];
+    const noFixture = [
+      ...new Set(
+        all.flatMap((r) =>
+          r.params.filter((p) => fixtureParam(apiOf(r.pattern), p, fixtures) === undefined).map((p) => `/${p.after}/:${p.names.join('|')}`),
+        ),
+      ),
+    ];
     expect(fixtureErrors, 'fixtures that could not be created').toEqual([]);
     expect(noFixture, 'path parameters without a fixture (add them to fixtureParam)').toEqual([]);
   });
@@ -275,7 +418,10 @@ describe('robustness against bad input', () => {
       saveReport(api, failures);
       expect(routes.length).toBeGreaterThan(5);
       expect(requests).toBeGreaterThan(routes.length * 5);
-      expect(failures.length, `${failures.length} of ${requests} bad requests to ${routes.length} routes failed:\n${report(failures)}`).toBe(0);
+      expect(
+        failures.length,
+        `${failures.length} of ${requests} bad requests to ${routes.length} routes failed:\n${report(failures)}`,
+      ).toBe(0);
     }, 120_000);
   }
 
@@ -298,11 +444,19 @@ describe('robustness against bad input', () => {
     const lease = await call(ts, p.lessee, 'GET', `/lease/v1/leases/${fixtures.lease}`);
     expect(lease.body.status).toBe('created');
     const node = await call(ts, p.admin, 'GET', `/baremetal/v1/nodes/${fixtures.node}`, undefined, IRONIC);
-    expect(node.body).toMatchObject({ maintenance: false, owner: p.owner.projectId, lessee: p.lessee.projectId, traits: ['CUSTOM_RB'], description: null });
+    expect(node.body).toMatchObject({
+      maintenance: false,
+      owner: p.owner.projectId,
+      lessee: p.lessee.projectId,
+      traits: ['CUSTOM_RB'],
+      description: null,
+    });
     // The owner's password is unchanged, and the row counter sees the token a login writes.
     const before = await counts();
     const login = await call(ts, null, 'POST', '/identity/v3/auth/tokens', {
-      auth: { identity: { methods: ['password'], password: { user: { name: 'owner1', domain: { id: 'default' }, password: 'pw-owner1' } } } },
+      auth: {
+        identity: { methods: ['password'], password: { user: { name: 'owner1', domain: { id: 'default' }, password: 'pw-owner1' } } },
+      },
     });
     expect(login.status).toBe(201);
     expect(countChanges(before, await counts())).toEqual([`tokens: ${before.tokens} → ${before.tokens! + 1}`]);

@@ -140,15 +140,27 @@ export async function createPersonas(ts: TestServer): Promise<Personas> {
     roles.set(name, existing[0]?.id ?? (await grants.createRole(adminCtx, { name })).id);
   }
   const make = async (personaName: string, projectName: string, userName: string, role: string): Promise<Persona> => {
-    const project = (await directory.listProjects(adminCtx, { name: projectName }))[0] ?? (await directory.createProject(adminCtx, { name: projectName }));
+    const project =
+      (await directory.listProjects(adminCtx, { name: projectName }))[0] ??
+      (await directory.createProject(adminCtx, { name: projectName }));
     const user = await directory.createUser(adminCtx, { name: userName, password: `pw-${userName}`, defaultProjectId: project.id });
     await grants.grant(adminCtx, { userId: user.id, roleId: roles.get(role)!, target: { type: 'project', id: project.id } });
-    const issued = await tokens.authenticatePassword({ userId: user.id, password: `pw-${userName}` }, { kind: 'project', projectId: project.id });
+    const issued = await tokens.authenticatePassword(
+      { userId: user.id, password: `pw-${userName}` },
+      { kind: 'project', projectId: project.id },
+    );
     const context = (await tokens.validate(issued.secret)).context;
     return { name: personaName, token: issued.secret, projectId: project.id, projectName, userId: user.id, context };
   };
   return {
-    admin: { name: 'admin', token: admin.secret, projectId: admin.project!.id, projectName: 'admin', userId: admin.user.id, context: adminCtx },
+    admin: {
+      name: 'admin',
+      token: admin.secret,
+      projectId: admin.project!.id,
+      projectName: 'admin',
+      userId: admin.user.id,
+      context: adminCtx,
+    },
     owner: await make('owner', 'o1', 'owner1', 'owner'),
     lessee: await make('lessee', 'l1', 'lessee1', 'lessee'),
     other: await make('other', 'o2', 'owner2', 'owner'),

@@ -61,7 +61,10 @@ function empty(): SwitchConfig {
 }
 
 function clone(c: SwitchConfig): SwitchConfig {
-  return { vlans: new Set(c.vlans), ifaces: new Map([...c.ifaces].map(([k, v]) => [k, { ...v, allowed: v.allowed === 'all' ? 'all' : [...v.allowed] }])) };
+  return {
+    vlans: new Set(c.vlans),
+    ifaces: new Map([...c.ifaces].map(([k, v]) => [k, { ...v, allowed: v.allowed === 'all' ? 'all' : [...v.allowed] }])),
+  };
 }
 
 /**
@@ -113,7 +116,17 @@ export async function startSshSwitch(o: SshSwitchOptions): Promise<SshSwitch> {
           let mode: 'user' | 'exec' | 'config' | 'vlan' | 'if' | 'enable-password' = o.enableSecret ? 'user' : 'exec';
           let iface: IfaceState | null = null;
           const prompt = (): string =>
-            mode === 'user' ? `${host}>` : mode === 'exec' ? `${host}#` : mode === 'config' ? `${host}(config)#` : mode === 'vlan' ? `${host}(config-vlan)#` : mode === 'if' ? `${host}(config-if)#` : 'Password: ';
+            mode === 'user'
+              ? `${host}>`
+              : mode === 'exec'
+                ? `${host}#`
+                : mode === 'config'
+                  ? `${host}(config)#`
+                  : mode === 'vlan'
+                    ? `${host}(config-vlan)#`
+                    : mode === 'if'
+                      ? `${host}(config-if)#`
+                      : 'Password: ';
           const out = (text: string): void => void stream.write(text.replace(/\n/g, '\r\n'));
           out(`Welcome to the ${o.vendor} test switch\n${prompt()}`);
           const handle = (line: string): string | null => {
@@ -134,7 +147,9 @@ export async function startSshSwitch(o: SshSwitchOptions): Promise<SshSwitch> {
               if (line === 'configure terminal') return ((mode = 'config'), null);
               if (line === (o.vendor === 'cisco_nxos' ? 'copy running-config startup-config' : 'write memory')) {
                 sw.startup = clone(sw.running);
-                return o.vendor === 'cisco_nxos' ? '[########################################] 100%\nCopy complete.' : 'Copy completed successfully.';
+                return o.vendor === 'cisco_nxos'
+                  ? '[########################################] 100%\nCopy complete.'
+                  : 'Copy completed successfully.';
               }
               if (line === 'exit') return (stream.end(), null);
               return invalid;
@@ -150,7 +165,14 @@ export async function startSshSwitch(o: SshSwitchOptions): Promise<SshSwitch> {
               }
               m = /^interface (\S+)$/.exec(line);
               if (m && ifaceRe.test(m[1]!)) {
-                iface = c.ifaces.get(m[1]!) ?? { l2: o.vendor !== 'cisco_nxos', mode: 'access', access: 1, native: 1, allowed: 'all', shutdown: false };
+                iface = c.ifaces.get(m[1]!) ?? {
+                  l2: o.vendor !== 'cisco_nxos',
+                  mode: 'access',
+                  access: 1,
+                  native: 1,
+                  allowed: 'all',
+                  shutdown: false,
+                };
                 c.ifaces.set(m[1]!, iface);
                 return ((mode = 'if'), null);
               }

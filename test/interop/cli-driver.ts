@@ -121,7 +121,12 @@ function run(cmd: string, args: string[], env: Record<string, string>): Promise<
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('OS_')) clean[k] = v;
   return new Promise((resolve) => {
     execFile(cmd, args, { cwd: ROOT, env: { ...clean, ...env }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof (err as NodeJS.ErrnoException & { code?: unknown }).code === 'number' ? Number((err as { code: number }).code) : 1;
+      const code =
+        err === null
+          ? 0
+          : typeof (err as NodeJS.ErrnoException & { code?: unknown }).code === 'number'
+            ? Number((err as { code: number }).code)
+            : 1;
       resolve({ code, stdout: String(stdout), stderr: String(stderr) });
     });
   });

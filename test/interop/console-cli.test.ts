@@ -30,9 +30,21 @@ describe.skipIf(!available)('openstack baremetal node console', () => {
     ts = await startTestServer();
     p = await createPersonas(ts);
     const created = await osJson('admin', [
-      'baremetal', 'node', 'create', '--driver', 'redfish', '--name', 'con1',
-      '--driver-info', `redfish_address=${lab.url}`, '--driver-info', 'redfish_system_id=/redfish/v1/Systems/node-0',
-      '--driver-info', 'redfish_username=admin', '--driver-info', 'redfish_password=password',
+      'baremetal',
+      'node',
+      'create',
+      '--driver',
+      'redfish',
+      '--name',
+      'con1',
+      '--driver-info',
+      `redfish_address=${lab.url}`,
+      '--driver-info',
+      'redfish_system_id=/redfish/v1/Systems/node-0',
+      '--driver-info',
+      'redfish_username=admin',
+      '--driver-info',
+      'redfish_password=password',
     ]);
     uuid = created.uuid;
     await os('admin', ['baremetal', 'node', 'set', '--owner', p.owner.projectId!, '--lessee', p.lessee.projectId!, 'con1']);
@@ -45,11 +57,16 @@ describe.skipIf(!available)('openstack baremetal node console', () => {
   it('the owner picks the redfish-serial console interface; enable is refused while it is no-console', async () => {
     await expect(os('owner', ['baremetal', 'node', 'console', 'enable', 'con1'])).rejects.toThrow(/does not support the console/);
     await os('owner', ['baremetal', 'node', 'set', '--console-interface', 'redfish-serial', 'con1']);
-    expect((await osJson('lessee', ['baremetal', 'node', 'show', 'con1', '-c', 'console_interface'])).console_interface).toBe('redfish-serial');
+    expect((await osJson('lessee', ['baremetal', 'node', 'show', 'con1', '-c', 'console_interface'])).console_interface).toBe(
+      'redfish-serial',
+    );
   });
 
   it('enable (owner), show (lessee) with a websocket URL on esi that works with the caller token, disable (lessee)', async () => {
-    expect(await osJson('lessee', ['baremetal', 'node', 'console', 'show', 'con1'])).toEqual({ console_enabled: false, console_info: null });
+    expect(await osJson('lessee', ['baremetal', 'node', 'console', 'show', 'con1'])).toEqual({
+      console_enabled: false,
+      console_info: null,
+    });
     await os('owner', ['baremetal', 'node', 'console', 'enable', 'con1']);
     const shown = await osJson('lessee', ['baremetal', 'node', 'console', 'show', 'con1']);
     const url = `${ts.url.replace(/^http/, 'ws')}/baremetal/v1/nodes/${uuid}/states/console/stream`;

@@ -14,7 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { esi, haveOpenstackCli, json, ok, openstack, startEsi, userEnv, type EsiProcess } from './cli-driver.ts';
 
 const cli = haveOpenstackCli();
-if (!cli) console.warn('Skipping the demo interop test: /usr/bin/openstack with python3-ironicclient is not installed (apt-get install python3-openstackclient python3-ironicclient).');
+if (!cli)
+  console.warn(
+    'Skipping the demo interop test: /usr/bin/openstack with python3-ironicclient is not installed (apt-get install python3-openstackclient python3-ironicclient).',
+  );
 
 /** Naive UTC ISO time `YYYY-MM-DDTHH:MM:SS`, as esi-leap clients send. */
 function isoIn(ms: number): string {
@@ -106,11 +109,32 @@ describe.skipIf(!cli)('the ESI demo with the real openstack CLI', () => {
     for (const [i, name] of names.entries()) {
       const owner = i < 3 ? projectIds.o1! : projectIds.o2!;
       const node = await json(
-        openstack(admin, 'baremetal', 'node', 'create', '--driver', 'redfish', '--name', name,
-          '--driver-info', `redfish_address=${esiServer.labUrl}`,
-          '--driver-info', `redfish_system_id=/redfish/v1/Systems/node-${i}`,
-          '--driver-info', 'redfish_username=admin', '--driver-info', 'redfish_password=password',
-          '--property', 'cpus=16', '--property', 'memory_mb=65536', '--resource-class', 'baremetal', '-f', 'json'),
+        openstack(
+          admin,
+          'baremetal',
+          'node',
+          'create',
+          '--driver',
+          'redfish',
+          '--name',
+          name,
+          '--driver-info',
+          `redfish_address=${esiServer.labUrl}`,
+          '--driver-info',
+          `redfish_system_id=/redfish/v1/Systems/node-${i}`,
+          '--driver-info',
+          'redfish_username=admin',
+          '--driver-info',
+          'redfish_password=password',
+          '--property',
+          'cpus=16',
+          '--property',
+          'memory_mb=65536',
+          '--resource-class',
+          'baremetal',
+          '-f',
+          'json',
+        ),
       );
       nodeIds[name] = node.uuid;
       expect(node.driver_info.redfish_password).toBe('******');

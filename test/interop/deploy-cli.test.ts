@@ -28,7 +28,9 @@ describe.runIf(available)('openstack baremetal node deploy / undeploy with the a
     const imageId = await uploadImage(env, Buffer.alloc(2 * 1024 * 1024, 7));
     ({ node } = await agentNode(env, 'node-0'));
     await waitNode(env, node.uuid, (n) => n.provision_state === 'available', 60_000);
-    const r = await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [{ op: 'add', path: '/instance_info', value: { image_source: imageId } }]);
+    const r = await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [
+      { op: 'add', path: '/instance_info', value: { image_source: imageId } },
+    ]);
     expect(r.status, r.text).toBe(200);
   }, 120_000);
   afterAll(async () => {
@@ -39,7 +41,9 @@ describe.runIf(available)('openstack baremetal node deploy / undeploy with the a
     await os(['baremetal', 'node', 'deploy', node.uuid, '--config-drive', '{"meta_data": {"hostname": "h1"}}']);
     const active = await waitNode(env, node.uuid, (n) => n.provision_state === 'active' || / failed$/.test(n.provision_state), 60_000);
     expect(active.provision_state, active.last_error).toBe('active');
-    const shown = JSON.parse(await os(['baremetal', 'node', 'show', node.uuid, '-f', 'json', '-c', 'provision_state', '-c', 'instance_info']));
+    const shown = JSON.parse(
+      await os(['baremetal', 'node', 'show', node.uuid, '-f', 'json', '-c', 'provision_state', '-c', 'instance_info']),
+    );
     expect(shown.provision_state).toBe('active');
     expect(shown.instance_info.configdrive).toBe('******');
     expect((await inspectDisk(env.lab.agents!.diskPath('node-0'))).metaData?.hostname).toBe('h1');

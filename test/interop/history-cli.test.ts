@@ -26,7 +26,14 @@ describe.skipIf(!available)('openstack baremetal node history', () => {
     ts = await startTestServer();
     p = await createPersonas(ts);
     const h = { 'x-openstack-ironic-api-version': '1.78' };
-    const created = await call(ts, p.admin, 'POST', '/baremetal/v1/nodes', { driver: 'fake-hardware', name: 'hist-cli', owner: p.owner.projectId, lessee: p.lessee.projectId }, h);
+    const created = await call(
+      ts,
+      p.admin,
+      'POST',
+      '/baremetal/v1/nodes',
+      { driver: 'fake-hardware', name: 'hist-cli', owner: p.owner.projectId, lessee: p.lessee.projectId },
+      h,
+    );
     expect(created.status, created.text).toBe(201);
     uuid = created.body.uuid;
     expect((await call(ts, p.owner, 'PUT', `/baremetal/v1/nodes/${uuid}/maintenance`, { reason: 'cli check' }, h)).status).toBe(202);
@@ -42,7 +49,13 @@ describe.skipIf(!available)('openstack baremetal node history', () => {
     expect(long).toHaveLength(2);
     expect(long[0]).toMatchObject({ Severity: 'INFO', 'Event Origin Type': 'maintenance', User: p.owner.userId });
     const one = await osJson('owner', ['baremetal', 'node', 'history', 'get', uuid, list[1].UUID]);
-    expect(one).toMatchObject({ uuid: list[1].UUID, severity: 'INFO', event_type: 'maintenance', event: 'Maintenance cleared.', user: p.admin.userId });
+    expect(one).toMatchObject({
+      uuid: list[1].UUID,
+      severity: 'INFO',
+      event_type: 'maintenance',
+      event: 'Maintenance cleared.',
+      user: p.admin.userId,
+    });
   }, 120_000);
 
   it('refuses the lessee', async () => {

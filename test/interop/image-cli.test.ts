@@ -73,7 +73,9 @@ describe.skipIf(!available)('openstack image CLI against the image API', () => {
   });
 
   it('image create --file uploads a qcow2 disk', async () => {
-    const created = await json(openstack(owner, 'image', 'create', '--file', disk, '--disk-format', 'qcow2', '--container-format', 'bare', 'cli-disk', '-f', 'json'));
+    const created = await json(
+      openstack(owner, 'image', 'create', '--file', disk, '--disk-format', 'qcow2', '--container-format', 'bare', 'cli-disk', '-f', 'json'),
+    );
     expect(created).toMatchObject({ name: 'cli-disk', disk_format: 'qcow2', container_format: 'bare', visibility: 'shared' });
     imageId = created.id;
   });
@@ -82,7 +84,13 @@ describe.skipIf(!available)('openstack image CLI against the image API', () => {
     const list = await json(openstack(owner, 'image', 'list', '-f', 'json'));
     expect(list).toContainEqual({ ID: imageId, Name: 'cli-disk', Status: 'active' });
     const shown = await json(openstack(owner, 'image', 'show', 'cli-disk', '-f', 'json'));
-    expect(shown).toMatchObject({ id: imageId, status: 'active', checksum: md5(disk), size: fs.statSync(disk).size, virtual_size: 2 * 1024 ** 3 });
+    expect(shown).toMatchObject({
+      id: imageId,
+      status: 'active',
+      checksum: md5(disk),
+      size: fs.statSync(disk).size,
+      virtual_size: 2 * 1024 ** 3,
+    });
     expect(shown.properties.os_hash_algo).toBe('sha512');
   });
 

@@ -28,7 +28,7 @@ describe.runIf(available)('openstack baremetal node inspect', () => {
     await env?.close();
   });
 
-  it('inspect --wait ends manageable with the GPU node\'s properties, ports and traits', async () => {
+  it("inspect --wait ends manageable with the GPU node's properties, ports and traits", async () => {
     const node = await inspectableNode(env, 'node-0');
     await os(['baremetal', 'node', 'inspect', '--wait', '60', node.uuid]);
     const shown = JSON.parse(await os(['baremetal', 'node', 'show', node.uuid, '-f', 'json']));

@@ -23,7 +23,9 @@ let p: Personas;
 async function settledPower(name: string): Promise<any> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const n = await ts.server.services.inventory.nodeRepository.get((await osJson('admin', ['baremetal', 'node', 'show', name, '-c', 'uuid'])).uuid);
+    const n = await ts.server.services.inventory.nodeRepository.get(
+      (await osJson('admin', ['baremetal', 'node', 'show', name, '-c', 'uuid'])).uuid,
+    );
     if (n!.target_power_state === null && n!.reservation === null) return n;
     if (Date.now() > deadline) throw new Error(`node ${name} did not settle`);
     await new Promise((r) => setTimeout(r, 200));

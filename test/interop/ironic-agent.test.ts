@@ -56,7 +56,8 @@ describe.runIf(available)('the real Ironic 21.4 drives esi agent on esi lab', ()
       const n = await api('GET', `/nodes/${node}`);
       if (n.provision_state === want && n.target_provision_state === null) return n;
       if (/ failed$|^error$/.test(n.provision_state)) throw new Error(`node ${n.provision_state}: ${n.last_error}`);
-      if (Date.now() > deadline) throw new Error(`still ${n.provision_state} (target ${n.target_provision_state}) after ${timeoutMs / 1000} s`);
+      if (Date.now() > deadline)
+        throw new Error(`still ${n.provision_state} (target ${n.target_provision_state}) after ${timeoutMs / 1000} s`);
       await new Promise((r) => setTimeout(r, 500));
     }
   }
@@ -64,14 +65,24 @@ describe.runIf(available)('the real Ironic 21.4 drives esi agent on esi lab', ()
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-ironic-agent-'));
     files = http.createServer((req, res) => {
-      const body = req.url === '/os.raw' ? image : req.url === '/kernel' || req.url === '/ramdisk' ? Buffer.from('placeholder: the lab boots esi agent\n') : null;
+      const body =
+        req.url === '/os.raw'
+          ? image
+          : req.url === '/kernel' || req.url === '/ramdisk'
+            ? Buffer.from('placeholder: the lab boots esi agent\n')
+            : null;
       if (body === null) return void res.writeHead(404).end();
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(body.length) }).end(body);
     });
     await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
     filesUrl = `http://127.0.0.1:${(files.address() as { port: number }).port}`;
     ironic = await startIronic(() => {}, { confTemplate: CONF, driver: 'redfish' });
-    lab = await startLab({ nodes: 1, port: 0, hardware: { diskGiB: 1 }, agents: { apiUrl: ironic.url, dataDir: dir, heartbeatIntervalS: 1 } });
+    lab = await startLab({
+      nodes: 1,
+      port: 0,
+      hardware: { diskGiB: 1 },
+      agents: { apiUrl: ironic.url, dataDir: dir, heartbeatIntervalS: 1 },
+    });
     const n = await api('POST', '/nodes', {
       name: 'lab-0',
       driver: 'redfish',
@@ -86,7 +97,12 @@ describe.runIf(available)('the real Ironic 21.4 drives esi agent on esi lab', ()
         deploy_ramdisk: `${filesUrl}/ramdisk`,
       },
       properties: { local_gb: 1, cpus: 2, memory_mb: 4096, cpu_arch: 'x86_64' },
-      instance_info: { image_source: `${filesUrl}/os.raw`, image_os_hash_algo: 'sha256', image_os_hash_value: createHash('sha256').update(image).digest('hex'), image_disk_format: 'raw' },
+      instance_info: {
+        image_source: `${filesUrl}/os.raw`,
+        image_os_hash_algo: 'sha256',
+        image_os_hash_value: createHash('sha256').update(image).digest('hex'),
+        image_disk_format: 'raw',
+      },
     });
     node = n.uuid;
     await api('POST', '/ports', { node_uuid: node, address: lab.systems.get('node-0').mac });
@@ -99,35 +115,53 @@ describe.runIf(available)('the real Ironic 21.4 drives esi agent on esi lab', ()
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('manage, then provide: Ironic cleans the node through esi agent', async () => {
-    await api('PUT', `/nodes/${node}/states/provision`, { target: 'manage' });
-    await waitState('manageable');
-    // Something on the disk for cleaning to remove.
-    fs.mkdirSync(path.dirname(lab.agents!.diskPath('node-0')), { recursive: true });
-    fs.writeFileSync(lab.agents!.diskPath('node-0'), image);
-    fs.truncateSync(lab.agents!.diskPath('node-0'), 1024 ** 3);
-    await api('PUT', `/nodes/${node}/states/provision`, { target: 'provide' });
-    const n = await waitState('available');
-    expect(n.power_state).toBe('power off');
-    expect((await inspectDisk(lab.agents!.diskPath('node-0'))).blank).toBe(true);
-    await expect.poll(() => fs.readFileSync(lab.agents!.consoleLogPath('node-0'), 'utf8'), { timeout: 5000 }).toMatch(/esi-agent: looked up as node[\s\S]*command clean\.execute_clean_step erase_devices_metadata succeeded/);
-  }, LONG);
+  it(
+    'manage, then provide: Ironic cleans the node through esi agent',
+    async () => {
+      await api('PUT', `/nodes/${node}/states/provision`, { target: 'manage' });
+      await waitState('manageable');
+      // Something on the disk for cleaning to remove.
+      fs.mkdirSync(path.dirname(lab.agents!.diskPath('node-0')), { recursive: true });
+      fs.writeFileSync(lab.agents!.diskPath('node-0'), image);
+      fs.truncateSync(lab.agents!.diskPath('node-0'), 1024 ** 3);
+      await api('PUT', `/nodes/${node}/states/provision`, { target: 'provide' });
+      const n = await waitState('available');
+      expect(n.power_state).toBe('power off');
+      expect((await inspectDisk(lab.agents!.diskPath('node-0'))).blank).toBe(true);
+      await expect
+        .poll(() => fs.readFileSync(lab.agents!.consoleLogPath('node-0'), 'utf8'), { timeout: 5000 })
+        .toMatch(/esi-agent: looked up as node[\s\S]*command clean\.execute_clean_step erase_devices_metadata succeeded/);
+    },
+    LONG,
+  );
 
-  it('deploy with a config drive: the agent writes the image and powers off, Ironic boots the disk', async () => {
-    await api('PUT', `/nodes/${node}/states/provision`, { target: 'active', configdrive: { meta_data: { hostname: 'from-ironic' } } });
-    const n = await waitState('active');
-    expect(n.power_state).toBe('power on');
-    const report = await inspectDisk(lab.agents!.diskPath('node-0'));
-    expect(report.filesystems).toContainEqual({ partition: 1, type: 'ext2/3/4', label: 'ironic-os' });
-    expect(report.metaData).toMatchObject({ hostname: 'from-ironic' });
-    await expect.poll(() => fs.readFileSync(lab.agents!.consoleLogPath('node-0'), 'utf8'), { timeout: 5000 }).toMatch(/command deploy\.execute_deploy_step write_image succeeded[\s\S]*command standby\.power_off succeeded/);
-    await expect.poll(() => fs.readFileSync(lab.agents!.consoleLogPath('node-0'), 'utf8'), { timeout: 10_000 }).toMatch(/file system: ext2\/3\/4 label "ironic-os"/);
-    expect(lab.systems.get('node-0').lastBootOverride).not.toBe('Pxe');
-  }, LONG);
+  it(
+    'deploy with a config drive: the agent writes the image and powers off, Ironic boots the disk',
+    async () => {
+      await api('PUT', `/nodes/${node}/states/provision`, { target: 'active', configdrive: { meta_data: { hostname: 'from-ironic' } } });
+      const n = await waitState('active');
+      expect(n.power_state).toBe('power on');
+      const report = await inspectDisk(lab.agents!.diskPath('node-0'));
+      expect(report.filesystems).toContainEqual({ partition: 1, type: 'ext2/3/4', label: 'ironic-os' });
+      expect(report.metaData).toMatchObject({ hostname: 'from-ironic' });
+      await expect
+        .poll(() => fs.readFileSync(lab.agents!.consoleLogPath('node-0'), 'utf8'), { timeout: 5000 })
+        .toMatch(/command deploy\.execute_deploy_step write_image succeeded[\s\S]*command standby\.power_off succeeded/);
+      await expect
+        .poll(() => fs.readFileSync(lab.agents!.consoleLogPath('node-0'), 'utf8'), { timeout: 10_000 })
+        .toMatch(/file system: ext2\/3\/4 label "ironic-os"/);
+      expect(lab.systems.get('node-0').lastBootOverride).not.toBe('Pxe');
+    },
+    LONG,
+  );
 
-  it('undeploy: Ironic tears the instance down and cleans the disk through esi agent', async () => {
-    await api('PUT', `/nodes/${node}/states/provision`, { target: 'deleted' });
-    await waitState('available');
-    expect((await inspectDisk(lab.agents!.diskPath('node-0'))).blank).toBe(true);
-  }, LONG);
+  it(
+    'undeploy: Ironic tears the instance down and cleans the disk through esi agent',
+    async () => {
+      await api('PUT', `/nodes/${node}/states/provision`, { target: 'deleted' });
+      await waitState('available');
+      expect((await inspectDisk(lab.agents!.diskPath('node-0'))).blank).toBe(true);
+    },
+    LONG,
+  );
 });

@@ -116,7 +116,9 @@ describe.skipIf(!available)('openstack CLI against the identity API', () => {
 
   it('user password set: u1 changes its own password (options, no prompt)', async () => {
     const u1 = { OS_USERNAME: 'u1', OS_PASSWORD: 'pw', OS_PROJECT_NAME: 'o1' };
-    await expect(os(['user', 'password', 'set', '--original-password', 'wrong', '--password', 'pw2'], u1)).rejects.toThrow(/401|changing user password/i);
+    await expect(os(['user', 'password', 'set', '--original-password', 'wrong', '--password', 'pw2'], u1)).rejects.toThrow(
+      /401|changing user password/i,
+    );
     await os(['user', 'password', 'set', '--original-password', 'pw', '--password', 'pw2'], u1);
     await expect(os(['token', 'issue'], u1)).rejects.toThrow(/401|authentic/i);
     const u1new = { ...u1, OS_PASSWORD: 'pw2' };
@@ -133,10 +135,12 @@ describe.skipIf(!available)('openstack CLI against the identity API', () => {
     expect((await call(ts, holder, 'GET', '/identity/v3/auth/projects')).status).toBe(401);
   });
 
-  it('token revoke of another user\'s token fails (identity:revoke_token) and the token stays valid', async () => {
+  it("token revoke of another user's token fails (identity:revoke_token) and the token stays valid", async () => {
     const admin = await osJson(['token', 'issue']);
     const holder = { name: 'admin', token: admin.id as string, projectId: null, projectName: null, userId: null, context: null };
-    await expect(os(['token', 'revoke', admin.id], { OS_USERNAME: 'u1', OS_PASSWORD: 'pw', OS_PROJECT_NAME: 'o1' })).rejects.toThrow(/Could not find token|404/);
+    await expect(os(['token', 'revoke', admin.id], { OS_USERNAME: 'u1', OS_PASSWORD: 'pw', OS_PROJECT_NAME: 'o1' })).rejects.toThrow(
+      /Could not find token|404/,
+    );
     expect((await call(ts, holder, 'GET', '/identity/v3/auth/projects')).status).toBe(200);
   });
 
@@ -145,7 +149,9 @@ describe.skipIf(!available)('openstack CLI against the identity API', () => {
     await os(['role', 'remove', '--user', 'u1', '--system', 'all', 'admin']);
     const assignments = await osJson(['role', 'assignment', 'list', '--user', 'u1', '--names']);
     expect(assignments).toEqual([]);
-    await expect(os(['token', 'issue'], { OS_USERNAME: 'u1', OS_PASSWORD: 'pw', OS_PROJECT_NAME: 'o1' })).rejects.toThrow(/401|authoriz|authentic/i);
+    await expect(os(['token', 'issue'], { OS_USERNAME: 'u1', OS_PASSWORD: 'pw', OS_PROJECT_NAME: 'o1' })).rejects.toThrow(
+      /401|authoriz|authentic/i,
+    );
   });
 
   it('project set / user set / deletes, looked up by name', async () => {

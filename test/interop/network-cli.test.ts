@@ -29,7 +29,10 @@ describe.skipIf(!available)('openstack network CLI and esi node network CLI', ()
     server = await startEsi({ env: { ESI_NETWORK_VLAN_RANGES: 'physnet1:500:509' } });
     admin = server.adminEnv;
     // Independent CLI calls run side by side (each is mostly Python start-up).
-    const [project] = await Promise.all([json(openstack(admin, 'project', 'create', '-f', 'json', 'l1')), ok(openstack(admin, 'role', 'create', 'lessee'))]);
+    const [project] = await Promise.all([
+      json(openstack(admin, 'project', 'create', '-f', 'json', 'l1')),
+      ok(openstack(admin, 'role', 'create', 'lessee')),
+    ]);
     lesseeProject = project.id;
     await ok(openstack(admin, 'user', 'create', '--project', 'l1', '--password', 'pw-l1', 'lessee1'));
     await ok(openstack(admin, 'role', 'add', '--user', 'lessee1', '--project', 'l1', 'lessee'));
@@ -39,13 +42,31 @@ describe.skipIf(!available)('openstack network CLI and esi node network CLI', ()
 
   it('creates, lists, shows and deletes networks, subnets, ports, trunks and RBAC policies', async () => {
     const [pub, lnet] = await Promise.all([
-      json(openstack(admin, 'network', 'create', '-f', 'json', '--share', '--provider-network-type', 'vlan', '--provider-physical-network', 'physnet1', '--provider-segment', '3000', 'pub')),
+      json(
+        openstack(
+          admin,
+          'network',
+          'create',
+          '-f',
+          'json',
+          '--share',
+          '--provider-network-type',
+          'vlan',
+          '--provider-physical-network',
+          'physnet1',
+          '--provider-segment',
+          '3000',
+          'pub',
+        ),
+      ),
       json(openstack(lessee, 'network', 'create', '-f', 'json', 'lnet')),
       ok(openstack(admin, 'network', 'create', 'adminnet')),
     ]);
     expect(pub).toMatchObject({ shared: true, 'provider:segmentation_id': 3000 });
     expect(lnet['provider:segmentation_id']).toBeNull();
-    const sub = await json(openstack(lessee, 'subnet', 'create', '-f', 'json', '--network', 'lnet', '--subnet-range', '10.5.0.0/24', 'lsub'));
+    const sub = await json(
+      openstack(lessee, 'subnet', 'create', '-f', 'json', '--network', 'lnet', '--subnet-range', '10.5.0.0/24', 'lsub'),
+    );
     expect(sub).toMatchObject({ cidr: '10.5.0.0/24', gateway_ip: '10.5.0.1' });
     const lport = await json(openstack(lessee, 'port', 'create', '-f', 'json', '--network', 'lnet', 'lport'));
     expect(lport.fixed_ips).toEqual([{ subnet_id: sub.id, ip_address: '10.5.0.2' }]);
@@ -59,7 +80,21 @@ describe.skipIf(!available)('openstack network CLI and esi node network CLI', ()
     expect(ports).toEqual(['lport', 'tparent', 'tsub', 'tsub2']);
 
     // The trunk's sub-ports are checked in esi's own view after unset (one sub-port left).
-    const trunk = await json(openstack(lessee, 'network', 'trunk', 'create', '-f', 'json', '--parent-port', 'tparent', '--subport', 'port=tsub,segmentation-type=vlan,segmentation-id=3000', 'tk'));
+    const trunk = await json(
+      openstack(
+        lessee,
+        'network',
+        'trunk',
+        'create',
+        '-f',
+        'json',
+        '--parent-port',
+        'tparent',
+        '--subport',
+        'port=tsub,segmentation-type=vlan,segmentation-id=3000',
+        'tk',
+      ),
+    );
     expect(trunk.status).toBe('DOWN');
     await ok(openstack(lessee, 'network', 'trunk', 'set', '--subport', 'port=tsub2,segmentation-type=vlan,segmentation-id=3001', 'tk'));
     expect((await json(openstack(lessee, 'network', 'trunk', 'show', '-f', 'json', 'tk'))).sub_ports).toHaveLength(2);
@@ -68,9 +103,29 @@ describe.skipIf(!available)('openstack network CLI and esi node network CLI', ()
     await ok(openstack(lessee, 'network', 'trunk', 'delete', 'tk'));
 
     // RBAC: the admin shares a private network with l1 (by project name); l1 sees it, may not delete it.
-    const rbac = await json(openstack(admin, 'network', 'rbac', 'create', '-f', 'json', '--target-project', 'l1', '--action', 'access_as_shared', '--type', 'network', 'adminnet'));
+    const rbac = await json(
+      openstack(
+        admin,
+        'network',
+        'rbac',
+        'create',
+        '-f',
+        'json',
+        '--target-project',
+        'l1',
+        '--action',
+        'access_as_shared',
+        '--type',
+        'network',
+        'adminnet',
+      ),
+    );
     expect(rbac).toMatchObject({ action: 'access_as_shared', object_type: 'network', target_project_id: lesseeProject });
-    expect((await json<any[]>(openstack(lessee, 'network', 'list', '-f', 'json'))).map((n) => n.Name).sort()).toEqual(['adminnet', 'lnet', 'pub']);
+    expect((await json<any[]>(openstack(lessee, 'network', 'list', '-f', 'json'))).map((n) => n.Name).sort()).toEqual([
+      'adminnet',
+      'lnet',
+      'pub',
+    ]);
     const refused = await openstack(lessee, 'network', 'delete', 'adminnet');
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/disallowed by policy/);
@@ -84,8 +139,27 @@ describe.skipIf(!available)('openstack network CLI and esi node network CLI', ()
     ]);
     await ok(openstack(admin, 'baremetal', 'node', 'set', '--lessee', lesseeProject, 'bm1'));
     // One port after the other: their order on the node is the order esi picks free ports in.
-    for (const [mac, sp] of [['52:54:00:12:00:01', 'eth1'], ['52:54:00:12:00:02', 'eth2']]) {
-      await ok(openstack(admin, 'baremetal', 'port', 'create', '--node', node.uuid, '--local-link-connection', 'switch_id=02:00:00:00:00:99', '--local-link-connection', 'switch_info=tor', '--local-link-connection', `port_id=${sp}`, mac!));
+    for (const [mac, sp] of [
+      ['52:54:00:12:00:01', 'eth1'],
+      ['52:54:00:12:00:02', 'eth2'],
+    ]) {
+      await ok(
+        openstack(
+          admin,
+          'baremetal',
+          'port',
+          'create',
+          '--node',
+          node.uuid,
+          '--local-link-connection',
+          'switch_id=02:00:00:00:00:99',
+          '--local-link-connection',
+          'switch_info=tor',
+          '--local-link-connection',
+          `port_id=${sp}`,
+          mac!,
+        ),
+      );
     }
     // The lessee may not re-cable the node it holds (issue 14): the CLI shows the 403.
     const bmPorts = await json<any[]>(openstack(admin, 'baremetal', 'port', 'list', '--node', node.uuid, '-f', 'json'));

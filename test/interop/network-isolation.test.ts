@@ -33,7 +33,9 @@ describe.skipIf(!support.ok)('isolation on a Linux bridge', () => {
       const { node } = await cabledNode(env, `iso${i}`, 'labtor', [p.mac]);
       // cabledNode names switch ports `<node>-<i>`; point them at the veths instead.
       const ports = (await bm(env, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/ports?detail=true`)).body.ports;
-      await bm(env, env.p.admin, 'PATCH', `/v1/ports/${ports[0].uuid}`, [{ op: 'replace', path: '/local_link_connection/port_id', value: p.port }]);
+      await bm(env, env.p.admin, 'PATCH', `/v1/ports/${ports[0].uuid}`, [
+        { op: 'replace', path: '/local_link_connection/port_id', value: p.port },
+      ]);
       nodes.push(node);
     }
   });
@@ -46,9 +48,18 @@ describe.skipIf(!support.ok)('isolation on a Linux bridge', () => {
     const r = await bm(env, env.p.lessee, 'POST', `/v1/nodes/${nodes[i].uuid}/vifs`, { id: portId });
     expect(r.status, r.text).toBe(204);
   };
-  const active = (id: string) => settle(env, () => portAsAdmin(env, id), (p) => p.status === 'ACTIVE' || p['binding:vif_type'] === 'binding_failed');
+  const active = (id: string) =>
+    settle(
+      env,
+      () => portAsAdmin(env, id),
+      (p) => p.status === 'ACTIVE' || p['binding:vif_type'] === 'binding_failed',
+    );
   const heard = async (from: number, to: readonly number[], vlan?: number) => {
-    const got = await probe(lab.ports[from]!, to.map((i) => lab.ports[i]!), vlan === undefined ? {} : { vlan });
+    const got = await probe(
+      lab.ports[from]!,
+      to.map((i) => lab.ports[i]!),
+      vlan === undefined ? {} : { vlan },
+    );
     return to.map((i) => got.get(lab.ports[i]!.netns)!);
   };
 
@@ -84,7 +95,11 @@ describe.skipIf(!support.ok)('isolation on a Linux bridge', () => {
     const green = await create(env, env.p.lessee, 'networks', 'network', { name: 'green' });
     const yellow = await create(env, env.p.lessee, 'networks', 'network', { name: 'yellow' });
     const yellowVlan = (await net(env, admin, 'GET', `/networks/${yellow.id}`)).body.network['provider:segmentation_id'];
-    const t = await net(env, env.p.lessee, 'POST', '/esi/trunks', { name: 'isotrunk', native_network: 'green', tagged_networks: ['yellow'] });
+    const t = await net(env, env.p.lessee, 'POST', '/esi/trunks', {
+      name: 'isotrunk',
+      native_network: 'green',
+      tagged_networks: ['yellow'],
+    });
     expect(t.status, t.text).toBe(201);
     const pg = await create(env, env.p.lessee, 'ports', 'port', { network_id: green.id });
     const py = await create(env, env.p.lessee, 'ports', 'port', { network_id: yellow.id });
@@ -98,7 +113,9 @@ describe.skipIf(!support.ok)('isolation on a Linux bridge', () => {
       expect(parent['binding:vif_type']).toBe('binding_failed');
       expect(parent['binding:vif_details'].reason).toMatch(/tagged VLANs need a Linux bridge with vlan_filtering/);
       expect(await heard(4, [0, 1])).toEqual([[], []]);
-      console.warn('tagged-VLAN delivery not tested: this kernel has no bridge VLAN filtering (CONFIG_BRIDGE_VLAN_FILTERING); the trunk VIF failed cleanly instead');
+      console.warn(
+        'tagged-VLAN delivery not tested: this kernel has no bridge VLAN filtering (CONFIG_BRIDGE_VLAN_FILTERING); the trunk VIF failed cleanly instead',
+      );
       return;
     }
     expect(parent.status).toBe('ACTIVE');

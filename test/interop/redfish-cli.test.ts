@@ -32,7 +32,9 @@ describe.skipIf(!available)('openstack baremetal CLI: BIOS and RAID of a redfish
     const target = { logical_disks: [{ size_gb: 10, raid_level: '1', is_root_volume: true }] };
     await os('owner', ['baremetal', 'node', 'set', uuid, '--target-raid-config', JSON.stringify(target)]);
     expect((await osJson('admin', ['baremetal', 'node', 'show', uuid, '-c', 'target_raid_config'])).target_raid_config).toEqual(target);
-    await expect(os('lessee', ['baremetal', 'node', 'set', uuid, '--target-raid-config', JSON.stringify(target)])).rejects.toThrow(/403|Forbidden|denied/i);
+    await expect(os('lessee', ['baremetal', 'node', 'set', uuid, '--target-raid-config', JSON.stringify(target)])).rejects.toThrow(
+      /403|Forbidden|denied/i,
+    );
 
     const steps = [
       { interface: 'bios', step: 'apply_configuration', args: { settings: [{ name: 'ProcTurboMode', value: 'Disabled' }] } },
@@ -56,7 +58,9 @@ describe.skipIf(!available)('openstack baremetal CLI: BIOS and RAID of a redfish
 
     // An unknown setting: the clean fails and says why.
     const bad = [{ interface: 'bios', step: 'apply_configuration', args: { settings: [{ name: 'NoSuchKnob', value: 'On' }] } }];
-    await expect(os('admin', ['baremetal', 'node', 'clean', uuid, '--clean-steps', JSON.stringify(bad), '--wait', '60'])).rejects.toThrow(/clean failed|NoSuchKnob/);
+    await expect(os('admin', ['baremetal', 'node', 'clean', uuid, '--clean-steps', JSON.stringify(bad), '--wait', '60'])).rejects.toThrow(
+      /clean failed|NoSuchKnob/,
+    );
     const failed = await osJson('admin', ['baremetal', 'node', 'show', uuid, '-c', 'provision_state', '-c', 'last_error']);
     expect(failed.provision_state).toBe('clean failed');
     expect(failed.last_error).toMatch(/NoSuchKnob/);

@@ -16,7 +16,8 @@ import { haveOpenstackCli, json, ok, openstack, startEsi, userEnv, type EsiProce
 import { http, tokenFor, projectWithUser } from '../api/lease/processes.ts';
 
 const available = haveOpenstackCli() && fs.existsSync('/usr/lib/python3/dist-packages/novaclient');
-if (!available) console.warn('scheduling interop tests skipped: install python3-openstackclient, python3-ironicclient and python3-novaclient');
+if (!available)
+  console.warn('scheduling interop tests skipped: install python3-openstackclient, python3-ironicclient and python3-novaclient');
 
 const IRONIC = { 'x-openstack-ironic-api-version': '1.82' };
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDvC3hT0l2fJ5kq3n7ZlVxq8YVw3pX6m8A0bq4b8wD1u user@laptop';
@@ -31,7 +32,13 @@ describe.runIf(available)('openstack flavor, keypair, baremetal allocation and s
 
   /** A fake-hardware node of `project`, made available over HTTP (manage, provide). */
   async function freeNode(token: string, name: string, rc: string, project: string): Promise<string> {
-    const n = await http(`${esi.url}/baremetal/v1/nodes`, 'POST', token, { driver: 'fake-hardware', name, resource_class: rc, owner: project, properties: { cpus: 8, memory_mb: 16384, local_gb: 100 } }, IRONIC);
+    const n = await http(
+      `${esi.url}/baremetal/v1/nodes`,
+      'POST',
+      token,
+      { driver: 'fake-hardware', name, resource_class: rc, owner: project, properties: { cpus: 8, memory_mb: 16384, local_gb: 100 } },
+      IRONIC,
+    );
     expect(n.status, JSON.stringify(n.body)).toBe(201);
     for (const [verb, state] of [
       ['manage', 'manageable'],
@@ -66,21 +73,74 @@ describe.runIf(available)('openstack flavor, keypair, baremetal allocation and s
   });
 
   it('flavor create (with properties), list, show, set, unset; private flavors with project access', async () => {
-    const made = await json(openstack(admin, 'flavor', 'create', '--ram', '16384', '--vcpus', '8', '--disk', '100', '--property', 'resources:CUSTOM_SILVER=1', '--property', 'resources:VCPU=0', 'bm.silver', '-f', 'json'));
+    const made = await json(
+      openstack(
+        admin,
+        'flavor',
+        'create',
+        '--ram',
+        '16384',
+        '--vcpus',
+        '8',
+        '--disk',
+        '100',
+        '--property',
+        'resources:CUSTOM_SILVER=1',
+        '--property',
+        'resources:VCPU=0',
+        'bm.silver',
+        '-f',
+        'json',
+      ),
+    );
     expect(made).toMatchObject({ name: 'bm.silver', ram: 16384, vcpus: 8, disk: 100, 'os-flavor-access:is_public': true });
     expect(made.properties).toMatchObject({ 'resources:CUSTOM_SILVER': '1', 'resources:VCPU': '0' });
-    await ok(openstack(admin, 'flavor', 'set', '--property', 'esi:match:memory_mb=exact', '--property', 'capabilities:boot_mode=uefi', 'bm.silver'));
+    await ok(
+      openstack(
+        admin,
+        'flavor',
+        'set',
+        '--property',
+        'esi:match:memory_mb=exact',
+        '--property',
+        'capabilities:boot_mode=uefi',
+        'bm.silver',
+      ),
+    );
     await ok(openstack(admin, 'flavor', 'unset', '--property', 'capabilities:boot_mode', 'bm.silver'));
     const shown = await json(openstack(member, 'flavor', 'show', 'bm.silver', '-f', 'json'));
     expect(shown.properties).toEqual({ 'resources:CUSTOM_SILVER': '1', 'resources:VCPU': '0', 'esi:match:memory_mb': 'exact' });
     // A project creates a private flavor of its own; the admin shares another with it.
-    const mine = await json(openstack(member, 'flavor', 'create', '--private', '--ram', '1024', '--vcpus', '1', '--disk', '1', 'p1.tiny', '-f', 'json'));
+    const mine = await json(
+      openstack(member, 'flavor', 'create', '--private', '--ram', '1024', '--vcpus', '1', '--disk', '1', 'p1.tiny', '-f', 'json'),
+    );
     expect(mine['os-flavor-access:is_public']).toBe(false);
-    await ok(openstack(admin, 'flavor', 'create', '--private', '--project', 'p1', '--ram', '2048', '--vcpus', '2', '--disk', '2', 'shared', '-f', 'json'));
+    await ok(
+      openstack(
+        admin,
+        'flavor',
+        'create',
+        '--private',
+        '--project',
+        'p1',
+        '--ram',
+        '2048',
+        '--vcpus',
+        '2',
+        '--disk',
+        '2',
+        'shared',
+        '-f',
+        'json',
+      ),
+    );
     const names = (await json<any[]>(openstack(member, 'flavor', 'list', '-f', 'json'))).map((f) => f.Name).sort();
     expect(names).toEqual(['bm.silver', 'p1.tiny', 'shared']);
     await ok(openstack(admin, 'flavor', 'unset', '--project', 'p1', 'shared'));
-    expect((await json<any[]>(openstack(member, 'flavor', 'list', '-f', 'json'))).map((f) => f.Name).sort()).toEqual(['bm.silver', 'p1.tiny']);
+    expect((await json<any[]>(openstack(member, 'flavor', 'list', '-f', 'json'))).map((f) => f.Name).sort()).toEqual([
+      'bm.silver',
+      'p1.tiny',
+    ]);
     await ok(openstack(member, 'flavor', 'delete', 'p1.tiny'));
   });
 
@@ -95,9 +155,13 @@ describe.runIf(available)('openstack flavor, keypair, baremetal allocation and s
   });
 
   it('baremetal allocation create --wait, list, show, delete', async () => {
-    const a = await json(openstack(admin, 'baremetal', 'allocation', 'create', '--resource-class', 'gold', '--name', 'job-1', '--wait', '30', '-f', 'json'));
+    const a = await json(
+      openstack(admin, 'baremetal', 'allocation', 'create', '--resource-class', 'gold', '--name', 'job-1', '--wait', '30', '-f', 'json'),
+    );
     expect(a).toMatchObject({ name: 'job-1', state: 'active', resource_class: 'gold', last_error: null });
-    const node = await json(openstack(admin, 'baremetal', 'node', 'show', 'alloc-1', '-f', 'json', '-c', 'uuid', '-c', 'instance_uuid', '-c', 'allocation_uuid'));
+    const node = await json(
+      openstack(admin, 'baremetal', 'node', 'show', 'alloc-1', '-f', 'json', '-c', 'uuid', '-c', 'instance_uuid', '-c', 'allocation_uuid'),
+    );
     expect(a.node_uuid).toBe(node.uuid);
     expect(node).toMatchObject({ instance_uuid: a.uuid, allocation_uuid: a.uuid });
     expect((await json<any[]>(openstack(admin, 'baremetal', 'allocation', 'list', '-f', 'json'))).map((x) => x.Name)).toEqual(['job-1']);
@@ -110,8 +174,38 @@ describe.runIf(available)('openstack flavor, keypair, baremetal allocation and s
   });
 
   it('server create --wait, list, show, delete --wait as a project member', async () => {
-    await ok(openstack(admin, 'image', 'create', '--file', path.join(dir, 'image.raw'), '--disk-format', 'raw', '--container-format', 'bare', '--public', 'os1'));
-    const s = await json(openstack(member, 'server', 'create', '--flavor', 'bm.silver', '--image', 'os1', '--key-name', 'laptop', '--wait', 'web1', '-f', 'json'));
+    await ok(
+      openstack(
+        admin,
+        'image',
+        'create',
+        '--file',
+        path.join(dir, 'image.raw'),
+        '--disk-format',
+        'raw',
+        '--container-format',
+        'bare',
+        '--public',
+        'os1',
+      ),
+    );
+    const s = await json(
+      openstack(
+        member,
+        'server',
+        'create',
+        '--flavor',
+        'bm.silver',
+        '--image',
+        'os1',
+        '--key-name',
+        'laptop',
+        '--wait',
+        'web1',
+        '-f',
+        'json',
+      ),
+    );
     expect(s).toMatchObject({ name: 'web1', status: 'ACTIVE', key_name: 'laptop' });
     expect(s.flavor).toMatch(/^bm.silver/);
     const list = await json<any[]>(openstack(member, 'server', 'list', '-f', 'json'));
@@ -120,7 +214,9 @@ describe.runIf(available)('openstack flavor, keypair, baremetal allocation and s
     expect(shown['OS-EXT-SRV-ATTR:hypervisor_hostname']).toBe(srvNode);
     const full = await openstack(member, 'server', 'create', '--flavor', 'bm.silver', '--image', 'os1', 'web2');
     expect(full.code).not.toBe(0);
-    expect(full.stderr).toMatch(/No valid host was found\..*Closest: srv-1 \(provision_state: provision state active \(must be available\); instance: already holds instance/);
+    expect(full.stderr).toMatch(
+      /No valid host was found\..*Closest: srv-1 \(provision_state: provision state active \(must be available\); instance: already holds instance/,
+    );
     await ok(openstack(member, 'server', 'delete', '--wait', 'web1'));
     expect(await json<any[]>(openstack(member, 'server', 'list', '-f', 'json'))).toEqual([]);
     expect((await http(`${esi.url}/baremetal/v1/nodes/${srvNode}`, 'GET', token, undefined, IRONIC)).body.instance_uuid).toBeNull();

@@ -27,7 +27,9 @@ describe.skipIf(sushyMissing)('python3-sushy reads the lab hardware inventory', 
 
   it('reports CPUs, memory, NICs, disks and GPUs equal to each model description', async () => {
     const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(PYTHON, [SCRIPT, lab.url], { timeout: 120_000, encoding: 'utf8' }, (err, stdout, stderr) => resolve({ code: err === null ? 0 : 1, stdout, stderr }));
+      execFile(PYTHON, [SCRIPT, lab.url], { timeout: 120_000, encoding: 'utf8' }, (err, stdout, stderr) =>
+        resolve({ code: err === null ? 0 : 1, stdout, stderr }),
+      );
     });
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as Record<string, any>;
@@ -38,12 +40,18 @@ describe.skipIf(sushyMissing)('python3-sushy reads the lab hardware inventory', 
       expect(r.cpus, id).toBe(hw.cpu.sockets * hw.cpu.coresPerSocket * hw.cpu.threadsPerCore);
       expect(r.arch, id).toBe('x86');
       expect(r.memory_gib, id).toBe(hw.memoryMiB / 1024);
-      expect(r.dimm_mib.reduce((a: number, b: number) => a + b, 0), id).toBe(hw.memoryMiB);
+      expect(
+        r.dimm_mib.reduce((a: number, b: number) => a + b, 0),
+        id,
+      ).toBe(hw.memoryMiB);
       expect(r.macs, id).toEqual(hw.nics.map((n) => n.mac).sort());
       const sizes = hw.disks.map((d) => d.sizeBytes).sort((a, b) => a - b);
       expect(r.simple_storage_sizes, id).toEqual(sizes);
       expect(r.storage_drive_sizes, id).toEqual(sizes);
-      expect(r.drives.map((d: any) => [d.name, d.size, d.media, d.serial]), id).toEqual(hw.disks.map((d) => [d.name, d.sizeBytes, d.rotational ? 'HDD' : 'SSD', d.serial]));
+      expect(
+        r.drives.map((d: any) => [d.name, d.size, d.media, d.serial]),
+        id,
+      ).toEqual(hw.disks.map((d) => [d.name, d.sizeBytes, d.rotational ? 'HDD' : 'SSD', d.serial]));
       expect(r.gpus, id).toHaveLength(hw.gpus.length);
       expect([r.manufacturer, r.model, r.serial], id).toEqual([hw.system.manufacturer, hw.system.product, hw.system.serial]);
       expect(r.boot_mode, id).toBe(hw.bootMode === 'bios' ? 'Legacy' : 'UEFI');

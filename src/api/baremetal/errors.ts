@@ -63,7 +63,8 @@ export function toIronicFault(err: unknown): IronicFault {
   if (err instanceof HardwareError) return { status: 500, message: err.message };
   const fe = err as Partial<FastifyError> & { validation?: unknown };
   if (fe && typeof fe === 'object') {
-    if (fe.validation) return { status: 400, message: `Invalid input for ${fe.validationContext ?? 'request'}: ${fe.message ?? 'validation failed'}` };
+    if (fe.validation)
+      return { status: 400, message: `Invalid input for ${fe.validationContext ?? 'request'}: ${fe.message ?? 'validation failed'}` };
     switch (fe.code) {
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':

@@ -77,7 +77,12 @@ function versionHook(prefix: string) {
 
 /** Registers the baremetal API routes under the prefix given at registration. */
 export const baremetalApi: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  const ctx: BaremetalContext = { services, inventory: services.inventory, base: `${services.config.publicUrl}${app.prefix}`, cache: new NodeRenderCache() };
+  const ctx: BaremetalContext = {
+    services,
+    inventory: services.inventory,
+    base: `${services.config.publicUrl}${app.prefix}`,
+    cache: new NodeRenderCache(),
+  };
   app.decorateRequest('ironicVersion', MIN_MINOR);
   registerJsonParser(app);
   app.addHook('onRequest', versionHook(app.prefix));

@@ -51,14 +51,21 @@ export function negotiateVersion(header: string | string[] | undefined): number 
   const value = raw.trim();
   if (value.toLowerCase() === 'latest') return MAX_MINOR;
   const m = /^(\d+)\.(\d+)$/.exec(value);
-  if (!m) throw new NotAcceptableError(`Invalid value for ${VERSION_HEADER} header: ${value}. The supported version range is: [1.${MIN_MINOR}, 1.${MAX_MINOR}].`);
+  if (!m)
+    throw new NotAcceptableError(
+      `Invalid value for ${VERSION_HEADER} header: ${value}. The supported version range is: [1.${MIN_MINOR}, 1.${MAX_MINOR}].`,
+    );
   const major = Number(m[1]);
   const minor = Number(m[2]);
   if (major !== 1) {
-    throw new NotAcceptableError(`Mutually exclusive versions requested. Version ${value} requested but the major version is not supported by this service. The supported version range is: [1.${MIN_MINOR}, 1.${MAX_MINOR}].`);
+    throw new NotAcceptableError(
+      `Mutually exclusive versions requested. Version ${value} requested but the major version is not supported by this service. The supported version range is: [1.${MIN_MINOR}, 1.${MAX_MINOR}].`,
+    );
   }
   if (minor < MIN_MINOR || minor > MAX_MINOR) {
-    throw new NotAcceptableError(`Version ${value} was requested but the minor version is not supported by this service. The supported version range is: [1.${MIN_MINOR}, 1.${MAX_MINOR}].`);
+    throw new NotAcceptableError(
+      `Version ${value} was requested but the minor version is not supported by this service. The supported version range is: [1.${MIN_MINOR}, 1.${MAX_MINOR}].`,
+    );
   }
   return minor;
 }
@@ -67,7 +74,9 @@ export function negotiateVersion(header: string | string[] | undefined): number 
 export function requireVersion(version: number, min: number, what?: string): void {
   if (version < min) {
     throw new NotAcceptableError(
-      what ? `${what} requires API version 1.${min} or later; the request used 1.${version}.` : `Request not acceptable. The minimal required API version should be 1.${min}`,
+      what
+        ? `${what} requires API version 1.${min} or later; the request used 1.${version}.`
+        : `Request not acceptable. The minimal required API version should be 1.${min}`,
     );
   }
 }

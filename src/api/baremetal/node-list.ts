@@ -9,7 +9,14 @@ import { NODE_FIELDS, type NodeField } from '../../domain/inventory/model.ts';
 import type { NodeListRequest } from '../../domain/inventory/node-service.ts';
 import type { NodeFilters } from '../../domain/inventory/ports.ts';
 import type { ProvisionState } from '../../domain/inventory/states.ts';
-import { DETAIL_QUERY_VERSION, NODE_DEFAULT_FIELDS, NODE_FILTER_VERSIONS, nodeFieldAllowed, NotAcceptableError, requireVersion } from './microversion.ts';
+import {
+  DETAIL_QUERY_VERSION,
+  NODE_DEFAULT_FIELDS,
+  NODE_FILTER_VERSIONS,
+  nodeFieldAllowed,
+  NotAcceptableError,
+  requireVersion,
+} from './microversion.ts';
 import { boolParam, limitParam, listParam, nextArgs, readQuery, sortDirParam, uuidParam, type Query } from './query.ts';
 
 const FILTERS = [
@@ -55,11 +62,17 @@ export interface ParsedNodeList {
  * Validate `fields` for a version.
  * @throws InvalidInputError for unknown fields; NotAcceptableError for fields too new
  */
-export function checkFields(fields: readonly string[], version: number, known: ReadonlySet<string>, allowed: (f: string, v: number) => boolean): void {
+export function checkFields(
+  fields: readonly string[],
+  version: number,
+  known: ReadonlySet<string>,
+  allowed: (f: string, v: number) => boolean,
+): void {
   requireVersion(version, 8, 'The fields parameter');
   const unknown = fields.filter((f) => !known.has(f));
   if (unknown.length > 0) throw new InvalidInputError(`Field(s) "${unknown.join(', ')}" are not valid`);
-  for (const f of fields) if (!allowed(f, version)) throw new NotAcceptableError(`Field ${f} requires a newer API version than 1.${version}.`);
+  for (const f of fields)
+    if (!allowed(f, version)) throw new NotAcceptableError(`Field ${f} requires a newer API version than 1.${version}.`);
 }
 
 /**
@@ -70,15 +83,18 @@ export function checkFields(fields: readonly string[], version: number, known: R
 export function parseNodeList(rawQuery: unknown, version: number, detailPath: boolean): ParsedNodeList {
   const q = readQuery(rawQuery, detailPath ? NODE_DETAIL_PARAMS : NODE_LIST_PARAMS);
   for (const [param, min] of Object.entries(NODE_FILTER_VERSIONS)) {
-    if (q[param] !== undefined && version < min) throw new NotAcceptableError(`Request not acceptable. The minimal required API version should be 1.${min}`);
+    if (q[param] !== undefined && version < min)
+      throw new NotAcceptableError(`Request not acceptable. The minimal required API version should be 1.${min}`);
   }
   const detail = boolParam(q, 'detail');
-  if (detail !== undefined && version < DETAIL_QUERY_VERSION) throw new InvalidInputError(`Invalid query parameter ?detail=${q.detail} received.`);
+  if (detail !== undefined && version < DETAIL_QUERY_VERSION)
+    throw new InvalidInputError(`Invalid query parameter ?detail=${q.detail} received.`);
   const requested = listParam(q, 'fields');
   if (requested !== undefined && detail) throw new InvalidInputError('Can not specify ?detail=True and fields in the same request.');
   if (requested !== undefined) checkFields(requested, version, KNOWN_FIELDS, nodeFieldAllowed);
   const sortKey = q.sort_key ?? 'id';
-  if (KNOWN_FIELDS.has(sortKey) && !nodeFieldAllowed(sortKey, version)) throw new NotAcceptableError(`Sorting by ${sortKey} requires a newer API version.`);
+  if (KNOWN_FIELDS.has(sortKey) && !nodeFieldAllowed(sortKey, version))
+    throw new NotAcceptableError(`Sorting by ${sortKey} requires a newer API version.`);
   if (q.fault !== undefined && !VALID_FAULTS.includes(q.fault)) {
     throw new InvalidInputError(`Unrecognized fault "${q.fault}" is specified, allowed faults are ${VALID_FAULTS.join(', ')}`);
   }
@@ -106,7 +122,8 @@ export function parseNodeList(rawQuery: unknown, version: number, detailPath: bo
   set('project', q.project);
   set('descriptionContains', q.description_contains);
   const loadFields = fields === null ? null : (fields.filter((f) => f !== 'conductor') as NodeField[]);
-  const withConductor = (fields === null ? nodeFieldAllowed('conductor', version) : fields.includes('conductor')) || q.conductor !== undefined;
+  const withConductor =
+    (fields === null ? nodeFieldAllowed('conductor', version) : fields.includes('conductor')) || q.conductor !== undefined;
   return {
     request: {
       filters,

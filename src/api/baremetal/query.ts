@@ -72,7 +72,14 @@ export function uuidParam(q: Query, name: string): string | undefined {
 export function listParam(q: Query, name: string): string[] | undefined {
   const v = q[name];
   if (v === undefined) return undefined;
-  return [...new Set(v.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== ''))];
+  return [
+    ...new Set(
+      v
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter((s) => s !== ''),
+    ),
+  ];
 }
 
 /** The query string of a `next` link: the request's parameters without limit and marker. */

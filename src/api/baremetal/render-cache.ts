@@ -47,7 +47,11 @@ export class NodeRenderCache {
 
   /** The key of a whole page: a digest of its node keys and its `next` link. */
   static pageKey(nodeKeys: readonly string[], next: string | undefined): string {
-    return createHash('sha256').update(nodeKeys.join('\n')).update('\u0000').update(next ?? '').digest('base64');
+    return createHash('sha256')
+      .update(nodeKeys.join('\n'))
+      .update('\u0000')
+      .update(next ?? '')
+      .digest('base64');
   }
 
   /** A cached encoded page, marking it recently used; undefined on a miss. */
@@ -135,6 +139,11 @@ export class NodeRenderCache {
 
   /** Number of entries and total sizes in bytes (for tests and metrics). */
   stats(): { entries: number; bytes: number; pages: number; pageBytes: number } {
-    return { entries: this.#young.size + this.#old.size, bytes: this.#youngBytes + this.#oldBytes, pages: this.#pages.size, pageBytes: this.#pageBytes };
+    return {
+      entries: this.#young.size + this.#old.size,
+      bytes: this.#youngBytes + this.#oldBytes,
+      pages: this.#pages.size,
+      pageBytes: this.#pageBytes,
+    };
   }
 }

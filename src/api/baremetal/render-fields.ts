@@ -59,7 +59,13 @@ export function isoTime(ms: number | null | undefined): string | null {
 }
 
 /** Node fields rendered as timestamps. */
-export const NODE_TIME_FIELDS: ReadonlySet<string> = new Set(['created_at', 'updated_at', 'provision_updated_at', 'inspection_started_at', 'inspection_finished_at']);
+export const NODE_TIME_FIELDS: ReadonlySet<string> = new Set([
+  'created_at',
+  'updated_at',
+  'provision_updated_at',
+  'inspection_started_at',
+  'inspection_finished_at',
+]);
 
 const fieldsByVersion = new Map<number, readonly string[]>();
 

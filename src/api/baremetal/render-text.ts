@@ -18,7 +18,14 @@
  * only checked field names, indexes and constant JSON texts.
  */
 import { memberOffset, NODE_TEXT_MEMBER_FIELDS, type NodeText } from '../../domain/inventory/node-text.ts';
-import { REDACT_DRIVER_INFO, REDACT_DRIVER_INTERNAL_INFO, REDACT_LAST_ERROR, REDACT_RESERVATION, REDACTION_TEXT, type NodeView } from '../../domain/inventory/presentation.ts';
+import {
+  REDACT_DRIVER_INFO,
+  REDACT_DRIVER_INTERNAL_INFO,
+  REDACT_LAST_ERROR,
+  REDACT_RESERVATION,
+  REDACTION_TEXT,
+  type NodeView,
+} from '../../domain/inventory/presentation.ts';
 import { isoTime, legacyState, nodeFieldsAt, NODE_TIME_FIELDS } from './render-fields.ts';
 
 /** Helpers the generated code calls. */

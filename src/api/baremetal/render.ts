@@ -53,7 +53,15 @@ export function renderNodeObject(view: NodeView, version: number, base: string, 
 
 /** `GET /v1/nodes/{id}/states` (raid configs from 1.12, boot mode from 1.75). */
 export function renderStates(view: NodeView, version: number): Record<string, unknown> {
-  const fields = ['console_enabled', 'last_error', 'power_state', 'provision_state', 'provision_updated_at', 'target_power_state', 'target_provision_state'];
+  const fields = [
+    'console_enabled',
+    'last_error',
+    'power_state',
+    'provision_state',
+    'provision_updated_at',
+    'target_power_state',
+    'target_provision_state',
+  ];
   if (version >= 12) fields.push('raid_config', 'target_raid_config');
   if (version >= 75) fields.push('boot_mode', 'secure_boot');
   const out: Record<string, unknown> = {};
@@ -61,7 +69,20 @@ export function renderStates(view: NodeView, version: number): Record<string, un
   return out;
 }
 
-const PORT_FIELDS = ['uuid', 'address', 'node_uuid', 'portgroup_uuid', 'extra', 'internal_info', 'local_link_connection', 'pxe_enabled', 'physical_network', 'is_smartnic', 'created_at', 'updated_at'];
+const PORT_FIELDS = [
+  'uuid',
+  'address',
+  'node_uuid',
+  'portgroup_uuid',
+  'extra',
+  'internal_info',
+  'local_link_connection',
+  'pxe_enabled',
+  'physical_network',
+  'is_smartnic',
+  'created_at',
+  'updated_at',
+];
 
 /** Every port field shown at a version. */
 export function portFieldsAt(version: number): string[] {
@@ -127,7 +148,11 @@ export function fullNodeBody(view: NodeView, version: number, base: string, cach
   const key = NodeRenderCache.key(view, version);
   let body = cache.get(key);
   if (body === undefined) {
-    body = Buffer.from(view.text !== undefined ? nodeTextJson(view, view.text, version, base, null) : JSON.stringify(renderNodeObject(view, version, base, null)));
+    body = Buffer.from(
+      view.text !== undefined
+        ? nodeTextJson(view, view.text, version, base, null)
+        : JSON.stringify(renderNodeObject(view, version, base, null)),
+    );
     cache.set(key, body);
   }
   return body;
@@ -145,7 +170,11 @@ export function nodeCollectionJson(items: readonly string[], next: string | unde
  * @param written called with the index and the bytes of each text item right after it is
  *   encoded (a view of the buffer, valid during the call only: copy it to keep it)
  */
-export function nodeCollectionBuffer(items: readonly (Buffer | string)[], next: string | undefined, written?: (index: number, bytes: Buffer) => void): Buffer {
+export function nodeCollectionBuffer(
+  items: readonly (Buffer | string)[],
+  next: string | undefined,
+  written?: (index: number, bytes: Buffer) => void,
+): Buffer {
   const head = '{"nodes":[';
   const tail = `]${next === undefined ? '' : `,"next":${JSON.stringify(next)}`}}`;
   const tailBytes = Buffer.byteLength(tail);
@@ -178,10 +207,21 @@ export function nodeCollectionBuffer(items: readonly (Buffer | string)[], next: 
  * The encoded body of a node list page. Full nodes (`fields` null) come from the render cache,
  * and a page whose every node and `next` link is unchanged is served from the page cache.
  */
-export function nodePage(views: readonly NodeView[], version: number, base: string, fields: readonly string[] | null, next: string | undefined, cache: NodeRenderCache): Buffer | string {
+export function nodePage(
+  views: readonly NodeView[],
+  version: number,
+  base: string,
+  fields: readonly string[] | null,
+  next: string | undefined,
+  cache: NodeRenderCache,
+): Buffer | string {
   if (fields !== null) {
     return nodeCollectionJson(
-      views.map((view) => (view.text !== undefined ? nodeTextJson(view, view.text, version, base, fields) : JSON.stringify(renderNodeObject(view, version, base, fields)))),
+      views.map((view) =>
+        view.text !== undefined
+          ? nodeTextJson(view, view.text, version, base, fields)
+          : JSON.stringify(renderNodeObject(view, version, base, fields)),
+      ),
       next,
     );
   }
@@ -196,7 +236,9 @@ export function nodePage(views: readonly NodeView[], version: number, base: stri
       const cached = cache.get(keys[i]!);
       if (cached !== undefined) return cached;
       rendered++;
-      return view.text !== undefined ? nodeTextJson(view, view.text, version, base, null) : JSON.stringify(renderNodeObject(view, version, base, null));
+      return view.text !== undefined
+        ? nodeTextJson(view, view.text, version, base, null)
+        : JSON.stringify(renderNodeObject(view, version, base, null));
     });
     page = nodeCollectionBuffer(items, next, (i, bytes) => cache.set(keys[i]!, Buffer.from(bytes)));
     cache.setPage(pageKey, page);

@@ -54,8 +54,10 @@ function gate(req: FastifyRequest, min = V_ALLOCATIONS): void {
 function checkBodyVersion(body: unknown, version: number): void {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
   const b = body as Record<string, unknown>;
-  if (b.node !== undefined && b.node !== null && version < V_BACKFILL) throw new NotAcceptableError(`Field node (backfill) requires API version 1.${V_BACKFILL} or later.`);
-  if (b.owner !== undefined && b.owner !== null && version < V_OWNER) throw new NotAcceptableError(`Field owner requires API version 1.${V_OWNER} or later.`);
+  if (b.node !== undefined && b.node !== null && version < V_BACKFILL)
+    throw new NotAcceptableError(`Field node (backfill) requires API version 1.${V_BACKFILL} or later.`);
+  if (b.owner !== undefined && b.owner !== null && version < V_OWNER)
+    throw new NotAcceptableError(`Field owner requires API version 1.${V_OWNER} or later.`);
 }
 
 /** Register the allocation routes. */
@@ -68,7 +70,8 @@ export function allocationRoutes(app: FastifyInstance, ctx: BaremetalContext): v
       gate(req);
       const v = req.ironicVersion;
       const q = readQuery(req.query, LIST_PARAMS);
-      if (q.owner !== undefined && v < V_OWNER) throw new NotAcceptableError(`Request not acceptable. The minimal required API version should be 1.${V_OWNER}`);
+      if (q.owner !== undefined && v < V_OWNER)
+        throw new NotAcceptableError(`Request not acceptable. The minimal required API version should be 1.${V_OWNER}`);
       const fields = listParam(q, 'fields') ?? null;
       if (fields !== null) checkFields(fields, v, KNOWN, fieldAllowed);
       const sortKey = q.sort_key ?? 'id';
@@ -112,7 +115,12 @@ export function allocationRoutes(app: FastifyInstance, ctx: BaremetalContext): v
   app.patch<{ Params: IdentParams }>('/allocations/:ident', async (req) => {
     gate(req, V_PATCH);
     readQuery(req.query, NO_PARAMS);
-    return renderAllocation(await allocations().update(req.auth, req.params.ident.replace(/\.json$/, ''), req.body), req.ironicVersion, base, null);
+    return renderAllocation(
+      await allocations().update(req.auth, req.params.ident.replace(/\.json$/, ''), req.body),
+      req.ironicVersion,
+      base,
+      null,
+    );
   });
 
   app.delete<{ Params: IdentParams }>('/allocations/:ident', async (req, reply) => {

@@ -24,7 +24,9 @@ export function consoleStreamRoutes(app: FastifyInstance, ctx: BaremetalContext)
     method: 'GET',
     url: '/nodes/:ident/states/console/stream',
     handler: async () => {
-      throw new InvalidInputError('This is the serial console websocket of the node: connect with a websocket client and your X-Auth-Token.');
+      throw new InvalidInputError(
+        'This is the serial console websocket of the node: connect with a websocket client and your X-Auth-Token.',
+      );
     },
     wsHandler: (socket: unknown, req) => {
       const readOnly = parseReadOnly(req.query.read_only);
@@ -35,7 +37,14 @@ export function consoleStreamRoutes(app: FastifyInstance, ctx: BaremetalContext)
           const header = req.headers['x-auth-token'];
           const secret = Array.isArray(header) ? header[0] : header;
           const tokens = ctx.services.identity.tokens;
-          const stillValid = secret === undefined ? undefined : () => tokens.validate(secret).then(() => true, () => false);
+          const stillValid =
+            secret === undefined
+              ? undefined
+              : () =>
+                  tokens.validate(secret).then(
+                    () => true,
+                    () => false,
+                  );
           return ctx.services.consoles.openForCaller(req.auth, nodeIdent(req, req.params.ident), readOnly, stillValid);
         },
         req.log,

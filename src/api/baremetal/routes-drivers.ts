@@ -35,7 +35,8 @@ export function driverRoutes(app: FastifyInstance, ctx: BaremetalContext): void 
     app.get(p, async (req) => {
       const v = req.ironicVersion;
       const q = readQuery(req.query, new Set(['type', 'detail']));
-      if ((q.type !== undefined || q.detail !== undefined) && v < 30) throw new NotAcceptableError('Request not acceptable. The minimal required API version should be 1.30');
+      if ((q.type !== undefined || q.detail !== undefined) && v < 30)
+        throw new NotAcceptableError('Request not acceptable. The minimal required API version should be 1.30');
       if (q.type !== undefined && q.type !== 'classic' && q.type !== 'dynamic') {
         throw new InvalidInputError(`Invalid driver type "${q.type}"; expected classic or dynamic.`);
       }

@@ -30,7 +30,8 @@ export function inspectionRoutes(app: FastifyInstance, ctx: BaremetalContext): v
   });
 
   app.get<{ Params: IdentParams }>('/nodes/:ident/inventory', async (req) => {
-    if (req.ironicVersion < MIN_INVENTORY_MINOR) throw new NotFoundError('resource', req.params.ident, 'The resource could not be found.', 'NotFound');
+    if (req.ironicVersion < MIN_INVENTORY_MINOR)
+      throw new NotFoundError('resource', req.params.ident, 'The resource could not be found.', 'NotFound');
     readQuery(req.query, NO_PARAMS);
     return inspection.getInventory(req.auth, nodeIdent(req, req.params.ident));
   });

@@ -53,7 +53,13 @@ export function nodeHardwareRoutes(app: FastifyInstance, ctx: BaremetalContext):
     const q = readQuery(req.query, LIST_PARAMS);
     const detail = boolParam(q, 'detail') === true;
     if (detail) requireVersion(v, 74, 'detail');
-    const fields = q.fields === undefined ? null : q.fields.split(',').map((f) => f.trim()).filter((f) => f !== '');
+    const fields =
+      q.fields === undefined
+        ? null
+        : q.fields
+            .split(',')
+            .map((f) => f.trim())
+            .filter((f) => f !== '');
     const unknown = (fields ?? []).filter((f) => !SETTING_FIELDS.has(f));
     if (unknown.length > 0) throw new InvalidInputError(`Field(s) "${unknown.join(', ')}" are not valid`);
     const { node, settings } = await services.nodeHardware.listBios(req.auth, nodeIdent(req, req.params.ident));
@@ -72,7 +78,8 @@ export function nodeHardwareRoutes(app: FastifyInstance, ctx: BaremetalContext):
     gone(req.ironicVersion, 76, req.params.ident);
     readQuery(req.query, NO_PARAMS);
     const body = req.body;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new InvalidInputError('Invalid boot mode request: the body must be {"target": "uefi" | "bios"}.');
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      throw new InvalidInputError('Invalid boot mode request: the body must be {"target": "uefi" | "bios"}.');
     const extra = Object.keys(body).filter((k) => k !== 'target');
     if (extra.length > 0) throw new InvalidInputError(`Invalid boot mode request: unexpected key(s) ${extra.join(', ')}.`);
     const ident = nodeIdent(req, req.params.ident);

@@ -35,7 +35,8 @@ export function nodeStateRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
     readQuery(req.query, NO_PARAMS);
     const body = parseBody(PowerBody, req.body, 'power state request');
     const timeout = body.timeout ?? null;
-    if (body.target === 'soft rebooting' || body.target === 'soft power off' || timeout !== null) requireVersion(v, 27, 'Soft power actions and timeout');
+    if (body.target === 'soft rebooting' || body.target === 'soft power off' || timeout !== null)
+      requireVersion(v, 27, 'Soft power actions and timeout');
     const ident = nodeIdent(req, req.params.ident);
     await inventory.nodes.setPowerState(req.auth, ident, body.target, timeout);
     return empty(reply, 202, statesUrl(ident));
@@ -50,8 +51,10 @@ export function nodeStateRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
     if (min !== undefined) requireVersion(v, min, `The "${verb}" verb`);
     const cd = body.configdrive;
     if (cd !== undefined && cd !== null && cd !== '') {
-      if (verb === 'rebuild' && v < 35) throw new InvalidInputError('Adding a config drive is only supported when setting provision state to active');
-      if (typeof cd === 'object' && v < 56) throw new InvalidInputError('Providing a JSON object for configdrive is only supported starting with API version 1.56');
+      if (verb === 'rebuild' && v < 35)
+        throw new InvalidInputError('Adding a config drive is only supported when setting provision state to active');
+      if (typeof cd === 'object' && v < 56)
+        throw new InvalidInputError('Providing a JSON object for configdrive is only supported starting with API version 1.56');
       if (typeof cd === 'object' && 'vendor_data' in cd && v < 59) {
         throw new InvalidInputError('Providing vendor_data in configdrive is only supported starting with API version 1.59');
       }

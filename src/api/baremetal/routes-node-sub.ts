@@ -110,7 +110,8 @@ export function nodeSubRoutes(app: FastifyInstance, ctx: BaremetalContext): void
     if (req.ironicVersion < 28) throw new NotFoundError('resource', req.params.ident, 'The resource could not be found.', 'NotFound');
     readQuery(req.query, NO_PARAMS);
     const body = req.body;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new InvalidInputError('Invalid input for VIF attach: the body must be a JSON object.');
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      throw new InvalidInputError('Invalid input for VIF attach: the body must be a JSON object.');
     await ctx.services.networking.vifs.attach(req.auth, nodeIdent(req, req.params.ident), body as { id: unknown }, req.ironicVersion);
     return empty(reply, 204);
   });

@@ -9,7 +9,14 @@ import { InvalidInputError } from '../../domain/errors.ts';
 import { NODE_FIELDS } from '../../domain/inventory/model.ts';
 import { isHostnameSafe } from '../../domain/inventory/validation.ts';
 import { empty, nodeIdent, type BaremetalContext, type IdentParams } from './context.ts';
-import { ENROLL_VERSION, NODE_FIELD_VERSIONS, nodeFieldAllowed, NotAcceptableError, rejectNewerNodeFields, requireVersion } from './microversion.ts';
+import {
+  ENROLL_VERSION,
+  NODE_FIELD_VERSIONS,
+  nodeFieldAllowed,
+  NotAcceptableError,
+  rejectNewerNodeFields,
+  requireVersion,
+} from './microversion.ts';
 import { checkFields, parseNodeList } from './node-list.ts';
 import { boolParam, listParam, readQuery } from './query.ts';
 import { fullNodeBody, nextLink, nodePage, renderNode } from './render.ts';
@@ -35,7 +42,10 @@ export function nodeRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
         const parsed = parseNodeList(req.query, v, detailPath);
         const full = parsed.fields === null;
         const reuse = full ? (view: NodeView) => cache.has(NodeRenderCache.key(view, v)) : undefined;
-        const views = await inventory.nodes.list(req.auth, { ...parsed.request, ...(reuse ? { reuse, asText: true, expectMisses: cache.expectsMisses() } : {}) });
+        const views = await inventory.nodes.list(req.auth, {
+          ...parsed.request,
+          ...(reuse ? { reuse, asText: true, expectMisses: cache.expectsMisses() } : {}),
+        });
         const next = nextLink(views.length, {
           limit: parsed.request.limit,
           lastUuid: views.at(-1)?.node.uuid ?? null,

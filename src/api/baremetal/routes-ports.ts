@@ -14,7 +14,20 @@ import { boolParam, limitParam, listParam, nextArgs, readQuery, sortDirParam, uu
 import { collection, portFieldsAt, renderPort } from './render.ts';
 import { parseBody, PatchBody, PortCreateBody } from './schemas.ts';
 
-const KNOWN_PORT_FIELDS = new Set(['uuid', 'address', 'node_uuid', 'portgroup_uuid', 'extra', 'internal_info', 'local_link_connection', 'pxe_enabled', 'physical_network', 'is_smartnic', 'created_at', 'updated_at']);
+const KNOWN_PORT_FIELDS = new Set([
+  'uuid',
+  'address',
+  'node_uuid',
+  'portgroup_uuid',
+  'extra',
+  'internal_info',
+  'local_link_connection',
+  'pxe_enabled',
+  'physical_network',
+  'is_smartnic',
+  'created_at',
+  'updated_at',
+]);
 const PAGING = ['marker', 'limit', 'sort_key', 'sort_dir', 'address'];
 const NO_PARAMS = new Set<string>();
 
@@ -29,17 +42,27 @@ function portUuid(uuid: string): string {
  * List ports (also used by `/v1/nodes/{id}/ports`).
  * @param opts.node the parent node identifier, when listing a node's ports
  */
-export async function listPorts(ctx: BaremetalContext, req: FastifyRequest, opts: { detailPath: boolean; node?: string }): Promise<Record<string, unknown>> {
+export async function listPorts(
+  ctx: BaremetalContext,
+  req: FastifyRequest,
+  opts: { detailPath: boolean; node?: string },
+): Promise<Record<string, unknown>> {
   const v = req.ironicVersion;
-  const allowed = new Set([...PAGING, ...(opts.node === undefined ? ['node', 'node_uuid'] : []), ...(opts.detailPath ? [] : ['fields', 'detail'])]);
+  const allowed = new Set([
+    ...PAGING,
+    ...(opts.node === undefined ? ['node', 'node_uuid'] : []),
+    ...(opts.detailPath ? [] : ['fields', 'detail']),
+  ]);
   const q = readQuery(req.query, allowed);
   const detail = boolParam(q, 'detail');
-  if (detail !== undefined && v < DETAIL_QUERY_VERSION) throw new InvalidInputError(`Invalid query parameter ?detail=${q.detail} received.`);
+  if (detail !== undefined && v < DETAIL_QUERY_VERSION)
+    throw new InvalidInputError(`Invalid query parameter ?detail=${q.detail} received.`);
   const requested = listParam(q, 'fields');
   if (requested !== undefined && detail) throw new InvalidInputError('Can not specify ?detail=True and fields in the same request.');
   if (requested !== undefined) checkFields(requested, v, KNOWN_PORT_FIELDS, portFieldAllowed);
   const sortKey = q.sort_key ?? 'id';
-  if (PORT_FIELD_VERSIONS[sortKey] !== undefined && !portFieldAllowed(sortKey, v)) throw new NotAcceptableError(`Sorting by ${sortKey} requires a newer API version.`);
+  if (PORT_FIELD_VERSIONS[sortKey] !== undefined && !portFieldAllowed(sortKey, v))
+    throw new NotAcceptableError(`Sorting by ${sortKey} requires a newer API version.`);
   const nodeUuid = uuidParam(q, 'node_uuid');
   const node = opts.node ?? nodeUuid ?? q.node;
   if (node !== undefined && v < 5 && !isUuidLike(node)) throw new NotAcceptableError('Node names require API version 1.5 or later.');
@@ -76,7 +99,8 @@ export function portRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
       const body = parseBody(PortCreateBody, req.body, 'port');
       for (const [field, min] of Object.entries(PORT_FIELD_VERSIONS)) {
         const value = (body as Record<string, unknown>)[field];
-        if (v < min && value !== undefined && value !== null) throw new NotAcceptableError(`Field ${field} requires API version 1.${min} or later.`);
+        if (v < min && value !== undefined && value !== null)
+          throw new NotAcceptableError(`Field ${field} requires API version 1.${min} or later.`);
       }
       const port = await inventory.ports.create(req.auth, body);
       reply.code(201).header('location', `${base}/v1/ports/${port.uuid}`);

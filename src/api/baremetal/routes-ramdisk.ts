@@ -57,7 +57,8 @@ export function ramdiskRoutes(app: FastifyInstance, ctx: BaremetalContext): void
     for (const [key, max] of Object.entries(HEARTBEAT_LIMITS)) {
       const v = body[key];
       if (v === undefined || (v === null && key !== 'callback_url' && key !== 'agent_token')) continue;
-      if (typeof v !== 'string' || v.length > max) throw new InvalidInputError(`Invalid ${key} in heartbeat: expected a string of at most ${max} characters.`);
+      if (typeof v !== 'string' || v.length > max)
+        throw new InvalidInputError(`Invalid ${key} in heartbeat: expected a string of at most ${max} characters.`);
     }
     if (body.agent_status != null && !['start', 'end', 'error'].includes(body.agent_status as string)) {
       throw new InvalidInputError('Invalid agent_status in heartbeat: expected one of start, end, error.');

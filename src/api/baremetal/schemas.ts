@@ -109,10 +109,7 @@ export const ConsoleBody = Type.Object({ enabled: Type.Union([Type.Boolean(), Ty
 export const MaintenanceBody = Type.Object({ reason: Type.Optional(StrOrNull) }, { additionalProperties: false });
 
 /** `PUT …/management/boot_device`. */
-export const BootDeviceBody = Type.Object(
-  { boot_device: Str, persistent: Type.Optional(BoolLike) },
-  { additionalProperties: false },
-);
+export const BootDeviceBody = Type.Object({ boot_device: Str, persistent: Type.Optional(BoolLike) }, { additionalProperties: false });
 
 /** `PUT …/traits`. */
 export const TraitsBody = Type.Object({ traits: Type.Array(Type.Unknown()) }, { additionalProperties: false });

@@ -25,7 +25,14 @@
  * {@link MAX_BUFFERED_OUTPUT} queued bytes, and is told so with {@link DROPPED_NOTICE}.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { DomainError, ForbiddenError, InvalidInputError, InvalidStateError, NotFoundError, UnauthorizedError } from '../../domain/errors.ts';
+import {
+  DomainError,
+  ForbiddenError,
+  InvalidInputError,
+  InvalidStateError,
+  NotFoundError,
+  UnauthorizedError,
+} from '../../domain/errors.ts';
 import { HardwareError } from '../../domain/hardware/interfaces.ts';
 import type { OpenConsole } from '../../domain/inventory/node-console.ts';
 

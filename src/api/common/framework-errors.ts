@@ -18,7 +18,9 @@ export function frameworkErrorHandler(renderers: ReadonlyArray<readonly [string,
   return (error: Error & { code?: string; statusCode?: number }, request: FastifyRequest, reply: FastifyReply): void => {
     const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
     const message =
-      error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter of the request URL is too long.' : 'The request URL is malformed (invalid percent-encoding).';
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? 'A path parameter of the request URL is too long.'
+        : 'The request URL is malformed (invalid percent-encoding).';
     const url = request.url ?? '';
     for (const [prefix, render] of renderers) {
       if (url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`)) {
@@ -26,6 +28,9 @@ export function frameworkErrorHandler(renderers: ReadonlyArray<readonly [string,
         return;
       }
     }
-    void reply.code(status).type('application/json').send({ error: { code: status, message } });
+    void reply
+      .code(status)
+      .type('application/json')
+      .send({ error: { code: status, message } });
   };
 }

@@ -55,7 +55,8 @@ export function registerInputGuards(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     if (urlHasNul(request.url)) throw new InvalidInputError('The request URL must not contain NUL characters.');
     const body: unknown = request.body;
-    if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
+    if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function')
+      return;
     const problem = jsonBodyProblem(body);
     if (problem) throw new InvalidInputError(problem);
   });

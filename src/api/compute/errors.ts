@@ -72,7 +72,8 @@ function statusOf(err: unknown): { status: number; message: string } {
     }
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, message: 'Request is too large.' };
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return { status: 415, message: 'Unsupported Content-Type' };
-    if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) return { status: fe.statusCode, message: fe.message ?? 'Bad request.' };
+    if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)
+      return { status: fe.statusCode, message: fe.message ?? 'Bad request.' };
   }
   return { status: 500, message: 'Unexpected API Error. The error has been logged.' };
 }

@@ -63,7 +63,9 @@ export const computeApi: FastifyPluginAsync<{ services: Services; compute: Compu
   app.setErrorHandler(novaErrorHandler(`${services.config.publicUrl}/identity`));
   app.setNotFoundHandler((_req, reply) => sendNovaError(reply, 404, 'The resource could not be found.'));
   registerJsonParser(app);
-  app.get('/', { config: { public: true } }, async () => ({ versions: [{ ...versionObject(base), links: [{ rel: 'self', href: `${base}/v2.1/` }] }] }));
+  app.get('/', { config: { public: true } }, async () => ({
+    versions: [{ ...versionObject(base), links: [{ rel: 'self', href: `${base}/v2.1/` }] }],
+  }));
   await app.register(
     async (v21) => {
       v21.decorateRequest('novaVersion', MIN_MINOR);

@@ -14,7 +14,8 @@ export type Query = Readonly<Record<string, string>>;
 /** Normalise Fastify's parsed query (repeated keys give arrays: the last wins). */
 export function readQuery(raw: unknown): Query {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries((raw ?? {}) as Record<string, unknown>)) out[k] = Array.isArray(v) ? String(v[v.length - 1]) : String(v);
+  for (const [k, v] of Object.entries((raw ?? {}) as Record<string, unknown>))
+    out[k] = Array.isArray(v) ? String(v[v.length - 1]) : String(v);
   return out;
 }
 
@@ -22,7 +23,8 @@ export function readQuery(raw: unknown): Query {
 export function limitOf(q: Query): number {
   const v = q.limit;
   if (v === undefined) return MAX_LIMIT;
-  if (!/^\s*[0-9]+\s*$/.test(v)) throw new InvalidInputError(`Invalid input for query parameters limit. Value: ${v.slice(0, 40)}. It is not a non-negative integer.`);
+  if (!/^\s*[0-9]+\s*$/.test(v))
+    throw new InvalidInputError(`Invalid input for query parameters limit. Value: ${v.slice(0, 40)}. It is not a non-negative integer.`);
   const n = Number(v);
   if (n === 0) throw new InvalidInputError('Invalid input for query parameters limit. It must be at least 1.');
   return Math.min(n, MAX_LIMIT);

@@ -66,11 +66,17 @@ export function renderFlavor(f: Flavor, v: number, base: string, detail: boolean
 }
 
 /** A key pair as listed (`{keypair: {...}}` items), shown, or created. */
-export function renderKeypair(k: Keypair, v: number, mode: 'list' | 'show' | 'create', privateKey: string | null = null): Record<string, unknown> {
+export function renderKeypair(
+  k: Keypair,
+  v: number,
+  mode: 'list' | 'show' | 'create',
+  privateKey: string | null = null,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { name: k.name, public_key: k.public_key, fingerprint: k.fingerprint };
   if (v >= 2) out.type = k.type;
   if (mode !== 'list') out.user_id = k.user_id;
-  if (mode === 'show') Object.assign(out, { id: k.id, created_at: novaTime(k.created_at), updated_at: null, deleted_at: null, deleted: false });
+  if (mode === 'show')
+    Object.assign(out, { id: k.id, created_at: novaTime(k.created_at), updated_at: null, deleted_at: null, deleted: false });
   if (mode === 'create' && privateKey !== null) out.private_key = privateKey;
   return out;
 }
@@ -98,7 +104,15 @@ export function renderServer(view: ServerView, v: number, base: string): Record<
     image: s.image_id === null ? '' : { id: s.image_id, links: [{ rel: 'bookmark', href: `${base}/images/${s.image_id}` }] },
     flavor:
       v >= 47
-        ? { vcpus: s.flavor.vcpus, ram: s.flavor.ram, disk: s.flavor.disk, ephemeral: s.flavor.ephemeral, swap: s.flavor.swap, original_name: s.flavor.name, extra_specs: { ...s.flavor.extra_specs } }
+        ? {
+            vcpus: s.flavor.vcpus,
+            ram: s.flavor.ram,
+            disk: s.flavor.disk,
+            ephemeral: s.flavor.ephemeral,
+            swap: s.flavor.swap,
+            original_name: s.flavor.name,
+            extra_specs: { ...s.flavor.extra_specs },
+          }
         : { id: s.flavor.id, links: [{ rel: 'bookmark', href: `${base}/flavors/${encodeURIComponent(s.flavor.id)}` }] },
     created: novaTime(s.created_at),
     // The server changes when its node does (deploy, power): the latest of both.

@@ -49,13 +49,17 @@ export function flavorRoutes(app: FastifyInstance, compute: Compute, base: strin
     return { flavor: renderFlavor(f, req.novaVersion, base, true) };
   });
 
-  app.get<{ Params: IdParams }>('/flavors/:id', async (req) => ({ flavor: renderFlavor(await flavors.get(req.auth, req.params.id), req.novaVersion, base, true) }));
+  app.get<{ Params: IdParams }>('/flavors/:id', async (req) => ({
+    flavor: renderFlavor(await flavors.get(req.auth, req.params.id), req.novaVersion, base, true),
+  }));
 
   app.put<{ Params: IdParams }>('/flavors/:id', async (req) => {
     if (req.novaVersion < 55) throw new MethodNotAllowed('Updating a flavor needs microversion 2.55 or later.');
     const b = req.body;
     if (!isJsonObject(b) || Object.keys(b).length !== 1 || !isJsonObject(b.flavor) || Object.keys(b.flavor).join() !== 'description') {
-      throw new InvalidInputError("Invalid input for field/attribute flavor. Only 'description' can be updated: {\"flavor\": {\"description\": …}}.");
+      throw new InvalidInputError(
+        'Invalid input for field/attribute flavor. Only \'description\' can be updated: {"flavor": {"description": …}}.',
+      );
     }
     return { flavor: renderFlavor(await flavors.update(req.auth, req.params.id, b.flavor.description), req.novaVersion, base, true) };
   });
@@ -65,29 +69,42 @@ export function flavorRoutes(app: FastifyInstance, compute: Compute, base: strin
     return reply.code(202).send();
   });
 
-  app.get<{ Params: IdParams }>('/flavors/:id/os-extra_specs', async (req) => ({ extra_specs: { ...(await flavors.extraSpecs(req.auth, req.params.id)) } }));
+  app.get<{ Params: IdParams }>('/flavors/:id/os-extra_specs', async (req) => ({
+    extra_specs: { ...(await flavors.extraSpecs(req.auth, req.params.id)) },
+  }));
 
-  app.post<{ Params: IdParams }>('/flavors/:id/os-extra_specs', async (req) => ({ extra_specs: await flavors.setExtraSpecs(req.auth, req.params.id, req.body) }));
+  app.post<{ Params: IdParams }>('/flavors/:id/os-extra_specs', async (req) => ({
+    extra_specs: await flavors.setExtraSpecs(req.auth, req.params.id, req.body),
+  }));
 
-  app.get<{ Params: IdParams & { key: string } }>('/flavors/:id/os-extra_specs/:key', async (req) => ({ [req.params.key]: await flavors.extraSpec(req.auth, req.params.id, req.params.key) }));
+  app.get<{ Params: IdParams & { key: string } }>('/flavors/:id/os-extra_specs/:key', async (req) => ({
+    [req.params.key]: await flavors.extraSpec(req.auth, req.params.id, req.params.key),
+  }));
 
-  app.put<{ Params: IdParams & { key: string } }>('/flavors/:id/os-extra_specs/:key', async (req) => flavors.setExtraSpecs(req.auth, req.params.id, req.body, req.params.key));
+  app.put<{ Params: IdParams & { key: string } }>('/flavors/:id/os-extra_specs/:key', async (req) =>
+    flavors.setExtraSpecs(req.auth, req.params.id, req.body, req.params.key),
+  );
 
   app.delete<{ Params: IdParams & { key: string } }>('/flavors/:id/os-extra_specs/:key', async (req, reply) => {
     await flavors.deleteExtraSpec(req.auth, req.params.id, req.params.key);
     return reply.code(200).send();
   });
 
-  const accessList = (flavorid: string, projects: string[]) => ({ flavor_access: projects.map((p) => ({ flavor_id: flavorid, tenant_id: p })) });
+  const accessList = (flavorid: string, projects: string[]) => ({
+    flavor_access: projects.map((p) => ({ flavor_id: flavorid, tenant_id: p })),
+  });
 
-  app.get<{ Params: IdParams }>('/flavors/:id/os-flavor-access', async (req) => accessList(req.params.id, await flavors.access(req.auth, req.params.id)));
+  app.get<{ Params: IdParams }>('/flavors/:id/os-flavor-access', async (req) =>
+    accessList(req.params.id, await flavors.access(req.auth, req.params.id)),
+  );
 
   app.post<{ Params: IdParams }>('/flavors/:id/action', async (req) => {
     const b = req.body;
-    if (!isJsonObject(b) || Object.keys(b).length !== 1) throw new InvalidInputError('The action body must have exactly one of addTenantAccess, removeTenantAccess.');
+    if (!isJsonObject(b) || Object.keys(b).length !== 1)
+      throw new InvalidInputError('The action body must have exactly one of addTenantAccess, removeTenantAccess.');
     const [action] = Object.keys(b);
-    if (action !== 'addTenantAccess' && action !== 'removeTenantAccess') throw new InvalidInputError(`There is no such action: ${String(action).slice(0, 40)}`);
+    if (action !== 'addTenantAccess' && action !== 'removeTenantAccess')
+      throw new InvalidInputError(`There is no such action: ${String(action).slice(0, 40)}`);
     return accessList(req.params.id, await flavors.changeAccess(req.auth, req.params.id, action === 'addTenantAccess', b[action]));
   });
-
 }

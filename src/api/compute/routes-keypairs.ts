@@ -22,7 +22,12 @@ export function keypairRoutes(app: FastifyInstance, compute: Compute, base: stri
     const out: Record<string, unknown> = { keypairs: list.map((k) => ({ keypair: renderKeypair(k, v, 'list') })) };
     const last = list.at(-1);
     if (v >= 35 && list.length === limit && last !== undefined) {
-      out.keypairs_links = [{ rel: 'next', href: `${base}/v2.1/os-keypairs?${new URLSearchParams({ ...q, limit: String(limit), marker: last.name }).toString()}` }];
+      out.keypairs_links = [
+        {
+          rel: 'next',
+          href: `${base}/v2.1/os-keypairs?${new URLSearchParams({ ...q, limit: String(limit), marker: last.name }).toString()}`,
+        },
+      ];
     }
     return out;
   });

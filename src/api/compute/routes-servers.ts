@@ -42,10 +42,17 @@ export function serverRoutes(app: FastifyInstance, compute: Compute, base: strin
         },
         detail,
       );
-      const out: Record<string, unknown> = { servers: views.map((v) => (detail ? renderServer(v, req.novaVersion, base) : renderServerSummary(v, base))) };
+      const out: Record<string, unknown> = {
+        servers: views.map((v) => (detail ? renderServer(v, req.novaVersion, base) : renderServerSummary(v, base))),
+      };
       const last = views.at(-1);
       if (views.length === limit && last !== undefined) {
-        out.servers_links = [{ rel: 'next', href: `${base}/v2.1/servers${detail ? '/detail' : ''}?${new URLSearchParams({ ...q, limit: String(limit), marker: last.server.uuid }).toString()}` }];
+        out.servers_links = [
+          {
+            rel: 'next',
+            href: `${base}/v2.1/servers${detail ? '/detail' : ''}?${new URLSearchParams({ ...q, limit: String(limit), marker: last.server.uuid }).toString()}`,
+          },
+        ];
       }
       return out;
     });
@@ -56,12 +63,24 @@ export function serverRoutes(app: FastifyInstance, compute: Compute, base: strin
     const first = made.servers[0]!;
     const body = req.body as { server?: { return_reservation_id?: unknown } };
     const rr = body.server?.return_reservation_id;
-    if (rr === true || (typeof rr === 'string' && /^(true|1|yes|on|t|y)$/i.test(rr))) return reply.code(202).send({ reservation_id: made.reservationId });
+    if (rr === true || (typeof rr === 'string' && /^(true|1|yes|on|t|y)$/i.test(rr)))
+      return reply.code(202).send({ reservation_id: made.reservationId });
     reply.header('location', `${base}/v2.1/servers/${first.server.uuid}`);
-    return reply.code(202).send({ server: { id: first.server.uuid, links: links(base, `servers/${first.server.uuid}`), 'OS-DCF:diskConfig': 'MANUAL', security_groups: [{ name: 'default' }] } });
+    return reply
+      .code(202)
+      .send({
+        server: {
+          id: first.server.uuid,
+          links: links(base, `servers/${first.server.uuid}`),
+          'OS-DCF:diskConfig': 'MANUAL',
+          security_groups: [{ name: 'default' }],
+        },
+      });
   });
 
-  app.get<{ Params: { id: string } }>('/servers/:id', async (req) => ({ server: renderServer(await servers.get(req.auth, req.params.id), req.novaVersion, base) }));
+  app.get<{ Params: { id: string } }>('/servers/:id', async (req) => ({
+    server: renderServer(await servers.get(req.auth, req.params.id), req.novaVersion, base),
+  }));
 
   app.delete<{ Params: { id: string } }>('/servers/:id', async (req, reply) => {
     await servers.delete(req.auth, req.params.id);

@@ -81,17 +81,29 @@ export function toKeystoneError(err: unknown): { status: number; body: KeystoneE
   const fe = err as Partial<FastifyError> | null;
   const code = typeof fe?.code === 'string' ? fe.code : '';
   const status = typeof fe?.statusCode === 'number' ? fe.statusCode : 500;
-  if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (err instanceof SyntaxError && status === 400)) {
+  if (
+    code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    (err instanceof SyntaxError && status === 400)
+  ) {
     return { status: 400, body: errorBody(400, INVALID_JSON_MESSAGE), internal: false };
   }
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return { status: 413, body: errorBody(413, 'Request Entity Too Large: the request body is larger than the server accepts.'), internal: false };
+    return {
+      status: 413,
+      body: errorBody(413, 'Request Entity Too Large: the request body is larger than the server accepts.'),
+      internal: false,
+    };
   }
   if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return { status: 415, body: errorBody(415, 'Expecting to find application/json in Content-Type header.'), internal: false };
   }
   if (status >= 400 && status < 500) {
-    return { status, body: errorBody(status, typeof fe?.message === 'string' && fe.message !== '' ? fe.message : 'Bad request.'), internal: false };
+    return {
+      status,
+      body: errorBody(status, typeof fe?.message === 'string' && fe.message !== '' ? fe.message : 'Bad request.'),
+      internal: false,
+    };
   }
   return { status: 500, body: errorBody(500, INTERNAL_MESSAGE), internal: true };
 }

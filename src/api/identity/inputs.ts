@@ -10,7 +10,15 @@ import { ForbiddenError, InvalidInputError, UnauthorizedError } from '../../doma
 import type { AssignmentQuery, PasswordCredentials, ProjectInput, ScopeRequest, UserInput } from '../../domain/identity/index.ts';
 import type { ProjectFilter, UserFilter } from '../../domain/identity/ports.ts';
 import { DEFAULT_DOMAIN_ID } from '../../domain/identity/model.ts';
-import { AuthBody, PasswordChangeBody, ProjectCreateBody, ProjectUpdateBody, RoleCreateBody, UserCreateBody, UserUpdateBody } from './schemas.ts';
+import {
+  AuthBody,
+  PasswordChangeBody,
+  ProjectCreateBody,
+  ProjectUpdateBody,
+  RoleCreateBody,
+  UserCreateBody,
+  UserUpdateBody,
+} from './schemas.ts';
 import { parseBody } from './validation.ts';
 
 /** Keystone's generic `ValidationError` text (keystone/exception.py). */
@@ -32,7 +40,8 @@ function extraOf(obj: Record<string, unknown>, known: readonly string[]): Record
 }
 
 function rejectImmutable(options: { immutable?: boolean | null } | undefined, what: string): void {
-  if (options?.immutable === true) throw new InvalidInputError(`Invalid input for field '${what}/options': esi does not support immutable resources.`, 'ValidationError');
+  if (options?.immutable === true)
+    throw new InvalidInputError(`Invalid input for field '${what}/options': esi does not support immutable resources.`, 'ValidationError');
 }
 
 const PROJECT_KNOWN = ['name', 'description', 'domain_id', 'parent_id', 'enabled', 'is_domain', 'tags', 'options'] as const;
@@ -40,7 +49,11 @@ const PROJECT_KNOWN = ['name', 'description', 'domain_id', 'parent_id', 'enabled
 /** `POST /v3/projects` body → {@link ProjectInput}. Tags are kept with the extra attributes. */
 export function projectCreateInput(body: unknown): ProjectInput {
   const p = parseBody(ProjectCreateBody, body).project as Static<typeof ProjectCreateBody>['project'] & Record<string, unknown>;
-  if (p.is_domain === true) throw new InvalidInputError("Invalid input for field 'project/is_domain': esi does not support projects acting as domains.", 'ValidationError');
+  if (p.is_domain === true)
+    throw new InvalidInputError(
+      "Invalid input for field 'project/is_domain': esi does not support projects acting as domains.",
+      'ValidationError',
+    );
   rejectImmutable(p.options, 'project');
   const extra = extraOf(p, PROJECT_KNOWN);
   if (p.tags !== undefined) extra.tags = [...new Set(p.tags)];
@@ -77,7 +90,8 @@ export function projectUpdateInput(body: unknown): Partial<Omit<ProjectInput, 'd
 const USER_KNOWN = ['name', 'password', 'default_project_id', 'domain_id', 'enabled', 'options', 'description'] as const;
 
 function userExtra(u: Record<string, unknown>): Record<string, unknown> {
-  if ('federated' in u) throw new InvalidInputError("Invalid input for field 'user/federated': esi does not support federated users.", 'ValidationError');
+  if ('federated' in u)
+    throw new InvalidInputError("Invalid input for field 'user/federated': esi does not support federated users.", 'ValidationError');
   const extra = extraOf(u, USER_KNOWN);
   // Keystone keeps a user's description among the extra attributes.
   if (u.description !== undefined) extra.description = u.description;
@@ -101,7 +115,11 @@ export function userCreateInput(body: unknown): UserInput {
 export function userUpdateInput(body: unknown): Partial<Omit<UserInput, 'domainId'>> {
   const u = parseBody(UserUpdateBody, body).user as Partial<Static<typeof UserCreateBody>['user']> & Record<string, unknown>;
   if ('domain_id' in u) throw new InvalidInputError('Update of `domain_id` is not allowed.', 'ValidationError');
-  if (u.password === null) throw new InvalidInputError("Invalid input for field 'user/password': esi cannot remove a user's password; set a new one.", 'ValidationError');
+  if (u.password === null)
+    throw new InvalidInputError(
+      "Invalid input for field 'user/password': esi cannot remove a user's password; set a new one.",
+      'ValidationError',
+    );
   const extra = userExtra(u);
   return {
     ...(u.name !== undefined ? { name: u.name } : {}),
@@ -139,8 +157,10 @@ export type AuthRequest =
 export function authRequest(body: unknown): AuthRequest {
   const { identity, scope } = parseBody(AuthBody, body).auth;
   const methods = [...new Set(identity.methods)];
-  if (methods.some((m) => m !== 'password' && m !== 'token')) throw new UnauthorizedError('Attempted to authenticate with an unsupported method.');
-  if (methods.length > 1) throw new InvalidInputError('esi accepts one authentication method per request (password or token).', 'ValidationError');
+  if (methods.some((m) => m !== 'password' && m !== 'token'))
+    throw new UnauthorizedError('Attempted to authenticate with an unsupported method.');
+  if (methods.length > 1)
+    throw new InvalidInputError('esi accepts one authentication method per request (password or token).', 'ValidationError');
   const parsedScope = scopeRequest(scope);
   if (methods[0] === 'password') {
     const user = identity.password?.user;
@@ -179,10 +199,15 @@ function scopeRequest(scope: Static<typeof AuthBody>['auth']['scope']): ScopeReq
     };
   }
   if (scope.system) {
-    if (scope.system.all !== true) throw new InvalidInputError("Invalid input for field 'auth/scope/system': only {\"all\": true} is a valid system scope.", 'ValidationError');
+    if (scope.system.all !== true)
+      throw new InvalidInputError(
+        'Invalid input for field \'auth/scope/system\': only {"all": true} is a valid system scope.',
+        'ValidationError',
+      );
     return { kind: 'system' };
   }
-  if (scope.domain) throw new InvalidInputError('esi does not issue domain-scoped tokens; scope to a project or to the system.', 'ValidationError');
+  if (scope.domain)
+    throw new InvalidInputError('esi does not issue domain-scoped tokens; scope to a project or to the system.', 'ValidationError');
   if (scope['OS-TRUST:trust']) throw new InvalidInputError('esi does not support trusts.', 'ValidationError');
   return { kind: 'default' };
 }

@@ -6,7 +6,16 @@
  * Passwords and password hashes are not part of any domain value given here and so can never
  * be rendered.
  */
-import { DEFAULT_DOMAIN_ID, DEFAULT_DOMAIN_NAME, type Domain, type Project, type Role, type RoleAssignment, type TokenRecord, type User } from '../../domain/identity/model.ts';
+import {
+  DEFAULT_DOMAIN_ID,
+  DEFAULT_DOMAIN_NAME,
+  type Domain,
+  type Project,
+  type Role,
+  type RoleAssignment,
+  type TokenRecord,
+  type User,
+} from '../../domain/identity/model.ts';
 import type { CatalogEntry } from './catalog.ts';
 import { keystoneTime } from './links.ts';
 

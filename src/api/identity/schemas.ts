@@ -58,7 +58,10 @@ const userFields = {
 };
 
 /** `POST /v3/users`. */
-export const UserCreateBody = Type.Object({ user: Type.Object(userFields, { additionalProperties: true }) }, { additionalProperties: false });
+export const UserCreateBody = Type.Object(
+  { user: Type.Object(userFields, { additionalProperties: true }) },
+  { additionalProperties: false },
+);
 
 /** `PATCH /v3/users/{id}`. */
 export const UserUpdateBody = Type.Object(
@@ -117,7 +120,11 @@ export const AuthBody = Type.Object(
           Type.Object(
             {
               project: Type.Optional(
-                Type.Object({ id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })), name: Type.Optional(ProjectName), domain: Type.Optional(DomainRef) }),
+                Type.Object({
+                  id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+                  name: Type.Optional(ProjectName),
+                  domain: Type.Optional(DomainRef),
+                }),
               ),
               domain: Type.Optional(DomainRef),
               system: Type.Optional(Type.Object({ all: Type.Optional(Type.Boolean()) })),

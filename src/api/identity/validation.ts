@@ -99,7 +99,10 @@ export function parseBody<T extends TSchema>(schema: T, value: unknown): Static<
 
 /** Keystone/jsonschema wording of one TypeBox error. */
 export function keystoneMessage(e: ValueError): string {
-  const segments = e.path.split('/').filter((s) => s !== '').map(unescapePointer);
+  const segments = e.path
+    .split('/')
+    .filter((s) => s !== '')
+    .map(unescapePointer);
   const secret = segments.some((s) => /password|secret/i.test(s));
   const show = (v: unknown): string => (secret ? "'******'" : repr(v));
   let field = segments;
@@ -159,7 +162,7 @@ function schemaTypes(schema: TSchema): string {
     else if (s.const !== undefined) types.add(typeof s.const);
   };
   visit(schema);
-  return types.size > 0 ? [...types].map((t) => `'${t}'`).join(', ') : "the expected type";
+  return types.size > 0 ? [...types].map((t) => `'${t}'`).join(', ') : 'the expected type';
 }
 
 /**
@@ -179,7 +182,11 @@ function repr(v: unknown): string {
 function preview(v: unknown, depth: number): string {
   if (typeof v !== 'object' || v === null) return JSON.stringify(v) ?? String(v);
   if (depth === 0) return Array.isArray(v) ? '[…]' : '{…}';
-  if (Array.isArray(v)) return `[${v.slice(0, 10).map((x) => preview(x, depth - 1)).join(',')}${v.length > 10 ? ',…' : ''}]`;
+  if (Array.isArray(v))
+    return `[${v
+      .slice(0, 10)
+      .map((x) => preview(x, depth - 1))
+      .join(',')}${v.length > 10 ? ',…' : ''}]`;
   const entries = Object.entries(v).slice(0, 10);
   return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${/password|secret/i.test(k) ? '"******"' : preview(x, depth - 1)}`).join(',')}}`;
 }

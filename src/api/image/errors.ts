@@ -133,7 +133,8 @@ export function toGlanceFault(err: unknown): GlanceFault {
   }
   if (err instanceof SyntaxError) return fault(400, 'Malformed JSON in request body.');
   const status = typeof fe?.statusCode === 'number' ? fe.statusCode : 500;
-  if (status >= 400 && status < 500) return fault(status, typeof fe?.message === 'string' && fe.message !== '' ? fe.message : (TITLES[status] ?? 'Bad Request'));
+  if (status >= 400 && status < 500)
+    return fault(status, typeof fe?.message === 'string' && fe.message !== '' ? fe.message : (TITLES[status] ?? 'Bad Request'));
   return { ...fault(500, INTERNAL), internal: true };
 }
 
@@ -195,7 +196,11 @@ export function errorBody(status: number, explanation: string, detail: string, a
 }
 
 /** Send a Glance error response. */
-export function sendGlanceError(request: FastifyRequest, reply: FastifyReply, f: Pick<GlanceFault, 'status' | 'explanation' | 'detail' | 'headers'>): FastifyReply {
+export function sendGlanceError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  f: Pick<GlanceFault, 'status' | 'explanation' | 'detail' | 'headers'>,
+): FastifyReply {
   const { type, body } = errorBody(f.status, f.explanation, f.detail, request.headers.accept);
   for (const [k, v] of Object.entries(f.headers)) reply.header(k, v);
   // `complete` is false while a request body is still arriving (an upload refused early).

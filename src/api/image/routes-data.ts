@@ -38,7 +38,10 @@ export function registerDataRoutes(app: FastifyInstance, services: Services): vo
   const { data } = services.images;
 
   /** The caller: the token's, else the deploy service for a valid temp URL, else 401. */
-  const tempUrlCaller = (request: FastifyRequest<IdParams & { Querystring: Record<string, unknown> }>, method: TempUrlMethod): AuthContext => {
+  const tempUrlCaller = (
+    request: FastifyRequest<IdParams & { Querystring: Record<string, unknown> }>,
+    method: TempUrlMethod,
+  ): AuthContext => {
     if (!request.auth.anonymous) return request.auth;
     const { temp_url_sig: sig, temp_url_expires: expires } = request.query ?? {};
     if (!services.imageTempUrls.verify(request.params.id, sig, expires, method)) throw new UnauthorizedError();
@@ -51,7 +54,12 @@ export function registerDataRoutes(app: FastifyInstance, services: Services): vo
     const caller = tempUrlCaller(request, 'PUT');
     const type = mediaType(request);
     if (type !== 'application/octet-stream') {
-      throw new ImageApiFault(415, `The request media type ${type ?? 'None'} is not supported by this server.`, {}, `Invalid content type ${type ?? 'None'}`);
+      throw new ImageApiFault(
+        415,
+        `The request media type ${type ?? 'None'} is not supported by this server.`,
+        {},
+        `Invalid content type ${type ?? 'None'}`,
+      );
     }
     const body = request.body instanceof Readable ? request.body : Readable.from([]);
     await data.upload(caller, request.params.id, body, declaredSize(request));
@@ -60,20 +68,24 @@ export function registerDataRoutes(app: FastifyInstance, services: Services): vo
 
   // Public so that a signed temp URL (src/domain/deploy/temp-url.ts) works without a token;
   // any other anonymous request is refused with 401 as before.
-  app.get<IdParams & { Querystring: Record<string, unknown> }>('/images/:id/file', { exposeHeadRoute: false, config: { public: true } }, async (request, reply) => {
-    rejectBody(request);
-    const caller = tempUrlCaller(request, 'GET');
-    const result = await data.download(caller, request.params.id, request.headers.range, { destination: reply.raw });
-    if (result.kind === 'empty') return reply.code(204).send();
-    const { image, range, size, stream } = result;
-    reply.type('application/octet-stream');
-    if (image.checksum !== null) reply.header('content-md5', image.checksum);
-    if (range) {
-      reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`);
-      reply.header('content-length', String(range.end - range.start + 1));
-    } else {
-      reply.header('content-length', String(size));
-    }
-    return reply.send(stream);
-  });
+  app.get<IdParams & { Querystring: Record<string, unknown> }>(
+    '/images/:id/file',
+    { exposeHeadRoute: false, config: { public: true } },
+    async (request, reply) => {
+      rejectBody(request);
+      const caller = tempUrlCaller(request, 'GET');
+      const result = await data.download(caller, request.params.id, request.headers.range, { destination: reply.raw });
+      if (result.kind === 'empty') return reply.code(204).send();
+      const { image, range, size, stream } = result;
+      reply.type('application/octet-stream');
+      if (image.checksum !== null) reply.header('content-md5', image.checksum);
+      if (range) {
+        reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`);
+        reply.header('content-length', String(range.end - range.start + 1));
+      } else {
+        reply.header('content-length', String(size));
+      }
+      return reply.send(stream);
+    },
+  );
 }

@@ -14,7 +14,11 @@ export function imageSchema(): Record<string, unknown> {
   return {
     name: 'image',
     properties: {
-      id: { type: 'string', description: 'Image identifier (UUID).', pattern: '^([0-9a-fA-F]){8}-([0-9a-fA-F]){4}-([0-9a-fA-F]){4}-([0-9a-fA-F]){4}-([0-9a-fA-F]){12}$' },
+      id: {
+        type: 'string',
+        description: 'Image identifier (UUID).',
+        pattern: '^([0-9a-fA-F]){8}-([0-9a-fA-F]){4}-([0-9a-fA-F]){4}-([0-9a-fA-F]){4}-([0-9a-fA-F]){12}$',
+      },
       name: { type: nullable('string'), description: 'Name of the image.', maxLength: 255 },
       status: { type: 'string', ...ro, description: 'Where the image is in its life cycle.', enum: [...IMAGE_STATUSES] },
       visibility: { type: 'string', description: 'Who may see the image.', enum: [...VISIBILITIES] },

@@ -61,7 +61,8 @@ export function rejectBody(request: FastifyRequest): void {
 /** The request body as a JSON object. @throws InvalidInputError */
 export function jsonObject(body: unknown, what = 'the request body'): Record<string, unknown> {
   if (body === undefined || body === null) throw bad('Body expected in request.', 'BodyExpected');
-  if (typeof body !== 'object' || Array.isArray(body)) throw bad(`Provided object does not match schema 'image': ${what} must be a JSON object.`, 'InvalidObject');
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw bad(`Provided object does not match schema 'image': ${what} must be a JSON object.`, 'InvalidObject');
   return body as Record<string, unknown>;
 }
 
@@ -102,8 +103,10 @@ export function splitInList(value: string): string[] {
   let open = false;
   for (let i = 0; i < value.length; i++) {
     if (value[i] !== '"' || (i > 0 && value[i - 1] === '\\')) continue;
-    if (!open && i > 0 && value[i - 1] !== ',') throw bad(`Invalid filter value ${value}. There is no comma before opening quotation mark.`);
-    if (open && i + 1 !== value.length && value[i + 1] !== ',') throw bad(`Invalid filter value ${value}. There is no comma after closing quotation mark.`);
+    if (!open && i > 0 && value[i - 1] !== ',')
+      throw bad(`Invalid filter value ${value}. There is no comma before opening quotation mark.`);
+    if (open && i + 1 !== value.length && value[i + 1] !== ',')
+      throw bad(`Invalid filter value ${value}. There is no comma after closing quotation mark.`);
     open = !open;
   }
   if (open) throw bad(`Invalid filter value ${value}. The quote is not closed.`);
@@ -125,12 +128,14 @@ function timeFilter(name: string, value: string | undefined): TimeFilter | undef
   const { op, value: v } = splitOp(value);
   const time = ISO_RE.test(v.trim()) ? Date.parse(v.trim().replace(' ', 'T')) : NaN;
   if (Number.isNaN(time)) throw bad(`Bad "${name}" query filter format. Use ISO 8601 DateTime notation.`, 'InvalidParameterValue');
-  if (!['eq', 'neq', 'gt', 'gte', 'lt', 'lte'].includes(op)) throw bad('Unable to filter using the specified operator.', 'InvalidFilterOperatorValue');
+  if (!['eq', 'neq', 'gt', 'gte', 'lt', 'lte'].includes(op))
+    throw bad('Unable to filter using the specified operator.', 'InvalidFilterOperatorValue');
   return { op: op as TimeFilter['op'], time };
 }
 
 function sortKey(key: string): SortKey {
-  if (!(SORT_KEYS as readonly string[]).includes(key)) throw bad(`Invalid sort key: ${key}. It must be one of the following: ${SORT_KEYS.join(', ')}.`, 'InvalidSortKey');
+  if (!(SORT_KEYS as readonly string[]).includes(key))
+    throw bad(`Invalid sort key: ${key}. It must be one of the following: ${SORT_KEYS.join(', ')}.`, 'InvalidSortKey');
   return key as SortKey;
 }
 
@@ -157,9 +162,29 @@ function sorting(params: URLSearchParams): { keys: SortKey[]; dirs: Array<'asc' 
 
 /** Parameters with a meaning of their own; any other is a custom property filter. */
 const KNOWN = new Set([
-  'limit', 'marker', 'member_status', 'visibility', 'sort', 'sort_key', 'sort_dir', 'tag', 'id', 'name', 'status',
-  'container_format', 'disk_format', 'owner', 'checksum', 'os_hash_value', 'size_min', 'size_max', 'protected',
-  'os_hidden', 'created_at', 'updated_at', 'changes-since',
+  'limit',
+  'marker',
+  'member_status',
+  'visibility',
+  'sort',
+  'sort_key',
+  'sort_dir',
+  'tag',
+  'id',
+  'name',
+  'status',
+  'container_format',
+  'disk_format',
+  'owner',
+  'checksum',
+  'os_hash_value',
+  'size_min',
+  'size_max',
+  'protected',
+  'os_hidden',
+  'created_at',
+  'updated_at',
+  'changes-since',
 ]);
 
 /**
@@ -169,7 +194,8 @@ const KNOWN = new Set([
 export function parseListQuery(params: URLSearchParams): ImageListInput {
   if (params.has('changes-since')) throw bad('The "changes-since" filter is no longer available on v2.');
   const memberStatus = single(params, 'member_status') ?? 'accepted';
-  if (memberStatus !== 'all' && !(MEMBER_STATUSES as readonly string[]).includes(memberStatus)) throw bad(`Invalid status: ${memberStatus}`);
+  if (memberStatus !== 'all' && !(MEMBER_STATUSES as readonly string[]).includes(memberStatus))
+    throw bad(`Invalid status: ${memberStatus}`);
   const visibility = single(params, 'visibility');
   if (visibility !== undefined && visibility !== 'all' && !(VISIBILITIES as readonly string[]).includes(visibility)) {
     throw bad(`Invalid visibility value: ${visibility}`);
@@ -214,7 +240,8 @@ function decodePointer(pointer: unknown): string[] {
   if (/\/\s*?\//.test(pointer.slice(1))) throw bad(`Pointer \`${pointer}\` contains adjacent "/".`);
   if (pointer.length > 1 && pointer.endsWith('/')) throw bad(`Pointer \`${pointer}\` end with "/".`);
   if (pointer.slice(1).trim() === '/' || pointer.slice(1).trim() === '') throw bad(`Pointer \`${pointer}\` does not contains valid token.`);
-  if (/~[^01]/.test(pointer) || pointer.endsWith('~')) throw bad(`Pointer \`${pointer}\` contains "~" not part of a recognized escape sequence.`);
+  if (/~[^01]/.test(pointer) || pointer.endsWith('~'))
+    throw bad(`Pointer \`${pointer}\` contains "~" not part of a recognized escape sequence.`);
   return pointer
     .replace(/^\/+/, '')
     .split('/')
@@ -232,7 +259,12 @@ export function parsePatch(contentType: string | undefined, body: unknown): { ch
   const draft = contentType === undefined ? undefined : PATCH_MEDIA_TYPES[contentType];
   if (draft === undefined) {
     const allowed = Object.keys(PATCH_MEDIA_TYPES).sort().join(', ');
-    throw new ImageApiFault(415, `The request media type ${contentType ?? 'None'} is not supported by this server.`, { 'accept-patch': allowed }, `Image PATCH expects Content-Type one of: ${allowed}`);
+    throw new ImageApiFault(
+      415,
+      `The request media type ${contentType ?? 'None'} is not supported by this server.`,
+      { 'accept-patch': allowed },
+      `Image PATCH expects Content-Type one of: ${allowed}`,
+    );
   }
   if (body === undefined || body === null) throw bad('Body expected in request.', 'BodyExpected');
   if (!Array.isArray(body)) throw bad('Request body must be a JSON array of operation objects.');
@@ -244,7 +276,8 @@ export function parsePatch(contentType: string | undefined, body: unknown): { ch
       let op: (typeof OPS)[number];
       let pointer: unknown;
       if (draft === 10) {
-        if (r.op === undefined) throw bad(`Unable to find \`op\` in JSON Schema change. It must be one of the following: ${OPS.join(', ')}.`);
+        if (r.op === undefined)
+          throw bad(`Unable to find \`op\` in JSON Schema change. It must be one of the following: ${OPS.join(', ')}.`);
         if (typeof r.op !== 'string' || !(OPS as readonly string[]).includes(r.op)) {
           throw bad(`Invalid operation: \`${String(r.op)}\`. It must be one of the following: ${OPS.join(', ')}.`);
         }
@@ -301,7 +334,8 @@ export function readMemberStatusBody(body: unknown, memberId: string): string {
   if (typeof body !== 'object' || Array.isArray(body)) throw bad('Expected a status in the form: {"status": "status"}');
   const b = body as Record<string, unknown>;
   refuseUnknownMemberKeys(b);
-  if (b.member !== undefined && b.member !== memberId) throw bad(`The member in the body (${String(b.member)}) is not the member of the URL.`);
+  if (b.member !== undefined && b.member !== memberId)
+    throw bad(`The member in the body (${String(b.member)}) is not the member of the URL.`);
   if (!Object.hasOwn(b, 'status')) throw bad('Status not specified');
   if (typeof b.status !== 'string') throw bad('Incorrect request: Status must be "pending", "accepted" or "rejected".');
   return b.status;
@@ -322,7 +356,12 @@ export function jsonBody(request: FastifyRequest): unknown {
   const type = mediaType(request);
   if (request.body === undefined && type === undefined) throw bad('Body expected in request.', 'BodyExpected');
   if (type !== 'application/json') {
-    throw new ImageApiFault(415, `The request media type ${type ?? 'None'} is not supported by this server.`, {}, 'Expecting application/json.');
+    throw new ImageApiFault(
+      415,
+      `The request media type ${type ?? 'None'} is not supported by this server.`,
+      {},
+      'Expecting application/json.',
+    );
   }
   return request.body;
 }

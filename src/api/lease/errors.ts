@@ -82,7 +82,11 @@ export function toWsmeError(err: unknown): { status: number; body: WsmeErrorBody
   const fe = err as Partial<FastifyError> | null;
   const code = typeof fe?.code === 'string' ? fe.code : '';
   const status = typeof fe?.statusCode === 'number' ? fe.statusCode : 500;
-  if (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (err instanceof SyntaxError && status === 400)) {
+  if (
+    code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    (err instanceof SyntaxError && status === 400)
+  ) {
     return { status: 400, body: errorBody(400, 'The request body is not valid JSON.'), internal: false };
   }
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
@@ -92,7 +96,11 @@ export function toWsmeError(err: unknown): { status: number; body: WsmeErrorBody
     return { status: 415, body: errorBody(415, 'Expecting a JSON request body (Content-Type: application/json).'), internal: false };
   }
   if (status >= 400 && status < 500) {
-    return { status, body: errorBody(status, typeof fe?.message === 'string' && fe.message !== '' ? fe.message : 'Bad request.'), internal: false };
+    return {
+      status,
+      body: errorBody(status, typeof fe?.message === 'string' && fe.message !== '' ? fe.message : 'Bad request.'),
+      internal: false,
+    };
   }
   return { status: 500, body: errorBody(500, INTERNAL_MESSAGE), internal: true };
 }

@@ -25,7 +25,9 @@ export function registerConsoleRoute(app: FastifyInstance, services: Services): 
     method: 'GET',
     url: '/console',
     handler: async () => {
-      throw new InvalidInputError('This is the serial console websocket: connect with a websocket client to the access_url of a console auth token.');
+      throw new InvalidInputError(
+        'This is the serial console websocket: connect with a websocket client to the access_url of a console auth token.',
+      );
     },
     wsHandler: (socket: unknown, req) => {
       const q = req.query;

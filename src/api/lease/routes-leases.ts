@@ -25,7 +25,18 @@ const LEASE_BODY: BodySpec = {
     resource_class: 'ignored',
     resource_properties: 'ignored',
   },
-  readOnly: ['uuid', 'project', 'owner_id', 'owner', 'resource', 'fulfill_time', 'expire_time', 'status', 'offer_uuid', 'parent_lease_uuid'],
+  readOnly: [
+    'uuid',
+    'project',
+    'owner_id',
+    'owner',
+    'resource',
+    'fulfill_time',
+    'expire_time',
+    'status',
+    'offer_uuid',
+    'parent_lease_uuid',
+  ],
   required: ['resource_uuid', 'project_id'],
 };
 

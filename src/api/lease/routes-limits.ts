@@ -22,7 +22,12 @@ const QUOTA_BODY: BodySpec = {
   readOnly: ['project_id', 'project', 'usage'],
 };
 
-const POLICY_FIELDS = { max_lease_seconds: 'nullableInteger', min_gap_seconds: 'nullableInteger', allowed_projects: 'nullableStringArray', erase_devices: 'boolean' } as const;
+const POLICY_FIELDS = {
+  max_lease_seconds: 'nullableInteger',
+  min_gap_seconds: 'nullableInteger',
+  allowed_projects: 'nullableStringArray',
+  erase_devices: 'boolean',
+} as const;
 const POLICY_READ_ONLY = ['uuid', 'project', 'resource', 'created_at', 'updated_at'];
 
 const POLICY_BODY: BodySpec = {
@@ -37,7 +42,12 @@ const POLICY_PATCH: BodySpec = {
   readOnly: [...POLICY_READ_ONLY, 'project_id', 'resource_uuid'],
 };
 
-const POLICY_NAMES = { max_lease_seconds: 'maxLeaseSeconds', min_gap_seconds: 'minGapSeconds', allowed_projects: 'allowedProjects', erase_devices: 'eraseDevices' } as const;
+const POLICY_NAMES = {
+  max_lease_seconds: 'maxLeaseSeconds',
+  min_gap_seconds: 'minGapSeconds',
+  allowed_projects: 'allowedProjects',
+  erase_devices: 'eraseDevices',
+} as const;
 
 /** Register the quota and lease policy routes on the `/v1` plugin. */
 export function registerLimitRoutes(app: FastifyInstance, services: Services): void {

@@ -55,9 +55,21 @@ export function registerMiscRoutes(app: FastifyInstance, services: Services): vo
   });
 
   app.get('/events', async (request) => {
-    const q = readQuery(request.query, ['last_event_id', 'last_event_time', 'lessee_or_owner_id', 'event_type', 'resource_type', 'resource_uuid']);
+    const q = readQuery(request.query, [
+      'last_event_id',
+      'last_event_time',
+      'lessee_or_owner_id',
+      'event_type',
+      'resource_type',
+      'resource_uuid',
+    ]);
     const input: EventListInput = {
-      ...pick<EventListInput>(q, { lessee_or_owner_id: 'lesseeOrOwnerId', event_type: 'eventType', resource_type: 'resourceType', resource_uuid: 'resourceUuid' }),
+      ...pick<EventListInput>(q, {
+        lessee_or_owner_id: 'lesseeOrOwnerId',
+        event_type: 'eventType',
+        resource_type: 'resourceType',
+        resource_uuid: 'resourceUuid',
+      }),
       lastEventId: queryInt(q, 'last_event_id'),
       lastEventTime: queryTime(q, 'last_event_time'),
     };

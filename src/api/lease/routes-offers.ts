@@ -116,7 +116,13 @@ export function registerOfferRoutes(app: FastifyInstance, services: Services): v
 
   app.post<{ Params: { ident: string } }>('/offers/:ident/claim', async (request, reply) => {
     const b = readBody(CLAIM_BODY, request.body ?? {});
-    const input = pick<ClaimInput>(b, { start_time: 'startTime', end_time: 'endTime', name: 'name', properties: 'properties', purpose: 'purpose' });
+    const input = pick<ClaimInput>(b, {
+      start_time: 'startTime',
+      end_time: 'endTime',
+      name: 'name',
+      properties: 'properties',
+      purpose: 'purpose',
+    });
     return reply.code(201).send(renderLease(await offers.claim(request.auth, request.params.ident, input)));
   });
 }

@@ -23,7 +23,14 @@ import { pick, queryInt, readBody, readQuery, type BodySpec } from './wire.ts';
 
 const REQUEST_BODY: BodySpec = {
   argument: 'lease_request',
-  fields: { groups: 'objectArray', start_time: 'time', end_time: 'time', name: 'nullableString', purpose: 'nullableString', properties: 'object' },
+  fields: {
+    groups: 'objectArray',
+    start_time: 'time',
+    end_time: 'time',
+    name: 'nullableString',
+    purpose: 'nullableString',
+    properties: 'object',
+  },
   readOnly: ['leases', 'uuid', 'project_id', 'project', 'status'],
   required: ['groups'],
 };
@@ -37,14 +44,28 @@ const GROUP_BODY: BodySpec = {
 
 const WEBHOOK_FIELDS = { url: 'string', secret: 'string', name: 'nullableString', event_types: 'stringArray', enabled: 'boolean' } as const;
 const WEBHOOK_READ_ONLY = ['uuid', 'created_at', 'updated_at'];
-const WEBHOOK_BODY: BodySpec = { argument: 'webhook', fields: { ...WEBHOOK_FIELDS, project_id: 'string' }, readOnly: WEBHOOK_READ_ONLY, required: ['url', 'secret'] };
+const WEBHOOK_BODY: BodySpec = {
+  argument: 'webhook',
+  fields: { ...WEBHOOK_FIELDS, project_id: 'string' },
+  readOnly: WEBHOOK_READ_ONLY,
+  required: ['url', 'secret'],
+};
 const WEBHOOK_PATCH: BodySpec = { argument: 'webhook', fields: WEBHOOK_FIELDS, readOnly: [...WEBHOOK_READ_ONLY, 'project_id'] };
 const WEBHOOK_NAMES = { url: 'url', secret: 'secret', name: 'name', event_types: 'eventTypes', enabled: 'enabled' } as const;
 
 function readGroups(groups: unknown): LeaseRequestGroup[] {
   const list = groups as Array<Record<string, unknown>>;
-  if (list.length === 0) throw new InvalidInputError('Invalid input for field/attribute groups: at least one group is needed.', 'InvalidInput');
-  return list.map((g) => pick<LeaseRequestGroup>(readBody(GROUP_BODY, g), { count: 'count', resource_class: 'resourceClass', traits: 'traits', properties: 'properties' }) as LeaseRequestGroup);
+  if (list.length === 0)
+    throw new InvalidInputError('Invalid input for field/attribute groups: at least one group is needed.', 'InvalidInput');
+  return list.map(
+    (g) =>
+      pick<LeaseRequestGroup>(readBody(GROUP_BODY, g), {
+        count: 'count',
+        resource_class: 'resourceClass',
+        traits: 'traits',
+        properties: 'properties',
+      }) as LeaseRequestGroup,
+  );
 }
 
 /** Register the lease request and webhook routes on the `/v1` plugin. */
@@ -54,7 +75,13 @@ export function registerRequestRoutes(app: FastifyInstance, services: Services):
   app.post('/lease_requests', async (request, reply) => {
     const b = readBody(REQUEST_BODY, request.body);
     const input: LeaseRequestInput = {
-      ...pick<LeaseRequestInput>(b, { start_time: 'startTime', end_time: 'endTime', name: 'name', purpose: 'purpose', properties: 'properties' }),
+      ...pick<LeaseRequestInput>(b, {
+        start_time: 'startTime',
+        end_time: 'endTime',
+        name: 'name',
+        purpose: 'purpose',
+        properties: 'properties',
+      }),
       groups: readGroups(b.groups),
     };
     return reply.code(201).send({ leases: (await requests.submit(request.auth, input)).map(renderLease) });
@@ -62,7 +89,9 @@ export function registerRequestRoutes(app: FastifyInstance, services: Services):
 
   app.get('/webhooks', async (request) => {
     const q = readQuery(request.query, ['project_id']);
-    return { webhooks: (await webhooks.list(request.auth, pick<{ projectId?: string }>(q, { project_id: 'projectId' }))).map(renderWebhook) };
+    return {
+      webhooks: (await webhooks.list(request.auth, pick<{ projectId?: string }>(q, { project_id: 'projectId' }))).map(renderWebhook),
+    };
   });
 
   app.post('/webhooks', async (request, reply) => {
@@ -88,7 +117,10 @@ export function registerRequestRoutes(app: FastifyInstance, services: Services):
 
   app.get<{ Params: { uuid: string } }>('/webhooks/:uuid/deliveries', async (request) => {
     const q = readQuery(request.query, ['status', 'limit']);
-    const query = { ...(q.status !== undefined ? { status: q.status } : {}), ...(q.limit !== undefined ? { limit: queryInt(q, 'limit')! } : {}) };
+    const query = {
+      ...(q.status !== undefined ? { status: q.status } : {}),
+      ...(q.limit !== undefined ? { limit: queryInt(q, 'limit')! } : {}),
+    };
     return { deliveries: (await webhooks.deliveries(request.auth, request.params.uuid, query)).map(renderDelivery) };
   });
 }

@@ -74,7 +74,7 @@ const REASON: Readonly<Record<Exclude<FieldKind, 'ignored'>, string>> = {
 
 /** Text of a value for a message: short, JSON for non-strings. */
 function show(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
@@ -103,7 +103,8 @@ export function readBody(spec: BodySpec, body: unknown): Record<string, unknown>
   const readOnly = Object.keys(input).filter((k) => spec.readOnly.includes(k));
   if (readOnly.length > 0) throw invalid(readOnly[0]!, input[readOnly[0]!], 'read-only attribute');
   const unknown = Object.keys(input).filter((k) => !Object.hasOwn(spec.fields, k));
-  if (unknown.length > 0) throw new InvalidInputError(`Unknown attribute for argument ${spec.argument}: ${unknown.sort().join(', ')}`, 'UnknownAttribute');
+  if (unknown.length > 0)
+    throw new InvalidInputError(`Unknown attribute for argument ${spec.argument}: ${unknown.sort().join(', ')}`, 'UnknownAttribute');
   const out: Record<string, unknown> = {};
   for (const [name, kind] of Object.entries(spec.fields)) {
     const value = input[name];
@@ -117,7 +118,8 @@ export function readBody(spec: BodySpec, body: unknown): Record<string, unknown>
       continue;
     }
     if (!Value.Check(SCHEMAS[kind], value)) throw invalid(name, value, REASON[kind]);
-    if (kind === 'string' && spec.required?.includes(name) && (value as string).trim() === '') throw invalid(name, value, 'Must not be empty.');
+    if (kind === 'string' && spec.required?.includes(name) && (value as string).trim() === '')
+      throw invalid(name, value, 'Must not be empty.');
     out[name] = value;
   }
   return out;
@@ -132,7 +134,8 @@ export function readQuery(query: unknown, allowed: readonly string[]): Record<st
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries((query ?? {}) as Record<string, unknown>)) {
     if (!allowed.includes(name)) throw new InvalidInputError(`Unknown argument: "${name}".`, 'UnknownArgument');
-    if (typeof value !== 'string') throw new InvalidInputError(`Invalid value for argument ${name}: given more than once.`, 'InvalidArgument');
+    if (typeof value !== 'string')
+      throw new InvalidInputError(`Invalid value for argument ${name}: given more than once.`, 'InvalidArgument');
     out[name] = value;
   }
   return out;

@@ -84,12 +84,18 @@ export function toNeutronFault(err: unknown): NeutronFault {
       default:
         break;
     }
-    if (err instanceof SyntaxError) return { status: 400, type: 'HTTPBadRequest', message: 'Malformed request body: the body is not valid JSON.', headers: {} };
+    if (err instanceof SyntaxError)
+      return { status: 400, type: 'HTTPBadRequest', message: 'Malformed request body: the body is not valid JSON.', headers: {} };
     if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
       return { status: fe.statusCode, type: 'HTTPBadRequest', message: fe.message ?? 'Bad request.', headers: {} };
     }
   }
-  return { status: 500, type: 'HTTPInternalServerError', message: 'Request Failed: internal server error while processing your request.', headers: {} };
+  return {
+    status: 500,
+    type: 'HTTPInternalServerError',
+    message: 'Request Failed: internal server error while processing your request.',
+    headers: {},
+  };
 }
 
 /** The Neutron error body. */
@@ -102,7 +108,10 @@ export function sendNeutronError(reply: FastifyReply, fault: NeutronFault, authU
   for (const [k, v] of Object.entries(fault.headers)) reply.header(k, v);
   if (fault.status === 401) {
     reply.header('www-authenticate', `Keystone uri="${authUrl}"`);
-    return reply.code(401).type('application/json').send({ error: { code: 401, title: 'Unauthorized', message: fault.message } });
+    return reply
+      .code(401)
+      .type('application/json')
+      .send({ error: { code: 401, title: 'Unauthorized', message: fault.message } });
   }
   return reply.code(fault.status).type('application/json').send(neutronErrorBody(fault.type, fault.message));
 }

@@ -29,12 +29,28 @@ const EXTENSIONS: ReadonlyArray<{ alias: string; name: string; description: stri
   { alias: 'binding', name: 'Port Binding', description: 'Expose port bindings of a virtual port to external application' },
   { alias: 'trunk', name: 'Trunk Extension', description: 'Provides support for trunk ports' },
   { alias: 'trunk-details', name: 'Trunk port details', description: 'Expose trunk port details' },
-  { alias: 'rbac-policies', name: 'RBAC Policies', description: 'Allows creation and modification of policies that control tenant access to resources.' },
+  {
+    alias: 'rbac-policies',
+    name: 'RBAC Policies',
+    description: 'Allows creation and modification of policies that control tenant access to resources.',
+  },
   { alias: 'network-mtu', name: 'Network MTU', description: 'Provides MTU attribute for a network resource.' },
   { alias: 'project-id', name: 'project_id field enabled', description: 'Extension that indicates that project_id field is enabled.' },
-  { alias: 'standard-attr-description', name: 'standard-attr-description', description: 'Extension to add descriptions to standard attributes' },
-  { alias: 'standard-attr-revisions', name: 'Resource revision numbers', description: 'This extension will display the revision number of neutron resources.' },
-  { alias: 'standard-attr-timestamp', name: 'Resource timestamps', description: 'Adds created_at and updated_at fields to all Neutron resources that have Neutron standard attributes.' },
+  {
+    alias: 'standard-attr-description',
+    name: 'standard-attr-description',
+    description: 'Extension to add descriptions to standard attributes',
+  },
+  {
+    alias: 'standard-attr-revisions',
+    name: 'Resource revision numbers',
+    description: 'This extension will display the revision number of neutron resources.',
+  },
+  {
+    alias: 'standard-attr-timestamp',
+    name: 'Resource timestamps',
+    description: 'Adds created_at and updated_at fields to all Neutron resources that have Neutron standard attributes.',
+  },
   { alias: 'pagination', name: 'Pagination support', description: 'Extension that indicates that pagination is enabled.' },
   { alias: 'sorting', name: 'Sorting support', description: 'Extension that indicates that sorting is enabled.' },
 ];
@@ -68,7 +84,13 @@ export const networkApi: FastifyPluginAsync<{ services: Services }> = async (app
       v2.get('/extensions', async () => ({ extensions: EXTENSIONS.map(extension) }));
       v2.get<{ Params: { alias: string } }>('/extensions/:alias', async (req) => {
         const e = EXTENSIONS.find((x) => x.alias === req.params.alias);
-        if (!e) throw new NotFoundError('extension', req.params.alias, `Extension with alias ${req.params.alias} does not exist`, 'ExtensionNotFound');
+        if (!e)
+          throw new NotFoundError(
+            'extension',
+            req.params.alias,
+            `Extension with alias ${req.params.alias} does not exist`,
+            'ExtensionNotFound',
+          );
         return { extension: extension(e) };
       });
       registerNeutronRoutes(v2, services);

@@ -5,10 +5,28 @@
  * Neutron's policy engine does; attributes esi does not implement have their neutral values
  * (`availability_zones: []`, `router:external: false`, `security_groups: []`…).
  */
-import type { NetworkView, NodeNetworkRow, PortView, RbacPolicy, Subnet, Switch, SwitchPortView, Trunk, TrunkRow } from '../../domain/networking/index.ts';
+import type {
+  NetworkView,
+  NodeNetworkRow,
+  PortView,
+  RbacPolicy,
+  Subnet,
+  Switch,
+  SwitchPortView,
+  Trunk,
+  TrunkRow,
+} from '../../domain/networking/index.ts';
 import { neutronTime } from './wire.ts';
 
-function standard(r: { id: string; name: string; description: string; project_id: string; created_at: number; updated_at: number; revision_number: number }) {
+function standard(r: {
+  id: string;
+  name: string;
+  description: string;
+  project_id: string;
+  created_at: number;
+  updated_at: number;
+  revision_number: number;
+}) {
   return {
     id: r.id,
     name: r.name,
@@ -39,7 +57,11 @@ export function renderNetwork(v: NetworkView): Record<string, unknown> {
     'router:external': false,
     l2_adjacency: true,
     ...(v.showProvider
-      ? { 'provider:network_type': n.network_type, 'provider:physical_network': n.physical_network, 'provider:segmentation_id': n.segmentation_id }
+      ? {
+          'provider:network_type': n.network_type,
+          'provider:physical_network': n.physical_network,
+          'provider:segmentation_id': n.segmentation_id,
+        }
       : {}),
   };
 }

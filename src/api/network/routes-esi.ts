@@ -24,7 +24,8 @@ import { queryParams, unwrap } from './wire.ts';
 
 /** A body as an object. @throws InvalidInputError */
 function obj(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new InvalidInputError('The request body must be a JSON object.', 'HTTPBadRequest');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new InvalidInputError('The request body must be a JSON object.', 'HTTPBadRequest');
   return body as Record<string, unknown>;
 }
 
@@ -39,7 +40,8 @@ function optStr(b: Record<string, unknown>, k: string): string | undefined {
 /** An optional list of strings. @throws InvalidInputError */
 function strList(b: Record<string, unknown>, k: string): string[] {
   const v = b[k] ?? [];
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new InvalidInputError(`${k} must be a list of strings.`, 'HTTPBadRequest');
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
+    throw new InvalidInputError(`${k} must be a list of strings.`, 'HTTPBadRequest');
   return v as string[];
 }
 
@@ -50,7 +52,10 @@ export function registerEsiRoutes(app: FastifyInstance, services: Services): voi
 
   app.get('/esi/node-networks', async (req) => {
     const q = queryParams(req);
-    const rows = await n.nodeNetworks.list(req.auth, { ...(q.get('node') ? { node: q.get('node')! } : {}), ...(q.get('network') ? { network: q.get('network')! } : {}) });
+    const rows = await n.nodeNetworks.list(req.auth, {
+      ...(q.get('node') ? { node: q.get('node')! } : {}),
+      ...(q.get('network') ? { network: q.get('network')! } : {}),
+    });
     return { node_networks: rows.map(renderNodeNetwork) };
   });
   app.post('/esi/node-networks', async (req) => {
@@ -79,7 +84,11 @@ export function registerEsiRoutes(app: FastifyInstance, services: Services): voi
   app.get('/esi/trunks', async (req) => ({ trunks: (await n.esiTrunks.list(req.auth)).map(renderTrunkRow) }));
   app.post('/esi/trunks', async (req, reply) => {
     const b = obj(req.body);
-    const row = await n.esiTrunks.create(req.auth, { name: optStr(b, 'name') ?? '', native_network: optStr(b, 'native_network') ?? '', tagged_networks: strList(b, 'tagged_networks') });
+    const row = await n.esiTrunks.create(req.auth, {
+      name: optStr(b, 'name') ?? '',
+      native_network: optStr(b, 'native_network') ?? '',
+      tagged_networks: strList(b, 'tagged_networks'),
+    });
     return reply.code(201).send({ trunk: renderTrunkRow(row) });
   });
   app.post<Ident>('/esi/trunks/:ident/add-networks', async (req) => ({
@@ -103,8 +112,14 @@ export function registerEsiRoutes(app: FastifyInstance, services: Services): voi
   refuseOthers(app, '/esi/switch-ports', ['GET']);
 
   app.get('/switches', async (req) => ({ switches: (await n.switches.list(req.auth)).map((s) => renderSwitch(n.switches.masked(s))) }));
-  app.post('/switches', async (req, reply) => reply.code(201).send({ switch: renderSwitch(n.switches.masked(await n.switches.create(req.auth, unwrap(req.body, 'switch', 'switches')))) }));
-  app.get<Ident>('/switches/:ident', async (req) => ({ switch: renderSwitch(n.switches.masked(await n.switches.get(req.auth, req.params.ident))) }));
+  app.post('/switches', async (req, reply) =>
+    reply
+      .code(201)
+      .send({ switch: renderSwitch(n.switches.masked(await n.switches.create(req.auth, unwrap(req.body, 'switch', 'switches')))) }),
+  );
+  app.get<Ident>('/switches/:ident', async (req) => ({
+    switch: renderSwitch(n.switches.masked(await n.switches.get(req.auth, req.params.ident))),
+  }));
   app.put<Ident>('/switches/:ident', async (req) => ({
     switch: renderSwitch(n.switches.masked(await n.switches.update(req.auth, req.params.ident, unwrap(req.body, 'switch', 'switches')))),
   }));
@@ -113,7 +128,9 @@ export function registerEsiRoutes(app: FastifyInstance, services: Services): voi
     return reply.code(204).send();
   });
   app.post<Ident>('/switches/:ident/resync', async (req) => ({ resynced: await n.switches.resync(req.auth, req.params.ident) }));
-  app.get<Ident>('/switches/:ident/ports', async (req) => ({ switch_ports: (await n.switches.ports(req.auth, req.params.ident)).map(renderSwitchPort) }));
+  app.get<Ident>('/switches/:ident/ports', async (req) => ({
+    switch_ports: (await n.switches.ports(req.auth, req.params.ident)).map(renderSwitchPort),
+  }));
   app.post<Ident>('/switches/:ident/ports', async (req, reply) => {
     const b = obj(unwrap(req.body, 'switch_port', 'switch_ports'));
     const portId = optStr(b, 'port_id');

@@ -32,7 +32,9 @@ export function refuseOthers(app: FastifyInstance, url: string, allowed: readonl
     method: ALL_METHODS.filter((m) => !served.has(m)),
     url,
     handler: async (request) => {
-      throw new NetworkApiFault(405, 'HTTPMethodNotAllowed', `The method ${request.method} is not allowed for this resource.`, { allow: allowed.join(', ') });
+      throw new NetworkApiFault(405, 'HTTPMethodNotAllowed', `The method ${request.method} is not allowed for this resource.`, {
+        allow: allowed.join(', '),
+      });
     },
   });
 }
@@ -51,9 +53,18 @@ function register(app: FastifyInstance, services: Services, c: Collection): void
     app.get(url, async (req) => {
       const q = parseListQuery(req);
       const result = await c.list(req.auth, q.list);
-      return collection(req, base, plural, result.items.map((i) => pick(i, q.fields)), result.more, q);
+      return collection(
+        req,
+        base,
+        plural,
+        result.items.map((i) => pick(i, q.fields)),
+        result.more,
+        q,
+      );
     });
-    app.post(url, async (req, reply: FastifyReply) => reply.code(201).send({ [c.resource]: await c.create(req.auth, unwrap(req.body, c.resource, plural)) }));
+    app.post(url, async (req, reply: FastifyReply) =>
+      reply.code(201).send({ [c.resource]: await c.create(req.auth, unwrap(req.body, c.resource, plural)) }),
+    );
     refuseOthers(app, url, ['GET', 'POST']);
   }
   app.get<Id>(`/${plural}/:id`, async (req) => ({ [c.resource]: pick(await c.get(req.auth, id(req)), parseListQuery(req).fields) }));

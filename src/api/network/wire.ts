@@ -39,16 +39,23 @@ export function parseListQuery(request: FastifyRequest): ListQueryParams {
   for (const [k, v] of q) if (!RESERVED.has(k)) filters[k] = [...(filters[k] ?? []), v];
   const keys = q.getAll('sort_key');
   const dirs = q.getAll('sort_dir');
-  if (dirs.length > 0 && dirs.length !== keys.length) throw new InvalidInputError('The number of sort_keys and sort_dirs must be same', 'HTTPBadRequest');
-  for (const d of dirs) if (d !== 'asc' && d !== 'desc') throw new InvalidInputError(`${d} is an invalid value for sort_dir, valid values are 'asc' and 'desc'`, 'HTTPBadRequest');
+  if (dirs.length > 0 && dirs.length !== keys.length)
+    throw new InvalidInputError('The number of sort_keys and sort_dirs must be same', 'HTTPBadRequest');
+  for (const d of dirs)
+    if (d !== 'asc' && d !== 'desc')
+      throw new InvalidInputError(`${d} is an invalid value for sort_dir, valid values are 'asc' and 'desc'`, 'HTTPBadRequest');
   const limitText = q.get('limit');
   let limit: number | null = null;
   if (limitText !== null && limitText !== '') {
-    if (!/^\d+$/.test(limitText)) throw new InvalidInputError(`Limit must be an integer 0 or greater and not '${limitText}'`, 'HTTPBadRequest');
+    if (!/^\d+$/.test(limitText))
+      throw new InvalidInputError(`Limit must be an integer 0 or greater and not '${limitText}'`, 'HTTPBadRequest');
     limit = Number(limitText) === 0 ? null : Math.min(Number(limitText), 10_000);
   }
   const reverse = (q.get('page_reverse') ?? 'false').toLowerCase() === 'true';
-  const fields = q.getAll('fields').flatMap((f) => f.split(',')).filter((f) => f !== '');
+  const fields = q
+    .getAll('fields')
+    .flatMap((f) => f.split(','))
+    .filter((f) => f !== '');
   return {
     list: {
       filters,
@@ -115,7 +122,11 @@ export function unwrap(body: unknown, resource: string, collectionName: string):
     throw new InvalidInputError(`Resource body required: send {"${resource}": {...}}.`, 'HTTPBadRequest');
   }
   const b = body as Record<string, unknown>;
-  if (collectionName in b) throw new InvalidInputError(`Bulk ${collectionName} operations are not supported by esi; create one ${resource} per request.`, 'HTTPBadRequest');
+  if (collectionName in b)
+    throw new InvalidInputError(
+      `Bulk ${collectionName} operations are not supported by esi; create one ${resource} per request.`,
+      'HTTPBadRequest',
+    );
   if (!(resource in b)) throw new InvalidInputError(`Unable to find '${resource}' in request body`, 'HTTPBadRequest');
   const extra = Object.keys(b).filter((k) => k !== resource);
   if (extra.length > 0) throw new InvalidInputError(`Unrecognized attribute(s) '${extra.join(', ')}'`, 'HTTPBadRequest');

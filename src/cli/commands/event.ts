@@ -30,7 +30,11 @@ export function registerEventCommands(program: Command): void {
       resource_uuid: o.resourceUuid,
     };
     const res = await withSession((s) => s.call('lease', 'GET', '/v1/events', { query }));
-    printList(EVENT_FIELDS.map(([, l]) => l), rowsOf(res?.events ?? [], EVENT_FIELDS), o);
+    printList(
+      EVENT_FIELDS.map(([, l]) => l),
+      rowsOf(res?.events ?? [], EVENT_FIELDS),
+      o,
+    );
   });
 }
 

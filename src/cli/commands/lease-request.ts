@@ -50,7 +50,8 @@ export function parseGroupSpec(spec: string): GroupBody {
   const head = (colon < 0 ? spec : spec.slice(0, colon)).trim().split(/\s+/);
   const expression = colon < 0 ? '' : spec.slice(colon + 1).trim();
   const count = Number(head[0]);
-  if (!Number.isInteger(count) || count < 1) throw new CliError(`Invalid --group "${spec}": start with the number of nodes, e.g. "3: memory_mb >= 49152".`);
+  if (!Number.isInteger(count) || count < 1)
+    throw new CliError(`Invalid --group "${spec}": start with the number of nodes, e.g. "3: memory_mb >= 49152".`);
   const group: GroupBody = { count };
   for (const word of head.slice(1)) {
     const [key, value] = word.split('=', 2);
@@ -101,13 +102,25 @@ export function requestBody(o: RequestOptions, now: number = Date.now()): Record
   } else {
     const count = Number(o.count ?? '1');
     if (!Number.isInteger(count) || count < 1) throw new CliError(`Invalid --count "${o.count}": a whole number of nodes.`);
-    const expr = [o.property.length > 0 ? propertiesToExpression(o.property) : '', o.where ? `(${o.where})` : ''].filter(Boolean).join(' and ');
-    groups = [{ count, ...(o.resourceClass ? { resource_class: o.resourceClass } : {}), ...(o.trait.length > 0 ? { traits: o.trait } : {}), ...(expr ? { properties: expr } : {}) }];
+    const expr = [o.property.length > 0 ? propertiesToExpression(o.property) : '', o.where ? `(${o.where})` : '']
+      .filter(Boolean)
+      .join(' and ');
+    groups = [
+      {
+        count,
+        ...(o.resourceClass ? { resource_class: o.resourceClass } : {}),
+        ...(o.trait.length > 0 ? { traits: o.trait } : {}),
+        ...(expr ? { properties: expr } : {}),
+      },
+    ];
   }
   if (o.duration !== undefined && o.endTime !== undefined) throw new CliError('Use either --end-time or --duration, not both.');
   let endTime = o.endTime;
   if (o.duration !== undefined) {
-    const start = o.startTime !== undefined ? Date.parse(`${o.startTime.replace(' ', 'T')}${/[zZ]|[+-]\d\d:?\d\d$/.test(o.startTime) ? '' : 'Z'}`) : now;
+    const start =
+      o.startTime !== undefined
+        ? Date.parse(`${o.startTime.replace(' ', 'T')}${/[zZ]|[+-]\d\d:?\d\d$/.test(o.startTime) ? '' : 'Z'}`)
+        : now;
     if (Number.isNaN(start)) throw new CliError(`Invalid --start-time "${o.startTime}".`);
     endTime = leapTime(start + parseDuration(o.duration));
   }
@@ -131,7 +144,12 @@ export function registerLeaseRequest(lease: Command): void {
       .option('--count <n>', 'number of nodes (single group; default 1)')
       .option('--resource-class <class>', 'nodes of this resource class (single group)')
       .option('--trait <trait>', 'nodes with this trait (single group; repeatable)', collect, [] as string[])
-      .option('--property <key<op>value>', 'node property filter, e.g. "memory_mb>=49152" (single group; repeatable, all must hold)', collect, [] as string[])
+      .option(
+        '--property <key<op>value>',
+        'node property filter, e.g. "memory_mb>=49152" (single group; repeatable, all must hold)',
+        collect,
+        [] as string[],
+      )
       .option('--where <expression>', 'hardware expression, e.g. "gpus >= 1 or cpu_arch == aarch64" (single group)')
       .option('--start-time <time>', 'when the leases start (default now)')
       .option('--end-time <time>', 'when the leases end (default start + the default lease length)')
@@ -142,6 +160,10 @@ export function registerLeaseRequest(lease: Command): void {
   ).action(async (o: RequestOptions & OutputOptions) => {
     const body = requestBody(o);
     const res = await withSession((s) => s.call('lease', 'POST', '/v1/lease_requests', { body }));
-    printList(LEASE_FIELDS.map(([, l]) => l), rowsOf(res?.leases ?? [], LEASE_FIELDS), o);
+    printList(
+      LEASE_FIELDS.map(([, l]) => l),
+      rowsOf(res?.leases ?? [], LEASE_FIELDS),
+      o,
+    );
   });
 }

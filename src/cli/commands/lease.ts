@@ -38,7 +38,13 @@ export function registerLeaseCommands(program: Command): void {
       ...(o.purpose !== undefined ? { purpose: o.purpose } : {}),
     };
     const created = await withSession((s) => s.call('lease', 'POST', '/v1/leases', { body }));
-    printShow(recordOf(created, LEASE_FIELDS.map(([f]) => f)), o);
+    printShow(
+      recordOf(
+        created,
+        LEASE_FIELDS.map(([f]) => f),
+      ),
+      o,
+    );
   });
 
   addOutputOptions(
@@ -48,8 +54,16 @@ export function registerLeaseCommands(program: Command): void {
       .argument('<uuid>', 'lease UUID')
       .requiredOption('--end-time <time>', 'the new end time'),
   ).action(async (uuid: string, o: { endTime: string } & OutputOptions) => {
-    const updated = await withSession((s) => s.call('lease', 'PATCH', `/v1/leases/${encodeURIComponent(uuid)}`, { body: { end_time: o.endTime } }));
-    printShow(recordOf(updated, LEASE_FIELDS.map(([f]) => f)), o);
+    const updated = await withSession((s) =>
+      s.call('lease', 'PATCH', `/v1/leases/${encodeURIComponent(uuid)}`, { body: { end_time: o.endTime } }),
+    );
+    printShow(
+      recordOf(
+        updated,
+        LEASE_FIELDS.map(([f]) => f),
+      ),
+      o,
+    );
   });
 
   addOutputOptions(
@@ -86,13 +100,19 @@ export function registerLeaseCommands(program: Command): void {
     const res = await withSession((s) => s.call('lease', 'GET', '/v1/leases', { query }));
     const leases = filterByProperties(res?.leases ?? [], o.property);
     const fields = o.long ? LEASE_LONG_FIELDS : LEASE_FIELDS;
-    printList(fields.map(([, l]) => l), rowsOf(leases, fields), o);
+    printList(
+      fields.map(([, l]) => l),
+      rowsOf(leases, fields),
+      o,
+    );
   });
 
-  addOutputOptions(lease.command('show').description('show lease details').argument('<uuid>', 'lease UUID or name')).action(async (uuid: string, o: OutputOptions) => {
-    const shown = await withSession((s) => s.call('lease', 'GET', `/v1/leases/${encodeURIComponent(uuid)}`));
-    printShow(recordOf({ resource_properties: {}, ...shown }, LEASE_DETAILED_FIELDS), o);
-  });
+  addOutputOptions(lease.command('show').description('show lease details').argument('<uuid>', 'lease UUID or name')).action(
+    async (uuid: string, o: OutputOptions) => {
+      const shown = await withSession((s) => s.call('lease', 'GET', `/v1/leases/${encodeURIComponent(uuid)}`));
+      printShow(recordOf({ resource_properties: {}, ...shown }, LEASE_DETAILED_FIELDS), o);
+    },
+  );
 
   registerLeaseRequest(lease);
 

@@ -25,7 +25,13 @@ interface Row {
   node_uuid: string;
   baremetal_port_uuid: string;
   mac_address: string;
-  network_port: { id: string; name: string | null; status: string | null; fixed_ips: Array<{ ip_address: string }>; error: string | null } | null;
+  network_port: {
+    id: string;
+    name: string | null;
+    status: string | null;
+    fixed_ips: Array<{ ip_address: string }>;
+    error: string | null;
+  } | null;
   trunk: { id: string; name: string | null } | null;
   networks: Array<{ id: string; name: string | null; vlan: number | null; role: string }>;
 }
@@ -35,10 +41,24 @@ const LONG_LABELS = [...LIST_LABELS, 'Status', 'Node UUID', 'Bare Metal Port UUI
 
 function cells(r: Row, long: boolean): unknown[] {
   const port = r.network_port ? (r.network_port.name ?? r.network_port.id) : '';
-  const base = [r.node, r.mac_address, port, r.networks.map(networkLabel).join('\n'), (r.network_port?.fixed_ips ?? []).map((i) => i.ip_address).join('\n')];
+  const base = [
+    r.node,
+    r.mac_address,
+    port,
+    r.networks.map(networkLabel).join('\n'),
+    (r.network_port?.fixed_ips ?? []).map((i) => i.ip_address).join('\n'),
+  ];
   if (!long) return base;
   const status = r.network_port ? (r.network_port.error ? `FAILED: ${r.network_port.error}` : (r.network_port.status ?? '')) : '';
-  return [...base, status, r.node_uuid, r.baremetal_port_uuid, r.network_port?.id ?? '', r.trunk?.id ?? '', r.networks.map((n) => n.id).join('\n')];
+  return [
+    ...base,
+    status,
+    r.node_uuid,
+    r.baremetal_port_uuid,
+    r.network_port?.id ?? '',
+    r.trunk?.id ?? '',
+    r.networks.map((n) => n.id).join('\n'),
+  ];
 }
 
 interface TrunkRow {
@@ -73,9 +93,15 @@ export function registerNetworkCommands(program: Command): void {
       .option('--network <network>', 'only ports carrying this network (name or UUID)')
       .option('--long', 'also show status and UUIDs'),
   ).action(async (o: { node?: string; network?: string; long?: boolean } & OutputOptions) => {
-    const res = await withSession((s) => s.call('network', 'GET', '/v2.0/esi/node-networks', { query: { node: o.node, network: o.network } }));
+    const res = await withSession((s) =>
+      s.call('network', 'GET', '/v2.0/esi/node-networks', { query: { node: o.node, network: o.network } }),
+    );
     const rows = (res?.node_networks ?? []) as Row[];
-    printList(o.long ? LONG_LABELS : LIST_LABELS, rows.map((r) => cells(r, o.long === true)), o);
+    printList(
+      o.long ? LONG_LABELS : LIST_LABELS,
+      rows.map((r) => cells(r, o.long === true)),
+      o,
+    );
   });
 
   addOutputOptions(
@@ -88,11 +114,15 @@ export function registerNetworkCommands(program: Command): void {
       .option('--trunk <trunk>', 'trunk name or UUID')
       .option('--mac-address <mac>', 'use the node port with this MAC address'),
   ).action(async (nodeIdent: string, o: { network?: string; port?: string; trunk?: string; macAddress?: string } & OutputOptions) => {
-    if ([o.network, o.port, o.trunk].filter((x) => x !== undefined).length !== 1) throw new CliError('specify exactly one of --network, --port or --trunk.');
+    if ([o.network, o.port, o.trunk].filter((x) => x !== undefined).length !== 1)
+      throw new CliError('specify exactly one of --network, --port or --trunk.');
     const body = { node: nodeIdent, network: o.network, port: o.port, trunk: o.trunk, mac_address: o.macAddress };
     const res = await withSession((s) => s.call('network', 'POST', '/v2.0/esi/node-networks', { body }));
     const r = res.node_network as Row;
-    printShow(LIST_LABELS.map((l, i) => [l, cells(r, false)[i]] as [string, unknown]), o);
+    printShow(
+      LIST_LABELS.map((l, i) => [l, cells(r, false)[i]] as [string, unknown]),
+      o,
+    );
   });
 
   network
@@ -102,15 +132,23 @@ export function registerNetworkCommands(program: Command): void {
     .option('--port <port>', 'port name or UUID (repeatable)', collect, [] as string[])
     .option('--all', 'detach every port')
     .action(async (nodeIdent: string, o: { port: string[]; all?: boolean }) => {
-      const res = await withSession((s) => s.call('network', 'POST', '/v2.0/esi/node-networks/detach', { body: { node: nodeIdent, ports: o.port, all: o.all === true } }));
+      const res = await withSession((s) =>
+        s.call('network', 'POST', '/v2.0/esi/node-networks/detach', { body: { node: nodeIdent, ports: o.port, all: o.all === true } }),
+      );
       for (const id of res?.detached ?? []) process.stdout.write(`Detached port ${id} from node ${nodeIdent}\n`);
     });
 
-  const trunk = program.command('trunk').description('trunk ports: a native network untagged, tagged networks (python-esiclient `esi trunk`)');
+  const trunk = program
+    .command('trunk')
+    .description('trunk ports: a native network untagged, tagged networks (python-esiclient `esi trunk`)');
   addOutputOptions(trunk.command('list').description('list trunks with their ports and networks')).action(async (o: OutputOptions) => {
     const res = await withSession((s) => s.call('network', 'GET', '/v2.0/esi/trunks'));
     const rows = (res?.trunks ?? []) as TrunkRow[];
-    printList(['Trunk', 'Port', 'Sub Ports', 'Networks', 'Status'], rows.map((t) => trunkRecord(t).map(([, v]) => v)), o);
+    printList(
+      ['Trunk', 'Port', 'Sub Ports', 'Networks', 'Status'],
+      rows.map((t) => trunkRecord(t).map(([, v]) => v)),
+      o,
+    );
   });
   addOutputOptions(
     trunk
@@ -120,7 +158,9 @@ export function registerNetworkCommands(program: Command): void {
       .requiredOption('--native-network <network>', 'the untagged network')
       .option('--tagged-networks <network>', 'a tagged network (repeatable)', collect, [] as string[]),
   ).action(async (name: string, o: { nativeNetwork: string; taggedNetworks: string[] } & OutputOptions) => {
-    const res = await withSession((s) => s.call('network', 'POST', '/v2.0/esi/trunks', { body: { name, native_network: o.nativeNetwork, tagged_networks: o.taggedNetworks } }));
+    const res = await withSession((s) =>
+      s.call('network', 'POST', '/v2.0/esi/trunks', { body: { name, native_network: o.nativeNetwork, tagged_networks: o.taggedNetworks } }),
+    );
     printShow(trunkRecord(res.trunk as TrunkRow), o);
   });
   for (const [verb, path, what] of [
@@ -137,7 +177,9 @@ export function registerNetworkCommands(program: Command): void {
         .option('--tagged-networks <network>', 'a tagged network (repeatable)', collect, [] as string[]),
     ).action(async (name: string, o: { taggedNetworks: string[] } & OutputOptions) => {
       if (o.taggedNetworks.length === 0) throw new CliError('name at least one network with --tagged-networks.');
-      const res = await withSession((s) => s.call('network', 'POST', `/v2.0/esi/trunks/${encodeURIComponent(name)}/${path}`, { body: { tagged_networks: o.taggedNetworks } }));
+      const res = await withSession((s) =>
+        s.call('network', 'POST', `/v2.0/esi/trunks/${encodeURIComponent(name)}/${path}`, { body: { tagged_networks: o.taggedNetworks } }),
+      );
       printShow(trunkRecord(res.trunk as TrunkRow), o);
     });
   }

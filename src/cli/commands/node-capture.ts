@@ -37,12 +37,18 @@ async function waitCapture(s: Session, uuid: string, subject: string, imageId: s
     for (;;) {
       const [n, image] = await Promise.all([bm(s, 'GET', `/nodes/${uuid}`), s.call('image', 'GET', `/v2/images/${imageId}`)]);
       if (n.provision_state === 'service failed' || n.provision_state === 'error') {
-        const why = typeof n.last_error === 'string' && !n.last_error.startsWith('** ') ? n.last_error : 'the reason is shown to the node owner and admins (last_error)';
+        const why =
+          typeof n.last_error === 'string' && !n.last_error.startsWith('** ')
+            ? n.last_error
+            : 'the reason is shown to the node owner and admins (last_error)';
         throw new CliError(`the capture of node ${subject} failed (${n.provision_state}): ${why}`);
       }
       if (image.status === 'active' && n.provision_state === 'active') return image;
       view.update(capturePhase(n));
-      if (Date.now() > deadline) throw new CliError(`the capture of node ${subject} did not finish within ${timeoutS} s (node ${n.provision_state}, image ${image.status}).`);
+      if (Date.now() > deadline)
+        throw new CliError(
+          `the capture of node ${subject} did not finish within ${timeoutS} s (node ${n.provision_state}, image ${image.status}).`,
+        );
       await new Promise((r) => setTimeout(r, 500));
     }
   } finally {
@@ -61,21 +67,42 @@ export function registerCaptureCommand(node: Command): void {
       .option('--disk-format <format>', 'qcow2 (default) or raw', 'qcow2')
       .option('--wait [seconds]', 'wait until the image is active, showing progress (optional timeout)'),
   ).action(async (ident: string, o: CaptureOptions) => {
-    if (o.diskFormat !== 'qcow2' && o.diskFormat !== 'raw') throw new CliError(`--disk-format must be qcow2 or raw (got "${o.diskFormat}").`);
+    if (o.diskFormat !== 'qcow2' && o.diskFormat !== 'raw')
+      throw new CliError(`--disk-format must be qcow2 or raw (got "${o.diskFormat}").`);
     const timeout = o.wait === undefined ? null : o.wait === true ? 0 : Number(o.wait);
-    if (timeout !== null && !(Number.isInteger(timeout) && timeout >= 0)) throw new CliError(`--wait takes a whole number of seconds (got "${String(o.wait)}").`);
+    if (timeout !== null && !(Number.isInteger(timeout) && timeout >= 0))
+      throw new CliError(`--wait takes a whole number of seconds (got "${String(o.wait)}").`);
     await withSession(async (s) => {
       const n = await getNode(s, ident);
-      if (n.provision_state !== 'active') throw new CliError(`node ${ident} is ${n.provision_state}; only an active (provisioned) node can be captured.`);
-      const image = await s.call('image', 'POST', '/v2/images', { body: { name: o.name, disk_format: o.diskFormat, container_format: 'bare', visibility: 'private' } });
+      if (n.provision_state !== 'active')
+        throw new CliError(`node ${ident} is ${n.provision_state}; only an active (provisioned) node can be captured.`);
+      const image = await s.call('image', 'POST', '/v2/images', {
+        body: { name: o.name, disk_format: o.diskFormat, container_format: 'bare', visibility: 'private' },
+      });
       try {
         await bm(s, 'POST', `/nodes/${n.uuid}/capture`, { image_id: image.id });
       } catch (err) {
         await s.call('image', 'DELETE', `/v2/images/${image.id}`).catch(() => undefined);
         throw err;
       }
-      const shown = timeout !== null ? await waitCapture(s, n.uuid, n.name ?? n.uuid, image.id, timeout) : await s.call('image', 'GET', `/v2/images/${image.id}`);
-      printShow(Object.entries({ id: shown.id, name: shown.name, status: shown.status, disk_format: shown.disk_format, size: shown.size, virtual_size: shown.virtual_size, os_hash_algo: shown.os_hash_algo, os_hash_value: shown.os_hash_value, node: n.name ?? n.uuid }), o);
+      const shown =
+        timeout !== null
+          ? await waitCapture(s, n.uuid, n.name ?? n.uuid, image.id, timeout)
+          : await s.call('image', 'GET', `/v2/images/${image.id}`);
+      printShow(
+        Object.entries({
+          id: shown.id,
+          name: shown.name,
+          status: shown.status,
+          disk_format: shown.disk_format,
+          size: shown.size,
+          virtual_size: shown.virtual_size,
+          os_hash_algo: shown.os_hash_algo,
+          os_hash_value: shown.os_hash_value,
+          node: n.name ?? n.uuid,
+        }),
+        o,
+      );
     });
   });
 }

@@ -76,14 +76,16 @@ export function registerConsoleCommand(node: Command): void {
     .argument('<node>', 'node UUID or name')
     .option('--read-only', 'only watch: never send keystrokes')
     .option('--enable', 'enable the console first (openstack baremetal node console enable)')
-    .option('--ttl <seconds>', 'lifetime of the console token (default: the server\'s, 600 s)')
+    .option('--ttl <seconds>', "lifetime of the console token (default: the server's, 600 s)")
     .option('--duration <seconds>', 'detach after this many seconds (for scripts)')
     .action(async (ident: string, o: ConsoleOptions) => {
       const ttl = positiveInt(o.ttl, '--ttl');
       const duration = positiveInt(o.duration, '--duration');
       const tok = await withSession(async (s) => {
         if (o.enable) await bm(s, 'PUT', `/nodes/${encodeURIComponent(ident)}/states/console`, { enabled: true });
-        return s.call('lease', 'POST', '/v1/console_auth_tokens', { body: { node_uuid_or_name: ident, ...(ttl !== null ? { token_ttl: ttl } : {}) } });
+        return s.call('lease', 'POST', '/v1/console_auth_tokens', {
+          body: { node_uuid_or_name: ident, ...(ttl !== null ? { token_ttl: ttl } : {}) },
+        });
       });
       const url = new URL(String(tok.access_url));
       if (o.readOnly) url.searchParams.set('read_only', 'true');
@@ -124,7 +126,9 @@ async function attach(url: string, ident: string, sendInput: boolean, writable: 
 
   const result = new Promise<number>((resolve) => {
     ws.addEventListener('open', () => {
-      process.stderr.write(`esi: connected to the serial console of node ${ident} (${writable ? 'read-write' : 'read-only'}); type ~. to disconnect\r\n`);
+      process.stderr.write(
+        `esi: connected to the serial console of node ${ident} (${writable ? 'read-write' : 'read-only'}); type ~. to disconnect\r\n`,
+      );
       for (const b of pending.splice(0)) ws.send(b);
     });
     ws.addEventListener('message', (e) => {
@@ -140,7 +144,8 @@ async function attach(url: string, ident: string, sendInput: boolean, writable: 
         process.stderr.write(`\r\nesi: the console of node ${ident} was closed${e.reason ? `: ${e.reason}` : ''}\r\n`);
         resolve(0);
       } else {
-        const hint = e.code === 4400 && /not enabled/.test(e.reason) ? ' (enable it with --enable or `openstack baremetal node console enable`)' : '';
+        const hint =
+          e.code === 4400 && /not enabled/.test(e.reason) ? ' (enable it with --enable or `openstack baremetal node console enable`)' : '';
         process.stderr.write(`\r\nesi: ${e.reason || `the console connection failed (code ${e.code})`}${hint}\r\n`);
         resolve(1);
       }

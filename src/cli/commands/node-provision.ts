@@ -68,7 +68,13 @@ export async function findImage(s: Session, ident: string): Promise<Record<strin
  * @param ownerKey the object's project field (`owner` for images, `project_id` for networks)
  * @throws CliError when none or several match
  */
-export async function pickByName(s: Session, found: ReadonlyArray<Record<string, any>>, ownerKey: string, what: string, ident: string): Promise<Record<string, any>> {
+export async function pickByName(
+  s: Session,
+  found: ReadonlyArray<Record<string, any>>,
+  ownerKey: string,
+  what: string,
+  ident: string,
+): Promise<Record<string, any>> {
   if (found.length === 0) throw new CliError(`no ${what} named ${ident} that you may use.`);
   if (found.length === 1) return found[0]!;
   const project = (await s.authenticate()).body.project?.id as string | undefined;
@@ -86,7 +92,9 @@ export async function findNetwork(s: Session, ident: string): Promise<Record<str
       if (!(err instanceof CliError && err.status === 404)) throw err;
     }
   }
-  const found = ((await s.call('network', 'GET', '/v2.0/networks', { query: { name: ident } }))?.networks ?? []) as Array<Record<string, any>>;
+  const found = ((await s.call('network', 'GET', '/v2.0/networks', { query: { name: ident } }))?.networks ?? []) as Array<
+    Record<string, any>
+  >;
   return pickByName(s, found, 'project_id', 'network', ident);
 }
 
@@ -112,7 +120,8 @@ function publicKeys(files: readonly string[]): Record<string, string> {
     } catch (err) {
       throw new CliError(`cannot read the SSH key ${file}: ${(err as Error).message}`);
     }
-    if (!/^(ssh-|ecdsa-|sk-)\S+ \S+/.test(text)) throw new CliError(`${file} is not an OpenSSH public key (ssh-ed25519/ssh-rsa/ecdsa-… AAAA…).`);
+    if (!/^(ssh-|ecdsa-|sk-)\S+ \S+/.test(text))
+      throw new CliError(`${file} is not an OpenSSH public key (ssh-ed25519/ssh-rsa/ecdsa-… AAAA…).`);
     out[i === 0 ? 'default' : `key-${i}`] = text;
   });
   return out;
@@ -140,7 +149,9 @@ export function cleanPhase(n: Node): ProgressState {
   if (n.provision_state === 'clean wait' && typeof step !== 'string') return { phase: 'cleaning: waiting for the deploy agent' };
   if (typeof step === 'string') {
     const p = n.clean_step.progress;
-    return typeof p?.bytes === 'number' ? { phase: `cleaning: ${step}`, bytes: p.bytes, total: p.total ?? null } : { phase: `cleaning: ${step}` };
+    return typeof p?.bytes === 'number'
+      ? { phase: `cleaning: ${step}`, bytes: p.bytes, total: p.total ?? null }
+      : { phase: `cleaning: ${step}` };
   }
   return { phase: n.provision_state === 'cleaning' ? 'cleaning: booting the deploy agent' : n.provision_state };
 }
@@ -167,11 +178,15 @@ export async function waitFor(s: Session, uuid: string, subject: string, spec: W
       const n = await bm(s, 'GET', `/nodes/${uuid}`);
       if (spec.done(n)) return n;
       if (spec.failed(n)) {
-        const err = typeof n.last_error === 'string' && !n.last_error.startsWith('** ') ? n.last_error : 'the reason is shown to the node owner and admins (last_error)';
+        const err =
+          typeof n.last_error === 'string' && !n.last_error.startsWith('** ')
+            ? n.last_error
+            : 'the reason is shown to the node owner and admins (last_error)';
         throw new CliError(`${spec.what} of node ${subject} failed (${n.provision_state}): ${err}`);
       }
       view.update(spec.phase(n));
-      if (Date.now() > deadline) throw new CliError(`${spec.what} of node ${subject} did not finish within ${timeoutS} s (now ${n.provision_state}).`);
+      if (Date.now() > deadline)
+        throw new CliError(`${spec.what} of node ${subject} did not finish within ${timeoutS} s (now ${n.provision_state}).`);
       await new Promise((r) => setTimeout(r, 500));
     }
   } finally {
@@ -205,10 +220,20 @@ export function registerProvisionCommands(node: Command): void {
       .description('deploy an image onto a node you hold, with SSH keys and user data in a config drive')
       .argument('<node>', 'node UUID or name')
       .requiredOption('--image <image>', 'image ID or name (it must be active)')
-      .option('--ssh-key <file>', 'OpenSSH public key file for the instance (repeatable)', (v: string, p: string[]) => [...p, v], [] as string[])
+      .option(
+        '--ssh-key <file>',
+        'OpenSSH public key file for the instance (repeatable)',
+        (v: string, p: string[]) => [...p, v],
+        [] as string[],
+      )
       .option('--user-data <file>', 'user data (e.g. cloud-config) for the instance')
       .option('--hostname <name>', 'host name of the instance (default: the node name)')
-      .option('--network <network>', 'attach this network (ID or name) to the node first (repeatable)', (v: string, p: string[]) => [...p, v], [] as string[])
+      .option(
+        '--network <network>',
+        'attach this network (ID or name) to the node first (repeatable)',
+        (v: string, p: string[]) => [...p, v],
+        [] as string[],
+      )
       .option('--wait [seconds]', 'wait until the node is active, showing progress (optional timeout)'),
   ).action(async (ident: string, o: ProvisionOptions) => {
     const timeout = waitSeconds(o.wait);
@@ -223,7 +248,8 @@ export function registerProvisionCommands(node: Command): void {
     }
     await withSession(async (s) => {
       const n = await getNode(s, ident);
-      if (n.provision_state !== 'available') throw new CliError(`node ${ident} is ${n.provision_state}; it must be available to be provisioned.`);
+      if (n.provision_state !== 'available')
+        throw new CliError(`node ${ident} is ${n.provision_state}; it must be available to be provisioned.`);
       if (n.maintenance) throw new CliError(`node ${ident} is in maintenance; it cannot be provisioned.`);
       const image = await findImage(s, o.image);
       if (image.status !== 'active') throw new CliError(`image ${o.image} is ${image.status}; it must be active.`);
@@ -240,11 +266,33 @@ export function registerProvisionCommands(node: Command): void {
       await bm(s, 'PUT', `/nodes/${n.uuid}/states/provision`, { target: 'active', configdrive });
       let shown = n;
       if (timeout !== null) {
-        shown = await waitFor(s, n.uuid, n.name ?? n.uuid, { done: (x) => x.provision_state === 'active', failed: (x) => x.provision_state === 'deploy failed' || x.provision_state === 'error', phase: deployPhase, what: 'the deploy' }, timeout);
+        shown = await waitFor(
+          s,
+          n.uuid,
+          n.name ?? n.uuid,
+          {
+            done: (x) => x.provision_state === 'active',
+            failed: (x) => x.provision_state === 'deploy failed' || x.provision_state === 'error',
+            phase: deployPhase,
+            what: 'the deploy',
+          },
+          timeout,
+        );
       } else {
         shown = await bm(s, 'GET', `/nodes/${n.uuid}`);
       }
-      printShow(Object.entries({ node: shown.name ?? shown.uuid, uuid: shown.uuid, provision_state: shown.provision_state, power_state: shown.power_state, image: image.name ?? image.id, hostname, networks: ports }), o);
+      printShow(
+        Object.entries({
+          node: shown.name ?? shown.uuid,
+          uuid: shown.uuid,
+          provision_state: shown.provision_state,
+          power_state: shown.power_state,
+          image: image.name ?? image.id,
+          hostname,
+          networks: ports,
+        }),
+        o,
+      );
     });
   });
 
@@ -261,9 +309,28 @@ export function registerProvisionCommands(node: Command): void {
       await bm(s, 'PUT', `/nodes/${n.uuid}/states/provision`, { target: 'deleted' });
       const shown =
         timeout !== null
-          ? await waitFor(s, n.uuid, n.name ?? n.uuid, { done: (x) => x.provision_state === 'available' || x.provision_state === 'manageable', failed: (x) => x.provision_state === 'clean failed' || x.provision_state === 'error', phase: cleanPhase, what: 'the undeploy' }, timeout)
+          ? await waitFor(
+              s,
+              n.uuid,
+              n.name ?? n.uuid,
+              {
+                done: (x) => x.provision_state === 'available' || x.provision_state === 'manageable',
+                failed: (x) => x.provision_state === 'clean failed' || x.provision_state === 'error',
+                phase: cleanPhase,
+                what: 'the undeploy',
+              },
+              timeout,
+            )
           : await bm(s, 'GET', `/nodes/${n.uuid}`);
-      printShow(Object.entries({ node: shown.name ?? shown.uuid, uuid: shown.uuid, provision_state: shown.provision_state, power_state: shown.power_state }), o);
+      printShow(
+        Object.entries({
+          node: shown.name ?? shown.uuid,
+          uuid: shown.uuid,
+          provision_state: shown.provision_state,
+          power_state: shown.power_state,
+        }),
+        o,
+      );
     });
   });
 }

@@ -30,7 +30,11 @@ export function registerNodeCommands(program: Command): void {
     const res = await withSession((s) => s.call('lease', 'GET', '/v1/nodes', { query }));
     const nodes = filterByProperties(res?.nodes ?? [], o.property);
     const fields = o.long ? NODE_LONG_FIELDS : NODE_FIELDS;
-    printList(fields.map(([, l]) => l), rowsOf(nodes, fields), o);
+    printList(
+      fields.map(([, l]) => l),
+      rowsOf(nodes, fields),
+      o,
+    );
   });
   registerProvisionCommands(node);
   registerCaptureCommand(node);

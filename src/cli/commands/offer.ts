@@ -38,7 +38,13 @@ export function registerOfferCommands(program: Command): void {
       ...(o.resourceType !== undefined ? { resource_type: o.resourceType } : {}),
     };
     const created = await withSession((s) => s.call('lease', 'POST', '/v1/offers', { body }));
-    printShow(recordOf(created, OFFER_FIELDS.map(([f]) => f)), o);
+    printShow(
+      recordOf(
+        created,
+        OFFER_FIELDS.map(([f]) => f),
+      ),
+      o,
+    );
   });
 
   addOutputOptions(
@@ -72,13 +78,19 @@ export function registerOfferCommands(program: Command): void {
     const res = await withSession((s) => s.call('lease', 'GET', '/v1/offers', { query }));
     const offers = filterByProperties(res?.offers ?? [], o.property);
     const fields = o.long ? OFFER_LONG_FIELDS : OFFER_FIELDS;
-    printList(fields.map(([, l]) => l), rowsOf(offers, fields), o);
+    printList(
+      fields.map(([, l]) => l),
+      rowsOf(offers, fields),
+      o,
+    );
   });
 
-  addOutputOptions(offer.command('show').description('show offer details').argument('<uuid>', 'offer UUID or name')).action(async (uuid: string, o: OutputOptions) => {
-    const shown = await withSession((s) => s.call('lease', 'GET', `/v1/offers/${encodeURIComponent(uuid)}`));
-    printShow(recordOf({ resource_properties: {}, ...shown }, OFFER_DETAILED_FIELDS), o);
-  });
+  addOutputOptions(offer.command('show').description('show offer details').argument('<uuid>', 'offer UUID or name')).action(
+    async (uuid: string, o: OutputOptions) => {
+      const shown = await withSession((s) => s.call('lease', 'GET', `/v1/offers/${encodeURIComponent(uuid)}`));
+      printShow(recordOf({ resource_properties: {}, ...shown }, OFFER_DETAILED_FIELDS), o);
+    },
+  );
 
   offer
     .command('delete')
@@ -104,7 +116,13 @@ export function registerOfferCommands(program: Command): void {
       ...(o.properties !== undefined ? { properties: parseJsonObject(o.properties) } : {}),
     };
     const lease = await withSession((s) => s.call('lease', 'POST', `/v1/offers/${encodeURIComponent(offerUuid)}/claim`, { body }));
-    printShow(recordOf(lease, LEASE_FIELDS.map(([f]) => f)), o);
+    printShow(
+      recordOf(
+        lease,
+        LEASE_FIELDS.map(([f]) => f),
+      ),
+      o,
+    );
   });
 }
 

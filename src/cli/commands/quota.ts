@@ -28,7 +28,13 @@ function valueAt(item: Record<string, unknown>, path: string): unknown {
 /** A quota as one flat record (usage fields prefixed `usage_`), sorted by field name. */
 export function quotaRecord(q: Record<string, unknown>): Array<[string, unknown]> {
   const usage = (q.usage ?? {}) as Record<string, unknown>;
-  const flat: Record<string, unknown> = { project: q.project, project_id: q.project_id, max_nodes: q.max_nodes, max_node_hours: q.max_node_hours, window_hours: q.window_hours };
+  const flat: Record<string, unknown> = {
+    project: q.project,
+    project_id: q.project_id,
+    max_nodes: q.max_nodes,
+    max_node_hours: q.max_node_hours,
+    window_hours: q.window_hours,
+  };
   for (const [k, v] of Object.entries(usage)) flat[`usage_${k}`] = v;
   return Object.keys(flat)
     .sort()
@@ -49,10 +55,16 @@ export function registerQuotaCommands(program: Command): void {
   addOutputOptions(quota.command('list').description('list quotas (admins: all; others: their own)')).action(async (o: OutputOptions) => {
     const res = await withSession((s) => s.call('lease', 'GET', '/v1/quotas'));
     const rows = ((res?.quotas ?? []) as Record<string, unknown>[]).map((q) => QUOTA_FIELDS.map(([f]) => valueAt(q, f)));
-    printList(QUOTA_FIELDS.map(([, l]) => l), rows, o);
+    printList(
+      QUOTA_FIELDS.map(([, l]) => l),
+      rows,
+      o,
+    );
   });
 
-  addOutputOptions(quota.command('show').description("show a project's quota and usage").argument('<project>', 'project ID or name')).action(async (project: string, o: OutputOptions) => {
+  addOutputOptions(
+    quota.command('show').description("show a project's quota and usage").argument('<project>', 'project ID or name'),
+  ).action(async (project: string, o: OutputOptions) => {
     const q = await withSession((s) => s.call('lease', 'GET', `/v1/quotas/${encodeURIComponent(project)}`));
     printShow(quotaRecord(q), o);
   });

@@ -90,7 +90,8 @@ async function waitActive(s: Session, id: string, timeoutS: number): Promise<Ser
       const x: Server = (await nova(s, 'GET', `/servers/${id}`)).server;
       view ??= new ProgressView(x.name);
       if (x.status === 'ACTIVE' || x.status === 'SHUTOFF') return x;
-      if (x.status === 'ERROR' || x.status === 'DELETED') throw new CliError(`server ${x.name} failed (${x.status}): ${x.fault?.message ?? 'no reason given'}`);
+      if (x.status === 'ERROR' || x.status === 'DELETED')
+        throw new CliError(`server ${x.name} failed (${x.status}): ${x.fault?.message ?? 'no reason given'}`);
       const node = x['esi:node'];
       view.update(node ? deployPhase(await bm(s, 'GET', `/nodes/${node}`)) : { phase: `building (${x.progress ?? 0}%)` });
       if (Date.now() > deadline) throw new CliError(`server ${x.name} did not become active within ${timeoutS} s (now ${x.status}).`);
@@ -122,9 +123,11 @@ async function waitDeleted(s: Session, x: Server, timeoutS: number): Promise<str
     for (;;) {
       const n = await bm(s, 'GET', `/nodes/${node}`);
       if (n.provision_state === 'available' || n.provision_state === 'manageable') return n.provision_state;
-      if (n.provision_state === 'clean failed' || n.provision_state === 'error') throw new CliError(`cleaning node ${n.name ?? n.uuid} failed (${n.provision_state}).`);
+      if (n.provision_state === 'clean failed' || n.provision_state === 'error')
+        throw new CliError(`cleaning node ${n.name ?? n.uuid} failed (${n.provision_state}).`);
       view.update(cleanPhase(n));
-      if (Date.now() > deadline) throw new CliError(`node ${n.name ?? n.uuid} was not cleaned within ${timeoutS} s (now ${n.provision_state}).`);
+      if (Date.now() > deadline)
+        throw new CliError(`node ${n.name ?? n.uuid} was not cleaned within ${timeoutS} s (now ${n.provision_state}).`);
       await new Promise((r) => setTimeout(r, 500));
     }
   } finally {
@@ -159,7 +162,8 @@ export function registerInstanceCommands(server: Command): void {
   ).action(async (name: string, o: CreateOptions) => {
     const timeout = waitSeconds(o.wait);
     const count = Number(o.count);
-    if (!Number.isInteger(count) || count < 1 || count > 100) throw new CliError(`--count takes a whole number from 1 to 100 (got "${o.count}").`);
+    if (!Number.isInteger(count) || count < 1 || count > 100)
+      throw new CliError(`--count takes a whole number from 1 to 100 (got "${o.count}").`);
     let userData: string | undefined;
     if (o.userData !== undefined) {
       try {
@@ -177,7 +181,8 @@ export function registerInstanceCommands(server: Command): void {
         try {
           net = await findNetwork(s, n);
         } catch (err) {
-          if (err instanceof CliError && /no .*endpoint for service type "network"/.test(err.message)) throw new CliError('networking is not available in this cloud (no network service); leave out --network.');
+          if (err instanceof CliError && /no .*endpoint for service type "network"/.test(err.message))
+            throw new CliError('networking is not available in this cloud (no network service); leave out --network.');
           throw err;
         }
         networks.push({ uuid: net.id });
@@ -196,7 +201,8 @@ export function registerInstanceCommands(server: Command): void {
         },
       };
       const made = await nova(s, 'POST', '/servers', body);
-      let servers: Server[] = ((await nova(s, 'GET', '/servers/detail', undefined, { reservation_id: made.reservation_id }))?.servers ?? []) as Server[];
+      let servers: Server[] = ((await nova(s, 'GET', '/servers/detail', undefined, { reservation_id: made.reservation_id }))?.servers ??
+        []) as Server[];
       servers.sort((a, b) => String(a.name).localeCompare(String(b.name), undefined, { numeric: true }));
       if (timeout !== null) {
         const done: Server[] = [];
@@ -204,7 +210,12 @@ export function registerInstanceCommands(server: Command): void {
         servers = done;
       }
       if (servers.length === 1) printShow(serverRecord(servers[0]!), o);
-      else printList(['ID', 'Name', 'Status', 'Node'], servers.map((x) => [x.id, x.name, x.status, x['esi:node'] ?? null]), o);
+      else
+        printList(
+          ['ID', 'Name', 'Status', 'Node'],
+          servers.map((x) => [x.id, x.name, x.status, x['esi:node'] ?? null]),
+          o,
+        );
     });
   });
 
@@ -224,15 +235,26 @@ export function registerInstanceCommands(server: Command): void {
     const rows = servers.map((x) => {
       const base = [x.id, x.name, x.status];
       const node = x['esi:node'] ?? x['OS-EXT-SRV-ATTR:hypervisor_hostname'] ?? null;
-      return o.long ? [...base, x['OS-EXT-STS:task_state'] ?? null, node, x.flavor?.original_name ?? null, x.image?.id ?? null, x.fault?.message ?? null] : [...base, node];
+      return o.long
+        ? [
+            ...base,
+            x['OS-EXT-STS:task_state'] ?? null,
+            node,
+            x.flavor?.original_name ?? null,
+            x.image?.id ?? null,
+            x.fault?.message ?? null,
+          ]
+        : [...base, node];
     });
     printList(labels, rows, o);
   });
 
-  addOutputOptions(server.command('show').description('show a server').argument('<server>', 'server ID or name')).action(async (ident: string, o: OutputOptions) => {
-    const x = await withSession((s) => findServer(s, ident));
-    printShow(serverRecord(x), o);
-  });
+  addOutputOptions(server.command('show').description('show a server').argument('<server>', 'server ID or name')).action(
+    async (ident: string, o: OutputOptions) => {
+      const x = await withSession((s) => findServer(s, ident));
+      printShow(serverRecord(x), o);
+    },
+  );
 
   server
     .command('delete')

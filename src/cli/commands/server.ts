@@ -19,7 +19,9 @@ async function labNetworkFor(lab: Lab): Promise<() => Promise<void>> {
   const support = await labNetworkSupport();
   if (!support.ok) throw new Error(`the lab network ${support.reason}`);
   const network = await createLabNetwork({ prefix: `l${lab.port % 100_000}`, macs: lab.systems.ids.map((id) => lab.systems.get(id).mac) });
-  const lines = lab.systems.ids.map((id, i) => `  ${id}: MAC ${network.ports[i]!.mac}, switch port ${network.ports[i]!.port}, namespace ${network.ports[i]!.netns}`);
+  const lines = lab.systems.ids.map(
+    (id, i) => `  ${id}: MAC ${network.ports[i]!.mac}, switch port ${network.ports[i]!.port}, namespace ${network.ports[i]!.netns}`,
+  );
   process.stdout.write(
     `esi: lab network: bridge ${network.bridge} (${network.vlanFiltering ? 'VLAN filtering' : 'one bridge per VLAN'}) as the switch; register it with\n` +
       `  esi switch create labtor --switch-id 02:00:00:00:00:01 --driver linux-bridge --driver-info bridge=${network.bridge}\n` +
@@ -35,7 +37,9 @@ async function labNetworkFor(lab: Lab): Promise<() => Promise<void>> {
 export function registerServerCommands(program: Command): void {
   const server = program
     .command('server')
-    .description('run esi: all APIs, the conductor and the lease manager (SQLite by default); or create|list|show|delete bare-metal servers')
+    .description(
+      'run esi: all APIs, the conductor and the lease manager (SQLite by default); or create|list|show|delete bare-metal servers',
+    )
     .option('--config <file>', 'YAML configuration file (ESI_CONFIG)')
     .option('--host <host>', 'listen address (ESI_HOST, default 127.0.0.1)')
     .option('--port <port>', 'listen port (ESI_PORT, default 8585)')
@@ -45,21 +49,34 @@ export function registerServerCommands(program: Command): void {
     .option('--roles <roles>', 'comma-separated process roles: api, conductor (ESI_ROLES, default both)')
     .option('--lab <n>', 'also start a virtual lab of N Redfish nodes (ESI_LAB_NODES)')
     .option('--lab-port <port>', 'port of the virtual lab (ESI_LAB_PORT, default 8586)')
-    .option('--lab-models <spec>', 'server models of the first lab nodes, e.g. gpu:2,storage:1,small:5 (ESI_LAB_MODELS; models in src/lab/models or YAML paths)')
+    .option(
+      '--lab-models <spec>',
+      'server models of the first lab nodes, e.g. gpu:2,storage:1,small:5 (ESI_LAB_MODELS; models in src/lab/models or YAML paths)',
+    )
     .option('--lab-network', "give the lab's nodes NICs on a Linux bridge (namespaces and veths; root only)")
     .option('--lab-ipmi <m>', 'also start M IPMI nodes: openipmi ipmi_sim BMCs on loopback UDP ports (needs ipmi_sim and ipmitool)')
     .option('--policy-file <file>', 'operator policy overrides, YAML (ESI_POLICY_FILE)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (ESI_LOG_LEVEL)')
     .action(async (opts: ConfigOptions & { labNetwork?: boolean; labIpmi?: string }) => {
       // Loaded here, not at the top: the user commands of the CLI start without the server.
-      const [{ loadConfig }, { startServer }, { startLab, parseModelSpec }] = await Promise.all([import('../../server/config.ts'), import('../../server/main.ts'), import('../../lab/index.ts')]);
+      const [{ loadConfig }, { startServer }, { startLab, parseModelSpec }] = await Promise.all([
+        import('../../server/config.ts'),
+        import('../../server/main.ts'),
+        import('../../lab/index.ts'),
+      ]);
       const config = loadConfig(opts);
       const onClose: Array<() => Promise<void>> = [];
       if (config.lab.nodes > 0) {
         // Its systems boot the deploy agent, which calls this server's baremetal API.
         const agents = { apiUrl: `${config.publicUrl}/baremetal`, dataDir: config.dataDir };
         const models = config.lab.models === null ? undefined : parseModelSpec(config.lab.models);
-        const lab = await startLab({ nodes: config.lab.nodes, host: config.lab.host, port: config.lab.port, agents, ...(models ? { models } : {}) });
+        const lab = await startLab({
+          nodes: config.lab.nodes,
+          host: config.lab.host,
+          port: config.lab.port,
+          agents,
+          ...(models ? { models } : {}),
+        });
         onClose.push(() => lab.close());
         process.stdout.write(`esi: virtual lab of ${config.lab.nodes} Redfish nodes at ${lab.url}\n`);
         if (opts.labNetwork) onClose.push(await labNetworkFor(lab));
@@ -77,35 +94,48 @@ export function registerServerCommands(program: Command): void {
     .option('--nodes <n>', 'number of virtual nodes', '5')
     .option('--host <host>', 'listen address', '127.0.0.1')
     .option('--port <port>', 'listen port', '8586')
-    .option('--network', "give the nodes NICs on a Linux bridge (namespaces and veths; root only)")
-    .option('--models <spec>', 'server models of the first nodes, e.g. gpu:2,storage:1,small:5 (shipped: gpu, storage, small; or YAML paths)')
+    .option('--network', 'give the nodes NICs on a Linux bridge (namespaces and veths; root only)')
+    .option(
+      '--models <spec>',
+      'server models of the first nodes, e.g. gpu:2,storage:1,small:5 (shipped: gpu, storage, small; or YAML paths)',
+    )
     .option('--lab-ipmi <m>', 'also start M IPMI nodes: openipmi ipmi_sim BMCs on loopback UDP ports (needs ipmi_sim and ipmitool)')
     .option('--mockup <dir>', "serve a vendor's Redfish mockup directory (DMTF layout: index.json per resource) instead of virtual nodes")
-    .action(async (opts: { nodes: string; host: string; port: string; network?: boolean; models?: string; labIpmi?: string; mockup?: string }) => {
-      const nodes = Number(opts.nodes);
-      const port = Number(opts.port);
-      if (!Number.isInteger(nodes) || nodes < 1 || nodes > 10_000) throw new Error('--nodes must be an integer from 1 to 10000');
-      if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error('--port must be a port number');
-      if (opts.mockup !== undefined) {
-        const { startMockupLab } = await import('../../lab/mockup.ts');
-        const mock = await startMockupLab({ dir: opts.mockup, host: opts.host, port });
-        process.stdout.write(`esi: Redfish mockup ${opts.mockup} at ${mock.url} (systems: ${mock.systems.join(', ') || 'none'})\n`);
-        shutdownOnSignal(() => mock.close());
-        return;
-      }
-      const { startLab, parseModelSpec } = await import('../../lab/index.ts');
-      const models = opts.models === undefined ? undefined : parseModelSpec(opts.models);
-      if (models !== undefined && models.length > nodes) throw new Error(`--models names ${models.length} nodes but --nodes is ${nodes}`);
-      const lab = await startLab({ nodes, host: opts.host, port, ...(models ? { models } : {}) });
-      process.stdout.write(`esi: virtual lab of ${nodes} Redfish nodes at ${lab.url}\n`);
-      const destroy = opts.network ? await labNetworkFor(lab) : async () => undefined;
-      const stopIpmi = opts.labIpmi !== undefined ? await ipmiLabFor(opts.labIpmi, opts.host) : async () => undefined;
-      shutdownOnSignal(async () => {
-        await lab.close();
-        await destroy();
-        await stopIpmi();
-      });
-    });
+    .action(
+      async (opts: {
+        nodes: string;
+        host: string;
+        port: string;
+        network?: boolean;
+        models?: string;
+        labIpmi?: string;
+        mockup?: string;
+      }) => {
+        const nodes = Number(opts.nodes);
+        const port = Number(opts.port);
+        if (!Number.isInteger(nodes) || nodes < 1 || nodes > 10_000) throw new Error('--nodes must be an integer from 1 to 10000');
+        if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error('--port must be a port number');
+        if (opts.mockup !== undefined) {
+          const { startMockupLab } = await import('../../lab/mockup.ts');
+          const mock = await startMockupLab({ dir: opts.mockup, host: opts.host, port });
+          process.stdout.write(`esi: Redfish mockup ${opts.mockup} at ${mock.url} (systems: ${mock.systems.join(', ') || 'none'})\n`);
+          shutdownOnSignal(() => mock.close());
+          return;
+        }
+        const { startLab, parseModelSpec } = await import('../../lab/index.ts');
+        const models = opts.models === undefined ? undefined : parseModelSpec(opts.models);
+        if (models !== undefined && models.length > nodes) throw new Error(`--models names ${models.length} nodes but --nodes is ${nodes}`);
+        const lab = await startLab({ nodes, host: opts.host, port, ...(models ? { models } : {}) });
+        process.stdout.write(`esi: virtual lab of ${nodes} Redfish nodes at ${lab.url}\n`);
+        const destroy = opts.network ? await labNetworkFor(lab) : async () => undefined;
+        const stopIpmi = opts.labIpmi !== undefined ? await ipmiLabFor(opts.labIpmi, opts.host) : async () => undefined;
+        shutdownOnSignal(async () => {
+          await lab.close();
+          await destroy();
+          await stopIpmi();
+        });
+      },
+    );
 }
 
 /**

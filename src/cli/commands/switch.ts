@@ -23,7 +23,15 @@ export function parseDriverInfo(pairs: readonly string[]): Record<string, unknow
     if (i <= 0) throw new CliError(`--driver-info expects key=value (got "${p}").`);
     const key = p.slice(0, i);
     const raw = p.slice(i + 1);
-    out[key] = raw.startsWith('@') ? fs.readFileSync(raw.slice(1), 'utf8') : /^\d+$/.test(raw) ? Number(raw) : raw === 'true' ? true : raw === 'false' ? false : raw;
+    out[key] = raw.startsWith('@')
+      ? fs.readFileSync(raw.slice(1), 'utf8')
+      : /^\d+$/.test(raw)
+        ? Number(raw)
+        : raw === 'true'
+          ? true
+          : raw === 'false'
+            ? false
+            : raw;
   }
   return out;
 }
@@ -42,21 +50,32 @@ export function registerSwitchCommands(program: Command): void {
       .argument('<switch>', 'switch name (switch_info) or switch_id'),
   ).action(async (name: string, o: OutputOptions) => {
     const res = await withSession((s) => s.call('network', 'GET', '/v2.0/esi/switch-ports', { query: { switch: name } }));
-    const rows = (res?.switch_ports ?? []) as Array<{ port: string; node: string; networks: Array<{ id: string; name: string | null; vlan: number | null }> }>;
-    printList(['Port', 'Node', 'VLANs'], rows.map((r) => [r.port, r.node, r.networks.map(networkLabel).join('\n')]), o);
+    const rows = (res?.switch_ports ?? []) as Array<{
+      port: string;
+      node: string;
+      networks: Array<{ id: string; name: string | null; vlan: number | null }>;
+    }>;
+    printList(
+      ['Port', 'Node', 'VLANs'],
+      rows.map((r) => [r.port, r.node, r.networks.map(networkLabel).join('\n')]),
+      o,
+    );
   });
 
-  addOutputOptions(port.command('states').description('(admin) every port of a switch: desired and applied configuration').argument('<switch>', 'switch name or UUID')).action(
-    async (name: string, o: OutputOptions) => {
-      const res = await withSession((s) => s.call('network', 'GET', `/v2.0/switches/${encodeURIComponent(name)}/ports`));
-      const rows = (res?.switch_ports ?? []) as Array<Record<string, unknown>>;
-      printList(
-        ['Port', 'Registered Node', 'Node', 'VIF', 'Desired', 'Status', 'Last Error'],
-        rows.map((r) => [r.port_id, r.registered_node_uuid, r.node_uuid, r.vif, r.desired, r.status, r.last_error]),
-        o,
-      );
-    },
-  );
+  addOutputOptions(
+    port
+      .command('states')
+      .description('(admin) every port of a switch: desired and applied configuration')
+      .argument('<switch>', 'switch name or UUID'),
+  ).action(async (name: string, o: OutputOptions) => {
+    const res = await withSession((s) => s.call('network', 'GET', `/v2.0/switches/${encodeURIComponent(name)}/ports`));
+    const rows = (res?.switch_ports ?? []) as Array<Record<string, unknown>>;
+    printList(
+      ['Port', 'Registered Node', 'Node', 'VIF', 'Desired', 'Status', 'Last Error'],
+      rows.map((r) => [r.port_id, r.registered_node_uuid, r.node_uuid, r.vif, r.desired, r.status, r.last_error]),
+      o,
+    );
+  });
 
   addOutputOptions(
     port
@@ -66,28 +85,49 @@ export function registerSwitchCommands(program: Command): void {
       .argument('<port>', "the switch's name for the port (local_link_connection.port_id)")
       .argument('<node>', 'node name or UUID'),
   ).action(async (name: string, portId: string, node: string, o: OutputOptions) => {
-    const res = await withSession((s) => s.call('network', 'POST', `/v2.0/switches/${encodeURIComponent(name)}/ports`, { body: { switch_port: { port_id: portId, node } } }));
+    const res = await withSession((s) =>
+      s.call('network', 'POST', `/v2.0/switches/${encodeURIComponent(name)}/ports`, { body: { switch_port: { port_id: portId, node } } }),
+    );
     const r = res.switch_port as Record<string, unknown>;
-    printShow([['port_id', r.port_id], ['registered_node_uuid', r.registered_node_uuid], ['baremetal_port_uuid', r.baremetal_port_uuid], ['desired', r.desired]], o);
+    printShow(
+      [
+        ['port_id', r.port_id],
+        ['registered_node_uuid', r.registered_node_uuid],
+        ['baremetal_port_uuid', r.baremetal_port_uuid],
+        ['desired', r.desired],
+      ],
+      o,
+    );
   });
   port
     .command('unregister')
-    .description('(admin) remove a switch port\'s registration (refused while it carries a VIF); it is quarantined')
+    .description("(admin) remove a switch port's registration (refused while it carries a VIF); it is quarantined")
     .argument('<switch>', 'switch name or UUID')
     .argument('<port>', "the switch's name for the port")
     .action(async (name: string, portId: string) => {
-      await withSession((s) => s.call('network', 'DELETE', `/v2.0/switches/${encodeURIComponent(name)}/ports/${encodeURIComponent(portId)}`));
+      await withSession((s) =>
+        s.call('network', 'DELETE', `/v2.0/switches/${encodeURIComponent(name)}/ports/${encodeURIComponent(portId)}`),
+      );
       process.stdout.write(`Unregistered port ${portId} of switch ${name}\n`);
     });
 
   addOutputOptions(sw.command('list').description('(admin) list switches')).action(async (o: OutputOptions) => {
     const res = await withSession((s) => s.call('network', 'GET', '/v2.0/switches'));
-    printList(['Name', 'Switch ID', 'Driver', 'UUID'], ((res?.switches ?? []) as Array<Record<string, unknown>>).map((x) => [x.name, x.switch_id, x.driver, x.id]), o);
+    printList(
+      ['Name', 'Switch ID', 'Driver', 'UUID'],
+      ((res?.switches ?? []) as Array<Record<string, unknown>>).map((x) => [x.name, x.switch_id, x.driver, x.id]),
+      o,
+    );
   });
-  addOutputOptions(sw.command('show').description('(admin) show a switch').argument('<switch>', 'switch name or UUID')).action(async (name: string, o: OutputOptions) => {
-    const res = await withSession((s) => s.call('network', 'GET', `/v2.0/switches/${encodeURIComponent(name)}`));
-    printShow(SWITCH_FIELDS.map((f) => [f, res.switch[f]] as [string, unknown]), o);
-  });
+  addOutputOptions(sw.command('show').description('(admin) show a switch').argument('<switch>', 'switch name or UUID')).action(
+    async (name: string, o: OutputOptions) => {
+      const res = await withSession((s) => s.call('network', 'GET', `/v2.0/switches/${encodeURIComponent(name)}`));
+      printShow(
+        SWITCH_FIELDS.map((f) => [f, res.switch[f]] as [string, unknown]),
+        o,
+      );
+    },
+  );
   addOutputOptions(
     sw
       .command('create')
@@ -98,20 +138,28 @@ export function registerSwitchCommands(program: Command): void {
       .option('--driver-info <key=value>', 'a driver setting (repeatable; @file reads a file)', collect, [] as string[])
       .option('--flat-vlan <vlan>', 'VLAN of flat networks on this switch')
       .option('--description <text>', 'description'),
-  ).action(async (name: string, o: { switchId: string; driver: string; driverInfo: string[]; flatVlan?: string; description?: string } & OutputOptions) => {
-    const body = {
-      switch: {
-        name,
-        switch_id: o.switchId,
-        driver: o.driver,
-        driver_info: parseDriverInfo(o.driverInfo),
-        ...(o.flatVlan !== undefined ? { flat_vlan: Number(o.flatVlan) } : {}),
-        ...(o.description !== undefined ? { description: o.description } : {}),
-      },
-    };
-    const res = await withSession((s) => s.call('network', 'POST', '/v2.0/switches', { body }));
-    printShow(SWITCH_FIELDS.map((f) => [f, res.switch[f]] as [string, unknown]), o);
-  });
+  ).action(
+    async (
+      name: string,
+      o: { switchId: string; driver: string; driverInfo: string[]; flatVlan?: string; description?: string } & OutputOptions,
+    ) => {
+      const body = {
+        switch: {
+          name,
+          switch_id: o.switchId,
+          driver: o.driver,
+          driver_info: parseDriverInfo(o.driverInfo),
+          ...(o.flatVlan !== undefined ? { flat_vlan: Number(o.flatVlan) } : {}),
+          ...(o.description !== undefined ? { description: o.description } : {}),
+        },
+      };
+      const res = await withSession((s) => s.call('network', 'POST', '/v2.0/switches', { body }));
+      printShow(
+        SWITCH_FIELDS.map((f) => [f, res.switch[f]] as [string, unknown]),
+        o,
+      );
+    },
+  );
   addOutputOptions(
     sw
       .command('set')
@@ -129,7 +177,10 @@ export function registerSwitchCommands(program: Command): void {
       },
     };
     const res = await withSession((s) => s.call('network', 'PUT', `/v2.0/switches/${encodeURIComponent(name)}`, { body }));
-    printShow(SWITCH_FIELDS.map((f) => [f, res.switch[f]] as [string, unknown]), o);
+    printShow(
+      SWITCH_FIELDS.map((f) => [f, res.switch[f]] as [string, unknown]),
+      o,
+    );
   });
   sw.command('delete')
     .description('(admin) remove a switch (refused while it carries VIFs)')

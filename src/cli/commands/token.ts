@@ -34,7 +34,11 @@ export function registerTokenCommands(program: Command): void {
   const catalog = program.command('catalog').description('the service catalogue');
   addOutputOptions(catalog.command('list').description('list the services in the token catalogue')).action(async (o: OutputOptions) => {
     const { body } = await withSession((s) => s.authenticate());
-    const services = (body.catalog ?? []) as Array<{ name?: string; type?: string; endpoints?: Array<{ interface?: string; region?: string; url?: string }> }>;
+    const services = (body.catalog ?? []) as Array<{
+      name?: string;
+      type?: string;
+      endpoints?: Array<{ interface?: string; region?: string; url?: string }>;
+    }>;
     const rows = services.map((svc) => [
       svc.name ?? '',
       svc.type ?? '',

@@ -23,7 +23,16 @@ import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { captureOf } from '../../domain/deploy/capture.ts';
 import { failure, openNode, powerTimeoutOf, settlePower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
-import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, BOOTED_POWER_STATE, commandDeadline, progressRecorder } from './session.ts';
+import {
+  agentCalledBack,
+  agentClientOf,
+  agentNodeParam,
+  AGENT_SESSION_KEYS,
+  bootAgent,
+  BOOTED_POWER_STATE,
+  commandDeadline,
+  progressRecorder,
+} from './session.ts';
 
 /** The step a capture shows in `deploy_step`. */
 const STEP_CAPTURE = { interface: 'deploy', step: 'capture_image', priority: 0, args: {} };
@@ -42,7 +51,13 @@ export async function runAgentCapture(env: TaskEnv, agent: AgentEnv, node: Node)
       opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
       await agent.images.captureUrl(node, capture.image_id);
       const dii = await bootAgent(env, opened, node, 'service');
-      return transition(node, 'wait', env.clock.now(), { driver_internal_info: dii, deploy_step: STEP_CAPTURE, last_error: null, power_state: BOOTED_POWER_STATE }, 'active');
+      return transition(
+        node,
+        'wait',
+        env.clock.now(),
+        { driver_internal_info: dii, deploy_step: STEP_CAPTURE, last_error: null, power_state: BOOTED_POWER_STATE },
+        'active',
+      );
     } catch (err) {
       return fail(env, node, opened, failure(`Failed to capture node ${node.uuid} (booting the deploy agent)`, err, opened), false);
     }
@@ -54,7 +69,12 @@ export async function runAgentCapture(env: TaskEnv, agent: AgentEnv, node: Node)
     const url = await agent.images.captureUrl(node, capture.image_id);
     const progress = progressRecorder(agent, node.uuid, (p) => ({ deploy_step: { ...STEP_CAPTURE, progress: { ...p } } }));
     try {
-      await client.run('standby.capture_image', { upload_url: url, disk_format: capture.disk_format, image_id: capture.image_id, node: agentNodeParam(node) }, commandDeadline(agent), progress.report);
+      await client.run(
+        'standby.capture_image',
+        { upload_url: url, disk_format: capture.disk_format, image_id: capture.image_id, node: agentNodeParam(node) },
+        commandDeadline(agent),
+        progress.report,
+      );
     } finally {
       await progress.flush();
     }

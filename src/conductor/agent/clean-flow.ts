@@ -24,10 +24,30 @@
  */
 import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
-import { CLEAN_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, settlePower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
+import {
+  CLEAN_INTERNAL_KEYS,
+  failure,
+  openNode,
+  powerTimeoutOf,
+  readPower,
+  settlePower,
+  transition,
+  without,
+  type OpenedNode,
+  type TaskEnv,
+} from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
 import { AGENT_COMMAND_KEY, pendingAgentCommand } from '../../domain/deploy/agent-node.ts';
-import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, BOOTED_POWER_STATE, commandDeadline, stepLongCommand } from './session.ts';
+import {
+  agentCalledBack,
+  agentClientOf,
+  agentNodeParam,
+  AGENT_SESSION_KEYS,
+  bootAgent,
+  BOOTED_POWER_STATE,
+  commandDeadline,
+  stepLongCommand,
+} from './session.ts';
 
 /** In-band clean steps the agent runs (IPA `GenericHardwareManager`), with their priorities. */
 export const AGENT_CLEAN_STEPS: Readonly<Record<string, number>> = Object.freeze({ erase_devices_metadata: 99, erase_devices: 10 });
@@ -48,7 +68,8 @@ interface Step {
 export function agentCleanSteps(node: Pick<Node, 'driver_info'>, requested: readonly Step[] | null, fullErase = false): Step[] {
   if (requested !== null) return [...requested];
   const steps: Step[] = [{ interface: 'deploy', step: 'erase_devices_metadata' }];
-  if (fullErase || node.driver_info.agent_erase_devices === true || node.driver_info.agent_erase_devices === 'true') steps.push({ interface: 'deploy', step: 'erase_devices' });
+  if (fullErase || node.driver_info.agent_erase_devices === true || node.driver_info.agent_erase_devices === 'true')
+    steps.push({ interface: 'deploy', step: 'erase_devices' });
   return steps;
 }
 
@@ -63,14 +84,26 @@ export function isAgentCleanStep(step: Step): boolean {
  * @param endEvent `done` (→ available) or `manage` (→ manageable)
  * @returns the node changes of the outcome; never throws for driver or agent failures
  */
-export async function runAgentClean(env: TaskEnv, agent: AgentEnv, node: Node, requested: readonly Step[] | null, endEvent: 'done' | 'manage'): Promise<ConductorChanges> {
+export async function runAgentClean(
+  env: TaskEnv,
+  agent: AgentEnv,
+  node: Node,
+  requested: readonly Step[] | null,
+  endEvent: 'done' | 'manage',
+): Promise<ConductorChanges> {
   let opened: OpenedNode | null = null;
   if (!agentCalledBack(node, 'clean')) {
     try {
       opened = openNode(env, node);
       opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
       const dii = await bootAgent(env, opened, node, 'clean');
-      return transition(node, 'wait', env.clock.now(), { driver_internal_info: dii, clean_step: {}, last_error: null, power_state: BOOTED_POWER_STATE }, node.target_provision_state ?? undefined);
+      return transition(
+        node,
+        'wait',
+        env.clock.now(),
+        { driver_internal_info: dii, clean_step: {}, last_error: null, power_state: BOOTED_POWER_STATE },
+        node.target_provision_state ?? undefined,
+      );
     } catch (err) {
       return fail(env, node, opened, failure(`Failed to clean node ${node.uuid}: booting the deploy agent failed`, err, opened));
     }
@@ -82,7 +115,11 @@ export async function runAgentClean(env: TaskEnv, agent: AgentEnv, node: Node, r
     const nodeParam = agentNodeParam(node);
     const offered = await client.run('clean.get_clean_steps', { node: nodeParam, ports: [] }, commandDeadline(agent));
     const version = offered.hardware_manager_version ?? null;
-    const available = new Set(Object.values((offered.clean_steps ?? {}) as Record<string, Array<{ step?: unknown }>>).flatMap((list) => (Array.isArray(list) ? list.map((s) => String(s.step)) : [])));
+    const available = new Set(
+      Object.values((offered.clean_steps ?? {}) as Record<string, Array<{ step?: unknown }>>).flatMap((list) =>
+        Array.isArray(list) ? list.map((s) => String(s.step)) : [],
+      ),
+    );
     const fullErase = requested === null && agent.fullErase !== undefined ? await agent.fullErase(node) : false;
     const steps = agentCleanSteps(node, requested, fullErase);
     // The step a pending command belongs to (a resume after the watcher saw it end), else the first.
@@ -93,13 +130,26 @@ export async function runAgentClean(env: TaskEnv, agent: AgentEnv, node: Node, r
       const s = steps[i]!;
       current = `${s.interface}.${s.step}`;
       if (!available.has(s.step)) throw new Error(`the agent does not offer the clean step ${s.step}`);
-      const step = { interface: s.interface, step: s.step, priority: AGENT_CLEAN_STEPS[s.step] ?? 0, args: {}, reboot_requested: false, abortable: true };
+      const step = {
+        interface: s.interface,
+        step: s.step,
+        priority: AGENT_CLEAN_STEPS[s.step] ?? 0,
+        args: {},
+        reboot_requested: false,
+        abortable: true,
+      };
       const params = async (): Promise<Record<string, unknown>> => ({ step, node: nodeParam, ports: [], clean_version: version });
       if (pendingAgentCommand({ driver_internal_info: dii }) === null) await agent.record(node.uuid, { clean_step: step });
       const run = await stepLongCommand(client, { driver_internal_info: dii }, 'clean.execute_clean_step', params, agent.commandTimeoutS);
       if (!run.done) {
         const waiting = { ...dii, [AGENT_COMMAND_KEY]: { ...run.pending }, clean_step_index: i };
-        return transition(node, 'wait', env.clock.now(), run.started ? { clean_step: step, driver_internal_info: waiting } : {}, node.target_provision_state ?? undefined);
+        return transition(
+          node,
+          'wait',
+          env.clock.now(),
+          run.started ? { clean_step: step, driver_internal_info: waiting } : {},
+          node.target_provision_state ?? undefined,
+        );
       }
       dii = without(dii, [AGENT_COMMAND_KEY]);
     }

@@ -111,7 +111,12 @@ export class AgentClient {
    * @throws AgentError when the command fails, the agent answers an error or cannot be reached,
    *   or the deadline passes
    */
-  async run(name: string, params: Record<string, unknown>, deadlineMs: number, onProgress?: (progress: AgentProgress) => void): Promise<Record<string, unknown>> {
+  async run(
+    name: string,
+    params: Record<string, unknown>,
+    deadlineMs: number,
+    onProgress?: (progress: AgentProgress) => void,
+  ): Promise<Record<string, unknown>> {
     let result = await this.#request(name, 'POST', `/v1/commands/?wait=false`, { name, params });
     const stopWatching = onProgress && result.command_status === 'RUNNING' ? this.#watchProgress(name, result.id, onProgress) : () => {};
     try {
@@ -151,7 +156,10 @@ export class AgentClient {
    */
   static outcome(result: AgentCommandResult): Record<string, unknown> {
     if (result.command_status === 'SUCCEEDED') return result.command_result ?? {};
-    throw new AgentError(`The agent command ${result.command_name} ended with status ${result.command_status}: ${describeCommandError(result.command_error)}`, result.command_name);
+    throw new AgentError(
+      `The agent command ${result.command_name} ended with status ${result.command_status}: ${describeCommandError(result.command_error)}`,
+      result.command_name,
+    );
   }
 
   /**
@@ -205,8 +213,14 @@ export class AgentClient {
       // not JSON: reported below
     }
     if (!res.ok) {
-      const fault = json && typeof json === 'object' ? ((json as Record<string, unknown>).faultstring ?? (json as Record<string, unknown>).message) : null;
-      throw new AgentError(`The agent refused ${command}: HTTP ${res.status}${typeof fault === 'string' ? `: ${fault.slice(0, 300)}` : ''}`, command);
+      const fault =
+        json && typeof json === 'object'
+          ? ((json as Record<string, unknown>).faultstring ?? (json as Record<string, unknown>).message)
+          : null;
+      throw new AgentError(
+        `The agent refused ${command}: HTTP ${res.status}${typeof fault === 'string' ? `: ${fault.slice(0, 300)}` : ''}`,
+        command,
+      );
     }
     if (!json || typeof json !== 'object' || typeof (json as Record<string, unknown>).command_status !== 'string') {
       throw new AgentError(`The agent answered ${command} with something that is not a command result.`, command);

@@ -42,7 +42,15 @@ const WATCHED: ReadonlyMap<ProvisionState, 'deploy_step' | 'clean_step'> = new M
   ['clean wait', 'clean_step'],
 ]);
 
-const FIELDS = ['driver', 'conductor_group', 'provision_state', 'target_provision_state', 'driver_internal_info', 'deploy_step', 'clean_step'] as const;
+const FIELDS = [
+  'driver',
+  'conductor_group',
+  'provision_state',
+  'target_provision_state',
+  'driver_internal_info',
+  'deploy_step',
+  'clean_step',
+] as const;
 
 /** Options of {@link AgentCommandWatch}. */
 export interface CommandWatchOptions {
@@ -199,14 +207,30 @@ export class AgentCommandWatch {
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = this.rt.env.clock.now();
       const t = next(node.provision_state, 'resume', node.target_provision_state ?? undefined);
-      const r = await this.rt.nodes.update(node.uuid, node.version, { ...extra(node), provision_state: t.state, target_provision_state: node.target_provision_state ?? t.target, provision_updated_at: now }, now);
+      const r = await this.rt.nodes.update(
+        node.uuid,
+        node.version,
+        {
+          ...extra(node),
+          provision_state: t.state,
+          target_provision_state: node.target_provision_state ?? t.target,
+          provision_updated_at: now,
+        },
+        now,
+      );
       if (r.ok) {
         this.notify(node.uuid);
         return true;
       }
       if (r.reason !== 'stale') return false;
       const fresh = (await this.rt.nodes.get(node.uuid)) as Watched | null;
-      if (fresh === null || fresh.reservation !== null || fresh.provision_state !== n.provision_state || pendingAgentCommand(fresh)?.id !== pendingAgentCommand(n)?.id) return false;
+      if (
+        fresh === null ||
+        fresh.reservation !== null ||
+        fresh.provision_state !== n.provision_state ||
+        pendingAgentCommand(fresh)?.id !== pendingAgentCommand(n)?.id
+      )
+        return false;
       node = fresh;
     }
     return false;

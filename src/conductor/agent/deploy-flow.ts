@@ -29,10 +29,29 @@
 import type { JsonObject } from '../../domain/inventory/masking.ts';
 import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
-import { DEPLOY_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, settlePower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
+import {
+  DEPLOY_INTERNAL_KEYS,
+  failure,
+  openNode,
+  powerTimeoutOf,
+  settlePower,
+  transition,
+  without,
+  type OpenedNode,
+  type TaskEnv,
+} from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
 import { AGENT_COMMAND_KEY, pendingAgentCommand } from '../../domain/deploy/agent-node.ts';
-import { agentCalledBack, agentClientOf, agentNodeParam, AGENT_SESSION_KEYS, bootAgent, BOOTED_POWER_STATE, commandDeadline, stepLongCommand } from './session.ts';
+import {
+  agentCalledBack,
+  agentClientOf,
+  agentNodeParam,
+  AGENT_SESSION_KEYS,
+  bootAgent,
+  BOOTED_POWER_STATE,
+  commandDeadline,
+  stepLongCommand,
+} from './session.ts';
 
 /** The deploy steps of an agent deploy, as `deploy_step` shows them. */
 const STEP_DEPLOY = { interface: 'deploy', step: 'deploy', priority: 100, args: {} };
@@ -57,7 +76,12 @@ async function boot(env: TaskEnv, agent: AgentEnv, node: Node): Promise<Conducto
     await agent.images.imageInfo(node);
     step = 'boot the deploy agent';
     const dii = await bootAgent(env, opened, node, 'deploy');
-    const changes: ConductorChanges = { driver_internal_info: { ...dii, deploy_steps: [STEP_DEPLOY, STEP_WRITE, STEP_REBOOT] }, deploy_step: STEP_DEPLOY, last_error: null, power_state: BOOTED_POWER_STATE };
+    const changes: ConductorChanges = {
+      driver_internal_info: { ...dii, deploy_steps: [STEP_DEPLOY, STEP_WRITE, STEP_REBOOT] },
+      deploy_step: STEP_DEPLOY,
+      last_error: null,
+      power_state: BOOTED_POWER_STATE,
+    };
     return transition(node, 'wait', env.clock.now(), changes, node.target_provision_state ?? undefined);
   } catch (err) {
     return fail(env, node, opened, failure(`Failed to deploy node ${node.uuid} (${step})`, err, opened));
@@ -78,14 +102,25 @@ async function writeAndReboot(env: TaskEnv, agent: AgentEnv, node: Node): Promis
     const params = async (): Promise<Record<string, unknown>> => {
       const imageInfo = await agent.images.imageInfo(node);
       const configdrive = node.instance_info.configdrive ?? null;
-      return { step: { ...STEP_WRITE, args: { image_info: imageInfo, configdrive } }, node: agentNodeParam(node), ports: [], deploy_version: '1' };
+      return {
+        step: { ...STEP_WRITE, args: { image_info: imageInfo, configdrive } },
+        node: agentNodeParam(node),
+        ports: [],
+        deploy_version: '1',
+      };
     };
     if (pendingAgentCommand(node) === null) await agent.record(node.uuid, { deploy_step: STEP_WRITE });
     // An image write takes seconds at least: no grace, the worker is free at once.
     const write = await stepLongCommand(client, node, 'deploy.execute_deploy_step', params, agent.commandTimeoutS, 0);
     if (!write.done) {
       const dii = { ...node.driver_internal_info, [AGENT_COMMAND_KEY]: { ...write.pending } };
-      return transition(node, 'wait', env.clock.now(), write.started ? { deploy_step: STEP_WRITE, driver_internal_info: dii } : {}, node.target_provision_state ?? undefined);
+      return transition(
+        node,
+        'wait',
+        env.clock.now(),
+        write.started ? { deploy_step: STEP_WRITE, driver_internal_info: dii } : {},
+        node.target_provision_state ?? undefined,
+      );
     }
     step = 'deploy.prepare_instance_boot (boot device disk)';
     await agent.record(node.uuid, { deploy_step: STEP_REBOOT });

@@ -34,7 +34,8 @@ const AGENT_DISK_FORMATS: readonly string[] = ['raw', 'qcow2'];
 
 /** Refuse a disk format the agent cannot write, before it is booted. */
 function checkDiskFormat(format: string, what: string): string {
-  if (!AGENT_DISK_FORMATS.includes(format)) throw new InvalidInputError(`${what} has disk_format ${format}: the deploy agent writes raw or qcow2 images only.`);
+  if (!AGENT_DISK_FORMATS.includes(format))
+    throw new InvalidInputError(`${what} has disk_format ${format}: the deploy agent writes raw or qcow2 images only.`);
   return format;
 }
 
@@ -58,9 +59,13 @@ export class ServiceImageInfo implements ImageInfoSource {
    */
   private async requesterContext(node: Pick<Node, 'uuid' | 'driver_internal_info'>): Promise<AuthContext> {
     const requester = recordedRequester(node.driver_internal_info);
-    if (requester === null) throw new InvalidInputError(`Node ${node.uuid}: no requester is recorded for this work (driver_internal_info.${REQUESTED_BY}); request it again.`);
+    if (requester === null)
+      throw new InvalidInputError(
+        `Node ${node.uuid}: no requester is recorded for this work (driver_internal_info.${REQUESTED_BY}); request it again.`,
+      );
     const ctx = await this.requesters.contextOf(requester);
-    if (ctx === null) throw new InvalidInputError(`Node ${node.uuid}: the user that requested this work no longer has a role on its project.`);
+    if (ctx === null)
+      throw new InvalidInputError(`Node ${node.uuid}: the user that requested this work no longer has a role on its project.`);
     return ctx;
   }
 
@@ -75,9 +80,12 @@ export class ServiceImageInfo implements ImageInfoSource {
       image = await this.images().uploadable(ctx, imageId);
     } catch (err) {
       if (!(err instanceof NotFoundError) && !(err instanceof ForbiddenError)) throw err;
-      throw new InvalidInputError(`Image ${imageId}, the target of the capture, was deleted, or the project that requested the capture may no longer upload into it.`);
+      throw new InvalidInputError(
+        `Image ${imageId}, the target of the capture, was deleted, or the project that requested the capture may no longer upload into it.`,
+      );
     }
-    if (image.status !== 'queued') throw new InvalidInputError(`Image ${imageId}, the target of the capture, is ${image.status}, no longer queued.`);
+    if (image.status !== 'queued')
+      throw new InvalidInputError(`Image ${imageId}, the target of the capture, is ${image.status}, no longer queued.`);
     return this.tempUrls.sign(image.id, this.tempUrlTtlS, 'PUT');
   }
 
@@ -93,9 +101,12 @@ export class ServiceImageInfo implements ImageInfoSource {
         image = await this.images().deployable(ctx, source);
       } catch (err) {
         if (!(err instanceof NotFoundError) && !(err instanceof ForbiddenError)) throw err;
-        throw new InvalidInputError(`Image ${source} (instance_info.image_source of node ${node.uuid}) was not found in the image service, or the project that requested the deploy may no longer read it.`);
+        throw new InvalidInputError(
+          `Image ${source} (instance_info.image_source of node ${node.uuid}) was not found in the image service, or the project that requested the deploy may no longer read it.`,
+        );
       }
-      if (image.status !== 'active') throw new InvalidInputError(`Image ${source} is ${image.status}, not active: it has no data to deploy.`);
+      if (image.status !== 'active')
+        throw new InvalidInputError(`Image ${source} is ${image.status}, not active: it has no data to deploy.`);
       return {
         id: image.id,
         urls: [this.tempUrls.sign(image.id, this.tempUrlTtlS)],
@@ -115,12 +126,15 @@ export class ServiceImageInfo implements ImageInfoSource {
     } catch {
       throw new InvalidInputError(`instance_info.image_source of node ${node.uuid} is neither an image UUID nor a URL.`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidInputError(`instance_info.image_source of node ${node.uuid} must be an http(s) URL or an image UUID.`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new InvalidInputError(`instance_info.image_source of node ${node.uuid} must be an http(s) URL or an image UUID.`);
     const algo = str(ii.image_os_hash_algo);
     const value = str(ii.image_os_hash_value);
     const checksum = str(ii.image_checksum);
     if ((algo === null || value === null) && checksum === null) {
-      throw new InvalidInputError(`Node ${node.uuid}: an image URL needs instance_info.image_os_hash_algo and image_os_hash_value, or image_checksum.`);
+      throw new InvalidInputError(
+        `Node ${node.uuid}: an image URL needs instance_info.image_os_hash_algo and image_os_hash_value, or image_checksum.`,
+      );
     }
     return {
       id: source,

@@ -69,7 +69,8 @@ export async function bootAgent(env: TaskEnv, opened: OpenedNode, node: Node, pu
  */
 export function agentClientOf(env: TaskEnv, agent: AgentEnv, node: Pick<Node, 'uuid' | 'driver_internal_info'>): AgentClient {
   const dii = node.driver_internal_info;
-  if (typeof dii.agent_url !== 'string' || typeof dii.agent_token_sealed !== 'string') throw new Error(`node ${node.uuid} has no agent session`);
+  if (typeof dii.agent_url !== 'string' || typeof dii.agent_token_sealed !== 'string')
+    throw new Error(`node ${node.uuid} has no agent session`);
   return agent.client(dii.agent_url, env.secrets.open(dii.agent_token_sealed));
 }
 
@@ -94,7 +95,11 @@ export function commandDeadline(agent: AgentEnv): number {
  * `changes(progress)`; `flush` resolves once every queued write is done (write errors are
  * ignored: progress is informative).
  */
-export function progressRecorder(agent: AgentEnv, uuid: string, changes: (p: AgentProgress) => ConductorChanges): { report(p: AgentProgress): void; flush(): Promise<void> } {
+export function progressRecorder(
+  agent: AgentEnv,
+  uuid: string,
+  changes: (p: AgentProgress) => ConductorChanges,
+): { report(p: AgentProgress): void; flush(): Promise<void> } {
   let queue: Promise<void> = Promise.resolve();
   return {
     report(p) {
@@ -147,7 +152,8 @@ export async function stepLongCommand(
   }
   if (recorded.error !== undefined) throw new AgentError(recorded.error, name, true);
   // The watcher recorded how the command ended: no need to ask the agent again.
-  if (recorded.outcome !== undefined) return { done: true, result: AgentClient.outcome({ ...recorded.outcome, id: recorded.id, command_name: name }) };
+  if (recorded.outcome !== undefined)
+    return { done: true, result: AgentClient.outcome({ ...recorded.outcome, id: recorded.id, command_name: name }) };
   const r = await client.status(name, recorded.id);
   if (r.command_status === 'RUNNING') {
     if (Date.now() >= recorded.deadline) throw new AgentError(`The agent command ${name} did not finish in time.`, name);

@@ -60,7 +60,8 @@ export async function holdInspectedCabling(
   };
   try {
     const creates = [];
-    for (const c of plan.creates) creates.push((await check(c.uuid, c.address, c.local_link_connection)) ? c : { ...c, local_link_connection: {} });
+    for (const c of plan.creates)
+      creates.push((await check(c.uuid, c.address, c.local_link_connection)) ? c : { ...c, local_link_connection: {} });
     const updates = [];
     for (const u of plan.updates) {
       if (await check(u.uuid, addresses.get(u.uuid) ?? '', u.local_link_connection)) updates.push(u);

@@ -22,7 +22,13 @@ const MAX_PORTS = 1000;
  * @returns the node changes (properties, traits, resource class) for the final transition
  * @throws Error when the writes fail (the caller fails the inspection)
  */
-export async function processInventory(ins: InspectionEnv, node: Node, inventory: JsonObject, pluginData: JsonObject, now: number): Promise<NodeChanges> {
+export async function processInventory(
+  ins: InspectionEnv,
+  node: Node,
+  inventory: JsonObject,
+  pluginData: JsonObject,
+  now: number,
+): Promise<NodeChanges> {
   const facts = inspectionFacts(inventory, pluginData);
   const ports = await ins.ports.list({ filters: { nodeId: node.id }, limit: MAX_PORTS, marker: null, sortKey: 'id', sortDir: 'asc' });
   const vendor = (inventory.system_vendor ?? {}) as JsonObject;

@@ -26,7 +26,17 @@ import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { agentBootDevice } from '../agent/env.ts';
 import { AGENT_SESSION_KEYS } from '../agent/session.ts';
-import { failure, openNode, powerTimeoutOf, readPower, settlePower, transition, without, type OpenedNode, type TaskEnv } from '../tasks/context.ts';
+import {
+  failure,
+  openNode,
+  powerTimeoutOf,
+  readPower,
+  settlePower,
+  transition,
+  without,
+  type OpenedNode,
+  type TaskEnv,
+} from '../tasks/context.ts';
 import { processInventory } from './process.ts';
 
 /** `driver_internal_info` keys an inspection leaves behind and removes at its end. */
@@ -60,7 +70,9 @@ async function runAgentInspection(env: TaskEnv, node: Node): Promise<ConductorCh
       opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
       const di = node.driver_info;
       if (!(di.deploy_iso || di.redfish_deploy_iso || di.deploy_ramdisk)) {
-        throw new Error('the agent inspect interface needs an agent ramdisk in driver_info (deploy_iso, redfish_deploy_iso or deploy_ramdisk)');
+        throw new Error(
+          'the agent inspect interface needs an agent ramdisk in driver_info (deploy_iso, redfish_deploy_iso or deploy_ramdisk)',
+        );
       }
       await opened.hw.management.setBootDevice(opened.driverNode, agentBootDevice(node), false);
       await opened.hw.power.setPowerState(opened.driverNode, 'rebooting', powerTimeoutOf(env, node));
@@ -86,7 +98,13 @@ async function runAgentInspection(env: TaskEnv, node: Node): Promise<ConductorCh
     const power = (await readPower(opened)) ?? 'power off';
     return transition(node, 'done', env.clock.now(), { ...changes, ...finished(node, env.clock.now()), power_state: power });
   } catch (err) {
-    return fail(env, node, opened, failure(`Failed to process the inspection data of node ${node.uuid}`, err, opened), node.inspection_started_at);
+    return fail(
+      env,
+      node,
+      opened,
+      failure(`Failed to process the inspection data of node ${node.uuid}`, err, opened),
+      node.inspection_started_at,
+    );
   }
 }
 
@@ -102,7 +120,12 @@ async function runOutOfBandInspection(env: TaskEnv, node: Node): Promise<Conduct
     await env.inspection!.store.putInventory(node.id, inventory, pluginData, now);
     const changes = await processInventory(env.inspection!, node, inventory, pluginData, now);
     const power = await readPower(opened);
-    return transition(node, 'done', env.clock.now(), { ...changes, ...finished(node, env.clock.now()), inspection_started_at: started, ...(power !== null ? { power_state: power } : {}) });
+    return transition(node, 'done', env.clock.now(), {
+      ...changes,
+      ...finished(node, env.clock.now()),
+      inspection_started_at: started,
+      ...(power !== null ? { power_state: power } : {}),
+    });
   } catch (err) {
     return transition(node, 'fail', env.clock.now(), {
       last_error: failure(`Failed to inspect node ${node.uuid} out of band`, err, opened),
@@ -117,7 +140,13 @@ function finished(node: Node, now: number): ConductorChanges {
 }
 
 /** `fail` → `inspect failed`, the agent's node powered off (best effort). */
-async function fail(env: TaskEnv, node: Node, opened: OpenedNode | null, message: string, started: number | null): Promise<ConductorChanges> {
+async function fail(
+  env: TaskEnv,
+  node: Node,
+  opened: OpenedNode | null,
+  message: string,
+  started: number | null,
+): Promise<ConductorChanges> {
   const power = await settlePower(opened, (o) => o.hw.power.setPowerState(o.driverNode, 'power off', powerTimeoutOf(env, node)));
   return transition(node, 'fail', env.clock.now(), {
     driver_internal_info: without(node.driver_internal_info, INSPECT_KEYS),

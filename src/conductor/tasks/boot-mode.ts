@@ -49,7 +49,11 @@ export function requestedBootMode(node: Pick<Node, 'instance_info' | 'properties
  * @returns the node changes (`boot_mode`, and `deploy_boot_mode` in `driverInternalInfo`)
  * @throws what the driver throws when setting the mode fails (the deployment then fails)
  */
-export async function syncBootMode(opened: OpenedNode, node: Node, driverInternalInfo: Readonly<Record<string, unknown>>): Promise<ConductorChanges> {
+export async function syncBootMode(
+  opened: OpenedNode,
+  node: Node,
+  driverInternalInfo: Readonly<Record<string, unknown>>,
+): Promise<ConductorChanges> {
   const wanted = requestedBootMode(node);
   const iface = opened.hw.bootMode;
   if (wanted === null || iface === undefined) return {};

@@ -32,7 +32,18 @@ import { usesAgent } from '../agent/env.ts';
 import { InvalidInputError } from '../../domain/errors.ts';
 import { isOutOfBandStep } from '../../domain/hardware/clean-steps.ts';
 import { limit } from '../errors.ts';
-import { CLEAN_INTERNAL_KEYS, failure, openNode, powerTimeoutOf, readPower, settlePower, transition, without, type OpenedNode, type TaskEnv } from './context.ts';
+import {
+  CLEAN_INTERNAL_KEYS,
+  failure,
+  openNode,
+  powerTimeoutOf,
+  readPower,
+  settlePower,
+  transition,
+  without,
+  type OpenedNode,
+  type TaskEnv,
+} from './context.ts';
 import { refreshBiosCache, runOobStep } from './oob-clean.ts';
 
 /** Ironic's fault value for a node whose cleaning failed (`ironic.common.faults.CLEAN_FAILURE`). */
@@ -58,7 +69,13 @@ export function skipAutomatedClean(nodeSetting: boolean | null, configured: bool
 export function requestedCleanSteps(dii: Readonly<Record<string, unknown>>): CleanStep[] {
   const raw = dii.clean_steps;
   if (!Array.isArray(raw)) return [];
-  return raw.filter(isJsonObject).map((s) => ({ interface: String(s.interface), step: String(s.step), ...(isJsonObject(s.args) && Object.keys(s.args).length > 0 ? { args: s.args } : {}) }));
+  return raw
+    .filter(isJsonObject)
+    .map((s) => ({
+      interface: String(s.interface),
+      step: String(s.step),
+      ...(isJsonObject(s.args) && Object.keys(s.args).length > 0 ? { args: s.args } : {}),
+    }));
 }
 
 /** True when the node's implementation of the step's interface can run it (see the module doc). */
@@ -83,7 +100,10 @@ export async function runCleanStage(env: TaskEnv, node: Node): Promise<Conductor
     opened = openNode(env, node);
     opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
   } catch (err) {
-    return transition(node, 'fail', env.clock.now(), { ...wiped, last_error: failure(`Validation of node ${node.uuid} for cleaning failed`, err, opened) });
+    return transition(node, 'fail', env.clock.now(), {
+      ...wiped,
+      last_error: failure(`Validation of node ${node.uuid} for cleaning failed`, err, opened),
+    });
   }
   const steps = manual ? requestedCleanSteps(node.driver_internal_info) : [];
   const agent = env.agent !== undefined && usesAgent(node) ? env.agent : null;
@@ -94,10 +114,15 @@ export async function runCleanStage(env: TaskEnv, node: Node): Promise<Conductor
   const oob = (s: CleanStep): boolean => isOutOfBandStep(node, hw, s);
   const refused = steps.filter((s) => !canRunCleanStep(node as unknown as Record<string, unknown>, s) && !oob(s));
   if (refused.length > 0) {
-    const names = refused.map((s) => `${s.interface}.${s.step} (${s.interface} interface "${String((node as unknown as Record<string, unknown>)[`${s.interface}_interface`])}")`);
+    const names = refused.map(
+      (s) =>
+        `${s.interface}.${s.step} (${s.interface} interface "${String((node as unknown as Record<string, unknown>)[`${s.interface}_interface`])}")`,
+    );
     return transition(node, 'fail', env.clock.now(), {
       ...wiped,
-      last_error: limit(`Cannot clean node ${node.uuid}: esi cannot run the clean step(s) ${names.join(', ')} yet; only the fake interfaces and the bios, raid and firmware steps of real drivers run out of band.`),
+      last_error: limit(
+        `Cannot clean node ${node.uuid}: esi cannot run the clean step(s) ${names.join(', ')} yet; only the fake interfaces and the bios, raid and firmware steps of real drivers run out of band.`,
+      ),
     });
   }
 
@@ -106,7 +131,9 @@ export async function runCleanStage(env: TaskEnv, node: Node): Promise<Conductor
   for (const s of steps.filter(oob)) {
     try {
       // Ironic shows the running step in `clean_step` (priority 0: a manual step).
-      await env.record?.(node.uuid, { clean_step: { interface: s.interface, step: s.step, args: s.args ?? {}, priority: 0, abortable: false, reboot_requested: false } });
+      await env.record?.(node.uuid, {
+        clean_step: { interface: s.interface, step: s.step, args: s.args ?? {}, priority: 0, abortable: false, reboot_requested: false },
+      });
       stepChanges = await runOobStep(env, opened, node, { interface: s.interface, step: s.step, args: s.args ?? {} }, stepChanges);
     } catch (err) {
       return failStep(env, node, opened, s, err, stepChanges, wiped);
@@ -132,7 +159,12 @@ export async function runCleanStage(env: TaskEnv, node: Node): Promise<Conductor
     });
   }
   const power = powerOff ? ((await readPower(opened)) ?? 'power off') : node.power_state;
-  return transition(node, endEvent, env.clock.now(), { ...stepChanges, ...rewiped(stepChanges, wiped), last_error: null, power_state: power });
+  return transition(node, endEvent, env.clock.now(), {
+    ...stepChanges,
+    ...rewiped(stepChanges, wiped),
+    last_error: null,
+    power_state: power,
+  });
 }
 
 /** `wiped`, keeping what the steps recorded in `driver_internal_info` (e.g. `firmware_versions`). */
@@ -149,7 +181,15 @@ function rewiped(stepChanges: ConductorChanges, wiped: ConductorChanges): Conduc
  * `clean failure` fault, as Ironic does for a failing clean step. The node is powered off
  * (best effort); changes recorded by earlier steps (e.g. `raid_config`) are kept.
  */
-async function failStep(env: TaskEnv, node: Node, opened: OpenedNode, step: CleanStep, err: unknown, done: ConductorChanges, wiped: ConductorChanges): Promise<ConductorChanges> {
+async function failStep(
+  env: TaskEnv,
+  node: Node,
+  opened: OpenedNode,
+  step: CleanStep,
+  err: unknown,
+  done: ConductorChanges,
+  wiped: ConductorChanges,
+): Promise<ConductorChanges> {
   const message = failure(`Clean step ${step.interface}.${step.step} failed for node ${node.uuid}`, err, opened);
   const inputError = err instanceof InvalidInputError;
   const power = await settlePower(opened, (o) => o.hw.power.setPowerState(o.driverNode, 'power off', powerTimeoutOf(env, node)));

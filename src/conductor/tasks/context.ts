@@ -100,7 +100,10 @@ export async function readPower(opened: OpenedNode): Promise<PowerState | null> 
  * being reported matters more), then read the power state, which tells the truth.
  * @returns the `power_state` change to record, or {} without a BMC connection or a reading
  */
-export async function settlePower(opened: OpenedNode | null, action: ((o: OpenedNode) => Promise<void>) | null): Promise<{ power_state?: PowerState }> {
+export async function settlePower(
+  opened: OpenedNode | null,
+  action: ((o: OpenedNode) => Promise<void>) | null,
+): Promise<{ power_state?: PowerState }> {
   if (opened === null) return {};
   if (action !== null) {
     try {
@@ -119,7 +122,13 @@ export async function settlePower(opened: OpenedNode | null, action: ((o: Opened
  * @param target explicit target for a non-stable new state (e.g. `manageable` for a manual clean)
  * @throws InvalidStateError when the node's state does not accept the event (a bug in a task)
  */
-export function transition(node: Pick<Node, 'provision_state'>, event: ProvisionEvent, now: number, extra: ConductorChanges = {}, target?: ProvisionState): ConductorChanges {
+export function transition(
+  node: Pick<Node, 'provision_state'>,
+  event: ProvisionEvent,
+  now: number,
+  extra: ConductorChanges = {},
+  target?: ProvisionState,
+): ConductorChanges {
   const t = next(node.provision_state, event, target);
   return { ...extra, provision_state: t.state, target_provision_state: t.target, provision_updated_at: now };
 }
@@ -157,7 +166,13 @@ export const DEPLOY_INTERNAL_KEYS: readonly string[] = Object.freeze([
 ]);
 
 /** Instance keys Ironic's teardown removes besides {@link DEPLOY_INTERNAL_KEYS}. */
-export const INSTANCE_INTERNAL_KEYS: readonly string[] = Object.freeze(['instance', 'root_uuid_or_disk_id', 'is_whole_disk_image', 'is_source_a_path', 'deploy_boot_mode']);
+export const INSTANCE_INTERNAL_KEYS: readonly string[] = Object.freeze([
+  'instance',
+  'root_uuid_or_disk_id',
+  'is_whole_disk_image',
+  'is_source_a_path',
+  'deploy_boot_mode',
+]);
 
 /**
  * Keys removed from `driver_internal_info` when cleaning ends or fails (Ironic

@@ -39,7 +39,13 @@ export interface OobStep {
  * @returns the changes with this step's added
  * @throws whatever the driver throws (HardwareError, InvalidInputError); the caller reports it
  */
-export async function runOobStep(env: TaskEnv, opened: OpenedNode, node: Node, step: OobStep, changes: ConductorChanges): Promise<ConductorChanges> {
+export async function runOobStep(
+  env: TaskEnv,
+  opened: OpenedNode,
+  node: Node,
+  step: OobStep,
+  changes: ConductorChanges,
+): Promise<ConductorChanges> {
   const hw = opened.hw;
   const dn = opened.driverNode;
   const timeoutS = powerTimeoutOf(env, node);
@@ -60,7 +66,10 @@ export async function runOobStep(env: TaskEnv, opened: OpenedNode, node: Node, s
       const wanted = target.logical_disks.filter((d: LogicalDiskTarget) => (d.is_root_volume === true ? root : others));
       if (step.args.delete_existing !== false) await hw.raid!.deleteConfiguration(dn);
       const created = wanted.length === 0 ? [] : await hw.raid!.createConfiguration(dn, { logical_disks: wanted });
-      return { ...changes, raid_config: created.length === 0 ? {} : { logical_disks: created.map((d) => ({ ...d, physical_disks: [...d.physical_disks] })) } };
+      return {
+        ...changes,
+        raid_config: created.length === 0 ? {} : { logical_disks: created.map((d) => ({ ...d, physical_disks: [...d.physical_disks] })) },
+      };
     }
     case 'management.update_firmware':
     case 'firmware.update': {

@@ -30,9 +30,15 @@ export function isPowerTarget(s: string): s is PowerTarget {
  */
 export async function runPowerTask(env: TaskEnv, node: Node): Promise<ConductorChanges> {
   const target = node.target_power_state ?? '';
-  const base: ConductorChanges = { target_power_state: null, driver_internal_info: without(node.driver_internal_info, ['power_timeout_s']) };
+  const base: ConductorChanges = {
+    target_power_state: null,
+    driver_internal_info: without(node.driver_internal_info, ['power_timeout_s']),
+  };
   if (!isPowerTarget(target)) {
-    return { ...base, last_error: limit(`Failed to change the power state of node ${node.uuid}: "${target}" is not a power state target.`) };
+    return {
+      ...base,
+      last_error: limit(`Failed to change the power state of node ${node.uuid}: "${target}" is not a power state target.`),
+    };
   }
   let opened: OpenedNode | null = null;
   try {

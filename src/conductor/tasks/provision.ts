@@ -36,13 +36,20 @@ import { inspectsHardware, runHardwareInspection } from '../inspect/stage.ts';
  * Validate `driver_info` with the node's hardware type and read the power state from the BMC.
  * @returns the power state, or the failure message
  */
-async function validateAndReadPower(env: TaskEnv, node: Node, doing: string): Promise<{ ok: true; power: 'power on' | 'power off' } | { ok: false; message: string }> {
+async function validateAndReadPower(
+  env: TaskEnv,
+  node: Node,
+  doing: string,
+): Promise<{ ok: true; power: 'power on' | 'power off' } | { ok: false; message: string }> {
   let opened: OpenedNode | null = null;
   try {
     opened = openNode(env, node);
     opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
   } catch (err) {
-    return { ok: false, message: failure(`Failed to validate the power driver information of node ${node.uuid} while ${doing}`, err, opened) };
+    return {
+      ok: false,
+      message: failure(`Failed to validate the power driver information of node ${node.uuid} while ${doing}`, err, opened),
+    };
   }
   try {
     return { ok: true, power: await opened.hw.power.getPowerState(opened.driverNode) };
@@ -57,7 +64,9 @@ async function runVerifyStage(env: TaskEnv, node: Node): Promise<ConductorChange
   if (r.ok) await refreshBiosCacheOf(env, node);
   const mode = r.ok ? await cachedBootMode(env, node) : {};
   const now = env.clock.now();
-  return r.ok ? transition(node, 'done', now, { ...mode, power_state: r.power, last_error: null }) : transition(node, 'fail', now, { last_error: r.message });
+  return r.ok
+    ? transition(node, 'done', now, { ...mode, power_state: r.power, last_error: null })
+    : transition(node, 'fail', now, { last_error: r.message });
 }
 
 /** `inspecting` → `manageable` with the power state and inspection times, or `inspect failed`. */
@@ -66,24 +75,35 @@ async function runInspectStage(env: TaskEnv, node: Node): Promise<ConductorChang
   const r = await validateAndReadPower(env, node, 'inspecting it');
   const now = env.clock.now();
   if (!r.ok) return transition(node, 'fail', now, { last_error: r.message, inspection_started_at: started, inspection_finished_at: null });
-  return transition(node, 'done', now, { power_state: r.power, last_error: null, inspection_started_at: started, inspection_finished_at: now });
+  return transition(node, 'done', now, {
+    power_state: r.power,
+    last_error: null,
+    inspection_started_at: started,
+    inspection_finished_at: now,
+  });
 }
 
 /** `adopting` → `active`, or `adopt failed` with the power state wiped (as Ironic). */
 async function runAdoptStage(env: TaskEnv, node: Node): Promise<ConductorChanges> {
   const r = await validateAndReadPower(env, node, 'adopting it');
   const now = env.clock.now();
-  return r.ok ? transition(node, 'done', now, { power_state: r.power, last_error: null }) : transition(node, 'fail', now, { last_error: r.message, power_state: null });
+  return r.ok
+    ? transition(node, 'done', now, { power_state: r.power, last_error: null })
+    : transition(node, 'fail', now, { last_error: r.message, power_state: null });
 }
 
 /** `rescuing` / `unrescuing` (see the module table). */
 async function runRescueStage(env: TaskEnv, node: Node, unrescue: boolean): Promise<ConductorChanges> {
   const verb = unrescue ? 'unrescue' : 'rescue';
-  const extra: ConductorChanges = unrescue ? { instance_info: without(node.instance_info, ['rescue_password', 'hashed_rescue_password']) } : {};
+  const extra: ConductorChanges = unrescue
+    ? { instance_info: without(node.instance_info, ['rescue_password', 'hashed_rescue_password']) }
+    : {};
   if (node.rescue_interface !== 'fake') {
     return transition(node, 'fail', env.clock.now(), {
       ...extra,
-      last_error: limit(`Failed to ${verb} node ${node.uuid}: its rescue interface "${node.rescue_interface ?? 'none'}" cannot ${verb} it (esi has no rescue ramdisk yet).`),
+      last_error: limit(
+        `Failed to ${verb} node ${node.uuid}: its rescue interface "${node.rescue_interface ?? 'none'}" cannot ${verb} it (esi has no rescue ramdisk yet).`,
+      ),
     });
   }
   let opened: OpenedNode | null = null;
@@ -102,7 +122,9 @@ async function runRescueStage(env: TaskEnv, node: Node, unrescue: boolean): Prom
  */
 async function runServiceStage(env: TaskEnv, node: Node): Promise<ConductorChanges> {
   if (env.agent !== undefined && usesAgent(node)) return runAgentCapture(env, env.agent, node);
-  return transition(node, 'fail', env.clock.now(), { last_error: `Node ${node.uuid} cannot be serviced: servicing (image capture) needs the deploy agent.` });
+  return transition(node, 'fail', env.clock.now(), {
+    last_error: `Node ${node.uuid} cannot be serviced: servicing (image capture) needs the deploy agent.`,
+  });
 }
 
 /**

@@ -32,7 +32,13 @@ export const WORKING_STATES: ReadonlySet<ProvisionState> = new Set<ProvisionStat
 ]);
 
 /** Transient states that wait for the deploy agent (timed out by the conductor). */
-export const WAIT_STATES: ReadonlySet<ProvisionState> = new Set<ProvisionState>(['wait call-back', 'clean wait', 'inspect wait', 'rescue wait', 'service wait']);
+export const WAIT_STATES: ReadonlySet<ProvisionState> = new Set<ProvisionState>([
+  'wait call-back',
+  'clean wait',
+  'inspect wait',
+  'rescue wait',
+  'service wait',
+]);
 
 /** A unit of conductor work for one node. */
 export type Work =
@@ -50,6 +56,7 @@ export type WorkFields = Pick<Node, 'target_power_state' | 'provision_state' | '
  */
 export function nextWork(node: WorkFields): Work | null {
   if (node.target_power_state !== null && node.target_power_state !== undefined) return { kind: 'power', target: node.target_power_state };
-  if (node.target_provision_state !== null && WORKING_STATES.has(node.provision_state)) return { kind: 'provision', state: node.provision_state };
+  if (node.target_provision_state !== null && WORKING_STATES.has(node.provision_state))
+    return { kind: 'provision', state: node.provision_state };
   return null;
 }

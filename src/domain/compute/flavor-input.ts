@@ -11,7 +11,19 @@ import { checkExtraSpec } from '../scheduling/flavor-request.ts';
 
 /** Largest integer Nova accepts for flavor sizes (a database int). */
 export const MAX_INT = 2_147_483_647;
-const CREATE_KEYS = new Set(['name', 'id', 'ram', 'vcpus', 'disk', 'OS-FLV-EXT-DATA:ephemeral', 'swap', 'rxtx_factor', 'os-flavor-access:is_public', 'description', 'OS-FLV-DISABLED:disabled']);
+const CREATE_KEYS = new Set([
+  'name',
+  'id',
+  'ram',
+  'vcpus',
+  'disk',
+  'OS-FLV-EXT-DATA:ephemeral',
+  'swap',
+  'rxtx_factor',
+  'os-flavor-access:is_public',
+  'description',
+  'OS-FLV-DISABLED:disabled',
+]);
 const ID_RE = /^(?! )[a-zA-Z0-9. _-]+(?<! )$/;
 const SPEC_KEY_RE = /^[a-zA-Z0-9-_:. ]{1,255}$/;
 
@@ -57,7 +69,8 @@ function bool(name: string, v: unknown, dflt: boolean): boolean {
  */
 export function checkDescription(v: unknown): string | null {
   if (v === null || v === undefined) return null;
-  if (typeof v !== 'string' || v.length > 65535 || /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(v)) bad('description must be a string of at most 65535 printable characters.');
+  if (typeof v !== 'string' || v.length > 65535 || /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(v))
+    bad('description must be a string of at most 65535 printable characters.');
   return v;
 }
 
@@ -67,11 +80,21 @@ export function checkDescription(v: unknown): string | null {
  * @throws InvalidInputError naming the problem
  */
 export function parseFlavorBody(body: unknown, allowDescription: boolean): FlavorBody {
-  if (!isJsonObject(body) || Object.keys(body).length !== 1 || !isJsonObject(body.flavor)) throw new InvalidInputError("Invalid input for field/attribute flavor. 'flavor' is a required property and the only one.");
+  if (!isJsonObject(body) || Object.keys(body).length !== 1 || !isJsonObject(body.flavor))
+    throw new InvalidInputError("Invalid input for field/attribute flavor. 'flavor' is a required property and the only one.");
   const f = body.flavor;
   const unknown = Object.keys(f).filter((k) => !CREATE_KEYS.has(k) || (k === 'description' && !allowDescription));
-  if (unknown.length > 0) bad(`Additional properties are not allowed (${unknown.map((k) => `'${k}'`).join(', ')} ${unknown.length === 1 ? 'was' : 'were'} unexpected)`);
-  if (typeof f.name !== 'string' || f.name.length === 0 || f.name.length > 255 || f.name.trim() !== f.name || /[\u0000-\u001f]/.test(f.name)) {
+  if (unknown.length > 0)
+    bad(
+      `Additional properties are not allowed (${unknown.map((k) => `'${k}'`).join(', ')} ${unknown.length === 1 ? 'was' : 'were'} unexpected)`,
+    );
+  if (
+    typeof f.name !== 'string' ||
+    f.name.length === 0 ||
+    f.name.length > 255 ||
+    f.name.trim() !== f.name ||
+    /[\u0000-\u001f]/.test(f.name)
+  ) {
     bad("'name' must be a string of 1 to 255 printable characters without leading or trailing blanks.");
   }
   let flavorid: string;
@@ -85,7 +108,8 @@ export function parseFlavorBody(body: unknown, allowDescription: boolean): Flavo
     rxtx = typeof f.rxtx_factor === 'number' ? f.rxtx_factor : typeof f.rxtx_factor === 'string' ? Number(f.rxtx_factor) : NaN;
     if (!Number.isFinite(rxtx) || rxtx <= 0 || rxtx > 3.4e38) bad('rxtx_factor must be a number greater than 0.');
   }
-  if (f['OS-FLV-DISABLED:disabled'] !== undefined && bool('OS-FLV-DISABLED:disabled', f['OS-FLV-DISABLED:disabled'], false)) bad('a flavor cannot be created disabled.');
+  if (f['OS-FLV-DISABLED:disabled'] !== undefined && bool('OS-FLV-DISABLED:disabled', f['OS-FLV-DISABLED:disabled'], false))
+    bad('a flavor cannot be created disabled.');
   return {
     flavorid,
     name: f.name,
@@ -109,7 +133,8 @@ export function parseFlavorBody(body: unknown, allowDescription: boolean): Flavo
 export function parseExtraSpecs(body: unknown, exactly?: string): Record<string, string> {
   let specs: unknown = body;
   if (exactly === undefined) {
-    if (!isJsonObject(body) || Object.keys(body).length !== 1 || !isJsonObject(body.extra_specs)) throw new InvalidInputError("Invalid input for field/attribute extra_specs. 'extra_specs' is a required property and the only one.");
+    if (!isJsonObject(body) || Object.keys(body).length !== 1 || !isJsonObject(body.extra_specs))
+      throw new InvalidInputError("Invalid input for field/attribute extra_specs. 'extra_specs' is a required property and the only one.");
     specs = body.extra_specs;
   }
   if (!isJsonObject(specs)) throw new InvalidInputError('Invalid input for field/attribute extra_specs. An object is required.');
@@ -118,9 +143,15 @@ export function parseExtraSpecs(body: unknown, exactly?: string): Record<string,
   if (keys.length === 0 && exactly === undefined) return {};
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(specs)) {
-    if (!SPEC_KEY_RE.test(k)) throw new InvalidInputError(`Invalid input for field/attribute extra_specs. '${k.slice(0, 64)}' is not a valid extra spec key: 1 to 255 characters of [a-zA-Z0-9-_:. ].`);
+    if (!SPEC_KEY_RE.test(k))
+      throw new InvalidInputError(
+        `Invalid input for field/attribute extra_specs. '${k.slice(0, 64)}' is not a valid extra spec key: 1 to 255 characters of [a-zA-Z0-9-_:. ].`,
+      );
     const s = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : null;
-    if (s === null || s.length > 255) throw new InvalidInputError(`Invalid input for field/attribute extra_specs. The value of ${k} must be a string of at most 255 characters.`);
+    if (s === null || s.length > 255)
+      throw new InvalidInputError(
+        `Invalid input for field/attribute extra_specs. The value of ${k} must be a string of at most 255 characters.`,
+      );
     checkExtraSpec(k, s);
     out[k] = s;
   }
@@ -132,7 +163,13 @@ export function parseExtraSpecs(body: unknown, exactly?: string): Record<string,
  * @throws InvalidInputError
  */
 export function parseTenant(action: unknown): string {
-  if (!isJsonObject(action) || typeof action.tenant !== 'string' || action.tenant === '' || action.tenant.length > 255 || Object.keys(action).length !== 1) {
+  if (
+    !isJsonObject(action) ||
+    typeof action.tenant !== 'string' ||
+    action.tenant === '' ||
+    action.tenant.length > 255 ||
+    Object.keys(action).length !== 1
+  ) {
     throw new InvalidInputError("Invalid input for field/attribute tenant. 'tenant' is a required property: a project ID.");
   }
   return action.tenant;

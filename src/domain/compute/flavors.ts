@@ -86,7 +86,8 @@ export class FlavorService {
    */
   async get(ctx: AuthContext, flavorid: string): Promise<Flavor> {
     const f = await this.repo.getFlavor(flavorid);
-    if (f === null || !(await this.canSee(ctx, f))) throw new NotFoundError('flavor', flavorid, `Flavor ${flavorid} could not be found.`, 'FlavorNotFound');
+    if (f === null || !(await this.canSee(ctx, f)))
+      throw new NotFoundError('flavor', flavorid, `Flavor ${flavorid} could not be found.`, 'FlavorNotFound');
     return f;
   }
 
@@ -134,9 +135,16 @@ export class FlavorService {
     const b = parseFlavorBody(body, allowDescription);
     const admin = this.isAdmin(ctx);
     const owner = admin || b.is_public ? null : ctx.projectId;
-    this.policy.authorize('os_compute_api:os-flavor-manage:create', flavorTarget({ is_public: b.is_public, owner }), ctx, 'Policy doesn\'t allow os_compute_api:os-flavor-manage:create to be performed.');
-    if ((await this.repo.getFlavor(b.flavorid)) !== null) throw new ConflictError(`Flavor with ID ${b.flavorid} already exists.`, 'FlavorIdExists');
-    if ((await this.repo.getFlavorByName(b.name)) !== null) throw new ConflictError(`Flavor with name ${b.name} already exists.`, 'FlavorExists');
+    this.policy.authorize(
+      'os_compute_api:os-flavor-manage:create',
+      flavorTarget({ is_public: b.is_public, owner }),
+      ctx,
+      "Policy doesn't allow os_compute_api:os-flavor-manage:create to be performed.",
+    );
+    if ((await this.repo.getFlavor(b.flavorid)) !== null)
+      throw new ConflictError(`Flavor with ID ${b.flavorid} already exists.`, 'FlavorIdExists');
+    if ((await this.repo.getFlavorByName(b.name)) !== null)
+      throw new ConflictError(`Flavor with name ${b.name} already exists.`, 'FlavorExists');
     return this.repo.insertFlavor({ ...b, disabled: false, owner, extra_specs: {} }, owner === null ? [] : [owner], this.clock.now());
   }
 
@@ -156,7 +164,8 @@ export class FlavorService {
   /** Delete a flavor (servers keep their copy of it). */
   async delete(ctx: AuthContext, flavorid: string): Promise<void> {
     const f = await this.changeable(ctx, flavorid, 'os_compute_api:os-flavor-manage:delete');
-    if (!(await this.repo.deleteFlavor(f.flavorid))) throw new NotFoundError('flavor', flavorid, `Flavor ${flavorid} could not be found.`, 'FlavorNotFound');
+    if (!(await this.repo.deleteFlavor(f.flavorid)))
+      throw new NotFoundError('flavor', flavorid, `Flavor ${flavorid} could not be found.`, 'FlavorNotFound');
   }
 
   /** The extra specs of a flavor the caller sees. */
@@ -171,7 +180,8 @@ export class FlavorService {
     const f = await this.get(ctx, flavorid);
     this.policy.authorize('os_compute_api:os-flavor-extra-specs:show', flavorTarget(f), ctx);
     const v = Object.hasOwn(f.extra_specs, key) ? f.extra_specs[key] : undefined;
-    if (v === undefined) throw new NotFoundError('extra spec', key, `Flavor ${flavorid} has no extra specs with key ${key}.`, 'FlavorExtraSpecsNotFound');
+    if (v === undefined)
+      throw new NotFoundError('extra spec', key, `Flavor ${flavorid} has no extra specs with key ${key}.`, 'FlavorExtraSpecsNotFound');
     return v;
   }
 
@@ -181,7 +191,11 @@ export class FlavorService {
    * @returns the specs written
    */
   async setExtraSpecs(ctx: AuthContext, flavorid: string, body: unknown, key?: string): Promise<Record<string, string>> {
-    const f = await this.changeable(ctx, flavorid, key === undefined ? 'os_compute_api:os-flavor-extra-specs:create' : 'os_compute_api:os-flavor-extra-specs:update');
+    const f = await this.changeable(
+      ctx,
+      flavorid,
+      key === undefined ? 'os_compute_api:os-flavor-extra-specs:create' : 'os_compute_api:os-flavor-extra-specs:update',
+    );
     const specs = parseExtraSpecs(body, key);
     const merged = { ...f.extra_specs, ...specs };
     await this.checkWhole(merged);
@@ -197,7 +211,8 @@ export class FlavorService {
   /** Remove one extra spec. @throws NotFoundError when the flavor lacks it */
   async deleteExtraSpec(ctx: AuthContext, flavorid: string, key: string): Promise<void> {
     const f = await this.changeable(ctx, flavorid, 'os_compute_api:os-flavor-extra-specs:delete');
-    if (!Object.hasOwn(f.extra_specs, key)) throw new NotFoundError('extra spec', key, `Flavor ${flavorid} has no extra specs with key ${key}.`, 'FlavorExtraSpecsNotFound');
+    if (!Object.hasOwn(f.extra_specs, key))
+      throw new NotFoundError('extra spec', key, `Flavor ${flavorid} has no extra specs with key ${key}.`, 'FlavorExtraSpecsNotFound');
     const next = { ...f.extra_specs };
     delete next[key];
     await this.repo.updateFlavor(f.flavorid, { extra_specs: next }, this.clock.now());
@@ -206,7 +221,8 @@ export class FlavorService {
   /** The access list of a private flavor. @throws NotFoundError for a public flavor (Nova) */
   async access(ctx: AuthContext, flavorid: string): Promise<string[]> {
     const f = await this.changeable(ctx, flavorid, 'os_compute_api:os-flavor-access');
-    if (f.is_public) throw new NotFoundError('flavor access', flavorid, 'Access list not available for public flavors.', 'FlavorAccessNotFound');
+    if (f.is_public)
+      throw new NotFoundError('flavor access', flavorid, 'Access list not available for public flavors.', 'FlavorAccessNotFound');
     return this.repo.flavorProjects(f.id);
   }
 
@@ -223,9 +239,18 @@ export class FlavorService {
     if (f.is_public) throw new ConflictError('Can not add access to a public flavor.', 'FlavorAccessPublic');
     if (add) {
       if (!(await this.projects.exists(project))) throw new InvalidInputError(`Project ID ${project} is not a valid project.`);
-      if (!(await this.repo.addFlavorProject(f.id, project))) throw new ConflictError(`Flavor access already exists for flavor ${flavorid} and project ${project} combination.`, 'FlavorAccessExists');
+      if (!(await this.repo.addFlavorProject(f.id, project)))
+        throw new ConflictError(
+          `Flavor access already exists for flavor ${flavorid} and project ${project} combination.`,
+          'FlavorAccessExists',
+        );
     } else if (!(await this.repo.removeFlavorProject(f.id, project))) {
-      throw new NotFoundError('flavor access', project, `Flavor access not found for ${flavorid} / ${project} combination.`, 'FlavorAccessNotFound');
+      throw new NotFoundError(
+        'flavor access',
+        project,
+        `Flavor access not found for ${flavorid} / ${project} combination.`,
+        'FlavorAccessNotFound',
+      );
     }
     return this.repo.flavorProjects(f.id);
   }

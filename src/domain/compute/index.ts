@@ -46,6 +46,16 @@ export function createCompute(o: ComputeOptions): Compute {
   return {
     flavors,
     keypairs: new KeypairService(o.repo, o.policy, o.clock),
-    servers: new ServerService({ repo: o.repo, flavors, images: o.images, networks: o.networks, placer: o.placer, allocations: o.allocations, access: o.access, policy: o.policy, clock: o.clock }),
+    servers: new ServerService({
+      repo: o.repo,
+      flavors,
+      images: o.images,
+      networks: o.networks,
+      placer: o.placer,
+      allocations: o.allocations,
+      access: o.access,
+      policy: o.policy,
+      clock: o.clock,
+    }),
   };
 }

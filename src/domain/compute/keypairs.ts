@@ -44,16 +44,25 @@ export class KeypairService {
    * @throws InvalidInputError; ForbiddenError; ConflictError (name taken)
    */
   async create(ctx: AuthContext, body: unknown, version: number): Promise<CreatedKeypair> {
-    if (!isJsonObject(body) || Object.keys(body).length !== 1 || !isJsonObject(body.keypair)) throw new InvalidInputError("Invalid input for field/attribute keypair. 'keypair' is a required property and the only one.");
+    if (!isJsonObject(body) || Object.keys(body).length !== 1 || !isJsonObject(body.keypair))
+      throw new InvalidInputError("Invalid input for field/attribute keypair. 'keypair' is a required property and the only one.");
     const k = body.keypair;
     const allowed = new Set([...CREATE_KEYS].filter((x) => (x === 'type' ? version >= 2 : x === 'user_id' ? version >= 10 : true)));
     const unknown = Object.keys(k).filter((x) => !allowed.has(x));
-    if (unknown.length > 0) throw new InvalidInputError(`Invalid input for field/attribute keypair. Additional properties are not allowed (${unknown.map((x) => `'${x}'`).join(', ')} ${unknown.length === 1 ? 'was' : 'were'} unexpected)`);
+    if (unknown.length > 0)
+      throw new InvalidInputError(
+        `Invalid input for field/attribute keypair. Additional properties are not allowed (${unknown.map((x) => `'${x}'`).join(', ')} ${unknown.length === 1 ? 'was' : 'were'} unexpected)`,
+      );
     if (typeof k.name !== 'string' || !NAME_RE.test(k.name)) {
-      throw new InvalidInputError('Keypair data is invalid: Keypair name contains unsafe characters (1 to 255 of a-z, A-Z, 0-9, space, _ and -).', 'InvalidKeypair');
+      throw new InvalidInputError(
+        'Keypair data is invalid: Keypair name contains unsafe characters (1 to 255 of a-z, A-Z, 0-9, space, _ and -).',
+        'InvalidKeypair',
+      );
     }
-    if (k.type !== undefined && k.type !== 'ssh') throw new InvalidInputError(`Invalid input for field/attribute type. Value: ${String(k.type)}. esi takes ssh key pairs only.`);
-    if (k.user_id !== undefined && (typeof k.user_id !== 'string' || k.user_id === '' || k.user_id.length > 255)) throw new InvalidInputError('Invalid input for field/attribute user_id.');
+    if (k.type !== undefined && k.type !== 'ssh')
+      throw new InvalidInputError(`Invalid input for field/attribute type. Value: ${String(k.type)}. esi takes ssh key pairs only.`);
+    if (k.user_id !== undefined && (typeof k.user_id !== 'string' || k.user_id === '' || k.user_id.length > 255))
+      throw new InvalidInputError('Invalid input for field/attribute user_id.');
     const user = this.userOf(ctx, 'os_compute_api:os-keypairs:create', k.user_id as string | undefined);
     let publicKey: string;
     let privateKey: string | null = null;
@@ -65,8 +74,12 @@ export class KeypairService {
       publicKey = parsePublicKey(k.public_key).text;
     }
     const parsed = parsePublicKey(publicKey);
-    if ((await this.repo.getKeypair(user, k.name)) !== null) throw new ConflictError(`Key pair '${k.name}' already exists.`, 'KeyPairExists');
-    const keypair = await this.repo.insertKeypair({ user_id: user, name: k.name, type: 'ssh', public_key: parsed.text, fingerprint: fingerprint(parsed) }, this.clock.now());
+    if ((await this.repo.getKeypair(user, k.name)) !== null)
+      throw new ConflictError(`Key pair '${k.name}' already exists.`, 'KeyPairExists');
+    const keypair = await this.repo.insertKeypair(
+      { user_id: user, name: k.name, type: 'ssh', public_key: parsed.text, fingerprint: fingerprint(parsed) },
+      this.clock.now(),
+    );
     return { keypair, privateKey };
   }
 
@@ -91,6 +104,7 @@ export class KeypairService {
   /** Delete a key pair. @throws NotFoundError */
   async delete(ctx: AuthContext, name: string, userId?: string): Promise<void> {
     const user = this.userOf(ctx, 'os_compute_api:os-keypairs:delete', userId);
-    if (!(await this.repo.deleteKeypair(user, name))) throw new NotFoundError('keypair', name, `Keypair ${name} not found for user ${user}`, 'KeypairNotFound');
+    if (!(await this.repo.deleteKeypair(user, name)))
+      throw new NotFoundError('keypair', name, `Keypair ${name} not found for user ${user}`, 'KeypairNotFound');
   }
 }

@@ -50,11 +50,17 @@ export async function requestDeploy(
 ): Promise<Node> {
   const written = await whileLocked(async () => {
     const node = await access.deps.nodes.get(nodeUuid);
-    if (node === null || node.instance_uuid !== serverUuid) throw new ConflictError(`Node ${nodeUuid} no longer holds server ${serverUuid}.`);
+    if (node === null || node.instance_uuid !== serverUuid)
+      throw new ConflictError(`Node ${nodeUuid} no longer holds server ${serverUuid}.`);
     return access.write(node, (n) => {
       if (n.instance_uuid !== serverUuid) throw new ConflictError(`Node ${nodeUuid} no longer holds server ${serverUuid}.`);
-      if (n.maintenance) throw new InvalidStateError(`Node ${n.uuid} went into maintenance; server ${serverUuid} cannot be deployed on it.`, 'NodeInMaintenance');
-      if (!canApply(n.provision_state, 'active')) throw new InvalidStateError(`Node ${n.uuid} is ${n.provision_state}; server ${serverUuid} cannot be deployed on it.`);
+      if (n.maintenance)
+        throw new InvalidStateError(
+          `Node ${n.uuid} went into maintenance; server ${serverUuid} cannot be deployed on it.`,
+          'NodeInMaintenance',
+        );
+      if (!canApply(n.provision_state, 'active'))
+        throw new InvalidStateError(`Node ${n.uuid} is ${n.provision_state}; server ${serverUuid} cannot be deployed on it.`);
       const t = next(n.provision_state, 'active');
       return {
         provision_state: t.state,
@@ -80,7 +86,11 @@ export async function requestDeploy(
  *   transition that refuses the verb now, e.g. `deploying`: retry later) or `gone` (the node
  *   no longer holds the server)
  */
-export async function requestUndeploy(access: NodeAccess, nodeUuid: string, serverUuid: string): Promise<'started' | 'not-deployed' | 'busy' | 'gone'> {
+export async function requestUndeploy(
+  access: NodeAccess,
+  nodeUuid: string,
+  serverUuid: string,
+): Promise<'started' | 'not-deployed' | 'busy' | 'gone'> {
   const st: { outcome: 'started' | 'not-deployed' | 'busy' | 'gone' } = { outcome: 'gone' };
   let written: Node | null = null;
   try {
@@ -97,7 +107,12 @@ export async function requestUndeploy(access: NodeAccess, nodeUuid: string, serv
       }
       st.outcome = 'started';
       const t = next(n.provision_state, 'deleted');
-      return { provision_state: t.state, target_provision_state: t.target, provision_updated_at: access.deps.clock.now(), last_error: null };
+      return {
+        provision_state: t.state,
+        target_provision_state: t.target,
+        provision_updated_at: access.deps.clock.now(),
+        last_error: null,
+      };
     });
   } catch (err) {
     if (err instanceof LockedError) return 'busy';

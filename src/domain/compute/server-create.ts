@@ -70,11 +70,24 @@ function reservationId(): string {
 }
 
 function snapshot(f: Flavor): FlavorSnapshot {
-  return { id: f.flavorid, name: f.name, vcpus: f.vcpus, ram: f.ram, disk: f.disk, ephemeral: f.ephemeral, swap: f.swap, extra_specs: { ...f.extra_specs } };
+  return {
+    id: f.flavorid,
+    name: f.name,
+    vcpus: f.vcpus,
+    ram: f.ram,
+    disk: f.disk,
+    ephemeral: f.ephemeral,
+    swap: f.swap,
+    extra_specs: { ...f.extra_specs },
+  };
 }
 
 /** Resolve and check the flavor, the image and the key pair (400 for anything unusable). */
-async function resolve(deps: CreateDeps, ctx: AuthContext, req: ServerRequest): Promise<{ flavor: Flavor; image: ImageFacts; keypair: Keypair | null }> {
+async function resolve(
+  deps: CreateDeps,
+  ctx: AuthContext,
+  req: ServerRequest,
+): Promise<{ flavor: Flavor; image: ImageFacts; keypair: Keypair | null }> {
   let flavor: Flavor;
   try {
     flavor = await deps.flavors.get(ctx, req.flavorRef);
@@ -92,7 +105,8 @@ async function resolve(deps: CreateDeps, ctx: AuthContext, req: ServerRequest): 
     throw err;
   }
   if (image.status !== 'active') throw new InvalidInputError(`Image ${image.id} is not active (${image.status}).`, 'ImageNotActive');
-  if (flavor.disk > 0 && image.min_disk > flavor.disk) throw new InvalidInputError("Flavor's disk is too small for requested image.", 'FlavorDiskSmallerThanMinDisk');
+  if (flavor.disk > 0 && image.min_disk > flavor.disk)
+    throw new InvalidInputError("Flavor's disk is too small for requested image.", 'FlavorDiskSmallerThanMinDisk');
   if (image.min_ram > flavor.ram) throw new InvalidInputError("Flavor's memory is too small for requested image.", 'FlavorMemoryTooSmall');
   let keypair: Keypair | null = null;
   if (req.keyName !== null) {
@@ -103,7 +117,13 @@ async function resolve(deps: CreateDeps, ctx: AuthContext, req: ServerRequest): 
 }
 
 /** `instance_info` of a server's node (Nova's deploy patch, reference/ironic.md §4.2 step 2). */
-function instanceInfo(flavor: Flavor, image: ImageFacts, name: string, caps: Readonly<Record<string, string>>, traits: readonly string[]): JsonObject {
+function instanceInfo(
+  flavor: Flavor,
+  image: ImageFacts,
+  name: string,
+  caps: Readonly<Record<string, string>>,
+  traits: readonly string[],
+): JsonObject {
   const ii: JsonObject = {
     image_source: image.id,
     display_name: name,
@@ -150,7 +170,10 @@ export async function createServers(deps: CreateDeps, ctx: AuthContext, req: Ser
   const requested = Array.isArray(req.networks) ? req.networks : [];
   if (requested.length > 0) {
     if (deps.networks === null) {
-      throw new InvalidInputError('networking is not available: this esi has no network service yet; create the server with networks "none" (or "auto").', 'NetworkingNotAvailable');
+      throw new InvalidInputError(
+        'networking is not available: this esi has no network service yet; create the server with networks "none" (or "auto").',
+        'NetworkingNotAvailable',
+      );
     }
     await deps.networks.check(ctx, requested);
   }
@@ -160,7 +183,13 @@ export async function createServers(deps: CreateDeps, ctx: AuthContext, req: Ser
     const name = req.maxCount > 1 ? `${req.name}-${i + 1}` : req.name;
     return { uuid, name, hostname: req.hostname !== null && req.maxCount === 1 ? req.hostname : hostnameOf(name, uuid), index: i };
   });
-  const request: PlacementRequest = { ...placement, candidates: null, tenancy: { kind: 'project', projectId: project }, preferName: null, seed: planned[0]!.uuid };
+  const request: PlacementRequest = {
+    ...placement,
+    candidates: null,
+    tenancy: { kind: 'project', projectId: project },
+    preferName: null,
+    seed: planned[0]!.uuid,
+  };
   const fsnap = snapshot(flavor);
   let next = 0;
   const outcome = await deps.placer.place(request, req.maxCount, async (node: SchedNode) => {
@@ -183,7 +212,9 @@ export async function createServers(deps: CreateDeps, ctx: AuthContext, req: Ser
       task_state: null,
       fault: null,
     };
-    const changes: NodeChanges = { instance_info: instanceInfo(flavor, image, p.name, placement.instanceCapabilities, placement.requiredTraits) };
+    const changes: NodeChanges = {
+      instance_info: instanceInfo(flavor, image, p.name, placement.instanceCapabilities, placement.requiredTraits),
+    };
     const allocation = {
       uuid: p.uuid,
       name: null,
@@ -201,10 +232,16 @@ export async function createServers(deps: CreateDeps, ctx: AuthContext, req: Ser
   });
   const placed = outcome.placed;
   if (placed.length < req.minCount) {
-    await undo(deps, placed.map((x, i) => ({ server: planned[i]!.uuid, node: x.written })));
+    await undo(
+      deps,
+      placed.map((x, i) => ({ server: planned[i]!.uuid, node: x.written })),
+    );
     const explanation = describeExplanation(await deps.placer.explain(request));
     const got = placed.length > 0 ? ` Only ${placed.length} of the ${req.minCount} servers asked for could be placed.` : '';
-    throw new ConflictError(`${NO_VALID_HOST} There are not enough bare-metal nodes available for flavor ${flavor.name}:${got} ${explanation}`, 'NoValidHost');
+    throw new ConflictError(
+      `${NO_VALID_HOST} There are not enough bare-metal nodes available for flavor ${flavor.name}:${got} ${explanation}`,
+      'NoValidHost',
+    );
   }
   // Attach networks and start each deploy; a node that cannot start (it went into maintenance,
   // a conductor kept holding it) loses its claim.
@@ -218,7 +255,8 @@ export async function createServers(deps: CreateDeps, ctx: AuthContext, req: Ser
       await requestDeploy(deps.access, requesterOf(ctx), node.uuid, p.uuid, configDrive(ctx, req, p, keypair), deps.sleep);
     } catch (err) {
       failure = err;
-      if (requested.length > 0 && deps.networks !== null) await deps.networks.release(node.uuid, { uuid: p.uuid, project_id: project, networks: requested }).catch(() => undefined);
+      if (requested.length > 0 && deps.networks !== null)
+        await deps.networks.release(node.uuid, { uuid: p.uuid, project_id: project, networks: requested }).catch(() => undefined);
       await undo(deps, [{ server: p.uuid, node }]);
       continue;
     }

@@ -36,7 +36,8 @@ export type DeleteStep = 'undeploying' | 'deleted' | 'waiting';
 /** Mark the server deleting, release its networks and take the first step. */
 export async function beginDelete(deps: DeleteDeps, server: Server): Promise<DeleteStep> {
   if (server.task_state !== 'deleting') await deps.repo.updateServer(server.uuid, { task_state: 'deleting' }, deps.now());
-  if (deps.networks !== null && server.node_uuid !== null && server.networks.length > 0) await deps.networks.release(server.node_uuid, server);
+  if (deps.networks !== null && server.node_uuid !== null && server.networks.length > 0)
+    await deps.networks.release(server.node_uuid, server);
   return advanceDelete(deps, { ...server, task_state: 'deleting' });
 }
 

@@ -120,12 +120,14 @@ function networks(v: unknown, version: number): ServerRequest['networks'] {
 
 function userData(v: unknown): string | null {
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'string' || v.length > MAX_USER_DATA) bad('user_data', `user_data must be base64 text of at most ${MAX_USER_DATA} characters.`);
+  if (typeof v !== 'string' || v.length > MAX_USER_DATA)
+    bad('user_data', `user_data must be base64 text of at most ${MAX_USER_DATA} characters.`);
   const text = (v as string).replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) throw new InvalidInputError('User data needs to be valid base 64.');
   const bytes = Buffer.from(text, 'base64');
   const decoded = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
-  if (decoded.includes('\uFFFD') || decoded.includes('\u0000')) throw new InvalidInputError('User data must be UTF-8 text (esi puts it in the config drive as text).');
+  if (decoded.includes('\uFFFD') || decoded.includes('\u0000'))
+    throw new InvalidInputError('User data must be UTF-8 text (esi puts it in the config drive as text).');
   return decoded;
 }
 
@@ -136,7 +138,8 @@ function metadata(v: unknown): Record<string, string> {
   if (entries.length > 128) bad('metadata', 'at most 128 metadata items.');
   const out: Record<string, string> = {};
   for (const [k, val] of entries) {
-    if (k.length === 0 || k.length > 255 || typeof val !== 'string' || val.length > 255) bad('metadata', 'metadata keys (1 to 255 characters) and values (at most 255) must be strings.');
+    if (k.length === 0 || k.length > 255 || typeof val !== 'string' || val.length > 255)
+      bad('metadata', 'metadata keys (1 to 255 characters) and values (at most 255) must be strings.');
     out[k] = val as string;
   }
   return out;
@@ -150,51 +153,79 @@ const HOSTNAME_RE = /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
  * @throws InvalidInputError naming the problem
  */
 export function parseServerBody(body: unknown, version: number): ServerRequest {
-  if (!isJsonObject(body) || !isJsonObject(body.server)) throw new InvalidInputError("Invalid input for field/attribute server. 'server' is a required property.");
+  if (!isJsonObject(body) || !isJsonObject(body.server))
+    throw new InvalidInputError("Invalid input for field/attribute server. 'server' is a required property.");
   const top = Object.keys(body).filter((k) => !TOP_KEYS.has(k));
-  if (top.length > 0) throw new InvalidInputError(`Additional properties are not allowed (${top.map((k) => `'${k}'`).join(', ')} ${top.length === 1 ? 'was' : 'were'} unexpected)`);
+  if (top.length > 0)
+    throw new InvalidInputError(
+      `Additional properties are not allowed (${top.map((k) => `'${k}'`).join(', ')} ${top.length === 1 ? 'was' : 'were'} unexpected)`,
+    );
   const s = body.server;
-  const allowed = new Set([...BASE_KEYS, ...(version >= 19 ? ['description'] : []), ...(version >= 90 ? ['hostname'] : []), ...(version >= 52 ? ['tags'] : [])]);
+  const allowed = new Set([
+    ...BASE_KEYS,
+    ...(version >= 19 ? ['description'] : []),
+    ...(version >= 90 ? ['hostname'] : []),
+    ...(version >= 52 ? ['tags'] : []),
+  ]);
   const unknown = Object.keys(s).filter((k) => !allowed.has(k));
-  if (unknown.length > 0) bad('server', `Additional properties are not allowed (${unknown.map((k) => `'${k}'`).join(', ')} ${unknown.length === 1 ? 'was' : 'were'} unexpected)`);
-  if (typeof s.name !== 'string' || s.name.length === 0 || s.name.length > 255 || s.name.trim() !== s.name || /[\u0000-\u001f]/.test(s.name)) {
+  if (unknown.length > 0)
+    bad(
+      'server',
+      `Additional properties are not allowed (${unknown.map((k) => `'${k}'`).join(', ')} ${unknown.length === 1 ? 'was' : 'were'} unexpected)`,
+    );
+  if (
+    typeof s.name !== 'string' ||
+    s.name.length === 0 ||
+    s.name.length > 255 ||
+    s.name.trim() !== s.name ||
+    /[\u0000-\u001f]/.test(s.name)
+  ) {
     bad('name', 'name must be a string of 1 to 255 printable characters without leading or trailing blanks.');
   }
   if (s.flavorRef === undefined) bad('server', "'flavorRef' is a required property");
   for (const k of ['block_device_mapping', 'block_device_mapping_v2']) {
-    if (s[k] !== undefined && !(Array.isArray(s[k]) && (s[k] as unknown[]).length === 0)) bad(k, 'esi servers boot from the image written to their bare-metal node; block device mappings are not supported.');
+    if (s[k] !== undefined && !(Array.isArray(s[k]) && (s[k] as unknown[]).length === 0))
+      bad(k, 'esi servers boot from the image written to their bare-metal node; block device mappings are not supported.');
   }
-  if (s.imageRef === undefined || s.imageRef === '' || s.imageRef === null) bad('server', "'imageRef' is required: an esi server boots an image written to its node's disk.");
-  if (s.personality !== undefined && !(Array.isArray(s.personality) && s.personality.length === 0)) bad('personality', 'file injection is not supported; use user_data.');
+  if (s.imageRef === undefined || s.imageRef === '' || s.imageRef === null)
+    bad('server', "'imageRef' is required: an esi server boots an image written to its node's disk.");
+  if (s.personality !== undefined && !(Array.isArray(s.personality) && s.personality.length === 0))
+    bad('personality', 'file injection is not supported; use user_data.');
   if (s.tags !== undefined && !(Array.isArray(s.tags) && s.tags.length === 0)) bad('tags', 'server tags are not supported by esi.');
   if (s.availability_zone !== undefined && s.availability_zone !== null && s.availability_zone !== 'nova') {
     throw new InvalidInputError(`The requested availability zone is not available: esi has one zone, "nova".`);
   }
   if (s.security_groups !== undefined) {
-    const ok = Array.isArray(s.security_groups) && s.security_groups.every((g) => isJsonObject(g) && (g.name === 'default' || g.name === undefined));
+    const ok =
+      Array.isArray(s.security_groups) && s.security_groups.every((g) => isJsonObject(g) && (g.name === 'default' || g.name === undefined));
     if (!ok) bad('security_groups', 'esi has no security groups besides "default".');
   }
-  for (const k of ['accessIPv4', 'accessIPv6']) if (s[k] !== undefined && s[k] !== null && s[k] !== '') bad(k, `${k} is not supported by esi.`);
+  for (const k of ['accessIPv4', 'accessIPv6'])
+    if (s[k] !== undefined && s[k] !== null && s[k] !== '') bad(k, `${k} is not supported by esi.`);
   const minCount = count('min_count', s.min_count) ?? 1;
   const maxCount = count('max_count', s.max_count) ?? minCount;
   if (minCount > maxCount) bad('min_count', 'min_count must be <= max_count');
   let keyName: string | null = null;
   if (s.key_name !== undefined && s.key_name !== null) {
-    if (typeof s.key_name !== 'string' || s.key_name.length === 0 || s.key_name.length > 255) bad('key_name', 'key_name must be a string of 1 to 255 characters.');
+    if (typeof s.key_name !== 'string' || s.key_name.length === 0 || s.key_name.length > 255)
+      bad('key_name', 'key_name must be a string of 1 to 255 characters.');
     keyName = s.key_name as string;
   }
   let description: string | null = null;
   if (s.description !== undefined && s.description !== null) {
-    if (typeof s.description !== 'string' || s.description.length > 255) bad('description', 'description must be a string of at most 255 characters.');
+    if (typeof s.description !== 'string' || s.description.length > 255)
+      bad('description', 'description must be a string of at most 255 characters.');
     description = s.description as string;
   }
   let hostname: string | null = null;
   if (s.hostname !== undefined && s.hostname !== null) {
-    if (typeof s.hostname !== 'string' || !HOSTNAME_RE.test(s.hostname)) bad('hostname', 'hostname must be an RFC 1123 host name label of at most 63 characters.');
+    if (typeof s.hostname !== 'string' || !HOSTNAME_RE.test(s.hostname))
+      bad('hostname', 'hostname must be an RFC 1123 host name label of at most 63 characters.');
     hostname = (s.hostname as string).toLowerCase();
   }
   if (s.adminPass !== undefined && s.adminPass !== null && typeof s.adminPass !== 'string') bad('adminPass', 'adminPass must be a string.');
-  if (s['OS-DCF:diskConfig'] !== undefined && s['OS-DCF:diskConfig'] !== 'AUTO' && s['OS-DCF:diskConfig'] !== 'MANUAL') bad('OS-DCF:diskConfig', 'must be AUTO or MANUAL.');
+  if (s['OS-DCF:diskConfig'] !== undefined && s['OS-DCF:diskConfig'] !== 'AUTO' && s['OS-DCF:diskConfig'] !== 'MANUAL')
+    bad('OS-DCF:diskConfig', 'must be AUTO or MANUAL.');
   if (s.config_drive !== undefined && s.config_drive !== null && s.config_drive !== '') boolish('config_drive', s.config_drive);
   return {
     name: s.name as string,

@@ -34,7 +34,8 @@ function powerOf(node: Node): number {
 
 function progressOf(node: Node): number {
   const p = (node.deploy_step as { progress?: { bytes?: unknown; total?: unknown } }).progress;
-  if (p && typeof p.bytes === 'number' && typeof p.total === 'number' && p.total > 0) return Math.max(0, Math.min(99, Math.floor((100 * p.bytes) / p.total)));
+  if (p && typeof p.bytes === 'number' && typeof p.total === 'number' && p.total > 0)
+    return Math.max(0, Math.min(99, Math.floor((100 * p.bytes) / p.total)));
   return 0;
 }
 
@@ -46,7 +47,14 @@ function progressOf(node: Node): number {
  */
 export function serverState(server: Server, node: Node | null, now: number, mayReadNodeError: boolean): ServerState {
   const deleting = server.task_state === 'deleting' ? 'deleting' : null;
-  const gone = (fault: ServerFault | null): ServerState => ({ status: 'DELETED', vmState: 'deleted', taskState: null, powerState: POWER.NOSTATE, progress: 0, fault });
+  const gone = (fault: ServerFault | null): ServerState => ({
+    status: 'DELETED',
+    vmState: 'deleted',
+    taskState: null,
+    powerState: POWER.NOSTATE,
+    progress: 0,
+    fault,
+  });
   if (server.deleted_at !== null) return gone(server.fault);
   if (node === null || node.instance_uuid !== server.uuid) return gone(server.fault);
   const power = powerOf(node);
@@ -57,23 +65,56 @@ export function serverState(server: Server, node: Node | null, now: number, mayR
     taskState: deleting,
     powerState: power,
     progress: 0,
-    fault: server.fault ?? { code: 500, message, created: node.provision_updated_at ?? node.updated_at ?? server.created_at, ...(details ? { details } : {}) },
+    fault: server.fault ?? {
+      code: 500,
+      message,
+      created: node.provision_updated_at ?? node.updated_at ?? server.created_at,
+      ...(details ? { details } : {}),
+    },
   });
-  if (TEARDOWN.has(state)) return { status: 'DELETED', vmState: 'deleted', taskState: 'deleting', powerState: power, progress: 0, fault: server.fault };
+  if (TEARDOWN.has(state))
+    return { status: 'DELETED', vmState: 'deleted', taskState: 'deleting', powerState: power, progress: 0, fault: server.fault };
   if (state === 'available') {
-    if (now - server.created_at > BUILD_START_TIMEOUT_MS && deleting === null) return failed('The build was interrupted before its deploy started; delete the server and create it again.');
+    if (now - server.created_at > BUILD_START_TIMEOUT_MS && deleting === null)
+      return failed('The build was interrupted before its deploy started; delete the server and create it again.');
     return { status: 'BUILD', vmState: 'building', taskState: deleting ?? 'scheduling', powerState: power, progress: 0, fault: null };
   }
-  if (state === 'deploying' || state === 'wait call-back') return { status: 'BUILD', vmState: 'building', taskState: deleting ?? 'spawning', powerState: power, progress: progressOf(node), fault: null };
+  if (state === 'deploying' || state === 'wait call-back')
+    return {
+      status: 'BUILD',
+      vmState: 'building',
+      taskState: deleting ?? 'spawning',
+      powerState: power,
+      progress: progressOf(node),
+      fault: null,
+    };
   if (state === 'active') {
     const on = node.power_state !== 'power off';
-    return { status: on ? 'ACTIVE' : 'SHUTOFF', vmState: on ? 'active' : 'stopped', taskState: deleting, powerState: power, progress: on ? 100 : 0, fault: null };
+    return {
+      status: on ? 'ACTIVE' : 'SHUTOFF',
+      vmState: on ? 'active' : 'stopped',
+      taskState: deleting,
+      powerState: power,
+      progress: on ? 100 : 0,
+      fault: null,
+    };
   }
-  if (state === 'servicing' || state === 'service wait') return { status: 'ACTIVE', vmState: 'active', taskState: deleting ?? 'image_snapshot', powerState: power, progress: 100, fault: null };
+  if (state === 'servicing' || state === 'service wait')
+    return { status: 'ACTIVE', vmState: 'active', taskState: deleting ?? 'image_snapshot', powerState: power, progress: 100, fault: null };
   if (RESCUE.has(state)) return { status: 'RESCUE', vmState: 'rescued', taskState: deleting, powerState: power, progress: 0, fault: null };
   const reason = node.last_error ?? `the node is in provision state "${state}"`;
   if (state === 'deploy failed') {
-    return failed(mayReadNodeError ? `Build of the server failed: ${reason}` : 'Build of the server failed on its bare-metal node; the reason is shown to the node’s owner and admins (the node’s last_error).', reason);
+    return failed(
+      mayReadNodeError
+        ? `Build of the server failed: ${reason}`
+        : 'Build of the server failed on its bare-metal node; the reason is shown to the node’s owner and admins (the node’s last_error).',
+      reason,
+    );
   }
-  return failed(mayReadNodeError ? `The server's node is in provision state "${state}": ${reason}` : `The server's node is in provision state "${state}"; the reason is shown to the node’s owner and admins.`, reason);
+  return failed(
+    mayReadNodeError
+      ? `The server's node is in provision state "${state}": ${reason}`
+      : `The server's node is in provision state "${state}"; the reason is shown to the node’s owner and admins.`,
+    reason,
+  );
 }

@@ -79,7 +79,12 @@ export interface ServerDeps {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
-const SORT_KEYS: Readonly<Record<string, string>> = { created_at: 'created_at', updated_at: 'updated_at', display_name: 'display_name', uuid: 'uuid' };
+const SORT_KEYS: Readonly<Record<string, string>> = {
+  created_at: 'created_at',
+  updated_at: 'updated_at',
+  display_name: 'display_name',
+  uuid: 'uuid',
+};
 const STATUSES = new Set(['BUILD', 'ACTIVE', 'SHUTOFF', 'RESCUE', 'ERROR', 'DELETED']);
 
 /** The matcher of a name filter (see `ServerListRequest.name`). */
@@ -121,7 +126,12 @@ export class ServerService {
    * @returns the views of the servers made, and their reservation id
    */
   async create(ctx: AuthContext, body: unknown, version: number): Promise<{ servers: ServerView[]; reservationId: string }> {
-    this.deps.policy.authorize('os_compute_api:servers:create', { project_id: ctx.projectId }, ctx, "Policy doesn't allow os_compute_api:servers:create to be performed.");
+    this.deps.policy.authorize(
+      'os_compute_api:servers:create',
+      { project_id: ctx.projectId },
+      ctx,
+      "Policy doesn't allow os_compute_api:servers:create to be performed.",
+    );
     const req = parseServerBody(body, version);
     const made = await createServers(this.#ops, ctx, req);
     return { servers: await this.views(ctx, made.servers), reservationId: made.reservationId };
@@ -154,7 +164,8 @@ export class ServerService {
     const admin = this.isAdmin(ctx);
     let project: string | null = ctx.projectId ?? '\u0000none';
     if (req.allTenants) {
-      if (!this.deps.policy.check(`${base}:get_all_tenants`, {}, ctx)) throw new ForbiddenError(`Policy doesn't allow ${base}:get_all_tenants to be performed.`);
+      if (!this.deps.policy.check(`${base}:get_all_tenants`, {}, ctx))
+        throw new ForbiddenError(`Policy doesn't allow ${base}:get_all_tenants to be performed.`);
       project = req.projectId ?? null;
     } else if (req.projectId !== undefined && admin) {
       project = req.projectId;
@@ -162,7 +173,10 @@ export class ServerService {
     let changedSince: number | undefined;
     if (req.changesSince !== undefined) {
       changedSince = Date.parse(req.changesSince);
-      if (Number.isNaN(changedSince)) throw new InvalidInputError(`Invalid input for query parameters changes-since. Value: ${req.changesSince}. It is not an ISO 8601 date-time.`);
+      if (Number.isNaN(changedSince))
+        throw new InvalidInputError(
+          `Invalid input for query parameters changes-since. Value: ${req.changesSince}. It is not an ISO 8601 date-time.`,
+        );
     }
     const deleted = admin ? req.deleted : undefined;
     const nameRe = req.name === undefined ? null : { test: nameMatcher(req.name) };
@@ -171,12 +185,14 @@ export class ServerService {
     const sortKey = SORT_KEYS[req.sortKey ?? 'created_at'];
     if (sortKey === undefined) throw new InvalidInputError(`Invalid input for query parameters sort_key. Value: ${req.sortKey}.`);
     const sortDir = req.sortDir ?? 'desc';
-    if (sortDir !== 'asc' && sortDir !== 'desc') throw new InvalidInputError(`Invalid input for query parameters sort_dir. Value: ${sortDir}.`);
+    if (sortDir !== 'asc' && sortDir !== 'desc')
+      throw new InvalidInputError(`Invalid input for query parameters sort_dir. Value: ${sortDir}.`);
     let marker: Server | null = null;
     if (req.marker !== undefined) {
       const uuid = canonicalUuid(req.marker);
       marker = uuid === null ? null : await this.deps.repo.getServer(uuid);
-      if (marker === null || (!admin && marker.project_id !== ctx.projectId)) throw new InvalidInputError(`marker [${req.marker}] not found`);
+      if (marker === null || (!admin && marker.project_id !== ctx.projectId))
+        throw new InvalidInputError(`marker [${req.marker}] not found`);
     }
     const filtered = nameRe !== null || status !== undefined;
     const rows = await this.deps.repo.listServers({
@@ -200,7 +216,12 @@ export class ServerService {
   /** Delete a server (`os_compute_api:servers:delete`; see `./server-delete.ts`). */
   async delete(ctx: AuthContext, ident: string): Promise<void> {
     const s = await this.visible(ctx, ident, 'os_compute_api:servers:show');
-    this.deps.policy.authorize('os_compute_api:servers:delete', { project_id: s.project_id }, ctx, "Policy doesn't allow os_compute_api:servers:delete to be performed.");
+    this.deps.policy.authorize(
+      'os_compute_api:servers:delete',
+      { project_id: s.project_id },
+      ctx,
+      "Policy doesn't allow os_compute_api:servers:delete to be performed.",
+    );
     await beginDelete(this.#ops, s);
   }
 

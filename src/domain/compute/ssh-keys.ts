@@ -39,12 +39,14 @@ export function parsePublicKey(text: unknown): ParsedKey {
   const line = text.trim();
   if (line.includes('\n')) bad('the public key must be one line.');
   const [type, data, ...comment] = line.split(/\s+/);
-  if (type === undefined || !SSH_KEY_TYPES.has(type)) bad(`unsupported key type "${(type ?? '').slice(0, 40)}" (use ssh-rsa, ssh-ed25519 or ecdsa-sha2-nistp256/384/521).`);
+  if (type === undefined || !SSH_KEY_TYPES.has(type))
+    bad(`unsupported key type "${(type ?? '').slice(0, 40)}" (use ssh-rsa, ssh-ed25519 or ecdsa-sha2-nistp256/384/521).`);
   if (data === undefined || !/^[A-Za-z0-9+/]+={0,2}$/.test(data)) bad('failed to generate fingerprint: the key data is not base64.');
   const blob = Buffer.from(data!, 'base64');
   if (blob.length < 4) bad('failed to generate fingerprint: the key data is too short.');
   const n = blob.readUInt32BE(0);
-  if (n > blob.length - 4 || blob.subarray(4, 4 + n).toString('latin1') !== type) bad(`failed to generate fingerprint: the key data is not a ${type} key.`);
+  if (n > blob.length - 4 || blob.subarray(4, 4 + n).toString('latin1') !== type)
+    bad(`failed to generate fingerprint: the key data is not a ${type} key.`);
   return { type: type!, blob, text: [type, data, ...comment].join(' ') };
 }
 
@@ -77,6 +79,13 @@ function mpint(b: Buffer): Buffer {
 export function generateKeyPair(comment: string): { publicKey: string; privateKey: string } {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 65537 });
   const jwk = publicKey.export({ format: 'jwk' });
-  const blob = Buffer.concat([sshString(Buffer.from('ssh-rsa')), mpint(Buffer.from(jwk.e!, 'base64url')), mpint(Buffer.from(jwk.n!, 'base64url'))]);
-  return { publicKey: `ssh-rsa ${blob.toString('base64')} ${comment}`, privateKey: privateKey.export({ format: 'pem', type: 'pkcs1' }) as string };
+  const blob = Buffer.concat([
+    sshString(Buffer.from('ssh-rsa')),
+    mpint(Buffer.from(jwk.e!, 'base64url')),
+    mpint(Buffer.from(jwk.n!, 'base64url')),
+  ]);
+  return {
+    publicKey: `ssh-rsa ${blob.toString('base64')} ${comment}`,
+    privateKey: privateKey.export({ format: 'pem', type: 'pkcs1' }) as string,
+  };
 }

@@ -59,7 +59,11 @@ export interface PendingAgentCommand {
  */
 export function recordableOutcome(r: AgentCommandOutcome): AgentCommandOutcome | null {
   if (r.command_status === 'RUNNING') return null;
-  const outcome: AgentCommandOutcome = { command_status: r.command_status, command_result: r.command_result ?? null, command_error: r.command_error ?? null };
+  const outcome: AgentCommandOutcome = {
+    command_status: r.command_status,
+    command_result: r.command_result ?? null,
+    command_error: r.command_error ?? null,
+  };
   return JSON.stringify(outcome).length <= MAX_RECORDED_OUTCOME_CHARS ? outcome : null;
 }
 
@@ -77,5 +81,9 @@ function isOutcome(v: unknown): v is AgentCommandOutcome {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
   const o = v as Record<string, unknown>;
   const result = o.command_result;
-  return typeof o.command_status === 'string' && o.command_status !== 'RUNNING' && (result === null || (typeof result === 'object' && !Array.isArray(result)));
+  return (
+    typeof o.command_status === 'string' &&
+    o.command_status !== 'RUNNING' &&
+    (result === null || (typeof result === 'object' && !Array.isArray(result)))
+  );
 }

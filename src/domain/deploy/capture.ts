@@ -84,21 +84,29 @@ export class CaptureService {
    */
   async capture(ctx: AuthContext, ident: string, imageId: unknown): Promise<Node> {
     const node = await this.access.visible(ctx, ident, CAPTURE_RULE);
-    if (typeof imageId !== 'string' || canonicalUuid(imageId) === null) throw new InvalidInputError('"image_id" must be the UUID of an image you created for the capture.');
+    if (typeof imageId !== 'string' || canonicalUuid(imageId) === null)
+      throw new InvalidInputError('"image_id" must be the UUID of an image you created for the capture.');
     const image = await this.images.uploadable(ctx, canonicalUuid(imageId)!);
-    if (image.status !== 'queued') throw new ConflictError(`Image ${image.id} is ${image.status}; a capture needs a new image without data (queued).`, 'ImageNotQueued');
-    if (image.containerFormat !== 'bare') throw new InvalidInputError(`Image ${image.id} has container_format ${image.containerFormat ?? 'None'}; a capture needs "bare".`);
-    if (image.diskFormat !== 'raw' && image.diskFormat !== 'qcow2') throw new InvalidInputError(`Image ${image.id} has disk_format ${image.diskFormat ?? 'None'}; a capture produces raw or qcow2.`);
+    if (image.status !== 'queued')
+      throw new ConflictError(`Image ${image.id} is ${image.status}; a capture needs a new image without data (queued).`, 'ImageNotQueued');
+    if (image.containerFormat !== 'bare')
+      throw new InvalidInputError(`Image ${image.id} has container_format ${image.containerFormat ?? 'None'}; a capture needs "bare".`);
+    if (image.diskFormat !== 'raw' && image.diskFormat !== 'qcow2')
+      throw new InvalidInputError(`Image ${image.id} has disk_format ${image.diskFormat ?? 'None'}; a capture produces raw or qcow2.`);
     const record: CaptureRecord = { image_id: image.id, disk_format: image.diskFormat };
     const written = await this.access.write(node, (n) => {
       this.access.authorize(ctx, n, [CAPTURE_RULE]);
-      if (!usesAgent(n)) throw new InvalidInputError(`Node ${n.uuid} does not use the deploy agent (deploy_interface direct with a deploy ramdisk), which captures disks.`);
+      if (!usesAgent(n))
+        throw new InvalidInputError(
+          `Node ${n.uuid} does not use the deploy agent (deploy_interface direct with a deploy ramdisk), which captures disks.`,
+        );
       if (n.maintenance) throw new InvalidStateError(`Node ${n.uuid} is in maintenance; it cannot be captured.`, 'NodeInMaintenance');
       if (n.provision_state !== 'active' && n.provision_state !== 'service failed') {
         if (n.reservation !== null) throw nodeLocked(n);
         throw new InvalidStateError(`Node ${n.uuid} is ${n.provision_state}; only an active node can be captured.`);
       }
-      if (!canApply(n.provision_state, 'service')) throw new InvalidStateError(`Node ${n.uuid} cannot be serviced from ${n.provision_state}.`);
+      if (!canApply(n.provision_state, 'service'))
+        throw new InvalidStateError(`Node ${n.uuid} cannot be serviced from ${n.provision_state}.`);
       const t = next(n.provision_state, 'service');
       return {
         provision_state: t.state,
@@ -106,7 +114,11 @@ export class CaptureService {
         provision_updated_at: this.access.deps.clock.now(),
         last_error: null,
         // The conductor hands the agent the upload URL as this caller (src/domain/inventory/requester.ts).
-        driver_internal_info: { ...n.driver_internal_info, capture: record as unknown as JsonObject, [REQUESTED_BY]: { ...requesterOf(ctx) } },
+        driver_internal_info: {
+          ...n.driver_internal_info,
+          capture: record as unknown as JsonObject,
+          [REQUESTED_BY]: { ...requesterOf(ctx) },
+        },
       };
     });
     this.access.deps.conductor.notifyNode(written.uuid);

@@ -92,10 +92,13 @@ export class RamdiskService {
       .map((a) => a.trim().toLowerCase())
       .filter((a) => /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/.test(a));
     const uuid = nodeUuid !== undefined && nodeUuid !== '' ? canonicalUuid(nodeUuid) : null;
-    if (nodeUuid !== undefined && nodeUuid !== '' && uuid === null) throw new InvalidInputError(`Expected a UUID for node_uuid: ${nodeUuid}`, 'InvalidUUID');
-    if (macs.length === 0 && uuid === null) throw new InvalidInputError('The "addresses" or "node_uuid" parameter is required and must hold a valid MAC address or UUID.');
+    if (nodeUuid !== undefined && nodeUuid !== '' && uuid === null)
+      throw new InvalidInputError(`Expected a UUID for node_uuid: ${nodeUuid}`, 'InvalidUUID');
+    if (macs.length === 0 && uuid === null)
+      throw new InvalidInputError('The "addresses" or "node_uuid" parameter is required and must hold a valid MAC address or UUID.');
     const node = await this.#find(macs, uuid);
-    if (node === null || !LOOKUP_STATES.has(node.provision_state)) throw new NotFoundError('node', uuid ?? macs.join(','), 'Node could not be found.');
+    if (node === null || !LOOKUP_STATES.has(node.provision_state))
+      throw new NotFoundError('node', uuid ?? macs.join(','), 'Node could not be found.');
     return this.#issue(node);
   }
 
@@ -106,16 +109,21 @@ export class RamdiskService {
    *   heartbeat must be recorded but the node stays busy
    */
   async heartbeat(ident: string, hb: Heartbeat): Promise<void> {
-    if (typeof hb.agentToken !== 'string' || hb.agentToken === '') throw new InvalidInputError('Agent token is required for heartbeat processing.');
+    if (typeof hb.agentToken !== 'string' || hb.agentToken === '')
+      throw new InvalidInputError('Agent token is required for heartbeat processing.');
     const url = callbackUrl(hb.callbackUrl);
     const version = typeof hb.agentVersion === 'string' ? hb.agentVersion.slice(0, 64) : null;
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const node = isUuidLike(ident) ? await this.d.nodes.get(canonicalUuid(ident) ?? ident) : await this.d.nodes.getByName(ident);
       if (node === null || !LOOKUP_STATES.has(node.provision_state)) throw new NotFoundError('node', ident);
-      if (!agentTokenMatches(node.driver_internal_info.agent_secret_token, hb.agentToken)) throw new InvalidInputError('Invalid or missing agent token received.', 'InvalidParameterValue');
+      if (!agentTokenMatches(node.driver_internal_info.agent_secret_token, hb.agentToken))
+        throw new InvalidInputError('Invalid or missing agent token received.', 'InvalidParameterValue');
       const stored = node.driver_internal_info.agent_url;
       if (typeof stored === 'string' && stored !== url) {
-        throw new InvalidInputError(`The callback_url ${url} differs from the agent URL ${stored} recorded for node ${node.uuid}.`, 'InvalidParameterValue');
+        throw new InvalidInputError(
+          `The callback_url ${url} differs from the agent URL ${stored} recorded for node ${node.uuid}.`,
+          'InvalidParameterValue',
+        );
       }
       const now = this.d.clock.now();
       const dii: JsonObject = { ...node.driver_internal_info, agent_url: url, agent_last_heartbeat: new Date(now).toISOString() };
@@ -126,7 +134,11 @@ export class RamdiskService {
       const resume = RESUMABLE.has(node.provision_state) && !following;
       if (resume) {
         const t = next(node.provision_state, 'resume', node.target_provision_state ?? undefined);
-        Object.assign(changes, { provision_state: t.state, target_provision_state: node.target_provision_state ?? t.target, provision_updated_at: now });
+        Object.assign(changes, {
+          provision_state: t.state,
+          target_provision_state: node.target_provision_state ?? t.target,
+          provision_updated_at: now,
+        });
       }
       const r = await this.d.nodes.update(node.uuid, node.version, changes, now);
       if (r.ok) {
@@ -161,7 +173,11 @@ export class RamdiskService {
     for (let attempt = 0; node.driver_internal_info.agent_secret_token === undefined; attempt++) {
       if (attempt >= WRITE_ATTEMPTS) throw new LockedError(`Node ${node.uuid} changed during the lookup; retry it.`);
       const fresh = newAgentToken();
-      const dii: JsonObject = { ...node.driver_internal_info, agent_secret_token: hashAgentToken(fresh), agent_token_sealed: this.d.secrets.seal(fresh) };
+      const dii: JsonObject = {
+        ...node.driver_internal_info,
+        agent_secret_token: hashAgentToken(fresh),
+        agent_token_sealed: this.d.secrets.seal(fresh),
+      };
       const r = await this.d.nodes.update(node.uuid, node.version, { driver_internal_info: dii }, this.d.clock.now());
       if (r.ok) {
         node = r.node;
@@ -170,12 +186,18 @@ export class RamdiskService {
       }
       if (r.reason === 'reserved') throw new LockedError(`Node ${node.uuid} is locked by a conductor; retry the lookup.`);
       const again = await this.d.nodes.get(node.uuid);
-      if (again === null || !LOOKUP_STATES.has(again.provision_state)) throw new NotFoundError('node', node.uuid, 'Node could not be found.');
+      if (again === null || !LOOKUP_STATES.has(again.provision_state))
+        throw new NotFoundError('node', node.uuid, 'Node could not be found.');
       node = again;
     }
     const dii = { ...maskDriverInternalInfo(node.driver_internal_info) };
     return {
-      node: { uuid: node.uuid, properties: node.properties, instance_info: maskInstanceInfo(node.instance_info), driver_internal_info: dii },
+      node: {
+        uuid: node.uuid,
+        properties: node.properties,
+        instance_info: maskInstanceInfo(node.instance_info),
+        driver_internal_info: dii,
+      },
       config: {
         metrics: { backend: 'noop', prepend_host: false, prepend_uuid: false, prepend_host_reverse: true, global_prefix: null },
         metrics_statsd: { statsd_host: 'localhost', statsd_port: 8125 },

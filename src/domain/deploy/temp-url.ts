@@ -35,7 +35,14 @@ function signature(secrets: SecretBox, method: TempUrlMethod, imageId: string, e
  * @param publicUrl the server's public URL (no trailing slash)
  * @param nowMs epoch ms; @param ttlS validity, seconds
  */
-export function signImageTempUrl(secrets: SecretBox, publicUrl: string, imageId: string, nowMs: number, ttlS: number, method: TempUrlMethod = 'GET'): string {
+export function signImageTempUrl(
+  secrets: SecretBox,
+  publicUrl: string,
+  imageId: string,
+  nowMs: number,
+  ttlS: number,
+  method: TempUrlMethod = 'GET',
+): string {
   const expires = Math.floor(nowMs / 1000) + Math.max(1, Math.floor(ttlS));
   return `${publicUrl}${imageFilePath(imageId)}?temp_url_sig=${signature(secrets, method, imageId, expires)}&temp_url_expires=${expires}`;
 }
@@ -44,7 +51,14 @@ export function signImageTempUrl(secrets: SecretBox, publicUrl: string, imageId:
  * True when `sig`/`expires` (the query values) are a valid, unexpired temp URL of `imageId`.
  * @param nowMs epoch ms
  */
-export function verifyImageTempUrl(secrets: SecretBox, imageId: string, sig: unknown, expires: unknown, nowMs: number, method: TempUrlMethod = 'GET'): boolean {
+export function verifyImageTempUrl(
+  secrets: SecretBox,
+  imageId: string,
+  sig: unknown,
+  expires: unknown,
+  nowMs: number,
+  method: TempUrlMethod = 'GET',
+): boolean {
   if (typeof sig !== 'string' || typeof expires !== 'string' || !/^[0-9a-f]{64}$/.test(sig) || !/^\d{1,12}$/.test(expires)) return false;
   const e = Number(expires);
   if (e * 1000 < nowMs) return false;

@@ -48,10 +48,12 @@ interface StepDef {
   readonly checkArgs: (args: Readonly<Record<string, unknown>>, node: CleanStepNode) => void;
 }
 
-const noArgs = (name: string) => (args: Readonly<Record<string, unknown>>): void => {
-  const keys = Object.keys(args);
-  if (keys.length > 0) throw new InvalidInputError(`Clean step ${name} takes no arguments; got ${keys.join(', ')}.`);
-};
+const noArgs =
+  (name: string) =>
+  (args: Readonly<Record<string, unknown>>): void => {
+    const keys = Object.keys(args);
+    if (keys.length > 0) throw new InvalidInputError(`Clean step ${name} takes no arguments; got ${keys.join(', ')}.`);
+  };
 
 function checkBiosSettings(args: Readonly<Record<string, unknown>>): void {
   const extra = Object.keys(args).filter((k) => k !== 'settings');
@@ -66,10 +68,13 @@ function checkBiosSettings(args: Readonly<Record<string, unknown>>): void {
       throw new InvalidInputError(`Clean step bios.apply_configuration: settings[${i}] needs a non-empty "name".`);
     }
     if (!['string', 'number', 'boolean'].includes(typeof o.value)) {
-      throw new InvalidInputError(`Clean step bios.apply_configuration: settings[${i}] (${o.name}) needs a string, number or boolean "value".`);
+      throw new InvalidInputError(
+        `Clean step bios.apply_configuration: settings[${i}] (${o.name}) needs a string, number or boolean "value".`,
+      );
     }
     const keys = Object.keys(o).filter((k) => k !== 'name' && k !== 'value');
-    if (keys.length > 0) throw new InvalidInputError(`Clean step bios.apply_configuration: settings[${i}] has unexpected key(s) ${keys.join(', ')}.`);
+    if (keys.length > 0)
+      throw new InvalidInputError(`Clean step bios.apply_configuration: settings[${i}] has unexpected key(s) ${keys.join(', ')}.`);
   });
 }
 
@@ -82,7 +87,9 @@ function checkRaidCreate(args: Readonly<Record<string, unknown>>, node: CleanSte
   }
   const disks = node.target_raid_config.logical_disks;
   if (!Array.isArray(disks) || disks.length === 0) {
-    throw new InvalidInputError(`Node ${node.uuid} has no target_raid_config: set one with "openstack baremetal node set --target-raid-config" before raid.create_configuration.`);
+    throw new InvalidInputError(
+      `Node ${node.uuid} has no target_raid_config: set one with "openstack baremetal node set --target-raid-config" before raid.create_configuration.`,
+    );
   }
 }
 
@@ -91,11 +98,14 @@ function checkImages(step: string, key: string): (args: Readonly<Record<string, 
     const extra = Object.keys(args).filter((k) => k !== key);
     if (extra.length > 0) throw new InvalidInputError(`Clean step ${step}: unexpected argument(s) ${extra.join(', ')}.`);
     const list = args[key];
-    if (!Array.isArray(list) || list.length === 0) throw new InvalidInputError(`Clean step ${step} needs "${key}": a non-empty list of {"url", "checksum"}.`);
+    if (!Array.isArray(list) || list.length === 0)
+      throw new InvalidInputError(`Clean step ${step} needs "${key}": a non-empty list of {"url", "checksum"}.`);
     list.forEach((item, i) => {
       const o = item as Record<string, unknown> | null;
-      if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new InvalidInputError(`Clean step ${step}: ${key}[${i}] is not an object.`);
-      if (typeof o.url !== 'string' || !/^https?:\/\//.test(o.url)) throw new InvalidInputError(`Clean step ${step}: ${key}[${i}] needs an http(s) "url".`);
+      if (o === null || typeof o !== 'object' || Array.isArray(o))
+        throw new InvalidInputError(`Clean step ${step}: ${key}[${i}] is not an object.`);
+      if (typeof o.url !== 'string' || !/^https?:\/\//.test(o.url))
+        throw new InvalidInputError(`Clean step ${step}: ${key}[${i}] needs an http(s) "url".`);
       if (o.checksum !== undefined && (typeof o.checksum !== 'string' || !/^[0-9a-fA-F]{32,128}$/.test(o.checksum))) {
         throw new InvalidInputError(`Clean step ${step}: ${key}[${i}] "checksum" must be a hex digest (MD5, SHA-256 or SHA-512).`);
       }
@@ -114,7 +124,11 @@ export const OOB_CLEAN_STEPS: Readonly<Record<string, StepDef>> = Object.freeze(
   'bios.factory_reset': { field: 'bios_interface', member: 'bios', checkArgs: noArgs('bios.factory_reset') },
   'raid.create_configuration': { field: 'raid_interface', member: 'raid', checkArgs: checkRaidCreate },
   'raid.delete_configuration': { field: 'raid_interface', member: 'raid', checkArgs: noArgs('raid.delete_configuration') },
-  'management.update_firmware': { field: 'management_interface', member: 'firmware', checkArgs: checkImages('management.update_firmware', 'firmware_images') },
+  'management.update_firmware': {
+    field: 'management_interface',
+    member: 'firmware',
+    checkArgs: checkImages('management.update_firmware', 'firmware_images'),
+  },
   'firmware.update': { field: 'management_interface', member: 'firmware', checkArgs: checkImages('firmware.update', 'settings') },
 });
 
@@ -159,7 +173,10 @@ export function validateCleanSteps(node: CleanStepNode, hw: HardwareType, steps:
       );
     }
     if (impl === null || impl.startsWith('no-') || hw[def.member] === undefined) {
-      const why = hw[def.member] === undefined ? `the ${hw.name} hardware type has no ${def.member} support` : `its ${def.field.replace('_interface', '')} interface is "${impl ?? 'none'}"`;
+      const why =
+        hw[def.member] === undefined
+          ? `the ${hw.name} hardware type has no ${def.member} support`
+          : `its ${def.field.replace('_interface', '')} interface is "${impl ?? 'none'}"`;
       throw new InvalidInputError(`Invalid clean_steps: node ${node.uuid} cannot run ${name}: ${why}.`, 'InvalidParameterValue');
     }
     def.checkArgs(s.args ?? {}, node);

@@ -64,18 +64,7 @@ export const BOOT_DEVICES: readonly BootDevice[] = Object.freeze(['pxe', 'disk',
  * `enabled_<iface>_interfaces` / `default_<iface>_interface` of `GET /v1/drivers/{name}`).
  */
 export type InterfaceKind =
-  | 'bios'
-  | 'boot'
-  | 'console'
-  | 'deploy'
-  | 'inspect'
-  | 'management'
-  | 'network'
-  | 'power'
-  | 'raid'
-  | 'rescue'
-  | 'storage'
-  | 'vendor';
+  'bios' | 'boot' | 'console' | 'deploy' | 'inspect' | 'management' | 'network' | 'power' | 'raid' | 'rescue' | 'storage' | 'vendor';
 
 /** Every interface kind, in the order Ironic's drivers API lists them. */
 export const INTERFACE_KINDS: readonly InterfaceKind[] = Object.freeze([
@@ -263,10 +252,7 @@ export class HardwareError extends Error {
   /** HTTP status of the BMC's answer, when there was one. */
   readonly httpStatus: number | null;
 
-  constructor(
-    message: string,
-    details: { reason: HardwareErrorReason; nodeUuid: string; operation: string; httpStatus?: number | null },
-  ) {
+  constructor(message: string, details: { reason: HardwareErrorReason; nodeUuid: string; operation: string; httpStatus?: number | null }) {
     super(message);
     this.name = 'HardwareError';
     this.reason = details.reason;

@@ -7,7 +7,7 @@
  * - `size_gb`: an integer ≥ 0 (GiB, as Ironic) or `"MAX"` (all the space left), required;
  * - `raid_level`: `"0"`, `"1"`, `"5"`, `"6"` or `"1+0"`, required (Ironic also lists `2`,
  *   `5+0`, `6+0`; esi's drivers cannot build them and refuse them up front);
- * - optional `volume_name` (string), `is_root_volume` (boolean; at most one disk), 
+ * - optional `volume_name` (string), `is_root_volume` (boolean; at most one disk),
  *   `share_physical_disks` (boolean), `disk_type` (`hdd`|`ssd`), `interface_type`
  *   (`sata`|`scsi`|`sas`), `number_of_physical_disks` (integer ≥ 1), `controller` (string),
  *   `physical_disks` (list of strings: drive ids or paths).
@@ -170,7 +170,11 @@ function parseDisk(d: unknown, i: number): LogicalDiskTarget {
  * RAID 0 ≥ 1 (n), RAID 1 ≥ 2 (1 drive's worth), RAID 5 ≥ 3 (n−1), RAID 6 ≥ 4 (n−2),
  * RAID 1+0 ≥ 4 and even (n/2). Sizes follow the smallest drive, as controllers do.
  */
-export function raidGeometry(level: RaidLevel): { readonly minDrives: number; readonly usable: (n: number) => number; readonly even: boolean } {
+export function raidGeometry(level: RaidLevel): {
+  readonly minDrives: number;
+  readonly usable: (n: number) => number;
+  readonly even: boolean;
+} {
   switch (level) {
     case '0':
       return { minDrives: 1, usable: (n) => n, even: false };

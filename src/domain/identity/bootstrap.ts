@@ -53,7 +53,15 @@ export async function bootstrapIdentity(repo: IdentityRepository, clock: Clock, 
 
   let [project] = await repo.findProjects({ name: 'admin', domainId: DEFAULT_DOMAIN_ID });
   if (!project) {
-    project = { id: newId(), name: 'admin', domainId: DEFAULT_DOMAIN_ID, parentId: null, description: 'Bootstrap project for the cloud administrator', enabled: true, extra: {} };
+    project = {
+      id: newId(),
+      name: 'admin',
+      domainId: DEFAULT_DOMAIN_ID,
+      parentId: null,
+      description: 'Bootstrap project for the cloud administrator',
+      enabled: true,
+      extra: {},
+    };
     await repo.createProject(project, now);
   }
   let [user] = await repo.findUsers({ name: 'admin', domainId: DEFAULT_DOMAIN_ID });

@@ -50,7 +50,8 @@ export class IdentityDirectory {
   /** Show a domain by id. @throws NotFoundError */
   async getDomain(ctx: AuthContext, id: string): Promise<Domain> {
     const d = await this.repo.getDomain(id);
-    if (!d || !this.policy.check('identity:get_domain', { 'target.domain.id': d.id }, ctx)) throw new NotFoundError('domain', id, `Could not find domain: ${id}.`);
+    if (!d || !this.policy.check('identity:get_domain', { 'target.domain.id': d.id }, ctx))
+      throw new NotFoundError('domain', id, `Could not find domain: ${id}.`);
     return d;
   }
 
@@ -177,7 +178,8 @@ export class IdentityDirectory {
   /** Show a user the caller may read (admins, or the user itself). @throws NotFoundError */
   async getUser(ctx: AuthContext, id: string): Promise<User> {
     const u = await this.repo.getUser(id);
-    if (!u || !this.policy.check('identity:get_user', { 'target.user.id': u.id }, ctx)) throw new NotFoundError('user', id, `Could not find user: ${id}.`);
+    if (!u || !this.policy.check('identity:get_user', { 'target.user.id': u.id }, ctx))
+      throw new NotFoundError('user', id, `Could not find user: ${id}.`);
     return u;
   }
 
@@ -228,12 +230,17 @@ export class IdentityDirectory {
    *   wrong original password (one message for all, as Keystone's 401)
    * @throws InvalidInputError for an empty or too long new password
    */
-  async changePassword(ctx: AuthContext, userId: string, change: { readonly originalPassword: string; readonly password: string }): Promise<void> {
+  async changePassword(
+    ctx: AuthContext,
+    userId: string,
+    change: { readonly originalPassword: string; readonly password: string },
+  ): Promise<void> {
     const user = await this.repo.getUser(userId);
     if (!user || !user.enabled || !(await this.tokens.checkPassword(user.id, change.originalPassword))) {
       throw new UnauthorizedError('Error when changing user password: Invalid user / password');
     }
-    if (change.password === '') throw new InvalidInputError("Invalid input for field 'user/password': the new password must not be empty.", 'ValidationError');
+    if (change.password === '')
+      throw new InvalidInputError("Invalid input for field 'user/password': the new password must not be empty.", 'ValidationError');
     const hash = await hashPassword(checkPassword(change.password));
     await this.repo.updateUser(user, hash, this.clock.now());
     const keep = ctx.userId === user.id && ctx.tokenId ? { exceptTokenId: ctx.tokenId } : {};
@@ -290,12 +297,14 @@ export class IdentityDirectory {
 }
 
 function checkName(name: unknown, what: string, max = NAME_MAX): string {
-  if (typeof name !== 'string' || name.trim() === '') throw new InvalidInputError(`Invalid input for field 'name': a ${what} name is required.`, 'ValidationError');
-  if (name.length > max) throw new InvalidInputError(`Invalid input for field 'name': '${name.slice(0, 20)}…' is too long (max ${max}).`, 'ValidationError');
+  if (typeof name !== 'string' || name.trim() === '')
+    throw new InvalidInputError(`Invalid input for field 'name': a ${what} name is required.`, 'ValidationError');
+  if (name.length > max)
+    throw new InvalidInputError(`Invalid input for field 'name': '${name.slice(0, 20)}…' is too long (max ${max}).`, 'ValidationError');
   return name;
 }
 
 function checkPassword(password: string): string {
-  if (password.length > 4096) throw new InvalidInputError('Invalid input for field \'password\': too long (max 4096).', 'ValidationError');
+  if (password.length > 4096) throw new InvalidInputError("Invalid input for field 'password': too long (max 4096).", 'ValidationError');
   return password;
 }

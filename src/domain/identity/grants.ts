@@ -79,7 +79,11 @@ export class RoleGrants {
     this.policy.authorize(assignment.target.type === 'system' ? 'identity:revoke_system_grant_for_user' : 'identity:revoke_grant', {}, ctx);
     await this.checkParts(assignment);
     if (!(await this.repo.revoke(assignment))) {
-      throw new NotFoundError('role assignment', assignment.roleId, `Could not find role assignment with role: ${assignment.roleId}, user or group: ${assignment.userId}, project, domain, or system: ${assignment.target.id}.`);
+      throw new NotFoundError(
+        'role assignment',
+        assignment.roleId,
+        `Could not find role assignment with role: ${assignment.roleId}, user or group: ${assignment.userId}, project, domain, or system: ${assignment.target.id}.`,
+      );
     }
     await this.revokeTokensOf(assignment);
   }
@@ -93,7 +97,8 @@ export class RoleGrants {
       targetType: assignment.target.type,
       targetId: assignment.target.id,
     });
-    if (found.length === 0) throw new NotFoundError('role assignment', assignment.roleId, `Could not find role assignment with role: ${assignment.roleId}.`);
+    if (found.length === 0)
+      throw new NotFoundError('role assignment', assignment.roleId, `Could not find role assignment with role: ${assignment.roleId}.`);
   }
 
   /**

@@ -60,9 +60,7 @@ export interface RoleAssignment {
 
 /** The scope a token is asked for. */
 export type TokenScope =
-  | { readonly kind: 'unscoped' }
-  | { readonly kind: 'project'; readonly projectId: string }
-  | { readonly kind: 'system' };
+  { readonly kind: 'unscoped' } | { readonly kind: 'project'; readonly projectId: string } | { readonly kind: 'system' };
 
 /** A stored token (its secret is not stored; `id` is the SHA-256 of it). */
 export interface TokenRecord {

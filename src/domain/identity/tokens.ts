@@ -42,7 +42,13 @@ export type ScopeRequest =
   | { readonly kind: 'unscoped' }
   | { readonly kind: 'default' }
   | { readonly kind: 'system' }
-  | { readonly kind: 'project'; readonly projectId?: string; readonly projectName?: string; readonly domainId?: string; readonly domainName?: string };
+  | {
+      readonly kind: 'project';
+      readonly projectId?: string;
+      readonly projectName?: string;
+      readonly domainId?: string;
+      readonly domainName?: string;
+    };
 
 /** A freshly issued token: the secret (return it once, in `X-Subject-Token`) and its data. */
 export interface IssuedToken {
@@ -278,7 +284,10 @@ export class TokenService {
   private async resolveScope(scope: ScopeRequest): Promise<TokenScope> {
     if (scope.kind !== 'project') return scope.kind === 'system' ? { kind: 'system' } : { kind: 'unscoped' };
     if (scope.projectId) return { kind: 'project', projectId: scope.projectId };
-    if (!scope.projectName) throw new InvalidInputError('Expecting to find id or name in project - the server could not comply with the request since it is either malformed or otherwise incorrect.');
+    if (!scope.projectName)
+      throw new InvalidInputError(
+        'Expecting to find id or name in project - the server could not comply with the request since it is either malformed or otherwise incorrect.',
+      );
     const domainId = await this.resolveDomainId(scope.domainId, scope.domainName);
     const [project] = await this.repo.findProjects({ name: scope.projectName, domainId });
     if (!project) throw new UnauthorizedError(`Could not find project: ${scope.projectName}.`);
@@ -287,7 +296,10 @@ export class TokenService {
 
   private async findUser(creds: PasswordCredentials): Promise<User | null> {
     if (creds.userId) return this.repo.getUser(creds.userId);
-    if (!creds.userName) throw new InvalidInputError('Expecting to find id or name in user - the server could not comply with the request since it is either malformed or otherwise incorrect.');
+    if (!creds.userName)
+      throw new InvalidInputError(
+        'Expecting to find id or name in user - the server could not comply with the request since it is either malformed or otherwise incorrect.',
+      );
     const domainId = await this.resolveDomainId(creds.domainId, creds.domainName);
     const [user] = await this.repo.findUsers({ name: creds.userName, domainId });
     return user ?? null;
@@ -300,7 +312,9 @@ export class TokenService {
       if (!d) throw new UnauthorizedError(`Could not find domain: ${domainName}.`);
       return d.id;
     }
-    throw new InvalidInputError('Expecting to find domain in user/project - the server could not comply with the request since it is either malformed or otherwise incorrect.');
+    throw new InvalidInputError(
+      'Expecting to find domain in user/project - the server could not comply with the request since it is either malformed or otherwise incorrect.',
+    );
   }
 }
 

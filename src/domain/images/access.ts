@@ -59,7 +59,8 @@ export class ImageAccess {
    * @throws NotFoundError when there is no such image or the caller may not see it
    */
   async visible(ctx: AuthContext, id: string, notFoundMessage?: string): Promise<VisibleImage> {
-    const notFound = (): NotFoundError => new NotFoundError('image', id, notFoundMessage ?? `No image found with ID ${id}`, 'ImageNotFound');
+    const notFound = (): NotFoundError =>
+      new NotFoundError('image', id, notFoundMessage ?? `No image found with ID ${id}`, 'ImageNotFound');
     const image = await this.repo.get(id);
     if (!image) throw notFound();
     const seen = await this.judge(ctx, image);
@@ -73,7 +74,11 @@ export class ImageAccess {
    */
   async judge(ctx: AuthContext, image: Image): Promise<VisibleImage | null> {
     const project = ctx.projectId;
-    const isMember = project !== null && image.visibility === 'shared' && image.owner !== project && (await this.repo.getMember(image.id, project)) !== null;
+    const isMember =
+      project !== null &&
+      image.visibility === 'shared' &&
+      image.owner !== project &&
+      (await this.repo.getMember(image.id, project)) !== null;
     return this.judgeWith(ctx, image, isMember ? project : null);
   }
 

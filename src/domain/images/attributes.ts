@@ -79,8 +79,10 @@ function expectBoolean(value: unknown): void {
  */
 function expectCount(name: string, value: unknown): void {
   if (typeof value !== 'number' || !Number.isInteger(value)) throw schemaError(`${show(value)} is not of type 'integer'`);
-  if (value < 0) throw new InvalidInputError(`Invalid value '${value}' for parameter '${name}': Cannot be a negative value`, 'InvalidParameterValue');
-  if (value > INT_MAX) throw new InvalidInputError(`Invalid value '${value}' for parameter '${name}': Must be at most ${INT_MAX}`, 'InvalidParameterValue');
+  if (value < 0)
+    throw new InvalidInputError(`Invalid value '${value}' for parameter '${name}': Cannot be a negative value`, 'InvalidParameterValue');
+  if (value > INT_MAX)
+    throw new InvalidInputError(`Invalid value '${value}' for parameter '${name}': Must be at most ${INT_MAX}`, 'InvalidParameterValue');
 }
 
 function expectTags(value: unknown): void {

@@ -92,9 +92,14 @@ export class ImageDataService {
       if (image.status !== 'queued') {
         throw new ConflictError(`Image status transition from ${image.status} to saving is not allowed`, 'InvalidImageStatusTransition');
       }
-      const missing = (['disk_format', 'container_format'] as const).filter((k) => (k === 'disk_format' ? image.diskFormat : image.containerFormat) === null);
+      const missing = (['disk_format', 'container_format'] as const).filter(
+        (k) => (k === 'disk_format' ? image.diskFormat : image.containerFormat) === null,
+      );
       if (missing.length > 0) {
-        throw new InvalidInputError(`${missing.length === 1 ? 'Property' : 'Properties'} ${missing.join(', ')} must be set prior to saving data.`, 'FormatNotSet');
+        throw new InvalidInputError(
+          `${missing.length === 1 ? 'Property' : 'Properties'} ${missing.join(', ')} must be set prior to saving data.`,
+          'FormatNotSet',
+        );
       }
       await tx.setStatus(id, 'saving', this.d.clock.now());
       return image.diskFormat!;
@@ -119,7 +124,9 @@ export class ImageDataService {
       return true;
     });
     if (!finished) {
-      await this.d.store.delete(id).catch((err: unknown) => this.d.log.error({ err, imageId: id }, 'could not remove the data of an image deleted during its upload'));
+      await this.d.store
+        .delete(id)
+        .catch((err: unknown) => this.d.log.error({ err, imageId: id }, 'could not remove the data of an image deleted during its upload'));
       throw new ImageGoneError(id);
     }
   }
@@ -147,7 +154,9 @@ export class ImageDataService {
     const opened = await this.d.store.get(image.location, range ? { start: range.start, end: range.end } : undefined, options);
     if (!opened || opened.size !== image.size) {
       opened?.stream.destroy();
-      throw new Error(`the data of image ${id} is ${opened ? `${opened.size} bytes instead of ${image.size}` : 'missing'} in the image store`);
+      throw new Error(
+        `the data of image ${id} is ${opened ? `${opened.size} bytes instead of ${image.size}` : 'missing'} in the image store`,
+      );
     }
     return { kind: 'data', image, stream: opened.stream, range, size: image.size };
   }
@@ -160,7 +169,10 @@ export class ImageDataService {
         if (image && image.status === 'saving') await tx.setStatus(id, 'queued', this.d.clock.now());
       });
     } catch (err) {
-      this.d.log.error({ err, imageId: id, cause: (cause as Error)?.message }, 'could not restore an image to queued after a failed upload');
+      this.d.log.error(
+        { err, imageId: id, cause: (cause as Error)?.message },
+        'could not restore an image to queued after a failed upload',
+      );
     }
   }
 }

@@ -280,7 +280,11 @@ export class ImageService {
   private checkQuotas(attrs: Pick<ImageAttributes, 'properties' | 'tags'>): void {
     const { maxProperties, maxTags } = this.d.limits;
     const props = Object.keys(attrs.properties).length;
-    if (props > maxProperties) throw new ImageLimitExceededError(`Maximum number of image properties exceeded: attempted ${props}, maximum ${maxProperties}.`);
-    if (attrs.tags.length > maxTags) throw new ImageLimitExceededError(`Maximum number of tags on the image exceeded: attempted ${attrs.tags.length}, maximum ${maxTags}.`);
+    if (props > maxProperties)
+      throw new ImageLimitExceededError(`Maximum number of image properties exceeded: attempted ${props}, maximum ${maxProperties}.`);
+    if (attrs.tags.length > maxTags)
+      throw new ImageLimitExceededError(
+        `Maximum number of tags on the image exceeded: attempted ${attrs.tags.length}, maximum ${maxTags}.`,
+      );
   }
 }

@@ -66,10 +66,12 @@ export class ImageMemberService {
     this.d.access.authorize(ctx, 'image:add_member', seen, refused);
     const count = await this.d.repo.countMembers(imageId);
     const max = this.d.limits.maxMembers;
-    if (count >= max) throw new ImageLimitExceededError(`Image member limit exceeded for image ${imageId}: attempted ${count + 1}, maximum ${max}.`);
+    if (count >= max)
+      throw new ImageLimitExceededError(`Image member limit exceeded for image ${imageId}: attempted ${count + 1}, maximum ${max}.`);
     const now = this.d.clock.now();
     const member: ImageMember = { imageId, memberId, status: 'pending', createdAt: now, updatedAt: now };
-    if (!(await this.d.repo.addMember(member))) throw new ConflictError(`Member ${memberId} is duplicated for image ${imageId}`, 'Duplicate');
+    if (!(await this.d.repo.addMember(member)))
+      throw new ConflictError(`Member ${memberId} is duplicated for image ${imageId}`, 'Duplicate');
     return member;
   }
 

@@ -9,7 +9,17 @@
  */
 
 /** Image statuses (Glance's schema enum). esi enters queued, saving, active and deactivated. */
-export const IMAGE_STATUSES = ['queued', 'saving', 'active', 'killed', 'deleted', 'uploading', 'importing', 'pending_delete', 'deactivated'] as const;
+export const IMAGE_STATUSES = [
+  'queued',
+  'saving',
+  'active',
+  'killed',
+  'deleted',
+  'uploading',
+  'importing',
+  'pending_delete',
+  'deactivated',
+] as const;
 /** One image status. */
 export type ImageStatus = (typeof IMAGE_STATUSES)[number];
 

@@ -54,7 +54,9 @@ export function checkChanges(changes: readonly ImageChange[]): void {
 }
 
 /** The writable attributes of an image, as a mutable working copy. */
-function attributesOf(image: Image): { -readonly [K in keyof ImageAttributes]: ImageAttributes[K] } & { properties: Record<string, string>; tags: string[] } {
+function attributesOf(
+  image: Image,
+): { -readonly [K in keyof ImageAttributes]: ImageAttributes[K] } & { properties: Record<string, string>; tags: string[] } {
   return {
     name: image.name,
     visibility: image.visibility,

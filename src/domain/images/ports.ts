@@ -9,7 +9,17 @@ import type { Image, ImageMember, ImageStatus, MemberStatus, SortKey, Visibility
 /** Attributes of an image that PATCH and the status transitions write (never digests or status). */
 export type ImageAttributes = Pick<
   Image,
-  'name' | 'visibility' | 'protected' | 'osHidden' | 'owner' | 'diskFormat' | 'containerFormat' | 'minDisk' | 'minRam' | 'properties' | 'tags'
+  | 'name'
+  | 'visibility'
+  | 'protected'
+  | 'osHidden'
+  | 'owner'
+  | 'diskFormat'
+  | 'containerFormat'
+  | 'minDisk'
+  | 'minRam'
+  | 'properties'
+  | 'tags'
 >;
 
 /** What a successful upload records on the image (with the status `active`). */

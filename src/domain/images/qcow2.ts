@@ -60,14 +60,16 @@ export function inspectQcow2(head: Uint8Array): Qcow2Inspection {
   if (b.length < V2_HEADER_BYTES) return { ok: false, reason: 'the qcow2 header is truncated' };
   const version = b.readUInt32BE(4);
   if (version !== 2 && version !== 3) return { ok: false, reason: `qcow2 version ${version} is not supported` };
-  if (b.readBigUInt64BE(8) !== 0n || b.readUInt32BE(16) !== 0) return { ok: false, reason: 'qcow2 images with a backing file are not allowed' };
+  if (b.readBigUInt64BE(8) !== 0n || b.readUInt32BE(16) !== 0)
+    return { ok: false, reason: 'qcow2 images with a backing file are not allowed' };
   const clusterBits = b.readUInt32BE(20);
   if (clusterBits < 9 || clusterBits > 21) return { ok: false, reason: `the qcow2 cluster size (2^${clusterBits}) is invalid` };
   const size = b.readBigUInt64BE(24);
   if (size > BigInt(Number.MAX_SAFE_INTEGER)) return { ok: false, reason: 'the qcow2 virtual size is implausibly large' };
   if (version === 3) {
     if (b.length < QCOW2_HEADER_BYTES) return { ok: false, reason: 'the qcow2 header is truncated' };
-    if ((b.readBigUInt64BE(72) & EXTERNAL_DATA_FILE_BIT) !== 0n) return { ok: false, reason: 'qcow2 images with an external data file are not allowed' };
+    if ((b.readBigUInt64BE(72) & EXTERNAL_DATA_FILE_BIT) !== 0n)
+      return { ok: false, reason: 'qcow2 images with an external data file are not allowed' };
     if (b.readUInt32BE(100) < QCOW2_HEADER_BYTES) return { ok: false, reason: 'the qcow2 header length is invalid' };
   }
   return { ok: true, header: { version, virtualSize: Number(size), clusterBits } };

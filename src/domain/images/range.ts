@@ -52,7 +52,10 @@ export function resolveRange(header: string | undefined, size: number): ByteRang
   }
   if (last !== null && last < first) throw new RangeNotSatisfiableError('Invalid Range header.', size);
   if (first >= size) {
-    throw new RangeNotSatisfiableError(`Invalid start position in Range header. Start position MUST be in the inclusive range [0, ${size - 1}].`, size);
+    throw new RangeNotSatisfiableError(
+      `Invalid start position in Range header. Start position MUST be in the inclusive range [0, ${size - 1}].`,
+      size,
+    );
   }
   return { start: first, end: last === null ? size - 1 : Math.min(last, size - 1), size };
 }

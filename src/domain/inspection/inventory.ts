@@ -67,13 +67,15 @@ export function validateInspectionData(body: unknown): { inventory: JsonObject; 
   if (!Array.isArray(inventory.interfaces)) bad('inventory.interfaces must be a list');
   (inventory.interfaces as unknown[]).forEach((nic, i) => {
     if (!isObj(nic)) return bad(`inventory.interfaces[${i}] must be an object`);
-    if (nic.mac_address != null && (typeof nic.mac_address !== 'string' || !MAC.test(nic.mac_address.toLowerCase()))) bad(`inventory.interfaces[${i}].mac_address must be a MAC address`);
+    if (nic.mac_address != null && (typeof nic.mac_address !== 'string' || !MAC.test(nic.mac_address.toLowerCase())))
+      bad(`inventory.interfaces[${i}].mac_address must be a MAC address`);
     if (nic.lldp != null && !Array.isArray(nic.lldp)) bad(`inventory.interfaces[${i}].lldp must be a list of [type, hex] pairs`);
     return undefined;
   });
   if (!Array.isArray(inventory.disks)) bad('inventory.disks must be a list');
   (inventory.disks as unknown[]).forEach((d, i) => {
-    if (!isObj(d) || !(typeof d.size === 'number' && Number.isInteger(d.size) && d.size >= 0)) bad(`inventory.disks[${i}].size must be a byte count`);
+    if (!isObj(d) || !(typeof d.size === 'number' && Number.isInteger(d.size) && d.size >= 0))
+      bad(`inventory.disks[${i}].size must be a byte count`);
   });
   return { inventory, pluginData };
 }
@@ -86,10 +88,19 @@ export function decodeLldp(lldp: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (!Array.isArray(lldp)) return out;
   for (const tlv of lldp) {
-    if (!Array.isArray(tlv) || tlv.length !== 2 || typeof tlv[0] !== 'number' || typeof tlv[1] !== 'string' || !/^([0-9a-f]{2})*$/i.test(tlv[1])) continue;
+    if (
+      !Array.isArray(tlv) ||
+      tlv.length !== 2 ||
+      typeof tlv[0] !== 'number' ||
+      typeof tlv[1] !== 'string' ||
+      !/^([0-9a-f]{2})*$/i.test(tlv[1])
+    )
+      continue;
     const bytes = Buffer.from(tlv[1], 'hex');
-    if (tlv[0] === 1 && bytes.length >= 2) out.switch_id = bytes[0] === 4 && bytes.length === 7 ? macOf(bytes.subarray(1)) : bytes.subarray(1).toString('utf8');
-    else if (tlv[0] === 2 && bytes.length >= 2) out.port_id = bytes[0] === 3 && bytes.length === 7 ? macOf(bytes.subarray(1)) : bytes.subarray(1).toString('utf8');
+    if (tlv[0] === 1 && bytes.length >= 2)
+      out.switch_id = bytes[0] === 4 && bytes.length === 7 ? macOf(bytes.subarray(1)) : bytes.subarray(1).toString('utf8');
+    else if (tlv[0] === 2 && bytes.length >= 2)
+      out.port_id = bytes[0] === 3 && bytes.length === 7 ? macOf(bytes.subarray(1)) : bytes.subarray(1).toString('utf8');
     else if (tlv[0] === 5 && bytes.length >= 1) out.switch_info = bytes.toString('utf8');
   }
   return out;
@@ -102,7 +113,9 @@ export function decodeLldp(lldp: unknown): Record<string, string> {
  */
 export function encodeLldp(n: { chassisId: string; portId: string; systemName?: string | null }): Array<[number, string]> {
   const mac = MAC.test(n.chassisId.toLowerCase());
-  const chassis = mac ? Buffer.concat([Buffer.from([4]), Buffer.from(n.chassisId.replace(/:/g, ''), 'hex')]) : Buffer.concat([Buffer.from([7]), Buffer.from(n.chassisId, 'utf8')]);
+  const chassis = mac
+    ? Buffer.concat([Buffer.from([4]), Buffer.from(n.chassisId.replace(/:/g, ''), 'hex')])
+    : Buffer.concat([Buffer.from([7]), Buffer.from(n.chassisId, 'utf8')]);
   const out: Array<[number, string]> = [
     [1, chassis.toString('hex')],
     [2, Buffer.concat([Buffer.from([5]), Buffer.from(n.portId, 'utf8')]).toString('hex')],
@@ -130,7 +143,12 @@ export function inspectionFacts(inventory: JsonObject, pluginData: JsonObject): 
   const pci = Array.isArray(pluginData.pci_devices) ? pluginData.pci_devices : [];
   const gpuCount = pci.filter((d) => isObj(d) && typeof d.class === 'string' && /^030[02]/.test(d.class)).length;
   return {
-    properties: { cpus: cpu.count as number, cpu_arch: cpu.architecture as string, memory_mb: memoryMb, local_gb: largest > 0 ? Math.max(0, Math.floor(largest / GIB) - 1) : 0 },
+    properties: {
+      cpus: cpu.count as number,
+      cpu_arch: cpu.architecture as string,
+      memory_mb: memoryMb,
+      local_gb: largest > 0 ? Math.max(0, Math.floor(largest / GIB) - 1) : 0,
+    },
     nics,
     gpuCount,
     bootMode: typeof boot.current_boot_mode === 'string' ? boot.current_boot_mode : null,

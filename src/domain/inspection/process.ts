@@ -63,7 +63,8 @@ export function planInspection(
     }
     const u: { uuid: string; pxe_enabled?: boolean; local_link_connection?: Record<string, string> } = { uuid: existing.uuid };
     if (anyPxe && existing.pxe_enabled !== nic.pxe) u.pxe_enabled = nic.pxe;
-    if (llc !== null && JSON.stringify({ ...existing.local_link_connection, ...llc }) !== JSON.stringify(existing.local_link_connection)) u.local_link_connection = { ...existing.local_link_connection, ...llc };
+    if (llc !== null && JSON.stringify({ ...existing.local_link_connection, ...llc }) !== JSON.stringify(existing.local_link_connection))
+      u.local_link_connection = { ...existing.local_link_connection, ...llc };
     if (Object.keys(u).length > 1) updates.push(u);
   }
   const subject = { traits: [...node.traits], resourceClass: node.resource_class, properties };

@@ -73,16 +73,21 @@ function parseAction(a: unknown, where: string): RuleAction {
   switch (a.action) {
     case 'add-trait':
     case 'remove-trait':
-      if (typeof a.trait !== 'string' || !TRAIT.test(a.trait) || a.trait.length > 255) throw new InvalidInputError(`${where}: trait must be a trait name (e.g. CUSTOM_GPU).`);
+      if (typeof a.trait !== 'string' || !TRAIT.test(a.trait) || a.trait.length > 255)
+        throw new InvalidInputError(`${where}: trait must be a trait name (e.g. CUSTOM_GPU).`);
       return { action: a.action, trait: a.trait };
     case 'set-resource-class':
-      if (typeof a.value !== 'string' || a.value === '' || a.value.length > 80) throw new InvalidInputError(`${where}: value must be a resource class name (1–80 characters).`);
+      if (typeof a.value !== 'string' || a.value === '' || a.value.length > 80)
+        throw new InvalidInputError(`${where}: value must be a resource class name (1–80 characters).`);
       return { action: 'set-resource-class', value: a.value };
     case 'set-property':
-      if (typeof a.name !== 'string' || a.name === '' || !['string', 'number', 'boolean'].includes(typeof a.value)) throw new InvalidInputError(`${where}: set-property needs a name and a scalar value.`);
+      if (typeof a.name !== 'string' || a.name === '' || !['string', 'number', 'boolean'].includes(typeof a.value))
+        throw new InvalidInputError(`${where}: set-property needs a name and a scalar value.`);
       return { action: 'set-property', name: a.name, value: a.value as string | number | boolean };
     default:
-      throw new InvalidInputError(`${where}: unknown action ${JSON.stringify(a.action)}; expected add-trait, remove-trait, set-resource-class or set-property.`);
+      throw new InvalidInputError(
+        `${where}: unknown action ${JSON.stringify(a.action)}; expected add-trait, remove-trait, set-resource-class or set-property.`,
+      );
   }
 }
 
@@ -93,7 +98,12 @@ function parseAction(a: unknown, where: string): RuleAction {
 export function applyInspectionRules(rules: readonly InspectionRule[], subject: RuleSubject, facts: JsonObject): string[] {
   const applied: string[] = [];
   for (const rule of rules) {
-    const view = { name: null, resourceClass: subject.resourceClass, traits: subject.traits, properties: { ...subject.properties, ...facts } };
+    const view = {
+      name: null,
+      resourceClass: subject.resourceClass,
+      traits: subject.traits,
+      properties: { ...subject.properties, ...facts },
+    };
     if (!matches(rule.expr, view)) continue;
     applied.push(rule.description || rule.conditions);
     for (const a of rule.actions) {

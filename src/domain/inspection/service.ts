@@ -47,7 +47,9 @@ export class InspectionService {
    */
   async continueInspection(body: unknown): Promise<{ uuid: string }> {
     const { inventory, pluginData } = validateInspectionData(body);
-    const macs = (inventory.interfaces as Array<Record<string, unknown>>).map((i) => (typeof i.mac_address === 'string' ? i.mac_address.toLowerCase() : null)).filter((m): m is string => m !== null);
+    const macs = (inventory.interfaces as Array<Record<string, unknown>>)
+      .map((i) => (typeof i.mac_address === 'string' ? i.mac_address.toLowerCase() : null))
+      .filter((m): m is string => m !== null);
     let nodeUuid: string | null = null;
     for (const mac of macs) {
       const port = await this.d.ports.getByAddress(mac);
@@ -56,23 +58,34 @@ export class InspectionService {
         break;
       }
     }
-    const missing = () => new NotFoundError('node', macs.join(','), `No node waiting for inspection data was found for MAC addresses ${macs.join(', ') || '(none)'}.`);
+    const missing = () =>
+      new NotFoundError(
+        'node',
+        macs.join(','),
+        `No node waiting for inspection data was found for MAC addresses ${macs.join(', ') || '(none)'}.`,
+      );
     if (nodeUuid === null) throw missing();
     for (let attempt = 0; attempt < 3; attempt++) {
       const node = await this.d.nodes.get(nodeUuid);
       if (node === null) throw missing();
-      if (node.provision_state === 'inspecting') throw new ConflictError(`Node ${node.uuid} is being inspected; retry the inspection data later.`);
+      if (node.provision_state === 'inspecting')
+        throw new ConflictError(`Node ${node.uuid} is being inspected; retry the inspection data later.`);
       if (node.provision_state !== 'inspect wait' || node.driver_internal_info.agent_boot !== 'inspect') throw missing();
       if (node.reservation !== null) throw new LockedError(`Node ${node.uuid} is locked by a conductor; retry the inspection data.`);
       const now = this.d.clock.now();
       await this.d.store.putInventory(node.id, inventory, pluginData, now);
       const t = next(node.provision_state, 'resume', 'manageable');
-      const r = await this.d.nodes.update(node.uuid, node.version, {
-        provision_state: t.state,
-        target_provision_state: 'manageable',
-        provision_updated_at: now,
-        driver_internal_info: { ...node.driver_internal_info, [INSPECTION_RECEIVED_KEY]: true },
-      }, now);
+      const r = await this.d.nodes.update(
+        node.uuid,
+        node.version,
+        {
+          provision_state: t.state,
+          target_provision_state: 'manageable',
+          provision_updated_at: now,
+          driver_internal_info: { ...node.driver_internal_info, [INSPECTION_RECEIVED_KEY]: true },
+        },
+        now,
+      );
       if (r.ok) {
         this.d.conductor.notifyNode(node.uuid);
         return { uuid: node.uuid };
@@ -91,7 +104,8 @@ export class InspectionService {
   async getInventory(ctx: AuthContext, ident: string): Promise<Pick<StoredInventory, 'inventory' | 'plugin_data'>> {
     const node = await this.d.access.visible(ctx, ident, 'baremetal:node:inventory:get');
     const stored = await this.d.store.getInventory(node.id);
-    if (stored === null) throw new NotFoundError('inventory', node.uuid, `Node inventory for node ${node.uuid} could not be found.`, 'NodeInventoryNotFound');
+    if (stored === null)
+      throw new NotFoundError('inventory', node.uuid, `Node inventory for node ${node.uuid} could not be found.`, 'NodeInventoryNotFound');
     return { inventory: stored.inventory, plugin_data: stored.plugin_data };
   }
 }

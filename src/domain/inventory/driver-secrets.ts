@@ -23,7 +23,8 @@ export function sealDriverInfo(box: SecretBox, next: Readonly<JsonObject>, previ
   for (const [k, v] of Object.entries(next)) {
     const prev = previous[k];
     if (isJsonObject(v)) out[k] = sealDriverInfo(box, v, isJsonObject(prev) ? prev : {});
-    else if (isSecretKey(k) && v !== null && v !== undefined) out[k] = SecretBox.isSealed(v) && v === prev ? v : box.seal(JSON.stringify(v));
+    else if (isSecretKey(k) && v !== null && v !== undefined)
+      out[k] = SecretBox.isSealed(v) && v === prev ? v : box.seal(JSON.stringify(v));
     else out[k] = v;
   }
   return out;

@@ -57,9 +57,11 @@ export class DriverService {
   }
 
   private async served(name: string): Promise<DriverInfo> {
-    if (!this.hardware.names().includes(name)) throw new NotFoundError('driver', name, `Could not find the following driver(s) or hardware type(s): ${name}.`, 'DriverNotFound');
+    if (!this.hardware.names().includes(name))
+      throw new NotFoundError('driver', name, `Could not find the following driver(s) or hardware type(s): ${name}.`, 'DriverNotFound');
     const hosts = await this.conductors.hostsFor(name);
-    if (hosts.length === 0) throw new NotFoundError('driver', name, `Could not find the following driver(s) or hardware type(s): ${name}.`, 'DriverNotFound');
+    if (hosts.length === 0)
+      throw new NotFoundError('driver', name, `Could not find the following driver(s) or hardware type(s): ${name}.`, 'DriverNotFound');
     return { name, hosts, interfaces: this.hardware.get(name).enabledInterfaces };
   }
 

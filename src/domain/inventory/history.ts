@@ -148,7 +148,12 @@ export class NodeHistoryService {
    * @throws NotFoundError when the node is missing or hidden, or the marker is unknown;
    *   ForbiddenError without `baremetal:node:history:get`; InvalidInputError for a bad marker
    */
-  async list(ctx: AuthContext, ident: string, marker: string | null, limit: number): Promise<{ nodeUuid: string; entries: NodeHistoryEntry[] }> {
+  async list(
+    ctx: AuthContext,
+    ident: string,
+    marker: string | null,
+    limit: number,
+  ): Promise<{ nodeUuid: string; entries: NodeHistoryEntry[] }> {
     const node = await this.access.visible(ctx, ident, 'baremetal:node:history:get');
     let m: string | null = null;
     if (marker !== null) {

@@ -30,7 +30,16 @@ export { openDriverInfo, sealDriverInfo } from './driver-secrets.ts';
 export type { PatchOp } from './patch.ts';
 export type { ProvisionParams } from './node-actions.ts';
 export type { InterfaceValidation } from './node-management.ts';
-export { NodeHistoryService, HistoryRecorder, DEFAULT_HISTORY_MAX_ENTRIES, type NodeHistory, type NodeHistoryEntry, type NodeHistoryRepository, type HistoryRecord, type HistorySeverity } from './history.ts';
+export {
+  NodeHistoryService,
+  HistoryRecorder,
+  DEFAULT_HISTORY_MAX_ENTRIES,
+  type NodeHistory,
+  type NodeHistoryEntry,
+  type NodeHistoryRepository,
+  type HistoryRecord,
+  type HistorySeverity,
+} from './history.ts';
 export { recordingNodeRepository } from './history-recorder.ts';
 export { REQUESTED_BY, recordedRequester, requesterOf, type Requester, type RequesterContexts, type DeployImages } from './requester.ts';
 

@@ -66,7 +66,11 @@ export const HANDOVER_STATES: ReadonlySet<string> = new Set(['enroll', 'manageab
  * Why a node cannot be handed over now, or null when it can (see {@link HANDOVER_STATES}).
  * @param replaces the lease the node may carry now (a sub-lease's parent), besides `leaseUuid`
  */
-export function handoverRefusal(n: Pick<Node, 'uuid' | 'provision_state' | 'target_provision_state' | 'properties'>, leaseUuid: string, replaces: string | null): string | null {
+export function handoverRefusal(
+  n: Pick<Node, 'uuid' | 'provision_state' | 'target_provision_state' | 'properties'>,
+  leaseUuid: string,
+  replaces: string | null,
+): string | null {
   if (!HANDOVER_STATES.has(n.provision_state) || n.target_provision_state !== null) {
     const pending = n.target_provision_state !== null ? ` (target ${n.target_provision_state})` : '';
     return `Node ${n.uuid} is ${n.provision_state}${pending}; it is handed to the next lessee once it is settled and wiped.`;
@@ -156,7 +160,14 @@ export class InventoryNodeGateway implements NodeGateway {
     const out: LeasableNode[] = [];
     let marker: Pick<Node, 'id'> | null = null;
     for (;;) {
-      const page = await this.access.deps.nodes.list({ filters: { resourceClass }, limit: PAGE, marker, sortKey: 'id', sortDir: 'asc', fields: LEASABLE_FIELDS });
+      const page = await this.access.deps.nodes.list({
+        filters: { resourceClass },
+        limit: PAGE,
+        marker,
+        sortKey: 'id',
+        sortDir: 'asc',
+        fields: LEASABLE_FIELDS,
+      });
       for (const n of page) out.push(toLeasable(n));
       if (page.length < PAGE) return out;
       marker = { id: page[page.length - 1]!.id };

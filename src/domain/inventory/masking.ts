@@ -140,7 +140,11 @@ export function maskInstanceInfo(info: Readonly<JsonObject>): JsonObject {
  */
 export function maskDriverInternalInfo(info: Readonly<JsonObject>): JsonObject {
   if (!info.agent_secret_token && !info.agent_token_sealed) return info as JsonObject;
-  return { ...info, ...(info.agent_secret_token ? { agent_secret_token: MASK } : {}), ...(info.agent_token_sealed ? { agent_token_sealed: MASK } : {}) };
+  return {
+    ...info,
+    ...(info.agent_secret_token ? { agent_secret_token: MASK } : {}),
+    ...(info.agent_token_sealed ? { agent_token_sealed: MASK } : {}),
+  };
 }
 
 /**

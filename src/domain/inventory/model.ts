@@ -208,7 +208,16 @@ export interface Port {
 }
 
 /** Fields a port list may be sorted by. */
-export const PORT_SORT_KEYS: ReadonlySet<string> = new Set(['id', 'uuid', 'address', 'pxe_enabled', 'physical_network', 'is_smartnic', 'created_at', 'updated_at']);
+export const PORT_SORT_KEYS: ReadonlySet<string> = new Set([
+  'id',
+  'uuid',
+  'address',
+  'pxe_enabled',
+  'physical_network',
+  'is_smartnic',
+  'created_at',
+  'updated_at',
+]);
 
 /** A conductor process as registered in the inventory (`GET /v1/conductors`). */
 export interface Conductor {

@@ -58,7 +58,9 @@ const WRITE_ATTEMPTS = 5;
 
 /** The 409 of a node whose reservation a conductor holds (Ironic `NodeLocked`). */
 export function nodeLocked(node: Node): LockedError {
-  return new LockedError(`Node ${node.uuid} is locked by host ${node.reservation ?? 'unknown'}, please retry after the current operation is completed.`);
+  return new LockedError(
+    `Node ${node.uuid} is locked by host ${node.reservation ?? 'unknown'}, please retry after the current operation is completed.`,
+  );
 }
 
 /** Shared node access helpers; the node services are built on one instance. */

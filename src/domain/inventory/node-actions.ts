@@ -24,7 +24,13 @@ import { canApply, next, POWER_LOCKED_STATES, skipsCleaning, type ProvisionVerb 
  * Set or clear maintenance (`PUT`/`DELETE /v1/nodes/{id}/maintenance`); clearing also clears
  * `fault`. The change is recorded in the node's history (INFO, `maintenance`, with the user).
  */
-export async function setMaintenance(access: NodeAccess, ctx: AuthContext, ident: string, on: boolean, reason: string | null): Promise<Node> {
+export async function setMaintenance(
+  access: NodeAccess,
+  ctx: AuthContext,
+  ident: string,
+  on: boolean,
+  reason: string | null,
+): Promise<Node> {
   const rule = on ? 'baremetal:node:set_maintenance' : 'baremetal:node:clear_maintenance';
   const node = await access.visible(ctx, ident, rule);
   const written = await access.write(node, (n) => {
@@ -49,16 +55,26 @@ export async function setMaintenance(access: NodeAccess, ctx: AuthContext, ident
  *   conductor holds the node or another power change is pending; InvalidInputError for
  *   driver_info the node's driver rejects
  */
-export async function requestPower(access: NodeAccess, ctx: AuthContext, ident: string, target: string, timeoutS: number | null): Promise<Node> {
+export async function requestPower(
+  access: NodeAccess,
+  ctx: AuthContext,
+  ident: string,
+  target: string,
+  timeoutS: number | null,
+): Promise<Node> {
   const node = await access.visible(ctx, ident, 'baremetal:node:set_power_state');
   if (!POWER_TARGETS.includes(target as PowerTarget)) {
-    throw new InvalidStateError(`The requested action "${target}" can not be performed on node "${ident}" while it is in power state "${node.power_state}".`);
+    throw new InvalidStateError(
+      `The requested action "${target}" can not be performed on node "${ident}" while it is in power state "${node.power_state}".`,
+    );
   }
   if (timeoutS !== null && (!Number.isInteger(timeoutS) || timeoutS < 1)) throw new InvalidInputError('timeout has to be positive integer');
   const written = await access.write(node, (n) => {
     access.authorize(ctx, n, ['baremetal:node:set_power_state']);
     if (POWER_LOCKED_STATES.has(n.provision_state)) {
-      throw new InvalidStateError(`The requested action "${target}" can not be performed on node "${ident}" while it is in state "${n.provision_state}".`);
+      throw new InvalidStateError(
+        `The requested action "${target}" can not be performed on node "${ident}" while it is in state "${n.provision_state}".`,
+      );
     }
     if (n.target_power_state !== null) {
       throw new LockedError(`Node ${n.uuid} already has a power change to "${n.target_power_state}" in progress; retry when it is done.`);
@@ -83,7 +99,20 @@ export interface ProvisionParams {
 }
 
 const CLEAN_INTERFACES = new Set(['deploy', 'power', 'management', 'bios', 'raid', 'firmware']);
-const DEPLOY_INTERFACES = new Set(['deploy', 'power', 'management', 'bios', 'raid', 'boot', 'console', 'inspect', 'network', 'rescue', 'storage', 'vendor']);
+const DEPLOY_INTERFACES = new Set([
+  'deploy',
+  'power',
+  'management',
+  'bios',
+  'raid',
+  'boot',
+  'console',
+  'inspect',
+  'network',
+  'rescue',
+  'storage',
+  'vendor',
+]);
 const B64_TEXT = /^[A-Za-z0-9+/=\s]*$/;
 
 function checkSteps(steps: unknown, kind: 'clean' | 'deploy'): JsonObject[] {
@@ -97,8 +126,10 @@ function checkSteps(steps: unknown, kind: 'clean' | 'deploy'): JsonObject[] {
     if (typeof s.interface !== 'string' || !ifaces.has(s.interface)) {
       throw new InvalidInputError(`Invalid ${kind}_steps: step ${i} interface must be one of ${[...ifaces].join(', ')}.`);
     }
-    if (typeof s.step !== 'string' || s.step === '') throw new InvalidInputError(`Invalid ${kind}_steps: step ${i} needs a non-empty "step".`);
-    if (s.args !== undefined && !isJsonObject(s.args)) throw new InvalidInputError(`Invalid ${kind}_steps: step ${i} args must be an object.`);
+    if (typeof s.step !== 'string' || s.step === '')
+      throw new InvalidInputError(`Invalid ${kind}_steps: step ${i} needs a non-empty "step".`);
+    if (s.args !== undefined && !isJsonObject(s.args))
+      throw new InvalidInputError(`Invalid ${kind}_steps: step ${i} args must be an object.`);
     if (kind === 'deploy') {
       if (!isJsonObject(s.args)) throw new InvalidInputError(`Invalid deploy_steps: step ${i} needs "args".`);
       const p = s.priority;
@@ -119,7 +150,8 @@ function checkConfigdrive(configdrive: unknown): void {
   if (!isJsonObject(configdrive)) throw new InvalidInputError('Invalid configdrive format: must be a string or an object.');
   for (const [k, v] of Object.entries(configdrive)) {
     if (k === 'user_data') {
-      if (!(v === null || typeof v === 'string' || Array.isArray(v) || isJsonObject(v))) throw new InvalidInputError('Invalid configdrive format: bad user_data.');
+      if (!(v === null || typeof v === 'string' || Array.isArray(v) || isJsonObject(v)))
+        throw new InvalidInputError('Invalid configdrive format: bad user_data.');
     } else if (['meta_data', 'network_data', 'vendor_data'].includes(k)) {
       if (!isJsonObject(v)) throw new InvalidInputError(`Invalid configdrive format: ${k} must be an object.`);
     } else {
@@ -140,14 +172,22 @@ function checkConfigdrive(configdrive: unknown): void {
  *   in maintenance; LockedError (409) when a conductor holds the node; InvalidInputError for
  *   invalid or misplaced parameters; ForbiddenError (403) for a verb the caller may not use there
  */
-export async function requestProvision(access: NodeAccess, ctx: AuthContext, ident: string, verb: ProvisionVerb, p: ProvisionParams): Promise<Node> {
+export async function requestProvision(
+  access: NodeAccess,
+  ctx: AuthContext,
+  ident: string,
+  verb: ProvisionVerb,
+  p: ProvisionParams,
+): Promise<Node> {
   const node = await access.visible(ctx, ident, 'baremetal:node:set_provision_state');
   const hasConfigdrive = p.configdrive !== undefined && p.configdrive !== null && p.configdrive !== '';
   if (hasConfigdrive) {
-    if (verb !== 'active' && verb !== 'rebuild') throw new InvalidInputError('Adding a config drive is only supported when setting provision state to active, rebuild');
+    if (verb !== 'active' && verb !== 'rebuild')
+      throw new InvalidInputError('Adding a config drive is only supported when setting provision state to active, rebuild');
     checkConfigdrive(p.configdrive);
   }
-  if (p.disableRamdisk !== undefined && verb !== 'clean') throw new InvalidInputError('"disable_ramdisk" can only be used with the "clean" provision verb.');
+  if (p.disableRamdisk !== undefined && verb !== 'clean')
+    throw new InvalidInputError('"disable_ramdisk" can only be used with the "clean" provision verb.');
   const hasClean = p.cleanSteps !== undefined && p.cleanSteps !== null;
   if (verb === 'clean' && (!hasClean || (Array.isArray(p.cleanSteps) && p.cleanSteps.length === 0))) {
     throw new InvalidInputError('"clean_steps" is required when setting target provision state to clean');
@@ -167,18 +207,24 @@ export async function requestProvision(access: NodeAccess, ctx: AuthContext, ide
   }
 
   const deploys = verb === 'active' || verb === 'rebuild' || verb === 'deploy';
-  if (deploys) await checkImageSource(access.deps.images, ctx, node.instance_info.image_source, `instance_info.image_source of node ${node.uuid}`);
+  if (deploys)
+    await checkImageSource(access.deps.images, ctx, node.instance_info.image_source, `instance_info.image_source of node ${node.uuid}`);
   const written = await access.write(node, (n) => {
     access.authorize(ctx, n, ['baremetal:node:set_provision_state']);
     if (deploys && n.instance_info.image_source !== node.instance_info.image_source) {
       throw new ConflictError(`The image of node ${n.uuid} changed while the deploy was requested; please retry.`);
     }
     if ((verb === 'active' || verb === 'rebuild' || verb === 'deploy') && n.maintenance) {
-      throw new InvalidStateError(`The requested action "provisioning" can not be performed on node "${n.uuid}" while it is in maintenance mode.`, 'NodeInMaintenance');
+      throw new InvalidStateError(
+        `The requested action "provisioning" can not be performed on node "${n.uuid}" while it is in maintenance mode.`,
+        'NodeInMaintenance',
+      );
     }
     if (!canApply(n.provision_state, verb)) {
       if (n.reservation !== null) throw nodeLocked(n);
-      throw new InvalidStateError(`The requested action "${verb}" can not be performed on node "${n.uuid}" while it is in state "${n.provision_state}".`);
+      throw new InvalidStateError(
+        `The requested action "${verb}" can not be performed on node "${n.uuid}" while it is in state "${n.provision_state}".`,
+      );
     }
     // Tenant isolation: verbs that leave the wipe owed between tenants undone are for callers
     // who may skip cleaning; adopting the disk's contents as an instance is the owner's.
@@ -226,13 +272,19 @@ export async function setConsole(access: NodeAccess, ctx: AuthContext, ident: st
   const written = await access.write(node, (n) => {
     access.authorize(ctx, n, ['baremetal:node:set_console_state']);
     if (n.console_interface === 'no-console' || n.console_interface === null) {
-      throw new InvalidInputError(`Node ${n.uuid} does not support the console (console interface ${n.console_interface ?? 'none'}).`, 'UnsupportedDriverExtension');
+      throw new InvalidInputError(
+        `Node ${n.uuid} does not support the console (console interface ${n.console_interface ?? 'none'}).`,
+        'UnsupportedDriverExtension',
+      );
     }
     if (enabled) {
       // Ironic validates the console interface before starting it (ConsoleInterface.validate).
       const hw = access.deps.hardware.get(n.driver);
       if (hw.console === undefined || hw.console.name !== n.console_interface) {
-        throw new InvalidInputError(`Node ${n.uuid} has console interface ${n.console_interface}, which driver ${n.driver} does not provide.`, 'UnsupportedDriverExtension');
+        throw new InvalidInputError(
+          `Node ${n.uuid} has console interface ${n.console_interface}, which driver ${n.driver} does not provide.`,
+          'UnsupportedDriverExtension',
+        );
       }
       hw.validateDriverInfo(openDriverInfo(access.deps.secrets, n.driver_info));
     }

@@ -100,10 +100,15 @@ export class NodeConsoleService {
       writable,
       session,
       check: async () => {
-        if (expires !== null && Number.isFinite(expires) && this.clock.now() >= expires) return { why: 'token', message: 'Your token expired.' };
+        if (expires !== null && Number.isFinite(expires) && this.clock.now() >= expires)
+          return { why: 'token', message: 'Your token expired.' };
         if (stillValid !== undefined && !(await stillValid())) return { why: 'token', message: 'Your token was revoked.' };
         const now = await this.access.deps.nodes.get(node.uuid);
-        if (now === null || !this.access.canSee(ctx, now) || !this.access.deps.policy.check('baremetal:node:get_console', nodeTarget(now), ctx)) {
+        if (
+          now === null ||
+          !this.access.canSee(ctx, now) ||
+          !this.access.deps.policy.check('baremetal:node:get_console', nodeTarget(now), ctx)
+        ) {
           return { why: 'access', message: 'You no longer have access to this node.' };
         }
         return now.console_enabled ? null : { why: 'disabled', message: `The console of node ${node.uuid} was disabled.` };
@@ -117,7 +122,10 @@ export class NodeConsoleService {
    */
   checkOpenable(node: Node): void {
     if (!node.console_enabled) {
-      throw new InvalidInputError(`The console is not enabled for node ${node.uuid}; enable it with PUT /v1/nodes/${node.uuid}/states/console.`, 'NodeConsoleNotEnabled');
+      throw new InvalidInputError(
+        `The console is not enabled for node ${node.uuid}; enable it with PUT /v1/nodes/${node.uuid}/states/console.`,
+        'NodeConsoleNotEnabled',
+      );
     }
     const console = this.access.deps.hardware.get(node.driver).console;
     if (console === undefined || console.name !== node.console_interface) {

@@ -32,7 +32,11 @@ export function kindOf(field: InterfaceField): InterfaceKind {
  * @returns every interface field with a name
  * @throws InvalidInputError for an unknown driver or an interface the driver does not enable
  */
-export function resolveInterfaces(hardware: HardwareRegistry, driver: string, given: Partial<Record<InterfaceField, string | null>>): Record<InterfaceField, string> {
+export function resolveInterfaces(
+  hardware: HardwareRegistry,
+  driver: string,
+  given: Partial<Record<InterfaceField, string | null>>,
+): Record<InterfaceField, string> {
   const hw = hardware.get(driver);
   const out = {} as Record<InterfaceField, string>;
   for (const field of INTERFACE_FIELDS) {
@@ -40,7 +44,8 @@ export function resolveInterfaces(hardware: HardwareRegistry, driver: string, gi
     const value = given[field] ?? null;
     if (value === null) {
       const def = enabled[0];
-      if (def === undefined) throw new InvalidInputError(`Hardware type ${driver} has no default ${kindOf(field)} interface.`, 'NoValidDefaultForInterface');
+      if (def === undefined)
+        throw new InvalidInputError(`Hardware type ${driver} has no default ${kindOf(field)} interface.`, 'NoValidDefaultForInterface');
       out[field] = def;
     } else if (!enabled.includes(value)) {
       throw new InvalidInputError(

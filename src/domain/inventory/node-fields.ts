@@ -113,7 +113,8 @@ const CHECKS: Readonly<Record<string, Check>> = Object.freeze({
   chassis_uuid: uuidOrNull,
   conductor_group: (field, value) => {
     const v = (str(255)(field, value) as string | null) ?? '';
-    if (!CONDUCTOR_GROUP_RE.test(v)) throw new InvalidInputError(`Invalid conductor_group ${JSON.stringify(v)}: only letters, digits, _ . - are allowed.`);
+    if (!CONDUCTOR_GROUP_RE.test(v))
+      throw new InvalidInputError(`Invalid conductor_group ${JSON.stringify(v)}: only letters, digits, _ . - are allowed.`);
     return v.toLowerCase();
   },
   console_enabled: bool,

@@ -61,7 +61,8 @@ export class NodeHardwareService {
   async showBios(ctx: AuthContext, ident: string, name: string): Promise<{ node: Node; setting: StoredBiosSetting }> {
     const { node, settings } = await this.listBios(ctx, ident);
     const setting = settings.find((s) => s.name === name);
-    if (setting === undefined) throw new NotFoundError('BIOS setting', name, `Node ${node.uuid} doesn't have a BIOS setting '${name}'`, 'BIOSSettingNotFound');
+    if (setting === undefined)
+      throw new NotFoundError('BIOS setting', name, `Node ${node.uuid} doesn't have a BIOS setting '${name}'`, 'BIOSSettingNotFound');
     return { node, setting };
   }
 
@@ -81,9 +82,12 @@ export class NodeHardwareService {
       throw new InvalidInputError(`Invalid boot mode ${JSON.stringify(target)}; expected one of ${BOOT_MODES.join(', ')}.`);
     }
     const hw = this.access.deps.hardware.get(node.driver);
-    if (hw.bootMode === undefined) throw new InvalidInputError(`The ${node.driver} driver of node ${node.uuid} cannot set the boot mode.`, 'UnsupportedDriverExtension');
+    if (hw.bootMode === undefined)
+      throw new InvalidInputError(`The ${node.driver} driver of node ${node.uuid} cannot set the boot mode.`, 'UnsupportedDriverExtension');
     if (node.reservation !== null || UNSTABLE_STATES.has(node.provision_state) || node.target_power_state !== null) {
-      throw new LockedError(`Node ${node.uuid} is in a transition (provision state "${node.provision_state}"); set the boot mode when it is stable.`);
+      throw new LockedError(
+        `Node ${node.uuid} is in a transition (provision state "${node.provision_state}"); set the boot mode when it is stable.`,
+      );
     }
     await hw.bootMode.setBootMode(driverNodeOf(this.access, node), target as BootMode);
     return this.access.write(node, (n) => {
@@ -104,7 +108,12 @@ export class NodeHardwareService {
     const iface = node.raid_interface;
     const hw = this.access.deps.hardware.get(node.driver);
     if (iface === null || iface.startsWith('no-') || (iface !== 'fake' && hw.raid === undefined)) {
-      throw new NotFoundError('RAID interface', iface ?? 'none', `Node ${node.uuid} does not support RAID: its raid interface is "${iface ?? 'none'}".`, 'UnsupportedDriverExtension');
+      throw new NotFoundError(
+        'RAID interface',
+        iface ?? 'none',
+        `Node ${node.uuid} does not support RAID: its raid interface is "${iface ?? 'none'}".`,
+        'UnsupportedDriverExtension',
+      );
     }
     const target = parseRaidTarget(body);
     const value = target.logical_disks.length === 0 ? {} : { logical_disks: target.logical_disks.map((d) => ({ ...d })) };

@@ -37,7 +37,13 @@ export async function supportedBootDevices(access: NodeAccess, ctx: AuthContext,
  * Set the next boot device on the BMC (`PUT …/management/boot_device`).
  * @throws InvalidInputError for an unknown device; LockedError while a conductor holds the node
  */
-export async function setBootDevice(access: NodeAccess, ctx: AuthContext, ident: string, device: string, persistent: boolean): Promise<void> {
+export async function setBootDevice(
+  access: NodeAccess,
+  ctx: AuthContext,
+  ident: string,
+  device: string,
+  persistent: boolean,
+): Promise<void> {
   const node = await access.visible(ctx, ident, 'baremetal:node:set_boot_device');
   if (!BOOT_DEVICES.includes(device as BootDevice)) {
     throw new InvalidInputError(`Invalid boot device ${device}, valid boot devices are: ${BOOT_DEVICES.join(', ')}.`);
@@ -91,7 +97,19 @@ export interface InterfaceValidation {
 }
 
 /** The interfaces `validate` reports, in Ironic's order. */
-const VALIDATED: readonly InterfaceKind[] = ['bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network', 'power', 'raid', 'rescue', 'storage'];
+const VALIDATED: readonly InterfaceKind[] = [
+  'bios',
+  'boot',
+  'console',
+  'deploy',
+  'inspect',
+  'management',
+  'network',
+  'power',
+  'raid',
+  'rescue',
+  'storage',
+];
 
 /**
  * Validate the node's interfaces without touching the BMC (`GET …/validate`):
@@ -117,8 +135,16 @@ export async function validateNode(access: NodeAccess, ctx: AuthContext, ident: 
       out[kind] = { result: false, reason: `${kind} interface is not supported by this node (${impl ?? 'none'}).` };
     } else if (kind === 'power' || kind === 'management') {
       out[kind] = driverInfoError === null ? { result: true, reason: null } : { result: false, reason: driverInfoError };
-    } else if (kind === 'inspect' && impl === 'agent' && !(node.driver_info.deploy_iso || node.driver_info.redfish_deploy_iso || node.driver_info.deploy_ramdisk)) {
-      out[kind] = { result: false, reason: "Some parameters were missing in node's driver_info: the agent inspect interface needs deploy_iso, redfish_deploy_iso or deploy_ramdisk." };
+    } else if (
+      kind === 'inspect' &&
+      impl === 'agent' &&
+      !(node.driver_info.deploy_iso || node.driver_info.redfish_deploy_iso || node.driver_info.deploy_ramdisk)
+    ) {
+      out[kind] = {
+        result: false,
+        reason:
+          "Some parameters were missing in node's driver_info: the agent inspect interface needs deploy_iso, redfish_deploy_iso or deploy_ramdisk.",
+      };
     } else if (kind === 'deploy' && impl !== 'fake' && !node.instance_info.image_source) {
       out[kind] = { result: false, reason: "Some parameters were missing in node's instance_info. Missing are: ['image_source']" };
     } else {

@@ -155,7 +155,11 @@ export class NodeService {
     const toView = (node: NodeSlice): NodeView =>
       alive === null
         ? { node, redaction: redaction(node) }
-        : { node, redaction: redaction(node), conductor: conductorFor({ uuid: node.uuid, driver: node.driver ?? '', conductor_group: node.conductor_group ?? '' }, alive) };
+        : {
+            node,
+            redaction: redaction(node),
+            conductor: conductorFor({ uuid: node.uuid, driver: node.driver ?? '', conductor_group: node.conductor_group ?? '' }, alive),
+          };
     let views: NodeView[];
     if (twoPhase && req.asText === true && req.expectMisses === true) {
       views = (await this.deps.nodes.listTexts(page)).map((text) => ({ ...toView(textSlice(text)), text }));
@@ -213,14 +217,22 @@ export class NodeService {
     const rules = nodePatchRules(ops);
     const node = await this.access.visible(ctx, ident, ...rules);
     const imageOps = ops.filter((o) => rootOf(o.path) === 'instance_info');
-    const newSource = imageOps.length > 0 ? (applyPatch({ instance_info: node.instance_info }, imageOps).instance_info as JsonObject | null)?.image_source : undefined;
+    const newSource =
+      imageOps.length > 0
+        ? (applyPatch({ instance_info: node.instance_info }, imageOps).instance_info as JsonObject | null)?.image_source
+        : undefined;
     if (newSource !== undefined && newSource !== node.instance_info.image_source) {
       await checkImageSource(this.deps.images, ctx, newSource, `instance_info.image_source of node ${node.uuid}`);
     }
     const written = await this.access.write(node, (n) => {
       this.access.authorize(ctx, n, rules);
       const mayUpdateOwnerProvisioned = this.deps.policy.check('baremetal:node:update_owner_provisioned', nodeTarget(n), ctx);
-      return planNodeUpdate(n, ops, { hardware: this.deps.hardware, secrets: this.deps.secrets, resetInterfaces, mayUpdateOwnerProvisioned });
+      return planNodeUpdate(n, ops, {
+        hardware: this.deps.hardware,
+        secrets: this.deps.secrets,
+        resetInterfaces,
+        mayUpdateOwnerProvisioned,
+      });
     });
     // A node that changes hands by PATCH loses the VIFs its owner did not attach, as at a
     // lease's end (the switch stops carrying them anyway: networking/binding.ts `vifEntitled`).
@@ -230,7 +242,9 @@ export class NodeService {
       await this.deps.history?.record(written.uuid, {
         eventType: 'maintenance',
         severity: 'INFO',
-        event: written.maintenance ? `Maintenance set${written.maintenance_reason ? `: ${written.maintenance_reason}` : '.'}` : `Maintenance cleared${node.fault ? ` (fault "${node.fault}" cleared)` : ''}.`,
+        event: written.maintenance
+          ? `Maintenance set${written.maintenance_reason ? `: ${written.maintenance_reason}` : '.'}`
+          : `Maintenance cleared${node.fault ? ` (fault "${node.fault}" cleared)` : ''}.`,
         user: ctx.userId || null,
       });
     }
@@ -249,10 +263,14 @@ export class NodeService {
       if (!node.maintenance && node.instance_uuid !== null) {
         throw new ConflictError(`Node ${node.uuid} is associated with instance ${node.instance_uuid}.`, 'NodeAssociated');
       }
-      if (node.protected) throw new ForbiddenError(`Node ${node.uuid} is protected and cannot be undeployed, rebuilt or deleted`, 'NodeProtected');
+      if (node.protected)
+        throw new ForbiddenError(`Node ${node.uuid} is protected and cannot be undeployed, rebuilt or deleted`, 'NodeProtected');
       const vifs = await mgmt.vifsOfNode(this.access, node);
       if (vifs.length > 0) {
-        throw new ConflictError(`Node ${node.uuid} has VIF(s) ${vifs.join(', ')} attached; detach them before deleting the node.`, 'NodeHasVifs');
+        throw new ConflictError(
+          `Node ${node.uuid} has VIF(s) ${vifs.join(', ')} attached; detach them before deleting the node.`,
+          'NodeHasVifs',
+        );
       }
       if (!node.maintenance && !DELETE_ALLOWED_STATES.has(node.provision_state)) {
         throw new ConflictError(
@@ -293,7 +311,11 @@ export class NodeService {
   /** Console state (`baremetal:node:get_console`); see {@link ConsoleInfo}. */
   async getConsole(ctx: AuthContext, ident: string): Promise<ConsoleInfo> {
     const node = await this.access.visible(ctx, ident, 'baremetal:node:get_console');
-    return { console_enabled: node.console_enabled, console_info: node.console_enabled ? { type: 'websocket' } : null, nodeUuid: node.uuid };
+    return {
+      console_enabled: node.console_enabled,
+      console_info: node.console_enabled ? { type: 'websocket' } : null,
+      nodeUuid: node.uuid,
+    };
   }
 
   /** Enable or disable the console; see `setConsole`. */

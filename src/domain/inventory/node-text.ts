@@ -128,11 +128,26 @@ export function nodeTextOf(node: Node): NodeText {
  * an older or newer release — is not used (the store rebuilds it from the node's columns).
  */
 export const NODE_TEXT_REVISION: string = createHash('sha256')
-  .update(JSON.stringify([PUBLIC_FORMS_REVISION, NODE_TEXT_MEMBER_FIELDS, DIGITS, [member, encodeOffset, memberOffset, nodeMembersOf, nodeDocumentOf].map(String)]))
+  .update(
+    JSON.stringify([
+      PUBLIC_FORMS_REVISION,
+      NODE_TEXT_MEMBER_FIELDS,
+      DIGITS,
+      [member, encodeOffset, memberOffset, nodeMembersOf, nodeDocumentOf].map(String),
+    ]),
+  )
   .digest('hex')
   .slice(0, 16);
 
 /** The slice a `NodeView` keeps as its `node` beside a node text: identity, ownership, version, the conductor mapping's inputs. */
 export function textSlice(text: NodeText): NodeSlice {
-  return { id: text.id, version: text.version, uuid: text.uuid, owner: text.owner, lessee: text.lessee, driver: text.driver, conductor_group: text.conductor_group };
+  return {
+    id: text.id,
+    version: text.version,
+    uuid: text.uuid,
+    owner: text.owner,
+    lessee: text.lessee,
+    driver: text.driver,
+    conductor_group: text.conductor_group,
+  };
 }

@@ -64,7 +64,21 @@ export function nodePatchRules(ops: readonly PatchOp[]): string[] {
     else if (root === 'automated_clean' && parseBoolLike(op.value) === false) rule = 'baremetal:node:disable_cleaning';
     else if (root === 'automated_clean') rule = null;
     else if (root === 'driver' || INTERFACES.has(root)) rule = 'baremetal:node:update:driver_interfaces';
-    else if (['driver_info', 'properties', 'chassis_uuid', 'instance_uuid', 'lessee', 'owner', 'network_data', 'conductor_group', 'name', 'retired', 'shard'].includes(root)) {
+    else if (
+      [
+        'driver_info',
+        'properties',
+        'chassis_uuid',
+        'instance_uuid',
+        'lessee',
+        'owner',
+        'network_data',
+        'conductor_group',
+        'name',
+        'retired',
+        'shard',
+      ].includes(root)
+    ) {
       rule = `baremetal:node:update:${root}`;
     }
     if (rule === null) generic = true;
@@ -110,7 +124,8 @@ export function planNodeUpdate(node: Node, ops: readonly PatchOp[], env: UpdateE
   }
   for (const name of patchValues(ops, '/name')) {
     if (name !== null) {
-      if (typeof name !== 'string') throw new InvalidInputError(`Node ${node.uuid}: Cannot change name to invalid name '${JSON.stringify(name)}'`);
+      if (typeof name !== 'string')
+        throw new InvalidInputError(`Node ${node.uuid}: Cannot change name to invalid name '${JSON.stringify(name)}'`);
       checkNodeName(name);
     }
   }
@@ -138,7 +153,9 @@ function finishChanges(node: Node, changes: Record<string, unknown>, env: Update
   if (has('protected')) {
     if (changes.protected === false) changes.protected_reason = null;
     else if (node.provision_state !== 'active' && node.provision_state !== 'rescue') {
-      throw new ConflictError(`Node ${node.uuid} can only be made protected in provision states 'active' or 'rescue', the current state is '${node.provision_state}'`);
+      throw new ConflictError(
+        `Node ${node.uuid} can only be made protected in provision states 'active' or 'rescue', the current state is '${node.provision_state}'`,
+      );
     }
   }
   if (after<string | null>('protected_reason') !== null && !after<boolean>('protected')) {
@@ -147,7 +164,9 @@ function finishChanges(node: Node, changes: Record<string, unknown>, env: Update
   if (has('retired')) {
     if (changes.retired === false) changes.retired_reason = null;
     else if (node.provision_state === 'available') {
-      throw new ConflictError(`Node ${node.uuid} can not have 'retired' set in provision state 'available', the current state is '${node.provision_state}'`);
+      throw new ConflictError(
+        `Node ${node.uuid} can not have 'retired' set in provision state 'available', the current state is '${node.provision_state}'`,
+      );
     }
   }
   if (after<string | null>('retired_reason') !== null && !after<boolean>('retired')) {

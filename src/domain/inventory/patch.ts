@@ -49,7 +49,10 @@ export function parsePatch(body: unknown): PatchOp[] {
     }
     const { op, path } = raw;
     if (typeof op !== 'string' || !OPS.has(op)) {
-      throw new InvalidInputError(`Invalid patch: operation ${i} has op ${JSON.stringify(op ?? null)}; only add, replace and remove are allowed.`, 'PatchError');
+      throw new InvalidInputError(
+        `Invalid patch: operation ${i} has op ${JSON.stringify(op ?? null)}; only add, replace and remove are allowed.`,
+        'PatchError',
+      );
     }
     if (typeof path !== 'string' || !PATCH_PATH_RE.test(path)) {
       throw new InvalidInputError(`Invalid patch: operation ${i} has an invalid path ${JSON.stringify(path ?? null)}.`, 'PatchError');

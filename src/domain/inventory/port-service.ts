@@ -27,9 +27,28 @@ import type { PortChanges, PortFilters, PortWriteResult } from './ports.ts';
 import { canonicalUuid, normalizeLocalLinkConnection, normalizeMac, requireBool, requireUuid } from './validation.ts';
 
 /** Keys a port create body may have (Ironic `PORT_SCHEMA`). */
-const CREATE_KEYS = new Set(['address', 'extra', 'is_smartnic', 'local_link_connection', 'node_uuid', 'physical_network', 'portgroup_uuid', 'pxe_enabled', 'uuid']);
+const CREATE_KEYS = new Set([
+  'address',
+  'extra',
+  'is_smartnic',
+  'local_link_connection',
+  'node_uuid',
+  'physical_network',
+  'portgroup_uuid',
+  'pxe_enabled',
+  'uuid',
+]);
 /** Roots a port PATCH may touch (Ironic `PATCH_ALLOWED_FIELDS`). */
-const PATCHABLE = ['address', 'extra', 'is_smartnic', 'local_link_connection', 'node_uuid', 'physical_network', 'portgroup_uuid', 'pxe_enabled'];
+const PATCHABLE = [
+  'address',
+  'extra',
+  'is_smartnic',
+  'local_link_connection',
+  'node_uuid',
+  'physical_network',
+  'portgroup_uuid',
+  'pxe_enabled',
+];
 const CONNECTIVITY = ['portgroup_uuid', 'pxe_enabled', 'local_link_connection', 'physical_network'] as const;
 const CONNECTIVITY_STATES = new Set(['enroll', 'inspecting', 'inspect wait', 'manageable']);
 
@@ -68,11 +87,13 @@ interface PortValues {
 }
 
 function portValues(doc: Readonly<JsonObject>): PortValues {
-  const isSmartNic = doc.is_smartnic === undefined || doc.is_smartnic === null ? false : (requireBool('is_smartnic', doc.is_smartnic) as boolean);
+  const isSmartNic =
+    doc.is_smartnic === undefined || doc.is_smartnic === null ? false : (requireBool('is_smartnic', doc.is_smartnic) as boolean);
   const extra = doc.extra ?? {};
   if (!isJsonObject(extra)) throw new InvalidInputError('Invalid value for extra: must be an object.');
   const physnet = doc.physical_network ?? null;
-  if (physnet !== null && (typeof physnet !== 'string' || physnet.length > 64)) throw new InvalidInputError('physical_network must be a string of at most 64 characters.');
+  if (physnet !== null && (typeof physnet !== 'string' || physnet.length > 64))
+    throw new InvalidInputError('physical_network must be a string of at most 64 characters.');
   if (physnet === '') throw new InvalidInputError('A non-empty value is required when setting physical_network');
   const portgroup = doc.portgroup_uuid ?? null;
   if (portgroup !== null) throw new InvalidInputError(`Portgroup ${String(portgroup)} could not be found.`, 'PortgroupNotFound');
@@ -80,7 +101,8 @@ function portValues(doc: Readonly<JsonObject>): PortValues {
     address: normalizeMac(doc.address),
     extra,
     local_link_connection: normalizeLocalLinkConnection(doc.local_link_connection, isSmartNic),
-    pxe_enabled: doc.pxe_enabled === undefined || doc.pxe_enabled === null ? true : (requireBool('pxe_enabled', doc.pxe_enabled) as boolean),
+    pxe_enabled:
+      doc.pxe_enabled === undefined || doc.pxe_enabled === null ? true : (requireBool('pxe_enabled', doc.pxe_enabled) as boolean),
     physical_network: physnet,
     is_smartnic: isSmartNic,
     portgroup_uuid: null,
@@ -117,7 +139,8 @@ export class PortService {
 
   private unwrap(r: PortWriteResult, what: string): Port | null {
     if (r.ok) return r.port;
-    if (r.reason === 'reserved') throw new LockedError(`The node of port ${what} is locked by a conductor, please retry after the current operation is completed.`);
+    if (r.reason === 'reserved')
+      throw new LockedError(`The node of port ${what} is locked by a conductor, please retry after the current operation is completed.`);
     throw new NotFoundError('port', what);
   }
 
@@ -126,7 +149,13 @@ export class PortService {
    * the guard), then write; give it up again when the write fails, and let go of any other
    * switch port the port held when it succeeds.
    */
-  private async cabled(ctx: AuthContext, node: Node, portUuid: string, llc: Readonly<Record<string, string>>, write: () => Promise<Port>): Promise<Port> {
+  private async cabled(
+    ctx: AuthContext,
+    node: Node,
+    portUuid: string,
+    llc: Readonly<Record<string, string>>,
+    write: () => Promise<Port>,
+  ): Promise<Port> {
     const guard = this.deps.switchPorts;
     const hold = guard ? await guard.claim(ctx, node, portUuid, llc) : null;
     let port: Port;
@@ -198,7 +227,8 @@ export class PortService {
     const ops = parsePatch(body);
     for (const op of ops) {
       const root = rootOf(op.path);
-      if (!PATCHABLE.includes(root)) throw new InvalidInputError(`Cannot patch ${op.path}. Only the following can be updated: ${PATCHABLE.join(', ')}`);
+      if (!PATCHABLE.includes(root))
+        throw new InvalidInputError(`Cannot patch ${op.path}. Only the following can be updated: ${PATCHABLE.join(', ')}`);
     }
     const { port, node } = await this.visible(ctx, uuid, 'baremetal:port:update');
     const doc: JsonObject = {
@@ -214,7 +244,8 @@ export class PortService {
     const patched = applyPatch(doc, ops);
     const v = portValues(patched);
     const changes: Record<string, unknown> = {};
-    for (const [k, val] of Object.entries(v)) if (JSON.stringify(val) !== JSON.stringify((port as unknown as JsonObject)[k])) changes[k] = val;
+    for (const [k, val] of Object.entries(v))
+      if (JSON.stringify(val) !== JSON.stringify((port as unknown as JsonObject)[k])) changes[k] = val;
     let target = node;
     const newNodeUuid = requireUuid('node_uuid', patched.node_uuid);
     if (newNodeUuid !== port.node_uuid) {
@@ -228,12 +259,22 @@ export class PortService {
       Object.keys(changes).flatMap((k) => (GUARDED_FIELDS[k] !== undefined ? [`baremetal:port:update:${GUARDED_FIELDS[k]}`] : [])),
     );
     const vif = port.internal_info.tenant_vif_port_id;
-    if (typeof vif === 'string' && vif !== '' && ['address', 'local_link_connection', 'physical_network', 'node_id', 'portgroup_uuid'].some((k) => Object.hasOwn(changes, k))) {
-      throw new ConflictError(`Port ${port.uuid} has VIF ${vif} attached; detach it before changing the port's address, node or connectivity.`, 'PortHasVif');
+    if (
+      typeof vif === 'string' &&
+      vif !== '' &&
+      ['address', 'local_link_connection', 'physical_network', 'node_id', 'portgroup_uuid'].some((k) => Object.hasOwn(changes, k))
+    ) {
+      throw new ConflictError(
+        `Port ${port.uuid} has VIF ${vif} attached; detach it before changing the port's address, node or connectivity.`,
+        'PortHasVif',
+      );
     }
     for (const n of target === node ? [node] : [node, target]) {
       if (changes.address !== undefined && (n.provision_state === 'active' || n.instance_uuid !== null) && !n.maintenance) {
-        throw new ConflictError(`Cannot update hardware address for port ${port.uuid} as node ${n.uuid} is active or has instance UUID assigned`, 'InvalidState');
+        throw new ConflictError(
+          `Cannot update hardware address for port ${port.uuid} as node ${n.uuid} is active or has instance UUID assigned`,
+          'InvalidState',
+        );
       }
       if (CONNECTIVITY.some((k) => Object.hasOwn(changes, k)) && !(CONNECTIVITY_STATES.has(n.provision_state) || n.maintenance)) {
         throw new ConflictError(
@@ -242,7 +283,8 @@ export class PortService {
         );
       }
     }
-    const write = async (): Promise<Port> => this.unwrap(await this.deps.ports.update(port.uuid, changes as PortChanges, this.deps.clock.now()), uuid)!;
+    const write = async (): Promise<Port> =>
+      this.unwrap(await this.deps.ports.update(port.uuid, changes as PortChanges, this.deps.clock.now()), uuid)!;
     if (!Object.hasOwn(changes, 'local_link_connection') && !Object.hasOwn(changes, 'node_id')) return write();
     return this.cabled(ctx, target, port.uuid, v.local_link_connection, write);
   }
@@ -251,7 +293,8 @@ export class PortService {
   async delete(ctx: AuthContext, uuid: string): Promise<void> {
     const { port } = await this.visible(ctx, uuid, 'baremetal:port:delete');
     const vif = port.internal_info.tenant_vif_port_id;
-    if (typeof vif === 'string' && vif !== '') throw new ConflictError(`Port ${port.uuid} has VIF ${vif} attached; detach it before deleting the port.`, 'PortHasVif');
+    if (typeof vif === 'string' && vif !== '')
+      throw new ConflictError(`Port ${port.uuid} has VIF ${vif} attached; detach it before deleting the port.`, 'PortHasVif');
     this.unwrap(await this.deps.ports.delete(port.uuid), uuid);
     await this.deps.switchPorts?.release(port.uuid);
   }

@@ -57,7 +57,8 @@ export interface NodeListQuery {
 }
 
 /** Outcome of a conditional node write. */
-export type WriteResult = { readonly ok: true; readonly node: Node } | { readonly ok: false; readonly reason: 'stale' | 'reserved' | 'missing' };
+export type WriteResult =
+  { readonly ok: true; readonly node: Node } | { readonly ok: false; readonly reason: 'stale' | 'reserved' | 'missing' };
 
 /** Conductor-side changes: any node columns, typically states, errors and internal info. */
 export type ConductorChanges = NodeChanges;
@@ -142,7 +143,8 @@ export type NewPort = Omit<Port, 'id' | 'node_uuid' | 'created_at' | 'updated_at
 export type PortChanges = Partial<Omit<Port, 'id' | 'uuid' | 'node_uuid' | 'created_at' | 'updated_at'>>;
 
 /** Outcome of a port write guarded by its node's reservation. */
-export type PortWriteResult = { readonly ok: true; readonly port: Port | null } | { readonly ok: false; readonly reason: 'reserved' | 'missing' };
+export type PortWriteResult =
+  { readonly ok: true; readonly port: Port | null } | { readonly ok: false; readonly reason: 'reserved' | 'missing' };
 
 /**
  * Storage of ports. Writes run under the owning node's lock and are refused while a conductor
@@ -176,7 +178,12 @@ export interface SwitchPortGuard {
    * @throws ForbiddenError when the switch port is not registered to `node` and the caller may
    *   not register it; ConflictError when another bare-metal port holds it
    */
-  claim(ctx: AuthContext, node: Pick<Node, 'uuid'>, portUuid: string, llc: Readonly<Record<string, string>>): Promise<SwitchPortHold | null>;
+  claim(
+    ctx: AuthContext,
+    node: Pick<Node, 'uuid'>,
+    portUuid: string,
+    llc: Readonly<Record<string, string>>,
+  ): Promise<SwitchPortHold | null>;
   /** Drop every switch port `portUuid` holds (it was deleted, or its cabling names none now). */
   release(portUuid: string): Promise<void>;
 }

@@ -73,13 +73,22 @@ export interface DeployImages {
  *   caller may not see (the same answer, so nothing about another project's image leaks);
  *   `ImageNotAuthorized` for one it sees but may not read
  */
-export async function checkImageSource(images: DeployImages | undefined, ctx: AuthContext, imageSource: unknown, what: string): Promise<void> {
+export async function checkImageSource(
+  images: DeployImages | undefined,
+  ctx: AuthContext,
+  imageSource: unknown,
+  what: string,
+): Promise<void> {
   if (images === undefined || typeof imageSource !== 'string' || !isUuidLike(imageSource)) return;
   try {
     await images.deployable(ctx, imageSource);
   } catch (err) {
     if (err instanceof NotFoundError) throw new InvalidInputError(`Image ${imageSource} (${what}) could not be found.`, 'ImageNotFound');
-    if (err instanceof ForbiddenError) throw new InvalidInputError(`Image ${imageSource} (${what}) may not be deployed by this project: ${err.message}`, 'ImageNotAuthorized');
+    if (err instanceof ForbiddenError)
+      throw new InvalidInputError(
+        `Image ${imageSource} (${what}) may not be deployed by this project: ${err.message}`,
+        'ImageNotAuthorized',
+      );
     throw err;
   }
 }

@@ -286,7 +286,13 @@ export const UPDATE_ALLOWED_STATES: ReadonlySet<ProvisionState> = new Set([
  * States in which driver interfaces and `resource_class` may change (Ironic conductor
  * `update_node`'s allowed states); interfaces may also change in maintenance.
  */
-export const INTERFACE_UPDATE_STATES: ReadonlySet<ProvisionState> = new Set(['enroll', 'inspecting', 'inspect wait', 'manageable', 'available']);
+export const INTERFACE_UPDATE_STATES: ReadonlySet<ProvisionState> = new Set([
+  'enroll',
+  'inspecting',
+  'inspect wait',
+  'manageable',
+  'available',
+]);
 
 /** States in which a node is transitioning (Ironic `UNSTABLE_STATES`). */
 export const UNSTABLE_STATES: ReadonlySet<ProvisionState> = new Set([

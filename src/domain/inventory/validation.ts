@@ -11,7 +11,14 @@ import { isJsonObject } from './masking.ts';
  * Words that cannot be node names because they are sub-routes of `/v1/nodes`
  * (Ironic `get_nodes_controller_reserved_names`).
  */
-export const RESERVED_NODE_NAMES: ReadonlySet<string> = new Set(['detail', 'validate', 'states', 'vendor_passthru', 'management', 'maintenance']);
+export const RESERVED_NODE_NAMES: ReadonlySet<string> = new Set([
+  'detail',
+  'validate',
+  'states',
+  'vendor_passthru',
+  'management',
+  'maintenance',
+]);
 
 const LOGICAL_NAME_RE = /^[A-Za-z0-9._~-]+$/;
 const HOSTNAME_SAFE_RE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9_-]{0,62}[a-z0-9])*\.?$/;
@@ -36,10 +43,14 @@ export function isHostnameSafe(name: string): boolean {
  */
 export function checkNodeName(name: string): void {
   if (!isValidLogicalName(name) || isUuidLike(name)) {
-    throw new InvalidInputError(`Cannot use invalid name '${name}' for a node: names may only contain the characters A-Z a-z 0-9 - . _ ~, at most 255, and may not look like a UUID.`);
+    throw new InvalidInputError(
+      `Cannot use invalid name '${name}' for a node: names may only contain the characters A-Z a-z 0-9 - . _ ~, at most 255, and may not look like a UUID.`,
+    );
   }
   if (RESERVED_NODE_NAMES.has(name)) {
-    throw new InvalidInputError(`The word "${name}" is reserved and can not be used as a node name. Reserved words are: ${[...RESERVED_NODE_NAMES].join(', ')}.`);
+    throw new InvalidInputError(
+      `The word "${name}" is reserved and can not be used as a node name. Reserved words are: ${[...RESERVED_NODE_NAMES].join(', ')}.`,
+    );
   }
 }
 
@@ -125,7 +136,12 @@ const STANDARD_TRAIT_RE = /^(HW|COMPUTE|STORAGE|MISC|OWNER|ACCELERATOR)_[A-Z0-9_
  * @throws InvalidInputError naming the trait
  */
 export function checkTrait(trait: unknown): string {
-  if (typeof trait !== 'string' || trait.length === 0 || trait.length > 255 || !(CUSTOM_TRAIT_RE.test(trait) || STANDARD_TRAIT_RE.test(trait))) {
+  if (
+    typeof trait !== 'string' ||
+    trait.length === 0 ||
+    trait.length > 255 ||
+    !(CUSTOM_TRAIT_RE.test(trait) || STANDARD_TRAIT_RE.test(trait))
+  ) {
     throw new InvalidInputError(
       `Invalid trait ${JSON.stringify(trait)}: a trait must be a standard trait (e.g. HW_CPU_X86_VMX) or match CUSTOM_[A-Z0-9_]+, at most 255 characters.`,
     );
@@ -160,7 +176,8 @@ export function normalizeLocalLinkConnection(value: unknown, isSmartNic: boolean
   if (!isJsonObject(value)) throw new InvalidInputError('local_link_connection must be an object.');
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(value)) {
-    if (!LLC_KEYS.has(k)) throw new InvalidInputError(`local_link_connection has an unknown key "${k}"; allowed: ${[...LLC_KEYS].join(', ')}.`);
+    if (!LLC_KEYS.has(k))
+      throw new InvalidInputError(`local_link_connection has an unknown key "${k}"; allowed: ${[...LLC_KEYS].join(', ')}.`);
     if (typeof v !== 'string') throw new InvalidInputError(`local_link_connection.${k} must be a string.`);
     out[k] = v;
   }
@@ -170,7 +187,8 @@ export function normalizeLocalLinkConnection(value: unknown, isSmartNic: boolean
   }
   const unmanaged = out.network_type === 'unmanaged';
   if (!unmanaged) {
-    const ok = (out.port_id !== undefined && out.switch_id !== undefined) || (isSmartNic && out.port_id !== undefined && out.hostname !== undefined);
+    const ok =
+      (out.port_id !== undefined && out.switch_id !== undefined) || (isSmartNic && out.port_id !== undefined && out.hostname !== undefined);
     if (!ok) {
       throw new InvalidInputError(
         isSmartNic

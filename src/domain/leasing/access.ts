@@ -165,7 +165,12 @@ export class LeasingAccess {
       return await this.projects.resolve(ident);
     } catch (err) {
       if (err instanceof NotFoundError || err instanceof ConflictError) {
-        throw new NotFoundError('project', ident, `No project named ${ident}. (A project is named by its id, or by a name no other project has.)`, 'ProjectNotFound');
+        throw new NotFoundError(
+          'project',
+          ident,
+          `No project named ${ident}. (A project is named by its id, or by a name no other project has.)`,
+          'ProjectNotFound',
+        );
       }
       throw err;
     }
@@ -218,9 +223,9 @@ export class LeasingAccess {
     if (node.owner === project || this.isOfferAdmin(ctx)) return { parentLeaseUuid: null };
     const denied = new ForbiddenError(`Access was denied to ${RESOURCE_TYPE} ${node.uuid}.`, 'ResourceForbidden');
     if (node.lessee !== project) throw denied;
-    const held = (await this.repo.findLeases({ resourceType: RESOURCE_TYPE, resourceUuid: node.uuid, projectId: project, statuses: ['active'] })).filter(
-      (l) => l.parentLeaseUuid === null,
-    );
+    const held = (
+      await this.repo.findLeases({ resourceType: RESOURCE_TYPE, resourceUuid: node.uuid, projectId: project, statuses: ['active'] })
+    ).filter((l) => l.parentLeaseUuid === null);
     if (held.length === 0) throw denied;
     const parent = held.find((l) => within(window, { start: l.startTime, end: l.endTime }));
     if (!parent) {

@@ -64,7 +64,12 @@ export async function admit(tx: LeasingTx, items: readonly AdmissionItem[], opti
   await checkQuotas(tx, items, options.viewer);
 }
 
-async function checkOwnerPolicies(tx: LeasingTx, items: readonly AdmissionItem[], lesseeScope: readonly string[], viewer: Viewer): Promise<void> {
+async function checkOwnerPolicies(
+  tx: LeasingTx,
+  items: readonly AdmissionItem[],
+  lesseeScope: readonly string[],
+  viewer: Viewer,
+): Promise<void> {
   const owners = [...new Set(items.map((i) => i.nodeOwner).filter((o): o is string => o !== null))];
   if (owners.length === 0) return;
   const policies: LeasePolicy[] = await tx.policiesOf(owners);
@@ -79,7 +84,9 @@ async function checkOwnerPolicies(tx: LeasingTx, items: readonly AdmissionItem[]
     const gap = policy.minGapMs ?? 0;
     if (gap > 0) {
       const near = await tx.leasesOnNodes([node], { start: it.window.start - gap, end: it.window.end + gap }, LEASE_BLOCKING);
-      const neighbours = near.filter((l) => l.uuid !== it.lease.uuid && l.uuid !== it.excludeUuid && l.parentLeaseUuid === it.lease.parentLeaseUuid);
+      const neighbours = near.filter(
+        (l) => l.uuid !== it.lease.uuid && l.uuid !== it.excludeUuid && l.parentLeaseUuid === it.lease.parentLeaseUuid,
+      );
       checkGap(policy, node, it.window, neighbours, viewer);
     }
   }
@@ -99,7 +106,10 @@ async function checkQuotas(tx: LeasingTx, items: readonly AdmissionItem[], viewe
     const excess = checkQuota(quota, existing, added, formatLeaseTime);
     if (!excess) continue;
     if (viewer.seesQuota(projectId)) throw new ForbiddenError(excess.message, 'QuotaExceeded');
-    throw new ForbiddenError(`Quota exceeded for project ${projectId}: the lease quota of that project does not allow these leases.`, 'QuotaExceeded');
+    throw new ForbiddenError(
+      `Quota exceeded for project ${projectId}: the lease quota of that project does not allow these leases.`,
+      'QuotaExceeded',
+    );
   }
 }
 

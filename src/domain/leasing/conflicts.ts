@@ -52,7 +52,12 @@ export interface Viewer {
 }
 
 /** A viewer that sees everything (unit tests, internal callers). */
-export const SEES_ALL: Viewer = Object.freeze({ seesLease: () => true, seesOffer: () => true, seesPolicy: () => true, seesQuota: () => true });
+export const SEES_ALL: Viewer = Object.freeze({
+  seesLease: () => true,
+  seesOffer: () => true,
+  seesPolicy: () => true,
+  seesQuota: () => true,
+});
 
 /** A window-holding object found in a conflict. */
 interface Holder extends Window {
@@ -74,7 +79,9 @@ function holders(leases: readonly Lease[], offers: readonly Offer[] = []): Holde
 
 function heldBy(h: Holder, viewer: Viewer): string {
   const visible = h.lease ? viewer.seesLease(h.lease) : h.offer ? viewer.seesOffer(h.offer) : false;
-  return visible ? `${h.kind} ${h.uuid} holds it from ${fmt(h.start)} to ${fmt(h.end)}.` : `It is taken from ${fmt(h.start)} to ${fmt(h.end)}.`;
+  return visible
+    ? `${h.kind} ${h.uuid} holds it from ${fmt(h.start)} to ${fmt(h.end)}.`
+    : `It is taken from ${fmt(h.start)} to ${fmt(h.end)}.`;
 }
 
 /**
@@ -91,22 +98,41 @@ export function findConflict(window: Window, leases: readonly Lease[], offers: r
  * @param excludeUuid the lease being extended, left out of the overlap check
  * @throws ConflictError giving the window that is taken (and the object holding it, when visible)
  */
-export async function checkLeaseWindow(tx: LeasingReader, at: Placement, window: Window, viewer: Viewer, excludeUuid?: string): Promise<void> {
+export async function checkLeaseWindow(
+  tx: LeasingReader,
+  at: Placement,
+  window: Window,
+  viewer: Viewer,
+  excludeUuid?: string,
+): Promise<void> {
   if (at.offerUuid) {
     const offer = await tx.getOffer(at.offerUuid);
     if (!offer || offer.status !== 'available') {
-      throw new ConflictError(`Offer ${at.offerUuid} does not have status "available". Got offer status "${offer?.status ?? 'deleted'}".`, 'OfferNotAvailable');
+      throw new ConflictError(
+        `Offer ${at.offerUuid} does not have status "available". Got offer status "${offer?.status ?? 'deleted'}".`,
+        'OfferNotAvailable',
+      );
     }
     const prefix = `Offer ${offer.uuid} has no availabilities at given time range ${fmt(window.start)}, ${fmt(window.end)}.`;
     if (!within(window, { start: offer.startTime, end: offer.endTime })) {
-      throw new ConflictError(`${prefix} The offer runs from ${fmt(offer.startTime)} to ${fmt(offer.endTime)}.`, 'OfferNoTimeAvailabilities');
+      throw new ConflictError(
+        `${prefix} The offer runs from ${fmt(offer.startTime)} to ${fmt(offer.endTime)}.`,
+        'OfferNoTimeAvailabilities',
+      );
     }
     const clash = findConflict(window, await tx.overlappingLeases({ offerUuid: offer.uuid }, window, LEASE_BLOCKING, excludeUuid));
     if (clash) throw new ConflictError(`${prefix} ${heldBy(clash, viewer)}`, 'OfferNoTimeAvailabilities');
     return;
   }
   if (at.parentLeaseUuid) {
-    await checkInsideParent(tx, at.parentLeaseUuid, window, viewer, excludeUuid, (p) => `Lease ${p} has no availabilities at given time range ${fmt(window.start)}, ${fmt(window.end)}.`);
+    await checkInsideParent(
+      tx,
+      at.parentLeaseUuid,
+      window,
+      viewer,
+      excludeUuid,
+      (p) => `Lease ${p} has no availabilities at given time range ${fmt(window.start)}, ${fmt(window.end)}.`,
+    );
     return;
   }
   await checkNode(tx, at, window, viewer, excludeUuid);
@@ -120,7 +146,14 @@ export async function checkLeaseWindow(tx: LeasingReader, at: Placement, window:
  */
 export async function checkOfferWindow(tx: LeasingReader, at: Placement, window: Window, viewer: Viewer): Promise<void> {
   if (at.parentLeaseUuid) {
-    await checkInsideParent(tx, at.parentLeaseUuid, window, viewer, undefined, () => `Time conflict for ${at.resourceType} ${at.resourceUuid}.`);
+    await checkInsideParent(
+      tx,
+      at.parentLeaseUuid,
+      window,
+      viewer,
+      undefined,
+      () => `Time conflict for ${at.resourceType} ${at.resourceUuid}.`,
+    );
     return;
   }
   await checkNode(tx, at, window, viewer);
@@ -133,7 +166,8 @@ async function checkNode(tx: LeasingReader, at: Placement, window: Window, viewe
     await tx.overlappingLeases(scope, window, LEASE_BLOCKING, excludeUuid),
   ];
   const clash = findConflict(window, leases, offers);
-  if (clash) throw new ConflictError(`Time conflict for ${at.resourceType} ${at.resourceUuid}. ${heldBy(clash, viewer)}`, 'ResourceTimeConflict');
+  if (clash)
+    throw new ConflictError(`Time conflict for ${at.resourceType} ${at.resourceUuid}. ${heldBy(clash, viewer)}`, 'ResourceTimeConflict');
 }
 
 async function checkInsideParent(
@@ -149,7 +183,10 @@ async function checkInsideParent(
     throw new ConflictError(`Lease with name or uuid ${parentUuid} not active.`, 'LeaseNotActive');
   }
   if (!within(window, { start: parent.startTime, end: parent.endTime })) {
-    throw new ConflictError(`${prefix(parent.uuid)} Lease ${parent.uuid} runs from ${fmt(parent.startTime)} to ${fmt(parent.endTime)}.`, 'LeaseNoTimeAvailabilities');
+    throw new ConflictError(
+      `${prefix(parent.uuid)} Lease ${parent.uuid} runs from ${fmt(parent.startTime)} to ${fmt(parent.endTime)}.`,
+      'LeaseNoTimeAvailabilities',
+    );
   }
   const scope = { parentLeaseUuid: parent.uuid };
   const clash = findConflict(

@@ -60,7 +60,10 @@ export class ConsoleTokenService {
    */
   async create(ctx: AuthContext, nodeIdent: string, ttlS: number = DEFAULT_CONSOLE_TOKEN_TTL_S): Promise<IssuedConsoleToken> {
     if (!Number.isInteger(ttlS) || ttlS <= 0 || ttlS > MAX_CONSOLE_TOKEN_TTL_S) {
-      throw new InvalidInputError(`Token TTL ${ttlS} invalid: expected whole seconds between 1 and ${MAX_CONSOLE_TOKEN_TTL_S}.`, 'InvalidTokenTTL');
+      throw new InvalidInputError(
+        `Token TTL ${ttlS} invalid: expected whole seconds between 1 and ${MAX_CONSOLE_TOKEN_TTL_S}.`,
+        'InvalidTokenTTL',
+      );
     }
     const node = await this.access.visibleNode(ctx, nodeIdent);
     this.policy.authorize('esi_leap:console_auth_token:create', nodeTarget(node), ctx);

@@ -82,7 +82,11 @@ export class LeasingEnricher {
         lessee: o.lesseeId ? (names.get(o.lesseeId) ?? null) : null,
         availabilities:
           o.status === 'available'
-            ? availabilities({ start: o.startTime, end: o.endTime }, now, (byOffer.get(o.uuid) ?? []).map((l) => ({ start: l.startTime - gap, end: l.endTime + gap })))
+            ? availabilities(
+                { start: o.startTime, end: o.endTime },
+                now,
+                (byOffer.get(o.uuid) ?? []).map((l) => ({ start: l.startTime - gap, end: l.endTime + gap })),
+              )
             : [],
       };
     });

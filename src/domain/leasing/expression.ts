@@ -42,7 +42,10 @@ import { InvalidInputError } from '../errors.ts';
 export type Literal = string | number | boolean;
 
 /** An operand: a name resolved against the node, a literal, or a list of literals. */
-export type Operand = { readonly kind: 'name'; readonly name: string } | { readonly kind: 'lit'; readonly value: Literal } | { readonly kind: 'list'; readonly items: readonly Operand[] };
+export type Operand =
+  | { readonly kind: 'name'; readonly name: string }
+  | { readonly kind: 'lit'; readonly value: Literal }
+  | { readonly kind: 'list'; readonly items: readonly Operand[] };
 
 /** Comparison operators. */
 export type CompareOp = '==' | '!=' | '>=' | '<=' | '>' | '<';
@@ -66,7 +69,8 @@ export interface HardwareFacts {
 /** Longest accepted expression, characters. */
 export const EXPRESSION_MAX = 2000;
 
-const TOKEN_RE = /\s*(?:(==|!=|>=|<=|=|>|<|\(|\)|\[|\]|,)|("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])|(\$?[A-Za-z_][\w.:-]*))/y;
+const TOKEN_RE =
+  /\s*(?:(==|!=|>=|<=|=|>|<|\(|\)|\[|\]|,)|("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])|(\$?[A-Za-z_][\w.:-]*))/y;
 
 interface Token {
   readonly text: string;
@@ -233,7 +237,8 @@ function fromBlazar(node: unknown, path: string): Expr {
     return { kind: 'not', item: fromBlazar(rest[0], `${path}[1]`) };
   }
   const cmp = OPS[op];
-  if (!cmp || rest.length !== 2) bad(`expected [op, left, right] with op one of ==, !=, >=, <=, >, <, and, or, not; got ${JSON.stringify(node).slice(0, 80)}.`);
+  if (!cmp || rest.length !== 2)
+    bad(`expected [op, left, right] with op one of ==, !=, >=, <=, >, <, and, or, not; got ${JSON.stringify(node).slice(0, 80)}.`);
   const operand = (v: unknown): Operand => {
     if (typeof v === 'string') return v.startsWith('$') ? { kind: 'name', name: v.slice(1) } : { kind: 'lit', value: v };
     if (typeof v === 'number' || typeof v === 'boolean') return { kind: 'lit', value: v };
@@ -251,7 +256,8 @@ function fromBlazar(node: unknown, path: string): Expr {
 export function parseExpression(source: string | readonly unknown[]): Expr {
   if (Array.isArray(source)) return source.length === 0 ? { kind: 'all' } : fromBlazar(source, '$');
   const text = source as string;
-  if (text.length > EXPRESSION_MAX) throw new InvalidInputError(`Invalid hardware expression: longer than ${EXPRESSION_MAX} characters.`, 'InvalidExpression');
+  if (text.length > EXPRESSION_MAX)
+    throw new InvalidInputError(`Invalid hardware expression: longer than ${EXPRESSION_MAX} characters.`, 'InvalidExpression');
   if (text.trim() === '') return { kind: 'all' };
   if (text.trim().startsWith('[')) {
     let parsed: unknown;

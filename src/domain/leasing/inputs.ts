@@ -80,15 +80,20 @@ export interface LeaseListInput {
  */
 export function checkName(name: string | null | undefined): string | null {
   if (name === undefined || name === null) return null;
-  if (name.length > NAME_MAX) throw new InvalidInputError(`Invalid input for field/attribute name. Value: '${name.slice(0, 40)}…'. Longer than ${NAME_MAX} characters.`);
-  if (isUuidLike(name)) throw new InvalidInputError(`Invalid input for field/attribute name. Value: '${name}'. A name must not look like a UUID.`);
+  if (name.length > NAME_MAX)
+    throw new InvalidInputError(
+      `Invalid input for field/attribute name. Value: '${name.slice(0, 40)}…'. Longer than ${NAME_MAX} characters.`,
+    );
+  if (isUuidLike(name))
+    throw new InvalidInputError(`Invalid input for field/attribute name. Value: '${name}'. A name must not look like a UUID.`);
   return name;
 }
 
 /** Check a lease purpose (≤ {@link PURPOSE_MAX} characters). @throws InvalidInputError */
 export function checkPurpose(purpose: string | null | undefined): string | null {
   if (purpose === undefined || purpose === null) return null;
-  if (purpose.length > PURPOSE_MAX) throw new InvalidInputError(`Invalid input for field/attribute purpose. Longer than ${PURPOSE_MAX} characters.`);
+  if (purpose.length > PURPOSE_MAX)
+    throw new InvalidInputError(`Invalid input for field/attribute purpose. Longer than ${PURPOSE_MAX} characters.`);
   return purpose;
 }
 
@@ -98,7 +103,12 @@ export function checkPurpose(purpose: string | null | undefined): string | null 
  * @param what `an offer` or `a lease`
  * @throws InvalidInputError
  */
-export function filterWindow(what: string, start: number | undefined, end: number | undefined, label = 'Start Time'): { start: number; end: number } | undefined {
+export function filterWindow(
+  what: string,
+  start: number | undefined,
+  end: number | undefined,
+  label = 'Start Time',
+): { start: number; end: number } | undefined {
   if (start === undefined && end === undefined) return undefined;
   if (start === undefined || end === undefined || end <= start) {
     const endLabel = label.replace('Start', 'End');

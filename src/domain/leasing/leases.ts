@@ -55,7 +55,8 @@ export class LeaseService {
     policy.authorize(input.view === 'all' ? 'esi_leap:lease:lease_admin' : 'esi_leap:lease:get_all', {}, ctx);
     const scope: { -readonly [K in 'projectId' | 'ownerId' | 'projectOrOwnerId']?: string } = {};
     if (access.isLeaseAdmin(ctx)) {
-      if (input.view !== 'all' && input.ownerId === undefined && input.projectId === undefined) scope.projectOrOwnerId = access.projectOf(ctx);
+      if (input.view !== 'all' && input.ownerId === undefined && input.projectId === undefined)
+        scope.projectOrOwnerId = access.projectOf(ctx);
       if (input.projectId !== undefined) scope.projectId = (await access.resolveProject(input.projectId)).id;
       if (input.ownerId !== undefined) scope.ownerId = (await access.resolveProject(input.ownerId)).id;
     } else {
@@ -78,7 +79,8 @@ export class LeaseService {
         scope.projectOrOwnerId = mine;
       }
     }
-    const resourceType = input.resourceType !== undefined || input.resourceUuid !== undefined ? access.checkResourceType(input.resourceType) : undefined;
+    const resourceType =
+      input.resourceType !== undefined || input.resourceUuid !== undefined ? access.checkResourceType(input.resourceType) : undefined;
     let resourceUuid: string | undefined;
     if (input.resourceUuid !== undefined) {
       const node = await access.findNode(input.resourceUuid);
@@ -153,7 +155,12 @@ export class LeaseService {
     const lesseeScope = [lessee.id, ...(await access.ancestorsOf(lessee.id))];
     const viewer = access.viewer(ctx, await access.lesseeScope(ctx));
     await repo.withLeaseLocks([node.uuid], [lessee.id], async (tx) => {
-      await admit(tx, [{ lease, nodeOwner: node.owner, window: { start, end } }], { bypassLimits: leaseAdmin, ownerPolicy: node.owner !== ownerId, lesseeScope, viewer });
+      await admit(tx, [{ lease, nodeOwner: node.owner, window: { start, end } }], {
+        bypassLimits: leaseAdmin,
+        ownerPolicy: node.owner !== ownerId,
+        lesseeScope,
+        viewer,
+      });
       await insertLeases(tx, [lease], now);
     });
     this.d.scheduler().changed({ kind: 'lease', uuid: lease.uuid });
@@ -175,15 +182,28 @@ export class LeaseService {
     const node = await access.findNode(found.resourceUuid);
     const lesseeScope = [found.projectId, ...(await access.ancestorsOf(found.projectId))];
     const viewer = access.viewer(ctx, ctx.projectId ? await access.lesseeScope(ctx) : []);
-    const options = { bypassLimits: access.isLeaseAdmin(ctx), ownerPolicy: found.offerUuid !== null || found.parentLeaseUuid !== null, lesseeScope, viewer };
+    const options = {
+      bypassLimits: access.isLeaseAdmin(ctx),
+      ownerPolicy: found.offerUuid !== null || found.parentLeaseUuid !== null,
+      lesseeScope,
+      viewer,
+    };
     const updated = await repo.withLeaseLocks([found.resourceUuid], [found.projectId], async (tx) => {
       const lease = await tx.getLease(found.uuid);
       if (!lease) throw new NotFoundError('lease', ident, `Lease with name or uuid ${ident} not found.`, 'LeaseNotFound');
-      if (isLeaseFinal(lease.status)) throw new InvalidStateError(`Lease ${lease.uuid} is ${lease.status}; only a lease that has not ended can be updated.`, 'LeaseNotUpdatable');
+      if (isLeaseFinal(lease.status))
+        throw new InvalidStateError(
+          `Lease ${lease.uuid} is ${lease.status}; only a lease that has not ended can be updated.`,
+          'LeaseNotUpdatable',
+        );
       assertValidRange('lease', { start: lease.startTime, end: endTime });
       if (endTime > lease.endTime) {
         const extended = { ...lease, endTime };
-        await admit(tx, [{ lease: extended, nodeOwner: node?.owner ?? null, window: { start: lease.endTime, end: endTime }, excludeUuid: lease.uuid }], options);
+        await admit(
+          tx,
+          [{ lease: extended, nodeOwner: node?.owner ?? null, window: { start: lease.endTime, end: endTime }, excludeUuid: lease.uuid }],
+          options,
+        );
       }
       const changed = (await tx.setLeaseEnd(lease.uuid, endTime, now))!;
       await tx.insertEvent(leaseEvent(changed, 'esi_leap.lease.update', now));

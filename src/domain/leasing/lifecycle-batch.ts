@@ -85,7 +85,10 @@ async function pool<T>(items: readonly T[], limit: number, fn: (item: T) => Prom
  * Do what is due for each lease (see the module documentation).
  * @returns per uuid: the lease after its step, null when it does not exist, or NODE_CLAIMED
  */
-export async function processLeaseBatch(host: BatchHost, uuids: readonly string[]): Promise<Map<string, Lease | null | typeof NODE_CLAIMED>> {
+export async function processLeaseBatch(
+  host: BatchHost,
+  uuids: readonly string[],
+): Promise<Map<string, Lease | null | typeof NODE_CLAIMED>> {
   const out = new Map<string, Lease | null | typeof NODE_CLAIMED>();
   const { repo } = host;
   const listed = await repo.findLeases({ uuids });
@@ -111,8 +114,14 @@ export async function processLeaseBatch(host: BatchHost, uuids: readonly string[
     const fresh = await repo.findLeases({ uuids: heldNodes.map((n) => byNode.get(n)!.uuid) });
     const now = host.clock.now();
     const ending = fresh.filter((l) => !isLeaseFinal(l.status) && (l.status === 'wait cancel' || l.endTime <= now)).map((l) => l.uuid);
-    const [childLeases, childOffers] = ending.length > 0 ? await Promise.all([repo.findLeases({ parentLeaseUuids: ending }), repo.findOffers({ parentLeaseUuids: ending })]) : [[], []];
-    const parents = new Set([...childLeases.filter((c) => !isLeaseFinal(c.status)).map((c) => c.parentLeaseUuid!), ...childOffers.filter((o) => o.status === 'available' || o.status === 'error').map((o) => o.parentLeaseUuid!)]);
+    const [childLeases, childOffers] =
+      ending.length > 0
+        ? await Promise.all([repo.findLeases({ parentLeaseUuids: ending }), repo.findOffers({ parentLeaseUuids: ending })])
+        : [[], []];
+    const parents = new Set([
+      ...childLeases.filter((c) => !isLeaseFinal(c.status)).map((c) => c.parentLeaseUuid!),
+      ...childOffers.filter((o) => o.status === 'available' || o.status === 'error').map((o) => o.parentLeaseUuid!),
+    ]);
     const plain: Plain[] = [];
     for (const l of fresh) {
       const action = isLeaseFinal(l.status) ? null : plainAction(l, now, parents);
@@ -128,7 +137,10 @@ export async function processLeaseBatch(host: BatchHost, uuids: readonly string[
         p.outcome = 'ok';
       } catch (err) {
         if (err instanceof NodeBusyError) {
-          host.log.info({ lease: p.lease.uuid, node: p.lease.resourceUuid, reason: err.message }, `lease manager: node busy, ${p.action} will be retried`);
+          host.log.info(
+            { lease: p.lease.uuid, node: p.lease.resourceUuid, reason: err.message },
+            `lease manager: node busy, ${p.action} will be retried`,
+          );
           p.outcome = 'busy';
         } else {
           host.log.error({ err, lease: p.lease.uuid, node: p.lease.resourceUuid }, `lease manager: ${p.action} failed`);
@@ -152,7 +164,8 @@ export async function processLeaseBatch(host: BatchHost, uuids: readonly string[
               else retry.push(p.lease.uuid);
               continue;
             }
-            const change: Omit<LeaseChange, 'status'> = p.outcome === 'ok' ? (p.action === 'fulfill' ? { fulfillTime: done } : { expireTime: done }) : {};
+            const change: Omit<LeaseChange, 'status'> =
+              p.outcome === 'ok' ? (p.action === 'fulfill' ? { fulfillTime: done } : { expireTime: done }) : {};
             const updated = await tx.transitionLease(p.lease.uuid, [p.lease.status], { status: to, ...change }, done);
             if (updated) {
               await tx.insertEvent(leaseEvent(updated, EVENT[trigger] ?? FAIL_EVENT[p.action], done));
@@ -169,7 +182,11 @@ export async function processLeaseBatch(host: BatchHost, uuids: readonly string[
 }
 
 /** Leases the batch could not settle take the single path, one by one. */
-async function finishLater(host: BatchHost, out: Map<string, Lease | null | typeof NODE_CLAIMED>, uuids: readonly string[]): Promise<Map<string, Lease | null | typeof NODE_CLAIMED>> {
+async function finishLater(
+  host: BatchHost,
+  out: Map<string, Lease | null | typeof NODE_CLAIMED>,
+  uuids: readonly string[],
+): Promise<Map<string, Lease | null | typeof NODE_CLAIMED>> {
   for (const u of uuids) out.set(u, await host.processLease(u));
   return out;
 }

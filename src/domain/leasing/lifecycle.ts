@@ -23,7 +23,15 @@ import type { Lease, Offer } from './model.ts';
 import { NodeBusyError, type NodeGateway } from './ports.ts';
 import type { LeaseChange, LeasingRepository } from './repository.ts';
 import type { LeaseScheduler } from './scheduler.ts';
-import { isLeaseFinal, isOfferFinal, leaseTransition, offerTransition, LEASE_PENDING_START, type LeaseTrigger, type OfferTrigger } from './status.ts';
+import {
+  isLeaseFinal,
+  isOfferFinal,
+  leaseTransition,
+  offerTransition,
+  LEASE_PENDING_START,
+  type LeaseTrigger,
+  type OfferTrigger,
+} from './status.ts';
 import { processLeaseBatch } from './lifecycle-batch.ts';
 
 /** The logging the lifecycle needs (pino's `Logger` fits). */
@@ -182,12 +190,17 @@ export class LeaseLifecycle {
     if (lease.parentLeaseUuid !== null) {
       const parent = await this.repo.getLease(lease.parentLeaseUuid);
       if (parent?.status !== 'active') {
-        this.log.info({ lease: lease.uuid, parent: lease.parentLeaseUuid }, 'lease manager: parent lease is not active; cancelling sub-lease');
+        this.log.info(
+          { lease: lease.uuid, parent: lease.parentLeaseUuid },
+          'lease manager: parent lease is not active; cancelling sub-lease',
+        );
         return this.cancelHeld(lease);
       }
     }
     // The node is handed over only once it is settled and wiped (else busy: `wait fulfill`, retried).
-    const outcome = await this.call('fulfill', lease, () => this.nodes.applyLease(lease.resourceUuid, lease.uuid, lease.projectId, lease.parentLeaseUuid));
+    const outcome = await this.call('fulfill', lease, () =>
+      this.nodes.applyLease(lease.resourceUuid, lease.uuid, lease.projectId, lease.parentLeaseUuid),
+    );
     const trigger: LeaseTrigger = outcome === 'ok' ? 'fulfill' : outcome === 'busy' ? 'fulfill_busy' : 'fail';
     const now = this.clock.now();
     const after = await this.finish(lease, trigger, 'fulfill', outcome === 'ok' ? { fulfillTime: now } : {}, now);
@@ -270,7 +283,10 @@ export class LeaseLifecycle {
       return 'ok';
     } catch (err) {
       if (err instanceof NodeBusyError) {
-        this.log.info({ lease: lease.uuid, node: lease.resourceUuid, reason: err.message }, `lease manager: node busy, ${action} will be retried`);
+        this.log.info(
+          { lease: lease.uuid, node: lease.resourceUuid, reason: err.message },
+          `lease manager: node busy, ${action} will be retried`,
+        );
         return 'busy';
       }
       this.log.error({ err, lease: lease.uuid, node: lease.resourceUuid }, `lease manager: ${action} failed`);

@@ -35,7 +35,16 @@ export type LeaseStatus = 'created' | 'active' | 'expired' | 'deleted' | 'error'
 export const OFFER_STATUSES: readonly OfferStatus[] = ['available', 'expired', 'deleted', 'error'];
 
 /** Every lease status, for validation of `status` filters. */
-export const LEASE_STATUSES: readonly LeaseStatus[] = ['created', 'active', 'expired', 'deleted', 'error', 'wait fulfill', 'wait expire', 'wait cancel'];
+export const LEASE_STATUSES: readonly LeaseStatus[] = [
+  'created',
+  'active',
+  'expired',
+  'deleted',
+  'error',
+  'wait fulfill',
+  'wait expire',
+  'wait cancel',
+];
 
 /** A half-open time window [start, end), epoch ms. */
 export interface Window {

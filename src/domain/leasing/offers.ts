@@ -57,7 +57,8 @@ export class OfferService {
     const contains = filterWindow('an offer', input.startTime, input.endTime);
     const wanted = filterWindow('an offer', input.availableStartTime, input.availableEndTime, 'Availability Start Time');
     const statuses = parseStatus(input.status);
-    const resourceType = input.resourceType !== undefined || input.resourceUuid !== undefined ? access.checkResourceType(input.resourceType) : undefined;
+    const resourceType =
+      input.resourceType !== undefined || input.resourceUuid !== undefined ? access.checkResourceType(input.resourceType) : undefined;
     let resourceUuid: string | undefined;
     if (input.resourceUuid !== undefined) {
       const node = await access.findNode(input.resourceUuid);
@@ -183,12 +184,23 @@ export class OfferService {
     let end: number;
     if (input.endTime === undefined) {
       // The owner's maximum (when it applies) shortens the default length, as the site maximum does not.
-      const ownerMax = leaseAdmin || nodeOwner === projectId ? null : policyFor(await repo.policiesOf(nodeOwner ? [nodeOwner] : []), nodeOwner, offer.resourceUuid)?.maxLeaseMs;
+      const ownerMax =
+        leaseAdmin || nodeOwner === projectId
+          ? null
+          : policyFor(await repo.policiesOf(nodeOwner ? [nodeOwner] : []), nodeOwner, offer.resourceUuid)?.maxLeaseMs;
       const leases = (await this.d.enricher.blockingLeasesOf([offer])).get(offer.uuid) ?? [];
       const length = Math.min(limits.defaultMs, ownerMax ?? Infinity);
-      end = claimDefaultEnd(start, length, { start: offer.startTime, end: offer.endTime }, leases.map((l) => ({ start: l.startTime, end: l.endTime })));
+      end = claimDefaultEnd(
+        start,
+        length,
+        { start: offer.startTime, end: offer.endTime },
+        leases.map((l) => ({ start: l.startTime, end: l.endTime })),
+      );
       if (end <= start) {
-        throw new ConflictError(`Offer ${offer.uuid} has no availabilities at given time range ${formatLeaseTime(start)}, ${formatLeaseTime(offer.endTime)}.`, 'OfferNoTimeAvailabilities');
+        throw new ConflictError(
+          `Offer ${offer.uuid} has no availabilities at given time range ${formatLeaseTime(start)}, ${formatLeaseTime(offer.endTime)}.`,
+          'OfferNoTimeAvailabilities',
+        );
       }
     } else {
       end = input.endTime;
@@ -215,7 +227,12 @@ export class OfferService {
       updatedAt: now,
     };
     await repo.withLeaseLocks([offer.resourceUuid], [projectId], async (tx) => {
-      await admit(tx, [{ lease, nodeOwner, window: { start, end } }], { bypassLimits: leaseAdmin, ownerPolicy: nodeOwner !== projectId, lesseeScope, viewer: access.viewer(ctx, lesseeScope) });
+      await admit(tx, [{ lease, nodeOwner, window: { start, end } }], {
+        bypassLimits: leaseAdmin,
+        ownerPolicy: nodeOwner !== projectId,
+        lesseeScope,
+        viewer: access.viewer(ctx, lesseeScope),
+      });
       await insertLeases(tx, [lease], now);
     });
     this.d.scheduler().changed({ kind: 'lease', uuid: lease.uuid });

@@ -64,7 +64,10 @@ export const POLICY_MAX_PROJECTS = 100;
 function seconds(name: string, value: number | null | undefined, min: number, max: number): number | null {
   if (value === undefined || value === null) return null;
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidInputError(`Invalid input for field/attribute ${name}. Value: '${value}'. Expected whole seconds from ${min} to ${max}, or null.`, 'InvalidLeasePolicy');
+    throw new InvalidInputError(
+      `Invalid input for field/attribute ${name}. Value: '${value}'. Expected whole seconds from ${min} to ${max}, or null.`,
+      'InvalidLeasePolicy',
+    );
   }
   return value * 1000;
 }
@@ -97,7 +100,10 @@ export class LeasePolicyService {
       if (!node) return [];
       resourceUuid = node.uuid;
     }
-    const found = await this.repo.listPolicies({ ...(projectId !== undefined ? { projectId } : {}), ...(resourceUuid !== undefined ? { resourceUuid } : {}) });
+    const found = await this.repo.listPolicies({
+      ...(projectId !== undefined ? { projectId } : {}),
+      ...(resourceUuid !== undefined ? { resourceUuid } : {}),
+    });
     return this.views(found);
   }
 
@@ -119,7 +125,10 @@ export class LeasePolicyService {
     if (input.resourceUuid !== undefined) {
       const node = await this.access.visibleNode(ctx, input.resourceUuid);
       if (node.owner !== projectId) {
-        throw new InvalidInputError(`Node ${node.uuid} is not owned by project ${projectId}: an owner's lease policy can only name the owner's nodes.`, 'LeasePolicyNotOwner');
+        throw new InvalidInputError(
+          `Node ${node.uuid} is not owned by project ${projectId}: an owner's lease policy can only name the owner's nodes.`,
+          'LeasePolicyNotOwner',
+        );
       }
       resourceUuid = node.uuid;
     }
@@ -138,7 +147,10 @@ export class LeasePolicyService {
     if (!(await this.repo.insertPolicy(created))) {
       const what = resourceUuid === null ? 'all its nodes' : `ironic_node ${resourceUuid}`;
       const [existing] = await this.repo.listPolicies({ projectId, resourceUuid });
-      throw new ConflictError(`Project ${projectId} already has a lease policy for ${what}${existing ? `: ${existing.uuid}` : ''}. Update that one instead.`, 'LeasePolicyExists');
+      throw new ConflictError(
+        `Project ${projectId} already has a lease policy for ${what}${existing ? `: ${existing.uuid}` : ''}. Update that one instead.`,
+        'LeasePolicyExists',
+      );
     }
     return (await this.views([created]))[0]!;
   }
@@ -152,7 +164,9 @@ export class LeasePolicyService {
     this.policy.authorize('esi_leap:lease_policy:update', target(found), ctx, `Access was denied to lease policy ${found.uuid}.`);
     const updated: LeasePolicy = {
       ...found,
-      ...(input.maxLeaseSeconds !== undefined ? { maxLeaseMs: seconds('max_lease_seconds', input.maxLeaseSeconds, 60, POLICY_MAX_LEASE_S) } : {}),
+      ...(input.maxLeaseSeconds !== undefined
+        ? { maxLeaseMs: seconds('max_lease_seconds', input.maxLeaseSeconds, 60, POLICY_MAX_LEASE_S) }
+        : {}),
       ...(input.minGapSeconds !== undefined ? { minGapMs: seconds('min_gap_seconds', input.minGapSeconds, 0, POLICY_MAX_GAP_S) } : {}),
       ...(input.allowedProjects !== undefined ? { allowedProjects: await this.resolveProjects(input.allowedProjects) } : {}),
       ...(input.eraseDevices !== undefined ? { eraseDevices: input.eraseDevices } : {}),
@@ -191,7 +205,8 @@ export class LeasePolicyService {
   private async projectFor(ctx: AuthContext, ident: string | undefined): Promise<string | undefined> {
     if (this.isAdmin(ctx)) return ident === undefined ? undefined : (await this.access.resolveProject(ident)).id;
     const mine = this.access.projectOf(ctx);
-    if (ident !== undefined && !(await this.access.isOwnProject(ctx, ident))) this.policy.authorize('esi_leap:lease_policy:policy_admin', {}, ctx);
+    if (ident !== undefined && !(await this.access.isOwnProject(ctx, ident)))
+      this.policy.authorize('esi_leap:lease_policy:policy_admin', {}, ctx);
     return mine;
   }
 
@@ -205,7 +220,11 @@ export class LeasePolicyService {
 
   private async resolveProjects(idents: readonly string[] | null | undefined): Promise<string[] | null> {
     if (idents === undefined || idents === null) return null;
-    if (idents.length > POLICY_MAX_PROJECTS) throw new InvalidInputError(`Invalid input for field/attribute allowed_projects: at most ${POLICY_MAX_PROJECTS} projects.`, 'InvalidLeasePolicy');
+    if (idents.length > POLICY_MAX_PROJECTS)
+      throw new InvalidInputError(
+        `Invalid input for field/attribute allowed_projects: at most ${POLICY_MAX_PROJECTS} projects.`,
+        'InvalidLeasePolicy',
+      );
     const ids: string[] = [];
     for (const ident of idents) ids.push((await this.access.resolveProject(ident)).id);
     return [...new Set(ids)];

@@ -93,10 +93,19 @@ function policyName(policy: LeasePolicy, viewer: Viewer): string {
  * @param viewer the caller: the policy's uuid is named only to its owner (and admins)
  * @throws ForbiddenError naming the node and the rule
  */
-export function checkPolicyTerms(policy: LeasePolicy | null, nodeUuid: string, lesseeScope: readonly string[], window: Window, viewer: Viewer): void {
+export function checkPolicyTerms(
+  policy: LeasePolicy | null,
+  nodeUuid: string,
+  lesseeScope: readonly string[],
+  window: Window,
+  viewer: Viewer,
+): void {
   if (policy === null) return;
   if (!projectAllowed(policy, lesseeScope)) {
-    throw new ForbiddenError(`${policyName(policy, viewer)} does not allow project ${lesseeScope[0]} to lease ironic_node ${nodeUuid}.`, 'LeasePolicyProjectNotAllowed');
+    throw new ForbiddenError(
+      `${policyName(policy, viewer)} does not allow project ${lesseeScope[0]} to lease ironic_node ${nodeUuid}.`,
+      'LeasePolicyProjectNotAllowed',
+    );
   }
   if (policy.maxLeaseMs !== null && window.end - window.start > policy.maxLeaseMs) {
     throw new ForbiddenError(

@@ -42,7 +42,10 @@ function quotaTarget(projectId: string): Record<string, unknown> {
 function checkLimit(name: string, value: number | null | undefined, max: number): number | null {
   if (value === undefined || value === null) return null;
   if (!Number.isInteger(value) || value < 0 || value > max) {
-    throw new InvalidInputError(`Invalid input for field/attribute ${name}. Value: '${value}'. Expected an integer from 0 to ${max}, or null for no limit.`, 'InvalidQuota');
+    throw new InvalidInputError(
+      `Invalid input for field/attribute ${name}. Value: '${value}'. Expected an integer from 0 to ${max}, or null for no limit.`,
+      'InvalidQuota',
+    );
   }
   return value;
 }
@@ -87,7 +90,10 @@ export class QuotaService {
     const project = await this.access.resolveProject(projectIdent);
     const windowHours = input.windowHours ?? DEFAULT_QUOTA_WINDOW_HOURS;
     if (!Number.isInteger(windowHours) || windowHours < 1 || windowHours > QUOTA_MAX_WINDOW_HOURS) {
-      throw new InvalidInputError(`Invalid input for field/attribute window_hours. Value: '${windowHours}'. Expected an integer from 1 to ${QUOTA_MAX_WINDOW_HOURS}.`, 'InvalidQuota');
+      throw new InvalidInputError(
+        `Invalid input for field/attribute window_hours. Value: '${windowHours}'. Expected an integer from 1 to ${QUOTA_MAX_WINDOW_HOURS}.`,
+        'InvalidQuota',
+      );
     }
     const now = this.clock.now();
     const existing = await this.repo.getQuota(project.id);
@@ -110,7 +116,8 @@ export class QuotaService {
   async remove(ctx: AuthContext, projectIdent: string): Promise<void> {
     this.policy.authorize('esi_leap:quota:delete', {}, ctx);
     const project = await this.access.resolveProject(projectIdent);
-    if (!(await this.repo.deleteQuota(project.id))) throw new NotFoundError('quota', projectIdent, `No quota is set for project ${projectIdent}.`, 'QuotaNotFound');
+    if (!(await this.repo.deleteQuota(project.id)))
+      throw new NotFoundError('quota', projectIdent, `No quota is set for project ${projectIdent}.`, 'QuotaNotFound');
   }
 
   private unlimited(projectId: string): LeaseQuota {
@@ -125,7 +132,8 @@ export class QuotaService {
       if (err instanceof NotFoundError) throw new NotFoundError('quota', ident, `No project named ${ident}.`, 'ProjectNotFound');
       throw err;
     }
-    if (!this.policy.check(rule, quotaTarget(project.id), ctx)) throw new NotFoundError('quota', ident, `No project named ${ident}.`, 'ProjectNotFound');
+    if (!this.policy.check(rule, quotaTarget(project.id), ctx))
+      throw new NotFoundError('quota', ident, `No project named ${ident}.`, 'ProjectNotFound');
     return project;
   }
 

@@ -134,7 +134,13 @@ function augment(g: number, candidates: readonly PlanOffer[][], owner: Map<strin
  * The earliest window of length `durationMs`, starting at or after `from`, in which the whole
  * request can be planned; null when there is none among the first `maxCandidates` instants.
  */
-export function earliestWindow(offers: readonly PlanOffer[], counts: readonly number[], from: number, durationMs: number, maxCandidates = 5000): Window | null {
+export function earliestWindow(
+  offers: readonly PlanOffer[],
+  counts: readonly number[],
+  from: number,
+  durationMs: number,
+  maxCandidates = 5000,
+): Window | null {
   const instants = new Set<number>([from]);
   for (const o of offers) {
     if (o.window.start > from) instants.add(o.window.start);

@@ -103,15 +103,21 @@ function describe(g: LeaseRequestGroup, index: number): string {
 }
 
 function parseGroups(groups: readonly LeaseRequestGroup[]): ParsedGroup[] {
-  if (groups.length === 0 || groups.length > MAX_GROUPS) throw new InvalidInputError(`A lease request needs 1 to ${MAX_GROUPS} groups.`, 'InvalidLeaseRequest');
+  if (groups.length === 0 || groups.length > MAX_GROUPS)
+    throw new InvalidInputError(`A lease request needs 1 to ${MAX_GROUPS} groups.`, 'InvalidLeaseRequest');
   let total = 0;
   return groups.map((g, i) => {
     if (!Number.isInteger(g.count) || g.count < 1 || g.count > MAX_GROUP_COUNT) {
-      throw new InvalidInputError(`Invalid count in group ${i + 1}: expected an integer from 1 to ${MAX_GROUP_COUNT}.`, 'InvalidLeaseRequest');
+      throw new InvalidInputError(
+        `Invalid count in group ${i + 1}: expected an integer from 1 to ${MAX_GROUP_COUNT}.`,
+        'InvalidLeaseRequest',
+      );
     }
     total += g.count;
-    if (total > MAX_GROUP_COUNT) throw new InvalidInputError(`A lease request may ask for at most ${MAX_GROUP_COUNT} nodes in all.`, 'InvalidLeaseRequest');
-    if (g.traits && g.traits.length > 50) throw new InvalidInputError(`Too many traits in group ${i + 1} (at most 50).`, 'InvalidLeaseRequest');
+    if (total > MAX_GROUP_COUNT)
+      throw new InvalidInputError(`A lease request may ask for at most ${MAX_GROUP_COUNT} nodes in all.`, 'InvalidLeaseRequest');
+    if (g.traits && g.traits.length > 50)
+      throw new InvalidInputError(`Too many traits in group ${i + 1} (at most 50).`, 'InvalidLeaseRequest');
     let expr: Expr;
     try {
       expr = parseExpression(g.properties ?? '');
@@ -157,8 +163,12 @@ export class LeaseRequestService {
 
     // When every group names a resource class, read only those nodes (narrowly) and their offers.
     const classes = groups.every((g) => g.resourceClass !== undefined) ? [...new Set(groups.map((g) => g.resourceClass!))] : null;
-    const classNodes = classes === null ? null : new Map((await Promise.all(classes.map((c) => this.d.nodes.listByResourceClass(c)))).flat().map((n) => [n.uuid, n]));
-    if (classNodes !== null && classNodes.size === 0) throw this.unsatisfiable(groups, [], counts, window, { failedGroup: 0, matching: 0, free: 0 });
+    const classNodes =
+      classes === null
+        ? null
+        : new Map((await Promise.all(classes.map((c) => this.d.nodes.listByResourceClass(c)))).flat().map((n) => [n.uuid, n]));
+    if (classNodes !== null && classNodes.size === 0)
+      throw this.unsatisfiable(groups, [], counts, window, { failedGroup: 0, matching: 0, free: 0 });
     const offers = await repo.findOffers({
       statuses: ['available'],
       endsAtOrAfter: window.end,
@@ -179,11 +189,17 @@ export class LeaseRequestService {
     const locked = new Set(lockNodes.slice(0, Math.max(LOCK_CAP, chosen.size)));
     const byOffer = new Map(eligible.map((e) => [e.offer.uuid, e]));
     const leases = await repo.withLeaseLocks([...locked], [projectId], async (tx) => {
-      const fresh = await tx.findOffers({ uuids: eligible.filter((e) => locked.has(e.offer.resourceUuid)).map((e) => e.offer.uuid), statuses: ['available'] });
+      const fresh = await tx.findOffers({
+        uuids: eligible.filter((e) => locked.has(e.offer.resourceUuid)).map((e) => e.offer.uuid),
+        statuses: ['available'],
+      });
       const freshPlans = await this.planOffers(tx, fresh.map((o) => byOffer.get(o.uuid)!).filter(Boolean), window.start);
       const again = planWindow(freshPlans, counts, window);
       if (!again.ok) {
-        throw new ConflictError(`Lease request: the nodes for ${groups[again.failedGroup]!.label} were taken by another request meanwhile; try again.`, 'LeaseRequestRaced');
+        throw new ConflictError(
+          `Lease request: the nodes for ${groups[again.failedGroup]!.label} were taken by another request meanwhile; try again.`,
+          'LeaseRequestRaced',
+        );
       }
       const items: AdmissionItem[] = again.assignments.map((a) => {
         const e = byOffer.get(a.offerUuid)!;
@@ -191,7 +207,11 @@ export class LeaseRequestService {
         return { lease, nodeOwner: e.node.owner, window };
       });
       await admit(tx, items, { bypassLimits: leaseAdmin, ownerPolicy: true, lesseeScope, viewer: access.viewer(ctx, lesseeScope) });
-      await insertLeases(tx, items.map((i) => i.lease), now);
+      await insertLeases(
+        tx,
+        items.map((i) => i.lease),
+        now,
+      );
       return items.map((i) => i.lease);
     });
     for (const l of leases) this.d.scheduler().changed({ kind: 'lease', uuid: l.uuid });
@@ -227,7 +247,11 @@ export class LeaseRequestService {
   private async planOffers(reader: LeasingReader, eligible: readonly Eligible[], from: number): Promise<PlanOffer[]> {
     if (eligible.length === 0) return [];
     const maxGap = Math.max(0, ...eligible.map((e) => e.gapMs));
-    const leases = await reader.leasesOnNodes([...new Set(eligible.map((e) => e.offer.resourceUuid))], { start: from - maxGap, end: END_OF_TIME }, LEASE_BLOCKING);
+    const leases = await reader.leasesOnNodes(
+      [...new Set(eligible.map((e) => e.offer.resourceUuid))],
+      { start: from - maxGap, end: END_OF_TIME },
+      LEASE_BLOCKING,
+    );
     const byNode = new Map<string, Lease[]>();
     for (const l of leases) {
       const list = byNode.get(l.resourceUuid);
@@ -238,14 +262,29 @@ export class LeaseRequestService {
       const busy: Window[] = [];
       for (const l of byNode.get(e.offer.resourceUuid) ?? []) {
         if (l.offerUuid === e.offer.uuid) busy.push({ start: l.startTime - e.gapMs, end: l.endTime + e.gapMs });
-        else if (e.gapMs > 0 && l.parentLeaseUuid === e.offer.parentLeaseUuid) busy.push({ start: l.startTime - e.gapMs, end: l.endTime + e.gapMs });
+        else if (e.gapMs > 0 && l.parentLeaseUuid === e.offer.parentLeaseUuid)
+          busy.push({ start: l.startTime - e.gapMs, end: l.endTime + e.gapMs });
       }
       busy.sort((a, b) => a.start - b.start);
-      return { offerUuid: e.offer.uuid, nodeUuid: e.offer.resourceUuid, window: { start: e.offer.startTime, end: e.offer.endTime }, busy, groups: e.groups };
+      return {
+        offerUuid: e.offer.uuid,
+        nodeUuid: e.offer.resourceUuid,
+        window: { start: e.offer.startTime, end: e.offer.endTime },
+        busy,
+        groups: e.groups,
+      };
     });
   }
 
-  private leaseFor(offer: Offer, projectId: string, w: Window, now: number, name: string | null, purpose: string | null, properties?: Record<string, unknown>): Lease {
+  private leaseFor(
+    offer: Offer,
+    projectId: string,
+    w: Window,
+    now: number,
+    name: string | null,
+    purpose: string | null,
+    properties?: Record<string, unknown>,
+  ): Lease {
     return {
       uuid: newUuid(),
       name,
@@ -281,8 +320,14 @@ export class LeaseRequestService {
         ? 'no offered node you may lease matches it (hardware, owner lease policies, length)'
         : `${failed.matching} offered node${failed.matching === 1 ? ' matches' : 's match'} it, ${failed.free} free in that window${failed.free >= g.count ? ' but needed by the other groups' : ''}`;
     const earliest = failed.matching === 0 ? null : earliestWindow(plans, counts, w.start, w.end - w.start);
-    const when = earliest ? ` The earliest window for the whole request is ${fmt(earliest.start)} to ${fmt(earliest.end)}.` : ' No later window fits the whole request either.';
-    return new RequestUnsatisfiableError(`Lease request cannot be satisfied from ${fmt(w.start)} to ${fmt(w.end)}: ${g.label}: ${what}.${when}`, failed.failedGroup, earliest);
+    const when = earliest
+      ? ` The earliest window for the whole request is ${fmt(earliest.start)} to ${fmt(earliest.end)}.`
+      : ' No later window fits the whole request either.';
+    return new RequestUnsatisfiableError(
+      `Lease request cannot be satisfied from ${fmt(w.start)} to ${fmt(w.end)}: ${g.label}: ${what}.${when}`,
+      failed.failedGroup,
+      earliest,
+    );
   }
 }
 
@@ -293,4 +338,3 @@ interface Eligible {
   readonly groups: readonly number[];
   readonly gapMs: number;
 }
-

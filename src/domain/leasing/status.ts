@@ -24,15 +24,7 @@
 import type { LeaseStatus, OfferStatus } from './model.ts';
 
 /** What happened to a lease. */
-export type LeaseTrigger =
-  | 'fulfill'
-  | 'fulfill_busy'
-  | 'expire'
-  | 'expire_busy'
-  | 'request_cancel'
-  | 'cancel'
-  | 'cancel_busy'
-  | 'fail';
+export type LeaseTrigger = 'fulfill' | 'fulfill_busy' | 'expire' | 'expire_busy' | 'request_cancel' | 'cancel' | 'cancel_busy' | 'fail';
 
 /**
  * What happened to an offer. (esi-leap also moves an offer to `error` when its manager loop

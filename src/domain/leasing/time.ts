@@ -12,8 +12,7 @@
  */
 import { END_OF_TIME } from './model.ts';
 
-const TIME_RE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+const TIME_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
 
 /**
  * Parse an esi-leap time. Accepted: `YYYY-MM-DD`, `YYYY-MM-DD[T ]HH:MM[:SS[.f…]]`, each with an

@@ -40,10 +40,16 @@ export class WebhookAddressRefused extends Error {
 
 /** Error codes of the transport (Node's net/dns, undici), grouped by the sentence shown. */
 const ERROR_TEXT: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^ESI_WEBHOOK_ADDRESS_REFUSED$/, "could not connect: the host resolves to an address webhooks may not reach (loopback, private, link-local or reserved, or this server's own)"],
+  [
+    /^ESI_WEBHOOK_ADDRESS_REFUSED$/,
+    "could not connect: the host resolves to an address webhooks may not reach (loopback, private, link-local or reserved, or this server's own)",
+  ],
   [/^ECONNREFUSED$/, 'could not connect: the connection was refused'],
   [/^(ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_FAIL|EAI_NODATA)$/, 'could not connect: the host name does not resolve'],
-  [/^(ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT|UND_ERR_HEADERS_TIMEOUT|UND_ERR_BODY_TIMEOUT|ABORT_ERR|ERR_ABORTED)$/, 'no answer within the delivery timeout'],
+  [
+    /^(ETIMEDOUT|UND_ERR_CONNECT_TIMEOUT|UND_ERR_HEADERS_TIMEOUT|UND_ERR_BODY_TIMEOUT|ABORT_ERR|ERR_ABORTED)$/,
+    'no answer within the delivery timeout',
+  ],
   [/^(ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED)$/, 'the connection was closed before an answer'],
   [/^(EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN)$/, 'could not connect: the host is unreachable'],
   [/CERT|TLS|SSL/, 'could not connect: the TLS handshake failed (certificate not trusted or not valid for the host)'],
@@ -122,7 +128,15 @@ export class WebhookDeliverer {
     const target = await this.repo.target(d.webhookUuid);
     if (target === null) return true; // the webhook was deleted with its deliveries
     if (!target.enabled) {
-      await this.repo.recordAttempt(d.id, { status: 'failed', attempts: d.attempts, nextAttemptAt: now, lastAttemptAt: now, lastStatusCode: null, lastError: 'The webhook is disabled.', deliveredAt: null });
+      await this.repo.recordAttempt(d.id, {
+        status: 'failed',
+        attempts: d.attempts,
+        nextAttemptAt: now,
+        lastAttemptAt: now,
+        lastStatusCode: null,
+        lastError: 'The webhook is disabled.',
+        deliveredAt: null,
+      });
       return true;
     }
     const timestamp = Math.floor(now / 1000);
@@ -147,7 +161,15 @@ export class WebhookDeliverer {
     const done = this.clock.now();
     const outcome: DeliveryOutcome =
       error === null
-        ? { status: 'delivered', attempts, nextAttemptAt: done, lastAttemptAt: done, lastStatusCode: status, lastError: null, deliveredAt: done }
+        ? {
+            status: 'delivered',
+            attempts,
+            nextAttemptAt: done,
+            lastAttemptAt: done,
+            lastStatusCode: status,
+            lastError: null,
+            deliveredAt: done,
+          }
         : {
             status: attempts >= this.options.maxAttempts ? 'failed' : 'pending',
             attempts,
@@ -158,7 +180,11 @@ export class WebhookDeliverer {
             deliveredAt: null,
           };
     await this.repo.recordAttempt(d.id, outcome);
-    if (error !== null) this.log.warn({ delivery: d.id, webhook: d.webhookUuid, attempts, error, ...(raw !== null ? { cause: raw } : {}) }, `webhook delivery ${outcome.status === 'failed' ? 'failed for good' : 'failed; will retry'}`);
+    if (error !== null)
+      this.log.warn(
+        { delivery: d.id, webhook: d.webhookUuid, attempts, error, ...(raw !== null ? { cause: raw } : {}) },
+        `webhook delivery ${outcome.status === 'failed' ? 'failed for good' : 'failed; will retry'}`,
+      );
     return true;
   }
 }

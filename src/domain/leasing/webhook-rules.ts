@@ -87,14 +87,23 @@ export function checkWebhookUrl(url: string, targets?: WebhookTargets): string {
   }
   if (url.length > URL_MAX) throw new InvalidInputError(`Invalid webhook url: longer than ${URL_MAX} characters.`, 'InvalidWebhookUrl');
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new InvalidInputError(`Invalid webhook url: the scheme must be http or https, not ${parsed.protocol.replace(':', '')}.`, 'InvalidWebhookUrl');
+    throw new InvalidInputError(
+      `Invalid webhook url: the scheme must be http or https, not ${parsed.protocol.replace(':', '')}.`,
+      'InvalidWebhookUrl',
+    );
   }
   if (parsed.username !== '' || parsed.password !== '') {
-    throw new InvalidInputError('Invalid webhook url: user information (user:password@) is not allowed; the signature authenticates esi.', 'InvalidWebhookUrl');
+    throw new InvalidInputError(
+      'Invalid webhook url: user information (user:password@) is not allowed; the signature authenticates esi.',
+      'InvalidWebhookUrl',
+    );
   }
   const restricted = targets ? restrictedHost(parsed.hostname, targets) : null;
   if (restricted !== null) {
-    throw new InvalidInputError(`Invalid webhook url: its host is ${restricted}; webhooks reach public addresses only.`, 'InvalidWebhookUrl');
+    throw new InvalidInputError(
+      `Invalid webhook url: its host is ${restricted}; webhooks reach public addresses only.`,
+      'InvalidWebhookUrl',
+    );
   }
   return url;
 }
@@ -102,7 +111,10 @@ export function checkWebhookUrl(url: string, targets?: WebhookTargets): string {
 /** Check a secret's length. @throws InvalidInputError (without echoing the secret) */
 export function checkWebhookSecret(secret: string): string {
   if (secret.length < SECRET_MIN || secret.length > SECRET_MAX) {
-    throw new InvalidInputError(`Invalid webhook secret: it must be ${SECRET_MIN} to ${SECRET_MAX} characters long.`, 'InvalidWebhookSecret');
+    throw new InvalidInputError(
+      `Invalid webhook secret: it must be ${SECRET_MIN} to ${SECRET_MAX} characters long.`,
+      'InvalidWebhookSecret',
+    );
   }
   return secret;
 }
@@ -115,7 +127,11 @@ export function checkEventTypes(types: readonly string[]): string[] {
   if (types.length > EVENT_TYPES.length) throw new InvalidInputError('Invalid event_types: too many entries.', 'InvalidEventTypes');
   for (const t of types) {
     const ok = t.endsWith('*') ? EVENT_TYPES.some((e) => e.startsWith(t.slice(0, -1))) : EVENT_TYPES.includes(t);
-    if (!ok) throw new InvalidInputError(`Invalid event type ${t.slice(0, 80)}: expected one of ${EVENT_TYPES.join(', ')}, or a prefix ending in *.`, 'InvalidEventTypes');
+    if (!ok)
+      throw new InvalidInputError(
+        `Invalid event type ${t.slice(0, 80)}: expected one of ${EVENT_TYPES.join(', ')}, or a prefix ending in *.`,
+        'InvalidEventTypes',
+      );
   }
   return [...new Set(types)];
 }

@@ -70,10 +70,13 @@ function same(a: ipaddr.IPv4 | ipaddr.IPv6, b: ipaddr.IPv4 | ipaddr.IPv6): boole
 export function isRestrictedAddress(ip: string, ownHosts: readonly string[] = []): boolean {
   const addr = parse(ip);
   if (addr === null) return false;
-  return restricted(addr) || ownHosts.some((h) => {
-    const own = parse(h);
-    return own !== null && same(own, addr);
-  });
+  return (
+    restricted(addr) ||
+    ownHosts.some((h) => {
+      const own = parse(h);
+      return own !== null && same(own, addr);
+    })
+  );
 }
 
 /**
@@ -83,7 +86,10 @@ export function isRestrictedAddress(ip: string, ownHosts: readonly string[] = []
  */
 export function restrictedHost(hostname: string, targets: WebhookTargets): string | null {
   if (targets.allowPrivate) return null;
-  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  const host = hostname
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return 'a loopback host name';
   if (targets.ownHosts.includes(host)) return "this server's own address";
   if (isRestrictedAddress(host, targets.ownHosts)) return "a loopback, private, link-local or reserved address, or this server's own";

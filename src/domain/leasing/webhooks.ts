@@ -156,7 +156,8 @@ export class WebhookService {
   async update(ctx: AuthContext, uuid: string, input: WebhookUpdateInput): Promise<Webhook> {
     const found = await this.find(ctx, uuid);
     this.policy.authorize('esi_leap:webhook:update', target(found), ctx, `Access was denied to webhook ${found.uuid}.`);
-    if (Object.keys(input).length === 0) throw new InvalidInputError('Nothing to update: give url, secret, name, event_types or enabled.', 'InvalidWebhook');
+    if (Object.keys(input).length === 0)
+      throw new InvalidInputError('Nothing to update: give url, secret, name, event_types or enabled.', 'InvalidWebhook');
     const updated: Webhook = {
       ...found,
       ...(input.url !== undefined ? { url: this.checkUrl(ctx, input.url) } : {}),
@@ -189,7 +190,8 @@ export class WebhookService {
       throw new InvalidInputError(`Invalid status ${status}: expected pending, delivered or failed.`, 'InvalidStatus');
     }
     const limit = query.limit ?? 100;
-    if (!Number.isInteger(limit) || limit < 1 || limit > DELIVERY_LIST_MAX) throw new InvalidInputError(`Invalid limit ${limit}: expected 1 to ${DELIVERY_LIST_MAX}.`, 'InvalidLimit');
+    if (!Number.isInteger(limit) || limit < 1 || limit > DELIVERY_LIST_MAX)
+      throw new InvalidInputError(`Invalid limit ${limit}: expected 1 to ${DELIVERY_LIST_MAX}.`, 'InvalidLimit');
     return this.repo.listDeliveries(found.uuid, { ...(status !== undefined ? { status: status as DeliveryStatus } : {}), limit });
   }
 
@@ -205,9 +207,11 @@ export class WebhookService {
    * @throws ForbiddenError, NotFoundError
    */
   private async projectFor(ctx: AuthContext, ident: string | undefined): Promise<string | undefined> {
-    if (this.policy.check('esi_leap:webhook:webhook_admin', {}, ctx)) return ident === undefined ? undefined : (await this.access.resolveProject(ident)).id;
+    if (this.policy.check('esi_leap:webhook:webhook_admin', {}, ctx))
+      return ident === undefined ? undefined : (await this.access.resolveProject(ident)).id;
     const mine = this.access.projectOf(ctx);
-    if (ident !== undefined && !(await this.access.isOwnProject(ctx, ident))) this.policy.authorize('esi_leap:webhook:webhook_admin', {}, ctx);
+    if (ident !== undefined && !(await this.access.isOwnProject(ctx, ident)))
+      this.policy.authorize('esi_leap:webhook:webhook_admin', {}, ctx);
     return mine;
   }
 

@@ -44,12 +44,23 @@ export class NetworkAccess {
 
   /** The target of a network. */
   networkTarget(n: Network, ctx: AuthContext): PolicyTarget {
-    return { project_id: n.project_id, tenant_id: n.project_id, 'network:project_id': n.project_id, 'network:shared': sharedWithCaller(n, ctx) };
+    return {
+      project_id: n.project_id,
+      tenant_id: n.project_id,
+      'network:project_id': n.project_id,
+      'network:shared': sharedWithCaller(n, ctx),
+    };
   }
 
   /** The target of a resource of a network (subnet, port): its project and its network's. */
   childTarget(resource: { project_id: string }, n: Network, ctx: AuthContext, extra: PolicyTarget = {}): PolicyTarget {
-    return { project_id: resource.project_id, tenant_id: resource.project_id, 'network:project_id': n.project_id, 'network:shared': sharedWithCaller(n, ctx), ...extra };
+    return {
+      project_id: resource.project_id,
+      tenant_id: resource.project_id,
+      'network:project_id': n.project_id,
+      'network:shared': sharedWithCaller(n, ctx),
+      ...extra,
+    };
   }
 
   /** True when `rule` passes. */
@@ -59,7 +70,8 @@ export class NetworkAccess {
 
   /** @throws ForbiddenError (`PolicyNotAuthorized`) with Neutron's "(rule:x) is disallowed by policy" */
   authorize(rule: string, target: PolicyTarget, ctx: AuthContext): void {
-    if (!this.deps.policy.check(rule, target, ctx)) throw new ForbiddenError(`(rule:${rule}) is disallowed by policy`, 'PolicyNotAuthorized');
+    if (!this.deps.policy.check(rule, target, ctx))
+      throw new ForbiddenError(`(rule:${rule}) is disallowed by policy`, 'PolicyNotAuthorized');
   }
 
   /** True for callers that see every resource (`context_is_admin`). */

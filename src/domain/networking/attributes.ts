@@ -21,7 +21,13 @@ export type Attrs = Readonly<Record<string, unknown>>;
  * @param method `POST` or `PUT`, for the message
  * @throws InvalidInputError for a non-object, a read-only or an unknown attribute
  */
-export function checkKeys(body: unknown, resource: string, allowed: ReadonlySet<string>, readOnly: ReadonlySet<string>, method: 'POST' | 'PUT'): Attrs {
+export function checkKeys(
+  body: unknown,
+  resource: string,
+  allowed: ReadonlySet<string>,
+  readOnly: ReadonlySet<string>,
+  method: 'POST' | 'PUT',
+): Attrs {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new InvalidInputError(`Invalid input for ${resource}. Reason: the ${resource} must be a JSON object.`, 'HTTPBadRequest');
   }
@@ -92,7 +98,8 @@ export function int(attrs: Attrs, attr: string, fallback: number, min: number, m
 /** A UUID attribute (required). */
 export function uuid(attrs: Attrs, attr: string): string {
   const v = attrs[attr];
-  if (v === undefined || v === null) throw new InvalidInputError(`Failed to parse request. Required attribute '${attr}' not specified`, 'HTTPBadRequest');
+  if (v === undefined || v === null)
+    throw new InvalidInputError(`Failed to parse request. Required attribute '${attr}' not specified`, 'HTTPBadRequest');
   if (typeof v !== 'string' || !isUuidLike(v)) throw invalid(attr, `'${String(v)}' is not a valid UUID`);
   return canonicalId(v);
 }
@@ -122,7 +129,8 @@ export function macOrNull(v: unknown): string | null {
 /** A MAC address attribute (valid unicast). */
 export function mac(attrs: Attrs, attr: string): string {
   const m = macOrNull(attrs[attr]);
-  if (m === null || m === '00:00:00:00:00:00' || (parseInt(m.slice(0, 2), 16) & 1) === 1) throw invalid(attr, `'${String(attrs[attr])}' is not a valid MAC address`);
+  if (m === null || m === '00:00:00:00:00:00' || (parseInt(m.slice(0, 2), 16) & 1) === 1)
+    throw invalid(attr, `'${String(attrs[attr])}' is not a valid MAC address`);
   return m;
 }
 
@@ -134,9 +142,14 @@ export function mac(attrs: Attrs, attr: string): string {
 export function givenProject(attrs: Attrs): string | undefined {
   const p = attrs.project_id ?? undefined;
   const t = attrs.tenant_id ?? undefined;
-  for (const [k, v] of [['project_id', p], ['tenant_id', t]] as const) {
-    if (v !== undefined && (typeof v !== 'string' || v === '' || v.length > 255)) throw invalid(k, `'${String(v)}' is not a valid project id`);
+  for (const [k, v] of [
+    ['project_id', p],
+    ['tenant_id', t],
+  ] as const) {
+    if (v !== undefined && (typeof v !== 'string' || v === '' || v.length > 255))
+      throw invalid(k, `'${String(v)}' is not a valid project id`);
   }
-  if (p !== undefined && t !== undefined && p !== t) throw new InvalidInputError("'project_id' and 'tenant_id' do not match", 'HTTPBadRequest');
+  if (p !== undefined && t !== undefined && p !== t)
+    throw new InvalidInputError("'project_id' and 'tenant_id' do not match", 'HTTPBadRequest');
   return (p ?? t) as string | undefined;
 }

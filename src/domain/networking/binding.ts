@@ -60,7 +60,11 @@ export function vifOf(p: Pick<NodePortLink, 'internal_info'>): string | null {
 export async function switchOf(reads: NetworkReads, llc: Readonly<Record<string, string>>): Promise<{ sw: Switch; portId: string } | null> {
   const portId = llc.port_id;
   if (!portId) return null;
-  const sw = llc.switch_info ? await reads.switchByName(llc.switch_info) : llc.switch_id ? await reads.switchBySwitchId(llc.switch_id) : null;
+  const sw = llc.switch_info
+    ? await reads.switchByName(llc.switch_info)
+    : llc.switch_id
+      ? await reads.switchBySwitchId(llc.switch_id)
+      : null;
   return sw ? { sw, portId } : null;
 }
 
@@ -172,7 +176,14 @@ const UNBOUND = {
  * holding the node's and the network port's locks (see the module documentation).
  * @throws ConflictError when the bare-metal port's MAC is already used on the port's network
  */
-export async function bindPort(tx: NetworkTx, port: NetPort, np: NodePortLink, attachedBy: string, byAdmin: boolean, now: number): Promise<void> {
+export async function bindPort(
+  tx: NetworkTx,
+  port: NetPort,
+  np: NodePortLink,
+  attachedBy: string,
+  byAdmin: boolean,
+  now: number,
+): Promise<void> {
   const info: Record<string, unknown> = { ...np.internal_info, [TENANT_VIF]: port.id, [ATTACHED_BY]: attachedBy };
   if (byAdmin) info[ATTACHED_BY_ADMIN] = true;
   else delete info[ATTACHED_BY_ADMIN];
@@ -195,7 +206,12 @@ export async function bindPort(tx: NetworkTx, port: NetPort, np: NodePortLink, a
   );
   const trunk = port.trunk_id ? await tx.getTrunk(port.trunk_id) : null;
   if (trunk) {
-    for (const s of trunk.sub_ports) await tx.updatePort(s.port_id, { binding_host_id: np.node_uuid, binding_vnic_type: 'baremetal', binding_vif_type: 'other', status: 'DOWN' }, now);
+    for (const s of trunk.sub_ports)
+      await tx.updatePort(
+        s.port_id,
+        { binding_host_id: np.node_uuid, binding_vnic_type: 'baremetal', binding_vif_type: 'other', status: 'DOWN' },
+        now,
+      );
     await tx.updateTrunk(trunk.id, { status: 'DOWN' }, now);
   }
 }
@@ -223,7 +239,8 @@ export async function unbindPort(tx: NetworkTx, port: NetPort, now: number): Pro
   await tx.updatePort(port.id, { ...UNBOUND, ...(np && np.address === port.mac_address ? { mac_address: neutronMac() } : {}) }, now);
   const trunk = port.trunk_id ? await tx.getTrunk(port.trunk_id) : null;
   if (trunk) {
-    for (const s of trunk.sub_ports) await tx.updatePort(s.port_id, { binding_host_id: '', binding_vif_type: 'unbound', binding_vif_details: {}, status: 'DOWN' }, now);
+    for (const s of trunk.sub_ports)
+      await tx.updatePort(s.port_id, { binding_host_id: '', binding_vif_type: 'unbound', binding_vif_details: {}, status: 'DOWN' }, now);
     await tx.updateTrunk(trunk.id, { status: 'DOWN' }, now);
   }
   return key;

@@ -52,7 +52,10 @@ export function switchPortLock(key: SwitchPortKey): string {
 }
 
 /** The switch port a cabling names, when its switch is one esi manages. */
-export async function resolveSwitchPort(reads: NetworkReads, llc: Readonly<Record<string, string>>): Promise<{ sw: Switch; key: SwitchPortKey } | null> {
+export async function resolveSwitchPort(
+  reads: NetworkReads,
+  llc: Readonly<Record<string, string>>,
+): Promise<{ sw: Switch; key: SwitchPortKey } | null> {
   const s = await switchOf(reads, llc);
   return s ? { sw: s.sw, key: { switch_uuid: s.sw.id, port_id: s.portId } } : null;
 }
@@ -83,7 +86,12 @@ export class CablingService implements SwitchPortGuard {
   }
 
   /** See {@link SwitchPortGuard.claim} and the module documentation. */
-  async claim(ctx: AuthContext, node: Pick<Node, 'uuid'>, portUuid: string, llc: Readonly<Record<string, string>>): Promise<SwitchPortHold | null> {
+  async claim(
+    ctx: AuthContext,
+    node: Pick<Node, 'uuid'>,
+    portUuid: string,
+    llc: Readonly<Record<string, string>>,
+  ): Promise<SwitchPortHold | null> {
     const r = await resolveSwitchPort(this.access.repo, llc);
     if (r === null) return null;
     const { sw, key } = r;
@@ -112,7 +120,10 @@ export class CablingService implements SwitchPortGuard {
     return {
       // An admin's cabling is a statement of where this NIC's cable goes: the switch ports the
       // port held before are no longer registered to its node. Anyone else's only lets go.
-      commit: () => this.access.repo.locked([switchPortLock(key)], (tx) => (register ? tx.dropCablingHeldBy(portUuid, key) : tx.releaseHolder(portUuid, key))),
+      commit: () =>
+        this.access.repo.locked([switchPortLock(key)], (tx) =>
+          register ? tx.dropCablingHeldBy(portUuid, key) : tx.releaseHolder(portUuid, key),
+        ),
       abort: () =>
         this.access.repo.locked([switchPortLock(key)], async (tx) => {
           const c = await tx.cabling(key);
@@ -134,21 +145,26 @@ export class CablingService implements SwitchPortGuard {
    */
   async register(ctx: AuthContext, sw: Switch, portId: string, nodeIdent: string): Promise<SwitchPortCabling> {
     this.access.authorize(REGISTER_RULE, {}, ctx);
-    if (portId === '' || portId.length > PORT_ID_MAX) throw new InvalidInputError(`port_id is required, at most ${PORT_ID_MAX} characters.`, 'HTTPBadRequest');
+    if (portId === '' || portId.length > PORT_ID_MAX)
+      throw new InvalidInputError(`port_id is required, at most ${PORT_ID_MAX} characters.`, 'HTTPBadRequest');
     const node = await this.nodes.visible(ctx, nodeIdent);
     const key: SwitchPortKey = { switch_uuid: sw.id, port_id: portId };
     const now = this.access.now();
     return this.access.repo.locked([switchPortLock(key)], async (tx) => {
       const c = await tx.cabling(key);
       if (c !== null && c.node_uuid !== node.uuid && (await this.holderLive(tx, c, now))) {
-        throw new ConflictError(`Switch port ${portId} of switch ${sw.name} is held by bare-metal port ${c.baremetal_port_uuid} of node ${c.node_uuid}; re-cable that port first.`, 'SwitchPortInUse');
+        throw new ConflictError(
+          `Switch port ${portId} of switch ${sw.name} is held by bare-metal port ${c.baremetal_port_uuid} of node ${c.node_uuid}; re-cable that port first.`,
+          'SwitchPortInUse',
+        );
       }
       let mine: NodePortLink | undefined;
       for (const np of await tx.nodePorts(node.uuid)) {
         const named = await resolveSwitchPort(tx, np.local_link_connection);
         if (named !== null && named.key.switch_uuid === sw.id && named.key.port_id === portId) mine = np;
       }
-      const holder = c !== null && c.node_uuid === node.uuid && c.baremetal_port_uuid !== null ? c.baremetal_port_uuid : (mine?.uuid ?? null);
+      const holder =
+        c !== null && c.node_uuid === node.uuid && c.baremetal_port_uuid !== null ? c.baremetal_port_uuid : (mine?.uuid ?? null);
       await tx.setCabling(key, node.uuid, holder, holder === null ? null : now, now);
       await tx.touchSwitchPorts([key], now);
       return (await tx.cabling(key))!;
@@ -165,9 +181,19 @@ export class CablingService implements SwitchPortGuard {
     const key: SwitchPortKey = { switch_uuid: sw.id, port_id: portId };
     await this.access.repo.locked([switchPortLock(key)], async (tx) => {
       const c = await tx.cabling(key);
-      if (c === null) throw new NotFoundError('switch port', portId, `Switch port ${portId} of switch ${sw.name} is not registered.`, 'SwitchPortNotFound');
+      if (c === null)
+        throw new NotFoundError(
+          'switch port',
+          portId,
+          `Switch port ${portId} of switch ${sw.name} is not registered.`,
+          'SwitchPortNotFound',
+        );
       const holder = c.baremetal_port_uuid === null ? null : await tx.nodePortByUuid(c.baremetal_port_uuid);
-      if (holder !== null && typeof holder.internal_info.tenant_vif_port_id === 'string' && holder.internal_info.tenant_vif_port_id !== '') {
+      if (
+        holder !== null &&
+        typeof holder.internal_info.tenant_vif_port_id === 'string' &&
+        holder.internal_info.tenant_vif_port_id !== ''
+      ) {
         throw new ConflictError(`Switch port ${portId} of switch ${sw.name} carries a VIF; detach it first.`, 'SwitchPortInUse');
       }
       await tx.deleteCabling(key);

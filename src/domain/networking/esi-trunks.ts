@@ -74,7 +74,13 @@ export class EsiTrunkService {
 
   /** Every trunk the caller may see, as rows. */
   async list(ctx: AuthContext): Promise<TrunkRow[]> {
-    const page = await this.trunks.list(ctx, { filters: {}, sort: [{ key: 'name', dir: 'asc' }], limit: null, marker: null, pageReverse: false });
+    const page = await this.trunks.list(ctx, {
+      filters: {},
+      sort: [{ key: 'name', dir: 'asc' }],
+      limit: null,
+      marker: null,
+      pageReverse: false,
+    });
     return this.rows(ctx, page.items);
   }
 
@@ -94,15 +100,29 @@ export class EsiTrunkService {
     if (typeof req.native_network !== 'string' || req.native_network === '') throw new InvalidInputError('A native network is required.');
     const native = await this.names.network(ctx, req.native_network);
     const tagged = await Promise.all((req.tagged_networks ?? []).map((n) => this.names.network(ctx, n)));
-    const existing = (await this.access.repo.listTrunks({ filters: { name: [req.name], project_id: [ctx.projectId ?? ''] }, visibleTo: null, sort: [], limit: null, markerId: null }))[0];
+    const existing = (
+      await this.access.repo.listTrunks({
+        filters: { name: [req.name], project_id: [ctx.projectId ?? ''] },
+        visibleTo: null,
+        sort: [],
+        limit: null,
+        markerId: null,
+      })
+    )[0];
     if (existing) {
       const parent = await this.access.repo.getPort(existing.port_id);
-      if (parent?.network_id !== native.id) throw new ConflictError(`Trunk ${req.name} already exists with another native network.`, 'TrunkExists');
-      return this.addNetworks(ctx, existing.id, tagged.map((n) => n.id));
+      if (parent?.network_id !== native.id)
+        throw new ConflictError(`Trunk ${req.name} already exists with another native network.`, 'TrunkExists');
+      return this.addNetworks(
+        ctx,
+        existing.id,
+        tagged.map((n) => n.id),
+      );
     }
     const parentId = await this.ownPort(ctx, trunkPortName(req.name, native.name), native);
     const subPorts = [];
-    for (const n of tagged) subPorts.push({ port_id: await this.ownPort(ctx, subPortName(req.name, n.name), n), segmentation_type: 'inherit' });
+    for (const n of tagged)
+      subPorts.push({ port_id: await this.ownPort(ctx, subPortName(req.name, n.name), n), segmentation_type: 'inherit' });
     const trunk = await this.trunks.create(ctx, { name: req.name, port_id: parentId, sub_ports: subPorts });
     return (await this.rows(ctx, [trunk]))[0]!;
   }

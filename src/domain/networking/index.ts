@@ -99,7 +99,14 @@ export interface Networking {
 /** Assemble the networking services. */
 export function createNetworking(o: NetworkingOptions): Networking {
   const wake = new SwitchWakeRelay();
-  const access = new NetworkAccess({ repo: o.repo, policy: o.policy, clock: o.clock, segments: o.segments, defaultMtu: o.defaultMtu, wake });
+  const access = new NetworkAccess({
+    repo: o.repo,
+    policy: o.policy,
+    clock: o.clock,
+    segments: o.segments,
+    defaultMtu: o.defaultMtu,
+    wake,
+  });
   const ports = new NetPortService(access);
   const trunks = new TrunkService(access);
   const cabling = new CablingService(access, o.nodes);

@@ -28,22 +28,38 @@ export interface FixedIpRequest {
  */
 export function parseFixedIps(v: unknown): FixedIpRequest[] | null {
   if (v === undefined || v === null) return null;
-  if (!Array.isArray(v)) throw new InvalidInputError("Invalid input for fixed_ips. Reason: Invalid data format for fixed IP: '" + JSON.stringify(v) + "'.", 'HTTPBadRequest');
+  if (!Array.isArray(v))
+    throw new InvalidInputError(
+      "Invalid input for fixed_ips. Reason: Invalid data format for fixed IP: '" + JSON.stringify(v) + "'.",
+      'HTTPBadRequest',
+    );
   return v.map((f: unknown) => {
     const o = f as Record<string, unknown> | null;
     if (!o || typeof o !== 'object' || Array.isArray(o) || Object.keys(o).some((k) => k !== 'subnet_id' && k !== 'ip_address')) {
-      throw new InvalidInputError(`Invalid input for fixed_ips. Reason: Invalid data format for fixed IP: '${JSON.stringify(f)}'.`, 'HTTPBadRequest');
+      throw new InvalidInputError(
+        `Invalid input for fixed_ips. Reason: Invalid data format for fixed IP: '${JSON.stringify(f)}'.`,
+        'HTTPBadRequest',
+      );
     }
     if (o.subnet_id === undefined && o.ip_address === undefined) {
-      throw new InvalidInputError(`Invalid input for fixed_ips. Reason: Invalid data format for fixed IP: '${JSON.stringify(f)}'.`, 'HTTPBadRequest');
+      throw new InvalidInputError(
+        `Invalid input for fixed_ips. Reason: Invalid data format for fixed IP: '${JSON.stringify(f)}'.`,
+        'HTTPBadRequest',
+      );
     }
     if (o.ip_address !== undefined && !parseIp(o.ip_address)) {
-      throw new InvalidInputError(`Invalid input for fixed_ips. Reason: '${String(o.ip_address)}' is not a valid IP address.`, 'HTTPBadRequest');
+      throw new InvalidInputError(
+        `Invalid input for fixed_ips. Reason: '${String(o.ip_address)}' is not a valid IP address.`,
+        'HTTPBadRequest',
+      );
     }
     if (o.subnet_id !== undefined && typeof o.subnet_id !== 'string') {
       throw new InvalidInputError(`Invalid input for fixed_ips. Reason: '${String(o.subnet_id)}' is not a valid UUID.`, 'HTTPBadRequest');
     }
-    return { ...(o.subnet_id !== undefined ? { subnet_id: o.subnet_id as string } : {}), ...(o.ip_address !== undefined ? { ip_address: o.ip_address as string } : {}) };
+    return {
+      ...(o.subnet_id !== undefined ? { subnet_id: o.subnet_id as string } : {}),
+      ...(o.ip_address !== undefined ? { ip_address: o.ip_address as string } : {}),
+    };
   });
 }
 
@@ -52,7 +68,12 @@ export function parseFixedIps(v: unknown): FixedIpRequest[] | null {
  * @param keep addresses the port already holds (an update keeps them without a clash)
  * @throws InvalidInputError (unknown subnet, address outside it), ConflictError (in use, exhausted)
  */
-export async function allocateIps(tx: NetworkTx, networkId: string, requested: FixedIpRequest[] | null, keep: readonly FixedIp[] = []): Promise<FixedIp[]> {
+export async function allocateIps(
+  tx: NetworkTx,
+  networkId: string,
+  requested: FixedIpRequest[] | null,
+  keep: readonly FixedIp[] = [],
+): Promise<FixedIp[]> {
   const subnets = await tx.subnetsOfNetworks([networkId]);
   const held = new Set(keep.map((k) => `${k.subnet_id}/${k.ip_address}`));
   const taken = new Map<string, Set<bigint>>();
@@ -85,7 +106,10 @@ export async function allocateIps(tx: NetworkTx, networkId: string, requested: F
   for (const r of requested) {
     const named = r.subnet_id !== undefined ? subnets.find((s) => s.id === r.subnet_id!.toLowerCase()) : undefined;
     if (r.subnet_id !== undefined && !named) {
-      throw new InvalidInputError(`Invalid input for operation: Failed to create port on network ${networkId}, because fixed_ips included invalid subnet ${r.subnet_id}.`, 'InvalidInput');
+      throw new InvalidInputError(
+        `Invalid input for operation: Failed to create port on network ${networkId}, because fixed_ips included invalid subnet ${r.subnet_id}.`,
+        'InvalidInput',
+      );
     }
     if (r.ip_address === undefined) {
       const ip = await fromSubnet(named!);
@@ -95,7 +119,11 @@ export async function allocateIps(tx: NetworkTx, networkId: string, requested: F
     }
     const addr = parseIp(r.ip_address)!;
     const subnet = (named ? [named] : subnets).find((s) => s.ip_version === addr.version && cidrContains(parseCidr(s.cidr), addr.value));
-    if (!subnet) throw new InvalidInputError(`Invalid input for operation: IP address ${r.ip_address} is not a valid IP for the specified subnet.`, 'InvalidInput');
+    if (!subnet)
+      throw new InvalidInputError(
+        `Invalid input for operation: IP address ${r.ip_address} is not a valid IP for the specified subnet.`,
+        'InvalidInput',
+      );
     const set = await used(subnet);
     const text = ipText(addr.version, addr.value);
     if (set.has(addr.value) || subnet.gateway_ip === text) {

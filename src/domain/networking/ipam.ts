@@ -71,7 +71,8 @@ export function canonicalIp(text: unknown): string | null {
  * @throws InvalidInputError for text that is no CIDR, or one with host bits set
  */
 export function parseCidr(text: unknown, field = 'cidr'): Cidr {
-  if (typeof text !== 'string' || !text.includes('/')) throw new InvalidInputError(`Invalid input for ${field}. Reason: '${String(text)}' is not a valid IP subnet.`, 'HTTPBadRequest');
+  if (typeof text !== 'string' || !text.includes('/'))
+    throw new InvalidInputError(`Invalid input for ${field}. Reason: '${String(text)}' is not a valid IP subnet.`, 'HTTPBadRequest');
   const [addrText, prefixText] = text.split('/') as [string, string];
   const ip = parseIp(addrText);
   if (!ip || !/^\d{1,3}$/.test(prefixText) || Number(prefixText) > BITS[ip.version]) {
@@ -82,7 +83,10 @@ export function parseCidr(text: unknown, field = 'cidr'): Cidr {
   const network = (ip.value >> hostBits) << hostBits;
   const canonical = `${ipText(ip.version, network)}/${prefix}`;
   if (network !== ip.value) {
-    throw new InvalidInputError(`Invalid input for ${field}. Reason: '${text}' isn't a recommended CIDR, it should be specified as '${canonical}'.`, 'HTTPBadRequest');
+    throw new InvalidInputError(
+      `Invalid input for ${field}. Reason: '${text}' isn't a recommended CIDR, it should be specified as '${canonical}'.`,
+      'HTTPBadRequest',
+    );
   }
   return { version: ip.version, network, prefix, last: network + (1n << hostBits) - 1n, text: canonical };
 }
@@ -118,7 +122,11 @@ export function resolveGateway(c: Cidr, requested: unknown): bigint | null {
     return h && c.version === 4 && c.prefix >= 31 ? null : (h?.first ?? null);
   }
   const ip = parseIp(requested);
-  if (!ip || ip.version !== c.version) throw new InvalidInputError(`Invalid input for gateway_ip. Reason: '${String(requested)}' is not a valid IP address.`, 'HTTPBadRequest');
+  if (!ip || ip.version !== c.version)
+    throw new InvalidInputError(
+      `Invalid input for gateway_ip. Reason: '${String(requested)}' is not a valid IP address.`,
+      'HTTPBadRequest',
+    );
   const h = hostRange(c);
   if (!h || ip.value < h.first || ip.value > h.last) {
     throw new InvalidInputError(`Invalid input for operation: Gateway IP ${String(requested)} is not a host address of subnet ${c.text}.`);
@@ -150,17 +158,24 @@ export function resolvePools(c: Cidr, gateway: bigint | null, requested: unknown
     }
     return out;
   }
-  if (!Array.isArray(requested)) throw new InvalidInputError('Invalid input for allocation_pools. Reason: must be a list of {start, end}.', 'HTTPBadRequest');
+  if (!Array.isArray(requested))
+    throw new InvalidInputError('Invalid input for allocation_pools. Reason: must be a list of {start, end}.', 'HTTPBadRequest');
   const pools: Range[] = requested.map((p: unknown) => {
     const o = p as { start?: unknown; end?: unknown } | null;
     const s = parseIp(o?.start);
     const e = parseIp(o?.end);
     if (!o || typeof o !== 'object' || !s || !e || s.version !== c.version || e.version !== c.version) {
-      throw new InvalidInputError(`Invalid input for allocation_pools. Reason: ${JSON.stringify(p)} is not a valid {start, end} pool of IPv${c.version} addresses.`, 'HTTPBadRequest');
+      throw new InvalidInputError(
+        `Invalid input for allocation_pools. Reason: ${JSON.stringify(p)} is not a valid {start, end} pool of IPv${c.version} addresses.`,
+        'HTTPBadRequest',
+      );
     }
-    if (s.value > e.value) throw new InvalidInputError(`Invalid input for operation: The allocation pool ${o.start}-${o.end} is not valid (start after end).`);
+    if (s.value > e.value)
+      throw new InvalidInputError(`Invalid input for operation: The allocation pool ${o.start}-${o.end} is not valid (start after end).`);
     if (!h || s.value < h.first || e.value > h.last) {
-      throw new InvalidInputError(`Invalid input for operation: The allocation pool ${o.start}-${o.end} spans beyond the subnet cidr ${c.text}.`);
+      throw new InvalidInputError(
+        `Invalid input for operation: The allocation pool ${o.start}-${o.end} spans beyond the subnet cidr ${c.text}.`,
+      );
     }
     return { start: s.value, end: e.value };
   });
@@ -175,7 +190,10 @@ export function resolvePools(c: Cidr, gateway: bigint | null, requested: unknown
   if (gateway !== null) {
     const hit = sorted.find((p) => gateway >= p.start && gateway <= p.end);
     if (hit) {
-      throw new ConflictError(`Gateway ip ${ipText(c.version, gateway)} conflicts with allocation pool ${poolText(c.version, hit)}.`, 'GatewayConflictWithAllocationPools');
+      throw new ConflictError(
+        `Gateway ip ${ipText(c.version, gateway)} conflicts with allocation pool ${poolText(c.version, hit)}.`,
+        'GatewayConflictWithAllocationPools',
+      );
     }
   }
   return sorted;

@@ -97,7 +97,8 @@ function parseValue(attr: string, spec: AttributeSpec, v: string): string | numb
   switch (spec.type) {
     case 'bool': {
       const b = toBool(v);
-      if (b === undefined) throw new InvalidInputError(`Invalid input for ${attr}. Reason: '${v}' is not a valid boolean value.`, 'HTTPBadRequest');
+      if (b === undefined)
+        throw new InvalidInputError(`Invalid input for ${attr}. Reason: '${v}' is not a valid boolean value.`, 'HTTPBadRequest');
       return b;
     }
     case 'int':
@@ -106,7 +107,10 @@ function parseValue(attr: string, spec: AttributeSpec, v: string): string | numb
       return Number(v);
     case 'id':
       return /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(v)
-        ? v.replace(/-/g, '').toLowerCase().replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5')
+        ? v
+            .replace(/-/g, '')
+            .toLowerCase()
+            .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5')
         : v;
     default:
       return v;

@@ -78,7 +78,12 @@ export class NameResolver {
   async trunk(ctx: AuthContext, ident: string): Promise<Trunk> {
     if (isUuidLike(ident)) return this.access.trunk(ctx, ident);
     const rows = await this.access.repo.listTrunks({ ...this.byName(ident), visibleTo: this.access.listScope(ctx) });
-    return this.one(ctx, rows.filter((t) => this.access.trunkVisible(ctx, t)), 'trunk', ident);
+    return this.one(
+      ctx,
+      rows.filter((t) => this.access.trunkVisible(ctx, t)),
+      'trunk',
+      ident,
+    );
   }
 
   /** The caller's own ports with this name on a network (oldest first). */
@@ -106,7 +111,10 @@ export class NameResolver {
     const tier = own.length > 0 ? own : rows;
     if (tier.length === 0) throw new NotFoundError(what, ident);
     if (tier.length > 1) {
-      const message = own.length > 0 ? `Your project has more than one ${what} named ${ident}; use its ID.` : `More than one ${what} named ${ident} is visible to you; use its ID.`;
+      const message =
+        own.length > 0
+          ? `Your project has more than one ${what} named ${ident}; use its ID.`
+          : `More than one ${what} named ${ident} is visible to you; use its ID.`;
       throw new ConflictError(message, 'NameNotUnique');
     }
     return tier[0]!;

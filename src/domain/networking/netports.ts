@@ -32,7 +32,10 @@ export interface PortView {
   /** Attributes the caller may not read (`binding:host_id`…). */
   readonly hidden: ReadonlySet<string>;
   /** For a trunk's parent: the sub-ports with their MACs. */
-  readonly trunkDetails: { trunk_id: string; sub_ports: Array<{ segmentation_id: number; segmentation_type: string; port_id: string; mac_address: string }> } | null;
+  readonly trunkDetails: {
+    trunk_id: string;
+    sub_ports: Array<{ segmentation_id: number; segmentation_type: string; port_id: string; mac_address: string }>;
+  } | null;
 }
 
 const BINDING = ['binding:host_id', 'binding:profile', 'binding:vif_type', 'binding:vif_details'] as const;
@@ -52,8 +55,28 @@ const CREATE = new Set([
   'tenant_id',
   'security_groups',
 ]);
-const UPDATE = new Set(['name', 'description', 'admin_state_up', 'mac_address', 'fixed_ips', 'device_owner', 'device_id', 'binding:host_id', 'binding:profile', 'binding:vnic_type']);
-const READ_ONLY = new Set(['id', 'status', 'created_at', 'updated_at', 'revision_number', 'binding:vif_type', 'binding:vif_details', 'trunk_details']);
+const UPDATE = new Set([
+  'name',
+  'description',
+  'admin_state_up',
+  'mac_address',
+  'fixed_ips',
+  'device_owner',
+  'device_id',
+  'binding:host_id',
+  'binding:profile',
+  'binding:vnic_type',
+]);
+const READ_ONLY = new Set([
+  'id',
+  'status',
+  'created_at',
+  'updated_at',
+  'revision_number',
+  'binding:vif_type',
+  'binding:vif_details',
+  'trunk_details',
+]);
 const VNIC_TYPES = new Set(['normal', 'baremetal']);
 
 const ATTRS: Readonly<Record<string, AttributeSpec>> = {
@@ -69,7 +92,6 @@ const ATTRS: Readonly<Record<string, AttributeSpec>> = {
   fixed_ip_address: { column: 'fixed_ip_address', type: 'string', sortable: false },
   fixed_ip_subnet: { column: 'fixed_ip_subnet', type: 'id', sortable: false },
 };
-
 
 /** Port operations; see the module documentation. */
 export class NetPortService {
@@ -88,7 +110,12 @@ export class NetPortService {
       const trunkDetails = t
         ? {
             trunk_id: t.id,
-            sub_ports: t.sub_ports.map((s) => ({ segmentation_id: s.segmentation_id, segmentation_type: s.segmentation_type, port_id: s.port_id, mac_address: subs.get(s.port_id)?.mac_address ?? '' })),
+            sub_ports: t.sub_ports.map((s) => ({
+              segmentation_id: s.segmentation_id,
+              segmentation_type: s.segmentation_type,
+              port_id: s.port_id,
+              mac_address: subs.get(s.port_id)?.mac_address ?? '',
+            })),
           }
         : null;
       return { port, hidden, trunkDetails };
@@ -101,16 +128,24 @@ export class NetPortService {
 
   /** Check the attribute rules of a create or update body. */
   private attributeRules(op: 'create_port' | 'update_port', a: Attrs, target: Record<string, unknown>, ctx: AuthContext): void {
-    if (a.device_owner !== undefined && a.device_owner !== '') this.access.authorize(`${op}:device_owner`, { ...target, 'port:network_device': String(a.device_owner).startsWith('network:') }, ctx);
+    if (a.device_owner !== undefined && a.device_owner !== '')
+      this.access.authorize(`${op}:device_owner`, { ...target, 'port:network_device': String(a.device_owner).startsWith('network:') }, ctx);
     if (a.mac_address !== undefined) this.access.authorize(`${op}:mac_address`, target, ctx);
     const fixed = Array.isArray(a.fixed_ips) ? (a.fixed_ips as Array<Record<string, unknown>>) : [];
     if (fixed.some((f) => f && f.ip_address !== undefined)) this.access.authorize(`${op}:fixed_ips:ip_address`, target, ctx);
     else if (fixed.some((f) => f && f.subnet_id !== undefined)) this.access.authorize(`${op}:fixed_ips:subnet_id`, target, ctx);
     const host = a['binding:host_id'];
-    if (host !== undefined && host !== null && typeof host !== 'string') throw new InvalidInputError(`Invalid input for binding:host_id. Reason: '${JSON.stringify(host)}' is not a valid string.`, 'HTTPBadRequest');
+    if (host !== undefined && host !== null && typeof host !== 'string')
+      throw new InvalidInputError(
+        `Invalid input for binding:host_id. Reason: '${JSON.stringify(host)}' is not a valid string.`,
+        'HTTPBadRequest',
+      );
     const profile = a['binding:profile'];
     if (profile !== undefined && profile !== null && (typeof profile !== 'object' || Array.isArray(profile))) {
-      throw new InvalidInputError(`Invalid input for binding:profile. Reason: '${JSON.stringify(profile)}' is not a dictionary.`, 'HTTPBadRequest');
+      throw new InvalidInputError(
+        `Invalid input for binding:profile. Reason: '${JSON.stringify(profile)}' is not a dictionary.`,
+        'HTTPBadRequest',
+      );
     }
     for (const b of ['binding:host_id', 'binding:profile'] as const) {
       const v = a[b];
@@ -134,16 +169,26 @@ export class NetPortService {
     const network = await this.access.network(ctx, uuid(a, 'network_id'));
     const projectId = givenProject(a) ?? ctx.projectId;
     if (!projectId || (projectId !== ctx.projectId && !this.access.isAdmin(ctx))) {
-      throw new InvalidInputError("Specifying 'project_id' or 'tenant_id' other than the authenticated project in request requires admin privileges", 'HTTPBadRequest');
+      throw new InvalidInputError(
+        "Specifying 'project_id' or 'tenant_id' other than the authenticated project in request requires admin privileges",
+        'HTTPBadRequest',
+      );
     }
     const target = this.access.childTarget({ project_id: projectId }, network, ctx);
     this.access.authorize('create_port', target, ctx);
     this.attributeRules('create_port', a, target, ctx);
     if (Array.isArray(a.security_groups) ? a.security_groups.length > 0 : a.security_groups !== undefined && a.security_groups !== null) {
-      throw new InvalidInputError('Invalid input for security_groups. Reason: security groups are not supported by esi (bare-metal ports are not filtered).', 'HTTPBadRequest');
+      throw new InvalidInputError(
+        'Invalid input for security_groups. Reason: security groups are not supported by esi (bare-metal ports are not filtered).',
+        'HTTPBadRequest',
+      );
     }
     const vnic = str(a, 'binding:vnic_type', 'normal');
-    if (!VNIC_TYPES.has(vnic)) throw new InvalidInputError(`Invalid input for binding:vnic_type. Reason: '${vnic}' is not in ${JSON.stringify([...VNIC_TYPES])}.`, 'HTTPBadRequest');
+    if (!VNIC_TYPES.has(vnic))
+      throw new InvalidInputError(
+        `Invalid input for binding:vnic_type. Reason: '${vnic}' is not in ${JSON.stringify([...VNIC_TYPES])}.`,
+        'HTTPBadRequest',
+      );
     const requestedIps = parseFixedIps(a.fixed_ips);
     const given = a.mac_address !== undefined ? mac(a, 'mac_address') : null;
     const now = this.access.now();
@@ -199,7 +244,11 @@ export class NetPortService {
       }
       for (const v of values) {
         const m = /^(ip_address|subnet_id)=(.*)$/.exec(v);
-        if (!m) throw new InvalidInputError(`Invalid input for fixed_ips filter: '${v}' (use ip_address=<ip> or subnet_id=<id>).`, 'HTTPBadRequest');
+        if (!m)
+          throw new InvalidInputError(
+            `Invalid input for fixed_ips filter: '${v}' (use ip_address=<ip> or subnet_id=<id>).`,
+            'HTTPBadRequest',
+          );
         const key = m[1] === 'ip_address' ? 'fixed_ip_address' : 'fixed_ip_subnet';
         filters[key] = [...(filters[key] ?? []), m[2]!];
       }
@@ -234,7 +283,11 @@ export class NetPortService {
     if (a.device_id !== undefined) changes.device_id = str(a, 'device_id', '');
     if (a['binding:vnic_type'] !== undefined) {
       const vnic = str(a, 'binding:vnic_type', 'normal');
-      if (!VNIC_TYPES.has(vnic)) throw new InvalidInputError(`Invalid input for binding:vnic_type. Reason: '${vnic}' is not in ${JSON.stringify([...VNIC_TYPES])}.`, 'HTTPBadRequest');
+      if (!VNIC_TYPES.has(vnic))
+        throw new InvalidInputError(
+          `Invalid input for binding:vnic_type. Reason: '${vnic}' is not in ${JSON.stringify([...VNIC_TYPES])}.`,
+          'HTTPBadRequest',
+        );
       changes.binding_vnic_type = vnic;
     }
     if (a.mac_address !== undefined) changes.mac_address = mac(a, 'mac_address');
@@ -244,9 +297,13 @@ export class NetPortService {
       if (!cur) throw new ConflictError(`Port ${port.id} was deleted meanwhile.`, 'PortNotFound');
       const now = this.access.now();
       if (changes.mac_address !== undefined && changes.mac_address !== cur.mac_address && cur.bound_port_uuid !== null) {
-        throw new ConflictError(`Port ${cur.id} is bound to a bare-metal port; detach the VIF before changing its MAC address.`, 'PortBound');
+        throw new ConflictError(
+          `Port ${cur.id} is bound to a bare-metal port; detach the VIF before changing its MAC address.`,
+          'PortBound',
+        );
       }
-      if (requestedIps !== null) await tx.setPortIps(cur.id, cur.network_id, await allocateIps(tx, cur.network_id, requestedIps, cur.fixed_ips), now);
+      if (requestedIps !== null)
+        await tx.setPortIps(cur.id, cur.network_id, await allocateIps(tx, cur.network_id, requestedIps, cur.fixed_ips), now);
       await tx.updatePort(cur.id, changes, now);
       if (changes.admin_state_up !== undefined && changes.admin_state_up !== cur.admin_state_up && cur.bound_port_uuid !== null) {
         const np = await tx.nodePortByVif(cur.id);
@@ -274,8 +331,16 @@ export class NetPortService {
       const cur = await tx.getPort(port.id);
       if (!cur) return null;
       const trunk = await tx.trunkOfPort(cur.id);
-      if (trunk?.role === 'parent') throw new ConflictError(`Port ${cur.id} is currently a parent port for ${this.access.trunkRef(ctx, trunk.trunk)}.`, 'PortInUseAsTrunkParent');
-      if (trunk?.role === 'subport') throw new ConflictError(`Port ${cur.id} is currently a subport for ${this.access.trunkRef(ctx, trunk.trunk)}.`, 'PortInUseAsSubPort');
+      if (trunk?.role === 'parent')
+        throw new ConflictError(
+          `Port ${cur.id} is currently a parent port for ${this.access.trunkRef(ctx, trunk.trunk)}.`,
+          'PortInUseAsTrunkParent',
+        );
+      if (trunk?.role === 'subport')
+        throw new ConflictError(
+          `Port ${cur.id} is currently a subport for ${this.access.trunkRef(ctx, trunk.trunk)}.`,
+          'PortInUseAsSubPort',
+        );
       const now = this.access.now();
       const key = cur.bound_port_uuid !== null ? await unbindPort(tx, cur, now) : null;
       if (key) await tx.touchSwitchPorts([key], now);

@@ -40,7 +40,17 @@ export interface NetworkView {
 }
 
 const PROVIDER = ['provider:network_type', 'provider:physical_network', 'provider:segmentation_id'] as const;
-const CREATE = new Set(['name', 'description', 'admin_state_up', 'shared', 'mtu', 'router:external', 'project_id', 'tenant_id', ...PROVIDER]);
+const CREATE = new Set([
+  'name',
+  'description',
+  'admin_state_up',
+  'shared',
+  'mtu',
+  'router:external',
+  'project_id',
+  'tenant_id',
+  ...PROVIDER,
+]);
 const UPDATE = new Set(['name', 'description', 'admin_state_up', 'shared', 'mtu', 'router:external']);
 const READ_ONLY = new Set(['id', 'status', 'subnets', 'created_at', 'updated_at', 'revision_number']);
 
@@ -119,20 +129,42 @@ export class NetworkService {
       let vlan = segment?.segmentationId ?? null;
       const type = segment?.networkType ?? 'vlan';
       if (type === 'flat') {
-        if (await tx.flatInUse(physnet!)) throw new ConflictError(`Unable to create the flat network. Physical network ${physnet} is in use.`, 'FlatNetworkInUse');
+        if (await tx.flatInUse(physnet!))
+          throw new ConflictError(`Unable to create the flat network. Physical network ${physnet} is in use.`, 'FlatNetworkInUse');
       } else if (vlan !== null) {
         if ((await tx.usedVlans(physnet!)).get(physnet!)?.has(vlan)) {
-          throw new ConflictError(`Unable to create the network. The VLAN ${vlan} on physical network ${physnet} is in use.`, 'VlanIdInUse');
+          throw new ConflictError(
+            `Unable to create the network. The VLAN ${vlan} on physical network ${physnet} is in use.`,
+            'VlanIdInUse',
+          );
         }
       } else {
         const pick = pickPoolVlan(this.access.deps.segments, await tx.usedVlans(physnet ?? undefined), physnet);
-        if (pick === null) throw new TemporaryFailureError('Unable to create the network. No tenant network is available for allocation.', 'NoNetworkAvailable');
+        if (pick === null)
+          throw new TemporaryFailureError(
+            'Unable to create the network. No tenant network is available for allocation.',
+            'NoNetworkAvailable',
+          );
         physnet = pick.physnet;
         vlan = pick.vlan;
       }
-      const n: Omit<Network, 'shared_with'> = { ...base, network_type: type, physical_network: physnet!, segmentation_id: type === 'flat' ? null : vlan };
+      const n: Omit<Network, 'shared_with'> = {
+        ...base,
+        network_type: type,
+        physical_network: physnet!,
+        segmentation_id: type === 'flat' ? null : vlan,
+      };
       await tx.insertNetwork(n);
-      if (shared) await tx.insertRbac({ id: newUuid(), project_id: projectId, object_type: 'network', object_id: n.id, action: 'access_as_shared', target_tenant: WILDCARD, created_at: now });
+      if (shared)
+        await tx.insertRbac({
+          id: newUuid(),
+          project_id: projectId,
+          object_type: 'network',
+          object_id: n.id,
+          action: 'access_as_shared',
+          target_tenant: WILDCARD,
+          created_at: now,
+        });
       return (await tx.getNetwork(n.id))!;
     });
     return (await this.views(ctx, [network]))[0]!;
@@ -146,7 +178,10 @@ export class NetworkService {
       return ctx.projectId;
     }
     if (!this.access.isAdmin(ctx)) {
-      throw new InvalidInputError("Specifying 'project_id' or 'tenant_id' other than the authenticated project in request requires admin privileges", 'HTTPBadRequest');
+      throw new InvalidInputError(
+        "Specifying 'project_id' or 'tenant_id' other than the authenticated project in request requires admin privileges",
+        'HTTPBadRequest',
+      );
     }
     return given;
   }
@@ -197,7 +232,8 @@ export class NetworkService {
     const wasShared = n.shared_with.includes(WILDCARD);
     const shared = a.shared === undefined ? wasShared : bool(a, 'shared', wasShared);
     if (shared !== wasShared) this.access.authorize('update_network:shared', target, ctx);
-    if (bool(a, 'router:external', false)) throw new InvalidInputError('External networks (router:external) are not supported by esi.', 'HTTPBadRequest');
+    if (bool(a, 'router:external', false))
+      throw new InvalidInputError('External networks (router:external) are not supported by esi.', 'HTTPBadRequest');
     const changes = {
       ...(a.name !== undefined ? { name: name(a) } : {}),
       ...(a.description !== undefined ? { description: description(a) } : {}),
@@ -209,12 +245,23 @@ export class NetworkService {
       if (shared !== wasShared) {
         const rbac = await tx.rbacOfNetwork(n.id);
         if (shared) {
-          await tx.insertRbac({ id: newUuid(), project_id: n.project_id, object_type: 'network', object_id: n.id, action: 'access_as_shared', target_tenant: WILDCARD, created_at: now });
+          await tx.insertRbac({
+            id: newUuid(),
+            project_id: n.project_id,
+            object_type: 'network',
+            object_id: n.id,
+            action: 'access_as_shared',
+            target_tenant: WILDCARD,
+            created_at: now,
+          });
         } else {
           const others = await tx.listPorts({ filters: { network_id: [n.id] }, visibleTo: null, sort: [], limit: null, markerId: null });
           const targeted = new Set(rbac.filter((r) => r.target_tenant !== WILDCARD).map((r) => r.target_tenant));
           if (others.some((p) => p.project_id !== n.project_id && !targeted.has(p.project_id))) {
-            throw new ConflictError(`Unable to reconfigure sharing settings for network ${n.id}. Multiple tenants are using it.`, 'InvalidSharedSetting');
+            throw new ConflictError(
+              `Unable to reconfigure sharing settings for network ${n.id}. Multiple tenants are using it.`,
+              'InvalidSharedSetting',
+            );
           }
           for (const r of rbac) if (r.target_tenant === WILDCARD) await tx.deleteRbac(r.id);
         }
@@ -231,7 +278,10 @@ export class NetworkService {
     this.access.authorize('delete_network', this.access.networkTarget(n, ctx), ctx);
     await this.access.repo.locked([`network:${n.id}`], async (tx) => {
       if ((await tx.countPorts(n.id)) > 0) {
-        throw new ConflictError(`Unable to complete operation on network ${n.id}. There are one or more ports still in use on the network.`, 'NetworkInUse');
+        throw new ConflictError(
+          `Unable to complete operation on network ${n.id}. There are one or more ports still in use on the network.`,
+          'NetworkInUse',
+        );
       }
       await tx.deleteNetwork(n.id);
     });

@@ -153,7 +153,12 @@ export class NodeNetworkService {
       return seen ? { ...seen, role } : null;
     };
     return vifRows.map((r) => {
-      const base = { node: nodeByUuid.get(r.node_uuid)?.name ?? r.node_uuid, node_uuid: r.node_uuid, baremetal_port_uuid: r.port_uuid, mac_address: r.address };
+      const base = {
+        node: nodeByUuid.get(r.node_uuid)?.name ?? r.node_uuid,
+        node_uuid: r.node_uuid,
+        baremetal_port_uuid: r.port_uuid,
+        mac_address: r.address,
+      };
       const v = r.vif;
       if (v === null) return { ...base, network_port: null, trunk: null, networks: [] };
       const seen = seePort(v);
@@ -181,7 +186,10 @@ export class NodeNetworkService {
    * @throws InvalidInputError (not exactly one of network/port/trunk, unknown MAC, no free
    *   port), NotFoundError, ForbiddenError, ConflictError as VIF attach
    */
-  async attach(ctx: AuthContext, req: { node: string; network?: string; port?: string; trunk?: string; mac_address?: string }): Promise<NodeNetworkRow> {
+  async attach(
+    ctx: AuthContext,
+    req: { node: string; network?: string; port?: string; trunk?: string; mac_address?: string },
+  ): Promise<NodeNetworkRow> {
     const given = [req.network, req.port, req.trunk].filter((v) => v !== undefined && v !== null && v !== '');
     if (given.length !== 1) throw new InvalidInputError('Specify exactly one of network, port or trunk.');
     const node = await this.nodes.visible(ctx, req.node, 'baremetal:node:vif:attach');
@@ -199,17 +207,25 @@ export class NodeNetworkService {
       const network = await this.names.network(ctx, req.network!);
       const wantedName = nodePortName(node.name ?? node.uuid, network.name);
       const existing = await this.names.ownPorts(ctx, wantedName, network.id);
-      const onThisNode = existing.find((p) => nps.some((np) => np.uuid === p.bound_port_uuid && (target === null || np.uuid === target.uuid)));
+      const onThisNode = existing.find((p) =>
+        nps.some((np) => np.uuid === p.bound_port_uuid && (target === null || np.uuid === target.uuid)),
+      );
       if (onThisNode) return this.rowOf(ctx, node, onThisNode.bound_port_uuid!);
       const reusable = existing.find((p) => p.bound_port_uuid === null && p.trunk_id === null);
-      portId = reusable?.id ?? (await this.ports.create(ctx, { network_id: network.id, name: wantedName, device_owner: 'baremetal:none' })).port.id;
+      portId =
+        reusable?.id ??
+        (await this.ports.create(ctx, { network_id: network.id, name: wantedName, device_owner: 'baremetal:none' })).port.id;
     }
     const already = nps.find((np) => vifOf(np) === portId);
     if (already) {
       if (target === null || already.uuid === target.uuid) return this.rowOf(ctx, node, already.uuid);
-      throw new ConflictError(`Port ${portId} is already attached to node ${node.name ?? node.uuid} on ${already.address}.`, 'VifAlreadyAttached');
+      throw new ConflictError(
+        `Port ${portId} is already attached to node ${node.name ?? node.uuid} on ${already.address}.`,
+        'VifAlreadyAttached',
+      );
     }
-    if (target === null && !nps.some((np) => vifOf(np) === null)) throw new InvalidInputError(`Node ${node.name ?? node.uuid} has no free ports.`, 'NoFreePhysicalPorts');
+    if (target === null && !nps.some((np) => vifOf(np) === null))
+      throw new InvalidInputError(`Node ${node.name ?? node.uuid} has no free ports.`, 'NoFreePhysicalPorts');
     const bound = await this.vifs.attach(ctx, node.uuid, { id: portId, ...(target ? { port_uuid: target.uuid } : {}) }, 82);
     return this.rowOf(ctx, node, bound.uuid);
   }
@@ -251,7 +267,8 @@ export class NodeNetworkService {
       }
     } else {
       if (attached.length === 0) throw new InvalidInputError(`Node ${label} is not associated with any port.`, 'VifNotAttached');
-      if (attached.length > 1 && !req.all) throw new InvalidInputError(`Node ${label} is associated with multiple ports. Port must be specified, or use all.`);
+      if (attached.length > 1 && !req.all)
+        throw new InvalidInputError(`Node ${label} is associated with multiple ports. Port must be specified, or use all.`);
       ids = attached;
     }
     for (const id of ids) await this.vifs.detach(ctx, node.uuid, id);
@@ -274,9 +291,12 @@ export class NodeNetworkService {
     }
     // A switch esi does not manage, or (for a non-admin) one it has no port on, is not found:
     // the same answer either way, so the list reveals no switch names.
-    if (sw === null || (nps.length === 0 && !this.access.isAdmin(ctx))) throw new NotFoundError('switch', switchName, `Switch ${switchName} could not be found.`, 'SwitchNotFound');
+    if (sw === null || (nps.length === 0 && !this.access.isAdmin(ctx)))
+      throw new NotFoundError('switch', switchName, `Switch ${switchName} could not be found.`, 'SwitchNotFound');
     const switchPort = new Map(nps.map((np) => [np.uuid, np.local_link_connection.port_id ?? '']));
-    const vifRows = (await this.access.repo.nodeVifRows([...new Set(nps.map((np) => np.node_uuid))])).filter((r) => switchPort.has(r.port_uuid));
+    const vifRows = (await this.access.repo.nodeVifRows([...new Set(nps.map((np) => np.node_uuid))])).filter((r) =>
+      switchPort.has(r.port_uuid),
+    );
     const rows = await this.rows(ctx, nodes, vifRows);
     return rows
       .map((row) => ({ port: switchPort.get(row.baremetal_port_uuid)!, row }))

@@ -11,7 +11,18 @@
  * one port per MAC of a network, one trunk per parent port, one trunk per sub-port, one
  * address per subnet), and a clash of one of them surfaces as `ConflictError`.
  */
-import type { FixedIp, Network, NetPort, RbacPolicy, Subnet, Switch, SwitchPortCabling, SwitchPortConfig, SwitchPortState, Trunk } from './model.ts';
+import type {
+  FixedIp,
+  Network,
+  NetPort,
+  RbacPolicy,
+  Subnet,
+  Switch,
+  SwitchPortCabling,
+  SwitchPortConfig,
+  SwitchPortState,
+  Trunk,
+} from './model.ts';
 
 /** A filter value list: the attribute must equal one of these (Neutron repeats the parameter). */
 export type FilterValues = readonly (string | number | boolean | null)[];
@@ -193,7 +204,13 @@ export interface NetworkTx extends NetworkReads {
   deleteNetwork(id: string): Promise<void>;
 
   insertSubnet(s: Subnet): Promise<void>;
-  updateSubnet(id: string, changes: Partial<Pick<Subnet, 'name' | 'description' | 'gateway_ip' | 'allocation_pools' | 'enable_dhcp' | 'dns_nameservers' | 'host_routes'>>, now: number): Promise<void>;
+  updateSubnet(
+    id: string,
+    changes: Partial<
+      Pick<Subnet, 'name' | 'description' | 'gateway_ip' | 'allocation_pools' | 'enable_dhcp' | 'dns_nameservers' | 'host_routes'>
+    >,
+    now: number,
+  ): Promise<void>;
   deleteSubnet(id: string): Promise<void>;
 
   /** Insert a port and its fixed IPs. @throws ConflictError for a MAC or address in use */
@@ -253,8 +270,21 @@ export interface NetworkTx extends NetworkReads {
 /** What applying intent to a switch port came to. */
 export type SwitchPortOutcome =
   | { readonly kind: 'applied'; readonly rev: number; readonly config: SwitchPortConfig; readonly now: number }
-  | { readonly kind: 'retry'; readonly rev: number; readonly error: string; readonly attempts: number; readonly nextAttemptAt: number; readonly now: number }
-  | { readonly kind: 'failed'; readonly rev: number; readonly error: string; readonly config: SwitchPortConfig | null; readonly now: number };
+  | {
+      readonly kind: 'retry';
+      readonly rev: number;
+      readonly error: string;
+      readonly attempts: number;
+      readonly nextAttemptAt: number;
+      readonly now: number;
+    }
+  | {
+      readonly kind: 'failed';
+      readonly rev: number;
+      readonly error: string;
+      readonly config: SwitchPortConfig | null;
+      readonly now: number;
+    };
 
 /** Storage of the networking area. */
 export interface NetworkRepository extends NetworkReads {

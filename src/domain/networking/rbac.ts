@@ -38,14 +38,17 @@ function target(a: Record<string, unknown>): string {
   for (const k of ['target_tenant', 'target_project']) {
     const v = a[k];
     if (v === undefined) continue;
-    if (typeof v !== 'string' || v === '') throw new InvalidInputError(`Invalid input for ${k}. Reason: '${String(v)}' is not a valid string.`, 'HTTPBadRequest');
-    if (v.length > 255) throw new InvalidInputError(`Invalid input for ${k}. Reason: '${v.slice(0, 40)}…' exceeds maximum length of 255.`, 'HTTPBadRequest');
+    if (typeof v !== 'string' || v === '')
+      throw new InvalidInputError(`Invalid input for ${k}. Reason: '${String(v)}' is not a valid string.`, 'HTTPBadRequest');
+    if (v.length > 255)
+      throw new InvalidInputError(`Invalid input for ${k}. Reason: '${v.slice(0, 40)}…' exceeds maximum length of 255.`, 'HTTPBadRequest');
   }
   if (a.target_tenant !== undefined && a.target_project !== undefined && a.target_tenant !== a.target_project) {
     throw new InvalidInputError("'target_tenant' and 'target_project' do not match", 'HTTPBadRequest');
   }
   const t = a.target_tenant ?? a.target_project;
-  if (typeof t !== 'string') throw new InvalidInputError("Failed to parse request. Required attribute 'target_tenant' not specified", 'HTTPBadRequest');
+  if (typeof t !== 'string')
+    throw new InvalidInputError("Failed to parse request. Required attribute 'target_tenant' not specified", 'HTTPBadRequest');
   return t;
 }
 
@@ -63,9 +66,16 @@ export class RbacService {
    */
   async create(ctx: AuthContext, body: unknown): Promise<RbacPolicy> {
     const a = checkKeys(body, 'rbac_policy', CREATE, READ_ONLY, 'POST');
-    if (a.object_type !== 'network') throw new InvalidInputError(`Invalid input for object_type. Reason: '${String(a.object_type)}' is not in ['network'].`, 'HTTPBadRequest');
+    if (a.object_type !== 'network')
+      throw new InvalidInputError(
+        `Invalid input for object_type. Reason: '${String(a.object_type)}' is not in ['network'].`,
+        'HTTPBadRequest',
+      );
     if (a.action !== 'access_as_shared') {
-      throw new InvalidInputError(`Invalid input for action. Reason: '${String(a.action)}' is not in ['access_as_shared'] (external networks are not supported).`, 'HTTPBadRequest');
+      throw new InvalidInputError(
+        `Invalid input for action. Reason: '${String(a.action)}' is not in ['access_as_shared'] (external networks are not supported).`,
+        'HTTPBadRequest',
+      );
     }
     const network = await this.access.network(ctx, uuid(a, 'object_id'));
     const to = target(a);
@@ -74,9 +84,20 @@ export class RbacService {
     this.access.authorize('create_rbac_policy', this.rbacTarget(candidate), ctx);
     this.access.authorize('create_rbac_policy:target_tenant', this.rbacTarget(candidate), ctx);
     if (!this.access.isAdmin(ctx) && (network.project_id !== ctx.projectId || projectId !== ctx.projectId)) {
-      throw new ForbiddenError('(rule:create_rbac_policy) is disallowed by policy: only the network\'s owner may share it.', 'PolicyNotAuthorized');
+      throw new ForbiddenError(
+        "(rule:create_rbac_policy) is disallowed by policy: only the network's owner may share it.",
+        'PolicyNotAuthorized',
+      );
     }
-    const policy: RbacPolicy = { id: newUuid(), project_id: projectId, object_type: 'network', object_id: network.id, action: 'access_as_shared', target_tenant: to, created_at: this.access.now() };
+    const policy: RbacPolicy = {
+      id: newUuid(),
+      project_id: projectId,
+      object_type: 'network',
+      object_id: network.id,
+      action: 'access_as_shared',
+      target_tenant: to,
+      created_at: this.access.now(),
+    };
     await this.access.repo.locked([`network:${network.id}`], (tx) => tx.insertRbac(policy));
     return policy;
   }
@@ -96,7 +117,13 @@ export class RbacService {
   /** Change the target. @throws NotFoundError, ForbiddenError, ConflictError (in use, duplicate) */
   async update(ctx: AuthContext, id: string, body: unknown): Promise<RbacPolicy> {
     const r = await this.access.rbac(ctx, id);
-    const a = checkKeys(body, 'rbac_policy', UPDATE, new Set([...READ_ONLY, 'object_type', 'object_id', 'action', 'project_id', 'tenant_id']), 'PUT');
+    const a = checkKeys(
+      body,
+      'rbac_policy',
+      UPDATE,
+      new Set([...READ_ONLY, 'object_type', 'object_id', 'action', 'project_id', 'tenant_id']),
+      'PUT',
+    );
     const to = target(a);
     this.access.authorize('update_rbac_policy', this.rbacTarget(r), ctx);
     this.access.authorize('update_rbac_policy:target_tenant', this.rbacTarget({ ...r, target_tenant: to }), ctx);
@@ -125,9 +152,17 @@ export class RbacService {
     if (others.some((o) => o.target_tenant === WILDCARD)) return;
     const covered = new Set(others.map((o) => o.target_tenant));
     const ports = await tx.listPorts({ filters: { network_id: [network.id] }, visibleTo: null, sort: [], limit: null, markerId: null });
-    const dependent = ports.some((p) => p.project_id !== network.project_id && !covered.has(p.project_id) && (r.target_tenant === WILDCARD || r.target_tenant === p.project_id));
+    const dependent = ports.some(
+      (p) =>
+        p.project_id !== network.project_id &&
+        !covered.has(p.project_id) &&
+        (r.target_tenant === WILDCARD || r.target_tenant === p.project_id),
+    );
     if (dependent) {
-      throw new ConflictError(`RBAC policy on object ${network.id} cannot be removed because other objects depend on it.`, 'RbacPolicyInUse');
+      throw new ConflictError(
+        `RBAC policy on object ${network.id} cannot be removed because other objects depend on it.`,
+        'RbacPolicyInUse',
+      );
     }
   }
 }

@@ -129,7 +129,10 @@ export function checkProviderSegment(settings: SegmentSettings, req: ProviderReq
       throw new InvalidInputError(`Invalid input for operation: segmentation_id out of range (${VLAN_MIN} through ${VLAN_MAX}).`);
     }
     vlan = n;
-    if (physnet === null) throw new InvalidInputError('Invalid input for operation: physical_network required for VLAN provider network with a segmentation_id.');
+    if (physnet === null)
+      throw new InvalidInputError(
+        'Invalid input for operation: physical_network required for VLAN provider network with a segmentation_id.',
+      );
   }
   if (physnet !== null && !settings.vlanPhysnets.includes(physnet)) {
     throw new InvalidInputError(`Invalid input for operation: physical_network '${physnet}' unknown for VLAN provider network.`);

@@ -14,7 +14,18 @@ import { ConflictError, InvalidInputError } from '../errors.ts';
 import { newUuid } from '../ids.ts';
 import type { NetworkAccess } from './access.ts';
 import { bool, checkKeys, description, name, strList, uuid, type Attrs, givenProject } from './attributes.ts';
-import { canonicalIp, cidrsOverlap, ipText, parseCidr, parseIp, poolsIn, poolsOut, resolveGateway, resolvePools, type Cidr } from './ipam.ts';
+import {
+  canonicalIp,
+  cidrsOverlap,
+  ipText,
+  parseCidr,
+  parseIp,
+  poolsIn,
+  poolsOut,
+  resolveGateway,
+  resolvePools,
+  type Cidr,
+} from './ipam.ts';
 import { COMMON_ATTRS, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import type { HostRoute, Subnet } from './model.ts';
 
@@ -54,7 +65,8 @@ const ATTRS: Readonly<Record<string, AttributeSpec>> = {
 function dnsServers(a: Attrs, version: 4 | 6): string[] {
   return strList(a, 'dns_nameservers').map((s) => {
     const ip = parseIp(s);
-    if (!ip || ip.version !== version) throw new InvalidInputError(`Invalid input for dns_nameservers. Reason: '${s}' is not a valid nameserver.`, 'HTTPBadRequest');
+    if (!ip || ip.version !== version)
+      throw new InvalidInputError(`Invalid input for dns_nameservers. Reason: '${s}' is not a valid nameserver.`, 'HTTPBadRequest');
     return ipText(ip.version, ip.value);
   });
 }
@@ -63,13 +75,17 @@ function dnsServers(a: Attrs, version: 4 | 6): string[] {
 function hostRoutes(a: Attrs, version: 4 | 6): HostRoute[] {
   const v = a.host_routes;
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw new InvalidInputError('Invalid input for host_routes. Reason: must be a list of {destination, nexthop}.', 'HTTPBadRequest');
+  if (!Array.isArray(v))
+    throw new InvalidInputError('Invalid input for host_routes. Reason: must be a list of {destination, nexthop}.', 'HTTPBadRequest');
   return v.map((r: unknown) => {
     const o = r as { destination?: unknown; nexthop?: unknown } | null;
     const dest = parseCidr(o?.destination, 'host_routes');
     const hop = canonicalIp(o?.nexthop);
     if (!hop || dest.version !== version || parseIp(hop)!.version !== version) {
-      throw new InvalidInputError(`Invalid input for host_routes. Reason: '${JSON.stringify(r)}' is not a valid host route.`, 'HTTPBadRequest');
+      throw new InvalidInputError(
+        `Invalid input for host_routes. Reason: '${JSON.stringify(r)}' is not a valid host route.`,
+        'HTTPBadRequest',
+      );
     }
     return { destination: dest.text, nexthop: hop };
   });
@@ -89,7 +105,10 @@ export class SubnetService {
     const network = await this.access.network(ctx, uuid(a, 'network_id'));
     const projectId = givenProject(a) ?? ctx.projectId ?? network.project_id;
     if (projectId !== ctx.projectId && !this.access.isAdmin(ctx)) {
-      throw new InvalidInputError("Specifying 'project_id' or 'tenant_id' other than the authenticated project in request requires admin privileges", 'HTTPBadRequest');
+      throw new InvalidInputError(
+        "Specifying 'project_id' or 'tenant_id' other than the authenticated project in request requires admin privileges",
+        'HTTPBadRequest',
+      );
     }
     this.access.authorize('create_subnet', this.access.childTarget({ project_id: projectId }, network, ctx), ctx);
     for (const [attr, ok] of [
@@ -100,13 +119,20 @@ export class SubnetService {
       ['segment_id', a.segment_id === undefined || a.segment_id === null],
       ['service_types', a.service_types === undefined || (Array.isArray(a.service_types) && a.service_types.length === 0)],
     ] as const) {
-      if (!ok) throw new InvalidInputError(`Invalid input for ${attr}. Reason: not supported by esi (subnet pools, IPv6 modes, segments and service types are not implemented).`, 'HTTPBadRequest');
+      if (!ok)
+        throw new InvalidInputError(
+          `Invalid input for ${attr}. Reason: not supported by esi (subnet pools, IPv6 modes, segments and service types are not implemented).`,
+          'HTTPBadRequest',
+        );
     }
-    if (a.cidr === undefined || a.cidr === null) throw new InvalidInputError('Bad subnets request: a cidr must be specified in the absence of a subnet pool', 'HTTPBadRequest');
+    if (a.cidr === undefined || a.cidr === null)
+      throw new InvalidInputError('Bad subnets request: a cidr must be specified in the absence of a subnet pool', 'HTTPBadRequest');
     const cidr = parseCidr(a.cidr);
     const version = a.ip_version === undefined ? cidr.version : Number(a.ip_version);
-    if (version !== 4 && version !== 6) throw new InvalidInputError(`Invalid input for ip_version. Reason: '${String(a.ip_version)}' is not in [4, 6].`, 'HTTPBadRequest');
-    if (version !== cidr.version) throw new InvalidInputError(`Invalid input for operation: Cidr ${cidr.text} does not match ip_version ${version}.`, 'HTTPBadRequest');
+    if (version !== 4 && version !== 6)
+      throw new InvalidInputError(`Invalid input for ip_version. Reason: '${String(a.ip_version)}' is not in [4, 6].`, 'HTTPBadRequest');
+    if (version !== cidr.version)
+      throw new InvalidInputError(`Invalid input for operation: Cidr ${cidr.text} does not match ip_version ${version}.`, 'HTTPBadRequest');
     const gateway = resolveGateway(cidr, a.gateway_ip);
     const pools = resolvePools(cidr, gateway, a.allocation_pools);
     const now = this.access.now();
@@ -162,10 +188,21 @@ export class SubnetService {
   /** Update a subnet. @throws NotFoundError, ForbiddenError, InvalidInputError, ConflictError */
   async update(ctx: AuthContext, id: string, body: unknown): Promise<Subnet> {
     const { subnet, network } = await this.access.subnet(ctx, id);
-    const a = checkKeys(body, 'subnet', UPDATE, new Set([...READ_ONLY, 'network_id', 'cidr', 'ip_version', 'project_id', 'tenant_id']), 'PUT');
+    const a = checkKeys(
+      body,
+      'subnet',
+      UPDATE,
+      new Set([...READ_ONLY, 'network_id', 'cidr', 'ip_version', 'project_id', 'tenant_id']),
+      'PUT',
+    );
     this.access.authorize('update_subnet', this.access.childTarget(subnet, network, ctx), ctx);
     const cidr: Cidr = parseCidr(subnet.cidr);
-    const gateway = a.gateway_ip === undefined ? (subnet.gateway_ip === null ? null : parseIp(subnet.gateway_ip)!.value) : resolveGateway(cidr, a.gateway_ip);
+    const gateway =
+      a.gateway_ip === undefined
+        ? subnet.gateway_ip === null
+          ? null
+          : parseIp(subnet.gateway_ip)!.value
+        : resolveGateway(cidr, a.gateway_ip);
     const pools = a.allocation_pools === undefined ? poolsIn(subnet.allocation_pools) : resolvePools(cidr, gateway, a.allocation_pools);
     if (a.allocation_pools === undefined && a.gateway_ip !== undefined) resolvePools(cidr, gateway, subnet.allocation_pools);
     const changes = {
@@ -189,7 +226,10 @@ export class SubnetService {
     this.access.authorize('delete_subnet', this.access.childTarget(subnet, network, ctx), ctx);
     await this.access.repo.locked([`network:${network.id}`], async (tx) => {
       if ((await tx.countIps(subnet.id)) > 0) {
-        throw new ConflictError(`Unable to complete operation on subnet ${subnet.id}: One or more ports have an IP allocation from this subnet.`, 'SubnetInUse');
+        throw new ConflictError(
+          `Unable to complete operation on subnet ${subnet.id}: One or more ports have an IP allocation from this subnet.`,
+          'SubnetInUse',
+        );
       }
       await tx.deleteSubnet(subnet.id);
     });

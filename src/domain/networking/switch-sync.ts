@@ -74,7 +74,11 @@ export class SwitchSync {
       .filter((s) => s.status === 'pending' && s.next_attempt_at <= now)
       .map((s) => ({ port_id: s.port_id, rev: s.desired_rev, attempts: s.attempts }));
     if (due.length === 0) return { applied: 0, retrying: 0, failed: 0, errors: [] };
-    const intents = await desiredConfigs(this.repo, sw, due.map((d) => d.port_id));
+    const intents = await desiredConfigs(
+      this.repo,
+      sw,
+      due.map((d) => d.port_id),
+    );
     const results = new Map<string, string | null>();
     const changes: PortChange[] = due.map((d) => ({ port: d.port_id, config: intents.get(d.port_id)!.config }));
     const batchError = await this.apply(driver, changes);
@@ -97,7 +101,14 @@ export class SwitchSync {
         errors.push(`${sw.name} ${d.port_id}: ${error}`);
         const t = this.clock.now();
         await this.repo.locked([`switch:${sw.id}`], (tx) =>
-          tx.recordSwitchPort(key, { kind: 'retry', rev: d.rev, error, attempts: d.attempts + 1, nextAttemptAt: t + this.settings.retryBaseMs * 2 ** d.attempts, now: t }),
+          tx.recordSwitchPort(key, {
+            kind: 'retry',
+            rev: d.rev,
+            error,
+            attempts: d.attempts + 1,
+            nextAttemptAt: t + this.settings.retryBaseMs * 2 ** d.attempts,
+            now: t,
+          }),
         );
       } else {
         failed++;
@@ -111,7 +122,10 @@ export class SwitchSync {
   /** Run the driver with the session timeout. @returns null, or the error message */
   private async apply(driver: SwitchDriver, changes: readonly PortChange[]): Promise<string | null> {
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(new Error(`switch did not answer within ${this.settings.timeoutMs} ms`)), this.settings.timeoutMs);
+    const timer = setTimeout(
+      () => abort.abort(new Error(`switch did not answer within ${this.settings.timeoutMs} ms`)),
+      this.settings.timeoutMs,
+    );
     try {
       await driver.apply(changes, abort.signal);
       return null;

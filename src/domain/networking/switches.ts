@@ -53,14 +53,18 @@ export class SwitchService {
   /** The switch with its secrets masked, for output. */
   masked(sw: Switch): Switch {
     const secret = new Set(this.drivers.secretKeys(sw.driver));
-    const info = Object.fromEntries(Object.entries(sw.driver_info).map(([k, v]) => [k, secret.has(k) && v !== null && v !== undefined ? MASK : v]));
+    const info = Object.fromEntries(
+      Object.entries(sw.driver_info).map(([k, v]) => [k, secret.has(k) && v !== null && v !== undefined ? MASK : v]),
+    );
     return { ...sw, driver_info: info };
   }
 
   /** The driver settings with secrets in clear (for the reconciler). */
   openInfo(sw: Switch): Record<string, unknown> {
     const secret = new Set(this.drivers.secretKeys(sw.driver));
-    return Object.fromEntries(Object.entries(sw.driver_info).map(([k, v]) => [k, secret.has(k) && typeof v === 'string' ? this.secrets.open(v) : v]));
+    return Object.fromEntries(
+      Object.entries(sw.driver_info).map(([k, v]) => [k, secret.has(k) && typeof v === 'string' ? this.secrets.open(v) : v]),
+    );
   }
 
   private sealInfo(driver: string, info: Readonly<Record<string, unknown>>): Record<string, unknown> {
@@ -70,7 +74,8 @@ export class SwitchService {
 
   private driverInfo(v: unknown, driver: string): Record<string, unknown> {
     if (v === undefined || v === null) v = {};
-    if (typeof v !== 'object' || Array.isArray(v)) throw new InvalidInputError('Invalid input for driver_info. Reason: must be an object.', 'HTTPBadRequest');
+    if (typeof v !== 'object' || Array.isArray(v))
+      throw new InvalidInputError('Invalid input for driver_info. Reason: must be an object.', 'HTTPBadRequest');
     this.drivers.validate(driver, v as Record<string, unknown>);
     return v as Record<string, unknown>;
   }
@@ -103,9 +108,14 @@ export class SwitchService {
     const nameV = str(a, 'name', '');
     if (nameV === '') throw new InvalidInputError("Failed to parse request. Required attribute 'name' not specified", 'HTTPBadRequest');
     const switchId = str(a, 'switch_id', '');
-    if (switchId === '') throw new InvalidInputError("Failed to parse request. Required attribute 'switch_id' not specified", 'HTTPBadRequest');
+    if (switchId === '')
+      throw new InvalidInputError("Failed to parse request. Required attribute 'switch_id' not specified", 'HTTPBadRequest');
     const driver = str(a, 'driver', '');
-    if (!this.drivers.names().includes(driver)) throw new InvalidInputError(`Invalid input for driver. Reason: '${driver}' is not in ${JSON.stringify(this.drivers.names())}.`, 'HTTPBadRequest');
+    if (!this.drivers.names().includes(driver))
+      throw new InvalidInputError(
+        `Invalid input for driver. Reason: '${driver}' is not in ${JSON.stringify(this.drivers.names())}.`,
+        'HTTPBadRequest',
+      );
     const now = this.access.now();
     const sw: Switch = {
       id: newUuid(),
@@ -153,7 +163,8 @@ export class SwitchService {
       }
       changes.driver_info = this.sealInfo(sw.driver, this.driverInfo(merged, sw.driver));
     }
-    if (changes.name !== undefined && changes.name !== sw.name) await this.refuseIfCarrying(sw, 'renamed (bare-metal ports name it in switch_info)');
+    if (changes.name !== undefined && changes.name !== sw.name)
+      await this.refuseIfCarrying(sw, 'renamed (bare-metal ports name it in switch_info)');
     if (changes.switch_id !== undefined && changes.switch_id !== sw.switch_id) await this.refuseIfCarrying(sw, 'given another switch_id');
     await this.access.repo.locked(['switches', `switch:${sw.id}`], (tx) => tx.updateSwitch(sw.id, changes));
     const updated = (await this.access.repo.getSwitch(sw.id))!;
@@ -163,7 +174,11 @@ export class SwitchService {
 
   private async refuseIfCarrying(sw: Switch, what: string): Promise<void> {
     const carrying = (await this.access.repo.nodePortsOnSwitch(sw)).filter((p) => vifOf(p) !== null);
-    if (carrying.length > 0) throw new ConflictError(`Switch ${sw.name} carries ${carrying.length} VIF(s) and cannot be ${what}; detach them first.`, 'SwitchInUse');
+    if (carrying.length > 0)
+      throw new ConflictError(
+        `Switch ${sw.name} carries ${carrying.length} VIF(s) and cannot be ${what}; detach them first.`,
+        'SwitchInUse',
+      );
   }
 
   /** Remove a switch. @throws ConflictError while ports cabled to it carry VIFs */
@@ -188,12 +203,19 @@ export class SwitchService {
     const cabled = await this.access.repo.nodePortsOnSwitch(sw);
     const known = await this.access.repo.switchPortStates(sw.id);
     const registered = await this.access.repo.cablingOf(sw.id);
-    const ports = [...new Set([...cabled.map((p) => p.local_link_connection.port_id!).filter(Boolean), ...known.map((s) => s.port_id), ...registered.map((c) => c.port_id)])];
+    const ports = [
+      ...new Set([
+        ...cabled.map((p) => p.local_link_connection.port_id!).filter(Boolean),
+        ...known.map((s) => s.port_id),
+        ...registered.map((c) => c.port_id),
+      ]),
+    ];
     const failed = (await this.access.repo.portsByIds(cabled.flatMap((p) => (vifOf(p) ? [vifOf(p)!] : [])))).values();
     const keys: SwitchPortKey[] = ports.map((port_id) => ({ switch_uuid: sw.id, port_id }));
     await this.access.repo.locked([`switch:${sw.id}`], async (tx) => {
       const now = this.access.now();
-      for (const p of failed) if (p.binding_vif_type === 'binding_failed') await tx.updatePort(p.id, { binding_vif_type: 'other', binding_vif_details: {} }, now);
+      for (const p of failed)
+        if (p.binding_vif_type === 'binding_failed') await tx.updatePort(p.id, { binding_vif_type: 'other', binding_vif_details: {} }, now);
       await tx.touchSwitchPorts(keys, now);
     });
     if (keys.length > 0) this.access.deps.wake.notifySwitch(sw.id);
@@ -206,7 +228,9 @@ export class SwitchService {
     const cabled = await this.access.repo.nodePortsOnSwitch(sw);
     const states = new Map((await this.access.repo.switchPortStates(sw.id)).map((s) => [s.port_id, s]));
     const cabling = new Map((await this.access.repo.cablingOf(sw.id)).map((c) => [c.port_id, c]));
-    const ids = [...new Set([...cabled.map((p) => p.local_link_connection.port_id!).filter(Boolean), ...states.keys(), ...cabling.keys()])].sort();
+    const ids = [
+      ...new Set([...cabled.map((p) => p.local_link_connection.port_id!).filter(Boolean), ...states.keys(), ...cabling.keys()]),
+    ].sort();
     const intents = await desiredConfigs(this.access.repo, sw, ids);
     return ids.map((port_id) => {
       const named = cabled.filter((p) => p.local_link_connection.port_id === port_id);

@@ -55,15 +55,23 @@ export function parseSubPorts(v: unknown, needSegmentation: boolean): SubPortReq
   if (!Array.isArray(v)) throw new InvalidInputError('Invalid input for sub_ports. Reason: must be a list.', 'HTTPBadRequest');
   return v.map((s: unknown) => {
     const o = s as Record<string, unknown> | null;
-    if (!o || typeof o !== 'object' || typeof o.port_id !== 'string') throw new InvalidInputError(`Invalid input for sub_ports. Reason: '${JSON.stringify(s)}' has no port_id.`, 'HTTPBadRequest');
+    if (!o || typeof o !== 'object' || typeof o.port_id !== 'string')
+      throw new InvalidInputError(`Invalid input for sub_ports. Reason: '${JSON.stringify(s)}' has no port_id.`, 'HTTPBadRequest');
     if (!needSegmentation) return { port_id: canonicalId(o.port_id), segmentation_type: 'vlan', segmentation_id: null };
     const type = o.segmentation_type ?? 'vlan';
-    if (type !== 'vlan' && type !== 'inherit') throw new InvalidInputError(`Invalid input for sub_ports. Reason: segmentation_type '${String(type)}' is not supported (vlan, inherit).`, 'HTTPBadRequest');
+    if (type !== 'vlan' && type !== 'inherit')
+      throw new InvalidInputError(
+        `Invalid input for sub_ports. Reason: segmentation_type '${String(type)}' is not supported (vlan, inherit).`,
+        'HTTPBadRequest',
+      );
     let id: number | null = null;
     if (type === 'vlan') {
       const raw = typeof o.segmentation_id === 'string' && /^\d+$/.test(o.segmentation_id) ? Number(o.segmentation_id) : o.segmentation_id;
       if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < VLAN_MIN || raw > VLAN_MAX) {
-        throw new InvalidInputError(`Invalid input for operation: Segmentation ID '${String(o.segmentation_id)}' is out of range ${VLAN_MIN} through ${VLAN_MAX} for sub-port ${o.port_id}.`, 'InvalidInput');
+        throw new InvalidInputError(
+          `Invalid input for operation: Segmentation ID '${String(o.segmentation_id)}' is out of range ${VLAN_MIN} through ${VLAN_MAX} for sub-port ${o.port_id}.`,
+          'InvalidInput',
+        );
       }
       id = raw;
     }
@@ -89,7 +97,10 @@ export class TrunkService {
     for (const r of reqs) {
       const { port } = await this.access.port(ctx, r.port_id);
       if (!admin && port.project_id !== trunkProject) {
-        throw new ForbiddenError(`Port ${r.port_id} belongs to another project: a trunk's sub-ports must be ports of the trunk's project.`, 'PolicyNotAuthorized');
+        throw new ForbiddenError(
+          `Port ${r.port_id} belongs to another project: a trunk's sub-ports must be ports of the trunk's project.`,
+          'PolicyNotAuthorized',
+        );
       }
     }
   }
@@ -104,7 +115,10 @@ export class TrunkService {
       const port = await tx.getPort(s.port_id);
       const network = port ? await tx.getNetwork(port.network_id) : null;
       if (!port || !network || !this.access.check('attach_port', this.access.childTarget(port, network, ctx), ctx)) {
-        throw new ForbiddenError(`(rule:attach_port) is disallowed by policy: the trunk is attached to a node and sub-port ${s.port_id} is on a network you may not attach.`, 'PolicyNotAuthorized');
+        throw new ForbiddenError(
+          `(rule:attach_port) is disallowed by policy: the trunk is attached to a node and sub-port ${s.port_id} is on a network you may not attach.`,
+          'PolicyNotAuthorized',
+        );
       }
     }
   }
@@ -114,23 +128,40 @@ export class TrunkService {
    * {@link ownSubPorts}) and resolve `inherit` VLANs.
    * @throws NotFoundError (port), ConflictError (in a trunk, bound, duplicate VLAN), InvalidInputError
    */
-  private async resolveSubPorts(ctx: AuthContext, tx: NetworkTx, parentId: string, existing: readonly SubPort[], reqs: readonly SubPortRequest[]): Promise<SubPort[]> {
+  private async resolveSubPorts(
+    ctx: AuthContext,
+    tx: NetworkTx,
+    parentId: string,
+    existing: readonly SubPort[],
+    reqs: readonly SubPortRequest[],
+  ): Promise<SubPort[]> {
     const vlans = new Set(existing.map((s) => s.segmentation_id));
     const out: SubPort[] = [];
     for (const r of reqs) {
       const port = await tx.getPort(r.port_id);
       if (!port) throw new NotFoundError('port', r.port_id);
-      if (port.id === parentId) throw new ConflictError(`Port ${port.id} is the parent port of the trunk and cannot be a sub-port.`, 'SubPortBindingError');
+      if (port.id === parentId)
+        throw new ConflictError(`Port ${port.id} is the parent port of the trunk and cannot be a sub-port.`, 'SubPortBindingError');
       const inTrunk = await tx.trunkOfPort(port.id);
-      if (inTrunk) throw new ConflictError(`Port ${port.id} is currently in use by ${this.access.trunkRef(ctx, inTrunk.trunk)}.`, 'PortInUseAsSubPort');
-      if (port.bound_port_uuid !== null) throw new ConflictError(`Port ${port.id} is bound to a bare-metal port and cannot be a sub-port.`, 'PortInUse');
+      if (inTrunk)
+        throw new ConflictError(
+          `Port ${port.id} is currently in use by ${this.access.trunkRef(ctx, inTrunk.trunk)}.`,
+          'PortInUseAsSubPort',
+        );
+      if (port.bound_port_uuid !== null)
+        throw new ConflictError(`Port ${port.id} is bound to a bare-metal port and cannot be a sub-port.`, 'PortInUse');
       let vlan = r.segmentation_id;
       if (vlan === null) {
         const n = await tx.getNetwork(port.network_id);
-        if (!n || n.segmentation_id === null) throw new InvalidInputError(`Invalid input for operation: sub-port ${port.id} cannot inherit a VLAN from a flat network.`, 'InvalidInput');
+        if (!n || n.segmentation_id === null)
+          throw new InvalidInputError(
+            `Invalid input for operation: sub-port ${port.id} cannot inherit a VLAN from a flat network.`,
+            'InvalidInput',
+          );
         vlan = n.segmentation_id;
       }
-      if (vlans.has(vlan)) throw new ConflictError(`segmentation_type vlan and segmentation_id ${vlan} already in use on trunk.`, 'DuplicateSubPort');
+      if (vlans.has(vlan))
+        throw new ConflictError(`segmentation_type vlan and segmentation_id ${vlan} already in use on trunk.`, 'DuplicateSubPort');
       vlans.add(vlan);
       out.push({ port_id: port.id, segmentation_type: 'vlan', segmentation_id: vlan });
     }
@@ -146,7 +177,10 @@ export class TrunkService {
     const { port: parent, network } = await this.access.port(ctx, uuid(a, 'port_id'));
     const projectId = givenProject(a) ?? ctx.projectId ?? parent.project_id;
     if (projectId !== ctx.projectId && !this.access.isAdmin(ctx)) {
-      throw new InvalidInputError("Specifying 'project_id' or 'tenant_id' other than the authenticated project in request requires admin privileges", 'HTTPBadRequest');
+      throw new InvalidInputError(
+        "Specifying 'project_id' or 'tenant_id' other than the authenticated project in request requires admin privileges",
+        'HTTPBadRequest',
+      );
     }
     this.access.authorize('create_trunk', { project_id: projectId, tenant_id: projectId }, ctx);
     this.access.authorize('update_port', this.access.childTarget(parent, network, ctx), ctx);
@@ -208,7 +242,11 @@ export class TrunkService {
       ...(a.description !== undefined ? { description: description(a) } : {}),
       ...(a.admin_state_up !== undefined ? { admin_state_up: bool(a, 'admin_state_up', true) } : {}),
     };
-    return this.changeBound(t, (tx, now) => tx.updateTrunk(t.id, changes, now), changes.admin_state_up !== undefined && changes.admin_state_up !== t.admin_state_up);
+    return this.changeBound(
+      t,
+      (tx, now) => tx.updateTrunk(t.id, changes, now),
+      changes.admin_state_up !== undefined && changes.admin_state_up !== t.admin_state_up,
+    );
   }
 
   /**
@@ -231,7 +269,9 @@ export class TrunkService {
         if (parent?.bound_port_uuid) await this.checkAttachable(ctx, tx, added);
         await tx.addSubports(cur.id, added, now);
         for (const s of added) {
-          const bound = parent?.bound_port_uuid ? { binding_host_id: parent.binding_host_id, binding_vnic_type: 'baremetal', binding_vif_type: 'other' } : {};
+          const bound = parent?.bound_port_uuid
+            ? { binding_host_id: parent.binding_host_id, binding_vnic_type: 'baremetal', binding_vif_type: 'other' }
+            : {};
           await tx.updatePort(s.port_id, { device_owner: 'trunk:subport', device_id: cur.id, status: 'DOWN', ...bound }, now);
         }
       },
@@ -245,18 +285,35 @@ export class TrunkService {
     const t = await this.access.trunk(ctx, id);
     this.access.authorize('remove_subports', this.target(t), ctx);
     const reqs = parseSubPorts(checkKeys(body, 'sub_ports', new Set(['sub_ports']), new Set(), 'PUT').sub_ports, false);
-    return this.changeBound(t, async (tx, now) => {
-      const cur = (await tx.getTrunk(t.id))!;
-      for (const r of reqs) {
-        if (!cur.sub_ports.some((s) => s.port_id === r.port_id)) {
-          throw new NotFoundError('sub-port', r.port_id, `SubPort on trunk ${cur.id} with parent port ${cur.port_id} could not be found.`, 'SubPortNotFound');
+    return this.changeBound(
+      t,
+      async (tx, now) => {
+        const cur = (await tx.getTrunk(t.id))!;
+        for (const r of reqs) {
+          if (!cur.sub_ports.some((s) => s.port_id === r.port_id)) {
+            throw new NotFoundError(
+              'sub-port',
+              r.port_id,
+              `SubPort on trunk ${cur.id} with parent port ${cur.port_id} could not be found.`,
+              'SubPortNotFound',
+            );
+          }
         }
-      }
-      await tx.removeSubports(cur.id, reqs.map((r) => r.port_id), now);
-      for (const r of reqs) {
-        await tx.updatePort(r.port_id, { device_owner: '', device_id: '', binding_host_id: '', binding_vif_type: 'unbound', binding_vif_details: {}, status: 'DOWN' }, now);
-      }
-    }, true);
+        await tx.removeSubports(
+          cur.id,
+          reqs.map((r) => r.port_id),
+          now,
+        );
+        for (const r of reqs) {
+          await tx.updatePort(
+            r.port_id,
+            { device_owner: '', device_id: '', binding_host_id: '', binding_vif_type: 'unbound', binding_vif_details: {}, status: 'DOWN' },
+            now,
+          );
+        }
+      },
+      true,
+    );
   }
 
   /** Delete a trunk. @throws NotFoundError, ForbiddenError, ConflictError (`TrunkInUse`) */
@@ -278,7 +335,12 @@ export class TrunkService {
    * Run a trunk change under the trunk's locks; when its parent is bound and `touch` is set,
    * record new intent for its switch port and wake the reconciler.
    */
-  private async changeBound(t: Trunk, change: (tx: NetworkTx, now: number) => Promise<void>, touch: boolean, extraPorts: readonly string[] = []): Promise<Trunk> {
+  private async changeBound(
+    t: Trunk,
+    change: (tx: NetworkTx, now: number) => Promise<void>,
+    touch: boolean,
+    extraPorts: readonly string[] = [],
+  ): Promise<Trunk> {
     const keys = ['trunks', `port:${t.port_id}`, ...extraPorts.map((p) => `port:${p}`)];
     const { trunk, wake } = await this.access.repo.locked(keys, async (tx) => {
       const now = this.access.now();

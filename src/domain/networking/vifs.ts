@@ -82,20 +82,33 @@ export class VifService {
     for (const sp of subs.values()) {
       const sn = nets.get(sp.network_id);
       if (!sn || !this.access.check(rule, this.access.childTarget(sp, sn, ctx), ctx)) {
-        throw new ForbiddenError(`(rule:${rule}) is disallowed by policy: sub-port ${sp.id} of trunk ${port.trunk_id} is on a network you may not use.`, 'PolicyNotAuthorized');
+        throw new ForbiddenError(
+          `(rule:${rule}) is disallowed by policy: sub-port ${sp.id} of trunk ${port.trunk_id} is on a network you may not use.`,
+          'PolicyNotAuthorized',
+        );
       }
     }
   }
 
   /** The bare-metal port to bind and its switch port (see step 4). */
-  private async choosePort(reads: NetworkReads, node: Node, network: Network, portUuid: string | null, vif: string): Promise<{ np: NodePortLink; key: SwitchPortKey }> {
+  private async choosePort(
+    reads: NetworkReads,
+    node: Node,
+    network: Network,
+    portUuid: string | null,
+    vif: string,
+  ): Promise<{ np: NodePortLink; key: SwitchPortKey }> {
     const ports = await reads.nodePorts(node.uuid);
     const now = this.access.now();
     if (portUuid !== null) {
       const np = ports.find((p) => p.uuid === portUuid);
       if (!np) throw new InvalidInputError(`Port ${portUuid} does not belong to node ${node.uuid}.`, 'PortNotFound');
       const other = vifOf(np);
-      if (other !== null) throw new ConflictError(`Unable to attach VIF ${vif} to port ${np.uuid}: the port already has a VIF attached.`, 'VifAlreadyAttached');
+      if (other !== null)
+        throw new ConflictError(
+          `Unable to attach VIF ${vif} to port ${np.uuid}: the port already has a VIF attached.`,
+          'VifAlreadyAttached',
+        );
       const key = await this.usableSwitchPort(reads, np, now);
       if (key === null) throw new InvalidInputError(`Port ${np.uuid} is not cabled to a switch port registered to its node: ${NOT_CABLED}`);
       return { np, key };
@@ -107,7 +120,10 @@ export class VifService {
       if (key !== null) return { np, key };
     }
     if (sorted.length > 0) {
-      throw new InvalidInputError(`Unable to attach VIF ${vif}: no free port of node ${node.uuid} is cabled to a switch port registered to it: ${NOT_CABLED}`, 'NoFreePhysicalPorts');
+      throw new InvalidInputError(
+        `Unable to attach VIF ${vif}: no free port of node ${node.uuid} is cabled to a switch port registered to it: ${NOT_CABLED}`,
+        'NoFreePhysicalPorts',
+      );
     }
     throw new InvalidInputError(`Unable to attach VIF ${vif}, not enough free physical ports.`, 'NoFreePhysicalPorts');
   }
@@ -123,11 +139,18 @@ export class VifService {
     const keys = Object.keys(body ?? {});
     const allowed = minor >= 67 ? ['id', 'port_uuid', 'portgroup_uuid'] : ['id'];
     const extra = keys.filter((k) => !allowed.includes(k));
-    if (extra.length > 0) throw new InvalidInputError(`Invalid input for VIF attach: unexpected field(s) ${extra.join(', ')}${minor < 67 ? ' (port_uuid and portgroup_uuid need API version 1.67)' : ''}.`);
-    if (typeof body.id !== 'string' || body.id === '') throw new InvalidInputError("Invalid input for VIF attach: 'id' is a required property.");
-    if (body.port_uuid !== undefined && body.portgroup_uuid !== undefined) throw new InvalidInputError('Cannot specify both port_uuid and portgroup_uuid.');
-    if (body.portgroup_uuid !== undefined) throw new InvalidInputError(`Portgroup ${String(body.portgroup_uuid)} could not be found.`, 'PortgroupNotFound');
-    if (body.port_uuid !== undefined && typeof body.port_uuid !== 'string') throw new InvalidInputError('Invalid input for VIF attach: port_uuid must be a UUID.');
+    if (extra.length > 0)
+      throw new InvalidInputError(
+        `Invalid input for VIF attach: unexpected field(s) ${extra.join(', ')}${minor < 67 ? ' (port_uuid and portgroup_uuid need API version 1.67)' : ''}.`,
+      );
+    if (typeof body.id !== 'string' || body.id === '')
+      throw new InvalidInputError("Invalid input for VIF attach: 'id' is a required property.");
+    if (body.port_uuid !== undefined && body.portgroup_uuid !== undefined)
+      throw new InvalidInputError('Cannot specify both port_uuid and portgroup_uuid.');
+    if (body.portgroup_uuid !== undefined)
+      throw new InvalidInputError(`Portgroup ${String(body.portgroup_uuid)} could not be found.`, 'PortgroupNotFound');
+    if (body.port_uuid !== undefined && typeof body.port_uuid !== 'string')
+      throw new InvalidInputError('Invalid input for VIF attach: port_uuid must be a UUID.');
     const portUuid = typeof body.port_uuid === 'string' ? canonicalId(body.port_uuid) : null;
     const vif = canonicalId(body.id);
     let port: NetPort;
@@ -135,25 +158,32 @@ export class VifService {
     try {
       ({ port, network } = await this.access.port(ctx, vif));
     } catch (err) {
-      if (err instanceof NotFoundError) throw new InvalidInputError(`Unable to attach VIF ${body.id}: port ${body.id} could not be found.`, 'VifNotFound');
+      if (err instanceof NotFoundError)
+        throw new InvalidInputError(`Unable to attach VIF ${body.id}: port ${body.id} could not be found.`, 'VifNotFound');
       throw err;
     }
     await this.checkAttachable(ctx, port, network);
     const inTrunk = await this.access.repo.trunkOfPort(port.id);
-    if (inTrunk?.role === 'subport') throw new ConflictError(`Port ${port.id} is a sub-port of trunk ${inTrunk.trunk.id}; attach the trunk's parent port ${inTrunk.trunk.port_id} instead.`, 'PortInUseAsSubPort');
+    if (inTrunk?.role === 'subport')
+      throw new ConflictError(
+        `Port ${port.id} is a sub-port of trunk ${inTrunk.trunk.id}; attach the trunk's parent port ${inTrunk.trunk.port_id} instead.`,
+        'PortInUseAsSubPort',
+      );
     const { np, key } = await this.choosePort(this.access.repo, node, network, portUuid, vif);
     const now = this.access.now();
     const bound = await this.access.repo.locked([`node:${node.uuid}`, `port:${port.id}`, switchPortLock(key)], async (tx) => {
       const claim = await tx.claimNode(node.uuid);
       if (claim === 'missing') throw new NotFoundError('node', nodeIdent);
-      if (claim === 'reserved') throw new LockedError(`Node ${node.uuid} is locked by a conductor, please retry after the current operation is completed.`);
+      if (claim === 'reserved')
+        throw new LockedError(`Node ${node.uuid} is locked by a conductor, please retry after the current operation is completed.`);
       const cur = await tx.getPort(port.id);
       if (!cur) throw new InvalidInputError(`Unable to attach VIF ${vif}: port ${vif} could not be found.`, 'VifNotFound');
       if (cur.bound_port_uuid !== null) {
         throw new ConflictError(`Unable to attach VIF because VIF ${vif} is already attached to a bare-metal port.`, 'VifAlreadyAttached');
       }
       const fresh = (await tx.nodePorts(node.uuid)).find((p) => p.uuid === np.uuid);
-      if (!fresh || vifOf(fresh) !== null) throw new ConflictError(`Port ${np.uuid} was taken meanwhile; please retry.`, 'VifAlreadyAttached');
+      if (!fresh || vifOf(fresh) !== null)
+        throw new ConflictError(`Port ${np.uuid} was taken meanwhile; please retry.`, 'VifAlreadyAttached');
       // The cabling again, under the switch port's lock: registered to this node, and now held
       // by this port (cabling.ts), so no other bare-metal port can carry traffic on it.
       const held = await this.usableSwitchPort(tx, fresh, now);
@@ -177,11 +207,16 @@ export class VifService {
     const node = await this.nodes.visible(ctx, nodeIdent, 'baremetal:node:vif:detach');
     const vif = canonicalId(vifId);
     const np = (await this.access.repo.nodePorts(node.uuid)).find((p) => vifOf(p) === vif);
-    if (!np) throw new InvalidInputError(`Unable to detach VIF ${vifId} from node ${node.uuid} because it is not attached to it.`, 'VifNotAttached');
+    if (!np)
+      throw new InvalidInputError(
+        `Unable to detach VIF ${vifId} from node ${node.uuid} because it is not attached to it.`,
+        'VifNotAttached',
+      );
     const wake = await this.access.repo.locked([`node:${node.uuid}`, `port:${vif}`], async (tx) => {
       const claim = await tx.claimNode(node.uuid);
       if (claim === 'missing') throw new NotFoundError('node', nodeIdent);
-      if (claim === 'reserved') throw new LockedError(`Node ${node.uuid} is locked by a conductor, please retry after the current operation is completed.`);
+      if (claim === 'reserved')
+        throw new LockedError(`Node ${node.uuid} is locked by a conductor, please retry after the current operation is completed.`);
       return this.detachInTx(tx, np, vif);
     });
     if (wake) this.access.deps.wake.notifySwitch(wake);
@@ -212,7 +247,9 @@ export class VifService {
    * @returns the number of VIFs detached
    */
   async detachForLeaseEnd(node: Pick<Node, 'uuid' | 'owner'>): Promise<number> {
-    const doomed = (await this.access.repo.nodePorts(node.uuid)).filter((p) => vifOf(p) !== null && (node.owner === null || p.internal_info[ATTACHED_BY] !== node.owner));
+    const doomed = (await this.access.repo.nodePorts(node.uuid)).filter(
+      (p) => vifOf(p) !== null && (node.owner === null || p.internal_info[ATTACHED_BY] !== node.owner),
+    );
     if (doomed.length === 0) return 0;
     const wake = await this.access.repo.locked([`node:${node.uuid}`, ...doomed.map((p) => `port:${vifOf(p)}`)], async (tx) => {
       const out = new Set<string>();

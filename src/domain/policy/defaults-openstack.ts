@@ -182,7 +182,7 @@ export const OPENSTACK_RULES: Readonly<Record<string, string>> = Object.freeze({
   // PRIVATE flavors for its own project (it becomes their owner) and manage them.
   'compute:context_is_admin': 'role:admin',
   'compute:member_role': 'role:member or rule:is_owner or rule:is_lessee',
-  'compute:flavor_owner': "rule:compute:member_role and project_id:%(flavor.owner)s",
+  'compute:flavor_owner': 'rule:compute:member_role and project_id:%(flavor.owner)s',
   'os_compute_api:os-flavor-manage:create': "rule:compute:context_is_admin or (rule:compute:member_role and 'False':%(flavor.is_public)s)",
   'os_compute_api:os-flavor-manage:update': 'rule:compute:context_is_admin or rule:compute:flavor_owner',
   'os_compute_api:os-flavor-manage:delete': 'rule:compute:context_is_admin or rule:compute:flavor_owner',

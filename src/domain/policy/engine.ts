@@ -118,8 +118,7 @@ function compileGeneric(subject: CheckSubject, tpl: Template): Evaluator {
   const path = subject.path;
   if (path.length === 1) {
     const key = path[0]!;
-    const test = (v: unknown, m: string): boolean =>
-      Array.isArray(v) ? v.some((e) => scalarText(e) === m) : scalarText(v) === m;
+    const test = (v: unknown, m: string): boolean => (Array.isArray(v) ? v.some((e) => scalarText(e) === m) : scalarText(v) === m);
     if (typeof match === 'string') return (c) => test(c.values[key], match);
     return (c, t) => {
       const m = match(t);

@@ -35,17 +35,14 @@
 import { InvalidInputError } from '../errors.ts';
 
 /** One piece of a match template: literal text, or the value of a flat target key. */
-export type TemplatePart =
-  | { readonly type: 'text'; readonly text: string }
-  | { readonly type: 'target'; readonly key: string };
+export type TemplatePart = { readonly type: 'text'; readonly text: string } | { readonly type: 'target'; readonly key: string };
 
 /** A match template such as `%(node.owner)s` or `all`: a list of parts to concatenate. */
 export type Template = readonly TemplatePart[];
 
 /** Left side of a generic check: a Python literal (as its `str()`), or a credential path. */
 export type CheckSubject =
-  | { readonly type: 'literal'; readonly value: string }
-  | { readonly type: 'credential'; readonly path: readonly string[] };
+  { readonly type: 'literal'; readonly value: string } | { readonly type: 'credential'; readonly path: readonly string[] };
 
 /** A parsed rule. `position` fields are character offsets into the rule string. */
 export type PolicyNode =

@@ -11,7 +11,16 @@ import { applyPatch, rootOf, type PatchOp } from '../inventory/patch.ts';
 import { canonicalUuid, checkTrait, isValidLogicalName } from '../inventory/validation.ts';
 
 /** Keys of an allocation create body. */
-export const ALLOCATION_CREATE_KEYS: ReadonlySet<string> = new Set(['resource_class', 'traits', 'candidate_nodes', 'name', 'uuid', 'extra', 'owner', 'node']);
+export const ALLOCATION_CREATE_KEYS: ReadonlySet<string> = new Set([
+  'resource_class',
+  'traits',
+  'candidate_nodes',
+  'name',
+  'uuid',
+  'extra',
+  'owner',
+  'node',
+]);
 
 /** A validated create body (identifiers of nodes not yet resolved). */
 export interface AllocationBody {
@@ -48,7 +57,10 @@ export function checkAllocationName(name: unknown): string | null {
 export function parseAllocationBody(body: unknown): AllocationBody {
   if (!isJsonObject(body)) throw new InvalidInputError('The allocation must be a JSON object.');
   const unknown = Object.keys(body).filter((k) => !ALLOCATION_CREATE_KEYS.has(k));
-  if (unknown.length > 0) throw new InvalidInputError(`Additional properties are not allowed (${unknown.map((k) => `'${k}'`).join(', ')} ${unknown.length === 1 ? 'was' : 'were'} unexpected)`);
+  if (unknown.length > 0)
+    throw new InvalidInputError(
+      `Additional properties are not allowed (${unknown.map((k) => `'${k}'`).join(', ')} ${unknown.length === 1 ? 'was' : 'were'} unexpected)`,
+    );
   let resourceClass: string | null = null;
   if (body.resource_class !== undefined && body.resource_class !== null) {
     if (typeof body.resource_class !== 'string' || body.resource_class.length === 0 || body.resource_class.length > 80) {
@@ -101,10 +113,14 @@ export function parseAllocationBody(body: unknown): AllocationBody {
  * @returns the new name and extra
  * @throws InvalidInputError for other paths or invalid values
  */
-export function planAllocationPatch(current: { name: string | null; extra: Readonly<Record<string, unknown>> }, ops: readonly PatchOp[]): { name: string | null; extra: JsonObject } {
+export function planAllocationPatch(
+  current: { name: string | null; extra: Readonly<Record<string, unknown>> },
+  ops: readonly PatchOp[],
+): { name: string | null; extra: JsonObject } {
   for (const op of ops) {
     const root = rootOf(op.path);
-    if (root !== 'name' && root !== 'extra') throw new InvalidInputError(`Cannot update ${op.path}. Only the following can be updated: name, extra`);
+    if (root !== 'name' && root !== 'extra')
+      throw new InvalidInputError(`Cannot update ${op.path}. Only the following can be updated: name, extra`);
     if (root === 'name' && op.path !== '/name') throw new InvalidInputError(`Cannot update ${op.path}: name is a string.`);
   }
   const doc = applyPatch({ name: current.name, extra: { ...current.extra } as JsonObject }, ops);

@@ -40,7 +40,10 @@ export function allocationRequest(a: Allocation): PlacementRequest {
 }
 
 /** Outcome of {@link AllocationProcessor.process}. */
-export type ProcessOutcome = { readonly state: 'active'; readonly nodeUuid: string } | { readonly state: 'error'; readonly message: string } | { readonly state: 'gone' };
+export type ProcessOutcome =
+  | { readonly state: 'active'; readonly nodeUuid: string }
+  | { readonly state: 'error'; readonly message: string }
+  | { readonly state: 'gone' };
 
 /** Processes allocations (see the module documentation). */
 export class AllocationProcessor {

@@ -118,7 +118,9 @@ export class AllocationService {
     let node = await this.visibleNode(ctx, ident);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       if (node.instance_uuid !== null && givenUuid !== null && givenUuid !== node.instance_uuid) {
-        throw new InvalidInputError(`Node ${node.uuid} has instance_uuid ${node.instance_uuid}; a backfilled allocation takes that UUID, not ${givenUuid}.`);
+        throw new InvalidInputError(
+          `Node ${node.uuid} has instance_uuid ${node.instance_uuid}; a backfilled allocation takes that UUID, not ${givenUuid}.`,
+        );
       }
       const uuid = node.instance_uuid ?? givenUuid ?? row.uuid;
       const resourceClass = row.resource_class ?? node.resource_class;
@@ -137,15 +139,24 @@ export class AllocationService {
 
   private checkBackfill(row: NewAllocation, node: Node, resourceClass: string | null): void {
     if (node.provision_state !== 'active') {
-      throw new InvalidInputError(`Cannot backfill an allocation for node ${node.uuid} in provision state "${node.provision_state}": only active nodes can be backfilled.`);
+      throw new InvalidInputError(
+        `Cannot backfill an allocation for node ${node.uuid} in provision state "${node.provision_state}": only active nodes can be backfilled.`,
+      );
     }
-    if (node.allocation_uuid !== null) throw new ConflictError(`Node ${node.uuid} already has an allocation ${node.allocation_uuid}.`, 'NodeAssociated');
+    if (node.allocation_uuid !== null)
+      throw new ConflictError(`Node ${node.uuid} already has an allocation ${node.allocation_uuid}.`, 'NodeAssociated');
     if (row.resource_class !== null && node.resource_class !== row.resource_class) {
-      throw new InvalidInputError(`Cannot create allocation with resource class ${row.resource_class} for node ${node.uuid} with resource class ${node.resource_class ?? 'None'}.`);
+      throw new InvalidInputError(
+        `Cannot create allocation with resource class ${row.resource_class} for node ${node.uuid} with resource class ${node.resource_class ?? 'None'}.`,
+      );
     }
-    if (resourceClass === null) throw new InvalidInputError(`Node ${node.uuid} has no resource class; give resource_class with the backfill.`);
+    if (resourceClass === null)
+      throw new InvalidInputError(`Node ${node.uuid} has no resource class; give resource_class with the backfill.`);
     const missing = row.traits.filter((t) => !node.traits.includes(t));
-    if (missing.length > 0) throw new InvalidInputError(`Cannot create allocation with traits ${row.traits.join(', ')} for node ${node.uuid}: it lacks ${missing.join(', ')}.`);
+    if (missing.length > 0)
+      throw new InvalidInputError(
+        `Cannot create allocation with traits ${row.traits.join(', ')} for node ${node.uuid}: it lacks ${missing.join(', ')}.`,
+      );
     if (row.candidate_nodes.length > 0 && !row.candidate_nodes.includes(node.uuid)) {
       throw new InvalidInputError(`Node ${node.uuid} is not one of the candidate nodes of the allocation.`);
     }
@@ -156,7 +167,8 @@ export class AllocationService {
 
   /** Refuse a duplicate uuid or name before writing (the store also enforces both). */
   private async checkUnique(row: NewAllocation): Promise<void> {
-    if ((await this.deps.allocations.get(row.uuid)) !== null) throw new ConflictError(`An allocation with UUID ${row.uuid} already exists.`, 'AllocationDuplicateName');
+    if ((await this.deps.allocations.get(row.uuid)) !== null)
+      throw new ConflictError(`An allocation with UUID ${row.uuid} already exists.`, 'AllocationDuplicateName');
     if (row.name !== null && (await this.deps.allocations.getByName(row.name)) !== null) {
       throw new ConflictError(`An allocation with name ${row.name} already exists.`, 'AllocationDuplicateName');
     }
@@ -168,7 +180,8 @@ export class AllocationService {
     try {
       node = await this.deps.nodes.find(ident);
     } catch (err) {
-      if (err instanceof NotFoundError || err instanceof InvalidInputError) throw new InvalidInputError(`Node ${ident} could not be found.`, 'NodeNotFound');
+      if (err instanceof NotFoundError || err instanceof InvalidInputError)
+        throw new InvalidInputError(`Node ${ident} could not be found.`, 'NodeNotFound');
       throw err;
     }
     if (!this.deps.nodes.canSee(ctx, node)) throw new InvalidInputError(`Node ${ident} could not be found.`, 'NodeNotFound');
@@ -210,21 +223,25 @@ export class AllocationService {
       const own = ctx.projectId;
       if (!own) throw new ForbiddenError('Access was denied to the following resource: baremetal:allocation:list_all');
       policy.authorize('baremetal:allocation:list', {}, ctx);
-      if (owner !== undefined && owner !== own) throw new ForbiddenError('Access was denied: a project-scoped caller may only list allocations of its own project (owner).');
+      if (owner !== undefined && owner !== own)
+        throw new ForbiddenError('Access was denied: a project-scoped caller may only list allocations of its own project (owner).');
       owner = own;
     }
     if (owner !== undefined) filters.owner = owner;
     if (req.resourceClass !== undefined) filters.resourceClass = req.resourceClass;
     if (req.state !== undefined) {
-      if (!STATES.has(req.state)) throw new InvalidInputError(`Invalid allocation state "${req.state}"; valid states are allocating, active, error.`);
+      if (!STATES.has(req.state))
+        throw new InvalidInputError(`Invalid allocation state "${req.state}"; valid states are allocating, active, error.`);
       filters.state = req.state as AllocationState;
     }
     if (req.node !== undefined) filters.nodeId = (await this.visibleNode(ctx, req.node)).id;
-    if (!ALLOCATION_SORT_KEYS.has(req.sortKey)) throw new InvalidInputError(`The sort_key value ${req.sortKey} is an invalid field for sorting`);
+    if (!ALLOCATION_SORT_KEYS.has(req.sortKey))
+      throw new InvalidInputError(`The sort_key value ${req.sortKey} is an invalid field for sorting`);
     let marker: Allocation | null = null;
     if (req.marker !== null) {
       marker = await this.deps.allocations.get(req.marker);
-      if (marker === null || !policy.check('baremetal:allocation:get', allocationTarget(marker), ctx)) throw new NotFoundError('allocation', req.marker);
+      if (marker === null || !policy.check('baremetal:allocation:get', allocationTarget(marker), ctx))
+        throw new NotFoundError('allocation', req.marker);
     }
     return this.deps.allocations.list({ filters, limit: req.limit, marker, sortKey: req.sortKey, sortDir: req.sortDir });
   }
@@ -239,7 +256,8 @@ export class AllocationService {
     const next = planAllocationPatch(a, ops);
     if (next.name !== null && next.name !== a.name) {
       const other = await this.deps.allocations.getByName(next.name);
-      if (other !== null && other.uuid !== a.uuid) throw new ConflictError(`An allocation with name ${next.name} already exists.`, 'AllocationDuplicateName');
+      if (other !== null && other.uuid !== a.uuid)
+        throw new ConflictError(`An allocation with name ${next.name} already exists.`, 'AllocationDuplicateName');
     }
     const written = await this.deps.allocations.update(a.uuid, next, this.deps.clock.now());
     if (written === null) throw new NotFoundError('allocation', ident);
@@ -269,7 +287,8 @@ export class AllocationService {
     if (a === null || !this.deps.policy.check('baremetal:allocation:get', allocationTarget(a), ctx)) {
       throw new NotFoundError('allocation', node.uuid, `Allocation for node ${node.uuid} could not be found.`);
     }
-    for (const rule of rules) this.deps.policy.authorize(rule, allocationTarget(a), ctx, `Access was denied to the following resource: ${rule}`);
+    for (const rule of rules)
+      this.deps.policy.authorize(rule, allocationTarget(a), ctx, `Access was denied to the following resource: ${rule}`);
     return a;
   }
 
@@ -281,7 +300,11 @@ export class AllocationService {
         node = await this.deps.nodes.deps.nodes.getById(a.node_id);
         if (node !== null) checkDeallocation(a, node);
       }
-      const r: NodeGuardedResult<null> = await this.deps.allocations.delete(a.uuid, node === null ? null : { uuid: node.uuid, version: node.version }, this.deps.clock.now());
+      const r: NodeGuardedResult<null> = await this.deps.allocations.delete(
+        a.uuid,
+        node === null ? null : { uuid: node.uuid, version: node.version },
+        this.deps.clock.now(),
+      );
       if (r.ok) return;
       if (r.reason === 'locked' && node !== null) throw nodeLocked(node);
       if (r.reason === 'missing' && node === null) throw new NotFoundError('allocation', a.uuid);

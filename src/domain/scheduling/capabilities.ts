@@ -26,7 +26,10 @@ interface ParsedSpec {
 }
 
 function parse(spec: string): ParsedSpec {
-  const words = spec.trim().split(/\s+/).filter((w) => w !== '');
+  const words = spec
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== '');
   const op = words[0];
   if (op === undefined) return { op: null, args: [''] };
   if (NUMERIC.has(op) || STRING.has(op) || op === '<in>' || op === '<all-in>') return { op, args: words.slice(1) };
@@ -42,7 +45,8 @@ export function checkSpec(key: string, spec: string): void {
   const { op, args } = parse(spec);
   if (op === null) return;
   if (args.length === 0) throw new InvalidInputError(`Invalid extra spec ${key}=${spec}: the operator ${op} needs a value.`);
-  if (NUMERIC.has(op) && !Number.isFinite(Number(args[0]))) throw new InvalidInputError(`Invalid extra spec ${key}=${spec}: ${op} compares numbers.`);
+  if (NUMERIC.has(op) && !Number.isFinite(Number(args[0])))
+    throw new InvalidInputError(`Invalid extra spec ${key}=${spec}: ${op} compares numbers.`);
 }
 
 /** True when the node value `value` (undefined: the node has no such capability) satisfies `spec`. */

@@ -70,10 +70,16 @@ export function compileFilters(req: PlacementRequest): Filter[] {
       },
     });
   }
-  out.push({ name: 'provision_state', test: (n) => (n.provisionState === 'available' ? null : `provision state ${n.provisionState} (must be available)`) });
+  out.push({
+    name: 'provision_state',
+    test: (n) => (n.provisionState === 'available' ? null : `provision state ${n.provisionState} (must be available)`),
+  });
   out.push({ name: 'maintenance', test: (n) => (n.maintenance ? 'in maintenance' : null) });
   out.push({ name: 'instance', test: (n) => (n.instanceUuid === null ? null : `already holds instance ${n.instanceUuid}`) });
-  out.push({ name: 'power_state', test: (n) => (n.powerState === null ? 'power state unknown' : n.powerState === 'error' ? 'power state error' : null) });
+  out.push({
+    name: 'power_state',
+    test: (n) => (n.powerState === null ? 'power state unknown' : n.powerState === 'error' ? 'power state error' : null),
+  });
   if (req.requiredTraits.length > 0 || req.forbiddenTraits.length > 0) {
     const required = req.requiredTraits;
     const forbidden = req.forbiddenTraits;
@@ -85,7 +91,9 @@ export function compileFilters(req: PlacementRequest): Filter[] {
         let present: string[] | null = null;
         for (const t of forbidden) if (n.traits.has(t)) (present ??= []).push(t);
         if (missing === null && present === null) return null;
-        return [missing ? `missing trait ${missing.join(', ')}` : '', present ? `has forbidden trait ${present.join(', ')}` : ''].filter(Boolean).join('; ');
+        return [missing ? `missing trait ${missing.join(', ')}` : '', present ? `has forbidden trait ${present.join(', ')}` : '']
+          .filter(Boolean)
+          .join('; ');
       },
     });
   }

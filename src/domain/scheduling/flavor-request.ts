@@ -60,22 +60,33 @@ export function checkExtraSpec(key: string, value: string): void {
   if (key.startsWith('resources:')) {
     const rc = key.slice('resources:'.length);
     if (STANDARD.has(rc)) {
-      if (value.trim() !== '0') throw new InvalidInputError(`Invalid extra spec ${key}=${value}: esi matches vcpus, ram and disk through the flavor's sizes; ${key} may only be 0.`);
+      if (value.trim() !== '0')
+        throw new InvalidInputError(
+          `Invalid extra spec ${key}=${value}: esi matches vcpus, ram and disk through the flavor's sizes; ${key} may only be 0.`,
+        );
       return;
     }
-    if (!CUSTOM_RC.test(rc)) throw new InvalidInputError(`Invalid extra spec ${key}: esi schedules bare-metal nodes by resources:CUSTOM_<RESOURCE_CLASS> (and VCPU, MEMORY_MB, DISK_GB set to 0).`);
-    if (value.trim() !== '1') throw new InvalidInputError(`Invalid extra spec ${key}=${value}: a bare-metal node is one whole unit of its resource class; the amount must be 1.`);
+    if (!CUSTOM_RC.test(rc))
+      throw new InvalidInputError(
+        `Invalid extra spec ${key}: esi schedules bare-metal nodes by resources:CUSTOM_<RESOURCE_CLASS> (and VCPU, MEMORY_MB, DISK_GB set to 0).`,
+      );
+    if (value.trim() !== '1')
+      throw new InvalidInputError(
+        `Invalid extra spec ${key}=${value}: a bare-metal node is one whole unit of its resource class; the amount must be 1.`,
+      );
     return;
   }
   if (key.startsWith('trait:')) {
     checkTrait(key.slice('trait:'.length));
-    if (value !== 'required' && value !== 'forbidden') throw new InvalidInputError(`Invalid extra spec ${key}=${value}: the value must be "required" or "forbidden".`);
+    if (value !== 'required' && value !== 'forbidden')
+      throw new InvalidInputError(`Invalid extra spec ${key}=${value}: the value must be "required" or "forbidden".`);
     return;
   }
   if (key.startsWith('capabilities:')) {
     const cap = key.slice('capabilities:'.length);
     if (cap === '') throw new InvalidInputError(`Invalid extra spec ${key}: a capability name is needed.`);
-    if (cap === 'cpu_arch' && !ARCH.test(value)) throw new InvalidInputError(`Invalid extra spec ${key}=${value}: not a CPU architecture name.`);
+    if (cap === 'cpu_arch' && !ARCH.test(value))
+      throw new InvalidInputError(`Invalid extra spec ${key}=${value}: not a CPU architecture name.`);
     checkSpec(key, value);
     return;
   }
@@ -85,11 +96,14 @@ export function checkExtraSpec(key: string, value: string): void {
   }
   if (key.startsWith('esi:match:')) {
     const size = key.slice('esi:match:'.length);
-    if (!SIZES.some((s) => s.key === size)) throw new InvalidInputError(`Invalid extra spec ${key}: esi:match: applies to cpus, memory_mb and local_gb.`);
-    if (!MODES.has(value as MatchMode)) throw new InvalidInputError(`Invalid extra spec ${key}=${value}: the value must be exact, min or ignore.`);
+    if (!SIZES.some((s) => s.key === size))
+      throw new InvalidInputError(`Invalid extra spec ${key}: esi:match: applies to cpus, memory_mb and local_gb.`);
+    if (!MODES.has(value as MatchMode))
+      throw new InvalidInputError(`Invalid extra spec ${key}=${value}: the value must be exact, min or ignore.`);
     return;
   }
-  if (key.startsWith('esi:')) throw new InvalidInputError(`Unknown esi extra spec ${key}: esi reads esi:cpu_arch and esi:match:<cpus|memory_mb|local_gb>.`);
+  if (key.startsWith('esi:'))
+    throw new InvalidInputError(`Unknown esi extra spec ${key}: esi reads esi:cpu_arch and esi:match:<cpus|memory_mb|local_gb>.`);
 }
 
 /**
@@ -112,13 +126,15 @@ export function flavorPlacement(flavor: FlavorSizes): FlavorPlacement {
       const rc = key.slice('resources:'.length);
       if (STANDARD.has(rc)) zeroed.add(rc);
       else {
-        if (resourceClass !== null) throw new InvalidInputError(`The flavor names two bare-metal resource classes (${resourceClass.name}, ${rc}); a node has one.`);
+        if (resourceClass !== null)
+          throw new InvalidInputError(`The flavor names two bare-metal resource classes (${resourceClass.name}, ${rc}); a node has one.`);
         resourceClass = { name: rc, match: 'custom' };
       }
     } else if (key.startsWith('trait:')) {
       (value === 'required' ? required : forbidden).push(key.slice('trait:'.length));
     } else if (key === 'capabilities:cpu_arch' || key === 'esi:cpu_arch') {
-      if (cpuArch !== null && cpuArch !== value) throw new InvalidInputError(`The flavor asks for two CPU architectures (${cpuArch}, ${value}).`);
+      if (cpuArch !== null && cpuArch !== value)
+        throw new InvalidInputError(`The flavor asks for two CPU architectures (${cpuArch}, ${value}).`);
       cpuArch = value;
     } else if (key.startsWith('capabilities:')) {
       const cap = key.slice('capabilities:'.length);

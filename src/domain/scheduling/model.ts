@@ -53,7 +53,18 @@ export const ALLOCATION_FIELDS = Object.freeze([
 export type AllocationField = (typeof ALLOCATION_FIELDS)[number];
 
 /** Fields an allocation list may be sorted by (JSON and list fields → 400, as Ironic). */
-export const ALLOCATION_SORT_KEYS: ReadonlySet<string> = new Set(['id', 'uuid', 'name', 'node_uuid', 'state', 'last_error', 'resource_class', 'owner', 'created_at', 'updated_at']);
+export const ALLOCATION_SORT_KEYS: ReadonlySet<string> = new Set([
+  'id',
+  'uuid',
+  'name',
+  'node_uuid',
+  'state',
+  'last_error',
+  'resource_class',
+  'owner',
+  'created_at',
+  'updated_at',
+]);
 
 /**
  * A node as the scheduler sees it: the few facts filters and weighers read, parsed once from

@@ -64,7 +64,18 @@ interface SharedRanking {
 
 /** The key of equal requests: everything but the seed. */
 function rankingKey(q: SchedulingNodeQuery, r: PlacementRequest): string {
-  return JSON.stringify([q, r.resourceClass, r.requiredTraits, r.forbiddenTraits, r.sizes, r.cpuArch, r.capabilities, r.candidates === null ? null : [...r.candidates], r.tenancy, r.preferName]);
+  return JSON.stringify([
+    q,
+    r.resourceClass,
+    r.requiredTraits,
+    r.forbiddenTraits,
+    r.sizes,
+    r.cpuArch,
+    r.capabilities,
+    r.candidates === null ? null : [...r.candidates],
+    r.tenancy,
+    r.preferName,
+  ]);
 }
 
 /** Places requests on nodes (see the module documentation). */

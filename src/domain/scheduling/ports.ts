@@ -61,10 +61,13 @@ export interface ClaimTarget {
  * has an instance now), `missing` (deleted), `allocation` (the allocation is no longer
  * `allocating`: deleted or processed elsewhere).
  */
-export type ClaimResult = { readonly ok: true; readonly node: Node } | { readonly ok: false; readonly reason: 'stale' | 'locked' | 'taken' | 'missing' | 'allocation' };
+export type ClaimResult =
+  | { readonly ok: true; readonly node: Node }
+  | { readonly ok: false; readonly reason: 'stale' | 'locked' | 'taken' | 'missing' | 'allocation' };
 
 /** Outcome of a write guarded by the node's version (allocation delete, backfill). */
-export type NodeGuardedResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: 'stale' | 'locked' | 'missing' };
+export type NodeGuardedResult<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: 'stale' | 'locked' | 'missing' };
 
 /** Storage of allocations. A duplicate uuid or name throws `ConflictError`. */
 export interface AllocationRepository {
@@ -78,7 +81,11 @@ export interface AllocationRepository {
   /** Insert an `allocating` (or `error`) allocation. @throws ConflictError on a duplicate uuid or name */
   insert(allocation: NewAllocation, now: number): Promise<Allocation>;
   /** Change `name` and/or `extra`. @returns the allocation, or null when gone. @throws ConflictError on a duplicate name */
-  update(uuid: string, changes: { readonly name?: string | null; readonly extra?: Readonly<Record<string, unknown>> }, now: number): Promise<Allocation | null>;
+  update(
+    uuid: string,
+    changes: { readonly name?: string | null; readonly extra?: Readonly<Record<string, unknown>> },
+    now: number,
+  ): Promise<Allocation | null>;
   /** Put an `allocating` allocation in `error` with `message`. @returns it, or null when it is no longer allocating */
   fail(uuid: string, message: string, now: number): Promise<Allocation | null>;
   /**

@@ -107,13 +107,16 @@ export function explain(nodes: readonly SchedNode[], req: PlacementRequest, limi
  * (active 2, cleaning 1); memory_mb: 2. Closest: node-3 (memory_mb 8192 < 16384), …`
  */
 export function describeExplanation(e: Explanation): string {
-  if (e.considered === 0) return 'there are no nodes to consider (none is owned by or leased to the project, or none matches the request at all).';
+  if (e.considered === 0)
+    return 'there are no nodes to consider (none is owned by or leased to the project, or none matches the request at all).';
   const parts = [`none of the ${e.considered} node${e.considered === 1 ? '' : 's'} considered fits.`];
   if (e.eliminated.length > 0) {
     parts.push(`Rejected by ${e.eliminated.map((x) => `${x.filter}: ${x.count}${x.detail ? ` (${x.detail})` : ''}`).join('; ')}.`);
   }
   if (e.closest.length > 0) {
-    parts.push(`Closest: ${e.closest.map((c) => `${c.name ?? c.uuid} (${c.failures.map((f) => `${f.filter}: ${f.reason}`).join('; ')})`).join(', ')}.`);
+    parts.push(
+      `Closest: ${e.closest.map((c) => `${c.name ?? c.uuid} (${c.failures.map((f) => `${f.filter}: ${f.reason}`).join('; ')})`).join(', ')}.`,
+    );
   }
   return parts.join(' ');
 }

@@ -153,10 +153,11 @@ export class FakeHardware implements HardwareType {
     const timeoutMs = validTimeoutS(timeoutS, DEFAULT_TIMEOUT_S) * 1000;
     if (this.#delayMs > timeoutMs) {
       await sleep(timeoutMs);
-      throw new HardwareError(
-        `fake-hardware timed out after ${timeoutMs / 1000} s setting ${target} for node ${node.uuid}.`,
-        { reason: 'timeout', nodeUuid: node.uuid, operation: target },
-      );
+      throw new HardwareError(`fake-hardware timed out after ${timeoutMs / 1000} s setting ${target} for node ${node.uuid}.`, {
+        reason: 'timeout',
+        nodeUuid: node.uuid,
+        operation: target,
+      });
     }
     if (this.#delayMs > 0) await sleep(this.#delayMs);
     this.#state(node).power = finalPowerState(target);

@@ -47,10 +47,7 @@ export function createHardwareRegistry(options: HardwareRegistryOptions = {}): H
     get(name: string): HardwareType {
       const d = drivers.get(name);
       if (d === undefined) {
-        throw new InvalidInputError(
-          `Cannot find the hardware type "${name}"; enabled: ${names.join(', ')}.`,
-          'DriverNotFound',
-        );
+        throw new InvalidInputError(`Cannot find the hardware type "${name}"; enabled: ${names.join(', ')}.`, 'DriverNotFound');
       }
       return d;
     },

@@ -96,7 +96,11 @@ export class FilesystemImageStore implements ImageStore {
     }
     let closed = false;
     try {
-      const out = new DurableFileWriter(handle, { syncEveryBytes: this.fsync ? SYNC_EVERY : 0, syncAtEnd: this.fsync, highWaterMark: CHUNK });
+      const out = new DurableFileWriter(handle, {
+        syncEveryBytes: this.fsync ? SYNC_EVERY : 0,
+        syncAtEnd: this.fsync,
+        highWaterMark: CHUNK,
+      });
       const piped = pipeline(data, out);
       data.off('error', early);
       await piped;
@@ -112,7 +116,11 @@ export class FilesystemImageStore implements ImageStore {
     }
   }
 
-  async get(key: string, range?: StoredRange, options: StoredReadOptions = {}): Promise<{ readonly stream: Readable; readonly size: number } | null> {
+  async get(
+    key: string,
+    range?: StoredRange,
+    options: StoredReadOptions = {},
+  ): Promise<{ readonly stream: Readable; readonly size: number } | null> {
     let handle: fs.promises.FileHandle;
     try {
       handle = await fs.promises.open(this.pathOf(key), 'r');
@@ -132,7 +140,11 @@ export class FilesystemImageStore implements ImageStore {
         });
         return { stream, size };
       }
-      const stream = handle.createReadStream({ highWaterMark: CHUNK, autoClose: true, ...(range ? { start: range.start, end: range.end } : {}) });
+      const stream = handle.createReadStream({
+        highWaterMark: CHUNK,
+        autoClose: true,
+        ...(range ? { start: range.start, end: range.end } : {}),
+      });
       return { stream, size };
     } catch (err) {
       await handle.close().catch(() => undefined);

@@ -52,7 +52,8 @@ const NAME_RE = /^[A-Za-z0-9_.:-]{1,15}$/;
 
 /** Check an interface name (kernel limit 15, no spaces or slashes). @throws SwitchError */
 export function checkIfname(name: string, what: string): void {
-  if (!NAME_RE.test(name)) throw new SwitchError(`invalid ${what} interface name "${name}" (1-15 characters of A-Z a-z 0-9 _ . : -)`, false);
+  if (!NAME_RE.test(name))
+    throw new SwitchError(`invalid ${what} interface name "${name}" (1-15 characters of A-Z a-z 0-9 _ . : -)`, false);
 }
 
 /** The name of a VLAN's bridge in `bridge_per_vlan` mode. */
@@ -66,7 +67,10 @@ export function vlanBridge(bridge: string, vlan: number): string {
  */
 export function parseVlanShow(json: string): Map<string, VlanEntry[]> {
   const out = new Map<string, VlanEntry[]>();
-  const data = JSON.parse(json === '' ? '[]' : json) as Array<{ ifname: string; vlans?: Array<{ vlan: number; vlanEnd?: number; flags?: string[] }> }>;
+  const data = JSON.parse(json === '' ? '[]' : json) as Array<{
+    ifname: string;
+    vlans?: Array<{ vlan: number; vlanEnd?: number; flags?: string[] }>;
+  }>;
   for (const entry of data) {
     const list = out.get(entry.ifname) ?? [];
     for (const v of entry.vlans ?? []) {
@@ -122,7 +126,11 @@ export function enslaveCommands(bridge: string, changes: readonly PortChange[], 
  * @param links links by name (`ip -j link show`), after {@link enslaveCommands}
  * @param vlans memberships by port (`bridge -j vlan show`), after {@link enslaveCommands}
  */
-export function planVlanFiltering(changes: readonly PortChange[], links: ReadonlyMap<string, LinkInfo>, vlans: ReadonlyMap<string, VlanEntry[]>): BridgePlan {
+export function planVlanFiltering(
+  changes: readonly PortChange[],
+  links: ReadonlyMap<string, LinkInfo>,
+  vlans: ReadonlyMap<string, VlanEntry[]>,
+): BridgePlan {
   const br: string[] = [];
   const ipAfter: string[] = [];
   for (const { port, config } of changes) {
@@ -184,7 +192,8 @@ export function planPerVlan(bridge: string, changes: readonly PortChange[], link
   // VLAN bridges left without ports go away (they are esi's, named <bridge>v<vlan>).
   const prefix = `${bridge}v`;
   for (const l of links.values()) {
-    if (l.ifname.startsWith(prefix) && /^\d+$/.test(l.ifname.slice(prefix.length)) && (members.get(l.ifname)?.size ?? 0) === 0) ipAfter.push(`link del dev ${l.ifname}`);
+    if (l.ifname.startsWith(prefix) && /^\d+$/.test(l.ifname.slice(prefix.length)) && (members.get(l.ifname)?.size ?? 0) === 0)
+      ipAfter.push(`link del dev ${l.ifname}`);
   }
   return { ipBefore, bridge: [], ipAfter };
 }

@@ -27,9 +27,11 @@ export function wipeFakeSwitch(switchUuid: string): void {
  */
 export function fakeSettings(info: Readonly<Record<string, unknown>>): { refuse: ReadonlySet<number>; delayMs: number } {
   const unknown = Object.keys(info).filter((k) => k !== 'refuse_vlans' && k !== 'delay_ms');
-  if (unknown.length > 0) throw new SwitchError(`unknown fake driver_info key(s): ${unknown.join(', ')} (known: refuse_vlans, delay_ms)`, false);
+  if (unknown.length > 0)
+    throw new SwitchError(`unknown fake driver_info key(s): ${unknown.join(', ')} (known: refuse_vlans, delay_ms)`, false);
   const refuse = info.refuse_vlans ?? [];
-  if (!Array.isArray(refuse) || refuse.some((v) => !Number.isInteger(v))) throw new SwitchError('fake driver_info.refuse_vlans must be a list of VLAN ids', false);
+  if (!Array.isArray(refuse) || refuse.some((v) => !Number.isInteger(v)))
+    throw new SwitchError('fake driver_info.refuse_vlans must be a list of VLAN ids', false);
   const delay = info.delay_ms ?? 0;
   if (typeof delay !== 'number' || delay < 0 || delay > 60_000) throw new SwitchError('fake driver_info.delay_ms must be 0…60000', false);
   return { refuse: new Set(refuse as number[]), delayMs: delay };
@@ -45,7 +47,12 @@ export class FakeSwitch implements SwitchDriver {
   async apply(changes: readonly PortChange[]): Promise<void> {
     if (this.settings.delayMs > 0) await new Promise((r) => setTimeout(r, this.settings.delayMs));
     for (const { port, config } of changes) {
-      const vlans = config.mode === 'access' ? [config.vlan] : config.mode === 'trunk' ? [...(config.native_vlan === null ? [] : [config.native_vlan]), ...config.allowed_vlans] : [];
+      const vlans =
+        config.mode === 'access'
+          ? [config.vlan]
+          : config.mode === 'trunk'
+            ? [...(config.native_vlan === null ? [] : [config.native_vlan]), ...config.allowed_vlans]
+            : [];
       const refused = vlans.find((v) => this.settings.refuse.has(v));
       if (refused !== undefined) throw new SwitchError(`VLAN ${refused} is not allowed on port ${port}`, false);
     }

@@ -18,7 +18,15 @@
  */
 import { execFile } from 'node:child_process';
 import { SwitchError, type PortChange, type SwitchDriver } from '../../domain/networking/ports.ts';
-import { checkIfname, enslaveCommands, parseVlanShow, planPerVlan, planVlanFiltering, type BridgeMode, type LinkInfo } from './bridge-plan.ts';
+import {
+  checkIfname,
+  enslaveCommands,
+  parseVlanShow,
+  planPerVlan,
+  planVlanFiltering,
+  type BridgeMode,
+  type LinkInfo,
+} from './bridge-plan.ts';
 
 /** Settings of one linux-bridge switch. */
 export interface LinuxBridgeSettings {
@@ -33,27 +41,42 @@ export interface LinuxBridgeSettings {
  */
 export function linuxBridgeSettings(info: Readonly<Record<string, unknown>>): LinuxBridgeSettings {
   const unknown = Object.keys(info).filter((k) => !['bridge', 'mode', 'netns'].includes(k));
-  if (unknown.length > 0) throw new SwitchError(`unknown linux-bridge driver_info key(s): ${unknown.join(', ')} (known: bridge, mode, netns)`, false);
+  if (unknown.length > 0)
+    throw new SwitchError(`unknown linux-bridge driver_info key(s): ${unknown.join(', ')} (known: bridge, mode, netns)`, false);
   const bridge = info.bridge;
-  if (typeof bridge !== 'string' || bridge.length > 10) throw new SwitchError('linux-bridge driver_info.bridge must be a bridge name of at most 10 characters', false);
+  if (typeof bridge !== 'string' || bridge.length > 10)
+    throw new SwitchError('linux-bridge driver_info.bridge must be a bridge name of at most 10 characters', false);
   checkIfname(bridge, 'bridge');
   const mode = info.mode ?? 'auto';
-  if (mode !== 'auto' && mode !== 'vlan_filtering' && mode !== 'bridge_per_vlan') throw new SwitchError('linux-bridge driver_info.mode must be auto, vlan_filtering or bridge_per_vlan', false);
+  if (mode !== 'auto' && mode !== 'vlan_filtering' && mode !== 'bridge_per_vlan')
+    throw new SwitchError('linux-bridge driver_info.mode must be auto, vlan_filtering or bridge_per_vlan', false);
   const netns = info.netns ?? null;
-  if (netns !== null && (typeof netns !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(netns))) throw new SwitchError('linux-bridge driver_info.netns must be a namespace name', false);
+  if (netns !== null && (typeof netns !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(netns)))
+    throw new SwitchError('linux-bridge driver_info.netns must be a namespace name', false);
   return { bridge, mode, netns };
 }
 
 /** Run an iproute2 tool, optionally in a namespace, with batch input on stdin. */
-export function iproute(tool: 'ip' | 'bridge', netns: string | null, args: readonly string[], input?: string, signal?: AbortSignal): Promise<string> {
+export function iproute(
+  tool: 'ip' | 'bridge',
+  netns: string | null,
+  args: readonly string[],
+  input?: string,
+  signal?: AbortSignal,
+): Promise<string> {
   const full = [...(netns ? ['-n', netns] : []), ...args];
   return new Promise((resolve, reject) => {
-    const child = execFile(tool, full, { timeout: 30_000, maxBuffer: 64 * 1024 * 1024, ...(signal ? { signal } : {}) }, (err, stdout, stderr) => {
-      if (err) {
-        const detail = (stderr || err.message).trim().split('\n').slice(0, 3).join('; ');
-        reject(new SwitchError(`${tool} ${full.join(' ')} failed: ${detail}`));
-      } else resolve(stdout);
-    });
+    const child = execFile(
+      tool,
+      full,
+      { timeout: 30_000, maxBuffer: 64 * 1024 * 1024, ...(signal ? { signal } : {}) },
+      (err, stdout, stderr) => {
+        if (err) {
+          const detail = (stderr || err.message).trim().split('\n').slice(0, 3).join('; ');
+          reject(new SwitchError(`${tool} ${full.join(' ')} failed: ${detail}`));
+        } else resolve(stdout);
+      },
+    );
     if (input !== undefined) child.stdin?.end(input);
   });
 }
@@ -75,7 +98,8 @@ export class LinuxBridgeSwitch implements SwitchDriver {
     if (this.settings.mode !== 'auto') return this.settings.mode;
     if (this.#mode !== null) return this.#mode;
     const out = await iproute('ip', this.settings.netns, ['-d', '-j', 'link', 'show', 'dev', this.settings.bridge], undefined, signal);
-    const info = (JSON.parse(out || '[]') as Array<{ linkinfo?: { info_kind?: string; info_data?: Record<string, unknown> } }>)[0]?.linkinfo;
+    const info = (JSON.parse(out || '[]') as Array<{ linkinfo?: { info_kind?: string; info_data?: Record<string, unknown> } }>)[0]
+      ?.linkinfo;
     if (info?.info_kind !== 'bridge') throw new SwitchError(`${this.settings.bridge} is not a bridge`, false);
     this.#mode = info.info_data?.vlan_filtering === 1 ? 'vlan_filtering' : 'bridge_per_vlan';
     return this.#mode;
@@ -90,7 +114,8 @@ export class LinuxBridgeSwitch implements SwitchDriver {
     for (const c of changes) checkIfname(c.port, 'port');
     const { bridge } = this.settings;
     let links = await this.links(signal);
-    if (!links.has(bridge)) throw new SwitchError(`bridge ${bridge} does not exist${this.settings.netns ? ` in namespace ${this.settings.netns}` : ''}`);
+    if (!links.has(bridge))
+      throw new SwitchError(`bridge ${bridge} does not exist${this.settings.netns ? ` in namespace ${this.settings.netns}` : ''}`);
     if ((await this.mode(signal)) === 'bridge_per_vlan') {
       const plan = planPerVlan(bridge, changes, links);
       // One `ip -batch`: its lines run in order, the "before" part first.

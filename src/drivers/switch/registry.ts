@@ -32,7 +32,8 @@ export function createSwitchDrivers(): SwitchDriverFactory {
       if (driver === 'linux-bridge') settingsOf(() => linuxBridgeSettings(info));
       else if (driver === 'ssh-cli') settingsOf(() => sshCliSettings(info));
       else if (driver === 'fake') settingsOf(() => fakeSettings(info));
-      else throw new InvalidInputError(`Invalid input for driver. Reason: '${driver}' is not in ${JSON.stringify(NAMES)}.`, 'HTTPBadRequest');
+      else
+        throw new InvalidInputError(`Invalid input for driver. Reason: '${driver}' is not in ${JSON.stringify(NAMES)}.`, 'HTTPBadRequest');
     },
     create(sw: Switch, info): SwitchDriver {
       if (sw.driver === 'linux-bridge') return new LinuxBridgeSwitch(linuxBridgeSettings(info));

@@ -51,7 +51,8 @@ const KEYS = ['address', 'port', 'username', 'password', 'private_key', 'vendor'
  */
 export function sshCliSettings(info: Readonly<Record<string, unknown>>): SshCliSettings {
   const unknown = Object.keys(info).filter((k) => !KEYS.includes(k));
-  if (unknown.length > 0) throw new SwitchError(`unknown ssh-cli driver_info key(s): ${unknown.join(', ')} (known: ${KEYS.join(', ')})`, false);
+  if (unknown.length > 0)
+    throw new SwitchError(`unknown ssh-cli driver_info key(s): ${unknown.join(', ')} (known: ${KEYS.join(', ')})`, false);
   const str = (k: string, required: boolean): string | null => {
     const v = info[k];
     if (v === undefined || v === null) {
@@ -65,7 +66,8 @@ export function sshCliSettings(info: Readonly<Record<string, unknown>>): SshCliS
   const vendor = VENDORS[vendorName];
   if (!vendor) throw new SwitchError(`ssh-cli driver_info.vendor must be one of ${Object.keys(VENDORS).join(', ')}`, false);
   const port = info.port ?? 22;
-  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65_535) throw new SwitchError('ssh-cli driver_info.port must be a TCP port', false);
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65_535)
+    throw new SwitchError('ssh-cli driver_info.port must be a TCP port', false);
   const password = str('password', false);
   const privateKey = str('private_key', false);
   if (password === null && privateKey === null) throw new SwitchError('ssh-cli driver_info needs password or private_key', false);

@@ -46,14 +46,22 @@ function portCommands(port: string, config: SwitchPortConfig, l2: readonly strin
       out.push('switchport mode access', `switchport access vlan ${config.vlan}`, 'no shutdown');
       break;
     case 'trunk': {
-      const allowed = [...new Set([...(config.native_vlan === null ? [] : [config.native_vlan]), ...config.allowed_vlans])].sort((a, b) => a - b);
+      const allowed = [...new Set([...(config.native_vlan === null ? [] : [config.native_vlan]), ...config.allowed_vlans])].sort(
+        (a, b) => a - b,
+      );
       out.push('switchport mode trunk');
       out.push(config.native_vlan === null ? 'no switchport trunk native vlan' : `switchport trunk native vlan ${config.native_vlan}`);
       out.push(`switchport trunk allowed vlan ${vlanList(allowed)}`, 'no shutdown');
       break;
     }
     case 'quarantine':
-      out.push('shutdown', 'switchport mode access', 'no switchport access vlan', 'no switchport trunk native vlan', 'switchport trunk allowed vlan none');
+      out.push(
+        'shutdown',
+        'switchport mode access',
+        'no switchport access vlan',
+        'no switchport trunk native vlan',
+        'switchport trunk allowed vlan none',
+      );
       break;
   }
   out.push('exit');

@@ -47,7 +47,15 @@ function toFlavor(r: Selectable<FlavorsTable>): Flavor {
 }
 
 function toKeypair(r: Selectable<KeypairsTable>): Keypair {
-  return { id: Number(r.id), user_id: r.user_id, name: r.name, type: r.type, public_key: r.public_key, fingerprint: r.fingerprint, created_at: Number(r.created_at) };
+  return {
+    id: Number(r.id),
+    user_id: r.user_id,
+    name: r.name,
+    type: r.type,
+    public_key: r.public_key,
+    fingerprint: r.fingerprint,
+    created_at: Number(r.created_at),
+  };
 }
 
 /** Flavors, access lists and key pairs over a Kysely handle. */
@@ -72,7 +80,13 @@ export class KyselyFlavorStore {
         eb.or([
           eb('is_public', '=', 1),
           eb('owner', '=', p),
-          eb.exists(eb.selectFrom('flavor_projects as fp').select('fp.flavor_id').whereRef('fp.flavor_id', '=', 'flavors.id').where('fp.project_id', '=', p)),
+          eb.exists(
+            eb
+              .selectFrom('flavor_projects as fp')
+              .select('fp.flavor_id')
+              .whereRef('fp.flavor_id', '=', 'flavors.id')
+              .where('fp.project_id', '=', p),
+          ),
         ]),
       );
     }
@@ -115,7 +129,11 @@ export class KyselyFlavorStore {
           })
           .returning('id')
           .executeTakeFirstOrThrow();
-        for (const p of projects) await tx.insertInto('flavor_projects').values({ flavor_id: Number(row.id), project_id: p }).execute();
+        for (const p of projects)
+          await tx
+            .insertInto('flavor_projects')
+            .values({ flavor_id: Number(row.id), project_id: p })
+            .execute();
       });
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
@@ -139,12 +157,22 @@ export class KyselyFlavorStore {
   }
 
   async flavorProjects(flavorId: number): Promise<string[]> {
-    const rows = await this.db.selectFrom('flavor_projects').select('project_id').where('flavor_id', '=', flavorId).orderBy('project_id').execute();
+    const rows = await this.db
+      .selectFrom('flavor_projects')
+      .select('project_id')
+      .where('flavor_id', '=', flavorId)
+      .orderBy('project_id')
+      .execute();
     return rows.map((r) => r.project_id);
   }
 
   async hasFlavorAccess(flavorId: number, project: string): Promise<boolean> {
-    const r = await this.db.selectFrom('flavor_projects').select('project_id').where('flavor_id', '=', flavorId).where('project_id', '=', project).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('flavor_projects')
+      .select('project_id')
+      .where('flavor_id', '=', flavorId)
+      .where('project_id', '=', project)
+      .executeTakeFirst();
     return r !== undefined;
   }
 
@@ -159,7 +187,11 @@ export class KyselyFlavorStore {
   }
 
   async removeFlavorProject(flavorId: number, project: string): Promise<boolean> {
-    const r = await this.db.deleteFrom('flavor_projects').where('flavor_id', '=', flavorId).where('project_id', '=', project).executeTakeFirst();
+    const r = await this.db
+      .deleteFrom('flavor_projects')
+      .where('flavor_id', '=', flavorId)
+      .where('project_id', '=', project)
+      .executeTakeFirst();
     return Number(r.numDeletedRows) === 1;
   }
 
@@ -177,7 +209,10 @@ export class KyselyFlavorStore {
 
   async insertKeypair(k: NewKeypair, now: number): Promise<Keypair> {
     try {
-      await this.db.insertInto('keypairs').values({ ...k, created_at: now }).execute();
+      await this.db
+        .insertInto('keypairs')
+        .values({ ...k, created_at: now })
+        .execute();
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError(`Key pair '${k.name}' already exists.`, 'KeyPairExists');
       throw err;

@@ -188,7 +188,14 @@ export class KyselyComputeRepository extends KyselyFlavorStore implements Comput
   }
 
   async listDeleting(limit: number): Promise<Server[]> {
-    const rows = await this.db.selectFrom('servers').selectAll().where('task_state', '=', 'deleting').where('deleted_at', 'is', null).orderBy('id').limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('servers')
+      .selectAll()
+      .where('task_state', '=', 'deleting')
+      .where('deleted_at', 'is', null)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
     return rows.map(toServer);
   }
 

@@ -21,7 +21,9 @@ export class KyselyBiosSettingsRepository implements BiosSettingsRepository {
 
   async replace(nodeId: number, settings: readonly BiosSetting[], now: number): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
-      const old = new Map((await tx.selectFrom('node_bios_settings').selectAll().where('node_id', '=', nodeId).execute()).map((r) => [r.name, r]));
+      const old = new Map(
+        (await tx.selectFrom('node_bios_settings').selectAll().where('node_id', '=', nodeId).execute()).map((r) => [r.name, r]),
+      );
       await tx.deleteFrom('node_bios_settings').where('node_id', '=', nodeId).execute();
       if (settings.length === 0) return;
       const rows: NodeBiosSettingsTable[] = settings.map((s) => {
@@ -43,7 +45,11 @@ export class KyselyBiosSettingsRepository implements BiosSettingsRepository {
           updated_at: before === undefined ? null : before.value !== s.value ? now : before.updated_at,
         };
       });
-      for (let i = 0; i < rows.length; i += 200) await tx.insertInto('node_bios_settings').values(rows.slice(i, i + 200)).execute();
+      for (let i = 0; i < rows.length; i += 200)
+        await tx
+          .insertInto('node_bios_settings')
+          .values(rows.slice(i, i + 200))
+          .execute();
     });
   }
 }

@@ -53,31 +53,35 @@ export class KyselyIdentityRepository implements IdentityRepository {
   }
 
   async createProject(p: Project, now: number): Promise<void> {
-    await unique(`Conflict occurred attempting to store project - it is not permitted to have two projects with the same name in the same domain : ${p.name}.`, () =>
-      this.db
-        .insertInto('projects')
-        .values({
-          id: p.id,
-          name: p.name,
-          domain_id: p.domainId,
-          parent_id: p.parentId,
-          description: p.description,
-          enabled: toBool(p.enabled),
-          extra: toJson(p.extra),
-          created_at: now,
-          updated_at: now,
-        })
-        .execute(),
+    await unique(
+      `Conflict occurred attempting to store project - it is not permitted to have two projects with the same name in the same domain : ${p.name}.`,
+      () =>
+        this.db
+          .insertInto('projects')
+          .values({
+            id: p.id,
+            name: p.name,
+            domain_id: p.domainId,
+            parent_id: p.parentId,
+            description: p.description,
+            enabled: toBool(p.enabled),
+            extra: toJson(p.extra),
+            created_at: now,
+            updated_at: now,
+          })
+          .execute(),
     );
   }
 
   async updateProject(p: Project, now: number): Promise<void> {
-    await unique(`Conflict occurred attempting to store project - it is not permitted to have two projects with the same name in the same domain : ${p.name}.`, () =>
-      this.db
-        .updateTable('projects')
-        .set({ name: p.name, description: p.description, enabled: toBool(p.enabled), extra: toJson(p.extra), updated_at: now })
-        .where('id', '=', p.id)
-        .execute(),
+    await unique(
+      `Conflict occurred attempting to store project - it is not permitted to have two projects with the same name in the same domain : ${p.name}.`,
+      () =>
+        this.db
+          .updateTable('projects')
+          .set({ name: p.name, description: p.description, enabled: toBool(p.enabled), extra: toJson(p.extra), updated_at: now })
+          .where('id', '=', p.id)
+          .execute(),
     );
   }
 
@@ -165,7 +169,10 @@ export class KyselyIdentityRepository implements IdentityRepository {
   }
 
   async deleteRole(id: string): Promise<void> {
-    await this.db.deleteFrom('implied_roles').where((eb) => eb.or([eb('prior_role_id', '=', id), eb('implied_role_id', '=', id)])).execute();
+    await this.db
+      .deleteFrom('implied_roles')
+      .where((eb) => eb.or([eb('prior_role_id', '=', id), eb('implied_role_id', '=', id)]))
+      .execute();
     await this.db.deleteFrom('roles').where('id', '=', id).execute();
   }
 
@@ -219,11 +226,7 @@ export class KyselyIdentityRepository implements IdentityRepository {
     if (ref.userId !== undefined) await this.db.deleteFrom('role_assignments').where('actor_id', '=', ref.userId).execute();
     if (ref.roleId !== undefined) await this.db.deleteFrom('role_assignments').where('role_id', '=', ref.roleId).execute();
     if (ref.projectId !== undefined) {
-      await this.db
-        .deleteFrom('role_assignments')
-        .where('target_type', '=', 'project')
-        .where('target_id', '=', ref.projectId)
-        .execute();
+      await this.db.deleteFrom('role_assignments').where('target_type', '=', 'project').where('target_id', '=', ref.projectId).execute();
     }
   }
 

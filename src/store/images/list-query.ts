@@ -108,7 +108,13 @@ function filtered(q: Q, f: ImageFilters): Q {
   q = q.where('images.os_hidden', '=', toBool(f.osHidden));
   for (const tag of f.tags) {
     q = q.where((eb: EB) =>
-      eb.exists(eb.selectFrom('image_tags as t').select(sql<number>`1`.as('one')).whereRef('t.image_id', '=', 'images.id').where('t.value', '=', tag)),
+      eb.exists(
+        eb
+          .selectFrom('image_tags as t')
+          .select(sql<number>`1`.as('one'))
+          .whereRef('t.image_id', '=', 'images.id')
+          .where('t.value', '=', tag),
+      ),
     );
   }
   for (const [name, value] of Object.entries(f.properties)) {

@@ -35,7 +35,9 @@ class LockedImage implements ImageTx {
 
   async setStatus(id: string, status: ImageStatus, now: number): Promise<void> {
     const cleared =
-      status === 'queued' ? { size: null, virtual_size: null, checksum: null, os_hash_algo: null, os_hash_value: null, location: null } : {};
+      status === 'queued'
+        ? { size: null, virtual_size: null, checksum: null, os_hash_algo: null, os_hash_value: null, location: null }
+        : {};
     await this.tx
       .updateTable('images')
       .set({ status, updated_at: now, ...cleared })
@@ -104,23 +106,43 @@ export class KyselyImageRepository implements ImageRepository {
   }
 
   async getMember(imageId: string, projectId: string): Promise<ImageMember | null> {
-    const row = await this.db.selectFrom('image_members').selectAll().where('image_id', '=', imageId).where('member_id', '=', projectId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('image_members')
+      .selectAll()
+      .where('image_id', '=', imageId)
+      .where('member_id', '=', projectId)
+      .executeTakeFirst();
     return row ? toMember(row) : null;
   }
 
   async membershipsOf(projectId: string, imageIds: readonly string[]): Promise<Set<string>> {
     if (imageIds.length === 0) return new Set();
-    const rows = await this.db.selectFrom('image_members').select('image_id').where('member_id', '=', projectId).where('image_id', 'in', [...imageIds]).execute();
+    const rows = await this.db
+      .selectFrom('image_members')
+      .select('image_id')
+      .where('member_id', '=', projectId)
+      .where('image_id', 'in', [...imageIds])
+      .execute();
     return new Set(rows.map((r) => r.image_id));
   }
 
   async listMembers(imageId: string): Promise<ImageMember[]> {
-    const rows = await this.db.selectFrom('image_members').selectAll().where('image_id', '=', imageId).orderBy('created_at').orderBy('member_id').execute();
+    const rows = await this.db
+      .selectFrom('image_members')
+      .selectAll()
+      .where('image_id', '=', imageId)
+      .orderBy('created_at')
+      .orderBy('member_id')
+      .execute();
     return rows.map(toMember);
   }
 
   async countMembers(imageId: string): Promise<number> {
-    const row = await this.db.selectFrom('image_members').select((eb) => eb.fn.countAll<number>().as('n')).where('image_id', '=', imageId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('image_members')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('image_id', '=', imageId)
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
@@ -128,7 +150,13 @@ export class KyselyImageRepository implements ImageRepository {
     try {
       await this.db
         .insertInto('image_members')
-        .values({ image_id: member.imageId, member_id: member.memberId, status: member.status, created_at: member.createdAt, updated_at: member.updatedAt })
+        .values({
+          image_id: member.imageId,
+          member_id: member.memberId,
+          status: member.status,
+          created_at: member.createdAt,
+          updated_at: member.updatedAt,
+        })
         .execute();
       return true;
     } catch (err) {
@@ -138,12 +166,21 @@ export class KyselyImageRepository implements ImageRepository {
   }
 
   async setMemberStatus(imageId: string, memberId: string, status: MemberStatus, now: number): Promise<ImageMember | null> {
-    await this.db.updateTable('image_members').set({ status, updated_at: now }).where('image_id', '=', imageId).where('member_id', '=', memberId).execute();
+    await this.db
+      .updateTable('image_members')
+      .set({ status, updated_at: now })
+      .where('image_id', '=', imageId)
+      .where('member_id', '=', memberId)
+      .execute();
     return this.getMember(imageId, memberId);
   }
 
   async deleteMember(imageId: string, memberId: string): Promise<boolean> {
-    const r = await this.db.deleteFrom('image_members').where('image_id', '=', imageId).where('member_id', '=', memberId).executeTakeFirst();
+    const r = await this.db
+      .deleteFrom('image_members')
+      .where('image_id', '=', imageId)
+      .where('member_id', '=', memberId)
+      .executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
   }
 }

@@ -41,7 +41,12 @@ export function toImage(row: ImageRow, properties: Record<string, string>, tags:
 }
 
 /** The `images` columns of an image's writable attributes. */
-export function attributeColumns(a: ImageAttributes): Omit<ImagesTable, 'id' | 'status' | 'size' | 'virtual_size' | 'checksum' | 'os_hash_algo' | 'os_hash_value' | 'location' | 'created_at' | 'updated_at'> {
+export function attributeColumns(
+  a: ImageAttributes,
+): Omit<
+  ImagesTable,
+  'id' | 'status' | 'size' | 'virtual_size' | 'checksum' | 'os_hash_algo' | 'os_hash_value' | 'location' | 'created_at' | 'updated_at'
+> {
   return {
     name: a.name,
     visibility: a.visibility,
@@ -96,7 +101,12 @@ export async function hydrate(db: Db | Tx, rows: readonly ImageRow[]): Promise<I
 }
 
 /** Replace the properties and tags of an image (inside the caller's transaction). */
-export async function writeDetails(tx: Db | Tx, imageId: string, properties: Readonly<Record<string, string>>, tags: readonly string[]): Promise<void> {
+export async function writeDetails(
+  tx: Db | Tx,
+  imageId: string,
+  properties: Readonly<Record<string, string>>,
+  tags: readonly string[],
+): Promise<void> {
   await tx.deleteFrom('image_properties').where('image_id', '=', imageId).execute();
   await tx.deleteFrom('image_tags').where('image_id', '=', imageId).execute();
   const propRows = Object.entries(properties).map(([name, value]) => ({ image_id: imageId, name, value }));

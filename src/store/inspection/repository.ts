@@ -28,12 +28,18 @@ export class KyselyInspectionRepository implements InspectionRepository {
     await this.db
       .insertInto('node_inventory')
       .values({ node_id: nodeId, inventory_data: toJson(inventory), plugin_data: toJson(pluginData), created_at: now, updated_at: null })
-      .onConflict((oc) => oc.column('node_id').doUpdateSet({ inventory_data: toJson(inventory), plugin_data: toJson(pluginData), updated_at: now }))
+      .onConflict((oc) =>
+        oc.column('node_id').doUpdateSet({ inventory_data: toJson(inventory), plugin_data: toJson(pluginData), updated_at: now }),
+      )
       .execute();
   }
 
   async putPluginData(nodeId: number, pluginData: JsonObject, now: number): Promise<void> {
-    await this.db.updateTable('node_inventory').set({ plugin_data: toJson(pluginData), updated_at: now }).where('node_id', '=', nodeId).execute();
+    await this.db
+      .updateTable('node_inventory')
+      .set({ plugin_data: toJson(pluginData), updated_at: now })
+      .where('node_id', '=', nodeId)
+      .execute();
   }
 
   async applyPorts(nodeId: number, host: string, plan: InspectionPortPlan, now: number): Promise<string[]> {

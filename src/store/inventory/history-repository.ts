@@ -13,7 +13,16 @@ import type { Db } from '../database.ts';
 
 const COLUMNS = ['id', 'uuid', 'created_at', 'severity', 'event', 'event_type', 'conductor', 'user_id'] as const;
 
-type Row = { id: number; uuid: string; created_at: number | string; severity: string; event: string; event_type: string; conductor: string | null; user_id: string | null };
+type Row = {
+  id: number;
+  uuid: string;
+  created_at: number | string;
+  severity: string;
+  event: string;
+  event_type: string;
+  conductor: string | null;
+  user_id: string | null;
+};
 
 function toEntry(r: Row): NodeHistoryEntry {
   return {
@@ -78,7 +87,12 @@ export class KyselyNodeHistoryRepository implements NodeHistoryRepository {
   async list(q: HistoryPageQuery): Promise<NodeHistoryEntry[]> {
     let query = this.db.selectFrom('node_history').select(COLUMNS).where('node_id', '=', q.nodeId);
     if (q.marker !== null) {
-      const m = await this.db.selectFrom('node_history').select('id').where('node_id', '=', q.nodeId).where('uuid', '=', q.marker).executeTakeFirst();
+      const m = await this.db
+        .selectFrom('node_history')
+        .select('id')
+        .where('node_id', '=', q.nodeId)
+        .where('uuid', '=', q.marker)
+        .executeTakeFirst();
       if (m) query = query.where('id', '>', Number(m.id));
     }
     const rows = await query.orderBy('id', 'asc').limit(q.limit).execute();
@@ -86,7 +100,12 @@ export class KyselyNodeHistoryRepository implements NodeHistoryRepository {
   }
 
   async get(nodeId: number, uuid: string): Promise<NodeHistoryEntry | null> {
-    const r = await this.db.selectFrom('node_history').select(COLUMNS).where('node_id', '=', nodeId).where('uuid', '=', uuid).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('node_history')
+      .select(COLUMNS)
+      .where('node_id', '=', nodeId)
+      .where('uuid', '=', uuid)
+      .executeTakeFirst();
     return r ? toEntry(r as Row) : null;
   }
 }

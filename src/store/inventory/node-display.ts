@@ -27,7 +27,9 @@ export function displayColumns(node: Node): { display: string; display_version: 
  * change touches no node field): a valid document stays valid, a stale one stays stale. Both
  * engines evaluate the right-hand sides of an UPDATE on the old row.
  */
-export const DISPLAY_IN_STEP: RawBuilder<number | null> = sql<number | null>`case when display_version = version then version + 1 else display_version end`;
+export const DISPLAY_IN_STEP: RawBuilder<number | null> = sql<
+  number | null
+>`case when display_version = version then version + 1 else display_version end`;
 
 /**
  * Rebuild every document that is missing, stale or made by other code, in batches by id. Each
@@ -43,7 +45,14 @@ export async function refreshDisplays(db: Db, reads: NodeReads): Promise<number>
       .selectFrom('nodes')
       .select('id')
       .where('id', '>', after)
-      .where((eb) => eb.or([eb('display_rev', 'is', null), eb('display_rev', '!=', NODE_TEXT_REVISION), eb('display_version', 'is', null), eb('display_version', '!=', eb.ref('version'))]))
+      .where((eb) =>
+        eb.or([
+          eb('display_rev', 'is', null),
+          eb('display_rev', '!=', NODE_TEXT_REVISION),
+          eb('display_version', 'is', null),
+          eb('display_version', '!=', eb.ref('version')),
+        ]),
+      )
       .orderBy('id')
       .limit(REFRESH_BATCH)
       .execute();
@@ -54,7 +63,12 @@ export async function refreshDisplays(db: Db, reads: NodeReads): Promise<number>
     );
     await db.transaction().execute(async (tx) => {
       for (const node of nodes) {
-        const r = await tx.updateTable('nodes').set(displayColumns(node)).where('id', '=', node.id).where('version', '=', node.version).executeTakeFirst();
+        const r = await tx
+          .updateTable('nodes')
+          .set(displayColumns(node))
+          .where('id', '=', node.id)
+          .where('version', '=', node.version)
+          .executeTakeFirst();
         written += Number(r.numUpdatedRows);
       }
     });

@@ -24,7 +24,20 @@ import { NODE_COLUMNS, nodeMapper } from './node-rows.ts';
 /** Largest `IN` list of one query; lists are padded to a power of two from 16 up to this. */
 export const IN_CHUNK = 1024;
 /** Columns of a node text read from its stored document, in the order {@link toText} reads them. */
-export const TEXT_COLUMNS = ['id', 'version', 'uuid', 'owner', 'lessee', 'driver', 'conductor_group', 'reservation', 'updated_at', 'display', 'display_version', 'display_rev'] as const;
+export const TEXT_COLUMNS = [
+  'id',
+  'version',
+  'uuid',
+  'owner',
+  'lessee',
+  'driver',
+  'conductor_group',
+  'reservation',
+  'updated_at',
+  'display',
+  'display_version',
+  'display_rev',
+] as const;
 
 /** A node text from a row of {@link TEXT_COLUMNS}, or null when its document cannot be used. */
 function toText(r: readonly unknown[]): NodeText | null {
@@ -126,7 +139,12 @@ export class NodeReads {
   }
 
   /** Run `select columns … where column in (…)` over `values` in padded chunks. */
-  async #inChunks(kind: string, columns: readonly string[], column: 'uuid' | 'id', values: readonly (string | number)[]): Promise<unknown[][][]> {
+  async #inChunks(
+    kind: string,
+    columns: readonly string[],
+    column: 'uuid' | 'id',
+    values: readonly (string | number)[],
+  ): Promise<unknown[][][]> {
     const out: unknown[][][] = [];
     for (let i = 0; i < values.length; i += IN_CHUNK) {
       const part = padded(values.slice(i, i + IN_CHUNK));

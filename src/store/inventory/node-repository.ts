@@ -23,7 +23,15 @@ import type { Clock } from '../../domain/clock.ts';
 import { ConflictError } from '../../domain/errors.ts';
 import { SLICE_BASE_FIELDS, type Node, type NodeSlice } from '../../domain/inventory/model.ts';
 import type { NodeText } from '../../domain/inventory/node-text.ts';
-import type { ConductorChanges, NewNode, NodeChanges, NodeFilters, NodeListQuery, NodeRepository, WriteResult } from '../../domain/inventory/ports.ts';
+import type {
+  ConductorChanges,
+  NewNode,
+  NodeChanges,
+  NodeFilters,
+  NodeListQuery,
+  NodeRepository,
+  WriteResult,
+} from '../../domain/inventory/ports.ts';
 import { isUniqueViolation, toBool, type ArrayQuery, type Db, type Tx } from '../database.ts';
 import { releaseAllocations } from '../scheduling/claims.ts';
 import type { Database } from '../schema.ts';
@@ -166,7 +174,12 @@ export class KyselyNodeRepository implements NodeRepository {
     try {
       await this.db.transaction().execute(async (tx) => {
         await releaseAllocations(tx, { nodeId: current.id }, this.clock.now());
-        const r = await tx.deleteFrom('nodes').where('uuid', '=', uuid).where('version', '=', expectedVersion).where('reservation', 'is', null).executeTakeFirst();
+        const r = await tx
+          .deleteFrom('nodes')
+          .where('uuid', '=', uuid)
+          .where('version', '=', expectedVersion)
+          .where('reservation', 'is', null)
+          .executeTakeFirst();
         // Undo the release when the node stays.
         if (Number(r.numDeletedRows) !== 1) throw notDeleted;
       });
@@ -261,11 +274,17 @@ export class KyselyNodeRepository implements NodeRepository {
       if (self) q = q.where('uuid', '!=', self);
       return q.executeTakeFirst();
     };
-    if (uuid !== null && (await others('uuid', uuid))) return new ConflictError(`A node with UUID ${uuid} already exists.`, 'NodeAlreadyExists');
-    if (name !== null && (await others('name', name))) return new ConflictError(`A node with name ${name} already exists.`, 'DuplicateName');
+    if (uuid !== null && (await others('uuid', uuid)))
+      return new ConflictError(`A node with UUID ${uuid} already exists.`, 'NodeAlreadyExists');
+    if (name !== null && (await others('name', name)))
+      return new ConflictError(`A node with name ${name} already exists.`, 'DuplicateName');
     if (instanceUuid !== null) {
       const other = await others('instance_uuid', instanceUuid);
-      if (other) return new ConflictError(`Instance ${instanceUuid} is already associated with a node, it cannot be associated with this other node ${self ?? ''}`.trim(), 'InstanceAssociated');
+      if (other)
+        return new ConflictError(
+          `Instance ${instanceUuid} is already associated with a node, it cannot be associated with this other node ${self ?? ''}`.trim(),
+          'InstanceAssociated',
+        );
     }
     return new ConflictError('The node conflicts with an existing node.');
   }

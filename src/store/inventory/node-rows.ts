@@ -86,7 +86,9 @@ function generateMapper<T>(fields: readonly string[]): (row: readonly unknown[])
     return `${f}: ${fieldFromColumn(f, i)}`;
   });
   // Only checked field names and indexes reach the generated code.
-  const make = new Function('json', `return (r) => ({ ${props.join(', ')} });`) as (json: typeof parseJson) => (row: readonly unknown[]) => T;
+  const make = new Function('json', `return (r) => ({ ${props.join(', ')} });`) as (
+    json: typeof parseJson,
+  ) => (row: readonly unknown[]) => T;
   return make(parseJson);
 }
 

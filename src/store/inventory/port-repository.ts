@@ -54,11 +54,7 @@ export class KyselyPortRepository implements PortRepository {
   constructor(private readonly db: Db) {}
 
   private select(db: Db | Tx = this.db) {
-    return db
-      .selectFrom('ports')
-      .innerJoin('nodes', 'nodes.id', 'ports.node_id')
-      .selectAll('ports')
-      .select('nodes.uuid as node_uuid');
+    return db.selectFrom('ports').innerJoin('nodes', 'nodes.id', 'ports.node_id').selectAll('ports').select('nodes.uuid as node_uuid');
   }
 
   async get(uuid: string): Promise<Port | null> {
@@ -81,11 +77,24 @@ export class KyselyPortRepository implements PortRepository {
       query = query.where((eb) => eb.or([eb('nodes.owner', '=', p), eb('nodes.lessee', '=', p)]));
     }
     const key = q.sortKey;
-    const expr = key === 'id' ? sql`ports.id` : SORT_TEXT.has(key) ? sql`coalesce(${sql.ref(`ports.${key}`)}, '')` : sql`coalesce(${sql.ref(`ports.${key}`)}, -1)`;
+    const expr =
+      key === 'id'
+        ? sql`ports.id`
+        : SORT_TEXT.has(key)
+          ? sql`coalesce(${sql.ref(`ports.${key}`)}, '')`
+          : sql`coalesce(${sql.ref(`ports.${key}`)}, -1)`;
     if (q.marker !== null) {
       const op = sql.raw(q.sortDir === 'asc' ? '>' : '<');
       const raw = (q.marker as unknown as Record<string, unknown>)[key];
-      const mv = SORT_TEXT.has(key) ? (typeof raw === 'string' ? raw : '') : typeof raw === 'boolean' ? toBool(raw) : typeof raw === 'number' ? raw : -1;
+      const mv = SORT_TEXT.has(key)
+        ? typeof raw === 'string'
+          ? raw
+          : ''
+        : typeof raw === 'boolean'
+          ? toBool(raw)
+          : typeof raw === 'number'
+            ? raw
+            : -1;
       query =
         key === 'id'
           ? query.where(sql<boolean>`ports.id ${op} ${q.marker.id}`)
@@ -122,7 +131,14 @@ export class KyselyPortRepository implements PortRepository {
         if (!(await this.claimNode(tx, port.node_id))) return { ok: false, reason: await this.nodeState(tx, port.node_id) } as const;
         await tx
           .insertInto('ports')
-          .values({ ...toRow(port), uuid: port.uuid, address: port.address, node_id: port.node_id, created_at: now, updated_at: null } as never)
+          .values({
+            ...toRow(port),
+            uuid: port.uuid,
+            address: port.address,
+            node_id: port.node_id,
+            created_at: now,
+            updated_at: null,
+          } as never)
           .execute();
         const row = await this.select(tx).where('ports.uuid', '=', port.uuid).executeTakeFirstOrThrow();
         return { ok: true, port: toPort(row) } as const;

@@ -57,7 +57,11 @@ export function toQuota(r: Selectable<LeaseQuotasTable>): LeaseQuota {
 /** Policies of these owner projects. */
 export async function policiesOf(db: Db | Tx, ownerIds: readonly string[]): Promise<LeasePolicy[]> {
   if (ownerIds.length === 0) return [];
-  const rows = await db.selectFrom('lease_policies').selectAll().where('project_id', 'in', [...ownerIds]).execute();
+  const rows = await db
+    .selectFrom('lease_policies')
+    .selectAll()
+    .where('project_id', 'in', [...ownerIds])
+    .execute();
   return rows.map(toPolicy);
 }
 
@@ -119,7 +123,11 @@ export class LimitsStore {
     await this.db
       .insertInto('lease_quotas')
       .values(row)
-      .onConflict((oc) => oc.column('project_id').doUpdateSet({ max_nodes: q.maxNodes, max_node_hours: q.maxNodeHours, window_hours: q.windowHours, updated_at: q.updatedAt }))
+      .onConflict((oc) =>
+        oc
+          .column('project_id')
+          .doUpdateSet({ max_nodes: q.maxNodes, max_node_hours: q.maxNodeHours, window_hours: q.windowHours, updated_at: q.updatedAt }),
+      )
       .execute();
   }
 

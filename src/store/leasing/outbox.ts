@@ -30,7 +30,12 @@ export async function insertEventWithDeliveries(db: Db | Tx, e: NewLeasingEvent)
   const id = Number(row.id);
   const parties = eventParties(e);
   if (parties.length === 0) return id;
-  const hooks = await db.selectFrom('lease_webhooks').select(['uuid', 'event_types']).where('project_id', 'in', parties).where('enabled', '=', 1).execute();
+  const hooks = await db
+    .selectFrom('lease_webhooks')
+    .select(['uuid', 'event_types'])
+    .where('project_id', 'in', parties)
+    .where('enabled', '=', 1)
+    .execute();
   const targets = hooks.filter((h) => subscribes(fromJson<string[]>(h.event_types, []), e.eventType));
   if (targets.length === 0) return id;
   const payload = webhookPayload(e, id);

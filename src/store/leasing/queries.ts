@@ -227,7 +227,12 @@ export class LeasingQueries implements LeasingTx {
   }
 
   async setLeaseEnd(uuid: string, endTime: number, now: number): Promise<Lease | null> {
-    const row = await this.db.updateTable('leases').set({ end_time: endTime, updated_at: now }).where('uuid', '=', uuid).returningAll().executeTakeFirst();
+    const row = await this.db
+      .updateTable('leases')
+      .set({ end_time: endTime, updated_at: now })
+      .where('uuid', '=', uuid)
+      .returningAll()
+      .executeTakeFirst();
     return row ? toLease(row) : null;
   }
 

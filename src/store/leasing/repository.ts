@@ -56,7 +56,11 @@ export class KyselyLeasingRepository extends LeasingQueries implements LeasingRe
     return this.store.withLock(
       nodeUuids.map((n) => `node:${n}`),
       async (tx) => {
-        const rows = await tx.selectFrom('lease_node_claims').selectAll().where('node_uuid', 'in', [...nodeUuids]).execute();
+        const rows = await tx
+          .selectFrom('lease_node_claims')
+          .selectAll()
+          .where('node_uuid', 'in', [...nodeUuids])
+          .execute();
         const held = new Map(rows.map((r) => [r.node_uuid, r]));
         const fresh: string[] = [];
         const stale: string[] = [];
@@ -67,8 +71,13 @@ export class KyselyLeasingRepository extends LeasingQueries implements LeasingRe
           else continue;
           taken.add(n);
         }
-        if (fresh.length > 0) await tx.insertInto('lease_node_claims').values(fresh.map((n) => ({ node_uuid: n, holder, expires_at: until }))).execute();
-        if (stale.length > 0) await tx.updateTable('lease_node_claims').set({ holder, expires_at: until }).where('node_uuid', 'in', stale).execute();
+        if (fresh.length > 0)
+          await tx
+            .insertInto('lease_node_claims')
+            .values(fresh.map((n) => ({ node_uuid: n, holder, expires_at: until })))
+            .execute();
+        if (stale.length > 0)
+          await tx.updateTable('lease_node_claims').set({ holder, expires_at: until }).where('node_uuid', 'in', stale).execute();
         return taken;
       },
     );
@@ -76,7 +85,11 @@ export class KyselyLeasingRepository extends LeasingQueries implements LeasingRe
 
   async releaseNodes(nodeUuids: readonly string[], holder: string): Promise<void> {
     if (nodeUuids.length === 0) return;
-    await this.store.db.deleteFrom('lease_node_claims').where('node_uuid', 'in', [...nodeUuids]).where('holder', '=', holder).execute();
+    await this.store.db
+      .deleteFrom('lease_node_claims')
+      .where('node_uuid', 'in', [...nodeUuids])
+      .where('holder', '=', holder)
+      .execute();
   }
 
   async pendingItems(until: number): Promise<{ leases: Lease[]; offers: Offer[] }> {
@@ -84,7 +97,12 @@ export class KyselyLeasingRepository extends LeasingQueries implements LeasingRe
     // One indexed range per boundary kind: (status, start_time) and (status, end_time).
     const [starting, ending, cancelling, offers] = await Promise.all([
       db.selectFrom('leases').selectAll().where('status', 'in', ['created', 'wait fulfill']).where('start_time', '<=', until).execute(),
-      db.selectFrom('leases').selectAll().where('status', 'in', ['active', 'error', 'wait expire']).where('end_time', '<=', until).execute(),
+      db
+        .selectFrom('leases')
+        .selectAll()
+        .where('status', 'in', ['active', 'error', 'wait expire'])
+        .where('end_time', '<=', until)
+        .execute(),
       db.selectFrom('leases').selectAll().where('status', '=', 'wait cancel').execute(),
       db.selectFrom('offers').selectAll().where('status', 'in', ['available', 'error']).where('end_time', '<=', until).execute(),
     ]);
@@ -133,7 +151,14 @@ export class KyselyLeasingRepository extends LeasingQueries implements LeasingRe
       .where('end_time', '>', from)
       .where('end_time', '<=', to)
       .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('lease_notices').select(sql<number>`1`.as('one')).whereRef('lease_notices.lease_uuid', '=', 'leases.uuid').where('lease_notices.kind', '=', 'ending_soon'))),
+        not(
+          exists(
+            selectFrom('lease_notices')
+              .select(sql<number>`1`.as('one'))
+              .whereRef('lease_notices.lease_uuid', '=', 'leases.uuid')
+              .where('lease_notices.kind', '=', 'ending_soon'),
+          ),
+        ),
       )
       .orderBy('end_time')
       .execute();

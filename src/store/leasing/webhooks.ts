@@ -59,7 +59,11 @@ export class KyselyWebhookRepository implements WebhookRepository {
   }
 
   async countWebhooks(projectId: string): Promise<number> {
-    const row = await this.db.selectFrom('lease_webhooks').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', projectId).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('lease_webhooks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -133,7 +137,11 @@ export class KyselyWebhookRepository implements WebhookRepository {
   }
 
   async target(webhookUuid: string): Promise<{ url: string; sealedSecret: string; enabled: boolean } | null> {
-    const row = await this.db.selectFrom('lease_webhooks').select(['url', 'secret', 'enabled']).where('uuid', '=', webhookUuid).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('lease_webhooks')
+      .select(['url', 'secret', 'enabled'])
+      .where('uuid', '=', webhookUuid)
+      .executeTakeFirst();
     return row ? { url: row.url, sealedSecret: row.secret, enabled: Number(row.enabled) === 1 } : null;
   }
 

@@ -68,11 +68,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('role_id', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('role_assignments_pk', ['actor_id', 'target_type', 'target_id', 'role_id'])
     .execute();
-  await db.schema
-    .createIndex('role_assignments_target_idx')
-    .on('role_assignments')
-    .columns(['target_type', 'target_id'])
-    .execute();
+  await db.schema.createIndex('role_assignments_target_idx').on('role_assignments').columns(['target_type', 'target_id']).execute();
 
   await db.schema
     .createTable('tokens')

@@ -18,9 +18,20 @@ const JSON_OBJECT_COLUMNS = [
   'target_raid_config',
 ];
 
-const INTERFACE_COLUMNS = ['bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network', 'power', 'raid', 'rescue', 'storage', 'vendor'].map(
-  (k) => `${k}_interface`,
-);
+const INTERFACE_COLUMNS = [
+  'bios',
+  'boot',
+  'console',
+  'deploy',
+  'inspect',
+  'management',
+  'network',
+  'power',
+  'raid',
+  'rescue',
+  'storage',
+  'vendor',
+].map((k) => `${k}_interface`);
 
 /** Create the inventory tables and their indexes. */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -62,9 +73,23 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('boot_mode', 'text')
     .addColumn('secure_boot', 'integer');
   for (const col of INTERFACE_COLUMNS) nodes = nodes.addColumn(col, 'text');
-  await nodes.addColumn('created_at', 'bigint', (c) => c.notNull()).addColumn('updated_at', 'bigint').execute();
+  await nodes
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint')
+    .execute();
 
-  for (const col of ['owner', 'lessee', 'provision_state', 'resource_class', 'driver', 'maintenance', 'conductor_group', 'reservation', 'target_provision_state', 'target_power_state']) {
+  for (const col of [
+    'owner',
+    'lessee',
+    'provision_state',
+    'resource_class',
+    'driver',
+    'maintenance',
+    'conductor_group',
+    'reservation',
+    'target_provision_state',
+    'target_power_state',
+  ]) {
     await db.schema.createIndex(`nodes_${col}_idx`).on('nodes').column(col).execute();
   }
 

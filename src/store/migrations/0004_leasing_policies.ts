@@ -72,7 +72,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('delivered_at', 'bigint')
     .execute();
-  await db.schema.createIndex('lease_webhook_deliveries_due_idx').on('lease_webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
+  await db.schema
+    .createIndex('lease_webhook_deliveries_due_idx')
+    .on('lease_webhook_deliveries')
+    .columns(['status', 'next_attempt_at'])
+    .execute();
   await db.schema.createIndex('lease_webhook_deliveries_hook_idx').on('lease_webhook_deliveries').columns(['webhook_uuid', 'id']).execute();
 
   await db.schema

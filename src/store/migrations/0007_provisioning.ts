@@ -9,7 +9,10 @@ import type { Kysely } from 'kysely';
 
 /** Add `lease_policies.erase_devices` (integer 0/1, default 0). */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('lease_policies').addColumn('erase_devices', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('lease_policies')
+    .addColumn('erase_devices', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
 }
 
 /** Drop the column. */

@@ -36,7 +36,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   if (switches.length === 0) return;
   const byName = new Map(switches.map((s) => [s.name, s.id]));
   const byId = new Map(switches.map((s) => [s.switch_id.toLowerCase(), s.id]));
-  const ports = (await sql<{ uuid: string; node_id: number; local_link_connection: string }>`select uuid, node_id, local_link_connection from ports order by id`.execute(db)).rows;
+  const ports = (
+    await sql<{
+      uuid: string;
+      node_id: number;
+      local_link_connection: string;
+    }>`select uuid, node_id, local_link_connection from ports order by id`.execute(db)
+  ).rows;
   const now = Date.now();
   const seen = new Set<string>();
   for (const p of ports) {

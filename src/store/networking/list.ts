@@ -21,7 +21,9 @@ export interface ListSpec {
   /** Rows a project may see (`visibleTo` set). */
   readonly visible: (eb: ExpressionBuilder<any, any>, projectId: string) => Expression<SqlBool>;
   /** Filters that are not plain columns (`shared`, `fixed_ip_address`…). */
-  readonly special?: Readonly<Record<string, (eb: ExpressionBuilder<any, any>, values: ListQuery['filters'][string], q: ListQuery) => Expression<SqlBool>>>;
+  readonly special?: Readonly<
+    Record<string, (eb: ExpressionBuilder<any, any>, values: ListQuery['filters'][string], q: ListQuery) => Expression<SqlBool>>
+  >;
 }
 
 /** A value as stored: booleans as 0/1. */

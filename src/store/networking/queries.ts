@@ -17,7 +17,15 @@ const COMMON = ['id', 'name', 'description', 'project_id', 'created_at', 'update
 
 /** Networks a project may see: its own, and those shared with it (or with everyone) by RBAC. */
 function sharedWith(eb: any, projectId: string) {
-  return eb('networks.id', 'in', eb.selectFrom('network_rbac').select('object_id').where('action', '=', 'access_as_shared').where('target_tenant', 'in', [projectId, WILDCARD]));
+  return eb(
+    'networks.id',
+    'in',
+    eb
+      .selectFrom('network_rbac')
+      .select('object_id')
+      .where('action', '=', 'access_as_shared')
+      .where('target_tenant', 'in', [projectId, WILDCARD]),
+  );
 }
 
 const NETWORK_SPEC: ListSpec = {
@@ -28,7 +36,11 @@ const NETWORK_SPEC: ListSpec = {
   special: {
     shared: (eb, values, q) => {
       const targets = q.visibleTo === null ? [WILDCARD] : [q.visibleTo, WILDCARD];
-      const isShared = eb('networks.id', 'in', eb.selectFrom('network_rbac').select('object_id').where('action', '=', 'access_as_shared').where('target_tenant', 'in', targets));
+      const isShared = eb(
+        'networks.id',
+        'in',
+        eb.selectFrom('network_rbac').select('object_id').where('action', '=', 'access_as_shared').where('target_tenant', 'in', targets),
+      );
       const wants = new Set(values.map((v) => v === true || v === 'true' || v === 'True'));
       if (wants.size === 2) return sql<boolean>`1 = 1`;
       return wants.has(true) ? isShared : eb.not(isShared);
@@ -44,15 +56,37 @@ const SUBNET_SPEC: ListSpec = {
     eb.or([
       eb('network_subnets.project_id', '=', p),
       eb('network_subnets.network_id', 'in', eb.selectFrom('networks').select('id').where('project_id', '=', p)),
-      eb('network_subnets.network_id', 'in', eb.selectFrom('network_rbac').select('object_id').where('action', '=', 'access_as_shared').where('target_tenant', 'in', [p, WILDCARD])),
+      eb(
+        'network_subnets.network_id',
+        'in',
+        eb
+          .selectFrom('network_rbac')
+          .select('object_id')
+          .where('action', '=', 'access_as_shared')
+          .where('target_tenant', 'in', [p, WILDCARD]),
+      ),
     ]),
 };
 
 const PORT_SPEC: ListSpec = {
   table: 'network_ports',
-  columns: new Set([...COMMON, 'network_id', 'mac_address', 'admin_state_up', 'status', 'device_owner', 'device_id', 'binding_host_id', 'binding_vnic_type']),
+  columns: new Set([
+    ...COMMON,
+    'network_id',
+    'mac_address',
+    'admin_state_up',
+    'status',
+    'device_owner',
+    'device_id',
+    'binding_host_id',
+    'binding_vnic_type',
+  ]),
   sortable: new Set([...COMMON, 'network_id', 'mac_address', 'admin_state_up', 'status', 'device_owner', 'device_id']),
-  visible: (eb, p) => eb.or([eb('network_ports.project_id', '=', p), eb('network_ports.network_id', 'in', eb.selectFrom('networks').select('id').where('project_id', '=', p))]),
+  visible: (eb, p) =>
+    eb.or([
+      eb('network_ports.project_id', '=', p),
+      eb('network_ports.network_id', 'in', eb.selectFrom('networks').select('id').where('project_id', '=', p)),
+    ]),
   special: {
     fixed_ip_address: (eb, values) =>
       eb('network_ports.id', 'in', eb.selectFrom('network_ip_allocations').select('port_id').where('ip_address', 'in', values.map(String))),
@@ -123,7 +157,9 @@ export class NeutronQueries {
   }
 
   async flatInUse(physnet: string): Promise<boolean> {
-    return (await this.db.selectFrom('networks').select('id').where('segment_key', '=', `flat:${physnet}`).executeTakeFirst()) !== undefined;
+    return (
+      (await this.db.selectFrom('networks').select('id').where('segment_key', '=', `flat:${physnet}`).executeTakeFirst()) !== undefined
+    );
   }
 
   async insertNetwork(n: Omit<Network, 'shared_with'>): Promise<void> {
@@ -131,10 +167,18 @@ export class NeutronQueries {
       n.network_type === 'flat'
         ? `Unable to create the flat network. Physical network ${n.physical_network} is in use.`
         : `Unable to create the network. The VLAN ${n.segmentation_id} on physical network ${n.physical_network} is in use.`;
-    await unique(() => this.db.insertInto('networks').values(networkRow(n)).execute(), what, n.network_type === 'flat' ? 'FlatNetworkInUse' : 'VlanIdInUse');
+    await unique(
+      () => this.db.insertInto('networks').values(networkRow(n)).execute(),
+      what,
+      n.network_type === 'flat' ? 'FlatNetworkInUse' : 'VlanIdInUse',
+    );
   }
 
-  async updateNetwork(id: string, changes: Partial<Pick<Network, 'name' | 'description' | 'admin_state_up' | 'mtu'>>, now: number): Promise<void> {
+  async updateNetwork(
+    id: string,
+    changes: Partial<Pick<Network, 'name' | 'description' | 'admin_state_up' | 'mtu'>>,
+    now: number,
+  ): Promise<void> {
     const set: Record<string, unknown> = { updated_at: now, revision_number: sql`revision_number + 1` };
     if (changes.name !== undefined) set.name = changes.name;
     if (changes.description !== undefined) set.description = changes.description;
@@ -161,7 +205,13 @@ export class NeutronQueries {
     const out: Subnet[] = [];
     for (const part of chunks([...new Set(networkIds)])) {
       if (part.length === 0) continue;
-      const rows = await this.db.selectFrom('network_subnets').selectAll().where('network_id', 'in', part).orderBy('created_at').orderBy('id').execute();
+      const rows = await this.db
+        .selectFrom('network_subnets')
+        .selectAll()
+        .where('network_id', 'in', part)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
       out.push(...rows.map(toSubnet));
     }
     return out;
@@ -177,7 +227,11 @@ export class NeutronQueries {
   }
 
   async countIps(subnetId: string): Promise<number> {
-    const r = await this.db.selectFrom('network_ip_allocations').select((eb) => eb.fn.countAll<number>().as('n')).where('subnet_id', '=', subnetId).executeTakeFirstOrThrow();
+    const r = await this.db
+      .selectFrom('network_ip_allocations')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('subnet_id', '=', subnetId)
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   }
 
@@ -223,7 +277,10 @@ export class NeutronQueries {
   }
 
   async countPorts(networkId: string, projectId?: string): Promise<number> {
-    let query = this.db.selectFrom('network_ports').select((eb) => eb.fn.countAll<number>().as('n')).where('network_id', '=', networkId);
+    let query = this.db
+      .selectFrom('network_ports')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('network_id', '=', networkId);
     if (projectId !== undefined) query = query.where('project_id', '=', projectId);
     return Number((await query.executeTakeFirstOrThrow()).n);
   }
@@ -240,7 +297,11 @@ export class NeutronQueries {
   private async insertIps(portId: string, networkId: string, ips: readonly FixedIp[]): Promise<void> {
     for (const [position, ip] of ips.entries()) {
       await unique(
-        () => this.db.insertInto('network_ip_allocations').values({ port_id: portId, network_id: networkId, subnet_id: ip.subnet_id, ip_address: ip.ip_address, position }).execute(),
+        () =>
+          this.db
+            .insertInto('network_ip_allocations')
+            .values({ port_id: portId, network_id: networkId, subnet_id: ip.subnet_id, ip_address: ip.ip_address, position })
+            .execute(),
         `IP address ${ip.ip_address} already allocated in subnet ${ip.subnet_id}`,
         'IpAddressAlreadyAllocated',
       );
@@ -266,7 +327,11 @@ export class NeutronQueries {
   async setPortIps(id: string, networkId: string, ips: readonly FixedIp[], now: number): Promise<void> {
     await this.db.deleteFrom('network_ip_allocations').where('port_id', '=', id).execute();
     await this.insertIps(id, networkId, ips);
-    await this.db.updateTable('network_ports').set({ updated_at: now, revision_number: sql`revision_number + 1` }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('network_ports')
+      .set({ updated_at: now, revision_number: sql`revision_number + 1` })
+      .where('id', '=', id)
+      .execute();
   }
 
   async deletePort(id: string): Promise<void> {
@@ -328,14 +393,22 @@ export class NeutronQueries {
   private async insertSubports(trunkId: string, subports: readonly SubPort[]): Promise<void> {
     for (const s of subports) {
       await unique(
-        () => this.db.insertInto('network_subports').values({ trunk_id: trunkId, port_id: s.port_id, segmentation_type: s.segmentation_type, segmentation_id: s.segmentation_id }).execute(),
+        () =>
+          this.db
+            .insertInto('network_subports')
+            .values({ trunk_id: trunkId, port_id: s.port_id, segmentation_type: s.segmentation_type, segmentation_id: s.segmentation_id })
+            .execute(),
         `Port ${s.port_id} or segmentation id ${s.segmentation_id} is already in use on a trunk.`,
         'DuplicateSubPort',
       );
     }
   }
 
-  async updateTrunk(id: string, changes: Partial<Pick<Trunk, 'name' | 'description' | 'admin_state_up' | 'status'>>, now: number): Promise<void> {
+  async updateTrunk(
+    id: string,
+    changes: Partial<Pick<Trunk, 'name' | 'description' | 'admin_state_up' | 'status'>>,
+    now: number,
+  ): Promise<void> {
     const set: Record<string, unknown> = { updated_at: now, revision_number: sql`revision_number + 1` };
     if (changes.name !== undefined) set.name = changes.name;
     if (changes.description !== undefined) set.description = changes.description;
@@ -350,7 +423,12 @@ export class NeutronQueries {
   }
 
   async removeSubports(trunkId: string, portIds: readonly string[], now: number): Promise<void> {
-    if (portIds.length > 0) await this.db.deleteFrom('network_subports').where('trunk_id', '=', trunkId).where('port_id', 'in', [...portIds]).execute();
+    if (portIds.length > 0)
+      await this.db
+        .deleteFrom('network_subports')
+        .where('trunk_id', '=', trunkId)
+        .where('port_id', 'in', [...portIds])
+        .execute();
     await this.updateTrunk(trunkId, {}, now);
   }
 
@@ -366,7 +444,9 @@ export class NeutronQueries {
   }
 
   async rbacOfNetwork(networkId: string): Promise<RbacPolicy[]> {
-    return (await this.db.selectFrom('network_rbac').selectAll().where('object_id', '=', networkId).orderBy('created_at').execute()).map(toRbac);
+    return (await this.db.selectFrom('network_rbac').selectAll().where('object_id', '=', networkId).orderBy('created_at').execute()).map(
+      toRbac,
+    );
   }
 
   async listRbac(q: ListQuery): Promise<RbacPolicy[]> {
@@ -374,7 +454,15 @@ export class NeutronQueries {
   }
 
   async insertRbac(r: RbacPolicy): Promise<void> {
-    await unique(() => this.db.insertInto('network_rbac').values({ ...r }).execute(), 'An RBAC policy already exists with those values.', 'DuplicateRbacPolicy');
+    await unique(
+      () =>
+        this.db
+          .insertInto('network_rbac')
+          .values({ ...r })
+          .execute(),
+      'An RBAC policy already exists with those values.',
+      'DuplicateRbacPolicy',
+    );
   }
 
   async updateRbacTarget(id: string, target: string): Promise<void> {

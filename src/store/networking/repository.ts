@@ -11,7 +11,15 @@
 import { sql } from 'kysely';
 import type { Switch, SwitchPortCabling, SwitchPortState } from '../../domain/networking/model.ts';
 import type { FixedIp } from '../../domain/networking/model.ts';
-import type { NetworkRepository, NetworkTx, NodePortLink, NodeVifRow, SubPortRow, SwitchPortKey, SwitchPortOutcome } from '../../domain/networking/ports.ts';
+import type {
+  NetworkRepository,
+  NetworkTx,
+  NodePortLink,
+  NodeVifRow,
+  SubPortRow,
+  SwitchPortKey,
+  SwitchPortOutcome,
+} from '../../domain/networking/ports.ts';
 import { fromJson, toJson, type Db, type Store, type Tx } from '../database.ts';
 import { DISPLAY_IN_STEP } from '../inventory/node-display.ts';
 import { NeutronQueries, unique } from './queries.ts';
@@ -64,7 +72,11 @@ export class NetworkQueries extends NeutronQueries implements NetworkTx {
     const set: Record<string, unknown> = { ...changes };
     if (changes.driver_info !== undefined) set.driver_info = toJson(changes.driver_info);
     if (changes.switch_id !== undefined) set.switch_id = changes.switch_id.toLowerCase();
-    await unique(() => this.db.updateTable('switches').set(set).where('id', '=', id).execute(), 'Another switch has that name or switch_id.', 'SwitchExists');
+    await unique(
+      () => this.db.updateTable('switches').set(set).where('id', '=', id).execute(),
+      'Another switch has that name or switch_id.',
+      'SwitchExists',
+    );
   }
 
   async deleteSwitch(id: string): Promise<void> {
@@ -75,7 +87,9 @@ export class NetworkQueries extends NeutronQueries implements NetworkTx {
 
   // --- switch port state ------------------------------------------------------------------
   async switchPortStates(switchUuid: string): Promise<SwitchPortState[]> {
-    return (await this.db.selectFrom('switch_ports').selectAll().where('switch_uuid', '=', switchUuid).orderBy('port_id').execute()).map(toSwitchPort);
+    return (await this.db.selectFrom('switch_ports').selectAll().where('switch_uuid', '=', switchUuid).orderBy('port_id').execute()).map(
+      toSwitchPort,
+    );
   }
 
   async dueSwitchPorts(now: number, limit: number): Promise<SwitchPortState[]> {
@@ -126,7 +140,10 @@ export class NetworkQueries extends NeutronQueries implements NetworkTx {
   async recordSwitchPort(key: SwitchPortKey, o: SwitchPortOutcome): Promise<void> {
     const base = this.db.updateTable('switch_ports').where('switch_uuid', '=', key.switch_uuid).where('port_id', '=', key.port_id);
     if (o.kind === 'retry') {
-      await base.set({ attempts: o.attempts, next_attempt_at: o.nextAttemptAt, last_error: o.error, updated_at: o.now }).where('desired_rev', '=', o.rev).execute();
+      await base
+        .set({ attempts: o.attempts, next_attempt_at: o.nextAttemptAt, last_error: o.error, updated_at: o.now })
+        .where('desired_rev', '=', o.rev)
+        .execute();
       return;
     }
     // What was applied (or given up on) is recorded whatever the intent is now; the status
@@ -148,7 +165,10 @@ export class NetworkQueries extends NeutronQueries implements NetworkTx {
 
   // --- bare-metal ports -------------------------------------------------------------------
   private nodePortQuery() {
-    return this.db.selectFrom('ports').innerJoin('nodes', 'nodes.id', 'ports.node_id').select([...NODE_PORT_COLUMNS]);
+    return this.db
+      .selectFrom('ports')
+      .innerJoin('nodes', 'nodes.id', 'ports.node_id')
+      .select([...NODE_PORT_COLUMNS]);
   }
 
   async nodePorts(nodeUuid: string): Promise<NodePortLink[]> {
@@ -207,7 +227,10 @@ export class NetworkQueries extends NeutronQueries implements NetworkTx {
                   project_id: r.vif_project!,
                   network_id: r.vif_network!,
                   status: r.vif_status!,
-                  failed: r.vif_type === 'binding_failed' ? String(fromJson<Record<string, unknown>>(r.vif_details, {}).reason ?? 'binding failed') : null,
+                  failed:
+                    r.vif_type === 'binding_failed'
+                      ? String(fromJson<Record<string, unknown>>(r.vif_details, {}).reason ?? 'binding failed')
+                      : null,
                   trunk: r.trunk_id === null ? null : { id: r.trunk_id, name: r.trunk_name!, project_id: r.trunk_project! },
                 },
         });
@@ -220,7 +243,13 @@ export class NetworkQueries extends NeutronQueries implements NetworkTx {
     const out = new Map<string, FixedIp[]>();
     for (const part of chunks([...new Set(portIds)])) {
       if (part.length === 0) continue;
-      const rows = await this.db.selectFrom('network_ip_allocations').select(['port_id', 'subnet_id', 'ip_address']).where('port_id', 'in', part).orderBy('port_id').orderBy('position').execute();
+      const rows = await this.db
+        .selectFrom('network_ip_allocations')
+        .select(['port_id', 'subnet_id', 'ip_address'])
+        .where('port_id', 'in', part)
+        .orderBy('port_id')
+        .orderBy('position')
+        .execute();
       for (const r of rows) out.set(r.port_id, [...(out.get(r.port_id) ?? []), { subnet_id: r.subnet_id, ip_address: r.ip_address }]);
     }
     return out;
@@ -239,7 +268,10 @@ export class NetworkQueries extends NeutronQueries implements NetworkTx {
         .orderBy('s.segmentation_id')
         .execute();
       for (const r of rows) {
-        out.set(r.trunk_id, [...(out.get(r.trunk_id) ?? []), { port_id: r.port_id, project_id: r.project_id, network_id: r.network_id, segmentation_id: r.segmentation_id }]);
+        out.set(r.trunk_id, [
+          ...(out.get(r.trunk_id) ?? []),
+          { port_id: r.port_id, project_id: r.project_id, network_id: r.network_id, segmentation_id: r.segmentation_id },
+        ]);
       }
     }
     return out;
@@ -265,7 +297,9 @@ export class NetworkQueries extends NeutronQueries implements NetworkTx {
       .execute();
     return rows.map(toNodePort).filter((p) => {
       const llc = p.local_link_connection;
-      return llc.switch_info !== undefined && llc.switch_info !== '' ? llc.switch_info === sw.name : (llc.switch_id ?? '').toLowerCase() === sw.switch_id.toLowerCase();
+      return llc.switch_info !== undefined && llc.switch_info !== ''
+        ? llc.switch_info === sw.name
+        : (llc.switch_id ?? '').toLowerCase() === sw.switch_id.toLowerCase();
     });
   }
 
@@ -283,7 +317,10 @@ export class NetworkQueries extends NeutronQueries implements NetworkTx {
   }
 
   async cabling(key: SwitchPortKey): Promise<SwitchPortCabling | null> {
-    const row = await this.cablingQuery().where('c.switch_uuid', '=', key.switch_uuid).where('c.port_id', '=', key.port_id).executeTakeFirst();
+    const row = await this.cablingQuery()
+      .where('c.switch_uuid', '=', key.switch_uuid)
+      .where('c.port_id', '=', key.port_id)
+      .executeTakeFirst();
     return row ? toCabling(row) : null;
   }
 
@@ -296,8 +333,19 @@ export class NetworkQueries extends NeutronQueries implements NetworkTx {
     if (!node) return false;
     await this.db
       .insertInto('switch_port_cabling')
-      .values({ switch_uuid: key.switch_uuid, port_id: key.port_id, node_id: node.id, baremetal_port_uuid: holder, claimed_at: claimedAt, registered_at: now })
-      .onConflict((oc) => oc.columns(['switch_uuid', 'port_id']).doUpdateSet({ node_id: node.id, baremetal_port_uuid: holder, claimed_at: claimedAt, registered_at: now }))
+      .values({
+        switch_uuid: key.switch_uuid,
+        port_id: key.port_id,
+        node_id: node.id,
+        baremetal_port_uuid: holder,
+        claimed_at: claimedAt,
+        registered_at: now,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['switch_uuid', 'port_id'])
+          .doUpdateSet({ node_id: node.id, baremetal_port_uuid: holder, claimed_at: claimedAt, registered_at: now }),
+      )
       .execute();
     return true;
   }
@@ -312,7 +360,10 @@ export class NetworkQueries extends NeutronQueries implements NetworkTx {
   }
 
   async releaseHolder(portUuid: string, keep: SwitchPortKey | null): Promise<void> {
-    let q = this.db.updateTable('switch_port_cabling').set({ baremetal_port_uuid: null, claimed_at: null }).where('baremetal_port_uuid', '=', portUuid);
+    let q = this.db
+      .updateTable('switch_port_cabling')
+      .set({ baremetal_port_uuid: null, claimed_at: null })
+      .where('baremetal_port_uuid', '=', portUuid);
     if (keep) q = q.where((eb) => eb.not(eb.and([eb('switch_uuid', '=', keep.switch_uuid), eb('port_id', '=', keep.port_id)])));
     await q.execute();
   }
@@ -340,7 +391,11 @@ export class NetworkQueries extends NeutronQueries implements NetworkTx {
   }
 
   async setNodePortInternalInfo(portUuid: string, internalInfo: Readonly<Record<string, unknown>>, now: number): Promise<void> {
-    await this.db.updateTable('ports').set({ internal_info: toJson(internalInfo), updated_at: now }).where('uuid', '=', portUuid).execute();
+    await this.db
+      .updateTable('ports')
+      .set({ internal_info: toJson(internalInfo), updated_at: now })
+      .where('uuid', '=', portUuid)
+      .execute();
   }
 }
 

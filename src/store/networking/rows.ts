@@ -22,7 +22,14 @@ import type {
 } from '../../domain/networking/model.ts';
 import type { NodePortLink } from '../../domain/networking/ports.ts';
 import { fromJson, toJson, type Db, type Tx } from '../database.ts';
-import type { NetworkPortsTable, NetworksTable, NetworkSubnetsTable, NetworkTrunksTable, SwitchesTable, SwitchPortsTable } from './tables.ts';
+import type {
+  NetworkPortsTable,
+  NetworksTable,
+  NetworkSubnetsTable,
+  NetworkTrunksTable,
+  SwitchesTable,
+  SwitchPortsTable,
+} from './tables.ts';
 
 /** The unique segment key of a network (`vlan:<physnet>:<id>` or `flat:<physnet>`). */
 export function segmentKey(n: Pick<Network, 'network_type' | 'physical_network' | 'segmentation_id'>): string {
@@ -150,7 +157,8 @@ export async function toPorts(db: Db | Tx, rows: readonly Selectable<NetworkPort
       list.push({ subnet_id: a.subnet_id, ip_address: a.ip_address });
       ips.set(a.port_id, list);
     }
-    for (const t of await db.selectFrom('network_trunks').select(['id', 'port_id']).where('port_id', 'in', part).execute()) trunks.set(t.port_id, t.id);
+    for (const t of await db.selectFrom('network_trunks').select(['id', 'port_id']).where('port_id', 'in', part).execute())
+      trunks.set(t.port_id, t.id);
   }
   return rows.map((r) => ({
     id: r.id,
@@ -207,7 +215,13 @@ export async function toTrunks(db: Db | Tx, rows: readonly Selectable<NetworkTru
   const subs = new Map<string, SubPort[]>();
   for (const part of chunks(rows.map((r) => r.id))) {
     if (part.length === 0) continue;
-    const all = await db.selectFrom('network_subports').selectAll().where('trunk_id', 'in', part).orderBy('trunk_id').orderBy('segmentation_id').execute();
+    const all = await db
+      .selectFrom('network_subports')
+      .selectAll()
+      .where('trunk_id', 'in', part)
+      .orderBy('trunk_id')
+      .orderBy('segmentation_id')
+      .execute();
     for (const s of all) {
       const list = subs.get(s.trunk_id) ?? [];
       list.push({ port_id: s.port_id, segmentation_type: 'vlan', segmentation_id: s.segmentation_id });
@@ -230,7 +244,15 @@ export async function toTrunks(db: Db | Tx, rows: readonly Selectable<NetworkTru
 }
 
 /** An RBAC policy from its row. */
-export function toRbac(r: { id: string; project_id: string; object_type: string; object_id: string; action: string; target_tenant: string; created_at: number }): RbacPolicy {
+export function toRbac(r: {
+  id: string;
+  project_id: string;
+  object_type: string;
+  object_id: string;
+  action: string;
+  target_tenant: string;
+  created_at: number;
+}): RbacPolicy {
   return {
     id: r.id,
     project_id: r.project_id,
@@ -274,7 +296,14 @@ export function toSwitchPort(r: Selectable<SwitchPortsTable>): SwitchPortState {
 }
 
 /** A switch port's cabling from a row joined with its node's UUID. */
-export function toCabling(r: { switch_uuid: string; port_id: string; node_uuid: string; baremetal_port_uuid: string | null; claimed_at: number | null; registered_at: number }): SwitchPortCabling {
+export function toCabling(r: {
+  switch_uuid: string;
+  port_id: string;
+  node_uuid: string;
+  baremetal_port_uuid: string | null;
+  claimed_at: number | null;
+  registered_at: number;
+}): SwitchPortCabling {
   return {
     switch_uuid: r.switch_uuid,
     port_id: r.port_id,

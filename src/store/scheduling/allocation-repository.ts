@@ -12,7 +12,15 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { ConflictError } from '../../domain/errors.ts';
 import type { Allocation, AllocationState } from '../../domain/scheduling/model.ts';
-import type { AllocationFilters, AllocationListQuery, AllocationRepository, ClaimResult, ClaimTarget, NewAllocation, NodeGuardedResult } from '../../domain/scheduling/ports.ts';
+import type {
+  AllocationFilters,
+  AllocationListQuery,
+  AllocationRepository,
+  ClaimResult,
+  ClaimTarget,
+  NewAllocation,
+  NodeGuardedResult,
+} from '../../domain/scheduling/ports.ts';
 import { fromJson, isUniqueViolation, toJson, type Db, type Tx } from '../database.ts';
 import type { Database } from '../schema.ts';
 import { claimNode, releaseAllocations, storeDisplay } from './claims.ts';
@@ -140,7 +148,10 @@ export class KyselyAllocationRepository implements AllocationRepository {
 
   async insert(a: NewAllocation, now: number): Promise<Allocation> {
     try {
-      await this.db.insertInto('allocations').values(rowOf(a, null, now)).execute();
+      await this.db
+        .insertInto('allocations')
+        .values(rowOf(a, null, now))
+        .execute();
     } catch (err) {
       if (isUniqueViolation(err)) throw await this.conflict(a);
       throw err;
@@ -148,21 +159,31 @@ export class KyselyAllocationRepository implements AllocationRepository {
     return (await this.get(a.uuid))!;
   }
 
-  async update(uuid: string, changes: { readonly name?: string | null; readonly extra?: Readonly<Record<string, unknown>> }, now: number): Promise<Allocation | null> {
+  async update(
+    uuid: string,
+    changes: { readonly name?: string | null; readonly extra?: Readonly<Record<string, unknown>> },
+    now: number,
+  ): Promise<Allocation | null> {
     const set: Record<string, unknown> = { updated_at: now };
     if (changes.name !== undefined) set.name = changes.name;
     if (changes.extra !== undefined) set.extra = toJson(changes.extra);
     try {
       await this.db.updateTable('allocations').set(set).where('uuid', '=', uuid).execute();
     } catch (err) {
-      if (isUniqueViolation(err)) throw new ConflictError(`An allocation with name ${changes.name ?? ''} already exists.`, 'AllocationDuplicateName');
+      if (isUniqueViolation(err))
+        throw new ConflictError(`An allocation with name ${changes.name ?? ''} already exists.`, 'AllocationDuplicateName');
       throw err;
     }
     return this.get(uuid);
   }
 
   async fail(uuid: string, message: string, now: number): Promise<Allocation | null> {
-    const r = await this.db.updateTable('allocations').set({ state: 'error', last_error: message, updated_at: now }).where('uuid', '=', uuid).where('state', '=', 'allocating').executeTakeFirst();
+    const r = await this.db
+      .updateTable('allocations')
+      .set({ state: 'error', last_error: message, updated_at: now })
+      .where('uuid', '=', uuid)
+      .where('state', '=', 'allocating')
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1 ? this.get(uuid) : null;
   }
 
@@ -203,7 +224,12 @@ export class KyselyAllocationRepository implements AllocationRepository {
       await this.db.transaction().execute(async (tx) => {
         const row = await tx
           .updateTable('nodes')
-          .set({ allocation_uuid: a.uuid, instance_uuid: sql`coalesce(instance_uuid, ${a.uuid})`, version: sql`version + 1`, updated_at: now } as never)
+          .set({
+            allocation_uuid: a.uuid,
+            instance_uuid: sql`coalesce(instance_uuid, ${a.uuid})`,
+            version: sql`version + 1`,
+            updated_at: now,
+          } as never)
           .where('uuid', '=', nodeUuid)
           .where('version', '=', nodeVersion)
           .where('reservation', 'is', null)
@@ -217,7 +243,10 @@ export class KyselyAllocationRepository implements AllocationRepository {
         }
         const node = fullRowToNode(row);
         await storeDisplay(tx, node);
-        await tx.insertInto('allocations').values(rowOf(a, node.id, now)).execute();
+        await tx
+          .insertInto('allocations')
+          .values(rowOf(a, node.id, now))
+          .execute();
       });
     } catch (err) {
       if (err === undo) return { ok: false, reason };
@@ -227,7 +256,11 @@ export class KyselyAllocationRepository implements AllocationRepository {
     return { ok: true, value: (await this.get(a.uuid))! };
   }
 
-  async delete(uuid: string, node: { readonly uuid: string; readonly version: number } | null, now: number): Promise<NodeGuardedResult<null>> {
+  async delete(
+    uuid: string,
+    node: { readonly uuid: string; readonly version: number } | null,
+    now: number,
+  ): Promise<NodeGuardedResult<null>> {
     const undo = new Error('delete undone');
     let reason: 'stale' | 'locked' | 'missing' = 'missing';
     try {
@@ -248,7 +281,12 @@ export class KyselyAllocationRepository implements AllocationRepository {
         if (node !== null && a.node_id !== null) {
           const row = await tx
             .updateTable('nodes')
-            .set({ instance_uuid: sql`case when instance_uuid = ${uuid} then null else instance_uuid end`, allocation_uuid: null, version: sql`version + 1`, updated_at: now } as never)
+            .set({
+              instance_uuid: sql`case when instance_uuid = ${uuid} then null else instance_uuid end`,
+              allocation_uuid: null,
+              version: sql`version + 1`,
+              updated_at: now,
+            } as never)
             .where('uuid', '=', node.uuid)
             .where('version', '=', node.version)
             .where('reservation', 'is', null)
@@ -273,7 +311,8 @@ export class KyselyAllocationRepository implements AllocationRepository {
   /** The ConflictError of a duplicate uuid or name. */
   private async conflict(a: NewAllocation): Promise<ConflictError> {
     if (await this.get(a.uuid)) return new ConflictError(`An allocation with UUID ${a.uuid} already exists.`, 'AllocationAlreadyExists');
-    if (a.name !== null && (await this.getByName(a.name))) return new ConflictError(`An allocation with name ${a.name} already exists.`, 'AllocationDuplicateName');
+    if (a.name !== null && (await this.getByName(a.name)))
+      return new ConflictError(`An allocation with name ${a.name} already exists.`, 'AllocationDuplicateName');
     return new ConflictError('The allocation conflicts with an existing one (its node already has an allocation).', 'NodeAssociated');
   }
 }
@@ -292,7 +331,10 @@ function markerValue(marker: Allocation, key: string): string | number {
 }
 
 /** WHERE conditions of the allocation list filters. */
-function filterExpressions(eb: ExpressionBuilder<Database & { a: Database['allocations'] }, 'a'>, f: AllocationFilters): Expression<SqlBool>[] {
+function filterExpressions(
+  eb: ExpressionBuilder<Database & { a: Database['allocations'] }, 'a'>,
+  f: AllocationFilters,
+): Expression<SqlBool>[] {
   const out: Expression<SqlBool>[] = [];
   if (f.nodeId !== undefined) out.push(eb('a.node_id', '=', f.nodeId));
   if (f.resourceClass !== undefined) out.push(eb('a.resource_class', '=', f.resourceClass));

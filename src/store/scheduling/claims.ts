@@ -32,12 +32,23 @@ export const RELEASED_FAULT_MESSAGE =
  * @returns the node as written, or why not (`stale`, `locked`, `taken`, `missing`)
  * @throws ConflictError when the uuid is already another node's instance
  */
-export async function claimNode(tx: Tx, nodeUuid: string, version: number, allocationUuid: string, changes: NodeChanges, now: number): Promise<ClaimResult> {
+export async function claimNode(
+  tx: Tx,
+  nodeUuid: string,
+  version: number,
+  allocationUuid: string,
+  changes: NodeChanges,
+  now: number,
+): Promise<ClaimResult> {
   let row;
   try {
     row = await tx
       .updateTable('nodes')
-      .set({ ...changesToRow({ ...changes, instance_uuid: allocationUuid, allocation_uuid: allocationUuid }), version: sql`version + 1`, updated_at: now } as never)
+      .set({
+        ...changesToRow({ ...changes, instance_uuid: allocationUuid, allocation_uuid: allocationUuid }),
+        version: sql`version + 1`,
+        updated_at: now,
+      } as never)
       .where('uuid', '=', nodeUuid)
       .where('version', '=', version)
       .where('reservation', 'is', null)
@@ -46,7 +57,8 @@ export async function claimNode(tx: Tx, nodeUuid: string, version: number, alloc
       .returning(NODE_COLUMNS)
       .executeTakeFirst();
   } catch (err) {
-    if (isUniqueViolation(err)) throw new ConflictError(`Instance ${allocationUuid} is already associated with a node.`, 'InstanceAssociated');
+    if (isUniqueViolation(err))
+      throw new ConflictError(`Instance ${allocationUuid} is already associated with a node.`, 'InstanceAssociated');
     throw err;
   }
   if (!row) return { ok: false, reason: await whyNotClaimed(tx, nodeUuid) };
@@ -61,7 +73,11 @@ export async function storeDisplay(tx: Tx, node: Node): Promise<void> {
 }
 
 async function whyNotClaimed(tx: Tx, nodeUuid: string): Promise<'stale' | 'locked' | 'taken' | 'missing'> {
-  const cur = await tx.selectFrom('nodes').select(['version', 'reservation', 'instance_uuid', 'allocation_uuid']).where('uuid', '=', nodeUuid).executeTakeFirst();
+  const cur = await tx
+    .selectFrom('nodes')
+    .select(['version', 'reservation', 'instance_uuid', 'allocation_uuid'])
+    .where('uuid', '=', nodeUuid)
+    .executeTakeFirst();
   if (!cur) return 'missing';
   if (cur.reservation !== null) return 'locked';
   if (cur.instance_uuid !== null || cur.allocation_uuid !== null) return 'taken';
@@ -88,7 +104,12 @@ export async function releaseAllocations(tx: Tx, scope: ReleaseScope, now: numbe
   const fault = JSON.stringify({ code: 500, message: RELEASED_FAULT_MESSAGE, created: now });
   await tx
     .updateTable('servers')
-    .set({ deleted_at: now, updated_at: now, fault: sql`case when task_state = 'deleting' then fault else ${fault} end`, task_state: null } as never)
+    .set({
+      deleted_at: now,
+      updated_at: now,
+      fault: sql`case when task_state = 'deleting' then fault else ${fault} end`,
+      task_state: null,
+    } as never)
     .where('uuid', 'in', uuids)
     .where('deleted_at', 'is', null)
     .execute();

@@ -25,7 +25,21 @@ import type { ArrayQuery, Db } from '../database.ts';
 import { nodeMapper } from '../inventory/node-rows.ts';
 
 /** Columns read, in order (also the mapper's field order). */
-const COLUMNS = ['id', 'version', 'uuid', 'owner', 'lessee', 'name', 'resource_class', 'traits', 'provision_state', 'maintenance', 'power_state', 'instance_uuid', 'properties'] as const;
+const COLUMNS = [
+  'id',
+  'version',
+  'uuid',
+  'owner',
+  'lessee',
+  'name',
+  'resource_class',
+  'traits',
+  'provision_state',
+  'maintenance',
+  'power_state',
+  'instance_uuid',
+  'properties',
+] as const;
 /** How long the list of resource classes is reused, ms. */
 export const RC_CACHE_MS = 2000;
 /** Most nodes the cache keeps (cleared when full). */
@@ -80,7 +94,13 @@ export class KyselySchedulingNodes implements SchedulingNodes {
     }
     for (let i = 0; i < missing.length; i += MISS_CHUNK) {
       const chunk = missing.slice(i, i + MISS_CHUNK);
-      for (const row of await this.#rows(this.db.selectFrom('nodes').select([...COLUMNS]).where('id', 'in', chunk).compile())) {
+      for (const row of await this.#rows(
+        this.db
+          .selectFrom('nodes')
+          .select([...COLUMNS])
+          .where('id', 'in', chunk)
+          .compile(),
+      )) {
         const node = this.#remember(row);
         const slot = at.get(Number(row[0]));
         if (slot !== undefined) out[slot] = node;
@@ -99,7 +119,13 @@ export class KyselySchedulingNodes implements SchedulingNodes {
   }
 
   async get(uuid: string): Promise<SchedNode | null> {
-    const rows = await this.#rows(this.db.selectFrom('nodes').select([...COLUMNS]).where('uuid', '=', uuid).compile());
+    const rows = await this.#rows(
+      this.db
+        .selectFrom('nodes')
+        .select([...COLUMNS])
+        .where('uuid', '=', uuid)
+        .compile(),
+    );
     return rows[0] ? this.#remember(rows[0]) : null;
   }
 

@@ -61,7 +61,14 @@ describe('bad input matrix', () => {
     ['unknown query parameter', 'GET', '/v1/ports?colour=red', undefined, 400],
     ['unknown route', 'GET', '/v1/nodes/victim/levitate', undefined, 404],
     ['unknown resource', 'GET', '/v1/chassis-of-doom', undefined, 404],
-    ['form-encoded body (parsed as JSON, as Ironic)', 'POST', '/v1/nodes', 'driver=fake-hardware', 400, { 'content-type': 'application/x-www-form-urlencoded' }],
+    [
+      'form-encoded body (parsed as JSON, as Ironic)',
+      'POST',
+      '/v1/nodes',
+      'driver=fake-hardware',
+      400,
+      { 'content-type': 'application/x-www-form-urlencoded' },
+    ],
     ['empty body with octet-stream', 'POST', '/v1/nodes', '', 400, { 'content-type': 'application/octet-stream' }],
   ];
 

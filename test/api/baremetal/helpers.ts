@@ -54,7 +54,13 @@ export async function createNode(ts: TestServer, p: Personas, body: Record<strin
 }
 
 /** Create a port as admin on a node; returns its JSON. */
-export async function createPort(ts: TestServer, p: Personas, nodeUuid: string, address: string, extra: Record<string, unknown> = {}): Promise<any> {
+export async function createPort(
+  ts: TestServer,
+  p: Personas,
+  nodeUuid: string,
+  address: string,
+  extra: Record<string, unknown> = {},
+): Promise<any> {
   const res = await bm(ts, p.admin, 'POST', '/v1/ports', { node_uuid: nodeUuid, address, ...extra });
   expect(res.status, res.text).toBe(201);
   return res.body;
@@ -67,7 +73,10 @@ export async function nodeRow(ts: TestServer, uuid: string): Promise<Record<stri
 
 /** Count rows of a table. */
 export async function countRows(ts: TestServer, table: 'nodes' | 'ports'): Promise<number> {
-  const r = await ts.server.services.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const r = await ts.server.services.store.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 

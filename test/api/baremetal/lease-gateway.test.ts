@@ -27,7 +27,16 @@ describe('lookups', () => {
   it('find by uuid or name, findMany in one call, listVisible filtered like the node list', async () => {
     const a = await createNode(ts, p, { name: 'gw-a', lessee: null, resource_class: 'gpu', properties: { memory_mb: 49152 } });
     const b = await createNode(ts, p, { name: 'gw-b', owner: p.other.projectId, lessee: null });
-    expect(await gw().find('gw-a')).toMatchObject({ uuid: a.uuid, name: 'gw-a', owner: p.owner.projectId, lessee: null, resourceClass: 'gpu', provisionState: 'enroll', maintenance: false, properties: { memory_mb: 49152 } });
+    expect(await gw().find('gw-a')).toMatchObject({
+      uuid: a.uuid,
+      name: 'gw-a',
+      owner: p.owner.projectId,
+      lessee: null,
+      resourceClass: 'gpu',
+      provisionState: 'enroll',
+      maintenance: false,
+      properties: { memory_mb: 49152 },
+    });
     expect((await gw().find(a.uuid.toUpperCase()))?.uuid).toBe(a.uuid);
     expect(await gw().find('no-such')).toBeNull();
     expect(await gw().find('bad name!')).toBeNull();
@@ -69,17 +78,37 @@ describe('applyLease and removeLease', () => {
     expect(await gw().removeLease(n.uuid, LEASE)).toBe(true);
     expect(notified).toEqual([n.uuid]);
     const after = (await bm(ts, p.admin, 'GET', '/v1/nodes/lease-2')).body;
-    expect(after).toMatchObject({ lessee: null, properties: {}, instance_info: {}, extra: {}, console_enabled: false, provision_state: 'enroll' });
+    expect(after).toMatchObject({
+      lessee: null,
+      properties: {},
+      instance_info: {},
+      extra: {},
+      console_enabled: false,
+      provision_state: 'enroll',
+    });
     expect((await bm(ts, p.lessee, 'GET', '/v1/nodes/lease-2')).status).toBe(404);
     expect(await gw().removeLease(n.uuid, LEASE)).toBe(false);
   });
 
   it('undeploys a deployed node through the FSM (deleted → deleting [available]), rescued and failed ones too', async () => {
     // A rescued node still holds the tenant's instance disk; `error` is a failed teardown.
-    for (const state of ['active', 'wait call-back', 'deploy failed', 'rescue', 'rescue wait', 'rescue failed', 'unrescue failed', 'error'] as const) {
+    for (const state of [
+      'active',
+      'wait call-back',
+      'deploy failed',
+      'rescue',
+      'rescue wait',
+      'rescue failed',
+      'unrescue failed',
+      'error',
+    ] as const) {
       const n = await createNode(ts, p, { name: `deployed-${state.replace(/ /g, '-')}`, lessee: null });
       await gw().applyLease(n.uuid, LEASE, p.lessee.projectId!);
-      await forceNode(ts, n.uuid, { provision_state: state, target_provision_state: state === 'active' ? null : 'active', instance_uuid: null });
+      await forceNode(ts, n.uuid, {
+        provision_state: state,
+        target_provision_state: state === 'active' ? null : 'active',
+        instance_uuid: null,
+      });
       expect(await gw().removeLease(n.uuid, LEASE)).toBe(true);
       const b = (await bm(ts, p.admin, 'GET', `/v1/nodes/${n.uuid}`)).body;
       expect([b.provision_state, b.target_provision_state], state).toEqual(['deleting', 'available']);
@@ -113,7 +142,11 @@ describe('applyLease and removeLease', () => {
     await repo.reserve(n.uuid, 'c9');
     await expect(gw().removeLease(n.uuid, LEASE)).rejects.toBeInstanceOf(NodeBusyError);
     await repo.release(n.uuid, 'c9');
-    for (const [state, target] of [['deploying', 'active'], ['rescuing', 'rescue'], ['unrescuing', 'active']] as const) {
+    for (const [state, target] of [
+      ['deploying', 'active'],
+      ['rescuing', 'rescue'],
+      ['unrescuing', 'active'],
+    ] as const) {
       await forceNode(ts, n.uuid, { provision_state: state, target_provision_state: target });
       await expect(gw().removeLease(n.uuid, LEASE), state).rejects.toBeInstanceOf(NodeBusyError);
     }

@@ -74,7 +74,8 @@ describe('version-gated node behaviour', () => {
     const at = async (v: string) => Object.keys((await bm(ts, p.admin, 'GET', `/v1/nodes/${node.uuid}`, undefined, v)).body);
     const v1 = await at('1.1');
     expect(v1).toContain('driver_info');
-    for (const f of ['name', 'driver_internal_info', 'resource_class', 'traits', 'owner', 'lessee', 'conductor', 'states']) expect(v1).not.toContain(f);
+    for (const f of ['name', 'driver_internal_info', 'resource_class', 'traits', 'owner', 'lessee', 'conductor', 'states'])
+      expect(v1).not.toContain(f);
     const v50 = await at('1.50');
     expect(v50).toContain('owner');
     expect(v50).toContain('conductor');
@@ -99,7 +100,17 @@ describe('version-gated node behaviour', () => {
     expect((await bm(ts, p.admin, 'POST', '/v1/nodes', { driver: 'fake-hardware', name: 'Upper_Case' }, '1.10')).status).toBe(201);
     expectError(await bm(ts, p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [{ op: 'add', path: '/lessee', value: 'x' }], '1.64'), 406);
     expect((await bm(ts, p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [{ op: 'remove', path: '/lessee' }], '1.64')).status).toBe(200);
-    expectError(await bm(ts, p.admin, 'PATCH', `/v1/nodes/${node.uuid}?reset_interfaces=true`, [{ op: 'replace', path: '/driver', value: 'fake-hardware' }], '1.44'), 406);
+    expectError(
+      await bm(
+        ts,
+        p.admin,
+        'PATCH',
+        `/v1/nodes/${node.uuid}?reset_interfaces=true`,
+        [{ op: 'replace', path: '/driver', value: 'fake-hardware' }],
+        '1.44',
+      ),
+      406,
+    );
   });
 
   it('gates filters, fields, detail and sort keys', async () => {

@@ -55,7 +55,13 @@ beforeAll(async () => {
   const a = await createNode(ts, p, {
     name: 'text-a',
     description: 'naïve "quoted" \\ back\u0001slash 漢字',
-    driver_info: { redfish_address: 'https://10.0.0.1', redfish_username: 'root', redfish_password: SECRET, nested: { api_token: SECRET }, note: `password=${SECRET} user=x` },
+    driver_info: {
+      redfish_address: 'https://10.0.0.1',
+      redfish_username: 'root',
+      redfish_password: SECRET,
+      nested: { api_token: SECRET },
+      note: `password=${SECRET} user=x`,
+    },
     instance_info: { image_source: 'http://img', configdrive: SECRET, image_url: SECRET, admin_password: SECRET },
     properties: { cpus: 8, memory_mb: 4096, capabilities: 'boot_mode:uefi' },
     extra: { rack: 'r1', list: [1, 'two', { three: null }] },
@@ -63,8 +69,19 @@ beforeAll(async () => {
   const b = await createNode(ts, p, { name: 'text-b', lessee: null });
   const c = await createNode(ts, p, { name: 'text-c', driver_info: {} });
   uuids.push(a.uuid, b.uuid, c.uuid);
-  await forceNode(ts, a.uuid, { driver_internal_info: { agent_secret_token: SECRET, clean_steps: [{ step: 'erase' }] }, last_error: 'boom "bad"', provision_state: 'inspect wait' });
-  await forceNode(ts, c.uuid, { reservation: 'conductor-1', maintenance: true, maintenance_reason: 'fix', automated_clean: false, secure_boot: true, inspection_started_at: 1_700_000_000_123 });
+  await forceNode(ts, a.uuid, {
+    driver_internal_info: { agent_secret_token: SECRET, clean_steps: [{ step: 'erase' }] },
+    last_error: 'boom "bad"',
+    provision_state: 'inspect wait',
+  });
+  await forceNode(ts, c.uuid, {
+    reservation: 'conductor-1',
+    maintenance: true,
+    maintenance_reason: 'fix',
+    automated_clean: false,
+    secure_boot: true,
+    inspection_started_at: 1_700_000_000_123,
+  });
   await bm(ts, p.admin, 'PUT', `/v1/nodes/${b.uuid}/traits`, { traits: ['CUSTOM_B', 'CUSTOM_A'] });
 });
 afterAll(async () => ts?.close());
@@ -84,7 +101,9 @@ describe('detail lists from display forms', () => {
     const listed = await detail(persona, version);
     const expectedVisible = who === 'other' ? [] : who === 'lessee' ? [uuids[0], uuids[2]] : uuids;
     expect([...listed.keys()].filter((u) => uuids.includes(u)).sort()).toEqual([...expectedVisible].sort());
-    const fields = Object.keys(listed.get(uuids[0]!) ?? listed.values().next().value ?? {}).filter((k) => k !== 'links' && !LINK_LISTS.includes(k));
+    const fields = Object.keys(listed.get(uuids[0]!) ?? listed.values().next().value ?? {}).filter(
+      (k) => k !== 'links' && !LINK_LISTS.includes(k),
+    );
     for (const [uuid, node] of listed) {
       if (!uuids.includes(uuid)) continue;
       const shown = await bm(ts, persona, 'GET', `/v1/nodes/${uuid}?fields=${fields.join(',')}`, undefined, version);
@@ -103,7 +122,12 @@ describe('detail lists from display forms', () => {
       expect(a.driver_info.redfish_password).toBe('******');
       expect(a.driver_info.nested.api_token).toBe('******');
       expect(a.driver_info.note).toBe('password=****** user=x');
-      expect(a.instance_info).toMatchObject({ configdrive: '******', image_url: '******', admin_password: '******', image_source: 'http://img' });
+      expect(a.instance_info).toMatchObject({
+        configdrive: '******',
+        image_url: '******',
+        admin_password: '******',
+        image_source: 'http://img',
+      });
       expect(a.driver_internal_info.agent_secret_token).toBe('******');
       expect(a.provision_state).toBe('inspect wait');
     }
@@ -121,7 +145,9 @@ describe('stored display documents', () => {
   it('are written with every change and stay valid across reservations and port changes', async () => {
     const uuid = uuids[1]!;
     expect(await documentValid(uuid)).toBe(true);
-    expect((await bm(ts, p.admin, 'PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/extra/colour', value: 'teal' }], '1.82')).status).toBe(200);
+    expect(
+      (await bm(ts, p.admin, 'PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/extra/colour', value: 'teal' }], '1.82')).status,
+    ).toBe(200);
     expect(await documentValid(uuid)).toBe(true);
     expect((await nodeRow(ts, uuid))!.display).toContain('"colour":"teal"');
     const port = await createPort(ts, p, uuid, '52:54:00:aa:bb:01');
@@ -144,7 +170,10 @@ describe('stored display documents', () => {
 
   it.each([
     ['made by other code', (v: number) => ({ display_rev: 'other-code', display_version: v + 1 })],
-    ['made for an older version (a write interrupted between its statements)', (v: number) => ({ display_rev: NODE_TEXT_REVISION, display_version: v })],
+    [
+      'made for an older version (a write interrupted between its statements)',
+      (v: number) => ({ display_rev: NODE_TEXT_REVISION, display_version: v }),
+    ],
     ['missing (a row from before migration 0006)', () => ({ display: null, display_rev: null, display_version: null })],
   ] as const)('%s: never shown, rebuilt by the refresh', async (_what, stale) => {
     const uuid = uuids[0]!;
@@ -165,7 +194,11 @@ describe('stored display documents', () => {
   it('read in one query (expected misses) or two, a page holds the same node texts, a stale document rebuilt either way', async () => {
     const uuid = uuids[2]!;
     const version = (await nodeRow(ts, uuid))!.version as number;
-    await touchRow(uuid, { display: `"uuid":"${uuid}","driver_info":{"redfish_password":"${SECRET}"}`, display_rev: 'other-code', display_version: version + 1 });
+    await touchRow(uuid, {
+      display: `"uuid":"${uuid}","driver_info":{"redfish_password":"${SECRET}"}`,
+      display_rev: 'other-code',
+      display_version: version + 1,
+    });
     const list = (expectMisses: boolean) =>
       ts.server.services.inventory.nodes.list(p.admin.context!, {
         filters: {},

@@ -73,7 +73,19 @@ describe('validate and vifs', () => {
     for (const who of [p.admin, p.owner, p.lessee]) {
       const r = await bm(ts, who, 'GET', `/v1/nodes/${n.uuid}/validate`);
       expect(r.status).toBe(200);
-      expect(Object.keys(r.body).sort()).toEqual(['bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network', 'power', 'raid', 'rescue', 'storage']);
+      expect(Object.keys(r.body).sort()).toEqual([
+        'bios',
+        'boot',
+        'console',
+        'deploy',
+        'inspect',
+        'management',
+        'network',
+        'power',
+        'raid',
+        'rescue',
+        'storage',
+      ]);
       expect(r.body.power).toEqual({ result: true, reason: null });
     }
     expect((await bm(ts, p.admin, 'GET', `/v1/nodes/validate?node=${n.uuid}`)).body.power.result).toBe(true);
@@ -87,7 +99,8 @@ describe('validate and vifs', () => {
   });
 
   it('vifs: empty list for admin, owner, lessee; others 404/401; 404 before 1.28', async () => {
-    for (const who of [p.admin, p.owner, p.lessee]) expect((await bm(ts, who, 'GET', `/v1/nodes/${n.uuid}/vifs`)).body).toEqual({ vifs: [] });
+    for (const who of [p.admin, p.owner, p.lessee])
+      expect((await bm(ts, who, 'GET', `/v1/nodes/${n.uuid}/vifs`)).body).toEqual({ vifs: [] });
     expectError(await bm(ts, p.other, 'GET', `/v1/nodes/${n.uuid}/vifs`), 404);
     expectError(await bm(ts, p.anonymous, 'GET', `/v1/nodes/${n.uuid}/vifs`), 401);
     expectError(await bm(ts, p.admin, 'GET', `/v1/nodes/${n.uuid}/vifs`, undefined, '1.27'), 404);

@@ -34,7 +34,19 @@ describe('GET /v1/nodes/{id}/states', () => {
       const r = await bm(ts, who, 'GET', `/v1/nodes/${n.uuid}/states`);
       expect(r.status).toBe(200);
       expect(Object.keys(r.body).sort()).toEqual(
-        ['boot_mode', 'console_enabled', 'last_error', 'power_state', 'provision_state', 'provision_updated_at', 'raid_config', 'secure_boot', 'target_power_state', 'target_provision_state', 'target_raid_config'].sort(),
+        [
+          'boot_mode',
+          'console_enabled',
+          'last_error',
+          'power_state',
+          'provision_state',
+          'provision_updated_at',
+          'raid_config',
+          'secure_boot',
+          'target_power_state',
+          'target_provision_state',
+          'target_raid_config',
+        ].sort(),
       );
     }
     expect(Object.keys((await bm(ts, p.admin, 'GET', `/v1/nodes/${n.uuid}/states`, undefined, '1.11')).body)).not.toContain('boot_mode');
@@ -45,7 +57,11 @@ describe('GET /v1/nodes/{id}/states', () => {
 
 describe('PUT /v1/nodes/{id}/states/power', () => {
   it('admin, owner and lessee request power changes (202, target set, conductor woken)', async () => {
-    for (const [who, target] of [[p.admin, 'power on'], [p.owner, 'power off'], [p.lessee, 'rebooting']] as const) {
+    for (const [who, target] of [
+      [p.admin, 'power on'],
+      [p.owner, 'power off'],
+      [p.lessee, 'rebooting'],
+    ] as const) {
       const n = await fresh();
       const r = await bm(ts, who, 'PUT', `/v1/nodes/${n.uuid}/states/power`, { target });
       expect(r.status, r.text).toBe(202);
@@ -85,7 +101,11 @@ describe('PUT /v1/nodes/{id}/states/power', () => {
 
     const l = await fresh();
     expect(await ts.server.services.inventory.nodeRepository.reserve(l.uuid, 'conductor-x')).toBe(true);
-    expectError(await bm(ts, p.admin, 'PUT', `/v1/nodes/${l.uuid}/states/power`, { target: 'power on' }), 409, /locked by host conductor-x/);
+    expectError(
+      await bm(ts, p.admin, 'PUT', `/v1/nodes/${l.uuid}/states/power`, { target: 'power on' }),
+      409,
+      /locked by host conductor-x/,
+    );
     await ts.server.services.inventory.nodeRepository.release(l.uuid, 'conductor-x');
     expect((await bm(ts, p.admin, 'PUT', `/v1/nodes/${l.uuid}/states/power`, { target: 'power on' })).status).toBe(202);
   });
@@ -159,9 +179,16 @@ describe('PUT /v1/nodes/{id}/states/provision', () => {
     await forceNode(ts, n.uuid, { provision_state: 'manageable' });
     expectError(await bm(ts, p.admin, 'PUT', url, { target: 'clean' }), 400, /clean_steps/);
     expectError(await bm(ts, p.admin, 'PUT', url, { target: 'clean', clean_steps: [{ interface: 'bogus', step: 'x' }] }), 400, /interface/);
-    expectError(await bm(ts, p.admin, 'PUT', url, { target: 'provide', clean_steps: [{ interface: 'deploy', step: 'erase_devices' }] }), 400, /only valid/);
+    expectError(
+      await bm(ts, p.admin, 'PUT', url, { target: 'provide', clean_steps: [{ interface: 'deploy', step: 'erase_devices' }] }),
+      400,
+      /only valid/,
+    );
     expectError(await bm(ts, p.admin, 'PUT', url, { target: 'manage', configdrive: 'abc' }), 400, /config drive/);
-    expect((await bm(ts, p.admin, 'PUT', url, { target: 'clean', clean_steps: [{ interface: 'deploy', step: 'erase_devices_metadata' }] })).status).toBe(202);
+    expect(
+      (await bm(ts, p.admin, 'PUT', url, { target: 'clean', clean_steps: [{ interface: 'deploy', step: 'erase_devices_metadata' }] }))
+        .status,
+    ).toBe(202);
     const s = (await bm(ts, p.admin, 'GET', `/v1/nodes/${n.uuid}`)).body;
     expect([s.provision_state, s.target_provision_state]).toEqual(['cleaning', 'manageable']);
     expect(s.driver_internal_info.clean_steps).toEqual([{ interface: 'deploy', step: 'erase_devices_metadata' }]);
@@ -169,7 +196,9 @@ describe('PUT /v1/nodes/{id}/states/provision', () => {
     const r = await fresh();
     await forceNode(ts, r.uuid, { provision_state: 'active' });
     expectError(await bm(ts, p.admin, 'PUT', `/v1/nodes/${r.uuid}/states/provision`, { target: 'rescue' }), 400, /rescue_password/);
-    expect((await bm(ts, p.admin, 'PUT', `/v1/nodes/${r.uuid}/states/provision`, { target: 'rescue', rescue_password: 'pw' })).status).toBe(202);
+    expect((await bm(ts, p.admin, 'PUT', `/v1/nodes/${r.uuid}/states/provision`, { target: 'rescue', rescue_password: 'pw' })).status).toBe(
+      202,
+    );
     expect((await bm(ts, p.admin, 'GET', `/v1/nodes/${r.uuid}`)).body.instance_info.rescue_password).toBe('******');
   });
 

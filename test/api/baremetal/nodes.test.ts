@@ -31,7 +31,15 @@ describe('GET /v1/nodes', () => {
     expect(r.status).toBe(200);
     expect(names(r.body)).toEqual(['n1', 'n2', 'n3']);
     expect(r.body.nodes.find((n: any) => n.name === 'n3').uuid).toBe(n3.uuid);
-    expect(Object.keys(r.body.nodes[0]).sort()).toEqual(['instance_uuid', 'links', 'maintenance', 'name', 'power_state', 'provision_state', 'uuid']);
+    expect(Object.keys(r.body.nodes[0]).sort()).toEqual([
+      'instance_uuid',
+      'links',
+      'maintenance',
+      'name',
+      'power_state',
+      'provision_state',
+      'uuid',
+    ]);
     expect(r.body.next).toBeUndefined();
   });
 
@@ -163,14 +171,30 @@ describe('GET /v1/nodes/{ident}', () => {
 describe('POST /v1/nodes', () => {
   it('admin creates (201, Location, enroll, defaults); others are refused and nothing is written', async () => {
     const before = await countRows(ts, 'nodes');
-    for (const [who, status] of [[p.owner, 403], [p.lessee, 403], [p.other, 403], [p.anonymous, 401]] as const) {
+    for (const [who, status] of [
+      [p.owner, 403],
+      [p.lessee, 403],
+      [p.other, 403],
+      [p.anonymous, 401],
+    ] as const) {
       expectError(await bm(ts, who, 'POST', '/v1/nodes', { driver: 'fake-hardware', name: `x-${who.name}` }), status);
     }
     expect(await countRows(ts, 'nodes')).toBe(before);
-    const r = await bm(ts, p.admin, 'POST', '/v1/nodes', { driver: 'fake-hardware', name: 'created', uuid: '6ED0F1B0-4C4A-4A11-9C0A-000000000001' });
+    const r = await bm(ts, p.admin, 'POST', '/v1/nodes', {
+      driver: 'fake-hardware',
+      name: 'created',
+      uuid: '6ED0F1B0-4C4A-4A11-9C0A-000000000001',
+    });
     expect(r.status).toBe(201);
     expect(r.headers.get('location')).toBe(`${ts.url}/baremetal/v1/nodes/6ed0f1b0-4c4a-4a11-9c0a-000000000001`);
-    expect(r.body).toMatchObject({ uuid: '6ed0f1b0-4c4a-4a11-9c0a-000000000001', provision_state: 'enroll', power_state: null, maintenance: false, conductor_group: '', boot_interface: 'fake' });
+    expect(r.body).toMatchObject({
+      uuid: '6ed0f1b0-4c4a-4a11-9c0a-000000000001',
+      provision_state: 'enroll',
+      power_state: null,
+      maintenance: false,
+      conductor_group: '',
+      boot_interface: 'fake',
+    });
     expect(await countRows(ts, 'nodes')).toBe(before + 1);
   });
 
@@ -207,8 +231,16 @@ describe('PATCH /v1/nodes/{ident}', () => {
     const o = await bm(ts, p.owner, 'PATCH', '/v1/nodes/n1', [{ op: 'add', path: '/properties/cpus', value: 16 }]);
     expect(o.status, o.text).toBe(200);
     expect(o.body.properties.cpus).toBe(16);
-    expectError(await bm(ts, p.owner, 'PATCH', '/v1/nodes/n1', [{ op: 'replace', path: '/owner', value: p.other.projectId }]), 403, /update:owner/);
-    expectError(await bm(ts, p.lessee, 'PATCH', '/v1/nodes/n1', [{ op: 'add', path: '/properties/cpus', value: 1 }]), 403, /update:properties/);
+    expectError(
+      await bm(ts, p.owner, 'PATCH', '/v1/nodes/n1', [{ op: 'replace', path: '/owner', value: p.other.projectId }]),
+      403,
+      /update:owner/,
+    );
+    expectError(
+      await bm(ts, p.lessee, 'PATCH', '/v1/nodes/n1', [{ op: 'add', path: '/properties/cpus', value: 1 }]),
+      403,
+      /update:properties/,
+    );
     expectError(await bm(ts, p.lessee, 'PATCH', '/v1/nodes/n1', [{ op: 'replace', path: '/description', value: 'mine' }]), 403);
     const li = await bm(ts, p.lessee, 'PATCH', '/v1/nodes/n1', [
       { op: 'add', path: '/instance_info/image_source', value: 'http://img/x.qcow2' },
@@ -231,16 +263,32 @@ describe('PATCH /v1/nodes/{ident}', () => {
     expectError(await bm(ts, p.admin, 'PATCH', '/v1/nodes/n1', [{ op: 'add', path: '/foo', value: 1 }]), 400, /Cannot patch \/foo/);
     expectError(await bm(ts, p.admin, 'PATCH', '/v1/nodes/n1', [{ op: 'replace', path: '/uuid', value: n2.uuid }]), 400, /Cannot patch/);
     expectError(await bm(ts, p.admin, 'PATCH', '/v1/nodes/n1', [{ op: 'remove', path: '/driver' }]), 400, /driver/);
-    expectError(await bm(ts, p.admin, 'PATCH', '/v1/nodes/n1', [{ op: 'remove', path: '/extra/nope' }]), 400, /PatchError|Couldn't apply|non-existent/);
+    expectError(
+      await bm(ts, p.admin, 'PATCH', '/v1/nodes/n1', [{ op: 'remove', path: '/extra/nope' }]),
+      400,
+      /PatchError|Couldn't apply|non-existent/,
+    );
     expectError(await bm(ts, p.admin, 'PATCH', '/v1/nodes/n1', [{ op: 'replace', path: '/name', value: 'n2' }]), 409, /name n2/);
     expectError(await bm(ts, p.admin, 'PATCH', '/v1/nodes/n1', [{ op: 'replace', path: '/maintenance', value: 'perhaps' }]), 400);
-    expectError(await bm(ts, p.admin, 'PATCH', '/v1/nodes/n1?reset_interfaces=true', [{ op: 'add', path: '/extra/a', value: 1 }]), 400, /reset_interfaces/);
+    expectError(
+      await bm(ts, p.admin, 'PATCH', '/v1/nodes/n1?reset_interfaces=true', [{ op: 'add', path: '/extra/a', value: 1 }]),
+      400,
+      /reset_interfaces/,
+    );
     expectError(await bm(ts, p.admin, 'PATCH', '/v1/nodes/n1', [{ op: 'replace', path: '/protected', value: true }]), 409, /protected/);
     const m = await bm(ts, p.admin, 'PATCH', '/v1/nodes/n3', [{ op: 'replace', path: '/maintenance', value: 'false' }]);
     expect(m.body).toMatchObject({ maintenance: false, maintenance_reason: null });
-    const iu = await bm(ts, p.admin, 'PATCH', '/v1/nodes/n3', [{ op: 'add', path: '/instance_uuid', value: '11111111-2222-3333-4444-555555555555' }]);
+    const iu = await bm(ts, p.admin, 'PATCH', '/v1/nodes/n3', [
+      { op: 'add', path: '/instance_uuid', value: '11111111-2222-3333-4444-555555555555' },
+    ]);
     expect(iu.status).toBe(200);
-    expectError(await bm(ts, p.admin, 'PATCH', '/v1/nodes/n3', [{ op: 'replace', path: '/instance_uuid', value: '11111111-2222-3333-4444-555555555556' }]), 409, /associated/);
+    expectError(
+      await bm(ts, p.admin, 'PATCH', '/v1/nodes/n3', [
+        { op: 'replace', path: '/instance_uuid', value: '11111111-2222-3333-4444-555555555556' },
+      ]),
+      409,
+      /associated/,
+    );
     expect((await bm(ts, p.admin, 'PATCH', '/v1/nodes/n3', [{ op: 'remove', path: '/instance_uuid' }])).body.instance_uuid).toBeNull();
   });
 
@@ -286,7 +334,14 @@ describe('DELETE /v1/nodes/{ident}', () => {
   it('refuses protected nodes (403) and nodes with an instance outside maintenance (409)', async () => {
     const n = await createNode(ts, p, { name: 'guarded' });
     await forceNode(ts, n.uuid, { provision_state: 'active' });
-    expect((await bm(ts, p.admin, 'PATCH', '/v1/nodes/guarded', [{ op: 'replace', path: '/protected', value: true }, { op: 'replace', path: '/protected_reason', value: 'prod' }])).status).toBe(200);
+    expect(
+      (
+        await bm(ts, p.admin, 'PATCH', '/v1/nodes/guarded', [
+          { op: 'replace', path: '/protected', value: true },
+          { op: 'replace', path: '/protected_reason', value: 'prod' },
+        ])
+      ).status,
+    ).toBe(200);
     await bm(ts, p.admin, 'PUT', '/v1/nodes/guarded/maintenance');
     expectError(await bm(ts, p.admin, 'DELETE', '/v1/nodes/guarded'), 403, /protected/);
     await bm(ts, p.admin, 'PATCH', '/v1/nodes/guarded', [{ op: 'replace', path: '/protected', value: false }]);

@@ -15,7 +15,13 @@ beforeAll(async () => {
   ts = await startTestServer();
   p = await createPersonas(ts);
   for (let i = 0; i < 7; i++) {
-    made.push(await createNode(ts, p, { name: `page-${String.fromCharCode(103 - i)}`, resource_class: i % 2 ? 'odd' : 'even', lessee: i < 3 ? p.lessee.projectId : null }));
+    made.push(
+      await createNode(ts, p, {
+        name: `page-${String.fromCharCode(103 - i)}`,
+        resource_class: i % 2 ? 'odd' : 'even',
+        lessee: i < 3 ? p.lessee.projectId : null,
+      }),
+    );
   }
   for (let i = 0; i < 5; i++) await createPort(ts, p, made[0].uuid, `52:54:00:00:10:0${i}`);
 });
@@ -38,11 +44,7 @@ async function walk(first: string): Promise<string[][]> {
 describe('node pagination', () => {
   it('pages in creation order by default and stops when a page is short', async () => {
     const pages = await walk('/v1/nodes?limit=3');
-    expect(pages).toEqual([
-      ['page-g', 'page-f', 'page-e'],
-      ['page-d', 'page-c', 'page-b'],
-      ['page-a'],
-    ]);
+    expect(pages).toEqual([['page-g', 'page-f', 'page-e'], ['page-d', 'page-c', 'page-b'], ['page-a']]);
   });
 
   it('emits next only on full pages, with limit, marker and the other parameters', async () => {
@@ -57,8 +59,24 @@ describe('node pagination', () => {
   });
 
   it('sorts by a key in either direction, with the marker honouring the sort', async () => {
-    expect((await walk('/v1/nodes?sort_key=name&limit=3')).flat()).toEqual(['page-a', 'page-b', 'page-c', 'page-d', 'page-e', 'page-f', 'page-g']);
-    expect((await walk('/v1/nodes?sort_key=name&sort_dir=desc&limit=4')).flat()).toEqual(['page-g', 'page-f', 'page-e', 'page-d', 'page-c', 'page-b', 'page-a']);
+    expect((await walk('/v1/nodes?sort_key=name&limit=3')).flat()).toEqual([
+      'page-a',
+      'page-b',
+      'page-c',
+      'page-d',
+      'page-e',
+      'page-f',
+      'page-g',
+    ]);
+    expect((await walk('/v1/nodes?sort_key=name&sort_dir=desc&limit=4')).flat()).toEqual([
+      'page-g',
+      'page-f',
+      'page-e',
+      'page-d',
+      'page-c',
+      'page-b',
+      'page-a',
+    ]);
     const byClass = (await walk('/v1/nodes?sort_key=resource_class&limit=2')).flat();
     expect(byClass).toEqual(['page-g', 'page-e', 'page-c', 'page-a', 'page-f', 'page-d', 'page-b']);
   });
@@ -89,7 +107,12 @@ describe('port pagination', () => {
     expect(first.body.ports.map((x: any) => x.address)).toEqual(['52:54:00:00:10:00', '52:54:00:00:10:01']);
     expect(first.body.next).toBe(`${ts.url}/baremetal/v1/ports?limit=2&marker=${first.body.ports[1].uuid}`);
     const sub = await bm(ts, p.admin, 'GET', `/v1/nodes/${made[0].uuid}/ports?limit=4&sort_key=address&sort_dir=desc`);
-    expect(sub.body.ports.map((x: any) => x.address)).toEqual(['52:54:00:00:10:04', '52:54:00:00:10:03', '52:54:00:00:10:02', '52:54:00:00:10:01']);
+    expect(sub.body.ports.map((x: any) => x.address)).toEqual([
+      '52:54:00:00:10:04',
+      '52:54:00:00:10:03',
+      '52:54:00:00:10:02',
+      '52:54:00:00:10:01',
+    ]);
     expect(sub.body.next).toContain(`/v1/nodes/${made[0].uuid}/ports?sort_key=address&sort_dir=desc&limit=4&marker=`);
     const rest = await bm(ts, p.admin, 'GET', sub.body.next.slice(`${ts.url}/baremetal`.length));
     expect(rest.body.ports.map((x: any) => x.address)).toEqual(['52:54:00:00:10:00']);

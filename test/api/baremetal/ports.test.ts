@@ -20,7 +20,10 @@ beforeAll(async () => {
   p = await createPersonas(ts);
   n1 = await createNode(ts, p, { name: 'pn1' });
   n2 = await createNode(ts, p, { name: 'pn2', owner: null, lessee: null });
-  port1 = await createPort(ts, p, n1.uuid, '52:54:00:00:01:01', { local_link_connection: { port_id: 'Eth1/1', switch_id: '0A:00:00:00:00:01' }, physical_network: 'physnet1' });
+  port1 = await createPort(ts, p, n1.uuid, '52:54:00:00:01:01', {
+    local_link_connection: { port_id: 'Eth1/1', switch_id: '0A:00:00:00:00:01' },
+    physical_network: 'physnet1',
+  });
   port2 = await createPort(ts, p, n2.uuid, '52:54:00:00:02:01');
 });
 afterAll(async () => ts?.close());
@@ -47,9 +50,27 @@ describe('GET /v1/ports', () => {
     expectError(await bm(ts, p.other, 'GET', '/v1/ports?node=pn1'), 404);
     const d = (await bm(ts, p.admin, 'GET', '/v1/ports?detail=true')).body.ports[0];
     expect(Object.keys(d).sort()).toEqual(
-      ['address', 'created_at', 'extra', 'internal_info', 'is_smartnic', 'links', 'local_link_connection', 'node_uuid', 'physical_network', 'portgroup_uuid', 'pxe_enabled', 'updated_at', 'uuid'].sort(),
+      [
+        'address',
+        'created_at',
+        'extra',
+        'internal_info',
+        'is_smartnic',
+        'links',
+        'local_link_connection',
+        'node_uuid',
+        'physical_network',
+        'portgroup_uuid',
+        'pxe_enabled',
+        'updated_at',
+        'uuid',
+      ].sort(),
     );
-    expect(Object.keys((await bm(ts, p.admin, 'GET', '/v1/ports?fields=address,pxe_enabled')).body.ports[0]).sort()).toEqual(['address', 'links', 'pxe_enabled']);
+    expect(Object.keys((await bm(ts, p.admin, 'GET', '/v1/ports?fields=address,pxe_enabled')).body.ports[0]).sort()).toEqual([
+      'address',
+      'links',
+      'pxe_enabled',
+    ]);
     expectError(await bm(ts, p.admin, 'GET', '/v1/ports?fields=address,colour'), 400);
     expectError(await bm(ts, p.admin, 'GET', '/v1/ports?fields=physical_network', undefined, '1.33'), 406);
   });
@@ -60,7 +81,14 @@ describe('GET /v1/ports/{uuid}', () => {
     for (const who of [p.admin, p.owner, p.lessee]) {
       const r = await bm(ts, who, 'GET', `/v1/ports/${port1.uuid}`);
       expect(r.status).toBe(200);
-      expect(r.body).toMatchObject({ address: '52:54:00:00:01:01', node_uuid: n1.uuid, pxe_enabled: true, physical_network: 'physnet1', internal_info: {}, local_link_connection: { port_id: 'Eth1/1', switch_id: '0a:00:00:00:00:01' } });
+      expect(r.body).toMatchObject({
+        address: '52:54:00:00:01:01',
+        node_uuid: n1.uuid,
+        pxe_enabled: true,
+        physical_network: 'physnet1',
+        internal_info: {},
+        local_link_connection: { port_id: 'Eth1/1', switch_id: '0a:00:00:00:00:01' },
+      });
       expect(r.body.links[0].href).toBe(`${ts.url}/baremetal/v1/ports/${port1.uuid}`);
     }
     expectError(await bm(ts, p.other, 'GET', `/v1/ports/${port1.uuid}`), 404, /Port .* could not be found/);
@@ -76,14 +104,31 @@ describe('GET /v1/ports/{uuid}', () => {
 describe('POST /v1/ports', () => {
   it('admin and owner create on the node; lessee 403; another project and unknown nodes 400; anonymous 401', async () => {
     const before = await countRows(ts, 'ports');
-    const a = await bm(ts, p.owner, 'POST', '/v1/ports', { node_uuid: n1.uuid, address: 'AA:BB:CC:00:00:01', extra: { slot: 1 }, pxe_enabled: 'false' });
+    const a = await bm(ts, p.owner, 'POST', '/v1/ports', {
+      node_uuid: n1.uuid,
+      address: 'AA:BB:CC:00:00:01',
+      extra: { slot: 1 },
+      pxe_enabled: 'false',
+    });
     expect(a.status, a.text).toBe(201);
     expect(a.headers.get('location')).toBe(`${ts.url}/baremetal/v1/ports/${a.body.uuid}`);
     expect(a.body).toMatchObject({ address: 'aa:bb:cc:00:00:01', extra: { slot: 1 }, pxe_enabled: false, is_smartnic: false });
     expectError(await bm(ts, p.lessee, 'POST', '/v1/ports', { node_uuid: n1.uuid, address: 'aa:bb:cc:00:00:02' }), 403);
-    expectError(await bm(ts, p.other, 'POST', '/v1/ports', { node_uuid: n1.uuid, address: 'aa:bb:cc:00:00:03' }), 400, /could not be found/);
-    expectError(await bm(ts, p.owner, 'POST', '/v1/ports', { node_uuid: n2.uuid, address: 'aa:bb:cc:00:00:04' }), 400, /could not be found/);
-    expectError(await bm(ts, p.admin, 'POST', '/v1/ports', { node_uuid: '0b7a0d0d-0000-4000-8000-000000000000', address: 'aa:bb:cc:00:00:05' }), 400, /could not be found/);
+    expectError(
+      await bm(ts, p.other, 'POST', '/v1/ports', { node_uuid: n1.uuid, address: 'aa:bb:cc:00:00:03' }),
+      400,
+      /could not be found/,
+    );
+    expectError(
+      await bm(ts, p.owner, 'POST', '/v1/ports', { node_uuid: n2.uuid, address: 'aa:bb:cc:00:00:04' }),
+      400,
+      /could not be found/,
+    );
+    expectError(
+      await bm(ts, p.admin, 'POST', '/v1/ports', { node_uuid: '0b7a0d0d-0000-4000-8000-000000000000', address: 'aa:bb:cc:00:00:05' }),
+      400,
+      /could not be found/,
+    );
     expectError(await bm(ts, p.anonymous, 'POST', '/v1/ports', { node_uuid: n1.uuid, address: 'aa:bb:cc:00:00:06' }), 401);
     expect(await countRows(ts, 'ports')).toBe(before + 1);
   });
@@ -95,13 +140,20 @@ describe('POST /v1/ports', () => {
     expectError(await post({ address: '52:54:00:00:01:01' }), 409, /already exists/);
     expectError(await post({ address: '52:54:00:00:01:01'.toUpperCase() }), 409);
     expectError(await post({ address: 'aa:bb:cc:00:01:01', local_link_connection: { port_id: 'x' } }), 400, /switch_id/);
-    expectError(await post({ address: 'aa:bb:cc:00:01:02', local_link_connection: { port_id: 'x', switch_id: 'bogus' } }), 400, /OpenFlow datapath ID/);
+    expectError(
+      await post({ address: 'aa:bb:cc:00:01:02', local_link_connection: { port_id: 'x', switch_id: 'bogus' } }),
+      400,
+      /OpenFlow datapath ID/,
+    );
     expectError(await post({ address: 'aa:bb:cc:00:01:03', colour: 'red' }), 400, /unexpected field "colour"/);
     expectError(await post({ address: 'aa:bb:cc:00:01:04', physical_network: '' }), 400, /physical_network/);
     expectError(await post({ address: 'aa:bb:cc:00:01:05', portgroup_uuid: n1.uuid }), 400, /Portgroup/);
     expectError(await post({ address: 'aa:bb:cc:00:01:06', internal_info: { a: 1 } }), 400);
     expectError(await bm(ts, p.admin, 'POST', '/v1/ports', { address: 'aa:bb:cc:00:01:07' }), 400, /node_uuid/);
-    expectError(await bm(ts, p.admin, 'POST', '/v1/ports', { node_uuid: n1.uuid, address: 'aa:bb:cc:00:01:08', physical_network: 'p' }, '1.33'), 406);
+    expectError(
+      await bm(ts, p.admin, 'POST', '/v1/ports', { node_uuid: n1.uuid, address: 'aa:bb:cc:00:01:08', physical_network: 'p' }, '1.33'),
+      406,
+    );
     expect(await countRows(ts, 'ports')).toBe(before);
     const ok = await post({ address: 'aa:bb:cc:00:01:09', local_link_connection: { network_type: 'unmanaged' } });
     expect(ok.status).toBe(201);
@@ -118,8 +170,15 @@ describe('PATCH and DELETE /v1/ports/{uuid}', () => {
     }
     expectError(await bm(ts, p.other, 'PATCH', `/v1/ports/${port.uuid}`, [{ op: 'add', path: '/extra/x', value: 1 }]), 404);
     expectError(await bm(ts, p.anonymous, 'PATCH', `/v1/ports/${port.uuid}`, [{ op: 'add', path: '/extra/x', value: 1 }]), 401);
-    expectError(await bm(ts, p.admin, 'PATCH', `/v1/ports/${port.uuid}`, [{ op: 'add', path: '/internal_info/x', value: 1 }]), 400, /Cannot patch/);
-    expectError(await bm(ts, p.admin, 'PATCH', `/v1/ports/${port.uuid}`, [{ op: 'replace', path: '/address', value: '52:54:00:00:01:01' }]), 409);
+    expectError(
+      await bm(ts, p.admin, 'PATCH', `/v1/ports/${port.uuid}`, [{ op: 'add', path: '/internal_info/x', value: 1 }]),
+      400,
+      /Cannot patch/,
+    );
+    expectError(
+      await bm(ts, p.admin, 'PATCH', `/v1/ports/${port.uuid}`, [{ op: 'replace', path: '/address', value: '52:54:00:00:01:01' }]),
+      409,
+    );
     expectError(await bm(ts, p.admin, 'PATCH', `/v1/ports/${port.uuid}`, [{ op: 'replace', path: '/address', value: 'zz' }]), 400, /MAC/);
     const mac = await bm(ts, p.admin, 'PATCH', `/v1/ports/${port.uuid}`, [{ op: 'replace', path: '/address', value: '52:54:00:00:03:FF' }]);
     expect(mac.body.address).toBe('52:54:00:00:03:ff');
@@ -130,11 +189,25 @@ describe('PATCH and DELETE /v1/ports/{uuid}', () => {
     const node = await createNode(ts, p, { name: 'deployed' });
     const port = await createPort(ts, p, node.uuid, '52:54:00:00:04:01');
     await forceNode(ts, node.uuid, { provision_state: 'active' });
-    expectError(await bm(ts, p.admin, 'PATCH', `/v1/ports/${port.uuid}`, [{ op: 'replace', path: '/pxe_enabled', value: false }]), 409, /connectivity/);
-    expectError(await bm(ts, p.admin, 'PATCH', `/v1/ports/${port.uuid}`, [{ op: 'replace', path: '/address', value: '52:54:00:00:04:02' }]), 409, /active/);
-    expectError(await bm(ts, p.owner, 'PATCH', `/v1/ports/${port.uuid}`, [{ op: 'replace', path: '/node_uuid', value: n2.uuid }]), 400, /could not be found/);
+    expectError(
+      await bm(ts, p.admin, 'PATCH', `/v1/ports/${port.uuid}`, [{ op: 'replace', path: '/pxe_enabled', value: false }]),
+      409,
+      /connectivity/,
+    );
+    expectError(
+      await bm(ts, p.admin, 'PATCH', `/v1/ports/${port.uuid}`, [{ op: 'replace', path: '/address', value: '52:54:00:00:04:02' }]),
+      409,
+      /active/,
+    );
+    expectError(
+      await bm(ts, p.owner, 'PATCH', `/v1/ports/${port.uuid}`, [{ op: 'replace', path: '/node_uuid', value: n2.uuid }]),
+      400,
+      /could not be found/,
+    );
     await forceNode(ts, node.uuid, { maintenance: true });
-    expect((await bm(ts, p.admin, 'PATCH', `/v1/ports/${port.uuid}`, [{ op: 'replace', path: '/pxe_enabled', value: false }])).body.pxe_enabled).toBe(false);
+    expect(
+      (await bm(ts, p.admin, 'PATCH', `/v1/ports/${port.uuid}`, [{ op: 'replace', path: '/pxe_enabled', value: false }])).body.pxe_enabled,
+    ).toBe(false);
     const moved = await bm(ts, p.admin, 'PATCH', `/v1/ports/${port.uuid}`, [{ op: 'replace', path: '/node_uuid', value: n2.uuid }]);
     expect(moved.body.node_uuid).toBe(n2.uuid);
   });

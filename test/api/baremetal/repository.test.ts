@@ -41,7 +41,10 @@ describe('node repository for the conductor', () => {
     const v = (await repo().get(n.uuid))!.version;
     await repo().reserve(n.uuid, 'h1');
     expect(await repo().update(n.uuid, v + 1, { description: 'three' }, Date.now())).toEqual({ ok: false, reason: 'reserved' });
-    expect(await repo().update('00000000-0000-4000-8000-00000000dead', 1, { description: 'x' }, Date.now())).toEqual({ ok: false, reason: 'missing' });
+    expect(await repo().update('00000000-0000-4000-8000-00000000dead', 1, { description: 'x' }, Date.now())).toEqual({
+      ok: false,
+      reason: 'missing',
+    });
     expect((await repo().get(n.uuid))!.description).toBe('one');
     await repo().release(n.uuid, 'h1');
   });
@@ -68,7 +71,11 @@ describe('node repository for the conductor', () => {
     const n = await createNode(ts, p, { name: 'result' });
     await repo().reserve(n.uuid, 'h3');
     const before = (await repo().get(n.uuid))!;
-    const after = await repo().applyConductorResult(n.uuid, { power_state: 'power on', target_power_state: null, last_error: null }, Date.now());
+    const after = await repo().applyConductorResult(
+      n.uuid,
+      { power_state: 'power on', target_power_state: null, last_error: null },
+      Date.now(),
+    );
     expect(after).toMatchObject({ power_state: 'power on', target_power_state: null, reservation: 'h3' });
     expect(after!.version).toBe(before.version + 1);
     expect(await repo().applyConductorResult('00000000-0000-4000-8000-00000000dead', {}, Date.now())).toBeNull();

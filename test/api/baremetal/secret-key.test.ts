@@ -31,16 +31,30 @@ describe('with ESI_SECRET_KEY and request logging on', () => {
     const schema = testDb() === 'postgres' ? `t_sec_${Date.now().toString(36)}` : undefined;
     const config = loadConfig(
       { port: 0, dataDir },
-      { ESI_ADMIN_PASSWORD: ADMIN_PASSWORD, ESI_LOG_LEVEL: 'trace', ESI_SECRET_KEY: generateSecretKey(), ...(schema ? { ESI_DATABASE_URL: TEST_PG_URL } : {}) },
+      {
+        ESI_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        ESI_LOG_LEVEL: 'trace',
+        ESI_SECRET_KEY: generateSecretKey(),
+        ...(schema ? { ESI_DATABASE_URL: TEST_PG_URL } : {}),
+      },
     );
     let server: Awaited<ReturnType<typeof startServer>> | null = null;
     try {
-      server = await startServer(config, { logger: pino({ level: 'trace', redact: LOG_REDACT }, sink), ...(schema ? { store: { pgSchema: schema, pgPoolSize: 4 } } : {}) });
+      server = await startServer(config, {
+        logger: pino({ level: 'trace', redact: LOG_REDACT }, sink),
+        ...(schema ? { store: { pgSchema: schema, pgPoolSize: 4 } } : {}),
+      });
       const local = { url: server.url!, server, config, dataDir, schema, close: async () => {} } as unknown as TestServer;
       const personas = await createPersonas(local);
-      const r = await bm(local, personas.admin, 'POST', '/v1/nodes', { driver: 'redfish', name: 'logged', driver_info: { redfish_address: 'http://127.0.0.1:9', redfish_username: 'root', redfish_password: PASSWORD } });
+      const r = await bm(local, personas.admin, 'POST', '/v1/nodes', {
+        driver: 'redfish',
+        name: 'logged',
+        driver_info: { redfish_address: 'http://127.0.0.1:9', redfish_username: 'root', redfish_password: PASSWORD },
+      });
       expect(r.status).toBe(201);
-      await bm(local, personas.admin, 'PATCH', '/v1/nodes/logged', [{ op: 'replace', path: '/driver_info/redfish_password', value: PASSWORD }]);
+      await bm(local, personas.admin, 'PATCH', '/v1/nodes/logged', [
+        { op: 'replace', path: '/driver_info/redfish_password', value: PASSWORD },
+      ]);
       // A BMC failure is a 500 whose error is logged: neither response nor log holds the password.
       const failed = await bm(local, personas.admin, 'GET', '/v1/nodes/logged/management/boot_device');
       expect(failed.status).toBe(500);

@@ -24,16 +24,30 @@ describe('driver_info secrets', () => {
     const created = await createNode(ts, p, {
       name: 'bmc1',
       driver: 'redfish',
-      driver_info: { redfish_address: 'http://127.0.0.1:9', redfish_username: 'root', redfish_password: PASSWORD, nested: { api_token: PASSWORD } },
+      driver_info: {
+        redfish_address: 'http://127.0.0.1:9',
+        redfish_username: 'root',
+        redfish_password: PASSWORD,
+        nested: { api_token: PASSWORD },
+      },
     });
-    expect(created.driver_info).toEqual({ redfish_address: 'http://127.0.0.1:9', redfish_username: 'root', redfish_password: '******', nested: { api_token: '******' } });
+    expect(created.driver_info).toEqual({
+      redfish_address: 'http://127.0.0.1:9',
+      redfish_username: 'root',
+      redfish_password: '******',
+      nested: { api_token: '******' },
+    });
     const texts = [
       (await bm(ts, p.admin, 'GET', '/v1/nodes/bmc1')).text,
       (await bm(ts, p.owner, 'GET', '/v1/nodes/bmc1')).text,
       (await bm(ts, p.lessee, 'GET', '/v1/nodes/bmc1')).text,
       (await bm(ts, p.admin, 'GET', '/v1/nodes/detail')).text,
       (await bm(ts, p.admin, 'GET', '/v1/nodes?fields=driver_info')).text,
-      (await bm(ts, p.admin, 'PATCH', '/v1/nodes/bmc1', [{ op: 'add', path: '/driver_info/redfish_system_id', value: '/redfish/v1/Systems/1' }])).text,
+      (
+        await bm(ts, p.admin, 'PATCH', '/v1/nodes/bmc1', [
+          { op: 'add', path: '/driver_info/redfish_system_id', value: '/redfish/v1/Systems/1' },
+        ])
+      ).text,
       (await bm(ts, p.admin, 'GET', '/v1/nodes/bmc1/validate')).text,
     ];
     for (const t of texts) expect(t).not.toContain(PASSWORD);
@@ -63,7 +77,10 @@ describe('driver_info secrets', () => {
   });
 
   it('mask instance_info secrets (configdrive, image_url, passwords)', async () => {
-    const n = await createNode(ts, p, { name: 'ii', instance_info: { image_url: 'http://swift/tmp?sig=x', configdrive: 'H4sI', admin_pass: 'x', image_source: 'img' } });
+    const n = await createNode(ts, p, {
+      name: 'ii',
+      instance_info: { image_url: 'http://swift/tmp?sig=x', configdrive: 'H4sI', admin_pass: 'x', image_source: 'img' },
+    });
     expect(n.instance_info).toEqual({ image_url: '******', configdrive: '******', admin_pass: '******', image_source: 'img' });
   });
 

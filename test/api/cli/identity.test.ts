@@ -56,12 +56,19 @@ describe('esi token issue', () => {
   });
 
   it('accepts OS_PROJECT_ID, OS_SYSTEM_SCOPE, OS_TOKEN and an auth URL without /v3', async () => {
-    const byId = await esiJson(['token', 'issue'], personaEnv(ts, 'lessee', { OS_PROJECT_NAME: '', OS_PROJECT_ID: personas.lessee.projectId! }));
+    const byId = await esiJson(
+      ['token', 'issue'],
+      personaEnv(ts, 'lessee', { OS_PROJECT_NAME: '', OS_PROJECT_ID: personas.lessee.projectId! }),
+    );
     expect(byId.project_id).toBe(personas.lessee.projectId);
     const sys = await esiJson(['token', 'issue'], personaEnv(ts, 'admin', { OS_PROJECT_NAME: '', OS_SYSTEM_SCOPE: 'all' }));
     expect(sys.system).toBe('all');
     expect(sys.project_id).toBeUndefined();
-    const viaToken = await esiJson(['token', 'issue'], { OS_AUTH_URL: `${ts.url}/identity`, OS_TOKEN: personas.other.token!, OS_PROJECT_NAME: 'o2' });
+    const viaToken = await esiJson(['token', 'issue'], {
+      OS_AUTH_URL: `${ts.url}/identity`,
+      OS_TOKEN: personas.other.token!,
+      OS_PROJECT_NAME: 'o2',
+    });
     expect(viaToken.project_id).toBe(personas.other.projectId);
     expect(viaToken.user_id).toBe(personas.other.userId);
   });
@@ -110,7 +117,10 @@ describe('esi catalog list', () => {
     // Without a project the login is scoped to the user's default project (Keystone default
     // scoping), so this needs a user without one.
     await ts.server.services.identity.directory.createUser(personas.admin.context!, { name: 'no-default', password: 'pw-nd' });
-    const r = await esi(['offer', 'list'], personaEnv(ts, 'owner', { OS_USERNAME: 'no-default', OS_PASSWORD: 'pw-nd', OS_PROJECT_NAME: '', OS_PROJECT_DOMAIN_NAME: '' }));
+    const r = await esi(
+      ['offer', 'list'],
+      personaEnv(ts, 'owner', { OS_USERNAME: 'no-default', OS_PASSWORD: 'pw-nd', OS_PROJECT_NAME: '', OS_PROJECT_DOMAIN_NAME: '' }),
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('esi: the token has no service catalogue: set OS_PROJECT_NAME (or OS_PROJECT_ID, or OS_SYSTEM_SCOPE=all).\n');
     const scoped = await esiJson(['token', 'issue'], personaEnv(ts, 'owner', { OS_PROJECT_NAME: '', OS_PROJECT_DOMAIN_NAME: '' }));

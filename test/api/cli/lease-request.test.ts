@@ -24,8 +24,19 @@ beforeAll(async () => {
     ['cr-disk-1', { memory_mb: 32768, local_gb: 2000 }],
   ];
   for (const [name, properties] of hw) {
-    const n = await call(ts, personas.admin, 'POST', '/baremetal/v1/nodes', { name, driver: 'fake-hardware', owner: personas.owner.projectId, properties }, { 'x-openstack-ironic-api-version': '1.78' });
-    const o = await call(ts, personas.owner, 'POST', '/lease/v1/offers', { resource_uuid: n.body.uuid, start_time: iso(start), end_time: iso(start + 30 * DAY) });
+    const n = await call(
+      ts,
+      personas.admin,
+      'POST',
+      '/baremetal/v1/nodes',
+      { name, driver: 'fake-hardware', owner: personas.owner.projectId, properties },
+      { 'x-openstack-ironic-api-version': '1.78' },
+    );
+    const o = await call(ts, personas.owner, 'POST', '/lease/v1/offers', {
+      resource_uuid: n.body.uuid,
+      start_time: iso(start),
+      end_time: iso(start + 30 * DAY),
+    });
     expect(o.status).toBe(201);
   }
 });
@@ -34,20 +45,50 @@ afterAll(async () => ts?.close());
 describe('esi lease request', () => {
   it('one group from --count and --property filters, with --duration', async () => {
     const leases = await esiJson(
-      ['lease', 'request', '--count', '2', '--property', 'memory_mb>=49152', '--property', 'gpus>=1', '--start-time', iso(start), '--duration', '1d', '--name', 'cli-req'],
+      [
+        'lease',
+        'request',
+        '--count',
+        '2',
+        '--property',
+        'memory_mb>=49152',
+        '--property',
+        'gpus>=1',
+        '--start-time',
+        iso(start),
+        '--duration',
+        '1d',
+        '--name',
+        'cli-req',
+      ],
       env('lessee'),
     );
     expect(leases.map((l: any) => l.Resource).sort()).toEqual(['cr-gpu-1', 'cr-gpu-2']);
-    expect(Object.keys(leases[0])).toEqual(['UUID', 'Resource', 'Resource Class', 'Project', 'Start Time', 'End Time', 'Offer UUID', 'Status', 'Purpose']);
+    expect(Object.keys(leases[0])).toEqual([
+      'UUID',
+      'Resource',
+      'Resource Class',
+      'Project',
+      'Start Time',
+      'End Time',
+      'Offer UUID',
+      'Status',
+      'Purpose',
+    ]);
     expect(leases[0]).toMatchObject({ Project: 'l1', 'Start Time': iso(start), 'End Time': iso(start + DAY), Status: 'created' });
   });
 
   it('several --group specs: all or nothing; a refusal names the group and the earliest window', async () => {
     const groups = ['--group', '1: memory_mb >= 49152 and gpus >= 2', '--group', '1 : local_gb >= 1000'];
-    const refused = await esi(['lease', 'request', ...groups, '--start-time', iso(start + 12 * 3_600_000), '--duration', '12h'], env('other'));
+    const refused = await esi(
+      ['lease', 'request', ...groups, '--start-time', iso(start + 12 * 3_600_000), '--duration', '12h'],
+      env('other'),
+    );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('group 1 (1 node, "memory_mb >= 49152 and gpus >= 2")');
-    expect(refused.stderr).toContain(`The earliest window for the whole request is ${iso(start + DAY)} to ${iso(start + DAY + 12 * 3_600_000)}.`);
+    expect(refused.stderr).toContain(
+      `The earliest window for the whole request is ${iso(start + DAY)} to ${iso(start + DAY + 12 * 3_600_000)}.`,
+    );
     const ok = await esiJson(['lease', 'request', ...groups, '--start-time', iso(start + DAY), '--duration', '12h'], env('other'));
     expect(ok.map((l: any) => l.Resource)).toEqual(['cr-gpu-2', 'cr-disk-1']);
   });
@@ -70,7 +111,17 @@ describe('esi quota', () => {
     const mine = await esiJson(['quota', 'show', 'l1'], env('lessee'));
     expect(mine).toMatchObject({ project: 'l1', max_nodes: 5, usage_peak_nodes: 2 });
     const listed = await esiJson(['quota', 'list'], env('lessee'));
-    expect(listed).toEqual([{ Project: 'l1', 'Max Nodes': 5, 'Max Node Hours': 100, 'Window Hours': 24, 'Nodes Now': 0, 'Peak Nodes': 2, 'Node Hours In Window': 0 }]);
+    expect(listed).toEqual([
+      {
+        Project: 'l1',
+        'Max Nodes': 5,
+        'Max Node Hours': 100,
+        'Window Hours': 24,
+        'Nodes Now': 0,
+        'Peak Nodes': 2,
+        'Node Hours In Window': 0,
+      },
+    ]);
     const denied = await esi(['quota', 'set', 'l1', '--max-nodes', '50'], env('lessee'));
     expect(denied.code).toBe(1);
     expect(denied.stderr).toContain('Access was denied to esi_leap:quota:set.');
@@ -78,6 +129,6 @@ describe('esi quota', () => {
     expect(cleared).toMatchObject({ max_nodes: null, max_node_hours: 100 });
     const del = await esi(['quota', 'delete', 'l1'], env('admin'));
     expect(del.stdout).toBe('Deleted quota of project l1\n');
-    expect((await esiJson(['quota', 'list'], env('admin')))).toEqual([]);
+    expect(await esiJson(['quota', 'list'], env('admin'))).toEqual([]);
   });
 });

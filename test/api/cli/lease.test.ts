@@ -45,11 +45,26 @@ describe('offers', () => {
   let limited: string;
 
   it('the owner creates offers; a lessee or another project cannot offer o1’s node', async () => {
-    const created = await esiJson(['offer', 'create', 'node-1', '--start-time', inDays(1), '--end-time', inDays(10), '--properties', '{"note": "open"}'], env('owner'));
-    expect(Object.keys(created)).toEqual(['availabilities', 'end_time', 'lessee', 'resource', 'resource_class', 'start_time', 'status', 'uuid']);
+    const created = await esiJson(
+      ['offer', 'create', 'node-1', '--start-time', inDays(1), '--end-time', inDays(10), '--properties', '{"note": "open"}'],
+      env('owner'),
+    );
+    expect(Object.keys(created)).toEqual([
+      'availabilities',
+      'end_time',
+      'lessee',
+      'resource',
+      'resource_class',
+      'start_time',
+      'status',
+      'uuid',
+    ]);
     expect(created).toMatchObject({ resource: 'node-1', resource_class: 'baremetal', status: 'available' });
     open = created.uuid;
-    const restricted = await esiJson(['offer', 'create', 'node-1', '--start-time', inDays(20), '--end-time', inDays(30), '--lessee', 'l1', '--name', 'for-l1'], env('owner'));
+    const restricted = await esiJson(
+      ['offer', 'create', 'node-1', '--start-time', inDays(20), '--end-time', inDays(30), '--lessee', 'l1', '--name', 'for-l1'],
+      env('owner'),
+    );
     expect(restricted.lessee).toBe('l1');
     limited = restricted.uuid;
     for (const name of ['lessee', 'other'] as const) {
@@ -71,7 +86,13 @@ describe('offers', () => {
     expect(seen.lessee).toEqual([open, limited].sort());
     expect(seen.other).toEqual([open]);
     const long = await esiJson(['offer', 'list', '--long'], env('owner'));
-    expect(Object.keys(long[0])).toEqual([...OFFER_LIST_COLUMNS.slice(0, 3), 'Resource Properties', ...OFFER_LIST_COLUMNS.slice(3), 'Project', 'Parent Lease UUID']);
+    expect(Object.keys(long[0])).toEqual([
+      ...OFFER_LIST_COLUMNS.slice(0, 3),
+      'Resource Properties',
+      ...OFFER_LIST_COLUMNS.slice(3),
+      'Project',
+      'Parent Lease UUID',
+    ]);
   });
 
   it('offer list filters: --property (client side), --time-range, --resource-uuid, --status', async () => {
@@ -92,8 +113,23 @@ describe('offers', () => {
   it('offer show: all fields sorted; unknown offers are one error line', async () => {
     const shown = await esiJson(['offer', 'show', open], env('lessee'));
     expect(Object.keys(shown)).toEqual([
-      'availabilities', 'end_time', 'lessee', 'lessee_id', 'name', 'parent_lease_uuid', 'project', 'project_id', 'properties',
-      'resource', 'resource_class', 'resource_properties', 'resource_type', 'resource_uuid', 'start_time', 'status', 'uuid',
+      'availabilities',
+      'end_time',
+      'lessee',
+      'lessee_id',
+      'name',
+      'parent_lease_uuid',
+      'project',
+      'project_id',
+      'properties',
+      'resource',
+      'resource_class',
+      'resource_properties',
+      'resource_type',
+      'resource_uuid',
+      'start_time',
+      'status',
+      'uuid',
     ]);
     expect(shown).toMatchObject({ uuid: open, project: 'o1', properties: { note: 'open' }, resource_type: 'ironic_node' });
     const missing = await esi(['offer', 'show', 'no-such-offer'], env('owner'));
@@ -105,8 +141,21 @@ describe('offers', () => {
   });
 
   it('offer claim: the lessee leases the node; the lease shows in lease list for lessee and owner only', async () => {
-    const lease = await esiJson(['offer', 'claim', open, '--start-time', inDays(2), '--end-time', inDays(3), '--properties', '{"why": "test"}'], env('lessee'));
-    expect(Object.keys(lease)).toEqual(['end_time', 'offer_uuid', 'project', 'purpose', 'resource', 'resource_class', 'start_time', 'status', 'uuid']);
+    const lease = await esiJson(
+      ['offer', 'claim', open, '--start-time', inDays(2), '--end-time', inDays(3), '--properties', '{"why": "test"}'],
+      env('lessee'),
+    );
+    expect(Object.keys(lease)).toEqual([
+      'end_time',
+      'offer_uuid',
+      'project',
+      'purpose',
+      'resource',
+      'resource_class',
+      'start_time',
+      'status',
+      'uuid',
+    ]);
     expect(lease).toMatchObject({ offer_uuid: open, project: 'l1', resource: 'node-1', status: 'created' });
     const lessees = await esiJson(['lease', 'list'], env('lessee'));
     expect(Object.keys(lessees[0])).toEqual(LEASE_LIST_COLUMNS);
@@ -134,7 +183,10 @@ describe('leases, nodes and events', () => {
   let direct: string;
 
   it('lease create: the owner leases node-2 to l1 directly; a lessee may not', async () => {
-    const lease = await esiJson(['lease', 'create', 'node-2', 'l1', '--start-time', inDays(1), '--end-time', inDays(5), '--name', 'direct', '--purpose', 'ci'], env('owner'));
+    const lease = await esiJson(
+      ['lease', 'create', 'node-2', 'l1', '--start-time', inDays(1), '--end-time', inDays(5), '--name', 'direct', '--purpose', 'ci'],
+      env('owner'),
+    );
     expect(lease).toMatchObject({ resource: 'node-2', project: 'l1', purpose: 'ci', status: 'created', offer_uuid: null });
     direct = lease.uuid;
     const denied = await esi(['lease', 'create', 'node-2', 'l1', '--start-time', inDays(6), '--end-time', inDays(7)], env('lessee'));
@@ -148,14 +200,44 @@ describe('leases, nodes and events', () => {
   it('lease show and list --long', async () => {
     const shown = await esiJson(['lease', 'show', direct], env('lessee'));
     expect(Object.keys(shown)).toEqual([
-      'end_time', 'expire_time', 'fulfill_time', 'name', 'offer_uuid', 'owner', 'owner_id', 'parent_lease_uuid', 'project', 'project_id',
-      'properties', 'purpose', 'resource', 'resource_class', 'resource_properties', 'resource_type', 'resource_uuid', 'start_time', 'status', 'uuid',
+      'end_time',
+      'expire_time',
+      'fulfill_time',
+      'name',
+      'offer_uuid',
+      'owner',
+      'owner_id',
+      'parent_lease_uuid',
+      'project',
+      'project_id',
+      'properties',
+      'purpose',
+      'resource',
+      'resource_class',
+      'resource_properties',
+      'resource_type',
+      'resource_uuid',
+      'start_time',
+      'status',
+      'uuid',
     ]);
     expect(shown).toMatchObject({ uuid: direct, owner: 'o1', project: 'l1', name: 'direct' });
     const long = await esiJson(['lease', 'list', '--long', '--resource-uuid', 'node-2'], env('owner'));
     expect(Object.keys(long[0])).toEqual([
-      'UUID', 'Resource', 'Resource Class', 'Resource Properties', 'Project', 'Start Time', 'End Time', 'Expire Time', 'Fulfill Time',
-      'Offer UUID', 'Owner', 'Parent Lease UUID', 'Status', 'Purpose',
+      'UUID',
+      'Resource',
+      'Resource Class',
+      'Resource Properties',
+      'Project',
+      'Start Time',
+      'End Time',
+      'Expire Time',
+      'Fulfill Time',
+      'Offer UUID',
+      'Owner',
+      'Parent Lease UUID',
+      'Status',
+      'Purpose',
     ]);
     expect(await esi(['lease', 'show', direct], env('other'))).toMatchObject({ code: 1 });
   });
@@ -173,7 +255,16 @@ describe('leases, nodes and events', () => {
 
   it('node list: the owner sees its nodes with names; another project sees none', async () => {
     const nodes = await esiJson(['node', 'list'], env('owner'));
-    expect(Object.keys(nodes[0])).toEqual(['Name', 'Owner', 'Lessee', 'Resource Class', 'Provision State', 'Maintenance', 'Offer UUID', 'Lease UUID']);
+    expect(Object.keys(nodes[0])).toEqual([
+      'Name',
+      'Owner',
+      'Lessee',
+      'Resource Class',
+      'Provision State',
+      'Maintenance',
+      'Offer UUID',
+      'Lease UUID',
+    ]);
     expect(nodes.map((n: any) => n.Name).sort()).toEqual(['node-1', 'node-2']);
     expect(nodes.every((n: any) => n.Owner === 'o1')).toBe(true);
     expect(await esiJson(['node', 'list'], env('other'))).toEqual([]);
@@ -187,7 +278,18 @@ describe('leases, nodes and events', () => {
     expect(r.code, r.stderr).toBe(0);
     const events = JSON.parse(r.stdout);
     expect(Array.isArray(events)).toBe(true);
-    for (const e of events) expect(Object.keys(e)).toEqual(['ID', 'Event Type', 'Event Time', 'Object Type', 'Object UUID', 'Resource Type', 'Resource UUID', 'Lessee ID', 'Owner ID']);
+    for (const e of events)
+      expect(Object.keys(e)).toEqual([
+        'ID',
+        'Event Type',
+        'Event Time',
+        'Object Type',
+        'Object UUID',
+        'Resource Type',
+        'Resource UUID',
+        'Lessee ID',
+        'Owner ID',
+      ]);
   });
 
   it('lease delete prints what it deleted; another project cannot', async () => {

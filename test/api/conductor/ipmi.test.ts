@@ -51,7 +51,12 @@ describe.skipIf(IPMI_SKIP !== null)('ipmi nodes through the API', () => {
 
   it('enrols with Ironic interface names; ipmi_password is sealed and masked for every caller who sees it (redacted for the lessee)', async () => {
     const n = await enrollIpmi('ipmi-a', bmc[0]);
-    expect(n).toMatchObject({ driver: 'ipmi', power_interface: 'ipmitool', management_interface: 'ipmitool', console_interface: 'ipmitool-socat' });
+    expect(n).toMatchObject({
+      driver: 'ipmi',
+      power_interface: 'ipmitool',
+      management_interface: 'ipmitool',
+      console_interface: 'ipmitool-socat',
+    });
     expect(n.driver_info).toEqual({ ...bmc[0].driverInfo, ipmi_password: '******' });
     for (const who of [p.admin, p.owner, p.lessee]) {
       const r = await bm(ts, who, 'GET', `/v1/nodes/${n.uuid}`);
@@ -68,7 +73,9 @@ describe.skipIf(IPMI_SKIP !== null)('ipmi nodes through the API', () => {
     const row = await nodeRow(ts, n.uuid);
     expect(JSON.stringify(row)).not.toContain(PASSWORD);
     expect(JSON.parse(row!.driver_info as string).ipmi_password).toMatch(/^enc:v1:/);
-    const patched = await bm(ts, p.admin, 'PATCH', `/v1/nodes/${n.uuid}`, [{ op: 'add', path: '/driver_info/ipmi_priv_level', value: 'ADMINISTRATOR' }]);
+    const patched = await bm(ts, p.admin, 'PATCH', `/v1/nodes/${n.uuid}`, [
+      { op: 'add', path: '/driver_info/ipmi_priv_level', value: 'ADMINISTRATOR' },
+    ]);
     expect(patched.status, patched.text).toBe(200);
     expect(patched.text).not.toContain(PASSWORD);
   });
@@ -95,7 +102,12 @@ describe.skipIf(IPMI_SKIP !== null)('ipmi nodes through the API', () => {
     const n = (await bm(ts, p.admin, 'GET', '/v1/nodes/ipmi-a')).body;
     await settled(env, n.uuid, 30_000);
     await power(env, n.uuid, 'power on', p.owner);
-    const on = await waitNode(env, n.uuid, (x) => x.power_state === 'power on' && x.target_power_state === null && x.reservation === null, 30_000);
+    const on = await waitNode(
+      env,
+      n.uuid,
+      (x) => x.power_state === 'power on' && x.target_power_state === null && x.reservation === null,
+      30_000,
+    );
     expect(on.last_error).toBeNull();
     expect(await bmc[0].power()).toBe('on');
     await power(env, n.uuid, 'power off', p.lessee);
@@ -177,7 +189,11 @@ describe.skipIf(IPMI_SKIP !== null)('ipmi nodes through the API', () => {
     const recorded = n.power_state as string;
     const outside = recorded === 'power on' ? 'off' : 'on';
     // Someone uses the BMC directly (the console of a BMC, another tool).
-    await new Ipmitool().run(parseIpmiDriverInfo(bmc[0].driverInfo), { nodeUuid: n.uuid, operation: 'test' }, ['chassis', 'power', outside]);
+    await new Ipmitool().run(parseIpmiDriverInfo(bmc[0].driverInfo), { nodeUuid: n.uuid, operation: 'test' }, [
+      'chassis',
+      'power',
+      outside,
+    ]);
     expect(await bmc[0].power()).toBe(outside);
     const report = await conductorOf(ts).syncPowerStates();
     expect(report).not.toBeNull();
@@ -188,7 +204,12 @@ describe.skipIf(IPMI_SKIP !== null)('ipmi nodes through the API', () => {
   }, 60_000);
 
   it('bad driver_info values never cause a 500: validate names them, power and boot requests get a 400', async () => {
-    const bad = await enrollIpmi('ipmi-garbage', bmc[1], { ipmi_address: { nested: true }, ipmi_port: 'abc', ipmi_password: 12345, ipmi_priv_level: 'ROOT' });
+    const bad = await enrollIpmi('ipmi-garbage', bmc[1], {
+      ipmi_address: { nested: true },
+      ipmi_port: 'abc',
+      ipmi_password: 12345,
+      ipmi_priv_level: 'ROOT',
+    });
     const v = await bm(ts, p.owner, 'GET', `/v1/nodes/${bad.uuid}/validate`);
     expect(v.status, v.text).toBe(200);
     for (const key of ['ipmi_address', 'ipmi_port', 'ipmi_password', 'ipmi_priv_level']) expect(v.body.power.reason).toContain(key);

@@ -8,7 +8,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPersonas, startTestServer } from '../../helpers/harness.ts';
-import { bm, conductorOf, deadUrl, enroll, enrollRedfish, expectError, getNode, power, settled, startConductorEnv, waitNode, type ConductorEnv } from './support.ts';
+import {
+  bm,
+  conductorOf,
+  deadUrl,
+  enroll,
+  enrollRedfish,
+  expectError,
+  getNode,
+  power,
+  settled,
+  startConductorEnv,
+  waitNode,
+  type ConductorEnv,
+} from './support.ts';
 
 let env: ConductorEnv;
 
@@ -24,7 +37,11 @@ describe('power changes on redfish nodes', () => {
     const res = await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${n.uuid}/states/power`, { target: 'power on' });
     expect(res.status, res.text).toBe(202);
     // the result is written before the lock goes: wait for both
-    const done = await waitNode(env, n.uuid, (x) => x.power_state === 'power on' && x.target_power_state === null && x.reservation === null);
+    const done = await waitNode(
+      env,
+      n.uuid,
+      (x) => x.power_state === 'power on' && x.target_power_state === null && x.reservation === null,
+    );
     expect(done.last_error).toBeNull();
     expect(env.lab.systems.powerState('node-0')).toBe('On');
 
@@ -54,7 +71,11 @@ describe('power changes on redfish nodes', () => {
       const busy = await waitNode(env, n.uuid, (x) => x.reservation !== null);
       expect(busy.target_power_state).toBe('power on');
       // While the conductor holds the node, writes are refused with 409 (Ironic NodeLocked).
-      expectError(await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n.uuid}`, [{ op: 'add', path: '/extra/x', value: 1 }]), 409, /locked/);
+      expectError(
+        await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n.uuid}`, [{ op: 'add', path: '/extra/x', value: 1 }]),
+        409,
+        /locked/,
+      );
       const done = await settled(env, n.uuid);
       expect(done.target_power_state).toBeNull();
       expect(done.power_state).toBe('power off');
@@ -122,7 +143,11 @@ describe('who may change the power of a node', () => {
 describe('power changes on fake-hardware nodes', () => {
   it('power on, soft power off, soft rebooting: each ends in its final state', async () => {
     const n = await enroll(env, { driver: 'fake-hardware', name: 'fake-power' });
-    for (const [target, final] of [['power on', 'power on'], ['soft power off', 'power off'], ['soft rebooting', 'power on']] as const) {
+    for (const [target, final] of [
+      ['power on', 'power on'],
+      ['soft power off', 'power off'],
+      ['soft rebooting', 'power on'],
+    ] as const) {
       await power(env, n.uuid, target);
       const done = await settled(env, n.uuid);
       expect(done.power_state, target).toBe(final);

@@ -6,7 +6,20 @@
  * FSM's fail states with `last_error`; automated cleaning switched off per node; who may ask.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bm, deadUrl, enroll, enrollRedfish, expectError, getNode, pick, power, provision, settled, startConductorEnv, type ConductorEnv } from './support.ts';
+import {
+  bm,
+  deadUrl,
+  enroll,
+  enrollRedfish,
+  expectError,
+  getNode,
+  pick,
+  power,
+  provision,
+  settled,
+  startConductorEnv,
+  type ConductorEnv,
+} from './support.ts';
 
 let env: ConductorEnv;
 
@@ -28,20 +41,39 @@ describe('the life cycle of a redfish node', () => {
     env.lab.systems.setPowerState('node-0', 'On');
 
     const managed = await step(n.uuid, 'manage');
-    expect(pick(managed)).toMatchObject({ provision_state: 'manageable', target_provision_state: null, power_state: 'power on', last_error: null });
+    expect(pick(managed)).toMatchObject({
+      provision_state: 'manageable',
+      target_provision_state: null,
+      power_state: 'power on',
+      last_error: null,
+    });
     expect(managed.provision_updated_at).not.toBeNull();
 
     const available = await step(n.uuid, 'provide');
-    expect(pick(available)).toMatchObject({ provision_state: 'available', target_provision_state: null, power_state: 'power off', last_error: null });
+    expect(pick(available)).toMatchObject({
+      provision_state: 'available',
+      target_provision_state: null,
+      power_state: 'power off',
+      last_error: null,
+    });
     expect(env.lab.systems.powerState('node-0')).toBe('Off');
 
     const instance = '4e6a3c0e-7b1b-4c55-8d8b-0f3a1b2c3d4e';
-    expect((await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n.uuid}`, [
-      { op: 'add', path: '/instance_info/image_source', value: 'http://images.example/fedora.qcow2' },
-      { op: 'add', path: '/instance_uuid', value: instance },
-    ])).status).toBe(200);
+    expect(
+      (
+        await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n.uuid}`, [
+          { op: 'add', path: '/instance_info/image_source', value: 'http://images.example/fedora.qcow2' },
+          { op: 'add', path: '/instance_uuid', value: instance },
+        ])
+      ).status,
+    ).toBe(200);
     const active = await step(n.uuid, 'active', { configdrive: { meta_data: { hostname: 'h1' } } });
-    expect(pick(active)).toMatchObject({ provision_state: 'active', target_provision_state: null, power_state: 'power on', last_error: null });
+    expect(pick(active)).toMatchObject({
+      provision_state: 'active',
+      target_provision_state: null,
+      power_state: 'power on',
+      last_error: null,
+    });
     expect(active.instance_info.image_source).toBe('http://images.example/fedora.qcow2');
     expect(active.instance_info.configdrive).toBe('******');
     expect(active.instance_uuid).toBe(instance);
@@ -49,7 +81,12 @@ describe('the life cycle of a redfish node', () => {
     expect(env.lab.systems.get('node-0').boot).toMatchObject({ target: 'Hdd', enabled: 'Continuous' });
 
     const undeployed = await step(n.uuid, 'undeploy');
-    expect(pick(undeployed)).toMatchObject({ provision_state: 'available', target_provision_state: null, power_state: 'power off', last_error: null });
+    expect(pick(undeployed)).toMatchObject({
+      provision_state: 'available',
+      target_provision_state: null,
+      power_state: 'power off',
+      last_error: null,
+    });
     expect(undeployed.instance_info).toEqual({});
     expect(undeployed.instance_uuid).toBeNull();
     expect(env.lab.systems.powerState('node-0')).toBe('Off');
@@ -63,12 +100,22 @@ describe('the life cycle of a redfish node', () => {
     expect(back.last_error).toMatch(/401/);
     expect(back.last_error).not.toContain('not-the-Secret-9');
     // Fixing the password makes manage succeed.
-    expect((await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n.uuid}`, [{ op: 'replace', path: '/driver_info/redfish_password', value: 'password' }])).status).toBe(200);
+    expect(
+      (
+        await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n.uuid}`, [
+          { op: 'replace', path: '/driver_info/redfish_password', value: 'password' },
+        ])
+      ).status,
+    ).toBe(200);
     expect((await step(n.uuid, 'manage')).provision_state).toBe('manageable');
   });
 
   it('manage with incomplete driver_info fails validation and stays in enroll', async () => {
-    const n = await enroll(env, { driver: 'redfish', name: 'no-address', driver_info: { redfish_system_id: '/redfish/v1/Systems/node-1' } });
+    const n = await enroll(env, {
+      driver: 'redfish',
+      name: 'no-address',
+      driver_info: { redfish_system_id: '/redfish/v1/Systems/node-1' },
+    });
     const back = await step(n.uuid, 'manage');
     expect(back.provision_state).toBe('enroll');
     expect(back.last_error).toMatch(/redfish_address/);
@@ -78,7 +125,13 @@ describe('the life cycle of a redfish node', () => {
     const n = await enrollRedfish(env, 'node-2');
     await step(n.uuid, 'manage');
     await step(n.uuid, 'provide');
-    expect((await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n.uuid}`, [{ op: 'replace', path: '/driver_info/redfish_address', value: await deadUrl() }])).status).toBe(200);
+    expect(
+      (
+        await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n.uuid}`, [
+          { op: 'replace', path: '/driver_info/redfish_address', value: await deadUrl() },
+        ])
+      ).status,
+    ).toBe(200);
     const failed = await step(n.uuid, 'active');
     expect(pick(failed)).toMatchObject({ provision_state: 'deploy failed', target_provision_state: 'active' });
     expect(failed.last_error).toMatch(/Failed to deploy/);
@@ -133,7 +186,12 @@ describe('the life cycle of a fake-hardware node', () => {
     await power(env, n.uuid, 'power on');
     await settled(env, n.uuid);
     const cleaned = await step(n.uuid, 'clean', { clean_steps: [{ interface: 'deploy', step: 'erase_devices_metadata' }] });
-    expect(pick(cleaned)).toMatchObject({ provision_state: 'manageable', target_provision_state: null, power_state: 'power off', last_error: null });
+    expect(pick(cleaned)).toMatchObject({
+      provision_state: 'manageable',
+      target_provision_state: null,
+      power_state: 'power off',
+      last_error: null,
+    });
     expect(cleaned.driver_internal_info.clean_steps).toBeUndefined();
 
     const inspected = await step(n.uuid, 'inspect');
@@ -161,7 +219,12 @@ describe('manual cleaning of a redfish node', () => {
     env.lab.systems.setIgnoreResets('node-5', true);
     try {
       const failed = await step(n.uuid, 'provide');
-      expect(pick(failed)).toMatchObject({ provision_state: 'clean failed', maintenance: true, fault: 'clean failure', power_state: 'power on' });
+      expect(pick(failed)).toMatchObject({
+        provision_state: 'clean failed',
+        maintenance: true,
+        fault: 'clean failure',
+        power_state: 'power on',
+      });
       expect(failed.last_error).toMatch(/Failed to clean/);
       expect(failed.maintenance_reason).toBe(failed.last_error);
     } finally {

@@ -7,7 +7,14 @@ import net from 'node:net';
 import { expect } from 'vitest';
 import type { Conductor } from '../../../src/conductor/conductor.ts';
 import { startLab, type Lab } from '../../../src/lab/index.ts';
-import { createPersonas, startTestServer, type Persona, type Personas, type TestServer, type TestServerOptions } from '../../helpers/harness.ts';
+import {
+  createPersonas,
+  startTestServer,
+  type Persona,
+  type Personas,
+  type TestServer,
+  type TestServerOptions,
+} from '../../helpers/harness.ts';
 import { bm } from '../baremetal/helpers.ts';
 
 export { bm, expectError } from '../baremetal/helpers.ts';
@@ -62,7 +69,12 @@ export async function enroll(env: ConductorEnv, body: Record<string, unknown>): 
 }
 
 /** Create a redfish node for lab system `system`. */
-export function enrollRedfish(env: ConductorEnv, system: string, extra: Record<string, unknown> = {}, info: Record<string, unknown> = {}): Promise<any> {
+export function enrollRedfish(
+  env: ConductorEnv,
+  system: string,
+  extra: Record<string, unknown> = {},
+  info: Record<string, unknown> = {},
+): Promise<any> {
   return enroll(env, { driver: 'redfish', name: system, driver_info: redfishInfo(env.lab, system, info), ...extra });
 }
 
@@ -90,7 +102,13 @@ export async function waitNode(env: ConductorEnv, ident: string, done: (n: any) 
 
 /** Wait until nothing is pending on the node (no power or provision target outside failure states). */
 export function settled(env: ConductorEnv, ident: string, timeoutMs = 10_000): Promise<any> {
-  return waitNode(env, ident, (n) => n.target_power_state === null && n.reservation === null && (n.target_provision_state === null || / failed$/.test(n.provision_state)), timeoutMs);
+  return waitNode(
+    env,
+    ident,
+    (n) =>
+      n.target_power_state === null && n.reservation === null && (n.target_provision_state === null || / failed$/.test(n.provision_state)),
+    timeoutMs,
+  );
 }
 
 /**
@@ -98,7 +116,13 @@ export function settled(env: ConductorEnv, ident: string, timeoutMs = 10_000): P
  * holds the node for a moment after its state was written) is retried for up to 5 s, as
  * python-ironicclient retries it.
  */
-async function putState(env: ConductorEnv, ident: string, kind: 'power' | 'provision', body: Record<string, unknown>, who?: Persona): Promise<void> {
+async function putState(
+  env: ConductorEnv,
+  ident: string,
+  kind: 'power' | 'provision',
+  body: Record<string, unknown>,
+  who?: Persona,
+): Promise<void> {
   const deadline = Date.now() + 5000;
   for (;;) {
     const res = await bm(env.ts, who ?? env.p.admin, 'PUT', `/v1/nodes/${ident}/states/${kind}`, body);
@@ -112,7 +136,13 @@ async function putState(env: ConductorEnv, ident: string, kind: 'power' | 'provi
 }
 
 /** Request a provision verb; expects 202 (NodeLocked retried, see putState). */
-export function provision(env: ConductorEnv, ident: string, target: string, extra: Record<string, unknown> = {}, who?: Persona): Promise<void> {
+export function provision(
+  env: ConductorEnv,
+  ident: string,
+  target: string,
+  extra: Record<string, unknown> = {},
+  who?: Persona,
+): Promise<void> {
   return putState(env, ident, 'provision', { target, ...extra }, who);
 }
 

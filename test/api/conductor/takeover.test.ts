@@ -15,7 +15,12 @@ let env: ConductorEnv;
 
 beforeAll(async () => {
   env = await startConductorEnv(0, {
-    env: { ESI_CONDUCTOR_HOSTNAME: HOST, ESI_CHECK_PROVISION_STATE_INTERVAL: '1', ESI_DEPLOY_CALLBACK_TIMEOUT: '2', ESI_CLEAN_CALLBACK_TIMEOUT: '2' },
+    env: {
+      ESI_CONDUCTOR_HOSTNAME: HOST,
+      ESI_CHECK_PROVISION_STATE_INTERVAL: '1',
+      ESI_DEPLOY_CALLBACK_TIMEOUT: '2',
+      ESI_CLEAN_CALLBACK_TIMEOUT: '2',
+    },
   });
 });
 afterAll(async () => env?.close());
@@ -42,10 +47,22 @@ describe('take-over of nodes locked by a dead conductor', () => {
     // periodic check cannot take over a half-built set-up before the explicit check below.
     await register(ts, 'dead-conductor', 0, ['fake-hardware', 'redfish']);
     await register(ts, 'live-conductor', 0, ['ipmi']);
-    const deploying = await lockedNode(ts, 'to-deploy', 'dead-conductor', { provision_state: 'deploying', target_provision_state: 'active' });
-    const verifying = await lockedNode(ts, 'to-verify', 'dead-conductor', { provision_state: 'verifying', target_provision_state: 'manageable' });
-    const cleaning = await lockedNode(ts, 'to-clean', 'dead-conductor', { provision_state: 'cleaning', target_provision_state: 'available' });
-    const deleting = await lockedNode(ts, 'to-delete', 'dead-conductor', { provision_state: 'deleting', target_provision_state: 'available' });
+    const deploying = await lockedNode(ts, 'to-deploy', 'dead-conductor', {
+      provision_state: 'deploying',
+      target_provision_state: 'active',
+    });
+    const verifying = await lockedNode(ts, 'to-verify', 'dead-conductor', {
+      provision_state: 'verifying',
+      target_provision_state: 'manageable',
+    });
+    const cleaning = await lockedNode(ts, 'to-clean', 'dead-conductor', {
+      provision_state: 'cleaning',
+      target_provision_state: 'available',
+    });
+    const deleting = await lockedNode(ts, 'to-delete', 'dead-conductor', {
+      provision_state: 'deleting',
+      target_provision_state: 'available',
+    });
     const powering = await lockedNode(ts, 'to-power', 'dead-conductor', { provision_state: 'manageable', target_power_state: 'power on' });
     const idle = await lockedNode(ts, 'idle-lock', 'dead-conductor', {});
     const live = await lockedNode(ts, 'live-lock', 'live-conductor', { provision_state: 'cleaning', target_provision_state: 'available' });
@@ -67,9 +84,22 @@ describe('take-over of nodes locked by a dead conductor', () => {
     expect(pick(d)).toMatchObject({ provision_state: 'deploy failed', target_provision_state: 'active', reservation: null });
     expect(d.last_error).toMatch(/dead-conductor/);
     expect(d.last_error).toMatch(/deploying/);
-    expect(pick(await getNode(env, verifying.uuid))).toMatchObject({ provision_state: 'enroll', target_provision_state: null, reservation: null });
-    expect(pick(await getNode(env, cleaning.uuid))).toMatchObject({ provision_state: 'clean failed', maintenance: true, fault: 'clean failure', reservation: null });
-    expect(pick(await getNode(env, deleting.uuid))).toMatchObject({ provision_state: 'error', target_provision_state: null, reservation: null });
+    expect(pick(await getNode(env, verifying.uuid))).toMatchObject({
+      provision_state: 'enroll',
+      target_provision_state: null,
+      reservation: null,
+    });
+    expect(pick(await getNode(env, cleaning.uuid))).toMatchObject({
+      provision_state: 'clean failed',
+      maintenance: true,
+      fault: 'clean failure',
+      reservation: null,
+    });
+    expect(pick(await getNode(env, deleting.uuid))).toMatchObject({
+      provision_state: 'error',
+      target_provision_state: null,
+      reservation: null,
+    });
     const p = await getNode(env, powering.uuid);
     expect(pick(p)).toMatchObject({ provision_state: 'manageable', target_power_state: null, reservation: null });
     expect(p.last_error).toMatch(/power on.*aborted/);
@@ -82,12 +112,17 @@ describe('take-over of nodes locked by a dead conductor', () => {
   it('the periodic check takes over on its own, and the node is usable afterwards', async () => {
     // Alive while the lock is set up (two writes the periodic check must not split), then dead.
     await register(env.ts, 'dead-conductor', 0, ['fake-hardware', 'redfish']);
-    const n = await lockedNode(env.ts, 'periodic', 'dead-conductor', { provision_state: 'verifying', target_provision_state: 'manageable' });
+    const n = await lockedNode(env.ts, 'periodic', 'dead-conductor', {
+      provision_state: 'verifying',
+      target_provision_state: 'manageable',
+    });
     await register(env.ts, 'dead-conductor', 10 * 60_000, ['fake-hardware', 'redfish']);
     const failed = await waitNode(env, n.uuid, (x) => x.reservation === null, 8000);
     expect(failed.provision_state).toBe('enroll');
     expect((await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${n.uuid}/states/provision`, { target: 'manage' })).status).toBe(202);
-    expect((await waitNode(env, n.uuid, (x) => x.target_provision_state === null && x.reservation === null)).provision_state).toBe('manageable');
+    expect((await waitNode(env, n.uuid, (x) => x.target_provision_state === null && x.reservation === null)).provision_state).toBe(
+      'manageable',
+    );
   });
 });
 
@@ -100,10 +135,26 @@ describe('wait timeouts', () => {
       await repo.applyConductorResult(n.uuid, changes as never, Date.now());
       return n.uuid;
     };
-    const deployWait = await make('deploy-wait', { provision_state: 'wait call-back', target_provision_state: 'active', provision_updated_at: old });
-    const cleanWait = await make('clean-wait', { provision_state: 'clean wait', target_provision_state: 'available', provision_updated_at: old });
-    const fresh = await make('fresh-wait', { provision_state: 'wait call-back', target_provision_state: 'active', provision_updated_at: Date.now() + 60_000 });
-    const inspectWait = await make('inspect-wait', { provision_state: 'inspect wait', target_provision_state: 'manageable', provision_updated_at: old });
+    const deployWait = await make('deploy-wait', {
+      provision_state: 'wait call-back',
+      target_provision_state: 'active',
+      provision_updated_at: old,
+    });
+    const cleanWait = await make('clean-wait', {
+      provision_state: 'clean wait',
+      target_provision_state: 'available',
+      provision_updated_at: old,
+    });
+    const fresh = await make('fresh-wait', {
+      provision_state: 'wait call-back',
+      target_provision_state: 'active',
+      provision_updated_at: Date.now() + 60_000,
+    });
+    const inspectWait = await make('inspect-wait', {
+      provision_state: 'inspect wait',
+      target_provision_state: 'manageable',
+      provision_updated_at: old,
+    });
 
     await conductorOf(env.ts).checkProvisionStates();
     const d = await getNode(env, deployWait);
@@ -119,7 +170,11 @@ describe('wait timeouts', () => {
 
 describe('restart of a conductor', () => {
   it('fails the nodes it held when it stopped, on start', async () => {
-    const n = await lockedNode(env.ts, 'held-by-me', HOST, { provision_state: 'deploying', target_provision_state: 'active', target_power_state: 'power on' });
+    const n = await lockedNode(env.ts, 'held-by-me', HOST, {
+      provision_state: 'deploying',
+      target_provision_state: 'active',
+      target_power_state: 'power on',
+    });
     // The running conductor does not touch a lock it did not take in this process...
     await new Promise((r) => setTimeout(r, 1500));
     expect((await getNode(env, n.uuid)).reservation).toBe(HOST);

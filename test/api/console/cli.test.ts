@@ -40,7 +40,9 @@ function run(args: string[], who: LoginName, tty = false): Run {
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('OS_')) e[k] = v;
   Object.assign(e, personaEnv(env.ts, who));
   const quoted = [process.execPath, ESI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const child = tty ? spawn('/usr/bin/script', ['-qfec', quoted, '/dev/null'], { env: e }) : spawn(process.execPath, [ESI, ...args], { env: e });
+  const child = tty
+    ? spawn('/usr/bin/script', ['-qfec', quoted, '/dev/null'], { env: e })
+    : spawn(process.execPath, [ESI, ...args], { env: e });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -55,7 +57,8 @@ function run(args: string[], who: LoginName, tty = false): Run {
     async until(re, stream = 'stdout') {
       const deadline = Date.now() + 15_000;
       while (!re.test(stream === 'stdout' ? out : err)) {
-        if (Date.now() > deadline) throw new Error(`never saw ${re}; stdout ${JSON.stringify(out.slice(-400))}, stderr ${JSON.stringify(err)}`);
+        if (Date.now() > deadline)
+          throw new Error(`never saw ${re}; stdout ${JSON.stringify(out.slice(-400))}, stderr ${JSON.stringify(err)}`);
         await new Promise((r) => setTimeout(r, 25));
       }
     },
@@ -94,17 +97,20 @@ describe('esi node console', () => {
     expect(env.lab.serial.scrollback('node-0').toString()).not.toContain('owner-watching');
   });
 
-  it.skipIf(!fs.existsSync('/usr/bin/script'))('on a terminal: raw mode sends Ctrl-C to the node instead of stopping esi; ~. quits', async () => {
-    const r = run(['node', 'console', 'node-0', '--enable'], 'owner', true);
-    await r.until(/connected to the serial console of node node-0 \(read-write\)/);
-    r.child.stdin.write('rawkeys\x03\r');
-    // The pseudo-terminal's output processing turns the node's LF into CR LF.
-    await r.until(/rawkeys\x03\r\r?\n/);
-    expect(env.lab.serial.scrollback('node-0').toString()).toContain('rawkeys\x03');
-    r.child.stdin.write('~.');
-    expect(await r.exit).toBe(0);
-    expect(r.stdout()).toMatch(/disconnected from node node-0/);
-  });
+  it.skipIf(!fs.existsSync('/usr/bin/script'))(
+    'on a terminal: raw mode sends Ctrl-C to the node instead of stopping esi; ~. quits',
+    async () => {
+      const r = run(['node', 'console', 'node-0', '--enable'], 'owner', true);
+      await r.until(/connected to the serial console of node node-0 \(read-write\)/);
+      r.child.stdin.write('rawkeys\x03\r');
+      // The pseudo-terminal's output processing turns the node's LF into CR LF.
+      await r.until(/rawkeys\x03\r\r?\n/);
+      expect(env.lab.serial.scrollback('node-0').toString()).toContain('rawkeys\x03');
+      r.child.stdin.write('~.');
+      expect(await r.exit).toBe(0);
+      expect(r.stdout()).toMatch(/disconnected from node node-0/);
+    },
+  );
 
   it('another project: not found (exit 1); a disabled console: a clear error with the hint', async () => {
     const other = run(['node', 'console', 'node-0'], 'other');

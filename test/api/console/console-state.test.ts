@@ -23,11 +23,21 @@ beforeAll(async () => {
 });
 afterAll(async () => ts?.close());
 
-const redfishInfo = { redfish_address: 'http://127.0.0.1:9', redfish_system_id: '/redfish/v1/Systems/node-0', redfish_username: 'admin', redfish_password: 'secret-bmc-pw' };
+const redfishInfo = {
+  redfish_address: 'http://127.0.0.1:9',
+  redfish_system_id: '/redfish/v1/Systems/node-0',
+  redfish_username: 'admin',
+  redfish_password: 'secret-bmc-pw',
+};
 
 describe('GET|PUT /v1/nodes/{id}/states/console', () => {
   it('admin, owner and lessee read and set it; console_info is a websocket on esi; other 404; anonymous 401', async () => {
-    const n = await createNode(ts, p, { name: `cs-${++seq}`, driver: 'redfish', driver_info: redfishInfo, console_interface: 'redfish-serial' });
+    const n = await createNode(ts, p, {
+      name: `cs-${++seq}`,
+      driver: 'redfish',
+      driver_info: redfishInfo,
+      console_interface: 'redfish-serial',
+    });
     expect(n.console_interface).toBe('redfish-serial');
     for (const who of [p.admin, p.owner, p.lessee]) {
       const r = await bm(ts, who, 'GET', `/v1/nodes/${n.uuid}/states/console`);
@@ -65,7 +75,11 @@ describe('GET|PUT /v1/nodes/{id}/states/console', () => {
   it('a node whose console interface is no-console, or one its driver lacks, cannot be enabled (400)', async () => {
     const none = await createNode(ts, p, { name: `cs-${++seq}`, driver: 'redfish', driver_info: redfishInfo });
     expect(none.console_interface).toBe('no-console');
-    expectError(await bm(ts, p.owner, 'PUT', `/v1/nodes/${none.uuid}/states/console`, { enabled: true }), 400, /does not support the console/);
+    expectError(
+      await bm(ts, p.owner, 'PUT', `/v1/nodes/${none.uuid}/states/console`, { enabled: true }),
+      400,
+      /does not support the console/,
+    );
     const fake = await createNode(ts, p, { name: `cs-${++seq}`, console_interface: 'no-console' });
     expectError(await bm(ts, p.owner, 'PUT', `/v1/nodes/${fake.uuid}/states/console`, { enabled: true }), 400);
   });

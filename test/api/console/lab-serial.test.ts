@@ -34,8 +34,14 @@ describe('lab serial console', () => {
     expect((await fetch(url)).status).toBe(401);
     const r = await fetch(url, { headers: { authorization: basic('admin', 'password') } });
     expect(r.status).toBe(200);
-    expect(await r.json()).toMatchObject({ Id: 'SerialConsole', ServiceEnabled: true, Oem: { EsiLab: { WebSocket: serialConsoleUri('node-0') } } });
-    expect((await fetch(`${lab.url}${serialConsoleUri('node-9')}`, { headers: { authorization: basic('admin', 'password') } })).status).toBe(404);
+    expect(await r.json()).toMatchObject({
+      Id: 'SerialConsole',
+      ServiceEnabled: true,
+      Oem: { EsiLab: { WebSocket: serialConsoleUri('node-0') } },
+    });
+    expect(
+      (await fetch(`${lab.url}${serialConsoleUri('node-9')}`, { headers: { authorization: basic('admin', 'password') } })).status,
+    ).toBe(404);
   });
 
   it('refuses the websocket without the BMC credentials', async () => {
@@ -58,7 +64,9 @@ describe('lab serial console', () => {
       body: JSON.stringify({ ResetType: 'On' }),
     });
     expect(reset.status).toBe(204);
-    await ws.waitFor(/node-1 power on\n.*esi-lab firmware: POST node-1 \(system [0-9a-f-]{36}\), boot #1\n.*memory 4 GiB OK.*\n.*UEFI boot from the boot order/);
+    await ws.waitFor(
+      /node-1 power on\n.*esi-lab firmware: POST node-1 \(system [0-9a-f-]{36}\), boot #1\n.*memory 4 GiB OK.*\n.*UEFI boot from the boot order/,
+    );
     ws.send('typed-while-on\r');
     await ws.waitFor(/typed-while-on\r\n/);
     expect(ws.text()).not.toContain('typed-while-off');
@@ -85,7 +93,15 @@ describe('redfish-serial driver errors', () => {
 
   it('a wrong password is a refused HardwareError that does not quote the password', async () => {
     const err = await driver.console
-      .open({ uuid: 'n-1', driverInfo: { redfish_address: lab.url, redfish_system_id: '/redfish/v1/Systems/node-0', redfish_username: 'admin', redfish_password: 'hunter2-wrong' } })
+      .open({
+        uuid: 'n-1',
+        driverInfo: {
+          redfish_address: lab.url,
+          redfish_system_id: '/redfish/v1/Systems/node-0',
+          redfish_username: 'admin',
+          redfish_password: 'hunter2-wrong',
+        },
+      })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HardwareError);
     expect((err as HardwareError).reason).toBe('refused');
@@ -94,14 +110,31 @@ describe('redfish-serial driver errors', () => {
 
   it('an unknown system is refused (404); a BMC without the service likewise', async () => {
     const err = await driver.console
-      .open({ uuid: 'n-2', driverInfo: { redfish_address: lab.url, redfish_system_id: '/redfish/v1/Systems/node-7', redfish_username: 'admin', redfish_password: 'password' } })
+      .open({
+        uuid: 'n-2',
+        driverInfo: {
+          redfish_address: lab.url,
+          redfish_system_id: '/redfish/v1/Systems/node-7',
+          redfish_username: 'admin',
+          redfish_password: 'password',
+        },
+      })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HardwareError);
     expect((err as HardwareError).httpStatus).toBe(404);
   });
 
   it('an open session carries bytes both ways and ends with close()', async () => {
-    const session = await driver.console.open({ uuid: 'n-3', driverInfo: { redfish_address: lab.url, redfish_system_id: '/redfish/v1/Systems/node-1', redfish_username: 'admin', redfish_password: 'password', redfish_auth_type: 'session' } });
+    const session = await driver.console.open({
+      uuid: 'n-3',
+      driverInfo: {
+        redfish_address: lab.url,
+        redfish_system_id: '/redfish/v1/Systems/node-1',
+        redfish_username: 'admin',
+        redfish_password: 'password',
+        redfish_auth_type: 'session',
+      },
+    });
     let got = '';
     session.onData((c) => (got += c.toString()));
     const ended = new Promise<string>((r) => session.onClose(r));

@@ -39,7 +39,9 @@ export function connect(url: string, headers: Record<string, string> = {}): Test
     chunks.push(typeof d === 'string' ? Buffer.from(d) : Buffer.from(d as ArrayBuffer));
   });
   ws.addEventListener('error', () => undefined);
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.addEventListener('close', (e) => resolve({ code: e.code, reason: e.reason })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.addEventListener('close', (e) => resolve({ code: e.code, reason: e.reason })),
+  );
   const text = (): string => Buffer.concat(chunks).toString('utf8');
   return {
     text,
@@ -84,8 +86,16 @@ export async function setConsole(env: ConductorEnv, uuid: string, enabled: boole
 }
 
 /** Create a console token as `who`; returns the token document. */
-export async function consoleToken(env: ConductorEnv, who: Persona, node: string, ttl?: number): Promise<{ node_uuid: string; token: string; access_url: string }> {
-  const r = await call(env.ts, who, 'POST', '/lease/v1/console_auth_tokens', { node_uuid_or_name: node, ...(ttl !== undefined ? { token_ttl: ttl } : {}) });
+export async function consoleToken(
+  env: ConductorEnv,
+  who: Persona,
+  node: string,
+  ttl?: number,
+): Promise<{ node_uuid: string; token: string; access_url: string }> {
+  const r = await call(env.ts, who, 'POST', '/lease/v1/console_auth_tokens', {
+    node_uuid_or_name: node,
+    ...(ttl !== undefined ? { token_ttl: ttl } : {}),
+  });
   expect(r.status, r.text).toBe(201);
   return r.body;
 }

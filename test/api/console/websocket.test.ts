@@ -78,7 +78,9 @@ describe('console token websocket (access_url)', () => {
 
   it('another project cannot get a token (404), anonymous 401', async () => {
     expect((await call(env.ts, env.p.other, 'POST', '/lease/v1/console_auth_tokens', { node_uuid_or_name: node.uuid })).status).toBe(404);
-    expect((await call(env.ts, env.p.anonymous, 'POST', '/lease/v1/console_auth_tokens', { node_uuid_or_name: node.uuid })).status).toBe(401);
+    expect((await call(env.ts, env.p.anonymous, 'POST', '/lease/v1/console_auth_tokens', { node_uuid_or_name: node.uuid })).status).toBe(
+      401,
+    );
   });
 
   it('bad, missing and tampered tokens are refused with 4401; a bad read_only with 4400', async () => {
@@ -135,7 +137,9 @@ describe('console token websocket (access_url)', () => {
 
   it('an unreachable BMC closes with 4502 and a message without secrets', async () => {
     const n = await consoleNode(env, 'node-2');
-    const patch = await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n.uuid}`, [{ op: 'replace', path: '/driver_info/redfish_address', value: 'http://127.0.0.1:9' }]);
+    const patch = await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n.uuid}`, [
+      { op: 'replace', path: '/driver_info/redfish_address', value: 'http://127.0.0.1:9' },
+    ]);
     expect(patch.status, patch.text).toBe(200);
     await setConsole(env, n.uuid, true);
     const tok = await consoleToken(env, env.p.owner, n.uuid);
@@ -148,7 +152,12 @@ describe('console token websocket (access_url)', () => {
   it('the end of the lease closes the lessee socket', async () => {
     const n = await consoleNode(env, 'node-3', null);
     await setConsole(env, n.uuid, true);
-    const lease = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', { resource_uuid: n.uuid, project_id: env.p.lessee.projectId, start_time: at(-1000), end_time: at(4000) });
+    const lease = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
+      resource_uuid: n.uuid,
+      project_id: env.p.lessee.projectId,
+      start_time: at(-1000),
+      end_time: at(4000),
+    });
     expect(lease.status, lease.text).toBe(201);
     await waitNode(env, n.uuid, (x) => x.lessee === env.p.lessee.projectId, 10_000);
     const tok = await consoleToken(env, env.p.lessee, n.uuid);
@@ -201,7 +210,10 @@ describe('Keystone-token console stream (console_info.url)', () => {
     const s = connect(stream(node.uuid), { 'x-auth-token': token });
     env.lab.serial.note('node-0', 'before the revocation');
     await s.waitFor(/before the revocation/);
-    const revoke = await fetch(`${env.ts.url}/identity/v3/auth/tokens`, { method: 'DELETE', headers: { 'x-auth-token': token, 'x-subject-token': token } });
+    const revoke = await fetch(`${env.ts.url}/identity/v3/auth/tokens`, {
+      method: 'DELETE',
+      headers: { 'x-auth-token': token, 'x-subject-token': token },
+    });
     expect(revoke.status).toBe(204);
     expect(await closedWithin(s, 5000)).toEqual({ code: 4401, reason: 'Your token was revoked.' });
   });

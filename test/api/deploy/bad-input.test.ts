@@ -47,7 +47,8 @@ function dirtyHead(file: string): void {
 /** Every file under `dir` with its size, sorted. */
 function listFiles(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true })
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => {
       const f = path.join(e.parentPath, e.name);
@@ -74,7 +75,12 @@ describe('deploy bad input', () => {
   async function imageList(): Promise<Map<string, unknown>> {
     const res = await call(env.ts, env.p.admin, 'GET', '/image/v2/images?limit=100');
     expect(res.status, res.text).toBe(200);
-    return new Map((res.body.images as any[]).map((i) => [i.id, { status: i.status, size: i.size, checksum: i.checksum, os_hash_value: i.os_hash_value }]));
+    return new Map(
+      (res.body.images as any[]).map((i) => [
+        i.id,
+        { status: i.status, size: i.size, checksum: i.checksum, os_hash_value: i.os_hash_value },
+      ]),
+    );
   }
 
   /** The image service holds what it held before (`gone`: images deleted by the test since). */
@@ -89,11 +95,18 @@ describe('deploy bad input', () => {
   /** Set the node's instance_info, deploy (optionally with a config drive), wait for the end. */
   async function deploy(system: string, instanceInfo: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<any> {
     const uuid = nodes[system].uuid;
-    const patched = await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: instanceInfo }]);
+    const patched = await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${uuid}`, [
+      { op: 'add', path: '/instance_info', value: instanceInfo },
+    ]);
     expect(patched.status, patched.text).toBe(200);
     const res = await bm(env.ts, env.p.owner, 'PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'active', ...extra });
     expect(res.status, res.text).toBe(202);
-    return waitNode(env, uuid, (n) => (n.provision_state === 'deploy failed' || n.provision_state === 'active') && n.reservation === null, LONG);
+    return waitNode(
+      env,
+      uuid,
+      (n) => (n.provision_state === 'deploy failed' || n.provision_state === 'active') && n.reservation === null,
+      LONG,
+    );
   }
 
   /** The common end of a failed deploy. */
@@ -142,14 +155,25 @@ describe('deploy bad input', () => {
 
     env = await startDeployEnv(3, { env: { ESI_CHECK_PROVISION_STATE_INTERVAL: '1' } });
     goodImageId = await uploadImage(env, randomBytes(MIB), 'good');
-    const created = await call(env.ts, env.p.admin, 'POST', '/image/v2/images', { name: 'an-iso', disk_format: 'iso', container_format: 'bare', visibility: 'public' });
+    const created = await call(env.ts, env.p.admin, 'POST', '/image/v2/images', {
+      name: 'an-iso',
+      disk_format: 'iso',
+      container_format: 'bare',
+      visibility: 'public',
+    });
     expect(created.status, created.text).toBe(201);
     isoImageId = created.body.id;
-    const up = await fetch(`${env.ts.url}/image/v2/images/${isoImageId}/file`, { method: 'PUT', headers: { 'x-auth-token': env.p.admin.token!, 'content-type': 'application/octet-stream' }, body: randomBytes(64 * 1024) });
+    const up = await fetch(`${env.ts.url}/image/v2/images/${isoImageId}/file`, {
+      method: 'PUT',
+      headers: { 'x-auth-token': env.p.admin.token!, 'content-type': 'application/octet-stream' },
+      body: randomBytes(64 * 1024),
+    });
     expect(up.status).toBe(204);
     const enrolled = await Promise.all(['node-0', 'node-1', 'node-2'].map((s) => agentNode(env, s)));
     nodes = Object.fromEntries(enrolled.map((e, i) => [`node-${i}`, e.node]));
-    await Promise.all(Object.values(nodes).map((n) => waitNode(env, n.uuid, (x) => x.provision_state === 'available' && x.reservation === null, LONG)));
+    await Promise.all(
+      Object.values(nodes).map((n) => waitNode(env, n.uuid, (x) => x.provision_state === 'available' && x.reservation === null, LONG)),
+    );
     listBefore = await imageList();
     storeBefore = listFiles(path.join(env.ts.dataDir, 'images'));
     expect(listBefore.size).toBe(2);
@@ -161,106 +185,144 @@ describe('deploy bad input', () => {
     await new Promise((r) => images?.close(r));
   });
 
-  it('a truncated image (fewer bytes than its Content-Length): deploy failed, download error, disk head zeroed', async () => {
-    const disk = env.lab.agents!.diskPath('node-0');
-    dirtyHead(disk);
-    const n = await deploy('node-0', urlInfo('truncated.raw', full));
-    expectFailed(n, 'node-0', /Deploy step deploy\.write_image failed .*ImageDownloadError.*download of http:\/\/127\.0\.0\.1:\d+\/truncated\.raw broke off after \d+ bytes/);
-    expect(readHead(disk).every((b) => b === 0)).toBe(true);
-    await expect.poll(() => consoleLog(env, 'node-0'), { timeout: 5000 }).toMatch(/image write failed, zeroed the first MiB of the disk/);
-    await storeUnchanged();
-  }, LONG);
-
-  it('a corrupt qcow2 (the magic, then garbage): deploy failed naming qemu-img, disk head zeroed', async () => {
-    const disk = env.lab.agents!.diskPath('node-0');
-    dirtyHead(disk);
-    const n = await deploy('node-0', urlInfo('corrupt.qcow2', corrupt, { image_disk_format: 'qcow2' }));
-    expectFailed(n, 'node-0', /ImageWriteError.*qemu-img info failed/);
-    expect(readHead(disk).every((b) => b === 0)).toBe(true);
-    await storeUnchanged();
-  }, LONG);
-
-  it('images too large for the 1 GiB disk (a raw Content-Length, a qcow2 virtual size): deploy failed, disk head zeroed', async () => {
-    const disk = env.lab.agents!.diskPath('node-1');
-    dirtyHead(disk);
-    const raw = await deploy('node-1', urlInfo('huge.raw', full));
-    expectFailed(raw, 'node-1', /ImageWriteError.*the image \(2147483648 bytes\) is larger than the disk \(1073741824 bytes\)/);
-    expect(readHead(disk).every((b) => b === 0)).toBe(true);
-    dirtyHead(disk);
-    const q = await deploy('node-1', urlInfo('huge.qcow2', hugeQcow2, { image_disk_format: 'qcow2' }));
-    expectFailed(q, 'node-1', /ImageWriteError.*virtual size 2147483648 bytes\) is larger than the disk \(1073741824 bytes\)/);
-    expect(readHead(disk).every((b) => b === 0)).toBe(true);
-    await storeUnchanged();
-  }, LONG);
-
-  it('an image of an unsupported disk_format is refused before the agent boots', async () => {
-    const boots: string[] = [];
-    const off = env.lab.subscribe((e) => {
-      if (e.type === 'boot' && e.systemId === 'node-2') boots.push(String(e.override));
-    });
-    try {
-      const disk = env.lab.agents!.diskPath('node-2');
+  it(
+    'a truncated image (fewer bytes than its Content-Length): deploy failed, download error, disk head zeroed',
+    async () => {
+      const disk = env.lab.agents!.diskPath('node-0');
       dirtyHead(disk);
-      const before = consoleLog(env, 'node-2');
-      const n = await deploy('node-2', { image_source: isoImageId });
-      expectFailed(n, 'node-2', new RegExp(`Failed to deploy node ${nodes["node-2"].uuid} \\(validate\\): .*Image ${isoImageId} has disk_format iso: the deploy agent writes raw or qcow2 images only`));
-      const url = await deploy('node-2', urlInfo('huge.raw', full, { image_disk_format: 'vmdk' }));
-      expectFailed(url, 'node-2', /\(validate\).*disk_format vmdk.*raw or qcow2/);
-      expect(boots).toEqual([]);
-      expect(consoleLog(env, 'node-2')).toBe(before);
-      // Nothing touched the disk.
-      expect(readHead(disk).equals(Buffer.alloc(MIB, 0xee))).toBe(true);
+      const n = await deploy('node-0', urlInfo('truncated.raw', full));
+      expectFailed(
+        n,
+        'node-0',
+        /Deploy step deploy\.write_image failed .*ImageDownloadError.*download of http:\/\/127\.0\.0\.1:\d+\/truncated\.raw broke off after \d+ bytes/,
+      );
+      expect(readHead(disk).every((b) => b === 0)).toBe(true);
+      await expect.poll(() => consoleLog(env, 'node-0'), { timeout: 5000 }).toMatch(/image write failed, zeroed the first MiB of the disk/);
       await storeUnchanged();
-    } finally {
-      off();
-    }
-  }, LONG);
+    },
+    LONG,
+  );
 
-  it('an image deleted while the agent boots: deploy failed saying so, nothing written', async () => {
-    const disk = env.lab.agents!.diskPath('node-2');
-    let deleted: Promise<number> | null = null;
-    const off = env.lab.subscribe((e) => {
-      if (e.type === 'boot' && e.systemId === 'node-2' && e.override !== null && deleted === null) {
-        deleted = call(env.ts, env.p.admin, 'DELETE', `/image/v2/images/${goodImageId}`).then((r) => r.status);
+  it(
+    'a corrupt qcow2 (the magic, then garbage): deploy failed naming qemu-img, disk head zeroed',
+    async () => {
+      const disk = env.lab.agents!.diskPath('node-0');
+      dirtyHead(disk);
+      const n = await deploy('node-0', urlInfo('corrupt.qcow2', corrupt, { image_disk_format: 'qcow2' }));
+      expectFailed(n, 'node-0', /ImageWriteError.*qemu-img info failed/);
+      expect(readHead(disk).every((b) => b === 0)).toBe(true);
+      await storeUnchanged();
+    },
+    LONG,
+  );
+
+  it(
+    'images too large for the 1 GiB disk (a raw Content-Length, a qcow2 virtual size): deploy failed, disk head zeroed',
+    async () => {
+      const disk = env.lab.agents!.diskPath('node-1');
+      dirtyHead(disk);
+      const raw = await deploy('node-1', urlInfo('huge.raw', full));
+      expectFailed(raw, 'node-1', /ImageWriteError.*the image \(2147483648 bytes\) is larger than the disk \(1073741824 bytes\)/);
+      expect(readHead(disk).every((b) => b === 0)).toBe(true);
+      dirtyHead(disk);
+      const q = await deploy('node-1', urlInfo('huge.qcow2', hugeQcow2, { image_disk_format: 'qcow2' }));
+      expectFailed(q, 'node-1', /ImageWriteError.*virtual size 2147483648 bytes\) is larger than the disk \(1073741824 bytes\)/);
+      expect(readHead(disk).every((b) => b === 0)).toBe(true);
+      await storeUnchanged();
+    },
+    LONG,
+  );
+
+  it(
+    'an image of an unsupported disk_format is refused before the agent boots',
+    async () => {
+      const boots: string[] = [];
+      const off = env.lab.subscribe((e) => {
+        if (e.type === 'boot' && e.systemId === 'node-2') boots.push(String(e.override));
+      });
+      try {
+        const disk = env.lab.agents!.diskPath('node-2');
+        dirtyHead(disk);
+        const before = consoleLog(env, 'node-2');
+        const n = await deploy('node-2', { image_source: isoImageId });
+        expectFailed(
+          n,
+          'node-2',
+          new RegExp(
+            `Failed to deploy node ${nodes['node-2'].uuid} \\(validate\\): .*Image ${isoImageId} has disk_format iso: the deploy agent writes raw or qcow2 images only`,
+          ),
+        );
+        const url = await deploy('node-2', urlInfo('huge.raw', full, { image_disk_format: 'vmdk' }));
+        expectFailed(url, 'node-2', /\(validate\).*disk_format vmdk.*raw or qcow2/);
+        expect(boots).toEqual([]);
+        expect(consoleLog(env, 'node-2')).toBe(before);
+        // Nothing touched the disk.
+        expect(readHead(disk).equals(Buffer.alloc(MIB, 0xee))).toBe(true);
+        await storeUnchanged();
+      } finally {
+        off();
       }
-    });
-    try {
-      const n = await deploy('node-2', { image_source: goodImageId });
-      expect(await deleted).toBe(204);
-      expectFailed(n, 'node-2', new RegExp(`Deploy step deploy\\.write_image failed .*Image ${goodImageId} .*was not found in the image service`));
+    },
+    LONG,
+  );
+
+  it(
+    'an image deleted while the agent boots: deploy failed saying so, nothing written',
+    async () => {
+      const disk = env.lab.agents!.diskPath('node-2');
+      let deleted: Promise<number> | null = null;
+      const off = env.lab.subscribe((e) => {
+        if (e.type === 'boot' && e.systemId === 'node-2' && e.override !== null && deleted === null) {
+          deleted = call(env.ts, env.p.admin, 'DELETE', `/image/v2/images/${goodImageId}`).then((r) => r.status);
+        }
+      });
+      try {
+        const n = await deploy('node-2', { image_source: goodImageId });
+        expect(await deleted).toBe(204);
+        expectFailed(
+          n,
+          'node-2',
+          new RegExp(`Deploy step deploy\\.write_image failed .*Image ${goodImageId} .*was not found in the image service`),
+        );
+        expect(readHead(disk).equals(Buffer.alloc(MIB, 0xee))).toBe(true);
+        await storeUnchanged(goodImageId);
+      } finally {
+        off();
+      }
+    },
+    LONG,
+  );
+
+  it(
+    'malformed config drives: 400 at the API with nothing recorded; a base64 non-ISO fails in the agent before anything is written',
+    async () => {
+      const uuid = nodes['node-1'].uuid;
+      const before = (await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${uuid}`)).body;
+      const bad: Array<[unknown, RegExp]> = [
+        ['not base64 at all!', /neither a JSON, nor a URL, nor a base64 string/],
+        [{ meta_data: { hostname: 'x' }, private_key: 'k' }, /unexpected key private_key/],
+        [{ meta_data: 'hostname=x' }, /meta_data must be an object/],
+        [{ user_data: 42 }, /bad user_data/],
+        [{ network_data: [] }, /network_data must be an object/],
+      ];
+      for (const [configdrive, message] of bad) {
+        const res = await bm(env.ts, env.p.owner, 'PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'active', configdrive });
+        expectError(res, 400, message);
+      }
+      const after = (await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${uuid}`)).body;
+      expect(after.provision_state).toBe(before.provision_state);
+      expect(after.instance_info).toEqual(before.instance_info);
+      expect(after.instance_info.configdrive).toBeUndefined();
+
+      // Base64 the API cannot judge: the agent refuses it before writing the image.
+      const disk = env.lab.agents!.diskPath('node-1');
+      dirtyHead(disk);
+      const n = await deploy('node-1', urlInfo('truncated.raw', full), { configdrive: randomBytes(48 * 1024).toString('base64') });
+      expectFailed(n, 'node-1', /InvalidCommandParamsError.*configdrive is not an ISO9660 image/);
       expect(readHead(disk).equals(Buffer.alloc(MIB, 0xee))).toBe(true);
+      expect(n.instance_info.configdrive).toBe('******');
       await storeUnchanged(goodImageId);
-    } finally {
-      off();
-    }
-  }, LONG);
-
-  it('malformed config drives: 400 at the API with nothing recorded; a base64 non-ISO fails in the agent before anything is written', async () => {
-    const uuid = nodes['node-1'].uuid;
-    const before = (await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${uuid}`)).body;
-    const bad: Array<[unknown, RegExp]> = [
-      ['not base64 at all!', /neither a JSON, nor a URL, nor a base64 string/],
-      [{ meta_data: { hostname: 'x' }, private_key: 'k' }, /unexpected key private_key/],
-      [{ meta_data: 'hostname=x' }, /meta_data must be an object/],
-      [{ user_data: 42 }, /bad user_data/],
-      [{ network_data: [] }, /network_data must be an object/],
-    ];
-    for (const [configdrive, message] of bad) {
-      const res = await bm(env.ts, env.p.owner, 'PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'active', configdrive });
-      expectError(res, 400, message);
-    }
-    const after = (await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${uuid}`)).body;
-    expect(after.provision_state).toBe(before.provision_state);
-    expect(after.instance_info).toEqual(before.instance_info);
-    expect(after.instance_info.configdrive).toBeUndefined();
-
-    // Base64 the API cannot judge: the agent refuses it before writing the image.
-    const disk = env.lab.agents!.diskPath('node-1');
-    dirtyHead(disk);
-    const n = await deploy('node-1', urlInfo('truncated.raw', full), { configdrive: randomBytes(48 * 1024).toString('base64') });
-    expectFailed(n, 'node-1', /InvalidCommandParamsError.*configdrive is not an ISO9660 image/);
-    expect(readHead(disk).equals(Buffer.alloc(MIB, 0xee))).toBe(true);
-    expect(n.instance_info.configdrive).toBe('******');
-    await storeUnchanged(goodImageId);
-  }, LONG);
+    },
+    LONG,
+  );
 });

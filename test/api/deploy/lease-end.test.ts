@@ -52,7 +52,11 @@ describe('lease end wipes a node that was never deployed', () => {
     await waitNode(env, node.uuid, (n) => n.provision_state === 'available' && n.reservation === null, LONG);
     expect((await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [{ op: 'remove', path: '/lessee' }])).status).toBe(200);
     const now = Date.now();
-    const created = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: node.uuid, start_time: iso(now - 1000), end_time: iso(now + 3600_000) });
+    const created = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+      resource_uuid: node.uuid,
+      start_time: iso(now - 1000),
+      end_time: iso(now + 3600_000),
+    });
     expect(created.status, created.text).toBe(201);
     offer = created.body.uuid;
   }, LONG);
@@ -63,40 +67,63 @@ describe('lease end wipes a node that was never deployed', () => {
   /** The lessee claims `seconds` of the owner's offer; resolves once the lessee holds the node. */
   async function leaseFor(seconds: number): Promise<string> {
     const now = Date.now();
-    const lease = await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer}/claim`, { start_time: iso(now), end_time: iso(now + seconds * 1000) });
+    const lease = await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer}/claim`, {
+      start_time: iso(now),
+      end_time: iso(now + seconds * 1000),
+    });
     expect(lease.status, lease.text).toBe(201);
     await waitNode(env, node.uuid, (n) => n.lessee === env.p.lessee.projectId, LONG);
     return lease.body.uuid;
   }
 
-  it('default policy: at lease end the node is cleaned (erase_devices_metadata) and the lessee loses it', async () => {
-    await leaseFor(4);
-    const disk = env.lab.agents!.diskPath('node-0');
-    lesseeWritesDisk(disk);
-    expect((await inspectDisk(disk)).filesystems).toContainEqual({ partition: 1, type: 'ext2/3/4', label: 'byo-os' });
-    const cleaning = await waitNode(env, node.uuid, (n) => n.lessee === null, LONG);
-    expect(['cleaning', 'clean wait', 'available']).toContain(cleaning.provision_state);
-    expect((await bm(env.ts, env.p.lessee, 'GET', `/v1/nodes/${node.uuid}`)).status).toBe(404);
-    const n = await waitNode(env, node.uuid, (x) => (x.provision_state === 'available' && x.reservation === null) || / failed$/.test(x.provision_state), LONG);
-    expect(n.provision_state, n.last_error).toBe('available');
-    const report = await inspectDisk(disk);
-    expect(report.blank).toBe(true);
-    expect(report.filesystems).toEqual([]);
-    expect(markerAt512MiB(disk)).toBe(true); // metadata erase leaves data blocks
-  }, LONG);
+  it(
+    'default policy: at lease end the node is cleaned (erase_devices_metadata) and the lessee loses it',
+    async () => {
+      await leaseFor(4);
+      const disk = env.lab.agents!.diskPath('node-0');
+      lesseeWritesDisk(disk);
+      expect((await inspectDisk(disk)).filesystems).toContainEqual({ partition: 1, type: 'ext2/3/4', label: 'byo-os' });
+      const cleaning = await waitNode(env, node.uuid, (n) => n.lessee === null, LONG);
+      expect(['cleaning', 'clean wait', 'available']).toContain(cleaning.provision_state);
+      expect((await bm(env.ts, env.p.lessee, 'GET', `/v1/nodes/${node.uuid}`)).status).toBe(404);
+      const n = await waitNode(
+        env,
+        node.uuid,
+        (x) => (x.provision_state === 'available' && x.reservation === null) || / failed$/.test(x.provision_state),
+        LONG,
+      );
+      expect(n.provision_state, n.last_error).toBe('available');
+      const report = await inspectDisk(disk);
+      expect(report.blank).toBe(true);
+      expect(report.filesystems).toEqual([]);
+      expect(markerAt512MiB(disk)).toBe(true); // metadata erase leaves data blocks
+    },
+    LONG,
+  );
 
-  it("owner's lease policy erase_devices: the whole disk is erased at lease end", async () => {
-    const pol = await call(env.ts, env.p.owner, 'POST', '/lease/v1/lease_policies', { resource_uuid: node.uuid, erase_devices: true });
-    expect(pol.status, pol.text).toBe(201);
-    expect(pol.body.erase_devices).toBe(true);
-    await leaseFor(4);
-    const disk = env.lab.agents!.diskPath('node-0');
-    lesseeWritesDisk(disk);
-    await waitNode(env, node.uuid, (n) => n.lessee === null, LONG);
-    const n = await waitNode(env, node.uuid, (x) => (x.provision_state === 'available' && x.reservation === null) || / failed$/.test(x.provision_state), LONG);
-    expect(n.provision_state, n.last_error).toBe('available');
-    expect((await inspectDisk(disk)).blank).toBe(true);
-    expect(markerAt512MiB(disk)).toBe(false);
-    await expect.poll(() => consoleLog(env, 'node-0'), { timeout: 5000 }).toMatch(/command clean.execute_clean_step erase_devices succeeded/);
-  }, LONG);
+  it(
+    "owner's lease policy erase_devices: the whole disk is erased at lease end",
+    async () => {
+      const pol = await call(env.ts, env.p.owner, 'POST', '/lease/v1/lease_policies', { resource_uuid: node.uuid, erase_devices: true });
+      expect(pol.status, pol.text).toBe(201);
+      expect(pol.body.erase_devices).toBe(true);
+      await leaseFor(4);
+      const disk = env.lab.agents!.diskPath('node-0');
+      lesseeWritesDisk(disk);
+      await waitNode(env, node.uuid, (n) => n.lessee === null, LONG);
+      const n = await waitNode(
+        env,
+        node.uuid,
+        (x) => (x.provision_state === 'available' && x.reservation === null) || / failed$/.test(x.provision_state),
+        LONG,
+      );
+      expect(n.provision_state, n.last_error).toBe('available');
+      expect((await inspectDisk(disk)).blank).toBe(true);
+      expect(markerAt512MiB(disk)).toBe(false);
+      await expect
+        .poll(() => consoleLog(env, 'node-0'), { timeout: 5000 })
+        .toMatch(/command clean.execute_clean_step erase_devices succeeded/);
+    },
+    LONG,
+  );
 });

@@ -32,7 +32,9 @@ describe('long agent commands run while their nodes wait', () => {
   let url = '';
 
   beforeAll(async () => {
-    env = await startDeployEnv(3, { env: { ESI_CONDUCTOR_WORKERS: '1', ESI_DEPLOY_CALLBACK_TIMEOUT: '600', ESI_CHECK_PROVISION_STATE_INTERVAL: '1' } });
+    env = await startDeployEnv(3, {
+      env: { ESI_CONDUCTOR_WORKERS: '1', ESI_DEPLOY_CALLBACK_TIMEOUT: '600', ESI_CHECK_PROVISION_STATE_INTERVAL: '1' },
+    });
     await new Promise<void>((r) => images.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(images.address() as AddressInfo).port}/disk.raw`;
   }, LONG);
@@ -42,57 +44,83 @@ describe('long agent commands run while their nodes wait', () => {
     await env?.close();
   });
 
-  it('one worker, two writes at once: both wait unlocked with progress, then both go active', async () => {
-    const nodes: string[] = [];
-    for (const system of ['node-0', 'node-1']) {
-      const { node } = await agentNode(env, system);
-      await waitNode(env, node.uuid, (x) => (x.provision_state === 'available' && x.reservation === null) || / failed$/.test(x.provision_state), LONG);
-      const info = { image_source: url, image_os_hash_algo: 'sha256', image_os_hash_value: digest };
-      expect((await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [{ op: 'add', path: '/instance_info', value: info }])).status).toBe(200);
-      nodes.push(node.uuid);
-    }
-    for (const u of nodes) await provision(env, u, 'active');
-    const writing = await Promise.all(nodes.map((u) => waitNode(env, u, (x) => x.deploy_step?.progress?.bytes === MIB || / failed$/.test(x.provision_state), LONG)));
-    for (const n of writing) {
-      expect(n.provision_state, n.last_error).toBe('wait call-back');
-      expect(n.reservation).toBeNull();
-      expect(n.deploy_step.step).toBe('write_image');
-      expect(n.driver_internal_info.agent_command).toMatchObject({ name: 'deploy.execute_deploy_step' });
-    }
-    // The lessee sees the progress; other projects and anonymous callers see nothing.
-    const lessee = await bm(env.ts, env.p.lessee, 'GET', `/v1/nodes/${nodes[0]}`);
-    expect(lessee.body.deploy_step.progress).toEqual({ phase: 'download', bytes: MIB, total: image.length });
-    const other = await bm(env.ts, env.p.other, 'GET', `/v1/nodes/${nodes[0]}`);
-    expect(other.status).toBe(404);
-    const anonymous = await bm(env.ts, env.p.anonymous, 'GET', `/v1/nodes/${nodes[0]}`);
-    expect(anonymous.status).toBe(401);
-    // Heartbeats go on (1 s) but do not resume a node whose command runs.
-    await new Promise((r) => setTimeout(r, 2500));
-    for (const u of nodes) expect((await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${u}`)).body.provision_state).toBe('wait call-back');
-    release = true;
-    for (const res of held) res.end(image.subarray(MIB));
-    held.clear();
-    const done = await Promise.all(nodes.map((u) => waitNode(env, u, (x) => x.provision_state === 'active' || / failed$/.test(x.provision_state), LONG)));
-    for (const n of done) {
-      expect(n.provision_state, n.last_error).toBe('active');
-      expect(n.deploy_step).toEqual({});
-      expect(n.driver_internal_info.agent_command).toBeUndefined();
-    }
-  }, 2 * LONG);
+  it(
+    'one worker, two writes at once: both wait unlocked with progress, then both go active',
+    async () => {
+      const nodes: string[] = [];
+      for (const system of ['node-0', 'node-1']) {
+        const { node } = await agentNode(env, system);
+        await waitNode(
+          env,
+          node.uuid,
+          (x) => (x.provision_state === 'available' && x.reservation === null) || / failed$/.test(x.provision_state),
+          LONG,
+        );
+        const info = { image_source: url, image_os_hash_algo: 'sha256', image_os_hash_value: digest };
+        expect(
+          (await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [{ op: 'add', path: '/instance_info', value: info }])).status,
+        ).toBe(200);
+        nodes.push(node.uuid);
+      }
+      for (const u of nodes) await provision(env, u, 'active');
+      const writing = await Promise.all(
+        nodes.map((u) => waitNode(env, u, (x) => x.deploy_step?.progress?.bytes === MIB || / failed$/.test(x.provision_state), LONG)),
+      );
+      for (const n of writing) {
+        expect(n.provision_state, n.last_error).toBe('wait call-back');
+        expect(n.reservation).toBeNull();
+        expect(n.deploy_step.step).toBe('write_image');
+        expect(n.driver_internal_info.agent_command).toMatchObject({ name: 'deploy.execute_deploy_step' });
+      }
+      // The lessee sees the progress; other projects and anonymous callers see nothing.
+      const lessee = await bm(env.ts, env.p.lessee, 'GET', `/v1/nodes/${nodes[0]}`);
+      expect(lessee.body.deploy_step.progress).toEqual({ phase: 'download', bytes: MIB, total: image.length });
+      const other = await bm(env.ts, env.p.other, 'GET', `/v1/nodes/${nodes[0]}`);
+      expect(other.status).toBe(404);
+      const anonymous = await bm(env.ts, env.p.anonymous, 'GET', `/v1/nodes/${nodes[0]}`);
+      expect(anonymous.status).toBe(401);
+      // Heartbeats go on (1 s) but do not resume a node whose command runs.
+      await new Promise((r) => setTimeout(r, 2500));
+      for (const u of nodes) expect((await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${u}`)).body.provision_state).toBe('wait call-back');
+      release = true;
+      for (const res of held) res.end(image.subarray(MIB));
+      held.clear();
+      const done = await Promise.all(
+        nodes.map((u) => waitNode(env, u, (x) => x.provision_state === 'active' || / failed$/.test(x.provision_state), LONG)),
+      );
+      for (const n of done) {
+        expect(n.provision_state, n.last_error).toBe('active');
+        expect(n.deploy_step).toEqual({});
+        expect(n.driver_internal_info.agent_command).toBeUndefined();
+      }
+    },
+    2 * LONG,
+  );
 
-  it('an agent that stops answering during a write: deploy failed naming the step, node powered off', async () => {
-    release = false;
-    const { node } = await agentNode(env, 'node-2');
-    await waitNode(env, node.uuid, (x) => (x.provision_state === 'available' && x.reservation === null) || / failed$/.test(x.provision_state), LONG);
-    const info = { image_source: url, image_os_hash_algo: 'sha256', image_os_hash_value: digest };
-    expect((await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [{ op: 'add', path: '/instance_info', value: info }])).status).toBe(200);
-    await provision(env, node.uuid, 'active');
-    await waitNode(env, node.uuid, (x) => x.deploy_step?.progress?.bytes === MIB || / failed$/.test(x.provision_state), LONG);
-    env.lab.agents!.kill('node-2');
-    const n = await waitNode(env, node.uuid, (x) => x.provision_state === 'deploy failed' || x.provision_state === 'active', LONG);
-    expect(n.provision_state).toBe('deploy failed');
-    expect(n.last_error).toMatch(/deploy\.write_image.*could not be reached/);
-    expect(n.power_state).toBe('power off');
-    expect(n.driver_internal_info.agent_command).toBeUndefined();
-  }, LONG);
+  it(
+    'an agent that stops answering during a write: deploy failed naming the step, node powered off',
+    async () => {
+      release = false;
+      const { node } = await agentNode(env, 'node-2');
+      await waitNode(
+        env,
+        node.uuid,
+        (x) => (x.provision_state === 'available' && x.reservation === null) || / failed$/.test(x.provision_state),
+        LONG,
+      );
+      const info = { image_source: url, image_os_hash_algo: 'sha256', image_os_hash_value: digest };
+      expect(
+        (await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [{ op: 'add', path: '/instance_info', value: info }])).status,
+      ).toBe(200);
+      await provision(env, node.uuid, 'active');
+      await waitNode(env, node.uuid, (x) => x.deploy_step?.progress?.bytes === MIB || / failed$/.test(x.provision_state), LONG);
+      env.lab.agents!.kill('node-2');
+      const n = await waitNode(env, node.uuid, (x) => x.provision_state === 'deploy failed' || x.provision_state === 'active', LONG);
+      expect(n.provision_state).toBe('deploy failed');
+      expect(n.last_error).toMatch(/deploy\.write_image.*could not be reached/);
+      expect(n.power_state).toBe('power off');
+      expect(n.driver_internal_info.agent_command).toBeUndefined();
+    },
+    LONG,
+  );
 });

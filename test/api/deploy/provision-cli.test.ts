@@ -39,66 +39,114 @@ describe('esi node provision / unprovision', () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('refuses callers who do not hold the node, unknown images and bad keys, before changing anything', async () => {
-    const other = await esi(['node', 'provision', 'B', '--image', 'my-os'], personaEnv(env.ts, 'other'));
-    expect(other.code).toBe(1);
-    expect(other.stderr).toMatch(/node B was not found/);
-    const anon = await esi(['node', 'provision', 'B', '--image', 'my-os'], { OS_AUTH_URL: `${env.ts.url}/identity/v3` });
-    expect(anon.code).toBe(1);
-    expect(anon.stderr).toMatch(/OS_USERNAME/);
-    // The lessee's private image is invisible to the owner.
-    const owner = await esi(['node', 'provision', 'B', '--image', 'my-os'], personaEnv(env.ts, 'owner'));
-    expect(owner.code).toBe(1);
-    expect(owner.stderr).toMatch(/no image named my-os/);
-    const badKey = path.join(dir, 'bad.pub');
-    fs.writeFileSync(badKey, 'not a key');
-    const bad = await esi(['node', 'provision', 'B', '--image', 'my-os', '--ssh-key', badKey], personaEnv(env.ts, 'lessee'));
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/not an OpenSSH public key/);
-    const shown = await waitNode(env, node.uuid, () => true);
-    expect(shown.provision_state).toBe('available');
-    expect(shown.instance_info).toEqual({});
-  }, LONG);
+  it(
+    'refuses callers who do not hold the node, unknown images and bad keys, before changing anything',
+    async () => {
+      const other = await esi(['node', 'provision', 'B', '--image', 'my-os'], personaEnv(env.ts, 'other'));
+      expect(other.code).toBe(1);
+      expect(other.stderr).toMatch(/node B was not found/);
+      const anon = await esi(['node', 'provision', 'B', '--image', 'my-os'], { OS_AUTH_URL: `${env.ts.url}/identity/v3` });
+      expect(anon.code).toBe(1);
+      expect(anon.stderr).toMatch(/OS_USERNAME/);
+      // The lessee's private image is invisible to the owner.
+      const owner = await esi(['node', 'provision', 'B', '--image', 'my-os'], personaEnv(env.ts, 'owner'));
+      expect(owner.code).toBe(1);
+      expect(owner.stderr).toMatch(/no image named my-os/);
+      const badKey = path.join(dir, 'bad.pub');
+      fs.writeFileSync(badKey, 'not a key');
+      const bad = await esi(['node', 'provision', 'B', '--image', 'my-os', '--ssh-key', badKey], personaEnv(env.ts, 'lessee'));
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(/not an OpenSSH public key/);
+      const shown = await waitNode(env, node.uuid, () => true);
+      expect(shown.provision_state).toBe('available');
+      expect(shown.instance_info).toEqual({});
+    },
+    LONG,
+  );
 
-  it('provisions as the lessee with --wait: phases on stderr, the node boots the OS with the config drive', async () => {
-    const r = await esi(['node', 'provision', 'B', '--image', 'my-os', '--ssh-key', path.join(dir, 'id.pub'), '--user-data', path.join(dir, 'user-data'), '--hostname', 'web1', '--network', 'lnet', '--wait', '120', '-f', 'json'], personaEnv(env.ts, 'lessee'));
-    expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout);
-    expect(out).toMatchObject({ node: 'B', provision_state: 'active', power_state: 'power on', image: 'my-os', hostname: 'web1', networks: ['esi-B-lnet'] });
-    const vifs = (await bm(env.ts, env.p.lessee, 'GET', `/v1/nodes/${node.uuid}/vifs`)).body.vifs;
-    expect(vifs).toHaveLength(1);
-    expect(r.stderr).toMatch(/esi: B: booting the deploy agent/);
-    // The phases after the first show only when a poll lands in them: a lab deploy can go from
-    // booting the agent to active between two polls. Whatever phases did show are known ones.
-    for (const line of r.stderr.split('\n').filter((l) => l.startsWith('esi: B: '))) {
-      expect(line).toMatch(/^esi: B: (booting the deploy agent|waiting for the deploy agent|writing the image|converting the image|booting the instance|active)/);
-    }
-    const report = await inspectDisk(env.lab.agents!.diskPath('node-0'));
-    expect(report.filesystems).toContainEqual({ partition: 1, type: 'ext2/3/4', label: 'lessee-os' });
-    expect(report.metaData).toMatchObject({ hostname: 'web1', public_keys: { default: KEY } });
-    expect(report.userDataBytes).toBe(Buffer.byteLength('#cloud-config\npackages: [htop]\n'));
-    await expect.poll(() => consoleLog(env, 'node-0'), { timeout: 10_000 }).toMatch(/file system: ext2\/3\/4 label "lessee-os" on partition 1/);
-    expect(consoleLog(env, 'node-0')).toMatch(/config drive: config-2 hostname web1 uuid .*1 public key\(s\), user_data \d+ bytes/);
-  }, LONG);
+  it(
+    'provisions as the lessee with --wait: phases on stderr, the node boots the OS with the config drive',
+    async () => {
+      const r = await esi(
+        [
+          'node',
+          'provision',
+          'B',
+          '--image',
+          'my-os',
+          '--ssh-key',
+          path.join(dir, 'id.pub'),
+          '--user-data',
+          path.join(dir, 'user-data'),
+          '--hostname',
+          'web1',
+          '--network',
+          'lnet',
+          '--wait',
+          '120',
+          '-f',
+          'json',
+        ],
+        personaEnv(env.ts, 'lessee'),
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout);
+      expect(out).toMatchObject({
+        node: 'B',
+        provision_state: 'active',
+        power_state: 'power on',
+        image: 'my-os',
+        hostname: 'web1',
+        networks: ['esi-B-lnet'],
+      });
+      const vifs = (await bm(env.ts, env.p.lessee, 'GET', `/v1/nodes/${node.uuid}/vifs`)).body.vifs;
+      expect(vifs).toHaveLength(1);
+      expect(r.stderr).toMatch(/esi: B: booting the deploy agent/);
+      // The phases after the first show only when a poll lands in them: a lab deploy can go from
+      // booting the agent to active between two polls. Whatever phases did show are known ones.
+      for (const line of r.stderr.split('\n').filter((l) => l.startsWith('esi: B: '))) {
+        expect(line).toMatch(
+          /^esi: B: (booting the deploy agent|waiting for the deploy agent|writing the image|converting the image|booting the instance|active)/,
+        );
+      }
+      const report = await inspectDisk(env.lab.agents!.diskPath('node-0'));
+      expect(report.filesystems).toContainEqual({ partition: 1, type: 'ext2/3/4', label: 'lessee-os' });
+      expect(report.metaData).toMatchObject({ hostname: 'web1', public_keys: { default: KEY } });
+      expect(report.userDataBytes).toBe(Buffer.byteLength('#cloud-config\npackages: [htop]\n'));
+      await expect
+        .poll(() => consoleLog(env, 'node-0'), { timeout: 10_000 })
+        .toMatch(/file system: ext2\/3\/4 label "lessee-os" on partition 1/);
+      expect(consoleLog(env, 'node-0')).toMatch(/config drive: config-2 hostname web1 uuid .*1 public key\(s\), user_data \d+ bytes/);
+    },
+    LONG,
+  );
 
-  it('unprovisions with --wait: the instance is removed and the disk wiped', async () => {
-    const r = await esi(['node', 'unprovision', 'B', '--wait', '120', '-f', 'json'], personaEnv(env.ts, 'lessee'));
-    expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ node: 'B', provision_state: 'available' });
-    // Progress is drawn (a metadata erase can end between two polls, so the cleaning line may not
-    // show); that the disk was cleaned is checked on the disk itself below.
-    expect(r.stderr).toMatch(/esi: B: (tearing down the instance|cleaning)/);
-    const report = await inspectDisk(env.lab.agents!.diskPath('node-0'));
-    expect(report.blank).toBe(true);
-    expect(report.filesystems).toEqual([]);
-    expect(report.metaData).toBeNull();
-  }, LONG);
+  it(
+    'unprovisions with --wait: the instance is removed and the disk wiped',
+    async () => {
+      const r = await esi(['node', 'unprovision', 'B', '--wait', '120', '-f', 'json'], personaEnv(env.ts, 'lessee'));
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ node: 'B', provision_state: 'available' });
+      // Progress is drawn (a metadata erase can end between two polls, so the cleaning line may not
+      // show); that the disk was cleaned is checked on the disk itself below.
+      expect(r.stderr).toMatch(/esi: B: (tearing down the instance|cleaning)/);
+      const report = await inspectDisk(env.lab.agents!.diskPath('node-0'));
+      expect(report.blank).toBe(true);
+      expect(report.filesystems).toEqual([]);
+      expect(report.metaData).toBeNull();
+    },
+    LONG,
+  );
 
-  it('refuses a node that is not available', async () => {
-    await esi(['node', 'provision', 'B', '--image', 'my-os'], personaEnv(env.ts, 'lessee'));
-    const again = await esi(['node', 'provision', 'B', '--image', 'my-os'], personaEnv(env.ts, 'lessee'));
-    expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/node B is (deploying|wait call-back|active); it must be available/);
-    await waitNode(env, node.uuid, (n) => n.provision_state === 'active' || / failed$/.test(n.provision_state), LONG);
-  }, LONG);
+  it(
+    'refuses a node that is not available',
+    async () => {
+      await esi(['node', 'provision', 'B', '--image', 'my-os'], personaEnv(env.ts, 'lessee'));
+      const again = await esi(['node', 'provision', 'B', '--image', 'my-os'], personaEnv(env.ts, 'lessee'));
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/node B is (deploying|wait call-back|active); it must be available/);
+      await waitNode(env, node.uuid, (n) => n.provision_state === 'active' || / failed$/.test(n.provision_state), LONG);
+    },
+    LONG,
+  );
 });

@@ -60,7 +60,11 @@ describe('ramdisk endpoints: lookup and heartbeat', () => {
     expectError(await bm(env.ts, null, 'GET', '/v1/lookup', undefined, AGENT_VERSION), 400, /addresses|node_uuid/);
     expectError(await bm(env.ts, null, 'GET', '/v1/lookup?addresses=not-a-mac', undefined, AGENT_VERSION), 400);
     expectError(await bm(env.ts, null, 'GET', '/v1/lookup?node_uuid=nope', undefined, AGENT_VERSION), 400, /UUID/);
-    expectError(await bm(env.ts, null, 'GET', '/v1/lookup?addresses=00:11:22:33:44:55&bogus=1', undefined, AGENT_VERSION), 400, /Unexpected/);
+    expectError(
+      await bm(env.ts, null, 'GET', '/v1/lookup?addresses=00:11:22:33:44:55&bogus=1', undefined, AGENT_VERSION),
+      400,
+      /Unexpected/,
+    );
     expectError(await bm(env.ts, null, 'GET', '/v1/lookup?addresses=00:11:22:33:44:55', undefined, AGENT_VERSION), 404);
     expectError(await bm(env.ts, null, 'GET', `/v1/lookup?addresses=${mac}`, undefined, '1.21'), 404);
     const idle = await bm(env.ts, env.p.admin, 'POST', '/v1/nodes', { driver: 'fake-hardware', name: 'idle' });
@@ -85,7 +89,14 @@ describe('ramdisk endpoints: lookup and heartbeat', () => {
 
   it('a good heartbeat records the agent and resumes cleaning; an agent that does not answer fails it', async () => {
     // Nothing listens on port 9: the conductor cannot reach the "agent".
-    const ok = await bm(env.ts, null, 'POST', `/v1/heartbeat/${node.uuid}`, { callback_url: 'http://127.0.0.1:9', agent_token: token, agent_version: '9.4.1' }, AGENT_VERSION);
+    const ok = await bm(
+      env.ts,
+      null,
+      'POST',
+      `/v1/heartbeat/${node.uuid}`,
+      { callback_url: 'http://127.0.0.1:9', agent_token: token, agent_version: '9.4.1' },
+      AGENT_VERSION,
+    );
     expect(ok.status, ok.text).toBe(202);
     expect(ok.text).toBe('');
     const failed = await waitNode(env, node.uuid, (n) => n.provision_state === 'clean failed');
@@ -115,7 +126,11 @@ describe('ramdisk endpoints: lookup and heartbeat', () => {
       await waitNode(env, n2.uuid, (n) => n.provision_state === 'cleaning' && n.reservation !== null);
       const same = await bm(env.ts, null, 'POST', `/v1/heartbeat/${n2.uuid}`, { callback_url: url, agent_token: t }, AGENT_VERSION);
       expect(same.status, same.text).toBe(202);
-      expectError(await bm(env.ts, null, 'POST', `/v1/heartbeat/${n2.uuid}`, { callback_url: 'http://127.0.0.1:10', agent_token: t }, AGENT_VERSION), 400, /differs/);
+      expectError(
+        await bm(env.ts, null, 'POST', `/v1/heartbeat/${n2.uuid}`, { callback_url: 'http://127.0.0.1:10', agent_token: t }, AGENT_VERSION),
+        400,
+        /differs/,
+      );
       release();
       const failed = await waitNode(env, n2.uuid, (n) => n.provision_state === 'clean failed');
       expect(failed.last_error).toMatch(/HTTP 500: released/);

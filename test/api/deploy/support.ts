@@ -16,8 +16,18 @@ export const AGENT_VERSION = '1.68';
  * (automated cleaning boots the agent: the node ends in `clean wait` unless an agent answers).
  * @returns the node JSON and its MAC
  */
-export async function agentNode(env: ConductorEnv, system: string, extra: Record<string, unknown> = {}, info: Record<string, unknown> = {}): Promise<{ node: any; mac: string }> {
-  const node = await enrollRedfish(env, system, { deploy_interface: 'direct', boot_interface: 'pxe', properties: { local_gb: 1, cpus: 2, memory_mb: 4096 }, ...extra }, { deploy_iso: 'http://lab/esi-agent.iso', ...info });
+export async function agentNode(
+  env: ConductorEnv,
+  system: string,
+  extra: Record<string, unknown> = {},
+  info: Record<string, unknown> = {},
+): Promise<{ node: any; mac: string }> {
+  const node = await enrollRedfish(
+    env,
+    system,
+    { deploy_interface: 'direct', boot_interface: 'pxe', properties: { local_gb: 1, cpus: 2, memory_mb: 4096 }, ...extra },
+    { deploy_iso: 'http://lab/esi-agent.iso', ...info },
+  );
   const mac = env.lab.systems.get(system).mac;
   const port = await bm(env.ts, env.p.admin, 'POST', '/v1/ports', { node_uuid: node.uuid, address: mac });
   expect(port.status, port.text).toBe(201);
@@ -61,7 +71,12 @@ export interface UploadOptions {
 /** Create an image (default: public raw, as admin) and upload `data`; returns its id. */
 export async function uploadImage(env: ConductorEnv, data: Uint8Array, name = 'deploy-test', o: UploadOptions = {}): Promise<string> {
   const who = o.as ?? env.p.admin;
-  const created = await call(env.ts, who, 'POST', '/image/v2/images', { name, disk_format: o.diskFormat ?? 'raw', container_format: 'bare', visibility: o.visibility ?? (who === env.p.admin ? 'public' : 'private') });
+  const created = await call(env.ts, who, 'POST', '/image/v2/images', {
+    name,
+    disk_format: o.diskFormat ?? 'raw',
+    container_format: 'bare',
+    visibility: o.visibility ?? (who === env.p.admin ? 'public' : 'private'),
+  });
   expect(created.status, created.text).toBe(201);
   const id = created.body.id as string;
   const res = await fetch(`${env.ts.url}/image/v2/images/${id}/file`, {
@@ -85,14 +100,17 @@ export function consoleLog(env: ConductorEnv, system: string): string {
  * the lessee a network `lnet`, so that a network can be attached to the node.
  */
 export async function cableToFakeSwitch(env: ConductorEnv, nodeUuid: string): Promise<void> {
-  const sw = await call(env.ts, env.p.admin, 'POST', '/network/v2.0/switches', { switch: { name: 'tor1', switch_id: '02:00:00:00:00:01', driver: 'fake', driver_info: {} } });
+  const sw = await call(env.ts, env.p.admin, 'POST', '/network/v2.0/switches', {
+    switch: { name: 'tor1', switch_id: '02:00:00:00:00:01', driver: 'fake', driver_info: {} },
+  });
   expect(sw.status, sw.text).toBe(201);
   const nic = (await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${nodeUuid}/ports`)).body.ports[0];
   expect((await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${nodeUuid}/maintenance`, { reason: 'cabling' })).status).toBe(202);
-  const cabled = await bm(env.ts, env.p.admin, 'PATCH', `/v1/ports/${nic.uuid}`, [{ op: 'add', path: '/local_link_connection', value: { switch_id: '02:00:00:00:00:01', switch_info: 'tor1', port_id: 'Ethernet1/1' } }]);
+  const cabled = await bm(env.ts, env.p.admin, 'PATCH', `/v1/ports/${nic.uuid}`, [
+    { op: 'add', path: '/local_link_connection', value: { switch_id: '02:00:00:00:00:01', switch_info: 'tor1', port_id: 'Ethernet1/1' } },
+  ]);
   expect(cabled.status, cabled.text).toBe(200);
   expect((await bm(env.ts, env.p.admin, 'DELETE', `/v1/nodes/${nodeUuid}/maintenance`)).status).toBe(202);
   const lnet = await call(env.ts, env.p.lessee, 'POST', '/network/v2.0/networks', { network: { name: 'lnet' } });
   expect(lnet.status, lnet.text).toBe(201);
 }
-

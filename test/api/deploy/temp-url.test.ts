@@ -68,9 +68,14 @@ describe('image temp URLs', () => {
   });
 
   it('a PUT URL uploads one queued image without a token; a GET URL cannot upload, a PUT URL cannot read', async () => {
-    const created = await call(ts, p.lessee, 'POST', '/image/v2/images', { name: 'capture-target', disk_format: 'raw', container_format: 'bare' });
+    const created = await call(ts, p.lessee, 'POST', '/image/v2/images', {
+      name: 'capture-target',
+      disk_format: 'raw',
+      container_format: 'bare',
+    });
     const target = created.body.id as string;
-    const put = (u: string, body = Buffer.from('captured bytes')) => fetch(u, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body });
+    const put = (u: string, body = Buffer.from('captured bytes')) =>
+      fetch(u, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body });
     const getUrl = ts.server.services.imageTempUrls.sign(target, 60);
     expect((await put(getUrl)).status).toBe(401);
     expect((await put(`${ts.url}/image/v2/images/${target}/file`)).status).toBe(401);

@@ -15,7 +15,12 @@ export interface BadBmc {
 }
 
 /** Listen on a loopback port; `close` also runs `before` (ending open sockets, say). */
-async function listening(server: net.Server, hits: () => number, before: () => void, after: () => Promise<void> = async () => {}): Promise<BadBmc> {
+async function listening(
+  server: net.Server,
+  hits: () => number,
+  before: () => void,
+  after: () => Promise<void> = async () => {},
+): Promise<BadBmc> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as net.AddressInfo).port;
   return {
@@ -39,9 +44,13 @@ export async function silentBmc(): Promise<BadBmc> {
     s.on('error', () => {});
     s.on('close', () => sockets.delete(s));
   });
-  return listening(server, () => hits, () => {
-    for (const s of sockets) s.destroy();
-  });
+  return listening(
+    server,
+    () => hits,
+    () => {
+      for (const s of sockets) s.destroy();
+    },
+  );
 }
 
 /**
@@ -59,7 +68,11 @@ async function httpBmc(reply: (req: http.IncomingMessage) => { status: number; c
       res.end(r.body);
     });
   });
-  return listening(server, () => hits, () => server.closeAllConnections());
+  return listening(
+    server,
+    () => hits,
+    () => server.closeAllConnections(),
+  );
 }
 
 /** A BMC answering every request with `status`, `contentType` and `body`. */
@@ -79,7 +92,11 @@ export function stuckOnBmc(): Promise<BadBmc> {
     Actions: { '#ComputerSystem.Reset': { target: '/redfish/v1/Systems/x/Actions/ComputerSystem.Reset' } },
   });
   const refusal = JSON.stringify({ error: { message: 'reset refused by the stuck BMC' } });
-  return httpBmc((req) => (req.method === 'GET' ? { status: 200, contentType: 'application/json', body: system } : { status: 500, contentType: 'application/json', body: refusal }));
+  return httpBmc((req) =>
+    req.method === 'GET'
+      ? { status: 200, contentType: 'application/json', body: system }
+      : { status: 500, contentType: 'application/json', body: refusal },
+  );
 }
 
 /**

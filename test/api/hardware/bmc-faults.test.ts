@@ -8,7 +8,18 @@
  * `manage` on such a node fails verification back to `enroll` (history `verify`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bm, deadUrl, enroll, power, provision, redfishInfo, settled, startConductorEnv, waitNode, type ConductorEnv } from '../conductor/support.ts';
+import {
+  bm,
+  deadUrl,
+  enroll,
+  power,
+  provision,
+  redfishInfo,
+  settled,
+  startConductorEnv,
+  waitNode,
+  type ConductorEnv,
+} from '../conductor/support.ts';
 import { fixedReplyBmc, silentBmc, type BadBmc } from './bad-bmcs.ts';
 
 let env: ConductorEnv;
@@ -28,18 +39,48 @@ async function serve(p: Promise<BadBmc>): Promise<string> {
   return s.url;
 }
 
-const SYSTEM = { '@odata.id': '/redfish/v1/Systems/x', Id: 'x', PowerState: 42, Actions: { '#ComputerSystem.Reset': { target: '/redfish/v1/Systems/x/Actions/ComputerSystem.Reset' } } };
+const SYSTEM = {
+  '@odata.id': '/redfish/v1/Systems/x',
+  Id: 'x',
+  PowerState: 42,
+  Actions: { '#ComputerSystem.Reset': { target: '/redfish/v1/Systems/x/Actions/ComputerSystem.Reset' } },
+};
 
 /** Each case: a name, where its BMC is, and what `last_error` must say. */
 const CASES: Array<{ name: string; address: () => Promise<string>; password?: string; error: RegExp }> = [
   { name: 'unreachable', address: () => deadUrl(), error: /unreachable for power on of node .*ECONNREFUSED/ },
-  { name: 'wrong-password', address: async () => env.lab.url, password: 'Wrong-Pw-Faults-1', error: /refused power on for node .*HTTP 401/ },
+  {
+    name: 'wrong-password',
+    address: async () => env.lab.url,
+    password: 'Wrong-Pw-Faults-1',
+    error: /refused power on for node .*HTTP 401/,
+  },
   { name: 'silent', address: () => serve(silentBmc()), error: /unreachable for power on of node .*no answer within 1 s/ },
-  { name: 'invalid-json', address: () => serve(fixedReplyBmc(200, 'application/json', '{"PowerState": "On",')), error: /sent a body that is not a JSON object for power on/ },
-  { name: 'html', address: () => serve(fixedReplyBmc(200, 'text/html', '<html><body>Login</body></html>')), error: /sent a body that is not a JSON object for power on/ },
-  { name: 'json-array', address: () => serve(fixedReplyBmc(200, 'application/json', '[1, 2, 3]')), error: /sent a body that is not a JSON object for power on/ },
-  { name: 'wrong-shape', address: () => serve(fixedReplyBmc(200, 'application/json', JSON.stringify(SYSTEM))), error: /sent an unknown PowerState 42 for power on/ },
-  { name: 'html-500', address: () => serve(fixedReplyBmc(500, 'text/html', '<html><h1>Internal error</h1></html>')), error: /refused power on for node .*HTTP 500/ },
+  {
+    name: 'invalid-json',
+    address: () => serve(fixedReplyBmc(200, 'application/json', '{"PowerState": "On",')),
+    error: /sent a body that is not a JSON object for power on/,
+  },
+  {
+    name: 'html',
+    address: () => serve(fixedReplyBmc(200, 'text/html', '<html><body>Login</body></html>')),
+    error: /sent a body that is not a JSON object for power on/,
+  },
+  {
+    name: 'json-array',
+    address: () => serve(fixedReplyBmc(200, 'application/json', '[1, 2, 3]')),
+    error: /sent a body that is not a JSON object for power on/,
+  },
+  {
+    name: 'wrong-shape',
+    address: () => serve(fixedReplyBmc(200, 'application/json', JSON.stringify(SYSTEM))),
+    error: /sent an unknown PowerState 42 for power on/,
+  },
+  {
+    name: 'html-500',
+    address: () => serve(fixedReplyBmc(500, 'text/html', '<html><h1>Internal error</h1></html>')),
+    error: /refused power on for node .*HTTP 500/,
+  },
 ];
 
 describe('power changes on bad BMCs', () => {
@@ -50,7 +91,11 @@ describe('power changes on bad BMCs', () => {
       const n = await enroll(env, {
         driver: 'redfish',
         name: `bad-${c.name}`,
-        driver_info: redfishInfo(env.lab, 'node-0', { redfish_address: address, redfish_system_id: '/redfish/v1/Systems/x', redfish_password: c.password ?? secret }),
+        driver_info: redfishInfo(env.lab, 'node-0', {
+          redfish_address: address,
+          redfish_system_id: '/redfish/v1/Systems/x',
+          redfish_password: c.password ?? secret,
+        }),
       });
       await power(env, n.uuid, 'power on', env.p.lessee);
       const done = await settled(env, n.uuid, 20_000);
@@ -69,9 +114,18 @@ describe('power changes on bad BMCs', () => {
   }
 
   it('a manage (verify) on a bad BMC goes back to enroll with last_error and history', async () => {
-    const n = await enroll(env, { driver: 'redfish', name: 'bad-verify', driver_info: redfishInfo(env.lab, 'node-0', { redfish_address: await serve(fixedReplyBmc(200, 'text/html', '<p>hi</p>')) }) });
+    const n = await enroll(env, {
+      driver: 'redfish',
+      name: 'bad-verify',
+      driver_info: redfishInfo(env.lab, 'node-0', { redfish_address: await serve(fixedReplyBmc(200, 'text/html', '<p>hi</p>')) }),
+    });
     await provision(env, n.uuid, 'manage');
-    const done = await waitNode(env, n.uuid, (x) => x.provision_state === 'enroll' && x.target_provision_state === null && x.last_error !== null && x.reservation === null, 20_000);
+    const done = await waitNode(
+      env,
+      n.uuid,
+      (x) => x.provision_state === 'enroll' && x.target_provision_state === null && x.last_error !== null && x.reservation === null,
+      20_000,
+    );
     const h = await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${n.uuid}/history/detail`);
     expect(h.body.history.at(-1)).toMatchObject({ severity: 'ERROR', event_type: 'verify', event: done.last_error });
   });

@@ -13,7 +13,9 @@ let env: ConductorEnv;
 const MAX = 6;
 
 beforeAll(async () => {
-  env = await startConductorEnv(1, { env: { ESI_NODE_HISTORY_MAX_ENTRIES: String(MAX), ESI_POWER_TIMEOUT: '3', ESI_POWER_SYNC_INTERVAL: '3600' } });
+  env = await startConductorEnv(1, {
+    env: { ESI_NODE_HISTORY_MAX_ENTRIES: String(MAX), ESI_POWER_TIMEOUT: '3', ESI_POWER_SYNC_INTERVAL: '3600' },
+  });
 });
 afterAll(async () => env?.close());
 
@@ -31,7 +33,16 @@ async function maintenance(ident: string, on: boolean, reason?: string, who = en
 describe('node history', () => {
   it('records a failed power change on an unreachable BMC (ERROR, power), visible to admin and owner only', async () => {
     const secret = 'History-Secret-Pw-3';
-    const n = await enroll(env, { driver: 'redfish', name: 'hist-dead', driver_info: { redfish_address: await deadUrl(), redfish_system_id: '/redfish/v1/Systems/x', redfish_username: 'admin', redfish_password: secret } });
+    const n = await enroll(env, {
+      driver: 'redfish',
+      name: 'hist-dead',
+      driver_info: {
+        redfish_address: await deadUrl(),
+        redfish_system_id: '/redfish/v1/Systems/x',
+        redfish_username: 'admin',
+        redfish_password: secret,
+      },
+    });
     await power(env, n.uuid, 'power on');
     const after = await settled(env, n.uuid);
     expect(after.last_error).toMatch(/unreachable/);
@@ -71,7 +82,16 @@ describe('node history', () => {
     expect(detail.history.map((h: any) => h.event)).toEqual(['Maintenance set: disk swap', 'Maintenance cleared.', 'Maintenance set.']);
     expect(detail.history[0]).toMatchObject({ severity: 'INFO', event_type: 'maintenance', user: env.p.owner.userId });
     expect(detail.history[1].user).toBe(env.p.admin.userId);
-    expect(Object.keys(detail.history[0]).sort()).toEqual(['conductor', 'created_at', 'event', 'event_type', 'links', 'severity', 'user', 'uuid']);
+    expect(Object.keys(detail.history[0]).sort()).toEqual([
+      'conductor',
+      'created_at',
+      'event',
+      'event_type',
+      'links',
+      'severity',
+      'user',
+      'uuid',
+    ]);
     const viaPath = await history(n.uuid, '/detail');
     expect(viaPath.history).toEqual(detail.history);
 
@@ -85,18 +105,30 @@ describe('node history', () => {
     expectError(await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${n.uuid}/history`, undefined, '1.77'), 404);
     expectError(await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${n.uuid}/history/${p1.history[0].uuid}`, undefined, '1.77'), 404);
     expectError(await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${n.uuid}/history?marker=nope`), 400);
-    expectError(await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${n.uuid}/history?marker=0b2f6a64-9c3c-4f55-8d0e-7a3c9a1e0f00`), 404, /could not be found/);
+    expectError(
+      await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${n.uuid}/history?marker=0b2f6a64-9c3c-4f55-8d0e-7a3c9a1e0f00`),
+      404,
+      /could not be found/,
+    );
     expectError(await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${n.uuid}/history?limit=0`), 400);
     expectError(await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${n.uuid}/history?detail=maybe`), 400);
     expectError(await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${n.uuid}/history?sort_key=id`), 400, /Unexpected arguments/);
-    expectError(await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${n.uuid}/history/0b2f6a64-9c3c-4f55-8d0e-7a3c9a1e0f00`), 404, /history record/);
+    expectError(
+      await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${n.uuid}/history/0b2f6a64-9c3c-4f55-8d0e-7a3c9a1e0f00`),
+      404,
+      /history record/,
+    );
     expectError(await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${n.uuid}/history/not-a-uuid`), 404);
     expectError(await bm(env.ts, env.p.admin, 'GET', '/v1/nodes/no-such-node/history'), 404);
 
     // A maintenance change by PATCH is recorded the same way.
     const patched = await bm(env.ts, env.p.owner, 'PATCH', `/v1/nodes/${n.uuid}`, [{ op: 'replace', path: '/maintenance', value: false }]);
     expect(patched.status, patched.text).toBe(200);
-    expect((await history(n.uuid, '?detail=true')).history.at(-1)).toMatchObject({ event: 'Maintenance cleared.', event_type: 'maintenance', user: env.p.owner.userId });
+    expect((await history(n.uuid, '?detail=true')).history.at(-1)).toMatchObject({
+      event: 'Maintenance cleared.',
+      event_type: 'maintenance',
+      user: env.p.owner.userId,
+    });
 
     // An entry of another node is not found through this one.
     const other = await enroll(env, { driver: 'fake-hardware', name: 'hist-other' });

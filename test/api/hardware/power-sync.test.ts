@@ -19,7 +19,12 @@ import type { TestResponse } from '../../helpers/harness.ts';
 import { bm, conductorOf, enrollRedfish, getNode, provision, settled, startConductorEnv, type ConductorEnv } from '../conductor/support.ts';
 import { gatedOnBmc, silentBmc, stuckOnBmc, type BadBmc } from './bad-bmcs.ts';
 
-const SYNC_ENV = { ESI_POWER_SYNC_INTERVAL: '3600', ESI_POWER_SYNC_MAX_RETRIES: '1', ESI_BMC_TIMEOUT_S: '1', ESI_SYNC_POWER_STATE_WORKERS: '2' };
+const SYNC_ENV = {
+  ESI_POWER_SYNC_INTERVAL: '3600',
+  ESI_POWER_SYNC_MAX_RETRIES: '1',
+  ESI_BMC_TIMEOUT_S: '1',
+  ESI_SYNC_POWER_STATE_WORKERS: '2',
+};
 
 async function patch(env: ConductorEnv, ident: string, ops: unknown[]): Promise<TestResponse> {
   for (let i = 0; ; i++) {
@@ -94,7 +99,13 @@ describe('power sync with hung BMCs beside healthy ones (the BMC wins)', () => {
     expect(r).toMatchObject({ failed: 3, maintenance: 3, changed: 0 });
     for (const n of silent) {
       const cur = await getNode(env, n.uuid);
-      expect(cur).toMatchObject({ maintenance: true, fault: 'power failure', power_state: null, reservation: null, target_power_state: null });
+      expect(cur).toMatchObject({
+        maintenance: true,
+        fault: 'power failure',
+        power_state: null,
+        reservation: null,
+        target_power_state: null,
+      });
       expect(cur.last_error).toMatch(/did not answer the power state read within 1 s/);
       expect(cur.maintenance_reason).toBe(cur.last_error);
       const h = await historyOf(env, n.uuid);

@@ -18,7 +18,13 @@ afterAll(async () => ts?.close());
 describe('version discovery', () => {
   it('GET /identity and /identity/ answer 300 with the v3 document, for every caller', async () => {
     for (const path of ['/identity', '/identity/']) {
-      const res = await expectStatuses(ts, personas, 'GET', () => ({ path }), { admin: 300, owner: 300, lessee: 300, other: 300, anonymous: 300 });
+      const res = await expectStatuses(ts, personas, 'GET', () => ({ path }), {
+        admin: 300,
+        owner: 300,
+        lessee: 300,
+        other: 300,
+        anonymous: 300,
+      });
       const values = res.anonymous.body.versions.values;
       expect(values).toHaveLength(1);
       expect(values[0]).toMatchObject({ id: 'v3.14', status: 'stable', links: [{ rel: 'self', href: `${ts.url}/identity/v3/` }] });
@@ -26,7 +32,13 @@ describe('version discovery', () => {
   });
 
   it('GET /identity/v3 describes v3 with its media type', async () => {
-    const res = await expectStatuses(ts, personas, 'GET', () => ({ path: '/identity/v3' }), { admin: 200, owner: 200, lessee: 200, other: 200, anonymous: 200 });
+    const res = await expectStatuses(ts, personas, 'GET', () => ({ path: '/identity/v3' }), {
+      admin: 200,
+      owner: 200,
+      lessee: 200,
+      other: 200,
+      anonymous: 200,
+    });
     expect(res.anonymous.body).toEqual({
       version: {
         id: 'v3.14',
@@ -47,7 +59,13 @@ describe('version discovery', () => {
 describe('errors in Keystone format', () => {
   it('unknown routes are 404 with or without a token', async () => {
     for (const path of ['/identity/v3/nothing-here', '/identity/v2.0/tenants', '/identity/v3/projects/x/y/z']) {
-      const res = await expectStatuses(ts, personas, 'GET', () => ({ path }), { admin: 404, owner: 404, lessee: 404, other: 404, anonymous: 404 });
+      const res = await expectStatuses(ts, personas, 'GET', () => ({ path }), {
+        admin: 404,
+        owner: 404,
+        lessee: 404,
+        other: 404,
+        anonymous: 404,
+      });
       expect(res.anonymous.body.error).toEqual({ code: 404, title: 'Not Found', message: 'The resource could not be found.' });
     }
   });

@@ -52,9 +52,27 @@ describe('POST /v3/projects', () => {
   it('keeps description, enabled, tags, parent and extra attributes', async () => {
     const parent = await adminCreate({ project: { name: 'parent-a' } });
     const child = await adminCreate({
-      project: { name: 'child-a', description: 'kid', enabled: false, parent_id: parent.id, domain_id: 'default', tags: ['a', 'b', 'a'], email: 'x@example.org', is_domain: false, options: {} },
+      project: {
+        name: 'child-a',
+        description: 'kid',
+        enabled: false,
+        parent_id: parent.id,
+        domain_id: 'default',
+        tags: ['a', 'b', 'a'],
+        email: 'x@example.org',
+        is_domain: false,
+        options: {},
+      },
     });
-    expect(child).toMatchObject({ name: 'child-a', description: 'kid', enabled: false, parent_id: parent.id, domain_id: 'default', tags: ['a', 'b'], email: 'x@example.org' });
+    expect(child).toMatchObject({
+      name: 'child-a',
+      description: 'kid',
+      enabled: false,
+      parent_id: parent.id,
+      domain_id: 'default',
+      tags: ['a', 'b'],
+      email: 'x@example.org',
+    });
     const shown = await call(ts, personas.admin, 'GET', `${P}/${child.id}`);
     expect(shown.body.project).toEqual(child);
     const viaDomainParent = await adminCreate({ project: { name: 'top-via-domain', parent_id: 'default', description: null } });
@@ -99,7 +117,13 @@ describe('POST /v3/projects', () => {
 
 describe('GET /v3/projects', () => {
   it('each persona lists what it may see', async () => {
-    const res = await expectStatuses(ts, personas, 'GET', () => ({ path: P }), { admin: 200, owner: 200, lessee: 200, other: 200, anonymous: 401 });
+    const res = await expectStatuses(ts, personas, 'GET', () => ({ path: P }), {
+      admin: 200,
+      owner: 200,
+      lessee: 200,
+      other: 200,
+      anonymous: 401,
+    });
     const names = (n: keyof Personas) => res[n].body.projects.map((p: any) => p.name);
     expect(names('admin')).toEqual(expect.arrayContaining(['admin', 'o1', 'l1', 'o2']));
     expect(names('owner')).toEqual(['o1']);
@@ -144,13 +168,19 @@ describe('GET/PATCH/DELETE /v3/projects/{id}', () => {
   });
 
   it('update: admin only; members get 403, others 404', async () => {
-    const res = await expectStatuses(ts, personas, 'PATCH', (name) => ({ path: `${P}/${personas.owner.projectId}`, body: { project: { description: `by ${name}` } } }), {
-      admin: 200,
-      owner: 403,
-      lessee: 404,
-      other: 404,
-      anonymous: 401,
-    });
+    const res = await expectStatuses(
+      ts,
+      personas,
+      'PATCH',
+      (name) => ({ path: `${P}/${personas.owner.projectId}`, body: { project: { description: `by ${name}` } } }),
+      {
+        admin: 200,
+        owner: 403,
+        lessee: 404,
+        other: 404,
+        anonymous: 401,
+      },
+    );
     expect(res.admin.body.project.description).toBe('by admin');
     const shown = await call(ts, personas.owner, 'GET', `${P}/${personas.owner.projectId}`);
     expect(shown.body.project.description).toBe('by admin');
@@ -158,7 +188,9 @@ describe('GET/PATCH/DELETE /v3/projects/{id}', () => {
 
   it('update changes name, enabled, tags and extra; refuses domain_id, parent_id, bad types', async () => {
     const p = await adminCreate({ project: { name: 'upd', email: 'a@x' } });
-    const res = await call(ts, personas.admin, 'PATCH', `${P}/${p.id}`, { project: { name: 'upd2', enabled: false, tags: ['t'], phone: '1' } });
+    const res = await call(ts, personas.admin, 'PATCH', `${P}/${p.id}`, {
+      project: { name: 'upd2', enabled: false, tags: ['t'], phone: '1' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.project).toMatchObject({ name: 'upd2', enabled: false, tags: ['t'], email: 'a@x', phone: '1' });
     const cases: Array<[unknown, number]> = [
@@ -179,13 +211,19 @@ describe('GET/PATCH/DELETE /v3/projects/{id}', () => {
 
   it('delete: admin only; members 403, others 404; children block deletion', async () => {
     const victim = await adminCreate({ project: { name: 'victim' } });
-    await expectStatuses(ts, personas, 'DELETE', (name) => ({ path: name === 'admin' ? `${P}/${victim.id}` : `${P}/${personas.owner.projectId}` }), {
-      admin: 204,
-      owner: 403,
-      lessee: 404,
-      other: 404,
-      anonymous: 401,
-    });
+    await expectStatuses(
+      ts,
+      personas,
+      'DELETE',
+      (name) => ({ path: name === 'admin' ? `${P}/${victim.id}` : `${P}/${personas.owner.projectId}` }),
+      {
+        admin: 204,
+        owner: 403,
+        lessee: 404,
+        other: 404,
+        anonymous: 401,
+      },
+    );
     expectKeystoneError(await call(ts, personas.admin, 'GET', `${P}/${victim.id}`), 404);
     expectKeystoneError(await call(ts, personas.admin, 'DELETE', `${P}/${victim.id}`), 404);
     const parent = await adminCreate({ project: { name: 'has-kids' } });
@@ -215,12 +253,24 @@ describe('GET /v3/users/{id}/projects', () => {
     expect(user.status, user.text).toBe(201);
     const uid = user.body.user.id;
     const member = (await call(ts, personas.admin, 'GET', '/identity/v3/roles?name=member')).body.roles[0].id;
-    for (const p of [on, off]) expect((await call(ts, personas.admin, 'PUT', `${P}/${p.id}/users/${uid}/roles/${member}`)).status).toBe(204);
-    const auth = { identity: { methods: ['password'], password: { user: { id: uid, password: 'pw-two' } } }, scope: { project: { id: on.id } } };
+    for (const p of [on, off])
+      expect((await call(ts, personas.admin, 'PUT', `${P}/${p.id}/users/${uid}/roles/${member}`)).status).toBe(204);
+    const auth = {
+      identity: { methods: ['password'], password: { user: { id: uid, password: 'pw-two' } } },
+      scope: { project: { id: on.id } },
+    };
     const issued = await call(ts, null, 'POST', '/identity/v3/auth/tokens', { auth });
     expect(issued.status, issued.text).toBe(201);
-    const me = { name: 'two-projects', token: issued.headers.get('x-subject-token')!, projectId: on.id, projectName: 'up-on', userId: uid, context: null };
-    const names = async (who: typeof me | Personas['admin'], path: string) => (await call(ts, who, 'GET', path)).body.projects.map((p: any) => p.name).sort();
+    const me = {
+      name: 'two-projects',
+      token: issued.headers.get('x-subject-token')!,
+      projectId: on.id,
+      projectName: 'up-on',
+      userId: uid,
+      context: null,
+    };
+    const names = async (who: typeof me | Personas['admin'], path: string) =>
+      (await call(ts, who, 'GET', path)).body.projects.map((p: any) => p.name).sort();
     expect(await names(me, '/identity/v3/auth/projects')).toEqual(['up-off', 'up-on']);
     expect((await call(ts, personas.admin, 'PATCH', `${P}/${off.id}`, { project: { enabled: false } })).status).toBe(200);
     expect(await names(me, '/identity/v3/auth/projects')).toEqual(['up-on']);
@@ -233,11 +283,31 @@ describe('GET /v3/users/{id}/projects', () => {
 
 describe('GET /v3/domains', () => {
   it('every persona sees the Default domain; unknown domains are 404', async () => {
-    const res = await expectStatuses(ts, personas, 'GET', () => ({ path: '/identity/v3/domains' }), { admin: 200, owner: 200, lessee: 200, other: 200, anonymous: 401 });
+    const res = await expectStatuses(ts, personas, 'GET', () => ({ path: '/identity/v3/domains' }), {
+      admin: 200,
+      owner: 200,
+      lessee: 200,
+      other: 200,
+      anonymous: 401,
+    });
     expect(res.owner.body.domains).toEqual([
-      { id: 'default', name: 'Default', description: 'The default domain', enabled: true, tags: [], options: {}, links: { self: `${ts.url}/identity/v3/domains/default` } },
+      {
+        id: 'default',
+        name: 'Default',
+        description: 'The default domain',
+        enabled: true,
+        tags: [],
+        options: {},
+        links: { self: `${ts.url}/identity/v3/domains/default` },
+      },
     ]);
-    const one = await expectStatuses(ts, personas, 'GET', () => ({ path: '/identity/v3/domains/default' }), { admin: 200, owner: 200, lessee: 200, other: 200, anonymous: 401 });
+    const one = await expectStatuses(ts, personas, 'GET', () => ({ path: '/identity/v3/domains/default' }), {
+      admin: 200,
+      owner: 200,
+      lessee: 200,
+      other: 200,
+      anonymous: 401,
+    });
     expect(one.lessee.body.domain.name).toBe('Default');
     expect((await call(ts, personas.admin, 'GET', '/identity/v3/domains?name=Default')).body.domains).toHaveLength(1);
     expect((await call(ts, personas.admin, 'GET', '/identity/v3/domains?name=Other')).body.domains).toHaveLength(0);

@@ -4,7 +4,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_SERVICES } from '../../../src/api/identity/catalog.ts';
-import { ADMIN_PASSWORD, call, createPersonas, ManualClock, startTestServer, type Personas, type TestServer } from '../../helpers/harness.ts';
+import {
+  ADMIN_PASSWORD,
+  call,
+  createPersonas,
+  ManualClock,
+  startTestServer,
+  type Personas,
+  type TestServer,
+} from '../../helpers/harness.ts';
 import { expectKeystoneError, expectStatuses, login, passwordAuth, PERSONA_LOGIN, tokenPersona } from './support.ts';
 
 const KEYSTONE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
@@ -26,7 +34,12 @@ describe('POST /v3/auth/tokens', () => {
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const t = body.token;
     expect(t.methods).toEqual(['password']);
-    expect(t.user).toEqual({ id: personas.owner.userId, name: 'owner1', domain: { id: 'default', name: 'Default' }, password_expires_at: null });
+    expect(t.user).toEqual({
+      id: personas.owner.userId,
+      name: 'owner1',
+      domain: { id: 'default', name: 'Default' },
+      password_expires_at: null,
+    });
     expect(t.project).toEqual({ id: personas.owner.projectId, name: 'o1', domain: { id: 'default', name: 'Default' } });
     expect(t.is_domain).toBe(false);
     expect(t.roles).toEqual([expect.objectContaining({ name: 'owner', id: expect.any(String) })]);
@@ -41,7 +54,8 @@ describe('POST /v3/auth/tokens', () => {
     const baremetal = t.catalog.find((s: any) => s.type === 'baremetal');
     expect(baremetal.name).toBe('ironic');
     expect(baremetal.endpoints.map((e: any) => e.interface).sort()).toEqual(['admin', 'internal', 'public']);
-    for (const e of baremetal.endpoints) expect(e).toMatchObject({ region: 'RegionOne', region_id: 'RegionOne', url: `${ts.url}/baremetal`, id: expect.any(String) });
+    for (const e of baremetal.endpoints)
+      expect(e).toMatchObject({ region: 'RegionOne', region_id: 'RegionOne', url: `${ts.url}/baremetal`, id: expect.any(String) });
     expect(t.catalog.find((s: any) => s.type === 'identity').endpoints[0].url).toBe(`${ts.url}/identity`);
     expect(t.catalog.find((s: any) => s.type === 'lease').endpoints[0].url).toBe(`${ts.url}/lease`);
     expect(JSON.stringify(body)).not.toContain('pw-owner1');
@@ -65,7 +79,13 @@ describe('POST /v3/auth/tokens', () => {
       const ok = await login(ts, l.user, l.password, { project: { name: l.project, domain: { id: 'default' } } });
       expect(ok.body.token.project.name, name).toBe(l.project);
     }
-    const res = await call(ts, null, 'POST', TOKENS, passwordAuth('owner1', 'pw-owner1', { project: { name: 'l1', domain: { id: 'default' } } }));
+    const res = await call(
+      ts,
+      null,
+      'POST',
+      TOKENS,
+      passwordAuth('owner1', 'pw-owner1', { project: { name: 'l1', domain: { id: 'default' } } }),
+    );
     expectKeystoneError(res, 401);
   });
 
@@ -99,11 +119,19 @@ describe('POST /v3/auth/tokens', () => {
     const norole = await project('dp-norole');
     const disabled = await project('dp-disabled');
     const member = (await call(ts, admin, 'GET', '/identity/v3/roles?name=member')).body.roles[0].id;
-    for (const [user, defaultProject] of [['dp-none', null], ['dp-norole', norole.id], ['dp-disabled', disabled.id]] as const) {
-      const res = await call(ts, admin, 'POST', '/identity/v3/users', { user: { name: user, password: 'pw', default_project_id: defaultProject } });
+    for (const [user, defaultProject] of [
+      ['dp-none', null],
+      ['dp-norole', norole.id],
+      ['dp-disabled', disabled.id],
+    ] as const) {
+      const res = await call(ts, admin, 'POST', '/identity/v3/users', {
+        user: { name: user, password: 'pw', default_project_id: defaultProject },
+      });
       expect(res.status, res.text).toBe(201);
       if (user === 'dp-disabled') {
-        expect((await call(ts, admin, 'PUT', `/identity/v3/projects/${disabled.id}/users/${res.body.user.id}/roles/${member}`)).status).toBe(204);
+        expect(
+          (await call(ts, admin, 'PUT', `/identity/v3/projects/${disabled.id}/users/${res.body.user.id}/roles/${member}`)).status,
+        ).toBe(204);
         expect((await login(ts, user, 'pw')).body.token.project.id).toBe(disabled.id);
         expect((await call(ts, admin, 'PATCH', `/identity/v3/projects/${disabled.id}`, { project: { enabled: false } })).status).toBe(200);
       }
@@ -114,7 +142,13 @@ describe('POST /v3/auth/tokens', () => {
   });
 
   it('?nocatalog leaves the catalog out', async () => {
-    const res = await call(ts, null, 'POST', `${TOKENS}?nocatalog`, passwordAuth('owner1', 'pw-owner1', { project: { name: 'o1', domain: { id: 'default' } } }));
+    const res = await call(
+      ts,
+      null,
+      'POST',
+      `${TOKENS}?nocatalog`,
+      passwordAuth('owner1', 'pw-owner1', { project: { name: 'o1', domain: { id: 'default' } } }),
+    );
     expect(res.status).toBe(201);
     expect(res.body.token.catalog).toBeUndefined();
     expect(res.body.token.roles).toHaveLength(1);
@@ -122,7 +156,9 @@ describe('POST /v3/auth/tokens', () => {
 
   it('rescopes with the token method', async () => {
     const unscoped = await login(ts, 'owner1', 'pw-owner1', 'unscoped');
-    const res = await call(ts, null, 'POST', TOKENS, { auth: { identity: { methods: ['token'], token: { id: unscoped.token } }, scope: { project: { id: personas.owner.projectId } } } });
+    const res = await call(ts, null, 'POST', TOKENS, {
+      auth: { identity: { methods: ['token'], token: { id: unscoped.token } }, scope: { project: { id: personas.owner.projectId } } },
+    });
     expect(res.status).toBe(201);
     expect(res.body.token.methods.sort()).toEqual(['password', 'token']);
     expect(res.body.token.project.name).toBe('o1');
@@ -136,7 +172,11 @@ describe('POST /v3/auth/tokens', () => {
       passwordAuth('nobody', 'pw'),
       passwordAuth('owner1', 'pw-owner1', { project: { name: 'no-such-project', domain: { id: 'default' } } }),
       passwordAuth('owner1', 'pw-owner1', { project: { id: 'deadbeef' } }),
-      { auth: { identity: { methods: ['password'], password: { user: { name: 'owner1', domain: { name: 'NoDomain' }, password: 'pw-owner1' } } } } },
+      {
+        auth: {
+          identity: { methods: ['password'], password: { user: { name: 'owner1', domain: { name: 'NoDomain' }, password: 'pw-owner1' } } },
+        },
+      },
       { auth: { identity: { methods: ['totp'] } } },
     ]) {
       const res = await call(ts, null, 'POST', TOKENS, body);
@@ -170,7 +210,7 @@ describe('POST /v3/auth/tokens', () => {
 });
 
 describe('GET/HEAD/DELETE /v3/auth/tokens', () => {
-  it('validates a subject token for admin and the token\'s own user only; others get 404, anonymous 401', async () => {
+  it("validates a subject token for admin and the token's own user only; others get 404, anonymous 401", async () => {
     const subject = await login(ts, 'lessee1', 'pw-lessee1', { project: { name: 'l1', domain: { id: 'default' } } });
     const res = await expectStatuses(ts, personas, 'GET', () => ({ path: TOKENS, headers: { 'x-subject-token': subject.token } }), {
       admin: 200,
@@ -220,7 +260,7 @@ describe('GET/HEAD/DELETE /v3/auth/tokens', () => {
     expectKeystoneError(anon, 401);
   });
 
-  it('nobody but an admin or the token\'s own user can revoke it: the token stays valid', async () => {
+  it("nobody but an admin or the token's own user can revoke it: the token stays valid", async () => {
     const { token } = await login(ts, 'lessee1', 'pw-lessee1', { project: { name: 'l1', domain: { id: 'default' } } });
     for (const p of [personas.owner, personas.other]) {
       expectKeystoneError(await call(ts, p, 'DELETE', TOKENS, undefined, { 'x-subject-token': token }), 404, /Could not find token/);
@@ -258,18 +298,36 @@ describe('GET /v3/auth/catalog, /projects, /system', () => {
       const { token } = await login(ts, l.user, l.password, { project: { name: l.project, domain: { id: 'default' } } });
       return { ...p[name], token };
     };
-    fresh = { admin: await mk('admin'), owner: await mk('owner'), lessee: await mk('lessee'), other: await mk('other'), anonymous: p.anonymous };
+    fresh = {
+      admin: await mk('admin'),
+      owner: await mk('owner'),
+      lessee: await mk('lessee'),
+      other: await mk('other'),
+      anonymous: p.anonymous,
+    };
   });
 
   it('catalog: every scoped persona gets it; anonymous 401; unscoped 403', async () => {
-    const res = await expectStatuses(ts, fresh, 'GET', () => ({ path: '/identity/v3/auth/catalog' }), { admin: 200, owner: 200, lessee: 200, other: 200, anonymous: 401 });
+    const res = await expectStatuses(ts, fresh, 'GET', () => ({ path: '/identity/v3/auth/catalog' }), {
+      admin: 200,
+      owner: 200,
+      lessee: 200,
+      other: 200,
+      anonymous: 401,
+    });
     expect(res.owner.body.catalog.map((s: any) => s.type)).toEqual(CATALOG_SERVICES.map((s) => s.type));
     const unscoped = await login(ts, 'owner1', 'pw-owner1', 'unscoped');
     expectKeystoneError(await call(ts, tokenPersona(unscoped.token), 'GET', '/identity/v3/auth/catalog'), 403);
   });
 
   it('projects: each persona sees the projects it holds roles on', async () => {
-    const res = await expectStatuses(ts, fresh, 'GET', () => ({ path: '/identity/v3/auth/projects' }), { admin: 200, owner: 200, lessee: 200, other: 200, anonymous: 401 });
+    const res = await expectStatuses(ts, fresh, 'GET', () => ({ path: '/identity/v3/auth/projects' }), {
+      admin: 200,
+      owner: 200,
+      lessee: 200,
+      other: 200,
+      anonymous: 401,
+    });
     expect(res.admin.body.projects.map((p: any) => p.name)).toEqual(['admin']);
     expect(res.owner.body.projects.map((p: any) => p.name)).toEqual(['o1']);
     expect(res.lessee.body.projects.map((p: any) => p.name)).toEqual(['l1']);
@@ -278,7 +336,13 @@ describe('GET /v3/auth/catalog, /projects, /system', () => {
   });
 
   it('system: only the admin holds a system role', async () => {
-    const res = await expectStatuses(ts, fresh, 'GET', () => ({ path: '/identity/v3/auth/system' }), { admin: 200, owner: 200, lessee: 200, other: 200, anonymous: 401 });
+    const res = await expectStatuses(ts, fresh, 'GET', () => ({ path: '/identity/v3/auth/system' }), {
+      admin: 200,
+      owner: 200,
+      lessee: 200,
+      other: 200,
+      anonymous: 401,
+    });
     expect(res.admin.body.system).toEqual([{ all: true }]);
     expect(res.owner.body.system).toEqual([]);
   });
@@ -297,10 +361,18 @@ describe('grants and tokens', () => {
     const inO1 = (await login(ts, 'grantee', 'pw-grantee', { project: { id: personas.owner.projectId } })).token;
     const inL1 = (await login(ts, 'grantee', 'pw-grantee', { project: { id: personas.lessee.projectId } })).token;
     expect((await call(ts, tokenPersona(inO1), 'GET', '/identity/v3/auth/catalog')).status).toBe(200);
-    expect((await call(ts, adminP, 'DELETE', `/identity/v3/projects/${personas.owner.projectId}/users/${uid}/roles/${member}`)).status).toBe(204);
+    expect(
+      (await call(ts, adminP, 'DELETE', `/identity/v3/projects/${personas.owner.projectId}/users/${uid}/roles/${member}`)).status,
+    ).toBe(204);
     expectKeystoneError(await call(ts, tokenPersona(inO1), 'GET', '/identity/v3/auth/catalog'), 401);
     expect((await call(ts, tokenPersona(inL1), 'GET', '/identity/v3/auth/catalog')).status).toBe(200);
-    const again = await call(ts, null, 'POST', TOKENS, passwordAuth('grantee', 'pw-grantee', { project: { id: personas.owner.projectId } }));
+    const again = await call(
+      ts,
+      null,
+      'POST',
+      TOKENS,
+      passwordAuth('grantee', 'pw-grantee', { project: { id: personas.owner.projectId } }),
+    );
     expectKeystoneError(again, 401);
   });
 

@@ -25,13 +25,19 @@ async function adminCreate(body: unknown): Promise<any> {
 
 describe('POST /v3/users', () => {
   it('only the admin creates users; the password is never shown', async () => {
-    const res = await expectStatuses(ts, personas, 'POST', (name) => ({ path: U, body: { user: { name: `u-${name}`, password: 'Secret-123' } } }), {
-      admin: 201,
-      owner: 403,
-      lessee: 403,
-      other: 403,
-      anonymous: 401,
-    });
+    const res = await expectStatuses(
+      ts,
+      personas,
+      'POST',
+      (name) => ({ path: U, body: { user: { name: `u-${name}`, password: 'Secret-123' } } }),
+      {
+        admin: 201,
+        owner: 403,
+        lessee: 403,
+        other: 403,
+        anonymous: 401,
+      },
+    );
     const user = res.admin.body.user;
     expect(user).toEqual({
       id: expect.stringMatching(/^[0-9a-f]{32}$/),
@@ -50,9 +56,24 @@ describe('POST /v3/users', () => {
 
   it('keeps default project, description, enabled and extra attributes', async () => {
     const user = await adminCreate({
-      user: { name: 'full', password: 'p', default_project_id: personas.owner.projectId, description: 'd', enabled: false, email: 'f@example.org', domain_id: 'default', options: {} },
+      user: {
+        name: 'full',
+        password: 'p',
+        default_project_id: personas.owner.projectId,
+        description: 'd',
+        enabled: false,
+        email: 'f@example.org',
+        domain_id: 'default',
+        options: {},
+      },
     });
-    expect(user).toMatchObject({ name: 'full', default_project_id: personas.owner.projectId, description: 'd', enabled: false, email: 'f@example.org' });
+    expect(user).toMatchObject({
+      name: 'full',
+      default_project_id: personas.owner.projectId,
+      description: 'd',
+      enabled: false,
+      email: 'f@example.org',
+    });
     expect(user).not.toHaveProperty('password');
     const shown = await call(ts, personas.admin, 'GET', `${U}/${user.id}`);
     expect(shown.body.user).toEqual(user);
@@ -90,7 +111,13 @@ describe('POST /v3/users', () => {
 
 describe('GET /v3/users', () => {
   it('the admin lists all users; anyone else is 403 (identity:list_users), as Keystone answers', async () => {
-    const res = await expectStatuses(ts, personas, 'GET', () => ({ path: U }), { admin: 200, owner: 403, lessee: 403, other: 403, anonymous: 401 });
+    const res = await expectStatuses(ts, personas, 'GET', () => ({ path: U }), {
+      admin: 200,
+      owner: 403,
+      lessee: 403,
+      other: 403,
+      anonymous: 401,
+    });
     expect(res.admin.body.users.map((u: any) => u.name)).toEqual(expect.arrayContaining(['admin', 'owner1', 'lessee1', 'owner2']));
     for (const name of ['owner', 'lessee', 'other'] as const) expect(res[name].text).not.toMatch(/owner1|lessee1|owner2/);
     for (const u of res.admin.body.users) expect(Object.keys(u)).not.toContain('password');
@@ -123,22 +150,37 @@ describe('GET/PATCH/DELETE /v3/users/{id}', () => {
   });
 
   it('update: admin only; the user itself 403, others 404', async () => {
-    const res = await expectStatuses(ts, personas, 'PATCH', () => ({ path: `${U}/${personas.owner.userId}`, body: { user: { email: 'owner1@example.org' } } }), {
-      admin: 200,
-      owner: 403,
-      lessee: 404,
-      other: 404,
-      anonymous: 401,
-    });
+    const res = await expectStatuses(
+      ts,
+      personas,
+      'PATCH',
+      () => ({ path: `${U}/${personas.owner.userId}`, body: { user: { email: 'owner1@example.org' } } }),
+      {
+        admin: 200,
+        owner: 403,
+        lessee: 404,
+        other: 404,
+        anonymous: 401,
+      },
+    );
     expect(res.admin.body.user.email).toBe('owner1@example.org');
   });
 
   it('update changes name, default project, extra; refuses domain_id and bad types', async () => {
     const u = await adminCreate({ user: { name: 'changer', password: 'a' } });
-    const res = await call(ts, personas.admin, 'PATCH', `${U}/${u.id}`, { user: { name: 'changed', default_project_id: personas.lessee.projectId, description: 'x' } });
+    const res = await call(ts, personas.admin, 'PATCH', `${U}/${u.id}`, {
+      user: { name: 'changed', default_project_id: personas.lessee.projectId, description: 'x' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.user).toMatchObject({ name: 'changed', default_project_id: personas.lessee.projectId, description: 'x' });
-    for (const body of [{ user: {} }, { user: { domain_id: 'default' } }, { user: { enabled: 'no' } }, { user: { password: null } }, { user: { default_project_id: 'nope' } }, { other: 1 }]) {
+    for (const body of [
+      { user: {} },
+      { user: { domain_id: 'default' } },
+      { user: { enabled: 'no' } },
+      { user: { password: null } },
+      { user: { default_project_id: 'nope' } },
+      { other: 1 },
+    ]) {
       expectKeystoneError(await call(ts, personas.admin, 'PATCH', `${U}/${u.id}`, body), 400);
     }
     expect((await call(ts, personas.admin, 'GET', `${U}/${u.id}`)).body.user).toEqual(res.body.user);
@@ -147,13 +189,19 @@ describe('GET/PATCH/DELETE /v3/users/{id}', () => {
   it('delete: admin only; the user itself 403, others 404; tokens die with the user', async () => {
     const victim = await adminCreate({ user: { name: 'victim', password: 'v' } });
     const { token } = await login(ts, 'victim', 'v');
-    await expectStatuses(ts, personas, 'DELETE', (name) => ({ path: name === 'admin' ? `${U}/${victim.id}` : `${U}/${personas.owner.userId}` }), {
-      admin: 204,
-      owner: 403,
-      lessee: 404,
-      other: 404,
-      anonymous: 401,
-    });
+    await expectStatuses(
+      ts,
+      personas,
+      'DELETE',
+      (name) => ({ path: name === 'admin' ? `${U}/${victim.id}` : `${U}/${personas.owner.userId}` }),
+      {
+        admin: 204,
+        owner: 403,
+        lessee: 404,
+        other: 404,
+        anonymous: 401,
+      },
+    );
     expectKeystoneError(await call(ts, personas.admin, 'GET', `${U}/${victim.id}`), 404);
     expectKeystoneError(await call(ts, personas.admin, 'GET', '/identity/v3/auth/tokens', undefined, { 'x-subject-token': token }), 404);
     expectKeystoneError(await call(ts, personas.admin, 'DELETE', `${U}/${victim.id}`), 404);
@@ -162,11 +210,18 @@ describe('GET/PATCH/DELETE /v3/users/{id}', () => {
 
 describe('POST /v3/users/{id}/password', () => {
   const change = (original: string, password: string): unknown => ({ user: { original_password: original, password } });
-  const canLogIn = async (name: string, password: string): Promise<boolean> => (await call(ts, null, 'POST', '/identity/v3/auth/tokens', passwordAuth(name, password))).status === 201;
+  const canLogIn = async (name: string, password: string): Promise<boolean> =>
+    (await call(ts, null, 'POST', '/identity/v3/auth/tokens', passwordAuth(name, password))).status === 201;
 
   it('needs no token: every persona (anonymous too) changes it with the right original password, 401 with a wrong one', async () => {
     const u = await adminCreate({ user: { name: 'pw-chain', password: 'start' } });
-    const previous: Record<string, string> = { admin: 'start', owner: 'by-admin', lessee: 'by-owner', other: 'by-lessee', anonymous: 'by-other' };
+    const previous: Record<string, string> = {
+      admin: 'start',
+      owner: 'by-admin',
+      lessee: 'by-owner',
+      other: 'by-lessee',
+      anonymous: 'by-other',
+    };
     await expectStatuses(ts, personas, 'POST', (name) => ({ path: `${U}/${u.id}/password`, body: change(previous[name]!, `by-${name}`) }), {
       admin: 204,
       owner: 204,
@@ -176,13 +231,19 @@ describe('POST /v3/users/{id}/password', () => {
     });
     expect(await canLogIn('pw-chain', 'by-anonymous')).toBe(true);
     expect(await canLogIn('pw-chain', 'start')).toBe(false);
-    const wrong = await expectStatuses(ts, personas, 'POST', () => ({ path: `${U}/${u.id}/password`, body: change('not-it', 'taken-over') }), {
-      admin: 401,
-      owner: 401,
-      lessee: 401,
-      other: 401,
-      anonymous: 401,
-    });
+    const wrong = await expectStatuses(
+      ts,
+      personas,
+      'POST',
+      () => ({ path: `${U}/${u.id}/password`, body: change('not-it', 'taken-over') }),
+      {
+        admin: 401,
+        owner: 401,
+        lessee: 401,
+        other: 401,
+        anonymous: 401,
+      },
+    );
     expectKeystoneError(wrong.anonymous, 401, /^Error when changing user password/);
     expect(wrong.anonymous.headers.get('www-authenticate')).toBe(`Keystone uri="${ts.url}/identity"`);
     expect(await canLogIn('pw-chain', 'by-anonymous')).toBe(true);
@@ -209,7 +270,11 @@ describe('POST /v3/users/{id}/password', () => {
   it('unknown, disabled and password-less users are 401 like a wrong password', async () => {
     const disabled = await adminCreate({ user: { name: 'pw-disabled', password: 'd', enabled: false } });
     const none = await adminCreate({ user: { name: 'pw-none' } });
-    for (const [id, original] of [['no-such-user', 'x'], [disabled.id, 'd'], [none.id, '']] as const) {
+    for (const [id, original] of [
+      ['no-such-user', 'x'],
+      [disabled.id, 'd'],
+      [none.id, ''],
+    ] as const) {
       const res = await call(ts, personas.owner, 'POST', `${U}/${id}/password`, change(original, 'new-one'));
       expectKeystoneError(res, 401, /^Error when changing user password/);
     }

@@ -25,7 +25,15 @@ function imageFiles(): string[] {
   return [...fs.readdirSync(dir), ...fs.readdirSync(path.join(dir, '.tmp')).map((f) => `.tmp/${f}`)].filter((f) => f !== '.tmp');
 }
 
-type Case = [label: string, method: string, path: string, body: unknown, status: number, message?: string | RegExp, headers?: Record<string, string>];
+type Case = [
+  label: string,
+  method: string,
+  path: string,
+  body: unknown,
+  status: number,
+  message?: string | RegExp,
+  headers?: Record<string, string>,
+];
 
 const UNKNOWN = '8b7f3c52-0000-4000-8000-000000000000';
 const props = (n: number): Record<string, string> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, 'v']));
@@ -36,11 +44,32 @@ const cases = (): Case[] => [
   ['create: body is an array', 'POST', '/images', [{ name: 'x' }], 400, /must be a JSON object/],
   ['create: body is a string', 'POST', '/images', '"x"', 400, /must be a JSON object/],
   ['create: not JSON', 'POST', '/images', 'name=x', 415, undefined, { 'content-type': 'text/plain' }],
-  ['create: name not a string', 'POST', '/images', { name: 5 }, 400, "Provided object does not match schema 'image': 5 is not of type 'null', 'string'"],
+  [
+    'create: name not a string',
+    'POST',
+    '/images',
+    { name: 5 },
+    400,
+    "Provided object does not match schema 'image': 5 is not of type 'null', 'string'",
+  ],
   ['create: name too long', 'POST', '/images', { name: 'n'.repeat(256) }, 400, /is too long/],
-  ['create: unknown visibility', 'POST', '/images', { visibility: 'secret' }, 400, /'secret' is not one of \['public', 'private', 'shared', 'community'\]/],
+  [
+    'create: unknown visibility',
+    'POST',
+    '/images',
+    { visibility: 'secret' },
+    400,
+    /'secret' is not one of \['public', 'private', 'shared', 'community'\]/,
+  ],
   ['create: protected not boolean', 'POST', '/images', { protected: 'yes' }, 400, /'yes' is not of type 'boolean'/],
-  ['create: negative min_ram', 'POST', '/images', { min_ram: -1 }, 400, "Invalid value '-1' for parameter 'min_ram': Cannot be a negative value"],
+  [
+    'create: negative min_ram',
+    'POST',
+    '/images',
+    { min_ram: -1 },
+    400,
+    "Invalid value '-1' for parameter 'min_ram': Cannot be a negative value",
+  ],
   ['create: fractional min_disk', 'POST', '/images', { min_disk: 1.5 }, 400, /1.5 is not of type 'integer'/],
   ['create: huge min_disk', 'POST', '/images', { min_disk: 2 ** 40 }, 400, /Must be at most/],
   ['create: tags not a list', 'POST', '/images', { tags: 'gpu' }, 400, /is not of type 'array'/],
@@ -50,25 +79,106 @@ const cases = (): Case[] => [
   ['create: id not a UUID', 'POST', '/images', { id: 'my-image' }, 400, /does not match/],
   ['create: custom property not a string', 'POST', '/images', { cpu: 4 }, 400, /4 is not of type 'string'/],
   ['create: custom property null', 'POST', '/images', { cpu: null }, 400, /None is not of type 'string'/],
-  ['create: property name too long', 'POST', '/images', { ['k'.repeat(256)]: 'v' }, 400, 'Custom property should not be greater than 255 characters.'],
+  [
+    'create: property name too long',
+    'POST',
+    '/images',
+    { ['k'.repeat(256)]: 'v' },
+    400,
+    'Custom property should not be greater than 255 characters.',
+  ],
   ['create: read-only status', 'POST', '/images', { status: 'active' }, 403, "Attribute 'status' is read-only."],
   ['create: read-only size', 'POST', '/images', { size: 1 }, 403, "Attribute 'size' is read-only."],
   ['create: disallowed self', 'POST', '/images', { self: '/x' }, 403, "Attribute 'self' is read-only."],
   ['create: reserved locations', 'POST', '/images', { locations: [] }, 403, "Attribute 'locations' is reserved."],
-  ['create: reserved os_glance prefix', 'POST', '/images', { os_glance_import_task: 'x' }, 403, "Attribute 'os_glance_import_task' is reserved."],
+  [
+    'create: reserved os_glance prefix',
+    'POST',
+    '/images',
+    { os_glance_import_task: 'x' },
+    403,
+    "Attribute 'os_glance_import_task' is reserved.",
+  ],
   ['create: too many properties', 'POST', '/images', props(129), 413, /Maximum number of image properties exceeded/],
   ['create: too many tags', 'POST', '/images', { tags: Array.from({ length: 129 }, (_, i) => `t${i}`) }, 413, /Maximum number of tags/],
   ['create: oversized body', 'POST', '/images', { name: 'x', blob: 'x'.repeat(5000) }, 413],
   ['patch: JSON media type', 'PATCH', `/images/${'%ID%'}`, [], 415, /not supported/, { 'content-type': 'application/json' }],
   ['patch: malformed JSON', 'PATCH', '/images/%ID%', '[{"op": ', 400, 'Malformed JSON in request body.', { 'content-type': PATCH_TYPE }],
-  ['patch: object body', 'PATCH', '/images/%ID%', { op: 'add' }, 400, 'Request body must be a JSON array of operation objects.', { 'content-type': PATCH_TYPE }],
-  ['patch: unknown op', 'PATCH', '/images/%ID%', [{ op: 'move', path: '/name' }], 400, /Invalid operation: `move`/, { 'content-type': PATCH_TYPE }],
-  ['patch: deep pointer', 'PATCH', '/images/%ID%', [{ op: 'add', path: '/tags/0', value: 'x' }], 400, "Invalid JSON pointer for this resource: '/tags/0'", { 'content-type': PATCH_TYPE }],
-  ['patch: missing value', 'PATCH', '/images/%ID%', [{ op: 'replace', path: '/name' }], 400, 'Operation "replace" requires a member named "value".', { 'content-type': PATCH_TYPE }],
-  ['patch: wrong value type', 'PATCH', '/images/%ID%', [{ op: 'replace', path: '/min_ram', value: 'lots' }], 400, /'lots' is not of type 'integer'/, { 'content-type': PATCH_TYPE }],
-  ['patch: read-only checksum', 'PATCH', '/images/%ID%', [{ op: 'replace', path: '/checksum', value: 'x' }], 403, "Attribute 'checksum' is read-only.", { 'content-type': PATCH_TYPE }],
-  ['patch: second op fails, first not applied', 'PATCH', '/images/%ID%', [{ op: 'replace', path: '/name', value: 'changed' }, { op: 'remove', path: '/ghost' }], 409, 'Property ghost does not exist.', { 'content-type': PATCH_TYPE }],
-  ['patch: unknown owner project (admin)', 'PATCH', '/images/%ID%', [{ op: 'replace', path: '/owner', value: 'ghost-project' }], 400, /project ghost-project does not exist/, { 'content-type': PATCH_TYPE }],
+  [
+    'patch: object body',
+    'PATCH',
+    '/images/%ID%',
+    { op: 'add' },
+    400,
+    'Request body must be a JSON array of operation objects.',
+    { 'content-type': PATCH_TYPE },
+  ],
+  [
+    'patch: unknown op',
+    'PATCH',
+    '/images/%ID%',
+    [{ op: 'move', path: '/name' }],
+    400,
+    /Invalid operation: `move`/,
+    { 'content-type': PATCH_TYPE },
+  ],
+  [
+    'patch: deep pointer',
+    'PATCH',
+    '/images/%ID%',
+    [{ op: 'add', path: '/tags/0', value: 'x' }],
+    400,
+    "Invalid JSON pointer for this resource: '/tags/0'",
+    { 'content-type': PATCH_TYPE },
+  ],
+  [
+    'patch: missing value',
+    'PATCH',
+    '/images/%ID%',
+    [{ op: 'replace', path: '/name' }],
+    400,
+    'Operation "replace" requires a member named "value".',
+    { 'content-type': PATCH_TYPE },
+  ],
+  [
+    'patch: wrong value type',
+    'PATCH',
+    '/images/%ID%',
+    [{ op: 'replace', path: '/min_ram', value: 'lots' }],
+    400,
+    /'lots' is not of type 'integer'/,
+    { 'content-type': PATCH_TYPE },
+  ],
+  [
+    'patch: read-only checksum',
+    'PATCH',
+    '/images/%ID%',
+    [{ op: 'replace', path: '/checksum', value: 'x' }],
+    403,
+    "Attribute 'checksum' is read-only.",
+    { 'content-type': PATCH_TYPE },
+  ],
+  [
+    'patch: second op fails, first not applied',
+    'PATCH',
+    '/images/%ID%',
+    [
+      { op: 'replace', path: '/name', value: 'changed' },
+      { op: 'remove', path: '/ghost' },
+    ],
+    409,
+    'Property ghost does not exist.',
+    { 'content-type': PATCH_TYPE },
+  ],
+  [
+    'patch: unknown owner project (admin)',
+    'PATCH',
+    '/images/%ID%',
+    [{ op: 'replace', path: '/owner', value: 'ghost-project' }],
+    400,
+    /project ghost-project does not exist/,
+    { 'content-type': PATCH_TYPE },
+  ],
   ['patch: unknown image', 'PATCH', `/images/${UNKNOWN}`, [], 404, `No image found with ID ${UNKNOWN}`, { 'content-type': PATCH_TYPE }],
   ['show: unknown image', 'GET', `/images/${UNKNOWN}`, undefined, 404, `No image found with ID ${UNKNOWN}`],
   ['show: not a UUID', 'GET', '/images/not-a-uuid', undefined, 404, 'No image found with ID not-a-uuid'],
@@ -105,7 +215,9 @@ describe('bad input writes nothing', () => {
   it('names the patch media types it accepts on 415', async () => {
     const res = await img(env, env.p.owner, 'PATCH', `/images/${queued}`, [], { 'content-type': 'application/json-patch+json' });
     expect(res.status).toBe(415);
-    expect(res.headers.get('accept-patch')).toBe('application/openstack-images-v2.0-json-patch, application/openstack-images-v2.1-json-patch');
+    expect(res.headers.get('accept-patch')).toBe(
+      'application/openstack-images-v2.0-json-patch, application/openstack-images-v2.1-json-patch',
+    );
   });
 
   it('refuses an upload whose Content-Length exceeds the cap before reading it (413)', async () => {
@@ -121,7 +233,12 @@ describe('bad input writes nothing', () => {
     const status = await new Promise<number>((resolve) => {
       const req = http.request(`${env.ts.url}/image/v2/images/${id}/file`, {
         method: 'PUT',
-        headers: { 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked', accept: 'application/json', 'x-auth-token': env.p.owner.token! },
+        headers: {
+          'content-type': 'application/octet-stream',
+          'transfer-encoding': 'chunked',
+          accept: 'application/json',
+          'x-auth-token': env.p.owner.token!,
+        },
       });
       req.on('response', (res) => {
         res.resume();
@@ -144,7 +261,8 @@ describe('bad input writes nothing', () => {
     });
     expect([413, -1]).toContain(status);
     const deadline = Date.now() + 5000;
-    while ((await img(env, env.p.owner, 'GET', `/images/${id}`)).body.status !== 'queued' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while ((await img(env, env.p.owner, 'GET', `/images/${id}`)).body.status !== 'queued' && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     expect((await img(env, env.p.owner, 'GET', `/images/${id}`)).body).toMatchObject({ status: 'queued', size: null });
     expect(imageFiles().filter((f) => f.includes(id))).toEqual([]);
   });

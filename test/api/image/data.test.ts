@@ -31,7 +31,10 @@ const sha512 = (b: Uint8Array): string => createHash('sha512').update(b).digest(
 /** Files in the image store, temporary files included. */
 function storeFiles(): string[] {
   const tmp = path.join(imagesDir, '.tmp');
-  return [...fs.readdirSync(imagesDir).filter((f) => f !== '.tmp'), ...(fs.existsSync(tmp) ? fs.readdirSync(tmp).map((f) => `.tmp/${f}`) : [])];
+  return [
+    ...fs.readdirSync(imagesDir).filter((f) => f !== '.tmp'),
+    ...(fs.existsSync(tmp) ? fs.readdirSync(tmp).map((f) => `.tmp/${f}`) : []),
+  ];
 }
 
 async function statusOf(id: string): Promise<string> {
@@ -52,7 +55,12 @@ function openUpload(persona: Persona, id: string, total: number) {
   const done = new Promise<{ status: number; body: string }>((r) => (resolveRes = r));
   const req = http.request(`${env.ts.url}/image/v2/images/${id}/file`, {
     method: 'PUT',
-    headers: { 'content-type': 'application/octet-stream', 'content-length': String(total), accept: 'application/json', 'x-auth-token': persona.token! },
+    headers: {
+      'content-type': 'application/octet-stream',
+      'content-length': String(total),
+      accept: 'application/json',
+      'x-auth-token': persona.token!,
+    },
   });
   req.on('response', (res) => {
     let body = '';
@@ -79,7 +87,14 @@ describe('upload and download by persona', () => {
     const res = await upload(env, env.p.owner, id, data);
     expect(res.status, res.text).toBe(204);
     const { body } = await img(env, env.p.owner, 'GET', `/images/${id}`);
-    expect(body).toMatchObject({ status: 'active', size: data.length, virtual_size: data.length, checksum: md5(data), os_hash_algo: 'sha512', os_hash_value: sha512(data) });
+    expect(body).toMatchObject({
+      status: 'active',
+      size: data.length,
+      virtual_size: data.length,
+      checksum: md5(data),
+      os_hash_algo: 'sha512',
+      os_hash_value: sha512(data),
+    });
     const adminImage = await createImage(env, env.p.owner, { name: 'up-by-admin' });
     expect((await upload(env, env.p.admin, adminImage, data)).status).toBe(204);
   });
@@ -145,16 +160,32 @@ describe('upload rules', () => {
   it('refuses a second upload (409), missing formats (400), other media types (415)', async () => {
     const id = await createImage(env, env.p.owner, { name: 'twice' });
     await upload(env, env.p.owner, id, Buffer.from('first'));
-    expectGlanceError(await upload(env, env.p.owner, id, Buffer.from('second')), 409, 'Image status transition from active to saving is not allowed');
+    expectGlanceError(
+      await upload(env, env.p.owner, id, Buffer.from('second')),
+      409,
+      'Image status transition from active to saving is not allowed',
+    );
     const noFormats = await createImage(env, env.p.owner, { name: 'no-formats', disk_format: null, container_format: null });
-    expectGlanceError(await upload(env, env.p.owner, noFormats, Buffer.from('x')), 400, 'Properties disk_format, container_format must be set prior to saving data.');
+    expectGlanceError(
+      await upload(env, env.p.owner, noFormats, Buffer.from('x')),
+      400,
+      'Properties disk_format, container_format must be set prior to saving data.',
+    );
     const noContainer = await createImage(env, env.p.owner, { name: 'no-container', container_format: null });
-    expectGlanceError(await upload(env, env.p.owner, noContainer, Buffer.from('x')), 400, 'Property container_format must be set prior to saving data.');
+    expectGlanceError(
+      await upload(env, env.p.owner, noContainer, Buffer.from('x')),
+      400,
+      'Property container_format must be set prior to saving data.',
+    );
     expectGlanceError(await upload(env, env.p.owner, noContainer, Buffer.from('x'), { 'content-type': 'application/json' }), 415);
     expect(await statusOf(noContainer)).toBe('queued');
     const zero = await createImage(env, env.p.owner, { name: 'zero' });
     expect((await upload(env, env.p.owner, zero, Buffer.alloc(0))).status).toBe(204);
-    expect((await img(env, env.p.owner, 'GET', `/images/${zero}`)).body).toMatchObject({ status: 'active', size: 0, checksum: md5(Buffer.alloc(0)) });
+    expect((await img(env, env.p.owner, 'GET', `/images/${zero}`)).body).toMatchObject({
+      status: 'active',
+      size: 0,
+      checksum: md5(Buffer.alloc(0)),
+    });
   });
 
   it('reads the virtual size of a qcow2 image and refuses unsafe or mislabelled data (415)', async () => {
@@ -163,7 +194,11 @@ describe('upload rules', () => {
     expect((await upload(env, env.p.owner, id, disk)).status).toBe(204);
     expect((await img(env, env.p.owner, 'GET', `/images/${id}`)).body).toMatchObject({ virtual_size: 8 * 1024 ** 3, size: disk.length });
     const backing = await createImage(env, env.p.owner, { name: 'q-backing', disk_format: 'qcow2' });
-    expectGlanceError(await upload(env, env.p.owner, backing, qcow2Header({ version: 3, backing: true })), 415, /backing file are not allowed/);
+    expectGlanceError(
+      await upload(env, env.p.owner, backing, qcow2Header({ version: 3, backing: true })),
+      415,
+      /backing file are not allowed/,
+    );
     const raw = await createImage(env, env.p.owner, { name: 'raw-but-qcow2', disk_format: 'raw' });
     expectGlanceError(await upload(env, env.p.owner, raw, disk), 415, /disk_format raw: the data is a qcow2 image/);
     expect([await statusOf(backing), await statusOf(raw)]).toEqual(['queued', 'queued']);
@@ -179,7 +214,9 @@ describe('streaming', () => {
     const id = await createImage(env, env.p.owner, { name: 'big' });
     // Warm up first: the hash worker threads start with the first upload and cost memory of
     // their own, which is not what this test is about.
-    expect((await upload(env, env.p.owner, await createImage(env, env.p.owner, { name: 'warm-up' }), randomBytes(4 * 1024 * 1024))).status).toBe(204);
+    expect(
+      (await upload(env, env.p.owner, await createImage(env, env.p.owner, { name: 'warm-up' }), randomBytes(4 * 1024 * 1024))).status,
+    ).toBe(204);
     const h5 = createHash('md5');
     const h512 = createHash('sha512');
     const before = process.memoryUsage().rss;
@@ -208,7 +245,12 @@ describe('streaming', () => {
       clearInterval(sampler);
     }
     const { body } = await img(env, env.p.owner, 'GET', `/images/${id}`);
-    expect(body).toMatchObject({ status: 'active', size: total * chunk.length, checksum: h5.digest('hex'), os_hash_value: h512.digest('hex') });
+    expect(body).toMatchObject({
+      status: 'active',
+      size: total * chunk.length,
+      checksum: h5.digest('hex'),
+      os_hash_value: h512.digest('hex'),
+    });
     // 200 MiB went through twice (client and server share this process). Buffering the image
     // would add at least 200 MiB; streaming adds only chunk garbage that V8 collects lazily
     // (35-50 MiB measured on SQLite and PostgreSQL), so the bound is 128 MiB.
@@ -277,7 +319,11 @@ describe('streaming', () => {
     const first = openUpload(env.p.owner, id, data.length);
     await first.send(data.subarray(0, 1024 * 1024));
     await waitForStatus(id, 'saving');
-    expectGlanceError(await upload(env, env.p.owner, id, Buffer.from('intruder')), 409, 'Image status transition from saving to saving is not allowed');
+    expectGlanceError(
+      await upload(env, env.p.owner, id, Buffer.from('intruder')),
+      409,
+      'Image status transition from saving to saving is not allowed',
+    );
     await first.send(data.subarray(1024 * 1024));
     first.req.end();
     expect((await first.done).status).toBe(204);

@@ -53,7 +53,11 @@ describe('discovery', () => {
       expect(res.body.properties.disk_format.enum).toContain('qcow2');
     }
     expect((await img(env, env.p.owner, 'GET', '/schemas/images')).body.properties.images.items.name).toBe('image');
-    expect((await img(env, env.p.owner, 'GET', '/schemas/member')).body.properties.status.enum).toEqual(['pending', 'accepted', 'rejected']);
+    expect((await img(env, env.p.owner, 'GET', '/schemas/member')).body.properties.status.enum).toEqual([
+      'pending',
+      'accepted',
+      'rejected',
+    ]);
     expect((await img(env, env.p.owner, 'GET', '/schemas/members')).body.name).toBe('members');
     expectGlanceError(await img(env, env.p.anonymous, 'GET', '/schemas/image'), 401);
   });
@@ -70,10 +74,15 @@ describe('wire format', () => {
 
   it('chooses the error body from Accept, as WebOb does', async () => {
     const path = '/image/v2/images/8b7f3c52-0000-4000-8000-000000000000';
-    const get = (accept?: string) => fetch(env.ts.url + path, { headers: { 'x-auth-token': env.p.owner.token!, ...(accept === undefined ? {} : { accept }) } });
+    const get = (accept?: string) =>
+      fetch(env.ts.url + path, { headers: { 'x-auth-token': env.p.owner.token!, ...(accept === undefined ? {} : { accept }) } });
     const json = await get('application/json');
     expect(json.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await json.json()).toEqual({ message: 'No image found with ID 8b7f3c52-0000-4000-8000-000000000000<br /><br />\n\n\n', code: '404 Not Found', title: 'Not Found' });
+    expect(await json.json()).toEqual({
+      message: 'No image found with ID 8b7f3c52-0000-4000-8000-000000000000<br /><br />\n\n\n',
+      code: '404 Not Found',
+      title: 'Not Found',
+    });
     const html = await get('*/*');
     expect(html.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await html.text()).toMatch(/<title>404 Not Found<\/title>[\s\S]*No image found with ID 8b7f3c52/);

@@ -52,7 +52,14 @@ describe('GET /v2/images/{id}', () => {
   }
 
   it('shows Glance fields, custom properties at the top level, and relative links', async () => {
-    const id = await createImage(env, env.p.owner, { name: 'fields', os_distro: 'ubuntu', tags: ['a', 'b', 'a'], min_ram: 512, min_disk: 2, protected: false });
+    const id = await createImage(env, env.p.owner, {
+      name: 'fields',
+      os_distro: 'ubuntu',
+      tags: ['a', 'b', 'a'],
+      min_ram: 512,
+      min_disk: 2,
+      protected: false,
+    });
     const { body } = await img(env, env.p.owner, 'GET', `/images/${id}`);
     expect(body).toEqual({
       id,
@@ -98,15 +105,31 @@ describe('POST /v2/images', () => {
 
   it('lets only an admin create for another project or publish; community is allowed', async () => {
     const before = await snapshot(env);
-    expectGlanceError(await img(env, env.p.owner, 'POST', '/images', { owner: env.p.other.projectId }), 403, `You are not permitted to create images owned by '${env.p.other.projectId}'.`);
-    expectGlanceError(await img(env, env.p.owner, 'POST', '/images', { visibility: 'public' }), 403, 'You are not authorized to complete publicize_image action.');
+    expectGlanceError(
+      await img(env, env.p.owner, 'POST', '/images', { owner: env.p.other.projectId }),
+      403,
+      `You are not permitted to create images owned by '${env.p.other.projectId}'.`,
+    );
+    expectGlanceError(
+      await img(env, env.p.owner, 'POST', '/images', { visibility: 'public' }),
+      403,
+      'You are not authorized to complete publicize_image action.',
+    );
     expect(await snapshot(env)).toEqual(before);
     const c = await img(env, env.p.owner, 'POST', '/images', { visibility: 'community' });
     expect(c.status).toBe(201);
-    const a = await img(env, env.p.admin, 'POST', '/images', { owner: env.p.other.projectId, visibility: 'public', id: '0e7a3a12-5b6c-4d7e-8f90-a1b2c3d4e5f6' });
+    const a = await img(env, env.p.admin, 'POST', '/images', {
+      owner: env.p.other.projectId,
+      visibility: 'public',
+      id: '0e7a3a12-5b6c-4d7e-8f90-a1b2c3d4e5f6',
+    });
     expect(a.status).toBe(201);
     expect(a.body).toMatchObject({ owner: env.p.other.projectId, visibility: 'public', id: '0e7a3a12-5b6c-4d7e-8f90-a1b2c3d4e5f6' });
-    expectGlanceError(await img(env, env.p.admin, 'POST', '/images', { id: '0e7a3a12-5b6c-4d7e-8f90-a1b2c3d4e5f6' }), 409, /already exists/);
+    expectGlanceError(
+      await img(env, env.p.admin, 'POST', '/images', { id: '0e7a3a12-5b6c-4d7e-8f90-a1b2c3d4e5f6' }),
+      409,
+      /already exists/,
+    );
   });
 });
 
@@ -133,7 +156,14 @@ describe('GET /v2/images', () => {
     expect(await list(env.p.lessee, '&visibility=community')).toEqual(['c-community']);
     expect(await list(env.p.other)).toEqual(['pub-public']);
     expect(await list(env.p.other, '&visibility=all')).toEqual(['c-community', 'pub-public']);
-    expect(await list(env.p.admin, '&visibility=all')).toEqual(['ap-admin-private', 'c-community', 'p-private', 'pub-public', 's-shared', 'sp-shared-pending']);
+    expect(await list(env.p.admin, '&visibility=all')).toEqual([
+      'ap-admin-private',
+      'c-community',
+      'p-private',
+      'pub-public',
+      's-shared',
+      'sp-shared-pending',
+    ]);
     expectGlanceError(await img(env, env.p.anonymous, 'GET', '/images'), 401);
   });
 
@@ -144,7 +174,10 @@ describe('GET /v2/images', () => {
     const q = async (query: string): Promise<string[]> => {
       const res = await img(env, o, 'GET', `/images?${query}`);
       expect(res.status, query).toBe(200);
-      return res.body.images.map((i: { id: string }) => i.id).filter((id: string) => id === a || id === b).sort();
+      return res.body.images
+        .map((i: { id: string }) => i.id)
+        .filter((id: string) => id === a || id === b)
+        .sort();
     };
     expect(await q('name=flt-a')).toEqual([a]);
     expect(await q('name=in:flt-a,flt-b')).toEqual([a]);
@@ -212,28 +245,52 @@ describe('PATCH /v2/images/{id}', () => {
     ]);
     expect(r1.status, r1.text).toBe(200);
     expect(r1.body).toMatchObject({ name: 'patched', os_distro: 'debian', min_ram: 1024, tags: ['t1'], protected: true });
-    const r2 = await patch(env, env.p.admin, id, [{ op: 'remove', path: '/os_distro' }, { op: 'replace', path: '/protected', value: false }]);
+    const r2 = await patch(env, env.p.admin, id, [
+      { op: 'remove', path: '/os_distro' },
+      { op: 'replace', path: '/protected', value: false },
+    ]);
     expect(r2.status).toBe(200);
     expect(r2.body.os_distro).toBeUndefined();
-    for (const who of ['lessee', 'other'] as const) expectGlanceError(await patch(env, env.p[who], id, [{ op: 'replace', path: '/name', value: 'x' }]), 404);
+    for (const who of ['lessee', 'other'] as const)
+      expectGlanceError(await patch(env, env.p[who], id, [{ op: 'replace', path: '/name', value: 'x' }]), 404);
     expectGlanceError(await patch(env, env.p.anonymous, id, [{ op: 'replace', path: '/name', value: 'x' }]), 401);
     expect((await img(env, env.p.owner, 'GET', `/images/${id}`)).body.name).toBe('patched');
   });
 
   it('answers 403 to a caller who sees the image but may not change it', async () => {
-    expectGlanceError(await patch(env, env.p.lessee, ids.S, [{ op: 'replace', path: '/name', value: 'x' }]), 403, 'You are not authorized to complete modify_image action.');
+    expectGlanceError(
+      await patch(env, env.p.lessee, ids.S, [{ op: 'replace', path: '/name', value: 'x' }]),
+      403,
+      'You are not authorized to complete modify_image action.',
+    );
     expectGlanceError(await patch(env, env.p.other, ids.PUB, [{ op: 'replace', path: '/name', value: 'x' }]), 403);
   });
 
   it('applies Glance rules: publicize is admin-only, owner admin-only, formats only while queued', async () => {
     const id = await createImage(env, env.p.owner, { name: 'rules' });
-    expectGlanceError(await patch(env, env.p.owner, id, [{ op: 'replace', path: '/visibility', value: 'public' }]), 403, 'You are not authorized to complete publicize_image action.');
+    expectGlanceError(
+      await patch(env, env.p.owner, id, [{ op: 'replace', path: '/visibility', value: 'public' }]),
+      403,
+      'You are not authorized to complete publicize_image action.',
+    );
     expect((await patch(env, env.p.owner, id, [{ op: 'replace', path: '/visibility', value: 'community' }])).status).toBe(200);
-    expectGlanceError(await patch(env, env.p.owner, id, [{ op: 'replace', path: '/owner', value: env.p.other.projectId }]), 403, "Owner can't be updated by non admin.");
+    expectGlanceError(
+      await patch(env, env.p.owner, id, [{ op: 'replace', path: '/owner', value: env.p.other.projectId }]),
+      403,
+      "Owner can't be updated by non admin.",
+    );
     expect((await patch(env, env.p.admin, id, [{ op: 'replace', path: '/visibility', value: 'public' }])).body.visibility).toBe('public');
-    expectGlanceError(await patch(env, env.p.owner, id, [{ op: 'replace', path: '/status', value: 'active' }]), 403, "Attribute 'status' is read-only.");
+    expectGlanceError(
+      await patch(env, env.p.owner, id, [{ op: 'replace', path: '/status', value: 'active' }]),
+      403,
+      "Attribute 'status' is read-only.",
+    );
     expectGlanceError(await patch(env, env.p.owner, id, [{ op: 'remove', path: '/name' }]), 403, 'Property name may not be removed.');
-    expectGlanceError(await patch(env, env.p.owner, id, [{ op: 'replace', path: '/nope', value: 'x' }]), 409, 'Property nope does not exist.');
+    expectGlanceError(
+      await patch(env, env.p.owner, id, [{ op: 'replace', path: '/nope', value: 'x' }]),
+      409,
+      'Property nope does not exist.',
+    );
     expectGlanceError(await patch(env, env.p.owner, id, [{ op: 'remove', path: '/nope' }]), 409, 'Property nope does not exist.');
     const moved = await patch(env, env.p.admin, id, [{ op: 'replace', path: '/owner', value: env.p.other.projectId }]);
     expect(moved.body.owner).toBe(env.p.other.projectId);
@@ -252,10 +309,16 @@ describe('DELETE /v2/images/{id}', () => {
   it('deletes for owner and admin, refuses a protected image, hides others', async () => {
     const mine = await createImage(env, env.p.owner, { name: 'del-1' });
     const prot = await createImage(env, env.p.owner, { name: 'del-2', protected: true });
-    for (const who of ['lessee', 'other'] as const) expectGlanceError(await img(env, env.p[who], 'DELETE', `/images/${mine}`), 404, `Failed to find image ${mine} to delete`);
+    for (const who of ['lessee', 'other'] as const)
+      expectGlanceError(await img(env, env.p[who], 'DELETE', `/images/${mine}`), 404, `Failed to find image ${mine} to delete`);
     expectGlanceError(await img(env, env.p.anonymous, 'DELETE', `/images/${mine}`), 401);
-    expectGlanceError(await img(env, env.p.lessee, 'DELETE', `/images/${ids.S}`), 403, 'You are not authorized to complete delete_image action.');
-    for (const who of ['owner', 'admin'] as const) expectGlanceError(await img(env, env.p[who], 'DELETE', `/images/${prot}`), 403, `Image ${prot} is protected and cannot be deleted.`);
+    expectGlanceError(
+      await img(env, env.p.lessee, 'DELETE', `/images/${ids.S}`),
+      403,
+      'You are not authorized to complete delete_image action.',
+    );
+    for (const who of ['owner', 'admin'] as const)
+      expectGlanceError(await img(env, env.p[who], 'DELETE', `/images/${prot}`), 403, `Image ${prot} is protected and cannot be deleted.`);
     expect((await img(env, env.p.owner, 'DELETE', `/images/${mine}`)).status).toBe(204);
     expectGlanceError(await img(env, env.p.owner, 'GET', `/images/${mine}`), 404);
     expect((await patch(env, env.p.owner, prot, [{ op: 'replace', path: '/protected', value: false }])).status).toBe(200);
@@ -280,8 +343,16 @@ describe('tags and activation', () => {
   });
 
   it('refuses to deactivate an image without data; 404/401 for others', async () => {
-    expectGlanceError(await img(env, env.p.owner, 'POST', `/images/${ids.P}/actions/deactivate`), 403, "Not allowed to deactivate image in status 'queued'");
-    expectGlanceError(await img(env, env.p.admin, 'POST', `/images/${ids.AP}/actions/reactivate`), 403, "Not allowed to reactivate image in status 'queued'");
+    expectGlanceError(
+      await img(env, env.p.owner, 'POST', `/images/${ids.P}/actions/deactivate`),
+      403,
+      "Not allowed to deactivate image in status 'queued'",
+    );
+    expectGlanceError(
+      await img(env, env.p.admin, 'POST', `/images/${ids.AP}/actions/reactivate`),
+      403,
+      "Not allowed to reactivate image in status 'queued'",
+    );
     expectGlanceError(await img(env, env.p.other, 'POST', `/images/${ids.P}/actions/deactivate`), 404);
     expectGlanceError(await img(env, env.p.lessee, 'POST', `/images/${ids.S}/actions/reactivate`), 403);
     expectGlanceError(await img(env, env.p.anonymous, 'POST', `/images/${ids.P}/actions/reactivate`), 401);

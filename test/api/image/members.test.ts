@@ -40,7 +40,11 @@ describe('members of a shared image', () => {
       updated_at: expect.stringMatching(/Z$/),
       schema: '/v2/schemas/member',
     });
-    expectGlanceError(await img(env, owner, 'POST', `/images/${id}/members`, { member: L }), 409, `Member ${L} is duplicated for image ${id}`);
+    expectGlanceError(
+      await img(env, owner, 'POST', `/images/${id}/members`, { member: L }),
+      409,
+      `Member ${L} is duplicated for image ${id}`,
+    );
 
     // Pending: visible by id, not in the default list, listed with member_status=pending.
     expect((await img(env, lessee, 'GET', `/images/${id}`)).status).toBe(200);
@@ -48,7 +52,11 @@ describe('members of a shared image', () => {
     expect(await listed('lessee', id, '&member_status=pending')).toBe(true);
 
     // Only the member answers; the owner may not, another project cannot see it.
-    expectGlanceError(await img(env, owner, 'PUT', `/images/${id}/members/${L}`, { status: 'accepted' }), 403, `Not allowed to update members for image ${id}.`);
+    expectGlanceError(
+      await img(env, owner, 'PUT', `/images/${id}/members/${L}`, { status: 'accepted' }),
+      403,
+      `Not allowed to update members for image ${id}.`,
+    );
     expectGlanceError(await img(env, other, 'PUT', `/images/${id}/members/${L}`, { status: 'accepted' }), 404);
     expectGlanceError(await img(env, anonymous, 'PUT', `/images/${id}/members/${L}`, { status: 'accepted' }), 401);
     const acc = await img(env, lessee, 'PUT', `/images/${id}/members/${L}`, { status: 'accepted' });
@@ -68,7 +76,8 @@ describe('members of a shared image', () => {
   it('shows every member to the owner and admin, only itself to a member, nothing to others', async () => {
     const { owner, lessee, other, admin, anonymous } = env.p;
     const id = await createImage(env, owner, { name: 'two-members' });
-    for (const m of [lessee, other]) expect((await img(env, owner, 'POST', `/images/${id}/members`, { member: m.projectId })).status).toBe(200);
+    for (const m of [lessee, other])
+      expect((await img(env, owner, 'POST', `/images/${id}/members`, { member: m.projectId })).status).toBe(200);
     const ids = (res: { body: { members: Array<{ member_id: string }> } }) => res.body.members.map((m) => m.member_id).sort();
     const both = [lessee.projectId!, other.projectId!].sort();
     const o = await img(env, owner, 'GET', `/images/${id}/members`);
@@ -77,13 +86,25 @@ describe('members of a shared image', () => {
     expect(ids(await img(env, admin, 'GET', `/images/${id}/members`))).toEqual(both);
     expect(ids(await img(env, lessee, 'GET', `/images/${id}/members`))).toEqual([lessee.projectId]);
     expect((await img(env, lessee, 'GET', `/images/${id}/members/${lessee.projectId}`)).body.member_id).toBe(lessee.projectId);
-    expectGlanceError(await img(env, lessee, 'GET', `/images/${id}/members/${other.projectId}`), 404, `${other.projectId} not found in the member list of the image ${id}.`);
+    expectGlanceError(
+      await img(env, lessee, 'GET', `/images/${id}/members/${other.projectId}`),
+      404,
+      `${other.projectId} not found in the member list of the image ${id}.`,
+    );
     expect((await img(env, owner, 'GET', `/images/${id}/members/${other.projectId}`)).status).toBe(200);
     expectGlanceError(await img(env, anonymous, 'GET', `/images/${id}/members`), 401);
 
     // Members cannot manage members; the owner removes one.
-    expectGlanceError(await img(env, lessee, 'DELETE', `/images/${id}/members/${lessee.projectId}`), 403, `Not allowed to delete members for image ${id}.`);
-    expectGlanceError(await img(env, lessee, 'POST', `/images/${id}/members`, { member: admin.projectId }), 403, `Not allowed to create members for image ${id}.`);
+    expectGlanceError(
+      await img(env, lessee, 'DELETE', `/images/${id}/members/${lessee.projectId}`),
+      403,
+      `Not allowed to delete members for image ${id}.`,
+    );
+    expectGlanceError(
+      await img(env, lessee, 'POST', `/images/${id}/members`, { member: admin.projectId }),
+      403,
+      `Not allowed to create members for image ${id}.`,
+    );
     expect((await img(env, owner, 'DELETE', `/images/${id}/members/${other.projectId}`)).status).toBe(204);
     expectGlanceError(await img(env, owner, 'DELETE', `/images/${id}/members/${other.projectId}`), 404);
     expectGlanceError(await img(env, other, 'GET', `/images/${id}`), 404);
@@ -95,12 +116,20 @@ describe('members of a shared image', () => {
     const { owner, lessee } = env.p;
     const priv = await createImage(env, owner, { name: 'not-shared', visibility: 'private' });
     const before = await snapshot(env);
-    expectGlanceError(await img(env, owner, 'POST', `/images/${priv}/members`, { member: lessee.projectId }), 403, /Not allowed to create members for image .*Only shared images have members\./);
+    expectGlanceError(
+      await img(env, owner, 'POST', `/images/${priv}/members`, { member: lessee.projectId }),
+      403,
+      /Not allowed to create members for image .*Only shared images have members\./,
+    );
     expectGlanceError(await img(env, owner, 'GET', `/images/${priv}/members`), 403, /Only shared images have members/);
     expectGlanceError(await img(env, owner, 'GET', `/images/${priv}/members/${lessee.projectId}`), 404);
     const shared = await createImage(env, owner, { name: 'shared-bad' });
     const mid = await snapshot(env);
-    expectGlanceError(await img(env, owner, 'POST', `/images/${shared}/members`, { member: lessee.projectId, colour: 'red' }), 400, /Unknown attribute/);
+    expectGlanceError(
+      await img(env, owner, 'POST', `/images/${shared}/members`, { member: lessee.projectId, colour: 'red' }),
+      400,
+      /Unknown attribute/,
+    );
     expectGlanceError(await img(env, owner, 'POST', `/images/${shared}/members`, {}), 400, 'Member to be added not specified');
     expectGlanceError(await img(env, owner, 'POST', `/images/${shared}/members`, { member: '' }), 400, "Member can't be empty");
     expectGlanceError(await img(env, owner, 'POST', `/images/${shared}/members`, { member: 7 }), 400, /Expected a member in the form/);
@@ -108,9 +137,17 @@ describe('members of a shared image', () => {
     expect(await snapshot(env)).toEqual(mid);
     await img(env, owner, 'POST', `/images/${shared}/members`, { member: lessee.projectId });
     const after = await snapshot(env);
-    expectGlanceError(await img(env, lessee, 'PUT', `/images/${shared}/members/${lessee.projectId}`, { status: 'maybe' }), 400, 'Incorrect request: Status must be "pending", "accepted" or "rejected".');
+    expectGlanceError(
+      await img(env, lessee, 'PUT', `/images/${shared}/members/${lessee.projectId}`, { status: 'maybe' }),
+      400,
+      'Incorrect request: Status must be "pending", "accepted" or "rejected".',
+    );
     expectGlanceError(await img(env, lessee, 'PUT', `/images/${shared}/members/${lessee.projectId}`, {}), 400, 'Status not specified');
-    expectGlanceError(await img(env, lessee, 'PUT', `/images/${shared}/members/${lessee.projectId}`, { status: 'accepted', member: 'someone-else' }), 400, /not the member of the URL/);
+    expectGlanceError(
+      await img(env, lessee, 'PUT', `/images/${shared}/members/${lessee.projectId}`, { status: 'accepted', member: 'someone-else' }),
+      400,
+      /not the member of the URL/,
+    );
     expect((await img(env, lessee, 'GET', `/images/${shared}/members/${lessee.projectId}`)).body.status).toBe('pending');
     expect(await snapshot(env)).toEqual(after);
     expect(before.image_members).toBe(mid.image_members);
@@ -144,8 +181,20 @@ describe('members of a shared image', () => {
     const now = Date.now();
     await db
       .insertInto('image_members')
-      .values(Array.from({ length: 128 }, (_, i) => ({ image_id: id, member_id: `filler-${i}`, status: 'pending', created_at: now, updated_at: now })))
+      .values(
+        Array.from({ length: 128 }, (_, i) => ({
+          image_id: id,
+          member_id: `filler-${i}`,
+          status: 'pending',
+          created_at: now,
+          updated_at: now,
+        })),
+      )
       .execute();
-    expectGlanceError(await img(env, env.p.owner, 'POST', `/images/${id}/members`, { member: env.p.lessee.projectId }), 413, /member limit exceeded/);
+    expectGlanceError(
+      await img(env, env.p.owner, 'POST', `/images/${id}/members`, { member: env.p.lessee.projectId }),
+      413,
+      /member limit exceeded/,
+    );
   });
 });

@@ -5,7 +5,16 @@
  */
 import http from 'node:http';
 import { expect } from 'vitest';
-import { call, createPersonas, startTestServer, type Persona, type Personas, type TestResponse, type TestServer, type TestServerOptions } from '../../helpers/harness.ts';
+import {
+  call,
+  createPersonas,
+  startTestServer,
+  type Persona,
+  type Personas,
+  type TestResponse,
+  type TestServer,
+  type TestServerOptions,
+} from '../../helpers/harness.ts';
 
 /** A test server with the five personas. */
 export interface ImageEnv {
@@ -23,7 +32,14 @@ export async function startImageEnv(options: TestServerOptions = {}): Promise<Im
 export const PATCH_TYPE = 'application/openstack-images-v2.1-json-patch';
 
 /** Call the image API (`/image/v2<path>`) as a persona. */
-export function img(env: ImageEnv, persona: Persona | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<TestResponse> {
+export function img(
+  env: ImageEnv,
+  persona: Persona | null,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<TestResponse> {
   return call(env.ts, persona, method, `/image/v2${path}`, body, headers);
 }
 
@@ -40,7 +56,13 @@ export async function createImage(env: ImageEnv, persona: Persona, attrs: Record
 }
 
 /** Upload bytes as the image's data (`application/octet-stream`, with `Content-Length`). */
-export function upload(env: ImageEnv, persona: Persona | null, id: string, data: Uint8Array, headers: Record<string, string> = {}): Promise<TestResponse> {
+export function upload(
+  env: ImageEnv,
+  persona: Persona | null,
+  id: string,
+  data: Uint8Array,
+  headers: Record<string, string> = {},
+): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
     const url = new URL(`${env.ts.url}/image/v2/images/${id}/file`);
     const req = http.request(
@@ -76,7 +98,12 @@ export function upload(env: ImageEnv, persona: Persona | null, id: string, data:
 }
 
 /** Download an image's data as a persona. */
-export async function download(env: ImageEnv, persona: Persona | null, id: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; data: Buffer }> {
+export async function download(
+  env: ImageEnv,
+  persona: Persona | null,
+  id: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; data: Buffer }> {
   const res = await fetch(`${env.ts.url}/image/v2/images/${id}/file`, {
     headers: { accept: 'application/json', ...(persona?.token ? { 'x-auth-token': persona.token } : {}), ...headers },
   });
@@ -85,7 +112,10 @@ export async function download(env: ImageEnv, persona: Persona | null, id: strin
 
 /** Count the rows of an image table. */
 export async function countRows(env: ImageEnv, table: 'images' | 'image_properties' | 'image_tags' | 'image_members'): Promise<number> {
-  const row = await env.ts.server.services.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await env.ts.server.services.store.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -99,7 +129,11 @@ export async function snapshot(env: ImageEnv): Promise<Record<string, number>> {
 /** Expect a Glance (WebOb JSON) error with a status and, optionally, a message. */
 export function expectGlanceError(res: TestResponse, status: number, message?: string | RegExp): void {
   expect(res.status, res.text).toBe(status);
-  expect(res.body).toMatchObject({ code: expect.stringMatching(new RegExp(`^${status} `)), title: expect.any(String), message: expect.any(String) });
+  expect(res.body).toMatchObject({
+    code: expect.stringMatching(new RegExp(`^${status} `)),
+    title: expect.any(String),
+    message: expect.any(String),
+  });
   const text = String(res.body.message).replace(/<br \/><br \/>\n[\s\S]*$/, '');
   if (typeof message === 'string') expect(text).toBe(message);
   else if (message) expect(text).toMatch(message);
@@ -109,7 +143,13 @@ export function expectGlanceError(res: TestResponse, status: number, message?: s
  * Share an image with a persona's project and set the membership's status as that project
  * (owner adds, member answers).
  */
-export async function share(env: ImageEnv, owner: Persona, id: string, member: Persona, status: 'pending' | 'accepted' | 'rejected'): Promise<void> {
+export async function share(
+  env: ImageEnv,
+  owner: Persona,
+  id: string,
+  member: Persona,
+  status: 'pending' | 'accepted' | 'rejected',
+): Promise<void> {
   const add = await img(env, owner, 'POST', `/images/${id}/members`, { member: member.projectId });
   if (add.status !== 200) throw new Error(`adding member answered ${add.status}: ${add.text}`);
   if (status === 'pending') return;

@@ -24,7 +24,12 @@ afterAll(async () => {
 async function inspect(system: string): Promise<any> {
   const node = await inspectableNode(env, system);
   await provision(env, node.uuid, 'inspect');
-  return waitNode(env, node.uuid, (n) => (n.provision_state === 'manageable' || n.provision_state === 'inspect failed') && n.reservation === null, 60_000);
+  return waitNode(
+    env,
+    node.uuid,
+    (n) => (n.provision_state === 'manageable' || n.provision_state === 'inspect failed') && n.reservation === null,
+    60_000,
+  );
 }
 
 describe('in-band inspection of each lab model', () => {
@@ -34,48 +39,63 @@ describe('in-band inspection of each lab model', () => {
     ['node-2', 'small', ['CUSTOM_LEGACY_BIOS'], null],
     ['node-3', 'default', [], null],
   ];
-  it.each(cases)('%s (%s): properties, ports, LLDP, rules and inventory match the lab description', async (system, model, traits, rc) => {
-    const hw = env.lab.systems.get(system).machine;
-    expect(hw.model).toBe(model);
-    const done = await inspect(system);
-    expect(done.provision_state, JSON.stringify(done.last_error)).toBe('manageable');
-    expect(done.last_error).toBeNull();
-    expect(done.power_state).toBe('power off');
-    expect(env.lab.systems.powerState(system)).toBe('Off');
-    expect(done.inspection_started_at).not.toBeNull();
-    expect(done.inspection_finished_at).not.toBeNull();
-    expect(done.properties).toMatchObject(expectedProperties(hw));
-    expect(String(done.properties.capabilities)).toContain(`boot_mode:${hw.bootMode}`);
-    expect(done.traits).toEqual(traits);
-    expect(done.resource_class).toBe(rc);
-    expect(Object.keys(done.driver_internal_info)).not.toContain('agent_boot');
+  it.each(cases)(
+    '%s (%s): properties, ports, LLDP, rules and inventory match the lab description',
+    async (system, model, traits, rc) => {
+      const hw = env.lab.systems.get(system).machine;
+      expect(hw.model).toBe(model);
+      const done = await inspect(system);
+      expect(done.provision_state, JSON.stringify(done.last_error)).toBe('manageable');
+      expect(done.last_error).toBeNull();
+      expect(done.power_state).toBe('power off');
+      expect(env.lab.systems.powerState(system)).toBe('Off');
+      expect(done.inspection_started_at).not.toBeNull();
+      expect(done.inspection_finished_at).not.toBeNull();
+      expect(done.properties).toMatchObject(expectedProperties(hw));
+      expect(String(done.properties.capabilities)).toContain(`boot_mode:${hw.bootMode}`);
+      expect(done.traits).toEqual(traits);
+      expect(done.resource_class).toBe(rc);
+      expect(Object.keys(done.driver_internal_info)).not.toContain('agent_boot');
 
-    const ports = await portsOf(env, done.uuid);
-    expect(ports.map((p) => p.address).sort()).toEqual(hw.nics.map((n) => n.mac).sort());
-    for (const nic of hw.nics) {
-      const port = ports.find((p) => p.address === nic.mac);
-      expect(port.pxe_enabled, nic.name).toBe(nic.pxe);
-      expect(port.local_link_connection, nic.name).toEqual(expectedLlc(nic));
-    }
+      const ports = await portsOf(env, done.uuid);
+      expect(ports.map((p) => p.address).sort()).toEqual(hw.nics.map((n) => n.mac).sort());
+      for (const nic of hw.nics) {
+        const port = ports.find((p) => p.address === nic.mac);
+        expect(port.pxe_enabled, nic.name).toBe(nic.pxe);
+        expect(port.local_link_connection, nic.name).toEqual(expectedLlc(nic));
+      }
 
-    const inv = await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${done.uuid}/inventory`, undefined, '1.81');
-    expect(inv.status, inv.text).toBe(200);
-    const i = inv.body.inventory;
-    expect(i.cpu.count).toBe(expectedProperties(hw).cpus);
-    expect(i.cpu.model_name).toBe(hw.cpu.model);
-    expect(i.memory.physical_mb).toBe(hw.memoryMiB);
-    expect(i.disks.map((d: any) => [d.name, d.size, d.rotational, d.serial, d.wwn])).toEqual(hw.disks.map((d) => [d.name, d.sizeBytes, d.rotational, d.serial, d.wwn]));
-    expect(i.interfaces.map((n: any) => n.mac_address)).toEqual(hw.nics.map((n) => n.mac));
-    expect(i.system_vendor).toEqual({ product_name: hw.system.product, serial_number: hw.system.serial, manufacturer: hw.system.manufacturer });
-    expect(i.boot.current_boot_mode).toBe(hw.bootMode);
-    expect(inv.body.plugin_data.gpus).toBe(hw.gpus.length);
-    expect(inv.body.plugin_data.macs.sort()).toEqual(hw.nics.map((n) => n.mac).sort());
-  }, 90_000);
+      const inv = await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${done.uuid}/inventory`, undefined, '1.81');
+      expect(inv.status, inv.text).toBe(200);
+      const i = inv.body.inventory;
+      expect(i.cpu.count).toBe(expectedProperties(hw).cpus);
+      expect(i.cpu.model_name).toBe(hw.cpu.model);
+      expect(i.memory.physical_mb).toBe(hw.memoryMiB);
+      expect(i.disks.map((d: any) => [d.name, d.size, d.rotational, d.serial, d.wwn])).toEqual(
+        hw.disks.map((d) => [d.name, d.sizeBytes, d.rotational, d.serial, d.wwn]),
+      );
+      expect(i.interfaces.map((n: any) => n.mac_address)).toEqual(hw.nics.map((n) => n.mac));
+      expect(i.system_vendor).toEqual({
+        product_name: hw.system.product,
+        serial_number: hw.system.serial,
+        manufacturer: hw.system.manufacturer,
+      });
+      expect(i.boot.current_boot_mode).toBe(hw.bootMode);
+      expect(inv.body.plugin_data.gpus).toBe(hw.gpus.length);
+      expect(inv.body.plugin_data.macs.sort()).toEqual(hw.nics.map((n) => n.mac).sort());
+    },
+    90_000,
+  );
 
   it('a second inspection keeps the ports (no duplicates) and stays consistent', async () => {
     const node = await getNode(env, 'node-2');
     await provision(env, node.uuid, 'inspect');
-    const done = await waitNode(env, node.uuid, (n) => n.provision_state === 'manageable' && n.reservation === null && n.inspection_finished_at !== node.inspection_finished_at, 60_000);
+    const done = await waitNode(
+      env,
+      node.uuid,
+      (n) => n.provision_state === 'manageable' && n.reservation === null && n.inspection_finished_at !== node.inspection_finished_at,
+      60_000,
+    );
     expect(done.last_error).toBeNull();
     const ports = await portsOf(env, node.uuid);
     expect(ports).toHaveLength(env.lab.systems.get('node-2').machine.nics.length);
@@ -113,7 +133,17 @@ describe('bad input', () => {
   it('the callback is public: every caller gets the same answers', async () => {
     for (const who of [env.p.admin, env.p.owner, env.p.lessee, env.p.other, env.p.anonymous]) {
       expectError(await bm(env.ts, who, 'POST', '/v1/continue_inspection', { inventory: {} }), 400, /cpu/);
-      expectError(await bm(env.ts, who, 'POST', '/v1/continue_inspection', { inventory: { cpu: { count: 1, architecture: 'x86_64' }, memory: { physical_mb: 1 }, interfaces: [{ mac_address: '52:54:00:fe:fe:fe' }], disks: [] } }), 404);
+      expectError(
+        await bm(env.ts, who, 'POST', '/v1/continue_inspection', {
+          inventory: {
+            cpu: { count: 1, architecture: 'x86_64' },
+            memory: { physical_mb: 1 },
+            interfaces: [{ mac_address: '52:54:00:fe:fe:fe' }],
+            disks: [],
+          },
+        }),
+        404,
+      );
     }
   });
 
@@ -124,7 +154,12 @@ describe('bad input', () => {
     expect((await getNode(env, node.uuid)).provision_state).toBe('manageable');
     const owner = await bm(env.ts, env.p.owner, 'PUT', `/v1/nodes/${node.uuid}/states/provision`, { target: 'inspect' });
     expect(owner.status, owner.text).toBe(202);
-    const done = await waitNode(env, node.uuid, (n) => n.provision_state === 'manageable' && n.reservation === null && n.inspection_finished_at !== null, 60_000);
+    const done = await waitNode(
+      env,
+      node.uuid,
+      (n) => n.provision_state === 'manageable' && n.reservation === null && n.inspection_finished_at !== null,
+      60_000,
+    );
     expect(done.properties).toMatchObject(expectedProperties(env.lab.systems.get('node-4').machine));
   }, 90_000);
 
@@ -132,11 +167,37 @@ describe('bad input', () => {
     const post = (body: unknown) => bm(env.ts, null, 'POST', '/v1/continue_inspection', body);
     expectError(await post('not an object'), 400);
     expectError(await post({ inventory: [] }), 400, /inventory/);
-    expectError(await post({ inventory: { cpu: { count: 0, architecture: 'x86_64' }, memory: { physical_mb: 1 }, interfaces: [], disks: [] } }), 400, /cpu\.count/);
-    expectError(await post({ inventory: { cpu: { count: 2, architecture: 'x86_64' }, memory: { physical_mb: 1 }, interfaces: [{ mac_address: 'zz' }], disks: [] } }), 400, /mac_address/);
-    expectError(await post({ inventory: { cpu: { count: 2, architecture: 'x86_64' }, memory: {}, interfaces: [], disks: [] } }), 400, /memory/);
+    expectError(
+      await post({ inventory: { cpu: { count: 0, architecture: 'x86_64' }, memory: { physical_mb: 1 }, interfaces: [], disks: [] } }),
+      400,
+      /cpu\.count/,
+    );
+    expectError(
+      await post({
+        inventory: {
+          cpu: { count: 2, architecture: 'x86_64' },
+          memory: { physical_mb: 1 },
+          interfaces: [{ mac_address: 'zz' }],
+          disks: [],
+        },
+      }),
+      400,
+      /mac_address/,
+    );
+    expectError(
+      await post({ inventory: { cpu: { count: 2, architecture: 'x86_64' }, memory: {}, interfaces: [], disks: [] } }),
+      400,
+      /memory/,
+    );
     const mac = env.lab.systems.get('node-4').mac;
-    const valid = { inventory: { cpu: { count: 2, architecture: 'x86_64' }, memory: { physical_mb: 4096 }, interfaces: [{ mac_address: mac }], disks: [{ name: '/dev/vda', size: 10 * 1024 ** 3 }] } };
+    const valid = {
+      inventory: {
+        cpu: { count: 2, architecture: 'x86_64' },
+        memory: { physical_mb: 4096 },
+        interfaces: [{ mac_address: mac }],
+        disks: [{ name: '/dev/vda', size: 10 * 1024 ** 3 }],
+      },
+    };
     const node = await getNode(env, 'node-4');
     const before = await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/inventory`, undefined, '1.81');
     expectError(await post(valid), 404);

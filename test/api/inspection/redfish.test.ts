@@ -24,40 +24,55 @@ describe('redfish out-of-band inspection', () => {
     ['node-0', ['CUSTOM_GPU'], 'baremetal.gpu'],
     ['node-1', ['CUSTOM_STORAGE'], 'baremetal.storage'],
     ['node-2', ['CUSTOM_LEGACY_BIOS'], null],
-  ])('%s: properties, ports, traits and inventory from the BMC; no boot', async (system, traits, rc) => {
-    const hw = env.lab.systems.get(system).machine;
-    const bootsBefore = env.lab.systems.get(system).bootCount;
-    const node = await inspectableNode(env, system, 'redfish', false);
-    expect(await portsOf(env, node.uuid)).toEqual([]);
-    await provision(env, node.uuid, 'inspect');
-    const done = await waitNode(env, node.uuid, (n) => (n.provision_state === 'manageable' || n.provision_state === 'inspect failed') && n.reservation === null, 30_000);
-    expect(done.provision_state, JSON.stringify(done.last_error)).toBe('manageable');
-    expect(done.properties).toMatchObject(expectedProperties(hw));
-    expect(done.traits).toEqual(traits);
-    expect(done.resource_class).toBe(rc);
-    expect(env.lab.systems.get(system).bootCount).toBe(bootsBefore);
-    const ports = await portsOf(env, node.uuid);
-    expect(ports.map((p) => p.address).sort()).toEqual(hw.nics.map((n) => n.mac).sort());
-    for (const nic of hw.nics) expect(ports.find((p) => p.address === nic.mac).local_link_connection, nic.name).toEqual(expectedLlc(nic));
-    const inv = await bm(env.ts, env.p.owner, 'GET', `/v1/nodes/${node.uuid}/inventory`, undefined, '1.81');
-    expect(inv.status, inv.text).toBe(200);
-    expect(inv.body.inventory.disks.map((d: any) => [d.name, d.size, d.rotational, d.serial])).toEqual(hw.disks.map((d) => [d.name, d.sizeBytes, d.rotational, d.serial]));
-    expect(inv.body.inventory.system_vendor.serial_number).toBe(hw.system.serial);
-    expect(inv.body.plugin_data.gpus).toBe(hw.gpus.length);
-  }, 60_000);
+  ])(
+    '%s: properties, ports, traits and inventory from the BMC; no boot',
+    async (system, traits, rc) => {
+      const hw = env.lab.systems.get(system).machine;
+      const bootsBefore = env.lab.systems.get(system).bootCount;
+      const node = await inspectableNode(env, system, 'redfish', false);
+      expect(await portsOf(env, node.uuid)).toEqual([]);
+      await provision(env, node.uuid, 'inspect');
+      const done = await waitNode(
+        env,
+        node.uuid,
+        (n) => (n.provision_state === 'manageable' || n.provision_state === 'inspect failed') && n.reservation === null,
+        30_000,
+      );
+      expect(done.provision_state, JSON.stringify(done.last_error)).toBe('manageable');
+      expect(done.properties).toMatchObject(expectedProperties(hw));
+      expect(done.traits).toEqual(traits);
+      expect(done.resource_class).toBe(rc);
+      expect(env.lab.systems.get(system).bootCount).toBe(bootsBefore);
+      const ports = await portsOf(env, node.uuid);
+      expect(ports.map((p) => p.address).sort()).toEqual(hw.nics.map((n) => n.mac).sort());
+      for (const nic of hw.nics) expect(ports.find((p) => p.address === nic.mac).local_link_connection, nic.name).toEqual(expectedLlc(nic));
+      const inv = await bm(env.ts, env.p.owner, 'GET', `/v1/nodes/${node.uuid}/inventory`, undefined, '1.81');
+      expect(inv.status, inv.text).toBe(200);
+      expect(inv.body.inventory.disks.map((d: any) => [d.name, d.size, d.rotational, d.serial])).toEqual(
+        hw.disks.map((d) => [d.name, d.sizeBytes, d.rotational, d.serial]),
+      );
+      expect(inv.body.inventory.system_vendor.serial_number).toBe(hw.system.serial);
+      expect(inv.body.plugin_data.gpus).toBe(hw.gpus.length);
+    },
+    60_000,
+  );
 
   it('a BMC that is down: inspect failed with last_error, the node stays usable', async () => {
     const node = await enrollRedfish(env, 'node-3', { inspect_interface: 'redfish', name: 'dead-bmc' });
     await provision(env, node.uuid, 'manage');
     await waitNode(env, node.uuid, (n) => n.provision_state === 'manageable' && n.reservation === null);
-    const dead = await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [{ op: 'replace', path: '/driver_info/redfish_address', value: await deadUrl() }]);
+    const dead = await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [
+      { op: 'replace', path: '/driver_info/redfish_address', value: await deadUrl() },
+    ]);
     expect(dead.status, dead.text).toBe(200);
     await provision(env, node.uuid, 'inspect');
     const failed = await waitNode(env, node.uuid, (n) => n.provision_state === 'inspect failed' && n.reservation === null, 30_000);
     expect(failed.last_error).toMatch(/inspect/i);
     expect(failed.last_error).not.toContain('password');
     await provision(env, node.uuid, 'manage');
-    expect((await waitNode(env, node.uuid, (n) => n.reservation === null && n.provision_state === 'manageable')).provision_state).toBe('manageable');
+    expect((await waitNode(env, node.uuid, (n) => n.reservation === null && n.provision_state === 'manageable')).provision_state).toBe(
+      'manageable',
+    );
     expect((await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/inventory`, undefined, '1.81')).status).toBe(404);
   }, 60_000);
 
@@ -65,7 +80,9 @@ describe('redfish out-of-band inspection', () => {
     const a = await enrollRedfish(env, 'node-3', { inspect_interface: 'agent', name: 'no-ramdisk' });
     const va = await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${a.uuid}/validate`);
     expect(va.body.inspect).toEqual({ result: false, reason: expect.stringMatching(/deploy_iso/) });
-    const ok = await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${a.uuid}`, [{ op: 'add', path: '/driver_info/deploy_iso', value: 'http://lab/esi-agent.iso' }]);
+    const ok = await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${a.uuid}`, [
+      { op: 'add', path: '/driver_info/deploy_iso', value: 'http://lab/esi-agent.iso' },
+    ]);
     expect(ok.status, ok.text).toBe(200);
     expect((await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${a.uuid}/validate`)).body.inspect).toEqual({ result: true, reason: null });
     const r = await enrollRedfish(env, 'node-3', { inspect_interface: 'redfish', name: 'oob-validate' });

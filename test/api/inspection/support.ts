@@ -64,7 +64,12 @@ export async function startInspectionEnv(labNodes: number, options: TestServerOp
  * a port with the PXE MAC — how the agent's data finds its node, as in Ironic) and `manage` it.
  */
 export async function inspectableNode(env: ConductorEnv, system: string, iface = 'agent', withPort = true): Promise<any> {
-  const node = await enrollRedfish(env, system, { inspect_interface: iface, boot_interface: 'pxe' }, { deploy_iso: 'http://lab/esi-agent.iso' });
+  const node = await enrollRedfish(
+    env,
+    system,
+    { inspect_interface: iface, boot_interface: 'pxe' },
+    { deploy_iso: 'http://lab/esi-agent.iso' },
+  );
   if (withPort) {
     const port = await bm(env.ts, env.p.admin, 'POST', '/v1/ports', { node_uuid: node.uuid, address: env.lab.systems.get(system).mac });
     expect(port.status, port.text).toBe(201);

@@ -48,7 +48,12 @@ it('abort in inspect wait: inspect failed, the node powered off (the agent ends)
   expect(env.lab.systems.powerState('node-1')).toBe('On');
   const res = await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/states/provision`, { target: 'abort' }, '1.41');
   expect(res.status, res.text).toBe(202);
-  const failed = await waitNode(env, node.uuid, (n) => n.provision_state === 'inspect failed' && n.target_power_state === null && n.reservation === null, 15_000);
+  const failed = await waitNode(
+    env,
+    node.uuid,
+    (n) => n.provision_state === 'inspect failed' && n.target_power_state === null && n.reservation === null,
+    15_000,
+  );
   expect(failed.power_state).toBe('power off');
   expect(env.lab.systems.powerState('node-1')).toBe('Off');
 }, 60_000);

@@ -25,17 +25,25 @@ function statuses(results: Array<{ status: number }>): Record<number, number> {
 describe('parallel creates of one window', () => {
   it('10 parallel claims of the same window: exactly one 201, nine 409', async () => {
     await enrolNode(env, 'cc-1');
-    const offer = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: 'cc-1', start_time: at(0, T), end_time: at(DAY, T) });
+    const offer = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+      resource_uuid: 'cc-1',
+      start_time: at(0, T),
+      end_time: at(DAY, T),
+    });
     expect(offer.status).toBe(201);
     const leasesBefore = await countRows(env, 'leases');
     const claimants = [env.p.lessee, env.p.other, env.p.owner, env.p.admin];
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        call(env.ts, claimants[i % claimants.length]!, 'POST', `/lease/v1/offers/${offer.body.uuid}/claim`, { start_time: at(HOUR, T), end_time: at(2 * HOUR, T) }),
+        call(env.ts, claimants[i % claimants.length]!, 'POST', `/lease/v1/offers/${offer.body.uuid}/claim`, {
+          start_time: at(HOUR, T),
+          end_time: at(2 * HOUR, T),
+        }),
       ),
     );
     expect(statuses(results)).toEqual({ 201: 1, 409: 9 });
-    for (const r of results.filter((x) => x.status === 409)) expect(r.body.faultstring).toContain('has no availabilities at given time range');
+    for (const r of results.filter((x) => x.status === 409))
+      expect(r.body.faultstring).toContain('has no availabilities at given time range');
     expect(await countRows(env, 'leases')).toBe(leasesBefore + 1);
   });
 
@@ -43,27 +51,42 @@ describe('parallel creates of one window', () => {
     const node = await enrolNode(env, 'cc-2');
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', { resource_uuid: node, project_id: 'l1', start_time: at(i * 60_000, T), end_time: at(HOUR + i * 60_000, T) }),
+        call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
+          resource_uuid: node,
+          project_id: 'l1',
+          start_time: at(i * 60_000, T),
+          end_time: at(HOUR + i * 60_000, T),
+        }),
       ),
     );
     expect(statuses(results)).toEqual({ 201: 1, 409: 9 });
-    for (const r of results.filter((x) => x.status === 409)) expect(r.body.faultstring).toMatch(new RegExp(`^Time conflict for ironic_node ${node}\\. Lease \\S+ holds it from`));
+    for (const r of results.filter((x) => x.status === 409))
+      expect(r.body.faultstring).toMatch(new RegExp(`^Time conflict for ironic_node ${node}\\. Lease \\S+ holds it from`));
   });
 
   it('10 parallel offers of the same window: exactly one 201', async () => {
     await enrolNode(env, 'cc-3');
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: 'cc-3', start_time: at(0, T), end_time: at(DAY, T) })),
+      Array.from({ length: 10 }, () =>
+        call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: 'cc-3', start_time: at(0, T), end_time: at(DAY, T) }),
+      ),
     );
     expect(statuses(results)).toEqual({ 201: 1, 409: 9 });
   });
 
   it('parallel back-to-back claims all succeed (half-open windows)', async () => {
     await enrolNode(env, 'cc-4');
-    const offer = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: 'cc-4', start_time: at(0, T), end_time: at(DAY, T) });
+    const offer = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+      resource_uuid: 'cc-4',
+      start_time: at(0, T),
+      end_time: at(DAY, T),
+    });
     const results = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
-        call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer.body.uuid}/claim`, { start_time: at(i * HOUR, T), end_time: at((i + 1) * HOUR, T) }),
+        call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer.body.uuid}/claim`, {
+          start_time: at(i * HOUR, T),
+          end_time: at((i + 1) * HOUR, T),
+        }),
       ),
     );
     expect(statuses(results)).toEqual({ 201: 6 });
@@ -78,12 +101,20 @@ describe.runIf(testDb() === 'postgres')('two lease managers on one PostgreSQL da
     try {
       const node = await enrolNode(env, 'cc-two');
       const starts = Date.now() + 1500;
-      const r = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', { resource_uuid: node, project_id: 'l1', start_time: at(0, starts), end_time: at(1500, starts) });
+      const r = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
+        resource_uuid: node,
+        project_id: 'l1',
+        start_time: at(0, starts),
+        end_time: at(1500, starts),
+      });
       expect(r.status, r.text).toBe(201);
       // The second server learns of the lease at its sweep; make it sweep now, as it would within its interval.
       await second.server.services.leaseManager.sweep();
       await waitUntil(async () => (await nodeAs(env, env.p.lessee, node)).status === 200, 5000);
-      await waitUntil(async () => (await call(env.ts, env.p.owner, 'GET', `/lease/v1/leases/${r.body.uuid}`)).body.status === 'expired', 5000);
+      await waitUntil(
+        async () => (await call(env.ts, env.p.owner, 'GET', `/lease/v1/leases/${r.body.uuid}`)).body.status === 'expired',
+        5000,
+      );
       const events = await call(env.ts, env.p.admin, 'GET', `/lease/v1/events?resource_uuid=${node}`);
       const types = events.body.events.filter((e: any) => e.object_uuid === r.body.uuid).map((e: any) => e.event_type);
       expect(types).toEqual(['esi_leap.lease.create', 'esi_leap.lease.fulfill.end', 'esi_leap.lease.expire.end']);

@@ -36,14 +36,21 @@ describe('demo flow: offer, claim, activation, expiry', () => {
 
   it('owner o1 offers a node; lessee l1 cannot see the node yet', async () => {
     node = await enrolNode(env, 'demo-1');
-    const r = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: 'demo-1', start_time: at(0, T0), end_time: at(2 * HOUR, T0) });
+    const r = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+      resource_uuid: 'demo-1',
+      start_time: at(0, T0),
+      end_time: at(2 * HOUR, T0),
+    });
     expect(r.status, r.text).toBe(201);
     offer = r.body.uuid;
     expect((await nodeAs(env, env.p.lessee, node)).status).toBe(404);
   });
 
   it('l1 claims a window starting in 10 minutes; nothing changes before the start', async () => {
-    const r = await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer}/claim`, { start_time: at(10 * MIN, T0), end_time: at(40 * MIN, T0) });
+    const r = await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer}/claim`, {
+      start_time: at(10 * MIN, T0),
+      end_time: at(40 * MIN, T0),
+    });
     expect(r.status, r.text).toBe(201);
     expect(r.body).toMatchObject({ status: 'created', project: 'l1', owner: 'o1', offer_uuid: offer, fulfill_time: null });
     lease = r.body.uuid;
@@ -91,7 +98,10 @@ describe('demo flow: offer, claim, activation, expiry', () => {
   });
 
   it('deleting an active lease removes it at once', async () => {
-    const r = await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer}/claim`, { start_time: at(40 * MIN, T0), end_time: at(HOUR + 30 * MIN, T0) });
+    const r = await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer}/claim`, {
+      start_time: at(40 * MIN, T0),
+      end_time: at(HOUR + 30 * MIN, T0),
+    });
     expect(r.status, r.text).toBe(201);
     await advance(0);
     expect(await leaseStatus(r.body.uuid)).toBe('active');
@@ -122,7 +132,12 @@ describe('sub-leasing and cascades (reference/esi-leap.md §2.4, §2.6)', () => 
   it('o1 leases a node to l1 directly; at the start l1 holds it', async () => {
     clock.set(base);
     node = await enrolNode(env, 'sub-1');
-    const r = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', { resource_uuid: node, project_id: 'l1', start_time: at(0, base), end_time: at(HOUR, base) });
+    const r = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
+      resource_uuid: node,
+      project_id: 'l1',
+      start_time: at(0, base),
+      end_time: at(HOUR, base),
+    });
     expect(r.status, r.text).toBe(201);
     parent = r.body.uuid;
     await advance(0);
@@ -130,24 +145,46 @@ describe('sub-leasing and cascades (reference/esi-leap.md §2.4, §2.6)', () => 
   });
 
   it('a lessee without the owner role cannot re-offer; with it, a sub-offer inside the lease is allowed', async () => {
-    const denied = await call(env.ts, env.p.lessee, 'POST', '/lease/v1/offers', { resource_uuid: node, start_time: at(10 * MIN, base), end_time: at(20 * MIN, base) });
+    const denied = await call(env.ts, env.p.lessee, 'POST', '/lease/v1/offers', {
+      resource_uuid: node,
+      start_time: at(10 * MIN, base),
+      end_time: at(20 * MIN, base),
+    });
     expect(denied.status).toBe(403);
     // Give l1's user the owner role too (as ESI sub-leasing requires).
     const { grants, tokens } = env.ts.server.services.identity;
     const ownerRole = (await grants.listRoles(env.p.admin.context!, { name: 'owner' }))[0]!;
-    await grants.grant(env.p.admin.context!, { userId: env.p.lessee.userId!, roleId: ownerRole.id, target: { type: 'project', id: env.p.lessee.projectId! } });
-    const issued = await tokens.authenticatePassword({ userId: env.p.lessee.userId!, password: 'pw-lessee1' }, { kind: 'project', projectId: env.p.lessee.projectId! });
+    await grants.grant(env.p.admin.context!, {
+      userId: env.p.lessee.userId!,
+      roleId: ownerRole.id,
+      target: { type: 'project', id: env.p.lessee.projectId! },
+    });
+    const issued = await tokens.authenticatePassword(
+      { userId: env.p.lessee.userId!, password: 'pw-lessee1' },
+      { kind: 'project', projectId: env.p.lessee.projectId! },
+    );
     const l1owner = { ...env.p.lessee, token: issued.secret };
-    const outside = await call(env.ts, l1owner, 'POST', '/lease/v1/offers', { resource_uuid: node, start_time: at(30 * MIN, base), end_time: at(2 * HOUR, base) });
+    const outside = await call(env.ts, l1owner, 'POST', '/lease/v1/offers', {
+      resource_uuid: node,
+      start_time: at(30 * MIN, base),
+      end_time: at(2 * HOUR, base),
+    });
     expect(outside.status).toBe(403);
     expect(outside.body.faultstring).toMatch(/You do not have permissions on ironic_node .* for the time range/);
-    const sub = await call(env.ts, l1owner, 'POST', '/lease/v1/offers', { resource_uuid: node, start_time: at(10 * MIN, base), end_time: at(30 * MIN, base) });
+    const sub = await call(env.ts, l1owner, 'POST', '/lease/v1/offers', {
+      resource_uuid: node,
+      start_time: at(10 * MIN, base),
+      end_time: at(30 * MIN, base),
+    });
     expect(sub.status, sub.text).toBe(201);
     expect(sub.body.parent_lease_uuid).toBe(parent);
     expect(sub.body.project).toBe('l1');
 
     // o2 claims the sub-offer; at its start o2 holds the node, l1 loses it; at its end l1 has it back.
-    const claim = await call(env.ts, env.p.other, 'POST', `/lease/v1/offers/${sub.body.uuid}/claim`, { start_time: at(10 * MIN, base), end_time: at(20 * MIN, base) });
+    const claim = await call(env.ts, env.p.other, 'POST', `/lease/v1/offers/${sub.body.uuid}/claim`, {
+      start_time: at(10 * MIN, base),
+      end_time: at(20 * MIN, base),
+    });
     expect(claim.status, claim.text).toBe(201);
     expect(claim.body).toMatchObject({ parent_lease_uuid: parent, owner: 'l1', project: 'o2' });
     await advance(10 * MIN);
@@ -162,10 +199,20 @@ describe('sub-leasing and cascades (reference/esi-leap.md §2.4, §2.6)', () => 
     expect(back.body.properties.lease_uuid).toBe(parent);
 
     // A second sub-lease, then the parent is deleted: the child and the sub-offer go with it.
-    const child = await call(env.ts, l1owner, 'POST', '/lease/v1/leases', { resource_uuid: node, project_id: 'o2', start_time: at(40 * MIN, base), end_time: at(50 * MIN, base) });
+    const child = await call(env.ts, l1owner, 'POST', '/lease/v1/leases', {
+      resource_uuid: node,
+      project_id: 'o2',
+      start_time: at(40 * MIN, base),
+      end_time: at(50 * MIN, base),
+    });
     expect(child.status, child.text).toBe(201);
     expect(child.body.parent_lease_uuid).toBe(parent);
-    const overlapping = await call(env.ts, l1owner, 'POST', '/lease/v1/leases', { resource_uuid: node, project_id: 'o2', start_time: at(45 * MIN, base), end_time: at(55 * MIN, base) });
+    const overlapping = await call(env.ts, l1owner, 'POST', '/lease/v1/leases', {
+      resource_uuid: node,
+      project_id: 'o2',
+      start_time: at(45 * MIN, base),
+      end_time: at(55 * MIN, base),
+    });
     expect(overlapping.status).toBe(409);
     expect(overlapping.body.faultstring).toContain(`Lease ${parent} has no availabilities`);
     expect(overlapping.body.faultstring).toContain(`Lease ${child.body.uuid} holds it from`);
@@ -189,7 +236,12 @@ describe('a busy node: wait states retried with back-off', () => {
     const nodes = env.ts.server.services.inventory.nodeRepository;
     const manager = env.ts.server.services.leaseManager;
     expect(await nodes.reserve(node, 'some-conductor')).toBe(true);
-    const r = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', { resource_uuid: node, project_id: 'l1', start_time: at(0, base), end_time: at(HOUR, base) });
+    const r = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
+      resource_uuid: node,
+      project_id: 'l1',
+      start_time: at(0, base),
+      end_time: at(HOUR, base),
+    });
     expect(r.status, r.text).toBe(201);
     const lease = r.body.uuid;
     await advance(0);
@@ -216,7 +268,12 @@ describe('a busy node: wait states retried with back-off', () => {
     expect((await nodeAs(env, env.p.lessee, node)).status).toBe(404);
 
     // Busy on cancel: DELETE answers at once, the lease waits in wait cancel, the sweep finishes it.
-    const second = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', { resource_uuid: node, project_id: 'l1', start_time: at(HOUR, base), end_time: at(2 * HOUR, base) });
+    const second = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
+      resource_uuid: node,
+      project_id: 'l1',
+      start_time: at(HOUR, base),
+      end_time: at(2 * HOUR, base),
+    });
     await advance(0);
     expect(await leaseStatus(second.body.uuid)).toBe('active');
     expect(await nodes.reserve(node, 'some-conductor')).toBe(true);
@@ -261,7 +318,17 @@ describe('event log', () => {
       expect(types, t).toContain(t);
     }
     const first = all.body.events[0];
-    expect(Object.keys(first).sort()).toEqual(['event_time', 'event_type', 'id', 'lessee_id', 'object_type', 'object_uuid', 'owner_id', 'resource_type', 'resource_uuid']);
+    expect(Object.keys(first).sort()).toEqual([
+      'event_time',
+      'event_type',
+      'id',
+      'lessee_id',
+      'object_type',
+      'object_uuid',
+      'owner_id',
+      'resource_type',
+      'resource_uuid',
+    ]);
     const ids = all.body.events.map((e: any) => e.id);
     expect(ids).toEqual([...ids].sort((a: number, b: number) => a - b));
 

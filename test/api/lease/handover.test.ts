@@ -28,8 +28,15 @@ beforeAll(async () => {
   // Sub-leasing needs the owner role on the lessee's project (as ESI's policy).
   const { grants, tokens } = env.ts.server.services.identity;
   const ownerRole = (await grants.listRoles(env.p.admin.context!, { name: 'owner' }))[0]!;
-  await grants.grant(env.p.admin.context!, { userId: env.p.lessee.userId!, roleId: ownerRole.id, target: { type: 'project', id: env.p.lessee.projectId! } });
-  const issued = await tokens.authenticatePassword({ userId: env.p.lessee.userId!, password: 'pw-lessee1' }, { kind: 'project', projectId: env.p.lessee.projectId! });
+  await grants.grant(env.p.admin.context!, {
+    userId: env.p.lessee.userId!,
+    roleId: ownerRole.id,
+    target: { type: 'project', id: env.p.lessee.projectId! },
+  });
+  const issued = await tokens.authenticatePassword(
+    { userId: env.p.lessee.userId!, password: 'pw-lessee1' },
+    { kind: 'project', projectId: env.p.lessee.projectId! },
+  );
   l1owner = { ...env.p.lessee, token: issued.secret };
 });
 afterAll(async () => env?.ts.close());
@@ -42,7 +49,12 @@ async function step(uuid: string): Promise<string | undefined> {
 }
 
 async function lease(persona: Persona, node: string, project: string, fromMs: number, toMs: number): Promise<string> {
-  const r = await call(env.ts, persona, 'POST', '/lease/v1/leases', { resource_uuid: node, project_id: project, start_time: at(fromMs, clock.now()), end_time: at(toMs, clock.now()) });
+  const r = await call(env.ts, persona, 'POST', '/lease/v1/leases', {
+    resource_uuid: node,
+    project_id: project,
+    start_time: at(fromMs, clock.now()),
+    end_time: at(toMs, clock.now()),
+  });
   expect(r.status, r.text).toBe(201);
   return r.body.uuid;
 }
@@ -60,7 +72,13 @@ describe('a lease starts only on a settled, wiped node', () => {
     const l = await lease(env.p.owner, n, 'l1', 0, HOUR);
     expect(await step(l)).toBe('wait fulfill');
     expect((await nodeAs(env, env.p.lessee, n)).status).toBe(404);
-    for (const [state, target] of [['deleting', 'available'], ['cleaning', 'available'], ['clean failed', 'available'], ['error', null], ['deploying', 'active']] as const) {
+    for (const [state, target] of [
+      ['deleting', 'available'],
+      ['cleaning', 'available'],
+      ['clean failed', 'available'],
+      ['error', null],
+      ['deploying', 'active'],
+    ] as const) {
       await forceNode(env.ts, n, { provision_state: state, target_provision_state: target });
       expect(await step(l), state).toBe('wait fulfill');
       expect(await lesseeOf(n), state).toBeNull();
@@ -136,8 +154,16 @@ describe('a sub-lease’s end gives the node back to the parent’s lessee after
     );
     expect(patch.status, patch.text).toBe(200);
     const window = { start_time: at(10 * MIN, clock.now()), end_time: at(20 * MIN, clock.now()) };
-    expectFault(await call(env.ts, l1owner, 'POST', '/lease/v1/offers', { resource_uuid: decoy, ...window }), 403, `Access was denied to ironic_node ${decoy}.`);
-    expectFault(await call(env.ts, l1owner, 'POST', '/lease/v1/leases', { resource_uuid: decoy, project_id: 'o2', ...window }), 403, `Access was denied to ironic_node ${decoy}.`);
+    expectFault(
+      await call(env.ts, l1owner, 'POST', '/lease/v1/offers', { resource_uuid: decoy, ...window }),
+      403,
+      `Access was denied to ironic_node ${decoy}.`,
+    );
+    expectFault(
+      await call(env.ts, l1owner, 'POST', '/lease/v1/leases', { resource_uuid: decoy, project_id: 'o2', ...window }),
+      403,
+      `Access was denied to ironic_node ${decoy}.`,
+    );
     const real = await call(env.ts, l1owner, 'POST', '/lease/v1/offers', { resource_uuid: node, ...window });
     expect(real.status, real.text).toBe(201);
     expect(real.body.parent_lease_uuid).toBe(parent);
@@ -145,7 +171,8 @@ describe('a sub-lease’s end gives the node back to the parent’s lessee after
 });
 
 describe('provision verbs that skip the wipe', () => {
-  const provision = (persona: Persona, node: string, body: Record<string, unknown>) => call(env.ts, persona, 'PUT', `/baremetal/v1/nodes/${node}/states/provision`, body, { 'x-openstack-ironic-api-version': '1.78' });
+  const provision = (persona: Persona, node: string, body: Record<string, unknown>) =>
+    call(env.ts, persona, 'PUT', `/baremetal/v1/nodes/${node}/states/provision`, body, { 'x-openstack-ironic-api-version': '1.78' });
   const denied = (rule: string) => new RegExp(`Access was denied to the following resource: ${rule}`);
 
   it('abort of an automated clean: refused to the lessee and the owner, allowed to an admin; a manual clean may be aborted', async () => {
@@ -165,7 +192,8 @@ describe('provision verbs that skip the wipe', () => {
   it('manage while cleaning and clean while deleting: refused to non-admins', async () => {
     const n = await enrolNode(env, 'ho-manage', { lessee: env.p.lessee.projectId });
     await forceNode(env.ts, n, { provision_state: 'cleaning', target_provision_state: 'available' });
-    for (const p of [env.p.lessee, env.p.owner]) expect((await provision(p, n, { target: 'manage' })).text).toMatch(denied('baremetal:node:disable_cleaning'));
+    for (const p of [env.p.lessee, env.p.owner])
+      expect((await provision(p, n, { target: 'manage' })).text).toMatch(denied('baremetal:node:disable_cleaning'));
     await forceNode(env.ts, n, { provision_state: 'deleting', target_provision_state: 'available' });
     const steps = [{ interface: 'deploy', step: 'erase_devices_metadata' }];
     for (const p of [env.p.lessee, env.p.owner]) {

@@ -15,7 +15,8 @@ const T = Math.ceil((Date.now() + 30 * DAY) / HOUR) * HOUR;
 type Who = keyof LeaseEnv['p'];
 const get = (who: Who, path: string) => call(env.ts, env.p[who], 'GET', `/lease/v1${path}`);
 const post = (who: Who, path: string, body: unknown) => call(env.ts, env.p[who], 'POST', `/lease/v1${path}`, body);
-const claim = (who: Who, offer: string, startH: number, endH: number) => post(who, `/offers/${offer}/claim`, { start_time: at(startH * HOUR, T), end_time: at(endH * HOUR, T) });
+const claim = (who: Who, offer: string, startH: number, endH: number) =>
+  post(who, `/offers/${offer}/claim`, { start_time: at(startH * HOUR, T), end_time: at(endH * HOUR, T) });
 
 beforeAll(async () => {
   env = await startLeaseEnv();
@@ -33,7 +34,11 @@ describe('409 and 403 messages name only what the caller may see', () => {
     expect(mine.status, mine.text).toBe(201);
     l1Lease = mine.body.uuid;
     const theirs = await claim('other', offer, 12, 48);
-    expectFault(theirs, 409, `Offer ${offer} has no availabilities at given time range ${at(12 * HOUR, T)}, ${at(48 * HOUR, T)}. It is taken from ${at(0, T)} to ${at(DAY, T)}.`);
+    expectFault(
+      theirs,
+      409,
+      `Offer ${offer} has no availabilities at given time range ${at(12 * HOUR, T)}, ${at(48 * HOUR, T)}. It is taken from ${at(0, T)} to ${at(DAY, T)}.`,
+    );
     expect(theirs.text).not.toContain(l1Lease);
   });
 
@@ -46,11 +51,24 @@ describe('409 and 403 messages name only what the caller may see', () => {
     const quota = await call(env.ts, env.p.admin, 'PUT', '/lease/v1/quotas/l1', { max_nodes: 1 });
     expect(quota.status, quota.text).toBe(200);
     const n = await enrolNode(env, 'iso-quota');
-    const direct = await post('owner', '/leases', { resource_uuid: n, project_id: 'l1', start_time: at(HOUR, T), end_time: at(2 * HOUR, T) });
-    expectFault(direct, 403, `Quota exceeded for project ${env.p.lessee.projectId}: the lease quota of that project does not allow these leases.`);
+    const direct = await post('owner', '/leases', {
+      resource_uuid: n,
+      project_id: 'l1',
+      start_time: at(HOUR, T),
+      end_time: at(2 * HOUR, T),
+    });
+    expectFault(
+      direct,
+      403,
+      `Quota exceeded for project ${env.p.lessee.projectId}: the lease quota of that project does not allow these leases.`,
+    );
     expect(direct.text).not.toMatch(/limit|nodes at once|node-hours/);
     const second = (await post('owner', '/offers', { resource_uuid: n, start_time: at(0, T), end_time: at(DAY, T) })).body.uuid;
-    expectFault(await claim('lessee', second, 1, 2), 403, `Quota exceeded for project ${env.p.lessee.projectId}: these leases would hold 2 nodes at once at ${at(HOUR, T)} (limit 1).`);
+    expectFault(
+      await claim('lessee', second, 1, 2),
+      403,
+      `Quota exceeded for project ${env.p.lessee.projectId}: these leases would hold 2 nodes at once at ${at(HOUR, T)} (limit 1).`,
+    );
     expect((await call(env.ts, env.p.admin, 'DELETE', '/lease/v1/quotas/l1')).status).toBe(200);
   });
 });
@@ -111,11 +129,15 @@ describe('project names and ids: the same answer whether another project exists 
     const repo = new KyselyIdentityRepository(env.ts.server.services.store.db);
     const now = Date.now();
     await repo.createDomain({ id: 'd-iso', name: 'iso-domain', description: '', enabled: true }, now);
-    for (const [id, domainId] of [['a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0', 'default'], ['b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0', 'd-iso']] as const) {
+    for (const [id, domainId] of [
+      ['a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0', 'default'],
+      ['b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0', 'd-iso'],
+    ] as const) {
       await repo.createProject({ id, name: 'twin', domainId, parentId: null, description: '', enabled: true, extra: {} }, now);
     }
     const n = await enrolNode(env, 'iso-twin');
-    const lease = (project: string) => post('owner', '/leases', { resource_uuid: n, project_id: project, start_time: at(40 * DAY, T), end_time: at(41 * DAY, T) });
+    const lease = (project: string) =>
+      post('owner', '/leases', { resource_uuid: n, project_id: project, start_time: at(40 * DAY, T), end_time: at(41 * DAY, T) });
     const twin = await lease('twin');
     const ghost = await lease('ghost');
     expectFault(twin, 404, 'No project named twin.');
@@ -129,10 +151,19 @@ describe('project names and ids: the same answer whether another project exists 
 describe('GET /v1/nodes shows only the offers and leases the caller may see', () => {
   it('a lessee of the node sees neither an offer restricted to another project nor that project’s lease', async () => {
     const n = await enrolNode(env, 'iso-nodes');
-    const patch = await call(env.ts, env.p.admin, 'PATCH', `/baremetal/v1/nodes/${n}`, [{ op: 'add', path: '/lessee', value: env.p.lessee.projectId }], { 'x-openstack-ironic-api-version': '1.65' });
+    const patch = await call(
+      env.ts,
+      env.p.admin,
+      'PATCH',
+      `/baremetal/v1/nodes/${n}`,
+      [{ op: 'add', path: '/lessee', value: env.p.lessee.projectId }],
+      { 'x-openstack-ironic-api-version': '1.65' },
+    );
     expect(patch.status, patch.text).toBe(200);
     const open = (await post('owner', '/offers', { resource_uuid: n, start_time: at(0, T), end_time: at(DAY, T) })).body.uuid;
-    const restricted = (await post('owner', '/offers', { resource_uuid: n, lessee_id: 'o2', start_time: at(2 * DAY, T), end_time: at(3 * DAY, T) })).body.uuid;
+    const restricted = (
+      await post('owner', '/offers', { resource_uuid: n, lessee_id: 'o2', start_time: at(2 * DAY, T), end_time: at(3 * DAY, T) })
+    ).body.uuid;
     const o2Lease = await claim('other', open, 1, 2);
     expect(o2Lease.status, o2Lease.text).toBe(201);
     const row = async (who: Who) => (await get(who, '/nodes')).body.nodes.find((x: any) => x.uuid === n);
@@ -156,6 +187,8 @@ describe('GET /v1/events?resource_uuid=', () => {
     expect([invisible.status, invisible.body]).toEqual([200, { events: [] }]);
     expect([unknown.status, unknown.body]).toEqual([200, { events: [] }]);
     expect([unknownName.status, unknownName.body]).toEqual([200, { events: [] }]);
-    expect((await get('owner', `/events?resource_uuid=${hidden}`)).body.events.map((e: any) => e.event_type)).toEqual(['esi_leap.offer.create']);
+    expect((await get('owner', `/events?resource_uuid=${hidden}`)).body.events.map((e: any) => e.event_type)).toEqual([
+      'esi_leap.offer.create',
+    ]);
   });
 });

@@ -25,7 +25,14 @@ const create = (persona: Persona, body: Record<string, unknown>) => call(env.ts,
 
 describe('POST /v1/leases', () => {
   it('owner: 201 leasing its node to l1 by project name; default end is start + 7 days', async () => {
-    const r = await create(env.p.owner, { resource_uuid: 'le-1', project_id: 'l1', start_time: at(0, T), name: 'direct-1', purpose: 'research', properties: { k: 'v' } });
+    const r = await create(env.p.owner, {
+      resource_uuid: 'le-1',
+      project_id: 'l1',
+      start_time: at(0, T),
+      name: 'direct-1',
+      purpose: 'research',
+      properties: { k: 'v' },
+    });
     expect(r.status, r.text).toBe(201);
     expect(r.body).toMatchObject({
       name: 'direct-1',
@@ -49,8 +56,26 @@ describe('POST /v1/leases', () => {
     });
     expect(Object.keys(r.body).sort()).toEqual(
       [
-        'end_time', 'expire_time', 'fulfill_time', 'name', 'offer_uuid', 'owner', 'owner_id', 'parent_lease_uuid', 'project', 'project_id',
-        'properties', 'purpose', 'resource', 'resource_class', 'resource_properties', 'resource_type', 'resource_uuid', 'start_time', 'status', 'uuid',
+        'end_time',
+        'expire_time',
+        'fulfill_time',
+        'name',
+        'offer_uuid',
+        'owner',
+        'owner_id',
+        'parent_lease_uuid',
+        'project',
+        'project_id',
+        'properties',
+        'purpose',
+        'resource',
+        'resource_class',
+        'resource_properties',
+        'resource_type',
+        'resource_uuid',
+        'start_time',
+        'status',
+        'uuid',
       ].sort(),
     );
     L.direct1 = r.body.uuid;
@@ -59,30 +84,65 @@ describe('POST /v1/leases', () => {
   it('owner: an overlapping lease or an overlapping available offer is 409 naming it', async () => {
     const clash = await create(env.p.owner, { resource_uuid: n1, project_id: 'l1', start_time: at(6 * DAY, T), end_time: at(8 * DAY, T) });
     expectFault(clash, 409, `Time conflict for ironic_node ${n1}. Lease ${L.direct1} holds it from ${at(0, T)} to ${at(7 * DAY, T)}.`);
-    const offer = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: n2, start_time: at(0, T), end_time: at(DAY, T) });
+    const offer = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+      resource_uuid: n2,
+      start_time: at(0, T),
+      end_time: at(DAY, T),
+    });
     expect(offer.status).toBe(201);
-    expectFault(await create(env.p.owner, { resource_uuid: n2, project_id: 'l1', start_time: at(HOUR, T), end_time: at(2 * HOUR, T) }), 409, `Offer ${offer.body.uuid} holds it`);
-    const after = await create(env.p.owner, { resource_uuid: n2, project_id: env.p.lessee.projectId, start_time: at(DAY, T), end_time: at(2 * DAY, T), name: 'direct-2' });
+    expectFault(
+      await create(env.p.owner, { resource_uuid: n2, project_id: 'l1', start_time: at(HOUR, T), end_time: at(2 * HOUR, T) }),
+      409,
+      `Offer ${offer.body.uuid} holds it`,
+    );
+    const after = await create(env.p.owner, {
+      resource_uuid: n2,
+      project_id: env.p.lessee.projectId,
+      start_time: at(DAY, T),
+      end_time: at(2 * DAY, T),
+      name: 'direct-2',
+    });
     expect(after.status, after.text).toBe(201);
     L.direct2 = after.body.uuid;
   });
 
   it('owner: longer than 21 days is 403; admin: allowed, on a node it does not own', async () => {
-    expectFault(await create(env.p.owner, { resource_uuid: n1, project_id: 'l1', start_time: at(10 * DAY, T), end_time: at(32 * DAY, T) }), 403, 'The max time range is 21 days.');
-    const r = await create(env.p.admin, { resource_uuid: n1, project_id: 'o2', start_time: at(10 * DAY, T), end_time: at(40 * DAY, T), name: 'admin-lease' });
+    expectFault(
+      await create(env.p.owner, { resource_uuid: n1, project_id: 'l1', start_time: at(10 * DAY, T), end_time: at(32 * DAY, T) }),
+      403,
+      'The max time range is 21 days.',
+    );
+    const r = await create(env.p.admin, {
+      resource_uuid: n1,
+      project_id: 'o2',
+      start_time: at(10 * DAY, T),
+      end_time: at(40 * DAY, T),
+      name: 'admin-lease',
+    });
     expect(r.status, r.text).toBe(201);
     expect(r.body).toMatchObject({ owner: 'admin', project: 'o2' });
     L.admin = r.body.uuid;
   });
 
   it('lessee: 403; another project: 404 (node not visible); anonymous: 401', async () => {
-    expectFault(await create(env.p.lessee, { resource_uuid: n1, project_id: 'l1', start_time: at(50 * DAY, T), end_time: at(51 * DAY, T) }), 403, 'Access was denied to esi_leap:lease:create.');
-    expectFault(await create(env.p.other, { resource_uuid: n1, project_id: 'o2', start_time: at(50 * DAY, T), end_time: at(51 * DAY, T) }), 404);
+    expectFault(
+      await create(env.p.lessee, { resource_uuid: n1, project_id: 'l1', start_time: at(50 * DAY, T), end_time: at(51 * DAY, T) }),
+      403,
+      'Access was denied to esi_leap:lease:create.',
+    );
+    expectFault(
+      await create(env.p.other, { resource_uuid: n1, project_id: 'o2', start_time: at(50 * DAY, T), end_time: at(51 * DAY, T) }),
+      404,
+    );
     expectFault(await create(env.p.anonymous, { resource_uuid: n1, project_id: 'o2' }), 401);
   });
 
   it('unknown lessee project: 404; missing project_id or resource_uuid: 400', async () => {
-    expectFault(await create(env.p.owner, { resource_uuid: n1, project_id: 'nobody', start_time: at(50 * DAY, T), end_time: at(51 * DAY, T) }), 404, 'No project named nobody.');
+    expectFault(
+      await create(env.p.owner, { resource_uuid: n1, project_id: 'nobody', start_time: at(50 * DAY, T), end_time: at(51 * DAY, T) }),
+      404,
+      'No project named nobody.',
+    );
     expectFault(await create(env.p.owner, { resource_uuid: n1 }), 400, /project_id.*Mandatory field missing/);
     expectFault(await create(env.p.owner, { project_id: 'l1' }), 400, /resource_uuid.*Mandatory field missing/);
   });
@@ -101,7 +161,11 @@ describe('GET /v1/leases', () => {
     expect(await names(env.p.other)).toEqual(['admin-lease']);
     expect(await names(env.p.admin)).toEqual(['admin-lease']);
     expect(await names(env.p.admin, '?view=all')).toEqual(['admin-lease', 'direct-1', 'direct-2']);
-    expectFault(await call(env.ts, env.p.owner, 'GET', '/lease/v1/leases?view=all'), 403, 'Access was denied to esi_leap:lease:lease_admin.');
+    expectFault(
+      await call(env.ts, env.p.owner, 'GET', '/lease/v1/leases?view=all'),
+      403,
+      'Access was denied to esi_leap:lease:lease_admin.',
+    );
     expectFault(await call(env.ts, env.p.anonymous, 'GET', '/lease/v1/leases'), 401);
   });
 
@@ -123,7 +187,11 @@ describe('GET /v1/leases', () => {
     expect(await names(env.p.owner, '?purpose=research')).toEqual(['direct-1']);
     expect(await names(env.p.owner, '?status=active')).toEqual([]);
     expectFault(await call(env.ts, env.p.owner, 'GET', '/lease/v1/leases?view=mine'), 400);
-    expectFault(await call(env.ts, env.p.owner, 'GET', `/lease/v1/leases?end_time=${at(0, T)}`), 400, /both a valid Start Time and End Time/);
+    expectFault(
+      await call(env.ts, env.p.owner, 'GET', `/lease/v1/leases?end_time=${at(0, T)}`),
+      400,
+      /both a valid Start Time and End Time/,
+    );
   });
 });
 
@@ -133,7 +201,11 @@ describe('GET /v1/leases/{uuid_or_name}', () => {
       expect((await call(env.ts, p, 'GET', `/lease/v1/leases/${L.direct1}`)).status, p.name).toBe(200);
       expect((await call(env.ts, p, 'GET', '/lease/v1/leases/direct-1')).body.uuid, p.name).toBe(L.direct1);
     }
-    expectFault(await call(env.ts, env.p.other, 'GET', `/lease/v1/leases/${L.direct1}`), 404, `Lease with name or uuid ${L.direct1} not found.`);
+    expectFault(
+      await call(env.ts, env.p.other, 'GET', `/lease/v1/leases/${L.direct1}`),
+      404,
+      `Lease with name or uuid ${L.direct1} not found.`,
+    );
     expectFault(await call(env.ts, env.p.other, 'GET', '/lease/v1/leases/direct-1'), 404);
     expectFault(await call(env.ts, env.p.anonymous, 'GET', `/lease/v1/leases/${L.direct1}`), 401);
   });
@@ -144,13 +216,21 @@ describe('PATCH /v1/leases/{uuid}', () => {
     const r = await call(env.ts, env.p.admin, 'PATCH', `/lease/v1/leases/${L.direct2}`, { end_time: at(3 * DAY, T) });
     expect(r.status, r.text).toBe(200);
     expect(r.body.end_time).toBe(at(3 * DAY, T));
-    expectFault(await call(env.ts, env.p.admin, 'PATCH', `/lease/v1/leases/${L.direct1}`, { end_time: at(11 * DAY, T) }), 409, `Lease ${L.admin} holds it`);
+    expectFault(
+      await call(env.ts, env.p.admin, 'PATCH', `/lease/v1/leases/${L.direct1}`, { end_time: at(11 * DAY, T) }),
+      409,
+      `Lease ${L.admin} holds it`,
+    );
     const shorter = await call(env.ts, env.p.admin, 'PATCH', `/lease/v1/leases/${L.direct1}`, { end_time: at(6 * DAY, T) });
     expect(shorter.body.end_time).toBe(at(6 * DAY, T));
   });
 
   it('owner and lessee: 403; another project: 404; anonymous: 401', async () => {
-    expectFault(await call(env.ts, env.p.owner, 'PATCH', `/lease/v1/leases/${L.direct2}`, { end_time: at(4 * DAY, T) }), 403, `Access was denied to lease ${L.direct2}.`);
+    expectFault(
+      await call(env.ts, env.p.owner, 'PATCH', `/lease/v1/leases/${L.direct2}`, { end_time: at(4 * DAY, T) }),
+      403,
+      `Access was denied to lease ${L.direct2}.`,
+    );
     expectFault(await call(env.ts, env.p.lessee, 'PATCH', `/lease/v1/leases/${L.direct2}`, { end_time: at(4 * DAY, T) }), 403);
     expectFault(await call(env.ts, env.p.other, 'PATCH', `/lease/v1/leases/${L.direct2}`, { end_time: at(4 * DAY, T) }), 404);
     expectFault(await call(env.ts, env.p.anonymous, 'PATCH', `/lease/v1/leases/${L.direct2}`, { end_time: at(4 * DAY, T) }), 401);
@@ -158,10 +238,18 @@ describe('PATCH /v1/leases/{uuid}', () => {
 
   it('only end_time may change; it must be a time after the start', async () => {
     for (const body of [{}, { start_time: at(0, T) }, { end_time: at(4 * DAY, T), name: 'x' }, []]) {
-      expectFault(await call(env.ts, env.p.admin, 'PATCH', `/lease/v1/leases/${L.direct2}`, body), 400, 'Only the end_time field may be updated');
+      expectFault(
+        await call(env.ts, env.p.admin, 'PATCH', `/lease/v1/leases/${L.direct2}`, body),
+        400,
+        'Only the end_time field may be updated',
+      );
     }
     expectFault(await call(env.ts, env.p.admin, 'PATCH', `/lease/v1/leases/${L.direct2}`, { end_time: 'tomorrow' }), 400, /end_time/);
-    expectFault(await call(env.ts, env.p.admin, 'PATCH', `/lease/v1/leases/${L.direct2}`, { end_time: at(DAY, T) }), 400, /Start Time must be strictly less than End Time/);
+    expectFault(
+      await call(env.ts, env.p.admin, 'PATCH', `/lease/v1/leases/${L.direct2}`, { end_time: at(DAY, T) }),
+      400,
+      /Start Time must be strictly less than End Time/,
+    );
   });
 });
 
@@ -174,7 +262,9 @@ describe('DELETE /v1/leases/{uuid_or_name}', () => {
     expect(r.body).toBeNull();
     expect((await call(env.ts, env.p.owner, 'GET', `/lease/v1/leases/${L.direct2}`)).body).toMatchObject({ status: 'deleted' });
     expectFault(await call(env.ts, env.p.lessee, 'DELETE', `/lease/v1/leases/${L.direct2}`), 404);
-    expect(await call(env.ts, env.p.owner, 'GET', '/lease/v1/leases?status=deleted').then((x) => x.body.leases.map((l: any) => l.name))).toEqual(['direct-2']);
+    expect(
+      await call(env.ts, env.p.owner, 'GET', '/lease/v1/leases?status=deleted').then((x) => x.body.leases.map((l: any) => l.name)),
+    ).toEqual(['direct-2']);
   });
 
   it('the owner and an admin may cancel too; a cancelled lease frees its window', async () => {

@@ -34,7 +34,12 @@ describe('leases due together', () => {
     for (let i = 0; i < 100; i++) {
       const node = await enrolNode(env, `mgr-${i}`);
       nodes.push(node);
-      const r = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', { resource_uuid: node, project_id: i % 2 ? 'l1' : 'o2', start_time: at(0, start), end_time: at(HOUR, start) });
+      const r = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
+        resource_uuid: node,
+        project_id: i % 2 ? 'l1' : 'o2',
+        start_time: at(0, start),
+        end_time: at(HOUR, start),
+      });
       expect(r.status, r.text).toBe(201);
       leases.push(r.body.uuid);
     }
@@ -57,8 +62,18 @@ describe('leases due together', () => {
   it('back-to-back leases of one node: at the shared boundary the node passes from one lessee to the next', async () => {
     const start = clock.now() + HOUR;
     const node = await enrolNode(env, 'mgr-b2b');
-    const first = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', { resource_uuid: node, project_id: 'l1', start_time: at(0, start), end_time: at(HOUR, start) });
-    const second = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', { resource_uuid: node, project_id: 'o2', start_time: at(HOUR, start), end_time: at(2 * HOUR, start) });
+    const first = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
+      resource_uuid: node,
+      project_id: 'l1',
+      start_time: at(0, start),
+      end_time: at(HOUR, start),
+    });
+    const second = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
+      resource_uuid: node,
+      project_id: 'o2',
+      start_time: at(HOUR, start),
+      end_time: at(2 * HOUR, start),
+    });
     expect([first.status, second.status]).toEqual([201, 201]);
     await advance(HOUR);
     expect((await nodeAs(env, env.p.lessee, node)).body.lessee).toBe(env.p.lessee.projectId);
@@ -79,9 +94,23 @@ describe('the sweep horizon', () => {
     await env.ts.server.services.store.db
       .insertInto('leases')
       .values({
-        uuid, name: null, project_id: env.p.lessee.projectId!, owner_id: env.p.owner.projectId!, purpose: null, resource_type: 'ironic_node',
-        resource_uuid: node, start_time: start, end_time: start + HOUR, fulfill_time: null, expire_time: null, status: 'created',
-        properties: '{}', offer_uuid: null, parent_lease_uuid: null, created_at: clock.now(), updated_at: clock.now(),
+        uuid,
+        name: null,
+        project_id: env.p.lessee.projectId!,
+        owner_id: env.p.owner.projectId!,
+        purpose: null,
+        resource_type: 'ironic_node',
+        resource_uuid: node,
+        start_time: start,
+        end_time: start + HOUR,
+        fulfill_time: null,
+        expire_time: null,
+        status: 'created',
+        properties: '{}',
+        offer_uuid: null,
+        parent_lease_uuid: null,
+        created_at: clock.now(),
+        updated_at: clock.now(),
       })
       .execute();
     const manager = env.ts.server.services.leaseManager;

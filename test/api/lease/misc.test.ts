@@ -26,7 +26,13 @@ describe('version documents', () => {
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({
         name: 'ESI Leap API',
-        default_version: { id: 'v1', status: 'CURRENT', min_version: '1.0', version: '1.0', links: [{ href: `${env.ts.url}/lease/v1`, rel: 'self' }] },
+        default_version: {
+          id: 'v1',
+          status: 'CURRENT',
+          min_version: '1.0',
+          version: '1.0',
+          links: [{ href: `${env.ts.url}/lease/v1`, rel: 'self' }],
+        },
       });
       expect(r.body.versions).toHaveLength(1);
     }
@@ -46,8 +52,17 @@ describe('version documents', () => {
 
 describe('GET /v1/nodes', () => {
   it('owner: its nodes with project names, offers and leases; properties without lease data', async () => {
-    const offer = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: n1, start_time: at(0, T), end_time: at(DAY, T) });
-    const lease = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', { resource_uuid: n2, project_id: 'l1', start_time: at(0, T), end_time: at(DAY, T) });
+    const offer = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+      resource_uuid: n1,
+      start_time: at(0, T),
+      end_time: at(DAY, T),
+    });
+    const lease = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
+      resource_uuid: n2,
+      project_id: 'l1',
+      start_time: at(0, T),
+      end_time: at(DAY, T),
+    });
     expect(offer.status).toBe(201);
     expect(lease.status).toBe(201);
     const r = await call(env.ts, env.p.owner, 'GET', '/lease/v1/nodes');
@@ -68,15 +83,30 @@ describe('GET /v1/nodes', () => {
     });
     expect(Object.keys(byName['mi-1']).sort()).toEqual(
       [
-        'future_leases', 'future_offers', 'lease_uuid', 'lessee', 'maintenance', 'name', 'offer_uuid', 'owner', 'power_state', 'properties',
-        'provision_state', 'resource_class', 'target_power_state', 'target_provision_state', 'uuid',
+        'future_leases',
+        'future_offers',
+        'lease_uuid',
+        'lessee',
+        'maintenance',
+        'name',
+        'offer_uuid',
+        'owner',
+        'power_state',
+        'properties',
+        'provision_state',
+        'resource_class',
+        'target_power_state',
+        'target_provision_state',
+        'uuid',
       ].sort(),
     );
     expect(byName['mi-2'].future_leases).toEqual([lease.body.uuid]);
   });
 
   it('filters by owner and resource class; admin sees every node; lessee and another project see none they do not hold', async () => {
-    expect((await call(env.ts, env.p.owner, 'GET', '/lease/v1/nodes?resource_class=gpu')).body.nodes.map((n: any) => n.name)).toEqual(['mi-1']);
+    expect((await call(env.ts, env.p.owner, 'GET', '/lease/v1/nodes?resource_class=gpu')).body.nodes.map((n: any) => n.name)).toEqual([
+      'mi-1',
+    ]);
     expect((await call(env.ts, env.p.admin, 'GET', '/lease/v1/nodes?owner=o1')).body.nodes).toHaveLength(2);
     expect((await call(env.ts, env.p.admin, 'GET', '/lease/v1/nodes')).body.nodes.length).toBeGreaterThanOrEqual(2);
     expect((await call(env.ts, env.p.lessee, 'GET', '/lease/v1/nodes')).body.nodes).toEqual([]);
@@ -95,7 +125,9 @@ describe('GET /v1/events', () => {
     const all = (await call(env.ts, env.p.admin, 'GET', '/lease/v1/events')).body.events;
     expect(all.map((e: any) => e.event_type)).toEqual(['esi_leap.offer.create', 'esi_leap.lease.create']);
     expect((await call(env.ts, env.p.owner, 'GET', '/lease/v1/events')).body.events).toHaveLength(2);
-    expect((await call(env.ts, env.p.lessee, 'GET', '/lease/v1/events')).body.events.map((e: any) => e.event_type)).toEqual(['esi_leap.lease.create']);
+    expect((await call(env.ts, env.p.lessee, 'GET', '/lease/v1/events')).body.events.map((e: any) => e.event_type)).toEqual([
+      'esi_leap.lease.create',
+    ]);
     expect((await call(env.ts, env.p.other, 'GET', '/lease/v1/events')).body.events).toEqual([]);
     expect((await call(env.ts, env.p.admin, 'GET', '/lease/v1/events?lessee_or_owner_id=l1')).body.events).toHaveLength(1);
     expectFault(await call(env.ts, env.p.anonymous, 'GET', '/lease/v1/events'), 401);
@@ -121,8 +153,16 @@ describe('console auth tokens', () => {
   it('admin: any node, with a TTL; TTL ≤ 0 or not an integer is 400', async () => {
     const r = await call(env.ts, env.p.admin, 'POST', '/lease/v1/console_auth_tokens', { node_uuid_or_name: n2, token_ttl: 30 });
     expect(r.status, r.text).toBe(201);
-    expectFault(await call(env.ts, env.p.admin, 'POST', '/lease/v1/console_auth_tokens', { node_uuid_or_name: n2, token_ttl: 0 }), 400, /Token TTL 0 invalid/);
-    expectFault(await call(env.ts, env.p.admin, 'POST', '/lease/v1/console_auth_tokens', { node_uuid_or_name: n2, token_ttl: 1.5 }), 400, /token_ttl/);
+    expectFault(
+      await call(env.ts, env.p.admin, 'POST', '/lease/v1/console_auth_tokens', { node_uuid_or_name: n2, token_ttl: 0 }),
+      400,
+      /Token TTL 0 invalid/,
+    );
+    expectFault(
+      await call(env.ts, env.p.admin, 'POST', '/lease/v1/console_auth_tokens', { node_uuid_or_name: n2, token_ttl: 1.5 }),
+      400,
+      /token_ttl/,
+    );
   });
 
   it('lessee and another project: 404 for nodes they cannot see; anonymous: 401', async () => {

@@ -33,7 +33,13 @@ const offer = (persona: Persona, body: Record<string, unknown>) => call(env.ts, 
 
 describe('POST /v1/offers', () => {
   it('owner: 201 with esi-leap fields; node properties without lease_uuid and capabilities', async () => {
-    const r = await offer(env.p.owner, { resource_uuid: 'of-1', start_time: at(0, T), end_time: at(10 * DAY, T), name: 'open-1', properties: { note: 'x' } });
+    const r = await offer(env.p.owner, {
+      resource_uuid: 'of-1',
+      start_time: at(0, T),
+      end_time: at(10 * DAY, T),
+      name: 'open-1',
+      properties: { note: 'x' },
+    });
     expect(r.status, r.text).toBe(201);
     expect(r.body).toMatchObject({
       name: 'open-1',
@@ -55,8 +61,23 @@ describe('POST /v1/offers', () => {
     });
     expect(Object.keys(r.body).sort()).toEqual(
       [
-        'availabilities', 'end_time', 'lessee', 'lessee_id', 'name', 'parent_lease_uuid', 'project', 'project_id', 'properties',
-        'resource', 'resource_class', 'resource_properties', 'resource_type', 'resource_uuid', 'start_time', 'status', 'uuid',
+        'availabilities',
+        'end_time',
+        'lessee',
+        'lessee_id',
+        'name',
+        'parent_lease_uuid',
+        'project',
+        'project_id',
+        'properties',
+        'resource',
+        'resource_class',
+        'resource_properties',
+        'resource_type',
+        'resource_uuid',
+        'start_time',
+        'status',
+        'uuid',
       ].sort(),
     );
   });
@@ -73,8 +94,18 @@ describe('POST /v1/offers', () => {
 
   it('owner: an overlapping offer on the same node is 409 naming the holder; back-to-back is fine', async () => {
     const r = await offer(env.p.owner, { resource_uuid: n1, start_time: at(5 * DAY, T), end_time: at(12 * DAY, T) });
-    expectFault(r, 409, new RegExp(`^Time conflict for ironic_node ${n1}\\. Offer \\S+ holds it from ${at(0, T)} to ${at(10 * DAY, T)}\\.$`));
-    const next = await offer(env.p.owner, { resource_uuid: n1, start_time: at(10 * DAY, T), end_time: at(20 * DAY, T), lessee_id: env.p.lessee.projectId, name: 'for-l1' });
+    expectFault(
+      r,
+      409,
+      new RegExp(`^Time conflict for ironic_node ${n1}\\. Offer \\S+ holds it from ${at(0, T)} to ${at(10 * DAY, T)}\\.$`),
+    );
+    const next = await offer(env.p.owner, {
+      resource_uuid: n1,
+      start_time: at(10 * DAY, T),
+      end_time: at(20 * DAY, T),
+      lessee_id: env.p.lessee.projectId,
+      name: 'for-l1',
+    });
     expect(next.status, next.text).toBe(201);
   });
 
@@ -85,7 +116,11 @@ describe('POST /v1/offers', () => {
   });
 
   it('lessee: 403 (no owner role)', async () => {
-    expectFault(await offer(env.p.lessee, { resource_uuid: n2, start_time: at(2 * DAY, T), end_time: at(3 * DAY, T) }), 403, 'Access was denied to esi_leap:offer:create.');
+    expectFault(
+      await offer(env.p.lessee, { resource_uuid: n2, start_time: at(2 * DAY, T), end_time: at(3 * DAY, T) }),
+      403,
+      'Access was denied to esi_leap:offer:create.',
+    );
   });
 
   it('another project: 404 for a node it cannot see', async () => {
@@ -136,11 +171,19 @@ describe('GET /v1/offers', () => {
   });
 
   it('bad filters are 400: lone start_time, start ≥ end, unknown status, unknown parameter, bad time', async () => {
-    expectFault(await call(env.ts, env.p.lessee, 'GET', `/lease/v1/offers?start_time=${at(0, T)}`), 400, /both a valid Start Time and End Time/);
+    expectFault(
+      await call(env.ts, env.p.lessee, 'GET', `/lease/v1/offers?start_time=${at(0, T)}`),
+      400,
+      /both a valid Start Time and End Time/,
+    );
     expectFault(await call(env.ts, env.p.lessee, 'GET', `/lease/v1/offers?start_time=${at(DAY, T)}&end_time=${at(0, T)}`), 400);
     expectFault(await call(env.ts, env.p.lessee, 'GET', '/lease/v1/offers?status=sleeping'), 400, /Invalid status/);
     expectFault(await call(env.ts, env.p.lessee, 'GET', '/lease/v1/offers?colour=red'), 400, 'Unknown argument: "colour".');
-    expectFault(await call(env.ts, env.p.lessee, 'GET', '/lease/v1/offers?available_start_time=soon&available_end_time=later'), 400, /available_start_time/);
+    expectFault(
+      await call(env.ts, env.p.lessee, 'GET', '/lease/v1/offers?available_start_time=soon&available_end_time=later'),
+      400,
+      /available_start_time/,
+    );
     // Project filters of non-admins never confirm whether a project exists: an unknown one lists nothing.
     expect((await call(env.ts, env.p.lessee, 'GET', '/lease/v1/offers?project_id=nope')).body.offers).toEqual([]);
     expectFault(await call(env.ts, env.p.admin, 'GET', '/lease/v1/offers?project_id=nope'), 404, 'No project named nope.');
@@ -172,7 +215,12 @@ describe('GET /v1/offers/{uuid_or_name}', () => {
 
 describe('POST /v1/offers/{id}/claim', () => {
   it('lessee: 201; default end is start + 7 days; the lease belongs to l1, owned by o1', async () => {
-    const r = await call(env.ts, env.p.lessee, 'POST', '/lease/v1/offers/open-1/claim', { start_time: at(0, T), name: 'claim-1', purpose: 'ci', properties: { a: 1 } });
+    const r = await call(env.ts, env.p.lessee, 'POST', '/lease/v1/offers/open-1/claim', {
+      start_time: at(0, T),
+      name: 'claim-1',
+      purpose: 'ci',
+      properties: { a: 1 },
+    });
     expect(r.status, r.text).toBe(201);
     expect(r.body).toMatchObject({
       name: 'claim-1',
@@ -208,18 +256,34 @@ describe('POST /v1/offers/{id}/claim', () => {
 
   it('non-admins may not exceed the maximum length (403); admins may', async () => {
     await offer(env.p.owner, { resource_uuid: n1, start_time: at(20 * DAY, T), end_time: at(100 * DAY, T), name: 'long' });
-    expectFault(await call(env.ts, env.p.lessee, 'POST', '/lease/v1/offers/long/claim', { start_time: at(20 * DAY, T), end_time: at(42 * DAY + 1, T) }), 403, 'The max time range is 21 days.');
-    const r = await call(env.ts, env.p.admin, 'POST', '/lease/v1/offers/long/claim', { start_time: at(20 * DAY, T), end_time: at(50 * DAY, T) });
+    expectFault(
+      await call(env.ts, env.p.lessee, 'POST', '/lease/v1/offers/long/claim', {
+        start_time: at(20 * DAY, T),
+        end_time: at(42 * DAY + 1, T),
+      }),
+      403,
+      'The max time range is 21 days.',
+    );
+    const r = await call(env.ts, env.p.admin, 'POST', '/lease/v1/offers/long/claim', {
+      start_time: at(20 * DAY, T),
+      end_time: at(50 * DAY, T),
+    });
     expect(r.status, r.text).toBe(201);
   });
 
   it('another project cannot claim an offer limited to l1 (404); anonymous 401', async () => {
-    expectFault(await call(env.ts, env.p.other, 'POST', '/lease/v1/offers/for-l1/claim', { start_time: at(11 * DAY, T), end_time: at(12 * DAY, T) }), 404);
+    expectFault(
+      await call(env.ts, env.p.other, 'POST', '/lease/v1/offers/for-l1/claim', { start_time: at(11 * DAY, T), end_time: at(12 * DAY, T) }),
+      404,
+    );
     expectFault(await call(env.ts, env.p.anonymous, 'POST', '/lease/v1/offers/for-l1/claim', {}), 401);
   });
 
   it('a child project of the limited lessee may claim', async () => {
-    const r = await call(env.ts, childLessee, 'POST', '/lease/v1/offers/for-l1/claim', { start_time: at(11 * DAY, T), end_time: at(12 * DAY, T) });
+    const r = await call(env.ts, childLessee, 'POST', '/lease/v1/offers/for-l1/claim', {
+      start_time: at(11 * DAY, T),
+      end_time: at(12 * DAY, T),
+    });
     expect(r.status, r.text).toBe(201);
     expect(r.body.project).toBe('l1-child');
   });

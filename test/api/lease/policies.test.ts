@@ -20,14 +20,21 @@ let onlyL1: string;
 
 const post = (persona: keyof LeaseEnv['p'], body: unknown) => call(env.ts, env.p[persona], 'POST', '/lease/v1/lease_policies', body);
 const claim = (persona: keyof LeaseEnv['p'], offer: string, startH: number, endH: number) =>
-  call(env.ts, env.p[persona], 'POST', `/lease/v1/offers/${offer}/claim`, { start_time: at(startH * HOUR, T), end_time: at(endH * HOUR, T) });
+  call(env.ts, env.p[persona], 'POST', `/lease/v1/offers/${offer}/claim`, {
+    start_time: at(startH * HOUR, T),
+    end_time: at(endH * HOUR, T),
+  });
 
 beforeAll(async () => {
   env = await startLeaseEnv();
   n1 = await enrolNode(env, 'pol-1');
   n2 = await enrolNode(env, 'pol-2');
-  offer1 = (await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: n1, start_time: at(0, T), end_time: at(20 * DAY, T) })).body.uuid;
-  offer2 = (await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: n2, start_time: at(0, T), end_time: at(20 * DAY, T) })).body.uuid;
+  offer1 = (
+    await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: n1, start_time: at(0, T), end_time: at(20 * DAY, T) })
+  ).body.uuid;
+  offer2 = (
+    await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: n2, start_time: at(0, T), end_time: at(20 * DAY, T) })
+  ).body.uuid;
 });
 afterAll(async () => env?.ts.close());
 
@@ -35,16 +42,34 @@ describe('policy API for every persona', () => {
   it('owner: 201 for all its nodes, and for one node with allowed projects by name', async () => {
     const all = await post('owner', { max_lease_seconds: 2 * 86_400, min_gap_seconds: 3600 });
     expect(all.status, all.text).toBe(201);
-    expect(all.body).toMatchObject({ project_id: env.p.owner.projectId, project: 'o1', resource_uuid: null, resource: null, max_lease_seconds: 172_800, min_gap_seconds: 3600, allowed_projects: null, erase_devices: false });
+    expect(all.body).toMatchObject({
+      project_id: env.p.owner.projectId,
+      project: 'o1',
+      resource_uuid: null,
+      resource: null,
+      max_lease_seconds: 172_800,
+      min_gap_seconds: 3600,
+      allowed_projects: null,
+      erase_devices: false,
+    });
     allNodes = all.body.uuid;
     const one = await post('owner', { resource_uuid: 'pol-2', allowed_projects: ['l1'] });
     expect(one.status, one.text).toBe(201);
-    expect(one.body).toMatchObject({ resource_uuid: n2, resource: 'pol-2', allowed_projects: [env.p.lessee.projectId], max_lease_seconds: null });
+    expect(one.body).toMatchObject({
+      resource_uuid: n2,
+      resource: 'pol-2',
+      allowed_projects: [env.p.lessee.projectId],
+      max_lease_seconds: null,
+    });
     onlyL1 = one.body.uuid;
   });
 
   it('a second policy for the same scope is 409 naming the first', async () => {
-    expectFault(await post('owner', { max_lease_seconds: 3600 }), 409, `Project ${env.p.owner.projectId} already has a lease policy for all its nodes: ${allNodes}. Update that one instead.`);
+    expectFault(
+      await post('owner', { max_lease_seconds: 3600 }),
+      409,
+      `Project ${env.p.owner.projectId} already has a lease policy for all its nodes: ${allNodes}. Update that one instead.`,
+    );
   });
 
   it('lessee: 403 (no owner role); another project: 404 for a node it cannot see, 201 for its own nodes; anonymous: 401', async () => {
@@ -56,14 +81,19 @@ describe('policy API for every persona', () => {
   });
 
   it('admin: may create for another project, only naming that project’s nodes', async () => {
-    expectFault(await post('owner', { project_id: 'o2', max_lease_seconds: 3600 }), 403, 'Access was denied to esi_leap:lease_policy:policy_admin.');
+    expectFault(
+      await post('owner', { project_id: 'o2', max_lease_seconds: 3600 }),
+      403,
+      'Access was denied to esi_leap:lease_policy:policy_admin.',
+    );
     expectFault(await post('admin', { project_id: 'o2', resource_uuid: n1 }), 400, /is not owned by project/);
     const r = await post('admin', { project_id: 'o2', resource_uuid: await enrolNode(env, 'pol-o2', { owner: env.p.other.projectId }) });
     expect(r.status, r.text).toBe(201);
   });
 
   it('GET: admin sees all; a project its own; others get 404 on one; anonymous 401', async () => {
-    const list = async (p: keyof LeaseEnv['p'], q = '') => (await call(env.ts, env.p[p], 'GET', `/lease/v1/lease_policies${q}`)).body.lease_policies?.map((x: any) => x.project);
+    const list = async (p: keyof LeaseEnv['p'], q = '') =>
+      (await call(env.ts, env.p[p], 'GET', `/lease/v1/lease_policies${q}`)).body.lease_policies?.map((x: any) => x.project);
     expect((await list('admin')).sort()).toEqual(['o1', 'o1', 'o2', 'o2']);
     expect(await list('owner')).toEqual(['o1', 'o1']);
     expect(await list('owner', `?resource_uuid=${n2}`)).toEqual(['o1']);
@@ -73,7 +103,12 @@ describe('policy API for every persona', () => {
     expectFault(await call(env.ts, env.p.anonymous, 'GET', '/lease/v1/lease_policies'), 401);
     expect((await call(env.ts, env.p.owner, 'GET', `/lease/v1/lease_policies/${allNodes}`)).status).toBe(200);
     expect((await call(env.ts, env.p.admin, 'GET', `/lease/v1/lease_policies/${allNodes}`)).status).toBe(200);
-    for (const p of ['lessee', 'other'] as const) expectFault(await call(env.ts, env.p[p], 'GET', `/lease/v1/lease_policies/${allNodes}`), 404, `Lease policy ${allNodes} could not be found.`);
+    for (const p of ['lessee', 'other'] as const)
+      expectFault(
+        await call(env.ts, env.p[p], 'GET', `/lease/v1/lease_policies/${allNodes}`),
+        404,
+        `Lease policy ${allNodes} could not be found.`,
+      );
     expectFault(await call(env.ts, env.p.anonymous, 'GET', `/lease/v1/lease_policies/${allNodes}`), 401);
   });
 
@@ -93,7 +128,11 @@ describe('policy API for every persona', () => {
 describe('claims honour the node owner’s policy', () => {
   it('longer than the owner’s maximum: 403 giving the maximum (the policy itself is the owner’s); the default end stops at the maximum', async () => {
     const long = await claim('lessee', offer1, 0, 49);
-    expectFault(long, 403, `Attempted to create lease with an invalid time range. The owner's lease policy allows at most 2 days on ironic_node ${n1}.`);
+    expectFault(
+      long,
+      403,
+      `Attempted to create lease with an invalid time range. The owner's lease policy allows at most 2 days on ironic_node ${n1}.`,
+    );
     expect(long.text).not.toContain(allNodes);
     const dflt = await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer1}/claim`, { start_time: at(10 * DAY, T) });
     expect(dflt.status, dflt.text).toBe(201);
@@ -133,7 +172,12 @@ describe('claims honour the node owner’s policy', () => {
   });
 
   it('the owner’s own direct leases and admins are not bound', async () => {
-    const direct = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', { resource_uuid: await enrolNode(env, 'pol-3'), project_id: 'o2', start_time: at(0, T), end_time: at(5 * DAY, T) });
+    const direct = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
+      resource_uuid: await enrolNode(env, 'pol-3'),
+      project_id: 'o2',
+      start_time: at(0, T),
+      end_time: at(5 * DAY, T),
+    });
     expect(direct.status, direct.text).toBe(201);
     const admin = await claim('admin', offer2, 24 * 6, 24 * 6 + 1);
     expect(admin.status, admin.text).toBe(201);
@@ -156,8 +200,15 @@ describe('bad input: 400/404, nothing written', () => {
       ['{"max_lease_seconds"', 400, 'The request body is not valid JSON.'],
     ];
     for (const [body, status, message] of cases) expectFault(await post('owner', body), status, message);
-    expectFault(await call(env.ts, env.p.owner, 'PATCH', `/lease/v1/lease_policies/${allNodes}`, { resource_uuid: n1 }), 400, /resource_uuid.*read-only/);
-    expectFault(await call(env.ts, env.p.owner, 'PATCH', '/lease/v1/lease_policies/8b7f3c52-0000-4000-8000-000000000000', { max_lease_seconds: 60 }), 404);
+    expectFault(
+      await call(env.ts, env.p.owner, 'PATCH', `/lease/v1/lease_policies/${allNodes}`, { resource_uuid: n1 }),
+      400,
+      /resource_uuid.*read-only/,
+    );
+    expectFault(
+      await call(env.ts, env.p.owner, 'PATCH', '/lease/v1/lease_policies/8b7f3c52-0000-4000-8000-000000000000', { max_lease_seconds: 60 }),
+      404,
+    );
     expect(await countAny(env, 'lease_policies')).toBe(before);
     expect((await call(env.ts, env.p.owner, 'GET', `/lease/v1/lease_policies/${allNodes}`)).body.max_lease_seconds).toBe(172_800);
   });

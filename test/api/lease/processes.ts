@@ -108,10 +108,21 @@ export async function startServerProcess(args: string[], env: Record<string, str
 }
 
 /** One JSON request; returns status and parsed body (and the subject token header). */
-export async function http(url: string, method: string, token: string | null, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; subjectToken: string | null }> {
+export async function http(
+  url: string,
+  method: string,
+  token: string | null,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; subjectToken: string | null }> {
   const res = await fetch(url, {
     method,
-    headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(token ? { 'x-auth-token': token } : {}), ...headers },
+    headers: {
+      accept: 'application/json',
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(token ? { 'x-auth-token': token } : {}),
+      ...headers,
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
@@ -134,13 +145,22 @@ export async function tokenFor(base: string, user: string, password: string, pro
  * As admin, over HTTP: a project and a user in it holding `role` (created when missing).
  * @returns the project id
  */
-export async function projectWithUser(base: string, adminToken: string, project: string, user: string, password: string, role: string): Promise<string> {
+export async function projectWithUser(
+  base: string,
+  adminToken: string,
+  project: string,
+  user: string,
+  password: string,
+  role: string,
+): Promise<string> {
   const k = `${base}/identity/v3`;
   const roles = await http(`${k}/roles?name=${role}`, 'GET', adminToken);
   const roleId = roles.body.roles[0]?.id ?? (await http(`${k}/roles`, 'POST', adminToken, { role: { name: role } })).body.role.id;
   const p = await http(`${k}/projects`, 'POST', adminToken, { project: { name: project, domain_id: 'default' } });
   if (p.status !== 201) throw new Error(`project ${project}: ${p.status} ${JSON.stringify(p.body)}`);
-  const u = await http(`${k}/users`, 'POST', adminToken, { user: { name: user, password, default_project_id: p.body.project.id, domain_id: 'default' } });
+  const u = await http(`${k}/users`, 'POST', adminToken, {
+    user: { name: user, password, default_project_id: p.body.project.id, domain_id: 'default' },
+  });
   if (u.status !== 201) throw new Error(`user ${user}: ${u.status} ${JSON.stringify(u.body)}`);
   const g = await http(`${k}/projects/${p.body.project.id}/users/${u.body.user.id}/roles/${roleId}`, 'PUT', adminToken);
   if (g.status !== 204) throw new Error(`grant ${role} to ${user}: ${g.status} ${JSON.stringify(g.body)}`);

@@ -14,15 +14,23 @@ const T = Math.ceil((Date.now() + 10 * DAY) / HOUR) * HOUR;
 const nodes: string[] = [];
 const offers: string[] = [];
 
-const put = (persona: keyof LeaseEnv['p'], project: string, body: unknown) => call(env.ts, env.p[persona], 'PUT', `/lease/v1/quotas/${project}`, body);
+const put = (persona: keyof LeaseEnv['p'], project: string, body: unknown) =>
+  call(env.ts, env.p[persona], 'PUT', `/lease/v1/quotas/${project}`, body);
 const claim = (persona: keyof LeaseEnv['p'], i: number, startH: number, endH: number) =>
-  call(env.ts, env.p[persona], 'POST', `/lease/v1/offers/${offers[i]}/claim`, { start_time: at(startH * HOUR, T), end_time: at(endH * HOUR, T) });
+  call(env.ts, env.p[persona], 'POST', `/lease/v1/offers/${offers[i]}/claim`, {
+    start_time: at(startH * HOUR, T),
+    end_time: at(endH * HOUR, T),
+  });
 
 beforeAll(async () => {
   env = await startLeaseEnv();
   for (let i = 0; i < 12; i++) {
     nodes.push(await enrolNode(env, `q-${i}`, { properties: { memory_mb: 4096 } }));
-    const o = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: nodes[i], start_time: at(0, T), end_time: at(60 * DAY, T) });
+    const o = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+      resource_uuid: nodes[i],
+      start_time: at(0, T),
+      end_time: at(60 * DAY, T),
+    });
     offers.push(o.body.uuid);
   }
 });
@@ -43,7 +51,8 @@ describe('quota API for every persona', () => {
   });
 
   it('owner, lessee and another project may not set quotas (403); anonymous 401', async () => {
-    for (const p of ['owner', 'lessee', 'other'] as const) expectFault(await put(p, 'l1', { max_nodes: 100 }), 403, 'Access was denied to esi_leap:quota:set.');
+    for (const p of ['owner', 'lessee', 'other'] as const)
+      expectFault(await put(p, 'l1', { max_nodes: 100 }), 403, 'Access was denied to esi_leap:quota:set.');
     expectFault(await put('anonymous', 'l1', { max_nodes: 100 }), 401);
     expect((await call(env.ts, env.p.admin, 'GET', '/lease/v1/quotas/l1')).body.max_nodes).toBe(2);
   });
@@ -55,12 +64,19 @@ describe('quota API for every persona', () => {
     expectFault(await call(env.ts, env.p.other, 'GET', '/lease/v1/quotas/l1'), 404);
     expectFault(await call(env.ts, env.p.anonymous, 'GET', '/lease/v1/quotas/l1'), 401);
     // A project without a quota is unlimited.
-    expect((await call(env.ts, env.p.owner, 'GET', '/lease/v1/quotas/o1')).body).toMatchObject({ project: 'o1', max_nodes: null, max_node_hours: null });
+    expect((await call(env.ts, env.p.owner, 'GET', '/lease/v1/quotas/o1')).body).toMatchObject({
+      project: 'o1',
+      max_nodes: null,
+      max_node_hours: null,
+    });
   });
 
   it('GET list: admin sees every quota, a project only its own', async () => {
     await put('admin', 'o2', { max_node_hours: 1000, window_hours: 24 });
-    expect((await call(env.ts, env.p.admin, 'GET', '/lease/v1/quotas')).body.quotas.map((q: any) => q.project).sort()).toEqual(['l1', 'o2']);
+    expect((await call(env.ts, env.p.admin, 'GET', '/lease/v1/quotas')).body.quotas.map((q: any) => q.project).sort()).toEqual([
+      'l1',
+      'o2',
+    ]);
     expect((await call(env.ts, env.p.lessee, 'GET', '/lease/v1/quotas')).body.quotas.map((q: any) => q.project)).toEqual(['l1']);
     expect((await call(env.ts, env.p.owner, 'GET', '/lease/v1/quotas')).body.quotas).toEqual([]);
     expectFault(await call(env.ts, env.p.anonymous, 'GET', '/lease/v1/quotas'), 401);
@@ -80,7 +96,11 @@ describe('max_nodes is enforced on every way of leasing', () => {
     expect((await claim('lessee', 1, 5, 15)).status).toBe(201);
     const before = await countRows(env, 'leases');
     const third = await claim('lessee', 2, 8, 9);
-    expectFault(third, 403, `Quota exceeded for project ${env.p.lessee.projectId}: these leases would hold 3 nodes at once at ${at(8 * HOUR, T)} (limit 2).`);
+    expectFault(
+      third,
+      403,
+      `Quota exceeded for project ${env.p.lessee.projectId}: these leases would hold 3 nodes at once at ${at(8 * HOUR, T)} (limit 2).`,
+    );
     expect(await countRows(env, 'leases')).toBe(before);
     expect((await claim('lessee', 2, 15, 20)).status).toBe(201);
     const shown = await call(env.ts, env.p.lessee, 'GET', '/lease/v1/quotas/l1');
@@ -97,10 +117,18 @@ describe('max_nodes is enforced on every way of leasing', () => {
 
   it('a lease request for more nodes than the quota is 403 and leases nothing', async () => {
     const before = await countRows(env, 'leases');
-    const r = await call(env.ts, env.p.lessee, 'POST', '/lease/v1/lease_requests', { start_time: at(30 * DAY, T), end_time: at(31 * DAY, T), groups: [{ count: 3 }] });
+    const r = await call(env.ts, env.p.lessee, 'POST', '/lease/v1/lease_requests', {
+      start_time: at(30 * DAY, T),
+      end_time: at(31 * DAY, T),
+      groups: [{ count: 3 }],
+    });
     expectFault(r, 403, /would hold 3 nodes at once/);
     expect(await countRows(env, 'leases')).toBe(before);
-    const two = await call(env.ts, env.p.lessee, 'POST', '/lease/v1/lease_requests', { start_time: at(30 * DAY, T), end_time: at(31 * DAY, T), groups: [{ count: 2 }] });
+    const two = await call(env.ts, env.p.lessee, 'POST', '/lease/v1/lease_requests', {
+      start_time: at(30 * DAY, T),
+      end_time: at(31 * DAY, T),
+      groups: [{ count: 2 }],
+    });
     expect(two.status, two.text).toBe(201);
   });
 
@@ -116,7 +144,11 @@ describe('max_node_hours over a rolling window', () => {
   it('refuses what would exceed the node-hours of any window, counting every lease of the project', async () => {
     await put('admin', 'l1', { max_node_hours: 10, window_hours: 24 });
     expect((await claim('lessee', 4, 52 * 24, 52 * 24 + 6)).status).toBe(201);
-    expectFault(await claim('lessee', 5, 52 * 24 + 10, 52 * 24 + 15), 403, /would use 11 node-hours in the 24-hour window ending .* \(limit 10\)/);
+    expectFault(
+      await claim('lessee', 5, 52 * 24 + 10, 52 * 24 + 15),
+      403,
+      /would use 11 node-hours in the 24-hour window ending .* \(limit 10\)/,
+    );
     expect((await claim('lessee', 5, 52 * 24 + 10, 52 * 24 + 14)).status).toBe(201);
     expect((await claim('lessee', 6, 53 * 24 + 12, 53 * 24 + 20)).status).toBe(201); // the next day's window
   });

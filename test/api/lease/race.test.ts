@@ -40,9 +40,19 @@ describe.runIf(testDb() === 'postgres')('two API processes sharing PostgreSQL', 
     tokens.l2 = await tokenFor(b, 'lessee2', 'pw-lessee2', 'l2');
     tokens.admin = admin;
     for (let i = 0; i < 3; i++) {
-      const node = await http(`${a}/baremetal/v1/nodes`, 'POST', admin, { driver: 'fake-hardware', name: `race-${i}`, owner }, { 'x-openstack-ironic-api-version': '1.82' });
+      const node = await http(
+        `${a}/baremetal/v1/nodes`,
+        'POST',
+        admin,
+        { driver: 'fake-hardware', name: `race-${i}`, owner },
+        { 'x-openstack-ironic-api-version': '1.82' },
+      );
       expect(node.status, JSON.stringify(node.body)).toBe(201);
-      const offer = await http(`${a}/lease/v1/offers`, 'POST', tokens.owner, { resource_uuid: node.body.uuid, start_time: formatLeaseTime(T), end_time: formatLeaseTime(T + 1000 * HOUR) });
+      const offer = await http(`${a}/lease/v1/offers`, 'POST', tokens.owner, {
+        resource_uuid: node.body.uuid,
+        start_time: formatLeaseTime(T),
+        end_time: formatLeaseTime(T + 1000 * HOUR),
+      });
       expect(offer.status, JSON.stringify(offer.body)).toBe(201);
       offers.push(offer.body.uuid);
     }
@@ -62,7 +72,8 @@ describe.runIf(testDb() === 'postgres')('two API processes sharing PostgreSQL', 
         http(`${b}/lease/v1/offers/${offers[0]}/claim`, 'POST', tokens.l2!, window),
       ]);
       outcomes.push(results.map((r) => r.status).sort());
-      for (const r of results.filter((x) => x.status === 409)) expect(r.body.faultstring).toContain('has no availabilities at given time range');
+      for (const r of results.filter((x) => x.status === 409))
+        expect(r.body.faultstring).toContain('has no availabilities at given time range');
     }
     expect(outcomes).toEqual(Array.from({ length: ROUNDS }, () => [201, 409]));
     // Both processes see the same ROUNDS leases on the offer, one per window.

@@ -40,7 +40,12 @@ beforeAll(async () => {
   ];
   for (const [name, properties, rc] of hw) {
     nodes[name] = await enrolNode(env, `rq-${name}`, { properties, ...(rc ? { resource_class: rc } : {}) });
-    const o = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: nodes[name], start_time: at(0, T), end_time: at(30 * DAY, T), name: `rq-offer-${name}` });
+    const o = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+      resource_uuid: nodes[name],
+      start_time: at(0, T),
+      end_time: at(30 * DAY, T),
+      name: `rq-offer-${name}`,
+    });
     expect(o.status, o.text).toBe(201);
     offers[name] = o.body.uuid;
   }
@@ -97,8 +102,19 @@ describe('seed 004: a multi-group request by hardware', () => {
 
   it('a group that fits while another does not: nothing is leased (all or none)', async () => {
     const before = await countRows(env, 'leases');
-    const r = await request('lessee', { start_time: at(10 * DAY, T), end_time: at(11 * DAY, T), groups: [{ count: 1, properties: GPU }, { count: 2, properties: DISK }] });
-    expectFault(r, 409, /group 2 \(2 nodes, "memory_mb >= 16384 and local_gb >= 1000"\): 1 offered node matches it, 1 free in that window\. No later window fits the whole request either\./);
+    const r = await request('lessee', {
+      start_time: at(10 * DAY, T),
+      end_time: at(11 * DAY, T),
+      groups: [
+        { count: 1, properties: GPU },
+        { count: 2, properties: DISK },
+      ],
+    });
+    expectFault(
+      r,
+      409,
+      /group 2 \(2 nodes, "memory_mb >= 16384 and local_gb >= 1000"\): 1 offered node matches it, 1 free in that window\. No later window fits the whole request either\./,
+    );
     expect(r.body).toMatchObject({ failed_group: 2, earliest_start_time: null });
     expect(await countRows(env, 'leases')).toBe(before);
   });
@@ -119,10 +135,18 @@ describe('seed 004: a multi-group request by hardware', () => {
   });
 
   it("Blazar's JSON form and resource classes select nodes too", async () => {
-    const r = await request('lessee', { start_time: at(14 * DAY, T), end_time: at(15 * DAY, T), groups: [{ count: 1, properties: ['and', ['>=', '$local_gb', '1000'], ['<', '$memory_mb', '65536']] }] });
+    const r = await request('lessee', {
+      start_time: at(14 * DAY, T),
+      end_time: at(15 * DAY, T),
+      groups: [{ count: 1, properties: ['and', ['>=', '$local_gb', '1000'], ['<', '$memory_mb', '65536']] }],
+    });
     expect(r.status, r.text).toBe(201);
     expect(r.body.leases[0].resource).toBe('rq-d1');
-    const none = await request('lessee', { start_time: at(14 * DAY, T), end_time: at(15 * DAY, T), groups: [{ count: 1, resource_class: 'fpga' }] });
+    const none = await request('lessee', {
+      start_time: at(14 * DAY, T),
+      end_time: at(15 * DAY, T),
+      groups: [{ count: 1, resource_class: 'fpga' }],
+    });
     expectFault(none, 409, /group 1 \(1 node, resource_class fpga\): no offered node you may lease matches it/);
   });
 });
@@ -130,7 +154,12 @@ describe('seed 004: a multi-group request by hardware', () => {
 describe('visibility and owner policies', () => {
   it('offers limited to another project are not used', async () => {
     const node = await enrolNode(env, 'rq-private', { properties: { special: 'yes' } });
-    const o = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: node, start_time: at(0, T), end_time: at(30 * DAY, T), lessee_id: 'l1' });
+    const o = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+      resource_uuid: node,
+      start_time: at(0, T),
+      end_time: at(30 * DAY, T),
+      lessee_id: 'l1',
+    });
     expect(o.status).toBe(201);
     const body = { start_time: at(DAY, T), end_time: at(2 * DAY, T), groups: [{ count: 1, properties: 'special == yes' }] };
     expectFault(await request('other', body), 409, /no offered node you may lease matches it/);
@@ -139,14 +168,29 @@ describe('visibility and owner policies', () => {
   });
 
   it("the owner's maximum lease length and allowed projects filter the offers", async () => {
-    const p = await call(env.ts, env.p.owner, 'POST', '/lease/v1/lease_policies', { max_lease_seconds: 5 * 86_400, allowed_projects: ['l1', 'admin'] });
+    const p = await call(env.ts, env.p.owner, 'POST', '/lease/v1/lease_policies', {
+      max_lease_seconds: 5 * 86_400,
+      allowed_projects: ['l1', 'admin'],
+    });
     expect(p.status, p.text).toBe(201);
     try {
-      const long = await request('lessee', { start_time: at(20 * DAY, T), end_time: at(26 * DAY, T), groups: [{ count: 1, properties: DISK }] });
+      const long = await request('lessee', {
+        start_time: at(20 * DAY, T),
+        end_time: at(26 * DAY, T),
+        groups: [{ count: 1, properties: DISK }],
+      });
       expectFault(long, 409, /no offered node you may lease matches it \(hardware, owner lease policies, length\)/);
-      const notAllowed = await request('other', { start_time: at(20 * DAY, T), end_time: at(21 * DAY, T), groups: [{ count: 1, properties: DISK }] });
+      const notAllowed = await request('other', {
+        start_time: at(20 * DAY, T),
+        end_time: at(21 * DAY, T),
+        groups: [{ count: 1, properties: DISK }],
+      });
       expectFault(notAllowed, 409, /no offered node you may lease matches it/);
-      const fine = await request('lessee', { start_time: at(20 * DAY, T), end_time: at(25 * DAY, T), groups: [{ count: 1, properties: DISK }] });
+      const fine = await request('lessee', {
+        start_time: at(20 * DAY, T),
+        end_time: at(25 * DAY, T),
+        groups: [{ count: 1, properties: DISK }],
+      });
       expect(fine.status, fine.text).toBe(201);
     } finally {
       await call(env.ts, env.p.owner, 'DELETE', `/lease/v1/lease_policies/${p.body.uuid}`);
@@ -155,7 +199,11 @@ describe('visibility and owner policies', () => {
 });
 
 describe('every persona', () => {
-  const small = (day: number) => ({ start_time: at(day * DAY, T), end_time: at(day * DAY + HOUR, T), groups: [{ count: 1, properties: 'memory_mb <= 8192' }] });
+  const small = (day: number) => ({
+    start_time: at(day * DAY, T),
+    end_time: at(day * DAY + HOUR, T),
+    groups: [{ count: 1, properties: 'memory_mb <= 8192' }],
+  });
 
   it('admin, owner, lessee and another project may request (each for its own project); anonymous gets 401', async () => {
     for (const [i, persona] of (['admin', 'owner', 'lessee', 'other'] as const).entries()) {
@@ -172,7 +220,10 @@ describe('every persona', () => {
     const user = await directory.createUser(admin, { name: 'norole', password: 'pw-norole-1', defaultProjectId: env.p.lessee.projectId! });
     const member = (await grants.listRoles(admin, { name: 'member' }))[0] ?? (await grants.createRole(admin, { name: 'member' }));
     await grants.grant(admin, { userId: user.id, roleId: member.id, target: { type: 'project', id: env.p.lessee.projectId! } });
-    const issued = await tokens.authenticatePassword({ userId: user.id, password: 'pw-norole-1' }, { kind: 'project', projectId: env.p.lessee.projectId! });
+    const issued = await tokens.authenticatePassword(
+      { userId: user.id, password: 'pw-norole-1' },
+      { kind: 'project', projectId: env.p.lessee.projectId! },
+    );
     const r = await call(env.ts, { ...env.p.lessee, token: issued.secret }, 'POST', '/lease/v1/lease_requests', small(22));
     expectFault(r, 403, 'Access was denied to esi_leap:lease:request.');
   });
@@ -183,7 +234,12 @@ describe('parallel requests', () => {
     const body = { start_time: at(27 * DAY, T), end_time: at(28 * DAY, T), groups: [{ count: 3, properties: GPU }] };
     const results = await Promise.all([request('lessee', body), request('other', body)]);
     expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
-    const leased = await call(env.ts, env.p.admin, 'GET', `/lease/v1/leases?view=all&start_time=${at(27 * DAY, T)}&end_time=${at(28 * DAY - 1, T)}`);
+    const leased = await call(
+      env.ts,
+      env.p.admin,
+      'GET',
+      `/lease/v1/leases?view=all&start_time=${at(27 * DAY, T)}&end_time=${at(28 * DAY - 1, T)}`,
+    );
     const resources = leased.body.leases.map((l: any) => l.resource);
     expect(resources).toHaveLength(3);
     expect(new Set(resources).size).toBe(3);

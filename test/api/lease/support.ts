@@ -6,7 +6,16 @@
  */
 import { expect } from 'vitest';
 import { formatLeaseTime } from '../../../src/domain/leasing/time.ts';
-import { call, createPersonas, startTestServer, type Persona, type Personas, type TestResponse, type TestServer, type TestServerOptions } from '../../helpers/harness.ts';
+import {
+  call,
+  createPersonas,
+  startTestServer,
+  type Persona,
+  type Personas,
+  type TestResponse,
+  type TestServer,
+  type TestServerOptions,
+} from '../../helpers/harness.ts';
 
 /** A test server and its personas. */
 export interface LeaseEnv {
@@ -78,18 +87,34 @@ export async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number
 
 /** Count rows of a leasing table (to prove that refused requests wrote nothing). */
 export async function countRows(env: LeaseEnv, table: 'offers' | 'leases' | 'lease_events' | 'console_auth_tokens'): Promise<number> {
-  const row = await env.ts.server.services.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await env.ts.server.services.store.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** Replace a node's traits through `PUT /baremetal/v1/nodes/{uuid}/traits` as admin. */
 export async function setTraits(env: LeaseEnv, uuid: string, traits: string[]): Promise<void> {
-  const res = await call(env.ts, env.p.admin, 'PUT', `/baremetal/v1/nodes/${uuid}/traits`, { traits }, { 'x-openstack-ironic-api-version': '1.82' });
+  const res = await call(
+    env.ts,
+    env.p.admin,
+    'PUT',
+    `/baremetal/v1/nodes/${uuid}/traits`,
+    { traits },
+    { 'x-openstack-ironic-api-version': '1.82' },
+  );
   if (res.status !== 204) throw new Error(`setting traits failed (${res.status}): ${res.text}`);
 }
 
 /** Count rows of any table (to prove that refused requests wrote nothing). */
-export async function countAny(env: LeaseEnv, table: 'lease_policies' | 'lease_quotas' | 'lease_webhooks' | 'lease_webhook_deliveries'): Promise<number> {
-  const row = await env.ts.server.services.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+export async function countAny(
+  env: LeaseEnv,
+  table: 'lease_policies' | 'lease_quotas' | 'lease_webhooks' | 'lease_webhook_deliveries',
+): Promise<number> {
+  const row = await env.ts.server.services.store.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -19,10 +19,20 @@ afterAll(async () => {
 });
 
 /** Create a direct lease o1 → l1 on `node` for [now + startInMs, + lengthMs). */
-async function leaseSoon(env: LeaseEnv, node: string, startInMs: number, lengthMs: number): Promise<{ uuid: string; start: number; end: number }> {
+async function leaseSoon(
+  env: LeaseEnv,
+  node: string,
+  startInMs: number,
+  lengthMs: number,
+): Promise<{ uuid: string; start: number; end: number }> {
   const start = Date.now() + startInMs;
   const end = start + lengthMs;
-  const r = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', { resource_uuid: node, project_id: 'l1', start_time: at(0, start), end_time: at(0, end) });
+  const r = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
+    resource_uuid: node,
+    project_id: 'l1',
+    start_time: at(0, start),
+    end_time: at(0, end),
+  });
   expect(r.status, r.text).toBe(201);
   return { uuid: r.body.uuid, start, end };
 }

@@ -27,7 +27,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   port = (receiver.address() as AddressInfo).port;
-  env = await startLeaseEnv({ env: { ESI_WEBHOOK_ALLOW_PRIVATE: 'false', ESI_WEBHOOK_POLL_MS: '40', ESI_WEBHOOK_RETRY_BASE_MS: '50', ESI_WEBHOOK_MAX_ATTEMPTS: '2' } });
+  env = await startLeaseEnv({
+    env: { ESI_WEBHOOK_ALLOW_PRIVATE: 'false', ESI_WEBHOOK_POLL_MS: '40', ESI_WEBHOOK_RETRY_BASE_MS: '50', ESI_WEBHOOK_MAX_ATTEMPTS: '2' },
+  });
 });
 afterAll(async () => {
   await env?.ts.close();
@@ -36,11 +38,16 @@ afterAll(async () => {
 
 const hook = (persona: keyof LeaseEnv['p'], url: string, extra: Record<string, unknown> = {}) =>
   call(env.ts, env.p[persona], 'POST', '/lease/v1/webhooks', { url, secret: SECRET, event_types: ['esi_leap.offer.*'], ...extra });
-const deliveries = async (persona: keyof LeaseEnv['p'], uuid: string) => (await call(env.ts, env.p[persona], 'GET', `/lease/v1/webhooks/${uuid}/deliveries`)).body.deliveries;
+const deliveries = async (persona: keyof LeaseEnv['p'], uuid: string) =>
+  (await call(env.ts, env.p[persona], 'GET', `/lease/v1/webhooks/${uuid}/deliveries`)).body.deliveries;
 
 /** Make an event o1's webhooks receive: an offer of a fresh node. */
 async function offerEvent(name: string): Promise<void> {
-  const r = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: await enrolNode(env, name), start_time: at(0, T), end_time: at(DAY, T) });
+  const r = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+    resource_uuid: await enrolNode(env, name),
+    start_time: at(0, T),
+    end_time: at(DAY, T),
+  });
   expect(r.status, r.text).toBe(201);
 }
 
@@ -68,7 +75,8 @@ describe('a tenant’s webhook reaches public addresses only', () => {
       `${env.ts.url}/identity/v3`,
     ];
     for (const url of urls) {
-      for (const p of ['owner', 'lessee'] as const) expectFault(await hook(p, url), 400, /Invalid webhook url: its host is .*; webhooks reach public addresses only\./);
+      for (const p of ['owner', 'lessee'] as const)
+        expectFault(await hook(p, url), 400, /Invalid webhook url: its host is .*; webhooks reach public addresses only\./);
     }
     expect(await countAny(env, 'lease_webhooks')).toBe(before);
   });
@@ -98,7 +106,9 @@ describe('webhook admins and deliveries', () => {
     await offerEvent('wt-2');
     await waitUntil(async () => (await deliveries('owner', r.body.uuid))[0]?.status === 'failed', 10_000);
     const [d] = await deliveries('owner', r.body.uuid);
-    expect(d.last_error).toBe("could not connect: the host resolves to an address webhooks may not reach (loopback, private, link-local or reserved, or this server's own)");
+    expect(d.last_error).toBe(
+      "could not connect: the host resolves to an address webhooks may not reach (loopback, private, link-local or reserved, or this server's own)",
+    );
     expect(received).not.toContain('/by-name');
   });
 });

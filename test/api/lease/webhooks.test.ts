@@ -49,7 +49,12 @@ beforeAll(async () => {
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   env = await startLeaseEnv({
-    env: { ESI_WEBHOOK_POLL_MS: '40', ESI_WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS), ESI_WEBHOOK_MAX_ATTEMPTS: '3', ESI_LEASE_WARNING_TIME: '60' },
+    env: {
+      ESI_WEBHOOK_POLL_MS: '40',
+      ESI_WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS),
+      ESI_WEBHOOK_MAX_ATTEMPTS: '3',
+      ESI_LEASE_WARNING_TIME: '60',
+    },
   });
 });
 afterAll(async () => {
@@ -58,7 +63,8 @@ afterAll(async () => {
 });
 
 const post = (persona: keyof LeaseEnv['p'], body: unknown) => call(env.ts, env.p[persona], 'POST', '/lease/v1/webhooks', body);
-const deliveries = async (persona: keyof LeaseEnv['p'], uuid: string) => (await call(env.ts, env.p[persona], 'GET', `/lease/v1/webhooks/${uuid}/deliveries`)).body.deliveries;
+const deliveries = async (persona: keyof LeaseEnv['p'], uuid: string) =>
+  (await call(env.ts, env.p[persona], 'GET', `/lease/v1/webhooks/${uuid}/deliveries`)).body.deliveries;
 
 let lesseeHook: string;
 let ownerHook: string;
@@ -67,11 +73,22 @@ describe('webhook API for every persona', () => {
   it('lessee: 201; the secret is write-only (****** in every answer, sealed in the database)', async () => {
     const r = await post('lessee', { url: `${base}/l1`, secret: SECRET, name: 'l1-hook', event_types: ['esi_leap.lease.*'] });
     expect(r.status, r.text).toBe(201);
-    expect(r.body).toMatchObject({ project_id: env.p.lessee.projectId, name: 'l1-hook', url: `${base}/l1`, secret: '******', event_types: ['esi_leap.lease.*'], enabled: true });
+    expect(r.body).toMatchObject({
+      project_id: env.p.lessee.projectId,
+      name: 'l1-hook',
+      url: `${base}/l1`,
+      secret: '******',
+      event_types: ['esi_leap.lease.*'],
+      enabled: true,
+    });
     lesseeHook = r.body.uuid;
     expect(JSON.stringify((await call(env.ts, env.p.lessee, 'GET', '/lease/v1/webhooks')).body)).not.toContain(SECRET);
     expect(JSON.stringify((await call(env.ts, env.p.lessee, 'GET', `/lease/v1/webhooks/${lesseeHook}`)).body)).not.toContain(SECRET);
-    const row = await env.ts.server.services.store.db.selectFrom('lease_webhooks').select('secret').where('uuid', '=', lesseeHook).executeTakeFirstOrThrow();
+    const row = await env.ts.server.services.store.db
+      .selectFrom('lease_webhooks')
+      .select('secret')
+      .where('uuid', '=', lesseeHook)
+      .executeTakeFirstOrThrow();
     expect(row.secret).toMatch(/^enc:v1:/);
     expect(row.secret).not.toContain(SECRET);
   });
@@ -81,22 +98,36 @@ describe('webhook API for every persona', () => {
     expect(r.status, r.text).toBe(201);
     ownerHook = r.body.uuid;
     expect((await post('other', { url: `${base}/o2`, secret: 'other-webhook-secret-0123456789' })).status).toBe(201);
-    expectFault(await post('owner', { url: `${base}/x`, secret: 'owner-webhook-secret-0123456789', project_id: 'l1' }), 403, 'Access was denied to esi_leap:webhook:webhook_admin.');
-    const admin = await post('admin', { url: `${base}/admin-for-l1`, secret: 'admin-webhook-secret-0123456789', project_id: 'l1', enabled: false });
+    expectFault(
+      await post('owner', { url: `${base}/x`, secret: 'owner-webhook-secret-0123456789', project_id: 'l1' }),
+      403,
+      'Access was denied to esi_leap:webhook:webhook_admin.',
+    );
+    const admin = await post('admin', {
+      url: `${base}/admin-for-l1`,
+      secret: 'admin-webhook-secret-0123456789',
+      project_id: 'l1',
+      enabled: false,
+    });
     expect(admin.status, admin.text).toBe(201);
     expect(admin.body).toMatchObject({ project_id: env.p.lessee.projectId, enabled: false });
     expectFault(await post('anonymous', { url: `${base}/x`, secret: 'anonymous-secret-0123456789' }), 401);
   });
 
   it('GET: a project sees its own; admin all; another project gets 404 on one; anonymous 401', async () => {
-    const names = async (p: keyof LeaseEnv['p'], q = '') => (await call(env.ts, env.p[p], 'GET', `/lease/v1/webhooks${q}`)).body.webhooks.map((w: any) => w.url.slice(base.length));
+    const names = async (p: keyof LeaseEnv['p'], q = '') =>
+      (await call(env.ts, env.p[p], 'GET', `/lease/v1/webhooks${q}`)).body.webhooks.map((w: any) => w.url.slice(base.length));
     expect((await names('lessee')).sort()).toEqual(['/admin-for-l1', '/l1']);
     expect(await names('owner')).toEqual(['/o1']);
     expect((await names('admin')).sort()).toEqual(['/admin-for-l1', '/l1', '/o1', '/o2']);
-    expect((await names('admin', '?project_id=o2'))).toEqual(['/o2']);
+    expect(await names('admin', '?project_id=o2')).toEqual(['/o2']);
     expectFault(await call(env.ts, env.p.lessee, 'GET', '/lease/v1/webhooks?project_id=o1'), 403);
     for (const p of ['owner', 'other'] as const) {
-      expectFault(await call(env.ts, env.p[p], 'GET', `/lease/v1/webhooks/${lesseeHook}`), 404, `Webhook ${lesseeHook} could not be found.`);
+      expectFault(
+        await call(env.ts, env.p[p], 'GET', `/lease/v1/webhooks/${lesseeHook}`),
+        404,
+        `Webhook ${lesseeHook} could not be found.`,
+      );
       expectFault(await call(env.ts, env.p[p], 'PATCH', `/lease/v1/webhooks/${lesseeHook}`, { enabled: false }), 404);
       expectFault(await call(env.ts, env.p[p], 'DELETE', `/lease/v1/webhooks/${lesseeHook}`), 404);
       expectFault(await call(env.ts, env.p[p], 'GET', `/lease/v1/webhooks/${lesseeHook}/deliveries`), 404);
@@ -112,13 +143,25 @@ describe('deliveries', () => {
 
   it('a claim is delivered to the lessee (lease events) and the owner (all events), signed', async () => {
     node = await enrolNode(env, 'wh-1');
-    offer = (await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: node, start_time: at(0, T), end_time: at(DAY, T) })).body.uuid;
-    const claim = await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer}/claim`, { start_time: at(0, T), end_time: at(3_600_000, T) });
+    offer = (
+      await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: node, start_time: at(0, T), end_time: at(DAY, T) })
+    ).body.uuid;
+    const claim = await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer}/claim`, {
+      start_time: at(0, T),
+      end_time: at(3_600_000, T),
+    });
     expect(claim.status).toBe(201);
     await waitUntil(async () => byPath('/l1').length >= 1 && byPath('/o1').length >= 2, 5000);
     const [got] = byPath('/l1');
     const body = JSON.parse(got!.body);
-    expect(body.event).toMatchObject({ event_type: 'esi_leap.lease.create', object_type: 'lease', object_uuid: claim.body.uuid, resource_uuid: node, lessee_id: env.p.lessee.projectId, owner_id: env.p.owner.projectId });
+    expect(body.event).toMatchObject({
+      event_type: 'esi_leap.lease.create',
+      object_type: 'lease',
+      object_uuid: claim.body.uuid,
+      resource_uuid: node,
+      lessee_id: env.p.lessee.projectId,
+      owner_id: env.p.owner.projectId,
+    });
     expect(body.object).toMatchObject({ uuid: claim.body.uuid, status: 'created', offer_uuid: offer, start_time: at(0, T) });
     expect(got!.headers['x-esi-event']).toBe('esi_leap.lease.create');
     expect(got!.headers['content-type']).toBe('application/json');
@@ -127,20 +170,36 @@ describe('deliveries', () => {
     const expected = `sha256=${createHmac('sha256', SECRET).update(`${ts}.${got!.body}`).digest('hex')}`;
     expect(got!.headers['x-esi-signature']).toBe(expected);
     // The owner receives both the offer creation and the claim (it subscribed to everything).
-    expect(byPath('/o1').map((r) => JSON.parse(r.body).event).sort((a, b) => a.id - b.id).map((e) => e.event_type)).toEqual(['esi_leap.offer.create', 'esi_leap.lease.create']);
+    expect(
+      byPath('/o1')
+        .map((r) => JSON.parse(r.body).event)
+        .sort((a, b) => a.id - b.id)
+        .map((e) => e.event_type),
+    ).toEqual(['esi_leap.offer.create', 'esi_leap.lease.create']);
     // A disabled webhook got nothing; the other project got nothing.
     expect(byPath('/admin-for-l1')).toEqual([]);
     expect(byPath('/o2')).toEqual([]);
     const d = await deliveries('lessee', lesseeHook);
     expect(d).toHaveLength(1);
-    expect(d[0]).toMatchObject({ event_type: 'esi_leap.lease.create', status: 'delivered', attempts: 1, last_status_code: 200, last_error: null, next_attempt_at: null });
+    expect(d[0]).toMatchObject({
+      event_type: 'esi_leap.lease.create',
+      status: 'delivered',
+      attempts: 1,
+      last_status_code: 200,
+      last_error: null,
+      next_attempt_at: null,
+    });
     expect(got!.headers['x-esi-delivery']).toBe(String(d[0].id));
   });
 
   it('a failing receiver is retried with exponential back-off until it answers 2xx', async () => {
     const hook = await post('other', { url: `${base}/flaky`, secret: 'flaky-webhook-secret-0123456789' });
     plans.set('/flaky', [500, 503, 204]);
-    const o = await call(env.ts, env.p.other, 'POST', '/lease/v1/offers', { resource_uuid: await enrolNode(env, 'wh-2', { owner: env.p.other.projectId }), start_time: at(0, T), end_time: at(DAY, T) });
+    const o = await call(env.ts, env.p.other, 'POST', '/lease/v1/offers', {
+      resource_uuid: await enrolNode(env, 'wh-2', { owner: env.p.other.projectId }),
+      start_time: at(0, T),
+      end_time: at(DAY, T),
+    });
     expect(o.status, o.text).toBe(201);
     await waitUntil(async () => byPath('/flaky').length >= 3, 10_000);
     await waitUntil(async () => (await deliveries('other', hook.body.uuid))[0]?.status === 'delivered', 2000);
@@ -156,11 +215,26 @@ describe('deliveries', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
-    const hook = await post('owner', { url: `http://127.0.0.1:${port}/gone`, secret: 'gone-webhook-secret-0123456789', event_types: ['esi_leap.offer.delete'] });
-    await call(env.ts, env.p.owner, 'DELETE', `/lease/v1/offers/${(await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: await enrolNode(env, 'wh-3'), start_time: at(0, T), end_time: at(DAY, T) })).body.uuid}`);
+    const hook = await post('owner', {
+      url: `http://127.0.0.1:${port}/gone`,
+      secret: 'gone-webhook-secret-0123456789',
+      event_types: ['esi_leap.offer.delete'],
+    });
+    await call(
+      env.ts,
+      env.p.owner,
+      'DELETE',
+      `/lease/v1/offers/${(await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: await enrolNode(env, 'wh-3'), start_time: at(0, T), end_time: at(DAY, T) })).body.uuid}`,
+    );
     await waitUntil(async () => (await deliveries('owner', hook.body.uuid))[0]?.status === 'failed', 10_000);
     const [d] = await deliveries('owner', hook.body.uuid);
-    expect(d).toMatchObject({ event_type: 'esi_leap.offer.delete', status: 'failed', attempts: 3, last_status_code: null, delivered_at: null });
+    expect(d).toMatchObject({
+      event_type: 'esi_leap.offer.delete',
+      status: 'failed',
+      attempts: 3,
+      last_status_code: null,
+      delivered_at: null,
+    });
     // A fixed sentence: the transport's own error names addresses and ports (a network map).
     expect(d.last_error).toBe('could not connect: the connection was refused');
   });
@@ -169,7 +243,12 @@ describe('deliveries', () => {
     const n = await enrolNode(env, 'wh-4');
     // Started 40 s ago, ends in 30 s: 70 s long, longer than the 60 s warning → an ending-soon notice.
     const now = Date.now();
-    const lease = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', { resource_uuid: n, project_id: 'l1', start_time: at(-40_000, now), end_time: at(30_000, now) });
+    const lease = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
+      resource_uuid: n,
+      project_id: 'l1',
+      start_time: at(-40_000, now),
+      end_time: at(30_000, now),
+    });
     expect(lease.status, lease.text).toBe(201);
     // Deliveries are sent concurrently, so they may arrive out of order: order them by event id.
     const typesFor = () =>
@@ -183,7 +262,12 @@ describe('deliveries', () => {
     await call(env.ts, env.p.owner, 'DELETE', `/lease/v1/leases/${lease.body.uuid}`);
     await waitUntil(async () => typesFor().includes('esi_leap.lease.delete.end'), 5000);
     await new Promise((r) => setTimeout(r, 1200)); // another notice scan must not repeat it
-    expect(typesFor()).toEqual(['esi_leap.lease.create', 'esi_leap.lease.fulfill.end', 'esi_leap.lease.ending_soon', 'esi_leap.lease.delete.end']);
+    expect(typesFor()).toEqual([
+      'esi_leap.lease.create',
+      'esi_leap.lease.fulfill.end',
+      'esi_leap.lease.ending_soon',
+      'esi_leap.lease.delete.end',
+    ]);
     const events = await call(env.ts, env.p.lessee, 'GET', `/lease/v1/events?event_type=esi_leap.lease.ending_soon`);
     expect(events.body.events.filter((e: any) => e.object_uuid === lease.body.uuid)).toHaveLength(1);
   });
@@ -191,7 +275,10 @@ describe('deliveries', () => {
   it('a disabled webhook gets no new deliveries; a deleted one loses its history', async () => {
     await call(env.ts, env.p.lessee, 'PATCH', `/lease/v1/webhooks/${lesseeHook}`, { enabled: false });
     const before = (await deliveries('lessee', lesseeHook)).length;
-    await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer}/claim`, { start_time: at(2 * 3_600_000, T), end_time: at(3 * 3_600_000, T) });
+    await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer}/claim`, {
+      start_time: at(2 * 3_600_000, T),
+      end_time: at(3 * 3_600_000, T),
+    });
     expect((await deliveries('lessee', lesseeHook)).length).toBe(before);
     expect((await call(env.ts, env.p.lessee, 'DELETE', `/lease/v1/webhooks/${lesseeHook}`)).status).toBe(200);
     expectFault(await call(env.ts, env.p.lessee, 'GET', `/lease/v1/webhooks/${lesseeHook}/deliveries`), 404);
@@ -221,8 +308,16 @@ describe('bad input: 400, nothing written', () => {
       expect(r.text).not.toContain('a-good-enough-secret-123');
     }
     expectFault(await call(env.ts, env.p.owner, 'PATCH', `/lease/v1/webhooks/${ownerHook}`, {}), 400, /Nothing to update/);
-    expectFault(await call(env.ts, env.p.owner, 'PATCH', `/lease/v1/webhooks/${ownerHook}`, { project_id: 'l1' }), 400, /project_id.*read-only/);
-    expectFault(await call(env.ts, env.p.owner, 'GET', `/lease/v1/webhooks/${ownerHook}/deliveries?status=lost`), 400, /Invalid status lost/);
+    expectFault(
+      await call(env.ts, env.p.owner, 'PATCH', `/lease/v1/webhooks/${ownerHook}`, { project_id: 'l1' }),
+      400,
+      /project_id.*read-only/,
+    );
+    expectFault(
+      await call(env.ts, env.p.owner, 'GET', `/lease/v1/webhooks/${ownerHook}/deliveries?status=lost`),
+      400,
+      /Invalid status lost/,
+    );
     expectFault(await call(env.ts, env.p.owner, 'GET', `/lease/v1/webhooks/${ownerHook}/deliveries?limit=0`), 400, /Invalid limit 0/);
     expectFault(await call(env.ts, env.p.owner, 'GET', `/lease/v1/webhooks/${ownerHook}/deliveries?limit=abc`), 400, /limit/);
     expect(await countAny(env, 'lease_webhooks')).toBe(before);

@@ -31,7 +31,10 @@ beforeAll(async () => {
   env = await startNetEnv();
   sw = await createSwitch(env, 'tor-c');
   ({ node: nodeA, ports: portsA } = await cabledNode(env, 'a', 'tor-c', ['52:54:00:0c:00:00', '52:54:00:0c:00:01']));
-  ({ node: nodeB, ports: portsB } = await cabledNode(env, 'b', 'tor-c', ['52:54:00:0c:01:00'], { owner: env.p.other.projectId, lessee: null }));
+  ({ node: nodeB, ports: portsB } = await cabledNode(env, 'b', 'tor-c', ['52:54:00:0c:01:00'], {
+    owner: env.p.other.projectId,
+    lessee: null,
+  }));
   ({ node: nodeL } = await cabledNode(env, 'l', 'tor-c', [], { owner: env.p.lessee.projectId, lessee: null }));
 });
 afterAll(async () => env?.ts.close());
@@ -50,7 +53,7 @@ async function inMaintenance<T>(node: any, fn: () => Promise<T>): Promise<T> {
 }
 
 describe('naming switch ports', () => {
-  it('an admin\'s cabling registers each switch port to its node; the switch shows it', async () => {
+  it("an admin's cabling registers each switch port to its node; the switch shows it", async () => {
     const ports = (await net(env, env.p.admin, 'GET', `/switches/${sw.id}/ports`)).body.switch_ports;
     expect(ports.map((p: any) => [p.port_id, p.registered_node_uuid, p.baremetal_port_uuid])).toEqual([
       ['a-0', nodeA.uuid, portsA[0].uuid],
@@ -59,48 +62,86 @@ describe('naming switch ports', () => {
     ]);
   });
 
-  it('breach 2: an owner cannot create a port on its node naming the switch port of another owner\'s node (403), nor PATCH one to it', async () => {
+  it("breach 2: an owner cannot create a port on its node naming the switch port of another owner's node (403), nor PATCH one to it", async () => {
     const before = await portsOf(nodeA);
-    const created = await bm(env, env.p.owner, 'POST', '/v1/ports', { node_uuid: nodeA.uuid, address: '52:54:00:0c:00:09', local_link_connection: llc('b-0') });
+    const created = await bm(env, env.p.owner, 'POST', '/v1/ports', {
+      node_uuid: nodeA.uuid,
+      address: '52:54:00:0c:00:09',
+      local_link_connection: llc('b-0'),
+    });
     expect(created.status, created.text).toBe(403);
     expect(ironic(created)).toMatch(/not registered to node/);
     expect(ironic(created)).not.toContain(nodeB.uuid);
-    const patched = await inMaintenance(nodeA, () => bm(env, env.p.owner, 'PATCH', `/v1/ports/${portsA[1].uuid}`, [{ op: 'replace', path: '/local_link_connection/port_id', value: 'b-0' }]));
+    const patched = await inMaintenance(nodeA, () =>
+      bm(env, env.p.owner, 'PATCH', `/v1/ports/${portsA[1].uuid}`, [
+        { op: 'replace', path: '/local_link_connection/port_id', value: 'b-0' },
+      ]),
+    );
     expect(patched.status, patched.text).toBe(403);
     expect(await portsOf(nodeA)).toEqual(before);
     // Nor by its switch_id instead of its name.
-    const byId = await bm(env, env.p.owner, 'POST', '/v1/ports', { node_uuid: nodeA.uuid, address: '52:54:00:0c:00:09', local_link_connection: { switch_id: sw.switch_id, port_id: 'b-0' } });
+    const byId = await bm(env, env.p.owner, 'POST', '/v1/ports', {
+      node_uuid: nodeA.uuid,
+      address: '52:54:00:0c:00:09',
+      local_link_connection: { switch_id: sw.switch_id, port_id: 'b-0' },
+    });
     expect(byId.status, byId.text).toBe(403);
   });
 
   it('an owner cannot name an unregistered switch port of a managed switch (403); an admin can, and that registers it', async () => {
-    const byOwner = await bm(env, env.p.owner, 'POST', '/v1/ports', { node_uuid: nodeA.uuid, address: '52:54:00:0c:00:09', local_link_connection: llc('spare-7') });
+    const byOwner = await bm(env, env.p.owner, 'POST', '/v1/ports', {
+      node_uuid: nodeA.uuid,
+      address: '52:54:00:0c:00:09',
+      local_link_connection: llc('spare-7'),
+    });
     expect(byOwner.status).toBe(403);
     expect((await portsOf(nodeA)).length).toBe(2);
-    const byAdmin = await bm(env, env.p.admin, 'POST', '/v1/ports', { node_uuid: nodeA.uuid, address: '52:54:00:0c:00:09', local_link_connection: llc('spare-7') });
+    const byAdmin = await bm(env, env.p.admin, 'POST', '/v1/ports', {
+      node_uuid: nodeA.uuid,
+      address: '52:54:00:0c:00:09',
+      local_link_connection: llc('spare-7'),
+    });
     expect(byAdmin.status, byAdmin.text).toBe(201);
-    const view = (await net(env, env.p.admin, 'GET', `/switches/${sw.id}/ports`)).body.switch_ports.find((p: any) => p.port_id === 'spare-7');
+    const view = (await net(env, env.p.admin, 'GET', `/switches/${sw.id}/ports`)).body.switch_ports.find(
+      (p: any) => p.port_id === 'spare-7',
+    );
     expect(view).toMatchObject({ registered_node_uuid: nodeA.uuid, baremetal_port_uuid: byAdmin.body.uuid });
     // Now registered to node a, its owner may re-create a port for it.
     expect((await bm(env, env.p.admin, 'DELETE', `/v1/ports/${byAdmin.body.uuid}`)).status).toBe(204);
-    const again = await bm(env, env.p.owner, 'POST', '/v1/ports', { node_uuid: nodeA.uuid, address: '52:54:00:0c:00:09', local_link_connection: llc('spare-7') });
+    const again = await bm(env, env.p.owner, 'POST', '/v1/ports', {
+      node_uuid: nodeA.uuid,
+      address: '52:54:00:0c:00:09',
+      local_link_connection: llc('spare-7'),
+    });
     expect(again.status, again.text).toBe(201);
     expect((await bm(env, env.p.owner, 'DELETE', `/v1/ports/${again.body.uuid}`)).status).toBe(204);
   });
 
   it('a switch port belongs to one bare-metal port: a second port naming it is 409, for the admin too', async () => {
     for (const who of [env.p.admin, env.p.owner]) {
-      const r = await bm(env, who, 'POST', '/v1/ports', { node_uuid: nodeA.uuid, address: '52:54:00:0c:00:0a', local_link_connection: llc('a-0') });
+      const r = await bm(env, who, 'POST', '/v1/ports', {
+        node_uuid: nodeA.uuid,
+        address: '52:54:00:0c:00:0a',
+        local_link_connection: llc('a-0'),
+      });
       expect(r.status, `${who.name}: ${r.text}`).toBe(409);
     }
     // The owner is not told which port holds it.
-    const byOwner = await bm(env, env.p.owner, 'POST', '/v1/ports', { node_uuid: nodeA.uuid, address: '52:54:00:0c:00:0a', local_link_connection: llc('a-0') });
+    const byOwner = await bm(env, env.p.owner, 'POST', '/v1/ports', {
+      node_uuid: nodeA.uuid,
+      address: '52:54:00:0c:00:0a',
+      local_link_connection: llc('a-0'),
+    });
     expect(ironic(byOwner)).not.toContain(portsA[0].uuid);
     expect((await portsOf(nodeA)).length).toBe(2);
   });
 
   it('cabling that names a switch esi does not manage is allowed (inert)', async () => {
-    const r = await bm(env, env.p.owner, 'POST', '/v1/ports', { node_uuid: nodeA.uuid, address: '52:54:00:0c:00:0b', local_link_connection: llc('x-1', 'tor-unmanaged') });
+    const r = await bm(env, env.p.owner, 'POST', '/v1/ports', {
+      node_uuid: nodeA.uuid,
+      address: '52:54:00:0c:00:0b',
+      local_link_connection: llc('x-1', 'tor-unmanaged'),
+    });
     expect(r.status, r.text).toBe(201);
     expect((await bm(env, env.p.owner, 'DELETE', `/v1/ports/${r.body.uuid}`)).status).toBe(204);
   });
@@ -131,15 +172,31 @@ describe('breach 3: the lessee cannot re-cable the node it leases', () => {
 
   it('the owner may re-cable its own node between switch ports registered to it', async () => {
     await inMaintenance(nodeA, async () => {
-      const swap = await bm(env, env.p.owner, 'PATCH', `/v1/ports/${portsA[1].uuid}`, [{ op: 'replace', path: '/local_link_connection/port_id', value: 'a-0' }]);
+      const swap = await bm(env, env.p.owner, 'PATCH', `/v1/ports/${portsA[1].uuid}`, [
+        { op: 'replace', path: '/local_link_connection/port_id', value: 'a-0' },
+      ]);
       expect(swap.status).toBe(409); // a-0 is held by port 0
       const free = await bm(env, env.p.owner, 'PATCH', `/v1/ports/${portsA[0].uuid}`, [{ op: 'remove', path: '/local_link_connection' }]);
       expect(free.status, free.text).toBe(200);
-      const moved = await bm(env, env.p.owner, 'PATCH', `/v1/ports/${portsA[1].uuid}`, [{ op: 'replace', path: '/local_link_connection/port_id', value: 'a-0' }]);
+      const moved = await bm(env, env.p.owner, 'PATCH', `/v1/ports/${portsA[1].uuid}`, [
+        { op: 'replace', path: '/local_link_connection/port_id', value: 'a-0' },
+      ]);
       expect(moved.status, moved.text).toBe(200);
       // Back as they were.
-      expect((await bm(env, env.p.owner, 'PATCH', `/v1/ports/${portsA[1].uuid}`, [{ op: 'replace', path: '/local_link_connection/port_id', value: 'a-1' }])).status).toBe(200);
-      expect((await bm(env, env.p.owner, 'PATCH', `/v1/ports/${portsA[0].uuid}`, [{ op: 'add', path: '/local_link_connection', value: llc('a-0') }])).status).toBe(200);
+      expect(
+        (
+          await bm(env, env.p.owner, 'PATCH', `/v1/ports/${portsA[1].uuid}`, [
+            { op: 'replace', path: '/local_link_connection/port_id', value: 'a-1' },
+          ])
+        ).status,
+      ).toBe(200);
+      expect(
+        (
+          await bm(env, env.p.owner, 'PATCH', `/v1/ports/${portsA[0].uuid}`, [
+            { op: 'add', path: '/local_link_connection', value: llc('a-0') },
+          ])
+        ).status,
+      ).toBe(200);
     });
   });
 });
@@ -161,14 +218,19 @@ describe('unregistered cabling is inert until an admin registers it', () => {
 
     // Every persona but the admin is refused the registration.
     const body = { switch_port: { port_id: 'c-0', node: node.uuid } };
-    for (const who of [env.p.owner, env.p.lessee, env.p.other] as Persona[]) expect((await net(env, who, 'POST', `/switches/${late.id}/ports`, body)).status).toBe(404);
+    for (const who of [env.p.owner, env.p.lessee, env.p.other] as Persona[])
+      expect((await net(env, who, 'POST', `/switches/${late.id}/ports`, body)).status).toBe(404);
     expect((await net(env, env.p.anonymous, 'POST', `/switches/${late.id}/ports`, body)).status).toBe(401);
     const reg = await net(env, env.p.admin, 'POST', `/switches/${late.id}/ports`, body);
     expect(reg.status, reg.text).toBe(201);
     expect(reg.body.switch_port).toMatchObject({ port_id: 'c-0', registered_node_uuid: node.uuid, baremetal_port_uuid: portC.uuid });
 
     expect((await bm(env, env.p.lessee, 'POST', `/v1/nodes/${node.uuid}/vifs`, { id: p.id })).status).toBe(204);
-    const bound = await settle(env, () => portAsAdmin(env, p.id), (x) => x.status === 'ACTIVE');
+    const bound = await settle(
+      env,
+      () => portAsAdmin(env, p.id),
+      (x) => x.status === 'ACTIVE',
+    );
     expect(bound.status).toBe('ACTIVE');
     expect(fakeSwitchState(late.id).get('c-0')?.mode).toBe('access');
 
@@ -193,7 +255,9 @@ describe('unregistered cabling is inert until an admin registers it', () => {
   });
 
   it('a registration names switch ports with slashes (URL-encoded)', async () => {
-    const reg = await net(env, env.p.admin, 'POST', `/switches/${late.id}/ports`, { switch_port: { port_id: 'Ethernet1/9', node: nodeA.uuid } });
+    const reg = await net(env, env.p.admin, 'POST', `/switches/${late.id}/ports`, {
+      switch_port: { port_id: 'Ethernet1/9', node: nodeA.uuid },
+    });
     expect(reg.status, reg.text).toBe(201);
     expect((await net(env, env.p.admin, 'DELETE', `/switches/${late.id}/ports/${encodeURIComponent('Ethernet1/9')}`)).status).toBe(204);
   });
@@ -220,11 +284,21 @@ describe('the switch is programmed only for the port that holds a registered swi
     const n = await create(env, env.p.lessee, 'networks', 'network', { name: 'held-net' });
     const p = await create(env, env.p.lessee, 'ports', 'port', { network_id: n.id });
     expect((await bm(env, env.p.lessee, 'POST', `/v1/nodes/${nodeA.uuid}/vifs`, { id: p.id, port_uuid: portsA[1].uuid })).status).toBe(204);
-    await settle(env, () => portAsAdmin(env, p.id), (x) => x.status === 'ACTIVE');
+    await settle(
+      env,
+      () => portAsAdmin(env, p.id),
+      (x) => x.status === 'ACTIVE',
+    );
     expect(fakeSwitchState(sw.id).get('a-1')?.mode).toBe('access');
     // The admin says a-1's cable reaches node b; a-1 is held by node a's port: refused.
-    expect((await net(env, env.p.admin, 'POST', `/switches/${sw.id}/ports`, { switch_port: { port_id: 'a-1', node: nodeB.uuid } })).status).toBe(409);
+    expect(
+      (await net(env, env.p.admin, 'POST', `/switches/${sw.id}/ports`, { switch_port: { port_id: 'a-1', node: nodeB.uuid } })).status,
+    ).toBe(409);
     expect((await bm(env, env.p.lessee, 'DELETE', `/v1/nodes/${nodeA.uuid}/vifs/${p.id}`)).status).toBe(204);
-    await settle(env, async () => fakeSwitchState(sw.id).get('a-1'), (s) => s?.mode === 'quarantine');
+    await settle(
+      env,
+      async () => fakeSwitchState(sw.id).get('a-1'),
+      (s) => s?.mode === 'quarantine',
+    );
   });
 });

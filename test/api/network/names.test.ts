@@ -25,7 +25,12 @@ afterAll(async () => env?.ts.close());
 /** A network of `persona` named `name`, shared by RBAC with the lessee. */
 async function sharedToLessee(persona: 'owner' | 'other', name: string): Promise<any> {
   const n = await create(env, env.p[persona], 'networks', 'network', { name });
-  await create(env, env.p[persona], 'rbac-policies', 'rbac_policy', { object_type: 'network', object_id: n.id, action: 'access_as_shared', target_tenant: env.p.lessee.projectId });
+  await create(env, env.p[persona], 'rbac-policies', 'rbac_policy', {
+    object_type: 'network',
+    object_id: n.id,
+    action: 'access_as_shared',
+    target_tenant: env.p.lessee.projectId,
+  });
   return n;
 }
 
@@ -35,7 +40,9 @@ describe('network names', () => {
     const own = await create(env, lessee, 'networks', 'network', { name: 'prod' });
     const squat = await sharedToLessee('other', 'prod');
     // Both are visible to the lessee in the Neutron API…
-    expect((await net(env, lessee, 'GET', '/networks?name=prod')).body.networks.map((n: any) => n.id).sort()).toEqual([own.id, squat.id].sort());
+    expect((await net(env, lessee, 'GET', '/networks?name=prod')).body.networks.map((n: any) => n.id).sort()).toEqual(
+      [own.id, squat.id].sort(),
+    );
     // …but `prod` in esi's commands is its own.
     const t = await net(env, lessee, 'POST', '/esi/trunks', { name: 'pt', native_network: 'prod' });
     expect(t.status, t.text).toBe(201);
@@ -66,7 +73,12 @@ describe('network names', () => {
     const { owner } = env.p;
     await create(env, owner, 'networks', 'network', { name: 'twice' });
     await create(env, owner, 'networks', 'network', { name: 'twice' });
-    expectNeutronError(await net(env, owner, 'POST', '/esi/trunks', { name: 'tw', native_network: 'twice' }), 409, 'NameNotUnique', /Your project has more than one network named twice/);
+    expectNeutronError(
+      await net(env, owner, 'POST', '/esi/trunks', { name: 'tw', native_network: 'twice' }),
+      409,
+      'NameNotUnique',
+      /Your project has more than one network named twice/,
+    );
   });
 });
 
@@ -102,7 +114,12 @@ describe('with an operator policy that hides more', () => {
   it('resolves port and trunk names only to what the policy lets the caller see', async () => {
     const { owner, lessee } = penv.p;
     const onet = await create(penv, owner, 'networks', 'network', { name: 'p-net' });
-    await create(penv, owner, 'rbac-policies', 'rbac_policy', { object_type: 'network', object_id: onet.id, action: 'access_as_shared', target_tenant: lessee.projectId });
+    await create(penv, owner, 'rbac-policies', 'rbac_policy', {
+      object_type: 'network',
+      object_id: onet.id,
+      action: 'access_as_shared',
+      target_tenant: lessee.projectId,
+    });
     await create(penv, lessee, 'ports', 'port', { network_id: onet.id, name: 'lessee-only' });
     // The owner may not see the lessee's port under this policy: its name is unknown to it.
     expectNeutronError(await net(penv, owner, 'POST', '/esi/node-networks', { node: 'pn1', port: 'lessee-only' }), 404, 'PortNotFound');

@@ -47,7 +47,10 @@ describe('rows show only what the caller may see', () => {
     const asLessee = await rowsOf('lessee', 'vn1');
     expect(asLessee.map((r) => r.mac_address)).toEqual(nics.map((n) => n.address));
     expect(asLessee[0]).toMatchObject({ network_port: IN_USE, trunk: null, networks: [] });
-    expect(asLessee[1]).toMatchObject({ network_port: { id: lPort, name: 'esi-vn1-lessee-net' }, networks: [{ id: lnet.id, name: 'lessee-net', vlan: null, role: 'native' }] });
+    expect(asLessee[1]).toMatchObject({
+      network_port: { id: lPort, name: 'esi-vn1-lessee-net' },
+      networks: [{ id: lnet.id, name: 'lessee-net', vlan: null, role: 'native' }],
+    });
     expect(asLessee[2]).toMatchObject({ network_port: null, trunk: null, networks: [] });
     for (const secret of [oPort, infra.id, 'owner-infra', 'esi-vn1-owner-infra']) expect(JSON.stringify(asLessee)).not.toContain(secret);
 
@@ -77,13 +80,28 @@ describe('rows show only what the caller may see', () => {
   it('of a visible port, shows only a visible trunk and visible networks', async () => {
     const { owner, lessee } = env.p;
     const shared = await create(env, owner, 'networks', 'network', { name: 'owner-shared' });
-    await create(env, owner, 'rbac-policies', 'rbac_policy', { object_type: 'network', object_id: shared.id, action: 'access_as_shared', target_tenant: lessee.projectId });
+    await create(env, owner, 'rbac-policies', 'rbac_policy', {
+      object_type: 'network',
+      object_id: shared.id,
+      action: 'access_as_shared',
+      target_tenant: lessee.projectId,
+    });
     const tag = await create(env, lessee, 'networks', 'network', { name: 'lessee-tag' });
-    const t = await net(env, lessee, 'POST', '/esi/trunks', { name: 'vtk', native_network: 'owner-shared', tagged_networks: ['lessee-tag'] });
+    const t = await net(env, lessee, 'POST', '/esi/trunks', {
+      name: 'vtk',
+      native_network: 'owner-shared',
+      tagged_networks: ['lessee-tag'],
+    });
     expect(t.status, t.text).toBe(201);
     const att = await net(env, lessee, 'POST', '/esi/node-networks', { node: 'vn1', trunk: 'vtk', mac_address: nics[2].address });
     expect(att.status, att.text).toBe(200);
-    expect(att.body.node_network).toMatchObject({ trunk: { id: t.body.trunk.id, name: 'vtk' }, networks: [{ id: shared.id, role: 'native' }, { id: tag.id, role: 'tagged' }] });
+    expect(att.body.node_network).toMatchObject({
+      trunk: { id: t.body.trunk.id, name: 'vtk' },
+      networks: [
+        { id: shared.id, role: 'native' },
+        { id: tag.id, role: 'tagged' },
+      ],
+    });
 
     // The owner sees the trunk's parent port (it is on the owner's network), not the lessee's
     // trunk nor the lessee's tagged network.
@@ -105,11 +123,21 @@ describe('failed bindings', () => {
     const { lessee, admin } = env.p;
     const picky = await createSwitch(env, 'picky-v', 'fake', { refuse_vlans: [3100] });
     await cabledNode(env, 'vn2', 'picky-v', ['52:54:00:00:52:00']);
-    const pub = await create(env, admin, 'networks', 'network', { name: 'refused-v', shared: true, 'provider:network_type': 'vlan', 'provider:physical_network': 'physnet1', 'provider:segmentation_id': 3100 });
+    const pub = await create(env, admin, 'networks', 'network', {
+      name: 'refused-v',
+      shared: true,
+      'provider:network_type': 'vlan',
+      'provider:physical_network': 'physnet1',
+      'provider:segmentation_id': 3100,
+    });
     const att = await net(env, lessee, 'POST', '/esi/node-networks', { node: 'vn2', network: pub.id });
     expect(att.status, att.text).toBe(200);
     const pid = att.body.node_network.network_port.id;
-    await settle(env, () => portAsAdmin(env, pid), (p) => p['binding:vif_type'] === 'binding_failed' && fakeSwitchState(picky.id).get('vn2-0')?.mode === 'quarantine');
+    await settle(
+      env,
+      () => portAsAdmin(env, pid),
+      (p) => p['binding:vif_type'] === 'binding_failed' && fakeSwitchState(picky.id).get('vn2-0')?.mode === 'quarantine',
+    );
     const mine = (await rowsOf('lessee', 'vn2'))[0];
     expect(mine.network_port).toMatchObject({ id: pid, error: BINDING_FAILED });
     expect(JSON.stringify(mine)).not.toMatch(/3100|picky|vn2-0/);

@@ -16,7 +16,8 @@ beforeAll(async () => {
   const file = path.join(dir, 'policy.yaml');
   fs.writeFileSync(
     file,
-    ['network_type', 'physical_network', 'segmentation_id'].map((a) => `"get_network:provider:${a}": "rule:admin_or_owner"`).join('\n') + '\n',
+    ['network_type', 'physical_network', 'segmentation_id'].map((a) => `"get_network:provider:${a}": "rule:admin_or_owner"`).join('\n') +
+      '\n',
   );
   env = await startNetEnv({ env: { ESI_POLICY_FILE: file } });
 });
@@ -29,7 +30,12 @@ it('shows VLANs to the networks’ owners when policy says so', async () => {
   const { owner, lessee } = env.p;
   const n = await create(env, owner, 'networks', 'network', { name: 'visible-vlan' });
   expect(n).toMatchObject({ 'provider:network_type': 'vlan', 'provider:physical_network': 'physnet1', 'provider:segmentation_id': 100 });
-  await create(env, owner, 'rbac-policies', 'rbac_policy', { object_type: 'network', object_id: n.id, action: 'access_as_shared', target_tenant: lessee.projectId });
+  await create(env, owner, 'rbac-policies', 'rbac_policy', {
+    object_type: 'network',
+    object_id: n.id,
+    action: 'access_as_shared',
+    target_tenant: lessee.projectId,
+  });
   const seen = (await net(env, lessee, 'GET', `/networks/${n.id}`)).body.network;
   expect(seen.shared).toBe(true);
   expect(seen).not.toHaveProperty('provider:segmentation_id');

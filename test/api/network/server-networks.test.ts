@@ -24,7 +24,8 @@ beforeAll(async () => {
 afterAll(async () => env?.ts.close());
 
 const SERVER = '5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b';
-const vifsOf = async (): Promise<string[]> => ((await bm(env, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/vifs`)).body.vifs as Array<{ id: string }>).map((v) => v.id).sort();
+const vifsOf = async (): Promise<string[]> =>
+  ((await bm(env, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/vifs`)).body.vifs as Array<{ id: string }>).map((v) => v.id).sort();
 
 describe('release', () => {
   it('detaches the named port (kept) and deletes the made one; other projects’ ports are untouched', async () => {
@@ -35,7 +36,11 @@ describe('release', () => {
     const made = await sn.attach(lessee.context!, node.uuid, SERVER, requested);
     expect(made).toHaveLength(2);
     expect(made[1]).toBe(named.id);
-    expect(await portAsAdmin(env, made[0]!)).toMatchObject({ device_id: SERVER, device_owner: SERVER_PORT_OWNER, project_id: lessee.projectId });
+    expect(await portAsAdmin(env, made[0]!)).toMatchObject({
+      device_id: SERVER,
+      device_owner: SERVER_PORT_OWNER,
+      project_id: lessee.projectId,
+    });
 
     // The node's owner attaches its own port to the third NIC and tags it with the server's
     // UUID; another project tags a port of its own as well.

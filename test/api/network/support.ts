@@ -4,7 +4,16 @@
  * by o1 and leased to l1 whose ports are cabled to it.
  */
 import { expect } from 'vitest';
-import { call, createPersonas, startTestServer, type Persona, type Personas, type TestResponse, type TestServer, type TestServerOptions } from '../../helpers/harness.ts';
+import {
+  call,
+  createPersonas,
+  startTestServer,
+  type Persona,
+  type Personas,
+  type TestResponse,
+  type TestServer,
+  type TestServerOptions,
+} from '../../helpers/harness.ts';
 
 /** A test server and its personas. */
 export interface NetEnv {
@@ -13,11 +22,19 @@ export interface NetEnv {
 }
 
 /** Fast switch retries, so failure paths settle within a test. */
-export const FAST_SWITCH_ENV = { ESI_SWITCH_POLL_MS: '50', ESI_SWITCH_RETRY_BASE_MS: '10', ESI_SWITCH_MAX_ATTEMPTS: '2', ESI_SWITCH_TIMEOUT: '5' };
+export const FAST_SWITCH_ENV = {
+  ESI_SWITCH_POLL_MS: '50',
+  ESI_SWITCH_RETRY_BASE_MS: '10',
+  ESI_SWITCH_MAX_ATTEMPTS: '2',
+  ESI_SWITCH_TIMEOUT: '5',
+};
 
 /** Start a server and create the personas. */
 export async function startNetEnv(options: TestServerOptions = {}): Promise<NetEnv> {
-  const ts = await startTestServer({ ...options, env: { ...FAST_SWITCH_ENV, ESI_NETWORK_VLAN_RANGES: 'physnet1:100:109,physnet2', ...options.env } });
+  const ts = await startTestServer({
+    ...options,
+    env: { ...FAST_SWITCH_ENV, ESI_NETWORK_VLAN_RANGES: 'physnet1:100:109,physnet2', ...options.env },
+  });
   return { ts, p: await createPersonas(ts) };
 }
 
@@ -27,7 +44,14 @@ export function net(env: NetEnv, persona: Persona | null, method: string, path: 
 }
 
 /** Call the baremetal API at microversion `version`. */
-export function bm(env: NetEnv, persona: Persona | null, method: string, path: string, body?: unknown, version = '1.78'): Promise<TestResponse> {
+export function bm(
+  env: NetEnv,
+  persona: Persona | null,
+  method: string,
+  path: string,
+  body?: unknown,
+  version = '1.78',
+): Promise<TestResponse> {
   return call(env.ts, persona, method, `/baremetal${path}`, body, { 'x-openstack-ironic-api-version': version });
 }
 
@@ -46,21 +70,45 @@ export function expectNeutronError(res: TestResponse, status: number, type?: str
 }
 
 /** Create a resource as a persona; fails the test unless 201. */
-export async function create(env: NetEnv, persona: Persona, collection: string, resource: string, attrs: Record<string, unknown>): Promise<any> {
+export async function create(
+  env: NetEnv,
+  persona: Persona,
+  collection: string,
+  resource: string,
+  attrs: Record<string, unknown>,
+): Promise<any> {
   const res = await net(env, persona, 'POST', `/${collection}`, { [resource]: attrs });
   expect(res.status, `${collection} create as ${persona.name}: ${res.text}`).toBe(201);
   return res.body[resource];
 }
 
 /** Count the rows of a table (to prove a refused request wrote nothing). */
-export async function rows(env: NetEnv, table: 'networks' | 'network_ports' | 'network_subnets' | 'network_trunks' | 'network_rbac' | 'switch_ports'): Promise<number> {
-  const r = await env.ts.server.services.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+export async function rows(
+  env: NetEnv,
+  table: 'networks' | 'network_ports' | 'network_subnets' | 'network_trunks' | 'network_rbac' | 'switch_ports',
+): Promise<number> {
+  const r = await env.ts.server.services.store.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
 /** A switch as admin; returns its JSON. */
-export async function createSwitch(env: NetEnv, name: string, driver = 'fake', driverInfo: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<any> {
-  return create(env, env.p.admin, 'switches', 'switch', { name, switch_id: `02:00:00:00:00:${name.length.toString(16).padStart(2, '0')}`, driver, driver_info: driverInfo, ...extra });
+export async function createSwitch(
+  env: NetEnv,
+  name: string,
+  driver = 'fake',
+  driverInfo: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+): Promise<any> {
+  return create(env, env.p.admin, 'switches', 'switch', {
+    name,
+    switch_id: `02:00:00:00:00:${name.length.toString(16).padStart(2, '0')}`,
+    driver,
+    driver_info: driverInfo,
+    ...extra,
+  });
 }
 
 /**
@@ -74,7 +122,13 @@ export async function cabledNode(
   macs: readonly string[],
   body: Record<string, unknown> = {},
 ): Promise<{ node: any; ports: any[] }> {
-  const n = await bm(env, env.p.admin, 'POST', '/v1/nodes', { driver: 'fake-hardware', name, owner: env.p.owner.projectId, lessee: env.p.lessee.projectId, ...body });
+  const n = await bm(env, env.p.admin, 'POST', '/v1/nodes', {
+    driver: 'fake-hardware',
+    name,
+    owner: env.p.owner.projectId,
+    lessee: env.p.lessee.projectId,
+    ...body,
+  });
   expect(n.status, n.text).toBe(201);
   const ports = [];
   for (const [i, mac] of macs.entries()) {

@@ -25,18 +25,28 @@ async function withLesseeVif(name: string): Promise<{ node: any; vif: any }> {
   const n = await create(env, env.p.lessee, 'networks', 'network', { name: `${name}-net` });
   const vif = await create(env, env.p.lessee, 'ports', 'port', { network_id: n.id });
   expect((await bm(env, env.p.lessee, 'POST', `/v1/nodes/${node.uuid}/vifs`, { id: vif.id })).status).toBe(204);
-  await settle(env, () => portAsAdmin(env, vif.id), (x) => x.status === 'ACTIVE');
+  await settle(
+    env,
+    () => portAsAdmin(env, vif.id),
+    (x) => x.status === 'ACTIVE',
+  );
   expect(fakeSwitchState(sw.id).get(`${name}-0`)?.mode).toBe('access');
   return { node, vif };
 }
 
-describe('VIFs end with their project\'s hold on the node', () => {
+describe("VIFs end with their project's hold on the node", () => {
   it('a lessee changed by PATCH loses its VIFs: detached, switch port quarantined', async () => {
     const { node, vif } = await withLesseeVif('pa');
-    const r = await bm(env, env.p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [{ op: 'replace', path: '/lessee', value: env.p.other.projectId }]);
+    const r = await bm(env, env.p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [
+      { op: 'replace', path: '/lessee', value: env.p.other.projectId },
+    ]);
     expect(r.status, r.text).toBe(200);
     expect((await bm(env, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/vifs`)).body.vifs).toEqual([]);
-    await settle(env, async () => fakeSwitchState(sw.id).get('pa-0'), (s) => s?.mode === 'quarantine');
+    await settle(
+      env,
+      async () => fakeSwitchState(sw.id).get('pa-0'),
+      (s) => s?.mode === 'quarantine',
+    );
     expect(fakeSwitchState(sw.id).get('pa-0')).toEqual({ mode: 'quarantine' });
     expect((await portAsAdmin(env, vif.id)).status).toBe('DOWN');
   });
@@ -47,7 +57,11 @@ describe('VIFs end with their project\'s hold on the node', () => {
     await forceNode(env.ts, node.uuid, { lessee: null });
     expect((await bm(env, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/vifs`)).body.vifs).toEqual([{ id: vif.id }]);
     expect((await net(env, env.p.admin, 'POST', `/switches/${sw.id}/resync`)).status).toBe(200);
-    await settle(env, async () => fakeSwitchState(sw.id).get('pbb-0'), (s) => s?.mode === 'quarantine');
+    await settle(
+      env,
+      async () => fakeSwitchState(sw.id).get('pbb-0'),
+      (s) => s?.mode === 'quarantine',
+    );
     expect(fakeSwitchState(sw.id).get('pbb-0')).toEqual({ mode: 'quarantine' });
   });
 });

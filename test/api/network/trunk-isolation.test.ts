@@ -27,7 +27,12 @@ afterAll(async () => env?.ts.close());
 /** A network of `owner` shared with the lessee by RBAC. */
 async function sharedWithLessee(name: string): Promise<any> {
   const n = await create(env, env.p.owner, 'networks', 'network', { name });
-  await create(env, env.p.owner, 'rbac-policies', 'rbac_policy', { object_type: 'network', object_id: n.id, action: 'access_as_shared', target_tenant: env.p.lessee.projectId });
+  await create(env, env.p.owner, 'rbac-policies', 'rbac_policy', {
+    object_type: 'network',
+    object_id: n.id,
+    action: 'access_as_shared',
+    target_tenant: env.p.lessee.projectId,
+  });
   return n;
 }
 
@@ -51,7 +56,11 @@ describe('sub-ports belong to the trunk’s project', () => {
     // A port the caller cannot see at all is 404.
     const hidden = await create(env, other, 'networks', 'network', { name: 't-hidden' });
     const hport = await create(env, other, 'ports', 'port', { network_id: hidden.id });
-    expectNeutronError(await net(env, owner, 'PUT', `/trunks/${trunk.id}/add_subports`, { sub_ports: [{ ...sub, port_id: hport.id }] }), 404, 'PortNotFound');
+    expectNeutronError(
+      await net(env, owner, 'PUT', `/trunks/${trunk.id}/add_subports`, { sub_ports: [{ ...sub, port_id: hport.id }] }),
+      404,
+      'PortNotFound',
+    );
     // The lessee may still use its port as a sub-port of its own trunk.
     const lparent = await create(env, lessee, 'ports', 'port', { network_id: onet.id });
     const ltrunk = await net(env, lessee, 'POST', '/trunks', { trunk: { port_id: lparent.id, sub_ports: [sub] } });
@@ -67,7 +76,12 @@ describe('sub-ports belong to the trunk’s project', () => {
     expectNeutronError(delParent, 409, 'PortInUseAsTrunkParent', /a parent port for another trunk/);
     expect(delParent.text).not.toContain(ltrunk.body.trunk.id);
     // The trunk's own project is told which trunk.
-    expectNeutronError(await net(env, lessee, 'DELETE', `/ports/${lport.id}`), 409, 'PortInUseAsSubPort', new RegExp(`subport for trunk ${ltrunk.body.trunk.id}`));
+    expectNeutronError(
+      await net(env, lessee, 'DELETE', `/ports/${lport.id}`),
+      409,
+      'PortInUseAsSubPort',
+      new RegExp(`subport for trunk ${ltrunk.body.trunk.id}`),
+    );
   });
 
   it('a port in another project’s trunk is "in use by another trunk"', async () => {
@@ -77,9 +91,15 @@ describe('sub-ports belong to the trunk’s project', () => {
     // An admin (who may use any port) puts the lessee's port into a trunk of o2.
     const onet = await create(env, other, 'networks', 'network', { name: 't-o2net' });
     const oparent = await create(env, other, 'ports', 'port', { network_id: onet.id });
-    const otrunk = await create(env, admin, 'trunks', 'trunk', { port_id: oparent.id, project_id: other.projectId, sub_ports: [{ port_id: lsub.id, segmentation_type: 'vlan', segmentation_id: 701 }] });
+    const otrunk = await create(env, admin, 'trunks', 'trunk', {
+      port_id: oparent.id,
+      project_id: other.projectId,
+      sub_ports: [{ port_id: lsub.id, segmentation_type: 'vlan', segmentation_id: 701 }],
+    });
     const lparent = await create(env, lessee, 'ports', 'port', { network_id: lnet.id });
-    const res = await net(env, lessee, 'POST', '/trunks', { trunk: { port_id: lparent.id, sub_ports: [{ port_id: lsub.id, segmentation_type: 'vlan', segmentation_id: 702 }] } });
+    const res = await net(env, lessee, 'POST', '/trunks', {
+      trunk: { port_id: lparent.id, sub_ports: [{ port_id: lsub.id, segmentation_type: 'vlan', segmentation_id: 702 }] },
+    });
     expectNeutronError(res, 409, 'PortInUseAsSubPort', /in use by another trunk/);
     expect(res.text).not.toContain(otrunk.id);
 
@@ -87,7 +107,12 @@ describe('sub-ports belong to the trunk’s project', () => {
     // port's name and o2's network do not show.
     const mine = await create(env, lessee, 'ports', 'port', { network_id: lnet.id, name: 'l-parent-2' });
     const ofree = await create(env, other, 'ports', 'port', { network_id: onet.id, name: 'o2-secret-port' });
-    await create(env, admin, 'trunks', 'trunk', { name: 'ltk', port_id: mine.id, project_id: lessee.projectId, sub_ports: [{ port_id: ofree.id, segmentation_type: 'vlan', segmentation_id: 703 }] });
+    await create(env, admin, 'trunks', 'trunk', {
+      name: 'ltk',
+      port_id: mine.id,
+      project_id: lessee.projectId,
+      sub_ports: [{ port_id: ofree.id, segmentation_type: 'vlan', segmentation_id: 703 }],
+    });
     const rows = (await net(env, lessee, 'GET', '/esi/trunks')).body.trunks;
     const row = rows.find((r: any) => r.name === 'ltk');
     expect(row.port).toEqual({ id: mine.id, name: 'l-parent-2' });
@@ -111,7 +136,11 @@ describe('add_subports on an attached trunk', () => {
     const att = await net(env, lessee, 'POST', '/esi/node-networks', { node: 'tn1', trunk: 'att' });
     expect(att.status, att.text).toBe(200);
     const vlan = (await net(env, admin, 'GET', `/networks/${tnet.id}`)).body.network['provider:segmentation_id'];
-    await settle(env, async () => fakeSwitchState(sw.id).get('tn1-0'), (s) => s?.mode === 'trunk');
+    await settle(
+      env,
+      async () => fakeSwitchState(sw.id).get('tn1-0'),
+      (s) => s?.mode === 'trunk',
+    );
     expect(fakeSwitchState(sw.id).get('tn1-0')).toEqual({ mode: 'trunk', native_vlan: vlan, allowed_vlans: [] });
 
     // A port of the lessee (made by an admin) on the owner's private network: the lessee's own
@@ -123,16 +152,26 @@ describe('add_subports on an attached trunk', () => {
     expectNeutronError(refused, 403, 'PolicyNotAuthorized', /attach_port/);
     expect((await net(env, lessee, 'GET', `/trunks/${trunkId}`)).body.trunk.sub_ports).toEqual([]);
     expect(await portAsAdmin(env, foreign.id)).toMatchObject({ device_owner: '', device_id: '', 'binding:host_id': '' });
-    await settle(env, async () => fakeSwitchState(sw.id).get('tn1-0'), () => true);
+    await settle(
+      env,
+      async () => fakeSwitchState(sw.id).get('tn1-0'),
+      () => true,
+    );
     expect(fakeSwitchState(sw.id).get('tn1-0')).toEqual({ mode: 'trunk', native_vlan: vlan, allowed_vlans: [] });
 
     // Its own network is fine on the attached trunk.
     const ok = await create(env, lessee, 'networks', 'network', { name: 't-tagged' });
     const okVlan = (await net(env, admin, 'GET', `/networks/${ok.id}`)).body.network['provider:segmentation_id'];
     const okPort = await create(env, lessee, 'ports', 'port', { network_id: ok.id });
-    const added = await net(env, lessee, 'PUT', `/trunks/${trunkId}/add_subports`, { sub_ports: [{ port_id: okPort.id, segmentation_type: 'inherit' }] });
+    const added = await net(env, lessee, 'PUT', `/trunks/${trunkId}/add_subports`, {
+      sub_ports: [{ port_id: okPort.id, segmentation_type: 'inherit' }],
+    });
     expect(added.status, added.text).toBe(200);
-    await settle(env, async () => fakeSwitchState(sw.id).get('tn1-0'), (s) => s?.mode === 'trunk' && s.allowed_vlans.length === 1);
+    await settle(
+      env,
+      async () => fakeSwitchState(sw.id).get('tn1-0'),
+      (s) => s?.mode === 'trunk' && s.allowed_vlans.length === 1,
+    );
     expect(fakeSwitchState(sw.id).get('tn1-0')).toEqual({ mode: 'trunk', native_vlan: vlan, allowed_vlans: [okVlan] });
 
     // Detached, the same refused sub-port is accepted (attaching the trunk checks it then).

@@ -24,7 +24,8 @@ function ironicProblems(res: TestResponse): string[] {
   } catch {
     return ['Ironic error_message is not JSON'];
   }
-  if (!isObject(inner) || typeof inner.faultstring !== 'string' || inner.debuginfo !== null) return ['Ironic fault lacks faultstring/debuginfo'];
+  if (!isObject(inner) || typeof inner.faultstring !== 'string' || inner.debuginfo !== null)
+    return ['Ironic fault lacks faultstring/debuginfo'];
   return inner.faultcode === (res.status >= 500 ? 'Server' : 'Client') ? [] : [`Ironic faultcode ${String(inner.faultcode)}`];
 }
 
@@ -38,7 +39,8 @@ function wsmeProblems(res: TestResponse): string[] {
 /** Keystone (and keystonemiddleware's 401): `{"error": {"code", "title", "message"}}`. */
 function keystoneProblems(res: TestResponse): string[] {
   const e = isObject(res.body) ? res.body.error : undefined;
-  if (!isObject(e) || e.code !== res.status || typeof e.title !== 'string' || typeof e.message !== 'string') return ['not a Keystone error body'];
+  if (!isObject(e) || e.code !== res.status || typeof e.title !== 'string' || typeof e.message !== 'string')
+    return ['not a Keystone error body'];
   return [];
 }
 
@@ -48,14 +50,21 @@ function neutronProblems(res: TestResponse): string[] {
   const b = res.body;
   if (!isObject(b) || Object.keys(b).join() !== 'NeutronError') return ['not a NeutronError body'];
   const e = b.NeutronError;
-  if (!isObject(e) || typeof e.type !== 'string' || typeof e.message !== 'string' || e.detail !== '') return ['NeutronError lacks type/message/detail'];
+  if (!isObject(e) || typeof e.type !== 'string' || typeof e.message !== 'string' || e.detail !== '')
+    return ['NeutronError lacks type/message/detail'];
   return [];
 }
 
 /** Glance (WebOb JSON): `{"code": "<status> <title>", "title", "message"}`. */
 function glanceProblems(res: TestResponse): string[] {
   const b = res.body;
-  if (!isObject(b) || typeof b.code !== 'string' || !b.code.startsWith(`${res.status} `) || typeof b.title !== 'string' || typeof b.message !== 'string') {
+  if (
+    !isObject(b) ||
+    typeof b.code !== 'string' ||
+    !b.code.startsWith(`${res.status} `) ||
+    typeof b.title !== 'string' ||
+    typeof b.message !== 'string'
+  ) {
     return ['not a Glance error body'];
   }
   return [];
@@ -124,6 +133,11 @@ export function leakProblems(w: World, i: LeakInput): string[] {
   const { status } = i.res;
   let found: string[] = [];
   if (status === 403 || (status < 400 && i.isolation)) found = revealed(i.res.text, hidden, i.persona);
-  else if (status >= 400) found = revealed(i.res.text, hidden.filter((o) => !i.request.includes(o.id) && (o.name === null || !i.request.includes(o.name))), i.persona);
+  else if (status >= 400)
+    found = revealed(
+      i.res.text,
+      hidden.filter((o) => !i.request.includes(o.id) && (o.name === null || !i.request.includes(o.name))),
+      i.persona,
+    );
   return found.length ? [`answer ${status} reveals objects ${i.persona} may not see: ${found.join(', ')}`] : [];
 }

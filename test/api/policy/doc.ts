@@ -29,7 +29,9 @@ function statusCell(row: MatrixRow, p: (typeof PERSONAS)[number]): string {
 function table(rows: readonly MatrixRow[]): string[] {
   const head = `| endpoint | ${PERSONAS.join(' | ')} | what it shows |`;
   const rule = `|---|${PERSONAS.map(() => ':-:').join('|')}|---|`;
-  const body = rows.map((r) => `| \`${r.method} ${cell(r.path)}\` | ${PERSONAS.map((p) => statusCell(r, p)).join(' | ')} | ${cell(r.note)} |`);
+  const body = rows.map(
+    (r) => `| \`${r.method} ${cell(r.path)}\` | ${PERSONAS.map((p) => statusCell(r, p)).join(' | ')} | ${cell(r.note)} |`,
+  );
   return [head, rule, ...body];
 }
 

@@ -62,7 +62,11 @@ export const FACTORIES: Readonly<Record<string, Factory>> = {
   /** A node of `o1` leased to `l1`, forced to `manageable` (as after `manage`). */
   async node_manageable(w) {
     const v = await FACTORIES.node_leased!(w);
-    const done = await w.ts.server.services.inventory.nodeRepository.applyConductorResult(v.fresh!, { provision_state: 'manageable' } as never, w.clock.now());
+    const done = await w.ts.server.services.inventory.nodeRepository.applyConductorResult(
+      v.fresh!,
+      { provision_state: 'manageable' } as never,
+      w.clock.now(),
+    );
     if (!done) throw new Error(`could not force node ${v.fresh} to manageable`);
     return v;
   },
@@ -105,7 +109,10 @@ export const FACTORIES: Readonly<Record<string, Factory>> = {
    */
   async offer_claimed(w) {
     const o = await FACTORIES.offer_o1!(w);
-    const r = await must(w, w.personas.l1, 'POST', `/lease/v1/offers/${o.fresh}/claim`, 201, { start_time: o['fresh.start'], end_time: o['fresh.end'] });
+    const r = await must(w, w.personas.l1, 'POST', `/lease/v1/offers/${o.fresh}/claim`, 201, {
+      start_time: o['fresh.start'],
+      end_time: o['fresh.end'],
+    });
     w.track(`fresh:claim-of-${o['fresh.name']}`, r.body.uuid, null, O1_L1);
     return { ...o, 'fresh.lease': r.body.uuid };
   },
@@ -116,7 +123,13 @@ export const FACTORIES: Readonly<Record<string, Factory>> = {
   async lease_l1(w) {
     const name = fname(w, 'lease');
     const s = w.slot();
-    const r = await must(w, w.personas.o1, 'POST', '/lease/v1/leases', 201, { resource_uuid: w.value('node_target'), project_id: w.project('l1'), start_time: s.start, end_time: s.end, name });
+    const r = await must(w, w.personas.o1, 'POST', '/lease/v1/leases', 201, {
+      resource_uuid: w.value('node_target'),
+      project_id: w.project('l1'),
+      start_time: s.start,
+      end_time: s.end,
+      name,
+    });
     const later = formatLeaseTime(parseLeaseTime(s.end)! + 30 * 60_000);
     return made(w, r.body.uuid, name, O1_L1, { 'fresh.later': later });
   },
@@ -138,7 +151,12 @@ export const FACTORIES: Readonly<Record<string, Factory>> = {
   /** A (disabled) webhook of `o1`. */
   async webhook_o1(w) {
     const name = fname(w, 'webhook');
-    const r = await must(w, w.personas.o1, 'POST', '/lease/v1/webhooks', 201, { url: 'https://hooks.example.com/pm', secret: 'pm-secret-0123456789', name, enabled: false });
+    const r = await must(w, w.personas.o1, 'POST', '/lease/v1/webhooks', 201, {
+      url: 'https://hooks.example.com/pm',
+      secret: 'pm-secret-0123456789',
+      name,
+      enabled: false,
+    });
     return made(w, r.body.uuid, name, O1);
   },
   /** A new token of `owner1` (a secret: not registered as an object). */
@@ -173,7 +191,12 @@ export const FACTORIES: Readonly<Record<string, Factory>> = {
   async subnet_o1(w) {
     const name = fname(w, 'subnet');
     const n = w.next();
-    const s = await makeNet(w, 'o1', 'subnets', 'subnet', { network_id: w.value('net_o1'), cidr: `10.${2 + (n >> 8)}.${n & 255}.0/24`, ip_version: 4, name });
+    const s = await makeNet(w, 'o1', 'subnets', 'subnet', {
+      network_id: w.value('net_o1'),
+      cidr: `10.${2 + (n >> 8)}.${n & 255}.0/24`,
+      ip_version: 4,
+      name,
+    });
     return made(w, s.id, name, O1_L1);
   },
   /** A port of `l1` on `net_o1` (shared with it). */
@@ -225,19 +248,28 @@ export const FACTORIES: Readonly<Record<string, Factory>> = {
   async switch(w) {
     const name = fname(w, 'sw');
     const n = w.next();
-    const s = await makeNet(w, 'admin', 'switches', 'switch', { name, switch_id: `02:00:00:00:${((n >> 8) & 255).toString(16).padStart(2, '0')}:${(n & 255).toString(16).padStart(2, '0')}`, driver: 'fake', driver_info: {} });
+    const s = await makeNet(w, 'admin', 'switches', 'switch', {
+      name,
+      switch_id: `02:00:00:00:${((n >> 8) & 255).toString(16).padStart(2, '0')}:${(n & 255).toString(16).padStart(2, '0')}`,
+      driver: 'fake',
+      driver_info: {},
+    });
     return made(w, s.id, name, ['admin']);
   },
   /** A switch port of `pm-sw1` registered to `node_o1` (`fresh` = its port id). */
   async switch_port(w) {
     const port = `pm-f${w.next()}-swport`;
-    await must(w, w.personas.admin, 'POST', `/network/v2.0/switches/${w.value('switch')}/ports`, 201, { switch_port: { port_id: port, node: w.value('node_o1') } });
+    await must(w, w.personas.admin, 'POST', `/network/v2.0/switches/${w.value('switch')}/ports`, 201, {
+      switch_port: { port_id: port, node: w.value('node_o1') },
+    });
     return { fresh: port };
   },
   /** A private flavor of `o1`. */
   async flavor_o1(w) {
     const name = fname(w, 'flavor');
-    const r = await must(w, w.personas.o1, 'POST', '/compute/v2.1/flavors', 200, { flavor: { name, ram: 1024, vcpus: 1, disk: 1, 'os-flavor-access:is_public': false } });
+    const r = await must(w, w.personas.o1, 'POST', '/compute/v2.1/flavors', 200, {
+      flavor: { name, ram: 1024, vcpus: 1, disk: 1, 'os-flavor-access:is_public': false },
+    });
     return made(w, r.body.flavor.id, name, O1);
   },
   /** A public flavor (admin). */
@@ -263,7 +295,9 @@ export const FACTORIES: Readonly<Record<string, Factory>> = {
   /** A user in project `x` (admin-made). */
   async user(w) {
     const name = fname(w, 'user');
-    const r = await must(w, w.personas.admin, 'POST', '/identity/v3/users', 201, { user: { name, password: 'pw-fresh', default_project_id: w.project('x') } });
+    const r = await must(w, w.personas.admin, 'POST', '/identity/v3/users', 201, {
+      user: { name, password: 'pw-fresh', default_project_id: w.project('x') },
+    });
     return { fresh: r.body.user.id, 'fresh.name': name };
   },
   /** A user with role `member` on project `x` (admin-made). */

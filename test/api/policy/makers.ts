@@ -28,7 +28,11 @@ export async function makeNode(w: World, name: string, owner: PersonaKey = 'o1',
     ...extra,
   });
   const uuid = r.body.uuid as string;
-  const done = await w.ts.server.services.inventory.nodeRepository.applyConductorResult(uuid, { provision_state: 'available', power_state: 'power off' } as never, w.clock.now());
+  const done = await w.ts.server.services.inventory.nodeRepository.applyConductorResult(
+    uuid,
+    { provision_state: 'available', power_state: 'power off' } as never,
+    w.clock.now(),
+  );
   if (!done) throw new Error(`could not force node ${name} to available`);
   return uuid;
 }
@@ -67,7 +71,11 @@ export async function makeLease(w: World, node: string, lessee: PersonaKey, star
 }
 
 /** A node of `o1` with an active lease to `l1` and a port cabled to a fresh `pm-sw1` port. */
-export async function makeLeasedNode(w: World, name: string, extra: Record<string, unknown> = {}): Promise<{ node: string; port: string; lease: string }> {
+export async function makeLeasedNode(
+  w: World,
+  name: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ node: string; port: string; lease: string }> {
   const node = await makeNode(w, name, 'o1', extra);
   const port = await makeIronicPort(w, node, `pm-port-${w.next()}`);
   const lease = await makeLease(w, node, 'l1', w.clock.now(), w.clock.now() + 20 * DAY);
@@ -78,7 +86,13 @@ export async function makeLeasedNode(w: World, name: string, extra: Record<strin
  * An offer of `o1` on `node` for a fresh window (or the one given).
  * @returns its UUID and window (esi-leap times)
  */
-export async function makeOffer(w: World, node: string, name: string, window = w.slot(), lesseeId?: string): Promise<{ uuid: string; start: string; end: string }> {
+export async function makeOffer(
+  w: World,
+  node: string,
+  name: string,
+  window = w.slot(),
+  lesseeId?: string,
+): Promise<{ uuid: string; start: string; end: string }> {
   const r = await must(w, w.personas.o1, 'POST', '/lease/v1/offers', 201, {
     resource_uuid: node,
     name,
@@ -91,7 +105,12 @@ export async function makeOffer(w: World, node: string, name: string, window = w
 
 /** An image as `who`, with 4 KiB of data unless `queued`. @returns its id */
 export async function makeImage(w: World, who: PersonaKey, name: string, visibility: string, queued = false): Promise<string> {
-  const r = await must(w, w.personas[who], 'POST', '/image/v2/images', 201, { name, disk_format: 'raw', container_format: 'bare', visibility });
+  const r = await must(w, w.personas[who], 'POST', '/image/v2/images', 201, {
+    name,
+    disk_format: 'raw',
+    container_format: 'bare',
+    visibility,
+  });
   const id = r.body.id as string;
   if (!queued) await must(w, w.personas[who], 'PUT', `/image/v2/images/${id}/file`, 204, undefined, { raw: 'x'.repeat(4096) });
   return id;
@@ -100,11 +119,18 @@ export async function makeImage(w: World, who: PersonaKey, name: string, visibil
 /** Add `member` to an image of `o1`; `accept` makes the member accept it. */
 export async function shareImage(w: World, image: string, member: PersonaKey, accept: boolean): Promise<void> {
   await must(w, w.personas.o1, 'POST', `/image/v2/images/${image}/members`, 200, { member: w.project(member) });
-  if (accept) await must(w, w.personas[member], 'PUT', `/image/v2/images/${image}/members/${w.project(member)}`, 200, { status: 'accepted' });
+  if (accept)
+    await must(w, w.personas[member], 'PUT', `/image/v2/images/${image}/members/${w.project(member)}`, 200, { status: 'accepted' });
 }
 
 /** Create a Neutron resource as `who`. @returns its JSON */
-export async function makeNet(w: World, who: PersonaKey, collection: string, resource: string, attrs: Record<string, unknown>): Promise<any> {
+export async function makeNet(
+  w: World,
+  who: PersonaKey,
+  collection: string,
+  resource: string,
+  attrs: Record<string, unknown>,
+): Promise<any> {
   const r = await must(w, w.personas[who], 'POST', `/network/v2.0/${collection}`, 201, { [resource]: attrs });
   return r.body[resource];
 }
@@ -112,7 +138,12 @@ export async function makeNet(w: World, who: PersonaKey, collection: string, res
 /** A network of `o1` shared with `l1` by an RBAC policy. @returns network and policy ids */
 export async function makeSharedNetwork(w: World, name: string): Promise<{ network: string; rbac: string }> {
   const net = await makeNet(w, 'o1', 'networks', 'network', { name });
-  const rbac = await makeNet(w, 'o1', 'rbac-policies', 'rbac_policy', { object_type: 'network', object_id: net.id, action: 'access_as_shared', target_tenant: w.project('l1') });
+  const rbac = await makeNet(w, 'o1', 'rbac-policies', 'rbac_policy', {
+    object_type: 'network',
+    object_id: net.id,
+    action: 'access_as_shared',
+    target_tenant: w.project('l1'),
+  });
   return { network: net.id, rbac: rbac.id };
 }
 
@@ -131,7 +162,10 @@ export async function settleSwitches(w: World): Promise<void> {
 export async function settleBackground(w: World): Promise<void> {
   await settleSwitches(w);
   const db = w.ts.server.services.store.db;
-  await until('allocations processed', async () => (await db.selectFrom('allocations').select('uuid').where('state', '=', 'allocating').execute()).length === 0);
+  await until(
+    'allocations processed',
+    async () => (await db.selectFrom('allocations').select('uuid').where('state', '=', 'allocating').execute()).length === 0,
+  );
 }
 
 /**
@@ -161,6 +195,9 @@ export async function makeServer(w: World, name: string, nodeName: string): Prom
     server: { name, flavorRef: w.value('flavor_pub'), imageRef: w.value('image_pub'), networks: 'none' },
   });
   const id = r.body.server.id as string;
-  await until(`server ${name} ACTIVE`, async () => (await must(w, w.personas.l1, 'GET', `/compute/v2.1/servers/${id}`, 200)).body.server.status === 'ACTIVE');
+  await until(
+    `server ${name} ACTIVE`,
+    async () => (await must(w, w.personas.l1, 'GET', `/compute/v2.1/servers/${id}`, 200)).body.server.status === 'ACTIVE',
+  );
   return { server: id, node };
 }

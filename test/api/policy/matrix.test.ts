@@ -44,7 +44,10 @@ function report(): void {
     for (const p of PERSONAS) {
       const reason = row.knownFailures[p];
       const o = outcomes.get(row.id)?.[p];
-      if (reason && o) lines.push(`  ${row.id} [${p}] expected ${o.expected}, got ${o.status}${o.problems.length ? '' : ' (NOW PASSES: drop the mark)'} — ${reason}`);
+      if (reason && o)
+        lines.push(
+          `  ${row.id} [${p}] expected ${o.expected}, got ${o.status}${o.problems.length ? '' : ' (NOW PASSES: drop the mark)'} — ${reason}`,
+        );
     }
   }
   if (lines.length) console.log(`policy matrix known failures (${lines.length}):\n${lines.join('\n')}`);

@@ -80,7 +80,16 @@ export interface MatrixRow {
 /** Where the matrix lives. */
 export const MATRIX_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'matrix');
 /** Its files (without `.yaml`), in document order. */
-export const MATRIX_FILES = ['identity', 'baremetal-nodes', 'baremetal-resources', 'lease', 'network-neutron', 'network-esi', 'image', 'compute'] as const;
+export const MATRIX_FILES = [
+  'identity',
+  'baremetal-nodes',
+  'baremetal-resources',
+  'lease',
+  'network-neutron',
+  'network-esi',
+  'image',
+  'compute',
+] as const;
 
 /** One file of the matrix: a section of `docs/policy.md`. */
 export interface MatrixSection {
@@ -91,7 +100,20 @@ export interface MatrixSection {
 }
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
-const ROW_KEYS = new Set(['id', 'method', 'path', 'body', 'raw_body', 'headers', 'reread', 'fresh', 'isolation', 'expect', 'note', 'known_failure']);
+const ROW_KEYS = new Set([
+  'id',
+  'method',
+  'path',
+  'body',
+  'raw_body',
+  'headers',
+  'reread',
+  'fresh',
+  'isolation',
+  'expect',
+  'note',
+  'known_failure',
+]);
 const FILE_KEYS = new Set(['service', 'title', 'reasons', 'rows']);
 
 /** True for a method that does not change anything. */
@@ -106,7 +128,8 @@ function fail(id: string, message: string): never {
 
 /** An HTTP status from the YAML. @throws Error when `v` is not one */
 function status(id: string, key: string, v: unknown): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 100 || v > 599) fail(id, `expect.${key} must be an HTTP status, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 100 || v > 599)
+    fail(id, `expect.${key} must be an HTTP status, got ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -118,7 +141,8 @@ function status(id: string, key: string, v: unknown): number {
 export function expandExpect(id: string, raw: unknown): Record<PersonaKey, number> {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail(id, 'expect must be a mapping');
   const r = raw as Record<string, unknown>;
-  for (const k of Object.keys(r)) if (k !== 'default' && k !== 'unauth' && !(PERSONAS as readonly string[]).includes(k)) fail(id, `unknown persona ${k} in expect`);
+  for (const k of Object.keys(r))
+    if (k !== 'default' && k !== 'unauth' && !(PERSONAS as readonly string[]).includes(k)) fail(id, `unknown persona ${k} in expect`);
   const out = {} as Record<PersonaKey, number>;
   for (const p of PERSONAS) {
     if (r[p] !== undefined) out[p] = status(id, p, r[p]);
@@ -136,7 +160,8 @@ export function expandExpect(id: string, raw: unknown): Record<PersonaKey, numbe
 function knownFailures(id: string, raw: unknown, expect: Record<PersonaKey, number>): Partial<Record<PersonaKey, string>> {
   if (raw === undefined) return {};
   if (typeof raw === 'string') return Object.fromEntries(PERSONAS.map((p) => [p, raw]));
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail(id, 'known_failure must be a reason or a mapping persona → reason');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    fail(id, 'known_failure must be a reason or a mapping persona → reason');
   const out: Partial<Record<PersonaKey, string>> = {};
   for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
     if (!(PERSONAS as readonly string[]).includes(k)) fail(id, `unknown persona ${k} in known_failure`);
@@ -152,7 +177,8 @@ function knownFailures(id: string, raw: unknown, expect: Record<PersonaKey, numb
  * @throws Error for a write without `reread`, or a malformed one
  */
 function reread(id: string, method: string, raw: unknown): Reread | undefined {
-  if (raw === undefined && !isRead(method)) fail(id, 'a write needs `reread` (an admin GET), or `reread: none` when nothing can be re-read');
+  if (raw === undefined && !isRead(method))
+    fail(id, 'a write needs `reread` (an admin GET), or `reread: none` when nothing can be re-read');
   if (raw === undefined || raw === 'none') return undefined;
   if (typeof raw === 'string') return { path: raw };
   const r = raw as { path?: unknown; headers?: unknown };

@@ -12,7 +12,9 @@ import type { PersonaKey } from './matrix.ts';
 import { forgedToken, must, type World } from './world.ts';
 
 /** Who each token-bearing persona logs in as: user, project, role. */
-const LOGINS: Readonly<Record<Exclude<PersonaKey, 'admin' | 'anon' | 'forged' | 'revoked' | 'expired'>, { user: string; project: string; role: string }>> = {
+const LOGINS: Readonly<
+  Record<Exclude<PersonaKey, 'admin' | 'anon' | 'forged' | 'revoked' | 'expired'>, { user: string; project: string; role: string }>
+> = {
   o1: { user: 'owner1', project: 'o1', role: 'owner' },
   o2: { user: 'owner2', project: 'o2', role: 'owner' },
   l1: { user: 'lessee1', project: 'l1', role: 'lessee' },
@@ -31,13 +33,24 @@ interface Ids {
 /** A new admin token (project `admin`) with its context, project and user ids. */
 async function adminContext(w: World): Promise<{ secret: string; ctx: AuthContext; projectId: string; userId: string }> {
   const { tokens } = w.ts.server.services.identity;
-  const issued = await tokens.authenticatePassword({ userName: 'admin', domainId: 'default', password: ADMIN_PASSWORD }, { kind: 'project', projectName: 'admin', domainId: 'default' });
-  return { secret: issued.secret, ctx: (await tokens.validate(issued.secret)).context, projectId: issued.project!.id, userId: issued.user.id };
+  const issued = await tokens.authenticatePassword(
+    { userName: 'admin', domainId: 'default', password: ADMIN_PASSWORD },
+    { kind: 'project', projectName: 'admin', domainId: 'default' },
+  );
+  return {
+    secret: issued.secret,
+    ctx: (await tokens.validate(issued.secret)).context,
+    projectId: issued.project!.id,
+    userId: issued.user.id,
+  };
 }
 
 /** Issue a project-scoped token for a user by password. */
 async function login(w: World, userId: string, userName: string, projectId: string): Promise<string> {
-  const issued = await w.ts.server.services.identity.tokens.authenticatePassword({ userId, password: `pw-${userName}` }, { kind: 'project', projectId });
+  const issued = await w.ts.server.services.identity.tokens.authenticatePassword(
+    { userId, password: `pw-${userName}` },
+    { kind: 'project', projectId },
+  );
   return issued.secret;
 }
 
@@ -65,7 +78,8 @@ export async function createIdentities(w: World): Promise<Ids> {
   }
   const ids: Ids = { users: new Map(), projects: new Map() };
   for (const [key, l] of Object.entries(LOGINS)) {
-    const project = (await directory.listProjects(admin.ctx, { name: l.project }))[0] ?? (await directory.createProject(admin.ctx, { name: l.project }));
+    const project =
+      (await directory.listProjects(admin.ctx, { name: l.project }))[0] ?? (await directory.createProject(admin.ctx, { name: l.project }));
     const user = await directory.createUser(admin.ctx, { name: l.user, password: `pw-${l.user}`, defaultProjectId: project.id });
     await grants.grant(admin.ctx, { userId: user.id, roleId: roles.get(l.role)!, target: { type: 'project', id: project.id } });
     ids.users.set(key, user.id);

@@ -81,7 +81,9 @@ class Substitution {
 /** An answer reduced to what a re-read compares. */
 async function snapshot(w: World, row: MatrixRow, sub: Substitution): Promise<string> {
   const r = row.reread!;
-  const res = await send(w, w.personas.admin, 'GET', sub.text(r.path), undefined, { headers: sub.deep(r.headers ?? {}) as Record<string, string> });
+  const res = await send(w, w.personas.admin, 'GET', sub.text(r.path), undefined, {
+    headers: sub.deep(r.headers ?? {}) as Record<string, string>,
+  });
   return `${res.status} ${res.text}`;
 }
 
@@ -105,7 +107,8 @@ async function runOne(w: World, row: MatrixRow, p: PersonaKey, fresh: FreshValue
   problems.push(...secretProblems(w, p, res));
   if (before !== null && res.status >= 400) {
     const after = await snapshot(w, row, sub);
-    if (after !== before) problems.push(`refused write changed ${sub.text(row.reread!.path)}: before ${before.slice(0, 300)} … after ${after.slice(0, 300)}`);
+    if (after !== before)
+      problems.push(`refused write changed ${sub.text(row.reread!.path)}: before ${before.slice(0, 300)} … after ${after.slice(0, 300)}`);
   }
   return { outcome: { persona: p, expected, status: res.status, excerpt: res.text.slice(0, 300), problems }, res };
 }
@@ -165,7 +168,12 @@ async function runReadRows(w: World, rows: readonly MatrixRow[], concurrency: nu
  */
 export async function runMatrix(w: World, rows: readonly MatrixRow[], concurrency = 8): Promise<Map<string, RowOutcomes>> {
   const out = new Map<string, RowOutcomes>();
-  await runReadRows(w, rows.filter((r) => isRead(r.method)), concurrency, out);
+  await runReadRows(
+    w,
+    rows.filter((r) => isRead(r.method)),
+    concurrency,
+    out,
+  );
   for (const row of rows.filter((r) => !isRead(r.method))) out.set(row.id, await runWriteRow(w, row));
   return out;
 }

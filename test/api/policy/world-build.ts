@@ -105,7 +105,12 @@ async function freshHeartbeat(w: World): Promise<void> {
 
 /** Nodes, ports, the switch, an allocation, inventory. */
 async function baremetalWorld(w: World): Promise<void> {
-  const sw = await makeNet(w, 'admin', 'switches', 'switch', { name: 'pm-sw1', switch_id: '02:00:00:00:00:aa', driver: 'fake', driver_info: {} });
+  const sw = await makeNet(w, 'admin', 'switches', 'switch', {
+    name: 'pm-sw1',
+    switch_id: '02:00:00:00:00:aa',
+    driver: 'fake',
+    driver_info: {},
+  });
   w.add('switch', sw.id, 'pm-sw1', ['admin', 'o1', 'l1', 'o2']);
   // BMC credentials, never to be shown to anyone (masked as ******).
   const bmcPassword = `pm-bmc-${w.next()}-secret`;
@@ -114,7 +119,11 @@ async function baremetalWorld(w: World): Promise<void> {
   w.add('node_o1', nodeO1, 'pm-node-o1', ['admin', 'o1', 'l1']);
   const portO1 = w.add('port_o1', await makeIronicPort(w, nodeO1, 'pm-p1'), null, ['admin', 'o1', 'l1']);
   w.values.set('port_o1.address', (await must(w, w.personas.admin, 'GET', `/baremetal/v1/ports/${portO1}`, 200)).body.address);
-  w.add('lease_l1', await makeLease(w, nodeO1, 'l1', w.clock.now(), w.clock.now() + 20 * DAY, 'pm-lease-l1'), 'pm-lease-l1', ['admin', 'o1', 'l1']);
+  w.add('lease_l1', await makeLease(w, nodeO1, 'l1', w.clock.now(), w.clock.now() + 20 * DAY, 'pm-lease-l1'), 'pm-lease-l1', [
+    'admin',
+    'o1',
+    'l1',
+  ]);
   const nodeO2 = await makeNode(w, 'pm-node-o2', 'o2');
   w.add('node_o2', nodeO2, 'pm-node-o2', ['admin', 'o2']);
   w.add('port_o2', await makeIronicPort(w, nodeO2, 'pm-p2'), null, ['admin', 'o2']);
@@ -122,7 +131,12 @@ async function baremetalWorld(w: World): Promise<void> {
   const alloc = await must(w, w.personas.o1, 'POST', '/baremetal/v1/allocations', 201, { resource_class: 'pm-none', name: 'pm-alloc-o1' });
   w.add('alloc_o1', alloc.body.uuid, 'pm-alloc-o1', ['admin', 'o1']);
   const node = (await w.ts.server.services.inventory.nodeRepository.get(nodeO1))!;
-  await new KyselyInspectionRepository(w.ts.server.services.store.db).putInventory(node.id, { cpu: { count: 8, architecture: 'x86_64' }, memory: { physical_mb: 16384 } }, {}, w.clock.now());
+  await new KyselyInspectionRepository(w.ts.server.services.store.db).putInventory(
+    node.id,
+    { cpu: { count: 8, architecture: 'x86_64' }, memory: { physical_mb: 16384 } },
+    {},
+    w.clock.now(),
+  );
   w.values.set('conductor', (await must(w, w.personas.admin, 'GET', '/baremetal/v1/conductors', 200)).body.conductors[0].hostname);
 }
 
@@ -133,17 +147,38 @@ async function leaseWorld(w: World): Promise<void> {
   w.add('node_offer', nodeOffer, 'pm-node-offer', SEES.leasing);
   const pub = await makeOffer(w, nodeOffer, 'pm-offer-o1', { start: formatLeaseTime(now + DAY), end: formatLeaseTime(now + 30 * DAY) });
   w.add('offer_o1', pub.uuid, 'pm-offer-o1', SEES.leasing);
-  const restricted = await makeOffer(w, nodeOffer, 'pm-offer-only-l2', { start: formatLeaseTime(now + 31 * DAY), end: formatLeaseTime(now + 40 * DAY) }, w.project('l2'));
+  const restricted = await makeOffer(
+    w,
+    nodeOffer,
+    'pm-offer-only-l2',
+    { start: formatLeaseTime(now + 31 * DAY), end: formatLeaseTime(now + 40 * DAY) },
+    w.project('l2'),
+  );
   w.add('offer_l2only', restricted.uuid, 'pm-offer-only-l2', ['admin', 'o1', 'l2']);
   const target = await makeNode(w, 'pm-node-target');
   w.add('node_target', target, 'pm-node-target', ['admin', 'o1', 'l1']);
   const future = w.slot();
-  const r = await must(w, w.personas.o1, 'POST', '/lease/v1/leases', 201, { resource_uuid: target, project_id: w.project('l1'), start_time: future.start, end_time: future.end, name: 'pm-lease-future' });
+  const r = await must(w, w.personas.o1, 'POST', '/lease/v1/leases', 201, {
+    resource_uuid: target,
+    project_id: w.project('l1'),
+    start_time: future.start,
+    end_time: future.end,
+    name: 'pm-lease-future',
+  });
   w.add('lease_future', r.body.uuid, 'pm-lease-future', ['admin', 'o1', 'l1']);
-  const lp = await must(w, w.personas.o1, 'POST', '/lease/v1/lease_policies', 201, { resource_uuid: target, max_lease_seconds: 30 * 86400 });
+  const lp = await must(w, w.personas.o1, 'POST', '/lease/v1/lease_policies', 201, {
+    resource_uuid: target,
+    max_lease_seconds: 30 * 86400,
+  });
   w.add('policy_o1', lp.body.uuid, null, ['admin', 'o1']);
   w.secrets.set('webhook secret', 'pm-secret-0123456789');
-  const wh = await must(w, w.personas.o1, 'POST', '/lease/v1/webhooks', 201, { url: 'https://hooks.example.com/pm', secret: 'pm-secret-0123456789', name: 'pm-webhook-o1', event_types: ['esi_leap.offer.expire'], enabled: false });
+  const wh = await must(w, w.personas.o1, 'POST', '/lease/v1/webhooks', 201, {
+    url: 'https://hooks.example.com/pm',
+    secret: 'pm-secret-0123456789',
+    name: 'pm-webhook-o1',
+    event_types: ['esi_leap.offer.expire'],
+    enabled: false,
+  });
   w.add('webhook_o1', wh.body.uuid, 'pm-webhook-o1', ['admin', 'o1']);
   await must(w, w.personas.admin, 'PUT', `/lease/v1/quotas/${w.project('l1')}`, 200, { max_nodes: 1000 });
   await must(w, w.personas.admin, 'PUT', `/lease/v1/quotas/${w.project('x')}`, 200, { max_nodes: 1 });
@@ -164,7 +199,12 @@ async function networkWorld(w: World): Promise<void> {
   const { network, rbac } = await makeSharedNetwork(w, 'pm-net-o1');
   w.add('net_o1', network, 'pm-net-o1', ['admin', 'o1', 'l1']);
   w.add('rbac_o1', rbac, null, ['admin', 'o1']);
-  const subnet = await makeNet(w, 'o1', 'subnets', 'subnet', { network_id: network, cidr: '10.1.0.0/24', ip_version: 4, name: 'pm-subnet-o1' });
+  const subnet = await makeNet(w, 'o1', 'subnets', 'subnet', {
+    network_id: network,
+    cidr: '10.1.0.0/24',
+    ip_version: 4,
+    name: 'pm-subnet-o1',
+  });
   w.add('subnet_o1', subnet.id, 'pm-subnet-o1', ['admin', 'o1', 'l1']);
   const netL1 = await makeNet(w, 'l1', 'networks', 'network', { name: 'pm-net-l1' });
   w.add('net_l1', netL1.id, 'pm-net-l1', ['admin', 'l1']);
@@ -185,16 +225,28 @@ async function networkWorld(w: World): Promise<void> {
 
 /** Flavors (public, private of `o1`), a key pair of `owner1`, a server of `l1`. */
 async function computeWorld(w: World): Promise<void> {
-  const pub = await must(w, w.personas.admin, 'POST', '/compute/v2.1/flavors', 200, { flavor: { name: 'pm-flavor-pub', ram: 1024, vcpus: 1, disk: 1 } });
+  const pub = await must(w, w.personas.admin, 'POST', '/compute/v2.1/flavors', 200, {
+    flavor: { name: 'pm-flavor-pub', ram: 1024, vcpus: 1, disk: 1 },
+  });
   w.add('flavor_pub', pub.body.flavor.id, 'pm-flavor-pub', SEES.all);
   // Servers go to nodes of resource class `pmsrv` (made for them), never to the world's nodes.
-  await must(w, w.personas.admin, 'POST', `/compute/v2.1/flavors/${pub.body.flavor.id}/os-extra_specs`, 200, { extra_specs: { 'resources:CUSTOM_PMSRV': '1' } });
-  const none = await must(w, w.personas.admin, 'POST', '/compute/v2.1/flavors', 200, { flavor: { name: 'pm-flavor-none', ram: 1024, vcpus: 1, disk: 1 } });
+  await must(w, w.personas.admin, 'POST', `/compute/v2.1/flavors/${pub.body.flavor.id}/os-extra_specs`, 200, {
+    extra_specs: { 'resources:CUSTOM_PMSRV': '1' },
+  });
+  const none = await must(w, w.personas.admin, 'POST', '/compute/v2.1/flavors', 200, {
+    flavor: { name: 'pm-flavor-none', ram: 1024, vcpus: 1, disk: 1 },
+  });
   w.add('flavor_none', none.body.flavor.id, 'pm-flavor-none', SEES.all);
-  await must(w, w.personas.admin, 'POST', `/compute/v2.1/flavors/${none.body.flavor.id}/os-extra_specs`, 200, { extra_specs: { 'resources:CUSTOM_PM_NOTHING': '1' } });
-  const priv = await must(w, w.personas.o1, 'POST', '/compute/v2.1/flavors', 200, { flavor: { name: 'pm-flavor-o1', ram: 1024, vcpus: 1, disk: 1, 'os-flavor-access:is_public': false } });
+  await must(w, w.personas.admin, 'POST', `/compute/v2.1/flavors/${none.body.flavor.id}/os-extra_specs`, 200, {
+    extra_specs: { 'resources:CUSTOM_PM_NOTHING': '1' },
+  });
+  const priv = await must(w, w.personas.o1, 'POST', '/compute/v2.1/flavors', 200, {
+    flavor: { name: 'pm-flavor-o1', ram: 1024, vcpus: 1, disk: 1, 'os-flavor-access:is_public': false },
+  });
   w.add('flavor_o1', priv.body.flavor.id, 'pm-flavor-o1', ['admin', 'o1']);
-  await must(w, w.personas.o1, 'POST', `/compute/v2.1/flavors/${priv.body.flavor.id}/os-extra_specs`, 200, { extra_specs: { 'resources:CUSTOM_PM_NOTHING': '1' } });
+  await must(w, w.personas.o1, 'POST', `/compute/v2.1/flavors/${priv.body.flavor.id}/os-extra_specs`, 200, {
+    extra_specs: { 'resources:CUSTOM_PM_NOTHING': '1' },
+  });
   await must(w, w.personas.o1, 'POST', '/compute/v2.1/os-keypairs', 201, { keypair: { name: 'pm-key-o1', public_key: PUBLIC_KEY } });
   w.add('key_o1', 'pm-key-o1', 'pm-key-o1', ['admin', 'o1']);
   const { server, node } = await makeServer(w, 'pm-server-l1', 'pm-srvnode-l1');

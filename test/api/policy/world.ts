@@ -127,7 +127,14 @@ export interface SendOptions {
  * Send a request as a persona, with the microversion header of the service the path belongs to.
  * @param body a JSON value (omitted when undefined)
  */
-export async function send(w: World, who: Persona, method: string, urlPath: string, body?: unknown, o: SendOptions = {}): Promise<TestResponse> {
+export async function send(
+  w: World,
+  who: Persona,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+  o: SendOptions = {},
+): Promise<TestResponse> {
   const headers: Record<string, string> = {};
   if (urlPath.startsWith('/baremetal/')) headers['x-openstack-ironic-api-version'] = IRONIC_VERSION;
   if (urlPath.startsWith('/compute/')) headers['x-openstack-nova-api-version'] = NOVA_VERSION;
@@ -153,7 +160,15 @@ export async function send(w: World, who: Persona, method: string, urlPath: stri
  * @returns the response
  * @throws (assertion) when the status differs
  */
-export async function must(w: World, who: Persona, method: string, urlPath: string, status: number, body?: unknown, o: SendOptions = {}): Promise<TestResponse> {
+export async function must(
+  w: World,
+  who: Persona,
+  method: string,
+  urlPath: string,
+  status: number,
+  body?: unknown,
+  o: SendOptions = {},
+): Promise<TestResponse> {
   const res = await send(w, who, method, urlPath, body, o);
   expect(res.status, `${who.name} ${method} ${urlPath}: ${res.text}`).toBe(status);
   return res;

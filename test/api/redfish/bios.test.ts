@@ -47,11 +47,14 @@ describe('bios.apply_configuration and the settings cache', () => {
     expect(initial.ProcVirtualization.updated_at).toBeNull();
     const bootsBefore = env.lab.systems.get('node-0').bootCount;
 
-    const done = await clean(node.uuid, apply([
-      { name: 'ProcVirtualization', value: 'Disabled' },
-      { name: 'NumaNodesPerSocket', value: '2' },
-      { name: 'AssetTag', value: 'rack-7-u12' },
-    ]));
+    const done = await clean(
+      node.uuid,
+      apply([
+        { name: 'ProcVirtualization', value: 'Disabled' },
+        { name: 'NumaNodesPerSocket', value: '2' },
+        { name: 'AssetTag', value: 'rack-7-u12' },
+      ]),
+    );
     expect(pick(done)).toMatchObject({ provision_state: 'manageable', last_error: null, maintenance: false, power_state: 'power off' });
     const lab = env.lab.bios.attributes('node-0');
     expect(lab).toMatchObject({ ProcVirtualization: 'Disabled', NumaNodesPerSocket: 2, AssetTag: 'rack-7-u12' });
@@ -73,7 +76,12 @@ describe('bios.apply_configuration and the settings cache', () => {
     expect(byName.ProcVirtualization.allowable_values).toBeUndefined();
     const detail = await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/bios?detail=true`);
     const d = Object.fromEntries(detail.body.bios.map((s: any) => [s.name, s]));
-    expect(d.ProcVirtualization).toMatchObject({ attribute_type: 'Enumeration', allowable_values: ['Enabled', 'Disabled'], read_only: false, reset_required: true });
+    expect(d.ProcVirtualization).toMatchObject({
+      attribute_type: 'Enumeration',
+      allowable_values: ['Enabled', 'Disabled'],
+      read_only: false,
+      reset_required: true,
+    });
     expect(d.NumaNodesPerSocket).toMatchObject({ attribute_type: 'Integer', lower_bound: 1, upper_bound: 4 });
     expect(d.SystemServiceTag).toMatchObject({ read_only: true, unique: true });
     expectError(await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/bios?detail=true`, undefined, '1.73'), 406);
@@ -95,14 +103,23 @@ describe('bios.apply_configuration and the settings cache', () => {
     expectError(await bm(env.ts, env.p.other, 'GET', `/v1/nodes/${node.uuid}/bios`), 404);
     expectError(await bm(env.ts, env.p.other, 'GET', `/v1/nodes/${node.uuid}/bios/ProcVirtualization`), 404);
     expect((await bm(env.ts, env.p.anonymous, 'GET', `/v1/nodes/${node.uuid}/bios`)).status).toBe(401);
-    expectError(await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/bios/NoSuchSetting`), 404, /doesn't have a BIOS setting 'NoSuchSetting'/);
+    expectError(
+      await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/bios/NoSuchSetting`),
+      404,
+      /doesn't have a BIOS setting 'NoSuchSetting'/,
+    );
     expectError(await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/bios`, undefined, '1.39'), 404);
   });
 
   it('only admin, owner and lessee managers may clean; another project gets 404', async () => {
     const steps = apply([{ name: 'ProcTurboMode', value: 'Disabled' }]);
-    expectError(await bm(env.ts, env.p.other, 'PUT', `/v1/nodes/${node.uuid}/states/provision`, { target: 'clean', clean_steps: steps }), 404);
-    expect((await bm(env.ts, env.p.anonymous, 'PUT', `/v1/nodes/${node.uuid}/states/provision`, { target: 'clean', clean_steps: steps })).status).toBe(401);
+    expectError(
+      await bm(env.ts, env.p.other, 'PUT', `/v1/nodes/${node.uuid}/states/provision`, { target: 'clean', clean_steps: steps }),
+      404,
+    );
+    expect(
+      (await bm(env.ts, env.p.anonymous, 'PUT', `/v1/nodes/${node.uuid}/states/provision`, { target: 'clean', clean_steps: steps })).status,
+    ).toBe(401);
     const done = await (async () => {
       await provision(env, node.uuid, 'clean', { clean_steps: steps }, env.p.owner);
       return settled(env, node.uuid);
@@ -114,7 +131,12 @@ describe('bios.apply_configuration and the settings cache', () => {
   it('bios.factory_reset restores the defaults at the BMC and in the cache', async () => {
     const done = await clean(node.uuid, [{ interface: 'bios', step: 'factory_reset' }]);
     expect(pick(done)).toMatchObject({ provision_state: 'manageable', last_error: null });
-    expect(env.lab.bios.attributes('node-0')).toMatchObject({ ProcVirtualization: 'Enabled', NumaNodesPerSocket: 1, AssetTag: '', ProcTurboMode: 'Enabled' });
+    expect(env.lab.bios.attributes('node-0')).toMatchObject({
+      ProcVirtualization: 'Enabled',
+      NumaNodesPerSocket: 1,
+      AssetTag: '',
+      ProcTurboMode: 'Enabled',
+    });
     const one = await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/bios/ProcVirtualization`);
     expect(one.body.ProcVirtualization.value).toBe('Enabled');
   });
@@ -127,7 +149,13 @@ describe('bad BIOS requests', () => {
   });
 
   it('an unknown setting fails the clean with a clear last_error, changes nothing, and the node can be managed again', async () => {
-    const failed = await clean(node.uuid, apply([{ name: 'ProcVirtualization', value: 'Disabled' }, { name: 'HyperWarpDrive', value: 'Enabled' }]));
+    const failed = await clean(
+      node.uuid,
+      apply([
+        { name: 'ProcVirtualization', value: 'Disabled' },
+        { name: 'HyperWarpDrive', value: 'Enabled' },
+      ]),
+    );
     expect(pick(failed)).toMatchObject({ provision_state: 'clean failed', maintenance: false });
     expect(failed.last_error).toMatch(/bios\.apply_configuration/);
     expect(failed.last_error).toMatch(/HyperWarpDrive/);
@@ -155,7 +183,8 @@ describe('bad BIOS requests', () => {
   });
 
   it('the API refuses unknown steps, bad arguments and interfaces the node cannot clean with (400), leaving the node as it was', async () => {
-    const put = (steps: unknown) => bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/states/provision`, { target: 'clean', clean_steps: steps });
+    const put = (steps: unknown) =>
+      bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/states/provision`, { target: 'clean', clean_steps: steps });
     expectError(await put([{ interface: 'bios', step: 'overclock' }]), 400, /bios\.overclock is not a clean step.*apply_configuration/);
     expectError(await put([{ interface: 'bios', step: 'apply_configuration' }]), 400, /needs "settings"/);
     expectError(await put(apply([])), 400, /non-empty list/);
@@ -167,10 +196,19 @@ describe('bad BIOS requests', () => {
     const n = (await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}`)).body;
     expect(pick(n)).toMatchObject({ provision_state: 'manageable', target_provision_state: null });
 
-    const patched = await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [{ op: 'replace', path: '/bios_interface', value: 'no-bios' }]);
+    const patched = await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [
+      { op: 'replace', path: '/bios_interface', value: 'no-bios' },
+    ]);
     expect(patched.status, patched.text).toBe(200);
-    expectError(await put(apply([{ name: 'ProcTurboMode', value: 'Disabled' }])), 400, /cannot run bios\.apply_configuration: its bios interface is "no-bios"/);
-    expect((await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [{ op: 'replace', path: '/bios_interface', value: 'redfish' }])).status).toBe(200);
+    expectError(
+      await put(apply([{ name: 'ProcTurboMode', value: 'Disabled' }])),
+      400,
+      /cannot run bios\.apply_configuration: its bios interface is "no-bios"/,
+    );
+    expect(
+      (await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [{ op: 'replace', path: '/bios_interface', value: 'redfish' }]))
+        .status,
+    ).toBe(200);
   });
 });
 
@@ -178,7 +216,16 @@ describe('the cache and the node', () => {
   it('goes with the node when the node is deleted', async () => {
     const node = await managed('node-2');
     const db = env.ts.server.services.store.db;
-    const count = async (): Promise<number> => Number((await db.selectFrom('node_bios_settings').select((eb) => eb.fn.countAll().as('n')).where('node_id', '=', node.id ?? -1).executeTakeFirst())?.n ?? 0);
+    const count = async (): Promise<number> =>
+      Number(
+        (
+          await db
+            .selectFrom('node_bios_settings')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('node_id', '=', node.id ?? -1)
+            .executeTakeFirst()
+        )?.n ?? 0,
+      );
     const row = await db.selectFrom('nodes').select('id').where('uuid', '=', node.uuid).executeTakeFirstOrThrow();
     node.id = row.id;
     expect(await count()).toBe(13);

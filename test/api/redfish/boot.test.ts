@@ -17,7 +17,8 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.close());
 
-const setMode = (target: unknown, who = env.p.admin, version = '1.78') => bm(env.ts, who, 'PUT', `/v1/nodes/${node.uuid}/states/boot_mode`, { target }, version);
+const setMode = (target: unknown, who = env.p.admin, version = '1.78') =>
+  bm(env.ts, who, 'PUT', `/v1/nodes/${node.uuid}/states/boot_mode`, { target }, version);
 
 describe('boot mode', () => {
   it('admin, owner and lessee set it at the BMC (202) and the node shows it; another project 404; anonymous 401', async () => {
@@ -40,10 +41,18 @@ describe('boot mode', () => {
   it('refuses bad targets (400), old microversions (404), drivers without boot mode control (400) and nodes in transition (409)', async () => {
     expectError(await setMode('efi'), 400, /expected one of uefi, bios/);
     expectError(await setMode(undefined), 400);
-    expectError(await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/states/boot_mode`, { target: 'uefi', now: true }), 400, /unexpected key/);
+    expectError(
+      await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/states/boot_mode`, { target: 'uefi', now: true }),
+      400,
+      /unexpected key/,
+    );
     expectError(await setMode('uefi', env.p.admin, '1.75'), 404);
     const fake = await bm(env.ts, env.p.admin, 'POST', '/v1/nodes', { driver: 'fake-hardware', name: 'fake-boot' });
-    expectError(await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${fake.body.uuid}/states/boot_mode`, { target: 'uefi' }), 400, /cannot set the boot mode/);
+    expectError(
+      await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${fake.body.uuid}/states/boot_mode`, { target: 'uefi' }),
+      400,
+      /cannot set the boot mode/,
+    );
     // A node in a transition (here: waiting for the agent during cleaning) answers 409.
     const was = (await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}`)).body;
     await forceNode(env.ts, node.uuid, { provision_state: 'clean wait', target_provision_state: 'manageable' });
@@ -60,10 +69,16 @@ describe('boot device override', () => {
     const put = (body: unknown) => bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/management/boot_device`, body);
     expect((await put({ boot_device: 'pxe', persistent: true })).status).toBe(204);
     expect(env.lab.systems.get('node-0').boot).toMatchObject({ target: 'Pxe', enabled: 'Continuous' });
-    expect((await bm(env.ts, env.p.owner, 'GET', `/v1/nodes/${node.uuid}/management/boot_device`)).body).toEqual({ boot_device: 'pxe', persistent: true });
+    expect((await bm(env.ts, env.p.owner, 'GET', `/v1/nodes/${node.uuid}/management/boot_device`)).body).toEqual({
+      boot_device: 'pxe',
+      persistent: true,
+    });
     expect((await put({ boot_device: 'cdrom' })).status).toBe(204);
     expect(env.lab.systems.get('node-0').boot).toMatchObject({ target: 'Cd', enabled: 'Once' });
-    expect((await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/management/boot_device`)).body).toEqual({ boot_device: 'cdrom', persistent: false });
+    expect((await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/management/boot_device`)).body).toEqual({
+      boot_device: 'cdrom',
+      persistent: false,
+    });
     // A one-time override is used by the next boot and then cleared by the BMC.
     env.lab.systems.setPowerState('node-0', 'On');
     expect(env.lab.systems.get('node-0').lastBootOverride).toBe('Cd');

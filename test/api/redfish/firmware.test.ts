@@ -60,7 +60,13 @@ describe('firmware update clean steps', () => {
 
   it('management.update_firmware applies a checked image through SimpleUpdate and a task', async () => {
     const url = `${base}/bios-2.1.0.bin`;
-    const done = await clean(node.uuid, [{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url, checksum: sha256(IMAGES['/bios-2.1.0.bin']!) }] } }]);
+    const done = await clean(node.uuid, [
+      {
+        interface: 'management',
+        step: 'update_firmware',
+        args: { firmware_images: [{ url, checksum: sha256(IMAGES['/bios-2.1.0.bin']!) }] },
+      },
+    ]);
     expect(pick(done)).toMatchObject({ provision_state: 'manageable', last_error: null });
     expect(env.lab.systems.get('node-0').firmwareVersions).toEqual({ BIOS: '2.1.0', BMC: '1.0.0' });
     expect(done.driver_internal_info.firmware_versions).toEqual({ bios: '2.1.0', bmc: '1.0.0' });
@@ -69,14 +75,18 @@ describe('firmware update clean steps', () => {
   });
 
   it('firmware.update with settings updates another component', async () => {
-    const done = await clean(node.uuid, [{ interface: 'firmware', step: 'update', args: { settings: [{ component: 'bmc', url: `${base}/bmc-3.0.1.bin` }] } }]);
+    const done = await clean(node.uuid, [
+      { interface: 'firmware', step: 'update', args: { settings: [{ component: 'bmc', url: `${base}/bmc-3.0.1.bin` }] } },
+    ]);
     expect(pick(done)).toMatchObject({ provision_state: 'manageable', last_error: null });
     expect(env.lab.systems.get('node-0').firmwareVersions.BMC).toBe('3.0.1');
     expect(done.driver_internal_info.firmware_versions).toEqual({ bios: '2.1.0', bmc: '3.0.1' });
   });
 
   it('shows the running step in clean_step while the BMC task runs', async () => {
-    await provision(env, node.uuid, 'clean', { clean_steps: [{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: `${base}/slow-bios.bin` }] } }] });
+    await provision(env, node.uuid, 'clean', {
+      clean_steps: [{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: `${base}/slow-bios.bin` }] } }],
+    });
     let seen: any = null;
     for (let i = 0; i < 200 && seen === null; i++) {
       const n = (await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}`)).body;
@@ -96,7 +106,13 @@ describe('firmware update clean steps', () => {
 
   it('a checksum mismatch refuses the image before the BMC sees it (clean failed, no maintenance)', async () => {
     const before = env.lab.firmware.tasks().length;
-    const failed = await clean(node.uuid, [{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: `${base}/bios-2.1.0.bin`, checksum: 'a'.repeat(64) }] } }]);
+    const failed = await clean(node.uuid, [
+      {
+        interface: 'management',
+        step: 'update_firmware',
+        args: { firmware_images: [{ url: `${base}/bios-2.1.0.bin`, checksum: 'a'.repeat(64) }] },
+      },
+    ]);
     expect(pick(failed)).toMatchObject({ provision_state: 'clean failed', maintenance: false });
     expect(failed.last_error).toMatch(/management\.update_firmware.*not the expected a{64}/);
     expect(env.lab.firmware.tasks()).toHaveLength(before);
@@ -105,7 +121,9 @@ describe('firmware update clean steps', () => {
   });
 
   it('an image the BMC rejects fails the task; the reason reaches last_error and the node recovers', async () => {
-    const failed = await clean(node.uuid, [{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: `${base}/junk.bin` }] } }]);
+    const failed = await clean(node.uuid, [
+      { interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: `${base}/junk.bin` }] } },
+    ]);
     expect(pick(failed)).toMatchObject({ provision_state: 'clean failed', maintenance: true, fault: 'clean failure' });
     expect(failed.last_error).toMatch(/task Exception.*not a firmware package/);
     expect(env.lab.systems.get('node-0').firmwareVersions.BIOS).toBe('2.2.0');
@@ -116,10 +134,19 @@ describe('firmware update clean steps', () => {
   });
 
   it('the API refuses bad firmware arguments with 400', async () => {
-    const put = (steps: unknown) => bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/states/provision`, { target: 'clean', clean_steps: steps });
-    expectError(await put([{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: 'ftp://x/y' }] } }]), 400, /http\(s\) "url"/);
+    const put = (steps: unknown) =>
+      bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/states/provision`, { target: 'clean', clean_steps: steps });
+    expectError(
+      await put([{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: 'ftp://x/y' }] } }]),
+      400,
+      /http\(s\) "url"/,
+    );
     expectError(await put([{ interface: 'management', step: 'update_firmware', args: {} }]), 400, /needs "firmware_images"/);
-    expectError(await put([{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: `${base}/x`, checksum: 'xyz' }] } }]), 400, /hex digest/);
+    expectError(
+      await put([{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: `${base}/x`, checksum: 'xyz' }] } }]),
+      400,
+      /hex digest/,
+    );
     expectError(await put([{ interface: 'management', step: 'reflash' }]), 400, /management\.reflash is not a clean step/);
   });
 });

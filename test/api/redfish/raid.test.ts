@@ -24,7 +24,8 @@ async function managed(system: string): Promise<any> {
   return n;
 }
 
-const setRaid = (uuid: string, body: unknown, who = env.p.admin, version = '1.78') => bm(env.ts, who, 'PUT', `/v1/nodes/${uuid}/states/raid`, body, version);
+const setRaid = (uuid: string, body: unknown, who = env.p.admin, version = '1.78') =>
+  bm(env.ts, who, 'PUT', `/v1/nodes/${uuid}/states/raid`, body, version);
 async function clean(uuid: string, steps: unknown[]): Promise<any> {
   await provision(env, uuid, 'clean', { clean_steps: steps });
   return settled(env, uuid);
@@ -65,7 +66,15 @@ describe('target_raid_config', () => {
       [{ logical_disks: [{ raid_level: '1' }] }, /size_gb/],
       [{ logical_disks: [{ size_gb: 10, raid_level: '1', colour: 'red' }] }, /unexpected key\(s\) colour/],
       [{ logical_disks: [] }, /non-empty list/],
-      [{ logical_disks: [{ size_gb: 1, raid_level: '0', is_root_volume: true }, { size_gb: 1, raid_level: '0', is_root_volume: true }] }, /only one logical disk/],
+      [
+        {
+          logical_disks: [
+            { size_gb: 1, raid_level: '0', is_root_volume: true },
+            { size_gb: 1, raid_level: '0', is_root_volume: true },
+          ],
+        },
+        /only one logical disk/,
+      ],
       [{ disks: [] }, /unexpected key/],
       [[1, 2], /must be a JSON object/],
       [{ logical_disks: [{ size_gb: 10, raid_level: '1', physical_disks: [] }] }, /physical_disks/],
@@ -90,7 +99,10 @@ describe('raid clean steps', () => {
 
   it('create_configuration builds the target at the BMC and records raid_config; delete_configuration removes it', async () => {
     expect((await setRaid(node.uuid, LAYOUT)).status).toBe(204);
-    const done = await clean(node.uuid, [{ interface: 'raid', step: 'delete_configuration' }, { interface: 'raid', step: 'create_configuration' }]);
+    const done = await clean(node.uuid, [
+      { interface: 'raid', step: 'delete_configuration' },
+      { interface: 'raid', step: 'create_configuration' },
+    ]);
     expect(pick(done)).toMatchObject({ provision_state: 'manageable', last_error: null, maintenance: false });
     const vols = env.lab.raid.volumes('node-1');
     expect(vols.map((v) => ({ name: v.name, type: v.raidType, drives: v.driveIds.length }))).toEqual([
@@ -102,7 +114,13 @@ describe('raid clean steps', () => {
     expect(new Set(vols.flatMap((v) => v.driveIds)).size).toBe(4);
     const disks = done.raid_config.logical_disks;
     expect(disks).toHaveLength(2);
-    expect(disks[0]).toMatchObject({ size_gb: 10, raid_level: '1', is_root_volume: true, volume_name: 'root', controller: '/redfish/v1/Systems/node-1/Storage/RAID.Integrated.1-1' });
+    expect(disks[0]).toMatchObject({
+      size_gb: 10,
+      raid_level: '1',
+      is_root_volume: true,
+      volume_name: 'root',
+      controller: '/redfish/v1/Systems/node-1/Storage/RAID.Integrated.1-1',
+    });
     expect(disks[0].physical_disks).toHaveLength(2);
     expect(disks[1]).toMatchObject({ size_gb: 40, raid_level: '0', is_root_volume: false, volume_name: 'scratch' });
     // Readers see it too (states, ≥ 1.12).
@@ -123,7 +141,12 @@ describe('raid clean steps', () => {
   it('an impossible layout fails the clean with the BMC reason in last_error; the node recovers', async () => {
     expect((await setRaid(node.uuid, { logical_disks: [{ size_gb: 500, raid_level: '6' }] })).status).toBe(204);
     const failed = await clean(node.uuid, [{ interface: 'raid', step: 'create_configuration' }]);
-    expect(pick(failed)).toMatchObject({ provision_state: 'clean failed', maintenance: true, fault: 'clean failure', power_state: 'power off' });
+    expect(pick(failed)).toMatchObject({
+      provision_state: 'clean failed',
+      maintenance: true,
+      fault: 'clean failure',
+      power_state: 'power off',
+    });
     expect(failed.last_error).toMatch(/raid\.create_configuration/);
     expect(failed.last_error).toMatch(/logical disk 0 \(RAID 6, 500 GiB\) on 4 drive\(s\)/);
     expect(failed.last_error).toMatch(/HTTP 400.*CapacityBytes is not in the supported range/);
@@ -149,7 +172,10 @@ describe('raid clean steps', () => {
     await provision(env, node.uuid, 'manage');
     await settled(env, node.uuid);
 
-    expect((await setRaid(node.uuid, { logical_disks: [{ size_gb: 10, raid_level: '1', physical_disks: ['Disk.Bay.0', 'Disk.Bay.9'] }] })).status).toBe(204);
+    expect(
+      (await setRaid(node.uuid, { logical_disks: [{ size_gb: 10, raid_level: '1', physical_disks: ['Disk.Bay.0', 'Disk.Bay.9'] }] }))
+        .status,
+    ).toBe(204);
     const missing = await clean(node.uuid, [{ interface: 'raid', step: 'create_configuration' }]);
     expect(pick(missing)).toMatchObject({ provision_state: 'clean failed', maintenance: false });
     expect(missing.last_error).toMatch(/names drive Disk\.Bay\.9, which controller RAID\.Integrated\.1-1 does not have/);

@@ -63,7 +63,16 @@ describe('allocations per persona', () => {
     const r = await create('lessee', { resource_class: 'gold', name: 'lessee-job', extra: { purpose: 'ci' } });
     expect(r.status, r.text).toBe(201);
     expect(r.headers.get('location')).toBe(`${ts.url}/baremetal/v1/allocations/${r.body.uuid}`);
-    expect(r.body).toMatchObject({ state: 'allocating', node_uuid: null, last_error: null, owner: p.lessee.projectId, resource_class: 'gold', traits: [], candidate_nodes: [], extra: { purpose: 'ci' } });
+    expect(r.body).toMatchObject({
+      state: 'allocating',
+      node_uuid: null,
+      last_error: null,
+      owner: p.lessee.projectId,
+      resource_class: 'gold',
+      traits: [],
+      candidate_nodes: [],
+      extra: { purpose: 'ci' },
+    });
     lesseeAlloc = await settledAllocation(ts, p.lessee, r.body.uuid);
     expect(lesseeAlloc).toMatchObject({ state: 'active', node_uuid: nodes.leasedGold.uuid, last_error: null });
     const node = await bm(ts, p.lessee, 'GET', `/v1/nodes/${nodes.leasedGold.uuid}`);
@@ -83,7 +92,8 @@ describe('allocations per persona', () => {
   });
 
   it('who sees which allocation: owner its own, lessee its own, other none (404), admin all', async () => {
-    const list = async (who: keyof Personas) => (await bm(ts, p[who], 'GET', '/v1/allocations')).body.allocations.map((a: any) => a.uuid).sort();
+    const list = async (who: keyof Personas) =>
+      (await bm(ts, p[who], 'GET', '/v1/allocations')).body.allocations.map((a: any) => a.uuid).sort();
     expect(await list('owner')).toEqual([ownerAlloc.uuid]);
     expect(await list('lessee')).toEqual([lesseeAlloc.uuid]);
     expect(await list('other')).toEqual([]);
@@ -105,12 +115,16 @@ describe('allocations per persona', () => {
     expect(r.status, r.text).toBe(201);
     const failed = await settledAllocation(ts, p.other, r.body.uuid);
     expect(failed.state).toBe('error');
-    expect(failed.last_error).toMatch(new RegExp(`^Failed to process allocation ${r.body.uuid}: no available nodes match the resource class silver\\.`));
+    expect(failed.last_error).toMatch(
+      new RegExp(`^Failed to process allocation ${r.body.uuid}: no available nodes match the resource class silver\\.`),
+    );
     expect(failed.last_error).not.toContain(nodes.ownerSilver.uuid);
     expect(failed.last_error).not.toContain('silver-1');
     // Its own gold node is free, but the trait is missing: the message says so and names it.
     const t = await settledAllocation(ts, p.other, (await create('other', { resource_class: 'gold', traits: ['CUSTOM_B'] })).body.uuid);
-    expect(t.last_error).toMatch(/no suitable nodes have the requested traits CUSTOM_B\. Explanation: .*gold-3 \(traits: missing trait CUSTOM_B\)/);
+    expect(t.last_error).toMatch(
+      /no suitable nodes have the requested traits CUSTOM_B\. Explanation: .*gold-3 \(traits: missing trait CUSTOM_B\)/,
+    );
   });
 
   it('candidates must be visible nodes (else 400); a failing candidate list says so', async () => {
@@ -119,7 +133,9 @@ describe('allocations per persona', () => {
     const r = await create('owner', { resource_class: 'gold', candidate_nodes: ['gold-1', nodes.ownerGold.uuid] });
     expect(r.body.candidate_nodes).toEqual([nodes.ownerGold.uuid]);
     const failed = await settledAllocation(ts, p.owner, r.body.uuid);
-    expect(failed.last_error).toMatch(/none of the requested nodes are available and match the resource class gold.*gold-1 \(instance: already holds instance/);
+    expect(failed.last_error).toMatch(
+      /none of the requested nodes are available and match the resource class gold.*gold-1 \(instance: already holds instance/,
+    );
   });
 
   it('owner rules: a project cannot name another owner (403); the admin can', async () => {
@@ -139,9 +155,20 @@ describe('allocations per persona', () => {
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body).toMatchObject({ name: 'renamed', extra: { team: 'blue' } });
     expectError(await bm(ts, p.lessee, 'PATCH', `/v1/allocations/${ownerAlloc.uuid}`, [{ op: 'add', path: '/extra/x', value: 1 }]), 404);
-    expectError(await bm(ts, p.owner, 'PATCH', `/v1/allocations/${ownerAlloc.uuid}`, [{ op: 'replace', path: '/resource_class', value: 'x' }]), 400, /Only the following can be updated: name, extra/);
-    expectError(await bm(ts, p.owner, 'PATCH', `/v1/allocations/${ownerAlloc.uuid}`, [{ op: 'add', path: '/name', value: 'lessee-job' }]), 409, /already exists/);
-    expectError(await bm(ts, p.owner, 'PATCH', `/v1/allocations/${ownerAlloc.uuid}`, [{ op: 'add', path: '/name', value: 'not a name!' }]), 400);
+    expectError(
+      await bm(ts, p.owner, 'PATCH', `/v1/allocations/${ownerAlloc.uuid}`, [{ op: 'replace', path: '/resource_class', value: 'x' }]),
+      400,
+      /Only the following can be updated: name, extra/,
+    );
+    expectError(
+      await bm(ts, p.owner, 'PATCH', `/v1/allocations/${ownerAlloc.uuid}`, [{ op: 'add', path: '/name', value: 'lessee-job' }]),
+      409,
+      /already exists/,
+    );
+    expectError(
+      await bm(ts, p.owner, 'PATCH', `/v1/allocations/${ownerAlloc.uuid}`, [{ op: 'add', path: '/name', value: 'not a name!' }]),
+      400,
+    );
   });
 });
 
@@ -213,7 +240,10 @@ describe('allocations: deletion, backfill, teardown', () => {
     const r = await create('owner', { node: 'bf-1' });
     expect(r.status, r.text).toBe(201);
     expect(r.body).toMatchObject({ uuid: instance, state: 'active', node_uuid: n.uuid, resource_class: 'bf', owner: p.owner.projectId });
-    expect((await bm(ts, p.owner, 'GET', `/v1/nodes/${n.uuid}`)).body).toMatchObject({ instance_uuid: instance, allocation_uuid: instance });
+    expect((await bm(ts, p.owner, 'GET', `/v1/nodes/${n.uuid}`)).body).toMatchObject({
+      instance_uuid: instance,
+      allocation_uuid: instance,
+    });
     expectError(await create('owner', { node: 'bf-1' }), 409);
   });
 
@@ -256,7 +286,8 @@ describe('allocations: concurrency', () => {
     expect(active).toHaveLength(12);
     expect(new Set(active.map((a) => a.node_uuid)).size).toBe(12);
     expect(new Set(active.map((a) => a.node_uuid))).toEqual(new Set(made.map((n) => n.uuid)));
-    for (const e of done.filter((a) => a.state === 'error')) expect(e.last_error).toMatch(/no available nodes match the resource class race/);
+    for (const e of done.filter((a) => a.state === 'error'))
+      expect(e.last_error).toMatch(/no available nodes match the resource class race/);
     const listed = await bm(ts, p.admin, 'GET', '/v1/nodes?resource_class=race&fields=uuid,instance_uuid&limit=100');
     const instances = listed.body.nodes.map((n: any) => n.instance_uuid);
     expect(new Set(instances).size).toBe(12);

@@ -5,7 +5,15 @@
  * access lists, key pairs per user, and bad input (Nova's error format, nothing written).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createPersonas, startTestServer, type Persona, type Personas, type TestResponse, type TestServer } from '../../helpers/harness.ts';
+import {
+  call,
+  createPersonas,
+  startTestServer,
+  type Persona,
+  type Personas,
+  type TestResponse,
+  type TestServer,
+} from '../../helpers/harness.ts';
 import { rows } from './support.ts';
 
 let ts: TestServer;
@@ -54,7 +62,10 @@ describe('discovery and microversions', () => {
 
   it('the catalogue announces compute at /compute/v2.1', async () => {
     const t = await call(ts, null, 'POST', '/identity/v3/auth/tokens', {
-      auth: { identity: { methods: ['password'], password: { user: { name: 'owner1', domain: { id: 'default' }, password: 'pw-owner1' } } }, scope: { project: { id: p.owner.projectId } } },
+      auth: {
+        identity: { methods: ['password'], password: { user: { name: 'owner1', domain: { id: 'default' }, password: 'pw-owner1' } } },
+        scope: { project: { id: p.owner.projectId } },
+      },
     });
     const compute = t.body.token.catalog.find((s: any) => s.type === 'compute');
     expect(compute.name).toBe('nova');
@@ -66,11 +77,28 @@ describe('flavors', () => {
   it('the admin creates public and private flavors; extra specs make a bare-metal flavor', async () => {
     const pub = await nova(p.admin, 'POST', '/flavors', flavorBody('bm.gold', { id: 'gold', description: 'gold nodes' }));
     expect(pub.status, pub.text).toBe(200);
-    expect(pub.body.flavor).toMatchObject({ id: 'gold', name: 'bm.gold', ram: 16384, vcpus: 8, disk: 100, 'os-flavor-access:is_public': true, swap: 0, description: 'gold nodes', extra_specs: {} });
-    const specs = await nova(p.admin, 'POST', '/flavors/gold/os-extra_specs', { extra_specs: { 'resources:CUSTOM_GOLD': '1', 'resources:VCPU': '0', 'trait:CUSTOM_RAID': 'required', 'esi:match:memory_mb': 'exact' } });
+    expect(pub.body.flavor).toMatchObject({
+      id: 'gold',
+      name: 'bm.gold',
+      ram: 16384,
+      vcpus: 8,
+      disk: 100,
+      'os-flavor-access:is_public': true,
+      swap: 0,
+      description: 'gold nodes',
+      extra_specs: {},
+    });
+    const specs = await nova(p.admin, 'POST', '/flavors/gold/os-extra_specs', {
+      extra_specs: { 'resources:CUSTOM_GOLD': '1', 'resources:VCPU': '0', 'trait:CUSTOM_RAID': 'required', 'esi:match:memory_mb': 'exact' },
+    });
     expect(specs.status, specs.text).toBe(200);
-    expect((await nova(p.lessee, 'GET', '/flavors/gold')).body.flavor.extra_specs).toMatchObject({ 'resources:CUSTOM_GOLD': '1', 'esi:match:memory_mb': 'exact' });
-    expect((await nova(p.other, 'GET', '/flavors/gold/os-extra_specs/trait:CUSTOM_RAID')).body).toEqual({ 'trait:CUSTOM_RAID': 'required' });
+    expect((await nova(p.lessee, 'GET', '/flavors/gold')).body.flavor.extra_specs).toMatchObject({
+      'resources:CUSTOM_GOLD': '1',
+      'esi:match:memory_mb': 'exact',
+    });
+    expect((await nova(p.other, 'GET', '/flavors/gold/os-extra_specs/trait:CUSTOM_RAID')).body).toEqual({
+      'trait:CUSTOM_RAID': 'required',
+    });
     const old = await nova(p.other, 'GET', '/flavors/gold', undefined, '2.1');
     expect(old.body.flavor.swap).toBe('');
     expect(old.body.flavor.extra_specs).toBeUndefined();
@@ -83,8 +111,12 @@ describe('flavors', () => {
     novaError(await nova(p.owner, 'POST', '/flavors', flavorBody('mine-public')), 403);
     const mine = await nova(p.owner, 'POST', '/flavors', flavorBody('o1.small', { id: 'o1-small', 'os-flavor-access:is_public': false }));
     expect(mine.status, mine.text).toBe(200);
-    expect((await nova(p.owner, 'GET', '/flavors/o1-small/os-flavor-access')).body.flavor_access).toEqual([{ flavor_id: 'o1-small', tenant_id: p.owner.projectId }]);
-    expect((await nova(p.owner, 'PUT', '/flavors/o1-small/os-extra_specs/resources:CUSTOM_SMALL', { 'resources:CUSTOM_SMALL': '1' })).status).toBe(200);
+    expect((await nova(p.owner, 'GET', '/flavors/o1-small/os-flavor-access')).body.flavor_access).toEqual([
+      { flavor_id: 'o1-small', tenant_id: p.owner.projectId },
+    ]);
+    expect(
+      (await nova(p.owner, 'PUT', '/flavors/o1-small/os-extra_specs/resources:CUSTOM_SMALL', { 'resources:CUSTOM_SMALL': '1' })).status,
+    ).toBe(200);
     novaError(await nova(p.lessee, 'GET', '/flavors/o1-small'), 404);
     novaError(await nova(p.other, 'POST', '/flavors/o1-small/os-extra_specs', { extra_specs: { a: 'b' } }), 404);
     // Shared with l1: it sees and uses it, but may not change it.
@@ -93,15 +125,24 @@ describe('flavors', () => {
     expect((await nova(p.lessee, 'GET', '/flavors/o1-small')).status).toBe(200);
     novaError(await nova(p.lessee, 'DELETE', '/flavors/o1-small/os-extra_specs/resources:CUSTOM_SMALL'), 403);
     novaError(await nova(p.lessee, 'POST', '/flavors/o1-small/action', { removeTenantAccess: { tenant: p.owner.projectId } }), 403);
-    novaError(await nova(p.owner, 'POST', '/flavors/o1-small/action', { addTenantAccess: { tenant: p.lessee.projectId } }), 409, /already exists/);
-    novaError(await nova(p.owner, 'POST', '/flavors/o1-small/action', { addTenantAccess: { tenant: 'no-such-project' } }), 400, /not a valid project/);
+    novaError(
+      await nova(p.owner, 'POST', '/flavors/o1-small/action', { addTenantAccess: { tenant: p.lessee.projectId } }),
+      409,
+      /already exists/,
+    );
+    novaError(
+      await nova(p.owner, 'POST', '/flavors/o1-small/action', { addTenantAccess: { tenant: 'no-such-project' } }),
+      400,
+      /not a valid project/,
+    );
     novaError(await nova(p.owner, 'POST', '/flavors/o1-small/action', { removeTenantAccess: { tenant: p.other.projectId } }), 404);
     novaError(await nova(p.admin, 'GET', '/flavors/gold/os-flavor-access'), 404, /public flavors/);
     novaError(await nova(p.admin, 'POST', '/flavors/gold/action', { addTenantAccess: { tenant: p.lessee.projectId } }), 409);
   });
 
   it('lists: public plus accessible private; admins all with is_public=none; summaries and pages', async () => {
-    const names = async (who: Persona, q = '') => (await nova(who, 'GET', `/flavors/detail${q}`)).body.flavors.map((f: any) => f.name).sort();
+    const names = async (who: Persona, q = '') =>
+      (await nova(who, 'GET', `/flavors/detail${q}`)).body.flavors.map((f: any) => f.name).sort();
     expect(await names(p.lessee)).toEqual(['bm.gold', 'o1.small']);
     expect(await names(p.other)).toEqual(['bm.gold']);
     expect(await names(p.owner)).toEqual(['bm.gold', 'o1.small']);
@@ -144,7 +185,8 @@ describe('flavors', () => {
       [{ 'bad key!': 'x' }, /not a valid extra spec key/],
       [{ 'capabilities:gen': { nested: true } }, /must be a string/],
     ];
-    for (const [specs, re] of badSpecs) novaError(await nova(p.admin, 'POST', '/flavors/gold/os-extra_specs', { extra_specs: specs }), 400, re);
+    for (const [specs, re] of badSpecs)
+      novaError(await nova(p.admin, 'POST', '/flavors/gold/os-extra_specs', { extra_specs: specs }), 400, re);
     novaError(await nova(p.admin, 'PUT', '/flavors/gold/os-extra_specs/a', { b: 'c' }), 400, /mismatch/);
     expect((await nova(p.admin, 'GET', '/flavors/gold/os-extra_specs')).body.extra_specs).toEqual(specsBefore);
     novaError(await nova(p.admin, 'GET', '/flavors/gold/os-extra_specs/none'), 404);
@@ -195,7 +237,10 @@ describe('key pairs', () => {
     const bad: Array<[unknown, RegExp]> = [
       [{ keypair: { name: 'bad/name', public_key: KEY } }, /unsafe characters/],
       [{ keypair: { name: 'k', public_key: 'not a key' } }, /Keypair data is invalid/],
-      [{ keypair: { name: 'k', public_key: 'ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIDvC3hT0l2fJ5kq3n7ZlVxq8YVw3pX6m8A0bq4b8wD1u' } }, /not a ssh-rsa key/],
+      [
+        { keypair: { name: 'k', public_key: 'ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIDvC3hT0l2fJ5kq3n7ZlVxq8YVw3pX6m8A0bq4b8wD1u' } },
+        /not a ssh-rsa key/,
+      ],
       [{ keypair: { name: 'k', public_key: KEY, type: 'x509' } }, /ssh key pairs only/],
       [{ keypair: { name: 'k', public_key: KEY, colour: 1 } }, /Additional properties/],
       [{ keypairs: {} }, /keypair/],

@@ -7,7 +7,15 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDb } from '../../helpers/harness.ts';
-import { createDatabase, http, projectWithUser, startServerProcess, tokenFor, type ServerProcess, type TempDatabase } from '../lease/processes.ts';
+import {
+  createDatabase,
+  http,
+  projectWithUser,
+  startServerProcess,
+  tokenFor,
+  type ServerProcess,
+  type TempDatabase,
+} from '../lease/processes.ts';
 
 const ADMIN_PW = 'race-admin-password';
 const NODES = 10;
@@ -27,7 +35,19 @@ describe.runIf(testDb() === 'postgres')('two esi processes sharing PostgreSQL: p
   async function nodes(rc: string, project: string): Promise<string[]> {
     const made: string[] = [];
     for (let i = 0; i < NODES; i++) {
-      const n = await http(`${a}/baremetal/v1/nodes`, 'POST', admin, { driver: 'fake-hardware', name: `${rc}-${i}`, resource_class: rc, owner: project, properties: { cpus: 1, memory_mb: 1024, local_gb: 10 } }, IRONIC);
+      const n = await http(
+        `${a}/baremetal/v1/nodes`,
+        'POST',
+        admin,
+        {
+          driver: 'fake-hardware',
+          name: `${rc}-${i}`,
+          resource_class: rc,
+          owner: project,
+          properties: { cpus: 1, memory_mb: 1024, local_gb: 10 },
+        },
+        IRONIC,
+      );
       expect(n.status, JSON.stringify(n.body)).toBe(201);
       made.push(n.body.uuid);
       await http(`${a}/baremetal/v1/nodes/${n.body.uuid}/states/provision`, 'PUT', admin, { target: 'manage' }, IRONIC);
@@ -35,7 +55,13 @@ describe.runIf(testDb() === 'postgres')('two esi processes sharing PostgreSQL: p
     const wait = async (state: string) => {
       const deadline = Date.now() + 60_000;
       for (;;) {
-        const l = await http(`${a}/baremetal/v1/nodes?resource_class=${rc}&fields=provision_state,target_provision_state`, 'GET', admin, undefined, IRONIC);
+        const l = await http(
+          `${a}/baremetal/v1/nodes?resource_class=${rc}&fields=provision_state,target_provision_state`,
+          'GET',
+          admin,
+          undefined,
+          IRONIC,
+        );
         if (l.body.nodes.every((x: any) => x.provision_state === state && x.target_provision_state === null)) return;
         if (Date.now() > deadline) throw new Error(`nodes not ${state}: ${JSON.stringify(l.body.nodes)}`);
         await new Promise((r) => setTimeout(r, 200));
@@ -56,9 +82,18 @@ describe.runIf(testDb() === 'postgres')('two esi processes sharing PostgreSQL: p
     admin = await tokenFor(a, 'admin', ADMIN_PW, 'admin');
     await projectWithUser(a, admin, 'p1', 'user1', 'pw-user1', 'member');
     user = await tokenFor(b, 'user1', 'pw-user1', 'p1');
-    const img = await http(`${a}/image/v2/images`, 'POST', admin, { name: 'os', disk_format: 'raw', container_format: 'bare', visibility: 'public' });
+    const img = await http(`${a}/image/v2/images`, 'POST', admin, {
+      name: 'os',
+      disk_format: 'raw',
+      container_format: 'bare',
+      visibility: 'public',
+    });
     image = img.body.id;
-    const up = await fetch(`${a}/image/v2/images/${image}/file`, { method: 'PUT', headers: { 'x-auth-token': admin, 'content-type': 'application/octet-stream' }, body: new Uint8Array(1024) });
+    const up = await fetch(`${a}/image/v2/images/${image}/file`, {
+      method: 'PUT',
+      headers: { 'x-auth-token': admin, 'content-type': 'application/octet-stream' },
+      body: new Uint8Array(1024),
+    });
     expect(up.status).toBe(204);
   }, 180_000);
 
@@ -70,11 +105,25 @@ describe.runIf(testDb() === 'postgres')('two esi processes sharing PostgreSQL: p
   it(`${2 * NODES + 6} servers asked for at once on both processes: ${NODES} placed on ${NODES} distinct nodes`, async () => {
     const projects = await http(`${a}/identity/v3/projects?name=p1`, 'GET', admin);
     const made = await nodes('srace', projects.body.projects[0].id);
-    const f = await http(`${a}/compute/v2.1/flavors`, 'POST', admin, { flavor: { name: 'srace', id: 'srace', ram: 1024, vcpus: 1, disk: 10 } }, NOVA);
+    const f = await http(
+      `${a}/compute/v2.1/flavors`,
+      'POST',
+      admin,
+      { flavor: { name: 'srace', id: 'srace', ram: 1024, vcpus: 1, disk: 10 } },
+      NOVA,
+    );
     expect(f.status, JSON.stringify(f.body)).toBe(200);
     await http(`${a}/compute/v2.1/flavors/srace/os-extra_specs`, 'POST', admin, { extra_specs: { 'resources:CUSTOM_SRACE': '1' } }, NOVA);
     const results = await Promise.all(
-      Array.from({ length: 2 * NODES + 6 }, (_, i) => http(`${i % 2 ? a : b}/compute/v2.1/servers`, 'POST', user, { server: { name: `s${i}`, flavorRef: 'srace', imageRef: image, networks: 'none' } }, NOVA)),
+      Array.from({ length: 2 * NODES + 6 }, (_, i) =>
+        http(
+          `${i % 2 ? a : b}/compute/v2.1/servers`,
+          'POST',
+          user,
+          { server: { name: `s${i}`, flavorRef: 'srace', imageRef: image, networks: 'none' } },
+          NOVA,
+        ),
+      ),
     );
     const ok = results.filter((r) => r.status === 202);
     expect(ok).toHaveLength(NODES);
@@ -88,7 +137,11 @@ describe.runIf(testDb() === 'postgres')('two esi processes sharing PostgreSQL: p
 
   it(`${2 * NODES + 6} allocations on both processes, processed by both conductors: ${NODES} active on distinct nodes`, async () => {
     await nodes('arace', (await http(`${a}/identity/v3/projects?name=admin`, 'GET', admin)).body.projects[0].id);
-    const created = await Promise.all(Array.from({ length: 2 * NODES + 6 }, (_, i) => http(`${i % 2 ? a : b}/baremetal/v1/allocations`, 'POST', admin, { resource_class: 'arace' }, IRONIC)));
+    const created = await Promise.all(
+      Array.from({ length: 2 * NODES + 6 }, (_, i) =>
+        http(`${i % 2 ? a : b}/baremetal/v1/allocations`, 'POST', admin, { resource_class: 'arace' }, IRONIC),
+      ),
+    );
     for (const c of created) expect(c.status, JSON.stringify(c.body)).toBe(201);
     const deadline = Date.now() + 60_000;
     let all: any[] = [];

@@ -32,9 +32,23 @@ describe('esi server create / list / show / delete on the lab', () => {
     await waitNode(env, node.uuid, (n) => n.provision_state === 'available' && n.reservation === null, LONG);
     await uploadImage(env, osImage('lessee-os', 8, 'qcow2'), 'my-os', { as: env.p.lessee, diskFormat: 'qcow2' });
     const nova = { 'x-openstack-nova-api-version': '2.90' };
-    const f = await call(env.ts, env.p.admin, 'POST', '/compute/v2.1/flavors', { flavor: { name: 'bm.lab', ram: 4096, vcpus: 2, disk: 1 } }, nova);
+    const f = await call(
+      env.ts,
+      env.p.admin,
+      'POST',
+      '/compute/v2.1/flavors',
+      { flavor: { name: 'bm.lab', ram: 4096, vcpus: 2, disk: 1 } },
+      nova,
+    );
     expect(f.status, f.text).toBe(200);
-    await call(env.ts, env.p.admin, 'POST', `/compute/v2.1/flavors/${f.body.flavor.id}/os-extra_specs`, { extra_specs: { 'resources:CUSTOM_LAB': '1', 'esi:match:memory_mb': 'exact' } }, nova);
+    await call(
+      env.ts,
+      env.p.admin,
+      'POST',
+      `/compute/v2.1/flavors/${f.body.flavor.id}/os-extra_specs`,
+      { extra_specs: { 'resources:CUSTOM_LAB': '1', 'esi:match:memory_mb': 'exact' } },
+      nova,
+    );
     const k = await call(env.ts, env.p.lessee, 'POST', '/compute/v2.1/os-keypairs', { keypair: { name: 'laptop', public_key: KEY } }, nova);
     expect(k.status, k.text).toBe(201);
     // The node's NIC is cabled to a switch (fake driver); the lessee has a network of its own.
@@ -47,58 +61,96 @@ describe('esi server create / list / show / delete on the lab', () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('another project has no node for the flavor: refused with the explanation', async () => {
-    const r = await esi(['server', 'create', 'x', '--flavor', 'bm.lab', '--image', 'my-os'], personaEnv(env.ts, 'other'));
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/no image named my-os/);
-    const admin = await esi(['server', 'create', 'x', '--flavor', 'bm.lab', '--image', 'my-os'], personaEnv(env.ts, 'admin'));
-    expect(admin.stderr).toMatch(/No valid host was found\. .*there are no nodes to consider/);
-    const net = await esi(['server', 'create', 'x', '--flavor', 'bm.lab', '--image', 'my-os', '--network', 'n1'], personaEnv(env.ts, 'lessee'));
-    expect(net.stderr).toMatch(/no network named n1/);
-  }, LONG);
+  it(
+    'another project has no node for the flavor: refused with the explanation',
+    async () => {
+      const r = await esi(['server', 'create', 'x', '--flavor', 'bm.lab', '--image', 'my-os'], personaEnv(env.ts, 'other'));
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/no image named my-os/);
+      const admin = await esi(['server', 'create', 'x', '--flavor', 'bm.lab', '--image', 'my-os'], personaEnv(env.ts, 'admin'));
+      expect(admin.stderr).toMatch(/No valid host was found\. .*there are no nodes to consider/);
+      const net = await esi(
+        ['server', 'create', 'x', '--flavor', 'bm.lab', '--image', 'my-os', '--network', 'n1'],
+        personaEnv(env.ts, 'lessee'),
+      );
+      expect(net.stderr).toMatch(/no network named n1/);
+    },
+    LONG,
+  );
 
-  it('creates a server with --wait: phases on stderr; the node boots the OS with the config drive', async () => {
-    const r = await esi(['server', 'create', 'web1', '--flavor', 'bm.lab', '--image', 'my-os', '--key-name', 'laptop', '--user-data', path.join(dir, 'user-data'), '--network', 'lnet', '--wait', '120', '-f', 'json'], personaEnv(env.ts, 'lessee'));
-    expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout);
-    expect(out).toMatchObject({ name: 'web1', status: 'ACTIVE', node: node.uuid, flavor: 'bm.lab', key_name: 'laptop' });
-    // The phases after the first show only when a poll lands in them: a lab deploy can go from
-    // booting the agent to active between two polls. Whatever phases did show are known ones.
-    expect(r.stderr).toMatch(/esi: web1: (booting the deploy agent|waiting for the deploy agent to call back)/);
-    for (const line of r.stderr.split('\n').filter((l) => l.startsWith('esi: web1: '))) {
-      expect(line).toMatch(/^esi: web1: (booting the deploy agent|waiting for the deploy agent|writing the image|converting the image|booting the instance|active)/);
-    }
-    const report = await inspectDisk(env.lab.agents!.diskPath('node-0'));
-    expect(report.filesystems).toContainEqual({ partition: 1, type: 'ext2/3/4', label: 'lessee-os' });
-    expect(report.metaData).toMatchObject({ hostname: 'web1', uuid: out.id, public_keys: { laptop: KEY } });
-    expect(report.userDataBytes).toBe(Buffer.byteLength(USER_DATA));
-    const list = JSON.parse((await esi(['server', 'list', '--long', '-f', 'json'], personaEnv(env.ts, 'lessee'))).stdout);
-    expect(list).toEqual([expect.objectContaining({ Name: 'web1', Status: 'ACTIVE', Node: node.uuid, Flavor: 'bm.lab' })]);
-    const shown = JSON.parse((await esi(['server', 'show', 'web1', '-f', 'json'], personaEnv(env.ts, 'lessee'))).stdout);
-    expect(shown).toMatchObject({ id: out.id, status: 'ACTIVE' });
-    const owner = await esi(['server', 'show', 'web1'], personaEnv(env.ts, 'owner'));
-    expect(owner.stderr).toMatch(/server web1 was not found/);
-    // The server's network: a port of the lessee on lnet, attached to the node as its VIF.
-    const vifs = (await bm(env.ts, env.p.lessee, 'GET', `/v1/nodes/${node.uuid}/vifs`)).body.vifs;
-    expect(vifs).toHaveLength(1);
-    const port = await call(env.ts, env.p.lessee, 'GET', `/network/v2.0/ports/${vifs[0].id}`);
-    expect(port.body.port).toMatchObject({ device_id: out.id, device_owner: 'compute:esi', network_id: expect.any(String) });
-  }, LONG);
+  it(
+    'creates a server with --wait: phases on stderr; the node boots the OS with the config drive',
+    async () => {
+      const r = await esi(
+        [
+          'server',
+          'create',
+          'web1',
+          '--flavor',
+          'bm.lab',
+          '--image',
+          'my-os',
+          '--key-name',
+          'laptop',
+          '--user-data',
+          path.join(dir, 'user-data'),
+          '--network',
+          'lnet',
+          '--wait',
+          '120',
+          '-f',
+          'json',
+        ],
+        personaEnv(env.ts, 'lessee'),
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout);
+      expect(out).toMatchObject({ name: 'web1', status: 'ACTIVE', node: node.uuid, flavor: 'bm.lab', key_name: 'laptop' });
+      // The phases after the first show only when a poll lands in them: a lab deploy can go from
+      // booting the agent to active between two polls. Whatever phases did show are known ones.
+      expect(r.stderr).toMatch(/esi: web1: (booting the deploy agent|waiting for the deploy agent to call back)/);
+      for (const line of r.stderr.split('\n').filter((l) => l.startsWith('esi: web1: '))) {
+        expect(line).toMatch(
+          /^esi: web1: (booting the deploy agent|waiting for the deploy agent|writing the image|converting the image|booting the instance|active)/,
+        );
+      }
+      const report = await inspectDisk(env.lab.agents!.diskPath('node-0'));
+      expect(report.filesystems).toContainEqual({ partition: 1, type: 'ext2/3/4', label: 'lessee-os' });
+      expect(report.metaData).toMatchObject({ hostname: 'web1', uuid: out.id, public_keys: { laptop: KEY } });
+      expect(report.userDataBytes).toBe(Buffer.byteLength(USER_DATA));
+      const list = JSON.parse((await esi(['server', 'list', '--long', '-f', 'json'], personaEnv(env.ts, 'lessee'))).stdout);
+      expect(list).toEqual([expect.objectContaining({ Name: 'web1', Status: 'ACTIVE', Node: node.uuid, Flavor: 'bm.lab' })]);
+      const shown = JSON.parse((await esi(['server', 'show', 'web1', '-f', 'json'], personaEnv(env.ts, 'lessee'))).stdout);
+      expect(shown).toMatchObject({ id: out.id, status: 'ACTIVE' });
+      const owner = await esi(['server', 'show', 'web1'], personaEnv(env.ts, 'owner'));
+      expect(owner.stderr).toMatch(/server web1 was not found/);
+      // The server's network: a port of the lessee on lnet, attached to the node as its VIF.
+      const vifs = (await bm(env.ts, env.p.lessee, 'GET', `/v1/nodes/${node.uuid}/vifs`)).body.vifs;
+      expect(vifs).toHaveLength(1);
+      const port = await call(env.ts, env.p.lessee, 'GET', `/network/v2.0/ports/${vifs[0].id}`);
+      expect(port.body.port).toMatchObject({ device_id: out.id, device_owner: 'compute:esi', network_id: expect.any(String) });
+    },
+    LONG,
+  );
 
-  it('deletes with --wait: undeployed, cleaned, the allocation freed, the disk blank', async () => {
-    const r = await esi(['server', 'delete', 'web1', '--wait', '120'], personaEnv(env.ts, 'lessee'));
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/Deleted server web1 .*; node .* is available/);
-    // A metadata erase can end between two polls, so the cleaning line may not show; that the
-    // disk was cleaned is checked on the disk itself below.
-    expect(r.stderr).toMatch(/esi: web1: (undeploying|tearing down the instance|cleaning)/);
-    const n = await waitNode(env, node.uuid, () => true);
-    expect(n).toMatchObject({ provision_state: 'available', instance_uuid: null, allocation_uuid: null, instance_info: {} });
-    // Its network port was detached and deleted with it.
-    expect((await bm(env.ts, env.p.lessee, 'GET', `/v1/nodes/${node.uuid}/vifs`)).body.vifs).toEqual([]);
-    expect((await call(env.ts, env.p.lessee, 'GET', '/network/v2.0/ports?device_owner=compute:esi')).body.ports).toEqual([]);
-    expect((await inspectDisk(env.lab.agents!.diskPath('node-0'))).blank).toBe(true);
-    const deleted = JSON.parse((await esi(['server', 'list', '--deleted', '-f', 'json'], personaEnv(env.ts, 'lessee'))).stdout);
-    expect(deleted).toEqual([expect.objectContaining({ Name: 'web1', Status: 'DELETED' })]);
-  }, LONG);
+  it(
+    'deletes with --wait: undeployed, cleaned, the allocation freed, the disk blank',
+    async () => {
+      const r = await esi(['server', 'delete', 'web1', '--wait', '120'], personaEnv(env.ts, 'lessee'));
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/Deleted server web1 .*; node .* is available/);
+      // A metadata erase can end between two polls, so the cleaning line may not show; that the
+      // disk was cleaned is checked on the disk itself below.
+      expect(r.stderr).toMatch(/esi: web1: (undeploying|tearing down the instance|cleaning)/);
+      const n = await waitNode(env, node.uuid, () => true);
+      expect(n).toMatchObject({ provision_state: 'available', instance_uuid: null, allocation_uuid: null, instance_info: {} });
+      // Its network port was detached and deleted with it.
+      expect((await bm(env.ts, env.p.lessee, 'GET', `/v1/nodes/${node.uuid}/vifs`)).body.vifs).toEqual([]);
+      expect((await call(env.ts, env.p.lessee, 'GET', '/network/v2.0/ports?device_owner=compute:esi')).body.ports).toEqual([]);
+      expect((await inspectDisk(env.lab.agents!.diskPath('node-0'))).blank).toBe(true);
+      const deleted = JSON.parse((await esi(['server', 'list', '--deleted', '-f', 'json'], personaEnv(env.ts, 'lessee'))).stdout);
+      expect(deleted).toEqual([expect.objectContaining({ Name: 'web1', Status: 'DELETED' })]);
+    },
+    LONG,
+  );
 });

@@ -6,7 +6,15 @@
  * node, lease end deleting the server, and concurrent creates never sharing a node.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createPersonas, startTestServer, type Persona, type Personas, type TestResponse, type TestServer } from '../../helpers/harness.ts';
+import {
+  call,
+  createPersonas,
+  startTestServer,
+  type Persona,
+  type Personas,
+  type TestResponse,
+  type TestServer,
+} from '../../helpers/harness.ts';
 import { bm, forceNode, freeNode, rows } from './support.ts';
 
 let ts: TestServer;
@@ -31,7 +39,11 @@ function novaError(res: TestResponse, status: number, message?: RegExp): void {
 async function uploadImage(who: Persona, name: string, visibility: string): Promise<string> {
   const c = await call(ts, who, 'POST', '/image/v2/images', { name, disk_format: 'raw', container_format: 'bare', visibility });
   expect(c.status, c.text).toBe(201);
-  const up = await fetch(`${ts.url}/image/v2/images/${c.body.id}/file`, { method: 'PUT', headers: { 'x-auth-token': who.token!, 'content-type': 'application/octet-stream' }, body: new Uint8Array(4096) });
+  const up = await fetch(`${ts.url}/image/v2/images/${c.body.id}/file`, {
+    method: 'PUT',
+    headers: { 'x-auth-token': who.token!, 'content-type': 'application/octet-stream' },
+    body: new Uint8Array(4096),
+  });
   expect(up.status).toBe(204);
   return c.body.id;
 }
@@ -48,7 +60,9 @@ async function waitServer(who: Persona, id: string, done: (s: any) => boolean, t
   throw new Error(`server ${id} not done: ${last?.text}`);
 }
 
-const serverBody = (name: string, extra: Record<string, unknown> = {}) => ({ server: { name, flavorRef: 'bm.gold', imageRef: image, networks: 'none', ...extra } });
+const serverBody = (name: string, extra: Record<string, unknown> = {}) => ({
+  server: { name, flavorRef: 'bm.gold', imageRef: image, networks: 'none', ...extra },
+});
 
 beforeAll(async () => {
   ts = await startTestServer();
@@ -60,12 +74,17 @@ beforeAll(async () => {
   nodes.big = await freeNode(ts, p, { name: 'big-gold', properties: { cpus: 64, memory_mb: 131072, local_gb: 1000, cpu_arch: 'x86_64' } });
   const f = await nova(p.admin, 'POST', '/flavors', { flavor: { name: 'bm.gold', id: 'bm.gold', ram: 16384, vcpus: 8, disk: 100 } });
   expect(f.status, f.text).toBe(200);
-  await nova(p.admin, 'POST', '/flavors/bm.gold/os-extra_specs', { extra_specs: { 'resources:CUSTOM_GOLD': '1', 'capabilities:boot_mode': 'uefi' } });
+  await nova(p.admin, 'POST', '/flavors/bm.gold/os-extra_specs', {
+    extra_specs: { 'resources:CUSTOM_GOLD': '1', 'capabilities:boot_mode': 'uefi' },
+  });
   await nova(p.admin, 'POST', '/flavors', { flavor: { name: 'bm.exact', id: 'bm.exact', ram: 16384, vcpus: 8, disk: 100 } });
-  await nova(p.admin, 'POST', '/flavors/bm.exact/os-extra_specs', { extra_specs: { 'resources:CUSTOM_GOLD': '1', 'esi:match:memory_mb': 'exact' } });
+  await nova(p.admin, 'POST', '/flavors/bm.exact/os-extra_specs', {
+    extra_specs: { 'resources:CUSTOM_GOLD': '1', 'esi:match:memory_mb': 'exact' },
+  });
   await nova(p.lessee, 'POST', '/os-keypairs', { keypair: { name: 'laptop', public_key: KEY } });
   // boot_mode capability on every gold node.
-  for (const n of Object.values(nodes)) await bm(ts, p.admin, 'PATCH', `/v1/nodes/${n.uuid}`, [{ op: 'add', path: '/properties/capabilities', value: 'boot_mode:uefi' }]);
+  for (const n of Object.values(nodes))
+    await bm(ts, p.admin, 'PATCH', `/v1/nodes/${n.uuid}`, [{ op: 'add', path: '/properties/capabilities', value: 'boot_mode:uefi' }]);
 });
 afterAll(async () => ts?.close());
 
@@ -85,7 +104,12 @@ describe('servers', () => {
   });
 
   it('the lessee creates a server on the node it leases: allocation, instance_info, config drive, ACTIVE', async () => {
-    const r = await nova(p.lessee, 'POST', '/servers', serverBody('web 1', { key_name: 'laptop', user_data: Buffer.from(USER_DATA).toString('base64'), metadata: { role: 'web' } }));
+    const r = await nova(
+      p.lessee,
+      'POST',
+      '/servers',
+      serverBody('web 1', { key_name: 'laptop', user_data: Buffer.from(USER_DATA).toString('base64'), metadata: { role: 'web' } }),
+    );
     expect(r.status, r.text).toBe(202);
     expect(r.headers.get('location')).toBe(`${ts.url}/compute/v2.1/servers/${r.body.server.id}`);
     expect(r.body.server).toMatchObject({ 'OS-DCF:diskConfig': 'MANUAL', security_groups: [{ name: 'default' }] });
@@ -105,12 +129,31 @@ describe('servers', () => {
     expect(active.body.server['OS-EXT-SRV-ATTR:hypervisor_hostname']).toBeUndefined();
     const node = await bm(ts, p.lessee, 'GET', `/v1/nodes/${nodes.leased.uuid}`);
     expect(node.body).toMatchObject({ provision_state: 'active', instance_uuid: lesseeServer, allocation_uuid: lesseeServer });
-    expect(node.body.instance_info).toMatchObject({ image_source: image, display_name: 'web 1', root_gb: '100', memory_mb: '16384', capabilities: '{"boot_mode":"uefi"}', configdrive: '******' });
+    expect(node.body.instance_info).toMatchObject({
+      image_source: image,
+      display_name: 'web 1',
+      root_gb: '100',
+      memory_mb: '16384',
+      capabilities: '{"boot_mode":"uefi"}',
+      configdrive: '******',
+    });
     const alloc = await bm(ts, p.lessee, 'GET', `/v1/allocations/${lesseeServer}`);
     expect(alloc.body).toMatchObject({ state: 'active', node_uuid: nodes.leased.uuid, owner: p.lessee.projectId, resource_class: 'gold' });
-    const row = await ts.server.services.store.db.selectFrom('nodes').select('instance_info').where('uuid', '=', nodes.leased.uuid).executeTakeFirstOrThrow();
+    const row = await ts.server.services.store.db
+      .selectFrom('nodes')
+      .select('instance_info')
+      .where('uuid', '=', nodes.leased.uuid)
+      .executeTakeFirstOrThrow();
     const drive = JSON.parse(row.instance_info).configdrive;
-    expect(drive.meta_data).toMatchObject({ uuid: lesseeServer, name: 'web 1', hostname: 'web-1', launch_index: 0, project_id: p.lessee.projectId, public_keys: { laptop: KEY }, meta: { role: 'web' } });
+    expect(drive.meta_data).toMatchObject({
+      uuid: lesseeServer,
+      name: 'web 1',
+      hostname: 'web-1',
+      launch_index: 0,
+      project_id: p.lessee.projectId,
+      public_keys: { laptop: KEY },
+      meta: { role: 'web' },
+    });
     expect(drive.user_data).toBe(USER_DATA);
   });
 
@@ -122,7 +165,11 @@ describe('servers', () => {
     novaError(await nova(p.other, 'DELETE', `/servers/${lesseeServer}`), 404);
     expect((await nova(p.admin, 'GET', '/servers/detail')).body.servers).toEqual([]);
     const all = await nova(p.admin, 'GET', '/servers/detail?all_tenants=1');
-    expect(all.body.servers[0]).toMatchObject({ id: lesseeServer, 'OS-EXT-SRV-ATTR:hypervisor_hostname': nodes.leased.uuid, 'OS-EXT-SRV-ATTR:hostname': 'web-1' });
+    expect(all.body.servers[0]).toMatchObject({
+      id: lesseeServer,
+      'OS-EXT-SRV-ATTR:hypervisor_hostname': nodes.leased.uuid,
+      'OS-EXT-SRV-ATTR:hostname': 'web-1',
+    });
     novaError(await nova(p.lessee, 'GET', '/servers?all_tenants=1'), 403);
     const old = await nova(p.lessee, 'GET', `/servers/${lesseeServer}`, undefined, '2.1');
     expect(old.body.server.flavor).toEqual({ id: 'bm.gold', links: expect.any(Array) });
@@ -166,7 +213,7 @@ describe('servers', () => {
       [{ server: { name: 'x', flavorRef: 'bm.gold', imageRef: image, networks: 'none' } }, /need microversion 2.37/, '2.36'],
     ];
     for (const [body, re, v] of bad) {
-      const res = await nova(p.other, "POST", "/servers", body, v);
+      const res = await nova(p.other, 'POST', '/servers', body, v);
       expect(res.status, `${JSON.stringify(body)} → ${res.text}`).toBe(400);
       novaError(res, 400, re);
     }
@@ -184,8 +231,15 @@ describe('servers', () => {
     const tooMany = await nova(p.other, 'POST', '/servers', serverBody('batch', { flavorRef: 'bm.multi', min_count: 4, max_count: 4 }));
     novaError(tooMany, 409, /Only 3 of the 4 servers asked for could be placed/);
     expect([await rows(ts, 'servers'), await rows(ts, 'allocations')]).toEqual(before);
-    expect((await bm(ts, p.other, 'GET', '/v1/nodes?resource_class=multi&fields=instance_uuid')).body.nodes.map((n: any) => n.instance_uuid)).toEqual([null, null, null]);
-    const r = await nova(p.other, 'POST', '/servers', serverBody('batch', { flavorRef: 'bm.multi', min_count: 2, max_count: 5, return_reservation_id: true }));
+    expect(
+      (await bm(ts, p.other, 'GET', '/v1/nodes?resource_class=multi&fields=instance_uuid')).body.nodes.map((n: any) => n.instance_uuid),
+    ).toEqual([null, null, null]);
+    const r = await nova(
+      p.other,
+      'POST',
+      '/servers',
+      serverBody('batch', { flavorRef: 'bm.multi', min_count: 2, max_count: 5, return_reservation_id: true }),
+    );
     expect(r.status, r.text).toBe(202);
     expect(r.body.reservation_id).toMatch(/^r-[0-9a-z]{8}$/);
     const listed = await nova(p.other, 'GET', `/servers/detail?reservation_id=${r.body.reservation_id}&sort_key=display_name&sort_dir=asc`);
@@ -255,11 +309,15 @@ describe('servers', () => {
     for (let i = 0; i < 8; i++) await freeNode(ts, p, { name: `race-${i}`, owner: p.other.projectId, resource_class: 'race' });
     await nova(p.admin, 'POST', '/flavors', { flavor: { name: 'bm.race', id: 'bm.race', ram: 1024, vcpus: 1, disk: 10 } });
     await nova(p.admin, 'POST', '/flavors/bm.race/os-extra_specs', { extra_specs: { 'resources:CUSTOM_RACE': '1' } });
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => nova(p.other, 'POST', '/servers', serverBody(`race-${i}`, { flavorRef: 'bm.race' }))));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => nova(p.other, 'POST', '/servers', serverBody(`race-${i}`, { flavorRef: 'bm.race' }))),
+    );
     const ok = results.filter((r) => r.status === 202);
     expect(ok).toHaveLength(8);
     for (const r of results.filter((x) => x.status !== 202)) novaError(r, 409, /No valid host/);
-    const placed = await Promise.all(ok.map(async (r) => (await nova(p.other, 'GET', `/servers/${r.body.server.id}`)).body.server['esi:node']));
+    const placed = await Promise.all(
+      ok.map(async (r) => (await nova(p.other, 'GET', `/servers/${r.body.server.id}`)).body.server['esi:node']),
+    );
     expect(new Set(placed).size).toBe(8);
   }, 30_000);
 });

@@ -14,7 +14,12 @@ export { bm, expectError, fault, forceNode } from '../baremetal/helpers.ts';
  * @returns the node JSON as created
  */
 export async function freeNode(ts: TestServer, p: Personas, body: Record<string, unknown> = {}): Promise<any> {
-  const n = await createNode(ts, p, { lessee: null, resource_class: 'gold', properties: { cpus: 8, memory_mb: 16384, local_gb: 100, cpu_arch: 'x86_64' }, ...body });
+  const n = await createNode(ts, p, {
+    lessee: null,
+    resource_class: 'gold',
+    properties: { cpus: 8, memory_mb: 16384, local_gb: 100, cpu_arch: 'x86_64' },
+    ...body,
+  });
   await forceNode(ts, n.uuid, { provision_state: 'available', power_state: 'power off' });
   return n;
 }
@@ -33,6 +38,9 @@ export async function settledAllocation(ts: TestServer, who: Persona, uuid: stri
 
 /** Number of rows of a scheduling or compute table. */
 export async function rows(ts: TestServer, table: 'allocations' | 'flavors' | 'keypairs' | 'servers' | 'flavor_projects'): Promise<number> {
-  const r = await ts.server.services.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const r = await ts.server.services.store.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }

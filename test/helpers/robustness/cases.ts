@@ -5,7 +5,19 @@
  * the fast-check generators of `./generators.ts` with seeds derived from the route.
  */
 import fc from 'fast-check';
-import { badIds, badQueries, deepArray, deepObject, hugeString, malformedJson, sample, seedOf, unknownKey, wrongType, type JsonKind } from './generators.ts';
+import {
+  badIds,
+  badQueries,
+  deepArray,
+  deepObject,
+  hugeString,
+  malformedJson,
+  sample,
+  seedOf,
+  unknownKey,
+  wrongType,
+  type JsonKind,
+} from './generators.ts';
 import { fillPattern, type RouteInfo } from './routes.ts';
 import type { BodySpec, Fixtures } from './specs.ts';
 
@@ -65,7 +77,8 @@ function setAt(root: unknown, path: string, value: unknown): unknown {
 /** Add an attribute to the object at a dotted path (`''`: the top level), keeping it as JSON text. */
 function withKey(root: unknown, path: string, key: string, value: unknown): string {
   const marker = '\u0001rb-unknown\u0001';
-  const target = path === '' ? { ...(root as object), [marker]: value } : setAt(root, path, { ...(getAt(root, path) as object), [marker]: value });
+  const target =
+    path === '' ? { ...(root as object), [marker]: value } : setAt(root, path, { ...(getAt(root, path) as object), [marker]: value });
   // `__proto__` must be written into the text: as an object key it would set the prototype.
   return JSON.stringify(target).replace(JSON.stringify(marker), JSON.stringify(key));
 }
@@ -89,7 +102,14 @@ function notAVersion(s: string): boolean {
   return !(m && Number(m[1]) === 1 && Number(m[2]) >= 1 && Number(m[2]) <= 82);
 }
 
-const KIND_SAMPLES: Record<Exclude<JsonKind, 'integer'>, unknown> = { string: 'rb-text', number: 1.5, boolean: true, null: null, object: { rb: 1 }, array: [1] };
+const KIND_SAMPLES: Record<Exclude<JsonKind, 'integer'>, unknown> = {
+  string: 'rb-text',
+  number: 1.5,
+  boolean: true,
+  null: null,
+  object: { rb: 1 },
+  array: [1],
+};
 
 /** Build every bad case of one route for one persona. */
 export function buildCases(route: RouteInfo, spec: BodySpec | undefined, persona: string, ctx: CaseContext): BadCase[] {
@@ -98,10 +118,26 @@ export function buildCases(route: RouteInfo, spec: BodySpec | undefined, persona
   const realPath = fillPattern(route, ctx.realParams);
   const valid = spec?.kind === 'json' && spec.valid ? spec.valid(ctx.fixtures) : undefined;
   const validText = valid === undefined ? undefined : JSON.stringify(valid);
-  const add = (label: string, path: string, body: string | undefined, expect: BadCase['expect'] = 'client', headers: Record<string, string> = {}, layer: BadCase['layer'] = 'api'): void => {
+  const add = (
+    label: string,
+    path: string,
+    body: string | undefined,
+    expect: BadCase['expect'] = 'client',
+    headers: Record<string, string> = {},
+    layer: BadCase['layer'] = 'api',
+  ): void => {
     // The valid body is only ever sent with a bad path id; a "mutation" equal to it is a bug here.
-    if (body !== undefined && body === validText && path === realPath) throw new Error(`case "${label}" of ${route.method} ${route.pattern} would send the valid body`);
-    out.push({ label, method: route.method, path, headers: { ...ctx.apiHeaders, ...(body !== undefined ? JSON_HEADERS : {}), ...headers }, ...(body !== undefined ? { body } : {}), expect, layer });
+    if (body !== undefined && body === validText && path === realPath)
+      throw new Error(`case "${label}" of ${route.method} ${route.pattern} would send the valid body`);
+    out.push({
+      label,
+      method: route.method,
+      path,
+      headers: { ...ctx.apiHeaders, ...(body !== undefined ? JSON_HEADERS : {}), ...headers },
+      ...(body !== undefined ? { body } : {}),
+      expect,
+      layer,
+    });
   };
 
   // Path identifiers.
@@ -109,21 +145,39 @@ export function buildCases(route: RouteInfo, spec: BodySpec | undefined, persona
     const ids = badIds(seed + i * 101);
     for (const id of ctx.reduced ? pick(ids, 4, seed + i) : ids) {
       const values = ctx.realParams.map((v, j) => (j === i ? id.raw : v));
-      add(`path :${param.names[0]} ${id.label}`, fillPattern(route, values), route.method === 'DELETE' ? undefined : validText, 'client', {}, id.router ? 'router' : 'api');
+      add(
+        `path :${param.names[0]} ${id.label}`,
+        fillPattern(route, values),
+        route.method === 'DELETE' ? undefined : validText,
+        'client',
+        {},
+        id.router ? 'router' : 'api',
+      );
     }
   });
 
   // Query strings (reads only).
   if (route.method === 'GET') {
     const queries = badQueries(seed + 7);
-    for (const q of ctx.reduced ? pick(queries, 2, seed + 8) : queries) add(`query ${q.label}`, `${realPath}?${q.query}`, undefined, 'client-or-success');
+    for (const q of ctx.reduced ? pick(queries, 2, seed + 8) : queries)
+      add(`query ${q.label}`, `${realPath}?${q.query}`, undefined, 'client-or-success');
   }
   if (ctx.anonymous) {
-    const [token] = sample(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 60 }).filter((t) => t.trim() === t && t !== ''), seed + 9, 1);
+    const [token] = sample(
+      fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 60 }).filter((t) => t.trim() === t && t !== ''),
+      seed + 9,
+      1,
+    );
     add('garbage X-Auth-Token', realPath, undefined, 'client-or-success', { 'x-auth-token': token! });
   }
   if (ctx.apiHeaders['x-openstack-ironic-api-version'] !== undefined) {
-    const [v] = sample(fc.oneof(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 10 }), fc.constantFrom('2.1', '1.999', '1.0', '0.9', '1.-1')).filter(notAVersion), seed + 10, 1);
+    const [v] = sample(
+      fc
+        .oneof(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 10 }), fc.constantFrom('2.1', '1.999', '1.0', '0.9', '1.-1'))
+        .filter(notAVersion),
+      seed + 10,
+      1,
+    );
     add('bad microversion header', realPath, undefined, 'client', { 'x-openstack-ironic-api-version': v! });
   }
 
@@ -140,7 +194,12 @@ export function buildCases(route: RouteInfo, spec: BodySpec | undefined, persona
   if (spec.optional) topKinds.push('null');
   for (const kind of ['array', 'string', 'number', 'null', 'boolean', 'object'] as const) {
     if (topKinds.includes(kind) || (spec.kind === 'empty' && kind === 'null')) continue;
-    const value = kind === 'array' && valid !== undefined && !Array.isArray(valid) ? [valid] : spec.kind === 'empty' && kind === 'object' ? { rb: 1 } : KIND_SAMPLES[kind];
+    const value =
+      kind === 'array' && valid !== undefined && !Array.isArray(valid)
+        ? [valid]
+        : spec.kind === 'empty' && kind === 'object'
+          ? { rb: 1 }
+          : KIND_SAMPLES[kind];
     add(`top-level ${kind}`, realPath, JSON.stringify(value));
   }
   add('deeply nested object (5000)', realPath, deepObject(5000));
@@ -158,21 +217,27 @@ export function buildCases(route: RouteInfo, spec: BodySpec | undefined, persona
   const levels = [...new Set(fields.map(([p]) => p.split('.').slice(0, -1).join('.')))].filter(
     (l) => l !== '' && !(spec.strict ?? []).includes(l) && isPlainObject(getAt(valid, l)),
   );
-  for (const path of pick([...objectFields, ...levels.map((l) => `${l}.rb_extra`)], 1, seed + 18)) add(`deeply nested value in ${path}`, realPath, deepAt(path));
+  for (const path of pick([...objectFields, ...levels.map((l) => `${l}.rb_extra`)], 1, seed + 18))
+    add(`deeply nested value in ${path}`, realPath, deepAt(path));
 
   // Huge strings.
   const stringFields = fields.filter(([p, kinds]) => kinds.includes('string') && !spec.hugeOk?.includes(p));
   const huge = hugeString(HUGE, seed + 13);
-  for (const [path] of ctx.reduced ? pick(stringFields, 1, seed + 14) : stringFields) add(`huge string in ${path}`, realPath, JSON.stringify(setAt(valid, path, huge)));
+  for (const [path] of ctx.reduced ? pick(stringFields, 1, seed + 14) : stringFields)
+    add(`huge string in ${path}`, realPath, JSON.stringify(setAt(valid, path, huge)));
 
   // A NUL character inside a string attribute (no identifier or name may hold one; PostgreSQL
   // text cannot store it).
-  for (const [path] of pick(stringFields, 1, seed + 19)) add(`NUL character in ${path}`, realPath, JSON.stringify(setAt(valid, path, 'rb\u0000x')));
+  for (const [path] of pick(stringFields, 1, seed + 19))
+    add(`NUL character in ${path}`, realPath, JSON.stringify(setAt(valid, path, 'rb\u0000x')));
 
   // Unknown attributes where the wire format refuses them.
   for (const level of spec.strict ?? []) {
     const known = new Set([
-      ...fields.map(([p]) => p).filter((p) => (level === '' ? !p.includes('.') : p.startsWith(`${level}.`) && !p.slice(level.length + 1).includes('.'))).map((p) => p.split('.').pop()!),
+      ...fields
+        .map(([p]) => p)
+        .filter((p) => (level === '' ? !p.includes('.') : p.startsWith(`${level}.`) && !p.slice(level.length + 1).includes('.')))
+        .map((p) => p.split('.').pop()!),
       ...(spec.alsoKnown ?? []),
     ]);
     const [key] = sample(unknownKey(known), seed + 15 + level.length, 1);

@@ -35,17 +35,29 @@ export function errorFormatProblems(api: ApiName, res: RawResponse): string[] {
   if (api === 'network') {
     // Neutron's body; 401 comes from keystonemiddleware in Keystone's format.
     const e = isObject(body) ? (res.status === 401 ? body.error : body.NeutronError) : undefined;
-    const ok = res.status === 401 ? isObject(e) && e.code === 401 && typeof e.message === 'string' : isObject(e) && typeof e.type === 'string' && typeof e.message === 'string' && e.detail === '';
-    if (!isObject(body) || Object.keys(body).length !== 1 || !ok) problems.push('not a Neutron {"NeutronError": {type, message, detail}} body');
+    const ok =
+      res.status === 401
+        ? isObject(e) && e.code === 401 && typeof e.message === 'string'
+        : isObject(e) && typeof e.type === 'string' && typeof e.message === 'string' && e.detail === '';
+    if (!isObject(body) || Object.keys(body).length !== 1 || !ok)
+      problems.push('not a Neutron {"NeutronError": {type, message, detail}} body');
   } else if (api === 'identity') {
     const e = isObject(body) ? body.error : undefined;
-    if (!isObject(body) || Object.keys(body).join() !== 'error' || !isObject(e) || e.code !== res.status || typeof e.title !== 'string' || typeof e.message !== 'string') {
+    if (
+      !isObject(body) ||
+      Object.keys(body).join() !== 'error' ||
+      !isObject(e) ||
+      e.code !== res.status ||
+      typeof e.title !== 'string' ||
+      typeof e.message !== 'string'
+    ) {
       problems.push('not a Keystone {"error": {code, title, message}} body');
     }
   } else if (api === 'compute') {
     const keys = isObject(body) ? Object.keys(body) : [];
     const fault = keys.length === 1 ? (body as Record<string, unknown>)[keys[0]!] : undefined;
-    if (!isObject(fault) || fault.code !== res.status || typeof fault.message !== 'string') problems.push('not a Nova {"<name>": {code, message}} body');
+    if (!isObject(fault) || fault.code !== res.status || typeof fault.message !== 'string')
+      problems.push('not a Nova {"<name>": {code, message}} body');
   } else if (api === 'lease') {
     if (!isObject(body) || body.faultcode !== faultcode || typeof body.faultstring !== 'string' || body.debuginfo !== null) {
       problems.push(`not an esi-leap {faultcode: "${faultcode}", faultstring, debuginfo: null} body`);
@@ -56,7 +68,8 @@ export function errorFormatProblems(api: ApiName, res: RawResponse): string[] {
       problems.push('not an Ironic {"error_message": "<JSON of faultcode, faultstring, debuginfo>"} body');
     }
   }
-  if (res.status === 401 && !/^Keystone uri=/.test(String(res.headers['www-authenticate'] ?? ''))) problems.push('401 without WWW-Authenticate: Keystone uri=…');
+  if (res.status === 401 && !/^Keystone uri=/.test(String(res.headers['www-authenticate'] ?? '')))
+    problems.push('401 without WWW-Authenticate: Keystone uri=…');
   return problems;
 }
 

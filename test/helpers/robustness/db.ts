@@ -20,13 +20,19 @@ export async function rowCounter(ts: TestServer): Promise<() => Promise<RowCount
   const listed =
     ts.schema === undefined
       ? await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(db)
-      : await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = ${ts.schema} and table_type = 'BASE TABLE'`.execute(db);
+      : await sql<{
+          name: string;
+        }>`select table_name as name from information_schema.tables where table_schema = ${ts.schema} and table_type = 'BASE TABLE'`.execute(
+          db,
+        );
   const tables = listed.rows
     .map((t) => t.name)
     .filter((name) => !name.startsWith('kysely_'))
     .sort();
   if (tables.length === 0) throw new Error('no tables found');
-  const query = sql.raw<Record<string, number | string>>(`select ${tables.map((t) => `(select count(*) from "${t}") as "${t}"`).join(', ')}`);
+  const query = sql.raw<Record<string, number | string>>(
+    `select ${tables.map((t) => `(select count(*) from "${t}") as "${t}"`).join(', ')}`,
+  );
   return async () => {
     const { rows } = await query.execute(db);
     const row = rows[0]!;

@@ -95,8 +95,16 @@ export interface BadId {
  * @returns several identifiers (a fixed set of kinds, each with sampled content)
  */
 export function badIds(seed: number): BadId[] {
-  const [text] = sample(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 40 }).filter((s) => s.trim() !== '' && s !== '.' && s !== '..'), seed, 1);
-  const [uni] = sample(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }).filter((s) => /[^\x00-\x7f]/.test(s)), seed + 1, 1);
+  const [text] = sample(
+    fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 40 }).filter((s) => s.trim() !== '' && s !== '.' && s !== '..'),
+    seed,
+    1,
+  );
+  const [uni] = sample(
+    fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }).filter((s) => /[^\x00-\x7f]/.test(s)),
+    seed + 1,
+    1,
+  );
   const [uuid] = sample(fc.uuid({ version: 4 }), seed + 2, 1);
   const [ch] = sample(fc.constantFrom('a', 'Z', '9', '-', '_'), seed + 3, 1);
   const [nulAt] = sample(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 8 }), seed + 4, 1);
@@ -115,11 +123,30 @@ export function badIds(seed: number): BadId[] {
 
 /** Query strings with unknown, repeated, oversized, NUL and badly encoded parameters. */
 export function badQueries(seed: number): Array<{ label: string; query: string }> {
-  const names = ['limit', 'marker', 'sort_key', 'sort_dir', 'fields', 'detail', 'name', 'project_id', 'start_time', 'end_time', 'status', 'node', 'enabled', 'owner'];
+  const names = [
+    'limit',
+    'marker',
+    'sort_key',
+    'sort_dir',
+    'fields',
+    'detail',
+    'name',
+    'project_id',
+    'start_time',
+    'end_time',
+    'status',
+    'node',
+    'enabled',
+    'owner',
+  ];
   const [key] = sample(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 10 }), seed, 1);
   const [value] = sample(fc.string({ unit: 'grapheme', maxLength: 20 }), seed + 1, 1);
   const [known] = sample(fc.constantFrom(...names), seed + 2, 1);
-  const [garbage] = sample(fc.oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }), fc.integer().map(String), fc.constant('-1')), seed + 3, 1);
+  const [garbage] = sample(
+    fc.oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }), fc.integer().map(String), fc.constant('-1')),
+    seed + 3,
+    1,
+  );
   return [
     { label: 'unknown parameter', query: `${encode(key!)}=${encode(value!)}` },
     { label: `garbage ${known}`, query: `${known}=${encode(garbage!)}` },
@@ -141,6 +168,10 @@ export function deepArray(depth: number): string {
 
 /** A printable-ASCII string of exactly `length` characters (a sampled chunk repeated). */
 export function hugeString(length: number, seed: number): string {
-  const [chunk] = sample(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 16 }).filter((s) => !/["\\]/.test(s)), seed, 1);
+  const [chunk] = sample(
+    fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 16 }).filter((s) => !/["\\]/.test(s)),
+    seed,
+    1,
+  );
   return chunk!.repeat(Math.ceil(length / chunk!.length)).slice(0, length);
 }

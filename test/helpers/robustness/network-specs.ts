@@ -114,7 +114,14 @@ const trunkCreate: BodySpec = {
 };
 const rbacCreate: BodySpec = {
   kind: 'json',
-  valid: (f) => ({ rbac_policy: { object_type: 'network', object_id: net(f).network, action: 'access_as_shared', target_tenant: f.personas.other.projectId } }),
+  valid: (f) => ({
+    rbac_policy: {
+      object_type: 'network',
+      object_id: net(f).network,
+      action: 'access_as_shared',
+      target_tenant: f.personas.other.projectId,
+    },
+  }),
   fields: wrapped('rbac_policy', { object_type: S, object_id: S, action: S, target_tenant: S, target_project: S, ...project }),
   strict: ['', 'rbac_policy'],
   alsoKnown: ['id'],
@@ -154,7 +161,19 @@ export const NETWORK_SPECS: Readonly<Record<string, BodySpec>> = {
     valid: () => ({ port: { name: 'rb-renamed' } }),
     fields: wrapped('port', portFields),
     strict: ['', 'port'],
-    alsoKnown: ['id', 'status', 'created_at', 'updated_at', 'revision_number', 'binding:vif_type', 'binding:vif_details', 'trunk_details', 'network_id', 'project_id', 'tenant_id'],
+    alsoKnown: [
+      'id',
+      'status',
+      'created_at',
+      'updated_at',
+      'revision_number',
+      'binding:vif_type',
+      'binding:vif_details',
+      'trunk_details',
+      'network_id',
+      'project_id',
+      'tenant_id',
+    ],
   },
   'POST /network/v2.0/trunks': trunkCreate,
   'POST /network/v2.0/trunks.json': trunkCreate,
@@ -168,7 +187,13 @@ export const NETWORK_SPECS: Readonly<Record<string, BodySpec>> = {
   'PUT /network/v2.0/trunks/{}/add_subports': {
     kind: 'json',
     valid: (f) => ({ sub_ports: [{ port_id: net(f).port, segmentation_type: 'vlan', segmentation_id: 3999 }] }),
-    fields: { sub_ports: A, 'sub_ports.0': O, 'sub_ports.0.port_id': S, 'sub_ports.0.segmentation_type': SN, 'sub_ports.0.segmentation_id': ['integer'] },
+    fields: {
+      sub_ports: A,
+      'sub_ports.0': O,
+      'sub_ports.0.port_id': S,
+      'sub_ports.0.segmentation_type': SN,
+      'sub_ports.0.segmentation_id': ['integer'],
+    },
     strict: [''],
   },
   'PUT /network/v2.0/trunks/{}/remove_subports': {
@@ -201,8 +226,16 @@ export const NETWORK_SPECS: Readonly<Record<string, BodySpec>> = {
     valid: (f) => ({ name: 'rb-esi-trunk', native_network: net(f).network }),
     fields: { name: S, native_network: S, tagged_networks: AN },
   },
-  'POST /network/v2.0/esi/trunks/{}/add-networks': { kind: 'json', valid: (f) => ({ tagged_networks: [net(f).network] }), fields: { tagged_networks: A } },
-  'POST /network/v2.0/esi/trunks/{}/remove-networks': { kind: 'json', valid: (f) => ({ tagged_networks: [net(f).network] }), fields: { tagged_networks: A } },
+  'POST /network/v2.0/esi/trunks/{}/add-networks': {
+    kind: 'json',
+    valid: (f) => ({ tagged_networks: [net(f).network] }),
+    fields: { tagged_networks: A },
+  },
+  'POST /network/v2.0/esi/trunks/{}/remove-networks': {
+    kind: 'json',
+    valid: (f) => ({ tagged_networks: [net(f).network] }),
+    fields: { tagged_networks: A },
+  },
   'POST /network/v2.0/switches': switchCreate,
   'PUT /network/v2.0/switches/{}': {
     kind: 'json',
@@ -252,5 +285,7 @@ const SERVED: ReadonlyArray<readonly [string, readonly string[]]> = [
 
 /** The 405 refusal routes' specs (no body read). */
 export const NETWORK_REFUSALS: Readonly<Record<string, BodySpec>> = Object.fromEntries(
-  SERVED.flatMap(([path, served]) => ['POST', 'PUT', 'PATCH'].filter((m) => !served.includes(m)).map((m) => [`${m} ${path}`, { kind: 'none' } as BodySpec])),
+  SERVED.flatMap(([path, served]) =>
+    ['POST', 'PUT', 'PATCH'].filter((m) => !served.includes(m)).map((m) => [`${m} ${path}`, { kind: 'none' } as BodySpec]),
+  ),
 );

@@ -105,11 +105,26 @@ const IDENTITY: Record<string, BodySpec> = {
     },
     strict: [''],
   },
-  'POST /identity/v3/projects': { kind: 'json', valid: () => ({ project: { name: 'rb-new-project' } }), fields: prefixed('project', projectFields), strict: [''] },
-  'PATCH /identity/v3/projects/{}': { kind: 'json', valid: () => ({ project: { description: 'rb' } }), fields: prefixed('project', projectFields), strict: [''] },
+  'POST /identity/v3/projects': {
+    kind: 'json',
+    valid: () => ({ project: { name: 'rb-new-project' } }),
+    fields: prefixed('project', projectFields),
+    strict: [''],
+  },
+  'PATCH /identity/v3/projects/{}': {
+    kind: 'json',
+    valid: () => ({ project: { description: 'rb' } }),
+    fields: prefixed('project', projectFields),
+    strict: [''],
+  },
   'PUT /identity/v3/projects/{}/users/{}/roles/{}': none,
   'PUT /identity/v3/system/users/{}/roles/{}': none,
-  'POST /identity/v3/users': { kind: 'json', valid: () => ({ user: { name: 'rb-new-user', password: 'rb-pw' } }), fields: prefixed('user', userFields), strict: [''] },
+  'POST /identity/v3/users': {
+    kind: 'json',
+    valid: () => ({ user: { name: 'rb-new-user', password: 'rb-pw' } }),
+    fields: prefixed('user', userFields),
+    strict: [''],
+  },
   'PATCH /identity/v3/users/{}': {
     kind: 'json',
     valid: () => ({ user: { description: 'rb' } }),
@@ -156,7 +171,10 @@ const nodeFields: Record<string, readonly JsonKind[]> = {
   shard: SN,
   uuid: SN,
   ...Object.fromEntries(
-    ['bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network', 'power', 'raid', 'rescue', 'storage', 'vendor'].map((k) => [`${k}_interface`, SN]),
+    ['bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network', 'power', 'raid', 'rescue', 'storage', 'vendor'].map((k) => [
+      `${k}_interface`,
+      SN,
+    ]),
   ),
 };
 const patchSpec = (valid: unknown): BodySpec => ({
@@ -182,12 +200,26 @@ const portSpec: BodySpec = {
   },
   strict: [''],
 };
-const nodeSpec: BodySpec = { kind: 'json', valid: () => ({ driver: 'fake-hardware', name: 'rb-new-node' }), fields: nodeFields, strict: [''] };
+const nodeSpec: BodySpec = {
+  kind: 'json',
+  valid: () => ({ driver: 'fake-hardware', name: 'rb-new-node' }),
+  fields: nodeFields,
+  strict: [''],
+};
 const consoleSpec: BodySpec = { kind: 'json', valid: () => ({ enabled: true }), fields: { enabled: ['boolean', 'string'] }, strict: [''] };
 const allocationSpec: BodySpec = {
   kind: 'json',
   valid: () => ({ resource_class: 'rb-new', name: 'rb-new-allocation' }),
-  fields: { resource_class: SN, traits: ['array', 'null'], candidate_nodes: ['array', 'null'], name: SN, uuid: SN, extra: ON, owner: SN, node: SN },
+  fields: {
+    resource_class: SN,
+    traits: ['array', 'null'],
+    candidate_nodes: ['array', 'null'],
+    name: SN,
+    uuid: SN,
+    extra: ON,
+    owner: SN,
+    node: SN,
+  },
   strict: [''],
 };
 
@@ -201,7 +233,12 @@ const BAREMETAL: Record<string, BodySpec> = {
   'POST /baremetal/v1/nodes': nodeSpec,
   'POST /baremetal/v1/nodes.json': nodeSpec,
   'PATCH /baremetal/v1/nodes/{}': patchSpec([{ op: 'replace', path: '/description', value: 'rb' }]),
-  'PUT /baremetal/v1/nodes/{}/states/power': { kind: 'json', valid: () => ({ target: 'power on' }), fields: { target: S, timeout: ['integer', 'null'] }, strict: [''] },
+  'PUT /baremetal/v1/nodes/{}/states/power': {
+    kind: 'json',
+    valid: () => ({ target: 'power on' }),
+    fields: { target: S, timeout: ['integer', 'null'] },
+    strict: [''],
+  },
   'PUT /baremetal/v1/nodes/{}/states/provision': {
     kind: 'json',
     valid: () => ({ target: 'manage' }),
@@ -218,7 +255,14 @@ const BAREMETAL: Record<string, BodySpec> = {
   },
   'PUT /baremetal/v1/nodes/{}/states/console': consoleSpec,
   'PUT /baremetal/v1/nodes/states/console/{}': consoleSpec,
-  'PUT /baremetal/v1/nodes/{}/maintenance': { kind: 'json', optional: true, valid: () => ({ reason: 'rb' }), fields: { reason: SN }, strict: [''], hugeOk: ['reason'] },
+  'PUT /baremetal/v1/nodes/{}/maintenance': {
+    kind: 'json',
+    optional: true,
+    valid: () => ({ reason: 'rb' }),
+    fields: { reason: SN },
+    strict: [''],
+    hugeOk: ['reason'],
+  },
   'PUT /baremetal/v1/nodes/{}/management/boot_device': {
     kind: 'json',
     valid: () => ({ boot_device: 'pxe', persistent: false }),
@@ -231,11 +275,22 @@ const BAREMETAL: Record<string, BodySpec> = {
     kind: 'json',
     optional: true,
     valid: () => ({ logical_disks: [{ size_gb: 10, raid_level: '1', is_root_volume: true }] }),
-    fields: { logical_disks: A, 'logical_disks.0': O, 'logical_disks.0.size_gb': ['integer', 'string'], 'logical_disks.0.raid_level': S, 'logical_disks.0.is_root_volume': B },
+    fields: {
+      logical_disks: A,
+      'logical_disks.0': O,
+      'logical_disks.0.size_gb': ['integer', 'string'],
+      'logical_disks.0.raid_level': S,
+      'logical_disks.0.is_root_volume': B,
+    },
     strict: ['', 'logical_disks.0'],
   },
   'PUT /baremetal/v1/nodes/{}/states/boot_mode': { kind: 'json', valid: () => ({ target: 'uefi' }), fields: { target: S }, strict: [''] },
-  'PUT /baremetal/v1/nodes/{}/traits': { kind: 'json', valid: () => ({ traits: ['CUSTOM_RB_OTHER'] }), fields: { traits: A }, strict: [''] },
+  'PUT /baremetal/v1/nodes/{}/traits': {
+    kind: 'json',
+    valid: () => ({ traits: ['CUSTOM_RB_OTHER'] }),
+    fields: { traits: A },
+    strict: [''],
+  },
   'PUT /baremetal/v1/nodes/{}/traits/{}': { kind: 'empty' },
   'POST /baremetal/v1/heartbeat/{}': {
     kind: 'json',
@@ -245,7 +300,14 @@ const BAREMETAL: Record<string, BodySpec> = {
   },
   'POST /baremetal/v1/continue_inspection': {
     kind: 'json',
-    valid: () => ({ inventory: { cpu: { count: 1, architecture: 'x86_64' }, memory: { physical_mb: 1024 }, interfaces: [{ mac_address: '52:54:00:aa:bb:cc' }], disks: [] } }),
+    valid: () => ({
+      inventory: {
+        cpu: { count: 1, architecture: 'x86_64' },
+        memory: { physical_mb: 1024 },
+        interfaces: [{ mac_address: '52:54:00:aa:bb:cc' }],
+        disks: [],
+      },
+    }),
     fields: { inventory: O },
     strict: [],
   },
@@ -282,7 +344,9 @@ const COMPUTE_PATHS: ReadonlyArray<[string, string[]]> = [
   ['/servers/{}', ['GET', 'DELETE']],
 ];
 const COMPUTE_REFUSED: Record<string, BodySpec> = Object.fromEntries(
-  COMPUTE_PATHS.flatMap(([path, served]) => ['POST', 'PUT', 'PATCH'].filter((m) => !served.includes(m)).map((m) => [`${m} /compute/v2.1${path}`, none])),
+  COMPUTE_PATHS.flatMap(([path, served]) =>
+    ['POST', 'PUT', 'PATCH'].filter((m) => !served.includes(m)).map((m) => [`${m} /compute/v2.1${path}`, none]),
+  ),
 );
 const COMPUTE: Record<string, BodySpec> = {
   ...COMPUTE_REFUSED,
@@ -304,9 +368,24 @@ const COMPUTE: Record<string, BodySpec> = {
     strict: ['', 'flavor'],
     alsoKnown: ['OS-FLV-EXT-DATA:ephemeral', 'OS-FLV-DISABLED:disabled'],
   },
-  'PUT /compute/v2.1/flavors/{}': { kind: 'json', valid: () => ({ flavor: { description: 'rb' } }), fields: { flavor: O, 'flavor.description': SN }, strict: ['', 'flavor'] },
-  'POST /compute/v2.1/flavors/{}/os-extra_specs': { kind: 'json', valid: () => ({ extra_specs: { 'hw:rb': 'y' } }), fields: { extra_specs: O }, strict: [''] },
-  'PUT /compute/v2.1/flavors/{}/os-extra_specs/{}': { kind: 'json', valid: () => ({ 'hw:rb': 'y' }), fields: { 'hw:rb': ['string', 'number', 'boolean'] }, strict: [''] },
+  'PUT /compute/v2.1/flavors/{}': {
+    kind: 'json',
+    valid: () => ({ flavor: { description: 'rb' } }),
+    fields: { flavor: O, 'flavor.description': SN },
+    strict: ['', 'flavor'],
+  },
+  'POST /compute/v2.1/flavors/{}/os-extra_specs': {
+    kind: 'json',
+    valid: () => ({ extra_specs: { 'hw:rb': 'y' } }),
+    fields: { extra_specs: O },
+    strict: [''],
+  },
+  'PUT /compute/v2.1/flavors/{}/os-extra_specs/{}': {
+    kind: 'json',
+    valid: () => ({ 'hw:rb': 'y' }),
+    fields: { 'hw:rb': ['string', 'number', 'boolean'] },
+    strict: [''],
+  },
   'POST /compute/v2.1/flavors/{}/action': {
     kind: 'json',
     valid: (f) => ({ addTenantAccess: { tenant: f.personas.other.projectId } }),
@@ -316,7 +395,9 @@ const COMPUTE: Record<string, BodySpec> = {
   },
   'POST /compute/v2.1/os-keypairs': {
     kind: 'json',
-    valid: () => ({ keypair: { name: 'rb-new-key', public_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDvC3hT0l2fJ5kq3n7ZlVxq8YVw3pX6m8A0bq4b8wD1u rb' } }),
+    valid: () => ({
+      keypair: { name: 'rb-new-key', public_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDvC3hT0l2fJ5kq3n7ZlVxq8YVw3pX6m8A0bq4b8wD1u rb' },
+    }),
     fields: { keypair: O, 'keypair.name': S, 'keypair.public_key': S, 'keypair.type': S, 'keypair.user_id': S },
     strict: ['', 'keypair'],
   },
@@ -362,7 +443,12 @@ const COMPUTE: Record<string, BodySpec> = {
 const leaseTimes = { start_time: SN, end_time: SN };
 const IN: readonly JsonKind[] = ['integer', 'null'];
 const AN: readonly JsonKind[] = ['array', 'null'];
-const policyFields = { max_lease_seconds: IN, min_gap_seconds: IN, allowed_projects: AN, erase_devices: ['boolean'] as readonly JsonKind[] };
+const policyFields = {
+  max_lease_seconds: IN,
+  min_gap_seconds: IN,
+  allowed_projects: AN,
+  erase_devices: ['boolean'] as readonly JsonKind[],
+};
 const policyReadOnly = ['uuid', 'project', 'resource', 'created_at', 'updated_at'];
 const webhookFields = { url: SN, secret: SN, name: SN, event_types: AN, enabled: ['boolean', 'null'] as readonly JsonKind[] };
 const LEASE: Record<string, BodySpec> = {
@@ -371,7 +457,18 @@ const LEASE: Record<string, BodySpec> = {
     valid: (f) => ({ resource_uuid: f.node, start_time: f.window[0], end_time: f.window[1] }),
     fields: { resource_uuid: S, resource_type: SN, name: SN, lessee_id: SN, properties: ON, ...leaseTimes },
     strict: [''],
-    alsoKnown: ['resource_class', 'resource_properties', 'uuid', 'project_id', 'project', 'lessee', 'resource', 'status', 'availabilities', 'parent_lease_uuid'],
+    alsoKnown: [
+      'resource_class',
+      'resource_properties',
+      'uuid',
+      'project_id',
+      'project',
+      'lessee',
+      'resource',
+      'status',
+      'availabilities',
+      'parent_lease_uuid',
+    ],
   },
   'POST /lease/v1/offers/{}/claim': {
     kind: 'json',
@@ -379,14 +476,43 @@ const LEASE: Record<string, BodySpec> = {
     valid: (f) => ({ start_time: f.window[0], end_time: f.window[1] }),
     fields: { name: SN, properties: ON, purpose: SN, ...leaseTimes },
     strict: [''],
-    alsoKnown: ['uuid', 'project_id', 'project', 'owner_id', 'owner', 'resource_type', 'resource_uuid', 'resource', 'resource_class', 'resource_properties', 'fulfill_time', 'expire_time', 'status', 'offer_uuid', 'parent_lease_uuid'],
+    alsoKnown: [
+      'uuid',
+      'project_id',
+      'project',
+      'owner_id',
+      'owner',
+      'resource_type',
+      'resource_uuid',
+      'resource',
+      'resource_class',
+      'resource_properties',
+      'fulfill_time',
+      'expire_time',
+      'status',
+      'offer_uuid',
+      'parent_lease_uuid',
+    ],
   },
   'POST /lease/v1/leases': {
     kind: 'json',
     valid: (f) => ({ resource_uuid: f.node, project_id: f.personas.lessee.projectId, start_time: f.window[0], end_time: f.window[1] }),
     fields: { resource_uuid: S, project_id: S, resource_type: SN, name: SN, properties: ON, purpose: SN, ...leaseTimes },
     strict: [''],
-    alsoKnown: ['resource_class', 'resource_properties', 'uuid', 'project', 'owner_id', 'owner', 'resource', 'fulfill_time', 'expire_time', 'status', 'offer_uuid', 'parent_lease_uuid'],
+    alsoKnown: [
+      'resource_class',
+      'resource_properties',
+      'uuid',
+      'project',
+      'owner_id',
+      'owner',
+      'resource',
+      'fulfill_time',
+      'expire_time',
+      'status',
+      'offer_uuid',
+      'parent_lease_uuid',
+    ],
   },
   'PATCH /lease/v1/leases/{}': { kind: 'json', valid: (f) => ({ end_time: f.window[1] }), fields: { end_time: S }, strict: [''] },
   // esi additions to esi-leap (docs/leasing.md): quotas, owner lease policies, lease requests, webhooks.
@@ -453,9 +579,19 @@ const LEASE: Record<string, BodySpec> = {
 };
 
 /** Every body spec, keyed `METHOD /path/{}`. */
-export const BODY_SPECS: Readonly<Record<string, BodySpec>> = { ...IDENTITY, ...BAREMETAL, ...LEASE, ...NETWORK_SPECS, ...NETWORK_REFUSALS, ...COMPUTE };
+export const BODY_SPECS: Readonly<Record<string, BodySpec>> = {
+  ...IDENTITY,
+  ...BAREMETAL,
+  ...LEASE,
+  ...NETWORK_SPECS,
+  ...NETWORK_REFUSALS,
+  ...COMPUTE,
+};
 
 /** The spec key of a route: its method and pattern with parameters written `{}`. */
 export function specKey(method: string, pattern: string): string {
-  return `${method} ${pattern.split('/').map((s) => (s.startsWith(':') || s === '*' ? '{}' : s)).join('/')}`;
+  return `${method} ${pattern
+    .split('/')
+    .map((s) => (s.startsWith(':') || s === '*' ? '{}' : s))
+    .join('/')}`;
 }

@@ -42,7 +42,10 @@ describe('agent checksum rules', () => {
   afterAll(() => files.close());
 
   it('takes os_hash_algo + os_hash_value first (case-insensitive) and ignores the legacy checksum then', async () => {
-    expect(await expectedHash({ os_hash_algo: 'SHA512', os_hash_value: sha512.toUpperCase(), checksum: md5 })).toEqual({ algo: 'sha512', value: sha512 });
+    expect(await expectedHash({ os_hash_algo: 'SHA512', os_hash_value: sha512.toUpperCase(), checksum: md5 })).toEqual({
+      algo: 'sha512',
+      value: sha512,
+    });
     expect(await expectedHash({ os_hash_algo: 'sha256', os_hash_value: ` ${sha256}\n` })).toEqual({ algo: 'sha256', value: sha256 });
   });
 
@@ -52,7 +55,9 @@ describe('agent checksum rules', () => {
     expect(unknown.code).toBe(400);
     expect(unknown.details).toMatch(/os_hash_algo "crc32" is not supported/);
     expect((await refusal(expectedHash({ os_hash_algo: 'sha512', os_hash_value: sha256 }))).details).toMatch(/not a sha512 hex digest/);
-    expect((await refusal(expectedHash({ os_hash_algo: 'sha256', os_hash_value: 'g'.repeat(64) }))).details).toMatch(/not a sha256 hex digest/);
+    expect((await refusal(expectedHash({ os_hash_algo: 'sha256', os_hash_value: 'g'.repeat(64) }))).details).toMatch(
+      /not a sha256 hex digest/,
+    );
   });
 
   it('falls back to the legacy checksum: MD5, or SHA-256/SHA-512 by its length', async () => {
@@ -74,10 +79,13 @@ describe('agent checksum rules', () => {
     }
   });
 
-  it('reads a checksum file: the `<digest>  <name>` line of the image URL\'s file name, or its only digest', async () => {
+  it("reads a checksum file: the `<digest>  <name>` line of the image URL's file name, or its only digest", async () => {
     const info = { checksum: `${files.url}/SHA256SUMS`, urls: [`${files.url}/dl/disk.img?temp_url_sig=s3cret`] };
     expect(await expectedHash(info)).toEqual({ algo: 'sha256', value: sha256 });
-    expect(await expectedHash({ checksum: `${files.url}/single.md5`, urls: ['http://x/anything.raw'] })).toEqual({ algo: 'md5', value: md5 });
+    expect(await expectedHash({ checksum: `${files.url}/single.md5`, urls: ['http://x/anything.raw'] })).toEqual({
+      algo: 'md5',
+      value: md5,
+    });
   });
 
   it('fails clearly when the checksum file is missing, has no line for the image, or holds no digest', async () => {

@@ -13,7 +13,22 @@ import { writeConfigDrive } from '../../../src/agent/configdrive-partition.ts';
 import { AgentCommandError } from '../../../src/agent/errors.ts';
 import { isoVolumeIdAt, readPartitionTable } from '../../../src/agent/partition-table.ts';
 import { inspectDisk } from '../../../src/lab/disk-report.ts';
-import { LINUX_FS, MIB, isoFile, isZero, makeDisk, makeIso, partition, quietConsole, readAt, sfdiskJson, sfdiskVerify, startHttp, tempDir, type TestHttp } from './support.ts';
+import {
+  LINUX_FS,
+  MIB,
+  isoFile,
+  isZero,
+  makeDisk,
+  makeIso,
+  partition,
+  quietConsole,
+  readAt,
+  sfdiskJson,
+  sfdiskVerify,
+  startHttp,
+  tempDir,
+  type TestHttp,
+} from './support.ts';
 
 const NODE = { uuid: '1be26c0b-03f2-4d2e-ae87-c02d7f33c123', name: 'node-7' };
 
@@ -106,7 +121,9 @@ describe('config drive images', () => {
   it('takes a gzipped base64 ISO, a plain base64 ISO (line-wrapped too) and a URL of one', async () => {
     expect((await configDriveImage(gzipSync(iso).toString('base64'), NODE)).equals(iso)).toBe(true);
     expect((await configDriveImage(iso.toString('base64'), NODE)).equals(iso)).toBe(true);
-    const wrapped = gzipSync(iso).toString('base64').replace(/(.{76})/g, '$1\n');
+    const wrapped = gzipSync(iso)
+      .toString('base64')
+      .replace(/(.{76})/g, '$1\n');
     expect((await configDriveImage(wrapped, NODE)).equals(iso)).toBe(true);
     expect((await configDriveImage(`${server.url}/cd.gz.b64`, NODE)).equals(iso)).toBe(true);
     const gone = await refusal(configDriveImage(`${server.url}/missing?sig=s3cret`, NODE));
@@ -122,7 +139,10 @@ describe('config drive images', () => {
       [notIso.toString('base64'), /not an ISO9660 image/],
       [gzipSync(notIso).toString('base64'), /not an ISO9660 image/],
       [Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3, 4, 5, 6]).toString('base64'), /not a valid gzip stream/],
-      [gzipSync(Buffer.alloc(MAX_CONFIGDRIVE + MIB)).toString('base64'), new RegExp(`larger than ${MAX_CONFIGDRIVE} bytes once decompressed`)],
+      [
+        gzipSync(Buffer.alloc(MAX_CONFIGDRIVE + MIB)).toString('base64'),
+        new RegExp(`larger than ${MAX_CONFIGDRIVE} bytes once decompressed`),
+      ],
       ['', /must be a JSON object or a \(gzipped\) base64 ISO9660 image/],
       [42, /must be a JSON object or a \(gzipped\) base64 ISO9660 image/],
       [['a'], /must be a JSON object or a \(gzipped\) base64 ISO9660 image/],
@@ -207,7 +227,10 @@ describe('config drive placement on the disk', () => {
 
   it('MBR with four primary partitions is refused, the disk unchanged', async () => {
     const disk = makeDisk(t.file('mbr4.img'), 96 * MIB);
-    partition(disk, 'label: dos\nstart=2048, size=2048, type=83\nstart=4096, size=2048, type=83\nstart=6144, size=2048, type=83\nstart=8192, size=2048, type=83\n');
+    partition(
+      disk,
+      'label: dos\nstart=2048, size=2048, type=83\nstart=4096, size=2048, type=83\nstart=6144, size=2048, type=83\nstart=8192, size=2048, type=83\n',
+    );
     const before = readAt(disk, 0, MIB);
     const { out } = quietConsole();
     const err = await refusal(writeConfigDrive(disk, iso, 8 * MIB, out));

@@ -16,7 +16,20 @@ import { eraseDevices, eraseDevicesMetadata } from '../../../src/agent/erase.ts'
 import { AgentCommandError } from '../../../src/agent/errors.ts';
 import { buildHandlers } from '../../../src/agent/extensions.ts';
 import { readPartitionTable } from '../../../src/agent/partition-table.ts';
-import { LINUX_FS, MIB, allocated, isZero, makeDisk, partition, quietConsole, readAt, sfdiskJson, startHttp, tempDir, type TestHttp } from './support.ts';
+import {
+  LINUX_FS,
+  MIB,
+  allocated,
+  isZero,
+  makeDisk,
+  partition,
+  quietConsole,
+  readAt,
+  sfdiskJson,
+  startHttp,
+  tempDir,
+  type TestHttp,
+} from './support.ts';
 
 const EFI = 'C12A7328-F81F-11D2-BA4B-00A0C93EC93B';
 const DISK_GUID = '11111111-2222-4333-8444-555555555555';
@@ -41,13 +54,16 @@ describe('partition tables', () => {
 
   it('reads GPT partitions with their numbers, byte ranges, unique GUIDs and names, and the disk GUID', async () => {
     const disk = makeDisk(t.file('gpt.img'), 16 * MIB);
-    partition(disk, [
-      'label: gpt',
-      `label-id: ${DISK_GUID}`,
-      `start=2048, size=2048, type=${EFI}, uuid=${ESP_GUID}, name="EFI system"`,
-      `start=8192, size=4096, type=${LINUX_FS}, uuid=${ROOT_GUID}, name="root fs"`,
-      '',
-    ].join('\n'));
+    partition(
+      disk,
+      [
+        'label: gpt',
+        `label-id: ${DISK_GUID}`,
+        `start=2048, size=2048, type=${EFI}, uuid=${ESP_GUID}, name="EFI system"`,
+        `start=8192, size=4096, type=${LINUX_FS}, uuid=${ROOT_GUID}, name="root fs"`,
+        '',
+      ].join('\n'),
+    );
     const table = await readPartitionTable(disk);
     expect(table).toEqual({
       type: 'gpt',
@@ -59,12 +75,17 @@ describe('partition tables', () => {
     });
     // The same as sfdisk sees it.
     const sf = sfdiskJson(disk);
-    expect(sf.partitions.map((p) => [p.start * 512, p.size * 512, p.uuid?.toLowerCase(), p.name])).toEqual(table.partitions.map((p) => [p.start, p.size, p.uuid, p.name]));
+    expect(sf.partitions.map((p) => [p.start * 512, p.size * 512, p.uuid?.toLowerCase(), p.name])).toEqual(
+      table.partitions.map((p) => [p.start, p.size, p.uuid, p.name]),
+    );
   });
 
   it('reads MBR primaries with blkid-style ids, skipping empty slots and the extended container', async () => {
     const disk = makeDisk(t.file('mbr.img'), 32 * MIB);
-    partition(disk, 'label: dos\nlabel-id: 0x0badcafe\nstart=2048, size=4096, type=83\nstart=8192, size=16384, type=5\nstart=10240, size=2048, type=83\n');
+    partition(
+      disk,
+      'label: dos\nlabel-id: 0x0badcafe\nstart=2048, size=4096, type=83\nstart=8192, size=16384, type=5\nstart=10240, size=2048, type=83\n',
+    );
     const table = await readPartitionTable(disk);
     expect(table.type).toBe('dos');
     expect(table.diskId).toBe('0badcafe');
@@ -102,9 +123,12 @@ describe('clean steps', () => {
   const t = tempDir('erase');
   afterAll(() => t.rm());
 
-  it('erase_devices_metadata zeroes the table, both GPT headers and each partition\'s first and last MiB — and nothing else', async () => {
+  it("erase_devices_metadata zeroes the table, both GPT headers and each partition's first and last MiB — and nothing else", async () => {
     const disk = makeDisk(t.file('meta.img'), 64 * MIB);
-    partition(disk, `label: gpt\nstart=2048, size=40960, type=${LINUX_FS}, name="root"\nstart=81920, size=32768, type=${LINUX_FS}, name="data"\n`);
+    partition(
+      disk,
+      `label: gpt\nstart=2048, size=40960, type=${LINUX_FS}, name="root"\nstart=81920, size=32768, type=${LINUX_FS}, name="data"\n`,
+    );
     const fd = fs.openSync(disk, 'r+');
     const writes: Array<[number, boolean]> = [
       [MIB + 1024, true], // root: superblock
@@ -153,7 +177,11 @@ describe('clean steps', () => {
     expect(allocated(disk)).toBeLessThan(MIB);
     const fractions: number[] = [];
     const bytes: Array<[number, number]> = [];
-    const result = await eraseDevices(disk, (f) => fractions.push(f), (b, total) => bytes.push([b, total]));
+    const result = await eraseDevices(
+      disk,
+      (f) => fractions.push(f),
+      (b, total) => bytes.push([b, total]),
+    );
     expect(result).toEqual({ size, rewritten: 4 * MIB + 4 * MIB + MIB });
     expect(isZero(fs.readFileSync(disk))).toBe(true);
     expect(fs.statSync(disk).size).toBe(size);
@@ -171,12 +199,20 @@ describe('clean steps', () => {
     const handlers = buildHandlers({ diskPath: disk, out, node: () => null, shutdown: () => undefined });
     const run = handlers.get('clean.execute_clean_step')!;
     const progress: CommandProgress[] = [];
-    const res = await run({ step: { step: 'erase_devices', interface: 'deploy', args: { secret: 'x' } }, clean_version: { generic_hardware_manager: '1.2' } }, (p) => progress.push(p));
-    expect(res).toEqual({ clean_result: { size: 8 * MIB, rewritten: 4 * MIB }, clean_step: { step: 'erase_devices', interface: 'deploy' } });
+    const res = await run(
+      { step: { step: 'erase_devices', interface: 'deploy', args: { secret: 'x' } }, clean_version: { generic_hardware_manager: '1.2' } },
+      (p) => progress.push(p),
+    );
+    expect(res).toEqual({
+      clean_result: { size: 8 * MIB, rewritten: 4 * MIB },
+      clean_step: { step: 'erase_devices', interface: 'deploy' },
+    });
     expect(progress.at(-1)).toEqual({ phase: 'erase', bytes: 8 * MIB, total: 8 * MIB });
     const unknown = await refusal(run({ step: { step: 'burnin_cpu' } }, () => undefined));
     expect(unknown.type).toBe('HardwareManagerMethodNotFound');
-    const mismatch = await refusal(run({ step: { step: 'erase_devices' }, clean_version: { generic_hardware_manager: '0.9' } }, () => undefined));
+    const mismatch = await refusal(
+      run({ step: { step: 'erase_devices' }, clean_version: { generic_hardware_manager: '0.9' } }, () => undefined),
+    );
     expect(mismatch.type).toBe('CleanVersionMismatch');
     expect((await refusal(run({ step: 'erase_devices' }, () => undefined))).type).toBe('InvalidCommandParamsError');
   });
@@ -193,7 +229,8 @@ describe('capture', () => {
     iso = await configDriveImage({ meta_data: { hostname: 'secret-host' } }, {});
     server = await startHttp((req, res, body) => {
       if (req.method !== 'PUT') return res.writeHead(405).end();
-      if (req.url?.startsWith('/full')) return res.writeHead(413, { 'content-type': 'application/json' }).end('{"message": "the store is full"}');
+      if (req.url?.startsWith('/full'))
+        return res.writeHead(413, { 'content-type': 'application/json' }).end('{"message": "the store is full"}');
       uploads.push(body);
       return res.writeHead(204).end();
     });
@@ -211,7 +248,7 @@ describe('capture', () => {
     t.rm();
   });
 
-  it('the extent ends with the instance\'s last partition (MiB-rounded), leaving the config drive out', async () => {
+  it("the extent ends with the instance's last partition (MiB-rounded), leaving the config drive out", async () => {
     expect(await captureExtent(gptDisk)).toBe(7 * MIB);
     // An MBR config drive partition is recognised by its ISO's volume id.
     const mbr = makeDisk(t.file('mbr.img'), 64 * MIB);
@@ -238,7 +275,9 @@ describe('capture', () => {
     const { out } = quietConsole();
     const progress: CommandProgress[] = [];
     uploads.length = 0;
-    const raw = await captureImage({ upload_url: `${server.url}/up?temp_url_sig=s3cret`, disk_format: 'raw' }, gptDisk, out, (p) => progress.push(p));
+    const raw = await captureImage({ upload_url: `${server.url}/up?temp_url_sig=s3cret`, disk_format: 'raw' }, gptDisk, out, (p) =>
+      progress.push(p),
+    );
     expect(raw).toEqual({ extent: 7 * MIB, disk_format: 'raw', bytes_uploaded: 7 * MIB });
     expect(uploads[0]!.equals(readAt(gptDisk, 0, 7 * MIB))).toBe(true);
     expect(uploads[0]!.includes(Buffer.from('secret-host'))).toBe(false);
@@ -258,11 +297,17 @@ describe('capture', () => {
 
   it('a refused upload or bad parameters fail naming the cause', async () => {
     const { out } = quietConsole();
-    const full = await refusal(captureImage({ upload_url: `${server.url}/full?temp_url_sig=s3cret`, disk_format: 'raw' }, gptDisk, out, () => undefined));
+    const full = await refusal(
+      captureImage({ upload_url: `${server.url}/full?temp_url_sig=s3cret`, disk_format: 'raw' }, gptDisk, out, () => undefined),
+    );
     expect(full.type).toBe('ImageUploadError');
     expect(full.details).toMatch(/PUT http:\/\/127\.0\.0\.1:\d+\/full returned HTTP 413: .*the store is full/);
     expect(full.message).not.toContain('s3cret');
-    expect((await refusal(captureImage({ upload_url: 'file:///tmp/x' }, gptDisk, out, () => undefined))).details).toMatch(/upload_url must be an http\(s\) URL/);
-    expect((await refusal(captureImage({ upload_url: server.url, disk_format: 'vmdk' }, gptDisk, out, () => undefined))).details).toMatch(/disk_format "vmdk" is not supported/);
+    expect((await refusal(captureImage({ upload_url: 'file:///tmp/x' }, gptDisk, out, () => undefined))).details).toMatch(
+      /upload_url must be an http\(s\) URL/,
+    );
+    expect((await refusal(captureImage({ upload_url: server.url, disk_format: 'vmdk' }, gptDisk, out, () => undefined))).details).toMatch(
+      /disk_format "vmdk" is not supported/,
+    );
   });
 });

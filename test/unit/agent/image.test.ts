@@ -11,7 +11,19 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CommandProgress } from '../../../src/agent/commands.ts';
 import { AgentCommandError } from '../../../src/agent/errors.ts';
 import { checkImageInfo, writeImage } from '../../../src/agent/image.ts';
-import { MIB, convertImage, emptyQcow2, hashOf, isZero, makeDisk, quietConsole, readAt, startHttp, tempDir, type TestHttp } from './support.ts';
+import {
+  MIB,
+  convertImage,
+  emptyQcow2,
+  hashOf,
+  isZero,
+  makeDisk,
+  quietConsole,
+  readAt,
+  startHttp,
+  tempDir,
+  type TestHttp,
+} from './support.ts';
 
 const DISK = 16 * MIB;
 
@@ -51,7 +63,10 @@ describe('agent image write', () => {
   beforeEach(() => {
     routes.clear();
     // A disk whose head holds an old system (0xa5 bytes) and which has data at 8 MiB.
-    disk = makeDisk(t.file('disk.img'), DISK, [[0, marker], [8 * MIB, Buffer.from('keep me')]]);
+    disk = makeDisk(t.file('disk.img'), DISK, [
+      [0, marker],
+      [8 * MIB, Buffer.from('keep me')],
+    ]);
   });
 
   /** Serve `route` at a fresh path; returns the image_info for it. */
@@ -82,7 +97,13 @@ describe('agent image write', () => {
     const { out } = quietConsole();
     const info = image(serve(raw), { disk_format: 'raw', os_hash_algo: 'sha512', os_hash_value: hashOf(raw, 'sha512') });
     const result = await writeImage(info, disk, out, (p) => progress.push(p));
-    expect(result).toEqual({ bytes_written: raw.length, bytes_downloaded: raw.length, disk_format: 'raw', os_hash_algo: 'sha512', os_hash_value: hashOf(raw, 'sha512') });
+    expect(result).toEqual({
+      bytes_written: raw.length,
+      bytes_downloaded: raw.length,
+      disk_format: 'raw',
+      os_hash_algo: 'sha512',
+      os_hash_value: hashOf(raw, 'sha512'),
+    });
     expect(readAt(disk, 0, raw.length).equals(raw)).toBe(true);
     // What lies beyond the image is left alone; the disk keeps its size.
     expect(readAt(disk, 8 * MIB, 7).toString()).toBe('keep me');
@@ -97,7 +118,13 @@ describe('agent image write', () => {
     const target = image(serve(raw));
     const path = new URL((target.urls as string[])[0]!).pathname;
     routes.set('/moved', (_req, res) => res.writeHead(302, { location: `${path}?temp_url_sig=s3cret` }).end());
-    const info = { id: 'img', urls: [`${server.url}/moved`], disk_format: 'raw', os_hash_algo: 'sha256', os_hash_value: hashOf(raw, 'sha256') };
+    const info = {
+      id: 'img',
+      urls: [`${server.url}/moved`],
+      disk_format: 'raw',
+      os_hash_algo: 'sha256',
+      os_hash_value: hashOf(raw, 'sha256'),
+    };
     expect((await writeImage(info, disk, out)).bytes_written).toBe(raw.length);
     routes.set('/loop', (_req, res) => res.writeHead(307, { location: '/loop' }).end());
     const err = await failed({ id: 'img', urls: [`${server.url}/loop`], os_hash_algo: 'sha256', os_hash_value: hashOf(raw, 'sha256') });
@@ -117,7 +144,12 @@ describe('agent image write', () => {
     const { out } = quietConsole();
     const info = image(serve(qcow2), { disk_format: 'qcow2', os_hash_algo: 'sha256', os_hash_value: hashOf(qcow2) });
     const result = await writeImage(info, disk, out, (p) => progress.push(p));
-    expect(result).toMatchObject({ bytes_written: raw.length, bytes_downloaded: qcow2.length, disk_format: 'qcow2', os_hash_value: hashOf(qcow2) });
+    expect(result).toMatchObject({
+      bytes_written: raw.length,
+      bytes_downloaded: qcow2.length,
+      disk_format: 'qcow2',
+      os_hash_value: hashOf(qcow2),
+    });
     expect(readAt(disk, 0, raw.length).equals(raw)).toBe(true);
     expect(readAt(disk, 8 * MIB, 7).toString()).toBe('keep me');
     expect(fs.statSync(disk).size).toBe(DISK);

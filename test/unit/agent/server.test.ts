@@ -14,7 +14,13 @@ import { AGENT_VERSION, startCommandServer, tokenMatches } from '../../../src/ag
 const TOKEN = 'agent-token-0123456789';
 
 /** A command the test ends: `release()` resolves it; `progress` reports through it. */
-function controllable(): { handler: CommandHandler; release(value?: Record<string, unknown>): void; fail(err: Error): void; progress(p: CommandProgress): void; started: Promise<void> } {
+function controllable(): {
+  handler: CommandHandler;
+  release(value?: Record<string, unknown>): void;
+  fail(err: Error): void;
+  progress(p: CommandProgress): void;
+  started: Promise<void>;
+} {
   let release!: (v: Record<string, unknown>) => void;
   let fail!: (e: Error) => void;
   let report: (p: CommandProgress) => void = () => undefined;
@@ -37,7 +43,12 @@ function controllable(): { handler: CommandHandler; release(value?: Record<strin
 }
 
 /** A raw HTTP request: status and parsed JSON body. */
-function request(url: string, method: string, body?: string | Buffer, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+function request(
+  url: string,
+  method: string,
+  body?: string | Buffer,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
       const chunks: Buffer[] = [];
@@ -60,7 +71,13 @@ describe('agent command runner', () => {
         ['standby.slow', slow.handler],
         ['standby.bad', async () => Promise.reject(imageChecksumError('sha256 differs'))],
         ['standby.crash', async () => Promise.reject(new Error('disk on fire'))],
-        ['clean.mismatch', async () => Promise.reject(new AgentCommandError('CleanVersionMismatch', 500, 'Clean version mismatch', 'generic_hardware_manager: 1.2 vs 0.9'))],
+        [
+          'clean.mismatch',
+          async () =>
+            Promise.reject(
+              new AgentCommandError('CleanVersionMismatch', 500, 'Clean version mismatch', 'generic_hardware_manager: 1.2 vs 0.9'),
+            ),
+        ],
       ]),
     );
     const r = runner.start('standby.slow', {});
@@ -82,10 +99,19 @@ describe('agent command runner', () => {
 
     const bad = runner.start('standby.bad', {});
     await runner.wait(bad.id, 5000);
-    expect(bad).toMatchObject({ command_status: 'FAILED', command_result: null, command_error: { type: 'ImageChecksumError', code: 500, message: 'Error verifying image checksum', details: 'sha256 differs' } });
+    expect(bad).toMatchObject({
+      command_status: 'FAILED',
+      command_result: null,
+      command_error: { type: 'ImageChecksumError', code: 500, message: 'Error verifying image checksum', details: 'sha256 differs' },
+    });
     const crash = runner.start('standby.crash', {});
     await runner.wait(crash.id, 5000);
-    expect(crash.command_error).toEqual({ type: 'CommandExecutionError', code: 500, message: 'Command execution failed', details: 'disk on fire' });
+    expect(crash.command_error).toEqual({
+      type: 'CommandExecutionError',
+      code: 500,
+      message: 'Command execution failed',
+      details: 'disk on fire',
+    });
     const mismatch = runner.start('clean.mismatch', {});
     await runner.wait(mismatch.id, 5000);
     expect(mismatch.command_status).toBe('CLEAN_VERSION_MISMATCH');
@@ -112,7 +138,9 @@ describe('agent command runner', () => {
 
   it('refuses unknown commands and extensions', () => {
     const runner = new CommandRunner(new Map([['standby.sync', async () => null]]));
-    expect(() => runner.start('standby.fly', {})).toThrow(expect.objectContaining({ type: 'InvalidCommandError', code: 400, details: 'Unknown command: standby.fly' }));
+    expect(() => runner.start('standby.fly', {})).toThrow(
+      expect.objectContaining({ type: 'InvalidCommandError', code: 400, details: 'Unknown command: standby.fly' }),
+    );
     expect(() => runner.start('rescue.finalize_rescue', {})).toThrow(expect.objectContaining({ details: 'Unknown extension: rescue' }));
   });
 
@@ -134,7 +162,13 @@ describe('agent command API', () => {
       ['standby.echo', async (params) => ({ echo: params })],
       ['standby.slow', (params, progress) => slow.handler(params, progress)],
     ]);
-    const started = await startCommandServer({ host: '127.0.0.1', port: 0, runner: new CommandRunner(handlers), token: () => token, waitLimitMs: 300 });
+    const started = await startCommandServer({
+      host: '127.0.0.1',
+      port: 0,
+      runner: new CommandRunner(handlers),
+      token: () => token,
+      waitLimitMs: 300,
+    });
     server = started.server;
     base = `http://127.0.0.1:${started.port}`;
   });
@@ -143,7 +177,8 @@ describe('agent command API', () => {
     await new Promise((r) => server.close(r));
   });
 
-  const post = (query: string, body: unknown) => request(`${base}/v1/commands/?${query}`, 'POST', typeof body === 'string' ? body : JSON.stringify(body));
+  const post = (query: string, body: unknown) =>
+    request(`${base}/v1/commands/?${query}`, 'POST', typeof body === 'string' ? body : JSON.stringify(body));
 
   it('GET / and /v1/status describe the agent', async () => {
     const root = await request(`${base}/`, 'GET');
@@ -159,7 +194,10 @@ describe('agent command API', () => {
 
   it('refuses commands without the agent token, with a wrong one, and before the lookup gave one (401)', async () => {
     const missing = await post('wait=true', { name: 'standby.echo', params: {} });
-    expect(missing).toEqual({ status: 401, body: { faultcode: 'Client', faultstring: 'Unauthorized: agent_token is required', debuginfo: null } });
+    expect(missing).toEqual({
+      status: 401,
+      body: { faultcode: 'Client', faultstring: 'Unauthorized: agent_token is required', debuginfo: null },
+    });
     const wrong = await post(`agent_token=${TOKEN}x`, { name: 'standby.echo', params: {} });
     expect(wrong.status).toBe(401);
     expect(wrong.body.faultstring).toBe('Unauthorized: agent_token does not match');
@@ -178,7 +216,12 @@ describe('agent command API', () => {
   it('runs a command with wait=true and shows it by id and in the list', async () => {
     const res = await post(`wait=true&agent_token=${TOKEN}`, { name: 'standby.echo', params: { a: 1 } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ command_name: 'echo', command_status: 'SUCCEEDED', command_error: null, command_result: { echo: { a: 1 } } });
+    expect(res.body).toMatchObject({
+      command_name: 'echo',
+      command_status: 'SUCCEEDED',
+      command_error: null,
+      command_result: { echo: { a: 1 } },
+    });
     const one = await request(`${base}/v1/commands/${res.body.id}`, 'GET');
     expect(one).toEqual({ status: 200, body: res.body });
     const list = await request(`${base}/v1/commands`, 'GET');
@@ -193,30 +236,40 @@ describe('agent command API', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.body.faultstring).toBe('Invalid command: Unknown command: standby.fly');
     expect((await post(`agent_token=${TOKEN}`, { name: 'fly', params: {} })).status).toBe(400);
-    expect((await post(`agent_token=${TOKEN}`, { name: 'standby.echo', params: [1] })).body.faultstring).toMatch(/"params" must be an object/);
+    expect((await post(`agent_token=${TOKEN}`, { name: 'standby.echo', params: [1] })).body.faultstring).toMatch(
+      /"params" must be an object/,
+    );
     expect((await post(`agent_token=${TOKEN}`, '{"name": ')).body.faultstring).toBe('Invalid command: the body is not valid JSON');
     expect((await post(`agent_token=${TOKEN}`, '[1, 2]')).body.faultstring).toBe('Invalid command: the body must be a JSON object');
     // A body announced larger than 100 MiB is refused before it is read.
     const big = await new Promise<number>((resolve, reject) => {
-      const req = http.request(`${base}/v1/commands/?agent_token=${TOKEN}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(101 * 1024 * 1024) } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-        req.destroy();
-      });
+      const req = http.request(
+        `${base}/v1/commands/?agent_token=${TOKEN}`,
+        { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(101 * 1024 * 1024) } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+          req.destroy();
+        },
+      );
       req.on('error', reject);
       req.write('{"name": "standby.echo", "params": {"x": "');
     });
     expect(big).toBe(413);
     // A chunked body (no Content-Length) is refused once it passes the limit.
     const streamed = await new Promise<{ status: number; body: any }>((resolve, reject) => {
-      const req = http.request(`${base}/v1/commands/?agent_token=${TOKEN}`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-          req.destroy();
-        });
-      });
+      const req = http.request(
+        `${base}/v1/commands/?agent_token=${TOKEN}`,
+        { method: 'POST', headers: { 'content-type': 'application/json' } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+            req.destroy();
+          });
+        },
+      );
       // The agent closes the connection after its answer: writing on may fail with EPIPE/ECONNRESET.
       req.on('error', (e: NodeJS.ErrnoException) => (['EPIPE', 'ECONNRESET'].includes(e.code ?? '') ? undefined : reject(e)));
       const block = Buffer.alloc(4 * 1024 * 1024, 0x61);
@@ -244,7 +297,10 @@ describe('agent command API', () => {
     const t0 = Date.now();
     const waited = await request(`${base}/v1/commands/${started.body.id}?wait=true`, 'GET');
     expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
-    expect(waited.body).toMatchObject({ command_status: 'RUNNING', command_result: { progress: { phase: 'download', bytes: 5, total: 10 } } });
+    expect(waited.body).toMatchObject({
+      command_status: 'RUNNING',
+      command_result: { progress: { phase: 'download', bytes: 5, total: 10 } },
+    });
     const busy = await post(`agent_token=${TOKEN}`, { name: 'standby.echo', params: {} });
     expect(busy.status).toBe(409);
     expect(busy.body.faultstring).toMatch(/^Agent is busy: executing command slow/);

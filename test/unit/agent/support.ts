@@ -146,7 +146,13 @@ export function partition(file: string, script: string): void {
 }
 
 /** `sfdisk -J` of the disk file: the table as sfdisk sees it. */
-export function sfdiskJson(file: string): { label: string; id: string; firstlba?: number; lastlba?: number; partitions: Array<{ node: string; start: number; size: number; type: string; uuid?: string; name?: string }> } {
+export function sfdiskJson(file: string): {
+  label: string;
+  id: string;
+  firstlba?: number;
+  lastlba?: number;
+  partitions: Array<{ node: string; start: number; size: number; type: string; uuid?: string; name?: string }>;
+} {
   return (JSON.parse(execFileSync('sfdisk', ['-J', file], { encoding: 'utf8' })) as { partitiontable: any }).partitiontable;
 }
 
@@ -164,7 +170,20 @@ export function makeIso(dir: string, files: Record<string, string>, volumeId = '
       fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
       fs.writeFileSync(path.join(root, name), body);
     }
-    execFileSync('genisoimage', ['-quiet', '-o', iso, '-ldots', '-allow-lowercase', '-allow-multidot', '-l', '-J', '-r', '-V', volumeId, root]);
+    execFileSync('genisoimage', [
+      '-quiet',
+      '-o',
+      iso,
+      '-ldots',
+      '-allow-lowercase',
+      '-allow-multidot',
+      '-l',
+      '-J',
+      '-r',
+      '-V',
+      volumeId,
+      root,
+    ]);
     return fs.readFileSync(iso);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

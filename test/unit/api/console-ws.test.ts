@@ -5,7 +5,15 @@
  * limit, and the grant checks ending a session with 4401 or 4409.
  */
 import { describe, expect, it } from 'vitest';
-import { closeFor, closeSocket, DROPPED_NOTICE, MAX_BUFFERED_OUTPUT, READ_ONLY_NOTICE, serveConsole, type ConsoleSocket } from '../../../src/api/common/console-ws.ts';
+import {
+  closeFor,
+  closeSocket,
+  DROPPED_NOTICE,
+  MAX_BUFFERED_OUTPUT,
+  READ_ONLY_NOTICE,
+  serveConsole,
+  type ConsoleSocket,
+} from '../../../src/api/common/console-ws.ts';
 import { NotFoundError, UnauthorizedError } from '../../../src/domain/errors.ts';
 import type { ConsoleSession } from '../../../src/domain/hardware/console.ts';
 import { HardwareError } from '../../../src/domain/hardware/interfaces.ts';
@@ -94,7 +102,11 @@ describe('serveConsole', () => {
   });
 
   it('closes with 4401 when the token ends and 4409 when the console is disabled', async () => {
-    for (const [why, code] of [['token', 4401], ['disabled', 4409], ['access', 4409]] as const) {
+    for (const [why, code] of [
+      ['token', 4401],
+      ['disabled', 4409],
+      ['access', 4409],
+    ] as const) {
       const sock = new MemorySocket();
       const session = memorySession();
       await serveConsole(sock, async () => grant(session, true, async () => ({ why, message: `ended: ${why}` })), log);
@@ -112,9 +124,13 @@ describe('serveConsole', () => {
     ];
     for (const [err, code, reason] of cases) {
       const sock = new MemorySocket();
-      await serveConsole(sock, async () => {
-        throw err;
-      }, log);
+      await serveConsole(
+        sock,
+        async () => {
+          throw err;
+        },
+        log,
+      );
       expect(sock.closedWith?.code).toBe(code);
       expect(sock.closedWith?.reason).toMatch(reason);
     }

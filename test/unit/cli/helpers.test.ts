@@ -48,7 +48,9 @@ describe('settingsFromEnv', () => {
 describe('apiErrorMessage', () => {
   it('reads esi-leap, Ironic, Keystone and plain bodies', () => {
     expect(apiErrorMessage({ faultcode: 'Client', faultstring: 'Offer x not found.', debuginfo: null }, 404)).toBe('Offer x not found.');
-    expect(apiErrorMessage({ error_message: JSON.stringify({ faultstring: 'Node y could not be found.' }) }, 404)).toBe('Node y could not be found.');
+    expect(apiErrorMessage({ error_message: JSON.stringify({ faultstring: 'Node y could not be found.' }) }, 404)).toBe(
+      'Node y could not be found.',
+    );
     expect(apiErrorMessage({ error_message: 'plain' }, 400)).toBe('plain');
     expect(apiErrorMessage({ error: { code: 401, title: 'Unauthorized', message: 'Nope.' } }, 401)).toBe('Nope.');
     expect(apiErrorMessage({ message: 'm' }, 500)).toBe('m');
@@ -101,7 +103,13 @@ describe('output', () => {
   ];
   const labels = ['UUID', 'Props', 'Name', 'Flag'];
   it('cellText writes None, True/False and JSON', () => {
-    expect([cellText(null), cellText(undefined), cellText(true), cellText({ a: 1 }), cellText(3)]).toEqual(['None', '', 'True', '{"a":1}', '3']);
+    expect([cellText(null), cellText(undefined), cellText(true), cellText({ a: 1 }), cellText(3)]).toEqual([
+      'None',
+      '',
+      'True',
+      '{"a":1}',
+      '3',
+    ]);
   });
   it('lists as table, json, yaml and value, with -c selection in command order', () => {
     const t = capture();
@@ -119,7 +127,10 @@ describe('output', () => {
     );
     const j = capture();
     printList(labels, rows, { format: 'json', column: ['Name', 'UUID'] }, j.write);
-    expect(JSON.parse(j.get())).toEqual([{ UUID: 'u1', Name: null }, { UUID: 'u2', Name: 'x' }]);
+    expect(JSON.parse(j.get())).toEqual([
+      { UUID: 'u1', Name: null },
+      { UUID: 'u2', Name: 'x' },
+    ]);
     const v = capture();
     printList(labels, rows, { format: 'value', column: ['UUID', 'Flag'] }, v.write);
     expect(v.get()).toBe('u1 True\nu2 False\n');
@@ -133,10 +144,34 @@ describe('output', () => {
   });
   it('shows a record as Field/Value', () => {
     const t = capture();
-    printShow([['id', 'x'], ['props', { k: 'v' }]], { format: 'table', column: [] }, t.write);
-    expect(t.get()).toBe(['+-------+-----------+', '| Field | Value     |', '+-------+-----------+', '| id    | x         |', '| props | {"k":"v"} |', '+-------+-----------+', ''].join('\n'));
+    printShow(
+      [
+        ['id', 'x'],
+        ['props', { k: 'v' }],
+      ],
+      { format: 'table', column: [] },
+      t.write,
+    );
+    expect(t.get()).toBe(
+      [
+        '+-------+-----------+',
+        '| Field | Value     |',
+        '+-------+-----------+',
+        '| id    | x         |',
+        '| props | {"k":"v"} |',
+        '+-------+-----------+',
+        '',
+      ].join('\n'),
+    );
     const v = capture();
-    printShow([['id', 'x'], ['n', null]], { format: 'value', column: [] }, v.write);
+    printShow(
+      [
+        ['id', 'x'],
+        ['n', null],
+      ],
+      { format: 'value', column: [] },
+      v.write,
+    );
     expect(v.get()).toBe('x\nNone\n');
   });
 });

@@ -30,18 +30,27 @@ describe('agent selection and steps', () => {
 
   it('automated cleaning erases metadata, and the whole disk when driver_info asks; manual steps as requested', () => {
     expect(agentCleanSteps(makeNode(), null).map((s) => s.step)).toEqual(['erase_devices_metadata']);
-    expect(agentCleanSteps(makeNode({ driver_info: { agent_erase_devices: true } }), null).map((s) => s.step)).toEqual(['erase_devices_metadata', 'erase_devices']);
-    expect(agentCleanSteps(makeNode(), [{ interface: 'deploy', step: 'erase_devices' }])).toEqual([{ interface: 'deploy', step: 'erase_devices' }]);
+    expect(agentCleanSteps(makeNode({ driver_info: { agent_erase_devices: true } }), null).map((s) => s.step)).toEqual([
+      'erase_devices_metadata',
+      'erase_devices',
+    ]);
+    expect(agentCleanSteps(makeNode(), [{ interface: 'deploy', step: 'erase_devices' }])).toEqual([
+      { interface: 'deploy', step: 'erase_devices' },
+    ]);
     // The owner's lease policy asks for a full erase: automated cleaning only.
     expect(agentCleanSteps(makeNode(), null, true).map((s) => s.step)).toEqual(['erase_devices_metadata', 'erase_devices']);
-    expect(agentCleanSteps(makeNode(), [{ interface: 'deploy', step: 'erase_devices_metadata' }], true).map((s) => s.step)).toEqual(['erase_devices_metadata']);
+    expect(agentCleanSteps(makeNode(), [{ interface: 'deploy', step: 'erase_devices_metadata' }], true).map((s) => s.step)).toEqual([
+      'erase_devices_metadata',
+    ]);
     expect(isAgentCleanStep({ interface: 'deploy', step: 'erase_devices' })).toBe(true);
     expect(isAgentCleanStep({ interface: 'deploy', step: 'toString' })).toBe(false);
     expect(isAgentCleanStep({ interface: 'bios', step: 'erase_devices' })).toBe(false);
   });
 
   it('describes agent command errors of every shape', () => {
-    expect(describeCommandError({ type: 'ImageChecksumError', message: 'bad sum', details: 'bad sum' })).toBe('ImageChecksumError: bad sum');
+    expect(describeCommandError({ type: 'ImageChecksumError', message: 'bad sum', details: 'bad sum' })).toBe(
+      'ImageChecksumError: bad sum',
+    );
     expect(describeCommandError('plain')).toBe('plain');
     expect(describeCommandError(null)).toBe('no error details');
     expect(describeCommandError({ code: 500 })).toBe('{"code":500}');
@@ -78,7 +87,8 @@ describe('agent token, temp URLs, callback URLs', () => {
 
   it('accepts only http(s) callback URLs without credentials', () => {
     expect(callbackUrl('http://127.0.0.1:9999/')).toBe('http://127.0.0.1:9999');
-    for (const bad of ['ftp://x', 'nope', 'http://u:p@h', 42, null, `http://h/${'a'.repeat(3000)}`]) expect(() => callbackUrl(bad)).toThrow(/callback_url/);
+    for (const bad of ['ftp://x', 'nope', 'http://u:p@h', 42, null, `http://h/${'a'.repeat(3000)}`])
+      expect(() => callbackUrl(bad)).toThrow(/callback_url/);
   });
 });
 
@@ -132,7 +142,12 @@ describe('the deploy stage with an agent (real HTTP peer)', () => {
     return { images, record: async (_u, c) => void recorded.push(c), client: defaultAgentClient, commandTimeoutS: 5 };
   }
 
-  const instance = { image_source: 'http://images/disk.raw', image_os_hash_algo: 'sha256', image_os_hash_value: 'a'.repeat(64), configdrive: { meta_data: { hostname: 'h1' } } };
+  const instance = {
+    image_source: 'http://images/disk.raw',
+    image_os_hash_algo: 'sha256',
+    image_os_hash_value: 'a'.repeat(64),
+    configdrive: { meta_data: { hostname: 'h1' } },
+  };
 
   /** A node whose agent called back (its session at the test's peer), in `deploying`. */
   const calledBack = (env: ReturnType<typeof makeEnv>, token: string, extra: Record<string, unknown> = {}) =>
@@ -149,7 +164,13 @@ describe('the deploy stage with an agent (real HTTP peer)', () => {
     const env = makeEnv();
     const recorded: ConductorChanges[] = [];
     const agent = agentEnv(env, recorded);
-    const node = makeNode({ provision_state: 'deploying', target_provision_state: 'active', deploy_interface: 'direct', driver_info: { deploy_iso: 'iso' }, instance_info: instance });
+    const node = makeNode({
+      provision_state: 'deploying',
+      target_provision_state: 'active',
+      deploy_interface: 'direct',
+      driver_info: { deploy_iso: 'iso' },
+      instance_info: instance,
+    });
     const booted = await runAgentDeploy(env, agent, node);
     expect(booted.provision_state).toBe('wait call-back');
     expect(booted.driver_internal_info?.agent_boot).toBe('deploy');
@@ -159,7 +180,12 @@ describe('the deploy stage with an agent (real HTTP peer)', () => {
     const token = newAgentToken();
     const called = makeNode({
       ...node,
-      driver_internal_info: { ...booted.driver_internal_info, agent_url: peerUrl, agent_token_sealed: env.box.seal(token), agent_secret_token: hashAgentToken(token) },
+      driver_internal_info: {
+        ...booted.driver_internal_info,
+        agent_url: peerUrl,
+        agent_token_sealed: env.box.seal(token),
+        agent_secret_token: hashAgentToken(token),
+      },
     });
     const done = await runAgentDeploy(env, agent, called);
     expect(done.provision_state, String(done.last_error)).toBe('active');
@@ -167,7 +193,12 @@ describe('the deploy stage with an agent (real HTTP peer)', () => {
     expect(seen.every((s) => s.token === token)).toBe(true);
     const write = seen[0]!.params;
     expect(write.step.step).toBe('write_image');
-    expect(write.step.args.image_info).toMatchObject({ urls: ['http://images/disk.raw'], os_hash_algo: 'sha256', disk_format: 'raw', node_uuid: node.uuid });
+    expect(write.step.args.image_info).toMatchObject({
+      urls: ['http://images/disk.raw'],
+      os_hash_algo: 'sha256',
+      disk_format: 'raw',
+      node_uuid: node.uuid,
+    });
     expect(write.step.args.configdrive).toEqual({ meta_data: { hostname: 'h1' } });
     expect(JSON.stringify(write.node)).not.toContain(token);
     expect(done.driver_internal_info).not.toHaveProperty('agent_url');
@@ -198,13 +229,25 @@ describe('the deploy stage with an agent (real HTTP peer)', () => {
       calledBack(env, token, { agent_command: { id: 'c9', name: 'deploy.execute_deploy_step', deadline: Date.now() + 60_000, outcome } });
     seen = [];
     gets = 0;
-    const done = await runAgentDeploy(env, agentEnv(env, []), waiting({ command_status: 'SUCCEEDED', command_result: { deploy_result: { disk_flushed: true } }, command_error: null }));
+    const done = await runAgentDeploy(
+      env,
+      agentEnv(env, []),
+      waiting({ command_status: 'SUCCEEDED', command_result: { deploy_result: { disk_flushed: true } }, command_error: null }),
+    );
     expect(done.provision_state, String(done.last_error)).toBe('active');
     expect(gets).toBe(0);
     expect(seen).toEqual([]);
     expect(done.driver_internal_info).not.toHaveProperty('agent_command');
 
-    const failed = await runAgentDeploy(env, agentEnv(env, []), waiting({ command_status: 'FAILED', command_result: null, command_error: { type: 'ImageDownloadError', message: 'connection reset' } }));
+    const failed = await runAgentDeploy(
+      env,
+      agentEnv(env, []),
+      waiting({
+        command_status: 'FAILED',
+        command_result: null,
+        command_error: { type: 'ImageDownloadError', message: 'connection reset' },
+      }),
+    );
     expect(failed.provision_state).toBe('deploy failed');
     expect(failed.last_error).toMatch(/deploy\.write_image failed .*FAILED: ImageDownloadError: connection reset/);
     expect(gets).toBe(0);
@@ -224,7 +267,13 @@ describe('the deploy stage with an agent (real HTTP peer)', () => {
     } finally {
       failWrite = false;
     }
-    const unverified = makeNode({ provision_state: 'deploying', target_provision_state: 'active', deploy_interface: 'direct', driver_info: { deploy_iso: 'iso' }, instance_info: { image_source: 'http://x/y' } });
+    const unverified = makeNode({
+      provision_state: 'deploying',
+      target_provision_state: 'active',
+      deploy_interface: 'direct',
+      driver_info: { deploy_iso: 'iso' },
+      instance_info: { image_source: 'http://x/y' },
+    });
     const refused = await runAgentDeploy(env, agent, unverified);
     expect(refused.provision_state).toBe('deploy failed');
     expect(refused.last_error).toMatch(/image_os_hash_algo/);

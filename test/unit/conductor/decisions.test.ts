@@ -21,7 +21,10 @@ import { makeNode } from './fixtures.ts';
 
 describe('nextWork', () => {
   it('a pending power change comes first', () => {
-    expect(nextWork({ target_power_state: 'power on', provision_state: 'deploying', target_provision_state: 'active' })).toEqual({ kind: 'power', target: 'power on' });
+    expect(nextWork({ target_power_state: 'power on', provision_state: 'deploying', target_provision_state: 'active' })).toEqual({
+      kind: 'power',
+      target: 'power on',
+    });
   });
 
   it('every working state with a target is provision work; no other state is', () => {
@@ -34,7 +37,8 @@ describe('nextWork', () => {
   });
 
   it('wait states are not work', () => {
-    for (const s of WAIT_STATES) expect(nextWork({ target_power_state: null, provision_state: s, target_provision_state: 'active' })).toBeNull();
+    for (const s of WAIT_STATES)
+      expect(nextWork({ target_power_state: null, provision_state: s, target_provision_state: 'active' })).toBeNull();
   });
 });
 
@@ -54,7 +58,12 @@ describe('takeoverChanges', () => {
   it('moves every working state to its failed state with a last_error naming the dead conductor', () => {
     expect(Object.keys(expected).sort()).toEqual([...WORKING_STATES].sort());
     for (const [state, [to, target]] of Object.entries(expected)) {
-      const c = takeoverChanges({ uuid: 'n1', provision_state: state as ProvisionState, target_power_state: null, maintenance_reason: null }, 'dead', 'me', 42)!;
+      const c = takeoverChanges(
+        { uuid: 'n1', provision_state: state as ProvisionState, target_power_state: null, maintenance_reason: null },
+        'dead',
+        'me',
+        42,
+      )!;
       expect(c.provision_state, state).toBe(to);
       expect(c.target_provision_state, state).toBe(target);
       expect(c.provision_updated_at).toBe(42);
@@ -64,28 +73,57 @@ describe('takeoverChanges', () => {
   });
 
   it('also puts a node taken over while cleaning in maintenance (fault "clean failure"), keeping an existing reason', () => {
-    const c = takeoverChanges({ uuid: 'n1', provision_state: 'cleaning', target_power_state: null, maintenance_reason: null }, 'dead', 'me', 1)!;
+    const c = takeoverChanges(
+      { uuid: 'n1', provision_state: 'cleaning', target_power_state: null, maintenance_reason: null },
+      'dead',
+      'me',
+      1,
+    )!;
     expect(c).toMatchObject({ maintenance: true, fault: 'clean failure' });
     expect(c.maintenance_reason).toBe(c.last_error);
-    const kept = takeoverChanges({ uuid: 'n1', provision_state: 'cleaning', target_power_state: null, maintenance_reason: 'ops' }, 'dead', 'me', 1)!;
+    const kept = takeoverChanges(
+      { uuid: 'n1', provision_state: 'cleaning', target_power_state: null, maintenance_reason: 'ops' },
+      'dead',
+      'me',
+      1,
+    )!;
     expect(kept.maintenance_reason).toBeUndefined();
   });
 
   it('aborts a pending power change; leaves stable nodes without one alone', () => {
-    const c = takeoverChanges({ uuid: 'n1', provision_state: 'active', target_power_state: 'rebooting', maintenance_reason: null }, 'dead', 'me', 1)!;
+    const c = takeoverChanges(
+      { uuid: 'n1', provision_state: 'active', target_power_state: 'rebooting', maintenance_reason: null },
+      'dead',
+      'me',
+      1,
+    )!;
     expect(c).toEqual({ target_power_state: null, last_error: expect.stringMatching(/rebooting.*aborted.*dead/) });
-    expect(takeoverChanges({ uuid: 'n1', provision_state: 'active', target_power_state: null, maintenance_reason: null }, 'dead', 'me', 1)).toBeNull();
-    expect(takeoverChanges({ uuid: 'n1', provision_state: 'clean wait', target_power_state: null, maintenance_reason: null }, 'dead', 'me', 1)).toBeNull();
+    expect(
+      takeoverChanges({ uuid: 'n1', provision_state: 'active', target_power_state: null, maintenance_reason: null }, 'dead', 'me', 1),
+    ).toBeNull();
+    expect(
+      takeoverChanges({ uuid: 'n1', provision_state: 'clean wait', target_power_state: null, maintenance_reason: null }, 'dead', 'me', 1),
+    ).toBeNull();
   });
 
   it('says "restarted" for the conductor\'s own locks', () => {
-    expect(takeoverChanges({ uuid: 'n1', provision_state: 'deploying', target_power_state: null, maintenance_reason: null }, 'me', 'me', 1)!.last_error).toMatch(/restarted/);
+    expect(
+      takeoverChanges({ uuid: 'n1', provision_state: 'deploying', target_power_state: null, maintenance_reason: null }, 'me', 'me', 1)!
+        .last_error,
+    ).toMatch(/restarted/);
   });
 });
 
 describe('timeoutChanges', () => {
   const t = { deployCallbackTimeoutS: 10, cleanCallbackTimeoutS: 20, inspectWaitTimeoutS: 0, rescueCallbackTimeoutS: 30 };
-  const wait = (state: ProvisionState, since: number, extra = {}) => ({ uuid: 'n', provision_state: state, provision_updated_at: since, maintenance: false, maintenance_reason: null, ...extra });
+  const wait = (state: ProvisionState, since: number, extra = {}) => ({
+    uuid: 'n',
+    provision_state: state,
+    provision_updated_at: since,
+    maintenance: false,
+    maintenance_reason: null,
+    ...extra,
+  });
 
   it('maps each wait state to its setting', () => {
     expect(waitTimeoutS('wait call-back', t)).toBe(10);
@@ -104,7 +142,12 @@ describe('timeoutChanges', () => {
   });
 
   it('a clean-wait timeout also sets maintenance with fault "clean failure"', () => {
-    expect(timeoutChanges(wait('clean wait', 0), 20_000, t)).toMatchObject({ provision_state: 'clean failed', maintenance: true, fault: 'clean failure', clean_step: {} });
+    expect(timeoutChanges(wait('clean wait', 0), 20_000, t)).toMatchObject({
+      provision_state: 'clean failed',
+      maintenance: true,
+      fault: 'clean failure',
+      clean_step: {},
+    });
   });
 
   it('0 disables a timeout; maintenance and non-wait states are never timed out', () => {
@@ -123,8 +166,16 @@ describe('cleaning decisions', () => {
   });
 
   it('requested clean steps and whether the node can run them', () => {
-    const steps = requestedCleanSteps({ clean_steps: [{ interface: 'deploy', step: 'erase_devices' }, { interface: 'bios', step: 'factory_reset', args: {} }] });
-    expect(steps).toEqual([{ interface: 'deploy', step: 'erase_devices' }, { interface: 'bios', step: 'factory_reset' }]);
+    const steps = requestedCleanSteps({
+      clean_steps: [
+        { interface: 'deploy', step: 'erase_devices' },
+        { interface: 'bios', step: 'factory_reset', args: {} },
+      ],
+    });
+    expect(steps).toEqual([
+      { interface: 'deploy', step: 'erase_devices' },
+      { interface: 'bios', step: 'factory_reset' },
+    ]);
     expect(requestedCleanSteps({})).toEqual([]);
     expect(canRunCleanStep(makeNode() as never, steps[0]!)).toBe(true);
     expect(canRunCleanStep(makeNode({ deploy_interface: 'direct' }) as never, steps[0]!)).toBe(false);
@@ -137,18 +188,40 @@ describe('teardownFields', () => {
       lessee: 'p1',
       driver_internal_info: { deploy_steps: [], agent_url: 'http://x', is_whole_disk_image: true, automatic_lessee: true, keep: 1 },
     });
-    expect(teardownFields(node)).toEqual({ instance_info: {}, instance_uuid: null, allocation_uuid: null, deploy_step: {}, driver_internal_info: { keep: 1 }, lessee: null });
+    expect(teardownFields(node)).toEqual({
+      instance_info: {},
+      instance_uuid: null,
+      allocation_uuid: null,
+      deploy_step: {},
+      driver_internal_info: { keep: 1 },
+      lessee: null,
+    });
     expect(teardownFields(makeNode({ lessee: 'p1' })).lessee).toBeUndefined();
   });
 });
 
 describe('power sync selection', () => {
-  const n = (o = {}) => ({ maintenance: false, reservation: null, target_power_state: null, provision_state: 'available' as ProvisionState, fault: null, ...o });
+  const n = (o = {}) => ({
+    maintenance: false,
+    reservation: null,
+    target_power_state: null,
+    provision_state: 'available' as ProvisionState,
+    fault: null,
+    ...o,
+  });
 
   it('syncs stable, unlocked nodes with no pending power change, outside enroll and adopt failed', () => {
     expect(syncable(n())).toBe(true);
     expect(syncable(n({ provision_state: 'deploy failed' }))).toBe(true);
-    for (const o of [{ maintenance: true }, { reservation: 'c' }, { target_power_state: 'power on' }, { provision_state: 'enroll' }, { provision_state: 'adopt failed' }, { provision_state: 'clean wait' }, { provision_state: 'deploying' }]) {
+    for (const o of [
+      { maintenance: true },
+      { reservation: 'c' },
+      { target_power_state: 'power on' },
+      { provision_state: 'enroll' },
+      { provision_state: 'adopt failed' },
+      { provision_state: 'clean wait' },
+      { provision_state: 'deploying' },
+    ]) {
       expect(syncable(n(o)), JSON.stringify(o)).toBe(false);
     }
   });
@@ -162,13 +235,18 @@ describe('power sync selection', () => {
 
 describe('failure messages', () => {
   it('collects the secret values of a driver_info, at any depth', () => {
-    expect(secretValues({ redfish_password: 'p4ss', redfish_username: 'admin', nested: { api_token: 'tok' }, ipmi_password: '' })).toEqual(['p4ss', 'tok']);
+    expect(secretValues({ redfish_password: 'p4ss', redfish_username: 'admin', nested: { api_token: 'tok' }, ipmi_password: '' })).toEqual([
+      'p4ss',
+      'tok',
+    ]);
     expect(secretValues(null)).toEqual([]);
   });
 
   it('scrubs secrets and inline password patterns, whatever the error', () => {
     const secrets = secretValues({ redfish_password: 'hunter22' });
-    expect(describeError(new HardwareError('BMC said hunter22 is wrong', { reason: 'refused', nodeUuid: 'n', operation: 'power on' }), secrets)).toBe('BMC said ****** is wrong');
+    expect(
+      describeError(new HardwareError('BMC said hunter22 is wrong', { reason: 'refused', nodeUuid: 'n', operation: 'power on' }), secrets),
+    ).toBe('BMC said ****** is wrong');
     expect(describeError(new Error('connect with password=abc failed'), [])).toBe('Error: connect with password=****** failed');
     expect(describeError(new InvalidInputError('redfish_address is required.'))).toBe('redfish_address is required.');
     expect(describeError(new SecretBoxError('bad tag hunter22'), secrets)).toMatch(/cannot be decrypted/);
@@ -182,7 +260,10 @@ describe('failure messages', () => {
   });
 
   it('an unexpected task failure drops the power target, or fails the stage', () => {
-    expect(failedStageChanges({ provision_state: 'active' }, { kind: 'power', target: 'power on' }, 'oops', 5)).toEqual({ target_power_state: null, last_error: 'oops' });
+    expect(failedStageChanges({ provision_state: 'active' }, { kind: 'power', target: 'power on' }, 'oops', 5)).toEqual({
+      target_power_state: null,
+      last_error: 'oops',
+    });
     expect(failedStageChanges({ provision_state: 'deleting' }, { kind: 'provision', state: 'deleting' }, 'oops', 5)).toEqual({
       provision_state: 'error',
       target_provision_state: null,

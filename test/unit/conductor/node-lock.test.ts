@@ -57,7 +57,7 @@ describe('NodeLocks', () => {
     expect((await repo.get(uuid))!.reservation).toBe('other');
   });
 
-  it('takes over a dead conductor\'s lock, and works under its own stale lock', async () => {
+  it("takes over a dead conductor's lock, and works under its own stale lock", async () => {
     const uuid = await newNode();
     await repo.reserve(uuid, 'dead');
     const locks = new NodeLocks(repo, 'c1', () => {});

@@ -38,7 +38,14 @@ Boot parameter data: c004000000
 describe('ipmi driver_info', () => {
   it('accepts Ironic keys with defaults, numbers as strings as the CLI sends them', () => {
     const info = parseIpmiDriverInfo({ ipmi_address: '10.0.0.5', ipmi_username: 'admin', ipmi_password: 'pw', ipmi_port: '6230' });
-    expect(info).toMatchObject({ address: '10.0.0.5', port: 6230, cipherSuite: 3, privLevel: 'ADMINISTRATOR', protocolVersion: '2.0', disableBootTimeout: true });
+    expect(info).toMatchObject({
+      address: '10.0.0.5',
+      port: 6230,
+      cipherSuite: 3,
+      privLevel: 'ADMINISTRATOR',
+      protocolVersion: '2.0',
+      disableBootTimeout: true,
+    });
     expect(parseIpmiDriverInfo({ ipmi_address: 'bmc-1.example.com', ipmi_cipher_suite: 17, ipmi_priv_level: 'operator' })).toMatchObject({
       port: 623,
       cipherSuite: 17,
@@ -51,14 +58,21 @@ describe('ipmi driver_info', () => {
   it('names every bad key and never quotes the password', () => {
     const err = (() => {
       try {
-        parseIpmiDriverInfo({ ipmi_port: 70000, ipmi_cipher_suite: 'x', ipmi_priv_level: 'root', ipmi_password: 'hunter2-but-way-too-long-for-ipmi', ipmi_hex_kg_key: 'ab' });
+        parseIpmiDriverInfo({
+          ipmi_port: 70000,
+          ipmi_cipher_suite: 'x',
+          ipmi_priv_level: 'root',
+          ipmi_password: 'hunter2-but-way-too-long-for-ipmi',
+          ipmi_hex_kg_key: 'ab',
+        });
       } catch (e) {
         return e as InvalidInputError;
       }
       throw new Error('expected an error');
     })();
     expect(err).toBeInstanceOf(InvalidInputError);
-    for (const key of ['ipmi_address', 'ipmi_port', 'ipmi_cipher_suite', 'ipmi_priv_level', 'ipmi_password', 'ipmi_hex_kg_key']) expect(err.message).toContain(key);
+    for (const key of ['ipmi_address', 'ipmi_port', 'ipmi_cipher_suite', 'ipmi_priv_level', 'ipmi_password', 'ipmi_hex_kg_key'])
+      expect(err.message).toContain(key);
     expect(err.message).not.toContain('hunter2');
     expect(() => parseIpmiDriverInfo({ ipmi_address: 'a b; rm -rf /' })).toThrow(/ipmi_address must be a host name/);
     expect(() => parseIpmiDriverInfo({ ipmi_address: '-oProxyCommand=x' })).toThrow(/ipmi_address/);
@@ -79,7 +93,10 @@ describe('ipmi driver_info', () => {
 
 describe('hardware configuration', () => {
   it('enables every known type by default, a chosen list with ESI_ENABLED_HARDWARE_TYPES, and refuses unknown ones', () => {
-    expect(loadConfig({}, {}).hardware).toEqual({ enabledTypes: ['fake-hardware', 'ipmi', 'redfish'], ipmi: { commandTimeoutS: 10, commandRetries: 2 } });
+    expect(loadConfig({}, {}).hardware).toEqual({
+      enabledTypes: ['fake-hardware', 'ipmi', 'redfish'],
+      ipmi: { commandTimeoutS: 10, commandRetries: 2 },
+    });
     expect(loadConfig({}, { ESI_BMC_TIMEOUT_S: '7' }).hardware.ipmi.commandTimeoutS).toBe(7);
     const c = loadConfig({}, { ESI_ENABLED_HARDWARE_TYPES: 'redfish, ipmi', ESI_IPMI_COMMAND_TIMEOUT: '5', ESI_IPMI_COMMAND_RETRIES: '0' });
     expect(c.hardware).toEqual({ enabledTypes: ['redfish', 'ipmi'], ipmi: { commandTimeoutS: 5, commandRetries: 0 } });
@@ -95,7 +112,14 @@ describe('ipmitool output parsing', () => {
     expect(parsePowerStatus('Chassis Power is off\n')).toBe('power off');
     expect(parsePowerStatus('garbage')).toBeNull();
     expect(parseBootParam5(PERSISTENT_PXE)).toEqual({ bootDevice: 'pxe', persistent: true });
-    expect(parseBootParam5(PERSISTENT_PXE.replace('Options apply to all future boots', 'Options apply to only next boot').replace('Force PXE', 'Force Boot from CD/DVD'))).toEqual({
+    expect(
+      parseBootParam5(
+        PERSISTENT_PXE.replace('Options apply to all future boots', 'Options apply to only next boot').replace(
+          'Force PXE',
+          'Force Boot from CD/DVD',
+        ),
+      ),
+    ).toEqual({
       bootDevice: 'cdrom',
       persistent: false,
     });
@@ -113,7 +137,17 @@ describe.skipIf(IPMI_SKIP !== null)('ipmi driver against ipmi_sim', () => {
 
   beforeAll(async () => {
     [bmc] = (await sims.start(1)) as [IpmiSimBmc];
-    registry = createHardwareRegistry({ ipmi: { pollIntervalMs: 50, packetTimeoutS: 1, packetRetries: 1, retries: 1, retryDelayMs: 50, commandTimeoutS: 10, keepaliveIntervalMs: 300 } });
+    registry = createHardwareRegistry({
+      ipmi: {
+        pollIntervalMs: 50,
+        packetTimeoutS: 1,
+        packetRetries: 1,
+        retries: 1,
+        retryDelayMs: 50,
+        commandTimeoutS: 10,
+        keepaliveIntervalMs: 300,
+      },
+    });
     ipmi = registry.get('ipmi');
   }, 30_000);
   afterAll(async () => {

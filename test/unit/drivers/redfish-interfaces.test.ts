@@ -17,7 +17,12 @@ let redfish: HardwareType;
 function node(system: string): DriverNode {
   return {
     uuid: `uuid-${system}`,
-    driverInfo: { redfish_address: lab.url, redfish_system_id: `/redfish/v1/Systems/${system}`, redfish_username: 'admin', redfish_password: 'password' },
+    driverInfo: {
+      redfish_address: lab.url,
+      redfish_system_id: `/redfish/v1/Systems/${system}`,
+      redfish_username: 'admin',
+      redfish_password: 'password',
+    },
   };
 }
 
@@ -37,7 +42,14 @@ describe('virtual media through the actions', () => {
     await redfish.vmedia!.insert(n, 'cdrom', 'http://127.0.0.1:9/ipa.iso');
     expect(lab.systems.get('node-0').virtualMedia).toEqual({ image: 'http://127.0.0.1:9/ipa.iso', inserted: true });
     const list = await redfish.vmedia!.list(n);
-    expect(list).toEqual([{ path: '/redfish/v1/Managers/bmc-node-0/VirtualMedia/Cd', deviceTypes: ['cdrom'], image: 'http://127.0.0.1:9/ipa.iso', inserted: true }]);
+    expect(list).toEqual([
+      {
+        path: '/redfish/v1/Managers/bmc-node-0/VirtualMedia/Cd',
+        deviceTypes: ['cdrom'],
+        image: 'http://127.0.0.1:9/ipa.iso',
+        inserted: true,
+      },
+    ]);
     await redfish.vmedia!.eject(n);
     expect(lab.systems.get('node-0').virtualMedia).toEqual({ image: null, inserted: false });
     await expect(redfish.vmedia!.insert(n, 'floppy', 'http://127.0.0.1:9/x.img')).rejects.toThrow(/no virtual media device of type floppy/);
@@ -51,16 +63,22 @@ describe('virtual media topology is remembered', () => {
     const target = new URL(lab.url);
     const proxy = http.createServer((req, res) => {
       seen.push(`${req.method} ${req.url}`);
-      const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      });
+      const up = http.request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        },
+      );
       req.pipe(up);
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
     const own = createHardwareRegistry({ redfish: { pollIntervalMs: 10 } });
     try {
-      const n: DriverNode = { ...node('node-1'), driverInfo: { ...node('node-1').driverInfo, redfish_address: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` } };
+      const n: DriverNode = {
+        ...node('node-1'),
+        driverInfo: { ...node('node-1').driverInfo, redfish_address: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` },
+      };
       const vmedia = own.get('redfish').vmedia!;
       await vmedia.insert(n, 'cdrom', 'http://127.0.0.1:9/a.iso');
       const first = seen.filter((r) => !r.includes('/SessionService'));
@@ -91,8 +109,18 @@ describe('BIOS', () => {
   it('reads the settings with registry metadata and applies a change at the next reset', async () => {
     const n = node('node-1');
     const settings = await redfish.bios!.getSettings(n);
-    expect(settings.find((s) => s.name === 'SriovGlobalEnable')).toMatchObject({ value: 'Disabled', allowable_values: ['Enabled', 'Disabled'] });
-    await redfish.bios!.applySettings(n, [{ name: 'SriovGlobalEnable', value: 'Enabled' }, { name: 'TpmSecurity', value: 'false' }], 2);
+    expect(settings.find((s) => s.name === 'SriovGlobalEnable')).toMatchObject({
+      value: 'Disabled',
+      allowable_values: ['Enabled', 'Disabled'],
+    });
+    await redfish.bios!.applySettings(
+      n,
+      [
+        { name: 'SriovGlobalEnable', value: 'Enabled' },
+        { name: 'TpmSecurity', value: 'false' },
+      ],
+      2,
+    );
     expect(lab.bios.attributes('node-1')).toMatchObject({ SriovGlobalEnable: 'Enabled', TpmSecurity: false });
     expect(lab.systems.get('node-1').powerState).toBe('On');
     await redfish.bios!.factoryReset(n, 2);
@@ -114,13 +142,17 @@ describe('RAID', () => {
       ['os', '1', 50, 2, true],
     ]);
     expect(lab.raid.volumes('node-0').map((v) => v.name)).toEqual(['os', 'data']);
-    const err = await redfish.raid!.createConfiguration(n, { logical_disks: [{ size_gb: 'MAX', raid_level: '5' }] }).catch((e: unknown) => e);
+    const err = await redfish
+      .raid!.createConfiguration(n, { logical_disks: [{ size_gb: 'MAX', raid_level: '5' }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InvalidInputError);
     expect((err as Error).message).toMatch(/every drive of controller RAID\.Integrated\.1-1 is already in a volume/);
     // Two free drives are not enough for RAID 5: the BMC refuses and says why.
     await redfish.raid!.deleteConfiguration(n);
     await redfish.raid!.createConfiguration(n, { logical_disks: [{ size_gb: 10, raid_level: '1' }] });
-    const refused = await redfish.raid!.createConfiguration(n, { logical_disks: [{ size_gb: 'MAX', raid_level: '5' }] }).catch((e: unknown) => e);
+    const refused = await redfish
+      .raid!.createConfiguration(n, { logical_disks: [{ size_gb: 'MAX', raid_level: '5' }] })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(HardwareError);
     expect((refused as Error).message).toMatch(/logical disk 0 \(RAID 5, MAX\) on 2 drive\(s\).*HTTP 400.*RAIDType/);
     await redfish.raid!.deleteConfiguration(n);

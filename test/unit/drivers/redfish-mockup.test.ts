@@ -39,11 +39,15 @@ describe('loading a mockup', () => {
     expect(tree.get('/redfish/v1')?.RedfishVersion).toBe('1.6.0');
     expect(tree.has('/redfish/v1/Managers/1/VirtualMedia/CD1')).toBe(true);
     expect(mock.systems).toEqual(['/redfish/v1/Systems/1']);
-    expect(() => loadMockup(path.join(DIR, 'redfish', 'v1', 'Systems', '1', 'Bios', 'Settings', 'nothing'))).toThrow(/not a Redfish mockup/);
+    expect(() => loadMockup(path.join(DIR, 'redfish', 'v1', 'Systems', '1', 'Bios', 'Settings', 'nothing'))).toThrow(
+      /not a Redfish mockup/,
+    );
   });
 
   it('`esi lab --mockup <dir>` serves it from the command line', async () => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'esi.js'), 'lab', '--mockup', DIR, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'esi.js'), 'lab', '--mockup', DIR, '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -54,7 +58,9 @@ describe('loading a mockup', () => {
         });
         child.on('exit', (code) => reject(new Error(`esi lab exited with ${code}: ${out}`)));
       });
-      const res = await fetch(`${url}/redfish/v1/Systems/1`, { headers: { authorization: `Basic ${Buffer.from('admin:password').toString('base64')}` } });
+      const res = await fetch(`${url}/redfish/v1/Systems/1`, {
+        headers: { authorization: `Basic ${Buffer.from('admin:password').toString('base64')}` },
+      });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { Model: string }).Model).toBe('A1U-220');
     } finally {
@@ -79,7 +85,10 @@ describe('driver interfaces on vendor payloads', () => {
 
   it('boot device: sets a persistent PXE override and reads it back; supported devices come from the allowable values', async () => {
     await redfish.management.setBootDevice(node, 'pxe', true);
-    expect(mock.resource('/redfish/v1/Systems/1')?.Boot).toMatchObject({ BootSourceOverrideTarget: 'Pxe', BootSourceOverrideEnabled: 'Continuous' });
+    expect(mock.resource('/redfish/v1/Systems/1')?.Boot).toMatchObject({
+      BootSourceOverrideTarget: 'Pxe',
+      BootSourceOverrideEnabled: 'Continuous',
+    });
     expect(await redfish.management.getBootDevice(node)).toEqual({ bootDevice: 'pxe', persistent: true });
     expect(await redfish.management.supportedBootDevices(node)).toEqual(['pxe', 'disk', 'cdrom', 'bios']);
   });
@@ -88,13 +97,25 @@ describe('driver interfaces on vendor payloads', () => {
     const settings = await redfish.bios!.getSettings(node);
     const by = Object.fromEntries(settings.map((s) => [s.name, s]));
     expect(Object.keys(by)).toHaveLength(10);
-    expect(by.PowerProfile).toMatchObject({ value: 'MaxPerf', attribute_type: 'Enumeration', allowable_values: ['MaxPerf', 'Balanced', 'PowerSaver'], reset_required: true });
+    expect(by.PowerProfile).toMatchObject({
+      value: 'MaxPerf',
+      attribute_type: 'Enumeration',
+      allowable_values: ['MaxPerf', 'Balanced', 'PowerSaver'],
+      reset_required: true,
+    });
     expect(by.ProcCoreDisable).toMatchObject({ value: '0', attribute_type: 'Integer', lower_bound: 0, upper_bound: 7 });
     expect(by.AdminPhone).toMatchObject({ value: '', attribute_type: 'String', max_length: 24 });
   });
 
   it('BIOS: applies settings through the pending settings object and a reset', async () => {
-    await redfish.bios!.applySettings(node, [{ name: 'PowerProfile', value: 'Balanced' }, { name: 'ProcCoreDisable', value: '2' }], 2);
+    await redfish.bios!.applySettings(
+      node,
+      [
+        { name: 'PowerProfile', value: 'Balanced' },
+        { name: 'ProcCoreDisable', value: '2' },
+      ],
+      2,
+    );
     const attrs = mock.resource('/redfish/v1/Systems/1/Bios')?.Attributes as Record<string, unknown>;
     expect(attrs).toMatchObject({ PowerProfile: 'Balanced', ProcCoreDisable: 2 });
     expect(mock.resource('/redfish/v1/Systems/1/Bios/Settings')?.Attributes).toEqual({});
@@ -110,9 +131,16 @@ describe('driver interfaces on vendor payloads', () => {
       ['/redfish/v1/Managers/1/VirtualMedia/CD1', ['cdrom'], false],
     ]);
     await redfish.vmedia!.insert(node, 'cdrom', 'http://images.example/boot.iso');
-    expect(mock.resource('/redfish/v1/Managers/1/VirtualMedia/CD1')).toMatchObject({ Image: 'http://images.example/boot.iso', Inserted: true, WriteProtected: true });
+    expect(mock.resource('/redfish/v1/Managers/1/VirtualMedia/CD1')).toMatchObject({
+      Image: 'http://images.example/boot.iso',
+      Inserted: true,
+      WriteProtected: true,
+    });
     await redfish.vmedia!.insert(node, 'cdrom', 'http://images.example/other.iso');
-    expect(mock.resource('/redfish/v1/Managers/1/VirtualMedia/CD1')).toMatchObject({ Image: 'http://images.example/other.iso', Inserted: true });
+    expect(mock.resource('/redfish/v1/Managers/1/VirtualMedia/CD1')).toMatchObject({
+      Image: 'http://images.example/other.iso',
+      Inserted: true,
+    });
     await redfish.vmedia!.eject(node, 'cdrom');
     expect(mock.resource('/redfish/v1/Managers/1/VirtualMedia/CD1')).toMatchObject({ Image: null, Inserted: false });
     await expect(redfish.vmedia!.insert(node, 'cdrom', 'file:///etc/passwd')).rejects.toThrow(/http\(s\) URL/);

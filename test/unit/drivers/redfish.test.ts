@@ -261,7 +261,9 @@ describe('authentication', () => {
     const local = createHardwareRegistry();
     try {
       await local.get('redfish').power.getPowerState(node('node-0', { redfish_auth_type: 'session' }));
-      const err = await caught(local.get('redfish').power.getPowerState(node('node-0', { redfish_auth_type: 'session', redfish_password: 'x' })));
+      const err = await caught(
+        local.get('redfish').power.getPowerState(node('node-0', { redfish_auth_type: 'session', redfish_password: 'x' })),
+      );
       expect((err as HardwareError).httpStatus).toBe(401);
     } finally {
       await local.close();
@@ -290,7 +292,11 @@ describe('unreachable BMC', () => {
     const local = createHardwareRegistry({ redfish: { requestTimeoutMs: 300 } });
     try {
       const started = Date.now();
-      const err = await caught(local.get('redfish').power.getPowerState(node('node-0', { redfish_address: `http://127.0.0.1:${port}`, redfish_auth_type: 'basic' })));
+      const err = await caught(
+        local
+          .get('redfish')
+          .power.getPowerState(node('node-0', { redfish_address: `http://127.0.0.1:${port}`, redfish_auth_type: 'basic' })),
+      );
       expect(Date.now() - started).toBeGreaterThanOrEqual(250);
       expect(err).toBeInstanceOf(HardwareError);
       expect((err as HardwareError).reason).toBe('unreachable');

@@ -16,7 +16,9 @@ const CHANGES = [
 ];
 
 function driver(sw: SshSwitch, vendor: string, extra: Record<string, unknown> = {}): SshCliSwitch {
-  return new SshCliSwitch(sshCliSettings({ address: '127.0.0.1', port: sw.port, username: 'admin', password: 'switch-pw', vendor, ...extra }));
+  return new SshCliSwitch(
+    sshCliSettings({ address: '127.0.0.1', port: sw.port, username: 'admin', password: 'switch-pw', vendor, ...extra }),
+  );
 }
 
 describe('Cisco NX-OS profile', () => {
@@ -56,7 +58,9 @@ describe('Cisco NX-OS profile', () => {
     await expect(driver({ ...sw, port: 1 }, 'cisco_nxos').apply(CHANGES)).rejects.toThrow(/ECONNREFUSED/);
     await expect(driver(sw, 'cisco_nxos', { host_key_sha256: '00'.repeat(32) }).apply(CHANGES)).rejects.toThrow(/cannot reach/);
     // The EOS profile does not make NX-OS ports layer 2: the switch refuses, the driver says so.
-    await expect(driver(sw, 'arista_eos').apply([{ port: 'Ethernet1/20', config: { mode: 'access', vlan: 5 } }])).rejects.toThrow(/layer 3 mode/);
+    await expect(driver(sw, 'arista_eos').apply([{ port: 'Ethernet1/20', config: { mode: 'access', vlan: 5 } }])).rejects.toThrow(
+      /layer 3 mode/,
+    );
   });
 });
 

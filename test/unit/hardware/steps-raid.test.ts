@@ -10,7 +10,8 @@ import { isOutOfBandStep, validateCleanSteps, type CleanStepNode } from '../../.
 import type { HardwareType } from '../../../src/domain/hardware/interfaces.ts';
 import { parseRaidTarget, raidGeometry, RAID_LEVELS } from '../../../src/domain/hardware/raid.ts';
 
-const hwWith = (members: Partial<Record<'bios' | 'raid' | 'firmware', object>>): HardwareType => ({ name: 'test-hw', ...members }) as unknown as HardwareType;
+const hwWith = (members: Partial<Record<'bios' | 'raid' | 'firmware', object>>): HardwareType =>
+  ({ name: 'test-hw', ...members }) as unknown as HardwareType;
 const node = (extra: Partial<CleanStepNode> = {}): CleanStepNode => ({
   uuid: 'n1',
   bios_interface: 'redfish',
@@ -26,12 +27,15 @@ describe('parseRaidTarget', () => {
     fc.assert(
       fc.property(
         fc.array(
-          fc.record({
-            size_gb: fc.oneof(fc.nat(100_000), fc.constant('MAX' as const)),
-            raid_level: fc.constantFrom(...RAID_LEVELS),
-            volume_name: fc.option(fc.string({ minLength: 1, maxLength: 20 }), { nil: undefined }),
-            number_of_physical_disks: fc.option(fc.integer({ min: 1, max: 24 }), { nil: undefined }),
-          }, { requiredKeys: ['size_gb', 'raid_level'] }),
+          fc.record(
+            {
+              size_gb: fc.oneof(fc.nat(100_000), fc.constant('MAX' as const)),
+              raid_level: fc.constantFrom(...RAID_LEVELS),
+              volume_name: fc.option(fc.string({ minLength: 1, maxLength: 20 }), { nil: undefined }),
+              number_of_physical_disks: fc.option(fc.integer({ min: 1, max: 24 }), { nil: undefined }),
+            },
+            { requiredKeys: ['size_gb', 'raid_level'] },
+          ),
           { minLength: 1, maxLength: 6 },
         ),
         (disks) => {
@@ -43,7 +47,14 @@ describe('parseRaidTarget', () => {
   });
 
   it('refuses anything else with InvalidInputError', () => {
-    for (const bad of [null, [], 'x', { logical_disks: 1 }, { logical_disks: [{ size_gb: 1.5, raid_level: '1' }] }, { logical_disks: [{ size_gb: 1, raid_level: 1 }] }]) {
+    for (const bad of [
+      null,
+      [],
+      'x',
+      { logical_disks: 1 },
+      { logical_disks: [{ size_gb: 1.5, raid_level: '1' }] },
+      { logical_disks: [{ size_gb: 1, raid_level: 1 }] },
+    ]) {
       expect(() => parseRaidTarget(bad)).toThrow(InvalidInputError);
     }
   });
@@ -68,7 +79,11 @@ describe('validateCleanSteps', () => {
         { interface: 'bios', step: 'apply_configuration', args: { settings: [{ name: 'A', value: 1 }] } },
         { interface: 'raid', step: 'create_configuration', args: { delete_existing: false } },
         { interface: 'raid', step: 'delete_configuration' },
-        { interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: 'https://x/y', checksum: 'a'.repeat(64), wait: 5 }] } },
+        {
+          interface: 'management',
+          step: 'update_firmware',
+          args: { firmware_images: [{ url: 'https://x/y', checksum: 'a'.repeat(64), wait: 5 }] },
+        },
         { interface: 'deploy', step: 'anything' },
       ]),
     ).not.toThrow();
@@ -76,10 +91,14 @@ describe('validateCleanSteps', () => {
 
   it('fake implementations accept any step; no-bios and missing driver support refuse', () => {
     expect(() => validateCleanSteps(node({ bios_interface: 'fake' }), hwWith({}), [{ interface: 'bios', step: 'whatever' }])).not.toThrow();
-    expect(() => validateCleanSteps(node({ bios_interface: 'no-bios' }), full, [{ interface: 'bios', step: 'factory_reset' }])).toThrow(/interface is "no-bios"/);
-    expect(() => validateCleanSteps(node(), hwWith({ bios: {} }), [{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: 'http://a/b' }] } }])).toThrow(
-      /test-hw hardware type has no firmware support/,
+    expect(() => validateCleanSteps(node({ bios_interface: 'no-bios' }), full, [{ interface: 'bios', step: 'factory_reset' }])).toThrow(
+      /interface is "no-bios"/,
     );
+    expect(() =>
+      validateCleanSteps(node(), hwWith({ bios: {} }), [
+        { interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: 'http://a/b' }] } },
+      ]),
+    ).toThrow(/test-hw hardware type has no firmware support/);
   });
 
   it('isOutOfBandStep only for known steps of real implementations', () => {

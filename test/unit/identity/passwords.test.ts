@@ -29,7 +29,14 @@ describe('hashPassword / verifyPassword', () => {
   });
 
   it('returns false (never throws) for malformed stored hashes', async () => {
-    for (const bad of ['', 'plain', 'scrypt$x$8$1$AAAA$BBBB', 'bcrypt$16384$8$1$AAAA$BBBB', 'scrypt$16384$8$1$AAAA$', 'scrypt$0$8$1$AAAA$BBBB']) {
+    for (const bad of [
+      '',
+      'plain',
+      'scrypt$x$8$1$AAAA$BBBB',
+      'bcrypt$16384$8$1$AAAA$BBBB',
+      'scrypt$16384$8$1$AAAA$',
+      'scrypt$0$8$1$AAAA$BBBB',
+    ]) {
       expect(await verifyPassword('pw', bad)).toBe(false);
     }
   });

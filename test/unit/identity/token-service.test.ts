@@ -25,7 +25,11 @@ beforeAll(async () => {
   tokens = new TokenService(repo, clock, 600);
   projectId = boot.adminProjectId;
   userId = 'u1u1u1u1u1u1u1u1u1u1u1u1u1u1u1u1';
-  await repo.createUser({ id: userId, name: 'alice', domainId: 'default', defaultProjectId: null, enabled: true, extra: {} }, await hashPassword('alice-pw'), clock.now());
+  await repo.createUser(
+    { id: userId, name: 'alice', domainId: 'default', defaultProjectId: null, enabled: true, extra: {} },
+    await hashPassword('alice-pw'),
+    clock.now(),
+  );
   const [member] = await repo.findRoles({ name: 'member' });
   await repo.grant({ userId, roleId: member!.id, target: { type: 'project', id: projectId } });
 });
@@ -33,7 +37,10 @@ afterAll(async () => store?.close());
 
 describe('TokenService', () => {
   it('issues project tokens with implied roles and the configured lifetime', async () => {
-    const t = await tokens.authenticatePassword({ userName: 'alice', domainName: 'Default', password: 'alice-pw' }, { kind: 'project', projectName: 'admin', domainId: 'default' });
+    const t = await tokens.authenticatePassword(
+      { userName: 'alice', domainName: 'Default', password: 'alice-pw' },
+      { kind: 'project', projectName: 'admin', domainId: 'default' },
+    );
     expect(t.record.projectId).toBe(projectId);
     expect(t.record.roles.map((r) => r.name).sort()).toEqual(['member', 'reader']);
     expect(t.record.issuedAt).toBe(clock.now());
@@ -45,8 +52,12 @@ describe('TokenService', () => {
 
   it('refuses wrong passwords, scopes without roles and malformed requests', async () => {
     await expect(tokens.authenticatePassword({ userId, password: 'nope' }, { kind: 'unscoped' })).rejects.toBeInstanceOf(UnauthorizedError);
-    await expect(tokens.authenticatePassword({ userId, password: 'alice-pw' }, { kind: 'system' })).rejects.toBeInstanceOf(UnauthorizedError);
-    await expect(tokens.authenticatePassword({ userName: 'alice', password: 'alice-pw' }, { kind: 'unscoped' })).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(tokens.authenticatePassword({ userId, password: 'alice-pw' }, { kind: 'system' })).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    await expect(tokens.authenticatePassword({ userName: 'alice', password: 'alice-pw' }, { kind: 'unscoped' })).rejects.toBeInstanceOf(
+      InvalidInputError,
+    );
     await expect(tokens.authenticatePassword({ password: 'alice-pw' }, { kind: 'unscoped' })).rejects.toBeInstanceOf(InvalidInputError);
   });
 
@@ -56,8 +67,12 @@ describe('TokenService', () => {
     await expect(tokens.validate(t.secret)).resolves.toBeDefined();
     clock.advance(1);
     await expect(tokens.validate(t.secret)).rejects.toBeInstanceOf(UnauthorizedError);
-    const own = (await tokens.validate((await tokens.authenticatePassword({ userId, password: 'alice-pw' }, { kind: 'project', projectId })).secret)).context;
-    await expect(new SubjectTokens(tokens, new PolicyEngine(DEFAULT_RULES)).resolve(own, t.secret, 'validate')).rejects.toBeInstanceOf(NotFoundError);
+    const own = (
+      await tokens.validate((await tokens.authenticatePassword({ userId, password: 'alice-pw' }, { kind: 'project', projectId })).secret)
+    ).context;
+    await expect(new SubjectTokens(tokens, new PolicyEngine(DEFAULT_RULES)).resolve(own, t.secret, 'validate')).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
   });
 
   it('revocation is immediate, even for a cached token', async () => {
@@ -86,7 +101,11 @@ describe('TokenService', () => {
 
   it('no scope requested: the default project when the user holds a role there, else unscoped', async () => {
     const bob = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0';
-    await repo.createUser({ id: bob, name: 'bob', domainId: 'default', defaultProjectId: projectId, enabled: true, extra: {} }, await hashPassword('bob-pw'), clock.now());
+    await repo.createUser(
+      { id: bob, name: 'bob', domainId: 'default', defaultProjectId: projectId, enabled: true, extra: {} },
+      await hashPassword('bob-pw'),
+      clock.now(),
+    );
     expect((await tokens.authenticatePassword({ userId: bob, password: 'bob-pw' }, { kind: 'default' })).record.projectId).toBeNull();
     const [reader] = await repo.findRoles({ name: 'reader' });
     await repo.grant({ userId: bob, roleId: reader!.id, target: { type: 'project', id: projectId } });

@@ -7,7 +7,14 @@ import { Type } from '@sinclair/typebox';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, UnauthorizedError } from '../../../src/domain/errors.ts';
 import { buildCatalog, CATALOG_SERVICES } from '../../../src/api/identity/catalog.ts';
 import { toKeystoneError } from '../../../src/api/identity/errors.ts';
-import { assignmentListQuery, authRequest, projectCreateInput, projectFilter, queryBool, userUpdateInput } from '../../../src/api/identity/inputs.ts';
+import {
+  assignmentListQuery,
+  authRequest,
+  projectCreateInput,
+  projectFilter,
+  queryBool,
+  userUpdateInput,
+} from '../../../src/api/identity/inputs.ts';
 import { keystoneTime } from '../../../src/api/identity/links.ts';
 import { renderProject, renderToken } from '../../../src/api/identity/render.ts';
 import { holdsNul, MAX_DEPTH, nestingDepth, Nullable, parseBody, rejectNulInUrl } from '../../../src/api/identity/validation.ts';
@@ -22,7 +29,10 @@ function message(fn: () => unknown): string {
 }
 
 describe('parseBody messages (Keystone/jsonschema wording)', () => {
-  const S = Type.Object({ user: Type.Object({ name: Type.String({ minLength: 1, maxLength: 3 }), password: Type.Optional(Nullable(Type.String())) }) }, { additionalProperties: false });
+  const S = Type.Object(
+    { user: Type.Object({ name: Type.String({ minLength: 1, maxLength: 3 }), password: Type.Optional(Nullable(Type.String())) }) },
+    { additionalProperties: false },
+  );
   it('names the field path and the problem', () => {
     expect(message(() => parseBody(S, { user: { name: 1 } }))).toBe("Invalid input for field 'user/name': 1 is not of type 'string'");
     expect(message(() => parseBody(S, { user: {} }))).toBe("Invalid input for field 'user': 'name' is a required property");
@@ -37,8 +47,12 @@ describe('parseBody messages (Keystone/jsonschema wording)', () => {
     expect(m).toBe("Invalid input for field 'user/password': '******' is not of type 'string', 'null'");
   });
   it('masks passwords inside echoed objects and cuts deep values', () => {
-    expect(message(() => parseBody(S, [{ user: { name: 'a', password: 'hunter2' } }]))).toBe('[{"user":{"name":"a","password":"******"}}] is not of type \'object\'');
-    expect(message(() => parseBody(S, { user: { name: { a: { b: { c: { d: 1 } } } } } }))).toBe('Invalid input for field \'user/name\': {"a":{"b":{"c":{…}}}} is not of type \'string\'');
+    expect(message(() => parseBody(S, [{ user: { name: 'a', password: 'hunter2' } }]))).toBe(
+      '[{"user":{"name":"a","password":"******"}}] is not of type \'object\'',
+    );
+    expect(message(() => parseBody(S, { user: { name: { a: { b: { c: { d: 1 } } } } } }))).toBe(
+      'Invalid input for field \'user/name\': {"a":{"b":{"c":{…}}}} is not of type \'string\'',
+    );
   });
   it('refuses bodies nested deeper than MAX_DEPTH without overflowing the stack', () => {
     const deep = JSON.parse(`${'['.repeat(50_000)}${']'.repeat(50_000)}`);
@@ -87,13 +101,26 @@ describe('buildCatalog', () => {
 describe('request parsing', () => {
   it('authRequest: password by name and domain, project scope by name', () => {
     const r = authRequest({
-      auth: { identity: { methods: ['password'], password: { user: { name: 'u', domain: { name: 'Default' }, password: 'p' } } }, scope: { project: { name: 'o1', domain: { id: 'default' } } } },
+      auth: {
+        identity: { methods: ['password'], password: { user: { name: 'u', domain: { name: 'Default' }, password: 'p' } } },
+        scope: { project: { name: 'o1', domain: { id: 'default' } } },
+      },
     });
-    expect(r).toEqual({ method: 'password', credentials: { userName: 'u', domainName: 'Default', password: 'p' }, scope: { kind: 'project', projectName: 'o1', domainId: 'default' } });
+    expect(r).toEqual({
+      method: 'password',
+      credentials: { userName: 'u', domainName: 'Default', password: 'p' },
+      scope: { kind: 'project', projectName: 'o1', domainId: 'default' },
+    });
   });
   it('authRequest: token method, system and unscoped', () => {
-    expect(authRequest({ auth: { identity: { methods: ['token'], token: { id: 't' } }, scope: { system: { all: true } } } })).toEqual({ method: 'token', token: 't', scope: { kind: 'system' } });
-    expect(authRequest({ auth: { identity: { methods: ['token'], token: { id: 't' } }, scope: 'unscoped' } }).scope).toEqual({ kind: 'unscoped' });
+    expect(authRequest({ auth: { identity: { methods: ['token'], token: { id: 't' } }, scope: { system: { all: true } } } })).toEqual({
+      method: 'token',
+      token: 't',
+      scope: { kind: 'system' },
+    });
+    expect(authRequest({ auth: { identity: { methods: ['token'], token: { id: 't' } }, scope: 'unscoped' } }).scope).toEqual({
+      kind: 'unscoped',
+    });
   });
   it('authRequest: no scope (or an empty one) leaves it to default scoping', () => {
     const identity = { methods: ['password'], password: { user: { id: 'u', password: 'p' } } };
@@ -102,7 +129,9 @@ describe('request parsing', () => {
   });
   it('authRequest: unsupported methods are 401, domain scope 400', () => {
     expect(() => authRequest({ auth: { identity: { methods: ['totp'] } } })).toThrow(UnauthorizedError);
-    expect(() => authRequest({ auth: { identity: { methods: ['token'], token: { id: 't' } }, scope: { domain: { id: 'default' } } } })).toThrow(InvalidInputError);
+    expect(() =>
+      authRequest({ auth: { identity: { methods: ['token'], token: { id: 't' } }, scope: { domain: { id: 'default' } } } }),
+    ).toThrow(InvalidInputError);
   });
   it('projectCreateInput keeps extra attributes and tags, drops read-only ones', () => {
     const input = projectCreateInput({ project: { name: 'p', tags: ['a', 'a'], email: 'e', id: 'ignored', links: {} } });
@@ -118,26 +147,50 @@ describe('request parsing', () => {
     expect(queryBool({}, 'a')).toBeUndefined();
     expect(() => queryBool({ a: 'maybe' }, 'a')).toThrow(InvalidInputError);
     expect(projectFilter({ parent_id: 'default' })).toEqual({ domainId: 'default', parentId: null });
-    expect(assignmentListQuery({ 'user.id': 'u', effective: '', include_names: 'True' })).toEqual({ query: { userId: 'u', effective: true }, includeNames: true, matchesNothing: false });
+    expect(assignmentListQuery({ 'user.id': 'u', effective: '', include_names: 'True' })).toEqual({
+      query: { userId: 'u', effective: true },
+      includeNames: true,
+      matchesNothing: false,
+    });
     expect(assignmentListQuery({ 'group.id': 'g' }).matchesNothing).toBe(true);
   });
 });
 
 describe('rendering', () => {
   it('renders a top-level project with its domain as parent and extra attributes', () => {
-    const p = renderProject({ id: 'p1', name: 'n', domainId: 'default', parentId: null, description: '', enabled: true, extra: { email: 'e', id: 'spoof' } }, 'http://h/identity/v3');
+    const p = renderProject(
+      { id: 'p1', name: 'n', domainId: 'default', parentId: null, description: '', enabled: true, extra: { email: 'e', id: 'spoof' } },
+      'http://h/identity/v3',
+    );
     expect(p).toMatchObject({ id: 'p1', parent_id: 'default', email: 'e', tags: [], links: { self: 'http://h/identity/v3/projects/p1' } });
   });
   it('renders unscoped tokens without roles or catalog', () => {
     const t = renderToken(
       {
-        record: { id: 'x', userId: 'u', projectId: null, systemScope: null, methods: ['password'], roles: [], auditId: 'a', issuedAt: 0, expiresAt: 1000, revokedAt: null },
+        record: {
+          id: 'x',
+          userId: 'u',
+          projectId: null,
+          systemScope: null,
+          methods: ['password'],
+          roles: [],
+          auditId: 'a',
+          issuedAt: 0,
+          expiresAt: 1000,
+          revokedAt: null,
+        },
         user: { id: 'u', name: 'n', domainId: 'default', defaultProjectId: null, enabled: true, extra: {} },
         project: null,
       },
       [],
     );
-    expect(t.token).toEqual({ methods: ['password'], user: { id: 'u', name: 'n', domain: { id: 'default', name: 'Default' }, password_expires_at: null }, audit_ids: ['a'], expires_at: '1970-01-01T00:00:01.000000Z', issued_at: '1970-01-01T00:00:00.000000Z' });
+    expect(t.token).toEqual({
+      methods: ['password'],
+      user: { id: 'u', name: 'n', domain: { id: 'default', name: 'Default' }, password_expires_at: null },
+      audit_ids: ['a'],
+      expires_at: '1970-01-01T00:00:01.000000Z',
+      issued_at: '1970-01-01T00:00:00.000000Z',
+    });
   });
 });
 

@@ -57,7 +57,10 @@ describe('UploadMeter', () => {
 
   it('hashes several MiB streamed in socket-sized chunks', async () => {
     const data = randomBytes(5 * 1024 * 1024 + 17);
-    const chunks = cut(data, Array.from({ length: 90 }, (_, i) => i * 65_536 + (i % 7)));
+    const chunks = cut(
+      data,
+      Array.from({ length: 90 }, (_, i) => i * 65_536 + (i % 7)),
+    );
     const { digest } = await meter(chunks);
     expect(digest.checksum).toBe(createHash('md5').update(data).digest('hex'));
     expect(digest.osHashValue).toBe(createHash('sha512').update(data).digest('hex'));
@@ -83,12 +86,18 @@ describe('UploadMeter', () => {
   it('reads the virtual size of a qcow2 image whose header arrives byte by byte', async () => {
     const head = qcow2Header({ version: 3, size: 10 * 1024 ** 3 });
     const data = Buffer.concat([head, randomBytes(4096)]);
-    const { digest } = await meter([...data.subarray(0, 200)].map((b) => Buffer.from([b])).concat([data.subarray(200)]), undefined, 'qcow2');
+    const { digest } = await meter(
+      [...data.subarray(0, 200)].map((b) => Buffer.from([b])).concat([data.subarray(200)]),
+      undefined,
+      'qcow2',
+    );
     expect(digest.virtualSize).toBe(10 * 1024 ** 3);
   });
 
   it('refuses qcow2 data that is not qcow2, or names a backing or external data file', async () => {
-    await expect(meter([randomBytes(4096)], undefined, 'qcow2')).rejects.toThrow(/does not match disk_format qcow2: the data is not in qcow2 format/);
+    await expect(meter([randomBytes(4096)], undefined, 'qcow2')).rejects.toThrow(
+      /does not match disk_format qcow2: the data is not in qcow2 format/,
+    );
     await expect(meter([qcow2Header({ version: 2, backing: true }), randomBytes(100)], undefined, 'qcow2')).rejects.toThrow(/backing file/);
     await expect(meter([qcow2Header({ version: 3, externalData: true })], undefined, 'qcow2')).rejects.toThrow(/external data file/);
     await expect(meter([qcow2Header({ version: 3 }).subarray(0, 50)], undefined, 'qcow2')).rejects.toThrow(/truncated/);

@@ -57,7 +57,13 @@ describe('PooledFileReader', () => {
     for (const highWaterMark of [16 * 1024, 1024 * 1024]) {
       let n = 0;
       const dest = new LateCopy(() => [5, 20, 0, 15][n++ % 4]!, highWaterMark);
-      const reader = new PooledFileReader(await fs.promises.open(file, 'r'), { start: 0, end: data.length - 1, chunkBytes: 64 * 1024, buffers: 3, destination: dest });
+      const reader = new PooledFileReader(await fs.promises.open(file, 'r'), {
+        start: 0,
+        end: data.length - 1,
+        chunkBytes: 64 * 1024,
+        buffers: 3,
+        destination: dest,
+      });
       await pipeline(reader, dest);
       expect(Buffer.concat(dest.parts).equals(data), `highWaterMark ${highWaterMark}`).toBe(true);
       expect(dest.parts.length).toBe(6);
@@ -74,7 +80,13 @@ describe('PooledFileReader', () => {
       [0, 299_999],
     ] as const) {
       const dest = new LateCopy(() => 1);
-      const reader = new PooledFileReader(await fs.promises.open(file, 'r'), { start, end, chunkBytes: 32 * 1024, buffers: 2, destination: dest });
+      const reader = new PooledFileReader(await fs.promises.open(file, 'r'), {
+        start,
+        end,
+        chunkBytes: 32 * 1024,
+        buffers: 2,
+        destination: dest,
+      });
       await pipeline(reader, dest);
       expect(Buffer.concat(dest.parts).equals(data.subarray(start, end + 1)), `${start}-${end}`).toBe(true);
     }

@@ -19,7 +19,15 @@ describe.skipIf(!haveQemuImg)('qemu-img images', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-qcow2-'));
     try {
       const file = path.join(dir, 'disk.qcow2');
-      execFileSync(QEMU_IMG, ['create', '-q', '-f', 'qcow2', ...extra.map((a) => a.replaceAll('%DIR%', dir)), file, ...(size ? [size] : [])]);
+      execFileSync(QEMU_IMG, [
+        'create',
+        '-q',
+        '-f',
+        'qcow2',
+        ...extra.map((a) => a.replaceAll('%DIR%', dir)),
+        file,
+        ...(size ? [size] : []),
+      ]);
       return fs.readFileSync(file).subarray(0, QCOW2_HEADER_BYTES);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -27,8 +35,14 @@ describe.skipIf(!haveQemuImg)('qemu-img images', () => {
   }
 
   it('reads version 3 (compat=1.1) and version 2 (compat=0.10) headers', () => {
-    expect(inspectQcow2(make(['-o', 'compat=1.1'], '3G'))).toEqual({ ok: true, header: { version: 3, virtualSize: 3 * 1024 ** 3, clusterBits: 16 } });
-    expect(inspectQcow2(make(['-o', 'compat=0.10,cluster_size=4096'], '512M'))).toEqual({ ok: true, header: { version: 2, virtualSize: 512 * 1024 ** 2, clusterBits: 12 } });
+    expect(inspectQcow2(make(['-o', 'compat=1.1'], '3G'))).toEqual({
+      ok: true,
+      header: { version: 3, virtualSize: 3 * 1024 ** 3, clusterBits: 16 },
+    });
+    expect(inspectQcow2(make(['-o', 'compat=0.10,cluster_size=4096'], '512M'))).toEqual({
+      ok: true,
+      header: { version: 2, virtualSize: 512 * 1024 ** 2, clusterBits: 12 },
+    });
   });
 
   it('refuses an image with a backing file and one with an external data file', () => {
@@ -36,8 +50,14 @@ describe.skipIf(!haveQemuImg)('qemu-img images', () => {
     try {
       const base = path.join(dir, 'base.raw');
       fs.writeFileSync(base, Buffer.alloc(1024 * 1024));
-      expect(inspectQcow2(make(['-F', 'raw', '-b', base], ''))).toEqual({ ok: false, reason: 'qcow2 images with a backing file are not allowed' });
-      expect(inspectQcow2(make(['-o', `data_file=${path.join(dir, 'data.raw')}`], '1M'))).toEqual({ ok: false, reason: 'qcow2 images with an external data file are not allowed' });
+      expect(inspectQcow2(make(['-F', 'raw', '-b', base], ''))).toEqual({
+        ok: false,
+        reason: 'qcow2 images with a backing file are not allowed',
+      });
+      expect(inspectQcow2(make(['-o', `data_file=${path.join(dir, 'data.raw')}`], '1M'))).toEqual({
+        ok: false,
+        reason: 'qcow2 images with an external data file are not allowed',
+      });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -46,12 +66,22 @@ describe.skipIf(!haveQemuImg)('qemu-img images', () => {
 
 describe('hand-built qcow2 headers', () => {
   it('accepts well-formed version 2 and 3 headers', () => {
-    expect(inspectQcow2(qcow2Header({ version: 2, size: 5 }))).toEqual({ ok: true, header: { version: 2, virtualSize: 5, clusterBits: 16 } });
-    expect(inspectQcow2(qcow2Header({ version: 3, size: 2 ** 40 }))).toEqual({ ok: true, header: { version: 3, virtualSize: 2 ** 40, clusterBits: 16 } });
+    expect(inspectQcow2(qcow2Header({ version: 2, size: 5 }))).toEqual({
+      ok: true,
+      header: { version: 2, virtualSize: 5, clusterBits: 16 },
+    });
+    expect(inspectQcow2(qcow2Header({ version: 3, size: 2 ** 40 }))).toEqual({
+      ok: true,
+      header: { version: 3, virtualSize: 2 ** 40, clusterBits: 16 },
+    });
   });
 
   it('refuses what is not an acceptable qcow2 header', () => {
-    expect(inspectQcow2(Buffer.from('not a disk image at all, just text..........................................................................'))).toMatchObject({ ok: false, reason: /no qcow2 magic/ });
+    expect(
+      inspectQcow2(
+        Buffer.from('not a disk image at all, just text..........................................................................'),
+      ),
+    ).toMatchObject({ ok: false, reason: /no qcow2 magic/ });
     expect(inspectQcow2(qcow2Header({ version: 4 }))).toMatchObject({ ok: false, reason: 'qcow2 version 4 is not supported' });
     expect(inspectQcow2(qcow2Header({ version: 3, clusterBits: 30 }))).toMatchObject({ ok: false, reason: /cluster size/ });
     expect(inspectQcow2(qcow2Header({ version: 3 }).subarray(0, 80))).toMatchObject({ ok: false, reason: 'the qcow2 header is truncated' });

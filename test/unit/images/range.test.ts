@@ -40,7 +40,9 @@ describe('resolveRange', () => {
       expect(err, header).toBeInstanceOf(RangeNotSatisfiableError);
       expect((err as RangeNotSatisfiableError).size).toBe(26);
     }
-    expect(() => resolveRange('bytes=26-', 26)).toThrow('Invalid start position in Range header. Start position MUST be in the inclusive range [0, 25].');
+    expect(() => resolveRange('bytes=26-', 26)).toThrow(
+      'Invalid start position in Range header. Start position MUST be in the inclusive range [0, 25].',
+    );
     expect(() => resolveRange('bytes=0-', 0)).toThrow(RangeNotSatisfiableError);
     expect(() => resolveRange('bytes=-5', 0)).toThrow(RangeNotSatisfiableError);
   });

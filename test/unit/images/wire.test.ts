@@ -41,7 +41,9 @@ describe('list queries', () => {
   });
 
   it('parses filters, sorting, member status and properties', () => {
-    const input = q('name=in:a,b&status=active&tag=x&tag=y&size_min=10&os_hidden=true&protected=false&sort=name:asc,size&member_status=all&visibility=shared&os_distro=ubuntu&created_at=gte:2024-01-01T00:00:00Z');
+    const input = q(
+      'name=in:a,b&status=active&tag=x&tag=y&size_min=10&os_hidden=true&protected=false&sort=name:asc,size&member_status=all&visibility=shared&os_distro=ubuntu&created_at=gte:2024-01-01T00:00:00Z',
+    );
     expect(input.filters.name).toEqual({ values: ['a', 'b'] });
     expect(input.filters.status).toEqual({ values: ['active'] });
     expect(input.filters.tags).toEqual(['x', 'y']);
@@ -89,7 +91,12 @@ describe('list queries', () => {
 
 describe('JSON-patch documents', () => {
   it('parses v2.1 (RFC 6902) and v2.0 (draft 4) operations', () => {
-    expect(parsePatch(V21, [{ op: 'replace', path: '/name', value: 'n' }, { op: 'remove', path: '/a~1b' }])).toEqual({
+    expect(
+      parsePatch(V21, [
+        { op: 'replace', path: '/name', value: 'n' },
+        { op: 'remove', path: '/a~1b' },
+      ]),
+    ).toEqual({
       draft4: false,
       changes: [
         { op: 'replace', path: 'name', value: 'n' },

@@ -11,27 +11,49 @@ import { parseInspectionRules } from '../../../src/domain/inspection/rules.ts';
 import { loadLabModel, parseLabModel, parseModelSpec, shippedModels } from '../../../src/lab/hardware.ts';
 
 const GIB = 1024 ** 3;
-const base = () => ({ cpu: { count: 8, architecture: 'x86_64' }, memory: { physical_mb: 16384 }, interfaces: [] as any[], disks: [] as any[] });
+const base = () => ({
+  cpu: { count: 8, architecture: 'x86_64' },
+  memory: { physical_mb: 16384 },
+  interfaces: [] as any[],
+  disks: [] as any[],
+});
 
 describe('LLDP', () => {
   it('decodes what the agent encodes (chassis MAC, port name, system name)', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 6, maxLength: 6 }), fc.stringMatching(/^[A-Za-z0-9/._-]{1,30}$/), fc.stringMatching(/^[a-z0-9.-]{1,40}$/), (mac, port, name) => {
-        const chassisId = mac.map((b) => b.toString(16).padStart(2, '0')).join(':');
-        expect(decodeLldp(lldpTlvs({ chassisId, portId: port, systemName: name }))).toEqual({ switch_id: chassisId, port_id: port, switch_info: name });
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 6, maxLength: 6 }),
+        fc.stringMatching(/^[A-Za-z0-9/._-]{1,30}$/),
+        fc.stringMatching(/^[a-z0-9.-]{1,40}$/),
+        (mac, port, name) => {
+          const chassisId = mac.map((b) => b.toString(16).padStart(2, '0')).join(':');
+          expect(decodeLldp(lldpTlvs({ chassisId, portId: port, systemName: name }))).toEqual({
+            switch_id: chassisId,
+            port_id: port,
+            switch_info: name,
+          });
+        },
+      ),
     );
   });
 
   it('the domain encoder (redfish LLDPReceive) matches the agent and round-trips text chassis ids', () => {
     const n = { chassisId: '02:e5:1a:00:00:01', portId: 'Ethernet3', systemName: 'sw' };
     expect(encodeLldp(n)).toEqual(lldpTlvs(n));
-    expect(decodeLldp(encodeLldp({ chassisId: 'switch-7', portId: 'xe-0/0/1', systemName: null }))).toEqual({ switch_id: 'switch-7', port_id: 'xe-0/0/1' });
+    expect(decodeLldp(encodeLldp({ chassisId: 'switch-7', portId: 'xe-0/0/1', systemName: null }))).toEqual({
+      switch_id: 'switch-7',
+      port_id: 'xe-0/0/1',
+    });
   });
 
   it('skips malformed TLVs and reads text subtypes', () => {
     expect(decodeLldp([[1, 'zz'], [2, '05'], 'x', [5]])).toEqual({});
-    expect(decodeLldp([[1, Buffer.from('\x07sw-a').toString('hex')], [2, Buffer.from('\x03').toString('hex') + 'aabbccddeeff']])).toEqual({ switch_id: 'sw-a', port_id: 'aa:bb:cc:dd:ee:ff' });
+    expect(
+      decodeLldp([
+        [1, Buffer.from('\x07sw-a').toString('hex')],
+        [2, Buffer.from('\x03').toString('hex') + 'aabbccddeeff'],
+      ]),
+    ).toEqual({ switch_id: 'sw-a', port_id: 'aa:bb:cc:dd:ee:ff' });
     expect(decodeLldp(null)).toEqual({});
   });
 });
@@ -59,7 +81,11 @@ describe('facts and processing', () => {
   const inv = {
     ...base(),
     interfaces: [
-      { name: 'eno1', mac_address: 'AA:00:00:00:00:01', lldp: lldpTlvs({ chassisId: '02:00:00:00:00:09', portId: 'Ethernet7', systemName: 'sw9' }) },
+      {
+        name: 'eno1',
+        mac_address: 'AA:00:00:00:00:01',
+        lldp: lldpTlvs({ chassisId: '02:00:00:00:00:09', portId: 'Ethernet7', systemName: 'sw9' }),
+      },
       { name: 'eno2', mac_address: 'aa:00:00:00:00:02', lldp: null },
       { name: 'lo', mac_address: null },
     ],
@@ -70,7 +96,10 @@ describe('facts and processing', () => {
     const f = inspectionFacts(inv, { pci_devices: [{ class: '030200' }, { class: '020000' }] });
     expect(f.properties).toEqual({ cpus: 8, cpu_arch: 'x86_64', memory_mb: 16384, local_gb: 99 });
     expect(f.gpuCount).toBe(1);
-    expect(f.nics.map((n) => [n.mac, n.pxe])).toEqual([['aa:00:00:00:00:01', true], ['aa:00:00:00:00:02', false]]);
+    expect(f.nics.map((n) => [n.mac, n.pxe])).toEqual([
+      ['aa:00:00:00:00:01', true],
+      ['aa:00:00:00:00:02', false],
+    ]);
   });
   it('creates missing ports, updates pxe and LLDP of existing ones, applies rules in order', () => {
     const rules = parseInspectionRules([
@@ -87,7 +116,14 @@ describe('facts and processing', () => {
       { pci_devices: [] },
       () => `new-${n++}`,
     );
-    expect(out.ports.creates).toEqual([{ uuid: 'new-0', address: 'aa:00:00:00:00:01', pxe_enabled: true, local_link_connection: { switch_id: '02:00:00:00:00:09', port_id: 'Ethernet7', switch_info: 'sw9' } }]);
+    expect(out.ports.creates).toEqual([
+      {
+        uuid: 'new-0',
+        address: 'aa:00:00:00:00:01',
+        pxe_enabled: true,
+        local_link_connection: { switch_id: '02:00:00:00:00:09', port_id: 'Ethernet7', switch_info: 'sw9' },
+      },
+    ]);
     expect(out.ports.updates).toEqual([{ uuid: 'p2', pxe_enabled: false }]);
     expect(out.nodeChanges.traits).toEqual(['CUSTOM_A', 'CUSTOM_GPU']);
     expect(out.nodeChanges.resource_class).toBe('gpu.big');
@@ -120,8 +156,32 @@ describe('lab models', () => {
   it('refuses bad specs and bad model documents with the field at fault', () => {
     expect(() => parseModelSpec('gpu:0')).toThrow(/Invalid lab model spec/);
     expect(() => parseModelSpec('nosuch')).toThrow(/Unknown lab model/);
-    expect(() => parseLabModel({ name: 'x', system: { manufacturer: 'a', product: 'b' }, cpu: { model: 'c', sockets: 0, cores: 1 }, memory: { size_gib: 1 }, disks: [{ name: '/dev/sda', size_gb: 1, model: 'm' }], nics: [{ name: 'e' }] }, 't')).toThrow(/cpu\.sockets/);
-    expect(() => parseLabModel({ name: 'x', system: { manufacturer: 'a', product: 'b' }, cpu: { model: 'c', sockets: 1, cores: 1 }, memory: { size_gib: 1 }, disks: [{ name: '/dev/sda', count: 2, size_gb: 1, model: 'm' }], nics: [{ name: 'e' }] }, 't')).toThrow(/%l or %n/);
+    expect(() =>
+      parseLabModel(
+        {
+          name: 'x',
+          system: { manufacturer: 'a', product: 'b' },
+          cpu: { model: 'c', sockets: 0, cores: 1 },
+          memory: { size_gib: 1 },
+          disks: [{ name: '/dev/sda', size_gb: 1, model: 'm' }],
+          nics: [{ name: 'e' }],
+        },
+        't',
+      ),
+    ).toThrow(/cpu\.sockets/);
+    expect(() =>
+      parseLabModel(
+        {
+          name: 'x',
+          system: { manufacturer: 'a', product: 'b' },
+          cpu: { model: 'c', sockets: 1, cores: 1 },
+          memory: { size_gib: 1 },
+          disks: [{ name: '/dev/sda', count: 2, size_gb: 1, model: 'm' }],
+          nics: [{ name: 'e' }],
+        },
+        't',
+      ),
+    ).toThrow(/%l or %n/);
   });
 });
 

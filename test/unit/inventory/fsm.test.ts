@@ -102,12 +102,32 @@ const SPEC: Array<[ProvisionState, ProvisionEvent, ProvisionState]> = [
   ['service failed', 'delete', 'deleting'],
 ];
 
-const EVENTS: ProvisionEvent[] = ['deploy', 'delete', 'rebuild', 'manage', 'provide', 'inspect', 'abort', 'clean', 'adopt', 'rescue', 'unrescue', 'done', 'fail', 'wait', 'resume', 'reclaim', 'service'];
+const EVENTS: ProvisionEvent[] = [
+  'deploy',
+  'delete',
+  'rebuild',
+  'manage',
+  'provide',
+  'inspect',
+  'abort',
+  'clean',
+  'adopt',
+  'rescue',
+  'unrescue',
+  'done',
+  'fail',
+  'wait',
+  'resume',
+  'reclaim',
+  'service',
+];
 
 describe('provision FSM', () => {
   it('has exactly the transitions of the reference', () => {
     const key = (t: [string, string, string]) => t.join(' | ');
-    const actual = allTransitions().map((t) => key([t.from, t.event, t.to])).sort();
+    const actual = allTransitions()
+      .map((t) => key([t.from, t.event, t.to]))
+      .sort();
     expect(actual).toEqual(SPEC.map(key).sort());
   });
 
@@ -132,7 +152,8 @@ describe('provision FSM', () => {
 
   it('maps API verbs to events as Ironic', () => {
     expect(VERB_EVENTS).toMatchObject({ active: 'deploy', deploy: 'deploy', deleted: 'delete', undeploy: 'delete', rebuild: 'rebuild' });
-    for (const v of ['manage', 'provide', 'inspect', 'abort', 'clean', 'adopt', 'rescue', 'unrescue'] as const) expect(VERB_EVENTS[v]).toBe(v);
+    for (const v of ['manage', 'provide', 'inspect', 'abort', 'clean', 'adopt', 'rescue', 'unrescue'] as const)
+      expect(VERB_EVENTS[v]).toBe(v);
     expect(PROVISION_VERBS).toHaveLength(13);
     expect(canApply('available', 'active')).toBe(true);
     expect(canApply('active', 'deleted')).toBe(true);

@@ -4,17 +4,42 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createPolicy } from '../../../src/domain/policy/index.ts';
-import { isSecretKey, maskDriverInternalInfo, maskInstanceInfo, maskPasswordText, maskSecrets, MASK } from '../../../src/domain/inventory/masking.ts';
-import { REDACT_DRIVER_INFO, REDACT_DRIVER_INTERNAL_INFO, REDACT_LAST_ERROR, REDACT_RESERVATION, REDACTION_TEXT, redactionFor, shownValue } from '../../../src/domain/inventory/presentation.ts';
+import {
+  isSecretKey,
+  maskDriverInternalInfo,
+  maskInstanceInfo,
+  maskPasswordText,
+  maskSecrets,
+  MASK,
+} from '../../../src/domain/inventory/masking.ts';
+import {
+  REDACT_DRIVER_INFO,
+  REDACT_DRIVER_INTERNAL_INFO,
+  REDACT_LAST_ERROR,
+  REDACT_RESERVATION,
+  REDACTION_TEXT,
+  redactionFor,
+  shownValue,
+} from '../../../src/domain/inventory/presentation.ts';
 import type { Node } from '../../../src/domain/inventory/model.ts';
 import { ADMIN, LESSEE, OTHER, OWNER } from '../policy/personas.ts';
 
 describe('isSecretKey', () => {
-  it.each(['ipmi_password', 'redfish_password', 'Password', 'auth_token', 'client_secret', 'configdrive', 'ssh_private_key', 'my_passphrase', 'agent_secret_token', 'CHAPPASSWORD'])(
-    '%s is secret',
-    (k) => expect(isSecretKey(k)).toBe(true),
+  it.each([
+    'ipmi_password',
+    'redfish_password',
+    'Password',
+    'auth_token',
+    'client_secret',
+    'configdrive',
+    'ssh_private_key',
+    'my_passphrase',
+    'agent_secret_token',
+    'CHAPPASSWORD',
+  ])('%s is secret', (k) => expect(isSecretKey(k)).toBe(true));
+  it.each(['redfish_address', 'redfish_username', 'ipmi_port', 'deploy_kernel', 'pass', 'key'])('%s is not secret', (k) =>
+    expect(isSecretKey(k)).toBe(false),
   );
-  it.each(['redfish_address', 'redfish_username', 'ipmi_port', 'deploy_kernel', 'pass', 'key'])('%s is not secret', (k) => expect(isSecretKey(k)).toBe(false));
 });
 
 describe('maskSecrets', () => {
@@ -54,7 +79,10 @@ describe('maskSecrets', () => {
       image_source: 'img',
     });
     expect(maskInstanceInfo({ image_url: '' })).toEqual({ image_url: '' });
-    expect(maskDriverInternalInfo({ agent_secret_token: 'tok', agent_url: 'http://a' })).toEqual({ agent_secret_token: MASK, agent_url: 'http://a' });
+    expect(maskDriverInternalInfo({ agent_secret_token: 'tok', agent_url: 'http://a' })).toEqual({
+      agent_secret_token: MASK,
+      agent_url: 'http://a',
+    });
   });
 });
 
@@ -76,8 +104,12 @@ describe('field redaction', () => {
   it('admins and owners see everything (secrets still masked); lessees get redactions', () => {
     expect(redactionFor(policy, ADMIN, node)).toBe(0);
     expect(redactionFor(policy, OWNER, node)).toBe(0);
-    expect(redactionFor(policy, LESSEE, node)).toBe(REDACT_LAST_ERROR | REDACT_RESERVATION | REDACT_DRIVER_INTERNAL_INFO | REDACT_DRIVER_INFO);
-    expect(redactionFor(policy, OTHER, node)).toBe(REDACT_LAST_ERROR | REDACT_RESERVATION | REDACT_DRIVER_INTERNAL_INFO | REDACT_DRIVER_INFO);
+    expect(redactionFor(policy, LESSEE, node)).toBe(
+      REDACT_LAST_ERROR | REDACT_RESERVATION | REDACT_DRIVER_INTERNAL_INFO | REDACT_DRIVER_INFO,
+    );
+    expect(redactionFor(policy, OTHER, node)).toBe(
+      REDACT_LAST_ERROR | REDACT_RESERVATION | REDACT_DRIVER_INTERNAL_INFO | REDACT_DRIVER_INFO,
+    );
   });
 
   it('shows redaction notices and masks', () => {

@@ -34,7 +34,9 @@ describe('negotiateVersion', () => {
     expect(() => negotiateVersion(h)).toThrow(/\[1\.1, 1\.82\]/);
   });
   it('words the out-of-range error as Ironic', () => {
-    expect(() => negotiateVersion('1.99')).toThrow('Version 1.99 was requested but the minor version is not supported by this service. The supported version range is: [1.1, 1.82].');
+    expect(() => negotiateVersion('1.99')).toThrow(
+      'Version 1.99 was requested but the minor version is not supported by this service. The supported version range is: [1.1, 1.82].',
+    );
   });
 });
 
@@ -75,12 +77,14 @@ describe('inventory value rules', () => {
   });
   it('normalises MACs and refuses bad ones', () => {
     expect(normalizeMac('AA:BB:CC:DD:EE:0F')).toBe('aa:bb:cc:dd:ee:0f');
-    for (const bad of ['aa:bb:cc:dd:ee', 'aa-bb-cc-dd-ee-ff', 'zz:bb:cc:dd:ee:ff', 'aabbccddeeff', 42, null]) expect(() => normalizeMac(bad)).toThrow(InvalidInputError);
+    for (const bad of ['aa:bb:cc:dd:ee', 'aa-bb-cc-dd-ee-ff', 'zz:bb:cc:dd:ee:ff', 'aabbccddeeff', 42, null])
+      expect(() => normalizeMac(bad)).toThrow(InvalidInputError);
   });
   it('validates traits', () => {
     expect(checkTrait('CUSTOM_GPU_A100')).toBe('CUSTOM_GPU_A100');
     expect(checkTrait('HW_CPU_X86_VMX')).toBe('HW_CPU_X86_VMX');
-    for (const bad of ['custom_x', 'CUSTOM_', 'CUSTOM_a', 'GPU', '', 'CUSTOM_' + 'A'.repeat(250), 5]) expect(() => checkTrait(bad)).toThrow(InvalidInputError);
+    for (const bad of ['custom_x', 'CUSTOM_', 'CUSTOM_a', 'GPU', '', 'CUSTOM_' + 'A'.repeat(250), 5])
+      expect(() => checkTrait(bad)).toThrow(InvalidInputError);
     expect(checkTraits(['CUSTOM_B', 'CUSTOM_A', 'CUSTOM_B'])).toEqual(['CUSTOM_A', 'CUSTOM_B']);
     expect(() => checkTraits(Array.from({ length: 51 }, (_, i) => `CUSTOM_T${i}`))).toThrow(/at most 50/);
     expect(() => checkTraits('CUSTOM_A')).toThrow(InvalidInputError);
@@ -95,7 +99,14 @@ describe('inventory value rules', () => {
     expect(normalizeLocalLinkConnection({ port_id: 'p', switch_id: '0123456789ABCDEF' }, false).switch_id).toBe('0123456789abcdef');
     expect(normalizeLocalLinkConnection({ network_type: 'unmanaged' }, false)).toEqual({ network_type: 'unmanaged' });
     expect(normalizeLocalLinkConnection({ port_id: 'p', hostname: 'h' }, true)).toEqual({ port_id: 'p', hostname: 'h' });
-    for (const bad of [{ port_id: 'p' }, { port_id: 'p', switch_id: 'nope' }, { port_id: 'p', switch_id: 'aa:bb:cc:dd:ee:ff', vlan: 1 }, { port_id: 1, switch_id: 'aa:bb:cc:dd:ee:ff' }, { network_type: 'x' }, 'str']) {
+    for (const bad of [
+      { port_id: 'p' },
+      { port_id: 'p', switch_id: 'nope' },
+      { port_id: 'p', switch_id: 'aa:bb:cc:dd:ee:ff', vlan: 1 },
+      { port_id: 1, switch_id: 'aa:bb:cc:dd:ee:ff' },
+      { network_type: 'x' },
+      'str',
+    ]) {
       expect(() => normalizeLocalLinkConnection(bad, false), JSON.stringify(bad)).toThrow(InvalidInputError);
     }
   });

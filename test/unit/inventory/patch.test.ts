@@ -54,12 +54,15 @@ describe('applyPatch', () => {
   const doc = { name: 'n', properties: { cpus: 2 }, extra: {}, description: null, list: [1, 2] };
 
   it('adds nested keys, replaces and removes', () => {
-    const out = applyPatch(doc, parsePatch([
-      { op: 'add', path: '/properties/memory_mb', value: 1024 },
-      { op: 'replace', path: '/properties/cpus', value: 4 },
-      { op: 'add', path: '/extra/foo', value: { a: 1 } },
-      { op: 'remove', path: '/name' },
-    ]));
+    const out = applyPatch(
+      doc,
+      parsePatch([
+        { op: 'add', path: '/properties/memory_mb', value: 1024 },
+        { op: 'replace', path: '/properties/cpus', value: 4 },
+        { op: 'add', path: '/extra/foo', value: { a: 1 } },
+        { op: 'remove', path: '/name' },
+      ]),
+    );
     expect(out).toEqual({ properties: { cpus: 4, memory_mb: 1024 }, extra: { foo: { a: 1 } }, description: null, list: [1, 2] });
     expect(doc.properties).toEqual({ cpus: 2 }); // input untouched
   });
@@ -69,7 +72,9 @@ describe('applyPatch', () => {
   });
 
   it('refuses adding a new root attribute', () => {
-    expect(() => applyPatch(doc, parsePatch([{ op: 'add', path: '/foo', value: 1 }]))).toThrow(/Adding a new attribute \(\/foo\) to the root/);
+    expect(() => applyPatch(doc, parsePatch([{ op: 'add', path: '/foo', value: 1 }]))).toThrow(
+      /Adding a new attribute \(\/foo\) to the root/,
+    );
   });
 
   it('refuses removing or replacing missing keys, and adding below missing parents', () => {
@@ -80,12 +85,15 @@ describe('applyPatch', () => {
   });
 
   it('handles arrays: insert, append with -, replace and remove by index', () => {
-    const out = applyPatch(doc, parsePatch([
-      { op: 'add', path: '/list/0', value: 0 },
-      { op: 'add', path: '/list/-', value: 3 },
-      { op: 'replace', path: '/list/1', value: 10 },
-      { op: 'remove', path: '/list/2' },
-    ]));
+    const out = applyPatch(
+      doc,
+      parsePatch([
+        { op: 'add', path: '/list/0', value: 0 },
+        { op: 'add', path: '/list/-', value: 3 },
+        { op: 'replace', path: '/list/1', value: 10 },
+        { op: 'remove', path: '/list/2' },
+      ]),
+    );
     expect(out.list).toEqual([0, 10, 3]);
     expect(() => applyPatch(doc, parsePatch([{ op: 'add', path: '/list/5', value: 1 }]))).toThrow(InvalidInputError);
     expect(() => applyPatch(doc, parsePatch([{ op: 'remove', path: '/list/01' }]))).toThrow(InvalidInputError);
@@ -96,11 +104,14 @@ describe('applyPatch', () => {
   });
 
   it('applies operations in order (a later op sees an earlier one)', () => {
-    const out = applyPatch(doc, parsePatch([
-      { op: 'add', path: '/extra/a', value: { b: 1 } },
-      { op: 'add', path: '/extra/a/c', value: 2 },
-      { op: 'remove', path: '/extra/a/b' },
-    ]));
+    const out = applyPatch(
+      doc,
+      parsePatch([
+        { op: 'add', path: '/extra/a', value: { b: 1 } },
+        { op: 'add', path: '/extra/a/c', value: 2 },
+        { op: 'remove', path: '/extra/a/b' },
+      ]),
+    );
     expect(out.extra).toEqual({ a: { c: 2 } });
   });
 });
@@ -132,12 +143,27 @@ describe('applyPatch property', () => {
   const roots = ['a', 'b', 'c'];
   const keys = ['x', 'y', 'z'];
   const opArb: fc.Arbitrary<PatchOp> = fc.oneof(
-    fc.record({ op: fc.constantFrom('add', 'replace') as fc.Arbitrary<'add' | 'replace'>, path: fc.constantFrom(...roots, 'new').map((r) => `/${r}`), value: fc.dictionary(fc.constantFrom(...keys), fc.integer(), { maxKeys: 2 }) }),
+    fc.record({
+      op: fc.constantFrom('add', 'replace') as fc.Arbitrary<'add' | 'replace'>,
+      path: fc.constantFrom(...roots, 'new').map((r) => `/${r}`),
+      value: fc.dictionary(fc.constantFrom(...keys), fc.integer(), { maxKeys: 2 }),
+    }),
     fc.record({ op: fc.constant('remove' as const), path: fc.constantFrom(...roots, 'new').map((r) => `/${r}`) }),
-    fc.record({ op: fc.constantFrom('add', 'replace') as fc.Arbitrary<'add' | 'replace'>, path: fc.tuple(fc.constantFrom(...roots), fc.constantFrom(...keys)).map(([r, k]) => `/${r}/${k}`), value: fc.integer() }),
-    fc.record({ op: fc.constant('remove' as const), path: fc.tuple(fc.constantFrom(...roots), fc.constantFrom(...keys)).map(([r, k]) => `/${r}/${k}`) }),
+    fc.record({
+      op: fc.constantFrom('add', 'replace') as fc.Arbitrary<'add' | 'replace'>,
+      path: fc.tuple(fc.constantFrom(...roots), fc.constantFrom(...keys)).map(([r, k]) => `/${r}/${k}`),
+      value: fc.integer(),
+    }),
+    fc.record({
+      op: fc.constant('remove' as const),
+      path: fc.tuple(fc.constantFrom(...roots), fc.constantFrom(...keys)).map(([r, k]) => `/${r}/${k}`),
+    }),
   );
-  const docArb = fc.record({ a: fc.dictionary(fc.constantFrom(...keys), fc.integer(), { maxKeys: 3 }), b: fc.constant({}), c: fc.constant(null) });
+  const docArb = fc.record({
+    a: fc.dictionary(fc.constantFrom(...keys), fc.integer(), { maxKeys: 3 }),
+    b: fc.constant({}),
+    c: fc.constant(null),
+  });
 
   it('matches the model for random sequences (result or failure)', () => {
     fc.assert(

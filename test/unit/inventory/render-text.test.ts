@@ -13,7 +13,15 @@ import { nodeCollectionBuffer, nodeCollectionJson, renderNode, renderNodeObject 
 import { isoTime, nodeFieldsAt } from '../../../src/api/baremetal/render-fields.ts';
 import { nodeTextJson } from '../../../src/api/baremetal/render-text.ts';
 import { INTERFACE_FIELDS, NODE_FIELDS, type Node } from '../../../src/domain/inventory/model.ts';
-import { memberOffset, NODE_TEXT_MEMBER_FIELDS, NODE_TEXT_REVISION, nodeDocumentOf, nodeTextOf, splitDocument, textSlice } from '../../../src/domain/inventory/node-text.ts';
+import {
+  memberOffset,
+  NODE_TEXT_MEMBER_FIELDS,
+  NODE_TEXT_REVISION,
+  nodeDocumentOf,
+  nodeTextOf,
+  splitDocument,
+  textSlice,
+} from '../../../src/domain/inventory/node-text.ts';
 import type { NodeView } from '../../../src/domain/inventory/presentation.ts';
 import { publicForm } from '../../../src/domain/inventory/public-forms.ts';
 import { MASK } from '../../../src/domain/inventory/masking.ts';
@@ -28,16 +36,40 @@ const anyString = fc.oneof(
   fc.constantFrom('', 'fake', '"quoted"\\', '\u0000\u001f\u2028é漢', 'password=hunter2 user=x', '--password abc', '<password>x</password>'),
 );
 /** Keys, many of them secret by the masking rules. */
-const key = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('password', 'redfish_password', 'auth_token', 'configdrive', 'image_url', 'agent_secret_token', 'private_key', 'user', 'address'));
+const key = fc.oneof(
+  fc.string({ maxLength: 8 }),
+  fc.constantFrom(
+    'password',
+    'redfish_password',
+    'auth_token',
+    'configdrive',
+    'image_url',
+    'agent_secret_token',
+    'private_key',
+    'user',
+    'address',
+  ),
+);
 const jsonLeaf = fc.oneof(anyString, fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null));
 const { tree: jsonTree } = fc.letrec<{ tree: unknown }>((tie) => ({
-  tree: fc.oneof({ depthSize: 'small', withCrossShrink: true }, jsonLeaf, fc.array(tie('tree'), { maxLength: 3 }), fc.dictionary(key, tie('tree'), { maxKeys: 4 })),
+  tree: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    jsonLeaf,
+    fc.array(tie('tree'), { maxLength: 3 }),
+    fc.dictionary(key, tie('tree'), { maxKeys: 4 }),
+  ),
 }));
 const jsonObject = fc.dictionary(key, jsonTree, { maxKeys: 6 }) as fc.Arbitrary<Record<string, unknown>>;
 /** Secret values under secret keys (as a driver_info holds them once sealed, or in clear in instance_info). */
 const withSecrets = jsonObject.map((o) => ({ ...o, redfish_password: SECRET, nested: { ipmi_password: SECRET } }));
 const nullable = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: null, freq: 3 });
-const time = nullable(fc.oneof(fc.integer({ min: 0, max: 253_402_300_799_999 }), fc.integer({ min: -62_135_596_800_000, max: 0 }), fc.constantFrom(0, 1_795_337_043_000, 1_795_337_043_616)));
+const time = nullable(
+  fc.oneof(
+    fc.integer({ min: 0, max: 253_402_300_799_999 }),
+    fc.integer({ min: -62_135_596_800_000, max: 0 }),
+    fc.constantFrom(0, 1_795_337_043_000, 1_795_337_043_616),
+  ),
+);
 const state = fc.constantFrom('available', 'inspect wait', 'inspecting', 'active', 'enroll', 'deploy failed');
 
 const nodeArb: fc.Arbitrary<Node> = fc
@@ -58,8 +90,14 @@ const nodeArb: fc.Arbitrary<Node> = fc
     allocation_uuid: nullable(fc.uuid()),
     traits: fc.array(anyString, { maxLength: 3 }),
     driver_info: withSecrets,
-    driver_internal_info: fc.oneof(jsonObject, jsonObject.map((o) => ({ ...o, agent_secret_token: SECRET }))),
-    instance_info: fc.oneof(jsonObject, withSecrets.map((o) => ({ ...o, configdrive: SECRET, image_url: SECRET }))),
+    driver_internal_info: fc.oneof(
+      jsonObject,
+      jsonObject.map((o) => ({ ...o, agent_secret_token: SECRET })),
+    ),
+    instance_info: fc.oneof(
+      jsonObject,
+      withSecrets.map((o) => ({ ...o, configdrive: SECRET, image_url: SECRET })),
+    ),
     properties: jsonObject,
     extra: jsonObject,
     network_data: jsonObject,
@@ -167,9 +205,16 @@ function referenceIsoTime(ms: number): string {
 describe('isoTime', () => {
   it('equals the Date-based formatting for every representable millisecond', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.integer({ min: -8.64e15, max: 8.64e15 }), fc.integer({ min: 0, max: 253_402_300_799_999 }), fc.double({ min: -1e13, max: 1e13, noNaN: true })), (ms) => {
-        expect(isoTime(ms)).toBe(referenceIsoTime(ms));
-      }),
+      fc.property(
+        fc.oneof(
+          fc.integer({ min: -8.64e15, max: 8.64e15 }),
+          fc.integer({ min: 0, max: 253_402_300_799_999 }),
+          fc.double({ min: -1e13, max: 1e13, noNaN: true }),
+        ),
+        (ms) => {
+          expect(isoTime(ms)).toBe(referenceIsoTime(ms));
+        },
+      ),
       { numRuns: 2000 },
     );
     expect(isoTime(0)).toBe('1970-01-01T00:00:00+00:00');
@@ -194,7 +239,16 @@ describe('nodeCollectionBuffer', () => {
             next,
             (i, bytes) => reported.set(i, Buffer.from(bytes).toString()),
           );
-          expect(encoded.equals(Buffer.from(nodeCollectionJson(items.map(([s]) => s), next)))).toBe(true);
+          expect(
+            encoded.equals(
+              Buffer.from(
+                nodeCollectionJson(
+                  items.map(([s]) => s),
+                  next,
+                ),
+              ),
+            ),
+          ).toBe(true);
           // Every text item is reported once with exactly its bytes.
           expect([...reported.keys()].sort()).toEqual(items.flatMap(([, asBuffer], i) => (asBuffer ? [] : [i])));
           for (const [i, text] of reported) expect(text).toBe(Buffer.from(items[i]![0]).toString());

@@ -24,7 +24,20 @@ describe('lab disk report', () => {
     const tree = path.join(dir, 'tree/openstack/latest');
     fs.mkdirSync(tree, { recursive: true });
     fs.writeFileSync(path.join(tree, 'meta_data.json'), JSON.stringify({ hostname: 'h1', uuid: 'u-1' }));
-    execFileSync('genisoimage', ['-quiet', '-o', path.join(dir, 'cd.iso'), '-ldots', '-allow-lowercase', '-allow-multidot', '-l', '-J', '-r', '-V', 'config-2', path.join(dir, 'tree')]);
+    execFileSync('genisoimage', [
+      '-quiet',
+      '-o',
+      path.join(dir, 'cd.iso'),
+      '-ldots',
+      '-allow-lowercase',
+      '-allow-multidot',
+      '-l',
+      '-J',
+      '-r',
+      '-V',
+      'config-2',
+      path.join(dir, 'tree'),
+    ]);
     iso = fs.readFileSync(path.join(dir, 'cd.iso'));
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -51,7 +64,12 @@ describe('lab disk report', () => {
     mbr.writeUInt32LE(2048, 446 + 8);
     mbr.writeUInt32LE(8192, 446 + 12);
     mbr.writeUInt16LE(0xaa55, 510);
-    const r = await inspectDisk(disk('mbr.img', 8 * MIB, [[0, mbr], [MIB, iso]]));
+    const r = await inspectDisk(
+      disk('mbr.img', 8 * MIB, [
+        [0, mbr],
+        [MIB, iso],
+      ]),
+    );
     expect(r.table).toBe('mbr');
     expect(r.partitions).toEqual([{ start: MIB, size: 4 * MIB }]);
     expect(r.metaData).toEqual({ hostname: 'h1', uuid: 'u-1' });
@@ -72,7 +90,13 @@ describe('lab disk report', () => {
     entry.fill(0x11, 0, 16);
     entry.writeBigUInt64LE(4096n, 32);
     entry.writeBigUInt64LE(4096n + 8191n, 40);
-    const r = await inspectDisk(disk('gpt.img', 8 * MIB, [[0, pmbr], [1024, entry], [2 * MIB, iso]]));
+    const r = await inspectDisk(
+      disk('gpt.img', 8 * MIB, [
+        [0, pmbr],
+        [1024, entry],
+        [2 * MIB, iso],
+      ]),
+    );
     expect(r.table).toBe('gpt');
     expect(r.partitions).toEqual([{ start: 2 * MIB, size: 4 * MIB }]);
     expect(r.metaData?.hostname).toBe('h1');
@@ -80,7 +104,12 @@ describe('lab disk report', () => {
 
   it.runIf(haveGenisoimage)('no partition table: a config drive near the end of the disk is found', async () => {
     const head = Buffer.alloc(MIB, 0x5a);
-    const r = await inspectDisk(disk('raw.img', 16 * MIB, [[0, head], [16 * MIB - 4 * MIB, iso]]));
+    const r = await inspectDisk(
+      disk('raw.img', 16 * MIB, [
+        [0, head],
+        [16 * MIB - 4 * MIB, iso],
+      ]),
+    );
     expect(r.table).toBe('none');
     expect(r.blank).toBe(false);
     expect(r.metaData?.hostname).toBe('h1');

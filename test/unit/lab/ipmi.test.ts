@@ -17,13 +17,35 @@ const run = promisify(execFile);
 
 /** `ipmitool chassis power status` against a BMC; resolves with stdout or rejects. */
 async function powerStatus(port: number, password = 'password'): Promise<string> {
-  const args = ['-I', 'lanplus', '-C', '3', '-H', '127.0.0.1', '-p', String(port), '-U', 'admin', '-E', '-N', '1', '-R', '1', 'chassis', 'power', 'status'];
+  const args = [
+    '-I',
+    'lanplus',
+    '-C',
+    '3',
+    '-H',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-U',
+    'admin',
+    '-E',
+    '-N',
+    '1',
+    '-R',
+    '1',
+    'chassis',
+    'power',
+    'status',
+  ];
   return (await run('ipmitool', args, { env: { PATH: '/usr/bin:/bin', IPMI_PASSWORD: password }, timeout: 10_000 })).stdout;
 }
 
 describe.skipIf(IPMI_SKIP !== null)('IPMI lab nodes', () => {
   it('esi lab --lab-ipmi 2 prints two enrolable BMCs that answer, and removes them on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['bin/esi.js', 'lab', '--nodes', '1', '--port', '0', '--lab-ipmi', '2'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/esi.js', 'lab', '--nodes', '1', '--port', '0', '--lab-ipmi', '2'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));

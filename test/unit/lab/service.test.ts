@@ -89,7 +89,11 @@ describe('authentication', () => {
     const auth = { token: token! };
     expect((await call(lab, 'GET', '/redfish/v1/Systems/node-0', auth)).status).toBe(200);
     const svc = await call(lab, 'GET', '/redfish/v1/SessionService', auth);
-    expect(svc.body).toMatchObject({ ServiceEnabled: true, SessionTimeout: 1800, Sessions: { '@odata.id': '/redfish/v1/SessionService/Sessions' } });
+    expect(svc.body).toMatchObject({
+      ServiceEnabled: true,
+      SessionTimeout: 1800,
+      Sessions: { '@odata.id': '/redfish/v1/SessionService/Sessions' },
+    });
     const list = await call(lab, 'GET', '/redfish/v1/SessionService/Sessions', auth);
     expect(list.body.Members).toContainEqual({ '@odata.id': location });
     expect(list.body['Members@odata.count']).toBe(list.body.Members.length);

@@ -63,10 +63,16 @@ describe('RAID volumes', () => {
   it('refuses impossible volumes with the reason and creates possible ones', async () => {
     const post = (body: unknown) => call(lab, 'POST', `${STORAGE}/Volumes`, undefined, body);
     expect(messageId(await post({ RAIDType: 'RAID5', Links: { Drives: [drive(0), drive(1)] } }))).toBe('Base.1.11.PropertyValueConflict');
-    expect(messageId(await post({ RAIDType: 'RAID10', Links: { Drives: [drive(0), drive(1), drive(2)] } }))).toBe('Base.1.11.PropertyValueConflict');
-    expect(messageId(await post({ RAIDType: 'RAID1', CapacityBytes: 21 * 1024 ** 3, Links: { Drives: [drive(0), drive(1)] } }))).toBe('Base.1.11.PropertyValueOutOfRange');
+    expect(messageId(await post({ RAIDType: 'RAID10', Links: { Drives: [drive(0), drive(1), drive(2)] } }))).toBe(
+      'Base.1.11.PropertyValueConflict',
+    );
+    expect(messageId(await post({ RAIDType: 'RAID1', CapacityBytes: 21 * 1024 ** 3, Links: { Drives: [drive(0), drive(1)] } }))).toBe(
+      'Base.1.11.PropertyValueOutOfRange',
+    );
     expect(messageId(await post({ RAIDType: 'RAID7', Links: { Drives: [drive(0)] } }))).toBe('Base.1.11.PropertyValueNotInList');
-    expect(messageId(await post({ RAIDType: 'RAID0', Links: { Drives: [{ '@odata.id': `${STORAGE}/Drives/Disk.Bay.7` }] } }))).toBe('Base.1.11.ResourceMissingAtURI');
+    expect(messageId(await post({ RAIDType: 'RAID0', Links: { Drives: [{ '@odata.id': `${STORAGE}/Drives/Disk.Bay.7` }] } }))).toBe(
+      'Base.1.11.ResourceMissingAtURI',
+    );
     const ok = await post({ RAIDType: 'RAID1', Links: { Drives: [drive(0), drive(1)] }, Name: 'os' });
     expect(ok.status).toBe(201);
     expect(ok.headers.get('location')).toBe(`${STORAGE}/Volumes/${ok.body.Id}`);

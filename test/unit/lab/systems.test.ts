@@ -47,7 +47,10 @@ describe('representations', () => {
       IndicatorLED: 'Off',
       Boot: { BootSourceOverrideTarget: 'None', BootSourceOverrideEnabled: 'Disabled', BootSourceOverrideMode: 'UEFI' },
       MemorySummary: { TotalSystemMemoryGiB: 5 },
-      Links: { ManagedBy: [{ '@odata.id': '/redfish/v1/Managers/bmc-node-1' }], Chassis: [{ '@odata.id': '/redfish/v1/Chassis/chassis-node-1' }] },
+      Links: {
+        ManagedBy: [{ '@odata.id': '/redfish/v1/Managers/bmc-node-1' }],
+        Chassis: [{ '@odata.id': '/redfish/v1/Chassis/chassis-node-1' }],
+      },
       EthernetInterfaces: { '@odata.id': '/redfish/v1/Systems/node-1/EthernetInterfaces' },
       Processors: { '@odata.id': '/redfish/v1/Systems/node-1/Processors' },
       SimpleStorage: { '@odata.id': '/redfish/v1/Systems/node-1/SimpleStorage' },
@@ -58,7 +61,16 @@ describe('representations', () => {
     expect(typeof s.ProcessorSummary.Model).toBe('string');
     expect(s.Actions['#ComputerSystem.Reset']).toEqual({
       target: '/redfish/v1/Systems/node-1/Actions/ComputerSystem.Reset',
-      'ResetType@Redfish.AllowableValues': ['On', 'ForceOff', 'GracefulShutdown', 'GracefulRestart', 'ForceRestart', 'Nmi', 'ForceOn', 'PushPowerButton'],
+      'ResetType@Redfish.AllowableValues': [
+        'On',
+        'ForceOff',
+        'GracefulShutdown',
+        'GracefulRestart',
+        'ForceRestart',
+        'Nmi',
+        'ForceOn',
+        'PushPowerButton',
+      ],
     });
     expect(s.UUID).toBe(lab.systems.get('node-1').uuid);
     expect(s.UUID).not.toBe(lab.systems.get('node-0').uuid);
@@ -189,7 +201,11 @@ describe('boot override', () => {
       IndicatorLED: 'Blinking',
     });
     expect(r.status).toBe(200);
-    expect(r.body.Boot).toMatchObject({ BootSourceOverrideTarget: 'Pxe', BootSourceOverrideEnabled: 'Continuous', BootSourceOverrideMode: 'Legacy' });
+    expect(r.body.Boot).toMatchObject({
+      BootSourceOverrideTarget: 'Pxe',
+      BootSourceOverrideEnabled: 'Continuous',
+      BootSourceOverrideMode: 'Legacy',
+    });
     expect(lab.systems.get('node-0')).toMatchObject({
       boot: { target: 'Pxe', enabled: 'Continuous', mode: 'Legacy' },
       indicatorLed: 'Blinking',
@@ -231,7 +247,11 @@ describe('boot override', () => {
     await call(lab, 'PATCH', SYS, ADMIN, { Boot: { BootSourceOverrideTarget: 'Pxe', BootSourceOverrideEnabled: 'Once' } });
     const before = lab.systems.get('node-0').bootCount;
     await call(lab, 'POST', RESET, ADMIN, { ResetType: 'On' });
-    expect(lab.systems.get('node-0')).toMatchObject({ bootCount: before + 1, lastBootOverride: 'Pxe', boot: { target: 'Pxe', enabled: 'Disabled' } });
+    expect(lab.systems.get('node-0')).toMatchObject({
+      bootCount: before + 1,
+      lastBootOverride: 'Pxe',
+      boot: { target: 'Pxe', enabled: 'Disabled' },
+    });
     await call(lab, 'POST', RESET, ADMIN, { ResetType: 'ForceRestart' });
     expect(lab.systems.get('node-0').lastBootOverride).toBeNull();
 

@@ -27,18 +27,33 @@ describe('esi lease request options', () => {
   it('--property filters become one expression that the server evaluates like the client filter', () => {
     const expr = propertiesToExpression(['memory_mb>=49152', 'cpu_arch=x86_64', 'gpus > 0', 'vendor!=acme']);
     expect(expr).toBe('memory_mb >= 49152 and cpu_arch == "x86_64" and gpus > 0 and vendor != "acme"');
-    const node = { name: 'n', resourceClass: null, traits: [], properties: { memory_mb: 65536, cpu_arch: 'x86_64', gpus: 1, vendor: 'initech' } };
+    const node = {
+      name: 'n',
+      resourceClass: null,
+      traits: [],
+      properties: { memory_mb: 65536, cpu_arch: 'x86_64', gpus: 1, vendor: 'initech' },
+    };
     expect(matches(parseExpression(expr), node)).toBe(true);
     expect(() => propertiesToExpression(['memory_mb'])).toThrow(/Invalid property filter format/);
   });
 
   it('durations in d, h, m, s', () => {
-    expect([parseDuration('3d'), parseDuration('36h'), parseDuration('90m'), parseDuration('45'), parseDuration('1.5h')]).toEqual([259_200_000, 129_600_000, 5_400_000, 45_000, 5_400_000]);
+    expect([parseDuration('3d'), parseDuration('36h'), parseDuration('90m'), parseDuration('45'), parseDuration('1.5h')]).toEqual([
+      259_200_000, 129_600_000, 5_400_000, 45_000, 5_400_000,
+    ]);
     expect(() => parseDuration('soon')).toThrow(/Invalid --duration/);
   });
 
   it('builds one group from --count/--property/--where, with --duration from the start', () => {
-    const body = requestBody({ ...base, count: '2', property: ['gpus>=1'], where: 'cpu_arch == x86_64 or cpu_arch == aarch64', startTime: '2030-01-01T00:00:00', duration: '3d', name: 'n' });
+    const body = requestBody({
+      ...base,
+      count: '2',
+      property: ['gpus>=1'],
+      where: 'cpu_arch == x86_64 or cpu_arch == aarch64',
+      startTime: '2030-01-01T00:00:00',
+      duration: '3d',
+      name: 'n',
+    });
     expect(body).toEqual({
       groups: [{ count: 2, properties: 'gpus >= 1 and (cpu_arch == x86_64 or cpu_arch == aarch64)' }],
       start_time: '2030-01-01T00:00:00',
@@ -46,7 +61,10 @@ describe('esi lease request options', () => {
       name: 'n',
     });
     expect(requestBody({ ...base }, Date.UTC(2030, 0, 1))).toEqual({ groups: [{ count: 1 }] });
-    expect(requestBody({ ...base, duration: '1h' }, Date.UTC(2030, 0, 1))).toMatchObject({ start_time: '2030-01-01T00:00:00', end_time: '2030-01-01T01:00:00' });
+    expect(requestBody({ ...base, duration: '1h' }, Date.UTC(2030, 0, 1))).toMatchObject({
+      start_time: '2030-01-01T00:00:00',
+      end_time: '2030-01-01T01:00:00',
+    });
     expect(() => requestBody({ ...base, group: ['1'], count: '1' })).toThrow(/Use either --group/);
     expect(() => requestBody({ ...base, duration: '1h', endTime: '2030-01-01T00:00:00' })).toThrow(/either --end-time or --duration/);
   });
@@ -60,7 +78,16 @@ describe('esi quota options', () => {
   });
 
   it('a quota as a flat, sorted record', () => {
-    expect(quotaRecord({ project_id: 'p', project: 'l1', max_nodes: 2, max_node_hours: null, window_hours: 720, usage: { nodes_now: 1, peak_nodes: 2, node_hours_in_window: 3.5 } })).toEqual([
+    expect(
+      quotaRecord({
+        project_id: 'p',
+        project: 'l1',
+        max_nodes: 2,
+        max_node_hours: null,
+        window_hours: 720,
+        usage: { nodes_now: 1, peak_nodes: 2, node_hours_in_window: 3.5 },
+      }),
+    ).toEqual([
       ['max_node_hours', null],
       ['max_nodes', 2],
       ['project', 'l1'],

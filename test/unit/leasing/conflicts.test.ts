@@ -84,16 +84,30 @@ function reader(leases: readonly Lease[], offers: readonly Offer[]): LeasingRead
     getOffer: async (uuid: string) => offers.find((o) => o.uuid === uuid) ?? null,
     getLease: async (uuid: string) => leases.find((l) => l.uuid === uuid) ?? null,
     overlappingLeases: async (scope: Record<string, string>, w: { start: number; end: number }) =>
-      leases.filter((l) => ('offerUuid' in scope ? l.offerUuid === scope.offerUuid : 'parentLeaseUuid' in scope ? l.parentLeaseUuid === scope.parentLeaseUuid : l.resourceUuid === scope.resourceUuid) && overlaps(w, span(l))),
+      leases.filter(
+        (l) =>
+          ('offerUuid' in scope
+            ? l.offerUuid === scope.offerUuid
+            : 'parentLeaseUuid' in scope
+              ? l.parentLeaseUuid === scope.parentLeaseUuid
+              : l.resourceUuid === scope.resourceUuid) && overlaps(w, span(l)),
+      ),
     overlappingOffers: async (scope: Record<string, string>, w: { start: number; end: number }) =>
-      offers.filter((o) => ('parentLeaseUuid' in scope ? o.parentLeaseUuid === scope.parentLeaseUuid : o.resourceUuid === scope.resourceUuid) && overlaps(w, span(o))),
+      offers.filter(
+        (o) =>
+          ('parentLeaseUuid' in scope ? o.parentLeaseUuid === scope.parentLeaseUuid : o.resourceUuid === scope.resourceUuid) &&
+          overlaps(w, span(o)),
+      ),
   } as unknown as LeasingReader;
 }
 
 const NOBODY: Viewer = { seesLease: () => false, seesOffer: () => false, seesPolicy: () => false, seesQuota: () => false };
 
 async function message(p: Promise<void>): Promise<string> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ConflictError);
   return (err as Error).message;
 }
@@ -106,15 +120,23 @@ describe('conflict messages', () => {
   const at = { resourceType: 'ironic_node', resourceUuid: 'n1', parentLeaseUuid: null };
 
   it('name the lease or offer holding the window to a caller that may see it', async () => {
-    expect(await message(checkLeaseWindow(tx, at, win(3, 5), SEES_ALL))).toBe('Time conflict for ironic_node n1. Lease L-o2 holds it from 2030-01-01T02:00:00 to 2030-01-01T04:00:00.');
+    expect(await message(checkLeaseWindow(tx, at, win(3, 5), SEES_ALL))).toBe(
+      'Time conflict for ironic_node n1. Lease L-o2 holds it from 2030-01-01T02:00:00 to 2030-01-01T04:00:00.',
+    );
     expect(await message(checkOfferWindow(tx, at, win(35, 36), SEES_ALL))).toMatch(/Offer O-later holds it/);
   });
 
   it('give only the window to a caller that may not see it (direct lease, offer, claim)', async () => {
-    expect(await message(checkLeaseWindow(tx, at, win(3, 5), NOBODY))).toBe('Time conflict for ironic_node n1. It is taken from 2030-01-01T02:00:00 to 2030-01-01T04:00:00.');
-    expect(await message(checkOfferWindow(tx, at, win(35, 36), NOBODY))).toBe('Time conflict for ironic_node n1. It is taken from 2030-01-02T06:00:00 to 2030-01-02T16:00:00.');
+    expect(await message(checkLeaseWindow(tx, at, win(3, 5), NOBODY))).toBe(
+      'Time conflict for ironic_node n1. It is taken from 2030-01-01T02:00:00 to 2030-01-01T04:00:00.',
+    );
+    expect(await message(checkOfferWindow(tx, at, win(35, 36), NOBODY))).toBe(
+      'Time conflict for ironic_node n1. It is taken from 2030-01-02T06:00:00 to 2030-01-02T16:00:00.',
+    );
     const claim = await message(checkLeaseWindow(tx, { ...at, offerUuid: 'O-open' }, win(11, 13), NOBODY));
-    expect(claim).toBe('Offer O-open has no availabilities at given time range 2030-01-01T11:00:00, 2030-01-01T13:00:00. It is taken from 2030-01-01T10:00:00 to 2030-01-01T12:00:00.');
+    expect(claim).toBe(
+      'Offer O-open has no availabilities at given time range 2030-01-01T11:00:00, 2030-01-01T13:00:00. It is taken from 2030-01-01T10:00:00 to 2030-01-01T12:00:00.',
+    );
     expect(claim).not.toContain('L-claim');
   });
 

@@ -11,7 +11,16 @@ const gpuNode: HardwareFacts = {
   name: 'gpu-1',
   resourceClass: 'gpu',
   traits: ['CUSTOM_GPU_A100', 'HW_CPU_X86_AVX2'],
-  properties: { memory_mb: 65536, cpus: 32, local_gb: '2000', gpus: 2, cpu_arch: 'x86_64', vendor: 'acme', secure: 'True', capabilities: 'boot_mode:uefi,cpu_vt:true' },
+  properties: {
+    memory_mb: 65536,
+    cpus: 32,
+    local_gb: '2000',
+    gpus: 2,
+    cpu_arch: 'x86_64',
+    vendor: 'acme',
+    secure: 'True',
+    capabilities: 'boot_mode:uefi,cpu_vt:true',
+  },
 };
 const smallNode: HardwareFacts = {
   name: 'small-1',

@@ -9,8 +9,22 @@ import { describe, expect, it } from 'vitest';
 import { ConflictError, ForbiddenError } from '../../../src/domain/errors.ts';
 import { SEES_ALL, type Viewer } from '../../../src/domain/leasing/conflicts.ts';
 import type { Lease, LeaseStatus, Window } from '../../../src/domain/leasing/model.ts';
-import { checkGap, checkPolicyTerms, formatDuration, policyFor, projectAllowed, type LeasePolicy } from '../../../src/domain/leasing/policy-rules.ts';
-import { checkQuota, peakConcurrency, peakRollingUsage, usageAt, usageOf, type LeaseQuota } from '../../../src/domain/leasing/quota-rules.ts';
+import {
+  checkGap,
+  checkPolicyTerms,
+  formatDuration,
+  policyFor,
+  projectAllowed,
+  type LeasePolicy,
+} from '../../../src/domain/leasing/policy-rules.ts';
+import {
+  checkQuota,
+  peakConcurrency,
+  peakRollingUsage,
+  usageAt,
+  usageOf,
+  type LeaseQuota,
+} from '../../../src/domain/leasing/quota-rules.ts';
 
 const H = 3_600_000;
 const fmt = (ms: number) => `t${ms / H}`;
@@ -38,7 +52,15 @@ function lease(start: number, end: number, status: LeaseStatus = 'created', extr
   };
 }
 const win = (s: number, e: number): Window => ({ start: s * H, end: e * H });
-const quota = (q: Partial<LeaseQuota>): LeaseQuota => ({ projectId: 'p', maxNodes: null, maxNodeHours: null, windowHours: 24, createdAt: 0, updatedAt: 0, ...q });
+const quota = (q: Partial<LeaseQuota>): LeaseQuota => ({
+  projectId: 'p',
+  maxNodes: null,
+  maxNodeHours: null,
+  windowHours: 24,
+  createdAt: 0,
+  updatedAt: 0,
+  ...q,
+});
 
 describe('usageOf', () => {
   it('live leases use their window; expired ones until removal; cancelled ones only after they started', () => {
@@ -60,17 +82,24 @@ describe('peak concurrency and rolling usage', () => {
 
   it('finds the worst rolling window: the sweep equals evaluating every breakpoint', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: -50, max: 100 }), fc.integer({ min: 1, max: 30 })), { maxLength: 12 }), fc.integer({ min: 1, max: 48 }), fc.integer({ min: 0, max: 60 }), (raw, len, from) => {
-        const windows = raw.map(([s, d]) => win(s, s + d));
-        const ends = win(from, from + 120);
-        // Reference: f is piecewise linear, so its maximum over `ends` is at a breakpoint or an end.
-        const f = (t: number) => windows.reduce((sum, w) => sum + Math.max(0, Math.min(w.end, t) - Math.max(w.start, t - len * H)), 0);
-        const points = [ends.start, ends.end, ...windows.flatMap((w) => [w.start, w.end, w.start + len * H, w.end + len * H])].filter((t) => t >= ends.start && t <= ends.end);
-        const reference = Math.max(...points.map(f));
-        const got = peakRollingUsage(windows, len * H, ends);
-        expect(got.usedMs).toBe(reference);
-        expect(f(got.windowEnd)).toBe(got.usedMs);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: -50, max: 100 }), fc.integer({ min: 1, max: 30 })), { maxLength: 12 }),
+        fc.integer({ min: 1, max: 48 }),
+        fc.integer({ min: 0, max: 60 }),
+        (raw, len, from) => {
+          const windows = raw.map(([s, d]) => win(s, s + d));
+          const ends = win(from, from + 120);
+          // Reference: f is piecewise linear, so its maximum over `ends` is at a breakpoint or an end.
+          const f = (t: number) => windows.reduce((sum, w) => sum + Math.max(0, Math.min(w.end, t) - Math.max(w.start, t - len * H)), 0);
+          const points = [ends.start, ends.end, ...windows.flatMap((w) => [w.start, w.end, w.start + len * H, w.end + len * H])].filter(
+            (t) => t >= ends.start && t <= ends.end,
+          );
+          const reference = Math.max(...points.map(f));
+          const got = peakRollingUsage(windows, len * H, ends);
+          expect(got.usedMs).toBe(reference);
+          expect(f(got.windowEnd)).toBe(got.usedMs);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -97,7 +126,9 @@ describe('checkQuota', () => {
     // holds 24 h (e.g. [0, 24): 20 + 4).
     expect(checkQuota(quota({ maxNodeHours: 24 }), past, [win(20, 30)], fmt)).toBeNull();
     const excess = checkQuota(quota({ maxNodeHours: 23 }), past, [win(20, 30)], fmt);
-    expect(excess?.message).toBe('Quota exceeded for project p: these leases would use 24 node-hours in the 24-hour window ending t24 (limit 23).');
+    expect(excess?.message).toBe(
+      'Quota exceeded for project p: these leases would use 24 node-hours in the 24-hour window ending t24 (limit 23).',
+    );
     expect(checkQuota(quota({ maxNodeHours: 10 }), past, [win(50, 60)], fmt)).toBeNull();
   });
 
@@ -145,16 +176,29 @@ describe('owner lease policies', () => {
 
   it('terms: a project not allowed or a lease too long is 403 naming the policy', () => {
     expect(() => checkPolicyTerms(policy({ allowedProjects: ['l1'] }), 'node-1', ['o2'], win(0, 1), SEES_ALL)).toThrow(ForbiddenError);
-    expect(() => checkPolicyTerms(policy({ allowedProjects: ['l1'] }), 'node-1', ['o2'], win(0, 1), SEES_ALL)).toThrow("The owner's lease policy pol does not allow project o2 to lease ironic_node node-1");
-    expect(() => checkPolicyTerms(policy({ maxLeaseMs: 5 * 86_400_000 }), 'node-1', ['l1'], win(0, 121), SEES_ALL)).toThrow('allows at most 5 days on ironic_node node-1');
+    expect(() => checkPolicyTerms(policy({ allowedProjects: ['l1'] }), 'node-1', ['o2'], win(0, 1), SEES_ALL)).toThrow(
+      "The owner's lease policy pol does not allow project o2 to lease ironic_node node-1",
+    );
+    expect(() => checkPolicyTerms(policy({ maxLeaseMs: 5 * 86_400_000 }), 'node-1', ['l1'], win(0, 121), SEES_ALL)).toThrow(
+      'allows at most 5 days on ironic_node node-1',
+    );
     expect(() => checkPolicyTerms(policy({ maxLeaseMs: 5 * 86_400_000 }), 'node-1', ['l1'], win(0, 120), SEES_ALL)).not.toThrow();
   });
 
   it('terms and gap name the policy only to its owner, a neighbour only to who may see it', () => {
-    const stranger: Viewer = { seesLease: () => false, seesOffer: () => false, seesPolicy: (p) => p.projectId === 'o2', seesQuota: () => false };
+    const stranger: Viewer = {
+      seesLease: () => false,
+      seesOffer: () => false,
+      seesPolicy: (p) => p.projectId === 'o2',
+      seesQuota: () => false,
+    };
     const p = policy({ allowedProjects: ['l1'], maxLeaseMs: H, minGapMs: 2 * H });
-    expect(() => checkPolicyTerms(p, 'node-1', ['o2'], win(0, 1), stranger)).toThrow(/^The owner's lease policy does not allow project o2 to lease ironic_node node-1\.$/);
-    expect(() => checkPolicyTerms(policy({ maxLeaseMs: H }), 'node-1', ['l1'], win(0, 2), stranger)).toThrow(/\. The owner's lease policy allows at most 1 h on ironic_node node-1\.$/);
+    expect(() => checkPolicyTerms(p, 'node-1', ['o2'], win(0, 1), stranger)).toThrow(
+      /^The owner's lease policy does not allow project o2 to lease ironic_node node-1\.$/,
+    );
+    expect(() => checkPolicyTerms(policy({ maxLeaseMs: H }), 'node-1', ['l1'], win(0, 2), stranger)).toThrow(
+      /\. The owner's lease policy allows at most 1 h on ironic_node node-1\.$/,
+    );
     expect(() => checkGap(p, 'node-1', win(11, 12), [lease(0, 10)], stranger)).toThrow(
       "Time conflict for ironic_node node-1. The owner's lease policy requires 2 h between leases (to clean the node); it is taken from 1970-01-01T00:00:00 to 1970-01-01T10:00:00, so it is free from 1970-01-01T12:00:00.",
     );

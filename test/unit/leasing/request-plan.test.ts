@@ -9,7 +9,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/domain/errors.ts';
 import { earliestWindow, isFree, planWindow, type PlanOffer } from '../../../src/domain/leasing/request-plan.ts';
-import { checkEventTypes, checkWebhookSecret, checkWebhookUrl, retryDelay, signWebhook, subscribes, webhookPayload } from '../../../src/domain/leasing/webhook-rules.ts';
+import {
+  checkEventTypes,
+  checkWebhookSecret,
+  checkWebhookUrl,
+  retryDelay,
+  signWebhook,
+  subscribes,
+  webhookPayload,
+} from '../../../src/domain/leasing/webhook-rules.ts';
 
 const w = (start: number, end: number) => ({ start, end });
 function offer(node: string, groups: number[], busy: Array<[number, number]> = [], window = w(0, 1000)): PlanOffer {
@@ -18,13 +26,33 @@ function offer(node: string, groups: number[], busy: Array<[number, number]> = [
 
 describe('isFree', () => {
   it('needs the window inside the offer and clear of busy intervals (half-open)', () => {
-    const o = offer('a', [0], [[10, 20], [30, 40]], w(0, 100));
+    const o = offer(
+      'a',
+      [0],
+      [
+        [10, 20],
+        [30, 40],
+      ],
+      w(0, 100),
+    );
     expect(isFree(o, w(0, 10))).toBe(true);
     expect(isFree(o, w(20, 30))).toBe(true);
     expect(isFree(o, w(19, 21))).toBe(false);
     expect(isFree(o, w(5, 35))).toBe(false);
     expect(isFree(o, w(90, 101))).toBe(false);
-    expect(isFree(offer('b', [0], [[0, 50], [10, 20]]), w(30, 40))).toBe(false); // overlapping busy list
+    expect(
+      isFree(
+        offer(
+          'b',
+          [0],
+          [
+            [0, 50],
+            [10, 20],
+          ],
+        ),
+        w(30, 40),
+      ),
+    ).toBe(false); // overlapping busy list
   });
 });
 
@@ -45,10 +73,11 @@ describe('planWindow', () => {
     // 'x' fits both groups, 'y' only group 0. Greedy group 0 might take x and leave group 1 empty.
     const r = planWindow([offer('x', [0, 1]), offer('y', [0])], [1, 1], w(0, 10));
     expect(r.ok).toBe(true);
-    if (r.ok) expect(r.assignments).toEqual([
-      { group: 0, nodeUuid: 'y', offerUuid: 'o-y' },
-      { group: 1, nodeUuid: 'x', offerUuid: 'o-x' },
-    ]);
+    if (r.ok)
+      expect(r.assignments).toEqual([
+        { group: 0, nodeUuid: 'y', offerUuid: 'o-y' },
+        { group: 1, nodeUuid: 'x', offerUuid: 'o-x' },
+      ]);
   });
 
   it('prefers the tightest fit: the node whose free time after the window is shortest', () => {

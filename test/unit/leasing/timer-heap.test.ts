@@ -51,7 +51,10 @@ describe('TimerHeap', () => {
             if (h.delete(String(o.key)) !== model.delete(String(o.key))) return false;
           } else {
             const popped = h.popDue(o.now);
-            const expected = [...model.entries()].filter(([, at]) => at <= o.now).map(([, at]) => at).sort((a, b) => a - b);
+            const expected = [...model.entries()]
+              .filter(([, at]) => at <= o.now)
+              .map(([, at]) => at)
+              .sort((a, b) => a - b);
             if (JSON.stringify(popped.map((p) => p.at)) !== JSON.stringify(expected)) return false;
             for (const p of popped) model.delete(p.key);
           }

@@ -6,7 +6,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ForbiddenError, InvalidInputError } from '../../../src/domain/errors.ts';
-import { assertValidRange, availabilities, checkLeaseLength, claimDefaultEnd, firstOverlap, overlaps, within } from '../../../src/domain/leasing/windows.ts';
+import {
+  assertValidRange,
+  availabilities,
+  checkLeaseLength,
+  claimDefaultEnd,
+  firstOverlap,
+  overlaps,
+  within,
+} from '../../../src/domain/leasing/windows.ts';
 
 const DAY = 86_400_000;
 const S = Date.UTC(2030, 0, 1);
@@ -14,7 +22,7 @@ const w = (a: number, b: number) => ({ start: S + a * DAY, end: S + b * DAY });
 const pairs = (list: Array<[number, number]>) => list.map(([a, b]) => [(a - S) / DAY, (b - S) / DAY]);
 
 describe('overlaps (half-open windows)', () => {
-  it('detects every overlapping arrangement of esi-leap\'s predicate', () => {
+  it("detects every overlapping arrangement of esi-leap's predicate", () => {
     expect(overlaps(w(0, 10), w(5, 15))).toBe(true); // ends inside
     expect(overlaps(w(5, 15), w(0, 10))).toBe(true); // starts inside
     expect(overlaps(w(0, 10), w(2, 3))).toBe(true); // contains
@@ -28,11 +36,12 @@ describe('overlaps (half-open windows)', () => {
     expect(overlaps(w(0, 1), w(5, 6))).toBe(false);
   });
 
-  it('is symmetric and agrees with esi-leap\'s three-clause form', () => {
+  it("is symmetric and agrees with esi-leap's three-clause form", () => {
     const win = fc.tuple(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 1, max: 50 })).map(([s, len]) => ({ start: s, end: s + len }));
     fc.assert(
       fc.property(win, win, (a, b) => {
-        const esiLeap = (b.start <= a.start && a.start < b.end) || (b.start < a.end && a.end <= b.end) || (a.start <= b.start && a.end >= b.end);
+        const esiLeap =
+          (b.start <= a.start && a.start < b.end) || (b.start < a.end && a.end <= b.end) || (a.start <= b.start && a.end >= b.end);
         return overlaps(a, b) === overlaps(b, a) && overlaps(a, b) === esiLeap;
       }),
     );
@@ -167,9 +176,11 @@ describe('claim default end and maximum length', () => {
     expect(claimDefaultEnd(S + 97 * DAY, 7 * DAY, offer, [w(90, 96)])).toBe(S + 100 * DAY);
   });
 
-  it('refuses a non-admin lease longer than the maximum, with esi-leap\'s 403 message', () => {
+  it("refuses a non-admin lease longer than the maximum, with esi-leap's 403 message", () => {
     expect(() => checkLeaseLength(w(0, 22), 21 * DAY, false)).toThrow(ForbiddenError);
-    expect(() => checkLeaseLength(w(0, 22), 21 * DAY, false)).toThrow('Attempted to create lease with an invalid time range. The max time range is 21 days.');
+    expect(() => checkLeaseLength(w(0, 22), 21 * DAY, false)).toThrow(
+      'Attempted to create lease with an invalid time range. The max time range is 21 days.',
+    );
     expect(() => checkLeaseLength(w(0, 21), 21 * DAY, false)).not.toThrow();
     expect(() => checkLeaseLength(w(0, 200), 21 * DAY, true)).not.toThrow();
   });

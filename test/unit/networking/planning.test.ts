@@ -33,12 +33,24 @@ describe('segments', () => {
   });
 
   it('checks provider segments as ML2', () => {
-    expect(checkProviderSegment(settings, { networkType: 'vlan', physicalNetwork: 'physnet2', segmentationId: '7' })).toEqual({ networkType: 'vlan', physicalNetwork: 'physnet2', segmentationId: 7 });
-    expect(checkProviderSegment(settings, { networkType: 'flat', physicalNetwork: 'flat1' })).toEqual({ networkType: 'flat', physicalNetwork: 'flat1', segmentationId: null });
+    expect(checkProviderSegment(settings, { networkType: 'vlan', physicalNetwork: 'physnet2', segmentationId: '7' })).toEqual({
+      networkType: 'vlan',
+      physicalNetwork: 'physnet2',
+      segmentationId: 7,
+    });
+    expect(checkProviderSegment(settings, { networkType: 'flat', physicalNetwork: 'flat1' })).toEqual({
+      networkType: 'flat',
+      physicalNetwork: 'flat1',
+      segmentationId: null,
+    });
     expect(() => checkProviderSegment(settings, { networkType: 'flat', physicalNetwork: 'physnet1' })).toThrow(/unknown for flat/);
-    expect(() => checkProviderSegment(settings, { networkType: 'flat', physicalNetwork: 'flat1', segmentationId: 3 })).toThrow(/prohibited/);
+    expect(() => checkProviderSegment(settings, { networkType: 'flat', physicalNetwork: 'flat1', segmentationId: 3 })).toThrow(
+      /prohibited/,
+    );
     expect(() => checkProviderSegment(settings, { networkType: 'vlan', segmentationId: 5 })).toThrow(/physical_network required/);
-    expect(() => checkProviderSegment(settings, { networkType: 'vlan', physicalNetwork: 'physnet1', segmentationId: 4095 })).toThrow(/out of range/);
+    expect(() => checkProviderSegment(settings, { networkType: 'vlan', physicalNetwork: 'physnet1', segmentationId: 4095 })).toThrow(
+      /out of range/,
+    );
     expect(() => checkProviderSegment(settings, { networkType: 'gre' })).toThrow(/not supported/);
   });
 });
@@ -63,12 +75,19 @@ describe('IPAM', () => {
     expect(pools.map((p) => [ipText(4, p.start), ipText(4, p.end)])).toEqual([['192.168.1.2', '192.168.1.6']]);
     expect(() => resolvePools(c, gw, [{ start: '192.168.1.1', end: '192.168.1.3' }])).toThrow(/conflicts with allocation pool/);
     expect(() => resolvePools(c, gw, [{ start: '192.168.1.2', end: '192.168.1.9' }])).toThrow(/spans beyond/);
-    expect(() => resolvePools(c, gw, [{ start: '192.168.1.2', end: '192.168.1.4' }, { start: '192.168.1.4', end: '192.168.1.5' }])).toThrow(/overlapping/);
+    expect(() =>
+      resolvePools(c, gw, [
+        { start: '192.168.1.2', end: '192.168.1.4' },
+        { start: '192.168.1.4', end: '192.168.1.5' },
+      ]),
+    ).toThrow(/overlapping/);
     expect(() => resolveGateway(c, '192.168.1.7')).toThrow(/not a host address/);
     const used = new Set([parseIp('192.168.1.2')!.value, parseIp('192.168.1.3')!.value]);
     expect(ipText(4, lowestFree(pools, used)!)).toBe('192.168.1.4');
     const v6 = parseCidr('2001:db8::/126');
-    expect(resolvePools(v6, resolveGateway(v6, undefined), undefined).map((p) => [ipText(6, p.start), ipText(6, p.end)])).toEqual([['2001:db8::2', '2001:db8::3']]);
+    expect(resolvePools(v6, resolveGateway(v6, undefined), undefined).map((p) => [ipText(6, p.start), ipText(6, p.end)])).toEqual([
+      ['2001:db8::2', '2001:db8::3'],
+    ]);
   });
 });
 
@@ -84,7 +103,13 @@ describe('linux-bridge plans', () => {
     const vlans = parseVlanShow(
       JSON.stringify([
         { ifname: 'br0', vlans: [{ vlan: 1, flags: ['PVID', 'Egress Untagged'] }] },
-        { ifname: 'p0', vlans: [{ vlan: 1, flags: ['PVID', 'Egress Untagged'] }, { vlan: 10, vlanEnd: 11 }] },
+        {
+          ifname: 'p0',
+          vlans: [
+            { vlan: 1, flags: ['PVID', 'Egress Untagged'] },
+            { vlan: 10, vlanEnd: 11 },
+          ],
+        },
         { ifname: 'p1', vlans: [{ vlan: 20, flags: ['PVID', 'Egress Untagged'] }] },
       ]),
     );
@@ -100,7 +125,12 @@ describe('linux-bridge plans', () => {
       { port: 'p1', config: { mode: 'access' as const, vlan: 20 } },
     ];
     const plan = planVlanFiltering(changes, links, vlans);
-    expect(plan.bridge).toEqual(['vlan del dev p0 vid 1', 'vlan del dev p0 vid 11', 'vlan add dev p0 vid 20 pvid untagged', 'vlan add dev p0 vid 30']);
+    expect(plan.bridge).toEqual([
+      'vlan del dev p0 vid 1',
+      'vlan del dev p0 vid 11',
+      'vlan add dev p0 vid 20 pvid untagged',
+      'vlan add dev p0 vid 30',
+    ]);
     expect(plan.ipAfter).toEqual(['link set dev p1 up']);
     // Once applied, the same changes plan nothing.
     const after = new Map(vlans);
@@ -108,17 +138,35 @@ describe('linux-bridge plans', () => {
     const up = new Map(links);
     up.set('p1', { ifname: 'p1', master: 'br0', flags: ['UP'] });
     expect(planVlanFiltering(changes, up, after)).toEqual({ ipBefore: [], bridge: [], ipAfter: [] });
-    expect(planVlanFiltering([{ port: 'p0', config: { mode: 'quarantine' } }], links, vlans).bridge).toEqual(['vlan del dev p0 vid 1', 'vlan del dev p0 vid 10', 'vlan del dev p0 vid 11']);
+    expect(planVlanFiltering([{ port: 'p0', config: { mode: 'quarantine' } }], links, vlans).bridge).toEqual([
+      'vlan del dev p0 vid 1',
+      'vlan del dev p0 vid 10',
+      'vlan del dev p0 vid 11',
+    ]);
   });
 
   it('bridge_per_vlan: one bridge per VLAN, quarantine releases, tagged VLANs refused before any change', () => {
     const plan = planPerVlan('br0', [{ port: 'p2', config: { mode: 'access', vlan: 7 } }], links);
     expect(plan.ipBefore).toEqual(['link add name br0v7 type bridge', 'link set dev br0v7 up', 'link set dev p2 master br0v7']);
     expect(plan.ipAfter).toEqual(['link set dev p2 up']);
-    const onV7 = new Map([...links, ['br0v7', { ifname: 'br0v7', flags: ['UP'] }], ['p2', { ifname: 'p2', master: 'br0v7', flags: ['UP'] }]]);
-    expect(planPerVlan('br0', [{ port: 'p2', config: { mode: 'access', vlan: 7 } }], onV7)).toEqual({ ipBefore: [], bridge: [], ipAfter: [] });
-    expect(planPerVlan('br0', [{ port: 'p2', config: { mode: 'quarantine' } }], onV7).ipAfter).toEqual(['link set dev p2 nomaster', 'link set dev p2 down', 'link del dev br0v7']);
-    expect(() => planPerVlan('br0', [{ port: 'p2', config: { mode: 'trunk', native_vlan: 7, allowed_vlans: [8] } }], links)).toThrow(/tagged VLANs need a Linux bridge with vlan_filtering/);
+    const onV7 = new Map([
+      ...links,
+      ['br0v7', { ifname: 'br0v7', flags: ['UP'] }],
+      ['p2', { ifname: 'p2', master: 'br0v7', flags: ['UP'] }],
+    ]);
+    expect(planPerVlan('br0', [{ port: 'p2', config: { mode: 'access', vlan: 7 } }], onV7)).toEqual({
+      ipBefore: [],
+      bridge: [],
+      ipAfter: [],
+    });
+    expect(planPerVlan('br0', [{ port: 'p2', config: { mode: 'quarantine' } }], onV7).ipAfter).toEqual([
+      'link set dev p2 nomaster',
+      'link set dev p2 down',
+      'link del dev br0v7',
+    ]);
+    expect(() => planPerVlan('br0', [{ port: 'p2', config: { mode: 'trunk', native_vlan: 7, allowed_vlans: [8] } }], links)).toThrow(
+      /tagged VLANs need a Linux bridge with vlan_filtering/,
+    );
   });
 });
 
@@ -129,12 +177,36 @@ describe('vendor scripts', () => {
       { port: 'Ethernet1/2', config: { mode: 'quarantine' as const } },
     ];
     expect(configScript(CISCO_NXOS, changes)).toEqual([
-      'vlan 5', 'exit', 'vlan 6', 'exit', 'vlan 7', 'exit',
-      'interface Ethernet1/1', 'switchport', 'switchport mode trunk', 'switchport trunk native vlan 5', 'switchport trunk allowed vlan 5,6,7', 'no shutdown', 'exit',
-      'interface Ethernet1/2', 'switchport', 'shutdown', 'switchport mode access', 'no switchport access vlan', 'no switchport trunk native vlan', 'switchport trunk allowed vlan none', 'exit',
+      'vlan 5',
+      'exit',
+      'vlan 6',
+      'exit',
+      'vlan 7',
+      'exit',
+      'interface Ethernet1/1',
+      'switchport',
+      'switchport mode trunk',
+      'switchport trunk native vlan 5',
+      'switchport trunk allowed vlan 5,6,7',
+      'no shutdown',
+      'exit',
+      'interface Ethernet1/2',
+      'switchport',
+      'shutdown',
+      'switchport mode access',
+      'no switchport access vlan',
+      'no switchport trunk native vlan',
+      'switchport trunk allowed vlan none',
+      'exit',
     ]);
     expect(configScript(ARISTA_EOS, [{ port: 'Ethernet3', config: { mode: 'access', vlan: 9 } }])).toEqual([
-      'vlan 9', 'exit', 'interface Ethernet3', 'switchport mode access', 'switchport access vlan 9', 'no shutdown', 'exit',
+      'vlan 9',
+      'exit',
+      'interface Ethernet3',
+      'switchport mode access',
+      'switchport access vlan 9',
+      'no shutdown',
+      'exit',
     ]);
     expect(CISCO_NXOS.save).toBe('copy running-config startup-config');
     expect(ARISTA_EOS.save).toBe('write memory');

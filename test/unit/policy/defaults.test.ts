@@ -60,7 +60,11 @@ const MATRIX: [string, Record<string, unknown>, [boolean, boolean, boolean, bool
   ['os_compute_api:os-flavor-manage:create', { 'flavor.is_public': true, 'flavor.owner': null }, [true, false, false, false, false]],
   ['os_compute_api:os-flavor-manage:create', { 'flavor.is_public': false, 'flavor.owner': 'o1' }, [true, true, true, true, false]],
   ['os_compute_api:os-flavor-manage:delete', { 'flavor.is_public': false, 'flavor.owner': 'o1' }, [true, true, false, false, false]],
-  ['os_compute_api:os-flavor-access:add_tenant_access', { 'flavor.is_public': false, 'flavor.owner': 'l1' }, [true, false, true, false, false]],
+  [
+    'os_compute_api:os-flavor-access:add_tenant_access',
+    { 'flavor.is_public': false, 'flavor.owner': 'l1' },
+    [true, false, true, false, false],
+  ],
   ['os_compute_api:os-keypairs:show', { user_id: 'u-l1' }, [true, false, true, false, false]],
   ['os_compute_api:servers:show', { project_id: 'l1' }, [true, false, true, false, false]],
   ['os_compute_api:servers:create', { project_id: 'o2' }, [true, false, false, true, false]],

@@ -127,23 +127,17 @@ describe('PolicyEngine: rule set', () => {
   });
 
   it('a syntax error throws at construction, naming the rule', () => {
-    expect(() => new PolicyEngine({ ok: '@', 'bad:rule': 'role:a or' })).toThrow(
-      /"bad:rule".*position 9/,
-    );
+    expect(() => new PolicyEngine({ ok: '@', 'bad:rule': 'role:a or' })).toThrow(/"bad:rule".*position 9/);
     expect(() => new PolicyEngine({ ok: '@' }, { ok: 'role:a role:b' })).toThrow(InvalidInputError);
   });
 
   it('an undefined rule reference throws at construction', () => {
-    expect(() => new PolicyEngine({ a: 'role:x or rule:missing' })).toThrow(
-      /"a": it references undefined rule "missing" at position 10/,
-    );
+    expect(() => new PolicyEngine({ a: 'role:x or rule:missing' })).toThrow(/"a": it references undefined rule "missing" at position 10/);
   });
 
   it('reference cycles throw at construction, listing the cycle', () => {
     expect(() => new PolicyEngine({ a: 'rule:a' })).toThrow(/cycle: a -> a/);
-    expect(() => new PolicyEngine({ a: 'rule:b', b: 'role:x or rule:c', c: 'not rule:a' })).toThrow(
-      /cycle: a -> b -> c -> a/,
-    );
+    expect(() => new PolicyEngine({ a: 'rule:b', b: 'role:x or rule:c', c: 'not rule:a' })).toThrow(/cycle: a -> b -> c -> a/);
     expect(() => new PolicyEngine({ x: 'rule:a', a: 'rule:b', b: 'rule:a' })).toThrow(/cycle: a -> b -> a/);
     // Shared references (a diamond) are not cycles.
     expect(() => new PolicyEngine({ a: 'rule:b and rule:c', b: 'rule:d', c: 'rule:d', d: '@' })).not.toThrow();

@@ -110,9 +110,7 @@ describe('parseRule: operators and precedence', () => {
     expect(show(parseRule('role:a or role:b and role:c'))).toBe('or(role:a, and(role:b, role:c))');
     expect(show(parseRule('role:a and role:b or role:c'))).toBe('or(and(role:a, role:b), role:c)');
     expect(show(parseRule('not role:a and role:b'))).toBe('and(not(role:a), role:b)');
-    expect(show(parseRule('role:a or not role:b and role:c or role:d'))).toBe(
-      'or(role:a, and(not(role:b), role:c), role:d)',
-    );
+    expect(show(parseRule('role:a or not role:b and role:c or role:d'))).toBe('or(role:a, and(not(role:b), role:c), role:d)');
     expect(show(parseRule('not not role:a'))).toBe('not(not(role:a))');
   });
 
@@ -122,9 +120,7 @@ describe('parseRule: operators and precedence', () => {
     expect(show(parseRule('not (role:a or role:b)'))).toBe('not(or(role:a, role:b))');
     expect(show(parseRule('((role:a))'))).toBe('role:a');
     expect(show(parseRule('(project_id:%(node.owner)s)'))).toBe('project_id:%(node.owner)s');
-    expect(show(parseRule('role:x and (role:a or (role:b and role:c))'))).toBe(
-      'and(role:x, or(role:a, and(role:b, role:c)))',
-    );
+    expect(show(parseRule('role:x and (role:a or (role:b and role:c))'))).toBe('and(role:x, or(role:a, and(role:b, role:c)))');
   });
 
   it('flattens chains of the same operator', () => {

@@ -35,7 +35,11 @@ describe('flavor extra specs', () => {
   });
 
   it('sizes default to at-least; esi:match overrides, zeroed resources ignore; 0 is no requirement', () => {
-    expect(flavorPlacement(flavor({})).sizes).toEqual({ cpus: { value: 8, mode: 'min' }, memory_mb: { value: 16384, mode: 'min' }, local_gb: { value: 100, mode: 'min' } });
+    expect(flavorPlacement(flavor({})).sizes).toEqual({
+      cpus: { value: 8, mode: 'min' },
+      memory_mb: { value: 16384, mode: 'min' },
+      local_gb: { value: 100, mode: 'min' },
+    });
     const p = flavorPlacement(flavor({ 'esi:match:memory_mb': 'exact', 'resources:VCPU': '0', 'esi:match:local_gb': 'ignore' }));
     expect(p.sizes).toEqual({ memory_mb: { value: 16384, mode: 'exact' } });
     const z = flavorPlacement(flavor({ 'resources:MEMORY_MB': '0', 'esi:match:memory_mb': 'exact' }, { vcpus: 0, ram: 4096, disk: 0 }));
@@ -45,7 +49,9 @@ describe('flavor extra specs', () => {
   it('cpu_arch from capabilities:cpu_arch or esi:cpu_arch, consistent', () => {
     expect(flavorPlacement(flavor({ 'capabilities:cpu_arch': 'aarch64' })).cpuArch).toBe('aarch64');
     expect(flavorPlacement(flavor({ 'esi:cpu_arch': 'x86_64' })).cpuArch).toBe('x86_64');
-    expect(() => flavorPlacement(flavor({ 'esi:cpu_arch': 'x86_64', 'capabilities:cpu_arch': 'aarch64' }))).toThrow(/two CPU architectures/);
+    expect(() => flavorPlacement(flavor({ 'esi:cpu_arch': 'x86_64', 'capabilities:cpu_arch': 'aarch64' }))).toThrow(
+      /two CPU architectures/,
+    );
   });
 
   it('refuses specs esi cannot apply, with the reason', () => {
@@ -62,7 +68,9 @@ describe('flavor extra specs', () => {
       ['esi:colour', 'blue', /Unknown esi extra spec/],
     ];
     for (const [k, v, re] of bad) expect(() => checkExtraSpec(k, v), `${k}=${v}`).toThrow(re);
-    expect(() => flavorPlacement(flavor({ 'resources:CUSTOM_A': '1', 'resources:CUSTOM_B': '1' }))).toThrow(/two bare-metal resource classes/);
+    expect(() => flavorPlacement(flavor({ 'resources:CUSTOM_A': '1', 'resources:CUSTOM_B': '1' }))).toThrow(
+      /two bare-metal resource classes/,
+    );
     expect(() => checkExtraSpec('quota:disk_read_bytes_sec', 'anything')).not.toThrow();
   });
 });

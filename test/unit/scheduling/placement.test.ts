@@ -22,7 +22,9 @@ class Table implements SchedulingNodes {
   async find(q: SchedulingNodeQuery): Promise<SchedNode[]> {
     this.reads++;
     await new Promise((r) => setTimeout(r, 1));
-    return [...this.rows.values()].filter((n) => !q.freeOnly || (n.provisionState === 'available' && n.instanceUuid === null && !n.maintenance));
+    return [...this.rows.values()].filter(
+      (n) => !q.freeOnly || (n.provisionState === 'available' && n.instanceUuid === null && !n.maintenance),
+    );
   }
   async get(uuid: string): Promise<SchedNode | null> {
     return this.rows.get(uuid) ?? null;
@@ -49,13 +51,16 @@ class Table implements SchedulingNodes {
   }
 }
 
-const placer = (t: Table, sleeps: number[] = []) => new Placer(t, { lockedRetries: 3, lockedRetryDelayMs: 1000, sleep: async (ms) => void sleeps.push(ms) });
+const placer = (t: Table, sleeps: number[] = []) =>
+  new Placer(t, { lockedRetries: 3, lockedRetryDelayMs: 1000, sleep: async (ms) => void sleeps.push(ms) });
 
 describe('Placer', () => {
   it('50 placements at once on 20 nodes: 20 placed on distinct nodes, one shared read, no lost race', async () => {
     const t = new Table(Array.from({ length: 20 }, () => node()));
     const p = placer(t);
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => p.place(request({ seed: `r${i}` }), 1, (n) => t.claim(n, `r${i}`))));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => p.place(request({ seed: `r${i}` }), 1, (n) => t.claim(n, `r${i}`))),
+    );
     const placed = results.flatMap((r) => r.placed.map((x) => x.node.uuid));
     expect(placed).toHaveLength(20);
     expect(new Set(placed).size).toBe(20);

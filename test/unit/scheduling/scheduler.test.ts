@@ -64,7 +64,17 @@ describe('filters', () => {
   it('cpu_arch, capabilities (Nova operators) and candidate nodes', () => {
     const n = node({ capabilities: { boot_mode: 'uefi', cpu_vt: 'true', gen: '3' } });
     expect(failing(n, request({ cpuArch: 'aarch64' }))).toEqual(['cpu_arch']);
-    expect(failing(n, request({ capabilities: [{ key: 'boot_mode', spec: 'uefi' }, { key: 'gen', spec: '>= 2' }] }))).toEqual([]);
+    expect(
+      failing(
+        n,
+        request({
+          capabilities: [
+            { key: 'boot_mode', spec: 'uefi' },
+            { key: 'gen', spec: '>= 2' },
+          ],
+        }),
+      ),
+    ).toEqual([]);
     expect(failing(n, request({ capabilities: [{ key: 'boot_mode', spec: '<or> bios <or> legacy' }] }))).toEqual(['capabilities']);
     expect(failing(n, request({ capabilities: [{ key: 'missing', spec: 'x' }] }))).toEqual(['capabilities']);
     expect(failing(n, request({ candidates: new Set(['other']) }))).toEqual(['candidate_nodes']);

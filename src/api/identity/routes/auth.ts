@@ -27,7 +27,9 @@ export function registerAuthRoutes(app: FastifyInstance, services: Services): vo
     const auth = authRequest(request.body);
     const catalog = catalogFor(request);
     const issued =
-      auth.method === 'password' ? await tokens.authenticatePassword(auth.credentials, auth.scope) : await tokens.authenticateToken(auth.token, auth.scope);
+      auth.method === 'password'
+        ? await tokens.authenticatePassword(auth.credentials, auth.scope)
+        : await tokens.authenticateToken(auth.token, auth.scope);
     return reply.code(201).header('x-subject-token', issued.secret).send(renderToken(issued, catalog));
   });
 
@@ -53,7 +55,10 @@ export function registerAuthRoutes(app: FastifyInstance, services: Services): vo
     if (request.auth.projectId === null && request.auth.systemScope === null) {
       throw new ForbiddenError('A project-scoped token is required to produce a service catalog.');
     }
-    return { catalog: buildCatalog(publicBase(services.config), services.config.identity.region), links: collectionLinks(services.config, request) };
+    return {
+      catalog: buildCatalog(publicBase(services.config), services.config.identity.region),
+      links: collectionLinks(services.config, request),
+    };
   });
 
   app.get('/auth/projects', async (request) => {

@@ -24,6 +24,8 @@ export function v3VersionDoc(base: string): Record<string, unknown> {
 /** Register `GET /` (→ `/identity`) and `GET /v3` (→ `/identity/v3`) on the identity plugin. */
 export function registerDiscoveryRoutes(app: FastifyInstance, services: Services): void {
   const base = publicBase(services.config);
-  app.get('/', { config: { public: true } }, async (_request, reply) => reply.code(300).send({ versions: { values: [v3VersionDoc(base)] } }));
+  app.get('/', { config: { public: true } }, async (_request, reply) =>
+    reply.code(300).send({ versions: { values: [v3VersionDoc(base)] } }),
+  );
   app.get('/v3', { config: { public: true } }, async () => ({ version: v3VersionDoc(base) }));
 }

@@ -73,12 +73,28 @@ export class IpmitoolSolConsole implements ConsoleInterface {
         stderr = (stderr + c.toString('utf8')).slice(-2000);
       });
       child.on('error', (err: NodeJS.ErrnoException) =>
-        fail(hardwareError(info, ctx, 'unreachable', err.code === 'ENOENT' ? 'cannot run stdbuf (coreutils) or ipmitool: not installed' : err.message)),
+        fail(
+          hardwareError(
+            info,
+            ctx,
+            'unreachable',
+            err.code === 'ENOENT' ? 'cannot run stdbuf (coreutils) or ipmitool: not installed' : err.message,
+          ),
+        ),
       );
       child.on('exit', (code) => {
         const lines = stderr.split(/\r?\n/).filter((l) => l.trim() !== '' && !/^tcgetattr/.test(l));
         const detail = lines.join('; ').slice(0, 300) || `ipmitool exited with status ${String(code)}`;
-        fail(hardwareError(info, ctx, /unable to establish|no response|auth capabilities/i.test(detail) && !/rakp|unauthori/i.test(detail) ? 'unreachable' : 'refused', detail));
+        fail(
+          hardwareError(
+            info,
+            ctx,
+            /unable to establish|no response|auth capabilities/i.test(detail) && !/rakp|unauthori/i.test(detail)
+              ? 'unreachable'
+              : 'refused',
+            detail,
+          ),
+        );
       });
       const onStart = (chunk: Buffer): void => {
         pending = Buffer.concat([pending, chunk]);
@@ -128,7 +144,9 @@ class SolSession implements ConsoleSession {
     if (initial.length > 0) this.#buffered.push(initial);
     child.stdout!.on('data', (chunk: Buffer) => this.#emit(chunk));
     child.removeAllListeners('exit');
-    child.on('exit', (code, signal) => this.#ended(this.#closing !== null ? 'closed' : `ipmitool sol activate ended (${signal ?? `status ${String(code)}`})`));
+    child.on('exit', (code, signal) =>
+      this.#ended(this.#closing !== null ? 'closed' : `ipmitool sol activate ended (${signal ?? `status ${String(code)}`})`),
+    );
     child.stdin!.on('error', () => undefined);
   }
 

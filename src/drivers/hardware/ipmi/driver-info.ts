@@ -47,17 +47,17 @@ export interface IpmiDriverInfo {
 
 /** Descriptions of the accepted `driver_info` keys (Ironic's ipmitool property texts, adapted). */
 export const IPMI_PROPERTIES: Readonly<Record<string, string>> = Object.freeze({
-  ipmi_address: 'IP address or hostname of the node\'s BMC. Required.',
+  ipmi_address: "IP address or hostname of the node's BMC. Required.",
   ipmi_port: 'Remote IPMI RMCP port (UDP). Optional, default 623.',
   ipmi_username: 'User name of the BMC account. Optional (the anonymous user when absent).',
   ipmi_password: 'Password of the BMC account. Optional. Stored encrypted, shown as ******.',
   ipmi_priv_level: 'Privilege level of the IPMI session: ADMINISTRATOR, OPERATOR, USER or CALLBACK. Optional, default ADMINISTRATOR.',
   ipmi_protocol_version: 'IPMI protocol version: "2.0" (RMCP+, ipmitool lanplus) or "1.5" (RMCP, ipmitool lan). Optional, default "2.0".',
-  ipmi_cipher_suite:
-    'RMCP+ cipher suite id (0-17) for IPMI 2.0 sessions. Optional, default 3 (HMAC-SHA1 with AES-CBC-128).',
+  ipmi_cipher_suite: 'RMCP+ cipher suite id (0-17) for IPMI 2.0 sessions. Optional, default 3 (HMAC-SHA1 with AES-CBC-128).',
   ipmi_disable_boot_timeout:
-    'Whether to disable the BMC\'s 60-second boot device timeout before setting a boot device. Optional, default true.',
-  ipmi_terminal_port: 'TCP port of the serial console in Ironic\'s socat console. Optional; esi serves the console over its websocket instead.',
+    "Whether to disable the BMC's 60-second boot device timeout before setting a boot device. Optional, default true.",
+  ipmi_terminal_port:
+    "TCP port of the serial console in Ironic's socat console. Optional; esi serves the console over its websocket instead.",
 });
 
 const PRIV_LEVELS: readonly IpmiPrivLevel[] = ['ADMINISTRATOR', 'OPERATOR', 'USER', 'CALLBACK'];
@@ -137,7 +137,7 @@ export function parseIpmiDriverInfo(driverInfo: Readonly<Record<string, unknown>
 
   const force = driverInfo.ipmi_force_boot_device;
   if (force === true || (typeof force === 'string' && TRUE_STRINGS.has(force.trim().toLowerCase()))) {
-    problems.push('ipmi_force_boot_device=true is not supported by esi\'s ipmi driver');
+    problems.push("ipmi_force_boot_device=true is not supported by esi's ipmi driver");
   }
 
   for (const key of UNSUPPORTED_KEYS) {

@@ -73,7 +73,14 @@ const UNREACHABLE = [
   'network is unreachable',
 ];
 /** ipmitool chatter on stderr that says nothing about a failure. */
-const NOISE = [/^loading iana pen registry/i, /^running get vso capabilities/i, /^discovered ipmb address/i, /^get hpm\.x capabilities/i, /^invalid completion code received: invalid command$/i, /^tcgetattr/i];
+const NOISE = [
+  /^loading iana pen registry/i,
+  /^running get vso capabilities/i,
+  /^discovered ipmb address/i,
+  /^get hpm\.x capabilities/i,
+  /^invalid completion code received: invalid command$/i,
+  /^tcgetattr/i,
+];
 
 /** Runs ipmitool for one driver instance; holds the per-BMC queues. */
 export class Ipmitool {
@@ -101,7 +108,16 @@ export class Ipmitool {
    * failure says why, e.g. "RAKP 2 HMAC is invalid").
    */
   connectionArgs(info: IpmiDriverInfo): string[] {
-    const args = ['-I', info.protocolVersion === '2.0' ? 'lanplus' : 'lan', '-H', info.address, '-p', String(info.port), '-L', info.privLevel];
+    const args = [
+      '-I',
+      info.protocolVersion === '2.0' ? 'lanplus' : 'lan',
+      '-H',
+      info.address,
+      '-p',
+      String(info.port),
+      '-L',
+      info.privLevel,
+    ];
     if (info.protocolVersion === '2.0') args.push('-C', String(info.cipherSuite));
     if (info.username !== null) args.push('-U', info.username);
     args.push('-E', '-N', String(this.#packetTimeoutS), '-R', String(this.#packetRetries), '-v');

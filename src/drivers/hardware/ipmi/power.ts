@@ -100,7 +100,8 @@ export class IpmiPower implements PowerInterface {
   async #status(info: IpmiDriverInfo, ctx: IpmiContext): Promise<PowerState> {
     const out = await this.#tool.run(info, ctx, ['chassis', 'power', 'status']);
     const state = parsePowerStatus(out);
-    if (state === null) throw hardwareError(info, ctx, 'invalid-response', `unexpected power status output ${JSON.stringify(out.trim().slice(0, 100))}`);
+    if (state === null)
+      throw hardwareError(info, ctx, 'invalid-response', `unexpected power status output ${JSON.stringify(out.trim().slice(0, 100))}`);
     return state;
   }
 

@@ -104,7 +104,9 @@ export class RedfishBios implements BiosInterface {
       const file = (await this.#client.send(info, ctx, 'GET', p)).json ?? {};
       if (file.Id !== name && file.Registry !== name) continue;
       const locations = Array.isArray(file.Location) ? (file.Location as Json[]) : [];
-      const loc = locations.find((l) => String(l.Language).toLowerCase() === 'en') ?? locations.find((l) => String(l.Language).toLowerCase() === 'default');
+      const loc =
+        locations.find((l) => String(l.Language).toLowerCase() === 'en') ??
+        locations.find((l) => String(l.Language).toLowerCase() === 'default');
       if (typeof loc?.Uri !== 'string') return out;
       const reg = (await this.#client.send(info, ctx, 'GET', loc.Uri)).json ?? {};
       const attrs = (reg.RegistryEntries as Json | undefined)?.Attributes;
@@ -154,7 +156,11 @@ function settingsOf(bios: Json, registry: Map<string, Json>): BiosSetting[] {
  */
 function typedValue(nodeUuid: string, s: BiosSettingChange, current: Json, registry: Map<string, Json>): unknown {
   const r = registry.get(s.name);
-  const bad = (why: string) => new InvalidInputError(`Cannot apply BIOS setting ${s.name}=${JSON.stringify(s.value)} to node ${nodeUuid}: ${why}.`, 'InvalidParameterValue');
+  const bad = (why: string) =>
+    new InvalidInputError(
+      `Cannot apply BIOS setting ${s.name}=${JSON.stringify(s.value)} to node ${nodeUuid}: ${why}.`,
+      'InvalidParameterValue',
+    );
   if (r === undefined) {
     if (!Object.hasOwn(current, s.name)) throw bad('the node has no such BIOS setting');
     return s.value;
@@ -168,7 +174,8 @@ function typedValue(nodeUuid: string, s: BiosSettingChange, current: Json, regis
       return v;
     }
     case 'Integer': {
-      const v = typeof s.value === 'number' ? s.value : typeof s.value === 'string' && /^-?\d+$/.test(s.value.trim()) ? Number(s.value) : NaN;
+      const v =
+        typeof s.value === 'number' ? s.value : typeof s.value === 'string' && /^-?\d+$/.test(s.value.trim()) ? Number(s.value) : NaN;
       if (!Number.isInteger(v)) throw bad('an integer is required');
       const lo = num(r.LowerBound);
       const hi = num(r.UpperBound);
@@ -185,7 +192,8 @@ function typedValue(nodeUuid: string, s: BiosSettingChange, current: Json, regis
       const v = String(s.value);
       const min = num(r.MinLength);
       const max = num(r.MaxLength);
-      if ((min !== null && v.length < min) || (max !== null && v.length > max)) throw bad(`the length must be between ${min ?? 0} and ${max ?? '∞'} characters`);
+      if ((min !== null && v.length < min) || (max !== null && v.length > max))
+        throw bad(`the length must be between ${min ?? 0} and ${max ?? '∞'} characters`);
       return v;
     }
   }

@@ -43,7 +43,10 @@ export class RedfishBootMode implements BootModeInterface {
     const boot = (sys.json.Boot ?? {}) as Record<string, unknown>;
     const allowed = boot['BootSourceOverrideMode@Redfish.AllowableValues'];
     if (Array.isArray(allowed) && !allowed.includes(TO_REDFISH[mode])) {
-      throw new InvalidInputError(`Node ${node.uuid} cannot boot in ${mode} mode: its BMC offers ${allowed.join(', ')}.`, 'InvalidParameterValue');
+      throw new InvalidInputError(
+        `Node ${node.uuid} cannot boot in ${mode} mode: its BMC offers ${allowed.join(', ')}.`,
+        'InvalidParameterValue',
+      );
     }
     if (boot.BootSourceOverrideMode === TO_REDFISH[mode]) return;
     const body = { Boot: { BootSourceOverrideMode: TO_REDFISH[mode] } };
@@ -55,11 +58,14 @@ export class RedfishBootMode implements BootModeInterface {
     }
     const after = await this.getBootMode(node);
     if (after !== mode) {
-      throw new HardwareError(`Redfish BMC at ${info.address} accepted boot mode ${mode} for node ${node.uuid} but still reports ${after ?? 'none'}.`, {
-        reason: 'invalid-response',
-        nodeUuid: node.uuid,
-        operation: ctx.operation,
-      });
+      throw new HardwareError(
+        `Redfish BMC at ${info.address} accepted boot mode ${mode} for node ${node.uuid} but still reports ${after ?? 'none'}.`,
+        {
+          reason: 'invalid-response',
+          nodeUuid: node.uuid,
+          operation: ctx.operation,
+        },
+      );
     }
   }
 }

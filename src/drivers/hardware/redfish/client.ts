@@ -140,7 +140,15 @@ export class RedfishClient {
       entry = undefined;
     }
     if (entry === undefined) {
-      entry = { passwordHash, authType: info.authType, verifyCa: info.verifyCa, mode: 'session', token: null, location: null, pending: null };
+      entry = {
+        passwordHash,
+        authType: info.authType,
+        verifyCa: info.verifyCa,
+        mode: 'session',
+        token: null,
+        location: null,
+        pending: null,
+      };
       this.#sessions.set(key, entry);
       this.#evict();
     }
@@ -253,11 +261,14 @@ export class RedfishClient {
   ): Promise<{ status: number; headers: Dispatcher.ResponseData['headers']; text: string }> {
     const url = new URL(path, info.address);
     if (url.origin !== info.address) {
-      throw new HardwareError(`Redfish BMC at ${info.address} named a resource on another host for ${ctx.operation} of node ${ctx.nodeUuid}.`, {
-        reason: 'invalid-response',
-        nodeUuid: ctx.nodeUuid,
-        operation: ctx.operation,
-      });
+      throw new HardwareError(
+        `Redfish BMC at ${info.address} named a resource on another host for ${ctx.operation} of node ${ctx.nodeUuid}.`,
+        {
+          reason: 'invalid-response',
+          nodeUuid: ctx.nodeUuid,
+          operation: ctx.operation,
+        },
+      );
     }
     const reqHeaders: Record<string, string> = { accept: 'application/json', 'odata-version': '4.0', ...headers };
     if (body !== undefined) reqHeaders['content-type'] = 'application/json';
@@ -273,11 +284,14 @@ export class RedfishClient {
     } catch (err) {
       const timedOut = isTimeout(err);
       const cause = timedOut ? `no answer within ${this.#timeoutMs / 1000} s` : describe(err);
-      throw new HardwareError(scrub(`Redfish BMC at ${info.address} is unreachable for ${ctx.operation} of node ${ctx.nodeUuid}: ${cause}`, info), {
-        reason: 'unreachable',
-        nodeUuid: ctx.nodeUuid,
-        operation: ctx.operation,
-      });
+      throw new HardwareError(
+        scrub(`Redfish BMC at ${info.address} is unreachable for ${ctx.operation} of node ${ctx.nodeUuid}: ${cause}`, info),
+        {
+          reason: 'unreachable',
+          nodeUuid: ctx.nodeUuid,
+          operation: ctx.operation,
+        },
+      );
     }
   }
 }
@@ -319,11 +333,14 @@ function parseJson(info: RedfishDriverInfo, ctx: RequestContext, text: string): 
   } catch {
     // fall through
   }
-  throw new HardwareError(`Redfish BMC at ${info.address} sent a body that is not a JSON object for ${ctx.operation} of node ${ctx.nodeUuid}.`, {
-    reason: 'invalid-response',
-    nodeUuid: ctx.nodeUuid,
-    operation: ctx.operation,
-  });
+  throw new HardwareError(
+    `Redfish BMC at ${info.address} sent a body that is not a JSON object for ${ctx.operation} of node ${ctx.nodeUuid}.`,
+    {
+      reason: 'invalid-response',
+      nodeUuid: ctx.nodeUuid,
+      operation: ctx.operation,
+    },
+  );
 }
 
 /** Removes the password (and its Basic encoding) from a message, defensively. */

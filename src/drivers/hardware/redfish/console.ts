@@ -51,11 +51,14 @@ export class RedfishSerialConsole implements ConsoleInterface {
     const res = await this.client.send(info, ctx, 'GET', `${system}/Oem/EsiLab/SerialConsole`);
     const doc = res.json ?? {};
     if (doc.ServiceEnabled === false) {
-      throw new HardwareError(`Redfish BMC at ${info.address} refused ${ctx.operation} for node ${node.uuid}: its serial console service is disabled`, {
-        reason: 'refused',
-        nodeUuid: node.uuid,
-        operation: ctx.operation,
-      });
+      throw new HardwareError(
+        `Redfish BMC at ${info.address} refused ${ctx.operation} for node ${node.uuid}: its serial console service is disabled`,
+        {
+          reason: 'refused',
+          nodeUuid: node.uuid,
+          operation: ctx.operation,
+        },
+      );
     }
     const uri = (doc.Oem as { EsiLab?: { WebSocket?: unknown } } | undefined)?.EsiLab?.WebSocket;
     if (typeof uri !== 'string' || !uri.startsWith('/')) throw invalidResponse(info, ctx, 'a serial console without a websocket URI');
@@ -69,7 +72,8 @@ export class RedfishSerialConsole implements ConsoleInterface {
 /** Opens the websocket and resolves once it is open. */
 async function connect(url: URL, info: RedfishDriverInfo, ctx: RequestContext, timeoutMs: number): Promise<ConsoleSession> {
   const headers: Record<string, string> = {};
-  if (info.username !== null) headers.authorization = `Basic ${Buffer.from(`${info.username}:${info.password ?? ''}`, 'utf8').toString('base64')}`;
+  if (info.username !== null)
+    headers.authorization = `Basic ${Buffer.from(`${info.username}:${info.password ?? ''}`, 'utf8').toString('base64')}`;
   let dispatcher: Agent | undefined;
   if (url.protocol === 'wss:') {
     const tls: Record<string, unknown> = { rejectUnauthorized: info.verifyCa !== false };
@@ -124,7 +128,13 @@ class WebSocketConsoleSession implements ConsoleSession {
       if (chunk === null || chunk.length === 0) return;
       for (const l of [...this.#data]) l(chunk);
     });
-    ws.addEventListener('close', (e) => this.#ended(e.code === 1000 || e.code === 1005 ? 'the BMC closed the serial console' : `the BMC closed the serial console (code ${e.code}${e.reason ? `: ${e.reason}` : ''})`));
+    ws.addEventListener('close', (e) =>
+      this.#ended(
+        e.code === 1000 || e.code === 1005
+          ? 'the BMC closed the serial console'
+          : `the BMC closed the serial console (code ${e.code}${e.reason ? `: ${e.reason}` : ''})`,
+      ),
+    );
   }
 
   onData(listener: (chunk: Buffer) => void): void {

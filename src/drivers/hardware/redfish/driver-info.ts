@@ -33,7 +33,8 @@ export interface RedfishDriverInfo {
 
 /** Descriptions of the accepted `driver_info` keys (Ironic's `COMMON_PROPERTIES` of redfish). */
 export const REDFISH_PROPERTIES: Readonly<Record<string, string>> = Object.freeze({
-  redfish_address: 'The URL of the Redfish controller, e.g. https://bmc.example.com:8443 (https:// is assumed when no scheme is given). Required.',
+  redfish_address:
+    'The URL of the Redfish controller, e.g. https://bmc.example.com:8443 (https:// is assumed when no scheme is given). Required.',
   redfish_system_id:
     'The canonical path of the ComputerSystem resource the driver controls, e.g. /redfish/v1/Systems/1. Optional when the controller manages exactly one system.',
   redfish_username: 'User name for the Redfish controller. Optional.',

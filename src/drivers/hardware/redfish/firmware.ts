@@ -55,11 +55,16 @@ export class RedfishFirmware implements FirmwareInterface {
     if (servicePath === null) throw invalidResponse(info, ctx, 'a service root without an UpdateService');
     const service = (await this.#client.send(info, ctx, 'GET', servicePath)).json ?? {};
     const target = ((service.Actions as Json | undefined)?.['#UpdateService.SimpleUpdate'] as Json | undefined)?.target;
-    if (typeof target !== 'string' || target === '') throw invalidResponse(info, ctx, 'an UpdateService without #UpdateService.SimpleUpdate');
+    if (typeof target !== 'string' || target === '')
+      throw invalidResponse(info, ctx, 'an UpdateService without #UpdateService.SimpleUpdate');
     for (const image of images) {
       if (image.checksum !== undefined) await verifyChecksum(node.uuid, image.url, image.checksum);
       const protocol = image.url.startsWith('https:') ? 'HTTPS' : 'HTTP';
-      const res = await this.#client.send(info, ctx, 'POST', target, { ImageURI: image.url, TransferProtocol: protocol, Targets: [sys.path] });
+      const res = await this.#client.send(info, ctx, 'POST', target, {
+        ImageURI: image.url,
+        TransferProtocol: protocol,
+        Targets: [sys.path],
+      });
       if (res.status === 202) {
         const location = res.headers.location;
         const monitor = typeof location === 'string' ? location : odataId(res.json);
@@ -88,20 +93,29 @@ export class RedfishFirmware implements FirmwareInterface {
       const state = typeof task.TaskState === 'string' ? task.TaskState : res.status === 202 ? 'Running' : 'Completed';
       if (!RUNNING.has(state)) {
         const messages = Array.isArray(task.Messages) ? (task.Messages as Json[]) : [];
-        const text = messages.map((m) => m.Message).filter((m): m is string => typeof m === 'string').join(' ');
+        const text = messages
+          .map((m) => m.Message)
+          .filter((m): m is string => typeof m === 'string')
+          .join(' ');
         if (state === 'Completed' && task.TaskStatus !== 'Critical') return;
-        throw new HardwareError(`Redfish BMC at ${info.address} failed the firmware update of node ${ctx.nodeUuid} from ${url}: task ${state}${text ? ` (${text})` : ''}`, {
-          reason: 'refused',
-          nodeUuid: ctx.nodeUuid,
-          operation: ctx.operation,
-        });
+        throw new HardwareError(
+          `Redfish BMC at ${info.address} failed the firmware update of node ${ctx.nodeUuid} from ${url}: task ${state}${text ? ` (${text})` : ''}`,
+          {
+            reason: 'refused',
+            nodeUuid: ctx.nodeUuid,
+            operation: ctx.operation,
+          },
+        );
       }
       if (Date.now() >= deadline) {
-        throw new HardwareError(`Timed out after ${timeoutMs / 1000} s waiting for the firmware update of node ${ctx.nodeUuid} from ${url} (task still ${state}).`, {
-          reason: 'timeout',
-          nodeUuid: ctx.nodeUuid,
-          operation: ctx.operation,
-        });
+        throw new HardwareError(
+          `Timed out after ${timeoutMs / 1000} s waiting for the firmware update of node ${ctx.nodeUuid} from ${url} (task still ${state}).`,
+          {
+            reason: 'timeout',
+            nodeUuid: ctx.nodeUuid,
+            operation: ctx.operation,
+          },
+        );
       }
       await sleep(this.#pollMs);
     }
@@ -124,10 +138,14 @@ async function verifyChecksum(nodeUuid: string, url: string, checksum: string): 
     }
     for await (const chunk of res.body) hash.update(chunk as Buffer);
   } catch (err) {
-    throw new InvalidInputError(`Cannot download firmware image ${url} for node ${nodeUuid} to check its checksum: ${(err as Error).message}.`);
+    throw new InvalidInputError(
+      `Cannot download firmware image ${url} for node ${nodeUuid} to check its checksum: ${(err as Error).message}.`,
+    );
   }
   const digest = hash.digest('hex');
   if (digest !== checksum.toLowerCase()) {
-    throw new InvalidInputError(`Firmware image ${url} for node ${nodeUuid} has ${algorithm} ${digest}, not the expected ${checksum.toLowerCase()}; it was not sent to the BMC.`);
+    throw new InvalidInputError(
+      `Firmware image ${url} for node ${nodeUuid} has ${algorithm} ${digest}, not the expected ${checksum.toLowerCase()}; it was not sent to the BMC.`,
+    );
   }
 }

@@ -65,7 +65,8 @@ export class RedfishInspect implements InspectInterface {
     }
     if (count <= 0) throw invalidResponse(info, ctx, 'no processor with TotalThreads');
     if (archRaw === undefined || ARCH[archRaw] === undefined) throw invalidResponse(info, ctx, 'no known ProcessorArchitecture');
-    if (typeof memGiB !== 'number' || !(memGiB > 0)) throw invalidResponse(info, ctx, 'neither MemorySummary.TotalSystemMemoryGiB nor Memory capacities');
+    if (typeof memGiB !== 'number' || !(memGiB > 0))
+      throw invalidResponse(info, ctx, 'neither MemorySummary.TotalSystemMemoryGiB nor Memory capacities');
 
     const disks: Json[] = [];
     for (const storage of await members(system.Storage)) {
@@ -75,12 +76,23 @@ export class RedfishInspect implements InspectInterface {
         const d = (await this.#client.send(info, ctx, 'GET', path)).json ?? {};
         const ids = Array.isArray(d.Identifiers) ? (d.Identifiers as Json[]) : [];
         const naa = ids.find((i) => i.DurableNameFormat === 'NAA')?.DurableName;
-        disks.push(disk(d.Name ?? d.Id, d.CapacityBytes, d.MediaType === 'HDD', d.Model, d.SerialNumber, d.Manufacturer, typeof naa === 'string' ? `0x${naa}` : null));
+        disks.push(
+          disk(
+            d.Name ?? d.Id,
+            d.CapacityBytes,
+            d.MediaType === 'HDD',
+            d.Model,
+            d.SerialNumber,
+            d.Manufacturer,
+            typeof naa === 'string' ? `0x${naa}` : null,
+          ),
+        );
       }
     }
     if (disks.length === 0) {
       for (const ss of await members(system.SimpleStorage)) {
-        for (const dev of Array.isArray(ss.Devices) ? (ss.Devices as Json[]) : []) disks.push(disk(dev.Name, dev.CapacityBytes, false, dev.Model, null, dev.Manufacturer, null));
+        for (const dev of Array.isArray(ss.Devices) ? (ss.Devices as Json[]) : [])
+          disks.push(disk(dev.Name, dev.CapacityBytes, false, dev.Model, null, dev.Manufacturer, null));
       }
     }
     const lldp = await this.#lldpByMac(info, ctx, system);
@@ -88,21 +100,49 @@ export class RedfishInspect implements InspectInterface {
       .filter((n) => typeof n.MACAddress === 'string' && /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i.test(n.MACAddress))
       .map((n) => {
         const mac = (n.MACAddress as string).toLowerCase();
-        return { name: String(n.Description ?? n.Id ?? ''), mac_address: mac, ipv4_address: null, ipv6_address: null, has_carrier: n.LinkStatus === 'LinkUp', lldp: lldp.get(mac) ?? null, vendor: null, product: null, client_id: null, biosdevname: null };
+        return {
+          name: String(n.Description ?? n.Id ?? ''),
+          mac_address: mac,
+          ipv4_address: null,
+          ipv6_address: null,
+          has_carrier: n.LinkStatus === 'LinkUp',
+          lldp: lldp.get(mac) ?? null,
+          vendor: null,
+          product: null,
+          client_id: null,
+          biosdevname: null,
+        };
       });
     const boot = system.Boot as Json | undefined;
     const cpu0 = cpus[0] ?? {};
     return {
       inventory: {
-        cpu: { model_name: String(cpu0.Model ?? ''), frequency: String(cpu0.MaxSpeedMHz ?? ''), count, architecture: ARCH[archRaw], flags: [], socket_count: cpus.length },
+        cpu: {
+          model_name: String(cpu0.Model ?? ''),
+          frequency: String(cpu0.MaxSpeedMHz ?? ''),
+          count,
+          architecture: ARCH[archRaw],
+          flags: [],
+          socket_count: cpus.length,
+        },
         memory: { total: Math.round(memGiB * 1024 ** 3), physical_mb: Math.round(memGiB * 1024) },
         disks,
         interfaces,
-        system_vendor: { product_name: String(system.Model ?? ''), serial_number: String(system.SerialNumber ?? ''), manufacturer: String(system.Manufacturer ?? '') },
+        system_vendor: {
+          product_name: String(system.Model ?? ''),
+          serial_number: String(system.SerialNumber ?? ''),
+          manufacturer: String(system.Manufacturer ?? ''),
+        },
         boot: { current_boot_mode: boot?.BootSourceOverrideMode === 'Legacy' ? 'bios' : 'uefi', pxe_interface: null },
       },
       pluginData: {
-        pci_devices: gpus.map((g, i) => ({ vendor_id: PCI_VENDORS[String(g.Manufacturer ?? '').toLowerCase()] ?? 'ffff', product_id: '0000', class: '030200', revision: '', bus: String(g.Id ?? i) })),
+        pci_devices: gpus.map((g, i) => ({
+          vendor_id: PCI_VENDORS[String(g.Manufacturer ?? '').toLowerCase()] ?? 'ffff',
+          product_id: '0000',
+          class: '030200',
+          revision: '',
+          bus: String(g.Id ?? i),
+        })),
       },
     };
   }
@@ -121,8 +161,13 @@ export class RedfishInspect implements InspectInterface {
           const eth = (port.Ethernet ?? {}) as Json;
           const rx = eth.LLDPReceive as Json | undefined;
           if (!rx || typeof rx.ChassisId !== 'string' || typeof rx.PortId !== 'string') continue;
-          const tlvs = encodeLldp({ chassisId: rx.ChassisId, portId: rx.PortId, systemName: typeof rx.SystemName === 'string' ? rx.SystemName : null });
-          for (const mac of Array.isArray(eth.AssociatedMACAddresses) ? eth.AssociatedMACAddresses : []) if (typeof mac === 'string') out.set(mac.toLowerCase(), tlvs);
+          const tlvs = encodeLldp({
+            chassisId: rx.ChassisId,
+            portId: rx.PortId,
+            systemName: typeof rx.SystemName === 'string' ? rx.SystemName : null,
+          });
+          for (const mac of Array.isArray(eth.AssociatedMACAddresses) ? eth.AssociatedMACAddresses : [])
+            if (typeof mac === 'string') out.set(mac.toLowerCase(), tlvs);
         }
       }
     } catch {
@@ -147,7 +192,15 @@ export class RedfishInspect implements InspectInterface {
   }
 }
 
-function disk(name: unknown, size: unknown, rotational: boolean, model: unknown, serial: unknown, vendor: unknown, wwn: string | null): Json {
+function disk(
+  name: unknown,
+  size: unknown,
+  rotational: boolean,
+  model: unknown,
+  serial: unknown,
+  vendor: unknown,
+  wwn: string | null,
+): Json {
   return {
     name: String(name ?? ''),
     size: typeof size === 'number' && Number.isInteger(size) && size >= 0 ? size : 0,

@@ -18,7 +18,13 @@
  */
 import { InvalidInputError } from '../../../domain/errors.ts';
 import { HardwareError, type DriverNode } from '../../../domain/hardware/interfaces.ts';
-import { raidGeometry, type LogicalDiskCreated, type LogicalDiskTarget, type RaidInterface, type RaidTarget } from '../../../domain/hardware/raid.ts';
+import {
+  raidGeometry,
+  type LogicalDiskCreated,
+  type LogicalDiskTarget,
+  type RaidInterface,
+  type RaidTarget,
+} from '../../../domain/hardware/raid.ts';
 import type { RedfishClient, RequestContext } from './client.ts';
 import { parseRedfishDriverInfo, type RedfishDriverInfo } from './driver-info.ts';
 import { invalidResponse, odataId, readSystem } from './system.ts';
@@ -71,12 +77,15 @@ export class RedfishRaid implements RaidInterface {
         await this.#client.send(info, ctx, 'POST', ctl.volumesPath, body);
       } catch (err) {
         if (!(err instanceof HardwareError)) throw err;
-        throw new HardwareError(`Cannot create logical disk ${index} (RAID ${disk.raid_level}, ${disk.size_gb === 'MAX' ? 'MAX' : `${disk.size_gb} GiB`}) on ${drives.length} drive(s): ${err.message}`, {
-          reason: err.reason,
-          nodeUuid: node.uuid,
-          operation: ctx.operation,
-          httpStatus: err.httpStatus,
-        });
+        throw new HardwareError(
+          `Cannot create logical disk ${index} (RAID ${disk.raid_level}, ${disk.size_gb === 'MAX' ? 'MAX' : `${disk.size_gb} GiB`}) on ${drives.length} drive(s): ${err.message}`,
+          {
+            reason: err.reason,
+            nodeUuid: node.uuid,
+            operation: ctx.operation,
+            httpStatus: err.httpStatus,
+          },
+        );
       }
       const after = await this.#volumes(info, ctx, ctl);
       const known = new Set(before.map((v) => v.path));
@@ -123,14 +132,22 @@ export class RedfishRaid implements RaidInterface {
         const p = odataId(d);
         if (p === null) continue;
         const dj = await this.#get(info, ctx, p);
-        drives.push({ path: p, id: String(dj.Id ?? p.split('/').pop()), capacityBytes: typeof dj.CapacityBytes === 'number' ? dj.CapacityBytes : 0 });
+        drives.push({
+          path: p,
+          id: String(dj.Id ?? p.split('/').pop()),
+          capacityBytes: typeof dj.CapacityBytes === 'number' ? dj.CapacityBytes : 0,
+        });
       }
       out.push({ path: m, id: String(st.Id ?? m.split('/').pop()), volumesPath, drives });
     }
     return out;
   }
 
-  async #volumes(info: RedfishDriverInfo, ctx: RequestContext, ctl: Controller): Promise<{ path: string; name: string; capacityBytes: number; drives: string[] }[]> {
+  async #volumes(
+    info: RedfishDriverInfo,
+    ctx: RequestContext,
+    ctl: Controller,
+  ): Promise<{ path: string; name: string; capacityBytes: number; drives: string[] }[]> {
     const out = [];
     for (const p of members(await this.#get(info, ctx, ctl.volumesPath))) {
       const v = await this.#get(info, ctx, p);
@@ -159,7 +176,9 @@ function pickController(controllers: Controller[], disk: LogicalDiskTarget, node
   if (disk.controller === undefined) return controllers[0]!;
   const c = controllers.find((x) => x.id === disk.controller || x.path === disk.controller);
   if (c === undefined) {
-    throw new InvalidInputError(`Logical disk ${index} of node ${nodeUuid} names controller ${disk.controller}, which the BMC does not have; it has ${controllers.map((x) => x.id).join(', ')}.`);
+    throw new InvalidInputError(
+      `Logical disk ${index} of node ${nodeUuid} names controller ${disk.controller}, which the BMC does not have; it has ${controllers.map((x) => x.id).join(', ')}.`,
+    );
   }
   return c;
 }
@@ -168,13 +187,18 @@ function pickDrives(ctl: Controller, disk: LogicalDiskTarget, used: Set<string>,
   if (disk.physical_disks !== undefined) {
     return disk.physical_disks.map((name) => {
       const d = ctl.drives.find((x) => x.id === name || x.path === name);
-      if (d === undefined) throw new InvalidInputError(`Logical disk ${index} of node ${nodeUuid} names drive ${name}, which controller ${ctl.id} does not have.`);
+      if (d === undefined)
+        throw new InvalidInputError(
+          `Logical disk ${index} of node ${nodeUuid} names drive ${name}, which controller ${ctl.id} does not have.`,
+        );
       return d;
     });
   }
   const free = ctl.drives.filter((d) => !used.has(d.path));
   if (free.length === 0) {
-    throw new InvalidInputError(`Logical disk ${index} of node ${nodeUuid} cannot be built: every drive of controller ${ctl.id} is already in a volume.`);
+    throw new InvalidInputError(
+      `Logical disk ${index} of node ${nodeUuid} cannot be built: every drive of controller ${ctl.id} is already in a volume.`,
+    );
   }
   const g = raidGeometry(disk.raid_level);
   let n = disk.number_of_physical_disks ?? g.minDrives;

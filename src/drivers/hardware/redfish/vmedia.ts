@@ -61,11 +61,14 @@ export class RedfishVirtualMedia implements VirtualMediaInterface {
 
   /** See {@link VirtualMediaInterface.insert}. */
   async insert(node: DriverNode, deviceType: VirtualMediaDeviceType, imageUrl: string): Promise<void> {
-    if (!/^https?:\/\/\S+$/.test(imageUrl)) throw new InvalidInputError(`The virtual media image must be an http(s) URL, got ${JSON.stringify(imageUrl)}.`);
+    if (!/^https?:\/\/\S+$/.test(imageUrl))
+      throw new InvalidInputError(`The virtual media image must be an http(s) URL, got ${JSON.stringify(imageUrl)}.`);
     const info = parseRedfishDriverInfo(node.driverInfo);
     const ctx: RequestContext = { nodeUuid: node.uuid, operation: 'insert virtual media' };
-    const dev = (await this.#remembered(info, ctx, deviceType)) ?? (await this.#devices(info, ctx)).find((d) => d.deviceTypes.includes(deviceType));
-    if (dev === undefined) throw new InvalidInputError(`Node ${node.uuid} has no virtual media device of type ${deviceType}.`, 'InvalidParameterValue');
+    const dev =
+      (await this.#remembered(info, ctx, deviceType)) ?? (await this.#devices(info, ctx)).find((d) => d.deviceTypes.includes(deviceType));
+    if (dev === undefined)
+      throw new InvalidInputError(`Node ${node.uuid} has no virtual media device of type ${deviceType}.`, 'InvalidParameterValue');
     if (dev.inserted && dev.image === imageUrl) return;
     if (dev.inserted) await this.#eject(info, ctx, dev);
     const action = actionTarget(dev.json, '#VirtualMedia.InsertMedia');
@@ -113,7 +116,9 @@ export class RedfishVirtualMedia implements VirtualMediaInterface {
 
   async #devices(info: RedfishDriverInfo, ctx: RequestContext): Promise<Device[]> {
     const sys = await readSystem(this.#client, info, ctx);
-    const managers = (((sys.json.Links as Json | undefined)?.ManagedBy as unknown[]) ?? []).map(odataId).filter((x): x is string => x !== null);
+    const managers = (((sys.json.Links as Json | undefined)?.ManagedBy as unknown[]) ?? [])
+      .map(odataId)
+      .filter((x): x is string => x !== null);
     const collections: string[] = [];
     for (const m of managers) {
       const mj = (await this.#client.send(info, ctx, 'GET', m)).json ?? {};
@@ -138,8 +143,16 @@ export class RedfishVirtualMedia implements VirtualMediaInterface {
 
 /** A device as its resource `json` at `path` describes it. */
 function deviceOf(path: string, json: Json): Device {
-  const types = Array.isArray(json.MediaTypes) ? (json.MediaTypes as unknown[]).map((t) => TYPE_OF[String(t)]).filter((t): t is VirtualMediaDeviceType => t !== undefined) : [];
-  return { path, json, deviceTypes: [...new Set(types)], image: typeof json.Image === 'string' && json.Image !== '' ? json.Image : null, inserted: json.Inserted === true };
+  const types = Array.isArray(json.MediaTypes)
+    ? (json.MediaTypes as unknown[]).map((t) => TYPE_OF[String(t)]).filter((t): t is VirtualMediaDeviceType => t !== undefined)
+    : [];
+  return {
+    path,
+    json,
+    deviceTypes: [...new Set(types)],
+    image: typeof json.Image === 'string' && json.Image !== '' ? json.Image : null,
+    inserted: json.Inserted === true,
+  };
 }
 
 function actionTarget(json: Json, name: string): string | null {
