@@ -210,7 +210,7 @@ export const deployFleetBenchmark: Benchmark = {
           headers: { 'x-auth-token': token, 'content-type': 'application/octet-stream' },
           body: Readable.toWeb(fs.createReadStream(imageFile)) as ReadableStream<Uint8Array>,
           duplex: 'half',
-        } as RequestInit & { duplex: 'half' });
+        });
         if (up.status !== 204) throw new Error(`image upload answered ${up.status}`);
 
         options.log(`enrolling ${count} nodes`);

@@ -100,15 +100,16 @@ async function main(): Promise<number> {
 }
 
 /** Set once a signal started the cleanup; the normal end then waits for it. */
-let stopping: Promise<void> | null = null;
+/** The clean-up started by a signal, if any (an object: the signal handler sets it later). */
+const shutdown: { stopping: Promise<void> | null } = { stopping: null };
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     process.stderr.write(`\nbench: ${signal}, stopping…\n`);
-    stopping = runCleanups((line) => process.stderr.write(`${line}\n`)).finally(() => process.exit(130));
+    shutdown.stopping = runCleanups((line) => process.stderr.write(`${line}\n`)).finally(() => process.exit(130));
   });
 }
 
 const code = await main();
-if (stopping) await stopping;
+if (shutdown.stopping) await shutdown.stopping;
 // Explicit exit: a lingering keep-alive socket or timer must not keep a finished run alive.
 process.exit(code);

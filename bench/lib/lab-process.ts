@@ -41,7 +41,7 @@ export async function startLabProcess(nodes: number, options: LabChildOptions = 
     for (const w of waiting.splice(0)) w.reject(new Error(`lab child exited ${code}`));
   });
   let buf = '';
-  child.stdout!.on('data', (d: Buffer) => {
+  child.stdout.on('data', (d: Buffer) => {
     buf += d.toString();
     for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
       const line = buf.slice(0, nl);
@@ -53,7 +53,7 @@ export async function startLabProcess(nodes: number, options: LabChildOptions = 
   const first = JSON.parse(await next()) as { url: string; macs: Record<string, string> };
   const ask = async <T>(line: string): Promise<T> => {
     const answer = next();
-    child.stdin!.write(`${line}\n`);
+    child.stdin.write(`${line}\n`);
     return JSON.parse(await answer) as T;
   };
   return {
@@ -63,7 +63,7 @@ export async function startLabProcess(nodes: number, options: LabChildOptions = 
     count: async () => (await ask<{ systemGets: number }>('count')).systemGets,
     bursts: async (gapMs) => (await ask<{ bursts: Array<{ gets: number; ms: number }> }>(`bursts ${gapMs}`)).bursts,
     async close() {
-      if (child.exitCode === null && child.signalCode === null) child.stdin!.end();
+      if (child.exitCode === null && child.signalCode === null) child.stdin.end();
       await exited;
     },
   };

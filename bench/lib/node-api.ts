@@ -46,7 +46,7 @@ export async function adminApi(server: RunningServer, password: string): Promise
               try {
                 resolve(text ? JSON.parse(text) : null);
               } catch (err) {
-                reject(err);
+                reject(err instanceof Error ? err : new Error(String(err)));
               }
             }
           });

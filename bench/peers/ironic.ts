@@ -216,7 +216,7 @@ export async function startIronic(log: (line: string) => void, options: IronicOp
     const keep = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-bench-ironic-log-'));
     fs.cpSync(path.join(dir, 'log'), keep, { recursive: true });
     await peer.stop();
-    throw new Error(`${(err as Error).message} (logs kept in ${keep})`);
+    throw new Error(`${(err as Error).message} (logs kept in ${keep})`, { cause: err });
   }
   log(`Ironic ${version} up at ${url} (dir ${dir})`);
   return peer;

@@ -136,7 +136,7 @@ async function upload(url: string, file: string, length: number, onBytes: (n: nu
       headers: { 'content-type': 'application/octet-stream', 'content-length': String(length) },
       body: Readable.toWeb(body) as ReadableStream<Uint8Array>,
       duplex: 'half',
-    } as RequestInit & { duplex: 'half' });
+    });
   } catch (err) {
     const e = err as Error & { cause?: Error };
     throw uploadError(`PUT ${redactUrl(url)} failed after ${sent} bytes: ${e.cause?.message ?? e.message}`);

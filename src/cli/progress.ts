@@ -74,17 +74,17 @@ export class ProgressView {
         );
         this.#bar.start(total ?? 1, 0, { done: formatBytes(0), all: total ? formatBytes(total) : '?' });
       }
-      this.#bar.setTotal(total ?? Math.max(1, s.bytes!));
-      this.#bar.update(s.bytes!, { done: formatBytes(s.bytes!), all: total ? formatBytes(total) : '?' });
+      this.#bar.setTotal(total ?? Math.max(1, s.bytes));
+      this.#bar.update(s.bytes, { done: formatBytes(s.bytes), all: total ? formatBytes(total) : '?' });
       return;
     }
-    const tenth = total ? Math.floor((10 * s.bytes!) / total) : Math.floor(s.bytes! / (100 * 1024 * 1024));
+    const tenth = total ? Math.floor((10 * s.bytes) / total) : Math.floor(s.bytes / (100 * 1024 * 1024));
     if (tenth > this.#lastTenth) {
       this.#lastTenth = tenth;
       this.#line(
         total
-          ? `${s.phase}: ${Math.floor((100 * s.bytes!) / total)}% (${formatBytes(s.bytes!)} of ${formatBytes(total)})`
-          : `${s.phase}: ${formatBytes(s.bytes!)}`,
+          ? `${s.phase}: ${Math.floor((100 * s.bytes) / total)}% (${formatBytes(s.bytes)} of ${formatBytes(total)})`
+          : `${s.phase}: ${formatBytes(s.bytes)}`,
       );
     }
   }

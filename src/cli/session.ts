@@ -260,7 +260,7 @@ export class Session {
     }
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(target, { method: method as Dispatcher.HttpMethod, headers, body: payload ?? null, dispatcher: this.dispatcher });
+      res = await request(target, { method: method, headers, body: payload ?? null, dispatcher: this.dispatcher });
     } catch (err) {
       throw new CliError(`cannot connect to ${target.origin}${target.pathname}: ${describeNetworkError(err)}`);
     }

@@ -155,7 +155,7 @@ export class PowerSync {
   async #read(n: Candidate): Promise<{ ok: true; power: PowerState } | { ok: false; message: string; invalid: boolean }> {
     let opened: OpenedNode | null = null;
     try {
-      opened = openNode(this.rt.env, n as Node);
+      opened = openNode(this.rt.env, n);
       opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
     } catch (err) {
       return { ok: false, message: failure(`Cannot read the power state of node ${n.uuid}`, err, opened), invalid: true };

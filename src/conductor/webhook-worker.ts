@@ -23,7 +23,7 @@ export function guardedLookup(refuse: (address: string) => boolean): LookupFunct
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 4);
-      const list = addresses as dns.LookupAddress[];
+      const list = addresses;
       if (list.length === 0 || list.some((a) => refuse(a.address))) {
         return callback(new WebhookAddressRefused(`webhook host ${hostname} resolves to a refused address`), '', 4);
       }

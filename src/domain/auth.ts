@@ -43,7 +43,7 @@ export const ANONYMOUS: AuthContext = Object.freeze({
   projectName: null,
   projectDomainId: null,
   systemScope: null,
-  roles: Object.freeze([]) as readonly string[],
+  roles: Object.freeze([]),
   tokenId: '',
   expiresAt: null,
 });

@@ -179,11 +179,7 @@ export function registerFirmwareRoutes(app: FastifyInstance, state: LabState, fw
       if (s === undefined) throw new LabError(400, 'ResourceMissingAtURI', [t], ['#/Targets']);
       const task = fw.start(s, body.ImageURI);
       const json = renderTask(task);
-      void reply
-        .code(202)
-        .header('Location', json['@odata.id'] as string)
-        .type('application/json; charset=utf-8')
-        .send(json);
+      void reply.code(202).header('Location', json['@odata.id']).type('application/json; charset=utf-8').send(json);
       return undefined;
     },
   });

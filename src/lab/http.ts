@@ -113,7 +113,7 @@ export function createLabHttp(state: LabState, options: LabHttpOptions = {}): Fa
     bodyLimit: options.bodyLimit ?? 64 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     forceCloseConnections: true,
-  }) as unknown as FastifyInstance;
+  });
 
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {

@@ -178,7 +178,7 @@ export async function startIpmiSim(options: IpmiSimOptions = {}): Promise<IpmiSi
       if (attempt >= 2 || (options.port !== undefined && options.port !== 0))
         throw new Error(typeof ready === 'string' ? ready : 'ipmi_sim did not answer in time');
     }
-    const proc = child!;
+    const proc = child;
     let stopped: Promise<void> | null = null;
     const readState = async (file: string, fallback: string): Promise<string> =>
       (await fs.readFile(path.join(dir, file), 'utf8').catch(() => fallback)).trim();

@@ -79,7 +79,7 @@ export function loadMockup(dir: string): Map<string, Json> {
         try {
           json = JSON.parse(fs.readFileSync(full, 'utf8'));
         } catch (err) {
-          throw new Error(`${full} is not valid JSON: ${(err as Error).message}`);
+          throw new Error(`${full} is not valid JSON: ${(err as Error).message}`, { cause: err });
         }
         if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new Error(`${full} is not a JSON object.`);
         out.set(rel === '' ? ROOT : `${ROOT}/${rel}`, json as Json);
@@ -250,7 +250,7 @@ export async function startMockupLab(options: MockupLabOptions): Promise<MockupL
     systems,
     resource: (uri) => {
       const r = store.get(normalise(uri));
-      return r === undefined ? undefined : (structuredClone(r) as Json);
+      return r === undefined ? undefined : structuredClone(r);
     },
     close: () => (closed ??= app.close()),
   };

@@ -180,11 +180,7 @@ export function registerRaidRoutes(app: FastifyInstance, state: LabState, raid: 
       const s = ctl(req, p);
       const v = raid.create(s, bodyObject(req));
       const json = renderVolume(s, v);
-      void reply
-        .code(201)
-        .header('Location', json['@odata.id'] as string)
-        .type('application/json; charset=utf-8')
-        .send(json);
+      void reply.code(201).header('Location', json['@odata.id']).type('application/json; charset=utf-8').send(json);
       return undefined;
     },
   });

@@ -84,7 +84,7 @@ export function registerLabRoutes(app: FastifyInstance, state: LabState): void {
       void reply
         .code(201)
         .header('X-Auth-Token', session.token)
-        .header('Location', json['@odata.id'] as string)
+        .header('Location', json['@odata.id'])
         .type('application/json; charset=utf-8')
         .send(json);
       return undefined;
@@ -226,7 +226,7 @@ function registerVirtualMedia(
       if (body.WriteProtected !== undefined && typeof body.WriteProtected !== 'boolean') {
         throw new LabError(400, 'ActionParameterValueTypeError', [JSON.stringify(body.WriteProtected), 'WriteProtected', action]);
       }
-      state.setVirtualMedia(s.id, body.Image, (body.WriteProtected as boolean | undefined) ?? true);
+      state.setVirtualMedia(s.id, body.Image, body.WriteProtected ?? true);
       void reply.code(204).send();
       return undefined;
     },

@@ -66,6 +66,8 @@ const REQUEST_ID_RE = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9
  */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const app = Fastify({
+    // Fastify infers its logger type from this option; pino's Logger is wider than Fastify's base logger.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     loggerInstance: services.logger as FastifyBaseLogger,
     logController: new LogController({
       disableRequestLogging: services.config.logLevel !== 'debug' && services.config.logLevel !== 'trace',

@@ -18,11 +18,11 @@ export function loadInspectionRules(config: Pick<Config, 'inspectionRulesFile'>)
   try {
     doc = parseYaml(fs.readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new Error(`Cannot read the inspection rules file ${file}: ${(err as Error).message}`);
+    throw new Error(`Cannot read the inspection rules file ${file}: ${(err as Error).message}`, { cause: err });
   }
   try {
     return parseInspectionRules(doc);
   } catch (err) {
-    throw new Error(`Invalid inspection rules file ${file}: ${(err as Error).message}`);
+    throw new Error(`Invalid inspection rules file ${file}: ${(err as Error).message}`, { cause: err });
   }
 }

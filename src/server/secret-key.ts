@@ -32,6 +32,6 @@ export function loadSecretBox(config: Config): SecretBox {
   try {
     return SecretBox.fromBase64(fs.readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new Error(`secret key file ${file} is invalid: ${(err as Error).message}`);
+    throw new Error(`secret key file ${file} is invalid: ${(err as Error).message}`, { cause: err });
   }
 }

@@ -51,7 +51,7 @@ beforeAll(async () => {
   client = new RawClient(ts.url);
   counts = await rowCounter(ts);
   secrets = [
-    ...PERSONA_NAMES.flatMap((n) => (p[n].token ? [p[n].token!] : [])),
+    ...PERSONA_NAMES.flatMap((n) => (p[n].token ? [p[n].token] : [])),
     ADMIN_PASSWORD,
     'pw-owner1',
     'rb-hook-secret',

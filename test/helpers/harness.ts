@@ -101,7 +101,8 @@ async function dropSchema(schema: string): Promise<void> {
 
 /** One test caller: its token (null for anonymous), project and context. */
 export interface Persona {
-  readonly name: 'admin' | 'owner' | 'lessee' | 'other' | 'anonymous' | string;
+  /** `admin`, `owner`, `lessee`, `other`, `anonymous`, or a test's own name. */
+  readonly name: string;
   readonly token: string | null;
   readonly projectId: string | null;
   readonly projectName: string | null;

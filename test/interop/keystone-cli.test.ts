@@ -46,7 +46,7 @@ async function os(args: string[], extra: Record<string, string> = ADMIN_ENV): Pr
     return stdout;
   } catch (err) {
     const e = err as { stderr?: string; message: string };
-    throw new Error(`openstack ${args.join(' ')} failed: ${e.stderr ?? e.message}`);
+    throw new Error(`openstack ${args.join(' ')} failed: ${e.stderr ?? e.message}`, { cause: err });
   }
 }
 

@@ -53,7 +53,7 @@ export function personaCli(baseUrl: () => string, timeoutMs = 60_000): PersonaCl
       return (await run(OPENSTACK, [...args], { env, timeout: timeoutMs })).stdout;
     } catch (err) {
       const e = err as { stderr?: string; message: string };
-      throw new Error(e.stderr || e.message);
+      throw new Error(e.stderr || e.message, { cause: err });
     }
   };
   return { os, osJson: async (who, args) => JSON.parse(await os(who, [...args, '-f', 'json'])) };

@@ -126,7 +126,7 @@ export function parseBody<S extends TSchema>(schema: S, body: unknown, what: str
   let check = compiled.get(schema) as TypeCheck<S> | undefined;
   if (!check) {
     check = TypeCompiler.Compile(schema);
-    compiled.set(schema, check as unknown as TypeCheck<TSchema>);
+    compiled.set(schema, check);
   }
   if (check.Check(body)) return body;
   const first = check.Errors(body).First();

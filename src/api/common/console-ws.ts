@@ -131,6 +131,8 @@ export async function serveConsole(socket: ConsoleSocket, open: () => Promise<Op
     return;
   }
   let ended = false;
+  // Set once below, read by `end` (declared first, so it can clear the interval that calls it).
+  // eslint-disable-next-line prefer-const
   let timer: NodeJS.Timeout | undefined;
   const end = async (code: number, reason: string): Promise<void> => {
     if (ended) return;

@@ -53,7 +53,8 @@ function registerJsonParser(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    parseJson(req, text, done);
+    // Fastify's JSON parser answers through `done`; the promise it may return carries nothing.
+    void parseJson(req, text, done);
   });
 }
 

@@ -66,16 +66,14 @@ export function serverRoutes(app: FastifyInstance, compute: Compute, base: strin
     if (rr === true || (typeof rr === 'string' && /^(true|1|yes|on|t|y)$/i.test(rr)))
       return reply.code(202).send({ reservation_id: made.reservationId });
     reply.header('location', `${base}/v2.1/servers/${first.server.uuid}`);
-    return reply
-      .code(202)
-      .send({
-        server: {
-          id: first.server.uuid,
-          links: links(base, `servers/${first.server.uuid}`),
-          'OS-DCF:diskConfig': 'MANUAL',
-          security_groups: [{ name: 'default' }],
-        },
-      });
+    return reply.code(202).send({
+      server: {
+        id: first.server.uuid,
+        links: links(base, `servers/${first.server.uuid}`),
+        'OS-DCF:diskConfig': 'MANUAL',
+        security_groups: [{ name: 'default' }],
+      },
+    });
   });
 
   app.get<{ Params: { id: string } }>('/servers/:id', async (req) => ({

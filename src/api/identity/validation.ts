@@ -92,7 +92,7 @@ export function parseBody<T extends TSchema>(schema: T, value: unknown): Static<
     check = TypeCompiler.Compile(schema);
     compiled.set(schema, check);
   }
-  if (check.Check(value)) return value as Static<T>;
+  if (check.Check(value)) return value;
   const first = check.Errors(value).First();
   throw new InvalidInputError(first ? keystoneMessage(first) : 'The request body is not valid.', 'ValidationError');
 }

@@ -264,7 +264,7 @@ export function registerProvisionCommands(node: Command): void {
         ...(userData !== undefined ? { user_data: userData } : {}),
       };
       await bm(s, 'PUT', `/nodes/${n.uuid}/states/provision`, { target: 'active', configdrive });
-      let shown = n;
+      let shown: Node;
       if (timeout !== null) {
         shown = await waitFor(
           s,

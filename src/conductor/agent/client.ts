@@ -20,7 +20,8 @@
 export interface AgentCommandResult {
   readonly id: string;
   readonly command_name: string;
-  readonly command_status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CLEAN_VERSION_MISMATCH' | string;
+  /** `RUNNING`, `SUCCEEDED`, `FAILED`, `CLEAN_VERSION_MISMATCH` (IPA), or another an agent reports. */
+  readonly command_status: string;
   readonly command_error: unknown;
   readonly command_result: Record<string, unknown> | null;
 }

@@ -168,7 +168,7 @@ export class AgentCommandWatch {
     }
     let result: AgentCommandResult;
     try {
-      result = await agentClientOf(this.rt.env, this.agent, n as unknown as Node).status(cmd.name, cmd.id);
+      result = await agentClientOf(this.rt.env, this.agent, n).status(cmd.name, cmd.id);
     } catch (err) {
       const misses = (this.#misses.get(n.uuid) ?? 0) + 1;
       this.#misses.set(n.uuid, misses);

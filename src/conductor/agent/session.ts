@@ -99,7 +99,7 @@ export function progressRecorder(
   agent: AgentEnv,
   uuid: string,
   changes: (p: AgentProgress) => ConductorChanges,
-): { report(p: AgentProgress): void; flush(): Promise<void> } {
+): { report(this: void, p: AgentProgress): void; flush(this: void): Promise<void> } {
   let queue: Promise<void> = Promise.resolve();
   return {
     report(p) {

@@ -69,13 +69,11 @@ export function skipAutomatedClean(nodeSetting: boolean | null, configured: bool
 export function requestedCleanSteps(dii: Readonly<Record<string, unknown>>): CleanStep[] {
   const raw = dii.clean_steps;
   if (!Array.isArray(raw)) return [];
-  return raw
-    .filter(isJsonObject)
-    .map((s) => ({
-      interface: String(s.interface),
-      step: String(s.step),
-      ...(isJsonObject(s.args) && Object.keys(s.args).length > 0 ? { args: s.args } : {}),
-    }));
+  return raw.filter(isJsonObject).map((s) => ({
+    interface: String(s.interface),
+    step: String(s.step),
+    ...(isJsonObject(s.args) && Object.keys(s.args).length > 0 ? { args: s.args } : {}),
+  }));
 }
 
 /** True when the node's implementation of the step's interface can run it (see the module doc). */

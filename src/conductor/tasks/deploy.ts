@@ -51,7 +51,7 @@ export async function runDeployStage(env: TaskEnv, node: Node): Promise<Conducto
   if (env.agent !== undefined && usesAgent(node)) return runAgentDeploy(env, env.agent, node);
   const wiped: ConductorChanges = { deploy_step: {}, driver_internal_info: without(node.driver_internal_info, DEPLOY_INTERNAL_KEYS) };
   let opened: OpenedNode | null = null;
-  let mode: ConductorChanges = {};
+  let mode: ConductorChanges;
   try {
     opened = openNode(env, node);
     opened.hw.validateDriverInfo(opened.driverNode.driverInfo);

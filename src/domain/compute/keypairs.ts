@@ -63,7 +63,7 @@ export class KeypairService {
       throw new InvalidInputError(`Invalid input for field/attribute type. Value: ${String(k.type)}. esi takes ssh key pairs only.`);
     if (k.user_id !== undefined && (typeof k.user_id !== 'string' || k.user_id === '' || k.user_id.length > 255))
       throw new InvalidInputError('Invalid input for field/attribute user_id.');
-    const user = this.userOf(ctx, 'os_compute_api:os-keypairs:create', k.user_id as string | undefined);
+    const user = this.userOf(ctx, 'os_compute_api:os-keypairs:create', k.user_id);
     let publicKey: string;
     let privateKey: string | null = null;
     if (k.public_key === undefined) {

@@ -92,7 +92,7 @@ export async function requestUndeploy(
   serverUuid: string,
 ): Promise<'started' | 'not-deployed' | 'busy' | 'gone'> {
   const st: { outcome: 'started' | 'not-deployed' | 'busy' | 'gone' } = { outcome: 'gone' };
-  let written: Node | null = null;
+  let written: Node | null;
   try {
     const node = await access.deps.nodes.get(nodeUuid);
     if (node === null) return 'gone';

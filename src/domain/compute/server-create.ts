@@ -246,7 +246,7 @@ export async function createServers(deps: CreateDeps, ctx: AuthContext, req: Ser
   // Attach networks and start each deploy; a node that cannot start (it went into maintenance,
   // a conductor kept holding it) loses its claim.
   const started: Server[] = [];
-  let failure: unknown = null;
+  let failure: Error | null = null;
   for (let i = 0; i < placed.length; i++) {
     const p = planned[i]!;
     const node = placed[i]!.written;
@@ -254,7 +254,7 @@ export async function createServers(deps: CreateDeps, ctx: AuthContext, req: Ser
       if (requested.length > 0 && deps.networks !== null) await deps.networks.attach(ctx, node.uuid, p.uuid, requested);
       await requestDeploy(deps.access, requesterOf(ctx), node.uuid, p.uuid, configDrive(ctx, req, p, keypair), deps.sleep);
     } catch (err) {
-      failure = err;
+      failure = err instanceof Error ? err : new Error(String(err));
       if (requested.length > 0 && deps.networks !== null)
         await deps.networks.release(node.uuid, { uuid: p.uuid, project_id: project, networks: requested }).catch(() => undefined);
       await undo(deps, [{ server: p.uuid, node }]);

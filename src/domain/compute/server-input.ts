@@ -67,7 +67,7 @@ function bad(field: string, why: string): never {
 function refOf(field: string, v: unknown): string {
   if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return String(v);
   if (typeof v !== 'string' || v.trim() === '' || v.length > 1024) bad(field, `${field} must be an id or a URL of one.`);
-  const s = (v as string).trim().replace(/\/+$/, '');
+  const s = v.trim().replace(/\/+$/, '');
   return decodeURIComponent(s.slice(s.lastIndexOf('/') + 1));
 }
 
@@ -105,7 +105,7 @@ function networks(v: unknown, version: number): ServerRequest['networks'] {
     const out: { uuid?: string; port?: string; fixed_ip?: string } = {};
     for (const k of ['uuid', 'port'] as const) {
       if (o[k] === undefined || o[k] === null) continue;
-      const id = typeof o[k] === 'string' ? canonicalUuid(o[k] as string) : null;
+      const id = typeof o[k] === 'string' ? canonicalUuid(o[k]) : null;
       if (id === null) bad(`networks/${i}/${k}`, `Bad networks format: ${k} must be a UUID.`);
       out[k] = id;
     }
@@ -122,7 +122,7 @@ function userData(v: unknown): string | null {
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string' || v.length > MAX_USER_DATA)
     bad('user_data', `user_data must be base64 text of at most ${MAX_USER_DATA} characters.`);
-  const text = (v as string).replace(/\s+/g, '');
+  const text = v.replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) throw new InvalidInputError('User data needs to be valid base 64.');
   const bytes = Buffer.from(text, 'base64');
   const decoded = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
@@ -140,7 +140,7 @@ function metadata(v: unknown): Record<string, string> {
   for (const [k, val] of entries) {
     if (k.length === 0 || k.length > 255 || typeof val !== 'string' || val.length > 255)
       bad('metadata', 'metadata keys (1 to 255 characters) and values (at most 255) must be strings.');
-    out[k] = val as string;
+    out[k] = val;
   }
   return out;
 }
@@ -209,26 +209,26 @@ export function parseServerBody(body: unknown, version: number): ServerRequest {
   if (s.key_name !== undefined && s.key_name !== null) {
     if (typeof s.key_name !== 'string' || s.key_name.length === 0 || s.key_name.length > 255)
       bad('key_name', 'key_name must be a string of 1 to 255 characters.');
-    keyName = s.key_name as string;
+    keyName = s.key_name;
   }
   let description: string | null = null;
   if (s.description !== undefined && s.description !== null) {
     if (typeof s.description !== 'string' || s.description.length > 255)
       bad('description', 'description must be a string of at most 255 characters.');
-    description = s.description as string;
+    description = s.description;
   }
   let hostname: string | null = null;
   if (s.hostname !== undefined && s.hostname !== null) {
     if (typeof s.hostname !== 'string' || !HOSTNAME_RE.test(s.hostname))
       bad('hostname', 'hostname must be an RFC 1123 host name label of at most 63 characters.');
-    hostname = (s.hostname as string).toLowerCase();
+    hostname = s.hostname.toLowerCase();
   }
   if (s.adminPass !== undefined && s.adminPass !== null && typeof s.adminPass !== 'string') bad('adminPass', 'adminPass must be a string.');
   if (s['OS-DCF:diskConfig'] !== undefined && s['OS-DCF:diskConfig'] !== 'AUTO' && s['OS-DCF:diskConfig'] !== 'MANUAL')
     bad('OS-DCF:diskConfig', 'must be AUTO or MANUAL.');
   if (s.config_drive !== undefined && s.config_drive !== null && s.config_drive !== '') boolish('config_drive', s.config_drive);
   return {
-    name: s.name as string,
+    name: s.name,
     flavorRef: refOf('flavorRef', s.flavorRef),
     imageRef: refOf('imageRef', s.imageRef),
     networks: networks(s.networks, version),

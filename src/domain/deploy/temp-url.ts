@@ -79,7 +79,7 @@ export const DEPLOY_SERVICE_CONTEXT: AuthContext = Object.freeze({
   projectName: null,
   projectDomainId: null,
   systemScope: 'all',
-  roles: Object.freeze(['admin', 'member', 'reader']) as readonly string[],
+  roles: Object.freeze(['admin', 'member', 'reader']),
   tokenId: '',
   expiresAt: null,
 });

@@ -139,7 +139,7 @@ export function maskInstanceInfo(info: Readonly<JsonObject>): JsonObject {
  * and so is `agent_token_sealed` (the conductor's sealed copy, src/domain/deploy/agent-token.ts).
  */
 export function maskDriverInternalInfo(info: Readonly<JsonObject>): JsonObject {
-  if (!info.agent_secret_token && !info.agent_token_sealed) return info as JsonObject;
+  if (!info.agent_secret_token && !info.agent_token_sealed) return info;
   return {
     ...info,
     ...(info.agent_secret_token ? { agent_secret_token: MASK } : {}),

@@ -119,7 +119,7 @@ export class NodeHardwareService {
     const value = target.logical_disks.length === 0 ? {} : { logical_disks: target.logical_disks.map((d) => ({ ...d })) };
     return this.access.write(node, (n) => {
       this.access.authorize(ctx, n, [rule]);
-      return { target_raid_config: value as Node['target_raid_config'] };
+      return { target_raid_config: value };
     });
   }
 }

@@ -200,5 +200,5 @@ function finishChanges(node: Node, changes: Record<string, unknown>, env: Update
     );
   }
   if (has('driver_info')) changes.driver_info = sealDriverInfo(env.secrets, changes.driver_info as JsonObject, node.driver_info);
-  return changes as NodeChanges;
+  return changes;
 }

@@ -23,7 +23,7 @@ import { isJsonObject, type JsonObject } from './masking.ts';
 import { PORT_SORT_KEYS, type Node, type Port } from './model.ts';
 import type { NodeAccess } from './node-access.ts';
 import { applyPatch, parsePatch, rootOf } from './patch.ts';
-import type { PortChanges, PortFilters, PortWriteResult } from './ports.ts';
+import type { PortFilters, PortWriteResult } from './ports.ts';
 import { canonicalUuid, normalizeLocalLinkConnection, normalizeMac, requireBool, requireUuid } from './validation.ts';
 
 /** Keys a port create body may have (Ironic `PORT_SCHEMA`). */
@@ -283,8 +283,7 @@ export class PortService {
         );
       }
     }
-    const write = async (): Promise<Port> =>
-      this.unwrap(await this.deps.ports.update(port.uuid, changes as PortChanges, this.deps.clock.now()), uuid)!;
+    const write = async (): Promise<Port> => this.unwrap(await this.deps.ports.update(port.uuid, changes, this.deps.clock.now()), uuid)!;
     if (!Object.hasOwn(changes, 'local_link_connection') && !Object.hasOwn(changes, 'node_id')) return write();
     return this.cabled(ctx, target, port.uuid, v.local_link_connection, write);
   }

@@ -12,7 +12,6 @@
  */
 import type { AuthContext } from '../auth.ts';
 import type { Policy } from '../policy/types.ts';
-import type { JsonObject } from './masking.ts';
 import type { NodeField, NodeSlice } from './model.ts';
 import type { NodeText } from './node-text.ts';
 import { publicForm } from './public-forms.ts';
@@ -99,12 +98,12 @@ export function shownValue(view: NodeView, field: NodeField): unknown {
       return view.redaction & REDACT_RESERVATION ? REDACTION_TEXT.reservation : (n.reservation ?? null);
     case 'driver_internal_info':
       if (view.redaction & REDACT_DRIVER_INTERNAL_INFO) return { content: REDACTION_TEXT.driver_internal_info };
-      return publicForm('driver_internal_info', (n.driver_internal_info ?? {}) as JsonObject);
+      return publicForm('driver_internal_info', n.driver_internal_info ?? {});
     case 'driver_info':
       if (view.redaction & REDACT_DRIVER_INFO) return { content: REDACTION_TEXT.driver_info };
-      return publicForm('driver_info', (n.driver_info ?? {}) as JsonObject);
+      return publicForm('driver_info', n.driver_info ?? {});
     case 'instance_info':
-      return publicForm('instance_info', (n.instance_info ?? {}) as JsonObject);
+      return publicForm('instance_info', n.instance_info ?? {});
     default: {
       const v = n[field];
       return v === undefined ? null : v;

@@ -258,7 +258,7 @@ export function allTransitions(): Array<{ from: ProvisionState; event: Provision
   const out: Array<{ from: ProvisionState; event: ProvisionEvent; to: ProvisionState }> = [];
   for (const from of PROVISION_STATES) {
     for (const [event, to] of Object.entries(TRANSITIONS[from] ?? {})) {
-      out.push({ from, event: event as ProvisionEvent, to: to as ProvisionState });
+      out.push({ from, event: event as ProvisionEvent, to: to });
     }
   }
   return out;

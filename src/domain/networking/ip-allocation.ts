@@ -57,7 +57,7 @@ export function parseFixedIps(v: unknown): FixedIpRequest[] | null {
       throw new InvalidInputError(`Invalid input for fixed_ips. Reason: '${String(o.subnet_id)}' is not a valid UUID.`, 'HTTPBadRequest');
     }
     return {
-      ...(o.subnet_id !== undefined ? { subnet_id: o.subnet_id as string } : {}),
+      ...(o.subnet_id !== undefined ? { subnet_id: o.subnet_id } : {}),
       ...(o.ip_address !== undefined ? { ip_address: o.ip_address as string } : {}),
     };
   });

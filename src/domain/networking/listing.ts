@@ -57,7 +57,7 @@ export const ALL: ListRequest = Object.freeze({ filters: {}, sort: [], limit: nu
  */
 export function rowRules(req: ListRequest, attrs: Readonly<Record<string, AttributeSpec>>): string[] {
   const names = [...Object.keys(req.filters), ...req.sort.map((s) => s.key)];
-  return [...new Set(names.flatMap((n) => (attrs[n]?.readRule ? [attrs[n]!.readRule!] : [])))];
+  return [...new Set(names.flatMap((n) => (attrs[n]?.readRule ? [attrs[n].readRule] : [])))];
 }
 
 /**
@@ -123,7 +123,7 @@ function parseValue(attr: string, spec: AttributeSpec, v: string): string | numb
  */
 export function toPage<R, T>(rows: readonly R[], req: ListRequest, keep: (row: R) => T | null): Page<T> {
   const more = req.limit !== null && rows.length > req.limit;
-  const cut = more ? rows.slice(0, req.limit!) : rows;
+  const cut = more ? rows.slice(0, req.limit) : rows;
   const items: T[] = [];
   for (const r of cut) {
     const item = keep(r);

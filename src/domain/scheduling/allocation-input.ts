@@ -103,7 +103,7 @@ export function parseAllocationBody(body: unknown): AllocationBody {
     name: checkAllocationName(body.name),
     uuid,
     extra,
-    ...(Object.hasOwn(body, 'owner') ? { owner: (body.owner as string | null) ?? null } : {}),
+    ...(Object.hasOwn(body, 'owner') ? { owner: body.owner ?? null } : {}),
     node,
   };
 }
@@ -123,7 +123,7 @@ export function planAllocationPatch(
       throw new InvalidInputError(`Cannot update ${op.path}. Only the following can be updated: name, extra`);
     if (root === 'name' && op.path !== '/name') throw new InvalidInputError(`Cannot update ${op.path}: name is a string.`);
   }
-  const doc = applyPatch({ name: current.name, extra: { ...current.extra } as JsonObject }, ops);
+  const doc = applyPatch({ name: current.name, extra: { ...current.extra } }, ops);
   const extra = doc.extra ?? {};
   if (!isJsonObject(extra)) throw new InvalidInputError('Invalid extra: a JSON object is required.');
   return { name: checkAllocationName(doc.name), extra };

@@ -41,13 +41,13 @@ export interface PowerPoll {
  */
 export async function pollPowerState(poll: PowerPoll, want: PowerState, timeoutMs: number, pollMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  let last = 'unknown';
-  let lastError: HardwareError | null = null;
+  let last: string | undefined;
+  let lastError: HardwareError | undefined;
   for (;;) {
     try {
       const r = await poll.read();
       last = r.shown;
-      lastError = null;
+      lastError = undefined;
       if (r.state === want) return;
     } catch (err) {
       if (!(err instanceof HardwareError) || !poll.transient(err)) throw err;
@@ -57,6 +57,10 @@ export async function pollPowerState(poll: PowerPoll, want: PowerState, timeoutM
     if (remaining <= 0) break;
     await sleep(Math.min(pollMs, remaining));
   }
-  if (lastError !== null) throw lastError;
-  throw new HardwareError(poll.timeoutMessage(last), { reason: 'timeout', nodeUuid: poll.nodeUuid, operation: poll.operation });
+  if (lastError !== undefined) throw lastError;
+  throw new HardwareError(poll.timeoutMessage(last ?? 'unknown'), {
+    reason: 'timeout',
+    nodeUuid: poll.nodeUuid,
+    operation: poll.operation,
+  });
 }

@@ -151,6 +151,6 @@ function paginated(q: Q, sort: ImageQuery['sort'], marker: Image | null, limit: 
 
 /** Select one page of image rows. */
 export function selectImagePage(db: Db, query: ImageQuery): Q {
-  const base = db.selectFrom('images').selectAll('images').where('images.status', '!=', 'killed') as Q;
+  const base = db.selectFrom('images').selectAll('images').where('images.status', '!=', 'killed');
   return paginated(filtered(scoped(base, query.scope), query.filters), query.sort, query.marker, query.limit);
 }

@@ -106,6 +106,6 @@ export class KyselyNodeHistoryRepository implements NodeHistoryRepository {
       .where('node_id', '=', nodeId)
       .where('uuid', '=', uuid)
       .executeTakeFirst();
-    return r ? toEntry(r as Row) : null;
+    return r ? toEntry(r) : null;
   }
 }

@@ -10,7 +10,6 @@
  *   written by the repository (`node-display.ts`), never from changes.
  */
 import type { Selectable } from 'kysely';
-import type { JsonObject } from '../../domain/inventory/masking.ts';
 import { NODE_FIELDS, NODE_JSON_FIELDS, type Node, type NodeSlice } from '../../domain/inventory/model.ts';
 import type { NodeChanges } from '../../domain/inventory/ports.ts';
 import { fromJson, toBool, toJson } from '../database.ts';
@@ -23,7 +22,7 @@ const BOOL_FIELDS = new Set(['maintenance', 'protected', 'retired', 'console_ena
 const NULLABLE_BOOL_FIELDS = new Set(['automated_clean', 'secure_boot']);
 
 /** The columns of a full domain node, in a fixed order (derived columns excluded). */
-export const NODE_COLUMNS: readonly (keyof NodesTable & string)[] = Object.freeze(['id', 'version', ...NODE_FIELDS]);
+export const NODE_COLUMNS: readonly (keyof NodesTable)[] = Object.freeze(['id', 'version', ...NODE_FIELDS]);
 
 /** Columns derived from the others by the repository; never written from domain changes. */
 const DERIVED_COLUMNS = new Set<string>(['display', 'display_version', 'display_rev']);
@@ -56,13 +55,13 @@ export function changesToRow(changes: NodeChanges): Partial<Record<keyof NodesTa
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(changes)) {
     if (value === undefined || DERIVED_COLUMNS.has(key)) continue;
-    if (JSON_FIELDS.has(key)) out[key] = toJson((value ?? {}) as JsonObject);
+    if (JSON_FIELDS.has(key)) out[key] = toJson(value ?? {});
     else if (key === 'traits') out[key] = toJson(value ?? []);
     else if (BOOL_FIELDS.has(key)) out[key] = toBool(value === true);
     else if (NULLABLE_BOOL_FIELDS.has(key)) out[key] = value === null ? null : toBool(value === true);
     else out[key] = value;
   }
-  return out as Partial<Record<keyof NodesTable, unknown>>;
+  return out;
 }
 
 /** Parse a JSON column for a node: `{}` (or `[]` for a list) when empty. */
@@ -86,6 +85,7 @@ function generateMapper<T>(fields: readonly string[]): (row: readonly unknown[])
     return `${f}: ${fieldFromColumn(f, i)}`;
   });
   // Only checked field names and indexes reach the generated code.
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
   const make = new Function('json', `return (r) => ({ ${props.join(', ')} });`) as (
     json: typeof parseJson,
   ) => (row: readonly unknown[]) => T;

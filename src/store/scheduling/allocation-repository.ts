@@ -111,17 +111,17 @@ export class KyselyAllocationRepository implements AllocationRepository {
 
   async get(uuid: string): Promise<Allocation | null> {
     const r = await this.#select().where('a.uuid', '=', uuid).executeTakeFirst();
-    return r ? toAllocation(r as Row) : null;
+    return r ? toAllocation(r) : null;
   }
 
   async getByName(name: string): Promise<Allocation | null> {
     const r = await this.#select().where('a.name', '=', name).executeTakeFirst();
-    return r ? toAllocation(r as Row) : null;
+    return r ? toAllocation(r) : null;
   }
 
   async getByNodeId(nodeId: number): Promise<Allocation | null> {
     const r = await this.#select().where('a.node_id', '=', nodeId).executeTakeFirst();
-    return r ? toAllocation(r as Row) : null;
+    return r ? toAllocation(r) : null;
   }
 
   async list(q: AllocationListQuery): Promise<Allocation[]> {
@@ -138,12 +138,12 @@ export class KyselyAllocationRepository implements AllocationRepository {
     }
     if (q.sortKey !== 'id') query = query.orderBy(sortExpr, q.sortDir);
     const rows = await query.orderBy('a.id', q.sortDir).limit(q.limit).execute();
-    return rows.map((r) => toAllocation(r as Row));
+    return rows.map((r) => toAllocation(r));
   }
 
   async listAllocating(limit: number): Promise<Allocation[]> {
     const rows = await this.#select().where('a.state', '=', 'allocating').orderBy('a.id').limit(limit).execute();
-    return rows.map((r) => toAllocation(r as Row));
+    return rows.map((r) => toAllocation(r));
   }
 
   async insert(a: NewAllocation, now: number): Promise<Allocation> {

@@ -132,7 +132,7 @@ describe('wait timeouts', () => {
     const old = Date.now() - 10_000;
     const make = async (name: string, changes: Record<string, unknown>): Promise<string> => {
       const n = await enroll(env, { driver: 'fake-hardware', name });
-      await repo.applyConductorResult(n.uuid, changes as never, Date.now());
+      await repo.applyConductorResult(n.uuid, changes, Date.now());
       return n.uuid;
     };
     const deployWait = await make('deploy-wait', {

@@ -270,15 +270,16 @@ describe('deploy bad input', () => {
     'an image deleted while the agent boots: deploy failed saying so, nothing written',
     async () => {
       const disk = env.lab.agents!.diskPath('node-2');
-      let deleted: Promise<number> | null = null;
+      // Set by the lab's event handler (an object, so the later read is not narrowed away).
+      const seen: { deleted: Promise<number> | null } = { deleted: null };
       const off = env.lab.subscribe((e) => {
-        if (e.type === 'boot' && e.systemId === 'node-2' && e.override !== null && deleted === null) {
-          deleted = call(env.ts, env.p.admin, 'DELETE', `/image/v2/images/${goodImageId}`).then((r) => r.status);
+        if (e.type === 'boot' && e.systemId === 'node-2' && e.override !== null && seen.deleted === null) {
+          seen.deleted = call(env.ts, env.p.admin, 'DELETE', `/image/v2/images/${goodImageId}`).then((r) => r.status);
         }
       });
       try {
         const n = await deploy('node-2', { image_source: goodImageId });
-        expect(await deleted).toBe(204);
+        expect(await seen.deleted).toBe(204);
         expectFailed(
           n,
           'node-2',

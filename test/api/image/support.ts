@@ -82,7 +82,7 @@ export function upload(
         res.on('data', (c: Buffer) => parts.push(c));
         res.on('end', () => {
           const text = Buffer.concat(parts).toString();
-          let body: unknown = null;
+          let body: unknown;
           try {
             body = text === '' ? null : JSON.parse(text);
           } catch {

@@ -80,8 +80,8 @@ export async function startServerProcess(args: string[], env: Record<string, str
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const deadline = Date.now() + 60_000;
   while (!/listening on/.test(out)) {
     if (child.exitCode !== null) throw new Error(`esi server exited (${child.exitCode}):\n${out}`);

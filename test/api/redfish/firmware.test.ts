@@ -26,11 +26,10 @@ let gate: Promise<void> = new Promise((r) => (openGate = r));
 const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
 beforeAll(async () => {
-  files = http.createServer(async (req, res) => {
+  files = http.createServer((req, res) => {
     if (req.url === '/slow-bios.bin') {
-      await gate;
       const body = Buffer.from('ESI-FIRMWARE BIOS 2.2.0\n');
-      return void res.writeHead(200, { 'content-length': body.length }).end(body);
+      return void gate.then(() => res.writeHead(200, { 'content-length': body.length }).end(body));
     }
     const body = IMAGES[req.url ?? ''];
     if (body === undefined) return void res.writeHead(404).end();

@@ -144,7 +144,7 @@ describe.runIf(testDb() === 'postgres')('two esi processes sharing PostgreSQL: p
     );
     for (const c of created) expect(c.status, JSON.stringify(c.body)).toBe(201);
     const deadline = Date.now() + 60_000;
-    let all: any[] = [];
+    let all: any[];
     for (;;) {
       all = (await http(`${a}/baremetal/v1/allocations?resource_class=arace`, 'GET', admin, undefined, IRONIC)).body.allocations;
       if (all.every((x) => x.state !== 'allocating')) break;

@@ -286,6 +286,6 @@ const SERVED: ReadonlyArray<readonly [string, readonly string[]]> = [
 /** The 405 refusal routes' specs (no body read). */
 export const NETWORK_REFUSALS: Readonly<Record<string, BodySpec>> = Object.fromEntries(
   SERVED.flatMap(([path, served]) =>
-    ['POST', 'PUT', 'PATCH'].filter((m) => !served.includes(m)).map((m) => [`${m} ${path}`, { kind: 'none' } as BodySpec]),
+    ['POST', 'PUT', 'PATCH'].filter((m) => !served.includes(m)).map((m) => [`${m} ${path}`, { kind: 'none' }]),
   ),
 );

@@ -21,7 +21,7 @@ export interface RouteInfo {
   readonly params: readonly RouteParam[];
 }
 
-const LINE = /^((?:│   |    )*)(?:├── |└── )(\S+)(?: \(([A-Z, ]+)\))?$/;
+const LINE = /^((?:│ {3}| {4})*)(?:├── |└── )(\S+)(?: \(([A-Z, ]+)\))?$/;
 
 /**
  * Every method and path pattern the app serves, parsed from Fastify's route tree.

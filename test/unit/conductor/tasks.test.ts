@@ -18,7 +18,7 @@ afterAll(() => env.hardware.close());
 
 /** Apply changes to a node (as the repository would). */
 function apply(node: Node, changes: Partial<Node>): Node {
-  return { ...node, ...changes } as Node;
+  return { ...node, ...changes };
 }
 
 describe('power task', () => {
@@ -26,7 +26,7 @@ describe('power task', () => {
     let node = makeNode({ target_power_state: 'power on', last_error: 'old', driver_internal_info: { power_timeout_s: 5, keep: true } });
     const c = await runPowerTask(env, node);
     expect(c).toEqual({ target_power_state: null, driver_internal_info: { keep: true }, power_state: 'power on', last_error: null });
-    node = apply(node, c as Partial<Node>);
+    node = apply(node, c);
     expect(await runPowerTask(env, { ...node, target_power_state: 'soft power off' })).toMatchObject({ power_state: 'power off' });
     expect(await runPowerTask(env, { ...node, target_power_state: 'rebooting' })).toMatchObject({ power_state: 'power on' });
   });

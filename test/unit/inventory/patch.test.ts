@@ -144,13 +144,13 @@ describe('applyPatch property', () => {
   const keys = ['x', 'y', 'z'];
   const opArb: fc.Arbitrary<PatchOp> = fc.oneof(
     fc.record({
-      op: fc.constantFrom('add', 'replace') as fc.Arbitrary<'add' | 'replace'>,
+      op: fc.constantFrom<'add' | 'replace'>('add', 'replace'),
       path: fc.constantFrom(...roots, 'new').map((r) => `/${r}`),
       value: fc.dictionary(fc.constantFrom(...keys), fc.integer(), { maxKeys: 2 }),
     }),
     fc.record({ op: fc.constant('remove' as const), path: fc.constantFrom(...roots, 'new').map((r) => `/${r}`) }),
     fc.record({
-      op: fc.constantFrom('add', 'replace') as fc.Arbitrary<'add' | 'replace'>,
+      op: fc.constantFrom<'add' | 'replace'>('add', 'replace'),
       path: fc.tuple(fc.constantFrom(...roots), fc.constantFrom(...keys)).map(([r, k]) => `/${r}/${k}`),
       value: fc.integer(),
     }),
@@ -169,7 +169,7 @@ describe('applyPatch property', () => {
     fc.assert(
       fc.property(docArb, fc.array(opArb, { minLength: 1, maxLength: 6 }), (doc, ops) => {
         const rootAdd = ops.some((o) => o.op === 'add' && o.path.split('/').length === 2 && !(o.path.slice(1) in doc));
-        let expected: Model | 'error' = doc as Model;
+        let expected: Model | 'error' = doc;
         if (rootAdd) expected = 'error';
         else for (const op of ops) if (expected !== 'error') expected = modelApply(expected, op);
         let actual: unknown;

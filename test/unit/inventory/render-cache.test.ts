@@ -5,8 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { NodeRenderCache } from '../../../src/api/baremetal/render-cache.ts';
 import type { NodeView } from '../../../src/domain/inventory/presentation.ts';
 
-const view = (version: number, redaction = 0, conductor: string | null = 'c1'): NodeView =>
-  ({ node: { id: 1, uuid: 'u1', version, owner: null, lessee: null }, redaction, conductor }) as NodeView;
+const view = (version: number, redaction = 0, conductor: string | null = 'c1'): NodeView => ({
+  node: { id: 1, uuid: 'u1', version, owner: null, lessee: null },
+  redaction,
+  conductor,
+});
 
 describe('NodeRenderCache', () => {
   it('keys on uuid, row version, microversion, redaction and conductor', () => {

@@ -59,7 +59,7 @@ const { tree: jsonTree } = fc.letrec<{ tree: unknown }>((tie) => ({
     fc.dictionary(key, tie('tree'), { maxKeys: 4 }),
   ),
 }));
-const jsonObject = fc.dictionary(key, jsonTree, { maxKeys: 6 }) as fc.Arbitrary<Record<string, unknown>>;
+const jsonObject: fc.Arbitrary<Record<string, unknown>> = fc.dictionary(key, jsonTree, { maxKeys: 6 });
 /** Secret values under secret keys (as a driver_info holds them once sealed, or in clear in instance_info). */
 const withSecrets = jsonObject.map((o) => ({ ...o, redfish_password: SECRET, nested: { ipmi_password: SECRET } }));
 const nullable = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: null, freq: 3 });

@@ -29,7 +29,7 @@ const smallNode: HardwareFacts = {
   properties: { memory_mb: 16384, cpus: 8, local_gb: 1000, cpu_arch: 'aarch64' },
 };
 
-const ok = (text: string | unknown[], node: HardwareFacts): boolean => matches(parseExpression(text as string), node);
+const ok = (text: string | unknown[], node: HardwareFacts): boolean => matches(parseExpression(text), node);
 
 describe('infix expressions', () => {
   it('seed 004: ">= 48 GiB and >= 1 GPU" and ">= 16 GiB and >= 1 TB disk"', () => {

@@ -29,8 +29,8 @@ const PREC = { or: 1, and: 2, not: 3 } as const;
 
 function render(e: Expr, minPrec: number): string {
   let s: string;
-  let prec = 4;
-  let paren = false;
+  let prec: number;
+  let paren: boolean;
   switch (e.t) {
     case 'true':
       return '@';

@@ -164,7 +164,7 @@ export class RedfishClient {
       }
       const outcome = await pending.then(
         () => null,
-        (err: unknown) => err,
+        (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
       );
       if (outcome !== null) {
         if (info.authType === 'auto' && outcome instanceof HardwareError && outcome.reason === 'refused') {

@@ -56,7 +56,7 @@ export class RedfishInspect implements InspectInterface {
     const cpus = processors.filter((p) => p.ProcessorType !== 'GPU');
     const gpus = processors.filter((p) => p.ProcessorType === 'GPU');
     const count = cpus.reduce((n, p) => n + (typeof p.TotalThreads === 'number' ? p.TotalThreads : 0), 0);
-    const archRaw = cpus.map((p) => p.ProcessorArchitecture).find((a) => typeof a === 'string') as string | undefined;
+    const archRaw = cpus.map((p) => p.ProcessorArchitecture).find((a) => typeof a === 'string');
     let memGiB = (system.MemorySummary as Json | undefined)?.TotalSystemMemoryGiB;
     if (typeof memGiB !== 'number' || !(memGiB > 0)) {
       const dimms = await members(system.Memory);
