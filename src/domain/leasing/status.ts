@@ -138,11 +138,23 @@ export const OFFER_DELETABLE: readonly OfferStatus[] = ['available', 'error'];
 /** Default lease statuses of `GET /v1/leases` (all but expired and deleted). */
 export const LEASE_LIST_DEFAULT: readonly LeaseStatus[] = LEASE_BLOCKING;
 
+/** Offers that are not ended: `available`, and `error` (kept for esi-leap compatibility). */
+export const OFFER_LIVE: readonly OfferStatus[] = ['available', 'error'];
+
 /** Default offer statuses of `GET /v1/offers` (available and error, as esi-leap). */
-export const OFFER_LIST_DEFAULT: readonly OfferStatus[] = ['available', 'error'];
+export const OFFER_LIST_DEFAULT: readonly OfferStatus[] = OFFER_LIVE;
 
 /** Statuses in which a lease still waits to be applied to its node. */
 export const LEASE_PENDING_START: readonly LeaseStatus[] = ['created', 'wait fulfill'];
+
+/** Statuses in which a lease holds (or held) its node and waits for its end. */
+export const LEASE_PENDING_END: readonly LeaseStatus[] = ['active', 'error', 'wait expire'];
+
+/** The status of a lease whose cancel was asked for and is not done yet. */
+export const LEASE_CANCEL_PENDING: LeaseStatus = 'wait cancel';
+
+/** The status of a lease applied to its node. */
+export const LEASE_ACTIVE: LeaseStatus = 'active';
 
 /** Statuses that are retried by the lease manager with back-off. */
 export const LEASE_WAITING: readonly LeaseStatus[] = ['wait fulfill', 'wait expire', 'wait cancel'];

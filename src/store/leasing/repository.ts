@@ -3,6 +3,7 @@
  * offer and lease queries (`./queries.ts`), the node lock and node claims, the event log and
  * console tokens. Portable across SQLite and PostgreSQL.
  */
+import { LEASE_ACTIVE, LEASE_CANCEL_PENDING, LEASE_PENDING_END, LEASE_PENDING_START, OFFER_LIVE } from '../../domain/leasing/status.ts';
 import { sql } from 'kysely';
 import type { Lease, LeasingEvent, Offer } from '../../domain/leasing/model.ts';
 import type { LeasePolicy } from '../../domain/leasing/policy-rules.ts';
@@ -96,15 +97,25 @@ export class KyselyLeasingRepository extends LeasingQueries implements LeasingRe
     const db = this.store.db;
     // One indexed range per boundary kind: (status, start_time) and (status, end_time).
     const [starting, ending, cancelling, offers] = await Promise.all([
-      db.selectFrom('leases').selectAll().where('status', 'in', ['created', 'wait fulfill']).where('start_time', '<=', until).execute(),
       db
         .selectFrom('leases')
         .selectAll()
-        .where('status', 'in', ['active', 'error', 'wait expire'])
+        .where('status', 'in', [...LEASE_PENDING_START])
+        .where('start_time', '<=', until)
+        .execute(),
+      db
+        .selectFrom('leases')
+        .selectAll()
+        .where('status', 'in', [...LEASE_PENDING_END])
         .where('end_time', '<=', until)
         .execute(),
-      db.selectFrom('leases').selectAll().where('status', '=', 'wait cancel').execute(),
-      db.selectFrom('offers').selectAll().where('status', 'in', ['available', 'error']).where('end_time', '<=', until).execute(),
+      db.selectFrom('leases').selectAll().where('status', '=', LEASE_CANCEL_PENDING).execute(),
+      db
+        .selectFrom('offers')
+        .selectAll()
+        .where('status', 'in', [...OFFER_LIVE])
+        .where('end_time', '<=', until)
+        .execute(),
     ]);
     return { leases: [...starting, ...ending, ...cancelling].map(toLease), offers: offers.map(toOffer) };
   }
@@ -147,7 +158,7 @@ export class KyselyLeasingRepository extends LeasingQueries implements LeasingRe
     const rows = await this.store.db
       .selectFrom('leases')
       .selectAll()
-      .where('status', '=', 'active')
+      .where('status', '=', LEASE_ACTIVE)
       .where('end_time', '>', from)
       .where('end_time', '<=', to)
       .where(({ not, exists, selectFrom }) =>
