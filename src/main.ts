@@ -1,23 +1,24 @@
 /**
  * The `esi` command: process entry points (`esi server`, `esi lab`, `esi agent`) and the user CLI
  * (`esi offer …`, `esi lease …`, `esi node list`, `esi node network …`, `esi trunk …`, `esi switch …`,
- * `esi event list`, `esi quota …`, `esi token issue`). Each
- * command group lives in `./commands/<group>.ts` and registers itself on the program.
+ * `esi event list`, `esi quota …`, `esi token issue`). Each user command group lives in
+ * `./cli/commands/<group>.ts`, the process roles in `./server/commands.ts`; each registers itself
+ * on the program. This module is the one place that sees both (src/cli/ never loads the server).
  *
  * The user commands read the `OS_*` environment as the `openstack` CLI does (see
- * `./session.ts`). Failures print one line, `esi: <message>`, and exit with status 1.
+ * `./cli/session.ts`). Failures print one line, `esi: <message>`, and exit with status 1.
  */
 import { Command, CommanderError } from 'commander';
-import { registerAgentCommands } from './commands/agent.ts';
-import { registerLeaseCommands } from './commands/lease.ts';
-import { registerEventCommands } from './commands/event.ts';
-import { registerNodeCommands } from './commands/node.ts';
-import { registerOfferCommands } from './commands/offer.ts';
-import { registerServerCommands } from './commands/server.ts';
-import { registerTokenCommands } from './commands/token.ts';
-import { registerQuotaCommands } from './commands/quota.ts';
-import { registerNetworkCommands } from './commands/network.ts';
-import { registerSwitchCommands } from './commands/switch.ts';
+import { registerAgentCommands } from './cli/commands/agent.ts';
+import { registerLeaseCommands } from './cli/commands/lease.ts';
+import { registerEventCommands } from './cli/commands/event.ts';
+import { registerNodeCommands } from './cli/commands/node.ts';
+import { registerOfferCommands } from './cli/commands/offer.ts';
+import { registerServerCommands } from './server/commands.ts';
+import { registerTokenCommands } from './cli/commands/token.ts';
+import { registerQuotaCommands } from './cli/commands/quota.ts';
+import { registerNetworkCommands } from './cli/commands/network.ts';
+import { registerSwitchCommands } from './cli/commands/switch.ts';
 
 const program = new Command('esi')
   .description('Elastic Secure Infrastructure: lease, power and provision bare-metal nodes')

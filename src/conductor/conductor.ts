@@ -29,8 +29,7 @@ import { conductorFor, type ConductorDirectory, type ConductorRelay } from '../d
 import type { Conductor as ConductorRecord, Node } from '../domain/inventory/model.ts';
 import type { ConductorChanges, ConductorPort, NodeRepository } from '../domain/inventory/ports.ts';
 import type { SecretBox } from '../domain/secrets.ts';
-import type { Config } from '../server/config.ts';
-import type { BackgroundWorker } from '../server/services.ts';
+import type { BackgroundWorker } from './worker.ts';
 import { describeError } from './errors.ts';
 import { NodeLocks } from './node-lock.ts';
 import { PowerSync, type PowerSyncReport } from './power-sync.ts';
@@ -351,31 +350,4 @@ export class Conductor implements BackgroundWorker, ConductorPort {
     void p.finally(() => this.#loops.delete(p)).catch(() => {});
     return p;
   }
-}
-
-/**
- * The conductor's options from the configuration: `config.conductor` (seconds → ms), a 1 s
- * poll, `powerSyncWorkers` parallel power reads (Ironic `sync_power_state_workers`, 8), the
- * default group ''.
- */
-export function conductorOptionsFrom(config: Pick<Config, 'conductor'>): ConductorOptions {
-  const c = config.conductor;
-  return {
-    hostname: c.hostname,
-    group: '',
-    workers: c.workers,
-    pollIntervalMs: 1000,
-    powerTimeoutS: c.powerTimeoutS,
-    automatedClean: c.automatedClean,
-    powerSyncIntervalMs: c.powerSyncIntervalS * 1000,
-    powerSyncMaxRetries: c.powerSyncMaxRetries,
-    powerSyncParallelism: c.powerSyncWorkers,
-    forcePowerStateDuringSync: c.forcePowerStateDuringSync,
-    bmcTimeoutS: c.bmcTimeoutS,
-    checkIntervalMs: c.checkProvisionStateIntervalS * 1000,
-    deployCallbackTimeoutS: c.deployCallbackTimeoutS,
-    cleanCallbackTimeoutS: c.cleanCallbackTimeoutS,
-    inspectWaitTimeoutS: c.inspectWaitTimeoutS,
-    rescueCallbackTimeoutS: c.rescueCallbackTimeoutS,
-  };
 }

@@ -39,7 +39,7 @@ import {
   type ScheduleRef,
 } from '../domain/leasing/index.ts';
 import type { Clock } from '../domain/clock.ts';
-import type { BackgroundWorker } from '../server/services.ts';
+import type { BackgroundWorker } from './worker.ts';
 import { DeadlineTimer, TimerHeap } from './timer-heap.ts';
 
 /** Tuning of the lease manager. */

@@ -17,7 +17,7 @@ import type { Conductor as ConductorRecord } from '../domain/inventory/model.ts'
 import type { ConductorDirectory } from '../domain/inventory/conductors.ts';
 import type { AllocationProcessor, AllocationRelay, AllocationRepository, AllocationWaker } from '../domain/scheduling/index.ts';
 import { fnv1a } from '../domain/scheduling/weighers.ts';
-import type { BackgroundWorker } from '../server/services.ts';
+import type { BackgroundWorker } from './worker.ts';
 import type { ConductorLog } from './runtime.ts';
 
 /** What the worker needs. */

@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import type { ConductorDirectory } from '../domain/inventory/conductors.ts';
 import type { Networking } from '../domain/networking/index.ts';
 import type { Switch, SwitchDriver, SwitchWake } from '../domain/networking/index.ts';
-import type { BackgroundWorker } from '../server/services.ts';
+import type { BackgroundWorker } from './worker.ts';
 import type { ConductorLog } from './runtime.ts';
 
 /** Settings of the reconciler. */

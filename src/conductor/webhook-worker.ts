@@ -13,7 +13,7 @@ import { Agent, request } from 'undici';
 import type { LeaseNotices } from '../domain/leasing/notices.ts';
 import { WebhookAddressRefused, type WebhookDeliverer, type WebhookTransport } from '../domain/leasing/webhook-delivery.ts';
 import type { LeasingLog } from '../domain/leasing/index.ts';
-import type { BackgroundWorker } from '../server/services.ts';
+import type { BackgroundWorker } from './worker.ts';
 
 /**
  * A DNS lookup for connections that fails with {@link WebhookAddressRefused} when any address

@@ -1,12 +1,13 @@
 /**
- * `esi server` and `esi lab`: the long-running process roles. Their modules are imported when
- * the command runs, so that the other commands of the CLI start without loading the server.
+ * `esi server` and `esi lab`: the long-running process roles, registered on the `esi` program by
+ * src/main.ts (the user CLI in src/cli/ is a client and never loads the server). Their modules are
+ * imported when the command runs, so that the other commands start without loading the server.
  * `esi server create|list|show|delete` (bare-metal servers) are subcommands of `server`.
  */
 import type { Command } from 'commander';
-import type { ConfigOptions } from '../../server/config.ts';
-import { registerInstanceCommands } from './server-instances.ts';
-import type { Lab } from '../../lab/index.ts';
+import type { ConfigOptions } from './config.ts';
+import { registerInstanceCommands } from '../cli/commands/server-instances.ts';
+import type { Lab } from '../lab/index.ts';
 
 /**
  * Build the lab network (src/lab/network.ts) for a lab's systems — a bridge and a namespace
@@ -15,7 +16,7 @@ import type { Lab } from '../../lab/index.ts';
  * @throws Error when this host cannot (not root, no namespaces)
  */
 async function labNetworkFor(lab: Lab): Promise<() => Promise<void>> {
-  const { createLabNetwork, labNetworkSupport } = await import('../../lab/network.ts');
+  const { createLabNetwork, labNetworkSupport } = await import('../lab/network.ts');
   const support = await labNetworkSupport();
   if (!support.ok) throw new Error(`the lab network ${support.reason}`);
   const network = await createLabNetwork({ prefix: `l${lab.port % 100_000}`, macs: lab.systems.ids.map((id) => lab.systems.get(id).mac) });
@@ -60,9 +61,9 @@ export function registerServerCommands(program: Command): void {
     .action(async (opts: ConfigOptions & { labNetwork?: boolean; labIpmi?: string }) => {
       // Loaded here, not at the top: the user commands of the CLI start without the server.
       const [{ loadConfig }, { startServer }, { startLab, parseModelSpec }] = await Promise.all([
-        import('../../server/config.ts'),
-        import('../../server/main.ts'),
-        import('../../lab/index.ts'),
+        import('./config.ts'),
+        import('./main.ts'),
+        import('../lab/index.ts'),
       ]);
       const config = loadConfig(opts);
       const onClose: Array<() => Promise<void>> = [];
@@ -116,13 +117,13 @@ export function registerServerCommands(program: Command): void {
         if (!Number.isInteger(nodes) || nodes < 1 || nodes > 10_000) throw new Error('--nodes must be an integer from 1 to 10000');
         if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error('--port must be a port number');
         if (opts.mockup !== undefined) {
-          const { startMockupLab } = await import('../../lab/mockup.ts');
+          const { startMockupLab } = await import('../lab/mockup.ts');
           const mock = await startMockupLab({ dir: opts.mockup, host: opts.host, port });
           process.stdout.write(`esi: Redfish mockup ${opts.mockup} at ${mock.url} (systems: ${mock.systems.join(', ') || 'none'})\n`);
           shutdownOnSignal(() => mock.close());
           return;
         }
-        const { startLab, parseModelSpec } = await import('../../lab/index.ts');
+        const { startLab, parseModelSpec } = await import('../lab/index.ts');
         const models = opts.models === undefined ? undefined : parseModelSpec(opts.models);
         if (models !== undefined && models.length > nodes) throw new Error(`--models names ${models.length} nodes but --nodes is ${nodes}`);
         const lab = await startLab({ nodes, host: opts.host, port, ...(models ? { models } : {}) });
@@ -144,7 +145,7 @@ export function registerServerCommands(program: Command): void {
  * @throws Error when M is not an integer from 1 to 64 or ipmi_sim/ipmitool are missing
  */
 async function ipmiLabFor(count: string, host: string): Promise<() => Promise<void>> {
-  const { startIpmiLab } = await import('../../lab/ipmi.ts');
+  const { startIpmiLab } = await import('../lab/ipmi.ts');
   const lab = await startIpmiLab(Number(count), host);
   process.stdout.write(`esi: ${lab.bmcs.length} IPMI lab node(s) (openipmi ipmi_sim; driver ipmi):\n${lab.describe()}\n`);
   return () => lab.close();

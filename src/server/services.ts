@@ -17,21 +17,14 @@ import type { LeaseManager } from '../conductor/lease-manager.ts';
 import type { SwitchReconciler } from '../conductor/switch-reconciler.ts';
 import type { Networking } from '../domain/networking/index.ts';
 import type { Policy } from '../domain/policy/types.ts';
+import type { BackgroundWorker } from '../conductor/worker.ts';
 import type { Store } from '../store/database.ts';
 import type { Config } from './config.ts';
 import type { Scheduling } from '../domain/scheduling/index.ts';
 import type { Compute } from '../domain/compute/index.ts';
 import type { NodeHardwareService } from '../domain/inventory/node-hardware.ts';
 
-/**
- * A background loop of a `conductor` process (power sync, provisioning tasks, lease manager).
- * `start` returns once the worker is running; `stop` once it has finished its current step.
- */
-export interface BackgroundWorker {
-  readonly name: string;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
+export type { BackgroundWorker };
 
 /** Services shared by every part of one process. */
 export interface Services {

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../../domain/errors.ts';
 import type { Inventory } from '../../domain/inventory/index.ts';
 import { isUuidLike } from '../../domain/ids.ts';
-import type { Services } from '../../server/services.ts';
+import type { BaremetalApiDeps } from './deps.ts';
 import type { NodeRenderCache } from './render-cache.ts';
 
 declare module 'fastify' {
@@ -17,7 +17,7 @@ declare module 'fastify' {
 
 /** Shared state of the baremetal routes. */
 export interface BaremetalContext {
-  readonly services: Services;
+  readonly services: BaremetalApiDeps;
   readonly inventory: Inventory;
   /** Public URL of the service, `<publicUrl>/baremetal` (the catalogue endpoint). */
   readonly base: string;

@@ -25,7 +25,7 @@
  * (`errors.ts`).
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../../server/services.ts';
+import type { BaremetalApiDeps } from './deps.ts';
 import { registerTokenAuth } from '../common/auth.ts';
 import type { BaremetalContext } from './context.ts';
 import { ironicErrorHandler, sendIronicError } from './errors.ts';
@@ -77,7 +77,7 @@ function versionHook(prefix: string) {
 }
 
 /** Registers the baremetal API routes under the prefix given at registration. */
-export const baremetalApi: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+export const baremetalApi: FastifyPluginAsync<{ services: BaremetalApiDeps }> = async (app, { services }) => {
   const ctx: BaremetalContext = {
     services,
     inventory: services.inventory,

@@ -17,7 +17,7 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, HTTPMethods } from 'fastify';
 import type { Compute } from '../../domain/compute/index.ts';
-import type { Services } from '../../server/services.ts';
+import type { ComputeApiDeps } from './deps.ts';
 import { registerTokenAuth } from '../common/auth.ts';
 import { MethodNotAllowed, novaErrorHandler, sendNovaError } from './errors.ts';
 import { MIN_MINOR, negotiateNovaVersion, setVersionHeaders } from './microversion.ts';
@@ -59,7 +59,7 @@ function registerJsonParser(app: FastifyInstance): void {
 }
 
 /** Registers the compute API under the prefix given at registration (`/compute`). */
-export const computeApi: FastifyPluginAsync<{ services: Services; compute: Compute }> = async (app, { services, compute }) => {
+export const computeApi: FastifyPluginAsync<{ services: ComputeApiDeps; compute: Compute }> = async (app, { services, compute }) => {
   const base = `${services.config.publicUrl}${app.prefix}`;
   app.setErrorHandler(novaErrorHandler(`${services.config.publicUrl}/identity`));
   app.setNotFoundHandler((_req, reply) => sendNovaError(reply, 404, 'The resource could not be found.'));

@@ -19,7 +19,7 @@
  * to unknown paths, which are 404 whether or not a token is given.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { Services } from '../../server/services.ts';
+import type { IdentityApiDeps } from './deps.ts';
 import { registerTokenAuth } from '../common/auth.ts';
 import { handleKeystoneError, notFoundBody } from './errors.ts';
 import { publicBase } from './links.ts';
@@ -33,7 +33,7 @@ import { registerRoleRoutes } from './routes/roles.ts';
 import { registerUserRoutes } from './routes/users.ts';
 
 /** Registers the identity API routes under the prefix given at registration (`/identity`). */
-export const identityApi: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+export const identityApi: FastifyPluginAsync<{ services: IdentityApiDeps }> = async (app, { services }) => {
   app.setErrorHandler(handleKeystoneError(`${publicBase(services.config)}/identity`));
   app.setNotFoundHandler((_request, reply) => reply.code(404).type('application/json').send(notFoundBody()));
   // Keystone bodies are JSON only: any other content type is refused (415) before a handler runs.

@@ -19,7 +19,7 @@
  * guards `/v2`.
  */
 import type { FastifyPluginAsync, HTTPMethods } from 'fastify';
-import type { Services } from '../../server/services.ts';
+import type { ImageApiDeps } from './deps.ts';
 import { registerTokenAuth } from '../common/auth.ts';
 import { imageErrorHandler, imageNotFoundHandler } from './errors.ts';
 import { registerDataRoutes } from './routes-data.ts';
@@ -45,7 +45,7 @@ const V2_PATHS: ReadonlyArray<[string, HTTPMethods[], boolean?]> = [
 ];
 
 /** Registers the image API routes under the prefix given at registration (`/image`). */
-export const imageApi: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+export const imageApi: FastifyPluginAsync<{ services: ImageApiDeps }> = async (app, { services }) => {
   app.setErrorHandler(imageErrorHandler(`${services.config.publicUrl}/identity`));
   app.setNotFoundHandler(imageNotFoundHandler);
   app.removeContentTypeParser(['text/plain']);

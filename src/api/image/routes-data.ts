@@ -19,7 +19,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../domain/auth.ts';
 import { DEPLOY_SERVICE_CONTEXT, type TempUrlMethod } from '../../domain/deploy/temp-url.ts';
 import { UnauthorizedError } from '../../domain/errors.ts';
-import type { Services } from '../../server/services.ts';
+import type { ImageApiDeps } from './deps.ts';
 import { ImageApiFault } from './errors.ts';
 import { mediaType, rejectBody } from './wire.ts';
 
@@ -34,7 +34,7 @@ function declaredSize(request: FastifyRequest): number | null {
 }
 
 /** Register the data routes on the `/v2` plugin. */
-export function registerDataRoutes(app: FastifyInstance, services: Services): void {
+export function registerDataRoutes(app: FastifyInstance, services: ImageApiDeps): void {
   const { data } = services.images;
 
   /** The caller: the token's, else the deploy service for a valid temp URL, else 401. */

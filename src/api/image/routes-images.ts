@@ -14,7 +14,7 @@
  * Each handler: parse → one domain call → render.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../server/services.ts';
+import type { ImageApiDeps } from './deps.ts';
 import { renderImage, renderImageList } from './render.ts';
 import { jsonBody, jsonObject, mediaType, parseListQuery, parsePatch, queryParams, rejectBody } from './wire.ts';
 
@@ -22,7 +22,7 @@ type IdParams = { Params: { id: string } };
 type TagParams = { Params: { id: string; tag: string } };
 
 /** Register the image metadata routes on the `/v2` plugin. */
-export function registerImageRoutes(app: FastifyInstance, services: Services): void {
+export function registerImageRoutes(app: FastifyInstance, services: ImageApiDeps): void {
   const { images } = services.images;
   const base = `${services.config.publicUrl}/image`;
 

@@ -12,7 +12,7 @@
  * Each handler: parse → one domain call → render.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../server/services.ts';
+import type { ImageApiDeps } from './deps.ts';
 import { renderMember, renderMemberList } from './render.ts';
 import { jsonBody, readMemberBody, readMemberStatusBody, rejectBody } from './wire.ts';
 
@@ -20,7 +20,7 @@ type IdParams = { Params: { id: string } };
 type MemberParams = { Params: { id: string; member: string } };
 
 /** Register the member routes on the `/v2` plugin. */
-export function registerMemberRoutes(app: FastifyInstance, services: Services): void {
+export function registerMemberRoutes(app: FastifyInstance, services: ImageApiDeps): void {
   const { members } = services.images;
 
   app.get<IdParams>('/images/:id/members', async (request) => {

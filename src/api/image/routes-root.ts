@@ -9,14 +9,14 @@
  *   does (`reject` routes with `allowed_methods`).
  */
 import type { FastifyInstance, HTTPMethods } from 'fastify';
-import type { Services } from '../../server/services.ts';
+import type { ImageApiDeps } from './deps.ts';
 import { ImageApiFault } from './errors.ts';
 import { renderVersions } from './render.ts';
 import { SCHEMAS } from './schemas.ts';
 import { rejectBody } from './wire.ts';
 
 /** Register `GET /` and `GET /versions` on the `/image` plugin. */
-export function registerVersionRoutes(app: FastifyInstance, services: Services): void {
+export function registerVersionRoutes(app: FastifyInstance, services: ImageApiDeps): void {
   const imageUrl = `${services.config.publicUrl}/image`;
   app.get('/', { config: { public: true } }, async (_request, reply) => reply.code(300).send(renderVersions(imageUrl)));
   app.get('/versions', { config: { public: true } }, async () => renderVersions(imageUrl));

@@ -17,7 +17,7 @@
  * `src/api/common/auth.ts` guards the `/v1` routes except those marked public.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { Services } from '../../server/services.ts';
+import type { LeaseApiDeps } from './deps.ts';
 import { registerTokenAuth } from '../common/auth.ts';
 import { handleLeaseError, notFoundBody } from './errors.ts';
 import { registerLeaseRoutes } from './routes-leases.ts';
@@ -28,7 +28,7 @@ import { registerConsoleRoute } from './routes-console.ts';
 import { registerOfferRoutes } from './routes-offers.ts';
 
 /** Registers the lease API routes under the prefix given at registration (`/lease`). */
-export const leaseApi: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+export const leaseApi: FastifyPluginAsync<{ services: LeaseApiDeps }> = async (app, { services }) => {
   app.setErrorHandler(handleLeaseError(() => `${services.config.publicUrl}/identity`));
   app.setNotFoundHandler((_request, reply) => reply.code(404).type('application/json').send(notFoundBody()));
   // esi-leap bodies are JSON only: any other content type is refused (415) before a handler runs.

@@ -11,7 +11,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError, UnauthorizedError } from '../../domain/errors.ts';
-import type { Services } from '../../server/services.ts';
+import type { LeaseApiDeps } from './deps.ts';
 import { parseReadOnly, serveConsole, type ConsoleSocket } from '../common/console-ws.ts';
 
 interface ConsoleQuery {
@@ -20,7 +20,7 @@ interface ConsoleQuery {
 }
 
 /** Registers `GET /console` (websocket) on the lease plugin (prefix `/lease`). */
-export function registerConsoleRoute(app: FastifyInstance, services: Services): void {
+export function registerConsoleRoute(app: FastifyInstance, services: LeaseApiDeps): void {
   app.route<{ Querystring: ConsoleQuery }>({
     method: 'GET',
     url: '/console',

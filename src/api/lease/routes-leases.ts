@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError } from '../../domain/errors.ts';
 import type { LeaseCreateInput, LeaseListInput } from '../../domain/leasing/index.ts';
-import type { Services } from '../../server/services.ts';
+import type { LeaseApiDeps } from './deps.ts';
 import { renderLease } from './render.ts';
 import { parseTime, pick, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
 
@@ -57,7 +57,7 @@ const LIST_QUERY = [
 ];
 
 /** Register the lease routes on the `/v1` plugin. */
-export function registerLeaseRoutes(app: FastifyInstance, services: Services): void {
+export function registerLeaseRoutes(app: FastifyInstance, services: LeaseApiDeps): void {
   const { leases } = services.leasing;
 
   app.get('/leases', async (request) => {

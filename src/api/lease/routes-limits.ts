@@ -12,7 +12,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { LeasePolicyCreateInput, LeasePolicyUpdateInput, QuotaInput } from '../../domain/leasing/index.ts';
-import type { Services } from '../../server/services.ts';
+import type { LeaseApiDeps } from './deps.ts';
 import { renderLeasePolicy, renderQuota } from './render-extra.ts';
 import { pick, readBody, readQuery, type BodySpec } from './wire.ts';
 
@@ -50,7 +50,7 @@ const POLICY_NAMES = {
 } as const;
 
 /** Register the quota and lease policy routes on the `/v1` plugin. */
-export function registerLimitRoutes(app: FastifyInstance, services: Services): void {
+export function registerLimitRoutes(app: FastifyInstance, services: LeaseApiDeps): void {
   const { quotas, policies } = services.leasing;
 
   app.get('/quotas', async (request) => {

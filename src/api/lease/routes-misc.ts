@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { EventListInput, NodeListInput } from '../../domain/leasing/index.ts';
-import type { Services } from '../../server/services.ts';
+import type { LeaseApiDeps } from './deps.ts';
 import { renderConsoleToken, renderEvent, renderNode } from './render.ts';
 import { pick, queryInt, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
 
@@ -17,7 +17,7 @@ const CONSOLE_BODY: BodySpec = {
   required: ['node_uuid_or_name'],
 };
 
-function leaseRoot(services: Services): string {
+function leaseRoot(services: LeaseApiDeps): string {
   return `${services.config.publicUrl}/lease`;
 }
 
@@ -27,7 +27,7 @@ function versionV1(root: string): Record<string, unknown> {
 }
 
 /** Register `GET /` on the lease plugin (public root document, also the health check). */
-export function registerRootRoute(app: FastifyInstance, services: Services): void {
+export function registerRootRoute(app: FastifyInstance, services: LeaseApiDeps): void {
   app.get('/', async () => {
     const v1 = versionV1(leaseRoot(services));
     return {
@@ -40,7 +40,7 @@ export function registerRootRoute(app: FastifyInstance, services: Services): voi
 }
 
 /** Register `GET /v1`, nodes, events and console token routes on the `/v1` plugin. */
-export function registerMiscRoutes(app: FastifyInstance, services: Services): void {
+export function registerMiscRoutes(app: FastifyInstance, services: LeaseApiDeps): void {
   const { nodes, events, consoleTokens } = services.leasing;
 
   app.get('/', { config: { public: true } }, async (_request, reply) => {

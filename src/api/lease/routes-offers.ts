@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ClaimInput, OfferCreateInput, OfferListInput } from '../../domain/leasing/index.ts';
-import type { Services } from '../../server/services.ts';
+import type { LeaseApiDeps } from './deps.ts';
 import { renderLease, renderOffer } from './render.ts';
 import { pick, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
 
@@ -66,7 +66,7 @@ const LIST_QUERY = [
 ];
 
 /** Register the offer routes on the `/v1` plugin. */
-export function registerOfferRoutes(app: FastifyInstance, services: Services): void {
+export function registerOfferRoutes(app: FastifyInstance, services: LeaseApiDeps): void {
   const { offers } = services.leasing;
 
   app.get('/offers', async (request) => {

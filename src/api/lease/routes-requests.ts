@@ -16,7 +16,7 @@
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError } from '../../domain/errors.ts';
 import type { LeaseRequestGroup, LeaseRequestInput, WebhookCreateInput, WebhookUpdateInput } from '../../domain/leasing/index.ts';
-import type { Services } from '../../server/services.ts';
+import type { LeaseApiDeps } from './deps.ts';
 import { renderLease } from './render.ts';
 import { renderDelivery, renderWebhook } from './render-extra.ts';
 import { pick, queryInt, readBody, readQuery, type BodySpec } from './wire.ts';
@@ -69,7 +69,7 @@ function readGroups(groups: unknown): LeaseRequestGroup[] {
 }
 
 /** Register the lease request and webhook routes on the `/v1` plugin. */
-export function registerRequestRoutes(app: FastifyInstance, services: Services): void {
+export function registerRequestRoutes(app: FastifyInstance, services: LeaseApiDeps): void {
   const { requests, webhooks } = services.leasing;
 
   app.post('/lease_requests', async (request, reply) => {

@@ -16,7 +16,7 @@
  * `./errors.ts` in Neutron's format.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { Services } from '../../server/services.ts';
+import type { NetworkApiDeps } from './deps.ts';
 import { registerTokenAuth } from '../common/auth.ts';
 import { NotFoundError } from '../../domain/errors.ts';
 import { networkErrorHandler, networkNotFoundHandler } from './errors.ts';
@@ -68,7 +68,7 @@ function extension(e: (typeof EXTENSIONS)[number]) {
 }
 
 /** Registers the network API routes under the prefix given at registration (`/network`). */
-export const networkApi: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+export const networkApi: FastifyPluginAsync<{ services: NetworkApiDeps }> = async (app, { services }) => {
   const root = `${services.config.publicUrl}/network`;
   app.setErrorHandler(networkErrorHandler(`${services.config.publicUrl}/identity`));
   app.setNotFoundHandler(networkNotFoundHandler);

@@ -17,7 +17,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError } from '../../domain/errors.ts';
-import type { Services } from '../../server/services.ts';
+import type { NetworkApiDeps } from './deps.ts';
 import { renderNodeNetwork, renderSwitch, renderSwitchPort, renderTrunkRow } from './render.ts';
 import { refuseOthers } from './routes-neutron.ts';
 import { queryParams, unwrap } from './wire.ts';
@@ -46,7 +46,7 @@ function strList(b: Record<string, unknown>, k: string): string[] {
 }
 
 /** Register the esi and switch routes on the `/v2.0` plugin. */
-export function registerEsiRoutes(app: FastifyInstance, services: Services): void {
+export function registerEsiRoutes(app: FastifyInstance, services: NetworkApiDeps): void {
   const n = services.networking;
   type Ident = { Params: { ident: string } };
 

@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { AuthContext } from '../../domain/auth.ts';
 import type { ListRequest, Page } from '../../domain/networking/index.ts';
-import type { Services } from '../../server/services.ts';
+import type { NetworkApiDeps } from './deps.ts';
 import { NetworkApiFault } from './errors.ts';
 import { renderNetwork, renderPort, renderRbac, renderSubnet, renderTrunk } from './render.ts';
 import { collection, parseListQuery, pick, unwrap } from './wire.ts';
@@ -44,7 +44,7 @@ const page = async <T>(p: Promise<Page<T>>, render: (t: T) => Record<string, unk
   return { items: r.items.map(render), more: r.more };
 };
 
-function register(app: FastifyInstance, services: Services, c: Collection): void {
+function register(app: FastifyInstance, services: NetworkApiDeps, c: Collection): void {
   const plural = `${c.path}`;
   const base = `${services.config.publicUrl}/network/v2.0/${plural}`;
   type Id = { Params: { id: string } };
@@ -77,7 +77,7 @@ function register(app: FastifyInstance, services: Services, c: Collection): void
 }
 
 /** Register the Neutron collections on the `/v2.0` plugin. */
-export function registerNeutronRoutes(app: FastifyInstance, services: Services): void {
+export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApiDeps): void {
   const n = services.networking;
   register(app, services, {
     path: 'networks',

@@ -10,7 +10,7 @@
  * Implementations live in `src/drivers/hardware/` (redfish: DSP2046 `Bios` and its
  * `AttributeRegistry`). This module holds no driver code.
  */
-import type { DriverNode } from './interfaces.ts';
+import type { DriverNode } from './driver-node.ts';
 
 /** One BIOS setting as Ironic stores and shows it. Values are strings, as in Ironic. */
 export interface BiosSetting {

@@ -4,7 +4,7 @@
  * Used by `PUT /v1/nodes/{id}/states/boot_mode` (Ironic 1.76) and shown as the node's
  * `boot_mode` (1.75).
  */
-import type { DriverNode } from './interfaces.ts';
+import type { DriverNode } from './driver-node.ts';
 
 /** Ironic's boot modes: `uefi` or `bios` (legacy). */
 export type BootMode = 'uefi' | 'bios';

@@ -4,7 +4,7 @@
  * Serial-over-LAN (`ipmitool sol activate`) for IPMI nodes. The API layer proxies a session over a
  * websocket; whether the caller may type is decided by policy, not by the driver.
  */
-import type { DriverNode } from './interfaces.ts';
+import type { DriverNode } from './driver-node.ts';
 
 /** One open console stream. */
 export interface ConsoleSession {

@@ -3,7 +3,7 @@
  * redfish management clean step `update_firmware` (21.4, args `firmware_images`) and the
  * later `firmware.update` step do, through Redfish `UpdateService.SimpleUpdate` (DSP2046).
  */
-import type { DriverNode } from './interfaces.ts';
+import type { DriverNode } from './driver-node.ts';
 
 /** One firmware image to apply. */
 export interface FirmwareImage {

@@ -8,7 +8,7 @@
  * In-band inspection (`inspect_interface` = `agent`) needs no driver method: the conductor
  * boots the deploy agent, which posts the inventory itself (src/conductor/inspect/).
  */
-import type { DriverNode } from './interfaces.ts';
+import type { DriverNode } from './driver-node.ts';
 
 /** What out-of-band inspection found. */
 export interface InspectedHardware {

@@ -20,6 +20,7 @@
  *
  * This module holds no driver code: implementations live in `src/drivers/hardware/`.
  */
+import type { DriverNode } from './driver-node.ts';
 import type { ConsoleInterface } from './console.ts';
 import type { InspectInterface } from './inspect.ts';
 
@@ -28,6 +29,8 @@ import type { RaidInterface } from './raid.ts';
 import type { FirmwareInterface } from './firmware.ts';
 import type { VirtualMediaInterface } from './vmedia.ts';
 import type { BootModeInterface } from './boot-mode.ts';
+
+export type { DriverNode } from './driver-node.ts';
 
 /** A node's stable power state as Ironic reports it (`ironic.common.states.POWER_ON/OFF`). */
 export type PowerState = 'power on' | 'power off';
@@ -81,15 +84,6 @@ export const INTERFACE_KINDS: readonly InterfaceKind[] = Object.freeze([
   'storage',
   'vendor',
 ]);
-
-/**
- * The node as a driver sees it: its UUID (for messages and per-node state) and its
- * `driver_info`, with secrets (e.g. `redfish_password`) already decrypted by the caller.
- */
-export interface DriverNode {
-  readonly uuid: string;
-  readonly driverInfo: Readonly<Record<string, unknown>>;
-}
 
 /** The boot device a node will use next (Ironic's `GET /v1/nodes/{id}/management/boot_device`). */
 export interface BootDeviceInfo {

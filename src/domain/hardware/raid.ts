@@ -14,7 +14,7 @@
  * Unknown keys → invalid (the schema's `additionalProperties: false`).
  */
 import { InvalidInputError } from '../errors.ts';
-import type { DriverNode } from './interfaces.ts';
+import type { DriverNode } from './driver-node.ts';
 
 /** RAID levels esi's drivers can create. */
 export const RAID_LEVELS = Object.freeze(['0', '1', '5', '6', '1+0'] as const);

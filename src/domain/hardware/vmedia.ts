@@ -5,7 +5,7 @@
  * `Managers/{id}/VirtualMedia/{dev}` (`#VirtualMedia.InsertMedia`/`EjectMedia`, or a PATCH of
  * `Image`/`Inserted` on BMCs that advertise no actions).
  */
-import type { DriverNode } from './interfaces.ts';
+import type { DriverNode } from './driver-node.ts';
 
 /** A kind of virtual media device (Ironic `device_type`). */
 export type VirtualMediaDeviceType = 'cdrom' | 'floppy' | 'usb';

@@ -29,7 +29,7 @@ import type { AuthContext } from '../auth.ts';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.ts';
 import { UploadMeter } from './digest.ts';
 import { ImageGoneError, ImageTooLargeError, UploadAbortedError } from './errors.ts';
-import type { ImageDeps } from './images.ts';
+import type { ImageDeps } from './deps.ts';
 import type { Image } from './model.ts';
 import type { StoredReadOptions } from './ports.ts';
 import { resolveRange, type ByteRange } from './range.ts';

@@ -9,35 +9,16 @@
  * `image:modify_image`, `image:delete_image`, `image:deactivate`, `image:reactivate`.
  */
 import type { AuthContext } from '../auth.ts';
-import type { Clock } from '../clock.ts';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.ts';
 import { newUuid } from '../ids.ts';
-import { imageTarget, type ImageAccess, type VisibleImage } from './access.ts';
+import { imageTarget, type VisibleImage } from './access.ts';
+import type { ImageDeps } from './deps.ts';
 import { checkValue, checkWritableName, uniqueTags, WRITABLE_ATTRIBUTES } from './attributes.ts';
 import { ImageLimitExceededError } from './errors.ts';
 import { listImages, type ImageListInput, type ImagePage } from './list.ts';
-import type { Image, ImageLimits, Visibility } from './model.ts';
+import type { Image, Visibility } from './model.ts';
 import { applyChanges, checkChanges, type ImageChange } from './patch.ts';
-import type { DigestFactory, ImageAttributes, ImageRepository, ImageStore, ProjectLookup } from './ports.ts';
-
-/** Log lines of the image area (pino-compatible). */
-export interface ImagesLog {
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
-/** What the image services are built from. */
-export interface ImageDeps {
-  readonly repo: ImageRepository;
-  readonly store: ImageStore;
-  readonly access: ImageAccess;
-  readonly projects: ProjectLookup;
-  readonly clock: Clock;
-  readonly limits: ImageLimits;
-  readonly log: ImagesLog;
-  /** Where upload digests are computed. */
-  readonly digests: DigestFactory;
-}
+import type { ImageAttributes } from './ports.ts';
 
 /** Image metadata operations. */
 export class ImageService {

@@ -6,7 +6,8 @@ import type { Clock } from '../clock.ts';
 import type { Policy } from '../policy/types.ts';
 import { ImageAccess } from './access.ts';
 import { ImageDataService } from './data.ts';
-import { ImageService, type ImagesLog } from './images.ts';
+import type { ImagesLog } from './deps.ts';
+import { ImageService } from './images.ts';
 import { ImageMemberService } from './members.ts';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './model.ts';
 import type { DigestFactory, ImageRepository, ImageStore, ProjectLookup } from './ports.ts';
@@ -20,7 +21,7 @@ export type { ImageListInput, ImagePage } from './list.ts';
 export { DEFAULT_LIMIT, MAX_LIMIT } from './list.ts';
 export type { DownloadResult } from './data.ts';
 export type { ByteRange } from './range.ts';
-export type { ImagesLog } from './images.ts';
+export type { ImagesLog } from './deps.ts';
 export { INVALID_IMAGE_DATA, inThreadDigests } from './digest.ts';
 export { ImageService, ImageDataService, ImageMemberService };
 

@@ -17,7 +17,7 @@
  */
 import type { AuthContext } from '../auth.ts';
 import { InvalidInputError } from '../errors.ts';
-import type { ImageDeps } from './images.ts';
+import type { ImageDeps } from './deps.ts';
 import type { Image, MemberStatus, SortKey, Visibility } from './model.ts';
 import type { ImageFilters, ImageQuery } from './ports.ts';
 

@@ -22,7 +22,7 @@ import type { AuthContext } from '../auth.ts';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.ts';
 import type { VisibleImage } from './access.ts';
 import { ImageLimitExceededError } from './errors.ts';
-import type { ImageDeps } from './images.ts';
+import type { ImageDeps } from './deps.ts';
 import { MEMBER_STATUSES, type ImageMember, type MemberStatus } from './model.ts';
 
 /** Image member operations. */

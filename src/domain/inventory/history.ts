@@ -7,18 +7,14 @@
  * - {@link NodeHistory} is the port every flow records through: `record(nodeUuid, entry)`.
  *   Events are stored as given after masking inline passwords (oslo `mask_password`) and
  *   cutting them to {@link MAX_EVENT_LENGTH}; callers pass text already safe to show.
- * - {@link NodeHistoryService} answers the API (`GET …/history`, `GET …/history/{uuid}`) under
+ * - `NodeHistoryService` (./history-service.ts) answers the API (`GET …/history`, `GET …/history/{uuid}`) under
  *   `baremetal:node:history:get` (Ironic's default: admin, observer, owner — not the lessee, as
  *   in ESI's policy sample where everything not listed stays with admin and owner).
  * - Errors and faults reach the history without each flow asking: `history-recorder.ts` wraps
  *   the node repository.
  */
-import type { AuthContext } from '../auth.ts';
 import type { Clock } from '../clock.ts';
-import { InvalidInputError, NotFoundError } from '../errors.ts';
 import { maskPasswordText } from './masking.ts';
-import type { NodeAccess } from './node-access.ts';
-import { canonicalUuid } from './validation.ts';
 
 /** Severity of a history entry (Ironic records ERROR and INFO; esi adds WARNING for power-sync mismatches). */
 export type HistorySeverity = 'ERROR' | 'WARNING' | 'INFO';
@@ -134,50 +130,4 @@ export class HistoryRecorder implements NodeHistory {
       this.o.onError(err, nodeUuid);
     }
   }
-}
-
-/** The API side: listing and reading a node's history. */
-export class NodeHistoryService {
-  constructor(
-    private readonly access: NodeAccess,
-    private readonly repository: NodeHistoryRepository,
-  ) {}
-
-  /**
-   * A page of the node's history, oldest first (`GET /v1/nodes/{node}/history`).
-   * @throws NotFoundError when the node is missing or hidden, or the marker is unknown;
-   *   ForbiddenError without `baremetal:node:history:get`; InvalidInputError for a bad marker
-   */
-  async list(
-    ctx: AuthContext,
-    ident: string,
-    marker: string | null,
-    limit: number,
-  ): Promise<{ nodeUuid: string; entries: NodeHistoryEntry[] }> {
-    const node = await this.access.visible(ctx, ident, 'baremetal:node:history:get');
-    let m: string | null = null;
-    if (marker !== null) {
-      m = canonicalUuid(marker);
-      if (m === null) throw new InvalidInputError(`Expected a UUID for marker: ${marker}`);
-      if ((await this.repository.get(node.id, m)) === null) throw historyNotFound(marker);
-    }
-    return { nodeUuid: node.uuid, entries: await this.repository.list({ nodeId: node.id, marker: m, limit }) };
-  }
-
-  /**
-   * One entry (`GET /v1/nodes/{node}/history/{uuid}`); an entry of another node is not found.
-   * @throws NotFoundError (NodeHistoryNotFound), as for {@link list}
-   */
-  async get(ctx: AuthContext, ident: string, eventUuid: string): Promise<{ nodeUuid: string; entry: NodeHistoryEntry }> {
-    const node = await this.access.visible(ctx, ident, 'baremetal:node:history:get');
-    const uuid = canonicalUuid(eventUuid);
-    const entry = uuid === null ? null : await this.repository.get(node.id, uuid);
-    if (entry === null) throw historyNotFound(eventUuid);
-    return { nodeUuid: node.uuid, entry };
-  }
-}
-
-/** Ironic's `NodeHistoryNotFound` (404). */
-function historyNotFound(id: string): NotFoundError {
-  return new NotFoundError('history', id, `Node history record ${id} could not be found.`, 'NodeHistoryNotFound');
 }

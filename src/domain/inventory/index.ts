@@ -14,7 +14,8 @@ import { PortService } from './port-service.ts';
 import type { ConductorRepository, NodeRepository, PortRepository, SwitchPortGuard, VifDetacher } from './ports.ts';
 import { DriverService } from './driver-service.ts';
 import type { DeployImages } from './requester.ts';
-import { NodeHistoryService, type NodeHistory, type NodeHistoryRepository } from './history.ts';
+import type { NodeHistory, NodeHistoryRepository } from './history.ts';
+import { NodeHistoryService } from './history-service.ts';
 
 export * from './model.ts';
 export * from './states.ts';
@@ -31,7 +32,6 @@ export type { PatchOp } from './patch.ts';
 export type { ProvisionParams } from './node-actions.ts';
 export type { InterfaceValidation } from './node-management.ts';
 export {
-  NodeHistoryService,
   HistoryRecorder,
   DEFAULT_HISTORY_MAX_ENTRIES,
   type NodeHistory,
@@ -40,6 +40,7 @@ export {
   type HistoryRecord,
   type HistorySeverity,
 } from './history.ts';
+export { NodeHistoryService } from './history-service.ts';
 export { recordingNodeRepository } from './history-recorder.ts';
 export { REQUESTED_BY, recordedRequester, requesterOf, type Requester, type RequesterContexts, type DeployImages } from './requester.ts';
 

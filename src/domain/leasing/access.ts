@@ -18,7 +18,7 @@
 import type { AuthContext } from '../auth.ts';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.ts';
 import type { Policy } from '../policy/types.ts';
-import type { Viewer } from './conflicts.ts';
+import type { Viewer } from './viewer.ts';
 import { RESOURCE_TYPE, type Lease, type Offer, type Window } from './model.ts';
 import type { LeasableNode, NodeGateway, ProjectDirectory } from './ports.ts';
 import type { LeasingReader } from './repository.ts';

@@ -20,7 +20,8 @@
  * owner leasing to another project learns that the lessee's quota refuses it, not the figures.
  */
 import { ForbiddenError } from '../errors.ts';
-import { checkLeaseWindow, type Viewer } from './conflicts.ts';
+import { checkLeaseWindow } from './conflicts.ts';
+import type { Viewer } from './viewer.ts';
 import { leaseEvent } from './events.ts';
 import type { Lease, Window } from './model.ts';
 import { checkGap, checkPolicyTerms, policyFor, type LeasePolicy } from './policy-rules.ts';

@@ -21,7 +21,7 @@
  * owner and admins, and a neighbouring lease only to those who may see it ({@link Viewer}).
  */
 import { ConflictError, ForbiddenError } from '../errors.ts';
-import type { Viewer } from './conflicts.ts';
+import type { Viewer } from './viewer.ts';
 import type { Lease, Window } from './model.ts';
 import { formatLeaseTime } from './time.ts';
 

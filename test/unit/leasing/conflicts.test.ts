@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConflictError } from '../../../src/domain/errors.ts';
-import { checkLeaseWindow, checkOfferWindow, findConflict, SEES_ALL, type Viewer } from '../../../src/domain/leasing/conflicts.ts';
+import { checkLeaseWindow, checkOfferWindow, findConflict } from '../../../src/domain/leasing/conflicts.ts';
+import { SEES_ALL, type Viewer } from '../../../src/domain/leasing/viewer.ts';
 import type { Lease, Offer } from '../../../src/domain/leasing/model.ts';
 import type { LeasingReader } from '../../../src/domain/leasing/repository.ts';
 import { overlaps } from '../../../src/domain/leasing/windows.ts';

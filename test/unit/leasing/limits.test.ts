@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConflictError, ForbiddenError } from '../../../src/domain/errors.ts';
-import { SEES_ALL, type Viewer } from '../../../src/domain/leasing/conflicts.ts';
+import { SEES_ALL, type Viewer } from '../../../src/domain/leasing/viewer.ts';
 import type { Lease, LeaseStatus, Window } from '../../../src/domain/leasing/model.ts';
 import {
   checkGap,

@@ -11,14 +11,14 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ForbiddenError, InvalidInputError } from '../../../domain/errors.ts';
-import type { Services } from '../../../server/services.ts';
+import type { IdentityApiDeps } from '../deps.ts';
 import { buildCatalog } from '../catalog.ts';
 import { authRequest, queryBool, type Query } from '../inputs.ts';
 import { collectionLinks, publicBase, v3Root } from '../links.ts';
 import { renderProject, renderToken } from '../render.ts';
 
 /** Register the `/v3/auth/*` routes. */
-export function registerAuthRoutes(app: FastifyInstance, services: Services): void {
+export function registerAuthRoutes(app: FastifyInstance, services: IdentityApiDeps): void {
   const { tokens, subjects, directory } = services.identity;
   const catalogFor = (request: FastifyRequest) =>
     queryBool(request.query as Query, 'nocatalog') ? null : buildCatalog(publicBase(services.config), services.config.identity.region);

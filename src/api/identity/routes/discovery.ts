@@ -4,7 +4,7 @@
  * keystoneauth reads these before it authenticates, so both routes are public.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../../server/services.ts';
+import type { IdentityApiDeps } from '../deps.ts';
 import { publicBase } from '../links.ts';
 
 /** The Keystone v3 API version esi implements a subset of (Keystone 2023.x reports v3.14). */
@@ -22,7 +22,7 @@ export function v3VersionDoc(base: string): Record<string, unknown> {
 }
 
 /** Register `GET /` (→ `/identity`) and `GET /v3` (→ `/identity/v3`) on the identity plugin. */
-export function registerDiscoveryRoutes(app: FastifyInstance, services: Services): void {
+export function registerDiscoveryRoutes(app: FastifyInstance, services: IdentityApiDeps): void {
   const base = publicBase(services.config);
   app.get('/', { config: { public: true } }, async (_request, reply) =>
     reply.code(300).send({ versions: { values: [v3VersionDoc(base)] } }),

@@ -4,13 +4,13 @@
  * scope (admins see all), others are 404.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../../server/services.ts';
+import type { IdentityApiDeps } from '../deps.ts';
 import { nameFilter, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderDomain } from '../render.ts';
 
 /** Register the domain routes. */
-export function registerDomainRoutes(app: FastifyInstance, services: Services): void {
+export function registerDomainRoutes(app: FastifyInstance, services: IdentityApiDeps): void {
   const { directory } = services.identity;
   const cfg = services.config;
 

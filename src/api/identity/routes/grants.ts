@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../../domain/auth.ts';
 import { ForbiddenError } from '../../../domain/errors.ts';
 import type { AssignmentTarget, Identity, RoleAssignment } from '../../../domain/identity/index.ts';
-import type { Services } from '../../../server/services.ts';
+import type { IdentityApiDeps } from '../deps.ts';
 import { assignmentListQuery, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderAssignment, renderRole, type AssignmentNames } from '../render.ts';
@@ -20,7 +20,7 @@ type GrantParams = { Params: { project?: string; user: string; role: string } };
 type ListParams = { Params: { project?: string; user: string } };
 
 /** Register grant routes on projects and on the system, and `GET /v3/role_assignments`. */
-export function registerGrantRoutes(app: FastifyInstance, services: Services): void {
+export function registerGrantRoutes(app: FastifyInstance, services: IdentityApiDeps): void {
   const { grants } = services.identity;
   const cfg = services.config;
   const assignment = (request: FastifyRequest<GrantParams>): RoleAssignment => ({

@@ -5,7 +5,7 @@
  * (`IdentityDirectory`): a project the caller may not read is 404.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../../server/services.ts';
+import type { IdentityApiDeps } from '../deps.ts';
 import { projectCreateInput, projectFilter, projectUpdateInput, queryBool, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderProject } from '../render.ts';
@@ -13,7 +13,7 @@ import { renderProject } from '../render.ts';
 type IdParams = { Params: { id: string } };
 
 /** Register the project routes. */
-export function registerProjectRoutes(app: FastifyInstance, services: Services): void {
+export function registerProjectRoutes(app: FastifyInstance, services: IdentityApiDeps): void {
   const { directory } = services.identity;
   const cfg = services.config;
 

@@ -4,7 +4,7 @@
  * revokes the tokens of its holders (domain `RoleGrants.deleteRole`).
  */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../../server/services.ts';
+import type { IdentityApiDeps } from '../deps.ts';
 import { nameFilter, roleCreateInput, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderRole } from '../render.ts';
@@ -12,7 +12,7 @@ import { renderRole } from '../render.ts';
 type IdParams = { Params: { id: string } };
 
 /** Register the role routes. */
-export function registerRoleRoutes(app: FastifyInstance, services: Services): void {
+export function registerRoleRoutes(app: FastifyInstance, services: IdentityApiDeps): void {
   const { grants } = services.identity;
   const cfg = services.config;
 

@@ -5,7 +5,7 @@
  * admins read every user and a user read itself). Passwords are accepted, never shown.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../../server/services.ts';
+import type { IdentityApiDeps } from '../deps.ts';
 import { passwordChangeInput, userCreateInput, userFilter, userUpdateInput, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderUser } from '../render.ts';
@@ -13,7 +13,7 @@ import { renderUser } from '../render.ts';
 type IdParams = { Params: { id: string } };
 
 /** Register the user routes. */
-export function registerUserRoutes(app: FastifyInstance, services: Services): void {
+export function registerUserRoutes(app: FastifyInstance, services: IdentityApiDeps): void {
   const { directory } = services.identity;
   const cfg = services.config;
 
