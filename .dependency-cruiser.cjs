@@ -20,6 +20,16 @@ module.exports = {
       to: { path: '^src/(api|store|conductor|drivers|lab|cli|server|agent)/' },
     },
     {
+      name: 'domain-does-no-io',
+      comment: 'Domain logic reads no files and opens no sockets or processes: the process that runs it does (server/, drivers/, store/).',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: {
+        dependencyTypes: ['core'],
+        path: '^(node:)?(fs|fs/promises|net|http|https|http2|dgram|child_process|worker_threads|cluster|os)$',
+      },
+    },
+    {
       name: 'below-the-api',
       comment: 'store, drivers and conductor implement or drive the domain; they know nothing of the APIs or of process assembly.',
       severity: 'error',

@@ -7,6 +7,7 @@ import pino, { type Logger } from 'pino';
 import { systemClock, type Clock } from '../domain/clock.ts';
 import { createIdentity } from '../domain/identity/index.ts';
 import { createPolicy } from '../domain/policy/index.ts';
+import { loadPolicyOverrides } from './policy-file.ts';
 import { openStore, type StoreOptions } from '../store/database.ts';
 import { KyselyIdentityRepository } from '../store/identity/repository.ts';
 import { ConductorHeartbeat, createInventory, HistoryRecorder, recordingNodeRepository } from '../domain/inventory/index.ts';
@@ -79,7 +80,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   const clock = overrides.clock ?? systemClock;
   const logger =
     overrides.logger ?? pino({ level: config.logLevel, redact: { paths: [...LOG_REDACT, 'req.url'], censor: censorLogValue } });
-  const policy = createPolicy(config.policyFile ?? undefined);
+  const policy = createPolicy(config.policyFile === null ? {} : loadPolicyOverrides(config.policyFile));
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     sqlitePath: path.join(config.dataDir, 'esi.sqlite'),

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/domain/errors.ts';
-import { createPolicy, loadPolicyOverrides } from '../../../src/domain/policy/overrides.ts';
+import { createPolicy } from '../../../src/domain/policy/overrides.ts';
+import { loadPolicyOverrides } from '../../../src/server/policy-file.ts';
 import { ADMIN, LESSEE, OWNER } from './personas.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'esi-policy-'));
@@ -75,15 +76,15 @@ describe('createPolicy', () => {
 
   it('applies overrides over the defaults', () => {
     const path = file('grant.yaml', '"baremetal:node:set_boot_device": "rule:is_admin or rule:is_node_lessee"\n');
-    const policy = createPolicy(path);
+    const policy = createPolicy(loadPolicyOverrides(path));
     expect(policy.check('baremetal:node:set_boot_device', node, LESSEE)).toBe(true);
     expect(policy.check('baremetal:node:set_boot_device', node, OWNER)).toBe(false);
     expect(policy.check('baremetal:node:set_boot_device', node, ADMIN)).toBe(true);
   });
 
   it('fails at start-up for a bad rule or a bad reference in the file', () => {
-    expect(() => createPolicy(file('bad-rule.yaml', 'is_admin: "role:admin or"\n'))).toThrow(/"is_admin".*position/);
-    expect(() => createPolicy(file('bad-ref.yaml', 'is_admin: "rule:nope"\n'))).toThrow(/undefined rule "nope"/);
-    expect(() => createPolicy(file('cycle.yaml', 'is_admin: "rule:default"\n'))).toThrow(/cycle/);
+    expect(() => createPolicy(loadPolicyOverrides(file('bad-rule.yaml', 'is_admin: "role:admin or"\n')))).toThrow(/"is_admin".*position/);
+    expect(() => createPolicy(loadPolicyOverrides(file('bad-ref.yaml', 'is_admin: "rule:nope"\n')))).toThrow(/undefined rule "nope"/);
+    expect(() => createPolicy(loadPolicyOverrides(file('cycle.yaml', 'is_admin: "rule:default"\n')))).toThrow(/cycle/);
   });
 });
