@@ -18,20 +18,11 @@
  * | HardwareError (a BMC failed)                       | 500, its message (never secrets) |
  * | anything else                                      | 500, a generic message; the error is logged |
  */
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  ConflictError,
-  DomainError,
-  ForbiddenError,
-  InvalidInputError,
-  InvalidStateError,
-  LockedError,
-  NotFoundError,
-  TemporaryFailureError,
-  UnauthorizedError,
-} from '../../domain/errors.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../../domain/errors.ts';
 import { HardwareError } from '../../domain/hardware/interfaces.ts';
 import { MethodNotAllowedError, NotAcceptableError } from './microversion.ts';
+import { requestFaultOf, statusOfDomainError, type RequestFault } from '../common/errors.ts';
 
 /** An error as Ironic reports it. */
 export interface IronicFault {
@@ -45,44 +36,33 @@ export function ironicErrorBody(status: number, message: string): string {
   return JSON.stringify({ error_message: inner });
 }
 
-function domainStatus(err: DomainError): number {
-  if (err instanceof InvalidInputError || err instanceof InvalidStateError) return 400;
-  if (err instanceof UnauthorizedError) return 401;
-  if (err instanceof ForbiddenError) return 403;
-  if (err instanceof NotFoundError) return 404;
-  if (err instanceof ConflictError || err instanceof LockedError) return 409;
-  if (err instanceof TemporaryFailureError) return 503;
-  return 500;
+/** Ironic's wording of each request fault. */
+function ironicRequestMessage(f: RequestFault): string {
+  switch (f.kind) {
+    case 'validation':
+      return `Invalid input for ${f.context ?? 'request'}: ${f.message || 'validation failed'}`;
+    case 'invalid-json':
+    case 'empty-json':
+      return `The request body is not valid JSON: ${f.message}`.trim();
+    case 'body-too-large':
+      return 'The request body is too large.';
+    case 'media-type':
+      return 'Unsupported content type; the body must be application/json.';
+    case 'content-length':
+      return 'Invalid Content-Length.';
+    case 'client':
+      return f.message || 'Bad request.';
+  }
 }
 
 /** Map any thrown value to a status and a user-facing message. */
 export function toIronicFault(err: unknown): IronicFault {
-  if (err instanceof DomainError) return { status: domainStatus(err), message: err.message };
+  if (err instanceof DomainError) return { status: statusOfDomainError(err), message: err.message };
   if (err instanceof NotAcceptableError) return { status: 406, message: err.message };
   if (err instanceof MethodNotAllowedError) return { status: 405, message: err.message };
   if (err instanceof HardwareError) return { status: 500, message: err.message };
-  const fe = err as Partial<FastifyError> & { validation?: unknown };
-  if (fe && typeof fe === 'object') {
-    if (fe.validation)
-      return { status: 400, message: `Invalid input for ${fe.validationContext ?? 'request'}: ${fe.message ?? 'validation failed'}` };
-    switch (fe.code) {
-      case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return { status: 400, message: `The request body is not valid JSON: ${fe.message ?? ''}`.trim() };
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return { status: 413, message: 'The request body is too large.' };
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return { status: 415, message: 'Unsupported content type; the body must be application/json.' };
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return { status: 400, message: 'Invalid Content-Length.' };
-      default:
-        break;
-    }
-    if (err instanceof SyntaxError) return { status: 400, message: `The request body is not valid JSON: ${err.message}` };
-    if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-      return { status: fe.statusCode, message: fe.message ?? 'Bad request.' };
-    }
-  }
+  const rf = requestFaultOf(err);
+  if (rf) return { status: rf.status, message: ironicRequestMessage(rf) };
   return { status: 500, message: 'An internal error occurred; it has been logged.' };
 }
 

@@ -17,19 +17,10 @@
  * | TemporaryFailureError                                     | 503 |
  * | anything else                                             | 500, a generic message; the error is logged |
  */
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  ConflictError,
-  DomainError,
-  ForbiddenError,
-  InvalidInputError,
-  InvalidStateError,
-  LockedError,
-  NotFoundError,
-  TemporaryFailureError,
-  UnauthorizedError,
-} from '../../domain/errors.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, TemporaryFailureError } from '../../domain/errors.ts';
 import { VersionError } from './microversion.ts';
+import { requestFaultOf, statusOfDomainError, type RequestFaultKind } from '../common/errors.ts';
 
 const NAMES: Readonly<Record<number, string>> = {
   400: 'badRequest',
@@ -54,27 +45,23 @@ export function novaErrorBody(status: number, message: string): Record<string, {
   return { [NAMES[status] ?? 'computeFault']: { code: status, message } };
 }
 
+/** Nova's wording of each request fault. */
+const NOVA_REQUEST_MESSAGES: Partial<Record<RequestFaultKind, string>> = {
+  'invalid-json': 'Malformed request body',
+  'empty-json': 'Malformed request body',
+  'body-too-large': 'Request is too large.',
+  'media-type': 'Unsupported Content-Type',
+};
+
 function statusOf(err: unknown): { status: number; message: string } {
   if (err instanceof DomainError) {
-    if (err instanceof InvalidInputError || err instanceof InvalidStateError) return { status: 400, message: err.message };
-    if (err instanceof UnauthorizedError) return { status: 401, message: err.message };
-    if (err instanceof ForbiddenError) return { status: 403, message: err.message };
-    if (err instanceof NotFoundError) return { status: 404, message: err.message };
-    if (err instanceof ConflictError || err instanceof LockedError) return { status: 409, message: err.message };
-    if (err instanceof TemporaryFailureError) return { status: 503, message: err.message };
+    const status = statusOfDomainError(err);
+    if (status < 500 || err instanceof TemporaryFailureError) return { status, message: err.message };
   }
   if (err instanceof VersionError) return { status: err.status, message: err.message };
   if (err instanceof MethodNotAllowed) return { status: 405, message: err.message };
-  const fe = err as Partial<FastifyError> & { validation?: unknown };
-  if (fe && typeof fe === 'object') {
-    if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || err instanceof SyntaxError) {
-      return { status: 400, message: 'Malformed request body' };
-    }
-    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, message: 'Request is too large.' };
-    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return { status: 415, message: 'Unsupported Content-Type' };
-    if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500)
-      return { status: fe.statusCode, message: fe.message ?? 'Bad request.' };
-  }
+  const rf = requestFaultOf(err);
+  if (rf) return { status: rf.status, message: NOVA_REQUEST_MESSAGES[rf.kind] ?? (rf.message || 'Bad request.') };
   return { status: 500, message: 'Unexpected API Error. The error has been logged.' };
 }
 

@@ -14,18 +14,9 @@
  *
  * 401 answers carry `WWW-Authenticate: Keystone uri="<public>/identity"` as Keystone's do.
  */
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  ConflictError,
-  DomainError,
-  ForbiddenError,
-  InvalidInputError,
-  InvalidStateError,
-  LockedError,
-  NotFoundError,
-  TemporaryFailureError,
-  UnauthorizedError,
-} from '../../domain/errors.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../../domain/errors.ts';
+import { requestFaultOf, statusOfDomainError, type RequestFaultKind } from '../common/errors.ts';
 
 /** Keystone's error body. */
 export interface KeystoneErrorBody {
@@ -58,16 +49,13 @@ export function errorBody(status: number, message: string): KeystoneErrorBody {
   return { error: { code: status, title: TITLES[status] ?? (status >= 500 ? 'Internal Server Error' : 'Bad Request'), message } };
 }
 
-/** HTTP status of a domain error (the table of `src/domain/errors.ts`). */
-export function statusOfDomainError(err: DomainError): number {
-  if (err instanceof InvalidInputError || err instanceof InvalidStateError) return 400;
-  if (err instanceof UnauthorizedError) return 401;
-  if (err instanceof ForbiddenError) return 403;
-  if (err instanceof NotFoundError) return 404;
-  if (err instanceof ConflictError || err instanceof LockedError) return 409;
-  if (err instanceof TemporaryFailureError) return 503;
-  return 500;
-}
+/** Keystone's wording of each request fault. */
+const KEYSTONE_REQUEST_MESSAGES: Partial<Record<RequestFaultKind, string>> = {
+  'invalid-json': INVALID_JSON_MESSAGE,
+  'empty-json': INVALID_JSON_MESSAGE,
+  'body-too-large': 'Request Entity Too Large: the request body is larger than the server accepts.',
+  'media-type': 'Expecting to find application/json in Content-Type header.',
+};
 
 /**
  * Map any thrown value to a status and Keystone body.
@@ -78,33 +66,13 @@ export function toKeystoneError(err: unknown): { status: number; body: KeystoneE
     const status = statusOfDomainError(err);
     return { status, body: errorBody(status, status === 500 ? INTERNAL_MESSAGE : err.message), internal: status === 500 };
   }
-  const fe = err as Partial<FastifyError> | null;
-  const code = typeof fe?.code === 'string' ? fe.code : '';
-  const status = typeof fe?.statusCode === 'number' ? fe.statusCode : 500;
-  if (
-    code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
-    code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
-    (err instanceof SyntaxError && status === 400)
-  ) {
-    return { status: 400, body: errorBody(400, INVALID_JSON_MESSAGE), internal: false };
-  }
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+  const rf = requestFaultOf(err);
+  if (rf)
     return {
-      status: 413,
-      body: errorBody(413, 'Request Entity Too Large: the request body is larger than the server accepts.'),
+      status: rf.status,
+      body: errorBody(rf.status, KEYSTONE_REQUEST_MESSAGES[rf.kind] ?? (rf.message || 'Bad request.')),
       internal: false,
     };
-  }
-  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return { status: 415, body: errorBody(415, 'Expecting to find application/json in Content-Type header.'), internal: false };
-  }
-  if (status >= 400 && status < 500) {
-    return {
-      status,
-      body: errorBody(status, typeof fe?.message === 'string' && fe.message !== '' ? fe.message : 'Bad request.'),
-      internal: false,
-    };
-  }
   return { status: 500, body: errorBody(500, INTERNAL_MESSAGE), internal: true };
 }
 

@@ -30,19 +30,10 @@
  * Any error answered before an upload's body was read to its end closes the connection, so a
  * client does not keep streaming gigabytes nobody reads.
  */
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  ConflictError,
-  DomainError,
-  ForbiddenError,
-  InvalidInputError,
-  InvalidStateError,
-  LockedError,
-  NotFoundError,
-  TemporaryFailureError,
-  UnauthorizedError,
-} from '../../domain/errors.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../../domain/errors.ts';
 import { INVALID_IMAGE_DATA, RangeNotSatisfiableError } from '../../domain/images/index.ts';
+import { requestFaultOf, statusOfDomainError, type RequestFaultKind } from '../common/errors.ts';
 
 /** An HTTP answer the image API produces itself (405, 415…), with extra headers. */
 export class ImageApiFault extends Error {
@@ -92,16 +83,17 @@ const CODE_STATUS: Readonly<Record<string, number>> = {
 };
 
 function domainStatus(err: DomainError): number {
-  const byCode = CODE_STATUS[err.code];
-  if (byCode !== undefined) return byCode;
-  if (err instanceof InvalidInputError || err instanceof InvalidStateError) return 400;
-  if (err instanceof UnauthorizedError) return 401;
-  if (err instanceof ForbiddenError) return 403;
-  if (err instanceof NotFoundError) return 404;
-  if (err instanceof ConflictError || err instanceof LockedError) return 409;
-  if (err instanceof TemporaryFailureError) return 503;
-  return 500;
+  return CODE_STATUS[err.code] ?? statusOfDomainError(err);
 }
+
+/** Glance's wording of each request fault. */
+const GLANCE_REQUEST_MESSAGES: Partial<Record<RequestFaultKind, string>> = {
+  'invalid-json': 'Malformed JSON in request body.',
+  'empty-json': 'Body expected in request.',
+  'body-too-large': 'The request body is larger than the server accepts.',
+  'media-type': 'The request media type is not supported by this server.',
+  'content-length': 'Invalid Content-Length.',
+};
 
 function fault(status: number, explanation: string, headers: Record<string, string> = {}, detail = ''): GlanceFault {
   return { status, explanation, detail, headers, internal: false };
@@ -116,25 +108,8 @@ export function toGlanceFault(err: unknown): GlanceFault {
     const headers: Record<string, string> = err instanceof RangeNotSatisfiableError ? { 'content-range': `bytes */${err.size}` } : {};
     return fault(status, err.message, headers);
   }
-  const fe = err as Partial<FastifyError> | null;
-  switch (fe?.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return fault(400, 'Malformed JSON in request body.');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return fault(400, 'Body expected in request.');
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return fault(413, 'The request body is larger than the server accepts.');
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return fault(415, 'The request media type is not supported by this server.');
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return fault(400, 'Invalid Content-Length.');
-    default:
-      break;
-  }
-  if (err instanceof SyntaxError) return fault(400, 'Malformed JSON in request body.');
-  const status = typeof fe?.statusCode === 'number' ? fe.statusCode : 500;
-  if (status >= 400 && status < 500)
-    return fault(status, typeof fe?.message === 'string' && fe.message !== '' ? fe.message : (TITLES[status] ?? 'Bad Request'));
+  const rf = requestFaultOf(err);
+  if (rf) return fault(rf.status, GLANCE_REQUEST_MESSAGES[rf.kind] ?? (rf.message || (TITLES[rf.status] ?? 'Bad Request')));
   return { ...fault(500, INTERNAL), internal: true };
 }
 

@@ -16,19 +16,10 @@
  *
  * 401 answers carry `WWW-Authenticate: Keystone uri="<public>/identity"`, as keystonemiddleware's.
  */
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  ConflictError,
-  DomainError,
-  ForbiddenError,
-  InvalidInputError,
-  InvalidStateError,
-  LockedError,
-  NotFoundError,
-  TemporaryFailureError,
-  UnauthorizedError,
-} from '../../domain/errors.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../../domain/errors.ts';
 import { formatLeaseTime, RequestUnsatisfiableError } from '../../domain/leasing/index.ts';
+import { requestFaultOf, statusOfDomainError, type RequestFaultKind } from '../common/errors.ts';
 
 /**
  * The WSME error body. An unsatisfiable lease request (esi's additive endpoint) adds
@@ -50,16 +41,13 @@ export function errorBody(status: number, message: string): WsmeErrorBody {
   return { faultcode: status >= 500 ? 'Server' : 'Client', faultstring: message, debuginfo: null };
 }
 
-/** HTTP status of a domain error (the table of `src/domain/errors.ts`). */
-export function statusOfDomainError(err: DomainError): number {
-  if (err instanceof InvalidInputError || err instanceof InvalidStateError) return 400;
-  if (err instanceof UnauthorizedError) return 401;
-  if (err instanceof ForbiddenError) return 403;
-  if (err instanceof NotFoundError) return 404;
-  if (err instanceof ConflictError || err instanceof LockedError) return 409;
-  if (err instanceof TemporaryFailureError) return 503;
-  return 500;
-}
+/** esi-leap's wording of each request fault. */
+const WSME_REQUEST_MESSAGES: Partial<Record<RequestFaultKind, string>> = {
+  'invalid-json': 'The request body is not valid JSON.',
+  'empty-json': 'The request body is not valid JSON.',
+  'body-too-large': 'The request body is larger than the server accepts.',
+  'media-type': 'Expecting a JSON request body (Content-Type: application/json).',
+};
 
 /**
  * Map any thrown value to a status and WSME body.
@@ -79,29 +67,13 @@ export function toWsmeError(err: unknown): { status: number; body: WsmeErrorBody
     const status = statusOfDomainError(err);
     return { status, body: errorBody(status, status === 500 ? INTERNAL_MESSAGE : err.message), internal: status === 500 };
   }
-  const fe = err as Partial<FastifyError> | null;
-  const code = typeof fe?.code === 'string' ? fe.code : '';
-  const status = typeof fe?.statusCode === 'number' ? fe.statusCode : 500;
-  if (
-    code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
-    code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
-    (err instanceof SyntaxError && status === 400)
-  ) {
-    return { status: 400, body: errorBody(400, 'The request body is not valid JSON.'), internal: false };
-  }
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return { status: 413, body: errorBody(413, 'The request body is larger than the server accepts.'), internal: false };
-  }
-  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return { status: 415, body: errorBody(415, 'Expecting a JSON request body (Content-Type: application/json).'), internal: false };
-  }
-  if (status >= 400 && status < 500) {
+  const rf = requestFaultOf(err);
+  if (rf)
     return {
-      status,
-      body: errorBody(status, typeof fe?.message === 'string' && fe.message !== '' ? fe.message : 'Bad request.'),
+      status: rf.status,
+      body: errorBody(rf.status, WSME_REQUEST_MESSAGES[rf.kind] ?? (rf.message || 'Bad request.')),
       internal: false,
     };
-  }
   return { status: 500, body: errorBody(500, INTERNAL_MESSAGE), internal: true };
 }
 

@@ -18,18 +18,9 @@
  * | TemporaryFailureError                                        | 503  | `NoNetworkAvailable`…    |
  * | anything else                                                | 500  | `HTTPInternalServerError`, a generic message; logged |
  */
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  ConflictError,
-  DomainError,
-  ForbiddenError,
-  InvalidInputError,
-  InvalidStateError,
-  LockedError,
-  NotFoundError,
-  TemporaryFailureError,
-  UnauthorizedError,
-} from '../../domain/errors.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, ForbiddenError } from '../../domain/errors.ts';
+import { requestFaultOf, statusOfDomainError, type RequestFaultKind } from '../common/errors.ts';
 
 /** An HTTP answer the network API produces itself (405…). */
 export class NetworkApiFault extends Error {
@@ -51,44 +42,27 @@ export interface NeutronFault {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-function domainStatus(err: DomainError): number {
-  if (err instanceof InvalidInputError || err instanceof InvalidStateError) return 400;
-  if (err instanceof UnauthorizedError) return 401;
-  if (err instanceof ForbiddenError) return 403;
-  if (err instanceof NotFoundError) return 404;
-  if (err instanceof ConflictError || err instanceof LockedError) return 409;
-  if (err instanceof TemporaryFailureError) return 503;
-  return 500;
-}
+/** Neutron's type and wording of each request fault. */
+const NEUTRON_REQUEST_FAULTS: Partial<Record<RequestFaultKind, readonly [string, string]>> = {
+  'invalid-json': ['HTTPBadRequest', 'Malformed request body: the body is not valid JSON.'],
+  'empty-json': ['HTTPBadRequest', 'Malformed request body: the body is not valid JSON.'],
+  'body-too-large': ['HTTPRequestEntityTooLarge', 'Request entity too large.'],
+  'media-type': ['HTTPUnsupportedMediaType', 'Unsupported Content-Type; send application/json.'],
+  'content-length': ['HTTPBadRequest', 'Invalid Content-Length.'],
+};
 
 /** Map any thrown value to a Neutron fault. */
 export function toNeutronFault(err: unknown): NeutronFault {
   if (err instanceof NetworkApiFault) return { status: err.status, type: err.type, message: err.message, headers: err.headers };
   if (err instanceof DomainError) {
-    const status = domainStatus(err);
+    const status = statusOfDomainError(err);
     const type = err instanceof ForbiddenError ? 'PolicyNotAuthorized' : err.code;
     return { status, type, message: err.message, headers: {} };
   }
-  const fe = err as Partial<FastifyError> & { validation?: unknown };
-  if (fe && typeof fe === 'object') {
-    switch (fe.code) {
-      case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return { status: 400, type: 'HTTPBadRequest', message: 'Malformed request body: the body is not valid JSON.', headers: {} };
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return { status: 413, type: 'HTTPRequestEntityTooLarge', message: 'Request entity too large.', headers: {} };
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return { status: 415, type: 'HTTPUnsupportedMediaType', message: 'Unsupported Content-Type; send application/json.', headers: {} };
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return { status: 400, type: 'HTTPBadRequest', message: 'Invalid Content-Length.', headers: {} };
-      default:
-        break;
-    }
-    if (err instanceof SyntaxError)
-      return { status: 400, type: 'HTTPBadRequest', message: 'Malformed request body: the body is not valid JSON.', headers: {} };
-    if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-      return { status: fe.statusCode, type: 'HTTPBadRequest', message: fe.message ?? 'Bad request.', headers: {} };
-    }
+  const rf = requestFaultOf(err);
+  if (rf) {
+    const [type, message] = NEUTRON_REQUEST_FAULTS[rf.kind] ?? ['HTTPBadRequest', rf.message || 'Bad request.'];
+    return { status: rf.status, type, message, headers: {} };
   }
   return {
     status: 500,
