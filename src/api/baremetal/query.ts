@@ -1,36 +1,31 @@
 /**
- * Query-string and body-argument parsing with Ironic's rules (reference/ironic.md §1.5, §1.6):
+ * Query-string and body-argument parsing with Ironic's rules (Ironic 21.4 `ironic/common/args.py`
+ * and `ironic/api/controllers/v1/utils.py`, https://opendev.org/openstack/ironic):
  * oslo boolean strings, positive integer `limit` capped at 1000, `sort_dir` asc|desc,
  * comma-separated, de-duplicated, lower-cased `fields`, UUID-shaped markers, and 400
  * "Unexpected arguments" for parameters a route does not take.
  */
 import { InvalidInputError } from '../../domain/errors.ts';
+import { readQuery as readCommonQuery, type Query } from '../common/query.ts';
 import { parseBoolLike } from '../../domain/inventory/validation.ts';
 import { canonicalUuid } from '../../domain/inventory/validation.ts';
 
 /** Largest page (Ironic `[api] max_limit`). */
 export const MAX_LIMIT = 1000;
 
-/** A parsed query string: each parameter's last value. */
-export type Query = Readonly<Record<string, string>>;
+export type { Query } from '../common/query.ts';
 
 /**
- * Normalise Fastify's parsed query (repeated keys give arrays: the last wins) and refuse
- * parameters the route does not accept.
+ * Ironic's reading of a query string (api/common/query.ts): a repeated parameter's last value,
+ * and parameters the route does not accept refused.
  * @throws InvalidInputError "Unexpected arguments: a, b"
  */
 export function readQuery(raw: unknown, allowed: ReadonlySet<string>): Query {
-  const out: Record<string, string> = {};
-  const unexpected: string[] = [];
-  for (const [k, v] of Object.entries((raw ?? {}) as Record<string, unknown>)) {
-    if (!allowed.has(k)) {
-      unexpected.push(k);
-      continue;
-    }
-    out[k] = Array.isArray(v) ? String(v[v.length - 1]) : String(v);
-  }
-  if (unexpected.length > 0) throw new InvalidInputError(`Unexpected arguments: ${unexpected.join(', ')}`);
-  return out;
+  return readCommonQuery(raw, {
+    allowed,
+    repeated: 'last',
+    unknownError: (names) => new InvalidInputError(`Unexpected arguments: ${names.join(', ')}`),
+  });
 }
 
 /** A boolean parameter, or undefined when absent. @throws InvalidInputError */

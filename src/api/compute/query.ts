@@ -4,19 +4,16 @@
  * integer capped at {@link MAX_LIMIT} (Nova `max_limit`), booleans in oslo's words.
  */
 import { InvalidInputError } from '../../domain/errors.ts';
+import { queryBoolValue, readQuery as readCommonQuery, type Query } from '../common/query.ts';
 
 /** Largest page. */
 export const MAX_LIMIT = 1000;
 
-/** A parsed query string: each parameter's last value. */
-export type Query = Readonly<Record<string, string>>;
+export type { Query } from '../common/query.ts';
 
-/** Normalise Fastify's parsed query (repeated keys give arrays: the last wins). */
+/** Nova's reading of a query string (api/common/query.ts): any parameter, the last value of a repeated one. */
 export function readQuery(raw: unknown): Query {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries((raw ?? {}) as Record<string, unknown>))
-    out[k] = Array.isArray(v) ? String(v[v.length - 1]) : String(v);
-  return out;
+  return readCommonQuery(raw, { repeated: 'last' });
 }
 
 /** `limit`: a positive integer, at most {@link MAX_LIMIT}; absent → the cap. @throws InvalidInputError */
@@ -34,7 +31,7 @@ export function limitOf(q: Query): number {
 export function boolOf(q: Query, name: string): boolean | undefined {
   const v = q[name];
   if (v === undefined) return undefined;
-  if (v === '' || /^(1|t|true|on|y|yes)$/i.test(v)) return true;
-  if (/^(0|f|false|off|n|no)$/i.test(v)) return false;
+  const b = queryBoolValue(v);
+  if (b !== undefined) return b;
   throw new InvalidInputError(`Invalid input for query parameters ${name}. Value: ${v.slice(0, 40)}. It is not a boolean.`);
 }

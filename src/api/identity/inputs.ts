@@ -7,6 +7,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import { ForbiddenError, InvalidInputError, UnauthorizedError } from '../../domain/errors.ts';
+import { queryBoolValue } from '../common/query.ts';
 import type { AssignmentQuery, PasswordCredentials, ProjectInput, ScopeRequest, UserInput } from '../../domain/identity/index.ts';
 import type { ProjectFilter, UserFilter } from '../../domain/identity/ports.ts';
 import { DEFAULT_DOMAIN_ID } from '../../domain/identity/model.ts';
@@ -229,9 +230,8 @@ export function queryValue(query: Query, name: string): string | undefined {
 export function queryBool(query: Query, name: string): boolean | undefined {
   const v = queryValue(query, name);
   if (v === undefined) return undefined;
-  const s = v.trim().toLowerCase();
-  if (['', 'true', '1', 'yes', 'on'].includes(s)) return true;
-  if (['false', '0', 'no', 'off'].includes(s)) return false;
+  const b = queryBoolValue(v);
+  if (b !== undefined) return b;
   throw new InvalidInputError(`Invalid input for query parameter '${name}': '${v.slice(0, 20)}' is not a boolean.`, 'ValidationError');
 }
 

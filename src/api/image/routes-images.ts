@@ -16,7 +16,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ImageApiDeps } from './deps.ts';
 import { renderImage, renderImageList } from './render.ts';
-import { jsonBody, jsonObject, mediaType, parseListQuery, parsePatch, queryParams, rejectBody } from './wire.ts';
+import { queryPairs } from '../common/query.ts';
+import { jsonBody, jsonObject, mediaType, parseListQuery, parsePatch, rejectBody } from './wire.ts';
 
 type IdParams = { Params: { id: string } };
 type TagParams = { Params: { id: string; tag: string } };
@@ -28,7 +29,7 @@ export function registerImageRoutes(app: FastifyInstance, services: ImageApiDeps
 
   app.get('/images', async (request) => {
     rejectBody(request);
-    const params = queryParams(request);
+    const params = queryPairs(request);
     const page = await images.list(request.auth, parseListQuery(params));
     return renderImageList(page.images, params, page.nextMarker);
   });

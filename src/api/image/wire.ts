@@ -43,13 +43,6 @@ export const PATCH_MEDIA_TYPES: Readonly<Record<string, 4 | 10>> = {
 
 const bad = (message: string, code = 'InvalidInput'): InvalidInputError => new InvalidInputError(message, code);
 
-/** The query parameters of a request, in order, with repeats (from the raw URL). */
-export function queryParams(request: FastifyRequest): URLSearchParams {
-  const url = request.raw.url ?? '';
-  const i = url.indexOf('?');
-  return new URLSearchParams(i < 0 ? '' : url.slice(i + 1));
-}
-
 /** Glance's `body_reject`: GET and DELETE routes take no body. @throws InvalidInputError */
 export function rejectBody(request: FastifyRequest): void {
   const length = request.headers['content-length'];

@@ -16,6 +16,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { InvalidInputError } from '../../domain/errors.ts';
+import { readQuery as readCommonQuery } from '../common/query.ts';
 import { parseLeaseTime } from '../../domain/leasing/index.ts';
 
 /** How one body attribute is read. */
@@ -131,14 +132,12 @@ export function readBody(spec: BodySpec, body: unknown): Record<string, unknown>
  * @throws InvalidInputError for an unknown or repeated parameter
  */
 export function readQuery(query: unknown, allowed: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries((query ?? {}) as Record<string, unknown>)) {
-    if (!allowed.includes(name)) throw new InvalidInputError(`Unknown argument: "${name}".`, 'UnknownArgument');
-    if (typeof value !== 'string')
-      throw new InvalidInputError(`Invalid value for argument ${name}: given more than once.`, 'InvalidArgument');
-    out[name] = value;
-  }
-  return out;
+  return readCommonQuery(query, {
+    allowed,
+    repeated: 'refuse',
+    unknownError: (names) => new InvalidInputError(`Unknown argument: "${names[0]}".`, 'UnknownArgument'),
+    repeatedError: (name) => new InvalidInputError(`Invalid value for argument ${name}: given more than once.`, 'InvalidArgument'),
+  });
 }
 
 /** An optional time query parameter as epoch ms. @throws InvalidInputError */

@@ -20,7 +20,8 @@ import { InvalidInputError } from '../../domain/errors.ts';
 import type { NetworkApiDeps } from './deps.ts';
 import { renderNodeNetwork, renderSwitch, renderSwitchPort, renderTrunkRow } from './render.ts';
 import { refuseOthers } from './routes-neutron.ts';
-import { queryParams, unwrap } from './wire.ts';
+import { queryPairs } from '../common/query.ts';
+import { unwrap } from './wire.ts';
 
 /** A body as an object. @throws InvalidInputError */
 function obj(body: unknown): Record<string, unknown> {
@@ -51,7 +52,7 @@ export function registerEsiRoutes(app: FastifyInstance, services: NetworkApiDeps
   type Ident = { Params: { ident: string } };
 
   app.get('/esi/node-networks', async (req) => {
-    const q = queryParams(req);
+    const q = queryPairs(req);
     const rows = await n.nodeNetworks.list(req.auth, {
       ...(q.get('node') ? { node: q.get('node')! } : {}),
       ...(q.get('network') ? { network: q.get('network')! } : {}),
@@ -105,7 +106,7 @@ export function registerEsiRoutes(app: FastifyInstance, services: NetworkApiDeps
   refuseOthers(app, '/esi/trunks/:ident', ['DELETE']);
 
   app.get('/esi/switch-ports', async (req) => {
-    const name = queryParams(req).get('switch');
+    const name = queryPairs(req).get('switch');
     if (!name) throw new InvalidInputError('switch is required (its name or switch_id, as bare-metal ports name it).', 'HTTPBadRequest');
     return { switch_ports: (await n.nodeNetworks.switchPorts(req.auth, name)).map((p) => ({ port: p.port, ...renderNodeNetwork(p.row) })) };
   });

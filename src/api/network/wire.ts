@@ -13,15 +13,9 @@
 import type { FastifyRequest } from 'fastify';
 import { InvalidInputError } from '../../domain/errors.ts';
 import type { ListRequest } from '../../domain/networking/index.ts';
+import { queryPairs } from '../common/query.ts';
 
 const RESERVED = new Set(['fields', 'sort_key', 'sort_dir', 'limit', 'marker', 'page_reverse']);
-
-/** The query parameters of a request, in order, with repeats. */
-export function queryParams(request: FastifyRequest): URLSearchParams {
-  const url = request.raw.url ?? '';
-  const i = url.indexOf('?');
-  return new URLSearchParams(i < 0 ? '' : url.slice(i + 1));
-}
 
 /** A parsed list query: the domain request and the fields to keep. */
 export interface ListQueryParams {
@@ -34,7 +28,7 @@ export interface ListQueryParams {
  * @throws InvalidInputError for a bad limit, unpaired sort keys and directions, a bad direction
  */
 export function parseListQuery(request: FastifyRequest): ListQueryParams {
-  const q = queryParams(request);
+  const q = queryPairs(request);
   const filters: Record<string, string[]> = {};
   for (const [k, v] of q) if (!RESERVED.has(k)) filters[k] = [...(filters[k] ?? []), v];
   const keys = q.getAll('sort_key');
@@ -91,7 +85,7 @@ export function collection(
   const out: Record<string, unknown> = { [name]: items };
   if (q.list.limit === null) return out;
   const links: Array<{ rel: string; href: string }> = [];
-  const params = queryParams(request);
+  const params = queryPairs(request);
   const link = (marker: string, reverse: boolean): string => {
     const p = new URLSearchParams(params);
     p.set('limit', String(q.list.limit));
