@@ -4,14 +4,15 @@
  * (esisdk `esi.lib.nodes.network_list`) makes for the same answer, on the same esi server, in
  * the same script.
  *
- * The esiclient sequence (reference/esi-leap.md §5.1; esisdk's code read for the calls, not
- * copied): in parallel, Ironic `GET /v1/nodes` and `GET /v1/ports/detail` (all pages,
- * microversion 1.69), Neutron `GET /v2.0/ports` and `GET /v2.0/networks` (floating IPs: esi
- * has none, so that list is left out — in the baseline's favour); then, for every network port
- * that is a trunk's parent, one `GET /v2.0/ports/{id}` per sub-port (in parallel for one
- * trunk, one trunk after the other); the join is done in this process in JavaScript (faster
- * than esiclient's Python — again in the baseline's favour). Each parallel stream has its own
- * keep-alive connection, as esisdk's thread pool has.
+ * The esiclient sequence (`esiclient/v1/node_network.py` in
+ * https://github.com/CCI-MOC/python-esiclient; esisdk's code read for the calls, not copied): in
+ * parallel, Ironic `GET /v1/nodes` and `GET /v1/ports/detail` (all pages, microversion 1.69),
+ * Neutron `GET /v2.0/ports` and `GET /v2.0/networks` (floating IPs: esi has none, so that list is
+ * left out — in the baseline's favour); then, for every network port that is a trunk's parent, one
+ * `GET /v2.0/ports/{id}` per sub-port (in parallel for one trunk, one trunk after the other); the
+ * join is done in this process in JavaScript (faster than esiclient's Python — again in the
+ * baseline's favour). Each parallel stream has its own keep-alive connection, as esisdk's thread
+ * pool has.
  *
  * Fleet: 1,000 nodes × 2 ports (`--quick`: 200), as admin. Every node's first port carries a
  * plain VIF; every other node's second port carries a trunk with 2 tagged networks (500

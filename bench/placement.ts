@@ -45,7 +45,7 @@ import { KyselySchedulingNodes } from '../src/store/scheduling/nodes.ts';
 /** The goal of the issue: p99 per placement under this many ms, in process. */
 export const GOAL_P99_MS = 10;
 
-/** Ironic's candidate test (reference/ironic.md §4.1), the baseline of part 1. */
+/** Ironic's candidate test (Ironic 21.4 `ironic/conductor/allocations.py`), the baseline of part 1. */
 function ironicCandidates(nodes: readonly SchedNode[], rc: string): SchedNode[] {
   const out: SchedNode[] = [];
   for (const n of nodes) {

@@ -1,9 +1,11 @@
 /**
  * What an image must hash to, from its `image_info` (ironic-python-agent's rules,
- * reference/ironic.md §5.1 step 5): `os_hash_algo` + `os_hash_value` when present; else the
- * legacy `checksum` — an MD5 hex digest (a 64/128-digit value is taken as SHA-256/SHA-512),
- * or an `http(s)` URL of a checksum file (`<digest>  <file name>` lines, or one bare digest),
- * whose line for the image URL's file name is used. No checksum at all is refused, as IPA does.
+ * `ironic_python_agent/extensions/standby.py` in
+ * https://opendev.org/openstack/ironic-python-agent): `os_hash_algo` + `os_hash_value` when
+ * present; else the legacy `checksum` — an MD5 hex digest (a 64/128-digit value is taken as
+ * SHA-256/SHA-512), or an `http(s)` URL of a checksum file (`<digest> <file name>` lines, or one
+ * bare digest), whose line for the image URL's file name is used. No checksum at all is refused, as
+ * IPA does.
  */
 import { imageChecksumError, imageDownloadError, invalidParams } from './errors.ts';
 

@@ -1,6 +1,7 @@
 /**
- * The agent's command executor, with ironic-python-agent's semantics (reference/ironic.md
- * §5.1 step 4): a command `<extension>.<command>` runs asynchronously and leaves a result
+ * The agent's command executor, with ironic-python-agent's semantics
+ * (`ironic_python_agent/extensions/base.py` in https://opendev.org/openstack/ironic-python-agent):
+ * a command `<extension>.<command>` runs asynchronously and leaves a result
  * `{id, command_name, command_status, command_error, command_result}` where `command_status`
  * is `RUNNING`, `SUCCEEDED`, `FAILED` or `CLEAN_VERSION_MISMATCH`; one command runs at a time
  * (a new one while one runs is refused with IPA's `AgentIsBusy`, 409); results stay listed

@@ -1,6 +1,7 @@
 /**
- * Config drive images (reference/ironic.md §5.1 step 5; the OpenStack config-drive v2
- * format): the `configdrive` parameter of `write_image`/`prepare_image` is either
+ * Config drive images (the OpenStack config-drive v2 format, as Ironic 21.4's `build_configdrive`
+ * in `ironic/conductor/utils.py` builds it, https://opendev.org/openstack/ironic): the
+ * `configdrive` parameter of `write_image`/`prepare_image` is either
  *
  * - a JSON object `{meta_data, user_data?, network_data?, vendor_data?}`, as Ironic's API
  *   accepts it (Ironic's conductor turns it into an ISO itself; this agent also takes it

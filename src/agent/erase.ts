@@ -1,6 +1,7 @@
 /**
- * The generic hardware manager's disk clean steps for a file disk (reference/ironic.md §5.1
- * step 6):
+ * The generic hardware manager's disk clean steps for a file disk (ironic-python-agent's
+ * `GenericHardwareManager`, `ironic_python_agent/hardware.py` in
+ * https://opendev.org/openstack/ironic-python-agent):
  *
  * - `erase_devices_metadata`: zeroes the first and last MiB of the disk (MBR, GPT primary and
  *   backup headers, most filesystem signatures), the first and last MiB of every partition the

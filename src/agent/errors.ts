@@ -2,7 +2,8 @@
  * Errors of the deploy agent, shaped like ironic-python-agent's `RESTError`s: a class name
  * (`type`), an HTTP-like `code`, a short `message` and human `details`. A failed command's
  * `command_error` is {@link AgentCommandError.serialize}'s object, and the command API answers
- * request errors with the WSME-like `{"faultcode", "faultstring"}` body (reference/ironic.md §5.1).
+ * request errors with the WSME-like `{"faultcode", "faultstring"}` body
+ * (`ironic_python_agent/api/app.py`).
  */
 
 /** A failure the agent reports; `type` is the IPA exception class name it stands for. */

@@ -1,6 +1,6 @@
 /**
  * The agent's commands, named and parameterised like ironic-python-agent's extensions
- * (reference/ironic.md §5.1 steps 5–7, §5 "Other commands"):
+ * (`ironic_python_agent/extensions/` in https://opendev.org/openstack/ironic-python-agent):
  *
  * - `standby.prepare_image {image_info, configdrive}`, `standby.get_partition_uuids`,
  *   `standby.sync`, `standby.power_off`, `standby.reboot`, `standby.run_image`;

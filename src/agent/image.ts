@@ -1,6 +1,7 @@
 /**
  * Writes an image onto the disk (`standby.prepare_image` / the `write_image` deploy step of
- * ironic-python-agent, reference/ironic.md §5.1 step 5):
+ * ironic-python-agent, `ironic_python_agent/extensions/standby.py` in
+ * https://opendev.org/openstack/ironic-python-agent):
  *
  * 1. the expected digest is resolved (./checksum.ts);
  * 2. `image_info.urls[0]` is fetched (redirects followed) and streamed through an

@@ -1,7 +1,8 @@
 /**
- * In-band inspection by the agent (ironic-python-agent's inspection, reference/ironic.md
- * §5.2): the agent collects the machine's inventory and posts it to the inspection callback
- * (`POST <api>/v1/continue_inspection`, Ironic 2023.2+) before its lookup.
+ * In-band inspection by the agent (ironic-python-agent's `inspector.py` and the inventory of its
+ * `hardware.py`, https://opendev.org/openstack/ironic-python-agent): the agent collects the
+ * machine's inventory and posts it to the inspection callback (`POST <api>/v1/continue_inspection`,
+ * Ironic 2023.2+) before its lookup.
  *
  * A real IPA reads /proc, /sys, lsblk, dmidecode and LLDP frames; esi's agent runs on lab
  * nodes, whose "hardware" is a description file the lab hands it (`--hardware-file`, the

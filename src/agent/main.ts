@@ -1,6 +1,8 @@
 /**
  * The deploy agent's life (`esi agent`), as ironic-python-agent runs in a ramdisk
- * (reference/ironic.md §1.11, §5.1 steps 2–3):
+ * (`ironic_python_agent/agent.py` and `ironic_api_client.py` in
+ * https://opendev.org/openstack/ironic-python-agent; the lookup and heartbeat endpoints:
+ * https://docs.openstack.org/api-ref/baremetal/#utility):
  *
  * 1. the disk file is created or extended to `--disk-size-gb` (sparse);
  * 2. the command API starts on `--listen-host:--listen-port` (./server.ts);

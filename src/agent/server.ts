@@ -1,6 +1,6 @@
 /**
  * The agent's command API over node:http, ironic-python-agent's wire protocol
- * (reference/ironic.md §5.1 step 4):
+ * (`ironic_python_agent/api/app.py` in https://opendev.org/openstack/ironic-python-agent):
  *
  * - `GET /` → `{name, description, versions, default_version}`; `GET /v1/status` →
  *   `{started_at (epoch s), version}`;

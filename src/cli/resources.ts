@@ -1,8 +1,8 @@
 /**
  * Which fields the lease commands print, and under which labels: the column sets of
  * python-esileapclient (`esileapclient/v1/{offer,lease,node,event}.py`: `fields`,
- * `long_fields`, `detailed_fields`; reference/esi-leap.md §6), so that `esi` output matches
- * `openstack esi …` column for column.
+ * `long_fields`, `detailed_fields`; https://github.com/CCI-MOC/python-esileapclient), so that `esi`
+ * output matches `openstack esi …` column for column.
  */
 
 /** `[field, label]` pairs in display order. */

@@ -1,6 +1,7 @@
 /**
- * The conductor: reconciles nodes with the intent the API recorded on them (DESIGN.md §3,
- * reference/ironic.md §1.10, §2, §8.1).
+ * The conductor: reconciles nodes with the intent the API recorded on them (docs/architecture.md
+ * "State and concurrency"; Ironic 21.4's conductor, `ironic/conductor/` in
+ * https://opendev.org/openstack/ironic).
  *
  * - **Tasks.** Woken by `notifyNode(uuid)` (the inventory's `ConductorRelay`, right after the
  *   API recorded a target) and by a short periodic poll of `NodeRepository.listPending` (the

@@ -1,7 +1,7 @@
 /**
  * The event-driven lease manager: applies leases to nodes at their start and removes them at
  * their end, within a second of the boundary (esi-leap's manager polls every 60 s,
- * reference/esi-leap.md §3.1).
+ * `esi_leap/manager/service.py` in https://github.com/CCI-MOC/esi-leap).
  *
  * - Every pending boundary (a lease's start or end, an offer's end) is a deadline in one
  *   {@link TimerHeap}; ONE `setTimeout` is armed for the earliest deadline (re-armed after

@@ -1,5 +1,6 @@
 /**
- * The conductor side of a node's exclusive lock (its `reservation`, DESIGN.md §3): take it with
+ * The conductor side of a node's exclusive lock (its `reservation`, docs/architecture.md "State and
+ * concurrency"): take it with
  * `NodeRepository.reserve`, run the work, and ALWAYS release it — also when the work throws —
  * so that a failed task never leaves a node locked (Ironic's `TaskManager` context).
  *

@@ -1,6 +1,7 @@
 /**
- * The periodic power-state sync (reference/ironic.md §2 "power sync", §8.1; Ironic 21.4
- * `_sync_power_states`, `do_sync_power_state`, `_power_failure_recovery`).
+ * The periodic power-state sync (Ironic 21.4 `ironic/conductor/manager.py`,
+ * https://opendev.org/openstack/ironic: `_sync_power_states`, `do_sync_power_state`,
+ * `_power_failure_recovery`).
  *
  * Every `config.conductor.powerSyncIntervalS` (Ironic: 60 s), for the nodes that map to this
  * conductor, with at most `parallelism` BMC reads at once (Ironic: 8):

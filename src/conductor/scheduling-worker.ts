@@ -1,8 +1,8 @@
 /**
  * The scheduling worker of a conductor process (a `BackgroundWorker`): it processes
  * `allocating` allocations (Ironic's conductor does this in `do_allocate`,
- * reference/ironic.md §4.1) and runs the compute area's periodic sweep (servers whose delete
- * waits for their node, src/domain/compute/).
+ * `ironic/conductor/allocations.py`) and runs the compute area's periodic sweep (servers whose
+ * delete waits for their node, src/domain/compute/).
  *
  * - Woken at once by `notifyAllocation` (the API's `AllocationRelay`) and every `pollMs` by a
  *   poll of `listAllocating` — the safety net, and how allocations created through another

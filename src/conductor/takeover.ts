@@ -1,7 +1,8 @@
 /**
- * Take-over of nodes left locked by a conductor that died (DESIGN.md §3; reference/ironic.md
- * §2 "Nodes stuck in a transient state when their conductor dies", §8.1 heartbeats; Ironic
- * 21.4 `_check_orphan_nodes` and the start-up clean-up of `base_manager`).
+ * Take-over of nodes left locked by a conductor that died (docs/architecture.md "State and
+ * concurrency"; Ironic 21.4 `_check_orphan_nodes` in `ironic/conductor/manager.py` and the
+ * start-up clean-up `_fail_transient_state` of `ironic/conductor/base_manager.py`,
+ * https://opendev.org/openstack/ironic).
  *
  * - A node whose `reservation` names a conductor that is not alive (no heartbeat within the
  *   timeout, or no registration at all) and that maps to this conductor has that reservation

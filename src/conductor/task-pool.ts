@@ -2,8 +2,8 @@
  * A bounded, keyed task pool: at most `limit` tasks run at once, and at most one task per key
  * (a node UUID) runs at a time in this process. The conductor uses it so that one node never
  * has two of its tasks in flight here (across processes the node's reservation does that job,
- * DESIGN.md §3) while many nodes progress in parallel, as Ironic's conductor worker pool does
- * (`[conductor] workers_pool_size`, reference/ironic.md §8.1).
+ * docs/architecture.md) while many nodes progress in parallel, as Ironic's conductor worker pool
+ * does (`[conductor] workers_pool_size`).
  *
  * Semantics:
  * - {@link KeyedTaskPool.submit} of a key that is already queued does nothing (the queued run

@@ -1,8 +1,8 @@
 /**
  * Timeouts of the wait states: a node that waits for its deploy agent longer than the
- * configured time fails (reference/ironic.md §2 "Timeouts", §8.2; Ironic 21.4
- * `_check_deploy_timeouts`, `_check_cleanwait_timeouts`, `_check_inspect_wait_timeouts`,
- * `_check_rescuewait_timeouts`, each 1800 s by default, 0 = never).
+ * configured time fails (Ironic 21.4 `ironic/conductor/manager.py`,
+ * https://opendev.org/openstack/ironic: `_check_deploy_timeouts`, `_check_cleanwait_timeouts`,
+ * `_check_inspect_wait_timeouts`, `_check_rescuewait_timeouts`, each 1800 s by default, 0 = never).
  *
  * | state            | setting                  | fails to        | also                                   |
  * |------------------|--------------------------|-----------------|----------------------------------------|

@@ -1,7 +1,8 @@
 /**
- * The virtual lab (`esi lab`, DESIGN §2): one HTTP service that emulates the Redfish BMCs
- * (DSP0266) of N virtual bare-metal systems, `node-0` … `node-(N-1)`, each with its Manager
- * (`bmc-node-i`) and Chassis (`chassis-node-i`). State is in memory and lasts while the lab runs.
+ * The virtual lab (`esi lab`, README.md "Server contract"): one HTTP service that emulates the
+ * Redfish BMCs (DSP0266) of N virtual bare-metal systems, `node-0` … `node-(N-1)`, each with its
+ * Manager (`bmc-node-i`) and Chassis (`chassis-node-i`). State is in memory and lasts while the lab
+ * runs.
  *
  * Point a node's `driver_info` at it with the `redfish` driver:
  * `{redfish_address: lab.url, redfish_system_id: '/redfish/v1/Systems/node-0',

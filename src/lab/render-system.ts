@@ -4,9 +4,10 @@
  * render-hardware.ts),
  * rendered from {@link SystemState}. Pure functions: JSON objects in, nothing else.
  *
- * The fields are those sushy 4.3 and Ironic 21.4's `redfish` hardware type read (reference
- * notes `ironic.md` §7.1): `Id`, `UUID`, `PowerState`, `Status`, `Boot` with its allowable
- * targets, `ProcessorSummary`, `MemorySummary`, `SimpleStorage`, `EthernetInterfaces`,
+ * The fields are those sushy 4.3 and Ironic 21.4's `redfish` hardware type read
+ * (`ironic/drivers/modules/redfish/` in https://opendev.org/openstack/ironic;
+ * https://opendev.org/openstack/sushy): `Id`, `UUID`, `PowerState`, `Status`, `Boot` with its
+ * allowable targets, `ProcessorSummary`, `MemorySummary`, `SimpleStorage`, `EthernetInterfaces`,
  * `Links.ManagedBy`/`Links.Chassis`, `Actions["#ComputerSystem.Reset"]`, `IndicatorLED`.
  */
 import { BOOT_MODES, BOOT_TARGETS, RESET_TYPES, type SystemState } from './state.ts';
@@ -115,7 +116,8 @@ export const VIRTUAL_MEDIA_ID = 'Cd';
 
 /**
  * The VirtualMedia resource of the system's virtual CD, as seen under `baseUri` (the system's
- * or its manager's `VirtualMedia` collection: both expose the same device, ironic.md §7.1).
+ * or its manager's `VirtualMedia` collection: both expose the same device; sushy 4.3 reads the
+ * manager's).
  */
 export function renderVirtualMedia(s: SystemState, baseUri: string): Json {
   const uri = `${baseUri}/${VIRTUAL_MEDIA_ID}`;

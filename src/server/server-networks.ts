@@ -1,7 +1,7 @@
 /**
  * Networks for servers (the compute area's `ServerNetworks` port) over the networking
- * services, the way Nova uses Neutron for a bare-metal instance (reference/ironic.md §4.2,
- * spawn step 5):
+ * services, the way Nova's ironic driver uses Neutron for a bare-metal instance (VIF attach in
+ * `spawn`, `nova/virt/ironic/driver.py` in https://opendev.org/openstack/nova):
  *
  * - `check`: every requested network (`{uuid}`) or port (`{port}`) must be visible to the
  *   caller (else 400 "could not be found", as Nova answers); `fixed_ip` is not supported (400);

@@ -1,5 +1,6 @@
 /**
- * Ironic API microversions (reference/ironic.md §1.3): negotiation of the
+ * Ironic API microversions (https://docs.openstack.org/api-ref/baremetal/#api-versions; Ironic 21.4
+ * `ironic/api/controllers/v1/versions.py` and `VERSIONED_FIELDS` in `utils.py`): negotiation of the
  * `X-OpenStack-Ironic-API-Version` header and the version gates of fields, verbs and filters.
  *
  * - Supported range 1.1 … 1.82. No header → 1.1 (the minimum, not the maximum); `latest` →

@@ -1,6 +1,8 @@
 /**
- * Allocation routes (Ironic ≥ 1.52, reference/ironic.md §4.1): `GET|POST /v1/allocations`,
- * `GET|PATCH|DELETE /v1/allocations/{uuid or name}`, `GET|DELETE /v1/nodes/{node}/allocation`.
+ * Allocation routes (Ironic ≥ 1.52,
+ * https://docs.openstack.org/api-ref/baremetal/#allocations-allocations):
+ * `GET|POST /v1/allocations`, `GET|PATCH|DELETE /v1/allocations/{uuid or name}`,
+ * `GET|DELETE /v1/nodes/{node}/allocation`.
  *
  * Version rules (Ironic 21.4): before 1.52 a GET is 404 and any other method 405; `PATCH` needs
  * 1.57 (405 before); `node` in the body (backfill) 1.58 and `owner` 1.60 (406 before); the

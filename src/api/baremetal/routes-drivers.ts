@@ -1,7 +1,8 @@
 /**
- * Driver and conductor routes (reference/ironic.md §1.9): `GET /v1/drivers` (`type`, `detail`),
- * `GET /v1/drivers/{name}`, `GET /v1/drivers/{name}/properties`, and from 1.49
- * `GET /v1/conductors[/{hostname}]` (`detail`). System-level resources: admins and observers.
+ * Driver and conductor routes (https://docs.openstack.org/api-ref/baremetal/#drivers-drivers and
+ * "Conductors"): `GET /v1/drivers` (`type`, `detail`), `GET /v1/drivers/{name}`,
+ * `GET /v1/drivers/{name}/properties`, and from 1.49 `GET /v1/conductors[/{hostname}]` (`detail`).
+ * System-level resources: admins and observers.
  */
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError, NotFoundError } from '../../domain/errors.ts';

@@ -1,6 +1,7 @@
 /**
- * Node history routes (Ironic ≥ 1.78, reference/ironic.md §1.8; Ironic 21.4
- * `NodeHistoryController`):
+ * Node history routes (Ironic ≥ 1.78,
+ * https://docs.openstack.org/api-ref/baremetal/#history-of-nodes; Ironic 21.4
+ * `NodeHistoryController` in `ironic/api/controllers/v1/node.py`):
  * - `GET /v1/nodes/{node}/history[?detail=&marker=&limit=]` — the node's events, oldest first,
  *   in `{"history": [...], "next"?}`; items carry `uuid, created_at, severity, event` (an
  *   event longer than 255 characters is cut to its first 251 plus `...`) and a self link;

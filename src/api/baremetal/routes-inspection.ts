@@ -1,5 +1,7 @@
 /**
- * Inspection routes (reference/ironic.md §1.8, §5.2):
+ * Inspection routes (the node inventory:
+ * https://docs.openstack.org/api-ref/baremetal/#node-inventory; the inventory format is
+ * ironic-python-agent's, `ironic_python_agent/hardware.py`):
  *
  * - `POST /v1/continue_inspection` (public: the agent has no Keystone token) with the agent's
  *   inspection data `{inventory, …plugin data}` → 202 `{uuid}`; 400 malformed data, 404 no

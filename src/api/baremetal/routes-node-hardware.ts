@@ -1,9 +1,10 @@
 /**
- * Node hardware settings routes (reference/ironic.md §1.8): the BIOS settings cache
- * (`GET /v1/nodes/{id}/bios`, `GET …/bios/{name}`, ≥ 1.40, registry fields from 1.74) and the
- * target RAID configuration (`PUT /v1/nodes/{id}/states/raid`, ≥ 1.12, 204) and the boot mode
- * (`PUT /v1/nodes/{id}/states/boot_mode` `{"target": "uefi"|"bios"}`, ≥ 1.76, 202; set at the
- * BMC before answering, recorded in the node's `boot_mode`).
+ * Node hardware settings routes (https://docs.openstack.org/api-ref/baremetal/#node-bios-nodes and
+ * "Node Management"): the BIOS settings cache (`GET /v1/nodes/{id}/bios`, `GET …/bios/{name}`, ≥
+ * 1.40, registry fields from 1.74) and the target RAID configuration
+ * (`PUT /v1/nodes/{id}/states/raid`, ≥ 1.12, 204) and the boot mode
+ * (`PUT /v1/nodes/{id}/states/boot_mode` `{"target": "uefi"|"bios"}`, ≥ 1.76, 202; set at the BMC
+ * before answering, recorded in the node's `boot_mode`).
  *
  * Wire shapes (Ironic 21.4, as python-ironicclient's `node bios setting list|show` reads
  * them): the list is `{"bios": [setting, …]}`; one setting is `{"<name>": setting}`; a setting

@@ -1,10 +1,10 @@
 /**
- * Node state routes (reference/ironic.md §1.8, §1.10): `GET /v1/nodes/{id}/states`,
- * `PUT …/states/power` (202), `PUT …/states/provision` (202), `GET|PUT …/states/console`
- * (PUT 202), also reachable as `/v1/nodes/states/console/{id}` (Ironic's routing quirk). An
- * enabled console's `console_info` is `{"type": "websocket", "url": "ws[s]://…/states/console/stream"}`
- * (routes-console-stream.ts).
- * A 202 carries a `Location` to the states resource and no body.
+ * Node state routes (https://docs.openstack.org/api-ref/baremetal/#node-management-nodes):
+ * `GET /v1/nodes/{id}/states`, `PUT …/states/power` (202), `PUT …/states/provision` (202),
+ * `GET|PUT …/states/console` (PUT 202), also reachable as `/v1/nodes/states/console/{id}` (Ironic's
+ * routing quirk). An enabled console's `console_info` is `{"type": "websocket", "url":
+ * "ws[s]://…/states/console/stream"}` (routes-console-stream.ts). A 202 carries a `Location` to the
+ * states resource and no body.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidInputError } from '../../domain/errors.ts';

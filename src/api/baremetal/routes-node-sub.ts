@@ -1,9 +1,9 @@
 /**
- * Node sub-resource routes (reference/ironic.md §1.8): maintenance (`PUT|DELETE`, 202),
- * boot device (`GET|PUT …/management/boot_device`, `GET …/supported`), traits (≥1.37),
- * `GET …/validate`, VIFs (`GET|POST …/vifs`, `DELETE …/vifs/{vif}`, ≥1.28; `port_uuid` ≥1.67;
- * attach and detach are the networking area's, src/domain/networking/vifs.ts), and the node's
- * ports (`GET …/ports[/detail]`).
+ * Node sub-resource routes (https://docs.openstack.org/api-ref/baremetal/: "Node Management", "Node
+ * Traits", "VIFs"): maintenance (`PUT|DELETE`, 202), boot device
+ * (`GET|PUT …/management/boot_device`, `GET …/supported`), traits (≥1.37), `GET …/validate`, VIFs
+ * (`GET|POST …/vifs`, `DELETE …/vifs/{vif}`, ≥1.28; `port_uuid` ≥1.67; attach and detach are the
+ * networking area's, src/domain/networking/vifs.ts), and the node's ports (`GET …/ports[/detail]`).
  */
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError, NotFoundError } from '../../domain/errors.ts';

@@ -1,8 +1,8 @@
 /**
  * Node collection and node resource routes: `GET /v1/nodes[/detail]`, `POST /v1/nodes`,
  * `GET|PATCH|DELETE /v1/nodes/{ident}`, `GET /v1/nodes/validate?node=…`
- * (reference/ironic.md §1.6–§1.8). Handlers: parse (with version rules) → one domain call →
- * render.
+ * (https://docs.openstack.org/api-ref/baremetal/#nodes-nodes). Handlers: parse (with version rules)
+ * → one domain call → render.
  */
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError } from '../../domain/errors.ts';

@@ -1,7 +1,8 @@
 /**
- * Port routes (reference/ironic.md §1.9): `GET /v1/ports[/detail]` (filters `node`,
- * `node_uuid`, `address`), `POST /v1/ports` (201 + Location), `GET|PATCH|DELETE /v1/ports/{uuid}`.
- * Ports have no names: a non-UUID identifier is a 400 (look a MAC up with `?address=`).
+ * Port routes (https://docs.openstack.org/api-ref/baremetal/#ports-ports): `GET /v1/ports[/detail]`
+ * (filters `node`, `node_uuid`, `address`), `POST /v1/ports` (201 + Location),
+ * `GET|PATCH|DELETE /v1/ports/{uuid}`. Ports have no names: a non-UUID identifier is a 400 (look a
+ * MAC up with `?address=`).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { InvalidInputError } from '../../domain/errors.ts';

@@ -1,6 +1,6 @@
 /**
- * The ramdisk (deploy agent) endpoints (reference/ironic.md §1.11), public — the agent has no
- * Keystone token:
+ * The ramdisk (deploy agent) endpoints (https://docs.openstack.org/api-ref/baremetal/#utility),
+ * public — the agent has no Keystone token:
  *
  * - `GET /v1/lookup?addresses=<mac,…>&node_uuid=<uuid>` (≥ 1.22; older versions: 404 as the
  *   route did not exist): `{node: {uuid, properties, instance_info, driver_internal_info,

@@ -1,7 +1,7 @@
 /**
- * Discovery documents (reference/ironic.md §1.2): `GET /baremetal/` (no version handling) and
- * `GET /baremetal/v1` (version headers; optional keys by negotiated version). Both are public.
- * Any other method on `/v1` is a 405.
+ * Discovery documents (https://docs.openstack.org/api-ref/baremetal/#api-versions):
+ * `GET /baremetal/` (no version handling) and `GET /baremetal/v1` (version headers; optional keys
+ * by negotiated version). Both are public. Any other method on `/v1` is a 405.
  */
 import type { FastifyInstance } from 'fastify';
 import type { BaremetalContext } from './context.ts';

@@ -1,7 +1,7 @@
 /**
- * esi-leap JSON documents (reference/esi-leap.md §1.3–§1.7): offers, leases, nodes, events and
- * console tokens, with esi-leap's field names and time format (`formatLeaseTime`: naive ISO,
- * microseconds only when not zero).
+ * esi-leap JSON documents (`esi_leap/api/controllers/v1/` in https://github.com/CCI-MOC/esi-leap):
+ * offers, leases, nodes, events and console tokens, with esi-leap's field names and time format
+ * (`formatLeaseTime`: naive ISO, microseconds only when not zero).
  */
 import type { IssuedConsoleToken, LeaseView, LeasingEvent, NodeView, OfferView } from '../../domain/leasing/index.ts';
 import { formatLeaseTime } from '../../domain/leasing/index.ts';

@@ -2,7 +2,8 @@
  * The serial console proxy of the lease API: `GET /lease/console?token=<console token>`
  * upgraded to a websocket — the `access_url` that `POST /lease/v1/console_auth_tokens` returns
  * (esi-leap's `esi-leap-serial-console-proxy` listens on its own port 6083 and serves
- * `/?token=`; esi serves it on its one port, reference/esi-leap.md §1.7).
+ * `/?token=`, `esi_leap/console/websocketproxy.py` in https://github.com/CCI-MOC/esi-leap; esi
+ * serves it on its one port).
  *
  * The token is the only credential (no `X-Auth-Token`: browsers cannot send headers on a
  * websocket). `read_only=1|true` asks for a read-only session whatever the token allows. Wire

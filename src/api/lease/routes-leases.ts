@@ -1,5 +1,6 @@
 /**
- * Lease routes of the lease API (esi-leap `/v1/leases`, reference/esi-leap.md §1.4):
+ * Lease routes of the lease API (esi-leap `/v1/leases`, `esi_leap/api/controllers/v1/lease.py` in
+ * https://github.com/CCI-MOC/esi-leap):
  * `GET/POST /v1/leases`, `GET/DELETE /v1/leases/{uuid_or_name}`, `PATCH /v1/leases/{uuid}`
  * (end_time only). Each handler: parse → one domain call → render.
  */

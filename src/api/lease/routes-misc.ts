@@ -2,7 +2,8 @@
  * The remaining lease API routes: the version documents (`GET /lease`, public, esi-leap's
  * health/root document; `GET /lease/v1`, public, 300 with the version list), `GET /v1/nodes`,
  * `GET /v1/events`, and `POST /v1/console_auth_tokens`, `DELETE
- * /v1/console_auth_tokens/{node_uuid_or_name}` (reference/esi-leap.md §1.2, §1.5–§1.7).
+ * /v1/console_auth_tokens/{node_uuid_or_name}` (esi-leap's `esi_leap/api/controllers/`,
+ * https://github.com/CCI-MOC/esi-leap).
  */
 import type { FastifyInstance } from 'fastify';
 import type { EventListInput, NodeListInput } from '../../domain/leasing/index.ts';

@@ -1,5 +1,6 @@
 /**
- * Offer routes of the lease API (esi-leap `/v1/offers`, reference/esi-leap.md §1.3):
+ * Offer routes of the lease API (esi-leap `/v1/offers`, `esi_leap/api/controllers/v1/offer.py` in
+ * https://github.com/CCI-MOC/esi-leap):
  * `GET/POST /v1/offers`, `GET/DELETE /v1/offers/{uuid_or_name}`,
  * `POST /v1/offers/{uuid_or_name}/claim`. Each handler: parse → one domain call → render.
  */

@@ -1,6 +1,7 @@
 /**
  * `esi event list` (esi-leap `GET /v1/events`), with the options and columns of
- * python-esileapclient (reference/esi-leap.md §6).
+ * python-esileapclient (`esileapclient/osc/v1/event.py` in
+ * https://github.com/CCI-MOC/python-esileapclient).
  */
 import type { Command } from 'commander';
 import { addOutputOptions, printList, type OutputOptions } from '../output.ts';

@@ -1,7 +1,8 @@
 /**
  * `esi lease create|update|list|show|delete`: esi-leap leases (`/lease/v1/leases`), with the
  * options and output columns of python-esileapclient's `openstack esi lease …`
- * (reference/esi-leap.md §6); and `esi lease request` (by hardware, `./lease-request.ts`).
+ * (`esileapclient/osc/v1/lease.py` in https://github.com/CCI-MOC/python-esileapclient); and
+ * `esi lease request` (by hardware, `./lease-request.ts`).
  */
 import type { Command } from 'commander';
 import { collect, filterByProperties, pair, parseJsonObject } from '../filters.ts';

@@ -1,6 +1,7 @@
 /**
  * `esi node network list|attach|detach` and `esi trunk list|create|add network|remove
- * network|delete`: python-esiclient's commands (reference/esi-leap.md §5.1, §5.2), each one
+ * network|delete`: python-esiclient's commands (`esiclient/v1/node_network.py` and `trunk.py` in
+ * https://github.com/CCI-MOC/python-esiclient), each one
  * request to esi's `/network/v2.0/esi/…` endpoints instead of the several OpenStack calls
  * esiclient makes. Port names follow esiclient (`esi-<node>-<network>`,
  * `esi-<trunk>-<network>-trunk-port`, `esi-<trunk>-<network>-sub-port`), so re-runs reuse what

@@ -1,11 +1,12 @@
 /**
- * `esi node capture <node> --name <image>`: make an image of a provisioned node you hold (seed
- * 000, "Create image from a leased, provisioned node"): creates a private image in the image
- * service (`POST /image/v2/images`, `container_format` bare, `disk_format` qcow2 or raw), asks
- * the node to capture its disk into it (`POST /baremetal/v1/nodes/{node}/capture`, an esi
- * addition), and with `--wait` follows the capture (booting the deploy agent, converting,
- * uploading bytes) until the image is `active` and the node runs its instance again. If the
- * capture request is refused, the image just created is deleted again.
+ * `esi node capture <node> --name <image>`: make an image of a provisioned node you hold (ESI's
+ * design document, "Create image from a leased, provisioned node"; docs/provisioning.md): creates a
+ * private image in the image service (`POST /image/v2/images`, `container_format` bare,
+ * `disk_format` qcow2 or raw), asks the node to capture its disk into it
+ * (`POST /baremetal/v1/nodes/{node}/capture`, an esi addition), and with `--wait` follows the
+ * capture (booting the deploy agent, converting, uploading bytes) until the image is `active` and
+ * the node runs its instance again. If the capture request is refused, the image just created is
+ * deleted again.
  */
 import type { Command } from 'commander';
 import { addOutputOptions, printShow, type OutputOptions } from '../output.ts';

@@ -3,8 +3,8 @@
  *
  * It asks the lease service for a console token (`POST /lease/v1/console_auth_tokens`, as
  * python-esileapclient's `esi console auth token create`), opens the token's `access_url` (a
- * websocket served by esi; the BMC's address is never involved, seed 002) and copies bytes both
- * ways: websocket → stdout, stdin → websocket. With `--enable` it first enables the console
+ * websocket served by esi; the BMC's address is never involved, docs/console.md) and copies bytes
+ * both ways: websocket → stdout, stdin → websocket. With `--enable` it first enables the console
  * (`PUT /baremetal/v1/nodes/{node}/states/console`, as `openstack baremetal node console enable`).
  *
  * - On a terminal, stdin is put in raw mode (every key, Ctrl-C included, goes to the node) and

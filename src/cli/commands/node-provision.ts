@@ -1,6 +1,7 @@
 /**
  * `esi node provision` and `esi node unprovision`: the one-shot provisioning a lessee (or an
- * owner) uses, as metalsmith does on top of Ironic (seed 001's demo), made of standard API calls:
+ * owner) uses, as metalsmith does on top of Ironic (https://opendev.org/openstack/metalsmith; ESI's
+ * user guide provisions this way, https://esi.readthedocs.io), made of standard API calls:
  *
  * provision:
  * 1. `GET /baremetal/v1/nodes/{node}` — it must be `available`;

@@ -1,6 +1,7 @@
 /**
  * `esi node list` (esi-leap `GET /v1/nodes`), with the options and columns of
- * python-esileapclient (reference/esi-leap.md §6); `esi node provision|unprovision`
+ * python-esileapclient (`esileapclient/osc/v1/node.py` in
+ * https://github.com/CCI-MOC/python-esileapclient); `esi node provision|unprovision`
  * (./node-provision.ts), `esi node capture` (./node-capture.ts) and `esi node console`
  * (./node-console.ts).
  */

@@ -1,7 +1,7 @@
 /**
  * `esi offer create|list|show|delete|claim`: esi-leap offers (`/lease/v1/offers`), with the
  * options and output columns of python-esileapclient's `openstack esi offer …`
- * (reference/esi-leap.md §6).
+ * (`esileapclient/osc/v1/offer.py` in https://github.com/CCI-MOC/python-esileapclient).
  */
 import type { Command } from 'commander';
 import { collect, filterByProperties, pair, parseJsonObject } from '../filters.ts';

@@ -1,7 +1,9 @@
 /**
  * `esi server create|list|show|delete`: bare-metal instances through the compute API
  * (`/compute/v2.1`, a Nova subset), in one step — schedule, allocate, attach networks and deploy
- * (seed 004 "Nova does reservation and deployment in one step"; docs/scheduling.md).
+ * ("Nova does reservation and deployment in a seemingly single step", openstack-discuss,
+ * http://lists.openstack.org/pipermail/openstack-discuss/2019-January/002250.html;
+ * docs/scheduling.md).
  *
  * create: the flavor and image by ID or name, `--network` by ID or name (network service), the
  * user data file base64-encoded, `--count N` servers at once (all or nothing), then

@@ -1,8 +1,9 @@
 /**
- * `esi switch port list <switch>` (python-esiclient, reference/esi-leap.md §5.3: the ports of a
- * switch cabled to nodes you see, and the networks they carry) and the switch administration
- * of esi (admins): `esi switch list|show|create|set|delete|resync|port states|port register|port
- * unregister` (switch port registrations: src/domain/networking/cabling.ts).
+ * `esi switch port list <switch>` (python-esiclient's `esiclient/v1/switch.py`,
+ * https://github.com/CCI-MOC/python-esiclient: the ports of a switch cabled to nodes you see, and
+ * the networks they carry) and the switch administration of esi (admins): `esi switch
+ * list|show|create|set|delete|resync|port states|port register|port unregister` (switch port
+ * registrations: src/domain/networking/cabling.ts).
  *
  * `create` and `set` take driver settings as `--driver-info key=value` (repeatable; numbers and
  * booleans are converted); secret settings (`password`, `private_key`, `enable_secret`) are

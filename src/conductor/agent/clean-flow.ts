@@ -1,5 +1,6 @@
 /**
- * Agent cleaning (Ironic 21.4 in-band cleaning, reference/ironic.md §2, §5.1 step 6) for nodes
+ * Agent cleaning (Ironic 21.4 in-band cleaning, `ironic/conductor/cleaning.py` and
+ * `ironic/drivers/modules/agent_base.py` in https://opendev.org/openstack/ironic) for nodes
  * that {@link usesAgent}. The `cleaning` stage runs twice:
  *
  * 1. **Boot the agent** (boot device `cdrom`/`pxe`, reboot); `wait` → `clean wait` (failing

@@ -1,6 +1,6 @@
 /**
  * HTTP client of the deploy agent's command API (ironic-python-agent's wire protocol,
- * reference/ironic.md §5.1 step 4):
+ * Ironic 21.4 `ironic/drivers/modules/agent_client.py`, https://opendev.org/openstack/ironic):
  *
  * - `POST <agent_url>/v1/commands/?wait=false&agent_token=<token>` with `{name, params}` →
  *   a command result `{id, command_name, command_status, command_error, command_result}`,

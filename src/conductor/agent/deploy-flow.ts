@@ -1,5 +1,6 @@
 /**
- * The agent deploy (Ironic 21.4 `direct` deploy interface, reference/ironic.md §2, §5.1), for
+ * The agent deploy (Ironic 21.4 `direct` deploy interface, `ironic/drivers/modules/agent.py` in
+ * https://opendev.org/openstack/ironic), for
  * nodes that {@link usesAgent}. The `deploying` stage runs twice:
  *
  * 1. **Boot the agent.** Validate `driver_info` and the image (`instance_info.image_source`,

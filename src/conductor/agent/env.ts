@@ -14,7 +14,7 @@ import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import type { BootDevice } from '../../domain/hardware/interfaces.ts';
 import { AgentClient } from './client.ts';
 
-/** The `image_info` of a `write_image` step (reference/ironic.md §5.1 step 5). */
+/** The `image_info` of a `write_image` step (Ironic 21.4 `AgentDeploy.write_image`). */
 export interface ImageInfo {
   readonly id: string;
   readonly urls: readonly string[];

@@ -1,7 +1,7 @@
 /**
  * The `image_info` the `write_image` step sends the agent, from the node's `instance_info`
- * (Ironic 21.4 `deploy_utils.build_instance_info_for_deploy` / `agent_base`), reference
- * /work/shared/reference/ironic.md §5.1:
+ * (Ironic 21.4 `deploy_utils.build_instance_info_for_deploy` and `AgentDeploy.write_image`,
+ * https://opendev.org/openstack/ironic):
  *
  * - `image_source` a UUID: an image of esi's image service, which must be `active` and
  *   deployable by the caller that requested the deploy, with that caller's roles at the time of

@@ -1,5 +1,5 @@
 /**
- * The `inspecting` stage (Ironic `inspect_hardware`, reference/ironic.md §2, §5.2) by the
+ * The `inspecting` stage (Ironic 21.4 `inspect_hardware`, `ironic/conductor/manager.py`) by the
  * node's `inspect_interface`:
  *
  * - `agent` (in-band, Ironic 2023.2+ built-in inspection) runs twice:

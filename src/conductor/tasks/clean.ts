@@ -2,7 +2,7 @@
  * The `cleaning` stage: automated cleaning (after `provide` and after teardown, target
  * `available`) and manual cleaning (verb `clean`, target `manageable`).
  *
- * Source: reference/ironic.md §2 and Ironic 21.4 `do_node_clean` / `cleaning_error_handler`:
+ * Source: Ironic 21.4 `do_node_clean` (`ironic/conductor/cleaning.py`) / `cleaning_error_handler`:
  * - automated cleaning is skipped when the node's `automated_clean` is false, or null and
  *   `config.conductor.automatedClean` is false: the node goes straight to `available`;
  * - otherwise the power interface is validated (failure → `clean failed`, no maintenance);

@@ -15,15 +15,15 @@
  * {} (Ironic `wipe_deploy_internal_info`). On failure: `fail` → `deploy failed` with
  * `last_error`.
  *
- * Teardown — Ironic 21.4 `_do_node_tear_down` (reference/ironic.md §2), for esi's fields: the
- * node is powered off (the deploy interface's `tear_down`); whatever happens, `instance_info`
- * = {}, `instance_uuid` = null, `allocation_uuid` = null (the allocation is gone), the deploy
- * and instance keys of `driver_internal_info` are removed, `deploy_step` = {}, and a lessee
- * the deploy set automatically (`driver_internal_info.automatic_lessee`) is removed. VIFs stay
- * attached, as in Ironic (lease end detaches them first: src/domain/inventory/lease-gateway.ts).
- * `console_enabled` is kept (Ironic keeps it
- * for the next deployment). Success: `clean` → `cleaning` (target `available`), and the
- * conductor runs the cleaning stage next; failure: `fail` → `error` with `last_error`.
+ * Teardown — Ironic 21.4 `_do_node_tear_down` (`ironic/conductor/manager.py`), for esi's fields:
+ * the node is powered off (the deploy interface's `tear_down`); whatever happens, `instance_info` =
+ * {}, `instance_uuid` = null, `allocation_uuid` = null (the allocation is gone), the deploy and
+ * instance keys of `driver_internal_info` are removed, `deploy_step` = {}, and a lessee the deploy
+ * set automatically (`driver_internal_info.automatic_lessee`) is removed. VIFs stay attached, as in
+ * Ironic (lease end detaches them first: src/domain/inventory/lease-gateway.ts). `console_enabled`
+ * is kept (Ironic keeps it for the next deployment). Success: `clean` → `cleaning` (target
+ * `available`), and the conductor runs the cleaning stage next; failure: `fail` → `error` with
+ * `last_error`.
  */
 import type { Node } from '../../domain/inventory/model.ts';
 import { runAgentDeploy } from '../agent/deploy-flow.ts';

@@ -1,7 +1,8 @@
 /**
  * The power task: carry out a node's `target_power_state` through its driver.
  *
- * Behaviour (reference/ironic.md §1.10; Ironic 21.4 `node_power_action`):
+ * Behaviour (Ironic 21.4 `node_power_action` in `ironic/conductor/utils.py`,
+ * https://opendev.org/openstack/ironic):
  * - the driver changes the power state and returns once the BMC reports the final state
  *   (`rebooting` and `soft rebooting` end in `power on`, `soft power off` in `power off`), within
  *   the request's `timeout` or `config.conductor.powerTimeoutS`;

@@ -1,7 +1,7 @@
 /**
  * Provision stages: for a node in a working transient state (set by the API together with its
- * target, reference/ironic.md §1.10 "asynchrony contract"), run that state's stage and move the
- * node on through the FSM (src/domain/inventory/states.ts, reference/ironic.md §2). Every stage
+ * target before it answers 202, as Ironic's API does), run that state's stage and move the
+ * node on through the FSM (src/domain/inventory/states.ts). Every stage
  * writes `provision_updated_at`; a failure takes the FSM's `fail` event with `last_error`
  * saying what happened.
  *

@@ -2,8 +2,8 @@
  * What a conductor has to do for a node, decided from the node's recorded intent alone (pure
  * functions; no I/O).
  *
- * Source: reference/ironic.md §1.10 (the API records `target_power_state` and applies the FSM
- * event before answering 202) and §2 (states): a node has work when
+ * Source: Ironic 21.4's API and conductor (the API records `target_power_state` and applies the
+ * event of the `ironic/common/states.py` machine before answering 202): a node has work when
  * - `target_power_state` is set: a power change is pending; it runs first, because Ironic
  *   refuses provision work while a power action holds the node's lock;
  * - it sits in one of the *working* transient states (`verifying`, `deploying`, `cleaning`,

@@ -6,7 +6,7 @@
  * retried for a few seconds (a power sync holds nodes briefly), as Nova retries Ironic's 409.
  *
  * Deploy = Ironic's `active` verb applied through the provision state machine
- * (reference/ironic.md §1.10, §2), with the config drive in `instance_info.configdrive`.
+ * (Ironic 21.4 `ironic/common/states.py`), with the config drive in `instance_info.configdrive`.
  */
 import { ConflictError, InvalidStateError, LockedError } from '../errors.ts';
 import type { JsonObject } from '../inventory/masking.ts';

@@ -1,7 +1,8 @@
 /**
- * Creating servers — the one step seed 004 asks for ("Nova does reservation and deployment in
- * one step"), as metalsmith and Nova's ironic driver do it on Ironic (reference/ironic.md §4.2,
- * §4.3), in one request:
+ * Creating servers — reservation and deployment in one step, as Nova does it (docs/scheduling.md)
+ * and as metalsmith (https://opendev.org/openstack/metalsmith) and Nova's ironic driver
+ * (`nova/virt/ironic/driver.py` in https://opendev.org/openstack/nova) do it on Ironic, in one
+ * request:
  *
  * 1. **check** — flavor (visible to the caller; its extra specs make a placement request,
  *    `flavorPlacement`), image (visible, `active`, within the flavor's disk and RAM), key pair
@@ -116,7 +117,7 @@ async function resolve(
   return { flavor, image, keypair };
 }
 
-/** `instance_info` of a server's node (Nova's deploy patch, reference/ironic.md §4.2 step 2). */
+/** `instance_info` of a server's node (Nova's deploy patch, `nova/virt/ironic/patcher.py`). */
 function instanceInfo(
   flavor: Flavor,
   image: ImageFacts,

@@ -1,6 +1,6 @@
 /**
  * Deleting a server = undeploy its node (teardown, then automated cleaning) and free its
- * allocation — Nova's ironic driver `destroy` (reference/ironic.md §4.2) on esi's states:
+ * allocation — Nova's ironic driver `destroy` (`nova/virt/ironic/driver.py`) on esi's states:
  *
  * - the server is marked `task_state` deleting at once (so that nobody reads a fault into the
  *   release), its networks are released, then {@link advanceDelete}:

@@ -1,6 +1,7 @@
 /**
  * A server's Nova status, derived from its node (Nova's ironic driver maps node states to
- * instance states in the same way, reference/ironic.md §4.2):
+ * instance states in the same way, `nova/virt/ironic/driver.py` in
+ * https://opendev.org/openstack/nova):
  *
  * | server / node                                   | status  | vm_state | task_state |
  * |-------------------------------------------------|---------|----------|------------|

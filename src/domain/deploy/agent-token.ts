@@ -1,7 +1,8 @@
 /**
- * The agent token of a ramdisk session (Ironic ≥ 1.62 "agent token", reference/ironic.md
- * §1.11): a random secret handed to the deploy agent once, on its first lookup, that the agent
- * then sends with every heartbeat and the conductor sends with every agent command.
+ * The agent token of a ramdisk session (Ironic ≥ 1.62 "agent token",
+ * `ironic/api/controllers/v1/ramdisk.py` in https://opendev.org/openstack/ironic): a random secret
+ * handed to the deploy agent once, on its first lookup, that the agent then sends with every
+ * heartbeat and the conductor sends with every agent command.
  *
  * Only a hash is stored (`driver_internal_info.agent_secret_token` = `sha256:<hex>`), so the
  * database never holds the secret itself; the conductor, which must present the token to the

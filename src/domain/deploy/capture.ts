@@ -1,9 +1,9 @@
 /**
- * Image capture: "create an image from a leased, provisioned node" (seed 000, Maintenance
- * Operations). An esi addition to the baremetal API — Ironic has no capture — built on Ironic
- * 2023.2's servicing states (`active` → `servicing` → `service wait` → `servicing` → `active`;
- * failures → `service failed`, from where the capture can be retried, aborted back to `active`
- * or the node undeployed).
+ * Image capture: "create an image from a leased, provisioned node" (ESI's design document,
+ * "Maintenance Operations", https://github.com/CCI-MOC/esi/blob/master/docs/esi-design.md). An esi
+ * addition to the baremetal API — Ironic has no capture — built on Ironic 2023.2's servicing states
+ * (`active` → `servicing` → `service wait` → `servicing` → `active`; failures → `service failed`,
+ * from where the capture can be retried, aborted back to `active` or the node undeployed).
  *
  * `POST /baremetal/v1/nodes/{node}/capture {"image_id": "<uuid>"}` (202): the caller — admin,
  * owner or lessee of the node (`baremetal:node:capture`) — names an image it created in the

@@ -1,8 +1,9 @@
 /**
  * The ramdisk (deploy agent) side of the baremetal API: lookup and heartbeat (Ironic 21.4
- * `ironic/api/controllers/v1/ramdisk.py` and the conductor's `heartbeat`, reference/ironic.md
- * §1.11, §5.1). Both are public: the agent has no Keystone token, it proves itself with the
- * agent token it received on its first lookup (src/domain/deploy/agent-token.ts).
+ * `ironic/api/controllers/v1/ramdisk.py` and the conductor's `heartbeat`,
+ * https://opendev.org/openstack/ironic). Both are public: the agent has no Keystone token, it
+ * proves itself with the agent token it received on its first lookup
+ * (src/domain/deploy/agent-token.ts).
  *
  * - {@link RamdiskService.lookup}: find the node by `node_uuid` or by one of the agent's MAC
  *   addresses (the node's ports); only nodes in the lookup states are found (`[api]

@@ -1,8 +1,8 @@
 /**
  * Short-lived signed URLs for image data, so that the deploy agent — which has no Keystone
  * token — can download the image it writes (the role Swift temp URLs play for Ironic's
- * `direct` deploy with Glance, reference/ironic.md §5.1 step 5), or upload the image it
- * captures from a node's disk.
+ * `direct` deploy with Glance, Ironic 21.4 `ironic/common/glance_service/image_service.py`), or
+ * upload the image it captures from a node's disk.
  *
  * URL: `<publicUrl>/image/v2/images/<id>/file?temp_url_sig=<hex>&temp_url_expires=<epoch s>`.
  * The signature is HMAC-SHA256 (`SecretBox.mac`, purpose `image-temp-url`) of

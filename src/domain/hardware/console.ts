@@ -1,6 +1,6 @@
 /**
- * Serial console access to a node (Ironic `ConsoleInterface`, reference/ironic.md): a driver opens a
- * byte stream to the node's serial port — the lab's serial log for virtual nodes, IPMI
+ * Serial console access to a node (Ironic `ConsoleInterface`, `ironic/drivers/base.py`): a driver
+ * opens a byte stream to the node's serial port — the lab's serial log for virtual nodes, IPMI
  * Serial-over-LAN (`ipmitool sol activate`) for IPMI nodes. The API layer proxies a session over a
  * websocket; whether the caller may type is decided by policy, not by the driver.
  */

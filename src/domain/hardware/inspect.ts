@@ -1,8 +1,8 @@
 /**
  * The inspect driver interface (Ironic `InspectInterface`) for out-of-band inspection: the
  * driver reads the node's hardware from its BMC and describes it as an ironic-python-agent
- * inventory (reference/ironic.md §5.2), so that in-band and out-of-band inspection share one
- * processing (src/domain/inspection/process.ts) and one stored format (`GET …/inventory`), as
+ * inventory (`ironic_python_agent/hardware.py`), so that in-band and out-of-band inspection share
+ * one processing (src/domain/inspection/process.ts) and one stored format (`GET …/inventory`), as
  * Ironic 2023.2+ stores the inventory of its redfish inspection.
  *
  * In-band inspection (`inspect_interface` = `agent`) needs no driver method: the conductor

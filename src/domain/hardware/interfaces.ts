@@ -36,7 +36,8 @@ export type { DriverNode } from './driver-node.ts';
 export type PowerState = 'power on' | 'power off';
 
 /**
- * A power state change Ironic's API accepts for `PUT /v1/nodes/{id}/states/power` (§1.10):
+ * A power state change Ironic's API accepts for `PUT /v1/nodes/{id}/states/power`
+ * (https://docs.openstack.org/api-ref/baremetal/#change-node-power-state):
  * the two stable states plus `rebooting` (final state `power on`), `soft power off` (final
  * `power off`) and `soft rebooting` (final `power on`).
  */

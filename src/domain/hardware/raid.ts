@@ -1,7 +1,7 @@
 /**
  * The RAID driver port (Ironic `RAIDInterface`) and the rules of a node's
  * `target_raid_config` (Ironic 21.4 `ironic/common/raid.py` and its JSON schema
- * `raid_config_schema.json`, reference/ironic.md §1.8 `PUT /v1/nodes/{id}/states/raid`).
+ * `ironic/drivers/raid_config_schema.json`; `PUT /v1/nodes/{id}/states/raid`).
  *
  * A target is `{}` (no RAID wanted) or `{"logical_disks": [...]}`; each logical disk has
  * - `size_gb`: an integer ≥ 0 (GiB, as Ironic) or `"MAX"` (all the space left), required;

@@ -1,6 +1,6 @@
 /**
  * The inspection inventory: validation of what the agent posts (ironic-python-agent's
- * inventory format, reference/ironic.md §5.2) and the facts inspection derives from it.
+ * inventory format, `ironic_python_agent/hardware.py`) and the facts inspection derives from it.
  *
  * - {@link validateInspectionData}: the body of `POST /v1/continue_inspection` — `{inventory,
  *   …plugin data}`; `inventory` must hold `cpu` (`count` ≥ 1, `architecture`), `memory`

@@ -6,10 +6,10 @@
  * - `properties`: `cpus`, `cpu_arch`, `memory_mb`, `local_gb` set (other keys kept), and
  *   `capabilities` gets `boot_mode:<bios|uefi>` when reported and not set yet (Ironic's redfish
  *   inspect does the same);
- * - ports: one per NIC with a MAC that has none yet (`pxe_enabled` for the boot NIC), as the
- *   brief of esi asks (Ironic's `[inspector] add_ports = all`); existing ports of the node get
- *   `pxe_enabled` from the boot NIC (`update_pxe_enabled`) and their `local_link_connection`
- *   from LLDP when LLDP saw a neighbour (the `local_link_connection` hook);
+ * - ports: one per NIC with a MAC that has none yet (`pxe_enabled` for the boot NIC), as
+ *   docs/inspection.md describes (Ironic's `[inspector] add_ports = all`); existing ports of the
+ *   node get `pxe_enabled` from the boot NIC (`update_pxe_enabled`) and their
+ *   `local_link_connection` from LLDP when LLDP saw a neighbour (the `local_link_connection` hook);
  * - the inspection rules (src/domain/inspection/rules.ts) then set traits, resource class and
  *   properties;
  * - `plugin_data`: the posted plugin data plus what processing derived (`macs`, `cpus`,

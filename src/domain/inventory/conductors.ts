@@ -8,7 +8,8 @@
  * - {@link ConductorRelay}: a {@link ConductorPort} that forwards `notifyNode` to whichever
  *   conductor implementation is attached (none until the conductor process starts).
  *
- * Source: reference/ironic.md §1.9 "Conductors", §8.1 "Hash ring".
+ * Source: https://docs.openstack.org/api-ref/baremetal/#conductors-conductors; Ironic 21.4
+ * `ironic/common/hash_ring.py`.
  */
 import type { Clock } from '../clock.ts';
 import type { Conductor } from './model.ts';

@@ -2,11 +2,11 @@
  * `DriverService`: drivers (hardware types) and conductors as `GET /v1/drivers` and
  * `GET /v1/conductors` show them.
  *
- * Source: reference/ironic.md §1.9 "Drivers" and "Conductors": a driver is listed when at least
- * one live conductor serves it (`hosts` = those conductors); a single driver adds its default
- * and enabled interfaces; `properties` is the driver's `driver_info` keys with descriptions.
- * Both are system-level resources (rules `baremetal:driver:get`, `:get_properties`,
- * `baremetal:conductor:get`).
+ * Source: https://docs.openstack.org/api-ref/baremetal/#drivers-drivers and "Conductors": a driver
+ * is listed when at least one live conductor serves it (`hosts` = those conductors); a single
+ * driver adds its default and enabled interfaces; `properties` is the driver's `driver_info` keys
+ * with descriptions. Both are system-level resources (rules `baremetal:driver:get`,
+ * `:get_properties`, `baremetal:conductor:get`).
  */
 import type { AuthContext } from '../auth.ts';
 import { NotFoundError } from '../errors.ts';

@@ -1,8 +1,8 @@
 /**
- * Node history (Ironic API 1.78, reference/ironic.md §1.8; Ironic 21.4 `node_history_record`,
- * `NodeHistoryController`): a per-node journal of errors, faults and notable events, newest
- * last, kept to at most `maxEntries` per node (Ironic `[conductor] node_history_max_entries`,
- * 300) and deleted with the node.
+ * Node history (Ironic API 1.78, https://docs.openstack.org/api-ref/baremetal/#history-of-nodes;
+ * Ironic 21.4 `node_history_record`, `NodeHistoryController`): a per-node journal of errors, faults
+ * and notable events, newest last, kept to at most `maxEntries` per node (Ironic
+ * `[conductor] node_history_max_entries`, 300) and deleted with the node.
  *
  * - {@link NodeHistory} is the port every flow records through: `record(nodeUuid, entry)`.
  *   Events are stored as given after masking inline passwords (oslo `mask_password`) and

@@ -7,8 +7,9 @@
  *   the hand-over of the node to a tenant, done only when the node is settled and owes no wipe
  *   ({@link HANDOVER_STATES}, nothing pending) and carries no other tenant's lease; esi-leap
  *   patches the node whatever its state, which could hand it over while the previous tenant's
- *   disk is still being torn down or cleaned (DESIGN.md §4: undeployed and cleaned first).
- * - `removeLease` = esi-leap `remove_lease` (reference/esi-leap.md §3.2): only when
+ *   disk is still being torn down or cleaned (docs/architecture.md: undeployed and cleaned first).
+ * - `removeLease` = esi-leap `remove_lease` (`esi_leap/resource_objects/ironic_node.py` in
+ *   https://github.com/CCI-MOC/esi-leap): only when
  *   `properties.lease_uuid` names the lease: first the VIF-detach step (every VIF the node's
  *   owner did not attach is detached and its switch port quarantined — for deployed nodes
  *   too, so network access ends with the lease, not after teardown), then one atomic write that
@@ -16,7 +17,7 @@
  *   undeploys a deployed node (the `deleted` verb through the FSM, so the conductor tears it
  *   down and cleans it) — and, unlike esi-leap, cleans an `available` node too (FSM event
  *   `reclaim` → `cleaning`): the lessee may have used its own provisioning, and every node is
- *   wiped before its next lease (seed 004).
+ *   wiped before its next lease (docs/leasing.md).
  *   An allocation on a node that is not deployed is released with the lease (a deployed node's
  *   at its teardown).
  *

@@ -1,6 +1,7 @@
 /**
  * Secret masking for node documents, following oslo.utils `mask_dict_password` and
- * `mask_password` as Ironic applies them (reference/ironic.md §1.8 "Secrets masking"):
+ * `mask_password` as Ironic applies them (Ironic 21.4 `node_sanitize` in
+ * `ironic/api/controllers/v1/node.py`, https://opendev.org/openstack/ironic):
  *
  * - in a mapping, a key whose lower-cased name *contains* one of the sanitize substrings
  *   (`password`, `secret`, `token`, `configdrive`, `private_key`, …) has its value replaced by

@@ -4,8 +4,8 @@
  * Field names deliberately follow Ironic's node and port objects (snake_case), so that
  * JSON-PATCH paths (`/driver_info/redfish_address`), per-field policies and list filters apply
  * to the model directly without a translation table. Timestamps are epoch milliseconds (UTC);
- * the API renders them as ISO-8601. Source of the field set: reference/ironic.md §1.8 "Node
- * object fields" and §1.9 "Ports".
+ * the API renders them as ISO-8601. Source of the field set:
+ * https://docs.openstack.org/api-ref/baremetal/#nodes-nodes and #ports-ports.
  */
 import type { InterfaceKind } from '../hardware/interfaces.ts';
 import type { JsonObject } from './masking.ts';

@@ -1,7 +1,8 @@
 /**
  * Node lookup, visibility and guarded writes, shared by every node operation.
  *
- * Lookup order (reference/ironic.md §3.4): load the node (404 if missing) → check
+ * Lookup order (Ironic 21.4 `check_node_policy_and_retrieve` in
+ * `ironic/api/controllers/v1/utils.py`): load the node (404 if missing) → check
  * `baremetal:node:get` against its owner and lessee (failure → 404 NodeNotFound, so existence is
  * concealed) → check the action's policy (failure → 403).
  *

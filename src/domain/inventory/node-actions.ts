@@ -2,12 +2,12 @@
  * Node state requests: maintenance, power, provisioning and console. Each records intent on
  * the node (and wakes the conductor); the conductor does the slow work.
  *
- * Sources (reference/ironic.md §1.10, §2): power targets and the cleaning lock-out; the
- * provision "asynchrony contract" — the FSM event is applied (transient `provision_state` and
- * `target_provision_state` set) before the API answers 202; verb parameters (`configdrive`,
- * `clean_steps`, `deploy_steps`, `rescue_password`, `disable_ramdisk`) and their rules; the
- * bios/raid/management/firmware clean steps are checked against the node's interfaces
- * (src/domain/hardware/clean-steps.ts).
+ * Sources (https://docs.openstack.org/api-ref/baremetal/#node-management-nodes; Ironic 21.4
+ * `ironic/common/states.py`): power targets and the cleaning lock-out; the provision "asynchrony
+ * contract" — the FSM event is applied (transient `provision_state` and `target_provision_state`
+ * set) before the API answers 202; verb parameters (`configdrive`, `clean_steps`, `deploy_steps`,
+ * `rescue_password`, `disable_ramdisk`) and their rules; the bios/raid/management/firmware clean
+ * steps are checked against the node's interfaces (src/domain/hardware/clean-steps.ts).
  */
 import type { AuthContext } from '../auth.ts';
 import { ConflictError, InvalidInputError, InvalidStateError, LockedError } from '../errors.ts';

@@ -1,7 +1,7 @@
 /**
  * Opening a node's serial console for a user (Ironic `ConsoleInterface`, esi-leap's serial console
- * proxy, reference/esi-leap.md §1.7): who may open it, whether they may type, and for how long the
- * grant holds. The API layer pipes the returned session to a websocket and calls
+ * proxy, `esi_leap/console/websocketproxy.py`): who may open it, whether they may type, and for how
+ * long the grant holds. The API layer pipes the returned session to a websocket and calls
  * {@link OpenConsole.check} on a short interval, closing the socket as soon as it reports a reason.
  *
  * Two ways in:
@@ -13,9 +13,9 @@
  *   sees (else 404), typing when `esi:node:console:write` passes. The grant ends when the caller
  *   no longer sees the node (e.g. the lease ended), its token expires or the console is disabled.
  *
- * A lessee's console is read-only by default (seed 000); `readOnly` lets anyone ask for less.
- * The console must be enabled (`console_enabled`, Ironic's `NodeConsoleNotEnabled` otherwise) and
- * the node's `console_interface` must be its driver's console implementation.
+ * A lessee's console is read-only by default (docs/console.md); `readOnly` lets anyone ask for
+ * less. The console must be enabled (`console_enabled`, Ironic's `NodeConsoleNotEnabled` otherwise)
+ * and the node's `console_interface` must be its driver's console implementation.
  */
 import type { AuthContext } from '../auth.ts';
 import type { Clock } from '../clock.ts';

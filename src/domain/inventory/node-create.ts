@@ -3,10 +3,10 @@
  * shared with PATCH.
  *
  * Source: Ironic 21.4 `NodesController.post` and `check_and_update_node_interfaces`
- * (reference/ironic.md §1.8 "Node create"): unknown keys → 400, `driver` required and enabled,
- * every interface left empty filled with the hardware type's default, a given interface must be
- * enabled for that hardware type, `conductor_group` defaults to "", the initial provision
- * state is chosen by the API version (`enroll` from 1.11, else `available`).
+ * (https://docs.openstack.org/api-ref/baremetal/#create-node): unknown keys → 400, `driver`
+ * required and enabled, every interface left empty filled with the hardware type's default, a given
+ * interface must be enabled for that hardware type, `conductor_group` defaults to "", the initial
+ * provision state is chosen by the API version (`enroll` from 1.11, else `available`).
  */
 import { InvalidInputError } from '../errors.ts';
 import type { HardwareRegistry, InterfaceKind } from '../hardware/interfaces.ts';

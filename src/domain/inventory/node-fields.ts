@@ -1,7 +1,8 @@
 /**
  * Validation of node fields as a client writes them, shared by create (`POST /v1/nodes`) and
  * PATCH (the patched document is re-validated). Source: Ironic 21.4 `node_schema()`,
- * `NODE_VALIDATE_EXTRA` and `PATCH_ALLOWED_FIELDS` (reference/ironic.md §1.7, §1.8):
+ * `NODE_VALIDATE_EXTRA` and `PATCH_ALLOWED_FIELDS` (`ironic/api/controllers/v1/node.py` in
+ * https://opendev.org/openstack/ironic):
  *
  * - strings or null for names, projects, interfaces, reasons (`description` ≤ 4096 characters,
  *   `resource_class` ≤ 80, other short strings ≤ 255);

@@ -4,11 +4,12 @@
  * (`PUT /v1/nodes/{id}/states/raid`, Ironic ≥ 1.12). Applying either happens in manual
  * cleaning (src/domain/hardware/clean-steps.ts, src/conductor/tasks/oob-clean.ts).
  *
- * Sources (reference/ironic.md §1.8, §3.3): BIOS reads follow `baremetal:node:bios:get`
- * (readers of the owner or lessee); a setting the node does not have is 404
- * (`BIOSSettingNotFound`). Setting the RAID target needs `baremetal:node:set_raid_state`; a
- * node whose RAID interface cannot do RAID (`no-raid`) answers 404 (Ironic turns
- * `UnsupportedDriverExtension` into NotFound there); an invalid target is 400.
+ * Sources (https://docs.openstack.org/api-ref/baremetal/#node-bios-nodes; Ironic 21.4
+ * `ironic/common/policy.py`): BIOS reads follow `baremetal:node:bios:get` (readers of the owner or
+ * lessee); a setting the node does not have is 404 (`BIOSSettingNotFound`). Setting the RAID target
+ * needs `baremetal:node:set_raid_state`; a node whose RAID interface cannot do RAID (`no-raid`)
+ * answers 404 (Ironic turns `UnsupportedDriverExtension` into NotFound there); an invalid target is
+ * 400.
  */
 import type { AuthContext } from '../auth.ts';
 import { InvalidInputError, LockedError, NotFoundError } from '../errors.ts';

@@ -1,12 +1,12 @@
 /**
  * Node management sub-resources: boot device, traits, interface validation and VIFs.
  *
- * Sources (reference/ironic.md §1.8): boot device get/set/supported go to the node's driver
- * synchronously (Ironic calls the conductor over RPC and waits); traits are replaced, added one
- * at a time or removed (≤ 50, valid names, §9.7); `validate` reports `{result, reason}` per
- * interface; VIFs are listed from the ports' `internal_info.tenant_vif_port_id` (Ironic's
- * neutron network interface keeps them there; attach and detach are the networking area's,
- * src/domain/networking/vifs.ts).
+ * Sources (https://docs.openstack.org/api-ref/baremetal/#node-management-nodes): boot device
+ * get/set/supported go to the node's driver synchronously (Ironic calls the conductor over RPC and
+ * waits); traits are replaced, added one at a time or removed (≤ 50, valid names, see
+ * ./validation.ts); `validate` reports `{result, reason}` per interface; VIFs are listed from the
+ * ports' `internal_info.tenant_vif_port_id` (Ironic's neutron network interface keeps them there;
+ * attach and detach are the networking area's, src/domain/networking/vifs.ts).
  */
 import type { AuthContext } from '../auth.ts';
 import { InvalidInputError, NotFoundError } from '../errors.ts';

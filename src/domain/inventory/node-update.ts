@@ -2,7 +2,8 @@
  * Node PATCH: which policies a patch needs, and the change it makes.
  *
  * Source: Ironic 21.4 `NodesController.patch`, `_authorize_patch_and_get_node` and the
- * conductor's `update_node` checks (reference/ironic.md §1.7, §3.4):
+ * conductor's `update_node` checks (`ironic/api/controllers/v1/node.py`,
+ * `ironic/conductor/manager.py` in https://opendev.org/openstack/ironic):
  * - only `PATCH_ALLOWED_FIELDS` roots; `traits` only through the traits API;
  * - one policy per field family, `baremetal:node:update` for the rest;
  * - 409 while a transition is in progress (except removing `instance_uuid` in maintenance),
@@ -11,7 +12,7 @@
  *   states, and for a driver change while the console is enabled;
  * - the patched document is re-validated as a whole; `maintenance: false` clears the reason and
  *   fault; `protected` and `retired` clear their reasons when unset; removing `instance_uuid`
- *   also clears `allocation_uuid` (the allocation is deleted, reference/ironic.md §1.7).
+ *   also clears `allocation_uuid` (the allocation is deleted).
  */
 import { ConflictError, InvalidInputError } from '../errors.ts';
 import type { HardwareRegistry } from '../hardware/interfaces.ts';

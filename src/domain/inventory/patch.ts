@@ -1,6 +1,7 @@
 /**
  * The JSON-PATCH subset Ironic accepts on `PATCH /v1/nodes/{id}` and `/v1/ports/{id}`
- * (RFC 6902 restricted as in reference/ironic.md §1.7):
+ * (RFC 6902 restricted as Ironic 21.4's `apply_jsonpatch` and `patch_validate_allowed_fields` in
+ * `ironic/api/controllers/v1/utils.py`, https://opendev.org/openstack/ironic):
  *
  * - the body is an array of operations, each an object with exactly `op`, `path` and (for
  *   `add`/`replace`) `value`; any other key → 400;

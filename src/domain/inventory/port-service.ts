@@ -1,13 +1,14 @@
 /**
  * `PortService`: the network ports of nodes (`/v1/ports`, `/v1/nodes/{id}/ports`).
  *
- * Sources: reference/ironic.md §1.9 "Ports" and Ironic 21.4 `PortsController` and the
- * conductor's `update_port`: create needs `address` (a MAC, stored lower-case, unique → 409) and
- * `node_uuid`; `local_link_connection` is validated; `internal_info` is read-only; a MAC change
- * of a deployed node needs maintenance; connectivity changes (`pxe_enabled`,
- * `local_link_connection`, `physical_network`, `portgroup_uuid`) need the node in enroll,
- * manageable, inspecting or inspect wait, or in maintenance. A port is visible exactly when its
- * node is (owner or lessee, §3.4); rules `baremetal:port:*` are judged against the node.
+ * Sources: https://docs.openstack.org/api-ref/baremetal/#ports-ports and Ironic 21.4
+ * `PortsController` and the conductor's `update_port`: create needs `address` (a MAC, stored
+ * lower-case, unique → 409) and `node_uuid`; `local_link_connection` is validated; `internal_info`
+ * is read-only; a MAC change of a deployed node needs maintenance; connectivity changes
+ * (`pxe_enabled`, `local_link_connection`, `physical_network`, `portgroup_uuid`) need the node in
+ * enroll, manageable, inspecting or inspect wait, or in maintenance. A port is visible exactly when
+ * its node is (owner or lessee, as Ironic's `check_port_policy_and_retrieve`); rules
+ * `baremetal:port:*` are judged against the node.
  *
  * esi additions (issue 14): a change of a port's wiring or hardware fields (`address`,
  * `is_smartnic`, `local_link_connection`, `node_uuid`, `physical_network`, `portgroup_uuid`,

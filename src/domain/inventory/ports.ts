@@ -3,10 +3,10 @@
  * calls when a node has work for a conductor. Implemented by `src/store/inventory/` (storage)
  * and by the conductor (`ConductorPort`).
  *
- * Concurrency model (DESIGN.md §3): the API records intent on the node row (target power or
- * provision state) with an optimistic, version-checked write that is refused while a conductor
- * holds the node's reservation; a conductor then reserves the node (an atomic conditional
- * UPDATE), does the work, writes the result and releases it.
+ * Concurrency model (docs/architecture.md "State and concurrency"): the API records intent on the
+ * node row (target power or provision state) with an optimistic, version-checked write that is
+ * refused while a conductor holds the node's reservation; a conductor then reserves the node (an
+ * atomic conditional UPDATE), does the work, writes the result and releases it.
  */
 import type { AuthContext } from '../auth.ts';
 import type { Conductor, Node, NodeField, NodeSlice, Port } from './model.ts';

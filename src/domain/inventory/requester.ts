@@ -1,6 +1,6 @@
 /**
  * Who asked for a node's provisioning work, so that the conductor can act *as that caller* when
- * the work later uses objects the caller named (DESIGN.md §4, docs/architecture.md "Objects a
+ * the work later uses objects the caller named (docs/architecture.md "Objects a
  * request names"): a deploy started by a lessee writes only an image that the lessee's project
  * may read at the time of the write, not whatever the conductor's service identity can read.
  *

@@ -1,7 +1,7 @@
 /**
  * The node provision state machine and the power vocabulary, as a table-driven FSM.
  *
- * Source: Ironic 21.4 `ironic/common/states.py` as summarised in reference/ironic.md §2:
+ * Source: Ironic 21.4 `ironic/common/states.py` (https://opendev.org/openstack/ironic):
  * every state with its stability and default target, every transition (user verbs and the
  * internal events `done`, `fail`, `wait`, `resume` the conductor uses; plus esi's internal
  * `reclaim`: available → cleaning when a lease ends, never reachable from the API), and the state sets
@@ -147,14 +147,14 @@ const STATES: Readonly<Record<ProvisionState, StateInfo>> = Object.freeze({
 
 type Table = Readonly<Partial<Record<ProvisionState, Readonly<Partial<Record<ProvisionEvent, ProvisionState>>>>>>;
 
-/** Every transition: state → event → new state (reference/ironic.md §2). */
+/** Every transition: state → event → new state (Ironic's `ironic/common/states.py`). */
 const TRANSITIONS: Table = Object.freeze({
   enroll: { manage: 'verifying' },
   verifying: { done: 'manageable', fail: 'enroll' },
   manageable: { provide: 'cleaning', clean: 'cleaning', inspect: 'inspecting', adopt: 'adopting' },
   // `reclaim` (esi, internal only): a lease ended on an available node — clean it before its
-  // next lease, since the lessee may have written its disks with its own provisioning (seed 004:
-  // "at the end of the lease, the nodes are wiped").
+  // next lease, since the lessee may have written its disks with its own provisioning
+  // (docs/leasing.md: "at the end of the lease, the nodes are wiped").
   available: { manage: 'manageable', deploy: 'deploying', reclaim: 'cleaning' },
   deploying: { wait: 'wait call-back', done: 'active', fail: 'deploy failed' },
   'wait call-back': { resume: 'deploying', fail: 'deploy failed', delete: 'deleting' },

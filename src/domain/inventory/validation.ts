@@ -1,7 +1,8 @@
 /**
  * Value rules of the inventory area: node names, UUIDs, MAC addresses, traits, boolean
  * strings and port `local_link_connection`. Sources are cited per function (Ironic 21.4,
- * reference/ironic.md §1.5, §1.9, §9.7).
+ * `ironic/common/utils.py` and `ironic/api/controllers/v1/utils.py` in
+ * https://opendev.org/openstack/ironic).
  */
 import { InvalidInputError } from '../errors.ts';
 import { isUuidLike } from '../ids.ts';
@@ -132,7 +133,8 @@ const STANDARD_TRAIT_RE = /^(HW|COMPUTE|STORAGE|MISC|OWNER|ACCELERATOR)_[A-Z0-9_
 
 /**
  * Check one trait: 1–255 characters, `CUSTOM_[A-Z0-9_]+` or a standard os-traits name
- * (reference/ironic.md §9.7; esi approximates the standard list by its namespaces).
+ * (https://docs.openstack.org/api-ref/baremetal/#node-traits-nodes and os-traits; esi approximates
+ * the standard list by its namespaces).
  * @throws InvalidInputError naming the trait
  */
 export function checkTrait(trait: unknown): string {

@@ -3,7 +3,8 @@
  * ownership rule that decides whether a caller may offer or lease a node (as its owner, as an
  * admin, or as the lessee re-offering it: a sub-lease).
  *
- * Rules come from esi-leap (reference/esi-leap.md §4.1, §2.6, §2.7) through the `esi_leap:*`
+ * Rules come from esi-leap (`esi_leap/common/policy.py`, `esi_leap/api/controllers/v1/utils.py` in
+ * https://github.com/CCI-MOC/esi-leap) through the `esi_leap:*`
  * policy rules. One deliberate difference: an offer or lease the caller may not see is a
  * `NotFoundError` (404), where esi-leap answers 403 "Access was denied to offer X." — so that
  * the existence of other projects' offers and leases is not confirmed (docs/leasing.md).
@@ -87,8 +88,8 @@ export class LeasingAccess {
 
   /**
    * True when the caller may see the offer: offer admins; the project that created it; anyone
-   * when it has no lessee restriction; the restricted project and its subtree (§2.7). The role
-   * rule `esi_leap:offer:get` must pass as well.
+   * when it has no lessee restriction; the restricted project and its subtree
+   * (`check_offer_lessee`). The role rule `esi_leap:offer:get` must pass as well.
    * @param scope the caller's {@link lesseeScope}, when already known
    */
   async canSeeOffer(ctx: AuthContext, offer: Offer, scope?: readonly string[]): Promise<boolean> {
@@ -204,7 +205,7 @@ export class LeasingAccess {
 
   /**
    * Decide whether the caller may create an offer or a lease on `node` for `window`
-   * (esi-leap `check_resource_admin` + `check_resource_lease_admin`, §1.3 step 4):
+   * (esi-leap `check_resource_admin` + `check_resource_lease_admin`):
    * - the node's owner, or an offer admin: a top-level offer/lease;
    * - the node's current lessee holding an active top-level lease of this node whose window
    *   contains `window`: a sub-offer/sub-lease of that lease (no sub-sub-leases);

@@ -5,7 +5,7 @@
  * in this process or another sharing PostgreSQL, can slip between the checks and the write.
  *
  * In order:
- * 1. time conflicts (esi-leap §2.3, `./conflicts.ts`) — 409;
+ * 1. time conflicts (as esi-leap, `./conflicts.ts`) — 409;
  * 2. the node owner's lease policy (`./policy-rules.ts`): allowed projects and maximum length
  *    (403), minimum gap to the node's neighbouring leases (409) — for leases others take from
  *    the owner (claims, requests, sub-leases), not the owner's own direct leases;

@@ -1,5 +1,6 @@
 /**
- * Conflict rules of offer and lease creation (reference/esi-leap.md §2.3), checked inside the
+ * Conflict rules of offer and lease creation (esi-leap `esi_leap/db/sqlalchemy/api.py` and
+ * `esi_leap/objects/lease.py`, https://github.com/CCI-MOC/esi-leap), checked inside the
  * node's exclusive lock so that two concurrent requests cannot both take the same window.
  *
  * | path                              | window must lie inside          | must not overlap                                          |
@@ -16,8 +17,8 @@
  * esi-leap's message followed by the object that holds the window, e.g.
  * `Time conflict for ironic_node N. Lease L holds it from S to E.` — named only when the caller
  * may see that lease or offer ({@link Viewer}); another project's is described by its window
- * alone: `Time conflict for ironic_node N. It is taken from S to E.` (DESIGN.md §4: a refusal
- * never reveals the ids of another project's objects).
+ * alone: `Time conflict for ironic_node N. It is taken from S to E.` (docs/architecture.md: a
+ * refusal never reveals the ids of another project's objects).
  */
 import { ConflictError } from '../errors.ts';
 import type { Lease, Offer, Window } from './model.ts';

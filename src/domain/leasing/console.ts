@@ -1,5 +1,6 @@
 /**
- * Serial-console tokens (esi-leap `/v1/console_auth_tokens`, reference/esi-leap.md §1.7).
+ * Serial-console tokens (esi-leap `/v1/console_auth_tokens`,
+ * `esi_leap/api/controllers/v1/console_auth_token.py` in https://github.com/CCI-MOC/esi-leap).
  *
  * A token is a random secret handed to the caller once; only its SHA-256 digest is stored,
  * with an absolute expiry (default TTL 600 s). A websocket console proxy exchanges it for the
@@ -9,10 +10,10 @@
  * node owner, node lessee) after the same visibility rule (a node the caller may not see is 404).
  *
  * Whether a token may type at the console is decided when it is issued, by the esi rule
- * `esi:node:console:write` (default: admin or node owner; a lessee's token is read-only, seed
- * 000), and bound into the token itself: it starts with `rw.` or `ro.` followed by 32 random
- * bytes (base64url). The prefix is covered by the stored hash, so changing it makes the token
- * unknown; a token without a prefix is read-only.
+ * `esi:node:console:write` (default: admin or node owner; a lessee's token is read-only,
+ * docs/console.md), and bound into the token itself: it starts with `rw.` or `ro.` followed by 32
+ * random bytes (base64url). The prefix is covered by the stored hash, so changing it makes the
+ * token unknown; a token without a prefix is read-only.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { AuthContext } from '../auth.ts';

@@ -1,6 +1,6 @@
 /**
  * Read-time enrichment of offers and leases with display data, as esi-leap does
- * (reference/esi-leap.md §1.1): project names, node name, resource class and properties, and an
+ * (esi-leap's API controllers): project names, node name, resource class and properties, and an
  * offer's free windows (narrowed by the node owner's minimum gap between leases, if any). Lists
  * fetch nodes, names, owner policies and the offers' leases in bulk — one query each, never one
  * per row (esi-leap PR #123 made the same change with parallel threads).

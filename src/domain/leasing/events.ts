@@ -1,5 +1,6 @@
 /**
- * The leasing event log (`GET /v1/events`, reference/esi-leap.md §1.6, §3.4).
+ * The leasing event log (`GET /v1/events`; esi-leap `esi_leap/api/controllers/v1/event.py` and
+ * `esi_leap/objects/notification.py`, https://github.com/CCI-MOC/esi-leap).
  *
  * esi-leap stores an event row only when its manager emits a notification: lease fulfil and
  * lease delete (`esi_leap.lease.fulfill.end`, `esi_leap.lease.delete.end`, with `.start` and

@@ -1,6 +1,6 @@
 /**
  * Hardware expressions: which nodes a lease request wants, written over node properties
- * (seed 004: "3 nodes with >= 48GB of memory and >= 1 GPU"). The role of Blazar's
+ * (docs/leasing.md: "3 nodes with >= 48GB of memory and >= 1 GPU"). The role of Blazar's
  * `resource_properties`, in a readable infix syntax; Blazar's JSON form is accepted as well,
  * so that recorded Chameleon reservations can be replayed as they are.
  *

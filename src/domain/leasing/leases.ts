@@ -1,7 +1,8 @@
 /**
- * Leases (esi-leap `/v1/leases`, reference/esi-leap.md §1.4): list, show, direct create (by a
- * node owner, an admin, or a lessee sub-leasing), end-time update (admins) and cancel.
- * Policy rules `esi_leap:lease:*`; a lease the caller may not see is "not found".
+ * Leases (esi-leap `/v1/leases`, `esi_leap/api/controllers/v1/lease.py` in
+ * https://github.com/CCI-MOC/esi-leap): list, show, direct create (by a node owner, an admin, or a
+ * lessee sub-leasing), end-time update (admins) and cancel. Policy rules `esi_leap:lease:*`; a
+ * lease the caller may not see is "not found".
  */
 import type { AuthContext } from '../auth.ts';
 import type { Clock } from '../clock.ts';
@@ -38,9 +39,9 @@ export class LeaseService {
   constructor(private readonly d: LeaseServiceDeps) {}
 
   /**
-   * Leases matching the filters, scoped as esi-leap does (§1.4): `view=all` needs a lease
-   * admin; `owner_id` or `project_id` naming another project needs a lease admin; with neither,
-   * the leases where the caller's project is the lessee or the owner.
+   * Leases matching the filters, scoped as esi-leap does (`_lease_get_all_authorize_filters`):
+   * `view=all` needs a lease admin; `owner_id` or `project_id` naming another project needs a lease
+   * admin; with neither, the leases where the caller's project is the lessee or the owner.
    *
    * The rule comes before any project lookup: a non-admin naming another project gets 403
    * whether that project exists or not, and a filter inside the caller's own leases that names

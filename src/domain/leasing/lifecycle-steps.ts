@@ -217,7 +217,7 @@ async function work(env: StepEnv, lease: Lease, action: Action, children: Childr
   return { lease, action, outcome, removed };
 }
 
-/** End a lease's sub-offers and sub-leases first (esi-leap §2.4 cascade). */
+/** End a lease's sub-offers and sub-leases first (esi-leap's cascade, `esi_leap/objects/lease.py`). */
 async function endChildren(env: StepEnv, parent: Lease, how: 'expire' | 'cancel', children: Children): Promise<void> {
   for (const offer of children.offers.get(parent.uuid) ?? []) await endOfferHeld(env, offer, how);
   const subs = children.leases.get(parent.uuid) ?? [];

@@ -1,8 +1,9 @@
 /**
- * `GET /v1/nodes` (reference/esi-leap.md §1.5): the nodes the caller may see under the
- * baremetal policy, with their leasing state — the current available offer, the applied lease,
- * future offers and leases — and project names instead of ids. One node query, one offer
- * query, one lease query and one name query per request.
+ * `GET /v1/nodes` (esi-leap `esi_leap/api/controllers/v1/node.py`,
+ * https://github.com/CCI-MOC/esi-leap): the nodes the caller may see under the baremetal policy,
+ * with their leasing state — the current available offer, the applied lease, future offers and
+ * leases — and project names instead of ids. One node query, one offer query, one lease query and
+ * one name query per request.
  */
 import type { AuthContext } from '../auth.ts';
 import type { Clock } from '../clock.ts';

@@ -2,7 +2,7 @@
  * The "ending soon" notice: once per lease, when an active lease has less than the warning time
  * left, an `esi_leap.lease.ending_soon` event is recorded (and so sent to subscribed webhooks).
  * esi-leap's `esi-leap-email-notification` cron mails the same warning (`LEASE_WARNING_DAYS`,
- * default 1 day, reference/esi-leap.md §3.4); esi makes it an event.
+ * default 1 day, `esi_leap/send_email_notification.py`); esi makes it an event.
  *
  * A lease no longer than the warning time gets no notice (it would be "ending soon" from its
  * start; its `fulfill.end` event already says when it ends). Exactly once, also with several

@@ -1,9 +1,10 @@
 /**
- * Owner lease policies (pure rules). Seed 004 (openstack-discuss 2019): an owner "can set lease
- * policies (such as a maximum lease lifetime) for a node", and the leasing system picks nodes
- * "with owner-set lease policies matching the lease lifetime requirements". esi-leap has only the
- * site-wide maximum (reference/esi-leap.md §3.3); esi lets an owner set, for one node or for all
- * its nodes:
+ * Owner lease policies (pure rules). The openstack-discuss thread "[ironic] Hardware leasing with
+ * Ironic" (2019, http://lists.openstack.org/pipermail/openstack-discuss/2019-January/002223.html):
+ * an owner "can set lease policies (such as a maximum lease lifetime) for a node", and the leasing
+ * system picks nodes "with owner-set lease policies matching the lease lifetime requirements".
+ * esi-leap has only the site-wide maximum (`max_lease_time`, `esi_leap/conf/api.py`); esi lets an
+ * owner set, for one node or for all its nodes:
  *
  * - `maxLeaseMs`: the longest lease of its nodes;
  * - `minGapMs`: the shortest gap between two leases of one node (time to clean it);

@@ -59,7 +59,8 @@ export interface NodeGateway {
    * tenant. Unlike esi-leap, only a node that is settled and owes no wipe is handed over: in a
    * stable state with nothing pending (no teardown, cleaning or deploy in progress or failed),
    * and carrying no lease but this one or `replaces`. Otherwise the node is busy and the lease
-   * manager retries (DESIGN.md §4: the node is undeployed and cleaned before it is leased again).
+   * manager retries (docs/architecture.md: the node is undeployed and cleaned before it is leased
+   * again).
    * @param replaces the lease the node may carry now and that this one takes over from (the
    *   parent of a sub-lease), or null
    * @throws NodeBusyError when the node cannot be handed over right now
@@ -69,7 +70,7 @@ export interface NodeGateway {
    * Remove a lease from the node, only if `properties.lease_uuid` names it: clear `lessee`,
    * `lease_uuid`, `instance_info` and `extra`, disable the console, and undeploy the node
    * when it is deployed (active, deploy failed, wait call-back, deploying…) so it is cleaned,
-   * else detach its VIFs (esi-leap `remove_lease`, reference/esi-leap.md §3.2).
+   * else detach its VIFs (esi-leap `remove_lease`, `esi_leap/resource_objects/ironic_node.py`).
    * @returns false when the node does not carry this lease (nothing was changed)
    * @throws NodeBusyError when the node cannot be changed right now
    */

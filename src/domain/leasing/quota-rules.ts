@@ -1,7 +1,8 @@
 /**
  * Quota arithmetic (pure): how much of the fleet a project holds, and whether new leases fit in
- * its quota. Seed 001 (DevConf 2020, "what is missing"): quotas "so one lessee can't lease all
- * the nodes until the end of time"; esi-leap has none (reference/esi-leap.md §3.3).
+ * its quota. ESI's DevConf.US 2020 talk ("How I Learned to Share my Hardware (with ESI)", what is
+ * missing): reservation limits "so one lessee can't lease all the nodes until the end of time";
+ * esi-leap has none.
  *
  * A quota has two independent limits, each optional:
  * - `maxNodes`: nodes held **at the same time** — at no instant may the project's leases

@@ -1,8 +1,8 @@
 /**
  * Planning of a lease request by hardware (pure): which offered nodes are free in a window,
  * which nodes go to which part of the request, and the earliest window in which the whole
- * request fits. Seed 004: "3 nodes with >= 48GB of memory and >= 1 GPU" and "1 node with >= 16GB
- * of memory and >= 1TB of local disk" for 3 days — all or nothing.
+ * request fits. The example of docs/leasing.md: "3 nodes with >= 48GB of memory and >= 1 GPU" and
+ * "1 node with >= 16GB of memory and >= 1TB of local disk" for 3 days — all or nothing.
  *
  * - Every group needs `count` distinct nodes; one node serves at most one group. Nodes that
  *   match several groups are shared out by a max-flow assignment (augmenting paths over groups,

@@ -1,5 +1,6 @@
 /**
- * The lease and offer state machines (reference/esi-leap.md §2.2), as explicit transition
+ * The lease and offer state machines (esi-leap `esi_leap/common/statuses.py` and
+ * `esi_leap/manager/service.py`, https://github.com/CCI-MOC/esi-leap), as explicit transition
  * tables. Every status change in esi goes through {@link leaseTransition} or
  * {@link offerTransition}, and the store applies it as a conditional update on the `from`
  * statuses, so a transition happens once even when several lease managers race.
@@ -121,8 +122,8 @@ export function isOfferFinal(status: OfferStatus): boolean {
 /**
  * Leases that block a window of their node, offer or parent lease: every status that is not
  * final. esi-leap checks conflicts against `created`/`active` only but computes availabilities
- * against all non-final leases (its quirk §1.9.2); esi uses this one set for both, so what an
- * offer shows as available is exactly what can be claimed.
+ * against all non-final leases (`Offer.get_availabilities`); esi uses this one set for both, so
+ * what an offer shows as available is exactly what can be claimed.
  */
 export const LEASE_BLOCKING: readonly LeaseStatus[] = ['created', 'active', 'error', 'wait fulfill', 'wait expire', 'wait cancel'];
 

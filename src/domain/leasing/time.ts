@@ -4,7 +4,8 @@
  * esi-leap (WSME) renders naive ISO-8601 (`2026-01-01T00:00:00`, with six fraction digits only
  * when the microseconds are not zero, as Python's `datetime.isoformat()`), and accepts ISO-8601
  * as well as Python's `str(datetime)` form (`2026-01-01 00:00:00.123456`), which the esi-leap
- * client functional tests send (reference/esi-leap.md §1.1). Naive times are UTC.
+ * client functional tests send (https://github.com/CCI-MOC/python-esileapclient). Naive times are
+ * UTC.
  *
  * esi stores milliseconds: input fractions are truncated to the millisecond; output shows the
  * milliseconds as microseconds (`.123000`). The end of time (`9999-12-31T23:59:59.999999`) is

@@ -1,8 +1,8 @@
 /**
  * Webhooks (pure rules): what a subscription is, which events it receives, what is sent, how it
  * is signed and when a failed delivery is retried. esi-leap notifies through oslo.messaging and
- * an event table (reference/esi-leap.md §3.4); esi adds per-project HTTPS webhooks beside the
- * event API (additive, docs/leasing.md).
+ * an event table (`esi_leap/objects/notification.py`); esi adds per-project HTTPS webhooks
+ * beside the event API (additive, docs/leasing.md).
  *
  * - A webhook belongs to a project and receives the events that project sees in
  *   `GET /v1/events` (where it is the lessee or the owner), optionally only some event types

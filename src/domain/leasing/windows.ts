@@ -10,7 +10,7 @@ import { formatLeaseTime } from './time.ts';
 /**
  * True when two windows share at least one instant. Half-open: back-to-back windows
  * (`a.end === b.start`) do not overlap. Equivalent to esi-leap's three-clause predicate
- * (reference/esi-leap.md §2.3) for non-empty windows.
+ * (`esi_leap/db/sqlalchemy/api.py`) for non-empty windows.
  */
 export function overlaps(a: Window, b: Window): boolean {
   return a.start < b.end && b.start < a.end;
@@ -50,11 +50,11 @@ export function assertValidRange(what: string, w: Window): void {
 
 /**
  * The free windows of an offer: the parts of [max(offer start, now), offer end] not covered by
- * any blocking lease, sorted, disjoint, non-empty (reference/esi-leap.md §2.5).
+ * any blocking lease, sorted, disjoint, non-empty (esi-leap's `Offer.get_availabilities`).
  *
  * Unlike esi-leap, the gap between now and the next lease is kept when an earlier lease has
- * already ended (esi-leap's quirk §1.9.3 drops it). Zero-length windows are left out, so
- * back-to-back leases leave no gap between them.
+ * already ended (esi-leap's `esi_leap/objects/offer.py` drops it). Zero-length windows are left
+ * out, so back-to-back leases leave no gap between them.
  *
  * @param offer the offer window
  * @param now current time, epoch ms
@@ -78,7 +78,7 @@ export function availabilities(offer: Window, now: number, leases: readonly Wind
 }
 
 /**
- * Default end of a claim without `end_time` (reference/esi-leap.md §1.3): the earliest of
+ * Default end of a claim without `end_time` (esi-leap's offer `claim`): the earliest of
  * start + default length, the start of the next blocking lease of the offer that starts after
  * `start`, and the offer's end. (A lease starting exactly at `start` is left to the conflict
  * check, which names it, instead of producing an empty window.)

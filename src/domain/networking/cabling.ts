@@ -1,6 +1,6 @@
 /**
- * Switch ports are owned (issue 14; DESIGN.md §4): which node a switch port is cabled to, and
- * which bare-metal port of that node holds it.
+ * Switch ports are owned (issue 14; docs/architecture.md "Objects a request names"): which node a
+ * switch port is cabled to, and which bare-metal port of that node holds it.
  *
  * A bare-metal port names its switch port in `local_link_connection` (switch by `switch_info`,
  * else `switch_id`; `port_id`), and esi programs that switch port with the VLANs of the port's

@@ -1,6 +1,7 @@
 /**
  * `esi trunk list|create|add network|remove network|delete` as single server calls (esi's
- * endpoints under `/network/v2.0/esi/trunks`, reference/esi-leap.md §5.2).
+ * endpoints under `/network/v2.0/esi/trunks`; python-esiclient's `esiclient/v1/trunk.py`,
+ * https://github.com/CCI-MOC/python-esiclient).
  *
  * python-esiclient makes 2k+3 calls to create a trunk with k tagged networks (parent port,
  * per network a lookup and a sub-port, the trunk); here one request does it, with its port

@@ -1,6 +1,6 @@
 /**
  * Name lookups and python-esiclient's naming conventions, for the `esi` endpoints that replace
- * several OpenStack calls with one (reference/esi-leap.md §5):
+ * several OpenStack calls with one (https://github.com/CCI-MOC/python-esiclient):
  *
  * - a node's port on a network: `esi-<node>-<network>`;
  * - a trunk's parent port: `esi-<trunk>-<native network>-trunk-port`;

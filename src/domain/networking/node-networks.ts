@@ -1,6 +1,7 @@
 /**
  * `esi node network list|attach|detach` and `esi switch port list` as single server calls
- * (esi's own endpoints under `/network/v2.0/esi/`, reference/esi-leap.md §5.1, §5.3).
+ * (esi's own endpoints under `/network/v2.0/esi/`; python-esiclient's
+ * `esiclient/v1/node_network.py` and `switch.py`, https://github.com/CCI-MOC/python-esiclient).
  *
  * python-esiclient's `node network list` makes five list calls (Ironic nodes, Ironic ports,
  * Neutron ports, networks, floating IPs) plus lookups, and joins them on the bare-metal port's

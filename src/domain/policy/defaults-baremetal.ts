@@ -14,9 +14,10 @@ const NODE_GET = 'rule:is_admin or rule:is_observer or rule:is_node_owner or rul
 
 /** The baremetal rules. */
 export const BAREMETAL_RULES: Readonly<Record<string, string>> = Object.freeze({
-  // --- Ironic base rules. Source: reference/ironic.md §3.1-3.2 and ESI's
-  // etc/ironic/policy.yaml.sample (reference/esi-leap.md §4.2). is_admin is the legacy rule
-  // that stock Ironic 21.4 (enforce_new_defaults=False) honours: role admin in any scope.
+  // --- Ironic base rules. Source: Ironic 21.4 `ironic/common/policy.py`
+  // (https://opendev.org/openstack/ironic) and ESI's etc/ironic/policy.yaml.sample
+  // (https://github.com/CCI-MOC/esi). is_admin is the legacy rule that stock Ironic 21.4
+  // (enforce_new_defaults=False) honours: role admin in any scope.
   is_admin: 'role:admin',
   is_observer: 'role:baremetal_observer or (role:reader and system_scope:all)',
   is_node_owner: 'project_id:%(node.owner)s',
@@ -29,26 +30,27 @@ export const BAREMETAL_RULES: Readonly<Record<string, string>> = Object.freeze({
   show_password: '!',
   show_instance_secrets: '!',
 
-  // --- Nodes: visibility and lists. Source: ESI sample (esi-leap.md §4.2); list is open
-  // because the API filters the list to owned/leased nodes (ironic.md §3.4).
+  // --- Nodes: visibility and lists. Source: ESI sample; list is open because the API filters
+  // the list to owned/leased nodes (Ironic's `check_list_policy`).
   'baremetal:node:get': NODE_GET,
   'baremetal:node:list': '',
   'baremetal:node:list_all': ADMIN_OBSERVER,
   'baremetal:node:create': ADMIN,
   'baremetal:node:delete': ADMIN,
 
-  // --- Node field redaction. Source: Ironic 21.4 (ironic.md §3.3-3.4): lessees fail these and
-  // see redacted values; owners pass.
+  // --- Node field redaction. Source: Ironic 21.4 (`policy.py`, `node_sanitize`): lessees fail
+  // these and see redacted values; owners pass.
   'baremetal:node:get:filter_threshold': ADMIN_OBSERVER,
   'baremetal:node:get:driver_info': ADMIN_OBSERVER_OWNER,
   'baremetal:node:get:driver_internal_info': ADMIN_OBSERVER_OWNER,
   'baremetal:node:get:last_error': ADMIN_OBSERVER_OWNER,
   'baremetal:node:get:reservation': ADMIN_OBSERVER_OWNER,
 
-  // --- Node PATCH, one rule per field family (ironic.md §3.4). Source: ESI sample for update,
-  // update_extra, update_instance_info; the per-field rules follow Ironic 21.4's owner-member
-  // groups (MOM/MOA), with owner change reserved to the admin. esi also gives the owner
-  // network_data and retired (Ironic: owner member); conductor_group and chassis are admin-only.
+  // --- Node PATCH, one rule per field family (Ironic 21.4 `_authorize_patch_and_get_node`).
+  // Source: ESI sample for update, update_extra, update_instance_info; the per-field rules follow
+  // Ironic 21.4's owner-only rules (owner member or owner admin), with owner change reserved to
+  // the admin. esi also gives the owner network_data and retired (Ironic: owner member);
+  // conductor_group and chassis are admin-only.
   'baremetal:node:update': ADMIN_OWNER,
   'baremetal:node:update_extra': ADMIN_OWNER_LESSEE,
   'baremetal:node:update_instance_info': ADMIN_OWNER_LESSEE,
@@ -64,15 +66,15 @@ export const BAREMETAL_RULES: Readonly<Record<string, string>> = Object.freeze({
   'baremetal:node:update:conductor_group': ADMIN,
   'baremetal:node:update:chassis_uuid': ADMIN,
   'baremetal:node:disable_cleaning': ADMIN,
-  // Added by the inventory work. Source: Ironic 21.4 (ironic.md §3.3): changing the owner of an
+  // Added by the inventory work. Source: Ironic 21.4 (`policy.py`): changing the owner of an
   // active node (else 409) and changing the shard are system-admin rules; here admin.
   'baremetal:node:update_owner_provisioned': ADMIN,
   'baremetal:node:update:shard': ADMIN,
 
   // --- Node actions. Source: ESI sample (validate, maintenance, power, provision, console, VIFs
   // for owner and lessee). get_states/traits:list/bios:get follow node get (Ironic 21.4: readers
-  // of owner or lessee). Boot device, NMI and traits writes: admin or owner (DESIGN.md: the owner
-  // has full control of its nodes; the ESI sample leaves boot device admin-only).
+  // of owner or lessee). Boot device, NMI and traits writes: admin or owner (docs/architecture.md:
+  // the owner has full control of its nodes; the ESI sample leaves boot device admin-only).
   'baremetal:node:validate': ADMIN_OWNER_LESSEE,
   'baremetal:node:set_maintenance': ADMIN_OWNER_LESSEE,
   'baremetal:node:clear_maintenance': ADMIN_OWNER_LESSEE,
@@ -87,24 +89,24 @@ export const BAREMETAL_RULES: Readonly<Record<string, string>> = Object.freeze({
   'baremetal:node:vif:list': ADMIN_OWNER_LESSEE,
   'baremetal:node:vif:attach': ADMIN_OWNER_LESSEE,
   'baremetal:node:vif:detach': ADMIN_OWNER_LESSEE,
-  // esi addition: capture an image of the node's disk (seed 000 "Create image from a leased,
-  // provisioned node": a lessee may).
+  // esi addition: capture an image of the node's disk (ESI's design document, "Create image from a
+  // leased, provisioned node": a lessee may; docs/provisioning.md).
   'baremetal:node:capture': ADMIN_OWNER_LESSEE,
   'baremetal:node:traits:list': NODE_GET,
   'baremetal:node:traits:set': ADMIN_OWNER,
   'baremetal:node:traits:delete': ADMIN_OWNER,
   'baremetal:node:bios:get': NODE_GET,
   // Issue 6 (redfish): setting the target RAID configuration is the owner's (Ironic 21.4:
-  // owner member, not the lessee, ironic.md §3.3 MOM); here admin or owner.
+  // owner member, not the lessee); here admin or owner.
   'baremetal:node:set_raid_state': ADMIN_OWNER,
-  // Ironic 21.4: set_boot_mode follows set_power_state (M: a lessee may).
+  // Ironic 21.4: set_boot_mode follows set_power_state (a lessee member may).
   'baremetal:node:set_boot_mode': ADMIN_OWNER_LESSEE,
   'baremetal:node:history:get': ADMIN_OBSERVER_OWNER,
   'baremetal:node:inventory:get': ADMIN_OBSERVER_OWNER,
   'baremetal:node:vendor_passthru': ADMIN,
 
   // --- Agent (ramdisk) lookup and heartbeat: public routes, the agent has no token. Source:
-  // Ironic 21.4 empty rules for ipa_lookup / ipa_heartbeat (ironic.md §3.3).
+  // Ironic 21.4 empty rules for ipa_lookup / ipa_heartbeat (`policy.py`).
   'baremetal:driver:ipa_lookup': '',
   'baremetal:node:ipa_heartbeat': '',
 
@@ -142,7 +144,7 @@ export const BAREMETAL_RULES: Readonly<Record<string, string>> = Object.freeze({
   'baremetal:conductor:get': ADMIN_OBSERVER,
   'baremetal:chassis:get': ADMIN_OBSERVER,
 
-  // --- Allocations. Source: Ironic 21.4 (ironic.md §3.3): get = system reader or allocation
+  // --- Allocations. Source: Ironic 21.4 (`policy.py`): get = system reader or allocation
   // owner; list open (the API filters by allocation owner), list_all = system reader; create =
   // any member (esi: or its owner / lessee roles); candidates are limited to nodes the project
   // owns or leases and the owner is forced to the caller's project; naming another owner

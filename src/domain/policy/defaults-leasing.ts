@@ -13,9 +13,9 @@ const ADMIN_OWNER = 'rule:is_admin or rule:is_node_owner';
 
 /** The leasing rules. */
 export const LEASING_RULES: Readonly<Record<string, string>> = Object.freeze({
-  // --- esi-leap base rules. Source: esi-leap esi_leap/common/policy.py (reference/esi-leap.md
-  // §4.1). esi-leap calls its admin rule is_admin; here it is is_esi_leap_admin so that it does
-  // not clash with Ironic's is_admin.
+  // --- esi-leap base rules. Source: esi-leap esi_leap/common/policy.py
+  // (https://github.com/CCI-MOC/esi-leap). esi-leap calls its admin rule is_admin; here it is
+  // is_esi_leap_admin so that it does not clash with Ironic's is_admin.
   is_esi_leap_admin: 'role:admin or role:esi_leap_admin',
   is_owner: 'role:owner or role:esi_leap_owner',
   is_lessee: 'role:lessee or role:esi_leap_lessee',
@@ -42,13 +42,15 @@ export const LEASING_RULES: Readonly<Record<string, string>> = Object.freeze({
   'esi_leap:event:get_all': LEAP_ANY_ROLE,
 
   // --- esi-leap console auth tokens. esi-leap has no rule: it requires that the caller can see
-  // the node in Ironic with its own token (esi-leap.md §1.7). esi states that directly: the
-  // caller must be allowed Ironic's get_console on the node (admin, owner or lessee).
+  // the node in Ironic with its own token (`esi_leap/api/controllers/v1/console_auth_token.py`).
+  // esi states that directly: the caller must be allowed Ironic's get_console on the node (admin,
+  // owner or lessee).
   'esi_leap:console_auth_token:create': 'rule:is_esi_leap_admin or rule:is_node_owner or rule:is_node_lessee',
   'esi_leap:console_auth_token:delete': 'rule:is_esi_leap_admin or rule:is_node_owner or rule:is_node_lessee',
   // esi addition (docs/console.md): who may type at a node's serial console, checked when a console
-  // token is issued and when a websocket opens with a Keystone token. Seed 000: lessees get
-  // read-only consoles by default; owners and admins read-write.
+  // token is issued and when a websocket opens with a Keystone token. Lessees get read-only
+  // consoles by default (ESI's design document: "View serial console of a leased node (read
+  // only)"); owners and admins read-write.
   'esi:node:console:write': ADMIN_OWNER,
 
   // --- esi additions beyond esi-leap (docs/leasing.md "Beyond esi-leap"); no upstream rules exist.

@@ -1,8 +1,8 @@
 /**
  * Validation of allocation request bodies (Ironic 21.4 `ALLOCATION_SCHEMA` and the API's checks,
- * reference/ironic.md §4.1): `POST` keys `resource_class` (≤ 80 characters; required unless
- * backfilling), `traits`, `candidate_nodes`, `name`, `uuid`, `extra`, `owner`, `node`; unknown
- * keys → 400. `PATCH` may touch only `name` and `extra`.
+ * `ironic/api/controllers/v1/allocation.py`): `POST` keys `resource_class` (≤ 80 characters;
+ * required unless backfilling), `traits`, `candidate_nodes`, `name`, `uuid`, `extra`, `owner`,
+ * `node`; unknown keys → 400. `PATCH` may touch only `name` and `extra`.
  */
 import { InvalidInputError } from '../errors.ts';
 import { isUuidLike } from '../ids.ts';

@@ -1,6 +1,7 @@
 /**
  * Processing of an `allocating` allocation — what Ironic's conductor does in
- * `allocations.do_allocate` (reference/ironic.md §4.1), on esi's scheduler:
+ * `do_allocate` (Ironic 21.4 `ironic/conductor/allocations.py`,
+ * https://opendev.org/openstack/ironic), on esi's scheduler:
  *
  * - candidates: nodes of the allocation's resource class (exactly), `available`, not in
  *   maintenance, without an instance, with a known power state, having every requested trait,

@@ -1,6 +1,7 @@
 /**
  * `AllocationService`: the Ironic allocation API (`/v1/allocations`, `/v1/nodes/{id}/allocation`)
- * with Ironic 21.4's policy and rules (reference/ironic.md §3.3, §3.4, §4.1).
+ * with Ironic 21.4's policy and rules (`ironic/common/policy.py`,
+ * `ironic/api/controllers/v1/allocation.py` in https://opendev.org/openstack/ironic).
  *
  * - **Create**: `baremetal:allocation:create`; a caller without `create_restricted` gets
  *   `owner` = its project (naming another → 403). Candidate nodes are resolved to UUIDs in

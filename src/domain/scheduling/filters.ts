@@ -15,7 +15,7 @@
  * | `traits`          | it has every required trait and no forbidden one (Ironic allocation traits; Nova `trait:X=required/forbidden`) |
  * | `cpu_arch`        | `properties.cpu_arch` equals the wanted one |
  * | `capabilities`    | every `capabilities:<key>` spec matches `properties.capabilities` (Nova ComputeCapabilitiesFilter) |
- * | `cpus`, `memory_mb`, `local_gb` | the property equals the wanted amount (`exact`) or is at least it (`min`); an unknown property fails (seed 002: exact-match filters) |
+ * | `cpus`, `memory_mb`, `local_gb` | the property equals the wanted amount (`exact`) or is at least it (`min`); an unknown property fails (Nova's exact-match filters, docs/scheduling.md) |
  */
 import { matchesSpec } from './capabilities.ts';
 import { customResourceClass, type PlacementRequest, type SchedNode, type SizeKey } from './model.ts';

@@ -1,6 +1,7 @@
 /**
  * What a flavor asks of a bare-metal node, from its sizes and extra specs — Nova's conventions
- * for Ironic flavors (reference/ironic.md §4.2) plus esi's matching rules:
+ * for Ironic flavors (`nova/virt/ironic/driver.py` in https://opendev.org/openstack/nova) plus
+ * esi's matching rules:
  *
  * | extra spec                         | meaning |
  * |------------------------------------|---------|

@@ -1,6 +1,7 @@
 /**
- * The scheduling model: Ironic allocations (reference/ironic.md §4.1), the scheduler's view of a
- * node, and a placement request — what a flavor or an allocation asks of a node.
+ * The scheduling model: Ironic allocations
+ * (https://docs.openstack.org/api-ref/baremetal/#allocations-allocations), the scheduler's view of
+ * a node, and a placement request — what a flavor or an allocation asks of a node.
  *
  * Field names of {@link Allocation} are Ironic's; timestamps are epoch milliseconds (UTC), the
  * API renders them as ISO-8601.
@@ -170,7 +171,7 @@ export interface PlacementRequest {
 /**
  * The placement custom resource class of a node's `resource_class`, as Nova's ironic driver
  * reports it: upper-cased, every character outside `A-Z0-9_` replaced by `_`, prefixed with
- * `CUSTOM_` (`baremetal-gold` → `CUSTOM_BAREMETAL_GOLD`; reference/ironic.md §4.2).
+ * `CUSTOM_` (`baremetal-gold` → `CUSTOM_BAREMETAL_GOLD`; `nova/virt/ironic/driver.py`).
  */
 export function customResourceClass(resourceClass: string): string {
   const norm = resourceClass.toUpperCase().replace(/[^A-Z0-9_]/g, '_');

@@ -4,7 +4,7 @@
  * Ironic stores `properties` as given, so sizes may be numbers or numeric strings
  * (`"memory_mb": "16384"`); anything else counts as unknown. `properties.capabilities` is
  * Ironic's `"key:value,key2:value2"` string (an object is accepted too), e.g.
- * `"boot_mode:uefi,cpu_vt:true"` (reference/ironic.md §4.2, Nova's ComputeCapabilitiesFilter).
+ * `"boot_mode:uefi,cpu_vt:true"` (Nova's ComputeCapabilitiesFilter).
  */
 import type { NodeField, NodeSlice } from '../inventory/model.ts';
 import type { SchedNode } from './model.ts';

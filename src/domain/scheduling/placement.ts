@@ -10,9 +10,9 @@
  *   the node changed (`stale`), the node is read again and, if it still passes every filter,
  *   claimed again (a power-state refresh must not lose a good node); when a conductor holds it
  *   (`locked`), it is retried after the others, up to `lockedRetries` rounds
- *   `lockedRetryDelayMs` apart (Ironic: 3 × 1 s, reference/ironic.md §4.1); when it is taken,
- *   the next node is tried; when the claim says its allocation is gone (`allocation`), the
- *   placement stops.
+ *   `lockedRetryDelayMs` apart (Ironic: `[conductor] node_locked_retry_attempts` 3 × 1 s); when it
+ *   is taken, the next node is tried; when the claim says its allocation is gone (`allocation`),
+ *   the placement stops.
  * - Concurrent placements of one process cooperate: they share candidate reads in flight for
  *   the same query and, for equal requests, one ranking, and skip the nodes another of them is
  *   claiming or has just claimed, so a burst of requests neither reads nor ranks the same nodes

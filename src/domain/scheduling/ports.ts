@@ -3,10 +3,11 @@
  * hook that wakes a conductor when an allocation waits. Implemented by `src/store/scheduling/`
  * and the conductor.
  *
- * Concurrency (DESIGN.md §3): a node is *claimed* by one conditional write — the node's
- * `instance_uuid` and `allocation_uuid` set only if the row still has the version the
- * scheduler read and no conductor holds it — in the same transaction as the allocation's row.
- * Two requests can therefore never both get a node; the loser sees `stale` and moves on.
+ * Concurrency (docs/architecture.md "State and concurrency"): a node is *claimed* by one
+ * conditional write — the node's `instance_uuid` and `allocation_uuid` set only if the row still
+ * has the version the scheduler read and no conductor holds it — in the same transaction as the
+ * allocation's row. Two requests can therefore never both get a node; the loser sees `stale` and
+ * moves on.
  */
 import type { Node } from '../inventory/model.ts';
 import type { NodeChanges } from '../inventory/ports.ts';

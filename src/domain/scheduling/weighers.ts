@@ -8,8 +8,9 @@
  *    `cpus`, `memory_mb` and `local_gb`, each as a fraction of the largest value among the
  *    qualifying nodes (so that each size counts alike): a node that matches exactly has no
  *    surplus and always comes first, and big machines stay free for requests that need them
- *    (seed 002: a 16 GiB request should not take the 128 GiB machine). A size the request does
- *    not constrain counts whole (smaller machines first). An unknown size counts as none;
+ *    (the Nova ironic driver spec, docs/scheduling.md: a 16 GiB request should not take the 128 GiB
+ *    machine). A size the request does not constrain counts whole (smaller machines first). An
+ *    unknown size counts as none;
  * 3. **extra traits** — the node's traits the request did not ask for (special hardware, such
  *    as a GPU, stays free too);
  * 4. **tie-break** — a hash of the request's seed and the node's UUID (the node's precomputed

@@ -1,9 +1,9 @@
 /**
  * Kysely table types of the leasing area (esi-leap's offers, leases, events and console auth
- * tokens, reference/esi-leap.md §2.1), plus the node claims of the lease manager (migration
- * `0003_leasing`); owner lease policies, quotas, webhooks, their delivery outbox and lease
- * notices (migration `0004_leasing_policies`). Timestamps are epoch ms, JSON as text
- * (docs/architecture.md).
+ * tokens, `esi_leap/db/sqlalchemy/models.py` in https://github.com/CCI-MOC/esi-leap), plus the node
+ * claims of the lease manager (migration `0003_leasing`); owner lease policies, quotas, webhooks,
+ * their delivery outbox and lease notices (migration `0004_leasing_policies`). Timestamps are epoch
+ * ms, JSON as text (docs/architecture.md).
  */
 import type { Generated } from 'kysely';
 

@@ -5,7 +5,7 @@
  *
  * | table             | what |
  * |-------------------|------|
- * | `allocations`     | Ironic allocations (reference/ironic.md §4.1): `state` allocating/active/error, `node_id` (the node it holds; unique — one allocation per node — and deleted with the node), `traits`/`candidate_nodes` JSON arrays, `extra` JSON object |
+ * | `allocations`     | Ironic allocations: `state` allocating/active/error, `node_id` (the node it holds; unique — one allocation per node — and deleted with the node), `traits`/`candidate_nodes` JSON arrays, `extra` JSON object |
  * | `flavors`         | Nova flavors: `flavorid` (the API id) and `name` unique; `extra_specs` a JSON object of string values; `owner` the project that created a private flavor (esi: projects may create their own), null for the admin's |
  * | `flavor_projects` | access list of private flavors (`os-flavor-access`), deleted with the flavor |
  * | `keypairs`        | Nova key pairs: unique per (`user_id`, `name`) |

@@ -1,6 +1,6 @@
 /**
  * Migration 0011 (inspection): the inventories reported by node inspection, as Ironic's
- * `node_inventory` table (`[inventory] data_backend = database`, reference/ironic.md §5.2).
+ * `node_inventory` table (`[inventory] data_backend = database`).
  *
  * | table            | what |
  * |------------------|------|

@@ -1,7 +1,8 @@
 /**
  * Kysely table types of the scheduling area: Ironic allocations (migration 0010). Timestamps
  * are epoch ms, JSON as text (docs/architecture.md). Field names are Ironic's
- * (reference/ironic.md §4.1); `node_id` is the internal id of the node the allocation holds.
+ * (https://docs.openstack.org/api-ref/baremetal/#allocations-allocations); `node_id` is the
+ * internal id of the node the allocation holds.
  */
 import type { Generated } from 'kysely';
 

@@ -11,7 +11,8 @@
  *    with HTTP Basic credentials from `driver_info` (`redfish_username`/`redfish_password`),
  *    TLS verified as `redfish_verify_ca` says. Bytes flow as binary frames both ways.
  *
- * Only the esi server opens it (seed 002: the BMC's address and credentials never reach users).
+ * Only the esi server opens it: the BMC's address and credentials never reach users
+ * (docs/console.md).
  */
 import fs from 'node:fs';
 import { Agent, WebSocket } from 'undici';

@@ -1,8 +1,9 @@
 /**
  * The redfish inspect interface (out-of-band inspection, Ironic's `redfish` inspect interface,
- * reference/ironic.md §5.2, §7.1): reads the node's ComputerSystem, `Processors`,
- * `MemorySummary`, `Storage` (drives; `SimpleStorage` devices when there is no `Storage`) and
- * `EthernetInterfaces` (DSP2046), and describes them as an ironic-python-agent inventory:
+ * `ironic/drivers/modules/redfish/inspect.py` in https://opendev.org/openstack/ironic): reads the
+ * node's ComputerSystem, `Processors`, `MemorySummary`, `Storage` (drives; `SimpleStorage` devices
+ * when there is no `Storage`) and `EthernetInterfaces` (DSP2046), and describes them as an
+ * ironic-python-agent inventory:
  *
  * - `cpu.count` = the sum of `TotalThreads` of the CPU processors (sushy's
  *   `processors.summary`), `architecture` from `ProcessorArchitecture` (x86 → x86_64,

@@ -1,6 +1,7 @@
 /**
  * Virtual media of the `redfish` hardware type, as sushy 4.3 and Ironic 21.4's
- * `redfish_boot` find and drive it (reference/ironic.md §7.1):
+ * `redfish_boot` find and drive it (`ironic/drivers/modules/redfish/boot.py` in
+ * https://opendev.org/openstack/ironic):
  *
  * - devices: the `VirtualMedia` collection of every Manager in the ComputerSystem's
  *   `Links.ManagedBy` (falling back to the system's own `VirtualMedia` collection, DSP2046
