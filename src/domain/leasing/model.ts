@@ -1,7 +1,8 @@
 /**
  * The leasing model (esi-leap v1): offers, leases, events and console tokens as plain values.
  *
- * Field meanings follow esi-leap's tables (reference/esi-leap.md §1.3, §1.4, §2.1). Times are
+ * Field meanings follow esi-leap's tables (`esi_leap/db/sqlalchemy/models.py` in
+ * https://github.com/CCI-MOC/esi-leap). Times are
  * epoch milliseconds, UTC. esi-leap stores microseconds; esi keeps milliseconds (sub-millisecond
  * digits of an input are dropped).
  */
@@ -25,10 +26,10 @@ export const NAME_MAX = 255;
 /** Longest lease `purpose` (esi-leap: 255). */
 export const PURPOSE_MAX = 255;
 
-/** Statuses of an offer (reference/esi-leap.md §2.2). */
+/** Statuses of an offer (esi-leap `esi_leap/common/statuses.py`). */
 export type OfferStatus = 'available' | 'expired' | 'deleted' | 'error';
 
-/** Statuses of a lease (reference/esi-leap.md §2.2). */
+/** Statuses of a lease (esi-leap `esi_leap/common/statuses.py`). */
 export type LeaseStatus = 'created' | 'active' | 'expired' | 'deleted' | 'error' | 'wait fulfill' | 'wait expire' | 'wait cancel';
 
 /** Every offer status, for validation of `status` filters. */
@@ -58,7 +59,7 @@ export interface Offer {
   readonly name: string | null;
   /** Project that created the offer (the node owner, or the lessee for a sub-offer). */
   readonly projectId: string;
-  /** When set, only this project and its subtree may see and claim the offer (§2.7). */
+  /** When set, only this project and its subtree may see and claim the offer. */
   readonly lesseeId: string | null;
   readonly resourceType: string;
   /** Node UUID. */
@@ -68,7 +69,7 @@ export interface Offer {
   readonly status: OfferStatus;
   /** Free-form JSON object. */
   readonly properties: Readonly<Record<string, unknown>>;
-  /** Set for a sub-offer: the lease under which the node is re-offered (§2.6). */
+  /** Set for a sub-offer: the lease under which the node is re-offered. */
   readonly parentLeaseUuid: string | null;
   readonly createdAt: number;
   readonly updatedAt: number;
@@ -102,7 +103,45 @@ export interface Lease {
   readonly updatedAt: number;
 }
 
-/** One row of the event log (`GET /v1/events`, reference/esi-leap.md §1.6). */
+/** What a claim of an offer decides: who, when, and what the lease is called. */
+export interface ClaimTerms {
+  /** The lessee project. */
+  readonly projectId: string;
+  readonly window: Window;
+  readonly name: string | null;
+  readonly purpose: string | null;
+  readonly properties?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A new lease that claims an offer (`created`; owner = the offer's project; the offer's node,
+ * resource type and parent lease), as esi-leap's `POST /v1/offers/{id}/claim` builds it — the one
+ * constructor of claims, for `claim` and for lease requests by hardware.
+ * @param uuid the new lease's uuid; `now` epoch ms
+ */
+export function leaseFromOffer(offer: Offer, terms: ClaimTerms, uuid: string, now: number): Lease {
+  return {
+    uuid,
+    name: terms.name,
+    projectId: terms.projectId,
+    ownerId: offer.projectId,
+    purpose: terms.purpose,
+    resourceType: offer.resourceType,
+    resourceUuid: offer.resourceUuid,
+    startTime: terms.window.start,
+    endTime: terms.window.end,
+    fulfillTime: null,
+    expireTime: null,
+    status: 'created',
+    properties: { ...(terms.properties ?? {}) },
+    offerUuid: offer.uuid,
+    parentLeaseUuid: offer.parentLeaseUuid,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** One row of the event log (`GET /v1/events`). */
 export interface LeasingEvent {
   /** Auto-incremented; the polling cursor (`last_event_id`). */
   readonly id: number;
@@ -154,7 +193,7 @@ export interface LeaseView extends Lease, ResourceInfo {
   readonly owner: string | null;
 }
 
-/** A node as `GET /v1/nodes` shows it (reference/esi-leap.md §1.5). */
+/** A node as `GET /v1/nodes` shows it (esi-leap `esi_leap/api/controllers/v1/node.py`). */
 export interface NodeView {
   readonly uuid: string;
   readonly name: string | null;

@@ -1,6 +1,7 @@
 /**
- * Offers (esi-leap `/v1/offers`, reference/esi-leap.md §1.3): list, show, create, cancel and
- * claim. Policy rules `esi_leap:offer:*`; visibility as {@link LeasingAccess.canSeeOffer}.
+ * Offers (esi-leap `/v1/offers`, `esi_leap/api/controllers/v1/offer.py` in
+ * https://github.com/CCI-MOC/esi-leap): list, show, create, cancel and claim. Policy rules
+ * `esi_leap:offer:*`; visibility as {@link LeasingAccess.canSeeOffer}.
  */
 import type { AuthContext } from '../auth.ts';
 import type { Clock } from '../clock.ts';
@@ -14,7 +15,7 @@ import type { LeasingEnricher } from './enrich.ts';
 import { offerEvent } from './events.ts';
 import { checkName, checkPurpose, filterWindow, type ClaimInput, type OfferCreateInput, type OfferListInput } from './inputs.ts';
 import type { LeaseLifecycle } from './lifecycle.ts';
-import { END_OF_TIME, OFFER_STATUSES, type Lease, type LeaseView, type Offer, type OfferStatus, type OfferView } from './model.ts';
+import { END_OF_TIME, leaseFromOffer, OFFER_STATUSES, type LeaseView, type Offer, type OfferStatus, type OfferView } from './model.ts';
 import { policyFor } from './policy-rules.ts';
 import type { LeasingRepository } from './repository.ts';
 import type { LeaseScheduler } from './scheduler.ts';
@@ -207,25 +208,12 @@ export class OfferService {
       assertValidRange('lease', { start, end });
       checkLeaseLength({ start, end }, limits.maxMs, leaseAdmin);
     }
-    const lease: Lease = {
-      uuid: newUuid(),
-      name,
-      projectId,
-      ownerId: offer.projectId,
-      purpose,
-      resourceType: offer.resourceType,
-      resourceUuid: offer.resourceUuid,
-      startTime: start,
-      endTime: end,
-      fulfillTime: null,
-      expireTime: null,
-      status: 'created',
-      properties: input.properties ?? {},
-      offerUuid: offer.uuid,
-      parentLeaseUuid: offer.parentLeaseUuid,
-      createdAt: now,
-      updatedAt: now,
-    };
+    const lease = leaseFromOffer(
+      offer,
+      { projectId, window: { start, end }, name, purpose, ...(input.properties ? { properties: input.properties } : {}) },
+      newUuid(),
+      now,
+    );
     await repo.withLeaseLocks([offer.resourceUuid], [projectId], async (tx) => {
       await admit(tx, [{ lease, nodeOwner, window: { start, end } }], {
         bypassLimits: leaseAdmin,

@@ -3,7 +3,7 @@
  * names groups of nodes by hardware — resource class, traits and an expression over node
  * properties (`./expression.ts`) — and a window; esi finds offers the caller may claim whose
  * nodes match, whose owners' lease policies allow the caller and the length, and claims them
- * ALL or NONE, atomically (seed 004; Blazar's host reservations with `resource_properties`).
+ * ALL or NONE, atomically (docs/leasing.md; Blazar's host reservations with `resource_properties`).
  *
  * How: plan outside any lock (`./request-plan.ts`); then take the locks of the candidate nodes
  * (the chosen ones and the other free matches, up to {@link LOCK_CAP}, sorted) and of the
@@ -25,7 +25,7 @@ import { admit, insertLeases, type AdmissionItem } from './admission.ts';
 import type { LeasingEnricher } from './enrich.ts';
 import { matches, parseExpression, type Expr } from './expression.ts';
 import { checkName, checkPurpose } from './inputs.ts';
-import { END_OF_TIME, type Lease, type LeaseView, type Offer, type Window } from './model.ts';
+import { END_OF_TIME, leaseFromOffer, type Lease, type LeaseView, type Offer, type Window } from './model.ts';
 import type { LeaseLimits } from './offers.ts';
 import type { LeasableNode, NodeGateway } from './ports.ts';
 import { policyFor, projectAllowed, type LeasePolicy } from './policy-rules.ts';
@@ -203,7 +203,12 @@ export class LeaseRequestService {
       }
       const items: AdmissionItem[] = again.assignments.map((a) => {
         const e = byOffer.get(a.offerUuid)!;
-        const lease = this.leaseFor(e.offer, projectId, window, now, name, purpose, input.properties);
+        const lease = leaseFromOffer(
+          e.offer,
+          { projectId, window, name, purpose, ...(input.properties ? { properties: input.properties } : {}) },
+          newUuid(),
+          now,
+        );
         return { lease, nodeOwner: e.node.owner, window };
       });
       await admit(tx, items, { bypassLimits: leaseAdmin, ownerPolicy: true, lesseeScope, viewer: access.viewer(ctx, lesseeScope) });
@@ -274,36 +279,6 @@ export class LeaseRequestService {
         groups: e.groups,
       };
     });
-  }
-
-  private leaseFor(
-    offer: Offer,
-    projectId: string,
-    w: Window,
-    now: number,
-    name: string | null,
-    purpose: string | null,
-    properties?: Record<string, unknown>,
-  ): Lease {
-    return {
-      uuid: newUuid(),
-      name,
-      projectId,
-      ownerId: offer.projectId,
-      purpose,
-      resourceType: offer.resourceType,
-      resourceUuid: offer.resourceUuid,
-      startTime: w.start,
-      endTime: w.end,
-      fulfillTime: null,
-      expireTime: null,
-      status: 'created',
-      properties: properties ?? {},
-      offerUuid: offer.uuid,
-      parentLeaseUuid: offer.parentLeaseUuid,
-      createdAt: now,
-      updatedAt: now,
-    };
   }
 
   private unsatisfiable(
