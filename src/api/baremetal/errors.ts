@@ -1,5 +1,5 @@
 /**
- * The one place where errors become Ironic's wire format (reference/ironic.md §1.4):
+ * The one place where errors become Ironic's wire format (Ironic 21.4 `ironic/api/middleware/parsable_error.py`, `ironic/common/exception.py`):
  * `{"error_message": "<JSON string of {faultcode, faultstring, debuginfo}>"}` — double-encoded —
  * with `faultcode` `Client` for 4xx and `Server` for 5xx, `debuginfo` null.
  *

@@ -1,6 +1,6 @@
 /**
  * Parsing of node list requests (`GET /v1/nodes`, `/v1/nodes/detail`) with Ironic 21.4's
- * version rules (reference/ironic.md §1.6, §1.8): filter minimum versions (406), `fields`
+ * version rules (Ironic API reference https://docs.openstack.org/api-ref/baremetal/#nodes-nodes; `ironic/api/controllers/v1/node.py`): filter minimum versions (406), `fields`
  * (≥1.8; unknown → 400, too new → 406), `detail` (≥1.43, else 400; not with `fields`),
  * `sort_key` too new → 406, faults limited to Ironic's known faults.
  */

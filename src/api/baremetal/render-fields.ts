@@ -1,7 +1,7 @@
 /**
  * Field-level rendering rules shared by the node renderers (`render.ts`, `render-text.ts`):
  * which node fields a microversion shows, legacy provision state names, self/bookmark links and
- * timestamps as Python's `isoformat()` (reference/ironic.md §1.5, §1.8).
+ * timestamps as Python's `isoformat()` (Ironic API reference, https://docs.openstack.org/api-ref/baremetal/).
  */
 import { NODE_FIELDS } from '../../domain/inventory/model.ts';
 import { nodeFieldAllowed } from './microversion.ts';

@@ -1,6 +1,6 @@
 /**
- * Rendering of inventory objects in Ironic's JSON shapes (reference/ironic.md §1.5, §1.6, §1.8,
- * §1.9): fields hidden by microversion, ISO-8601 timestamps with microseconds and offset
+ * Rendering of inventory objects in Ironic's JSON shapes (https://docs.openstack.org/api-ref/baremetal/,
+ * `hide_fields_in_newer_versions` in Ironic 21.4 `ironic/api/controllers/v1/node.py`): fields hidden by microversion, ISO-8601 timestamps with microseconds and offset
  * (`2016-08-18T22:28:49.653000+00:00`), self/bookmark links on the public URL, legacy provision
  * state names for old versions, link lists on full nodes, collection envelopes with `next`.
  */

@@ -7,7 +7,7 @@
  *
  * - domain errors (`src/domain/errors.ts`) with the status table documented there — in
  *   particular conflicts are 409 and bad ranges 400, where esi-leap answers 500
- *   (reference/esi-leap.md §1.8; docs/leasing.md lists the differences); an unsatisfiable
+ *   (esi-leap `esi_leap/common/exception.py`; docs/leasing.md lists the differences); an unsatisfiable
  *   lease request is a 409 whose body also names the failed group and the earliest window;
  * - Fastify's own errors: malformed or empty JSON → 400, body too large → 413, unsupported
  *   media type → 415, any other 4xx keeps its status and message;

@@ -1,7 +1,7 @@
 /**
  * `NodeService`: every node operation of the baremetal API, with Ironic's policy and state
  * rules, over the {@link NodeRepository} port. Methods take the caller's {@link AuthContext}
- * first. Lookups follow reference/ironic.md §3.4 (missing or invisible → 404, action refused →
+ * first. Lookups follow Ironic 21.4's `check_node_policy_and_retrieve` (`ironic/api/controllers/v1/utils.py`) (missing or invisible → 404, action refused →
  * 403); state requests record intent and wake the conductor (`ConductorPort.notifyNode`).
  *
  * Microversion rules (which verbs, fields and filters a request may use) are the API's job;
@@ -72,7 +72,7 @@ export interface ConsoleInfo {
   readonly console_enabled: boolean;
   /**
    * Connection details; null while disabled. esi's consoles are websockets served by esi itself
-   * (`{"type": "websocket"}`; the API adds the `url`), never the BMC's address (seed 002).
+   * (`{"type": "websocket"}`; the API adds the `url`), never the BMC's address (docs/console.md).
    */
   readonly console_info: JsonObject | null;
   /** UUID of the node (for the API to build the URL). */
@@ -116,7 +116,7 @@ export class NodeService {
   }
 
   /**
-   * One page of the nodes the caller may see (reference/ironic.md §3.4 list filtering):
+   * One page of the nodes the caller may see (Ironic 21.4 `check_list_policy`, `ironic/api/controllers/v1/utils.py`):
    * `baremetal:node:list_all` sees everything; otherwise a project-scoped caller needs
    * `baremetal:node:list` and is silently limited to nodes its project owns or leases, and asking
    * for another project with `owner` or `project` is refused.
@@ -207,7 +207,7 @@ export class NodeService {
   }
 
   /**
-   * Update a node with a JSON-PATCH (reference/ironic.md §1.7).
+   * Update a node with a JSON-PATCH (Ironic 21.4 `apply_jsonpatch`, `ironic/api/controllers/v1/utils.py`).
    * @param body the request body (validated here: see `parsePatch`)
    * @param resetInterfaces `?reset_interfaces` (only with a `/driver` change)
    */

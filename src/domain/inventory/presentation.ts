@@ -1,8 +1,8 @@
 /**
  * What a caller may see of a node: field redaction by policy and secret masking.
  *
- * Source: reference/ironic.md §3.4 "Field redaction" and §1.8 "Secrets masking" (Ironic 21.4
- * `node_sanitize`): callers who fail `baremetal:node:get:filter_threshold` get `last_error`,
+ * Source: Ironic 21.4 `_node_sanitize_extended` and `node_sanitize`
+ * (`ironic/api/controllers/v1/node.py`): callers who fail `baremetal:node:get:filter_threshold` get `last_error`,
  * `reservation`, `driver_internal_info` and `driver_info` replaced by a redaction notice, each
  * only if they also fail that field's own policy (owners pass, lessees fail). Secret masking
  * applies to everyone on top (the `show_password` / `show_instance_secrets` rules are `!`).

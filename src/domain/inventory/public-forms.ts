@@ -2,7 +2,7 @@
  * Public forms of a node's secret-bearing JSON fields: `driver_info` (secrets masked),
  * `driver_internal_info` (`agent_secret_token` masked) and `instance_info` (secrets,
  * `configdrive` and `image_url` masked) as every caller may see them — Ironic 21.4
- * `node_sanitize`, reference/ironic.md §1.8 "Secrets masking".
+ * `node_sanitize` (Ironic 21.4 `ironic/api/controllers/v1/node.py`).
  *
  * Node display texts (`node-text.ts`), which the store keeps with every node, hold these public
  * forms; a stored text is trusted only when it was made under the running code's rules

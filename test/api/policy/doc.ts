@@ -83,7 +83,7 @@ export function renderPolicyDoc(sections: readonly MatrixSection[]): string {
     '  after their owner: `o1`, `o2`, `l1`…), `{fresh}` for a new object made for each caller, `{uniq}`',
     '  and `{slot.start}` for new names and free time windows.',
     '- **2xx** (bold): allowed. `404`: the caller may not see the object — answered exactly as for an',
-    '  object that does not exist (DESIGN.md §4). `403`: the caller may see the object (or the action',
+    '  object that does not exist (docs/architecture.md). `403`: the caller may see the object (or the action',
     '  needs a role the caller lacks, whatever the object) but may not do this. `401`: no valid token.',
     '  A `400`/`409` for a caller who is allowed means the policy passed and the request itself was',
     '  refused (the note says why).',
