@@ -37,6 +37,7 @@ import { createLeasingServices } from './leasing.ts';
 import { createImageServices } from './images.ts';
 import { createNetworkingServices } from './networking.ts';
 import { createSchedulingServices } from './scheduling.ts';
+import { NODE_DOCUMENT_CODEC } from '../api/baremetal/node-document.ts';
 import { serverNetworksOver } from './server-networks.ts';
 import type { Config } from './config.ts';
 import type { BackgroundWorker, Services } from './services.ts';
@@ -96,9 +97,11 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   });
   const heartbeatMs = config.conductor.heartbeatIntervalS * 1000;
   const secrets = loadSecretBox(config);
-  const nodeRepository = new KyselyNodeRepository(store.db, clock, store.selectArrays);
+  // Every node write stores the baremetal API's display document of the node, whose format
+  // only the API knows (src/api/baremetal/node-document.ts).
+  const nodeRepository = new KyselyNodeRepository(store.db, clock, NODE_DOCUMENT_CODEC, store.selectArrays);
   // Node display documents missing or made by other code are rebuilt once here; reads are
-  // correct either way (they rebuild such nodes' texts), this keeps them fast.
+  // correct either way (they encode such nodes' documents afresh), this keeps them fast.
   await nodeRepository.refreshDisplays();
   // Node history (docs/power-sync.md): every conductor write carrying an error or a fault
   // records an entry through this wrapper.
@@ -225,6 +228,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     images,
     directory: identity.directory,
     networks: serverNetworksOver(() => networking),
+    nodeDocuments: NODE_DOCUMENT_CODEC,
   });
   workers.push(schedulingWorker);
   const consoles = new NodeConsoleService(inventory.nodes.access, leasing.consoleTokens, clock);
@@ -236,6 +240,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     policy,
     identity,
     inventory,
+    nodeDocuments: nodeRepository,
     leasing,
     leaseManager,
     images,

@@ -18,6 +18,7 @@ import { createScheduling, type Scheduling } from '../domain/scheduling/index.ts
 import { SchedulingWorker } from '../conductor/scheduling-worker.ts';
 import type { Store } from '../store/database.ts';
 import { KyselyComputeRepository } from '../store/compute/repository.ts';
+import type { NodeDocumentCodec } from '../store/inventory/node-display.ts';
 import { KyselyAllocationRepository } from '../store/scheduling/allocation-repository.ts';
 import { KyselySchedulingNodes } from '../store/scheduling/nodes.ts';
 import type { Config } from './config.ts';
@@ -34,19 +35,21 @@ export interface SchedulingWiring {
   readonly directory: IdentityDirectory;
   /** Networks for servers (the networking work), or null. */
   readonly networks?: ServerNetworks | null;
+  /** The format of node display documents, which the repositories store with every node they write. */
+  readonly nodeDocuments: NodeDocumentCodec;
 }
 
 /** Build the scheduling and compute services and the conductor's scheduling worker. */
 export function createSchedulingServices(w: SchedulingWiring): { scheduling: Scheduling; compute: Compute; worker: SchedulingWorker } {
   const scheduling = createScheduling({
-    allocations: new KyselyAllocationRepository(w.store.db),
+    allocations: new KyselyAllocationRepository(w.store.db, w.nodeDocuments),
     nodes: new KyselySchedulingNodes(w.store.db, w.clock, w.store.selectArrays),
     access: w.inventory.nodes.access,
     policy: w.policy,
     clock: w.clock,
   });
   const compute = createCompute({
-    repo: new KyselyComputeRepository(w.store.db),
+    repo: new KyselyComputeRepository(w.store.db, w.nodeDocuments),
     images: {
       async get(ctx, id) {
         // The image's data goes to the caller's node: it must be readable by the caller.

@@ -23,6 +23,7 @@ import type { Config } from './config.ts';
 import type { Scheduling } from '../domain/scheduling/index.ts';
 import type { Compute } from '../domain/compute/index.ts';
 import type { NodeHardwareService } from '../domain/inventory/node-hardware.ts';
+import type { NodeDocumentReader } from '../api/baremetal/deps.ts';
 
 export type { BackgroundWorker };
 
@@ -38,6 +39,8 @@ export interface Services {
   readonly workers: readonly BackgroundWorker[];
   /** Nodes, ports, drivers and conductors (baremetal API, conductor, lease manager). */
   readonly inventory: Inventory;
+  /** The stored node display documents (the baremetal API's full node lists). */
+  readonly nodeDocuments: NodeDocumentReader;
   // --- leasing (offers, leases, lease manager) ---
   readonly leasing: Leasing;
   /** The lease manager (also in `workers`); tests poke it with `runDue()` / `sweep()`. */

@@ -17,7 +17,7 @@
  * which V8 runs several times faster than a loop over field names. The generated code holds
  * only checked field names, indexes and constant JSON texts.
  */
-import { memberOffset, NODE_TEXT_MEMBER_FIELDS, type NodeText } from '../../domain/inventory/node-text.ts';
+import { memberOffset, NODE_TEXT_MEMBER_FIELDS, type NodeText } from './node-document.ts';
 import {
   REDACT_DRIVER_INFO,
   REDACT_DRIVER_INTERNAL_INFO,

@@ -9,6 +9,7 @@ import { shownValue, type NodeView } from '../../domain/inventory/presentation.t
 import { portFieldAllowed } from './microversion.ts';
 import { NodeRenderCache } from './render-cache.ts';
 import { isoTime, legacyState, links, nodeFieldsAt, NODE_TIME_FIELDS } from './render-fields.ts';
+import type { DisplayView } from './node-document.ts';
 import { nodeTextJson } from './render-text.ts';
 
 export { isoTime, legacyState, links, nodeFieldsAt, type Links } from './render-fields.ts';
@@ -28,7 +29,7 @@ export function nodeValue(view: NodeView, field: string, version: number): unkno
  *   in which case the `ports`, `states` (≥1.14), `portgroups` (≥1.24) and `volume` (≥1.32) link
  *   lists are added
  */
-export function renderNode(view: NodeView, version: number, base: string, fields: readonly string[] | null): Record<string, unknown> {
+export function renderNode(view: DisplayView, version: number, base: string, fields: readonly string[] | null): Record<string, unknown> {
   if (view.text !== undefined) return JSON.parse(nodeTextJson(view, view.text, version, base, fields)) as Record<string, unknown>;
   return renderNodeObject(view, version, base, fields);
 }
@@ -144,7 +145,7 @@ export function collection(key: string, items: unknown[], page: PageInfo): Recor
  * exact rendering is there (see `NodeRenderCache`), else rendered — from the node's display
  * form when the view has one (`render-text.ts`) — and cached.
  */
-export function fullNodeBody(view: NodeView, version: number, base: string, cache: NodeRenderCache): Buffer {
+export function fullNodeBody(view: DisplayView, version: number, base: string, cache: NodeRenderCache): Buffer {
   const key = NodeRenderCache.key(view, version);
   let body = cache.get(key);
   if (body === undefined) {
@@ -208,7 +209,7 @@ export function nodeCollectionBuffer(
  * and a page whose every node and `next` link is unchanged is served from the page cache.
  */
 export function nodePage(
-  views: readonly NodeView[],
+  views: readonly DisplayView[],
   version: number,
   base: string,
   fields: readonly string[] | null,

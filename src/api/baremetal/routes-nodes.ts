@@ -18,10 +18,9 @@ import {
   requireVersion,
 } from './microversion.ts';
 import { checkFields, parseNodeList } from './node-list.ts';
+import { readFullNodePage } from './node-list-read.ts';
 import { boolParam, listParam, readQuery } from './query.ts';
 import { fullNodeBody, nextLink, nodePage, renderNode } from './render.ts';
-import { NodeRenderCache } from './render-cache.ts';
-import type { NodeView } from '../../domain/inventory/presentation.ts';
 import { NodeCreateBody, parseBody, PatchBody } from './schemas.ts';
 
 const KNOWN_FIELDS = new Set<string>([...NODE_FIELDS, 'conductor']);
@@ -32,7 +31,7 @@ const NO_PARAMS = new Set<string>();
 
 /** Register the node collection and resource routes on a `/v1` (or prefix-less) scope. */
 export function nodeRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
-  const { inventory, base, cache } = ctx;
+  const { inventory, base, cache, services } = ctx;
 
   for (const detailPath of [false, true]) {
     const path = detailPath ? '/nodes/detail' : '/nodes';
@@ -40,12 +39,10 @@ export function nodeRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
       app.get(p, async (req, reply) => {
         const v = req.ironicVersion;
         const parsed = parseNodeList(req.query, v, detailPath);
-        const full = parsed.fields === null;
-        const reuse = full ? (view: NodeView) => cache.has(NodeRenderCache.key(view, v)) : undefined;
-        const views = await inventory.nodes.list(req.auth, {
-          ...parsed.request,
-          ...(reuse ? { reuse, asText: true, expectMisses: cache.expectsMisses() } : {}),
-        });
+        const views =
+          parsed.fields === null
+            ? await readFullNodePage(inventory.nodes, services.nodeDocuments, cache, req.auth, parsed.request, v)
+            : await inventory.nodes.list(req.auth, parsed.request);
         const next = nextLink(views.length, {
           limit: parsed.request.limit,
           lastUuid: views.at(-1)?.node.uuid ?? null,

@@ -14,14 +14,13 @@ import { conductorFor } from './conductors.ts';
 import type { JsonObject } from './masking.ts';
 import { NODE_SORT_KEYS, type Node, type NodeField, type NodeSlice } from './model.ts';
 import { nodeLocked, NodeAccess, type InventoryDeps } from './node-access.ts';
-import { textSlice } from './node-text.ts';
 import { checkImageSource } from './requester.ts';
 import { requestPower, requestProvision, setConsole, setMaintenance, type ProvisionParams } from './node-actions.ts';
 import { planCreate } from './node-create.ts';
 import * as mgmt from './node-management.ts';
 import { checkNodePatchPaths, nodePatchRules, planNodeUpdate } from './node-update.ts';
 import { applyPatch, parsePatch, rootOf } from './patch.ts';
-import type { NodeFilters } from './ports.ts';
+import type { NodeFilters, NodeListQuery } from './ports.ts';
 import { nodeTarget, redactionMemo, type NodeView } from './presentation.ts';
 import { DELETE_ALLOWED_STATES, isProvisionState, isProvisionVerb } from './states.ts';
 
@@ -43,29 +42,29 @@ export interface NodeListRequest {
    * Ironic does, so a page may hold fewer than `limit` nodes.
    */
   readonly conductor?: string;
-  /**
-   * With `fields: null`: views for which the caller already has what it needs (e.g. a cached
-   * rendering keyed by uuid, version, redaction and conductor). The page is first read with
-   * the few columns such a view needs; full rows are then loaded, in one more query, only for
-   * the views this returns false for. Views it returns true for carry a partial node.
-   */
-  readonly reuse?: (view: NodeView) => boolean;
-  /**
-   * With `reuse`: load the nodes that must be rendered in display form (`NodeView.text`, see
-   * `NodeText`) instead of as full nodes, so that they are rendered without parsing or masking.
-   * Their `node` is then a slice.
-   */
-  readonly asText?: boolean;
-  /**
-   * With `asText`: most nodes of the page are expected to need rendering (the previous pages
-   * mostly did), so the page is read in display form in one query instead of two (`reuse` is
-   * then not consulted; a view the caller can reuse simply carries a text it does not need).
-   */
-  readonly expectMisses?: boolean;
 }
 
-/** Columns of the first, narrow read of a list page (see `NodeListRequest.reuse`). */
-const NARROW_FIELDS: readonly NodeField[] = ['driver', 'conductor_group'];
+/** Columns the caller's view of a node needs beyond the slice's base fields: the conductor mapping's inputs. */
+const CONDUCTOR_FIELDS: readonly NodeField[] = ['driver', 'conductor_group'];
+
+/**
+ * A node list the caller is entitled to, checked and planned but not yet read
+ * (see {@link NodeService.planList}). Readers of other forms of the same page (the baremetal
+ * API's display documents) use `page` and `view` and keep the caller's limits.
+ */
+export interface NodeListPlan {
+  /** The page to read: the filters (limited to the caller's project where policy says so), order, marker and size. */
+  readonly page: Omit<NodeListQuery, 'fields'>;
+  /** The caller's view of a node of this page: its redaction and, when asked for, its serving conductor. */
+  view(node: NodeSlice): NodeView;
+  /**
+   * Read the page with `fields` (null: every field) plus what the views need, in page order,
+   * already limited to the requested conductor.
+   */
+  read(fields: readonly NodeField[] | null): Promise<NodeView[]>;
+  /** The views of nodes served by the requested conductor, in order (all of them without `conductor`). */
+  keep<V extends NodeView>(views: readonly V[]): V[];
+}
 
 /** Console state (`GET …/states/console`). */
 export interface ConsoleInfo {
@@ -124,6 +123,15 @@ export class NodeService {
    *   NotFoundError for an unknown (or invisible) marker
    */
   async list(ctx: AuthContext, req: NodeListRequest): Promise<NodeView[]> {
+    const plan = await this.planList(ctx, req);
+    return plan.read(req.fields);
+  }
+
+  /**
+   * Check a list request and plan its page (see {@link list} for the rules) without reading it.
+   * @throws as {@link list}
+   */
+  async planList(ctx: AuthContext, req: NodeListRequest): Promise<NodeListPlan> {
     const filters: { -readonly [K in keyof NodeFilters]: NodeFilters[K] } = { ...req.filters };
     if (!this.deps.policy.check('baremetal:node:list_all', {}, ctx)) {
       const own = ctx.projectId;
@@ -145,14 +153,10 @@ export class NodeService {
       marker = await this.deps.nodes.get(req.marker);
       if (marker === null || !this.access.canSee(ctx, marker)) throw new NotFoundError('node', req.marker);
     }
-    let fields = req.fields;
-    const twoPhase = fields === null && req.reuse !== undefined;
-    if (twoPhase) fields = NARROW_FIELDS;
-    else if (fields !== null && req.withConductor) fields = [...new Set([...fields, ...NARROW_FIELDS])];
     const page = { filters, limit: req.limit, marker, sortKey: req.sortKey, sortDir: req.sortDir };
     const redaction = redactionMemo(this.deps.policy, ctx);
     const alive = req.withConductor ? await this.deps.conductors.alive() : null;
-    const toView = (node: NodeSlice): NodeView =>
+    const view = (node: NodeSlice): NodeView =>
       alive === null
         ? { node, redaction: redaction(node) }
         : {
@@ -160,50 +164,13 @@ export class NodeService {
             redaction: redaction(node),
             conductor: conductorFor({ uuid: node.uuid, driver: node.driver ?? '', conductor_group: node.conductor_group ?? '' }, alive),
           };
-    let views: NodeView[];
-    if (twoPhase && req.asText === true && req.expectMisses === true) {
-      views = (await this.deps.nodes.listTexts(page)).map((text) => ({ ...toView(textSlice(text)), text }));
-    } else {
-      views = (await this.deps.nodes.list({ ...page, fields })).map(toView);
-      if (twoPhase) views = await this.hydrate(views, req, toView);
-    }
-    return req.conductor === undefined ? views : views.filter((v) => v.conductor === req.conductor);
-  }
-
-  /**
-   * Replace the partial nodes of views the caller cannot reuse by full nodes, or by node texts
-   * with `req.asText` (one query per 1,024 nodes). A node deleted in between is left out; one
-   * changed in between is shown as read by the second query, with its view decided again.
-   */
-  private async hydrate(views: NodeView[], req: NodeListRequest, toView: (n: NodeSlice) => NodeView): Promise<NodeView[]> {
-    const missing = new Map<number, NodeView>();
-    for (const v of views) if (!req.reuse!(v)) missing.set(v.node.id, v);
-    if (missing.size === 0) return views;
-    const full = new Map<number, NodeView>();
-    if (req.asText === true) {
-      for (const text of await this.deps.nodes.getTexts([...missing.keys()])) {
-        const first = missing.get(text.id)!;
-        // The same row version: the redaction and conductor decided for the first read hold.
-        const view: NodeView =
-          first.node.version === text.version
-            ? first.conductor === undefined
-              ? { node: textSlice(text), redaction: first.redaction, text }
-              : { node: textSlice(text), redaction: first.redaction, conductor: first.conductor, text }
-            : { ...toView(textSlice(text)), text };
-        full.set(text.id, view);
-      }
-    } else {
-      for (const n of await this.deps.nodes.getByIds([...missing.keys()])) full.set(n.id, toView(n));
-    }
-    const out: NodeView[] = [];
-    for (const v of views) {
-      if (!missing.has(v.node.id)) out.push(v);
-      else {
-        const hydrated = full.get(v.node.id);
-        if (hydrated !== undefined) out.push(hydrated);
-      }
-    }
-    return out;
+    const keep = <V extends NodeView>(views: readonly V[]): V[] =>
+      req.conductor === undefined ? [...views] : views.filter((v) => v.conductor === req.conductor);
+    const read = async (fields: readonly NodeField[] | null): Promise<NodeView[]> => {
+      const columns = fields !== null && alive !== null ? [...new Set([...fields, ...CONDUCTOR_FIELDS])] : fields;
+      return keep((await this.deps.nodes.list({ ...page, fields: columns })).map(view));
+    };
+    return { page, view, read, keep };
   }
 
   /**

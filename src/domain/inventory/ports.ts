@@ -10,7 +10,6 @@
  */
 import type { AuthContext } from '../auth.ts';
 import type { Conductor, Node, NodeField, NodeSlice, Port } from './model.ts';
-import type { NodeText } from './node-text.ts';
 import type { ProvisionState } from './states.ts';
 
 /** Columns a node write may change (everything but identity and bookkeeping). */
@@ -75,16 +74,8 @@ export interface NodeRepository {
   getById(id: number): Promise<Node | null>;
   /** Nodes by internal id in one query (missing ones are absent), in no particular order. */
   getByIds(ids: readonly number[]): Promise<Node[]>;
-  /**
-   * Nodes by internal id in display form (`NodeText`: every field as JSON text, secret-bearing
-   * ones only in their public form), for rendering without parsing; missing ones are absent,
-   * in no particular order.
-   */
-  getTexts(ids: readonly number[]): Promise<NodeText[]>;
   /** One page of nodes in one query; full nodes when `fields` is null. */
   list(query: NodeListQuery): Promise<NodeSlice[]>;
-  /** One page of nodes, as `list` with every field, in display form (see `getTexts`). */
-  listTexts(query: Omit<NodeListQuery, 'fields'>): Promise<NodeText[]>;
   /** Insert a node. @throws ConflictError on a duplicate uuid, name or instance_uuid */
   insert(node: NewNode, now: number): Promise<Node>;
   /**

@@ -13,7 +13,6 @@
 import type { AuthContext } from '../auth.ts';
 import type { Policy } from '../policy/types.ts';
 import type { NodeField, NodeSlice } from './model.ts';
-import type { NodeText } from './node-text.ts';
 import { publicForm } from './public-forms.ts';
 
 /** Redaction bits. */
@@ -32,13 +31,8 @@ export const REDACTION_TEXT = Object.freeze({
 
 /** A node (or part of one) together with what its caller may see of it. */
 export interface NodeView {
-  /** The node, or (when `text` is set) its slice base fields, `driver` and `conductor_group`. */
+  /** The node, or the part of it that was read. */
   readonly node: NodeSlice;
-  /**
-   * The same node (same `version`) in display form, when it was loaded that way for rendering
-   * (see `NodeListRequest.asText`); renderers then read its fields from here.
-   */
-  readonly text?: NodeText;
   /** Bit mask of `REDACT_*` flags for this caller. */
   readonly redaction: number;
   /** Hostname of the conductor serving the node, null for none; undefined when not computed. */

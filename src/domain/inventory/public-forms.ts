@@ -4,9 +4,10 @@
  * `configdrive` and `image_url` masked) as every caller may see them — Ironic 21.4
  * `node_sanitize` (Ironic 21.4 `ironic/api/controllers/v1/node.py`).
  *
- * Node display texts (`node-text.ts`), which the store keeps with every node, hold these public
- * forms; a stored text is trusted only when it was made under the running code's rules
- * ({@link PUBLIC_FORMS_REVISION} is part of its fingerprint).
+ * The baremetal API's node display documents (src/api/baremetal/node-document.ts), which the
+ * store keeps with every node, hold these public forms; a stored document is trusted only when
+ * it was made under the running code's rules ({@link PUBLIC_FORMS_REVISION} is part of its
+ * fingerprint).
  */
 import { createHash } from 'node:crypto';
 import { MASKING_REVISION, maskDriverInternalInfo, maskInstanceInfo, maskSecrets, type JsonObject } from './masking.ts';

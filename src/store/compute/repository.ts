@@ -15,6 +15,7 @@ import type { ComputeRepository, NewServer, ServerChanges, ServerListQuery } fro
 import type { ClaimResult, ClaimTarget, NewAllocation, NodeGuardedResult } from '../../domain/scheduling/ports.ts';
 import { fromJson, isUniqueViolation, toJson, type Db } from '../database.ts';
 import { fullRowToNode, NODE_COLUMNS } from '../inventory/node-rows.ts';
+import type { NodeDocumentCodec } from '../inventory/node-display.ts';
 import { claimNode, storeDisplay } from '../scheduling/claims.ts';
 import { KyselyFlavorStore } from './flavor-store.ts';
 import type { ServersTable } from './tables.ts';
@@ -54,7 +55,11 @@ function toServer(r: Selectable<ServersTable>): Server {
 
 /** The compute repository over a Kysely handle. */
 export class KyselyComputeRepository extends KyselyFlavorStore implements ComputeRepository {
-  constructor(db: Db) {
+  /** @param codec the format of node display documents, stored with every node this repository writes */
+  constructor(
+    db: Db,
+    private readonly codec: NodeDocumentCodec,
+  ) {
     super(db);
   }
 
@@ -92,7 +97,7 @@ export class KyselyComputeRepository extends KyselyFlavorStore implements Comput
     let result: ClaimResult = { ok: false, reason: 'missing' };
     try {
       await this.db.transaction().execute(async (tx) => {
-        result = await claimNode(tx, target.nodeUuid, target.version, allocation.uuid, target.changes ?? {}, now);
+        result = await claimNode(tx, this.codec, target.nodeUuid, target.version, allocation.uuid, target.changes ?? {}, now);
         if (!result.ok) throw undo;
         await tx
           .insertInto('allocations')
@@ -164,7 +169,7 @@ export class KyselyComputeRepository extends KyselyFlavorStore implements Comput
           reason = !cur || cur.instance_uuid !== serverUuid ? 'missing' : cur.reservation !== null ? 'locked' : 'stale';
           throw undo;
         }
-        await storeDisplay(tx, fullRowToNode(row));
+        await storeDisplay(tx, this.codec, fullRowToNode(row));
         await tx.deleteFrom('allocations').where('uuid', '=', serverUuid).execute();
         await tx.deleteFrom('servers').where('uuid', '=', serverUuid).execute();
       });

@@ -1,24 +1,37 @@
 /**
- * The stored display documents of nodes (migration 0006; the format is `nodeDocumentOf`,
- * src/domain/inventory/node-text.ts): the column values of a node's document, the expression
- * that keeps a document valid across writes that do not change it, and the rebuild of every
- * stale document.
+ * The stored display documents of nodes (migration 0006): the column values of a node's
+ * document, the expression that keeps a document valid across writes that do not change it,
+ * and the rebuild of every stale document.
+ *
+ * The store does not know what a document holds: its owner (the baremetal API's renderer,
+ * src/api/baremetal/node-document.ts) hands the store a {@link NodeDocumentCodec} at start-up,
+ * and the store writes what it encodes for every node version it writes and hands the text
+ * back on request.
  *
  * Validity rule (what readers check, `node-reads.ts`): a document describes the row when
- * `display_version = version` and `display_rev = NODE_TEXT_REVISION`.
+ * `display_version = version` and `display_rev` is the codec's revision.
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Node } from '../../domain/inventory/model.ts';
-import { NODE_TEXT_REVISION, nodeDocumentOf } from '../../domain/inventory/node-text.ts';
 import type { Db } from '../database.ts';
-import type { NodeReads } from './node-reads.ts';
+
+/**
+ * What the store needs to keep node documents without knowing their format: a fingerprint of
+ * the format (a document stored under another one is rebuilt) and the encoder of a full node.
+ */
+export interface NodeDocumentCodec {
+  /** Fingerprint of the format (stored in `nodes.display_rev`). */
+  readonly revision: string;
+  /** The document of a full node (any text; the store never reads into it). */
+  encode(node: Node): string;
+}
 
 /** Rows per batch of {@link refreshDisplays}. */
 const REFRESH_BATCH = 500;
 
 /** The display columns of a node as read back from its row (full, current version). */
-export function displayColumns(node: Node): { display: string; display_version: number; display_rev: string } {
-  return { display: nodeDocumentOf(node), display_version: node.version, display_rev: NODE_TEXT_REVISION };
+export function displayColumns(node: Node, codec: NodeDocumentCodec): { display: string; display_version: number; display_rev: string } {
+  return { display: codec.encode(node), display_version: node.version, display_rev: codec.revision };
 }
 
 /**
@@ -35,9 +48,14 @@ export const DISPLAY_IN_STEP: RawBuilder<number | null> = sql<
  * Rebuild every document that is missing, stale or made by other code, in batches by id. Each
  * row is written only if its version is still the one read, so a concurrent write (which
  * stores its own document) is never overwritten with an older one.
+ * @param readNodes full nodes by internal id (missing ones absent)
  * @returns the number of documents written
  */
-export async function refreshDisplays(db: Db, reads: NodeReads): Promise<number> {
+export async function refreshDisplays(
+  db: Db,
+  readNodes: (ids: readonly number[]) => Promise<Node[]>,
+  codec: NodeDocumentCodec,
+): Promise<number> {
   let written = 0;
   let after = 0;
   for (;;) {
@@ -48,7 +66,7 @@ export async function refreshDisplays(db: Db, reads: NodeReads): Promise<number>
       .where((eb) =>
         eb.or([
           eb('display_rev', 'is', null),
-          eb('display_rev', '!=', NODE_TEXT_REVISION),
+          eb('display_rev', '!=', codec.revision),
           eb('display_version', 'is', null),
           eb('display_version', '!=', eb.ref('version')),
         ]),
@@ -57,15 +75,12 @@ export async function refreshDisplays(db: Db, reads: NodeReads): Promise<number>
       .limit(REFRESH_BATCH)
       .execute();
     if (stale.length === 0) return written;
-    const nodes = await reads.fullIn(
-      'id',
-      stale.map((r) => r.id),
-    );
+    const nodes = await readNodes(stale.map((r) => r.id));
     await db.transaction().execute(async (tx) => {
       for (const node of nodes) {
         const r = await tx
           .updateTable('nodes')
-          .set(displayColumns(node))
+          .set(displayColumns(node, codec))
           .where('id', '=', node.id)
           .where('version', '=', node.version)
           .executeTakeFirst();

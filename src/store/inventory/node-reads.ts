@@ -5,26 +5,45 @@
  * - full nodes by uuid, name or id, and by lists of ids or uuids (`IN` lists padded to a few
  *   sizes, so the same statements are reused);
  * - pages built by the repository (any Kysely select of known columns);
- * - node texts (`NodeText`, display form) from the stored display documents (migration 0006):
- *   a dozen columns per node instead of ~60, nothing parsed. A document is used only when it
- *   was made for the row's current version by the running code (`display_version`,
- *   `display_rev`); for any other row the node is read in full and its text built here, so a
- *   list never shows a stale document or one made under other masking rules.
+ * - stored display documents (migration 0006, `node-display.ts`) with the few plain columns
+ *   kept beside them: a dozen columns per node instead of ~60, nothing parsed. A document is
+ *   used only when it was made for the row's current version by the running codec
+ *   (`display_version`, `display_rev`); for any other row the node is read in full and its
+ *   document encoded here, so a reader never gets a stale document or one of another format.
  *
  * Without an array primitive (repositories built on a bare Kysely handle, e.g. in tests) the
  * same compiled queries run through Kysely and rows are turned into arrays.
  */
 import type { CompiledQuery, SelectQueryBuilder } from 'kysely';
 import type { Node, NodeSlice } from '../../domain/inventory/model.ts';
-import { DOCUMENT_OFFSETS_LENGTH, NODE_TEXT_REVISION, nodeTextOf, splitDocument, type NodeText } from '../../domain/inventory/node-text.ts';
 import type { ArrayQuery, Db } from '../database.ts';
 import type { Database } from '../schema.ts';
+import type { NodeDocumentCodec } from './node-display.ts';
 import { NODE_COLUMNS, nodeMapper } from './node-rows.ts';
 
 /** Largest `IN` list of one query; lists are padded to a power of two from 16 up to this. */
 export const IN_CHUNK = 1024;
-/** Columns of a node text read from its stored document, in the order {@link toText} reads them. */
-export const TEXT_COLUMNS = [
+/**
+ * A node's stored display document with the plain values kept beside it: the columns a
+ * conductor changes while it holds a node (`reservation`, `updated_at`, epoch ms) and those a
+ * reader needs for policy and the conductor mapping.
+ */
+export interface NodeDocumentRow {
+  readonly id: number;
+  readonly version: number;
+  readonly uuid: string;
+  readonly owner: string | null;
+  readonly lessee: string | null;
+  readonly driver: string;
+  readonly conductor_group: string;
+  readonly reservation: string | null;
+  readonly updated_at: number | null;
+  /** What the codec encoded for this version of the node. */
+  readonly document: string;
+}
+
+/** Columns of a {@link NodeDocumentRow} read with its document, in the order {@link toDocumentRow} reads them. */
+export const DOCUMENT_COLUMNS = [
   'id',
   'version',
   'uuid',
@@ -39,9 +58,9 @@ export const TEXT_COLUMNS = [
   'display_rev',
 ] as const;
 
-/** A node text from a row of {@link TEXT_COLUMNS}, or null when its document cannot be used. */
-function toText(r: readonly unknown[]): NodeText | null {
-  if (r[10] !== r[1] || r[11] !== NODE_TEXT_REVISION || typeof r[9] !== 'string' || r[9].length <= DOCUMENT_OFFSETS_LENGTH) return null;
+/** A document row from a row of {@link DOCUMENT_COLUMNS}, or null when its document cannot be used. */
+function toDocumentRow(r: readonly unknown[], revision: string): NodeDocumentRow | null {
+  if (r[10] !== r[1] || r[11] !== revision || typeof r[9] !== 'string') return null;
   return {
     id: r[0] as number,
     version: r[1] as number,
@@ -52,8 +71,14 @@ function toText(r: readonly unknown[]): NodeText | null {
     conductor_group: r[6] as string,
     reservation: r[7] as string | null,
     updated_at: r[8] as number | null,
-    ...splitDocument(r[9]),
+    document: r[9],
   };
+}
+
+/** The document row of a full node, encoded now. */
+function documentRowOf(node: Node, codec: NodeDocumentCodec): NodeDocumentRow {
+  const { id, version, uuid, owner, lessee, driver, conductor_group, reservation, updated_at } = node;
+  return { id, version, uuid, owner, lessee, driver, conductor_group, reservation, updated_at, document: codec.encode(node) };
 }
 
 /** Compiled statements kept (column sets × key columns × `IN` sizes). */
@@ -74,10 +99,12 @@ export class NodeReads {
 
   /**
    * @param db the Kysely handle (builds and compiles every query)
+   * @param codec the format of the stored documents (see `node-display.ts`)
    * @param arrays the store's array primitive; without it queries run through `db`
    */
   constructor(
     private readonly db: Db,
+    private readonly codec: NodeDocumentCodec,
     private readonly arrays?: ArrayQuery,
   ) {}
 
@@ -115,27 +142,28 @@ export class NodeReads {
   }
 
   /**
-   * Node texts by internal id (missing ones absent, any order): from the stored documents, and
-   * for rows whose document is missing, stale or made by other code, from the full row.
+   * Document rows by internal id (missing ones absent, any order): from the stored documents,
+   * and for rows whose document is missing, stale or of another format, from the full row.
    */
-  async texts(ids: readonly number[]): Promise<NodeText[]> {
-    const out: NodeText[] = [];
-    for (const rows of await this.#inChunks('text', TEXT_COLUMNS, 'id', ids)) out.push(...(await this.#textsOf(rows)));
+  async documents(ids: readonly number[]): Promise<NodeDocumentRow[]> {
+    const out: NodeDocumentRow[] = [];
+    for (const rows of await this.#inChunks('document', DOCUMENT_COLUMNS, 'id', ids)) out.push(...(await this.#documentRows(rows)));
     return out;
   }
 
-  /** The node texts of a page select of {@link TEXT_COLUMNS}, in its order (see {@link texts}). */
-  async pageTexts(query: SelectQueryBuilder<Database, 'nodes', object>): Promise<NodeText[]> {
-    return this.#textsOf(await this.run(query.compile()));
+  /** The document rows of a page select of {@link DOCUMENT_COLUMNS}, in its order (see {@link documents}). */
+  async pageDocuments(query: SelectQueryBuilder<Database, 'nodes', object>): Promise<NodeDocumentRow[]> {
+    return this.#documentRows(await this.run(query.compile()));
   }
 
-  /** Node texts of rows of {@link TEXT_COLUMNS}, in order; rows without a usable document are read in full (a node deleted meanwhile is left out). */
-  async #textsOf(rows: readonly unknown[][]): Promise<NodeText[]> {
-    const out: (NodeText | null)[] = rows.map(toText);
+  /** Document rows of rows of {@link DOCUMENT_COLUMNS}, in order; rows without a usable document are read in full (a node deleted meanwhile is left out). */
+  async #documentRows(rows: readonly unknown[][]): Promise<NodeDocumentRow[]> {
+    const revision = this.codec.revision;
+    const out: (NodeDocumentRow | null)[] = rows.map((r) => toDocumentRow(r, revision));
     const rebuild = rows.filter((_, i) => out[i] === null).map((r) => r[0] as number);
-    if (rebuild.length === 0) return out as NodeText[];
-    const full = new Map((await this.fullIn('id', rebuild)).map((n) => [n.id, nodeTextOf(n)]));
-    return out.map((t, i) => t ?? full.get(rows[i]![0] as number) ?? null).filter((t): t is NodeText => t !== null);
+    if (rebuild.length === 0) return out as NodeDocumentRow[];
+    const full = new Map((await this.fullIn('id', rebuild)).map((n) => [n.id, documentRowOf(n, this.codec)]));
+    return out.map((d, i) => d ?? full.get(rows[i]![0] as number) ?? null).filter((d): d is NodeDocumentRow => d !== null);
   }
 
   /** Run `select columns … where column in (…)` over `values` in padded chunks. */

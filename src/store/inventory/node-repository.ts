@@ -9,7 +9,7 @@
  *   atomic on its own, so no explicit locking is needed.
  * - Reads return value arrays mapped by generated mappers (`node-reads.ts`).
  * - Every write that changes a node's fields also stores its display document (`display`,
- *   migration 0006; see `NodeText`) for the new version, in a second statement conditional on
+ *   migration 0006; its format is the injected `NodeDocumentCodec`) for the new version, in a second statement conditional on
  *   that version; writes that bump `version` without changing what a document holds (a
  *   conductor's reservation, a port change) keep it valid in the same statement. A document a
  *   reader finds stale is never used (`node-reads.ts`), and
@@ -22,7 +22,6 @@ import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, 
 import type { Clock } from '../../domain/clock.ts';
 import { ConflictError } from '../../domain/errors.ts';
 import { SLICE_BASE_FIELDS, type Node, type NodeSlice } from '../../domain/inventory/model.ts';
-import type { NodeText } from '../../domain/inventory/node-text.ts';
 import type {
   ConductorChanges,
   NewNode,
@@ -35,8 +34,8 @@ import type {
 import { isUniqueViolation, toBool, type ArrayQuery, type Db, type Tx } from '../database.ts';
 import { releaseAllocations } from '../scheduling/claims.ts';
 import type { Database } from '../schema.ts';
-import { DISPLAY_IN_STEP, displayColumns, refreshDisplays } from './node-display.ts';
-import { NodeReads, TEXT_COLUMNS } from './node-reads.ts';
+import { DISPLAY_IN_STEP, displayColumns, refreshDisplays, type NodeDocumentCodec } from './node-display.ts';
+import { DOCUMENT_COLUMNS, NodeReads, type NodeDocumentRow } from './node-reads.ts';
 import { changesToRow, fullRowToNode, NODE_COLUMNS, TEXT_SORT_COLUMNS } from './node-rows.ts';
 
 /**
@@ -56,14 +55,16 @@ export class KyselyNodeRepository implements NodeRepository {
   readonly #reads: NodeReads;
 
   /**
+   * @param codec the format of the display documents kept with every node (see `node-display.ts`)
    * @param arrays the store's `selectArrays` (fast reads); without it reads go through `db`
    */
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly codec: NodeDocumentCodec,
     arrays?: ArrayQuery,
   ) {
-    this.#reads = new NodeReads(db, arrays);
+    this.#reads = new NodeReads(db, codec, arrays);
   }
 
   async get(uuid: string): Promise<Node | null> {
@@ -86,8 +87,12 @@ export class KyselyNodeRepository implements NodeRepository {
     return this.#reads.fullIn('uuid', uuids);
   }
 
-  async getTexts(ids: readonly number[]): Promise<NodeText[]> {
-    return this.#reads.texts(ids);
+  /**
+   * Display documents by internal id (missing ones absent, any order), each with the plain
+   * columns kept beside it; a missing or stale document is encoded afresh from the full row.
+   */
+  async documents(ids: readonly number[]): Promise<NodeDocumentRow[]> {
+    return this.#reads.documents(ids);
   }
 
   async list(q: NodeListQuery): Promise<NodeSlice[]> {
@@ -95,8 +100,9 @@ export class KyselyNodeRepository implements NodeRepository {
     return this.#reads.nodes(this.#page(q, columns), columns);
   }
 
-  async listTexts(q: Omit<NodeListQuery, 'fields'>): Promise<NodeText[]> {
-    return this.#reads.pageTexts(this.#page({ ...q, fields: null }, TEXT_COLUMNS));
+  /** One page of nodes, as `list` selects it, as display documents (see {@link documents}). */
+  async pageDocuments(q: Omit<NodeListQuery, 'fields'>): Promise<NodeDocumentRow[]> {
+    return this.#reads.pageDocuments(this.#page({ ...q, fields: null }, DOCUMENT_COLUMNS));
   }
 
   /** The select of one page of `columns` (filters, keyset after the marker, order, limit). */
@@ -251,12 +257,17 @@ export class KyselyNodeRepository implements NodeRepository {
    * @returns the number of documents written
    */
   refreshDisplays(): Promise<number> {
-    return refreshDisplays(this.db, this.#reads);
+    return refreshDisplays(this.db, (ids) => this.#reads.fullIn('id', ids), this.codec);
   }
 
   /** Store the display document of a node just written (only if no other write came since). */
   async #written(node: Node, db: Db | Tx = this.db): Promise<Node> {
-    await db.updateTable('nodes').set(displayColumns(node)).where('id', '=', node.id).where('version', '=', node.version).execute();
+    await db
+      .updateTable('nodes')
+      .set(displayColumns(node, this.codec))
+      .where('id', '=', node.id)
+      .where('version', '=', node.version)
+      .execute();
     return node;
   }
 

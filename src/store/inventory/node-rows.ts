@@ -1,6 +1,6 @@
 /**
  * Conversion between node rows (portable columns: JSON text, 0/1 booleans) and the domain
- * `Node` / `NodeText`:
+ * `Node` (and node slices):
  *
  * - rows as objects (Kysely `returning`) → nodes: {@link rowToNode};
  * - rows as value arrays (`Store.selectArrays`) → nodes: generated mappers ({@link nodeMapper}),

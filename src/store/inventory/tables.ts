@@ -70,10 +70,10 @@ export interface NodesTable {
   created_at: number;
   updated_at: number | null;
   /**
-   * Display document (migration 0006, `nodeDocumentOf` in src/domain/inventory/node-text.ts):
+   * Display document (migration 0006, the format is the baremetal API's, src/api/baremetal/node-document.ts):
    * the fields as JSON members in display form, secrets masked, after their offsets; trusted
-   * only when `display_version = version` and `display_rev` is the running code's
-   * `NODE_TEXT_REVISION`.
+   * only when `display_version = version` and `display_rev` is the running codec's
+   * revision (`NodeDocumentCodec`, src/store/inventory/node-display.ts).
    */
   display: string | null;
   display_version: number | null;

@@ -1,7 +1,7 @@
 /**
  * Migration 0006: each node's display document, stored beside its columns so that node lists
  * read one text per node instead of ~60 columns, and splice it into responses without parsing
- * or re-masking (see `src/domain/inventory/node-text.ts`):
+ * or re-masking (the format is the baremetal API's, `src/api/baremetal/node-document.ts`):
  *
  * - `display`: the node's fields as JSON members in display form — secrets masked — after the
  *   offset of each member, written with every change of the node;

@@ -23,6 +23,7 @@ import type {
 } from '../../domain/scheduling/ports.ts';
 import { fromJson, isUniqueViolation, toJson, type Db, type Tx } from '../database.ts';
 import type { Database } from '../schema.ts';
+import type { NodeDocumentCodec } from '../inventory/node-display.ts';
 import { claimNode, releaseAllocations, storeDisplay } from './claims.ts';
 import { fullRowToNode, NODE_COLUMNS } from '../inventory/node-rows.ts';
 
@@ -85,7 +86,11 @@ function rowOf(a: NewAllocation, nodeId: number | null, now: number) {
 
 /** Allocation storage over a Kysely handle. */
 export class KyselyAllocationRepository implements AllocationRepository {
-  constructor(private readonly db: Db) {}
+  /** @param codec the format of node display documents, stored with every node this repository writes */
+  constructor(
+    private readonly db: Db,
+    private readonly codec: NodeDocumentCodec,
+  ) {}
 
   #select(db: Db | Tx = this.db) {
     return db
@@ -207,7 +212,7 @@ export class KyselyAllocationRepository implements AllocationRepository {
           result = { ok: false, reason: 'allocation' };
           throw undo;
         }
-        result = await claimNode(tx, target.nodeUuid, target.version, allocationUuid, target.changes ?? {}, now);
+        result = await claimNode(tx, this.codec, target.nodeUuid, target.version, allocationUuid, target.changes ?? {}, now);
         if (!result.ok) throw undo;
       });
     } catch (err) {
@@ -242,7 +247,7 @@ export class KyselyAllocationRepository implements AllocationRepository {
           throw undo;
         }
         const node = fullRowToNode(row);
-        await storeDisplay(tx, node);
+        await storeDisplay(tx, this.codec, node);
         await tx
           .insertInto('allocations')
           .values(rowOf(a, node.id, now))
@@ -297,7 +302,7 @@ export class KyselyAllocationRepository implements AllocationRepository {
             reason = !cur ? 'missing' : cur.reservation !== null ? 'locked' : 'stale';
             throw undo;
           }
-          await storeDisplay(tx, fullRowToNode(row));
+          await storeDisplay(tx, this.codec, fullRowToNode(row));
         }
         await releaseAllocations(tx, { uuid }, now);
       });

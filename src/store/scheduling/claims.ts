@@ -20,7 +20,7 @@ import type { Node } from '../../domain/inventory/model.ts';
 import type { NodeChanges } from '../../domain/inventory/ports.ts';
 import type { ClaimResult } from '../../domain/scheduling/ports.ts';
 import { isUniqueViolation, type Tx } from '../database.ts';
-import { displayColumns } from '../inventory/node-display.ts';
+import { displayColumns, type NodeDocumentCodec } from '../inventory/node-display.ts';
 import { changesToRow, fullRowToNode, NODE_COLUMNS } from '../inventory/node-rows.ts';
 
 /** The fault of a server whose allocation was released without its user deleting it. */
@@ -29,11 +29,13 @@ export const RELEASED_FAULT_MESSAGE =
 
 /**
  * Claim a node inside `tx` (see the module documentation).
+ * @param codec the format of the node's display document, stored for the new version
  * @returns the node as written, or why not (`stale`, `locked`, `taken`, `missing`)
  * @throws ConflictError when the uuid is already another node's instance
  */
 export async function claimNode(
   tx: Tx,
+  codec: NodeDocumentCodec,
   nodeUuid: string,
   version: number,
   allocationUuid: string,
@@ -63,13 +65,13 @@ export async function claimNode(
   }
   if (!row) return { ok: false, reason: await whyNotClaimed(tx, nodeUuid) };
   const node = fullRowToNode(row);
-  await storeDisplay(tx, node);
+  await storeDisplay(tx, codec, node);
   return { ok: true, node };
 }
 
 /** Store the display document of a node written in `tx`. */
-export async function storeDisplay(tx: Tx, node: Node): Promise<void> {
-  await tx.updateTable('nodes').set(displayColumns(node)).where('id', '=', node.id).where('version', '=', node.version).execute();
+export async function storeDisplay(tx: Tx, codec: NodeDocumentCodec, node: Node): Promise<void> {
+  await tx.updateTable('nodes').set(displayColumns(node, codec)).where('id', '=', node.id).where('version', '=', node.version).execute();
 }
 
 async function whyNotClaimed(tx: Tx, nodeUuid: string): Promise<'stale' | 'locked' | 'taken' | 'missing'> {

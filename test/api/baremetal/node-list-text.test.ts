@@ -1,5 +1,5 @@
 /**
- * Full node lists rendered from stored display documents (migration 0006, `NodeText`, spliced
+ * Full node lists rendered from stored display documents (migration 0006, src/api/baremetal/node-document.ts, spliced
  * into a template by src/api/baremetal/render-text.ts) on a real database, SQLite and
  * PostgreSQL:
  *
@@ -14,7 +14,9 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE_TEXT_REVISION } from '../../../src/domain/inventory/node-text.ts';
+import { NODE_TEXT_REVISION } from '../../../src/api/baremetal/node-document.ts';
+import { readFullNodePage } from '../../../src/api/baremetal/node-list-read.ts';
+import { NodeRenderCache } from '../../../src/api/baremetal/render-cache.ts';
 import type { KyselyNodeRepository } from '../../../src/store/inventory/node-repository.ts';
 import { createPersonas, startTestServer, type Persona, type Personas, type TestServer } from '../../helpers/harness.ts';
 import { bm, createNode, createPort, forceNode, nodeRow } from './helpers.ts';
@@ -199,19 +201,14 @@ describe('stored display documents', () => {
       display_rev: 'other-code',
       display_version: version + 1,
     });
-    const list = (expectMisses: boolean) =>
-      ts.server.services.inventory.nodes.list(p.admin.context!, {
-        filters: {},
-        limit: 1000,
-        marker: null,
-        sortKey: 'id',
-        sortDir: 'asc',
-        fields: null,
-        withConductor: true,
-        reuse: () => false,
-        asText: true,
-        expectMisses,
-      });
+    const list = (expectMisses: boolean) => {
+      // An empty cache: every node is rendered, read in one query when the cache expects it.
+      const cache = new NodeRenderCache();
+      if (expectMisses) cache.notePage(1, 1);
+      const request = { filters: {}, limit: 1000, marker: null, sortKey: 'id', sortDir: 'asc', fields: null, withConductor: true } as const;
+      const { inventory, nodeDocuments } = ts.server.services;
+      return readFullNodePage(inventory.nodes, nodeDocuments, cache, p.admin.context!, request, 82);
+    };
     const one = await list(true);
     const two = await list(false);
     expect(one.map((v) => v.node.uuid)).toEqual(two.map((v) => v.node.uuid));

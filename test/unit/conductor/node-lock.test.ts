@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeLocks } from '../../../src/conductor/node-lock.ts';
 import type { NodeRepository } from '../../../src/domain/inventory/ports.ts';
+import { NODE_DOCUMENT_CODEC } from '../../../src/api/baremetal/node-document.ts';
 import { openStore, type Store } from '../../../src/store/database.ts';
 import { KyselyNodeRepository } from '../../../src/store/inventory/node-repository.ts';
 import { fixedClock, makeNode } from './fixtures.ts';
@@ -16,7 +17,7 @@ let repo: KyselyNodeRepository;
 
 beforeAll(async () => {
   store = await openStore({ sqlitePath: ':memory:' });
-  repo = new KyselyNodeRepository(store.db, fixedClock(1000));
+  repo = new KyselyNodeRepository(store.db, fixedClock(1000), NODE_DOCUMENT_CODEC);
 });
 afterAll(async () => store?.close());
 

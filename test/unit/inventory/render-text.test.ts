@@ -21,7 +21,8 @@ import {
   nodeTextOf,
   splitDocument,
   textSlice,
-} from '../../../src/domain/inventory/node-text.ts';
+  type DisplayView,
+} from '../../../src/api/baremetal/node-document.ts';
 import type { NodeView } from '../../../src/domain/inventory/presentation.ts';
 import { publicForm } from '../../../src/domain/inventory/public-forms.ts';
 import { MASK } from '../../../src/domain/inventory/masking.ts';
@@ -144,7 +145,8 @@ describe('render-text: the fast renderer equals the straightforward one', () => 
         const view: NodeView = { node, redaction: mask, conductor: c };
         const expected = JSON.stringify(renderNodeObject(view, v, b, null));
         const text = nodeTextOf(node);
-        const fast = nodeTextJson({ node: textSlice(text), text, redaction: mask, conductor: c }, text, v, b, null);
+        const textView: DisplayView = { node: textSlice(text), text, redaction: mask, conductor: c };
+        const fast = nodeTextJson(textView, text, v, b, null);
         expect(fast).toBe(expected);
         expect(fast).not.toContain(SECRET);
       }),
@@ -159,7 +161,7 @@ describe('render-text: the fast renderer equals the straightforward one', () => 
         const fields = [...pick.filter((f) => nodeFieldsAt(v).includes(f)), ...pick.slice(0, 2), 'not_a_field'];
         const view: NodeView = { node, redaction: mask, conductor: c };
         const text = nodeTextOf(node);
-        const textView: NodeView = { node: textSlice(text), text, redaction: mask, conductor: c };
+        const textView: DisplayView = { node: textSlice(text), text, redaction: mask, conductor: c };
         for (const f of [fields, null]) {
           const expected = JSON.stringify(renderNodeObject(view, v, b, f));
           expect(nodeTextJson(textView, text, v, b, f)).toBe(expected);

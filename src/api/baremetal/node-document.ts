@@ -1,21 +1,26 @@
 /**
- * The display form of a node, {@link NodeText}: what any caller may see of it before per-caller
- * redaction — every field as JSON text, `driver_info`, `driver_internal_info` and
- * `instance_info` only in their public (masked) form (`public-forms.ts`). It holds no secret.
+ * The display document of a node, owned here with the node renderer (./render-text.ts) and
+ * the render cache (./render-cache.ts): the domain knows nothing of it, and the store keeps it
+ * opaque — it writes what {@link NODE_DOCUMENT_CODEC} encodes for each node version and hands
+ * it back (src/store/inventory/node-display.ts).
+ *
+ * {@link NodeText} is what any caller may see of a node before per-caller redaction — every
+ * field as JSON text, `driver_info`, `driver_internal_info` and `instance_info` only in their
+ * public (masked) form (src/domain/inventory/public-forms.ts). It holds no secret.
  *
  * Most fields are kept together as one text, {@link NodeText.members}: the JSON members
  * `"field":value` joined by `,` (the body of a JSON object), with {@link NodeText.offsets}, the
- * start of each member in it. The store keeps both as one document with every node — written
- * with each change, see {@link nodeDocumentOf} and {@link NODE_TEXT_REVISION} — so that a list
- * reads one column per node instead of ~60, and a renderer copies runs of members into a
- * response by offset, without splitting or parsing anything. The two fields a conductor changes
- * while it holds a node (`reservation`, `updated_at`) are kept as plain values beside it, so
- * taking and releasing a node's lock does not rewrite the document.
+ * start of each member in it. The stored document is both, so that a list reads one column per
+ * node instead of ~60, and the renderer copies runs of members into a response by offset,
+ * without splitting or parsing anything. The two fields a conductor changes while it holds a
+ * node (`reservation`, `updated_at`) are kept as plain values beside it, so taking and
+ * releasing a node's lock does not rewrite the document.
  */
 import { createHash } from 'node:crypto';
-import type { JsonObject } from './masking.ts';
-import { NODE_FIELDS, type Node, type NodeField, type NodeSlice } from './model.ts';
-import { isPublicFormField, publicForm, PUBLIC_FORMS_REVISION } from './public-forms.ts';
+import type { JsonObject } from '../../domain/inventory/masking.ts';
+import { NODE_FIELDS, type Node, type NodeField, type NodeSlice } from '../../domain/inventory/model.ts';
+import type { NodeView } from '../../domain/inventory/presentation.ts';
+import { isPublicFormField, publicForm, PUBLIC_FORMS_REVISION } from '../../domain/inventory/public-forms.ts';
 
 /**
  * Characters of one offset in {@link NodeText.offsets} (base 32, digits then `a`–`v`): up to
@@ -106,6 +111,37 @@ export function splitDocument(document: string): { members: string; offsets: str
   return { members: document.slice(DOCUMENT_OFFSETS_LENGTH), offsets: document.slice(0, DOCUMENT_OFFSETS_LENGTH) };
 }
 
+/** A node's stored document with the plain values kept beside it (what the store hands back). */
+export interface StoredNodeDocument {
+  readonly id: number;
+  readonly version: number;
+  readonly uuid: string;
+  readonly owner: string | null;
+  readonly lessee: string | null;
+  readonly driver: string;
+  readonly conductor_group: string;
+  readonly reservation: string | null;
+  readonly updated_at: number | null;
+  /** {@link nodeDocumentOf} of this version of the node. */
+  readonly document: string;
+}
+
+/** The display form of a stored document. */
+export function textOfDocument(d: StoredNodeDocument): NodeText {
+  return {
+    id: d.id,
+    version: d.version,
+    uuid: d.uuid,
+    owner: d.owner,
+    lessee: d.lessee,
+    driver: d.driver,
+    conductor_group: d.conductor_group,
+    reservation: d.reservation,
+    updated_at: d.updated_at,
+    ...splitDocument(d.document),
+  };
+}
+
 /** The display form of a full node: what the store returns for the same row. */
 export function nodeTextOf(node: Node): NodeText {
   return {
@@ -139,6 +175,12 @@ export const NODE_TEXT_REVISION: string = createHash('sha256')
   .digest('hex')
   .slice(0, 16);
 
+/**
+ * A caller's view of a node, with the node in display form when it was read that way (the same
+ * `version` as `node`, which is then its {@link textSlice}); renderers read its fields from the text.
+ */
+export type DisplayView = NodeView & { readonly text?: NodeText };
+
 /** The slice a `NodeView` keeps as its `node` beside a node text: identity, ownership, version, the conductor mapping's inputs. */
 export function textSlice(text: NodeText): NodeSlice {
   return {
@@ -151,3 +193,12 @@ export function textSlice(text: NodeText): NodeSlice {
     conductor_group: text.conductor_group,
   };
 }
+
+/**
+ * What the store needs to keep node documents without knowing their format: the format's
+ * revision (a document of another revision is rebuilt) and the encoder.
+ */
+export const NODE_DOCUMENT_CODEC: { readonly revision: string; encode(node: Node): string } = Object.freeze({
+  revision: NODE_TEXT_REVISION,
+  encode: nodeDocumentOf,
+});
