@@ -24,6 +24,7 @@ import { countChanges, rowCounter, type RowCounts } from '../helpers/robustness/
 import { RawClient } from '../helpers/robustness/http.ts';
 import { listRoutes, routeKey, type RouteInfo, type RouteParam } from '../helpers/robustness/routes.ts';
 import { BODY_SPECS, specKey, type Fixtures } from '../helpers/robustness/specs.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const BODY_LIMIT = 192 * 1024;
 const DAY = 86_400_000;
@@ -180,12 +181,11 @@ async function createFixtures(p: Personas): Promise<Fixtures> {
     )
   ).server.id;
   // Let the conductor deploy it, so that nothing changes in the database during the attacks.
-  for (
-    let i = 0;
-    i < 100 && (await call(ts, p.owner, 'GET', `/compute/v2.1/servers/${server}`, undefined, NOVA)).body.server.status !== 'ACTIVE';
-    i++
-  )
-    await new Promise((r) => setTimeout(r, 50));
+  await waitFor(
+    async () => (await call(ts, p.owner, 'GET', `/compute/v2.1/servers/${server}`, undefined, NOVA)).body.server.status,
+    (status) => status === 'ACTIVE',
+    { timeoutMs: 10_000, what: `server ${server} ACTIVE` },
+  );
   return {
     allocation,
     flavor,

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { describe, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/server/config.ts';
 import { startServer, type RunningServer } from '../../src/server/main.ts';
 import type { Clock } from '../../src/domain/clock.ts';
@@ -21,6 +22,19 @@ export const ADMIN_PASSWORD = 'admin-test-password';
 /** Which engine this test run uses (`ESI_TEST_DB`, default sqlite). */
 export function testDb(): 'sqlite' | 'postgres' {
   return process.env.ESI_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+}
+
+/**
+ * `describe` of a suite that only means something on PostgreSQL (several processes on one
+ * database). On SQLite it is one skipped test that says so: the same file runs in the api-pg
+ * project, where the suite runs.
+ */
+export function describePostgresOnly(name: string, body: () => void): void {
+  if (testDb() === 'postgres') describe(name, body);
+  else
+    describe(name, () => {
+      it('PostgreSQL only (runs in the api-pg project)', (ctx) => ctx.skip('PostgreSQL only: runs in the api-pg project'));
+    });
 }
 
 /** A started test server. */

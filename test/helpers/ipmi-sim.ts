@@ -1,21 +1,17 @@
 /**
  * Test helper for IPMI: starts openipmi `ipmi_sim` BMCs on free loopback UDP ports with their
- * own generated configuration (src/lab/ipmi.ts does the work; this module adds what tests need:
- * a skip reason and a "start N, stop all" helper).
+ * own generated configuration (src/lab/ipmi.ts does the work; this module adds a "start N, stop
+ * all" helper for tests).
  *
  * Usage:
  * ```ts
  * const sims = ipmiSims();            // in a describe/file scope
- * describe.skipIf(IPMI_SKIP !== null)('…', () => { beforeAll(() => sims.start(2)); afterAll(() => sims.stop()); … });
+ * describeNeeding(IPMI_TOOLS, '…', () => { beforeAll(() => sims.start(2)); afterAll(() => sims.stop()); … });
  * ```
  */
-import { ipmiSimUnavailable, startIpmiSim, type IpmiSimBmc, type IpmiSimOptions } from '../../src/lab/ipmi.ts';
+import { startIpmiSim, type IpmiSimBmc, type IpmiSimOptions } from '../../src/lab/ipmi.ts';
 
 export { startIpmiSim, type IpmiSimBmc } from '../../src/lab/ipmi.ts';
-
-/** Why IPMI tests must skip here (`ipmi_sim`/`ipmitool` missing), or null. */
-export const IPMI_SKIP: string | null = await ipmiSimUnavailable();
-if (IPMI_SKIP !== null) console.warn(`IPMI tests skipped: ${IPMI_SKIP}`);
 
 /** A set of simulated BMCs started and stopped together. */
 export interface IpmiSims {

@@ -3,34 +3,18 @@
  * `openstack` CLI and our `esi` CLI, each run as a child process with `OS_*` credentials in
  * its environment (as a user would after `source admin-openrc`).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, spawnEsiServer } from '../helpers/esi-process.ts';
+export { freePort } from '../helpers/esi-process.ts';
 
 /** Repository root. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Debian's OpenStack CLI. */
 export const OPENSTACK = '/usr/bin/openstack';
-
-/** True when Debian's openstack CLI with the baremetal plugin is installed. */
-export function haveOpenstackCli(): boolean {
-  return fs.existsSync(OPENSTACK) && fs.existsSync('/usr/lib/python3/dist-packages/ironicclient');
-}
-
-/** A free TCP port on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
 
 /** A running `esi server` child process. */
 export interface EsiProcess {
@@ -53,41 +37,18 @@ export async function startEsi(options: { lab?: number; env?: Record<string, str
   const port = await freePort();
   const labPort = options.lab ? await freePort() : null;
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'esi-interop-'));
-  const args = ['bin/esi.js', 'server', '--port', String(port), '--data-dir', dataDir];
+  const args = ['--port', String(port), '--data-dir', dataDir];
   if (options.lab) args.push('--lab', String(options.lab), '--lab-port', String(labPort));
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, ESI_ADMIN_PASSWORD: 'interop-admin-pw', ESI_LOG_LEVEL: 'warn', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const deadline = Date.now() + 60_000;
-  while (!/listening on/.test(out)) {
-    if (child.exitCode !== null) throw new Error(`esi server exited (${child.exitCode}):\n${out}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`esi server did not start within 60 s:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const server = await spawnEsiServer(args, { ESI_ADMIN_PASSWORD: 'interop-admin-pw', ...options.env });
   const adminEnv = parseOpenrc(fs.readFileSync(path.join(dataDir, 'admin-openrc'), 'utf8'));
   return {
     url: `http://127.0.0.1:${port}`,
     labUrl: labPort ? `http://127.0.0.1:${labPort}` : null,
     dataDir,
-    child,
+    child: server.child,
     adminEnv,
-    output: () => out,
-    async stop() {
-      if (child.exitCode === null) {
-        const done = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await Promise.race([done, new Promise((r) => setTimeout(r, 10_000))]);
-        if (child.exitCode === null) child.kill('SIGKILL');
-      }
-    },
+    output: server.output,
+    stop: server.stop,
   };
 }
 

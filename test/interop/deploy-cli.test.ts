@@ -3,19 +3,19 @@
  * a lab node through the agent flow — `node deploy --config-drive '{"meta_data": …}'`, then
  * `node undeploy` — against an in-process esi server whose lab boots a real agent process.
  *
- * Skipped, with a message, when `/usr/bin/openstack` or python3-ironicclient is missing.
+ * Needs `/usr/bin/openstack` and python3-ironicclient (a failure when missing, see test/helpers/tools.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { inspectDisk } from '../../src/lab/disk-report.ts';
 import { bm, waitNode, type ConductorEnv } from '../api/conductor/support.ts';
 import { agentNode, startDeployEnv, uploadImage } from '../api/deploy/support.ts';
-import { haveOpenstackCli } from './cli-driver.ts';
+import { describeNeeding, OPENSTACK_BAREMETAL } from '../helpers/tools.ts';
 import { personaCli } from './persona-cli.ts';
 
-const available = haveOpenstackCli();
-if (!available) console.warn('deploy-cli interop tests skipped: install python3-openstackclient and python3-ironicclient');
+/** Fails, naming the Debian packages, when one is missing (ESI_TEST_ALLOW_MISSING_TOOLS=1 skips instead). */
+const NEEDS = OPENSTACK_BAREMETAL;
 
-describe.runIf(available)('openstack baremetal node deploy / undeploy with the agent', () => {
+describeNeeding(NEEDS, 'openstack baremetal node deploy / undeploy with the agent', () => {
   let env: ConductorEnv;
   let node: any;
 

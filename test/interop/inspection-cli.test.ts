@@ -5,16 +5,16 @@
  * has no `node inventory save` (it predates API 1.81; `openstack baremetal node --help` lists
  * none), so the inventory is read over HTTP with the client's token instead.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bm, type ConductorEnv } from '../api/conductor/support.ts';
 import { expectedProperties, inspectableNode, startInspectionEnv } from '../api/inspection/support.ts';
-import { haveOpenstackCli } from './cli-driver.ts';
+import { describeNeeding, OPENSTACK_BAREMETAL } from '../helpers/tools.ts';
 import { personaCli } from './persona-cli.ts';
 
-const available = haveOpenstackCli();
-if (!available) console.warn('inspection-cli interop tests skipped: install python3-openstackclient and python3-ironicclient');
+/** Fails, naming the Debian packages, when one is missing (ESI_TEST_ALLOW_MISSING_TOOLS=1 skips instead). */
+const NEEDS = OPENSTACK_BAREMETAL;
 
-describe.runIf(available)('openstack baremetal node inspect', () => {
+describeNeeding(NEEDS, 'openstack baremetal node inspect', () => {
   let env: ConductorEnv;
 
   /** `openstack <args>` as the admin; stdout. */

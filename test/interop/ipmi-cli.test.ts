@@ -4,16 +4,14 @@
  * and sets/reads its boot device, while esi's conductor drives the BMC with Debian's ipmitool.
  * The BMC password never appears in any CLI output.
  *
- * Skipped, with a message, when the openstack CLI, ipmi_sim or ipmitool is missing.
+ * Needs the openstack CLI, ipmi_sim and ipmitool (a failure when missing, see test/helpers/tools.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPersonas, startTestServer, type Personas, type TestServer } from '../helpers/harness.ts';
-import { IPMI_SKIP, ipmiSims, type IpmiSimBmc } from '../helpers/ipmi-sim.ts';
-import { haveOpenstackCli } from './cli-driver.ts';
+import { ipmiSims, type IpmiSimBmc } from '../helpers/ipmi-sim.ts';
+import { describeNeeding, IPMI_TOOLS, OPENSTACK_BAREMETAL } from '../helpers/tools.ts';
 import { personaCli, type CliPersona } from './persona-cli.ts';
-
-const available = haveOpenstackCli() && IPMI_SKIP === null;
-if (!haveOpenstackCli()) console.warn('ipmi-cli interop tests skipped: install python3-openstackclient and python3-ironicclient');
+import { waitFor } from '../helpers/wait-for.ts';
 
 const PASSWORD = 'Cli-Ipmi-Pw-7';
 let ts: TestServer;
@@ -21,15 +19,12 @@ let p: Personas;
 
 /** Polls `node show` (as admin) until the node has no pending power change and no lock. */
 async function settledPower(name: string): Promise<any> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const n = await ts.server.services.inventory.nodeRepository.get(
-      (await osJson('admin', ['baremetal', 'node', 'show', name, '-c', 'uuid'])).uuid,
-    );
-    if (n!.target_power_state === null && n!.reservation === null) return n;
-    if (Date.now() > deadline) throw new Error(`node ${name} did not settle`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const uuid = (await osJson('admin', ['baremetal', 'node', 'show', name, '-c', 'uuid'])).uuid;
+  return waitFor(
+    () => ts.server.services.inventory.nodeRepository.get(uuid),
+    (n) => n!.target_power_state === null && n!.reservation === null,
+    { timeoutMs: 60_000, intervalMs: 200, what: `node ${name} settled` },
+  );
 }
 
 const cli = personaCli(() => ts.url);
@@ -41,7 +36,10 @@ async function os(who: CliPersona, args: string[]): Promise<string> {
 }
 const osJson = async (who: CliPersona, args: string[]): Promise<any> => JSON.parse(await os(who, [...args, '-f', 'json']));
 
-describe.skipIf(!available)('openstack baremetal CLI with an ipmi node (ipmi_sim)', () => {
+/** Fails, naming the Debian packages, when one is missing (ESI_TEST_ALLOW_MISSING_TOOLS=1 skips instead). */
+const NEEDS = [...OPENSTACK_BAREMETAL, ...IPMI_TOOLS];
+
+describeNeeding(NEEDS, 'openstack baremetal CLI with an ipmi node (ipmi_sim)', () => {
   const sims = ipmiSims();
   let bmc: IpmiSimBmc;
 

@@ -11,30 +11,31 @@
  * drive (which Ironic turns into an ISO), has the agent power the machine off, boots it from
  * disk — the lab's console shows the OS and the config drive — and undeploys it (cleaning again).
  *
- * Skipped, with a message, when ironic-api/ironic-conductor are not installed (`.ci/run`
- * installs them).
+ * Needs ironic-api and ironic-conductor (`.ci/run` installs them; a failure when missing, see
+ * test/helpers/tools.ts).
  */
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startIronic, type IronicPeer } from '../../bench/peers/ironic.ts';
 import { inspectDisk } from '../../src/lab/disk-report.ts';
 import { startLab, type Lab } from '../../src/lab/index.ts';
 import { osImage } from '../helpers/os-image.ts';
-
-const available = ['ironic-api', 'ironic-conductor', 'ironic-dbsync'].every((c) => spawnSync('sh', ['-c', `command -v ${c}`]).status === 0);
-if (!available) console.warn('ironic-agent interop test skipped: install ironic-api and ironic-conductor (Debian) to run it');
+import { describeNeeding, TOOLS } from '../helpers/tools.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const CONF = path.join(path.dirname(fileURLToPath(import.meta.url)), 'ironic-agent.conf.in');
 const H = { 'x-openstack-ironic-api-version': '1.78', 'content-type': 'application/json' };
 const LONG = 240_000;
 
-describe.runIf(available)('the real Ironic 21.4 drives esi agent on esi lab', () => {
+/** Fails, naming the Debian packages, when one is missing (ESI_TEST_ALLOW_MISSING_TOOLS=1 skips instead). */
+const NEEDS = [TOOLS.ironicApi, TOOLS.ironicConductor, TOOLS.ironicDbsync];
+
+describeNeeding(NEEDS, 'the real Ironic 21.4 drives esi agent on esi lab', () => {
   let ironic: IronicPeer;
   let lab: Lab;
   let files: http.Server;
@@ -51,15 +52,19 @@ describe.runIf(available)('the real Ironic 21.4 drives esi agent on esi lab', ()
   }
 
   async function waitState(want: string, timeoutMs = 150_000): Promise<any> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const n = await api('GET', `/nodes/${node}`);
-      if (n.provision_state === want && n.target_provision_state === null) return n;
-      if (/ failed$|^error$/.test(n.provision_state)) throw new Error(`node ${n.provision_state}: ${n.last_error}`);
-      if (Date.now() > deadline)
-        throw new Error(`still ${n.provision_state} (target ${n.target_provision_state}) after ${timeoutMs / 1000} s`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    return waitFor(
+      () => api('GET', `/nodes/${node}`),
+      (n) => {
+        if (/ failed$|^error$/.test(n.provision_state)) throw new Error(`node ${n.provision_state}: ${n.last_error}`);
+        return n.provision_state === want && n.target_provision_state === null;
+      },
+      {
+        timeoutMs,
+        intervalMs: 500,
+        what: `node ${want}`,
+        show: (n) => ({ provision_state: n.provision_state, target_provision_state: n.target_provision_state }),
+      },
+    );
   }
 
   beforeAll(async () => {

@@ -9,16 +9,16 @@
  * delete, esi switch create | port list. The switch is the `fake` driver (isolation with real
  * frames is test/interop/network-isolation.test.ts).
  *
- * Skipped, with a message, when `/usr/bin/openstack` or neutronclient is missing.
+ * Needs `/usr/bin/openstack` and neutronclient (a failure when missing, see test/helpers/tools.ts).
  */
-import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { esi as esiCli, json, ok, openstack, OPENSTACK, startEsi, userEnv, type EsiProcess } from './cli-driver.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeNeeding, TOOLS } from '../helpers/tools.ts';
+import { esi as esiCli, json, ok, openstack, startEsi, userEnv, type EsiProcess } from './cli-driver.ts';
 
-const available = fs.existsSync(OPENSTACK) && fs.existsSync('/usr/lib/python3/dist-packages/neutronclient/osc/v2/trunk/network_trunk.py');
-if (!available) console.warn('network-cli interop tests skipped: install python3-openstackclient and python3-neutronclient');
+/** Fails, naming the Debian packages, when one is missing (ESI_TEST_ALLOW_MISSING_TOOLS=1 skips instead). */
+const NEEDS = [TOOLS.openstack, TOOLS.neutronClient];
 
-describe.skipIf(!available)('openstack network CLI and esi node network CLI', () => {
+describeNeeding(NEEDS, 'openstack network CLI and esi node network CLI', () => {
   let server: EsiProcess;
   let admin: Record<string, string>;
   let lessee: Record<string, string>;

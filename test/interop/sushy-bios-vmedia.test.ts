@@ -5,21 +5,22 @@
  * boot and RAID code reads through sushy. `sushy_bios_vmedia.py` does the work; this test
  * checks its observations against the lab's own state.
  *
- * Runs `/usr/bin/python3`; skipped, with the reason, when sushy cannot be imported.
+ * Runs `/usr/bin/python3`; a failure when it cannot import sushy (see test/helpers/tools.ts).
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startLab, type Lab } from '../../src/lab/index.ts';
+import { describeNeeding, TOOLS } from '../helpers/tools.ts';
 
 const PYTHON = '/usr/bin/python3';
 const SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sushy_bios_vmedia.py');
-const probe = spawnSync(PYTHON, ['-c', 'import sushy'], { encoding: 'utf8' });
-const sushyMissing = probe.status !== 0;
-if (sushyMissing) console.warn(`Skipping sushy BIOS/vmedia interop: ${PYTHON} cannot import sushy. Install Debian's python3-sushy.`);
 
-describe.skipIf(sushyMissing)('python3-sushy: BIOS, virtual media and storage of the lab', () => {
+/** Fails, naming the Debian packages, when one is missing (ESI_TEST_ALLOW_MISSING_TOOLS=1 skips instead). */
+const NEEDS = [TOOLS.sushy];
+
+describeNeeding(NEEDS, 'python3-sushy: BIOS, virtual media and storage of the lab', () => {
   let lab: Lab;
   beforeAll(async () => {
     lab = await startLab({ nodes: 1, port: 0 });

@@ -2,21 +2,22 @@
  * Interop: Debian's python3-sushy reads the lab's hardware inventory resources (Processors,
  * Memory, EthernetInterfaces, SimpleStorage, Storage/Drives) of each shipped server model the
  * way Ironic's redfish inspection does; what it reports must equal the lab description.
- * Skipped, with the reason, when sushy cannot be imported by `/usr/bin/python3`.
+ * A failure when `/usr/bin/python3` cannot import sushy (see test/helpers/tools.ts).
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseModelSpec, startLab, type Lab } from '../../src/lab/index.ts';
+import { describeNeeding, TOOLS } from '../helpers/tools.ts';
 
 const PYTHON = '/usr/bin/python3';
 const SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sushy_inventory.py');
-const probe = spawnSync(PYTHON, ['-c', 'import sushy'], { encoding: 'utf8' });
-const sushyMissing = probe.status !== 0;
-if (sushyMissing) console.warn(`Skipping sushy inventory interop: ${PYTHON} cannot import sushy. Install Debian's python3-sushy.`);
 
-describe.skipIf(sushyMissing)('python3-sushy reads the lab hardware inventory', () => {
+/** Fails, naming the Debian packages, when one is missing (ESI_TEST_ALLOW_MISSING_TOOLS=1 skips instead). */
+const NEEDS = [TOOLS.sushy];
+
+describeNeeding(NEEDS, 'python3-sushy reads the lab hardware inventory', () => {
   let lab: Lab;
   beforeAll(async () => {
     lab = await startLab({ nodes: 4, port: 0, models: parseModelSpec('gpu,storage,small') });

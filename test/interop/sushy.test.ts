@@ -5,24 +5,17 @@
  * and sets a one-time PXE boot override; this test then checks the lab's state.
  *
  * Runs `/usr/bin/python3` (Debian's interpreter; the first `python3` on PATH cannot import
- * sushy). Skipped, with the reason, when sushy cannot be imported.
+ * sushy). A failure when sushy cannot be imported (see test/helpers/tools.ts).
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startLab, type Lab } from '../../src/lab/index.ts';
+import { describeNeeding, TOOLS } from '../helpers/tools.ts';
 
 const PYTHON = '/usr/bin/python3';
 const SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sushy_check.py');
-
-const probe = spawnSync(PYTHON, ['-c', 'import sushy; print(sushy.__name__)'], { encoding: 'utf8' });
-const sushyMissing = probe.status !== 0;
-if (sushyMissing) {
-  console.warn(
-    `Skipping sushy interop: "${PYTHON} -c 'import sushy'" failed (${(probe.stderr || String(probe.error ?? '')).trim().split('\n').pop()}). Install Debian's python3-sushy.`,
-  );
-}
 
 /** Runs the check script without blocking the event loop (the lab serves it meanwhile). */
 function runCheck(url: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -34,7 +27,10 @@ function runCheck(url: string): Promise<{ code: number; stdout: string; stderr: 
   });
 }
 
-describe.skipIf(sushyMissing)('python3-sushy against the lab', () => {
+/** Fails, naming the Debian packages, when one is missing (ESI_TEST_ALLOW_MISSING_TOOLS=1 skips instead). */
+const NEEDS = [TOOLS.sushy];
+
+describeNeeding(NEEDS, 'python3-sushy against the lab', () => {
   let lab: Lab;
 
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 """Read the hardware inventory of every system of esi's lab with Debian's python3-sushy, as
-Ironic's redfish inspection does (reference/ironic.md section 7.1).
+Ironic's redfish inspection does (https://docs.openstack.org/ironic/latest/admin/drivers/redfish.html).
 
 Usage: /usr/bin/python3 sushy_inventory.py <lab-url> [username] [password]
 

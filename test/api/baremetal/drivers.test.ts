@@ -1,5 +1,6 @@
 /**
- * Drivers and conductors (reference/ironic.md §1.9): system-level resources, readable by the
+ * Drivers and conductors (https://docs.openstack.org/api-ref/baremetal/#drivers-drivers,
+ * https://docs.openstack.org/api-ref/baremetal/#conductors-conductors): system-level resources, readable by the
  * admin only among the personas; drivers are listed when a live conductor serves them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * The leasing port `NodeGateway` as implemented by the inventory, on a real database:
  * find/findMany/listVisible, applyLease, removeLease (esi-leap `remove_lease` semantics,
- * reference/esi-leap.md §3.2, plus esi's reclaim of available nodes) and NodeBusyError while a
+ * https://github.com/CCI-MOC/esi-leap esi_leap/resource_objects/ironic_node.py, plus esi's reclaim of available nodes) and NodeBusyError while a
  * conductor holds a node.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,15 +15,20 @@ const LEASE = '3c0b2c1e-aaaa-4bbb-8ccc-000000000001';
 const gw = () => ts.server.services.inventory.leaseGateway;
 const notified: string[] = [];
 
-beforeAll(async () => {
-  // These tests check the intent the API records; no conductor may act on it meanwhile.
-  ts = await startTestServer({ env: { ESI_CONDUCTOR_WORKERS: '0' } });
-  p = await createPersonas(ts);
-  ts.server.services.inventory.conductorRelay.attach({ notifyNode: (u) => notified.push(u) });
-});
-afterAll(async () => ts?.close());
+/** A fresh server for the tests of one describe block (the lookups list every node there is). */
+function freshServer(): void {
+  beforeAll(async () => {
+    // These tests check the intent the API records; no conductor may act on it meanwhile.
+    ts = await startTestServer({ env: { ESI_CONDUCTOR_WORKERS: '0' } });
+    p = await createPersonas(ts);
+    ts.server.services.inventory.conductorRelay.attach({ notifyNode: (u) => notified.push(u) });
+  });
+  afterAll(async () => ts?.close());
+}
 
 describe('lookups', () => {
+  freshServer();
+
   it('find by uuid or name, findMany in one call, listVisible filtered like the node list', async () => {
     const a = await createNode(ts, p, { name: 'gw-a', lessee: null, resource_class: 'gpu', properties: { memory_mb: 49152 } });
     const b = await createNode(ts, p, { name: 'gw-b', owner: p.other.projectId, lessee: null });
@@ -54,6 +59,8 @@ describe('lookups', () => {
 });
 
 describe('applyLease and removeLease', () => {
+  freshServer();
+
   it('applies: sets lessee and properties.lease_uuid, the lessee then sees the node', async () => {
     const n = await createNode(ts, p, { name: 'lease-1', lessee: null, properties: { cpus: 4 } });
     expect((await bm(ts, p.lessee, 'GET', '/v1/nodes/lease-1')).status).toBe(404);

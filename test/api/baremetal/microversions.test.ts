@@ -1,6 +1,6 @@
 /**
- * Microversion negotiation, headers and version-gated behaviour (reference/ironic.md §1.2,
- * §1.3), including what python-ironicclient 5.0.1 relies on to negotiate down from 1.78.
+ * Microversion negotiation, headers and version-gated behaviour (https://docs.openstack.org/api-ref/baremetal/#api-versions,
+ * https://docs.openstack.org/ironic/latest/contributor/webapi-version-history.html), including what python-ironicclient 5.0.1 relies on to negotiate down from 1.78.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPersonas, startTestServer, type Personas, type TestServer } from '../../helpers/harness.ts';

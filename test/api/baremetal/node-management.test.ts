@@ -1,6 +1,6 @@
 /**
  * Node management sub-resources for every persona: boot device (through the real fake-hardware
- * driver), traits, validate, VIFs and the node's ports (reference/ironic.md §1.8).
+ * driver), traits, validate, VIFs and the node's ports (https://docs.openstack.org/api-ref/baremetal/#node-management-nodes).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPersonas, startTestServer, type Personas, type TestServer } from '../../helpers/harness.ts';

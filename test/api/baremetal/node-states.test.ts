@@ -1,6 +1,7 @@
 /**
  * Node state requests for every persona: states, power, provision, console and maintenance
- * (reference/ironic.md §1.8, §1.10, §2). The conductor is not running here, so states stay at
+ * (https://docs.openstack.org/api-ref/baremetal/#change-node-provision-state,
+ * https://docs.openstack.org/ironic/latest/user/states.html). The conductor is not running here, so states stay at
  * their transient/target values: exactly what the API must record before answering 202.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Pagination and sorting of node and port lists (reference/ironic.md §1.6): `limit`, `marker`,
+ * Pagination and sorting of node and port lists (https://docs.openstack.org/api-ref/baremetal/#list-nodes): `limit`, `marker`,
  * the `next` link (present only on full pages, carrying the request's other parameters),
  * `sort_key`/`sort_dir`, and the `instance_uuid` special case.
  */

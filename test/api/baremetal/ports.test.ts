@@ -1,5 +1,5 @@
 /**
- * Port endpoints for every persona (reference/ironic.md §1.9): visibility through the port's
+ * Port endpoints for every persona (https://docs.openstack.org/api-ref/baremetal/#ports-ports): visibility through the port's
  * node, MAC validation and normalisation, duplicate MAC → 409, local_link_connection rules,
  * read-only internal_info, filters.
  */
@@ -14,23 +14,28 @@ let n2: any; // no owner
 let port1: any;
 let port2: any;
 
-beforeAll(async () => {
-  // These tests check the intent the API records; no conductor may act on it meanwhile.
-  ts = await startTestServer({ env: { ESI_CONDUCTOR_WORKERS: '0' } });
-  p = await createPersonas(ts);
-  n1 = await createNode(ts, p, { name: 'pn1' });
-  n2 = await createNode(ts, p, { name: 'pn2', owner: null, lessee: null });
-  port1 = await createPort(ts, p, n1.uuid, '52:54:00:00:01:01', {
-    local_link_connection: { port_id: 'Eth1/1', switch_id: '0A:00:00:00:00:01' },
-    physical_network: 'physnet1',
+/** A fresh server with nodes pn1, pn2 and a port on each for the tests of one describe block. */
+function freshServer(): void {
+  beforeAll(async () => {
+    // These tests check the intent the API records; no conductor may act on it meanwhile.
+    ts = await startTestServer({ env: { ESI_CONDUCTOR_WORKERS: '0' } });
+    p = await createPersonas(ts);
+    n1 = await createNode(ts, p, { name: 'pn1' });
+    n2 = await createNode(ts, p, { name: 'pn2', owner: null, lessee: null });
+    port1 = await createPort(ts, p, n1.uuid, '52:54:00:00:01:01', {
+      local_link_connection: { port_id: 'Eth1/1', switch_id: '0A:00:00:00:00:01' },
+      physical_network: 'physnet1',
+    });
+    port2 = await createPort(ts, p, n2.uuid, '52:54:00:00:02:01');
   });
-  port2 = await createPort(ts, p, n2.uuid, '52:54:00:00:02:01');
-});
-afterAll(async () => ts?.close());
+  afterAll(async () => ts?.close());
+}
 
 const addresses = (body: any): string[] => body.ports.map((x: any) => x.address).sort();
 
 describe('GET /v1/ports', () => {
+  freshServer();
+
   it('admin sees all; owner and lessee the ports of their node; another project none; anonymous 401', async () => {
     expect(addresses((await bm(ts, p.admin, 'GET', '/v1/ports')).body)).toEqual(['52:54:00:00:01:01', '52:54:00:00:02:01']);
     expect(addresses((await bm(ts, p.owner, 'GET', '/v1/ports')).body)).toEqual(['52:54:00:00:01:01']);
@@ -77,6 +82,8 @@ describe('GET /v1/ports', () => {
 });
 
 describe('GET /v1/ports/{uuid}', () => {
+  freshServer();
+
   it('visible through the node; 404 otherwise; 400 for a MAC', async () => {
     for (const who of [p.admin, p.owner, p.lessee]) {
       const r = await bm(ts, who, 'GET', `/v1/ports/${port1.uuid}`);
@@ -102,6 +109,8 @@ describe('GET /v1/ports/{uuid}', () => {
 });
 
 describe('POST /v1/ports', () => {
+  freshServer();
+
   it('admin and owner create on the node; lessee 403; another project and unknown nodes 400; anonymous 401', async () => {
     const before = await countRows(ts, 'ports');
     const a = await bm(ts, p.owner, 'POST', '/v1/ports', {
@@ -161,6 +170,8 @@ describe('POST /v1/ports', () => {
 });
 
 describe('PATCH and DELETE /v1/ports/{uuid}', () => {
+  freshServer();
+
   it('admin, owner and lessee update; another project 404; anonymous 401; internal_info is read-only', async () => {
     const port = await createPort(ts, p, n1.uuid, '52:54:00:00:03:01');
     for (const who of [p.admin, p.owner, p.lessee]) {

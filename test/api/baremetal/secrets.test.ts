@@ -19,6 +19,22 @@ beforeAll(async () => {
 });
 afterAll(async () => ts?.close());
 
+/** A redfish node whose BMC password (and a nested token) is PASSWORD. */
+async function bmcNode(name: string): Promise<string> {
+  const created = await createNode(ts, p, {
+    name,
+    driver: 'redfish',
+    driver_info: {
+      redfish_address: 'http://127.0.0.1:9',
+      redfish_username: 'root',
+      redfish_password: PASSWORD,
+      redfish_system_id: '/redfish/v1/Systems/1',
+      nested: { api_token: PASSWORD },
+    },
+  });
+  return created.uuid as string;
+}
+
 describe('driver_info secrets', () => {
   it('are masked in create, show, list, detail and patch responses, for every caller', async () => {
     const created = await createNode(ts, p, {
@@ -54,24 +70,24 @@ describe('driver_info secrets', () => {
   });
 
   it('are sealed in the database and unchanged by patches of other keys', async () => {
-    const row = await nodeRow(ts, (await bm(ts, p.admin, 'GET', '/v1/nodes/bmc1')).body.uuid);
+    const row = await nodeRow(ts, await bmcNode('bmc2'));
     const text = JSON.stringify(row);
     expect(text).not.toContain(PASSWORD);
     const info = JSON.parse(row!.driver_info as string);
     expect(info.redfish_password).toMatch(/^enc:v1:/);
     expect(info.nested.api_token).toMatch(/^enc:v1:/);
     expect(info.redfish_system_id).toBe('/redfish/v1/Systems/1');
-    await bm(ts, p.admin, 'PATCH', '/v1/nodes/bmc1', [{ op: 'add', path: '/driver_info/redfish_verify_ca', value: false }]);
+    await bm(ts, p.admin, 'PATCH', '/v1/nodes/bmc2', [{ op: 'add', path: '/driver_info/redfish_verify_ca', value: false }]);
     const again = JSON.parse((await nodeRow(ts, row!.uuid as string))!.driver_info as string);
     expect(again.redfish_password).toBe(info.redfish_password);
   });
 
   it('are opened only for the conductor path (driverNode), and a changed password is re-sealed', async () => {
-    const uuid = (await bm(ts, p.admin, 'GET', '/v1/nodes/bmc1')).body.uuid;
+    const uuid = await bmcNode('bmc3');
     const dn = await ts.server.services.inventory.nodes.driverNode(uuid);
     expect(dn.driverInfo.redfish_password).toBe(PASSWORD);
     expect((dn.driverInfo.nested as Record<string, unknown>).api_token).toBe(PASSWORD);
-    await bm(ts, p.admin, 'PATCH', '/v1/nodes/bmc1', [{ op: 'replace', path: '/driver_info/redfish_password', value: 'other-password' }]);
+    await bm(ts, p.admin, 'PATCH', '/v1/nodes/bmc3', [{ op: 'replace', path: '/driver_info/redfish_password', value: 'other-password' }]);
     expect((await ts.server.services.inventory.nodes.driverNode(uuid)).driverInfo.redfish_password).toBe('other-password');
     expect(JSON.stringify(await nodeRow(ts, uuid))).not.toContain('other-password');
   });

@@ -4,7 +4,7 @@
  * several `--group`s leases all or nothing; an unsatisfiable one fails with the earliest window;
  * quotas are set by admins and shown to the project.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call, createPersonas, startTestServer, type Personas, type TestServer } from '../../helpers/harness.ts';
 import { esi, esiJson, personaEnv, type LoginName } from './support.ts';
 
@@ -15,7 +15,9 @@ const DAY = 86_400_000;
 const start = Math.ceil((Date.now() + 5 * DAY) / 3_600_000) * 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19);
 
-beforeAll(async () => {
+// Each test gets a server of its own (nodes cr-gpu-1, cr-gpu-2, cr-disk-1 of o1, offered for 30 days
+// from `start`): what one test leases would change the windows and the usage the others see.
+beforeEach(async () => {
   ts = await startTestServer();
   personas = await createPersonas(ts);
   const hw: Array<[string, Record<string, unknown>]> = [
@@ -40,7 +42,17 @@ beforeAll(async () => {
     expect(o.status).toBe(201);
   }
 });
-afterAll(async () => ts?.close());
+afterEach(async () => ts?.close());
+
+/** l1 holds both GPU nodes for the first day (a lease request through the API). */
+async function lesseeHoldsBothGpus(): Promise<void> {
+  const r = await call(ts, personas.lessee, 'POST', '/lease/v1/lease_requests', {
+    start_time: iso(start),
+    end_time: iso(start + DAY),
+    groups: [{ count: 2, properties: 'memory_mb >= 49152 and gpus >= 1' }],
+  });
+  expect(r.status, r.text).toBe(201);
+}
 
 describe('esi lease request', () => {
   it('one group from --count and --property filters, with --duration', async () => {
@@ -79,6 +91,7 @@ describe('esi lease request', () => {
   });
 
   it('several --group specs: all or nothing; a refusal names the group and the earliest window', async () => {
+    await lesseeHoldsBothGpus();
     const groups = ['--group', '1: memory_mb >= 49152 and gpus >= 2', '--group', '1 : local_gb >= 1000'];
     const refused = await esi(
       ['lease', 'request', ...groups, '--start-time', iso(start + 12 * 3_600_000), '--duration', '12h'],
@@ -104,6 +117,7 @@ describe('esi lease request', () => {
 
 describe('esi quota', () => {
   it('admin sets limits (keeping the others), a project reads its own, others cannot set', async () => {
+    await lesseeHoldsBothGpus();
     const set = await esiJson(['quota', 'set', 'l1', '--max-nodes', '5'], env('admin'));
     expect(set).toMatchObject({ project: 'l1', max_nodes: 5, max_node_hours: null, window_hours: 720 });
     const more = await esiJson(['quota', 'set', 'l1', '--max-node-hours', '100', '--window-hours', '24'], env('admin'));

@@ -4,12 +4,14 @@
  * names, `ipmi_password` sealed at rest and masked for every caller who sees the node,
  * validation, power on/off by the owner and the lessee, boot device set/get, a wrong password
  * and a BMC that does not answer in `last_error` without the secret. Others: 404; anonymous: 401.
- * Source: reference/ironic.md §1.8, §1.10; Ironic's ipmitool driver.
+ * Source: https://docs.openstack.org/api-ref/baremetal/#node-management-nodes; Ironic's ipmitool driver
+ * (https://opendev.org/openstack/ironic ironic/drivers/modules/ipmitool.py).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createHardwareRegistry } from '../../../src/drivers/hardware/registry.ts';
 import { createPersonas, startTestServer, type Personas, type TestServer } from '../../helpers/harness.ts';
-import { IPMI_SKIP, ipmiSims, type IpmiSimBmc } from '../../helpers/ipmi-sim.ts';
+import { ipmiSims, type IpmiSimBmc } from '../../helpers/ipmi-sim.ts';
+import { describeNeeding, IPMI_TOOLS } from '../../helpers/tools.ts';
 import { bm, expectError, nodeRow } from '../baremetal/helpers.ts';
 import type { ConductorEnv } from './support.ts';
 import { conductorOf, power, provision, settled, waitNode } from './support.ts';
@@ -18,7 +20,7 @@ import { parseIpmiDriverInfo } from '../../../src/drivers/hardware/ipmi/driver-i
 
 const PASSWORD = 'Ipmi-S3cret-Pw';
 
-describe.skipIf(IPMI_SKIP !== null)('ipmi nodes through the API', () => {
+describeNeeding(IPMI_TOOLS, 'ipmi nodes through the API', () => {
   const sims = ipmiSims();
   let ts: TestServer;
   let p: Personas;

@@ -1,14 +1,14 @@
 /**
- * Two esi processes (two conductors) on one PostgreSQL database (DESIGN.md §3 "Scale-out"):
+ * Two esi processes (two conductors) on one PostgreSQL database (README "Running at scale"):
  * nodes are partitioned between the conductors by hashing (`conductor` field of the node);
  * work recorded through either API is done by the conductor the node maps to (the other
  * process finds it by its poll); when one conductor stops, the other takes all nodes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, testDb, type TestServer } from '../../helpers/harness.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describePostgresOnly, startTestServer, type TestServer } from '../../helpers/harness.ts';
 import { bm, enroll, getNode, startConductorEnv, waitNode, type ConductorEnv } from './support.ts';
 
-describe.runIf(testDb() === 'postgres')('two conductors on one PostgreSQL database', () => {
+describePostgresOnly('two conductors on one PostgreSQL database', () => {
   let env: ConductorEnv;
   let second: TestServer;
 

@@ -4,7 +4,7 @@
  * state on the node and on the BMC; reboot; failures (wrong password, BMC down, a BMC that
  * ignores resets) with a clear `last_error` and no secret; the lock held while a change runs;
  * who may ask (admin, owner, lessee: yes; another project: 404; anonymous: 401).
- * Source: reference/ironic.md §1.10.
+ * Source: https://docs.openstack.org/api-ref/baremetal/#change-node-power-state.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPersonas, startTestServer } from '../../helpers/harness.ts';

@@ -1,6 +1,6 @@
 /**
- * Provisioning through the HTTP API, carried out by the conductor (reference/ironic.md §1.10,
- * §2): enroll → manage → provide → deploy → undeploy on redfish nodes against the lab's real
+ * Provisioning through the HTTP API, carried out by the conductor (https://docs.openstack.org/api-ref/baremetal/#change-node-provision-state,
+ * https://docs.openstack.org/ironic/latest/user/states.html): enroll → manage → provide → deploy → undeploy on redfish nodes against the lab's real
  * BMCs and on fake-hardware nodes; manual clean, inspect, adopt, rescue/unrescue, rebuild;
  * failures (wrong BMC password on manage, BMC down on deploy and on teardown) going to the
  * FSM's fail states with `last_error`; automated cleaning switched off per node; who may ask.

@@ -13,8 +13,10 @@ import {
   type Persona,
   type Personas,
   type TestServer,
+  type TestResponse,
   type TestServerOptions,
 } from '../../helpers/harness.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 import { bm } from '../baremetal/helpers.ts';
 
 export { bm, expectError } from '../baremetal/helpers.ts';
@@ -78,6 +80,23 @@ export function enrollRedfish(
   return enroll(env, { driver: 'redfish', name: system, driver_info: redfishInfo(env.lab, system, info), ...extra });
 }
 
+/**
+ * PATCH a node as admin, trying again while a periodic task (the power sync) briefly holds the
+ * node's lock (409); the first answer that is not 409 is returned.
+ */
+export function patchNode(env: ConductorEnv, ident: string, ops: unknown[]): Promise<TestResponse> {
+  return waitFor(
+    () => bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${ident}`, ops),
+    (r) => r.status !== 409,
+    {
+      timeoutMs: 2_000,
+      intervalMs: 100,
+      what: `PATCH of node ${ident} not refused by a periodic task's lock`,
+      show: (r) => r.status,
+    },
+  );
+}
+
 /** GET a node as admin. */
 export async function getNode(env: ConductorEnv, ident: string, who?: Persona): Promise<any> {
   const res = await bm(env.ts, who ?? env.p.admin, 'GET', `/v1/nodes/${ident}`);
@@ -89,15 +108,8 @@ export async function getNode(env: ConductorEnv, ident: string, who?: Persona): 
  * Poll the node (as admin) until `done(node)` holds; fails the test after `timeoutMs`.
  * @returns the node that satisfied it
  */
-export async function waitNode(env: ConductorEnv, ident: string, done: (n: any) => boolean, timeoutMs = 10_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  let last: any = null;
-  while (Date.now() < deadline) {
-    last = await getNode(env, ident);
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`node ${ident} did not reach the expected state in ${timeoutMs} ms; last: ${JSON.stringify(pick(last))}`);
+export function waitNode(env: ConductorEnv, ident: string, done: (n: any) => boolean, timeoutMs = 10_000): Promise<any> {
+  return waitFor(() => getNode(env, ident), done, { timeoutMs, what: `node ${ident} to reach the expected state`, show: pick });
 }
 
 /** Wait until nothing is pending on the node (no power or provision target outside failure states). */
@@ -123,16 +135,12 @@ async function putState(
   body: Record<string, unknown>,
   who?: Persona,
 ): Promise<void> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const res = await bm(env.ts, who ?? env.p.admin, 'PUT', `/v1/nodes/${ident}/states/${kind}`, body);
-    if (res.status === 409 && /is locked by host/.test(res.text) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      continue;
-    }
-    expect(res.status, res.text).toBe(202);
-    return;
-  }
+  const res = await waitFor(
+    () => bm(env.ts, who ?? env.p.admin, 'PUT', `/v1/nodes/${ident}/states/${kind}`, body),
+    (r) => !(r.status === 409 && /is locked by host/.test(r.text)),
+    { timeoutMs: 5000, intervalMs: 100, what: `node ${ident} to be unlocked for a ${kind} change`, show: (r) => r.text },
+  );
+  expect(res.status, res.text).toBe(202);
 }
 
 /** Request a provision verb; expects 202 (NodeLocked retried, see putState). */

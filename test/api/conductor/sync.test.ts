@@ -1,5 +1,6 @@
 /**
- * The periodic power sync against the lab's real Redfish BMCs (reference/ironic.md §2, §8.1):
+ * The periodic power sync against the lab's real Redfish BMCs (docs/power-sync.md; Ironic's
+ * `_sync_power_states`, https://opendev.org/openstack/ironic ironic/conductor/manager.py):
  * a power change made behind esi's back is recorded; nodes in enroll or in operator
  * maintenance are left alone; a BMC that keeps failing puts the node in maintenance with
  * `fault = "power failure"`, and the node leaves it when the BMC answers again.
@@ -7,8 +8,7 @@
  * (`ESI_POWER_SYNC_MAX_RETRIES=1`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestResponse } from '../../helpers/harness.ts';
-import { bm, enrollRedfish, getNode, provision, settled, startConductorEnv, waitNode, type ConductorEnv } from './support.ts';
+import { bm, enrollRedfish, getNode, patchNode, provision, settled, startConductorEnv, waitNode, type ConductorEnv } from './support.ts';
 
 let env: ConductorEnv;
 
@@ -16,15 +16,6 @@ beforeAll(async () => {
   env = await startConductorEnv(4, { env: { ESI_POWER_SYNC_INTERVAL: '1', ESI_POWER_SYNC_MAX_RETRIES: '1', ESI_POWER_TIMEOUT: '3' } });
 });
 afterAll(async () => env?.close());
-
-/** PATCH a node as admin, retrying while the sync briefly holds its lock (409). */
-async function patch(ident: string, ops: unknown[]): Promise<TestResponse> {
-  for (let i = 0; ; i++) {
-    const r = await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${ident}`, ops);
-    if (r.status !== 409 || i >= 20) return r;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
 
 async function managed(system: string): Promise<any> {
   const n = await enrollRedfish(env, system);
@@ -62,7 +53,7 @@ describe('power sync', () => {
   it('puts a node whose BMC keeps failing in maintenance (fault "power failure") and takes it out when the BMC answers', async () => {
     const n = await managed('node-3');
     const secret = 'Sync-Wrong-Secret-7';
-    expect((await patch(n.uuid, [{ op: 'replace', path: '/driver_info/redfish_password', value: secret }])).status).toBe(200);
+    expect((await patchNode(env, n.uuid, [{ op: 'replace', path: '/driver_info/redfish_password', value: secret }])).status).toBe(200);
     const down = await waitNode(env, n.uuid, (x) => x.maintenance === true, 10_000);
     expect(down.fault).toBe('power failure');
     expect(down.power_state).toBeNull();
@@ -70,7 +61,7 @@ describe('power sync', () => {
     expect(down.maintenance_reason).toMatch(/401/);
     expect(down.maintenance_reason).not.toContain(secret);
 
-    expect((await patch(n.uuid, [{ op: 'replace', path: '/driver_info/redfish_password', value: 'password' }])).status).toBe(200);
+    expect((await patchNode(env, n.uuid, [{ op: 'replace', path: '/driver_info/redfish_password', value: 'password' }])).status).toBe(200);
     const up = await waitNode(env, n.uuid, (x) => x.maintenance === false, 10_000);
     expect(up).toMatchObject({ fault: null, maintenance_reason: null, power_state: 'power off' });
   });

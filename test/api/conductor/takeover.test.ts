@@ -1,5 +1,6 @@
 /**
- * Take-over and wait timeouts (DESIGN.md §3; reference/ironic.md §2, §8.1): nodes locked by a
+ * Take-over and wait timeouts (docs/architecture.md "State and concurrency"; Ironic's
+ * conductor take-over, https://opendev.org/openstack/ironic ironic/conductor/manager.py): nodes locked by a
  * conductor whose heartbeat stopped are unlocked and failed safely (each working state to its
  * failed state, a pending power change aborted, with a `last_error` naming the dead conductor);
  * a live conductor's lock is respected; a conductor that restarts fails the nodes it still held;
@@ -9,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/harness.ts';
 import { bm, conductorOf, enroll, getNode, pick, startConductorEnv, waitNode, type ConductorEnv } from './support.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 
 const HOST = 'conductor-under-test';
 let env: ConductorEnv;
@@ -70,11 +72,11 @@ describe('take-over of nodes locked by a dead conductor', () => {
     await register(ts, 'dead-conductor', 10 * 60_000, ['fake-hardware', 'redfish']);
     await register(ts, 'live-conductor', 0, ['ipmi']);
     // null means the periodic check is running at this moment: call again once it is done.
-    let result = await conductorOf(ts).checkProvisionStates();
-    for (let i = 0; result === null && i < 100; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      result = await conductorOf(ts).checkProvisionStates();
-    }
+    const result = await waitFor(
+      () => conductorOf(ts).checkProvisionStates(),
+      (r) => r !== null,
+      { timeoutMs: 5_000, what: 'a provision-state check of its own' },
+    );
     // The periodic check (every second here) may have run in between and taken some over
     // itself; the states below prove that all six were, and the live lock was not.
     expect(result?.takenOver).toBeGreaterThanOrEqual(0);

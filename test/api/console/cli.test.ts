@@ -4,13 +4,14 @@
  * projects and disabled consoles get a clear error and exit code 1.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { personaEnv, type LoginName } from '../cli/support.ts';
 import { startConductorEnv, type ConductorEnv } from '../conductor/support.ts';
+import { itNeeding, TOOLS } from '../../helpers/tools.ts';
 import { consoleNode } from './support.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 
 const ESI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/esi.js');
 
@@ -55,12 +56,16 @@ function run(args: string[], who: LoginName, tty = false): Run {
     stdout: () => out,
     stderr: () => err,
     async until(re, stream = 'stdout') {
-      const deadline = Date.now() + 15_000;
-      while (!re.test(stream === 'stdout' ? out : err)) {
-        if (Date.now() > deadline)
-          throw new Error(`never saw ${re}; stdout ${JSON.stringify(out.slice(-400))}, stderr ${JSON.stringify(err)}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      await waitFor(
+        () => ({ out, err }),
+        (seen) => re.test(stream === 'stdout' ? seen.out : seen.err),
+        {
+          timeoutMs: 15_000,
+          intervalMs: 25,
+          what: `${stream} matching ${re}`,
+          show: (seen) => ({ stdout: seen.out.slice(-400), stderr: seen.err }),
+        },
+      );
     },
     exit,
   };
@@ -97,20 +102,17 @@ describe('esi node console', () => {
     expect(env.lab.serial.scrollback('node-0').toString()).not.toContain('owner-watching');
   });
 
-  it.skipIf(!fs.existsSync('/usr/bin/script'))(
-    'on a terminal: raw mode sends Ctrl-C to the node instead of stopping esi; ~. quits',
-    async () => {
-      const r = run(['node', 'console', 'node-0', '--enable'], 'owner', true);
-      await r.until(/connected to the serial console of node node-0 \(read-write\)/);
-      r.child.stdin.write('rawkeys\x03\r');
-      // The pseudo-terminal's output processing turns the node's LF into CR LF.
-      await r.until(/rawkeys\x03\r\r?\n/);
-      expect(env.lab.serial.scrollback('node-0').toString()).toContain('rawkeys\x03');
-      r.child.stdin.write('~.');
-      expect(await r.exit).toBe(0);
-      expect(r.stdout()).toMatch(/disconnected from node node-0/);
-    },
-  );
+  itNeeding([TOOLS.script], 'on a terminal: raw mode sends Ctrl-C to the node instead of stopping esi; ~. quits', async () => {
+    const r = run(['node', 'console', 'node-0', '--enable'], 'owner', true);
+    await r.until(/connected to the serial console of node node-0 \(read-write\)/);
+    r.child.stdin.write('rawkeys\x03\r');
+    // The pseudo-terminal's output processing turns the node's LF into CR LF.
+    await r.until(/rawkeys\x03\r\r?\n/);
+    expect(env.lab.serial.scrollback('node-0').toString()).toContain('rawkeys\x03');
+    r.child.stdin.write('~.');
+    expect(await r.exit).toBe(0);
+    expect(r.stdout()).toMatch(/disconnected from node node-0/);
+  });
 
   it('another project: not found (exit 1); a disabled console: a clear error with the hint', async () => {
     const other = run(['node', 'console', 'node-0'], 'other');

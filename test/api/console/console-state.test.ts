@@ -1,5 +1,6 @@
 /**
- * Ironic's console state API (`GET|PUT /v1/nodes/{id}/states/console`, reference/ironic.md §1.10)
+ * Ironic's console state API (`GET|PUT /v1/nodes/{id}/states/console`,
+ * https://docs.openstack.org/api-ref/baremetal/#start-stop-console)
  * for every persona, with esi's `console_info` (a websocket on esi, never the BMC), the
  * `console_interface` field and driver list, bad input; and the `esi:node:console:write` rule
  * overridden by an operator policy file (lessees may then type), on fake-hardware's echoing

@@ -7,6 +7,7 @@ import { WebSocket } from 'undici';
 import { expect } from 'vitest';
 import { call, type Persona } from '../../helpers/harness.ts';
 import { bm, enrollRedfish, type ConductorEnv } from '../conductor/support.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 
 /** A connected (or refused) test websocket. */
 export interface TestSocket {
@@ -46,11 +47,12 @@ export function connect(url: string, headers: Record<string, string> = {}): Test
   return {
     text,
     async waitFor(re, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!re.test(text())) {
-        if (Date.now() > deadline) throw new Error(`websocket never received ${re}; got: ${JSON.stringify(text().slice(-600))}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await waitFor(text, (t) => re.test(t), {
+        timeoutMs,
+        intervalMs: 20,
+        what: `websocket text matching ${re}`,
+        show: (t) => t.slice(-600),
+      });
     },
     send(data) {
       ws.send(Buffer.from(data));

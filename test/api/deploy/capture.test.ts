@@ -1,5 +1,5 @@
 /**
- * Image capture (seed 000: "create an image from a leased, provisioned node"): the lessee
+ * Image capture (an image made from a leased, provisioned node): the lessee
  * deploys its OS, changes the running instance (the test writes into its root partition, as the
  * OS would), captures the node with `esi node capture --wait` into a new private qcow2 image —
  * streamed by the agent into the image service — and deploys that image again: the change is

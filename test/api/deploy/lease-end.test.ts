@@ -1,6 +1,6 @@
 /**
  * Every node is wiped before its next lease, even one the lessee never deployed through esi
- * (seed 004: "at the end of the lease, the nodes are wiped"): a lessee claims an offered lab
+ * (ESI wipes the nodes at the end of a lease): a lessee claims an offered lab
  * node, writes its disk "with its own provisioning" (the test writes the disk file, as the
  * lessee's OS would), and when the lease ends the node is cleaned through the deploy agent —
  * partition tables and signatures by default, the whole disk when the owner's lease policy has

@@ -1,5 +1,5 @@
 /**
- * The ramdisk endpoints (reference/ironic.md §1.11) through a real server and a lab node that
+ * The ramdisk endpoints (https://docs.openstack.org/api-ref/baremetal/#utility) through a real server and a lab node that
  * the conductor boots into the agent for cleaning (`clean wait`): lookup by MAC and by UUID,
  * the one-shot agent token, heartbeat rules, the same answers whoever calls (the endpoints are
  * public: a Keystone token changes nothing), and bad input in Ironic's error format.

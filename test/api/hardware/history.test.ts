@@ -1,5 +1,5 @@
 /**
- * Node history (Ironic API 1.78, reference/ironic.md §1.8): `GET /v1/nodes/{node}/history`
+ * Node history (Ironic API 1.78, https://docs.openstack.org/api-ref/baremetal/#node-history-nodes): `GET /v1/nodes/{node}/history`
  * (list, `detail`, `marker`/`limit`, oldest first), `…/history/detail` (the client's `--long`)
  * and `…/history/{uuid}`; policy `baremetal:node:history:get` (admin and owner; the lessee sees
  * the node but not its history: 403; another project: 404; anonymous: 401); entries recorded

@@ -1,6 +1,7 @@
 /**
  * The power sync against real Redfish BMCs of the lab beside BMCs that never answer
- * (reference/ironic.md §2, §8.1; Ironic `_sync_power_states`): rounds are driven by hand
+ * (docs/power-sync.md; Ironic `_sync_power_states`,
+ * https://opendev.org/openstack/ironic ironic/conductor/manager.py): rounds are driven by hand
  * (`syncPowerStates()`), the interval being an hour.
  * - A hung BMC fails its read at the per-read deadline (`ESI_BMC_TIMEOUT_S=1`) while the
  *   healthy nodes of the same round are synced: with 2 lanes and 3 hung BMCs, every healthy
@@ -15,8 +16,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PowerSyncReport } from '../../../src/conductor/power-sync.ts';
-import type { TestResponse } from '../../helpers/harness.ts';
-import { bm, conductorOf, enrollRedfish, getNode, provision, settled, startConductorEnv, type ConductorEnv } from '../conductor/support.ts';
+import {
+  bm,
+  conductorOf,
+  enrollRedfish,
+  getNode,
+  patchNode,
+  provision,
+  settled,
+  startConductorEnv,
+  type ConductorEnv,
+} from '../conductor/support.ts';
 import { gatedOnBmc, silentBmc, stuckOnBmc, type BadBmc } from './bad-bmcs.ts';
 
 const SYNC_ENV = {
@@ -25,14 +35,6 @@ const SYNC_ENV = {
   ESI_BMC_TIMEOUT_S: '1',
   ESI_SYNC_POWER_STATE_WORKERS: '2',
 };
-
-async function patch(env: ConductorEnv, ident: string, ops: unknown[]): Promise<TestResponse> {
-  for (let i = 0; ; i++) {
-    const r = await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${ident}`, ops);
-    if (r.status !== 409 || i >= 20) return r;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
 
 async function managed(env: ConductorEnv, system: string): Promise<any> {
   const n = await enrollRedfish(env, system);
@@ -67,7 +69,7 @@ describe('power sync with hung BMCs beside healthy ones (the BMC wins)', () => {
     for (const n of silent) {
       const b = await silentBmc();
       hung.push(b);
-      expect((await patch(env, n.uuid, [{ op: 'replace', path: '/driver_info/redfish_address', value: b.url }])).status).toBe(200);
+      expect((await patchNode(env, n.uuid, [{ op: 'replace', path: '/driver_info/redfish_address', value: b.url }])).status).toBe(200);
     }
   });
   afterAll(async () => {
@@ -113,7 +115,9 @@ describe('power sync with hung BMCs beside healthy ones (the BMC wins)', () => {
     }
     // The API still answers for the healthy nodes and the round never blocks them.
     const back = silent[0];
-    expect((await patch(env, back.uuid, [{ op: 'replace', path: '/driver_info/redfish_address', value: env.lab.url }])).status).toBe(200);
+    expect((await patchNode(env, back.uuid, [{ op: 'replace', path: '/driver_info/redfish_address', value: env.lab.url }])).status).toBe(
+      200,
+    );
     const r2 = await round(env);
     expect(r2.recovered).toBe(1);
     const cur = await getNode(env, back.uuid);
@@ -138,7 +142,7 @@ describe('power sync with force_power_state_during_sync', () => {
   it('counts a refused push as a failure and ends in maintenance with the power-failure fault', async () => {
     const n = await managed(env, 'node-1');
     stuck = await stuckOnBmc();
-    expect((await patch(env, n.uuid, [{ op: 'replace', path: '/driver_info/redfish_address', value: stuck.url }])).status).toBe(200);
+    expect((await patchNode(env, n.uuid, [{ op: 'replace', path: '/driver_info/redfish_address', value: stuck.url }])).status).toBe(200);
     expect(await round(env)).toMatchObject({ forced: 0, failed: 1, maintenance: 0 });
     expect(await round(env)).toMatchObject({ failed: 1, maintenance: 1 });
     const cur = await getNode(env, n.uuid);
@@ -179,11 +183,11 @@ describe('power sync and a node written to during the read', () => {
   it('drops the stale reading, then applies a fresh one in the next round', async () => {
     const n = await managed(env, 'node-0');
     expect(n.power_state).toBe('power off');
-    expect((await patch(env, n.uuid, [{ op: 'replace', path: '/driver_info/redfish_address', value: gated.url }])).status).toBe(200);
+    expect((await patchNode(env, n.uuid, [{ op: 'replace', path: '/driver_info/redfish_address', value: gated.url }])).status).toBe(200);
     const pending = round(env);
     await expect.poll(() => gated.hits(), { timeout: 5000 }).toBeGreaterThan(0);
     // The read is in flight: the node changes; then the BMC answers "On".
-    expect((await patch(env, n.uuid, [{ op: 'add', path: '/extra/note', value: 'changed during the read' }])).status).toBe(200);
+    expect((await patchNode(env, n.uuid, [{ op: 'add', path: '/extra/note', value: 'changed during the read' }])).status).toBe(200);
     gated.release();
     expect(await pending).toMatchObject({ checked: 1, changed: 0, failed: 0 });
     expect((await getNode(env, n.uuid)).power_state).toBe('power off');

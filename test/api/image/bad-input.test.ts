@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../helpers/wait-for.ts';
 import { createImage, expectGlanceError, img, PATCH_TYPE, snapshot, startImageEnv, upload, type ImageEnv } from './support.ts';
 
 const MAX_IMAGE = 1024 * 1024;
@@ -260,9 +261,11 @@ describe('bad input writes nothing', () => {
       pump();
     });
     expect([413, -1]).toContain(status);
-    const deadline = Date.now() + 5000;
-    while ((await img(env, env.p.owner, 'GET', `/images/${id}`)).body.status !== 'queued' && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20));
+    await waitFor(
+      async () => (await img(env, env.p.owner, 'GET', `/images/${id}`)).body,
+      (b) => b.status === 'queued',
+      { intervalMs: 20, what: `image ${id} back to queued` },
+    );
     expect((await img(env, env.p.owner, 'GET', `/images/${id}`)).body).toMatchObject({ status: 'queued', size: null });
     expect(imageFiles().filter((f) => f.includes(id))).toEqual([]);
   });

@@ -13,6 +13,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Persona } from '../../helpers/harness.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 import { qcow2Header } from '../../unit/images/qcow2-fixtures.ts';
 import { createImage, download, expectGlanceError, img, share, startImageEnv, upload, type ImageEnv } from './support.ts';
 
@@ -42,11 +43,11 @@ async function statusOf(id: string): Promise<string> {
 }
 
 async function waitForStatus(id: string, status: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while ((await statusOf(id)) !== status) {
-    if (Date.now() > deadline) throw new Error(`image ${id} did not become ${status} (is ${await statusOf(id)})`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(
+    () => statusOf(id),
+    (s) => s === status,
+    { intervalMs: 20, what: `image ${id} to become ${status}` },
+  );
 }
 
 /** Start an upload of `total` bytes and keep it open; `send` writes more, `end` finishes it. */

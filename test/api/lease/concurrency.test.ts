@@ -5,7 +5,7 @@
  * the lease manager, and each lease is still applied and removed exactly once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startTestServer, testDb } from '../../helpers/harness.ts';
+import { call, describePostgresOnly, startTestServer } from '../../helpers/harness.ts';
 import { at, countRows, DAY, enrolNode, HOUR, nodeAs, startLeaseEnv, waitUntil, type LeaseEnv } from './support.ts';
 
 let env: LeaseEnv;
@@ -95,7 +95,7 @@ describe('parallel creates of one window', () => {
   });
 });
 
-describe.runIf(testDb() === 'postgres')('two lease managers on one PostgreSQL database', () => {
+describePostgresOnly('two lease managers on one PostgreSQL database', () => {
   it('apply and remove each lease exactly once', async () => {
     const second = await startTestServer({ reuse: env.ts });
     try {

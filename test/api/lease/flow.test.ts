@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, ManualClock } from '../../helpers/harness.ts';
 import { at, enrolNode, HOUR, MIN, nodeAs, startLeaseEnv, type LeaseEnv } from './support.ts';
 
-const T0 = Date.UTC(2030, 0, 1, 12);
-const clock = new ManualClock(T0);
+let T0 = 0;
+let clock: ManualClock;
 let env: LeaseEnv;
 
 /** Move the manual clock and let the lease manager act on what became due. */
@@ -23,84 +23,91 @@ async function leaseStatus(uuid: string): Promise<string> {
   return r.body.status;
 }
 
-beforeAll(async () => {
-  // Tokens live a week so that moving the manual clock by hours does not expire them.
-  env = await startLeaseEnv({ clock, env: { ESI_TOKEN_TTL: String(7 * 24 * 3600) } });
-});
-afterAll(async () => env?.ts.close());
+/** A server on a manual clock at `start` of its own for the tests of one describe block. */
+function freshServer(start: number): void {
+  beforeAll(async () => {
+    T0 = start;
+    clock = new ManualClock(T0);
+    // Tokens live a week so that moving the manual clock by hours does not expire them.
+    env = await startLeaseEnv({ clock, env: { ESI_TOKEN_TTL: String(7 * 24 * 3600) } });
+  });
+  afterAll(async () => env?.ts.close());
+}
 
 describe('demo flow: offer, claim, activation, expiry', () => {
-  let node: string;
-  let offer: string;
-  let lease: string;
+  freshServer(Date.UTC(2030, 0, 1, 12));
 
-  it('owner o1 offers a node; lessee l1 cannot see the node yet', async () => {
-    node = await enrolNode(env, 'demo-1');
-    const r = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+  it('owner o1 offers a node that l1 claims for a window starting in 10 minutes: nothing changes before the start; at the start the node’s lessee becomes l1 (Ironic API 1.65), l1 may open its console and the offer shows the window as taken; at the end l1 gets 404 on the node again', async () => {
+    const base = clock.now();
+    // Owner o1 offers a node; lessee l1 cannot see the node yet.
+    const node = await enrolNode(env, 'demo-1');
+    const o = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
       resource_uuid: 'demo-1',
-      start_time: at(0, T0),
-      end_time: at(2 * HOUR, T0),
+      start_time: at(0, base),
+      end_time: at(2 * HOUR, base),
     });
-    expect(r.status, r.text).toBe(201);
-    offer = r.body.uuid;
+    expect(o.status, o.text).toBe(201);
+    const offer = o.body.uuid;
     expect((await nodeAs(env, env.p.lessee, node)).status).toBe(404);
-  });
 
-  it('l1 claims a window starting in 10 minutes; nothing changes before the start', async () => {
+    // l1 claims a window starting in 10 minutes; nothing changes before the start.
     const r = await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer}/claim`, {
-      start_time: at(10 * MIN, T0),
-      end_time: at(40 * MIN, T0),
+      start_time: at(10 * MIN, base),
+      end_time: at(40 * MIN, base),
     });
     expect(r.status, r.text).toBe(201);
     expect(r.body).toMatchObject({ status: 'created', project: 'l1', owner: 'o1', offer_uuid: offer, fulfill_time: null });
-    lease = r.body.uuid;
+    const lease = r.body.uuid;
     await advance(10 * MIN - 1);
     expect(await leaseStatus(lease)).toBe('created');
     expect((await nodeAs(env, env.p.lessee, node)).status).toBe(404);
-  });
 
-  it('at the start the node’s lessee becomes l1 and l1 sees the node (Ironic API 1.65)', async () => {
+    // At the start the node’s lessee becomes l1 and l1 sees the node (Ironic API 1.65).
     await advance(1);
     const shown = await call(env.ts, env.p.lessee, 'GET', `/lease/v1/leases/${lease}`);
-    expect(shown.body).toMatchObject({ status: 'active', fulfill_time: at(10 * MIN, T0) });
+    expect(shown.body).toMatchObject({ status: 'active', fulfill_time: at(10 * MIN, base) });
     const n = await nodeAs(env, env.p.lessee, node);
     expect(n.status, n.text).toBe(200);
     expect(n.body.lessee).toBe(env.p.lessee.projectId);
     expect(n.body.properties.lease_uuid).toBe(lease);
     const listed = await call(env.ts, env.p.owner, 'GET', '/lease/v1/nodes');
     expect(listed.body.nodes.find((x: any) => x.uuid === node)).toMatchObject({ lessee: 'l1', lease_uuid: lease, owner: 'o1' });
-  });
 
-  let consoleToken: string;
-  it('while the lease is active l1 may open the node’s console', async () => {
-    const r = await call(env.ts, env.p.lessee, 'POST', '/lease/v1/console_auth_tokens', { node_uuid_or_name: node });
-    expect(r.status, r.text).toBe(201);
-    consoleToken = r.body.token;
+    // While the lease is active l1 may open the node’s console.
+    const c = await call(env.ts, env.p.lessee, 'POST', '/lease/v1/console_auth_tokens', { node_uuid_or_name: node });
+    expect(c.status, c.text).toBe(201);
+    const consoleToken = c.body.token;
     expect(await env.ts.server.services.leasing.consoleTokens.validate(consoleToken)).toMatchObject({ nodeUuid: node });
-  });
 
-  it('the offer shows the claimed window as taken', async () => {
-    const r = await call(env.ts, env.p.lessee, 'GET', `/lease/v1/offers/${offer}`);
-    expect(r.body.availabilities).toEqual([[at(40 * MIN, T0), at(2 * HOUR, T0)]]);
-  });
+    // The offer shows the claimed window as taken.
+    const taken = await call(env.ts, env.p.lessee, 'GET', `/lease/v1/offers/${offer}`);
+    expect(taken.body.availabilities).toEqual([[at(40 * MIN, base), at(2 * HOUR, base)]]);
 
-  it('at the end the lease is removed: l1 gets 404 on the node again', async () => {
+    // At the end the lease is removed: l1 gets 404 on the node again.
     await advance(30 * MIN);
-    const shown = await call(env.ts, env.p.lessee, 'GET', `/lease/v1/leases/${lease}`);
-    expect(shown.body).toMatchObject({ status: 'expired', expire_time: at(40 * MIN, T0) });
+    const ended = await call(env.ts, env.p.lessee, 'GET', `/lease/v1/leases/${lease}`);
+    expect(ended.body).toMatchObject({ status: 'expired', expire_time: at(40 * MIN, base) });
     expect((await nodeAs(env, env.p.lessee, node)).status).toBe(404);
-    const n = await nodeAs(env, env.p.owner, node);
-    expect(n.body.lessee).toBeNull();
-    expect(n.body.properties.lease_uuid).toBeUndefined();
+    const owned = await nodeAs(env, env.p.owner, node);
+    expect(owned.body.lessee).toBeNull();
+    expect(owned.body.properties.lease_uuid).toBeUndefined();
     // The node's console tokens went with the lease.
     expect(await env.ts.server.services.leasing.consoleTokens.validate(consoleToken)).toBeNull();
     expect((await call(env.ts, env.p.lessee, 'POST', '/lease/v1/console_auth_tokens', { node_uuid_or_name: node })).status).toBe(404);
   });
 
   it('deleting an active lease removes it at once', async () => {
-    const r = await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer}/claim`, {
-      start_time: at(40 * MIN, T0),
-      end_time: at(HOUR + 30 * MIN, T0),
+    const base = clock.now();
+    const node = await enrolNode(env, 'demo-del');
+    const o = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+      resource_uuid: node,
+      start_time: at(0, base),
+      end_time: at(2 * HOUR, base),
+    });
+    expect(o.status, o.text).toBe(201);
+    const r = await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${o.body.uuid}/claim`, {
+      start_time: at(0, base),
+      end_time: at(50 * MIN, base),
     });
     expect(r.status, r.text).toBe(201);
     await advance(0);
@@ -110,28 +117,35 @@ describe('demo flow: offer, claim, activation, expiry', () => {
     expect(d.status).toBe(200);
     expect(d.text).toBe('null');
     const shown = await call(env.ts, env.p.lessee, 'GET', `/lease/v1/leases/${r.body.uuid}`);
-    expect(shown.body).toMatchObject({ status: 'deleted', expire_time: at(40 * MIN, T0) });
+    expect(shown.body).toMatchObject({ status: 'deleted', expire_time: at(0, base) });
     expect((await nodeAs(env, env.p.lessee, node)).status).toBe(404);
   });
 
   it('the offer expires at its end', async () => {
-    clock.set(T0 + 2 * HOUR);
+    const base = clock.now();
+    const node = await enrolNode(env, 'demo-exp');
+    const o = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+      resource_uuid: node,
+      start_time: at(0, base),
+      end_time: at(2 * HOUR, base),
+    });
+    expect(o.status, o.text).toBe(201);
+    const offer = o.body.uuid;
+    clock.set(base + 2 * HOUR);
     await env.ts.server.services.leaseManager.runDue();
     const r = await call(env.ts, env.p.owner, 'GET', `/lease/v1/offers/${offer}`);
     expect(r.body).toMatchObject({ status: 'expired', availabilities: [] });
     const list = await call(env.ts, env.p.owner, 'GET', '/lease/v1/offers');
-    expect(list.body.offers.map((o: any) => o.uuid)).not.toContain(offer);
+    expect(list.body.offers.map((x: any) => x.uuid)).not.toContain(offer);
   });
 });
 
-describe('sub-leasing and cascades (reference/esi-leap.md §2.4, §2.6)', () => {
-  const base = T0 + 3 * HOUR;
-  let node: string;
-  let parent: string;
+describe('sub-leasing and cascades (docs/leasing.md; esi-leap: https://opendev.org/openstack/esi-leap)', () => {
+  freshServer(Date.UTC(2030, 0, 1, 15));
 
-  it('o1 leases a node to l1 directly; at the start l1 holds it', async () => {
-    clock.set(base);
-    node = await enrolNode(env, 'sub-1');
+  it('o1 leases a node to l1 directly and at the start l1 holds it; a lessee without the owner role cannot re-offer it; with it, a sub-offer inside the lease is allowed', async () => {
+    const base = clock.now();
+    const node = await enrolNode(env, 'sub-1');
     const r = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
       resource_uuid: node,
       project_id: 'l1',
@@ -139,12 +153,10 @@ describe('sub-leasing and cascades (reference/esi-leap.md §2.4, §2.6)', () => 
       end_time: at(HOUR, base),
     });
     expect(r.status, r.text).toBe(201);
-    parent = r.body.uuid;
+    const parent = r.body.uuid;
     await advance(0);
     expect(await leaseStatus(parent)).toBe('active');
-  });
 
-  it('a lessee without the owner role cannot re-offer; with it, a sub-offer inside the lease is allowed', async () => {
     const denied = await call(env.ts, env.p.lessee, 'POST', '/lease/v1/offers', {
       resource_uuid: node,
       start_time: at(10 * MIN, base),
@@ -228,10 +240,10 @@ describe('sub-leasing and cascades (reference/esi-leap.md §2.4, §2.6)', () => 
 });
 
 describe('a busy node: wait states retried with back-off', () => {
-  const base = T0 + 6 * HOUR;
+  freshServer(Date.UTC(2030, 0, 1, 18));
 
   it('a reserved node parks the lease in wait fulfill / wait expire / wait cancel until it is released', async () => {
-    clock.set(base);
+    const base = clock.now();
     const node = await enrolNode(env, 'busy-1');
     const nodes = env.ts.server.services.inventory.nodeRepository;
     const manager = env.ts.server.services.leaseManager;
@@ -302,6 +314,47 @@ describe('a busy node: wait states retried with back-off', () => {
 });
 
 describe('event log', () => {
+  freshServer(Date.UTC(2030, 0, 2, 12));
+  /**
+   * Every kind of event: o1 offers demo-1 for [T0, T0 + 2 h); l1 claims [10 min, 40 min), which is
+   * applied and expires; l1 claims [40 min, 90 min), applied and deleted; the offer expires at
+   * T0 + 2 h; at T0 + 3 h o1 offers the node again and deletes the offer.
+   */
+  beforeAll(async () => {
+    await enrolNode(env, 'demo-1');
+    const o = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+      resource_uuid: 'demo-1',
+      start_time: at(0, T0),
+      end_time: at(2 * HOUR, T0),
+    });
+    expect(o.status, o.text).toBe(201);
+    const claim = async (from: number, to: number): Promise<string> => {
+      const r = await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${o.body.uuid}/claim`, {
+        start_time: at(from, T0),
+        end_time: at(to, T0),
+      });
+      expect(r.status, r.text).toBe(201);
+      return r.body.uuid as string;
+    };
+    await claim(10 * MIN, 40 * MIN);
+    await advance(10 * MIN);
+    await advance(30 * MIN);
+    const second = await claim(40 * MIN, 90 * MIN);
+    await advance(0);
+    expect(await leaseStatus(second)).toBe('active');
+    expect((await call(env.ts, env.p.lessee, 'DELETE', `/lease/v1/leases/${second}`)).status).toBe(200);
+    clock.set(T0 + 2 * HOUR);
+    await env.ts.server.services.leaseManager.runDue();
+    clock.set(T0 + 3 * HOUR);
+    const again = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+      resource_uuid: 'demo-1',
+      start_time: at(3 * HOUR, T0),
+      end_time: at(4 * HOUR, T0),
+    });
+    expect(again.status, again.text).toBe(201);
+    expect((await call(env.ts, env.p.owner, 'DELETE', `/lease/v1/offers/${again.body.uuid}`)).status).toBe(200);
+  });
+
   it('records every state change with esi-leap fields, scoped to the caller’s project, with cursors', async () => {
     const all = await call(env.ts, env.p.admin, 'GET', '/lease/v1/events');
     expect(all.status).toBe(200);

@@ -1,5 +1,5 @@
 /**
- * Hand-over of a node between tenants (DESIGN.md §4: at a lease's end the node is undeployed
+ * Hand-over of a node between tenants (docs/leasing.md "The lease manager": at a lease's end the node is undeployed
  * and cleaned before it can be leased again):
  * - a lease starting while its node is torn down, cleaned or failed waits (`wait fulfill`) and
  *   is applied once the node is settled and wiped; so does one whose node still carries the
@@ -113,13 +113,10 @@ describe('a lease starts only on a settled, wiped node', () => {
 });
 
 describe('a sub-lease’s end gives the node back to the parent’s lessee after the wipe', () => {
-  let node: string;
-  let parent: string;
-
   it('the sub-lessee is removed at once; the parent lessee gets the node back only once it is available', async () => {
-    node = await enrolNode(env, 'ho-sub');
+    const node = await enrolNode(env, 'ho-sub');
     await forceNode(env.ts, node, settled);
-    parent = await lease(env.p.owner, node, 'l1', 0, 4 * HOUR);
+    const parent = await lease(env.p.owner, node, 'l1', 0, 4 * HOUR);
     expect(await step(parent)).toBe('active');
     const sub = await lease(l1owner, node, 'o2', 0, HOUR);
     expect(await step(sub)).toBe('active');
@@ -140,6 +137,11 @@ describe('a sub-lease’s end gives the node back to the parent’s lessee after
   });
 
   it('sub-lease rights come from the leasing store: node fields the owner writes grant nothing', async () => {
+    // l1 holds ho-parent through an active lease; ho-decoy only claims so in fields o1 writes.
+    const node = await enrolNode(env, 'ho-parent');
+    await forceNode(env.ts, node, settled);
+    const parent = await lease(env.p.owner, node, 'l1', 0, 4 * HOUR);
+    expect(await step(parent)).toBe('active');
     const decoy = await enrolNode(env, 'ho-decoy');
     const patch = await call(
       env.ts,

@@ -1,5 +1,5 @@
 /**
- * Tenant isolation of the lease API (DESIGN.md §4): what a caller may not see is 404, and a
+ * Tenant isolation of the lease API (docs/policy.md): what a caller may not see is 404, and a
  * 403/409 never names another project's leases, offers, policies or quota figures; project
  * filters and "act for a project" fields give the same answer whether another project exists or
  * not; `GET /v1/nodes` shows only the offers and leases the caller may see; `GET /v1/events`
@@ -18,21 +18,22 @@ const post = (who: Who, path: string, body: unknown) => call(env.ts, env.p[who],
 const claim = (who: Who, offer: string, startH: number, endH: number) =>
   post(who, `/offers/${offer}/claim`, { start_time: at(startH * HOUR, T), end_time: at(endH * HOUR, T) });
 
+/** o1's offer of node iso-conflict for [T, T + 10 d), and l1's lease of it for [T, T + 1 d) (read only). */
+let offer: string;
+let l1Lease: string;
+
 beforeAll(async () => {
   env = await startLeaseEnv();
+  const n = await enrolNode(env, 'iso-conflict');
+  offer = (await post('owner', '/offers', { resource_uuid: n, start_time: at(0, T), end_time: at(10 * DAY, T) })).body.uuid;
+  const mine = await claim('lessee', offer, 0, 24);
+  expect(mine.status, mine.text).toBe(201);
+  l1Lease = mine.body.uuid;
 });
 afterAll(async () => env?.ts.close());
 
 describe('409 and 403 messages name only what the caller may see', () => {
-  let offer: string;
-  let l1Lease: string;
-
   it('a claim conflicting with another project’s lease gives the window, not the lease', async () => {
-    const n = await enrolNode(env, 'iso-conflict');
-    offer = (await post('owner', '/offers', { resource_uuid: n, start_time: at(0, T), end_time: at(10 * DAY, T) })).body.uuid;
-    const mine = await claim('lessee', offer, 0, 24);
-    expect(mine.status, mine.text).toBe(201);
-    l1Lease = mine.body.uuid;
     const theirs = await claim('other', offer, 12, 48);
     expectFault(
       theirs,
@@ -90,7 +91,9 @@ describe('project names and ids: the same answer whether another project exists 
     const mine = (await get('owner', '/leases?owner_id=o1&project_id=l1')).body.leases;
     expect(mine.length).toBeGreaterThan(0);
     expect((await get('owner', '/leases?owner_id=o1&project_id=no-such-project')).body.leases).toEqual([]);
-    expect((await get('owner', '/leases?owner_id=o1&project_id=o2')).body.leases).toEqual([]);
+    // A project that exists and holds none of o1's leases (o2 may hold one, made by another test).
+    await env.ts.server.services.identity.directory.createProject(env.p.admin.context!, { name: 'iso-none' });
+    expect((await get('owner', '/leases?owner_id=o1&project_id=iso-none')).body.leases).toEqual([]);
   });
 
   it('offer and node filters of non-admins: an unknown project lists nothing, like a project with nothing visible', async () => {

@@ -3,27 +3,74 @@
  * project cannot see the node), list scoping (`view=all`, `project_id`, `owner_id`) and filters,
  * show, PATCH of the end time (admins) and delete. A lease the caller may not see is 404.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, type Persona } from '../../helpers/harness.ts';
 import { at, DAY, enrolNode, expectFault, HOUR, startLeaseEnv, type LeaseEnv } from './support.ts';
 
+const T = Date.now() + 30 * DAY;
+
+/** The server of the running describe block, its nodes le-1 (class gpu) and le-2, and its leases. */
 let env: LeaseEnv;
 let n1: string;
 let n2: string;
-const T = Date.now() + 30 * DAY;
-/** Leases by test name. */
+/** Leases of {@link withLeases} by name: direct1, direct2, admin. */
 const L: Record<string, string> = {};
 
-beforeAll(async () => {
-  env = await startLeaseEnv();
-  n1 = await enrolNode(env, 'le-1', { resource_class: 'gpu' });
-  n2 = await enrolNode(env, 'le-2');
-});
-afterAll(async () => env?.ts.close());
+/** A fresh server with nodes le-1 and le-2 for the tests of one describe block. */
+function freshServer(): void {
+  beforeAll(async () => {
+    env = await startLeaseEnv();
+    n1 = await enrolNode(env, 'le-1', { resource_class: 'gpu' });
+    n2 = await enrolNode(env, 'le-2');
+  });
+  afterAll(async () => env?.ts.close());
+}
+
+/**
+ * The leases the reading and writing tests work on: o1 → l1 `direct-1` on le-1 for [T, T + 7 d)
+ * (purpose research), an offer of le-2 for [T, T + 1 d) and o1 → l1 `direct-2` on le-2 for
+ * [T + 1 d, T + 2 d), and admin → o2 `admin-lease` on le-1 for [T + 10 d, T + 40 d).
+ */
+async function withLeases(): Promise<void> {
+  const made = async (persona: Persona, body: Record<string, unknown>): Promise<string> => {
+    const r = await create(persona, body);
+    expect(r.status, r.text).toBe(201);
+    return r.body.uuid as string;
+  };
+  L.direct1 = await made(env.p.owner, {
+    resource_uuid: 'le-1',
+    project_id: 'l1',
+    start_time: at(0, T),
+    name: 'direct-1',
+    purpose: 'research',
+  });
+  const offer = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+    resource_uuid: n2,
+    start_time: at(0, T),
+    end_time: at(DAY, T),
+  });
+  expect(offer.status).toBe(201);
+  L.direct2 = await made(env.p.owner, {
+    resource_uuid: n2,
+    project_id: 'l1',
+    start_time: at(DAY, T),
+    end_time: at(2 * DAY, T),
+    name: 'direct-2',
+  });
+  L.admin = await made(env.p.admin, {
+    resource_uuid: n1,
+    project_id: 'o2',
+    start_time: at(10 * DAY, T),
+    end_time: at(40 * DAY, T),
+    name: 'admin-lease',
+  });
+}
 
 const create = (persona: Persona, body: Record<string, unknown>) => call(env.ts, persona, 'POST', '/lease/v1/leases', body);
 
 describe('POST /v1/leases', () => {
+  freshServer();
+
   it('owner: 201 leasing its node to l1 by project name; default end is start + 7 days', async () => {
     const r = await create(env.p.owner, {
       resource_uuid: 'le-1',
@@ -78,32 +125,33 @@ describe('POST /v1/leases', () => {
         'uuid',
       ].sort(),
     );
-    L.direct1 = r.body.uuid;
   });
 
   it('owner: an overlapping lease or an overlapping available offer is 409 naming it', async () => {
-    const clash = await create(env.p.owner, { resource_uuid: n1, project_id: 'l1', start_time: at(6 * DAY, T), end_time: at(8 * DAY, T) });
-    expectFault(clash, 409, `Time conflict for ironic_node ${n1}. Lease ${L.direct1} holds it from ${at(0, T)} to ${at(7 * DAY, T)}.`);
+    const n3 = await enrolNode(env, 'le-3');
+    const n4 = await enrolNode(env, 'le-4');
+    const held = await create(env.p.owner, { resource_uuid: n3, project_id: 'l1', start_time: at(0, T), end_time: at(7 * DAY, T) });
+    expect(held.status, held.text).toBe(201);
+    const clash = await create(env.p.owner, { resource_uuid: n3, project_id: 'l1', start_time: at(6 * DAY, T), end_time: at(8 * DAY, T) });
+    expectFault(clash, 409, `Time conflict for ironic_node ${n3}. Lease ${held.body.uuid} holds it from ${at(0, T)} to ${at(7 * DAY, T)}.`);
     const offer = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
-      resource_uuid: n2,
+      resource_uuid: n4,
       start_time: at(0, T),
       end_time: at(DAY, T),
     });
     expect(offer.status).toBe(201);
     expectFault(
-      await create(env.p.owner, { resource_uuid: n2, project_id: 'l1', start_time: at(HOUR, T), end_time: at(2 * HOUR, T) }),
+      await create(env.p.owner, { resource_uuid: n4, project_id: 'l1', start_time: at(HOUR, T), end_time: at(2 * HOUR, T) }),
       409,
       `Offer ${offer.body.uuid} holds it`,
     );
     const after = await create(env.p.owner, {
-      resource_uuid: n2,
+      resource_uuid: n4,
       project_id: env.p.lessee.projectId,
       start_time: at(DAY, T),
       end_time: at(2 * DAY, T),
-      name: 'direct-2',
     });
     expect(after.status, after.text).toBe(201);
-    L.direct2 = after.body.uuid;
   });
 
   it('owner: longer than 21 days is 403; admin: allowed, on a node it does not own', async () => {
@@ -121,7 +169,6 @@ describe('POST /v1/leases', () => {
     });
     expect(r.status, r.text).toBe(201);
     expect(r.body).toMatchObject({ owner: 'admin', project: 'o2' });
-    L.admin = r.body.uuid;
   });
 
   it('lessee: 403; another project: 404 (node not visible); anonymous: 401', async () => {
@@ -149,6 +196,9 @@ describe('POST /v1/leases', () => {
 });
 
 describe('GET /v1/leases', () => {
+  freshServer();
+  beforeAll(withLeases);
+
   const names = async (persona: Persona, query = '') => {
     const r = await call(env.ts, persona, 'GET', `/lease/v1/leases${query}`);
     expect(r.status, r.text).toBe(200);
@@ -196,6 +246,9 @@ describe('GET /v1/leases', () => {
 });
 
 describe('GET /v1/leases/{uuid_or_name}', () => {
+  freshServer();
+  beforeAll(withLeases);
+
   it('owner, lessee and admin see it; another project gets 404; anonymous 401', async () => {
     for (const p of [env.p.owner, env.p.lessee, env.p.admin]) {
       expect((await call(env.ts, p, 'GET', `/lease/v1/leases/${L.direct1}`)).status, p.name).toBe(200);
@@ -212,6 +265,9 @@ describe('GET /v1/leases/{uuid_or_name}', () => {
 });
 
 describe('PATCH /v1/leases/{uuid}', () => {
+  freshServer();
+  beforeAll(withLeases);
+
   it('admin: extends the end; a conflicting extension is 409; shortening is always allowed', async () => {
     const r = await call(env.ts, env.p.admin, 'PATCH', `/lease/v1/leases/${L.direct2}`, { end_time: at(3 * DAY, T) });
     expect(r.status, r.text).toBe(200);
@@ -254,6 +310,15 @@ describe('PATCH /v1/leases/{uuid}', () => {
 });
 
 describe('DELETE /v1/leases/{uuid_or_name}', () => {
+  // Each test cancels leases: a server of its own.
+  beforeEach(async () => {
+    env = await startLeaseEnv();
+    n1 = await enrolNode(env, 'le-1', { resource_class: 'gpu' });
+    n2 = await enrolNode(env, 'le-2');
+    await withLeases();
+  });
+  afterEach(async () => env?.ts.close());
+
   it('another project: 404; anonymous: 401; the lessee may cancel; deleting again is 404', async () => {
     expectFault(await call(env.ts, env.p.other, 'DELETE', `/lease/v1/leases/${L.direct2}`), 404);
     expectFault(await call(env.ts, env.p.anonymous, 'DELETE', `/lease/v1/leases/${L.direct2}`), 401);

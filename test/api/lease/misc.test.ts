@@ -12,10 +12,29 @@ let n1: string;
 let n2: string;
 const T = Date.now() + 30 * DAY;
 
+/** o1's offer of mi-1 and o1 → l1 lease of mi-2, both for [T, T + 1 d): every lease event of this file. */
+let offerUuid: string;
+let leaseUuid: string;
+
 beforeAll(async () => {
   env = await startLeaseEnv();
   n1 = await enrolNode(env, 'mi-1', { resource_class: 'gpu', properties: { cpus: 4 } });
   n2 = await enrolNode(env, 'mi-2');
+  const offer = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+    resource_uuid: n1,
+    start_time: at(0, T),
+    end_time: at(DAY, T),
+  });
+  const lease = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
+    resource_uuid: n2,
+    project_id: 'l1',
+    start_time: at(0, T),
+    end_time: at(DAY, T),
+  });
+  expect(offer.status).toBe(201);
+  expect(lease.status).toBe(201);
+  offerUuid = offer.body.uuid;
+  leaseUuid = lease.body.uuid;
 });
 afterAll(async () => env?.ts.close());
 
@@ -52,19 +71,6 @@ describe('version documents', () => {
 
 describe('GET /v1/nodes', () => {
   it('owner: its nodes with project names, offers and leases; properties without lease data', async () => {
-    const offer = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
-      resource_uuid: n1,
-      start_time: at(0, T),
-      end_time: at(DAY, T),
-    });
-    const lease = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
-      resource_uuid: n2,
-      project_id: 'l1',
-      start_time: at(0, T),
-      end_time: at(DAY, T),
-    });
-    expect(offer.status).toBe(201);
-    expect(lease.status).toBe(201);
     const r = await call(env.ts, env.p.owner, 'GET', '/lease/v1/nodes');
     expect(r.status).toBe(200);
     const byName = Object.fromEntries(r.body.nodes.map((n: any) => [n.name, n]));
@@ -78,7 +84,7 @@ describe('GET /v1/nodes', () => {
       properties: { cpus: 4 },
       offer_uuid: null,
       lease_uuid: null,
-      future_offers: [offer.body.uuid],
+      future_offers: [offerUuid],
       future_leases: [],
     });
     expect(Object.keys(byName['mi-1']).sort()).toEqual(
@@ -100,7 +106,7 @@ describe('GET /v1/nodes', () => {
         'uuid',
       ].sort(),
     );
-    expect(byName['mi-2'].future_leases).toEqual([lease.body.uuid]);
+    expect(byName['mi-2'].future_leases).toEqual([leaseUuid]);
   });
 
   it('filters by owner and resource class; admin sees every node; lessee and another project see none they do not hold', async () => {
@@ -175,6 +181,8 @@ describe('console auth tokens', () => {
   });
 
   it('DELETE revokes every token of the node; the same visibility rules apply', async () => {
+    for (let i = 0; i < 2; i++)
+      expect((await call(env.ts, env.p.owner, 'POST', '/lease/v1/console_auth_tokens', { node_uuid_or_name: 'mi-1' })).status).toBe(201);
     expectFault(await call(env.ts, env.p.other, 'DELETE', `/lease/v1/console_auth_tokens/${n1}`), 404);
     expectFault(await call(env.ts, env.p.lessee, 'DELETE', '/lease/v1/console_auth_tokens/mi-1'), 404);
     expectFault(await call(env.ts, env.p.anonymous, 'DELETE', '/lease/v1/console_auth_tokens/mi-1'), 401);

@@ -3,10 +3,11 @@
  * or name; lessee-subtree restriction), delete (cascade) and claim (default end, maximum
  * length, windows). A resource the caller may not see is 404; anonymous callers get 401.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, type Persona } from '../../helpers/harness.ts';
 import { at, DAY, enrolNode, expectFault, startLeaseEnv, type LeaseEnv } from './support.ts';
 
+/** The server of the running describe block and its nodes of-1 (class gpu) and of-2. */
 let env: LeaseEnv;
 let n1: string;
 let n2: string;
@@ -14,7 +15,25 @@ let n2: string;
 let childLessee: Persona;
 const T = Date.now() + 30 * DAY;
 
-beforeAll(async () => {
+/** A fresh server (nodes of-1, of-2, project l1-child) for the tests of one describe block, then `fixture`. */
+function freshServer(fixture: () => Promise<void> = async () => {}): void {
+  beforeAll(async () => {
+    await startServerWithNodes();
+    await fixture();
+  });
+  afterAll(async () => env?.ts.close());
+}
+
+/** As {@link freshServer}, for each test of the block (tests that change what the others read). */
+function freshServerEach(fixture: () => Promise<void>): void {
+  beforeEach(async () => {
+    await startServerWithNodes();
+    await fixture();
+  });
+  afterEach(async () => env?.ts.close());
+}
+
+async function startServerWithNodes(): Promise<void> {
   env = await startLeaseEnv();
   n1 = await enrolNode(env, 'of-1', { resource_class: 'gpu', properties: { cpus: 8, lease_uuid: 'stale', capabilities: 'x' } });
   n2 = await enrolNode(env, 'of-2');
@@ -26,12 +45,43 @@ beforeAll(async () => {
   await grants.grant(admin, { userId: user.id, roleId: role.id, target: { type: 'project', id: child.id } });
   const issued = await tokens.authenticatePassword({ userId: user.id, password: 'pw-child1' }, { kind: 'project', projectId: child.id });
   childLessee = { name: 'child', token: issued.secret, projectId: child.id, projectName: 'l1-child', userId: user.id, context: null };
-});
-afterAll(async () => env?.ts.close());
+}
 
 const offer = (persona: Persona, body: Record<string, unknown>) => call(env.ts, persona, 'POST', '/lease/v1/offers', body);
 
+/**
+ * The offers the reading, claiming and deleting tests work on: o1's `open-1` of of-1 for
+ * [T, T + 10 d), o1's `for-l1` of of-1 for [T + 10 d, T + 20 d) limited to l1, the admin's
+ * `admin-offer` of of-2 for [T, T + 1 d), and a deleted offer of of-2.
+ */
+async function withOffers(): Promise<void> {
+  const made = async (persona: Persona, body: Record<string, unknown>): Promise<string> => {
+    const r = await offer(persona, body);
+    expect(r.status, r.text).toBe(201);
+    return r.body.uuid as string;
+  };
+  await made(env.p.owner, {
+    resource_uuid: 'of-1',
+    start_time: at(0, T),
+    end_time: at(10 * DAY, T),
+    name: 'open-1',
+    properties: { note: 'x' },
+  });
+  await made(env.p.owner, {
+    resource_uuid: n1,
+    start_time: at(10 * DAY, T),
+    end_time: at(20 * DAY, T),
+    lessee_id: env.p.lessee.projectId,
+    name: 'for-l1',
+  });
+  await made(env.p.admin, { resource_uuid: n2, start_time: at(0, T), end_time: at(DAY, T), name: 'admin-offer' });
+  const gone = await made(env.p.owner, { resource_uuid: n2, start_time: at(2 * DAY, T), end_time: at(3 * DAY, T) });
+  expect((await call(env.ts, env.p.owner, 'DELETE', `/lease/v1/offers/${gone}`)).status).toBe(200);
+}
+
 describe('POST /v1/offers', () => {
+  freshServer();
+
   it('owner: 201 with esi-leap fields; node properties without lease_uuid and capabilities', async () => {
     const r = await offer(env.p.owner, {
       resource_uuid: 'of-1',
@@ -83,28 +133,36 @@ describe('POST /v1/offers', () => {
   });
 
   it('owner: defaults are now and the end of time, which round-trips', async () => {
-    const r = await offer(env.p.owner, { resource_uuid: n2, lessee_id: 'l1' });
+    const node = await enrolNode(env, 'of-defaults');
+    const sent = Date.now();
+    const r = await offer(env.p.owner, { resource_uuid: node, lessee_id: 'l1' });
+    const answered = Date.now();
     expect(r.status, r.text).toBe(201);
     expect(r.body.end_time).toBe('9999-12-31T23:59:59.999999');
-    expect(Math.abs(Date.parse(`${r.body.start_time}Z`) - Date.now())).toBeLessThan(5000);
+    // "Now": the server's clock while it handled the request (esi-leap times may drop the milliseconds).
+    const start = Date.parse(`${r.body.start_time}Z`);
+    expect(start).toBeGreaterThanOrEqual(Math.floor(sent / 1000) * 1000);
+    expect(start).toBeLessThanOrEqual(answered);
     expect(r.body).toMatchObject({ lessee_id: env.p.lessee.projectId, lessee: 'l1' });
     const d = await call(env.ts, env.p.owner, 'DELETE', `/lease/v1/offers/${r.body.uuid}`);
     expect(d.status).toBe(200);
   });
 
   it('owner: an overlapping offer on the same node is 409 naming the holder; back-to-back is fine', async () => {
-    const r = await offer(env.p.owner, { resource_uuid: n1, start_time: at(5 * DAY, T), end_time: at(12 * DAY, T) });
+    const node = await enrolNode(env, 'of-overlap');
+    const holder = await offer(env.p.owner, { resource_uuid: node, start_time: at(0, T), end_time: at(10 * DAY, T) });
+    expect(holder.status, holder.text).toBe(201);
+    const r = await offer(env.p.owner, { resource_uuid: node, start_time: at(5 * DAY, T), end_time: at(12 * DAY, T) });
     expectFault(
       r,
       409,
-      new RegExp(`^Time conflict for ironic_node ${n1}\\. Offer \\S+ holds it from ${at(0, T)} to ${at(10 * DAY, T)}\\.$`),
+      `Time conflict for ironic_node ${node}. Offer ${holder.body.uuid} holds it from ${at(0, T)} to ${at(10 * DAY, T)}.`,
     );
     const next = await offer(env.p.owner, {
-      resource_uuid: n1,
+      resource_uuid: node,
       start_time: at(10 * DAY, T),
       end_time: at(20 * DAY, T),
       lessee_id: env.p.lessee.projectId,
-      name: 'for-l1',
     });
     expect(next.status, next.text).toBe(201);
   });
@@ -135,6 +193,8 @@ describe('POST /v1/offers', () => {
 });
 
 describe('GET /v1/offers', () => {
+  freshServer(withOffers);
+
   const uuids = async (persona: Persona, query = '') => {
     const r = await call(env.ts, persona, 'GET', `/lease/v1/offers${query}`);
     expect(r.status, r.text).toBe(200);
@@ -191,6 +251,8 @@ describe('GET /v1/offers', () => {
 });
 
 describe('GET /v1/offers/{uuid_or_name}', () => {
+  freshServer(withOffers);
+
   it('by UUID and by name for those who may see it', async () => {
     const list = await call(env.ts, env.p.admin, 'GET', '/lease/v1/offers?name=for-l1');
     const uuid = list.body.offers[0].uuid;
@@ -214,6 +276,8 @@ describe('GET /v1/offers/{uuid_or_name}', () => {
 });
 
 describe('POST /v1/offers/{id}/claim', () => {
+  freshServer(withOffers);
+
   it('lessee: 201; default end is start + 7 days; the lease belongs to l1, owned by o1', async () => {
     const r = await call(env.ts, env.p.lessee, 'POST', '/lease/v1/offers/open-1/claim', {
       start_time: at(0, T),
@@ -290,6 +354,20 @@ describe('POST /v1/offers/{id}/claim', () => {
 });
 
 describe('DELETE /v1/offers/{id}', () => {
+  // The offers, a claim of l1-child on for-l1 and o1's offer `long` of of-1 for [T + 20 d, T + 100 d);
+  // each test deletes some of them.
+  freshServerEach(async () => {
+    await withOffers();
+    const claim = await call(env.ts, childLessee, 'POST', '/lease/v1/offers/for-l1/claim', {
+      start_time: at(11 * DAY, T),
+      end_time: at(12 * DAY, T),
+    });
+    expect(claim.status, claim.text).toBe(201);
+    expect(
+      (await offer(env.p.owner, { resource_uuid: n1, start_time: at(20 * DAY, T), end_time: at(100 * DAY, T), name: 'long' })).status,
+    ).toBe(201);
+  });
+
   it('lessee: 403 on an offer it can see but did not create; another project: 404 on one it cannot see', async () => {
     expectFault(await call(env.ts, env.p.lessee, 'DELETE', '/lease/v1/offers/for-l1'), 403, /^Access was denied to offer /);
     expectFault(await call(env.ts, env.p.other, 'DELETE', '/lease/v1/offers/for-l1'), 404);

@@ -3,17 +3,15 @@
  * processes (`node bin/esi.js server --roles api …`) sharing it, and Keystone calls over HTTP to
  * set up projects, users and roles from outside (as an operator would).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { TEST_PG_URL } from '../../helpers/harness.ts';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+import { freePort, spawnEsiServer } from '../../helpers/esi-process.ts';
+export { freePort } from '../../helpers/esi-process.ts';
 
 /** A database created for one test file. */
 export interface TempDatabase {
@@ -47,18 +45,6 @@ export async function createDatabase(): Promise<TempDatabase> {
   };
 }
 
-/** A free TCP port on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
-
 /** A running `esi server` process. */
 export interface ServerProcess {
   readonly url: string;
@@ -74,34 +60,13 @@ export interface ServerProcess {
 export async function startServerProcess(args: string[], env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-race-'));
-  const child = spawn(process.execPath, ['bin/esi.js', 'server', '--port', String(port), '--data-dir', dataDir, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ESI_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const deadline = Date.now() + 60_000;
-  while (!/listening on/.test(out)) {
-    if (child.exitCode !== null) throw new Error(`esi server exited (${child.exitCode}):\n${out}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`esi server did not start within 60 s:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const server = await spawnEsiServer(['--port', String(port), '--data-dir', dataDir, ...args], env);
   return {
     url: `http://127.0.0.1:${port}`,
-    child,
-    output: () => out,
+    child: server.child,
+    output: server.output,
     async stop() {
-      if (child.exitCode === null) {
-        const done = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await Promise.race([done, new Promise((r) => setTimeout(r, 10_000))]);
-        if (child.exitCode === null) child.kill('SIGKILL');
-      }
+      await server.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

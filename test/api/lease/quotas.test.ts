@@ -1,18 +1,19 @@
 /**
- * `/lease/v1/quotas` (seed 001: "so one lessee can't lease all the nodes until the end of time"):
+ * `/lease/v1/quotas` (docs/leasing.md "Quotas"; so that one lessee cannot lease every node
+ * for ever):
  * admin-set limits per lessee project on nodes held at once and node-hours in a rolling window,
  * for every persona; enforced on claims, direct leases and lease requests inside the admission
  * transaction (ten parallel claims with a limit of three: exactly three succeed); bad input is
  * 400 and writes nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call } from '../../helpers/harness.ts';
 import { at, countAny, countRows, DAY, enrolNode, expectFault, HOUR, startLeaseEnv, type LeaseEnv } from './support.ts';
 
 let env: LeaseEnv;
 const T = Math.ceil((Date.now() + 10 * DAY) / HOUR) * HOUR;
-const nodes: string[] = [];
-const offers: string[] = [];
+let nodes: string[] = [];
+let offers: string[] = [];
 
 const put = (persona: keyof LeaseEnv['p'], project: string, body: unknown) =>
   call(env.ts, env.p[persona], 'PUT', `/lease/v1/quotas/${project}`, body);
@@ -22,8 +23,22 @@ const claim = (persona: keyof LeaseEnv['p'], i: number, startH: number, endH: nu
     end_time: at(endH * HOUR, T),
   });
 
-beforeAll(async () => {
+/**
+ * A fresh server for the tests of one describe block: nodes q-0 … q-11 of o1, each offered for
+ * [T, T + 60 d); with `l1Quota`, l1 may hold 2 nodes at once; with `eachTest`, one for each test.
+ */
+function freshServer(options: { l1Quota?: boolean; eachTest?: boolean } = {}): void {
+  (options.eachTest ? beforeEach : beforeAll)(async () => {
+    await startServerWithOffers();
+    if (options.l1Quota) expect((await put('admin', 'l1', { max_nodes: 2 })).status).toBe(200);
+  });
+  (options.eachTest ? afterEach : afterAll)(async () => env?.ts.close());
+}
+
+async function startServerWithOffers(): Promise<void> {
   env = await startLeaseEnv();
+  nodes = [];
+  offers = [];
   for (let i = 0; i < 12; i++) {
     nodes.push(await enrolNode(env, `q-${i}`, { properties: { memory_mb: 4096 } }));
     const o = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
@@ -33,64 +48,76 @@ beforeAll(async () => {
     });
     offers.push(o.body.uuid);
   }
-});
-afterAll(async () => env?.ts.close());
+}
 
 describe('quota API for every persona', () => {
-  it('admin sets a quota by project name: 200 with limits and usage', async () => {
-    const r = await put('admin', 'l1', { max_nodes: 2 });
-    expect(r.status, r.text).toBe(200);
-    expect(r.body).toEqual({
-      project_id: env.p.lessee.projectId,
-      project: 'l1',
-      max_nodes: 2,
-      max_node_hours: null,
-      window_hours: 720,
-      usage: { nodes_now: 0, peak_nodes: 0, node_hours_in_window: 0 },
+  describe('setting', () => {
+    freshServer();
+
+    it('admin sets a quota by project name: 200 with limits and usage', async () => {
+      const r = await put('admin', 'l1', { max_nodes: 2 });
+      expect(r.status, r.text).toBe(200);
+      expect(r.body).toEqual({
+        project_id: env.p.lessee.projectId,
+        project: 'l1',
+        max_nodes: 2,
+        max_node_hours: null,
+        window_hours: 720,
+        usage: { nodes_now: 0, peak_nodes: 0, node_hours_in_window: 0 },
+      });
     });
   });
 
-  it('owner, lessee and another project may not set quotas (403); anonymous 401', async () => {
-    for (const p of ['owner', 'lessee', 'other'] as const)
-      expectFault(await put(p, 'l1', { max_nodes: 100 }), 403, 'Access was denied to esi_leap:quota:set.');
-    expectFault(await put('anonymous', 'l1', { max_nodes: 100 }), 401);
-    expect((await call(env.ts, env.p.admin, 'GET', '/lease/v1/quotas/l1')).body.max_nodes).toBe(2);
-  });
+  describe('with l1’s quota of 2 nodes', () => {
+    freshServer({ l1Quota: true });
 
-  it('GET one: admin and the project itself; other projects get 404; anonymous 401', async () => {
-    expect((await call(env.ts, env.p.admin, 'GET', `/lease/v1/quotas/${env.p.lessee.projectId}`)).body.project).toBe('l1');
-    expect((await call(env.ts, env.p.lessee, 'GET', '/lease/v1/quotas/l1')).body.max_nodes).toBe(2);
-    expectFault(await call(env.ts, env.p.owner, 'GET', '/lease/v1/quotas/l1'), 404, 'No project named l1.');
-    expectFault(await call(env.ts, env.p.other, 'GET', '/lease/v1/quotas/l1'), 404);
-    expectFault(await call(env.ts, env.p.anonymous, 'GET', '/lease/v1/quotas/l1'), 401);
-    // A project without a quota is unlimited.
-    expect((await call(env.ts, env.p.owner, 'GET', '/lease/v1/quotas/o1')).body).toMatchObject({
-      project: 'o1',
-      max_nodes: null,
-      max_node_hours: null,
+    it('owner, lessee and another project may not set quotas (403); anonymous 401', async () => {
+      for (const p of ['owner', 'lessee', 'other'] as const)
+        expectFault(await put(p, 'l1', { max_nodes: 100 }), 403, 'Access was denied to esi_leap:quota:set.');
+      expectFault(await put('anonymous', 'l1', { max_nodes: 100 }), 401);
+      expect((await call(env.ts, env.p.admin, 'GET', '/lease/v1/quotas/l1')).body.max_nodes).toBe(2);
     });
-  });
 
-  it('GET list: admin sees every quota, a project only its own', async () => {
-    await put('admin', 'o2', { max_node_hours: 1000, window_hours: 24 });
-    expect((await call(env.ts, env.p.admin, 'GET', '/lease/v1/quotas')).body.quotas.map((q: any) => q.project).sort()).toEqual([
-      'l1',
-      'o2',
-    ]);
-    expect((await call(env.ts, env.p.lessee, 'GET', '/lease/v1/quotas')).body.quotas.map((q: any) => q.project)).toEqual(['l1']);
-    expect((await call(env.ts, env.p.owner, 'GET', '/lease/v1/quotas')).body.quotas).toEqual([]);
-    expectFault(await call(env.ts, env.p.anonymous, 'GET', '/lease/v1/quotas'), 401);
-  });
+    it('GET one: admin and the project itself; other projects get 404; anonymous 401', async () => {
+      expect((await call(env.ts, env.p.admin, 'GET', `/lease/v1/quotas/${env.p.lessee.projectId}`)).body.project).toBe('l1');
+      expect((await call(env.ts, env.p.lessee, 'GET', '/lease/v1/quotas/l1')).body.max_nodes).toBe(2);
+      expectFault(await call(env.ts, env.p.owner, 'GET', '/lease/v1/quotas/l1'), 404, 'No project named l1.');
+      expectFault(await call(env.ts, env.p.other, 'GET', '/lease/v1/quotas/l1'), 404);
+      expectFault(await call(env.ts, env.p.anonymous, 'GET', '/lease/v1/quotas/l1'), 401);
+      // A project without a quota is unlimited.
+      expect((await call(env.ts, env.p.owner, 'GET', '/lease/v1/quotas/o1')).body).toMatchObject({
+        project: 'o1',
+        max_nodes: null,
+        max_node_hours: null,
+      });
+    });
 
-  it('DELETE: admin only; deleting again is 404', async () => {
-    for (const p of ['owner', 'lessee', 'other'] as const) expectFault(await call(env.ts, env.p[p], 'DELETE', '/lease/v1/quotas/o2'), 403);
-    expectFault(await call(env.ts, env.p.anonymous, 'DELETE', '/lease/v1/quotas/o2'), 401);
-    expect((await call(env.ts, env.p.admin, 'DELETE', '/lease/v1/quotas/o2')).status).toBe(200);
-    expectFault(await call(env.ts, env.p.admin, 'DELETE', '/lease/v1/quotas/o2'), 404, 'No quota is set for project o2.');
+    it('GET list: admin sees every quota, a project only its own', async () => {
+      await put('admin', 'o2', { max_node_hours: 1000, window_hours: 24 });
+      expect((await call(env.ts, env.p.admin, 'GET', '/lease/v1/quotas')).body.quotas.map((q: any) => q.project).sort()).toEqual([
+        'l1',
+        'o2',
+      ]);
+      expect((await call(env.ts, env.p.lessee, 'GET', '/lease/v1/quotas')).body.quotas.map((q: any) => q.project)).toEqual(['l1']);
+      expect((await call(env.ts, env.p.owner, 'GET', '/lease/v1/quotas')).body.quotas).toEqual([]);
+      expectFault(await call(env.ts, env.p.anonymous, 'GET', '/lease/v1/quotas'), 401);
+    });
+
+    it('DELETE: admin only; deleting again is 404', async () => {
+      expect((await put('admin', 'o2', { max_node_hours: 1000, window_hours: 24 })).status).toBe(200);
+      for (const p of ['owner', 'lessee', 'other'] as const)
+        expectFault(await call(env.ts, env.p[p], 'DELETE', '/lease/v1/quotas/o2'), 403);
+      expectFault(await call(env.ts, env.p.anonymous, 'DELETE', '/lease/v1/quotas/o2'), 401);
+      expect((await call(env.ts, env.p.admin, 'DELETE', '/lease/v1/quotas/o2')).status).toBe(200);
+      expectFault(await call(env.ts, env.p.admin, 'DELETE', '/lease/v1/quotas/o2'), 404, 'No quota is set for project o2.');
+    });
   });
 });
 
 describe('max_nodes is enforced on every way of leasing', () => {
+  // Each test reads the usage its own leases make: a server for each.
+  freshServer({ l1Quota: true, eachTest: true });
+
   it('claims: a third overlapping node is 403 naming the limit; a disjoint window is fine', async () => {
     expect((await claim('lessee', 0, 0, 10)).status).toBe(201);
     expect((await claim('lessee', 1, 5, 15)).status).toBe(201);
@@ -108,8 +135,11 @@ describe('max_nodes is enforced on every way of leasing', () => {
   });
 
   it('a direct lease by the owner to l1 counts too; an admin may exceed it', async () => {
+    // l1 holds its 2 nodes for [100 h, 101 h).
+    expect((await claim('lessee', 10, 100, 101)).status).toBe(201);
+    expect((await claim('lessee', 11, 100, 101)).status).toBe(201);
     const spare = await enrolNode(env, 'q-direct');
-    const direct = { resource_uuid: spare, project_id: 'l1', start_time: at(6 * HOUR, T), end_time: at(7 * HOUR, T) };
+    const direct = { resource_uuid: spare, project_id: 'l1', start_time: at(100 * HOUR, T), end_time: at(101 * HOUR, T) };
     expectFault(await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', direct), 403, /Quota exceeded/);
     const admin = await call(env.ts, env.p.admin, 'POST', '/lease/v1/leases', direct);
     expect(admin.status, admin.text).toBe(201);
@@ -141,6 +171,8 @@ describe('max_nodes is enforced on every way of leasing', () => {
 });
 
 describe('max_node_hours over a rolling window', () => {
+  freshServer({ l1Quota: true });
+
   it('refuses what would exceed the node-hours of any window, counting every lease of the project', async () => {
     await put('admin', 'l1', { max_node_hours: 10, window_hours: 24 });
     expect((await claim('lessee', 4, 52 * 24, 52 * 24 + 6)).status).toBe(201);
@@ -155,6 +187,8 @@ describe('max_node_hours over a rolling window', () => {
 });
 
 describe('bad input: 400 (or 404), nothing written', () => {
+  freshServer();
+
   it('refuses bad limits, unknown fields and unknown projects', async () => {
     const before = await countAny(env, 'lease_quotas');
     const cases: Array<[string, unknown, number, RegExp | string]> = [

@@ -6,9 +6,9 @@
  * (PostgreSQL only: SQLite is one process by design.)
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { formatLeaseTime } from '../../../src/domain/leasing/time.ts';
-import { testDb } from '../../helpers/harness.ts';
+import { describePostgresOnly } from '../../helpers/harness.ts';
 import { createDatabase, http, projectWithUser, startServerProcess, tokenFor, type ServerProcess, type TempDatabase } from './processes.ts';
 
 const ADMIN_PW = 'race-admin-password';
@@ -16,7 +16,7 @@ const ROUNDS = 25;
 const HOUR = 3_600_000;
 const T = Math.ceil((Date.now() + 10 * 86_400_000) / HOUR) * HOUR;
 
-describe.runIf(testDb() === 'postgres')('two API processes sharing PostgreSQL', () => {
+describePostgresOnly('two API processes sharing PostgreSQL', () => {
   let db: TempDatabase;
   const servers: ServerProcess[] = [];
   let a: string;

@@ -1,5 +1,5 @@
 /**
- * `POST /lease/v1/lease_requests`: lease requests by hardware (seed 004) for every persona —
+ * `POST /lease/v1/lease_requests`: lease requests by hardware (docs/leasing.md "Lease requests by hardware") for every persona —
  * "3 nodes with memory_mb ≥ 49152 and ≥ 1 GPU, plus 1 node with memory_mb ≥ 16384 and
  * local_gb ≥ 1000, for 3 days starting tomorrow" — all or nothing, honouring offer visibility,
  * owner policies, traits and resource classes; a refusal names the failed group and the
@@ -53,13 +53,11 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.ts.close());
 
-describe('seed 004: a multi-group request by hardware', () => {
-  let first: any[];
-
-  it('lessee: 201 with four leases on distinct matching nodes, all or nothing, as claims of their offers', async () => {
+describe('a multi-group request by hardware (the lease request example of docs/leasing.md)', () => {
+  it('lessee: 201 with four leases on distinct matching nodes, all or nothing, as claims of their offers; another project asking for the same window then gets 409 naming the failed group and the earliest window', async () => {
     const r = await request('lessee', seed004(DAY, 3, { name: 'seed-004', purpose: 'training', properties: { ticket: 42 } }));
     expect(r.status, r.text).toBe(201);
-    first = r.body.leases;
+    const first: any[] = r.body.leases;
     expect(first).toHaveLength(4);
     const resources = first.map((l: any) => l.resource);
     expect(new Set(resources).size).toBe(4);
@@ -84,16 +82,15 @@ describe('seed 004: a multi-group request by hardware', () => {
     expect(listed.body.leases).toHaveLength(4);
     const events = await call(env.ts, env.p.lessee, 'GET', '/lease/v1/events?event_type=esi_leap.lease.create');
     expect(events.body.events.filter((e: any) => first.some((l: any) => l.uuid === e.object_uuid))).toHaveLength(4);
-  });
 
-  it('another project asking for the same window gets 409 naming the failed group and the earliest window', async () => {
+    // Another project asking for the same window gets 409 naming the failed group and the earliest window.
     const before = await countRows(env, 'leases');
-    const r = await request('other', seed004(DAY));
-    expectFault(r, 409);
-    expect(r.body.faultstring).toBe(
+    const refused = await request('other', seed004(DAY));
+    expectFault(refused, 409);
+    expect(refused.body.faultstring).toBe(
       `Lease request cannot be satisfied from ${at(DAY, T)} to ${at(4 * DAY, T)}: group 1 (3 nodes, "${GPU}"): 4 offered nodes match it, 1 free in that window. The earliest window for the whole request is ${at(4 * DAY, T)} to ${at(7 * DAY, T)}.`,
     );
-    expect(r.body).toMatchObject({ failed_group: 1, earliest_start_time: at(4 * DAY, T), earliest_end_time: at(7 * DAY, T) });
+    expect(refused.body).toMatchObject({ failed_group: 1, earliest_start_time: at(4 * DAY, T), earliest_end_time: at(7 * DAY, T) });
     expect(await countRows(env, 'leases')).toBe(before);
     // The earliest window it named does work.
     const again = await request('other', seed004(4 * DAY));

@@ -1,8 +1,7 @@
 /**
  * Helpers of the lease API tests: a server with the five personas, nodes enrolled through the
  * baremetal API as admin (owner o1), the node as a persona sees it through the baremetal API
- * (microversion 1.65, which shows `lessee`), esi-leap times, and polling helpers that measure
- * how long a change took.
+ * (microversion 1.65, which shows `lessee`), esi-leap times, and a polling helper.
  */
 import { expect } from 'vitest';
 import { formatLeaseTime } from '../../../src/domain/leasing/time.ts';
@@ -16,6 +15,7 @@ import {
   type TestServer,
   type TestServerOptions,
 } from '../../helpers/harness.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 
 /** A test server and its personas. */
 export interface LeaseEnv {
@@ -71,18 +71,12 @@ export function expectFault(res: TestResponse, status: number, message?: RegExp 
 }
 
 /**
- * Poll `probe` every `intervalMs` until it returns true or `timeoutMs` passes.
- * @returns the wall-clock time (epoch ms) at which the first successful probe had its answer:
- *   an upper bound of when the change happened
+ * Poll `probe` every `intervalMs` until it returns true ({@link waitFor}).
+ * @param timeoutMs a liveness bound: the test fails when the probe never succeeds within it
  * @throws when it never succeeds
  */
-export async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number, intervalMs = 20): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await probe()) return Date.now();
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
+export async function waitUntil(probe: () => Promise<boolean>, timeoutMs = 10_000, intervalMs = 20): Promise<void> {
+  await waitFor(probe, (ok) => ok, { timeoutMs, intervalMs });
 }
 
 /** Count rows of a leasing table (to prove that refused requests wrote nothing). */

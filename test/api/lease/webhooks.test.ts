@@ -8,7 +8,7 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { call } from '../../helpers/harness.ts';
 import { at, countAny, DAY, enrolNode, expectFault, startLeaseEnv, waitUntil, type LeaseEnv } from './support.ts';
 
@@ -48,6 +48,15 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((r) => receiver?.close(r));
+});
+
+/** Start a server of its own (the receiver's record starts empty) for what runs next. */
+async function startServer(): Promise<void> {
+  received.length = 0;
+  plans.clear();
   env = await startLeaseEnv({
     env: {
       ESI_WEBHOOK_POLL_MS: '40',
@@ -56,11 +65,16 @@ beforeAll(async () => {
       ESI_LEASE_WARNING_TIME: '60',
     },
   });
-});
-afterAll(async () => {
-  await env?.ts.close();
-  await new Promise((r) => receiver?.close(r));
-});
+}
+
+/** A server of its own for the tests of one describe block (`eachTest`: for each test), then `fixture`. */
+function freshServer(fixture: () => Promise<void> = async () => {}, options: { eachTest?: boolean } = {}): void {
+  (options.eachTest ? beforeEach : beforeAll)(async () => {
+    await startServer();
+    await fixture();
+  });
+  (options.eachTest ? afterEach : afterAll)(async () => env?.ts.close());
+}
 
 const post = (persona: keyof LeaseEnv['p'], body: unknown) => call(env.ts, env.p[persona], 'POST', '/lease/v1/webhooks', body);
 const deliveries = async (persona: keyof LeaseEnv['p'], uuid: string) =>
@@ -69,81 +83,105 @@ const deliveries = async (persona: keyof LeaseEnv['p'], uuid: string) =>
 let lesseeHook: string;
 let ownerHook: string;
 
+/**
+ * The webhooks the other tests use: l1's (lease events only, signed with SECRET), o1's (every
+ * event), o2's, and one an admin made for l1, disabled.
+ */
+async function withHooks(): Promise<void> {
+  const made = async (persona: keyof LeaseEnv['p'], body: Record<string, unknown>): Promise<string> => {
+    const r = await post(persona, body);
+    expect(r.status, r.text).toBe(201);
+    return r.body.uuid as string;
+  };
+  lesseeHook = await made('lessee', { url: `${base}/l1`, secret: SECRET, name: 'l1-hook', event_types: ['esi_leap.lease.*'] });
+  ownerHook = await made('owner', { url: `${base}/o1`, secret: 'owner-webhook-secret-0123456789' });
+  await made('other', { url: `${base}/o2`, secret: 'other-webhook-secret-0123456789' });
+  await made('admin', { url: `${base}/admin-for-l1`, secret: 'admin-webhook-secret-0123456789', project_id: 'l1', enabled: false });
+}
+
 describe('webhook API for every persona', () => {
-  it('lessee: 201; the secret is write-only (****** in every answer, sealed in the database)', async () => {
-    const r = await post('lessee', { url: `${base}/l1`, secret: SECRET, name: 'l1-hook', event_types: ['esi_leap.lease.*'] });
-    expect(r.status, r.text).toBe(201);
-    expect(r.body).toMatchObject({
-      project_id: env.p.lessee.projectId,
-      name: 'l1-hook',
-      url: `${base}/l1`,
-      secret: '******',
-      event_types: ['esi_leap.lease.*'],
-      enabled: true,
-    });
-    lesseeHook = r.body.uuid;
-    expect(JSON.stringify((await call(env.ts, env.p.lessee, 'GET', '/lease/v1/webhooks')).body)).not.toContain(SECRET);
-    expect(JSON.stringify((await call(env.ts, env.p.lessee, 'GET', `/lease/v1/webhooks/${lesseeHook}`)).body)).not.toContain(SECRET);
-    const row = await env.ts.server.services.store.db
-      .selectFrom('lease_webhooks')
-      .select('secret')
-      .where('uuid', '=', lesseeHook)
-      .executeTakeFirstOrThrow();
-    expect(row.secret).toMatch(/^enc:v1:/);
-    expect(row.secret).not.toContain(SECRET);
-  });
+  describe('creating', () => {
+    freshServer();
 
-  it('owner and another project: 201 for their own project; naming another project needs an admin', async () => {
-    const r = await post('owner', { url: `${base}/o1`, secret: 'owner-webhook-secret-0123456789' });
-    expect(r.status, r.text).toBe(201);
-    ownerHook = r.body.uuid;
-    expect((await post('other', { url: `${base}/o2`, secret: 'other-webhook-secret-0123456789' })).status).toBe(201);
-    expectFault(
-      await post('owner', { url: `${base}/x`, secret: 'owner-webhook-secret-0123456789', project_id: 'l1' }),
-      403,
-      'Access was denied to esi_leap:webhook:webhook_admin.',
-    );
-    const admin = await post('admin', {
-      url: `${base}/admin-for-l1`,
-      secret: 'admin-webhook-secret-0123456789',
-      project_id: 'l1',
-      enabled: false,
+    it('lessee: 201; the secret is write-only (****** in every answer, sealed in the database)', async () => {
+      const r = await post('lessee', { url: `${base}/l1`, secret: SECRET, name: 'l1-hook', event_types: ['esi_leap.lease.*'] });
+      expect(r.status, r.text).toBe(201);
+      expect(r.body).toMatchObject({
+        project_id: env.p.lessee.projectId,
+        name: 'l1-hook',
+        url: `${base}/l1`,
+        secret: '******',
+        event_types: ['esi_leap.lease.*'],
+        enabled: true,
+      });
+      const hook = r.body.uuid;
+      expect(JSON.stringify((await call(env.ts, env.p.lessee, 'GET', '/lease/v1/webhooks')).body)).not.toContain(SECRET);
+      expect(JSON.stringify((await call(env.ts, env.p.lessee, 'GET', `/lease/v1/webhooks/${hook}`)).body)).not.toContain(SECRET);
+      const row = await env.ts.server.services.store.db
+        .selectFrom('lease_webhooks')
+        .select('secret')
+        .where('uuid', '=', hook)
+        .executeTakeFirstOrThrow();
+      expect(row.secret).toMatch(/^enc:v1:/);
+      expect(row.secret).not.toContain(SECRET);
     });
-    expect(admin.status, admin.text).toBe(201);
-    expect(admin.body).toMatchObject({ project_id: env.p.lessee.projectId, enabled: false });
-    expectFault(await post('anonymous', { url: `${base}/x`, secret: 'anonymous-secret-0123456789' }), 401);
-  });
 
-  it('GET: a project sees its own; admin all; another project gets 404 on one; anonymous 401', async () => {
-    const names = async (p: keyof LeaseEnv['p'], q = '') =>
-      (await call(env.ts, env.p[p], 'GET', `/lease/v1/webhooks${q}`)).body.webhooks.map((w: any) => w.url.slice(base.length));
-    expect((await names('lessee')).sort()).toEqual(['/admin-for-l1', '/l1']);
-    expect(await names('owner')).toEqual(['/o1']);
-    expect((await names('admin')).sort()).toEqual(['/admin-for-l1', '/l1', '/o1', '/o2']);
-    expect(await names('admin', '?project_id=o2')).toEqual(['/o2']);
-    expectFault(await call(env.ts, env.p.lessee, 'GET', '/lease/v1/webhooks?project_id=o1'), 403);
-    for (const p of ['owner', 'other'] as const) {
+    it('owner and another project: 201 for their own project; naming another project needs an admin', async () => {
+      const r = await post('owner', { url: `${base}/o1`, secret: 'owner-webhook-secret-0123456789' });
+      expect(r.status, r.text).toBe(201);
+      expect((await post('other', { url: `${base}/o2`, secret: 'other-webhook-secret-0123456789' })).status).toBe(201);
       expectFault(
-        await call(env.ts, env.p[p], 'GET', `/lease/v1/webhooks/${lesseeHook}`),
-        404,
-        `Webhook ${lesseeHook} could not be found.`,
+        await post('owner', { url: `${base}/x`, secret: 'owner-webhook-secret-0123456789', project_id: 'l1' }),
+        403,
+        'Access was denied to esi_leap:webhook:webhook_admin.',
       );
-      expectFault(await call(env.ts, env.p[p], 'PATCH', `/lease/v1/webhooks/${lesseeHook}`, { enabled: false }), 404);
-      expectFault(await call(env.ts, env.p[p], 'DELETE', `/lease/v1/webhooks/${lesseeHook}`), 404);
-      expectFault(await call(env.ts, env.p[p], 'GET', `/lease/v1/webhooks/${lesseeHook}/deliveries`), 404);
-    }
-    expectFault(await call(env.ts, env.p.anonymous, 'GET', '/lease/v1/webhooks'), 401);
-    expect((await call(env.ts, env.p.admin, 'GET', `/lease/v1/webhooks/${lesseeHook}`)).status).toBe(200);
+      const admin = await post('admin', {
+        url: `${base}/admin-for-l1`,
+        secret: 'admin-webhook-secret-0123456789',
+        project_id: 'l1',
+        enabled: false,
+      });
+      expect(admin.status, admin.text).toBe(201);
+      expect(admin.body).toMatchObject({ project_id: env.p.lessee.projectId, enabled: false });
+      expectFault(await post('anonymous', { url: `${base}/x`, secret: 'anonymous-secret-0123456789' }), 401);
+    });
+  });
+
+  describe('with the webhooks of l1, o1, o2 and the admin’s for l1', () => {
+    freshServer(withHooks);
+
+    it('GET: a project sees its own; admin all; another project gets 404 on one; anonymous 401', async () => {
+      const names = async (p: keyof LeaseEnv['p'], q = '') =>
+        (await call(env.ts, env.p[p], 'GET', `/lease/v1/webhooks${q}`)).body.webhooks.map((w: any) => w.url.slice(base.length));
+      expect((await names('lessee')).sort()).toEqual(['/admin-for-l1', '/l1']);
+      expect(await names('owner')).toEqual(['/o1']);
+      expect((await names('admin')).sort()).toEqual(['/admin-for-l1', '/l1', '/o1', '/o2']);
+      expect(await names('admin', '?project_id=o2')).toEqual(['/o2']);
+      expectFault(await call(env.ts, env.p.lessee, 'GET', '/lease/v1/webhooks?project_id=o1'), 403);
+      for (const p of ['owner', 'other'] as const) {
+        expectFault(
+          await call(env.ts, env.p[p], 'GET', `/lease/v1/webhooks/${lesseeHook}`),
+          404,
+          `Webhook ${lesseeHook} could not be found.`,
+        );
+        expectFault(await call(env.ts, env.p[p], 'PATCH', `/lease/v1/webhooks/${lesseeHook}`, { enabled: false }), 404);
+        expectFault(await call(env.ts, env.p[p], 'DELETE', `/lease/v1/webhooks/${lesseeHook}`), 404);
+        expectFault(await call(env.ts, env.p[p], 'GET', `/lease/v1/webhooks/${lesseeHook}/deliveries`), 404);
+      }
+      expectFault(await call(env.ts, env.p.anonymous, 'GET', '/lease/v1/webhooks'), 401);
+      expect((await call(env.ts, env.p.admin, 'GET', `/lease/v1/webhooks/${lesseeHook}`)).status).toBe(200);
+    });
   });
 });
 
 describe('deliveries', () => {
-  let node: string;
-  let offer: string;
+  // Each test counts what the receiver got and what the webhooks delivered: a server for each.
+  freshServer(withHooks, { eachTest: true });
 
   it('a claim is delivered to the lessee (lease events) and the owner (all events), signed', async () => {
-    node = await enrolNode(env, 'wh-1');
-    offer = (
+    const node = await enrolNode(env, 'wh-1');
+    const sent = Date.now();
+    const offer = (
       await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: node, start_time: at(0, T), end_time: at(DAY, T) })
     ).body.uuid;
     const claim = await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer}/claim`, {
@@ -151,7 +189,7 @@ describe('deliveries', () => {
       end_time: at(3_600_000, T),
     });
     expect(claim.status).toBe(201);
-    await waitUntil(async () => byPath('/l1').length >= 1 && byPath('/o1').length >= 2, 5000);
+    await waitUntil(async () => byPath('/l1').length >= 1 && byPath('/o1').length >= 2);
     const [got] = byPath('/l1');
     const body = JSON.parse(got!.body);
     expect(body.event).toMatchObject({
@@ -166,7 +204,9 @@ describe('deliveries', () => {
     expect(got!.headers['x-esi-event']).toBe('esi_leap.lease.create');
     expect(got!.headers['content-type']).toBe('application/json');
     const ts = got!.headers['x-esi-timestamp'] as string;
-    expect(Math.abs(Number(ts) * 1000 - Date.now())).toBeLessThan(60_000);
+    // The signing time (whole seconds): after the claim was sent, no later than its arrival.
+    expect(Number(ts)).toBeGreaterThanOrEqual(Math.floor(sent / 1000));
+    expect(Number(ts) * 1000).toBeLessThanOrEqual(got!.at);
     const expected = `sha256=${createHmac('sha256', SECRET).update(`${ts}.${got!.body}`).digest('hex')}`;
     expect(got!.headers['x-esi-signature']).toBe(expected);
     // The owner receives both the offer creation and the claim (it subscribed to everything).
@@ -201,8 +241,8 @@ describe('deliveries', () => {
       end_time: at(DAY, T),
     });
     expect(o.status, o.text).toBe(201);
-    await waitUntil(async () => byPath('/flaky').length >= 3, 10_000);
-    await waitUntil(async () => (await deliveries('other', hook.body.uuid))[0]?.status === 'delivered', 2000);
+    await waitUntil(async () => byPath('/flaky').length >= 3);
+    await waitUntil(async () => (await deliveries('other', hook.body.uuid))[0]?.status === 'delivered');
     const [a, b, c] = byPath('/flaky');
     expect(b!.at - a!.at).toBeGreaterThanOrEqual(RETRY_BASE_MS - 20);
     expect(c!.at - b!.at).toBeGreaterThanOrEqual(2 * RETRY_BASE_MS - 20);
@@ -226,7 +266,7 @@ describe('deliveries', () => {
       'DELETE',
       `/lease/v1/offers/${(await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: await enrolNode(env, 'wh-3'), start_time: at(0, T), end_time: at(DAY, T) })).body.uuid}`,
     );
-    await waitUntil(async () => (await deliveries('owner', hook.body.uuid))[0]?.status === 'failed', 10_000);
+    await waitUntil(async () => (await deliveries('owner', hook.body.uuid))[0]?.status === 'failed');
     const [d] = await deliveries('owner', hook.body.uuid);
     expect(d).toMatchObject({
       event_type: 'esi_leap.offer.delete',
@@ -257,11 +297,14 @@ describe('deliveries', () => {
         .filter((b) => b.event.object_uuid === lease.body.uuid)
         .sort((a, b) => a.event.id - b.event.id)
         .map((b) => b.event.event_type);
-    await waitUntil(async () => typesFor().includes('esi_leap.lease.ending_soon'), 8000);
+    await waitUntil(async () => typesFor().includes('esi_leap.lease.ending_soon'));
     expect(typesFor()).toEqual(['esi_leap.lease.create', 'esi_leap.lease.fulfill.end', 'esi_leap.lease.ending_soon']);
     await call(env.ts, env.p.owner, 'DELETE', `/lease/v1/leases/${lease.body.uuid}`);
-    await waitUntil(async () => typesFor().includes('esi_leap.lease.delete.end'), 5000);
-    await new Promise((r) => setTimeout(r, 1200)); // another notice scan must not repeat it
+    await waitUntil(async () => typesFor().includes('esi_leap.lease.delete.end'));
+    // Two more notice scans (each pass delivers what its scan recorded before the next pass
+    // starts) must not repeat the notice.
+    const scans = vi.spyOn(env.ts.server.services.leasing.notices, 'scan');
+    await waitUntil(async () => scans.mock.settledResults.length >= 2);
     expect(typesFor()).toEqual([
       'esi_leap.lease.create',
       'esi_leap.lease.fulfill.end',
@@ -273,6 +316,16 @@ describe('deliveries', () => {
   });
 
   it('a disabled webhook gets no new deliveries; a deleted one loses its history', async () => {
+    const node = await enrolNode(env, 'wh-5');
+    const offer = (
+      await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', { resource_uuid: node, start_time: at(0, T), end_time: at(DAY, T) })
+    ).body.uuid;
+    const first = await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer}/claim`, {
+      start_time: at(0, T),
+      end_time: at(3_600_000, T),
+    });
+    expect(first.status).toBe(201);
+    await waitUntil(async () => (await deliveries('lessee', lesseeHook)).length >= 1);
     await call(env.ts, env.p.lessee, 'PATCH', `/lease/v1/webhooks/${lesseeHook}`, { enabled: false });
     const before = (await deliveries('lessee', lesseeHook)).length;
     await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer}/claim`, {
@@ -286,6 +339,8 @@ describe('deliveries', () => {
 });
 
 describe('bad input: 400, nothing written', () => {
+  freshServer(withHooks);
+
   it('refuses bad URLs, secrets, event types and bodies', async () => {
     const ok = { url: `${base}/x`, secret: 'a-good-enough-secret-123' };
     const before = await countAny(env, 'lease_webhooks');

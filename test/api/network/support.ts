@@ -14,6 +14,7 @@ import {
   type TestServer,
   type TestServerOptions,
 } from '../../helpers/harness.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 
 /** A test server and its personas. */
 export interface NetEnv {
@@ -143,15 +144,19 @@ export async function cabledNode(
   return { node: n.body, ports };
 }
 
-/** Wait until the switch reconciler has nothing running, then until `check` holds (≤ 5 s). */
-export async function settle<T>(env: NetEnv, read: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    await env.ts.server.services.switchReconciler.idle();
-    const v = await read();
-    if (check(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/**
+ * Wait until the switch reconciler has nothing running, then read; until `check` holds.
+ * @throws when it does not hold within 10 s (with the last value read)
+ */
+export function settle<T>(env: NetEnv, read: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
+  return waitFor(
+    async () => {
+      await env.ts.server.services.switchReconciler.idle();
+      return read();
+    },
+    check,
+    { intervalMs: 25, what: 'the switch state to settle' },
+  );
 }
 
 /** A port as admin sees it. */

@@ -7,6 +7,7 @@
  * callers decide its placeholder key and who may see it.
  */
 import { formatLeaseTime } from '../../../src/domain/leasing/time.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 import type { PersonaKey } from './matrix.ts';
 import { DAY, must, type World } from './world.ts';
 
@@ -169,15 +170,11 @@ export async function settleBackground(w: World): Promise<void> {
 }
 
 /**
- * Wait (real time) until `probe` holds.
+ * Wait (real time) until `probe` holds ({@link waitFor}).
  * @throws Error after `timeoutMs`
  */
 export async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitFor(probe, (ok) => ok, { timeoutMs, intervalMs: 25, what });
 }
 
 /** Wait until a node has no conductor task running and is in `state`. */

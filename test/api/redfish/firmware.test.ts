@@ -11,6 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bm, enrollRedfish, expectError, pick, provision, settled, startConductorEnv, type ConductorEnv } from '../conductor/support.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 
 let env: ConductorEnv;
 let files: http.Server;
@@ -86,13 +87,11 @@ describe('firmware update clean steps', () => {
     await provision(env, node.uuid, 'clean', {
       clean_steps: [{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: `${base}/slow-bios.bin` }] } }],
     });
-    let seen: any = null;
-    for (let i = 0; i < 200 && seen === null; i++) {
-      const n = (await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}`)).body;
-      if (n.clean_step?.step === 'update_firmware') seen = n;
-      else await new Promise((r) => setTimeout(r, 25));
-    }
-    expect(seen, 'clean_step never showed update_firmware').not.toBeNull();
+    const seen = await waitFor(
+      async () => (await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}`)).body,
+      (n) => n.clean_step?.step === 'update_firmware',
+      { timeoutMs: 5_000, intervalMs: 25, what: 'clean_step update_firmware', show: (n) => n.clean_step },
+    );
     expect(seen.provision_state).toBe('cleaning');
     expect(seen.clean_step).toMatchObject({ interface: 'management', step: 'update_firmware', priority: 0 });
     openGate();

@@ -6,28 +6,54 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPersonas, startTestServer, type Personas, type TestServer } from '../../helpers/harness.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 import { bm, expectError, fault, forceNode, freeNode, rows, settledAllocation } from './support.ts';
 
 let ts: TestServer;
 let p: Personas;
 const nodes: Record<string, any> = {};
 
-beforeAll(async () => {
-  ts = await startTestServer();
-  p = await createPersonas(ts);
-  nodes.ownerGold = await freeNode(ts, p, { name: 'gold-1', traits: undefined });
-  await bm(ts, p.admin, 'PUT', `/v1/nodes/${nodes.ownerGold.uuid}/traits/CUSTOM_A`);
-  nodes.leasedGold = await freeNode(ts, p, { name: 'gold-2', lessee: p.lessee.projectId });
-  nodes.otherGold = await freeNode(ts, p, { name: 'gold-3', owner: p.other.projectId });
-  nodes.ownerSilver = await freeNode(ts, p, { name: 'silver-1', resource_class: 'silver' });
-});
-afterAll(async () => ts?.close());
+/**
+ * A fresh server for the tests of one describe block — gold-1 (o1, trait CUSTOM_A), gold-2 (o1,
+ * leased to l1), gold-3 (o2) and silver-1 (o1), all available — then `fixture`.
+ */
+function freshServer(fixture: () => Promise<void> = async () => {}): void {
+  beforeAll(async () => {
+    ts = await startTestServer();
+    p = await createPersonas(ts);
+    nodes.ownerGold = await freeNode(ts, p, { name: 'gold-1', traits: undefined });
+    await bm(ts, p.admin, 'PUT', `/v1/nodes/${nodes.ownerGold.uuid}/traits/CUSTOM_A`);
+    nodes.leasedGold = await freeNode(ts, p, { name: 'gold-2', lessee: p.lessee.projectId });
+    nodes.otherGold = await freeNode(ts, p, { name: 'gold-3', owner: p.other.projectId });
+    nodes.ownerSilver = await freeNode(ts, p, { name: 'silver-1', resource_class: 'silver' });
+    await fixture();
+  });
+  afterAll(async () => ts?.close());
+}
 
 async function create(who: keyof Personas, body: Record<string, unknown>, version?: string) {
   return bm(ts, p[who], 'POST', '/v1/allocations', body, version);
 }
 
+let lesseeAlloc: any;
+let ownerAlloc: any;
+
+/** The lessee's allocation `lessee-job` (on gold-2) and the owner's with trait CUSTOM_A (on gold-1), both active. */
+async function withAllocations(): Promise<void> {
+  const settled = async (who: 'lessee' | 'owner', body: Record<string, unknown>) => {
+    const r = await create(who, body);
+    expect(r.status, r.text).toBe(201);
+    const a = await settledAllocation(ts, p[who], r.body.uuid);
+    expect(a.state, a.last_error).toBe('active');
+    return a;
+  };
+  lesseeAlloc = await settled('lessee', { resource_class: 'gold', name: 'lessee-job', extra: { purpose: 'ci' } });
+  ownerAlloc = await settled('owner', { resource_class: 'gold', traits: ['CUSTOM_A'] });
+}
+
 describe('allocations: version gates and anonymous callers', () => {
+  freshServer();
+
   it('before 1.52 GET is 404 and POST 405; PATCH needs 1.57, backfill 1.58, owner 1.60', async () => {
     expectError(await bm(ts, p.admin, 'GET', '/v1/allocations', undefined, '1.51'), 404);
     expectError(await create('admin', { resource_class: 'gold' }, '1.51'), 405);
@@ -56,123 +82,148 @@ describe('allocations: version gates and anonymous callers', () => {
 });
 
 describe('allocations per persona', () => {
-  let lesseeAlloc: any;
-  let ownerAlloc: any;
+  describe('allocating', () => {
+    freshServer();
 
-  it('the lessee gets the node it leases (owner forced to its project); the node carries the allocation', async () => {
-    const r = await create('lessee', { resource_class: 'gold', name: 'lessee-job', extra: { purpose: 'ci' } });
-    expect(r.status, r.text).toBe(201);
-    expect(r.headers.get('location')).toBe(`${ts.url}/baremetal/v1/allocations/${r.body.uuid}`);
-    expect(r.body).toMatchObject({
-      state: 'allocating',
-      node_uuid: null,
-      last_error: null,
-      owner: p.lessee.projectId,
-      resource_class: 'gold',
-      traits: [],
-      candidate_nodes: [],
-      extra: { purpose: 'ci' },
+    it('the lessee gets the node it leases (owner forced to its project); the node carries the allocation', async () => {
+      const r = await create('lessee', { resource_class: 'gold', name: 'lessee-job', extra: { purpose: 'ci' } });
+      expect(r.status, r.text).toBe(201);
+      expect(r.headers.get('location')).toBe(`${ts.url}/baremetal/v1/allocations/${r.body.uuid}`);
+      expect(r.body).toMatchObject({
+        state: 'allocating',
+        node_uuid: null,
+        last_error: null,
+        owner: p.lessee.projectId,
+        resource_class: 'gold',
+        traits: [],
+        candidate_nodes: [],
+        extra: { purpose: 'ci' },
+      });
+      const lesseeAlloc = await settledAllocation(ts, p.lessee, r.body.uuid);
+      expect(lesseeAlloc).toMatchObject({ state: 'active', node_uuid: nodes.leasedGold.uuid, last_error: null });
+      const node = await bm(ts, p.lessee, 'GET', `/v1/nodes/${nodes.leasedGold.uuid}`);
+      expect(node.body).toMatchObject({ instance_uuid: r.body.uuid, allocation_uuid: r.body.uuid });
+      const viaNode = await bm(ts, p.lessee, 'GET', `/v1/nodes/${nodes.leasedGold.uuid}/allocation`);
+      expect(viaNode.body).toMatchObject({ uuid: r.body.uuid, name: 'lessee-job' });
     });
-    lesseeAlloc = await settledAllocation(ts, p.lessee, r.body.uuid);
-    expect(lesseeAlloc).toMatchObject({ state: 'active', node_uuid: nodes.leasedGold.uuid, last_error: null });
-    const node = await bm(ts, p.lessee, 'GET', `/v1/nodes/${nodes.leasedGold.uuid}`);
-    expect(node.body).toMatchObject({ instance_uuid: r.body.uuid, allocation_uuid: r.body.uuid });
-    const viaNode = await bm(ts, p.lessee, 'GET', `/v1/nodes/${nodes.leasedGold.uuid}/allocation`);
-    expect(viaNode.body).toMatchObject({ uuid: r.body.uuid, name: 'lessee-job' });
+
+    it('the owner gets its own unleased node with the trait (never the one leased to l1)', async () => {
+      const r = await create('owner', { resource_class: 'gold', traits: ['CUSTOM_A'] });
+      expect(r.status, r.text).toBe(201);
+      const old = await bm(ts, p.owner, 'GET', `/v1/allocations/${r.body.uuid}`, undefined, '1.59');
+      expect(old.body.owner).toBeUndefined();
+      expect(old.body.resource_class).toBe('gold');
+      const ownerAlloc = await settledAllocation(ts, p.owner, r.body.uuid);
+      expect(ownerAlloc).toMatchObject({
+        state: 'active',
+        node_uuid: nodes.ownerGold.uuid,
+        owner: p.owner.projectId,
+        traits: ['CUSTOM_A'],
+      });
+    });
   });
 
-  it('the owner gets its own unleased node with the trait (never the one leased to l1)', async () => {
-    const r = await create('owner', { resource_class: 'gold', traits: ['CUSTOM_A'] });
-    expect(r.status, r.text).toBe(201);
-    const old = await bm(ts, p.owner, 'GET', `/v1/allocations/${r.body.uuid}`, undefined, '1.59');
-    expect(old.body.owner).toBeUndefined();
-    expect(old.body.resource_class).toBe('gold');
-    ownerAlloc = await settledAllocation(ts, p.owner, r.body.uuid);
-    expect(ownerAlloc).toMatchObject({ state: 'active', node_uuid: nodes.ownerGold.uuid, owner: p.owner.projectId, traits: ['CUSTOM_A'] });
+  describe('with the lessee’s and the owner’s allocations: reading and renaming', () => {
+    freshServer(withAllocations);
+
+    it('who sees which allocation: owner its own, lessee its own, other none (404), admin all', async () => {
+      const list = async (who: keyof Personas) =>
+        (await bm(ts, p[who], 'GET', '/v1/allocations')).body.allocations.map((a: any) => a.uuid).sort();
+      expect(await list('owner')).toEqual([ownerAlloc.uuid]);
+      expect(await list('lessee')).toEqual([lesseeAlloc.uuid]);
+      expect(await list('other')).toEqual([]);
+      expect(await list('admin')).toEqual([ownerAlloc.uuid, lesseeAlloc.uuid].sort());
+      expectError(await bm(ts, p.other, 'GET', `/v1/allocations/${ownerAlloc.uuid}`), 404, /could not be found/);
+      expectError(await bm(ts, p.lessee, 'GET', `/v1/allocations/${ownerAlloc.uuid}`), 404);
+      expectError(await bm(ts, p.owner, 'GET', '/v1/allocations/lessee-job'), 404);
+      expect((await bm(ts, p.lessee, 'GET', '/v1/allocations/lessee-job')).body.uuid).toBe(lesseeAlloc.uuid);
+      expectError(await bm(ts, p.owner, 'GET', `/v1/allocations?owner=${p.lessee.projectId}`), 403);
+      // The owner sees its leased node but not the lessee's allocation on it.
+      expectError(await bm(ts, p.owner, 'GET', `/v1/nodes/${nodes.leasedGold.uuid}/allocation`), 404);
+      expectError(await bm(ts, p.other, 'GET', `/v1/nodes/${nodes.leasedGold.uuid}/allocation`), 404, /Node/);
+      const filtered = await bm(ts, p.admin, 'GET', `/v1/allocations?node=${nodes.ownerGold.uuid}&state=active&fields=uuid,state`);
+      expect(filtered.body.allocations).toEqual([{ uuid: ownerAlloc.uuid, state: 'active', links: expect.any(Array) }]);
+    });
+
+    it('PATCH changes name and extra only, by the allocation owner (others 404)', async () => {
+      const ok = await bm(ts, p.owner, 'PATCH', `/v1/allocations/${ownerAlloc.uuid}`, [
+        { op: 'add', path: '/name', value: 'renamed' },
+        { op: 'add', path: '/extra/team', value: 'blue' },
+      ]);
+      expect(ok.status, ok.text).toBe(200);
+      expect(ok.body).toMatchObject({ name: 'renamed', extra: { team: 'blue' } });
+      expectError(await bm(ts, p.lessee, 'PATCH', `/v1/allocations/${ownerAlloc.uuid}`, [{ op: 'add', path: '/extra/x', value: 1 }]), 404);
+      expectError(
+        await bm(ts, p.owner, 'PATCH', `/v1/allocations/${ownerAlloc.uuid}`, [{ op: 'replace', path: '/resource_class', value: 'x' }]),
+        400,
+        /Only the following can be updated: name, extra/,
+      );
+      expectError(
+        await bm(ts, p.owner, 'PATCH', `/v1/allocations/${ownerAlloc.uuid}`, [{ op: 'add', path: '/name', value: 'lessee-job' }]),
+        409,
+        /already exists/,
+      );
+      expectError(
+        await bm(ts, p.owner, 'PATCH', `/v1/allocations/${ownerAlloc.uuid}`, [{ op: 'add', path: '/name', value: 'not a name!' }]),
+        400,
+      );
+    });
   });
 
-  it('who sees which allocation: owner its own, lessee its own, other none (404), admin all', async () => {
-    const list = async (who: keyof Personas) =>
-      (await bm(ts, p[who], 'GET', '/v1/allocations')).body.allocations.map((a: any) => a.uuid).sort();
-    expect(await list('owner')).toEqual([ownerAlloc.uuid]);
-    expect(await list('lessee')).toEqual([lesseeAlloc.uuid]);
-    expect(await list('other')).toEqual([]);
-    expect(await list('admin')).toEqual([ownerAlloc.uuid, lesseeAlloc.uuid].sort());
-    expectError(await bm(ts, p.other, 'GET', `/v1/allocations/${ownerAlloc.uuid}`), 404, /could not be found/);
-    expectError(await bm(ts, p.lessee, 'GET', `/v1/allocations/${ownerAlloc.uuid}`), 404);
-    expectError(await bm(ts, p.owner, 'GET', '/v1/allocations/lessee-job'), 404);
-    expect((await bm(ts, p.lessee, 'GET', '/v1/allocations/lessee-job')).body.uuid).toBe(lesseeAlloc.uuid);
-    expectError(await bm(ts, p.owner, 'GET', `/v1/allocations?owner=${p.lessee.projectId}`), 403);
-    // The owner sees its leased node but not the lessee's allocation on it.
-    expectError(await bm(ts, p.owner, 'GET', `/v1/nodes/${nodes.leasedGold.uuid}/allocation`), 404);
-    expectError(await bm(ts, p.other, 'GET', `/v1/nodes/${nodes.leasedGold.uuid}/allocation`), 404, /Node/);
-    const filtered = await bm(ts, p.admin, 'GET', `/v1/allocations?node=${nodes.ownerGold.uuid}&state=active&fields=uuid,state`);
-    expect(filtered.body.allocations).toEqual([{ uuid: ownerAlloc.uuid, state: 'active', links: expect.any(Array) }]);
+  describe('with the lessee’s and the owner’s allocations: failures another project and candidates meet', () => {
+    freshServer(withAllocations);
+
+    it('another project sees only its own nodes: the failure names none of the owner’s', async () => {
+      const r = await create('other', { resource_class: 'silver' });
+      expect(r.status, r.text).toBe(201);
+      const failed = await settledAllocation(ts, p.other, r.body.uuid);
+      expect(failed.state).toBe('error');
+      expect(failed.last_error).toMatch(
+        new RegExp(`^Failed to process allocation ${r.body.uuid}: no available nodes match the resource class silver\\.`),
+      );
+      expect(failed.last_error).not.toContain(nodes.ownerSilver.uuid);
+      expect(failed.last_error).not.toContain('silver-1');
+      // Its own gold node is free, but the trait is missing: the message says so and names it.
+      const t = await settledAllocation(ts, p.other, (await create('other', { resource_class: 'gold', traits: ['CUSTOM_B'] })).body.uuid);
+      expect(t.last_error).toMatch(
+        /no suitable nodes have the requested traits CUSTOM_B\. Explanation: .*gold-3 \(traits: missing trait CUSTOM_B\)/,
+      );
+    });
+
+    it('candidates must be visible nodes (else 400); a failing candidate list says so', async () => {
+      expectError(await create('other', { resource_class: 'gold', candidate_nodes: [nodes.ownerGold.uuid] }), 400, /could not be found/);
+      expectError(await create('other', { resource_class: 'gold', candidate_nodes: ['gold-1'] }), 400);
+      const r = await create('owner', { resource_class: 'gold', candidate_nodes: ['gold-1', nodes.ownerGold.uuid] });
+      expect(r.body.candidate_nodes).toEqual([nodes.ownerGold.uuid]);
+      const failed = await settledAllocation(ts, p.owner, r.body.uuid);
+      expect(failed.last_error).toMatch(
+        /none of the requested nodes are available and match the resource class gold.*gold-1 \(instance: already holds instance/,
+      );
+    });
   });
 
-  it('another project sees only its own nodes: the failure names none of the owner’s', async () => {
-    const r = await create('other', { resource_class: 'silver' });
-    expect(r.status, r.text).toBe(201);
-    const failed = await settledAllocation(ts, p.other, r.body.uuid);
-    expect(failed.state).toBe('error');
-    expect(failed.last_error).toMatch(
-      new RegExp(`^Failed to process allocation ${r.body.uuid}: no available nodes match the resource class silver\\.`),
-    );
-    expect(failed.last_error).not.toContain(nodes.ownerSilver.uuid);
-    expect(failed.last_error).not.toContain('silver-1');
-    // Its own gold node is free, but the trait is missing: the message says so and names it.
-    const t = await settledAllocation(ts, p.other, (await create('other', { resource_class: 'gold', traits: ['CUSTOM_B'] })).body.uuid);
-    expect(t.last_error).toMatch(
-      /no suitable nodes have the requested traits CUSTOM_B\. Explanation: .*gold-3 \(traits: missing trait CUSTOM_B\)/,
-    );
-  });
+  describe('owner rules', () => {
+    freshServer(withAllocations);
 
-  it('candidates must be visible nodes (else 400); a failing candidate list says so', async () => {
-    expectError(await create('other', { resource_class: 'gold', candidate_nodes: [nodes.ownerGold.uuid] }), 400, /could not be found/);
-    expectError(await create('other', { resource_class: 'gold', candidate_nodes: ['gold-1'] }), 400);
-    const r = await create('owner', { resource_class: 'gold', candidate_nodes: ['gold-1', nodes.ownerGold.uuid] });
-    expect(r.body.candidate_nodes).toEqual([nodes.ownerGold.uuid]);
-    const failed = await settledAllocation(ts, p.owner, r.body.uuid);
-    expect(failed.last_error).toMatch(
-      /none of the requested nodes are available and match the resource class gold.*gold-1 \(instance: already holds instance/,
-    );
-  });
-
-  it('owner rules: a project cannot name another owner (403); the admin can', async () => {
-    expectError(await create('owner', { resource_class: 'gold', owner: p.other.projectId }), 403);
-    const r = await create('admin', { resource_class: 'gold', owner: p.other.projectId, name: 'for-other' });
-    expect(r.status, r.text).toBe(201);
-    const a = await settledAllocation(ts, p.admin, r.body.uuid);
-    expect(a).toMatchObject({ state: 'active', node_uuid: nodes.otherGold.uuid, owner: p.other.projectId });
-    expect((await bm(ts, p.other, 'GET', '/v1/allocations/for-other')).status).toBe(200);
-  });
-
-  it('PATCH changes name and extra only, by the allocation owner (others 404)', async () => {
-    const ok = await bm(ts, p.owner, 'PATCH', `/v1/allocations/${ownerAlloc.uuid}`, [
-      { op: 'add', path: '/name', value: 'renamed' },
-      { op: 'add', path: '/extra/team', value: 'blue' },
-    ]);
-    expect(ok.status, ok.text).toBe(200);
-    expect(ok.body).toMatchObject({ name: 'renamed', extra: { team: 'blue' } });
-    expectError(await bm(ts, p.lessee, 'PATCH', `/v1/allocations/${ownerAlloc.uuid}`, [{ op: 'add', path: '/extra/x', value: 1 }]), 404);
-    expectError(
-      await bm(ts, p.owner, 'PATCH', `/v1/allocations/${ownerAlloc.uuid}`, [{ op: 'replace', path: '/resource_class', value: 'x' }]),
-      400,
-      /Only the following can be updated: name, extra/,
-    );
-    expectError(
-      await bm(ts, p.owner, 'PATCH', `/v1/allocations/${ownerAlloc.uuid}`, [{ op: 'add', path: '/name', value: 'lessee-job' }]),
-      409,
-      /already exists/,
-    );
-    expectError(
-      await bm(ts, p.owner, 'PATCH', `/v1/allocations/${ownerAlloc.uuid}`, [{ op: 'add', path: '/name', value: 'not a name!' }]),
-      400,
-    );
+    it('owner rules: a project cannot name another owner (403); the admin can', async () => {
+      expectError(await create('owner', { resource_class: 'gold', owner: p.other.projectId }), 403);
+      const r = await create('admin', { resource_class: 'gold', owner: p.other.projectId, name: 'for-other' });
+      expect(r.status, r.text).toBe(201);
+      const a = await settledAllocation(ts, p.admin, r.body.uuid);
+      expect(a).toMatchObject({ state: 'active', node_uuid: nodes.otherGold.uuid, owner: p.other.projectId });
+      expect((await bm(ts, p.other, 'GET', '/v1/allocations/for-other')).status).toBe(200);
+    });
   });
 });
 
 describe('allocations: bad input writes nothing', () => {
+  // The two allocations and one the admin made for o2 (three: two pages of two).
+  freshServer(async () => {
+    await withAllocations();
+    const r = await create('admin', { resource_class: 'gold', owner: p.other.projectId, name: 'for-other' });
+    expect((await settledAllocation(ts, p.admin, r.body.uuid)).state).toBe('active');
+  });
+
   it('refuses malformed bodies with Ironic errors', async () => {
     const before = await rows(ts, 'allocations');
     const bad: Array<[Record<string, unknown>, RegExp]> = [
@@ -212,6 +263,8 @@ describe('allocations: bad input writes nothing', () => {
 });
 
 describe('allocations: deletion, backfill, teardown', () => {
+  freshServer();
+
   it('delete frees the node; refused (409) on an active node outside maintenance', async () => {
     const n = await freeNode(ts, p, { name: 'del-1', resource_class: 'del' });
     const a = await settledAllocation(ts, p.owner, (await create('owner', { resource_class: 'del' })).body.uuid);
@@ -254,13 +307,11 @@ describe('allocations: deletion, backfill, teardown', () => {
     await forceNode(ts, n.uuid, { provision_state: 'active' });
     const r = await bm(ts, p.owner, 'PUT', `/v1/nodes/${n.uuid}/states/provision`, { target: 'undeploy' });
     expect(r.status, r.text).toBe(202);
-    const deadline = Date.now() + 10_000;
-    let node: any;
-    do {
-      node = (await bm(ts, p.owner, 'GET', `/v1/nodes/${n.uuid}`)).body;
-      if (node.provision_state === 'available') break;
-      await new Promise((res) => setTimeout(res, 50));
-    } while (Date.now() < deadline);
+    const node = await waitFor(
+      async () => (await bm(ts, p.owner, 'GET', `/v1/nodes/${n.uuid}`)).body,
+      (x) => x.provision_state === 'available',
+      { what: `node ${n.uuid} available after the undeploy`, show: (x) => x.provision_state },
+    );
     expect(node).toMatchObject({ provision_state: 'available', instance_uuid: null, allocation_uuid: null });
     expectError(await bm(ts, p.owner, 'GET', `/v1/allocations/${a.uuid}`), 404);
   });
@@ -277,6 +328,8 @@ describe('allocations: deletion, backfill, teardown', () => {
 });
 
 describe('allocations: concurrency', () => {
+  freshServer();
+
   it('30 concurrent allocations on 12 nodes: 12 active on 12 distinct nodes, 18 errors', async () => {
     const made = await Promise.all(Array.from({ length: 12 }, (_, i) => freeNode(ts, p, { name: `race-${i}`, resource_class: 'race' })));
     const created = await Promise.all(Array.from({ length: 30 }, () => create('owner', { resource_class: 'race' })));

@@ -5,8 +5,8 @@
  * Exactly as many succeed as there are nodes. (PostgreSQL only: SQLite is one process.)
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDb } from '../../helpers/harness.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describePostgresOnly } from '../../helpers/harness.ts';
 import {
   createDatabase,
   http,
@@ -16,13 +16,14 @@ import {
   type ServerProcess,
   type TempDatabase,
 } from '../lease/processes.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 
 const ADMIN_PW = 'race-admin-password';
 const NODES = 10;
 const IRONIC = { 'x-openstack-ironic-api-version': '1.82' };
 const NOVA = { 'x-openstack-nova-api-version': '2.90' };
 
-describe.runIf(testDb() === 'postgres')('two esi processes sharing PostgreSQL: placement races', () => {
+describePostgresOnly('two esi processes sharing PostgreSQL: placement races', () => {
   let db: TempDatabase;
   const servers: ServerProcess[] = [];
   let a: string;
@@ -53,19 +54,20 @@ describe.runIf(testDb() === 'postgres')('two esi processes sharing PostgreSQL: p
       await http(`${a}/baremetal/v1/nodes/${n.body.uuid}/states/provision`, 'PUT', admin, { target: 'manage' }, IRONIC);
     }
     const wait = async (state: string) => {
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        const l = await http(
-          `${a}/baremetal/v1/nodes?resource_class=${rc}&fields=provision_state,target_provision_state`,
-          'GET',
-          admin,
-          undefined,
-          IRONIC,
-        );
-        if (l.body.nodes.every((x: any) => x.provision_state === state && x.target_provision_state === null)) return;
-        if (Date.now() > deadline) throw new Error(`nodes not ${state}: ${JSON.stringify(l.body.nodes)}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      await waitFor(
+        async () =>
+          (
+            await http(
+              `${a}/baremetal/v1/nodes?resource_class=${rc}&fields=provision_state,target_provision_state`,
+              'GET',
+              admin,
+              undefined,
+              IRONIC,
+            )
+          ).body.nodes as any[],
+        (nodes) => nodes.every((x: any) => x.provision_state === state && x.target_provision_state === null),
+        { timeoutMs: 60_000, intervalMs: 200, what: `nodes ${state}` },
+      );
     };
     await wait('manageable');
     for (const u of made) await http(`${a}/baremetal/v1/nodes/${u}/states/provision`, 'PUT', admin, { target: 'provide' }, IRONIC);
@@ -143,14 +145,17 @@ describe.runIf(testDb() === 'postgres')('two esi processes sharing PostgreSQL: p
       ),
     );
     for (const c of created) expect(c.status, JSON.stringify(c.body)).toBe(201);
-    const deadline = Date.now() + 60_000;
-    let all: any[];
-    for (;;) {
-      all = (await http(`${a}/baremetal/v1/allocations?resource_class=arace`, 'GET', admin, undefined, IRONIC)).body.allocations;
-      if (all.every((x) => x.state !== 'allocating')) break;
-      if (Date.now() > deadline) throw new Error(`allocations still allocating: ${all.filter((x) => x.state === 'allocating').length}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const all = await waitFor(
+      async () =>
+        (await http(`${a}/baremetal/v1/allocations?resource_class=arace`, 'GET', admin, undefined, IRONIC)).body.allocations as any[],
+      (allocations) => allocations.every((x) => x.state !== 'allocating'),
+      {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        what: 'no allocation left allocating',
+        show: (l) => l.filter((x) => x.state === 'allocating').length,
+      },
+    );
     const active = all.filter((x) => x.state === 'active');
     expect(active).toHaveLength(NODES);
     expect(new Set(active.map((x) => x.node_uuid)).size).toBe(NODES);

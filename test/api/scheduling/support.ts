@@ -4,6 +4,7 @@
  */
 import { expect } from 'vitest';
 import type { Persona, Personas, TestServer } from '../../helpers/harness.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 import { bm, createNode, forceNode } from '../baremetal/helpers.ts';
 
 export { bm, expectError, fault, forceNode } from '../baremetal/helpers.ts';
@@ -25,15 +26,16 @@ export async function freeNode(ts: TestServer, p: Personas, body: Record<string,
 }
 
 /** Poll an allocation (as `who`) until it is no longer `allocating`; returns it. */
-export async function settledAllocation(ts: TestServer, who: Persona, uuid: string, timeoutMs = 10_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await bm(ts, who, 'GET', `/v1/allocations/${uuid}`);
-    expect(r.status, r.text).toBe(200);
-    if (r.body.state !== 'allocating') return r.body;
-    if (Date.now() > deadline) throw new Error(`allocation ${uuid} still allocating after ${timeoutMs} ms`);
-    await new Promise((res) => setTimeout(res, 25));
-  }
+export function settledAllocation(ts: TestServer, who: Persona, uuid: string, timeoutMs = 10_000): Promise<any> {
+  return waitFor(
+    async () => {
+      const r = await bm(ts, who, 'GET', `/v1/allocations/${uuid}`);
+      expect(r.status, r.text).toBe(200);
+      return r.body;
+    },
+    (a) => a.state !== 'allocating',
+    { timeoutMs, intervalMs: 25, what: `allocation ${uuid} to be no longer allocating` },
+  );
 }
 
 /** Number of rows of a scheduling or compute table. */

@@ -1,6 +1,6 @@
 /**
- * The deploy agent's checksum rules (src/agent/checksum.ts, ironic-python-agent's rules of
- * reference/ironic.md §5.1 step 5): `os_hash_algo` + `os_hash_value` first, else the legacy
+ * The deploy agent's checksum rules (src/agent/checksum.ts, ironic-python-agent's rules,
+ * https://opendev.org/openstack/ironic-python-agent ironic_python_agent/extensions/standby.py): `os_hash_algo` + `os_hash_value` first, else the legacy
  * `checksum` (MD5, or SHA-256/SHA-512 by length, or the URL of a checksum file), and no checksum
  * at all refused. Checksum files are served by a real HTTP server on 127.0.0.1.
  */

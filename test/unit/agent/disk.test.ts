@@ -52,8 +52,9 @@ describe('partition tables', () => {
   const t = tempDir('pt');
   afterAll(() => t.rm());
 
-  it('reads GPT partitions with their numbers, byte ranges, unique GUIDs and names, and the disk GUID', async () => {
-    const disk = makeDisk(t.file('gpt.img'), 16 * MIB);
+  /** A 16 MiB GPT disk with an EFI system partition and a root partition (each test makes its own). */
+  function gptDisk(name: string): string {
+    const disk = makeDisk(t.file(name), 16 * MIB);
     partition(
       disk,
       [
@@ -64,6 +65,21 @@ describe('partition tables', () => {
         '',
       ].join('\n'),
     );
+    return disk;
+  }
+
+  /** A 32 MiB MBR disk with one primary partition and an extended container holding a logical one. */
+  function mbrDisk(name: string): string {
+    const disk = makeDisk(t.file(name), 32 * MIB);
+    partition(
+      disk,
+      'label: dos\nlabel-id: 0x0badcafe\nstart=2048, size=4096, type=83\nstart=8192, size=16384, type=5\nstart=10240, size=2048, type=83\n',
+    );
+    return disk;
+  }
+
+  it('reads GPT partitions with their numbers, byte ranges, unique GUIDs and names, and the disk GUID', async () => {
+    const disk = gptDisk('gpt.img');
     const table = await readPartitionTable(disk);
     expect(table).toEqual({
       type: 'gpt',
@@ -81,11 +97,7 @@ describe('partition tables', () => {
   });
 
   it('reads MBR primaries with blkid-style ids, skipping empty slots and the extended container', async () => {
-    const disk = makeDisk(t.file('mbr.img'), 32 * MIB);
-    partition(
-      disk,
-      'label: dos\nlabel-id: 0x0badcafe\nstart=2048, size=4096, type=83\nstart=8192, size=16384, type=5\nstart=10240, size=2048, type=83\n',
-    );
+    const disk = mbrDisk('mbr.img');
     const table = await readPartitionTable(disk);
     expect(table.type).toBe('dos');
     expect(table.diskId).toBe('0badcafe');
@@ -106,7 +118,7 @@ describe('partition tables', () => {
 
   it('standby.get_partition_uuids answers the root (disk) id and the partitions', async () => {
     const { out } = quietConsole();
-    const handlers = buildHandlers({ diskPath: t.file('gpt.img'), out, node: () => null, shutdown: () => undefined });
+    const handlers = buildHandlers({ diskPath: gptDisk('uuids-gpt.img'), out, node: () => null, shutdown: () => undefined });
     const result = await handlers.get('standby.get_partition_uuids')!({}, () => undefined);
     expect(result).toEqual({
       'root uuid': DISK_GUID.toLowerCase(),
@@ -114,7 +126,7 @@ describe('partition tables', () => {
       'PReP Boot partition uuid': null,
       partitions: { 1: ESP_GUID.toLowerCase(), 2: ROOT_GUID.toLowerCase() },
     });
-    const mbr = buildHandlers({ diskPath: t.file('mbr.img'), out, node: () => null, shutdown: () => undefined });
+    const mbr = buildHandlers({ diskPath: mbrDisk('uuids-mbr.img'), out, node: () => null, shutdown: () => undefined });
     expect((await mbr.get('standby.get_partition_uuids')!({}, () => undefined))?.['root uuid']).toBe('0x0badcafe');
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The deploy agent's life (src/agent/main.ts `runAgent`) against a small HTTP server of the
- * test that plays Ironic's ramdisk API on 127.0.0.1 (reference/ironic.md §5.1 steps 2–3): the
+ * test that plays Ironic's ramdisk API on 127.0.0.1 (https://docs.openstack.org/api-ref/baremetal/#utility): the
  * microversion read from `GET /`, lookups retried until one answers with an agent token,
  * heartbeats with the callback URL, the token and the agent version at the right microversion,
  * the command API guarded by that token, and the agent stopping on `stop()` or `standby.power_off`.
@@ -10,17 +10,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runAgent } from '../../../src/agent/main.ts';
 import { AGENT_VERSION } from '../../../src/agent/server.ts';
 import { MIB, startHttp, tempDir, type TestHttp } from './support.ts';
+import { waitUntilTrue } from '../../helpers/wait-for.ts';
 
 const NODE_UUID = '5d0b5d47-6a8f-4f6a-9d7e-0e9a2f1f7a11';
 const TOKEN = 'one-time-agent-token-abcdef';
 
 /** Wait until `cond()` holds (polling every 20 ms), failing after `ms`. */
 async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitUntilTrue(cond, { timeoutMs: ms, intervalMs: 20 });
 }
 
 /**

@@ -1,7 +1,6 @@
 /**
  * The deploy agent's command API (src/agent/server.ts) and command runner (commands.ts), over
- * real HTTP on 127.0.0.1, with ironic-python-agent's wire behaviour (reference/ironic.md §5.1
- * step 4): the root and status documents, agent token checks (401), unknown commands (400),
+ * real HTTP on 127.0.0.1, with ironic-python-agent's wire behaviour (https://docs.openstack.org/ironic-python-agent/latest/admin/how_it_works.html): the root and status documents, agent token checks (401), unknown commands (400),
  * one command at a time (409), `wait=true`, results by id (404 for an unknown one), bad bodies
  * (400, 413), progress while RUNNING and the CLEAN_VERSION_MISMATCH status.
  */

@@ -2,7 +2,8 @@
  * The conductor's pure decisions: which work a node has, what a take-over does to an orphaned
  * node, when a wait times out, whether to clean, which clean steps can run, what teardown
  * clears, which nodes the power sync reads; and failure messages without secrets.
- * Sources: reference/ironic.md §1.10, §2, §8.1.
+ * Sources: https://docs.openstack.org/ironic/latest/user/states.html; Ironic 21.4's
+ * ironic/conductor/manager.py (`_sync_power_states`).
  */
 import { describe, expect, it } from 'vitest';
 import { describeError, limit, MAX_ERROR_LENGTH, scrub, secretValues } from '../../../src/conductor/errors.ts';

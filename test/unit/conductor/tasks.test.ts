@@ -1,7 +1,7 @@
 /**
  * The conductor tasks run against the real drivers (fake-hardware in memory; redfish for
- * driver_info validation), returning the node changes of each outcome (reference/ironic.md
- * §1.10, §2). End-to-end runs against real Redfish BMCs are in test/api/conductor/.
+ * driver_info validation), returning the node changes of each outcome (https://docs.openstack.org/api-ref/baremetal/#change-node-provision-state,
+ * https://docs.openstack.org/ironic/latest/user/states.html). End-to-end runs against real Redfish BMCs are in test/api/conductor/.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';

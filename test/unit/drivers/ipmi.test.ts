@@ -3,7 +3,7 @@
  * power (read back from the simulated chassis), boot devices, wrong password, unreachable BMC,
  * Serial-over-LAN; plus driver_info validation and the parsers of ipmitool's output.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/domain/errors.ts';
 import { HardwareError, type DriverNode, type HardwareRegistry, type HardwareType } from '../../../src/domain/hardware/interfaces.ts';
 import { parseIpmiDriverInfo } from '../../../src/drivers/hardware/ipmi/driver-info.ts';
@@ -12,7 +12,8 @@ import { parseBootParam5 } from '../../../src/drivers/hardware/ipmi/management.t
 import { parsePowerStatus } from '../../../src/drivers/hardware/ipmi/power.ts';
 import { createHardwareRegistry } from '../../../src/drivers/hardware/registry.ts';
 import { ConfigError, loadConfig } from '../../../src/server/config.ts';
-import { IPMI_SKIP, ipmiSims, type IpmiSimBmc } from '../../helpers/ipmi-sim.ts';
+import { startIpmiSim, type IpmiSimBmc } from '../../helpers/ipmi-sim.ts';
+import { describeNeeding, IPMI_TOOLS } from '../../helpers/tools.ts';
 
 async function caught(p: Promise<unknown>): Promise<Error> {
   try {
@@ -128,15 +129,19 @@ describe('ipmitool output parsing', () => {
   });
 });
 
-describe.skipIf(IPMI_SKIP !== null)('ipmi driver against ipmi_sim', () => {
-  const sims = ipmiSims();
+describeNeeding(IPMI_TOOLS, 'ipmi driver against ipmi_sim', () => {
   let bmc: IpmiSimBmc;
   let registry: HardwareRegistry;
   let ipmi: HardwareType;
   const node = (extra: Record<string, unknown> = {}): DriverNode => ({ uuid: 'uuid-ipmi-0', driverInfo: { ...bmc.driverInfo, ...extra } });
 
-  beforeAll(async () => {
-    [bmc] = (await sims.start(1)) as [IpmiSimBmc];
+  // A fresh BMC for each test: tests read its control log, power state and serial line.
+  beforeEach(async () => {
+    bmc = await startIpmiSim({ name: 'ipmi-0' });
+  }, 30_000);
+  afterEach(async () => bmc?.stop());
+
+  beforeAll(() => {
     registry = createHardwareRegistry({
       ipmi: {
         pollIntervalMs: 50,
@@ -149,10 +154,9 @@ describe.skipIf(IPMI_SKIP !== null)('ipmi driver against ipmi_sim', () => {
       },
     });
     ipmi = registry.get('ipmi');
-  }, 30_000);
+  });
   afterAll(async () => {
     await registry?.close();
-    await sims.stop();
   });
 
   it('is registered with Ironic interface names and properties', () => {
@@ -248,12 +252,15 @@ describe.skipIf(IPMI_SKIP !== null)('ipmi driver against ipmi_sim', () => {
     await expect.poll(() => bmc.serial.received().toString('latin1'), { timeout: 10_000 }).toContain('root\r');
     await expect.poll(text, { timeout: 10_000 }).toContain('root');
     // The simulated node prints its power changes on the serial line.
+    // It reads the chassis every 500 ms: the node is off for two readings before it is powered
+    // on, and each change is awaited before the next.
+    await ipmi.power.setPowerState(node(), 'power off');
+    await new Promise((r) => setTimeout(r, 1_200));
     await ipmi.management.setBootDevice(node(), 'pxe', false);
     await ipmi.power.setPowerState(node(), 'power on');
+    await expect.poll(text, { timeout: 10_000 }).toMatch(/ipmi-0: powered on, booting from pxe/);
     await ipmi.power.setPowerState(node(), 'power off');
     await expect.poll(text, { timeout: 10_000 }).toMatch(/ipmi-0: powered off/);
-    await ipmi.power.setPowerState(node(), 'power on');
-    await expect.poll(text, { timeout: 10_000 }).toMatch(/ipmi-0: powered on, booting from pxe/);
     const closed = new Promise<string>((r) => session.onClose(r));
     await session.close();
     expect(await closed).toBe('closed');
@@ -269,7 +276,7 @@ describe.skipIf(IPMI_SKIP !== null)('ipmi driver against ipmi_sim', () => {
   }, 60_000);
 
   it('ends a session whose BMC stops answering, with the reason, through onClose', async () => {
-    const [lone] = (await sims.start(1)) as [IpmiSimBmc];
+    const lone = await startIpmiSim({ name: 'ipmi-lone' });
     await lone.serial.connected;
     const session = await ipmi.console!.open({ uuid: 'uuid-ipmi-lone', driverInfo: lone.driverInfo });
     const closed = new Promise<string>((r) => session.onClose(r));

@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/domain/errors.ts';
 import type { DriverNode, HardwareRegistry, HardwareType } from '../../../src/domain/hardware/interfaces.ts';
 import { createHardwareRegistry } from '../../../src/drivers/hardware/registry.ts';
@@ -21,14 +21,15 @@ let registry: HardwareRegistry;
 let redfish: HardwareType;
 let node: DriverNode;
 
-beforeAll(async () => {
+// A fresh mockup for each test: tests change its power, boot, BIOS and media state.
+beforeEach(async () => {
   mock = await startMockupLab({ dir: DIR });
   registry = createHardwareRegistry({ redfish: { pollIntervalMs: 10 } });
   redfish = registry.get('redfish');
   // No redfish_system_id: the mockup has exactly one system, which the driver must find.
   node = { uuid: 'mockup-node', driverInfo: { redfish_address: mock.url, redfish_username: 'admin', redfish_password: 'password' } };
 });
-afterAll(async () => {
+afterEach(async () => {
   await registry.close();
   await mock.close();
 });

@@ -4,7 +4,7 @@
  * saving, `enable`, host-key pinning, and the failures (bad login, unreachable, refused
  * command) as SwitchErrors naming the cause without secrets.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SwitchError } from '../../../src/domain/networking/ports.ts';
 import { SshCliSwitch, sshCliSettings } from '../../../src/drivers/switch/ssh-cli.ts';
 import { startSshSwitch, type SshSwitch } from '../../helpers/ssh-switch.ts';
@@ -22,11 +22,12 @@ function driver(sw: SshSwitch, vendor: string, extra: Record<string, unknown> = 
 }
 
 describe('Cisco NX-OS profile', () => {
+  // A fresh switch for each test: the tests read its running config and command log.
   let sw: SshSwitch;
-  beforeAll(async () => {
+  beforeEach(async () => {
     sw = await startSshSwitch({ vendor: 'cisco_nxos', reservedVlan: 4000 });
   });
-  afterAll(async () => sw?.close());
+  afterEach(async () => sw?.close());
 
   it('configures access, trunk and quarantine ports, saves, and re-applies idempotently', async () => {
     const d = driver(sw, 'cisco_nxos', { host_key_sha256: sw.hostKeySha256 });

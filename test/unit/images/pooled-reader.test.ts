@@ -12,6 +12,7 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PooledFileReader } from '../../../src/drivers/image-store/pooled-reader.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -117,6 +118,15 @@ describe('PooledFileReader', () => {
     const reader = new PooledFileReader(handle, { start: 0, end: data.length - 1, chunkBytes: 16 * 1024, buffers: 2, destination: dest });
     await expect(pipeline(reader, dest)).rejects.toThrow('client went away');
     expect(writes).toBe(2);
-    await expect(handle.stat()).rejects.toThrow(/closed/);
+    // The file is closed when the reader's destroy completes (asynchronously, after the pipeline's rejection).
+    await waitFor(
+      () =>
+        handle.stat().then(
+          () => 'open',
+          (err: unknown) => String(err),
+        ),
+      (state) => /closed/.test(state),
+      { timeoutMs: 5_000, intervalMs: 10, what: 'the file handle closed' },
+    );
   });
 });

@@ -1,6 +1,6 @@
 /**
  * qcow2 header inspection (src/domain/images/qcow2.ts) against headers written by the real
- * `qemu-img` (Debian qemu-utils; skipped without it) and against hand-built headers for the
+ * `qemu-img` (Debian qemu-utils; a failure without it, see test/helpers/tools.ts) and against hand-built headers for the
  * refusals (backing file, external data file, bad version, bad cluster size, truncation).
  */
 import { execFileSync } from 'node:child_process';
@@ -9,12 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasQcow2Magic, inspectQcow2, QCOW2_HEADER_BYTES } from '../../../src/domain/images/qcow2.ts';
+import { describeNeeding, TOOLS } from '../../helpers/tools.ts';
 import { qcow2Header } from './qcow2-fixtures.ts';
 
 const QEMU_IMG = '/usr/bin/qemu-img';
-const haveQemuImg = fs.existsSync(QEMU_IMG);
 
-describe.skipIf(!haveQemuImg)('qemu-img images', () => {
+describeNeeding([TOOLS.qemuImg], 'qemu-img images', () => {
   function make(extra: string[], size: string): Buffer {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-qcow2-'));
     try {

@@ -1,5 +1,6 @@
 /**
- * The provision state machine against reference/ironic.md §2, written out here independently
+ * The provision state machine against Ironic 21.4's ironic/common/states.py
+ * (https://docs.openstack.org/ironic/latest/user/states.html), written out here independently
  * of the implementation's table: every transition, every refused (state, event) pair, target
  * semantics and the state sets.
  */
@@ -19,7 +20,7 @@ import {
   type ProvisionState,
 } from '../../../src/domain/inventory/states.ts';
 
-/** reference/ironic.md §2 "Transitions", one line per (from, event, to). */
+/** Ironic 21.4 states.py transitions, one line per (from, event, to). */
 const SPEC: Array<[ProvisionState, ProvisionEvent, ProvisionState]> = [
   ['enroll', 'manage', 'verifying'],
   ['verifying', 'done', 'manageable'],

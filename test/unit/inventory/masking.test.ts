@@ -1,6 +1,6 @@
 /**
- * Secret masking (reference/ironic.md §1.8 "Secrets masking", oslo `mask_dict_password`) and
- * lessee field redaction (§3.4 "Field redaction").
+ * Secret masking (https://docs.openstack.org/api-ref/baremetal/#show-node-details, oslo `mask_dict_password`) and
+ * lessee field redaction (https://docs.openstack.org/ironic/latest/admin/secure-rbac.html).
  */
 import { describe, expect, it } from 'vitest';
 import { createPolicy } from '../../../src/domain/policy/index.ts';

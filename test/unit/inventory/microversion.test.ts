@@ -1,5 +1,5 @@
 /**
- * Microversion negotiation and field gates (reference/ironic.md §1.3), and value validation of
+ * Microversion negotiation and field gates (https://docs.openstack.org/ironic/latest/contributor/webapi-version-history.html), and value validation of
  * the inventory (names, MACs, traits, local_link_connection).
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * JSON-PATCH subset (reference/ironic.md §1.7): shape validation, RFC 6902 add/replace/remove
+ * JSON-PATCH subset (https://docs.openstack.org/api-ref/baremetal/#update-node, RFC 6902): shape validation, RFC 6902 add/replace/remove
  * semantics, the root-add refusal, and a property test of random operation sequences against
  * an independent model.
  */

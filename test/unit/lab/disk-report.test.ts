@@ -9,10 +9,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeDisk, inspectDisk } from '../../../src/lab/disk-report.ts';
+import { itNeeding, TOOLS } from '../../helpers/tools.ts';
 
 const MIB = 1024 * 1024;
-const haveGenisoimage = fs.existsSync('/usr/bin/genisoimage');
-if (!haveGenisoimage) console.warn('disk-report config drive tests skipped: install genisoimage');
+/** The config drive tests need genisoimage (a failure without it, see test/helpers/tools.ts). */
+const ISO_TOOLS = [TOOLS.genisoimage];
 
 describe('lab disk report', () => {
   let dir: string;
@@ -20,7 +21,7 @@ describe('lab disk report', () => {
 
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'disk-report-'));
-    if (!haveGenisoimage) return;
+    if (!TOOLS.genisoimage.present) return;
     const tree = path.join(dir, 'tree/openstack/latest');
     fs.mkdirSync(tree, { recursive: true });
     fs.writeFileSync(path.join(tree, 'meta_data.json'), JSON.stringify({ hostname: 'h1', uuid: 'u-1' }));
@@ -58,7 +59,7 @@ describe('lab disk report', () => {
     expect(describeDisk(r)[0]).toMatch(/blank/);
   });
 
-  it.runIf(haveGenisoimage)('MBR: finds the config-2 partition and its hostname', async () => {
+  itNeeding(ISO_TOOLS, 'MBR: finds the config-2 partition and its hostname', async () => {
     const mbr = Buffer.alloc(512);
     mbr.writeUInt8(0x83, 446 + 4);
     mbr.writeUInt32LE(2048, 446 + 8);
@@ -76,7 +77,7 @@ describe('lab disk report', () => {
     expect(describeDisk(r).join('\n')).toMatch(/config-2 hostname h1 uuid u-1/);
   });
 
-  it.runIf(haveGenisoimage)('GPT: reads the partition entries', async () => {
+  itNeeding(ISO_TOOLS, 'GPT: reads the partition entries', async () => {
     const pmbr = Buffer.alloc(1024);
     pmbr.writeUInt8(0xee, 446 + 4);
     pmbr.writeUInt32LE(1, 446 + 8);
@@ -102,7 +103,7 @@ describe('lab disk report', () => {
     expect(r.metaData?.hostname).toBe('h1');
   });
 
-  it.runIf(haveGenisoimage)('no partition table: a config drive near the end of the disk is found', async () => {
+  itNeeding(ISO_TOOLS, 'no partition table: a config drive near the end of the disk is found', async () => {
     const head = Buffer.alloc(MIB, 0x5a);
     const r = await inspectDisk(
       disk('raw.img', 16 * MIB, [

@@ -8,9 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { startIpmiLab } from '../../../src/lab/ipmi.ts';
-import { IPMI_SKIP, startIpmiSim } from '../../helpers/ipmi-sim.ts';
+import { startIpmiSim } from '../../helpers/ipmi-sim.ts';
+import { describeNeeding, IPMI_TOOLS } from '../../helpers/tools.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const run = promisify(execFile);
@@ -40,7 +42,7 @@ async function powerStatus(port: number, password = 'password'): Promise<string>
   return (await run('ipmitool', args, { env: { PATH: '/usr/bin:/bin', IPMI_PASSWORD: password }, timeout: 10_000 })).stdout;
 }
 
-describe.skipIf(IPMI_SKIP !== null)('IPMI lab nodes', () => {
+describeNeeding(IPMI_TOOLS, 'IPMI lab nodes', () => {
   it('esi lab --lab-ipmi 2 prints two enrolable BMCs that answer, and removes them on SIGTERM', async () => {
     const child = spawn(process.execPath, ['bin/esi.js', 'lab', '--nodes', '1', '--port', '0', '--lab-ipmi', '2'], {
       cwd: ROOT,
@@ -49,11 +51,14 @@ describe.skipIf(IPMI_SKIP !== null)('IPMI lab nodes', () => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const deadline = Date.now() + 30_000;
-    while ((out.match(/--driver ipmi/g) ?? []).length < 2) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`esi lab did not print two IPMI nodes:\n${out}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(
+      () => out,
+      (text) => {
+        if (child.exitCode !== null) throw new Error(`esi lab exited before printing two IPMI nodes:\n${text}`);
+        return (text.match(/--driver ipmi/g) ?? []).length >= 2;
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: 'esi lab printing two IPMI nodes' },
+    );
     const ports = [...out.matchAll(/ipmi_port=(\d+)/g)].map((m) => Number(m[1]));
     expect(ports).toHaveLength(2);
     expect(out).toMatch(/ipmi-0: ipmi_sim at 127\.0\.0\.1:\d+\/udp/);

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLab, type Lab } from '../../../src/lab/index.ts';
 import { call } from './helpers.ts';
+import { waitFor } from '../../helpers/wait-for.ts';
 
 let lab: Lab;
 const SYS = '/redfish/v1/Systems/node-0';
@@ -93,12 +94,11 @@ describe('firmware updates', () => {
     const started = await post({ ImageURI: 'http://127.0.0.1:9/x.bin', Targets: [SYS] });
     expect(started.status).toBe(202);
     const taskUri = started.headers.get('location')!;
-    let task: any;
-    for (let i = 0; i < 100; i++) {
-      task = (await call(lab, 'GET', taskUri)).body;
-      if (task.TaskState !== 'Running') break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const task = await waitFor(
+      async () => (await call(lab, 'GET', taskUri)).body,
+      (t) => t.TaskState !== 'Running',
+      { timeoutMs: 5_000, intervalMs: 20, what: 'the firmware task finished' },
+    );
     expect(task).toMatchObject({ TaskState: 'Exception', TaskStatus: 'Critical' });
     expect(task.Messages[0].Message).toMatch(/The firmware update failed/);
     expect(lab.systems.get('node-0').firmwareVersions).toEqual({ BIOS: '1.0.0', BMC: '1.0.0' });

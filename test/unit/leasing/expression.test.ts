@@ -32,7 +32,7 @@ const smallNode: HardwareFacts = {
 const ok = (text: string | unknown[], node: HardwareFacts): boolean => matches(parseExpression(text), node);
 
 describe('infix expressions', () => {
-  it('seed 004: ">= 48 GiB and >= 1 GPU" and ">= 16 GiB and >= 1 TB disk"', () => {
+  it('the examples of ESI: ">= 48 GiB and >= 1 GPU" and ">= 16 GiB and >= 1 TB disk"', () => {
     const big = 'memory_mb >= 49152 and gpus >= 1';
     const disk = 'memory_mb >= 16384 and local_gb >= 1000';
     expect(ok(big, gpuNode)).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * The lease and offer state machines (reference/esi-leap.md §2.2) and the boundaries the lease
+ * The lease and offer state machines (https://github.com/CCI-MOC/esi-leap esi_leap/common/statuses.py) and the boundaries the lease
  * manager schedules from them.
  */
 import { describe, expect, it } from 'vitest';

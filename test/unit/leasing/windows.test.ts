@@ -73,7 +73,7 @@ describe('within and firstOverlap', () => {
   });
 });
 
-describe('availabilities: esi-leap scenarios (reference/esi-leap.md §2.5)', () => {
+describe('availabilities: esi-leap scenarios (esi_leap/objects/offer.py get_availabilities)', () => {
   it('offer started in the past, leases around now: keeps the gap between now and the next lease', () => {
     // esi-leap: now = S+10d, leases [S,S+4],[S+5,S+15],[S+20,S+30],[S+50,S+60] →
     // [[S+15,S+20],[S+30,S+50],[S+60,E]]. Here the lease in progress at now is the same, so the
