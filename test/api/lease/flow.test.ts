@@ -76,7 +76,7 @@ describe('demo flow: offer, claim, activation, expiry', () => {
     const r = await call(env.ts, env.p.lessee, 'POST', '/lease/v1/console_auth_tokens', { node_uuid_or_name: node });
     expect(r.status, r.text).toBe(201);
     consoleToken = r.body.token;
-    expect(await env.ts.server.services.leasing.consoleTokens.validate(consoleToken)).toMatchObject({ nodeUuid: node });
+    expect(await env.ts.server.services.leasing.consoleTokens.validate(consoleToken)).toMatchObject({ node_uuid: node });
   });
 
   it('the offer shows the claimed window as taken', async () => {
@@ -155,8 +155,8 @@ describe('sub-leasing and cascades (reference/esi-leap.md §2.4, §2.6)', () => 
     const { grants, tokens } = env.ts.server.services.identity;
     const ownerRole = (await grants.listRoles(env.p.admin.context!, { name: 'owner' }))[0]!;
     await grants.grant(env.p.admin.context!, {
-      userId: env.p.lessee.userId!,
-      roleId: ownerRole.id,
+      user_id: env.p.lessee.userId!,
+      role_id: ownerRole.id,
       target: { type: 'project', id: env.p.lessee.projectId! },
     });
     const issued = await tokens.authenticatePassword(
