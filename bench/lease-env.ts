@@ -105,7 +105,7 @@ export async function startLeaseBench(o: LeaseBenchOptions): Promise<LeaseBench>
     const project = await directory.createProject(adminCtx, { name });
     const password = randomBytes(12).toString('base64url');
     const user = await directory.createUser(adminCtx, { name: `${name}-user`, password, defaultProjectId: project.id });
-    await grants.grant(adminCtx, { userId: user.id, roleId, target: { type: 'project', id: project.id } });
+    await grants.grant(adminCtx, { user_id: user.id, role_id: roleId, target: { type: 'project', id: project.id } });
     const issued = await tokens.authenticatePassword({ userId: user.id, password }, { kind: 'project', projectId: project.id });
     return { id: project.id, name, token: issued.secret, ctx: (await tokens.validate(issued.secret)).context };
   };

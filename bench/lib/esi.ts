@@ -71,7 +71,7 @@ async function createCredentials(server: RunningServer, adminPassword: string): 
   const lesseeProject = await directory.createProject(ctx, { name: 'bench-lessee' });
   const password = randomBytes(18).toString('base64url');
   const user = await directory.createUser(ctx, { name: 'bench-lessee', password, defaultProjectId: lesseeProject.id });
-  await grants.grant(ctx, { userId: user.id, roleId: lesseeRole.id, target: { type: 'project', id: lesseeProject.id } });
+  await grants.grant(ctx, { user_id: user.id, role_id: lesseeRole.id, target: { type: 'project', id: lesseeProject.id } });
   const lessee = await tokens.authenticatePassword({ userId: user.id, password }, { kind: 'project', projectId: lesseeProject.id });
   return { projects: { owner: owner.id, lessee: lesseeProject.id }, adminToken: admin.secret, lesseeToken: lessee.secret };
 }

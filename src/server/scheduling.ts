@@ -54,7 +54,7 @@ export function createSchedulingServices(w: SchedulingWiring): { scheduling: Sch
       async get(ctx, id) {
         // The image's data goes to the caller's node: it must be readable by the caller.
         const i = await w.images.images.deployable(ctx, id);
-        return { id: i.id, name: i.name, status: i.status, min_disk: i.minDisk, min_ram: i.minRam };
+        return { id: i.id, name: i.name, status: i.status, min_disk: i.min_disk, min_ram: i.min_ram };
       },
     },
     projects: { exists: async (id) => (await w.directory.projectsByIds([id])).has(id) },

@@ -159,7 +159,7 @@ export async function createPersonas(ts: TestServer): Promise<Personas> {
       (await directory.listProjects(adminCtx, { name: projectName }))[0] ??
       (await directory.createProject(adminCtx, { name: projectName }));
     const user = await directory.createUser(adminCtx, { name: userName, password: `pw-${userName}`, defaultProjectId: project.id });
-    await grants.grant(adminCtx, { userId: user.id, roleId: roles.get(role)!, target: { type: 'project', id: project.id } });
+    await grants.grant(adminCtx, { user_id: user.id, role_id: roles.get(role)!, target: { type: 'project', id: project.id } });
     const issued = await tokens.authenticatePassword(
       { userId: user.id, password: `pw-${userName}` },
       { kind: 'project', projectId: project.id },

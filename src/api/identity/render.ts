@@ -43,10 +43,10 @@ export function renderProject(p: Project, v3: string): Record<string, unknown> {
     ...extra,
     id: p.id,
     name: p.name,
-    domain_id: p.domainId,
+    domain_id: p.domain_id,
     description: p.description,
     enabled: p.enabled,
-    parent_id: p.parentId ?? p.domainId,
+    parent_id: p.parent_id ?? p.domain_id,
     is_domain: false,
     tags: Array.isArray(tags) ? tags : [],
     options: {},
@@ -60,9 +60,9 @@ export function renderUser(u: User, v3: string): Record<string, unknown> {
     ...u.extra,
     id: u.id,
     name: u.name,
-    domain_id: u.domainId,
+    domain_id: u.domain_id,
     enabled: u.enabled,
-    ...(u.defaultProjectId !== null ? { default_project_id: u.defaultProjectId } : {}),
+    ...(u.default_project_id !== null ? { default_project_id: u.default_project_id } : {}),
     password_expires_at: null,
     options: {},
     links: { self: `${v3}/users/${u.id}` },
@@ -74,7 +74,7 @@ export function renderRole(r: Role, v3: string): Record<string, unknown> {
   return {
     id: r.id,
     name: r.name,
-    domain_id: r.domainId,
+    domain_id: r.domain_id,
     description: r.description,
     options: {},
     links: { self: `${v3}/roles/${r.id}` },
@@ -106,24 +106,24 @@ export interface AssignmentNames {
  * (with domain) and project (with domain) names are added where known.
  */
 export function renderAssignment(a: RoleAssignment, v3: string, names: AssignmentNames | null): Record<string, unknown> {
-  const roleName = names?.roles.get(a.roleId);
-  const user = names?.users.get(a.userId);
+  const roleName = names?.roles.get(a.role_id);
+  const user = names?.users.get(a.user_id);
   let scope: Record<string, unknown>;
   let link: string;
   if (a.target.type === 'project') {
     const p = names?.projects.get(a.target.id);
-    scope = { project: { id: a.target.id, ...(p ? { name: p.name, domain: domainRef(p.domainId) } : {}) } };
-    link = `${v3}/projects/${a.target.id}/users/${a.userId}/roles/${a.roleId}`;
+    scope = { project: { id: a.target.id, ...(p ? { name: p.name, domain: domainRef(p.domain_id) } : {}) } };
+    link = `${v3}/projects/${a.target.id}/users/${a.user_id}/roles/${a.role_id}`;
   } else if (a.target.type === 'system') {
     scope = { system: { all: true } };
-    link = `${v3}/system/users/${a.userId}/roles/${a.roleId}`;
+    link = `${v3}/system/users/${a.user_id}/roles/${a.role_id}`;
   } else {
     scope = { domain: { id: a.target.id, ...(names ? { name: domainRef(a.target.id).name } : {}) } };
-    link = `${v3}/domains/${a.target.id}/users/${a.userId}/roles/${a.roleId}`;
+    link = `${v3}/domains/${a.target.id}/users/${a.user_id}/roles/${a.role_id}`;
   }
   return {
-    role: { id: a.roleId, ...(roleName !== undefined ? { name: roleName } : {}) },
-    user: { id: a.userId, ...(user ? { name: user.name, domain: domainRef(user.domainId) } : {}) },
+    role: { id: a.role_id, ...(roleName !== undefined ? { name: roleName } : {}) },
+    user: { id: a.user_id, ...(user ? { name: user.name, domain: domainRef(user.domain_id) } : {}) },
     scope,
     links: { assignment: link },
   };
@@ -145,16 +145,16 @@ export function renderToken(t: TokenView, catalog: readonly CatalogEntry[] | nul
   const r = t.record;
   const token: Record<string, unknown> = {
     methods: [...r.methods],
-    user: { id: t.user.id, name: t.user.name, domain: domainRef(t.user.domainId), password_expires_at: null },
-    audit_ids: [r.auditId],
-    expires_at: keystoneTime(r.expiresAt),
-    issued_at: keystoneTime(r.issuedAt),
+    user: { id: t.user.id, name: t.user.name, domain: domainRef(t.user.domain_id), password_expires_at: null },
+    audit_ids: [r.audit_id],
+    expires_at: keystoneTime(r.expires_at),
+    issued_at: keystoneTime(r.issued_at),
   };
-  const scoped = t.project !== null || r.systemScope !== null;
+  const scoped = t.project !== null || r.system_scope !== null;
   if (t.project) {
-    token.project = { id: t.project.id, name: t.project.name, domain: domainRef(t.project.domainId) };
+    token.project = { id: t.project.id, name: t.project.name, domain: domainRef(t.project.domain_id) };
     token.is_domain = false;
-  } else if (r.systemScope) {
+  } else if (r.system_scope) {
     token.system = { all: true };
   }
   if (scoped) {

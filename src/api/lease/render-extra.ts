@@ -14,12 +14,12 @@ const s = (ms: number | null): number | null => (ms === null ? null : Math.round
 /** A quota with its usage. */
 export function renderQuota(q: QuotaView): Record<string, unknown> {
   return {
-    project_id: q.projectId,
+    project_id: q.project_id,
     project: q.project,
-    max_nodes: q.maxNodes,
-    max_node_hours: q.maxNodeHours,
-    window_hours: q.windowHours,
-    usage: { nodes_now: q.usage.nodesNow, peak_nodes: q.usage.peakNodes, node_hours_in_window: q.usage.nodeHoursInWindow },
+    max_nodes: q.max_nodes,
+    max_node_hours: q.max_node_hours,
+    window_hours: q.window_hours,
+    usage: { nodes_now: q.usage.nodes_now, peak_nodes: q.usage.peak_nodes, node_hours_in_window: q.usage.node_hours_in_window },
   };
 }
 
@@ -27,16 +27,16 @@ export function renderQuota(q: QuotaView): Record<string, unknown> {
 export function renderLeasePolicy(p: LeasePolicyView): Record<string, unknown> {
   return {
     uuid: p.uuid,
-    project_id: p.projectId,
+    project_id: p.project_id,
     project: p.project,
-    resource_uuid: p.resourceUuid,
+    resource_uuid: p.resource_uuid,
     resource: p.resource,
-    max_lease_seconds: s(p.maxLeaseMs),
-    min_gap_seconds: s(p.minGapMs),
-    allowed_projects: p.allowedProjects,
-    erase_devices: p.eraseDevices,
-    created_at: t(p.createdAt),
-    updated_at: t(p.updatedAt),
+    max_lease_seconds: s(p.max_lease_ms),
+    min_gap_seconds: s(p.min_gap_ms),
+    allowed_projects: p.allowed_projects,
+    erase_devices: p.erase_devices,
+    created_at: t(p.created_at),
+    updated_at: t(p.updated_at),
   };
 }
 
@@ -44,14 +44,14 @@ export function renderLeasePolicy(p: LeasePolicyView): Record<string, unknown> {
 export function renderWebhook(w: Webhook): Record<string, unknown> {
   return {
     uuid: w.uuid,
-    project_id: w.projectId,
+    project_id: w.project_id,
     name: w.name,
     url: w.url,
     secret: '******',
-    event_types: w.eventTypes,
+    event_types: w.event_types,
     enabled: w.enabled,
-    created_at: t(w.createdAt),
-    updated_at: t(w.updatedAt),
+    created_at: t(w.created_at),
+    updated_at: t(w.updated_at),
   };
 }
 
@@ -59,16 +59,16 @@ export function renderWebhook(w: Webhook): Record<string, unknown> {
 export function renderDelivery(d: WebhookDelivery): Record<string, unknown> {
   return {
     id: d.id,
-    webhook_uuid: d.webhookUuid,
-    event_id: d.eventId,
-    event_type: d.eventType,
+    webhook_uuid: d.webhook_uuid,
+    event_id: d.event_id,
+    event_type: d.event_type,
     status: d.status,
     attempts: d.attempts,
-    next_attempt_at: d.status === 'pending' ? t(d.nextAttemptAt) : null,
-    last_attempt_at: tn(d.lastAttemptAt),
-    last_status_code: d.lastStatusCode,
-    last_error: d.lastError,
-    created_at: t(d.createdAt),
-    delivered_at: tn(d.deliveredAt),
+    next_attempt_at: d.status === 'pending' ? t(d.next_attempt_at) : null,
+    last_attempt_at: tn(d.last_attempt_at),
+    last_status_code: d.last_status_code,
+    last_error: d.last_error,
+    created_at: t(d.created_at),
+    delivered_at: tn(d.delivered_at),
   };
 }

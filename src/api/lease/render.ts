@@ -14,21 +14,21 @@ export function renderOffer(o: OfferView): Record<string, unknown> {
   return {
     uuid: o.uuid,
     name: o.name,
-    project_id: o.projectId,
+    project_id: o.project_id,
     project: o.project,
-    lessee_id: o.lesseeId,
+    lessee_id: o.lessee_id,
     lessee: o.lessee,
-    resource_type: o.resourceType,
-    resource_uuid: o.resourceUuid,
+    resource_type: o.resource_type,
+    resource_uuid: o.resource_uuid,
     resource: o.resource,
-    resource_class: o.resourceClass,
-    resource_properties: o.resourceProperties,
-    start_time: t(o.startTime),
-    end_time: t(o.endTime),
+    resource_class: o.resource_class,
+    resource_properties: o.resource_properties,
+    start_time: t(o.start_time),
+    end_time: t(o.end_time),
     status: o.status,
     properties: o.properties,
     availabilities: o.availabilities.map(([s, e]) => [t(s), t(e)]),
-    parent_lease_uuid: o.parentLeaseUuid,
+    parent_lease_uuid: o.parent_lease_uuid,
   };
 }
 
@@ -37,24 +37,24 @@ export function renderLease(l: LeaseView): Record<string, unknown> {
   return {
     uuid: l.uuid,
     name: l.name,
-    project_id: l.projectId,
+    project_id: l.project_id,
     project: l.project,
-    owner_id: l.ownerId,
+    owner_id: l.owner_id,
     owner: l.owner,
-    resource_type: l.resourceType,
-    resource_uuid: l.resourceUuid,
+    resource_type: l.resource_type,
+    resource_uuid: l.resource_uuid,
     resource: l.resource,
-    resource_class: l.resourceClass,
-    resource_properties: l.resourceProperties,
-    start_time: t(l.startTime),
-    end_time: t(l.endTime),
-    fulfill_time: tn(l.fulfillTime),
-    expire_time: tn(l.expireTime),
+    resource_class: l.resource_class,
+    resource_properties: l.resource_properties,
+    start_time: t(l.start_time),
+    end_time: t(l.end_time),
+    fulfill_time: tn(l.fulfill_time),
+    expire_time: tn(l.expire_time),
     status: l.status,
     properties: l.properties,
     purpose: l.purpose,
-    offer_uuid: l.offerUuid,
-    parent_lease_uuid: l.parentLeaseUuid,
+    offer_uuid: l.offer_uuid,
+    parent_lease_uuid: l.parent_lease_uuid,
   };
 }
 
@@ -65,17 +65,17 @@ export function renderNode(n: NodeView): Record<string, unknown> {
     name: n.name,
     owner: n.owner,
     lessee: n.lessee,
-    resource_class: n.resourceClass,
-    provision_state: n.provisionState,
-    target_provision_state: n.targetProvisionState,
-    power_state: n.powerState,
-    target_power_state: n.targetPowerState,
+    resource_class: n.resource_class,
+    provision_state: n.provision_state,
+    target_provision_state: n.target_provision_state,
+    power_state: n.power_state,
+    target_power_state: n.target_power_state,
     maintenance: n.maintenance ? 'True' : 'False',
     properties: n.properties,
-    offer_uuid: n.offerUuid,
-    lease_uuid: n.leaseUuid,
-    future_offers: n.futureOffers,
-    future_leases: n.futureLeases,
+    offer_uuid: n.offer_uuid,
+    lease_uuid: n.lease_uuid,
+    future_offers: n.future_offers,
+    future_leases: n.future_leases,
   };
 }
 
@@ -83,14 +83,14 @@ export function renderNode(n: NodeView): Record<string, unknown> {
 export function renderEvent(e: LeasingEvent): Record<string, unknown> {
   return {
     id: e.id,
-    event_type: e.eventType,
-    event_time: t(e.eventTime),
-    object_type: e.objectType,
-    object_uuid: e.objectUuid,
-    resource_type: e.resourceType,
-    resource_uuid: e.resourceUuid,
-    lessee_id: e.lesseeId,
-    owner_id: e.ownerId,
+    event_type: e.event_type,
+    event_time: t(e.event_time),
+    object_type: e.object_type,
+    object_uuid: e.object_uuid,
+    resource_type: e.resource_type,
+    resource_uuid: e.resource_uuid,
+    lessee_id: e.lessee_id,
+    owner_id: e.owner_id,
   };
 }
 
@@ -101,5 +101,5 @@ export function renderEvent(e: LeasingEvent): Record<string, unknown> {
  */
 export function renderConsoleToken(tok: IssuedConsoleToken, publicUrl: string): Record<string, unknown> {
   const ws = publicUrl.replace(/^http/, 'ws');
-  return { node_uuid: tok.nodeUuid, token: tok.token, access_url: `${ws}/lease/console?token=${encodeURIComponent(tok.token)}` };
+  return { node_uuid: tok.node_uuid, token: tok.token, access_url: `${ws}/lease/console?token=${encodeURIComponent(tok.token)}` };
 }

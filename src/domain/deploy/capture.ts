@@ -39,8 +39,8 @@ export interface CaptureImage {
   readonly id: string;
   readonly status: string;
   readonly owner: string | null;
-  readonly diskFormat: string | null;
-  readonly containerFormat: string | null;
+  readonly disk_format: string | null;
+  readonly container_format: string | null;
 }
 
 /** The image service as the capture sees it. */
@@ -89,11 +89,11 @@ export class CaptureService {
     const image = await this.images.uploadable(ctx, canonicalUuid(imageId)!);
     if (image.status !== 'queued')
       throw new ConflictError(`Image ${image.id} is ${image.status}; a capture needs a new image without data (queued).`, 'ImageNotQueued');
-    if (image.containerFormat !== 'bare')
-      throw new InvalidInputError(`Image ${image.id} has container_format ${image.containerFormat ?? 'None'}; a capture needs "bare".`);
-    if (image.diskFormat !== 'raw' && image.diskFormat !== 'qcow2')
-      throw new InvalidInputError(`Image ${image.id} has disk_format ${image.diskFormat ?? 'None'}; a capture produces raw or qcow2.`);
-    const record: CaptureRecord = { image_id: image.id, disk_format: image.diskFormat };
+    if (image.container_format !== 'bare')
+      throw new InvalidInputError(`Image ${image.id} has container_format ${image.container_format ?? 'None'}; a capture needs "bare".`);
+    if (image.disk_format !== 'raw' && image.disk_format !== 'qcow2')
+      throw new InvalidInputError(`Image ${image.id} has disk_format ${image.disk_format ?? 'None'}; a capture produces raw or qcow2.`);
+    const record: CaptureRecord = { image_id: image.id, disk_format: image.disk_format };
     const written = await this.access.write(node, (n) => {
       this.access.authorize(ctx, n, [CAPTURE_RULE]);
       if (!usesAgent(n))

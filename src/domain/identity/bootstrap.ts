@@ -44,7 +44,7 @@ export async function bootstrapIdentity(repo: IdentityRepository, clock: Clock, 
   for (const name of ROLE_NAMES) {
     let [role] = await repo.findRoles({ name });
     if (!role) {
-      role = { id: newId(), name, domainId: null, description: '' };
+      role = { id: newId(), name, domain_id: null, description: '' };
       await repo.createRole(role, now);
     }
     roles.set(name, role);
@@ -56,8 +56,8 @@ export async function bootstrapIdentity(repo: IdentityRepository, clock: Clock, 
     project = {
       id: newId(),
       name: 'admin',
-      domainId: DEFAULT_DOMAIN_ID,
-      parentId: null,
+      domain_id: DEFAULT_DOMAIN_ID,
+      parent_id: null,
       description: 'Bootstrap project for the cloud administrator',
       enabled: true,
       extra: {},
@@ -70,11 +70,11 @@ export async function bootstrapIdentity(repo: IdentityRepository, clock: Clock, 
   if (!user) {
     password = adminPassword ?? randomBytes(18).toString('base64url');
     generated = adminPassword === null;
-    user = { id: newId(), name: 'admin', domainId: DEFAULT_DOMAIN_ID, defaultProjectId: project.id, enabled: true, extra: {} };
+    user = { id: newId(), name: 'admin', domain_id: DEFAULT_DOMAIN_ID, default_project_id: project.id, enabled: true, extra: {} };
     await repo.createUser(user, await hashPassword(password), now);
   }
   const adminRole = roles.get('admin')!;
-  await repo.grant({ userId: user.id, roleId: adminRole.id, target: { type: 'project', id: project.id } });
-  await repo.grant({ userId: user.id, roleId: adminRole.id, target: { type: 'system', id: 'all' } });
+  await repo.grant({ user_id: user.id, role_id: adminRole.id, target: { type: 'project', id: project.id } });
+  await repo.grant({ user_id: user.id, role_id: adminRole.id, target: { type: 'system', id: 'all' } });
   return { createdAdmin: password !== null, adminPassword: password, generated, adminProjectId: project.id, adminUserId: user.id };
 }

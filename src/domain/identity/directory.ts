@@ -78,8 +78,8 @@ export class IdentityDirectory {
       } else if (!parent) {
         throw new InvalidInputError(`Could not find parent project: ${parentId}.`, 'ValidationError');
       } else {
-        domainId ??= parent.domainId;
-        if (parent.domainId !== domainId) throw new InvalidInputError('Cannot create project, the parent is in another domain.');
+        domainId ??= parent.domain_id;
+        if (parent.domain_id !== domainId) throw new InvalidInputError('Cannot create project, the parent is in another domain.');
       }
     }
     domainId ??= DEFAULT_DOMAIN_ID;
@@ -87,8 +87,8 @@ export class IdentityDirectory {
     const project: Project = {
       id: newId(),
       name,
-      domainId,
-      parentId,
+      domain_id: domainId,
+      parent_id: parentId,
       description: input.description ?? '',
       enabled: input.enabled ?? true,
       extra: input.extra ?? {},
@@ -165,8 +165,8 @@ export class IdentityDirectory {
     const user: User = {
       id: newId(),
       name,
-      domainId,
-      defaultProjectId: input.defaultProjectId ?? null,
+      domain_id: domainId,
+      default_project_id: input.defaultProjectId ?? null,
       enabled: input.enabled ?? true,
       extra: input.extra ?? {},
     };
@@ -210,7 +210,7 @@ export class IdentityDirectory {
     const next: User = {
       ...current,
       name: patch.name !== undefined ? checkName(patch.name, 'user', 255) : current.name,
-      defaultProjectId: patch.defaultProjectId !== undefined ? patch.defaultProjectId : current.defaultProjectId,
+      default_project_id: patch.defaultProjectId !== undefined ? patch.defaultProjectId : current.default_project_id,
       enabled: patch.enabled ?? current.enabled,
       extra: patch.extra !== undefined ? { ...current.extra, ...patch.extra } : current.extra,
     };
@@ -284,15 +284,15 @@ export class IdentityDirectory {
   async projectAncestors(projectId: string): Promise<string[]> {
     const out: string[] = [];
     let current = await this.repo.getProject(projectId);
-    while (current?.parentId && !out.includes(current.parentId)) {
-      out.push(current.parentId);
-      current = await this.repo.getProject(current.parentId);
+    while (current?.parent_id && !out.includes(current.parent_id)) {
+      out.push(current.parent_id);
+      current = await this.repo.getProject(current.parent_id);
     }
     return out;
   }
 
   private canReadProject(ctx: AuthContext, p: Project): boolean {
-    return this.policy.check('identity:get_project', { 'target.project.id': p.id, 'target.project.domain_id': p.domainId }, ctx);
+    return this.policy.check('identity:get_project', { 'target.project.id': p.id, 'target.project.domain_id': p.domain_id }, ctx);
   }
 }
 

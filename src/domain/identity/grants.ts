@@ -37,7 +37,7 @@ export class RoleGrants {
     if (typeof input.name !== 'string' || input.name.trim() === '' || input.name.length > 255) {
       throw new InvalidInputError("Invalid input for field 'name': a role name of 1 to 255 characters is required.", 'ValidationError');
     }
-    const role: Role = { id: newId(), name: input.name, domainId: null, description: input.description ?? '' };
+    const role: Role = { id: newId(), name: input.name, domain_id: null, description: input.description ?? '' };
     await this.repo.createRole(role, this.clock.now());
     return role;
   }
@@ -81,8 +81,8 @@ export class RoleGrants {
     if (!(await this.repo.revoke(assignment))) {
       throw new NotFoundError(
         'role assignment',
-        assignment.roleId,
-        `Could not find role assignment with role: ${assignment.roleId}, user or group: ${assignment.userId}, project, domain, or system: ${assignment.target.id}.`,
+        assignment.role_id,
+        `Could not find role assignment with role: ${assignment.role_id}, user or group: ${assignment.user_id}, project, domain, or system: ${assignment.target.id}.`,
       );
     }
     await this.revokeTokensOf(assignment);
@@ -92,13 +92,13 @@ export class RoleGrants {
   async check(ctx: AuthContext, assignment: RoleAssignment): Promise<void> {
     this.policy.authorize(assignment.target.type === 'system' ? 'identity:check_system_grant_for_user' : 'identity:check_grant', {}, ctx);
     const found = await this.repo.listAssignments({
-      userId: assignment.userId,
-      roleId: assignment.roleId,
+      userId: assignment.user_id,
+      roleId: assignment.role_id,
       targetType: assignment.target.type,
       targetId: assignment.target.id,
     });
     if (found.length === 0)
-      throw new NotFoundError('role assignment', assignment.roleId, `Could not find role assignment with role: ${assignment.roleId}.`);
+      throw new NotFoundError('role assignment', assignment.role_id, `Could not find role assignment with role: ${assignment.role_id}.`);
   }
 
   /**
@@ -111,7 +111,7 @@ export class RoleGrants {
     this.policy.authorize(target.type === 'system' ? 'identity:list_system_grants_for_user' : 'identity:list_grants', {}, ctx);
     await this.checkTarget(userId, target);
     const assigned = await this.repo.listAssignments({ userId, targetType: target.type, targetId: target.id });
-    const ids = new Set(assigned.map((a) => a.roleId));
+    const ids = new Set(assigned.map((a) => a.role_id));
     return (await this.repo.findRoles({})).filter((r) => ids.has(r.id));
   }
 
@@ -129,19 +129,19 @@ export class RoleGrants {
       ...(q.system ? { targetType: 'system' as const, targetId: 'all' } : {}),
     });
     const expanded = q.effective ? await this.expandImplied(direct) : direct;
-    return q.roleId !== undefined ? expanded.filter((a) => a.roleId === q.roleId) : expanded;
+    return q.roleId !== undefined ? expanded.filter((a) => a.role_id === q.roleId) : expanded;
   }
 
   private async expandImplied(assignments: RoleAssignment[]): Promise<RoleAssignment[]> {
     const implications = await this.repo.listImplications();
     const out = new Map<string, RoleAssignment>();
-    const key = (a: RoleAssignment): string => `${a.userId}|${a.target.type}|${a.target.id}|${a.roleId}`;
+    const key = (a: RoleAssignment): string => `${a.user_id}|${a.target.type}|${a.target.id}|${a.role_id}`;
     const queue = [...assignments];
     while (queue.length > 0) {
       const a = queue.shift()!;
       if (out.has(key(a))) continue;
       out.set(key(a), a);
-      for (const [prior, implied] of implications) if (prior === a.roleId) queue.push({ ...a, roleId: implied });
+      for (const [prior, implied] of implications) if (prior === a.role_id) queue.push({ ...a, role_id: implied });
     }
     return [...out.values()];
   }
@@ -151,9 +151,9 @@ export class RoleGrants {
   }
 
   private async checkParts(a: RoleAssignment): Promise<void> {
-    if (!(await this.repo.getUser(a.userId))) throw new NotFoundError('user', a.userId, `Could not find user: ${a.userId}.`);
-    if (!(await this.repo.getRole(a.roleId))) throw new NotFoundError('role', a.roleId, `Could not find role: ${a.roleId}.`);
-    await this.checkTarget(a.userId, a.target, false);
+    if (!(await this.repo.getUser(a.user_id))) throw new NotFoundError('user', a.user_id, `Could not find user: ${a.user_id}.`);
+    if (!(await this.repo.getRole(a.role_id))) throw new NotFoundError('role', a.role_id, `Could not find role: ${a.role_id}.`);
+    await this.checkTarget(a.user_id, a.target, false);
   }
 
   /** @throws NotFoundError when the user (if `withUser`) or the project or domain does not exist */
@@ -168,8 +168,8 @@ export class RoleGrants {
   }
 
   private async revokeTokensOf(a: RoleAssignment): Promise<void> {
-    if (a.target.type === 'project') await this.tokens.revokeFor({ userId: a.userId, projectId: a.target.id });
-    else if (a.target.type === 'system') await this.tokens.revokeFor({ userId: a.userId, system: true });
-    else await this.tokens.revokeFor({ userId: a.userId });
+    if (a.target.type === 'project') await this.tokens.revokeFor({ userId: a.user_id, projectId: a.target.id });
+    else if (a.target.type === 'system') await this.tokens.revokeFor({ userId: a.user_id, system: true });
+    else await this.tokens.revokeFor({ userId: a.user_id });
   }
 }

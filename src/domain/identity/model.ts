@@ -15,12 +15,12 @@ export interface Domain {
   readonly enabled: boolean;
 }
 
-/** A project (tenant). `parentId` is null for a top-level project. */
+/** A project (tenant). `parent_id` is null for a top-level project. */
 export interface Project {
   readonly id: string;
   readonly name: string;
-  readonly domainId: string;
-  readonly parentId: string | null;
+  readonly domain_id: string;
+  readonly parent_id: string | null;
   readonly description: string;
   readonly enabled: boolean;
   /** Extra attributes (Keystone stores unknown project attributes, e.g. `email`). */
@@ -31,8 +31,8 @@ export interface Project {
 export interface User {
   readonly id: string;
   readonly name: string;
-  readonly domainId: string;
-  readonly defaultProjectId: string | null;
+  readonly domain_id: string;
+  readonly default_project_id: string | null;
   readonly enabled: boolean;
   readonly extra: Readonly<Record<string, unknown>>;
 }
@@ -41,7 +41,7 @@ export interface User {
 export interface Role {
   readonly id: string;
   readonly name: string;
-  readonly domainId: string | null;
+  readonly domain_id: string | null;
   readonly description: string;
 }
 
@@ -53,9 +53,9 @@ export type AssignmentTarget =
 
 /** One role grant to a user. */
 export interface RoleAssignment {
-  readonly userId: string;
+  readonly user_id: string;
   readonly target: AssignmentTarget;
-  readonly roleId: string;
+  readonly role_id: string;
 }
 
 /** The scope a token is asked for. */
@@ -65,13 +65,13 @@ export type TokenScope =
 /** A stored token (its secret is not stored; `id` is the SHA-256 of it). */
 export interface TokenRecord {
   readonly id: string;
-  readonly userId: string;
-  readonly projectId: string | null;
-  readonly systemScope: 'all' | null;
+  readonly user_id: string;
+  readonly project_id: string | null;
+  readonly system_scope: 'all' | null;
   readonly methods: readonly string[];
   readonly roles: readonly { readonly id: string; readonly name: string }[];
-  readonly auditId: string;
-  readonly issuedAt: number;
-  readonly expiresAt: number;
-  readonly revokedAt: number | null;
+  readonly audit_id: string;
+  readonly issued_at: number;
+  readonly expires_at: number;
+  readonly revoked_at: number | null;
 }

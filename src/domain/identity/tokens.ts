@@ -121,13 +121,13 @@ export class TokenService {
     const info = await this.validate(secret);
     const keep = scope.kind === 'unscoped' || scope.kind === 'default';
     const effective: ScopeRequest =
-      keep && info.record.projectId
-        ? { kind: 'project', projectId: info.record.projectId }
-        : keep && info.record.systemScope
+      keep && info.record.project_id
+        ? { kind: 'project', projectId: info.record.project_id }
+        : keep && info.record.system_scope
           ? { kind: 'system' }
           : scope;
     const methods = [...new Set([...info.record.methods, 'token'])];
-    const issued = await this.issue(info.user, effective, methods, info.record.expiresAt);
+    const issued = await this.issue(info.user, effective, methods, info.record.expires_at);
     return issued;
   }
 
@@ -144,17 +144,17 @@ export class TokenService {
     if (hit && hit.until > now) return hit.info;
     if (hit) this.cache.delete(id);
     const record = await this.repo.getToken(id);
-    if (!record || record.revokedAt !== null || record.expiresAt <= now) {
+    if (!record || record.revoked_at !== null || record.expires_at <= now) {
       throw new UnauthorizedError('The request you have made requires authentication.');
     }
-    const user = await this.repo.getUser(record.userId);
-    const project = record.projectId ? await this.repo.getProject(record.projectId) : null;
-    if (!user || !user.enabled || (record.projectId && (!project || !project.enabled))) {
+    const user = await this.repo.getUser(record.user_id);
+    const project = record.project_id ? await this.repo.getProject(record.project_id) : null;
+    if (!user || !user.enabled || (record.project_id && (!project || !project.enabled))) {
       throw new UnauthorizedError('The request you have made requires authentication.');
     }
     const info: TokenInfo = { record, user, project, context: contextOf(record, user, project) };
     if (this.cache.size >= CACHE_MAX) this.cache.clear();
-    this.cache.set(id, { info, until: Math.min(now + CACHE_MS, record.expiresAt) });
+    this.cache.set(id, { info, until: Math.min(now + CACHE_MS, record.expires_at) });
     return info;
   }
 
@@ -177,15 +177,15 @@ export class TokenService {
     const now = this.clock.now();
     const record: TokenRecord = {
       id: '',
-      userId: user.id,
-      projectId: project?.id ?? null,
-      systemScope: project ? null : 'all',
+      user_id: user.id,
+      project_id: project?.id ?? null,
+      system_scope: project ? null : 'all',
       methods: [],
       roles,
-      auditId: '',
-      issuedAt: now,
-      expiresAt: now,
-      revokedAt: null,
+      audit_id: '',
+      issued_at: now,
+      expires_at: now,
+      revoked_at: null,
     };
     return Object.freeze({ ...contextOf(record, user, project), expiresAt: null });
   }
@@ -221,7 +221,7 @@ export class TokenService {
     const assignments = await this.repo.listAssignments({ userId, targetType: target.type, targetId: target.id });
     if (assignments.length === 0) return [];
     const implications = await this.repo.listImplications();
-    const ids = new Set(assignments.map((a) => a.roleId));
+    const ids = new Set(assignments.map((a) => a.role_id));
     let grew = true;
     while (grew) {
       grew = false;
@@ -241,10 +241,10 @@ export class TokenService {
    * its domain is enabled and the user holds a role there; otherwise unscoped.
    */
   private async defaultScope(user: User): Promise<ScopeRequest> {
-    if (!user.defaultProjectId) return { kind: 'unscoped' };
-    const project = await this.repo.getProject(user.defaultProjectId);
+    if (!user.default_project_id) return { kind: 'unscoped' };
+    const project = await this.repo.getProject(user.default_project_id);
     if (!project || !project.enabled) return { kind: 'unscoped' };
-    const domain = await this.repo.getDomain(project.domainId);
+    const domain = await this.repo.getDomain(project.domain_id);
     if (!domain || !domain.enabled) return { kind: 'unscoped' };
     const roles = await this.effectiveRoles(user.id, { type: 'project', id: project.id });
     return roles.length > 0 ? { kind: 'project', projectId: project.id } : { kind: 'unscoped' };
@@ -267,15 +267,15 @@ export class TokenService {
     const secret = randomBytes(32).toString('base64url');
     const record: TokenRecord = {
       id: tokenId(secret),
-      userId: user.id,
-      projectId: project?.id ?? null,
-      systemScope: resolved.kind === 'system' ? 'all' : null,
+      user_id: user.id,
+      project_id: project?.id ?? null,
+      system_scope: resolved.kind === 'system' ? 'all' : null,
       methods,
       roles,
-      auditId: randomBytes(16).toString('base64url').slice(0, 22),
-      issuedAt: now,
-      expiresAt: Math.min(now + this.ttlS * 1000, notAfter ?? Number.MAX_SAFE_INTEGER),
-      revokedAt: null,
+      audit_id: randomBytes(16).toString('base64url').slice(0, 22),
+      issued_at: now,
+      expires_at: Math.min(now + this.ttlS * 1000, notAfter ?? Number.MAX_SAFE_INTEGER),
+      revoked_at: null,
     };
     await this.repo.insertToken(record);
     return { secret, record, user, project };
@@ -324,13 +324,13 @@ export function contextOf(record: TokenRecord, user: User, project: Project | nu
     anonymous: false,
     userId: user.id,
     userName: user.name,
-    userDomainId: user.domainId,
+    userDomainId: user.domain_id,
     projectId: project?.id ?? null,
     projectName: project?.name ?? null,
-    projectDomainId: project?.domainId ?? null,
-    systemScope: record.systemScope,
+    projectDomainId: project?.domain_id ?? null,
+    systemScope: record.system_scope,
     roles: Object.freeze(record.roles.map((r) => r.name.toLowerCase())),
     tokenId: record.id,
-    expiresAt: new Date(record.expiresAt).toISOString(),
+    expiresAt: new Date(record.expires_at).toISOString(),
   });
 }

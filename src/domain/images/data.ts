@@ -93,7 +93,7 @@ export class ImageDataService {
         throw new ConflictError(`Image status transition from ${image.status} to saving is not allowed`, 'InvalidImageStatusTransition');
       }
       const missing = (['disk_format', 'container_format'] as const).filter(
-        (k) => (k === 'disk_format' ? image.diskFormat : image.containerFormat) === null,
+        (k) => (k === 'disk_format' ? image.disk_format : image.container_format) === null,
       );
       if (missing.length > 0) {
         throw new InvalidInputError(
@@ -102,7 +102,7 @@ export class ImageDataService {
         );
       }
       await tx.setStatus(id, 'saving', this.d.clock.now());
-      return image.diskFormat!;
+      return image.disk_format!;
     });
 
     const meter = new UploadMeter(max, diskFormat, this.d.digests);

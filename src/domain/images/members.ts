@@ -40,7 +40,7 @@ export class ImageMemberService {
     }
     this.d.access.authorize(ctx, 'image:get_members', seen, `Not allowed to list members for image ${imageId}.`);
     const members = await this.d.repo.listMembers(imageId);
-    return this.seesAll(ctx, seen) ? members : members.filter((m) => m.memberId === ctx.projectId);
+    return this.seesAll(ctx, seen) ? members : members.filter((m) => m.member_id === ctx.projectId);
   }
 
   /**
@@ -69,7 +69,7 @@ export class ImageMemberService {
     if (count >= max)
       throw new ImageLimitExceededError(`Image member limit exceeded for image ${imageId}: attempted ${count + 1}, maximum ${max}.`);
     const now = this.d.clock.now();
-    const member: ImageMember = { imageId, memberId, status: 'pending', createdAt: now, updatedAt: now };
+    const member: ImageMember = { image_id: imageId, member_id: memberId, status: 'pending', created_at: now, updated_at: now };
     if (!(await this.d.repo.addMember(member)))
       throw new ConflictError(`Member ${memberId} is duplicated for image ${imageId}`, 'Duplicate');
     return member;

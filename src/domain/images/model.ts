@@ -116,42 +116,42 @@ export interface Image {
   /** A protected image cannot be deleted. */
   readonly protected: boolean;
   /** Hidden images are left out of lists unless `os_hidden=true` is asked for. */
-  readonly osHidden: boolean;
+  readonly os_hidden: boolean;
   /** Project id of the owner, or null (an image without owner is visible to every project). */
   readonly owner: string | null;
-  readonly diskFormat: string | null;
-  readonly containerFormat: string | null;
+  readonly disk_format: string | null;
+  readonly container_format: string | null;
   /** Disk needed to boot, GiB. */
-  readonly minDisk: number;
+  readonly min_disk: number;
   /** RAM needed to boot, MiB. */
-  readonly minRam: number;
+  readonly min_ram: number;
   /** Size of the data, bytes. */
   readonly size: number | null;
   /** Size of the disk the data describes, bytes (qcow2 header; the data size for raw). */
-  readonly virtualSize: number | null;
+  readonly virtual_size: number | null;
   /** MD5 hex digest of the data (Glance's legacy `checksum`). */
   readonly checksum: string | null;
-  readonly osHashAlgo: string | null;
-  /** Hex digest of the data with {@link osHashAlgo}. */
-  readonly osHashValue: string | null;
+  readonly os_hash_algo: string | null;
+  /** Hex digest of the data with {@link os_hash_algo}. */
+  readonly os_hash_value: string | null;
   /** Custom properties: names and values are strings. */
   readonly properties: Readonly<Record<string, string>>;
   /** Tags, unique, in insertion order. */
   readonly tags: readonly string[];
   /** Key of the data in the image store, or null without data. Never shown to clients. */
   readonly location: string | null;
-  readonly createdAt: number;
-  readonly updatedAt: number;
+  readonly created_at: number;
+  readonly updated_at: number;
 }
 
 /** A project an image is shared with, and whether that project accepted it. */
 export interface ImageMember {
-  readonly imageId: string;
+  readonly image_id: string;
   /** Project id of the consumer. */
-  readonly memberId: string;
+  readonly member_id: string;
   readonly status: MemberStatus;
-  readonly createdAt: number;
-  readonly updatedAt: number;
+  readonly created_at: number;
+  readonly updated_at: number;
 }
 
 /** Limits of the image area. Glance's defaults: 1 TiB image size cap, 128 members/properties/tags. */

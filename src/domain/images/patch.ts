@@ -61,12 +61,12 @@ function attributesOf(
     name: image.name,
     visibility: image.visibility,
     protected: image.protected,
-    osHidden: image.osHidden,
+    os_hidden: image.os_hidden,
     owner: image.owner,
-    diskFormat: image.diskFormat,
-    containerFormat: image.containerFormat,
-    minDisk: image.minDisk,
-    minRam: image.minRam,
+    disk_format: image.disk_format,
+    container_format: image.container_format,
+    min_disk: image.min_disk,
+    min_ram: image.min_ram,
     properties: { ...image.properties },
     tags: [...image.tags],
   };
@@ -114,7 +114,7 @@ function setBase(a: ReturnType<typeof attributesOf>, image: Image, name: string,
       a.protected = value as boolean;
       return;
     case 'os_hidden':
-      a.osHidden = value as boolean;
+      a.os_hidden = value as boolean;
       return;
     case 'owner':
       // Glance refuses `replace /owner` for non-admins; esi refuses `add /owner` alike.
@@ -124,14 +124,14 @@ function setBase(a: ReturnType<typeof attributesOf>, image: Image, name: string,
     case 'disk_format':
     case 'container_format':
       if (image.status !== 'queued') throw new ForbiddenError(`Attribute ${name} can be only replaced for a queued image.`, 'Forbidden');
-      if (name === 'disk_format') a.diskFormat = value as string | null;
-      else a.containerFormat = value as string | null;
+      if (name === 'disk_format') a.disk_format = value as string | null;
+      else a.container_format = value as string | null;
       return;
     case 'min_ram':
-      a.minRam = value as number;
+      a.min_ram = value as number;
       return;
     case 'min_disk':
-      a.minDisk = value as number;
+      a.min_disk = value as number;
       return;
     case 'tags':
       a.tags = uniqueTags(value as string[]);

@@ -90,13 +90,13 @@ export function toLeasable(n: NodeSlice): LeasableNode {
     name: n.name ?? null,
     owner: n.owner,
     lessee: n.lessee,
-    resourceClass: n.resource_class ?? null,
+    resource_class: n.resource_class ?? null,
     traits: n.traits ?? [],
     properties: n.properties ?? {},
-    provisionState: n.provision_state ?? 'enroll',
-    targetProvisionState: n.target_provision_state ?? null,
-    powerState: n.power_state ?? null,
-    targetPowerState: n.target_power_state ?? null,
+    provision_state: n.provision_state ?? 'enroll',
+    target_provision_state: n.target_provision_state ?? null,
+    power_state: n.power_state ?? null,
+    target_power_state: n.target_power_state ?? null,
     maintenance: n.maintenance ?? false,
   };
 }

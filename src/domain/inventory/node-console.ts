@@ -68,12 +68,12 @@ export class NodeConsoleService {
   async openWithToken(token: string, readOnly = false): Promise<OpenConsole> {
     const grant = await this.tokens.validate(token);
     if (grant === null) throw new UnauthorizedError('The console token is invalid, expired or revoked.', 'InvalidConsoleToken');
-    const node = await this.access.deps.nodes.get(grant.nodeUuid);
-    if (node === null) throw new NotFoundError('node', grant.nodeUuid);
+    const node = await this.access.deps.nodes.get(grant.node_uuid);
+    if (node === null) throw new NotFoundError('node', grant.node_uuid);
     const session = await this.#open(node);
     return {
       nodeUuid: node.uuid,
-      writable: grant.readWrite && !readOnly,
+      writable: grant.read_write && !readOnly,
       session,
       check: async () => {
         if ((await this.tokens.validate(token)) === null) return { why: 'token', message: 'The console token expired or was revoked.' };

@@ -27,13 +27,13 @@ import { formatLeaseTime } from './time.ts';
 import { within } from './windows.ts';
 
 /** Policy target of an offer (`%(offer.project_id)s`). */
-export function offerTarget(offer: Pick<Offer, 'projectId'>): Record<string, unknown> {
-  return { 'offer.project_id': offer.projectId };
+export function offerTarget(offer: Pick<Offer, 'project_id'>): Record<string, unknown> {
+  return { 'offer.project_id': offer.project_id };
 }
 
 /** Policy target of a lease (`%(lease.owner_id)s`, `%(lease.project_id)s`). */
-export function leaseTarget(lease: Pick<Lease, 'ownerId' | 'projectId'>): Record<string, unknown> {
-  return { 'lease.owner_id': lease.ownerId, 'lease.project_id': lease.projectId };
+export function leaseTarget(lease: Pick<Lease, 'owner_id' | 'project_id'>): Record<string, unknown> {
+  return { 'lease.owner_id': lease.owner_id, 'lease.project_id': lease.project_id };
 }
 
 /** Policy target of a node (`%(node.owner)s`, `%(node.lessee)s`). */
@@ -93,7 +93,7 @@ export class LeasingAccess {
    * @param scope the caller's {@link lesseeScope}, when already known
    */
   async canSeeOffer(ctx: AuthContext, offer: Offer, scope?: readonly string[]): Promise<boolean> {
-    const needsScope = offer.lesseeId !== null && offer.projectId !== ctx.projectId;
+    const needsScope = offer.lessee_id !== null && offer.project_id !== ctx.projectId;
     return this.seesOffer(ctx, offer, needsScope && scope === undefined && ctx.projectId ? await this.lesseeScope(ctx) : (scope ?? []));
   }
 
@@ -102,8 +102,8 @@ export class LeasingAccess {
     if (!this.policy.check('esi_leap:offer:get', offerTarget(offer), ctx)) return false;
     if (this.isOfferAdmin(ctx)) return true;
     if (!ctx.projectId) return false;
-    if (offer.lesseeId === null || offer.projectId === ctx.projectId) return true;
-    return scope.includes(offer.lesseeId);
+    if (offer.lessee_id === null || offer.project_id === ctx.projectId) return true;
+    return scope.includes(offer.lessee_id);
   }
 
   /** True when `esi_leap:lease:get` passes: admins, the lease's owner and its lessee. */
@@ -121,7 +121,7 @@ export class LeasingAccess {
     return {
       seesLease: (lease) => this.canSeeLease(ctx, lease),
       seesOffer: (offer) => this.seesOffer(ctx, offer, scope),
-      seesPolicy: (p) => this.policy.check('esi_leap:lease_policy:get', { 'lease_policy.project_id': p.projectId }, ctx),
+      seesPolicy: (p) => this.policy.check('esi_leap:lease_policy:get', { 'lease_policy.project_id': p.project_id }, ctx),
       seesQuota: (projectId) => this.policy.check('esi_leap:quota:get', { 'quota.project_id': projectId }, ctx),
     };
   }
@@ -226,9 +226,9 @@ export class LeasingAccess {
     if (node.lessee !== project) throw denied;
     const held = (
       await this.repo.findLeases({ resourceType: RESOURCE_TYPE, resourceUuid: node.uuid, projectId: project, statuses: ['active'] })
-    ).filter((l) => l.parentLeaseUuid === null);
+    ).filter((l) => l.parent_lease_uuid === null);
     if (held.length === 0) throw denied;
-    const parent = held.find((l) => within(window, { start: l.startTime, end: l.endTime }));
+    const parent = held.find((l) => within(window, { start: l.start_time, end: l.end_time }));
     if (!parent) {
       throw new ForbiddenError(
         `You do not have permissions on ${RESOURCE_TYPE} ${node.uuid} for the time range ${formatLeaseTime(window.start)} - ${formatLeaseTime(window.end)}.`,

@@ -77,16 +77,16 @@ async function checkOwnerPolicies(
   if (policies.length === 0) return;
   for (const it of items) {
     // An owner's policy limits others, never the owner leasing its own node.
-    if (it.nodeOwner === it.lease.projectId) continue;
-    const node = it.lease.resourceUuid;
+    if (it.nodeOwner === it.lease.project_id) continue;
+    const node = it.lease.resource_uuid;
     const policy = policyFor(policies, it.nodeOwner, node);
     if (policy === null) continue;
-    checkPolicyTerms(policy, node, lesseeScope, { start: it.lease.startTime, end: it.lease.endTime }, viewer);
-    const gap = policy.minGapMs ?? 0;
+    checkPolicyTerms(policy, node, lesseeScope, { start: it.lease.start_time, end: it.lease.end_time }, viewer);
+    const gap = policy.min_gap_ms ?? 0;
     if (gap > 0) {
       const near = await tx.leasesOnNodes([node], { start: it.window.start - gap, end: it.window.end + gap }, LEASE_BLOCKING);
       const neighbours = near.filter(
-        (l) => l.uuid !== it.lease.uuid && l.uuid !== it.excludeUuid && l.parentLeaseUuid === it.lease.parentLeaseUuid,
+        (l) => l.uuid !== it.lease.uuid && l.uuid !== it.excludeUuid && l.parent_lease_uuid === it.lease.parent_lease_uuid,
       );
       checkGap(policy, node, it.window, neighbours, viewer);
     }
@@ -96,13 +96,13 @@ async function checkOwnerPolicies(
 async function checkQuotas(tx: LeasingTx, items: readonly AdmissionItem[], viewer: Viewer): Promise<void> {
   const byProject = new Map<string, Window[]>();
   for (const it of items) {
-    const list = byProject.get(it.lease.projectId) ?? [];
+    const list = byProject.get(it.lease.project_id) ?? [];
     list.push(it.window);
-    byProject.set(it.lease.projectId, list);
+    byProject.set(it.lease.project_id, list);
   }
   for (const [projectId, added] of byProject) {
     const quota = await tx.getQuota(projectId);
-    if (quota === null || (quota.maxNodes === null && quota.maxNodeHours === null)) continue;
+    if (quota === null || (quota.max_nodes === null && quota.max_node_hours === null)) continue;
     const existing = await tx.leasesOfProject(projectId, quotaHorizon(quota, added));
     const excess = checkQuota(quota, existing, added, formatLeaseTime);
     if (!excess) continue;

@@ -29,10 +29,10 @@ import { firstOverlap, within } from './windows.ts';
 
 /** Where a new lease or offer sits: its node and, for a claim or a sub-lease, its parent. */
 export interface Placement {
-  readonly resourceType: string;
-  readonly resourceUuid: string;
-  readonly offerUuid?: string | null;
-  readonly parentLeaseUuid: string | null;
+  readonly resource_type: string;
+  readonly resource_uuid: string;
+  readonly offer_uuid?: string | null;
+  readonly parent_lease_uuid: string | null;
 }
 
 import type { Viewer } from './viewer.ts';
@@ -50,8 +50,8 @@ const fmt = formatLeaseTime;
 
 function holders(leases: readonly Lease[], offers: readonly Offer[] = []): Holder[] {
   return [
-    ...leases.map((l) => ({ kind: 'Lease' as const, uuid: l.uuid, start: l.startTime, end: l.endTime, lease: l })),
-    ...offers.map((o) => ({ kind: 'Offer' as const, uuid: o.uuid, start: o.startTime, end: o.endTime, offer: o })),
+    ...leases.map((l) => ({ kind: 'Lease' as const, uuid: l.uuid, start: l.start_time, end: l.end_time, lease: l })),
+    ...offers.map((o) => ({ kind: 'Offer' as const, uuid: o.uuid, start: o.start_time, end: o.end_time, offer: o })),
   ];
 }
 
@@ -83,18 +83,18 @@ export async function checkLeaseWindow(
   viewer: Viewer,
   excludeUuid?: string,
 ): Promise<void> {
-  if (at.offerUuid) {
-    const offer = await tx.getOffer(at.offerUuid);
+  if (at.offer_uuid) {
+    const offer = await tx.getOffer(at.offer_uuid);
     if (!offer || offer.status !== 'available') {
       throw new ConflictError(
-        `Offer ${at.offerUuid} does not have status "available". Got offer status "${offer?.status ?? 'deleted'}".`,
+        `Offer ${at.offer_uuid} does not have status "available". Got offer status "${offer?.status ?? 'deleted'}".`,
         'OfferNotAvailable',
       );
     }
     const prefix = `Offer ${offer.uuid} has no availabilities at given time range ${fmt(window.start)}, ${fmt(window.end)}.`;
-    if (!within(window, { start: offer.startTime, end: offer.endTime })) {
+    if (!within(window, { start: offer.start_time, end: offer.end_time })) {
       throw new ConflictError(
-        `${prefix} The offer runs from ${fmt(offer.startTime)} to ${fmt(offer.endTime)}.`,
+        `${prefix} The offer runs from ${fmt(offer.start_time)} to ${fmt(offer.end_time)}.`,
         'OfferNoTimeAvailabilities',
       );
     }
@@ -102,10 +102,10 @@ export async function checkLeaseWindow(
     if (clash) throw new ConflictError(`${prefix} ${heldBy(clash, viewer)}`, 'OfferNoTimeAvailabilities');
     return;
   }
-  if (at.parentLeaseUuid) {
+  if (at.parent_lease_uuid) {
     await checkInsideParent(
       tx,
-      at.parentLeaseUuid,
+      at.parent_lease_uuid,
       window,
       viewer,
       excludeUuid,
@@ -123,14 +123,14 @@ export async function checkLeaseWindow(
  * @throws ConflictError giving the window that is taken (and the object holding it, when visible)
  */
 export async function checkOfferWindow(tx: LeasingReader, at: Placement, window: Window, viewer: Viewer): Promise<void> {
-  if (at.parentLeaseUuid) {
+  if (at.parent_lease_uuid) {
     await checkInsideParent(
       tx,
-      at.parentLeaseUuid,
+      at.parent_lease_uuid,
       window,
       viewer,
       undefined,
-      () => `Time conflict for ${at.resourceType} ${at.resourceUuid}.`,
+      () => `Time conflict for ${at.resource_type} ${at.resource_uuid}.`,
     );
     return;
   }
@@ -138,14 +138,14 @@ export async function checkOfferWindow(tx: LeasingReader, at: Placement, window:
 }
 
 async function checkNode(tx: LeasingReader, at: Placement, window: Window, viewer: Viewer, excludeUuid?: string): Promise<void> {
-  const scope = { resourceType: at.resourceType, resourceUuid: at.resourceUuid };
+  const scope = { resourceType: at.resource_type, resourceUuid: at.resource_uuid };
   const [offers, leases] = [
     await tx.overlappingOffers(scope, window, OFFER_BLOCKING),
     await tx.overlappingLeases(scope, window, LEASE_BLOCKING, excludeUuid),
   ];
   const clash = findConflict(window, leases, offers);
   if (clash)
-    throw new ConflictError(`Time conflict for ${at.resourceType} ${at.resourceUuid}. ${heldBy(clash, viewer)}`, 'ResourceTimeConflict');
+    throw new ConflictError(`Time conflict for ${at.resource_type} ${at.resource_uuid}. ${heldBy(clash, viewer)}`, 'ResourceTimeConflict');
 }
 
 async function checkInsideParent(
@@ -160,9 +160,9 @@ async function checkInsideParent(
   if (!parent || parent.status !== 'active') {
     throw new ConflictError(`Lease with name or uuid ${parentUuid} not active.`, 'LeaseNotActive');
   }
-  if (!within(window, { start: parent.startTime, end: parent.endTime })) {
+  if (!within(window, { start: parent.start_time, end: parent.end_time })) {
     throw new ConflictError(
-      `${prefix(parent.uuid)} Lease ${parent.uuid} runs from ${fmt(parent.startTime)} to ${fmt(parent.endTime)}.`,
+      `${prefix(parent.uuid)} Lease ${parent.uuid} runs from ${fmt(parent.start_time)} to ${fmt(parent.end_time)}.`,
       'LeaseNoTimeAvailabilities',
     );
   }

@@ -35,9 +35,9 @@ export const CONSOLE_WRITE_RULE = 'esi:node:console:write';
 
 /** What a valid token opens: the node, when the token expires (epoch ms), and whether it may type. */
 export interface ConsoleTokenGrant {
-  readonly nodeUuid: string;
-  readonly expiresAt: number;
-  readonly readWrite: boolean;
+  readonly node_uuid: string;
+  readonly expires_at: number;
+  readonly read_write: boolean;
 }
 
 /** SHA-256 hex digest of a token: what the store keeps. */
@@ -72,8 +72,13 @@ export class ConsoleTokenService {
     const token = `${readWrite ? 'rw' : 'ro'}.${randomBytes(32).toString('base64url')}`;
     const now = this.clock.now();
     const expiresAt = now + ttlS * 1000;
-    await this.repo.insertConsoleToken({ tokenHash: consoleTokenHash(token), nodeUuid: node.uuid, expiresAt, createdAt: now });
-    return { nodeUuid: node.uuid, token, expiresAt, readWrite };
+    await this.repo.insertConsoleToken({
+      token_hash: consoleTokenHash(token),
+      node_uuid: node.uuid,
+      expires_at: expiresAt,
+      created_at: now,
+    });
+    return { node_uuid: node.uuid, token, expires_at: expiresAt, read_write: readWrite };
   }
 
   /**
@@ -89,13 +94,13 @@ export class ConsoleTokenService {
   }
 
   /**
-   * What an unexpired, unrevoked token opens, or null (for the console proxy). `readWrite` comes
+   * What an unexpired, unrevoked token opens, or null (for the console proxy). `read_write` comes
    * from the token's `rw.` prefix (see the module documentation).
    */
   async validate(token: string): Promise<ConsoleTokenGrant | null> {
     if (typeof token !== 'string' || token.length === 0 || token.length > 512) return null;
     const found = await this.repo.findConsoleToken(consoleTokenHash(token), this.clock.now());
-    return found === null ? null : { nodeUuid: found.nodeUuid, expiresAt: found.expiresAt, readWrite: token.startsWith('rw.') };
+    return found === null ? null : { node_uuid: found.node_uuid, expires_at: found.expires_at, read_write: token.startsWith('rw.') };
   }
 
   /** Delete expired tokens (the lease manager's sweep). @returns how many */

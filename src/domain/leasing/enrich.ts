@@ -22,18 +22,18 @@ export function condensedProperties(properties: Readonly<Record<string, unknown>
 }
 
 function resourceInfo(node: LeasableNode | undefined): ResourceInfo {
-  if (!node) return { resource: 'unknown-name', resourceClass: 'unknown-class', resourceProperties: {} };
-  return { resource: node.name, resourceClass: node.resourceClass, resourceProperties: condensedProperties(node.properties) };
+  if (!node) return { resource: 'unknown-name', resource_class: 'unknown-class', resource_properties: {} };
+  return { resource: node.name, resource_class: node.resource_class, resource_properties: condensedProperties(node.properties) };
 }
 
 /** Group leases by the offer they were claimed from. */
 export function leasesByOffer(leases: readonly Lease[]): Map<string, Lease[]> {
   const out = new Map<string, Lease[]>();
   for (const l of leases) {
-    if (l.offerUuid === null) continue;
-    const list = out.get(l.offerUuid);
+    if (l.offer_uuid === null) continue;
+    const list = out.get(l.offer_uuid);
     if (list) list.push(l);
-    else out.set(l.offerUuid, [l]);
+    else out.set(l.offer_uuid, [l]);
   }
   return out;
 }
@@ -63,9 +63,9 @@ export class LeasingEnricher {
    */
   async offers(offers: readonly Offer[], now: number, leases?: Map<string, Lease[]>): Promise<OfferView[]> {
     if (offers.length === 0) return [];
-    const projectIds = offers.flatMap((o) => (o.lesseeId ? [o.projectId, o.lesseeId] : [o.projectId]));
+    const projectIds = offers.flatMap((o) => (o.lessee_id ? [o.project_id, o.lessee_id] : [o.project_id]));
     const [nodes, names, byOffer] = await Promise.all([
-      this.nodes.findMany([...new Set(offers.map((o) => o.resourceUuid))]),
+      this.nodes.findMany([...new Set(offers.map((o) => o.resource_uuid))]),
       this.projects.namesOf(projectIds),
       leases ?? this.blockingLeasesOf(offers),
     ]);
@@ -73,19 +73,19 @@ export class LeasingEnricher {
     const owners = [...new Set([...nodes.values()].map((n) => n.owner).filter((o): o is string => o !== null))];
     const policies = owners.length > 0 && offers.some((o) => o.status === 'available') ? await this.repo.policiesOf(owners) : [];
     return offers.map((o) => {
-      const node = nodes.get(o.resourceUuid);
-      const gap = node ? (policyFor(policies, node.owner, node.uuid)?.minGapMs ?? 0) : 0;
+      const node = nodes.get(o.resource_uuid);
+      const gap = node ? (policyFor(policies, node.owner, node.uuid)?.min_gap_ms ?? 0) : 0;
       return {
         ...o,
         ...resourceInfo(node),
-        project: names.get(o.projectId) ?? null,
-        lessee: o.lesseeId ? (names.get(o.lesseeId) ?? null) : null,
+        project: names.get(o.project_id) ?? null,
+        lessee: o.lessee_id ? (names.get(o.lessee_id) ?? null) : null,
         availabilities:
           o.status === 'available'
             ? availabilities(
-                { start: o.startTime, end: o.endTime },
+                { start: o.start_time, end: o.end_time },
                 now,
-                (byOffer.get(o.uuid) ?? []).map((l) => ({ start: l.startTime - gap, end: l.endTime + gap })),
+                (byOffer.get(o.uuid) ?? []).map((l) => ({ start: l.start_time - gap, end: l.end_time + gap })),
               )
             : [],
       };
@@ -98,17 +98,17 @@ export class LeasingEnricher {
    */
   async leases(leases: readonly Lease[], known?: ReadonlyMap<string, LeasableNode>): Promise<LeaseView[]> {
     if (leases.length === 0) return [];
-    const missing = [...new Set(leases.map((l) => l.resourceUuid))].filter((u) => !known?.has(u));
+    const missing = [...new Set(leases.map((l) => l.resource_uuid))].filter((u) => !known?.has(u));
     const [found, names] = await Promise.all([
       missing.length > 0 ? this.nodes.findMany(missing) : new Map<string, LeasableNode>(),
-      this.projects.namesOf(leases.flatMap((l) => [l.projectId, l.ownerId])),
+      this.projects.namesOf(leases.flatMap((l) => [l.project_id, l.owner_id])),
     ]);
     const nodes = known ? new Map([...known, ...found]) : found;
     return leases.map((l) => ({
       ...l,
-      ...resourceInfo(nodes.get(l.resourceUuid)),
-      project: names.get(l.projectId) ?? null,
-      owner: names.get(l.ownerId) ?? null,
+      ...resourceInfo(nodes.get(l.resource_uuid)),
+      project: names.get(l.project_id) ?? null,
+      owner: names.get(l.owner_id) ?? null,
     }));
   }
 }

@@ -74,19 +74,19 @@ export function leaseSnapshot(l: Lease): Record<string, unknown> {
   return {
     uuid: l.uuid,
     name: l.name,
-    project_id: l.projectId,
-    owner_id: l.ownerId,
-    resource_type: l.resourceType,
-    resource_uuid: l.resourceUuid,
-    start_time: formatLeaseTime(l.startTime),
-    end_time: formatLeaseTime(l.endTime),
-    fulfill_time: tn(l.fulfillTime),
-    expire_time: tn(l.expireTime),
+    project_id: l.project_id,
+    owner_id: l.owner_id,
+    resource_type: l.resource_type,
+    resource_uuid: l.resource_uuid,
+    start_time: formatLeaseTime(l.start_time),
+    end_time: formatLeaseTime(l.end_time),
+    fulfill_time: tn(l.fulfill_time),
+    expire_time: tn(l.expire_time),
     status: l.status,
     properties: l.properties,
     purpose: l.purpose,
-    offer_uuid: l.offerUuid,
-    parent_lease_uuid: l.parentLeaseUuid,
+    offer_uuid: l.offer_uuid,
+    parent_lease_uuid: l.parent_lease_uuid,
   };
 }
 
@@ -95,29 +95,29 @@ export function offerSnapshot(o: Offer): Record<string, unknown> {
   return {
     uuid: o.uuid,
     name: o.name,
-    project_id: o.projectId,
-    lessee_id: o.lesseeId,
-    resource_type: o.resourceType,
-    resource_uuid: o.resourceUuid,
-    start_time: formatLeaseTime(o.startTime),
-    end_time: formatLeaseTime(o.endTime),
+    project_id: o.project_id,
+    lessee_id: o.lessee_id,
+    resource_type: o.resource_type,
+    resource_uuid: o.resource_uuid,
+    start_time: formatLeaseTime(o.start_time),
+    end_time: formatLeaseTime(o.end_time),
     status: o.status,
     properties: o.properties,
-    parent_lease_uuid: o.parentLeaseUuid,
+    parent_lease_uuid: o.parent_lease_uuid,
   };
 }
 
 /** The event row of a lease change (lessee = lease project, owner = lease owner). */
 export function leaseEvent(lease: Lease, eventType: LeaseEventType, now: number): NewLeasingEvent {
   return {
-    eventType,
-    eventTime: now,
-    objectType: 'lease',
-    objectUuid: lease.uuid,
-    resourceType: lease.resourceType,
-    resourceUuid: lease.resourceUuid,
-    lesseeId: lease.projectId,
-    ownerId: lease.ownerId,
+    event_type: eventType,
+    event_time: now,
+    object_type: 'lease',
+    object_uuid: lease.uuid,
+    resource_type: lease.resource_type,
+    resource_uuid: lease.resource_uuid,
+    lessee_id: lease.project_id,
+    owner_id: lease.owner_id,
     subject: leaseSnapshot(lease),
   };
 }
@@ -125,14 +125,14 @@ export function leaseEvent(lease: Lease, eventType: LeaseEventType, now: number)
 /** The event row of an offer change (lessee = its restriction, owner = its project). */
 export function offerEvent(offer: Offer, eventType: OfferEventType, now: number): NewLeasingEvent {
   return {
-    eventType,
-    eventTime: now,
-    objectType: 'offer',
-    objectUuid: offer.uuid,
-    resourceType: offer.resourceType,
-    resourceUuid: offer.resourceUuid,
-    lesseeId: offer.lesseeId,
-    ownerId: offer.projectId,
+    event_type: eventType,
+    event_time: now,
+    object_type: 'offer',
+    object_uuid: offer.uuid,
+    resource_type: offer.resource_type,
+    resource_uuid: offer.resource_uuid,
+    lessee_id: offer.lessee_id,
+    owner_id: offer.project_id,
     subject: offerSnapshot(offer),
   };
 }

@@ -100,7 +100,7 @@ export class LeaseService {
       ...(input.uuid !== undefined ? { uuid: input.uuid } : {}),
     });
     const views = await enricher.leases(leases);
-    return input.resourceClass !== undefined ? views.filter((v) => v.resourceClass === input.resourceClass) : views;
+    return input.resourceClass !== undefined ? views.filter((v) => v.resource_class === input.resourceClass) : views;
   }
 
   /** One lease the caller may see (admin, its owner or its lessee). @throws NotFoundError, ConflictError */
@@ -136,21 +136,21 @@ export class LeaseService {
     const lease: Lease = {
       uuid: newUuid(),
       name,
-      projectId: lessee.id,
-      ownerId,
+      project_id: lessee.id,
+      owner_id: ownerId,
       purpose,
-      resourceType,
-      resourceUuid: node.uuid,
-      startTime: start,
-      endTime: end,
-      fulfillTime: null,
-      expireTime: null,
+      resource_type: resourceType,
+      resource_uuid: node.uuid,
+      start_time: start,
+      end_time: end,
+      fulfill_time: null,
+      expire_time: null,
       status: 'created',
       properties: input.properties ?? {},
-      offerUuid: null,
-      parentLeaseUuid,
-      createdAt: now,
-      updatedAt: now,
+      offer_uuid: null,
+      parent_lease_uuid: parentLeaseUuid,
+      created_at: now,
+      updated_at: now,
     };
     const leaseAdmin = access.isLeaseAdmin(ctx);
     const lesseeScope = [lessee.id, ...(await access.ancestorsOf(lessee.id))];
@@ -180,16 +180,16 @@ export class LeaseService {
     const found = await this.find(ctx, ident);
     policy.authorize('esi_leap:lease:update', leaseTarget(found), ctx, `Access was denied to lease ${found.uuid}.`);
     const now = clock.now();
-    const node = await access.findNode(found.resourceUuid);
-    const lesseeScope = [found.projectId, ...(await access.ancestorsOf(found.projectId))];
+    const node = await access.findNode(found.resource_uuid);
+    const lesseeScope = [found.project_id, ...(await access.ancestorsOf(found.project_id))];
     const viewer = access.viewer(ctx, ctx.projectId ? await access.lesseeScope(ctx) : []);
     const options = {
       bypassLimits: access.isLeaseAdmin(ctx),
-      ownerPolicy: found.offerUuid !== null || found.parentLeaseUuid !== null,
+      ownerPolicy: found.offer_uuid !== null || found.parent_lease_uuid !== null,
       lesseeScope,
       viewer,
     };
-    const updated = await repo.withLeaseLocks([found.resourceUuid], [found.projectId], async (tx) => {
+    const updated = await repo.withLeaseLocks([found.resource_uuid], [found.project_id], async (tx) => {
       const lease = await tx.getLease(found.uuid);
       if (!lease) throw new NotFoundError('lease', ident, `Lease with name or uuid ${ident} not found.`, 'LeaseNotFound');
       if (isLeaseFinal(lease.status))
@@ -197,12 +197,12 @@ export class LeaseService {
           `Lease ${lease.uuid} is ${lease.status}; only a lease that has not ended can be updated.`,
           'LeaseNotUpdatable',
         );
-      assertValidRange('lease', { start: lease.startTime, end: endTime });
-      if (endTime > lease.endTime) {
-        const extended = { ...lease, endTime };
+      assertValidRange('lease', { start: lease.start_time, end: endTime });
+      if (endTime > lease.end_time) {
+        const extended = { ...lease, end_time: endTime };
         await admit(
           tx,
-          [{ lease: extended, nodeOwner: node?.owner ?? null, window: { start: lease.endTime, end: endTime }, excludeUuid: lease.uuid }],
+          [{ lease: extended, nodeOwner: node?.owner ?? null, window: { start: lease.end_time, end: endTime }, excludeUuid: lease.uuid }],
           options,
         );
       }
@@ -238,7 +238,7 @@ export class LeaseService {
       : await repo.findLeases({ name: ident, ...(statuses ? { statuses } : {}) });
     const visible = candidates.filter((l) => access.canSeeLease(ctx, l));
     // A name of a lease the caller's project holds is its own, whoever else uses it too.
-    const own = visible.length > 1 ? visible.filter((l) => l.projectId === ctx.projectId) : visible;
+    const own = visible.length > 1 ? visible.filter((l) => l.project_id === ctx.projectId) : visible;
     if (own.length !== 1 && visible.length > 1) throw new ConflictError(`Duplicate leases with name ${ident}.`, 'LeaseDuplicateName');
     const lease = own.length === 1 ? own[0] : visible[0];
     if (!lease || (statuses && !statuses.includes(lease.status))) {

@@ -95,8 +95,8 @@ export type Settled = Lease | 'retry';
 export function dueAction(l: Lease, now: number): Action | null {
   if (isLeaseFinal(l.status)) return null;
   if (l.status === 'wait cancel') return 'cancel';
-  if (l.endTime <= now) return 'expire';
-  if (LEASE_PENDING_START.includes(l.status) && l.startTime <= now) return 'fulfill';
+  if (l.end_time <= now) return 'expire';
+  if (LEASE_PENDING_START.includes(l.status) && l.start_time <= now) return 'fulfill';
   return null;
 }
 
@@ -130,7 +130,7 @@ export async function settleHeld(
   });
   const at = env.clock.now();
   await env.repo.withLeaseLocks(
-    done.map((d) => d.lease.resourceUuid),
+    done.map((d) => d.lease.resource_uuid),
     [],
     async (tx) => {
       for (const d of done) out.set(d.lease.uuid, await write(tx, d, at));
@@ -157,7 +157,7 @@ export async function transitionOffer(env: StepEnv, offer: Offer, trigger: Offer
   const from = OFFER_LIVE.filter((s) => offerTransition(s, trigger) !== null);
   const to = offerTransition('available', trigger)!;
   const now = env.clock.now();
-  return env.repo.withNodeLock(offer.resourceUuid, async (tx) => {
+  return env.repo.withNodeLock(offer.resource_uuid, async (tx) => {
     const updated = await tx.transitionOffer(offer.uuid, from, to, now);
     if (updated) await tx.insertEvent(offerEvent(updated, OFFER_EVENT[trigger], now));
     return updated;
@@ -184,20 +184,20 @@ async function childrenOf(repo: LeasingRepository, parents: readonly string[]): 
   };
 }
 
-function group<T extends { parentLeaseUuid: string | null }>(items: readonly T[]): Map<string, T[]> {
+function group<T extends { parent_lease_uuid: string | null }>(items: readonly T[]): Map<string, T[]> {
   const out = new Map<string, T[]>();
-  for (const i of items) out.set(i.parentLeaseUuid!, [...(out.get(i.parentLeaseUuid!) ?? []), i]);
+  for (const i of items) out.set(i.parent_lease_uuid!, [...(out.get(i.parent_lease_uuid!) ?? []), i]);
   return out;
 }
 
 /** The node work of one lease (see the module documentation, step 2). */
 async function work(env: StepEnv, lease: Lease, action: Action, children: Children): Promise<Done> {
   if (action === 'fulfill') {
-    if (lease.parentLeaseUuid !== null) {
-      const parent = await env.repo.getLease(lease.parentLeaseUuid);
+    if (lease.parent_lease_uuid !== null) {
+      const parent = await env.repo.getLease(lease.parent_lease_uuid);
       if (parent?.status !== 'active') {
         env.log.info(
-          { lease: lease.uuid, parent: lease.parentLeaseUuid },
+          { lease: lease.uuid, parent: lease.parent_lease_uuid },
           'lease manager: parent lease is not active; cancelling sub-lease',
         );
         return work(env, lease, 'cancel', await childrenOf(env.repo, [lease.uuid]));
@@ -205,7 +205,7 @@ async function work(env: StepEnv, lease: Lease, action: Action, children: Childr
     }
     // The node is handed over only once it is settled and wiped (else busy: `wait fulfill`).
     const outcome = await call(env, action, lease, () =>
-      env.nodes.applyLease(lease.resourceUuid, lease.uuid, lease.projectId, lease.parentLeaseUuid),
+      env.nodes.applyLease(lease.resource_uuid, lease.uuid, lease.project_id, lease.parent_lease_uuid),
     );
     return { lease, action, outcome, removed: false };
   }
@@ -237,14 +237,14 @@ async function endChildren(env: StepEnv, parent: Lease, how: 'expire' | 'cancel'
  * @returns true when the lease was taken off the node
  */
 async function deactivate(env: StepEnv, lease: Lease): Promise<boolean> {
-  const node = await env.nodes.find(lease.resourceUuid);
+  const node = await env.nodes.find(lease.resource_uuid);
   if (!node) return false;
-  const removed = await env.nodes.removeLease(lease.resourceUuid, lease.uuid);
-  if (lease.parentLeaseUuid === null) return removed;
+  const removed = await env.nodes.removeLease(lease.resource_uuid, lease.uuid);
+  if (lease.parent_lease_uuid === null) return removed;
   const nodeWasFree = removed || node.properties.lease_uuid === undefined;
-  const parent = await env.repo.getLease(lease.parentLeaseUuid);
-  if (nodeWasFree && parent?.status === 'active' && parent.endTime > env.clock.now()) {
-    await env.nodes.applyLease(lease.resourceUuid, parent.uuid, parent.projectId);
+  const parent = await env.repo.getLease(lease.parent_lease_uuid);
+  if (nodeWasFree && parent?.status === 'active' && parent.end_time > env.clock.now()) {
+    await env.nodes.applyLease(lease.resource_uuid, parent.uuid, parent.project_id);
   }
   return removed;
 }
@@ -257,12 +257,12 @@ async function call(env: StepEnv, action: Action, lease: Lease, fn: () => Promis
   } catch (err) {
     if (err instanceof NodeBusyError) {
       env.log.info(
-        { lease: lease.uuid, node: lease.resourceUuid, reason: err.message },
+        { lease: lease.uuid, node: lease.resource_uuid, reason: err.message },
         `lease manager: node busy, ${action} will be retried`,
       );
       return 'busy';
     }
-    env.log.error({ err, lease: lease.uuid, node: lease.resourceUuid }, `lease manager: ${action} failed`);
+    env.log.error({ err, lease: lease.uuid, node: lease.resource_uuid }, `lease manager: ${action} failed`);
     return 'fail';
   }
 }
@@ -273,7 +273,7 @@ async function call(env: StepEnv, action: Action, lease: Lease, fn: () => Promis
  *   when its status changed since it was read
  */
 async function write(tx: LeasingTx, d: Done, now: number): Promise<Settled> {
-  if (d.removed) await tx.deleteConsoleTokens(d.lease.resourceUuid);
+  if (d.removed) await tx.deleteConsoleTokens(d.lease.resource_uuid);
   const trigger = TRIGGER[d.action][d.outcome];
   const to = leaseTransition(d.lease.status, trigger);
   if (to === null || to === d.lease.status) {

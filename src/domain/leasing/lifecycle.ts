@@ -89,11 +89,11 @@ export class LeaseLifecycle {
     for (const u of uuids) if (!listed.some((l) => l.uuid === u)) out.set(u, null);
     // Per node, the leases leaving it first.
     const seen = this.clock.now();
-    const leaving = (l: Lease): number => (l.status === LEASE_CANCEL_PENDING || l.endTime <= seen ? 0 : 1);
+    const leaving = (l: Lease): number => (l.status === LEASE_CANCEL_PENDING || l.end_time <= seen ? 0 : 1);
     const queues = new Map<string, string[]>();
     for (const l of [...listed].sort((a, b) => leaving(a) - leaving(b))) {
       if (isLeaseFinal(l.status)) out.set(l.uuid, l);
-      else queues.set(l.resourceUuid, [...(queues.get(l.resourceUuid) ?? []), l.uuid]);
+      else queues.set(l.resource_uuid, [...(queues.get(l.resource_uuid) ?? []), l.uuid]);
     }
     if (queues.size === 0) return out;
     const holder = randomUUID();
@@ -134,8 +134,8 @@ export class LeaseLifecycle {
    */
   async processOffer(uuid: string): Promise<Offer | null | typeof NODE_CLAIMED> {
     const offer = await this.repo.getOffer(uuid);
-    if (!offer || isOfferFinal(offer.status) || offer.endTime > this.clock.now()) return offer;
-    return this.withClaim(offer.resourceUuid, 0, async () => {
+    if (!offer || isOfferFinal(offer.status) || offer.end_time > this.clock.now()) return offer;
+    return this.withClaim(offer.resource_uuid, 0, async () => {
       const fresh = await this.repo.getOffer(uuid);
       return fresh ? endOfferHeld(this.env, fresh, 'expire') : null;
     });
@@ -148,7 +148,7 @@ export class LeaseLifecycle {
    * @returns the lease after the request
    */
   async cancelLease(lease: Lease): Promise<Lease> {
-    const done = await this.withClaim(lease.resourceUuid, this.cancelWaitMs, async () => {
+    const done = await this.withClaim(lease.resource_uuid, this.cancelWaitMs, async () => {
       const fresh = await this.repo.getLease(lease.uuid);
       if (!fresh || isLeaseFinal(fresh.status)) return fresh;
       const settled = (await settleHeld(this.env, [fresh], new Map([[fresh.uuid, 'cancel']]))).get(fresh.uuid);
@@ -164,7 +164,7 @@ export class LeaseLifecycle {
    * @returns the offer after the request
    */
   async cancelOffer(offer: Offer): Promise<Offer> {
-    const done = await this.withClaim(offer.resourceUuid, this.cancelWaitMs, () => endOfferHeld(this.env, offer, 'cancel'));
+    const done = await this.withClaim(offer.resource_uuid, this.cancelWaitMs, () => endOfferHeld(this.env, offer, 'cancel'));
     if (done !== NODE_CLAIMED) return done ?? offer;
     const ended = await transitionOffer(this.env, offer, 'cancel');
     for (const l of await this.repo.findLeases({ offerUuid: offer.uuid })) {
@@ -176,7 +176,7 @@ export class LeaseLifecycle {
   /** Mark a lease `wait cancel` (request) and tell the manager. */
   private async requestCancel(lease: Lease): Promise<Lease | null> {
     const now = this.clock.now();
-    const updated = await this.repo.withNodeLock(lease.resourceUuid, async (tx) => {
+    const updated = await this.repo.withNodeLock(lease.resource_uuid, async (tx) => {
       const current = await tx.getLease(lease.uuid);
       if (!current || current.status === LEASE_CANCEL_PENDING) return current;
       const to = leaseTransition(current.status, 'request_cancel');

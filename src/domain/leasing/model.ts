@@ -58,21 +58,21 @@ export interface Offer {
   readonly uuid: string;
   readonly name: string | null;
   /** Project that created the offer (the node owner, or the lessee for a sub-offer). */
-  readonly projectId: string;
+  readonly project_id: string;
   /** When set, only this project and its subtree may see and claim the offer. */
-  readonly lesseeId: string | null;
-  readonly resourceType: string;
+  readonly lessee_id: string | null;
+  readonly resource_type: string;
   /** Node UUID. */
-  readonly resourceUuid: string;
-  readonly startTime: number;
-  readonly endTime: number;
+  readonly resource_uuid: string;
+  readonly start_time: number;
+  readonly end_time: number;
   readonly status: OfferStatus;
   /** Free-form JSON object. */
   readonly properties: Readonly<Record<string, unknown>>;
   /** Set for a sub-offer: the lease under which the node is re-offered. */
-  readonly parentLeaseUuid: string | null;
-  readonly createdAt: number;
-  readonly updatedAt: number;
+  readonly parent_lease_uuid: string | null;
+  readonly created_at: number;
+  readonly updated_at: number;
 }
 
 /** A lease: a project holds a node for a window. */
@@ -80,27 +80,27 @@ export interface Lease {
   readonly uuid: string;
   readonly name: string | null;
   /** Lessee project. */
-  readonly projectId: string;
+  readonly project_id: string;
   /** Project that granted the lease (node owner, offer owner, or sub-leasing lessee). */
-  readonly ownerId: string;
+  readonly owner_id: string;
   readonly purpose: string | null;
-  readonly resourceType: string;
+  readonly resource_type: string;
   /** Node UUID. */
-  readonly resourceUuid: string;
-  readonly startTime: number;
-  readonly endTime: number;
+  readonly resource_uuid: string;
+  readonly start_time: number;
+  readonly end_time: number;
   /** When the lease was applied to the node, or null. */
-  readonly fulfillTime: number | null;
+  readonly fulfill_time: number | null;
   /** When the lease was removed from the node (expiry or cancel), or null. */
-  readonly expireTime: number | null;
+  readonly expire_time: number | null;
   readonly status: LeaseStatus;
   readonly properties: Readonly<Record<string, unknown>>;
   /** The claimed offer, or null for a direct lease. */
-  readonly offerUuid: string | null;
+  readonly offer_uuid: string | null;
   /** The parent lease of a sub-lease, or null. */
-  readonly parentLeaseUuid: string | null;
-  readonly createdAt: number;
-  readonly updatedAt: number;
+  readonly parent_lease_uuid: string | null;
+  readonly created_at: number;
+  readonly updated_at: number;
 }
 
 /** What a claim of an offer decides: who, when, and what the lease is called. */
@@ -123,21 +123,21 @@ export function leaseFromOffer(offer: Offer, terms: ClaimTerms, uuid: string, no
   return {
     uuid,
     name: terms.name,
-    projectId: terms.projectId,
-    ownerId: offer.projectId,
+    project_id: terms.projectId,
+    owner_id: offer.project_id,
     purpose: terms.purpose,
-    resourceType: offer.resourceType,
-    resourceUuid: offer.resourceUuid,
-    startTime: terms.window.start,
-    endTime: terms.window.end,
-    fulfillTime: null,
-    expireTime: null,
+    resource_type: offer.resource_type,
+    resource_uuid: offer.resource_uuid,
+    start_time: terms.window.start,
+    end_time: terms.window.end,
+    fulfill_time: null,
+    expire_time: null,
     status: 'created',
     properties: { ...(terms.properties ?? {}) },
-    offerUuid: offer.uuid,
-    parentLeaseUuid: offer.parentLeaseUuid,
-    createdAt: now,
-    updatedAt: now,
+    offer_uuid: offer.uuid,
+    parent_lease_uuid: offer.parent_lease_uuid,
+    created_at: now,
+    updated_at: now,
   };
 }
 
@@ -146,17 +146,17 @@ export interface LeasingEvent {
   /** Auto-incremented; the polling cursor (`last_event_id`). */
   readonly id: number;
   /** e.g. `esi_leap.lease.fulfill.end` (see `./events.ts` for the list). */
-  readonly eventType: string;
-  readonly eventTime: number;
+  readonly event_type: string;
+  readonly event_time: number;
   /** `lease` or `offer`. */
-  readonly objectType: 'lease' | 'offer';
-  readonly objectUuid: string;
-  readonly resourceType: string;
-  readonly resourceUuid: string;
+  readonly object_type: 'lease' | 'offer';
+  readonly object_uuid: string;
+  readonly resource_type: string;
+  readonly resource_uuid: string;
   /** Lease: the lessee project; offer: its `lessee_id` restriction (may be null). */
-  readonly lesseeId: string | null;
+  readonly lessee_id: string | null;
   /** Lease: `owner_id`; offer: `project_id`. */
-  readonly ownerId: string | null;
+  readonly owner_id: string | null;
 }
 
 /**
@@ -170,16 +170,16 @@ export interface ResourceInfo {
   /** Node name (null when the node has none), or `unknown-name` when the node is gone (esi-leap placeholder). */
   readonly resource: string | null;
   /** Node resource class, or `unknown-class` when the node is gone. */
-  readonly resourceClass: string | null;
+  readonly resource_class: string | null;
   /** Node properties minus `lease_uuid` and `capabilities`, or `{}`. */
-  readonly resourceProperties: Readonly<Record<string, unknown>>;
+  readonly resource_properties: Readonly<Record<string, unknown>>;
 }
 
 /** An offer as the API shows it: with names, node information and free windows. */
 export interface OfferView extends Offer, ResourceInfo {
-  /** Name of `projectId`, or null when unknown. */
+  /** Name of `project_id`, or null when unknown. */
   readonly project: string | null;
-  /** Name of `lesseeId`, or null. */
+  /** Name of `lessee_id`, or null. */
   readonly lessee: string | null;
   /** Free windows `[start, end]` (epoch ms), sorted; empty unless the offer is available. */
   readonly availabilities: ReadonlyArray<readonly [number, number]>;
@@ -201,30 +201,39 @@ export interface NodeView {
   readonly owner: string | null;
   /** Lessee project name. */
   readonly lessee: string | null;
-  readonly resourceClass: string | null;
-  readonly provisionState: string;
-  readonly targetProvisionState: string | null;
-  readonly powerState: string | null;
-  readonly targetPowerState: string | null;
+  readonly resource_class: string | null;
+  readonly provision_state: string;
+  readonly target_provision_state: string | null;
+  readonly power_state: string | null;
+  readonly target_power_state: string | null;
   readonly maintenance: boolean;
   /** Properties minus `lease_uuid` and `capabilities`. */
   readonly properties: Readonly<Record<string, unknown>>;
   /** The available offer whose window contains now. */
-  readonly offerUuid: string | null;
+  readonly offer_uuid: string | null;
   /** The lease applied to the node (`properties.lease_uuid`). */
-  readonly leaseUuid: string | null;
+  readonly lease_uuid: string | null;
   /** Available offers starting after now. */
-  readonly futureOffers: readonly string[];
+  readonly future_offers: readonly string[];
   /** Leases in status `created` on this node. */
-  readonly futureLeases: readonly string[];
+  readonly future_leases: readonly string[];
+}
+
+/** A console token as stored: only the SHA-256 hex digest of the token is kept. */
+export interface ConsoleTokenRecord {
+  readonly token_hash: string;
+  readonly node_uuid: string;
+  /** Expiry, epoch ms. */
+  readonly expires_at: number;
+  readonly created_at: number;
 }
 
 /** A freshly created console token; `token` is shown once and stored only as a hash. */
 export interface IssuedConsoleToken {
-  readonly nodeUuid: string;
+  readonly node_uuid: string;
   readonly token: string;
   /** Expiry, epoch ms. */
-  readonly expiresAt: number;
+  readonly expires_at: number;
   /** The token may type at the console (`esi:node:console:write` passed when it was issued). */
-  readonly readWrite: boolean;
+  readonly read_write: boolean;
 }

@@ -67,28 +67,28 @@ export class LeasingNodeService {
     const offers = allOffers.filter((o) => this.access.seesOffer(ctx, o, scope));
     const leases = allLeases.filter((l) => this.access.canSeeLease(ctx, l));
     const now = this.clock.now();
-    const offersOf = groupBy(offers, (o) => o.resourceUuid);
-    const leasesOf = groupBy(leases, (l) => l.resourceUuid);
+    const offersOf = groupBy(offers, (o) => o.resource_uuid);
+    const leasesOf = groupBy(leases, (l) => l.resource_uuid);
     return nodes.map((n) => {
       const nodeOffers = offersOf.get(n.uuid) ?? [];
-      const current = nodeOffers.find((o) => o.startTime <= now && o.endTime >= now);
+      const current = nodeOffers.find((o) => o.start_time <= now && o.end_time >= now);
       const leaseUuid = n.properties.lease_uuid;
       return {
         uuid: n.uuid,
         name: n.name,
         owner: n.owner ? (names.get(n.owner) ?? n.owner) : null,
         lessee: n.lessee ? (names.get(n.lessee) ?? n.lessee) : null,
-        resourceClass: n.resourceClass,
-        provisionState: n.provisionState,
-        targetProvisionState: n.targetProvisionState,
-        powerState: n.powerState,
-        targetPowerState: n.targetPowerState,
+        resource_class: n.resource_class,
+        provision_state: n.provision_state,
+        target_provision_state: n.target_provision_state,
+        power_state: n.power_state,
+        target_power_state: n.target_power_state,
         maintenance: n.maintenance,
         properties: condensedProperties(n.properties),
-        offerUuid: current?.uuid ?? null,
-        leaseUuid: typeof leaseUuid === 'string' ? leaseUuid : null,
-        futureOffers: nodeOffers.filter((o) => o.startTime > now).map((o) => o.uuid),
-        futureLeases: (leasesOf.get(n.uuid) ?? []).map((l) => l.uuid),
+        offer_uuid: current?.uuid ?? null,
+        lease_uuid: typeof leaseUuid === 'string' ? leaseUuid : null,
+        future_offers: nodeOffers.filter((o) => o.start_time > now).map((o) => o.uuid),
+        future_leases: (leasesOf.get(n.uuid) ?? []).map((l) => l.uuid),
       };
     });
   }

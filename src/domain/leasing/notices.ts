@@ -33,8 +33,8 @@ export class LeaseNotices {
     const now = this.clock.now();
     let recorded = 0;
     for (const lease of await this.repo.leasesEndingBetween(now, now + this.warningMs)) {
-      const long = lease.endTime - lease.startTime > this.warningMs;
-      const wrote = await this.repo.withNodeLock(lease.resourceUuid, async (tx) => {
+      const long = lease.end_time - lease.start_time > this.warningMs;
+      const wrote = await this.repo.withNodeLock(lease.resource_uuid, async (tx) => {
         // Short leases are marked as handled without an event, so they are not read again.
         if (!(await tx.insertNotice(lease.uuid, ENDING_SOON, now)) || !long) return false;
         await tx.insertEvent(leaseEvent(lease, 'esi_leap.lease.ending_soon', now));

@@ -91,12 +91,12 @@ export class OfferService {
       ? offers.filter(
           (o) =>
             o.status === 'available' &&
-            within(wanted, { start: o.startTime, end: o.endTime }) &&
-            !(leases.get(o.uuid) ?? []).some((l) => overlaps(wanted, { start: l.startTime, end: l.endTime })),
+            within(wanted, { start: o.start_time, end: o.end_time }) &&
+            !(leases.get(o.uuid) ?? []).some((l) => overlaps(wanted, { start: l.start_time, end: l.end_time })),
         )
       : offers;
     const views = await enricher.offers(claimable, clock.now(), leases);
-    return input.resourceClass !== undefined ? views.filter((v) => v.resourceClass === input.resourceClass) : views;
+    return input.resourceClass !== undefined ? views.filter((v) => v.resource_class === input.resourceClass) : views;
   }
 
   /** One offer the caller may see, by UUID or name. @throws NotFoundError, ConflictError (duplicate name) */
@@ -126,17 +126,17 @@ export class OfferService {
     const offer: Offer = {
       uuid: newUuid(),
       name,
-      projectId,
-      lesseeId,
-      resourceType,
-      resourceUuid: node.uuid,
-      startTime: window.start,
-      endTime: window.end,
+      project_id: projectId,
+      lessee_id: lesseeId,
+      resource_type: resourceType,
+      resource_uuid: node.uuid,
+      start_time: window.start,
+      end_time: window.end,
       status: 'available',
       properties: input.properties ?? {},
-      parentLeaseUuid,
-      createdAt: now,
-      updatedAt: now,
+      parent_lease_uuid: parentLeaseUuid,
+      created_at: now,
+      updated_at: now,
     };
     const viewer = access.viewer(ctx, await access.lesseeScope(ctx));
     await repo.withNodeLock(node.uuid, async (tx) => {
@@ -178,7 +178,7 @@ export class OfferService {
     const name = checkName(input.name);
     const purpose = checkPurpose(input.purpose);
     const leaseAdmin = access.isLeaseAdmin(ctx);
-    const node = await access.findNode(offer.resourceUuid);
+    const node = await access.findNode(offer.resource_uuid);
     const nodeOwner = node?.owner ?? null;
     const now = clock.now();
     const start = input.startTime ?? now;
@@ -188,18 +188,18 @@ export class OfferService {
       const ownerMax =
         leaseAdmin || nodeOwner === projectId
           ? null
-          : policyFor(await repo.policiesOf(nodeOwner ? [nodeOwner] : []), nodeOwner, offer.resourceUuid)?.maxLeaseMs;
+          : policyFor(await repo.policiesOf(nodeOwner ? [nodeOwner] : []), nodeOwner, offer.resource_uuid)?.max_lease_ms;
       const leases = (await this.d.enricher.blockingLeasesOf([offer])).get(offer.uuid) ?? [];
       const length = Math.min(limits.defaultMs, ownerMax ?? Infinity);
       end = claimDefaultEnd(
         start,
         length,
-        { start: offer.startTime, end: offer.endTime },
-        leases.map((l) => ({ start: l.startTime, end: l.endTime })),
+        { start: offer.start_time, end: offer.end_time },
+        leases.map((l) => ({ start: l.start_time, end: l.end_time })),
       );
       if (end <= start) {
         throw new ConflictError(
-          `Offer ${offer.uuid} has no availabilities at given time range ${formatLeaseTime(start)}, ${formatLeaseTime(offer.endTime)}.`,
+          `Offer ${offer.uuid} has no availabilities at given time range ${formatLeaseTime(start)}, ${formatLeaseTime(offer.end_time)}.`,
           'OfferNoTimeAvailabilities',
         );
       }
@@ -214,7 +214,7 @@ export class OfferService {
       newUuid(),
       now,
     );
-    await repo.withLeaseLocks([offer.resourceUuid], [projectId], async (tx) => {
+    await repo.withLeaseLocks([offer.resource_uuid], [projectId], async (tx) => {
       await admit(tx, [{ lease, nodeOwner, window: { start, end } }], {
         bypassLimits: leaseAdmin,
         ownerPolicy: nodeOwner !== projectId,
@@ -244,7 +244,7 @@ export class OfferService {
     const visible: Offer[] = [];
     for (const o of candidates) if (await access.canSeeOffer(ctx, o, scope)) visible.push(o);
     // A name the caller's own project uses is its own, whoever else uses it too.
-    const own = visible.length > 1 ? visible.filter((o) => o.projectId === ctx.projectId) : visible;
+    const own = visible.length > 1 ? visible.filter((o) => o.project_id === ctx.projectId) : visible;
     if (own.length !== 1 && visible.length > 1) throw new ConflictError(`Duplicate offers with name ${ident}.`, 'OfferDuplicateName');
     const offer = own.length === 1 ? own[0] : visible[0];
     if (!offer || (statuses && !statuses.includes(offer.status))) throw notFound;

@@ -72,8 +72,8 @@ function seconds(name: string, value: number | null | undefined, min: number, ma
   return value * 1000;
 }
 
-function target(p: Pick<LeasePolicy, 'projectId'>): Record<string, unknown> {
-  return { 'lease_policy.project_id': p.projectId };
+function target(p: Pick<LeasePolicy, 'project_id'>): Record<string, unknown> {
+  return { 'lease_policy.project_id': p.project_id };
 }
 
 /** The owner lease policy operations of the lease API. */
@@ -135,14 +135,14 @@ export class LeasePolicyService {
     const now = this.clock.now();
     const created: LeasePolicy = {
       uuid: newUuid(),
-      projectId,
-      resourceUuid,
-      maxLeaseMs: seconds('max_lease_seconds', input.maxLeaseSeconds, 60, POLICY_MAX_LEASE_S),
-      minGapMs: seconds('min_gap_seconds', input.minGapSeconds, 0, POLICY_MAX_GAP_S),
-      allowedProjects: await this.resolveProjects(input.allowedProjects),
-      eraseDevices: input.eraseDevices ?? false,
-      createdAt: now,
-      updatedAt: now,
+      project_id: projectId,
+      resource_uuid: resourceUuid,
+      max_lease_ms: seconds('max_lease_seconds', input.maxLeaseSeconds, 60, POLICY_MAX_LEASE_S),
+      min_gap_ms: seconds('min_gap_seconds', input.minGapSeconds, 0, POLICY_MAX_GAP_S),
+      allowed_projects: await this.resolveProjects(input.allowedProjects),
+      erase_devices: input.eraseDevices ?? false,
+      created_at: now,
+      updated_at: now,
     };
     if (!(await this.repo.insertPolicy(created))) {
       const what = resourceUuid === null ? 'all its nodes' : `ironic_node ${resourceUuid}`;
@@ -165,12 +165,12 @@ export class LeasePolicyService {
     const updated: LeasePolicy = {
       ...found,
       ...(input.maxLeaseSeconds !== undefined
-        ? { maxLeaseMs: seconds('max_lease_seconds', input.maxLeaseSeconds, 60, POLICY_MAX_LEASE_S) }
+        ? { max_lease_ms: seconds('max_lease_seconds', input.maxLeaseSeconds, 60, POLICY_MAX_LEASE_S) }
         : {}),
-      ...(input.minGapSeconds !== undefined ? { minGapMs: seconds('min_gap_seconds', input.minGapSeconds, 0, POLICY_MAX_GAP_S) } : {}),
-      ...(input.allowedProjects !== undefined ? { allowedProjects: await this.resolveProjects(input.allowedProjects) } : {}),
-      ...(input.eraseDevices !== undefined ? { eraseDevices: input.eraseDevices } : {}),
-      updatedAt: this.clock.now(),
+      ...(input.minGapSeconds !== undefined ? { min_gap_ms: seconds('min_gap_seconds', input.minGapSeconds, 0, POLICY_MAX_GAP_S) } : {}),
+      ...(input.allowedProjects !== undefined ? { allowed_projects: await this.resolveProjects(input.allowedProjects) } : {}),
+      ...(input.eraseDevices !== undefined ? { erase_devices: input.eraseDevices } : {}),
+      updated_at: this.clock.now(),
     };
     await this.repo.updatePolicy(updated);
     return (await this.views([updated]))[0]!;
@@ -189,7 +189,7 @@ export class LeasePolicyService {
    */
   async eraseDevicesFor(owner: string | null, nodeUuid: string): Promise<boolean> {
     if (owner === null) return false;
-    return policyFor(await this.repo.policiesOf([owner]), owner, nodeUuid)?.eraseDevices ?? false;
+    return policyFor(await this.repo.policiesOf([owner]), owner, nodeUuid)?.erase_devices ?? false;
   }
 
   private isAdmin(ctx: AuthContext): boolean {
@@ -232,12 +232,12 @@ export class LeasePolicyService {
 
   private async views(policies: readonly LeasePolicy[]): Promise<LeasePolicyView[]> {
     if (policies.length === 0) return [];
-    const nodeUuids = [...new Set(policies.map((p) => p.resourceUuid).filter((u): u is string => u !== null))];
-    const [nodes, names] = await Promise.all([this.nodes.findMany(nodeUuids), this.projects.namesOf(policies.map((p) => p.projectId))]);
+    const nodeUuids = [...new Set(policies.map((p) => p.resource_uuid).filter((u): u is string => u !== null))];
+    const [nodes, names] = await Promise.all([this.nodes.findMany(nodeUuids), this.projects.namesOf(policies.map((p) => p.project_id))]);
     return policies.map((p) => ({
       ...p,
-      project: names.get(p.projectId) ?? null,
-      resource: p.resourceUuid === null ? null : (nodes.get(p.resourceUuid)?.name ?? null),
+      project: names.get(p.project_id) ?? null,
+      resource: p.resource_uuid === null ? null : (nodes.get(p.resource_uuid)?.name ?? null),
     }));
   }
 }

@@ -6,11 +6,11 @@
  * esi-leap has only the site-wide maximum (`max_lease_time`, `esi_leap/conf/api.py`); esi lets an
  * owner set, for one node or for all its nodes:
  *
- * - `maxLeaseMs`: the longest lease of its nodes;
- * - `minGapMs`: the shortest gap between two leases of one node (time to clean it);
- * - `allowedProjects`: the projects that may lease (each with its whole subtree, as an offer's
+ * - `max_lease_ms`: the longest lease of its nodes;
+ * - `min_gap_ms`: the shortest gap between two leases of one node (time to clean it);
+ * - `allowed_projects`: the projects that may lease (each with its whole subtree, as an offer's
  *   `lessee_id`); null = any project;
- * - `eraseDevices`: how its nodes are wiped between lessees — the whole disk, or (default) only
+ * - `erase_devices`: how its nodes are wiped between lessees — the whole disk, or (default) only
  *   partition tables and signatures (src/conductor/agent/clean-flow.ts).
  *
  * The policy of a node is its node policy when the owner set one, else the owner's all-nodes
@@ -30,20 +30,20 @@ import { formatLeaseTime } from './time.ts';
 export interface LeasePolicy {
   readonly uuid: string;
   /** The owner project. */
-  readonly projectId: string;
+  readonly project_id: string;
   /** The node it applies to, or null for all the owner's nodes. */
-  readonly resourceUuid: string | null;
-  readonly maxLeaseMs: number | null;
-  readonly minGapMs: number | null;
+  readonly resource_uuid: string | null;
+  readonly max_lease_ms: number | null;
+  readonly min_gap_ms: number | null;
   /** Project ids allowed to lease (with their subtrees), or null for any. */
-  readonly allowedProjects: readonly string[] | null;
+  readonly allowed_projects: readonly string[] | null;
   /**
    * True: automated cleaning of the nodes also erases whole disks (`deploy.erase_devices`),
    * not only partition tables and signatures (`erase_devices_metadata`).
    */
-  readonly eraseDevices: boolean;
-  readonly createdAt: number;
-  readonly updatedAt: number;
+  readonly erase_devices: boolean;
+  readonly created_at: number;
+  readonly updated_at: number;
 }
 
 /**
@@ -54,9 +54,9 @@ export function policyFor(policies: readonly LeasePolicy[], owner: string | null
   if (owner === null) return null;
   let general: LeasePolicy | null = null;
   for (const p of policies) {
-    if (p.projectId !== owner) continue;
-    if (p.resourceUuid === nodeUuid) return p;
-    if (p.resourceUuid === null) general = p;
+    if (p.project_id !== owner) continue;
+    if (p.resource_uuid === nodeUuid) return p;
+    if (p.resource_uuid === null) general = p;
   }
   return general;
 }
@@ -67,8 +67,8 @@ export function policyFor(policies: readonly LeasePolicy[], owner: string | null
  * @param lesseeScope the project followed by its ancestors
  */
 export function projectAllowed(policy: LeasePolicy | null, lesseeScope: readonly string[]): boolean {
-  if (policy === null || policy.allowedProjects === null) return true;
-  return lesseeScope.some((p) => policy.allowedProjects!.includes(p));
+  if (policy === null || policy.allowed_projects === null) return true;
+  return lesseeScope.some((p) => policy.allowed_projects!.includes(p));
 }
 
 /** Length of a duration for messages: `36 h`, `90 min`, `2 days`. */
@@ -108,9 +108,9 @@ export function checkPolicyTerms(
       'LeasePolicyProjectNotAllowed',
     );
   }
-  if (policy.maxLeaseMs !== null && window.end - window.start > policy.maxLeaseMs) {
+  if (policy.max_lease_ms !== null && window.end - window.start > policy.max_lease_ms) {
     throw new ForbiddenError(
-      `Attempted to create lease with an invalid time range. ${policyName(policy, viewer)} allows at most ${formatDuration(policy.maxLeaseMs)} on ironic_node ${nodeUuid}.`,
+      `Attempted to create lease with an invalid time range. ${policyName(policy, viewer)} allows at most ${formatDuration(policy.max_lease_ms)} on ironic_node ${nodeUuid}.`,
       'LeasePolicyExceedMaxTime',
     );
   }
@@ -125,16 +125,16 @@ export function checkPolicyTerms(
  * @throws ConflictError giving the neighbour's window and the first instant that is free
  */
 export function checkGap(policy: LeasePolicy | null, nodeUuid: string, window: Window, neighbours: readonly Lease[], viewer: Viewer): void {
-  const gap = policy?.minGapMs ?? 0;
+  const gap = policy?.min_gap_ms ?? 0;
   if (gap <= 0) return;
   for (const l of neighbours) {
-    if (l.startTime < window.end + gap && window.start - gap < l.endTime) {
+    if (l.start_time < window.end + gap && window.start - gap < l.end_time) {
       const fmt = formatLeaseTime;
-      const after = l.endTime <= window.start;
-      const hint = after ? `from ${fmt(l.endTime + gap)}` : `until ${fmt(l.startTime - gap)}`;
+      const after = l.end_time <= window.start;
+      const hint = after ? `from ${fmt(l.end_time + gap)}` : `until ${fmt(l.start_time - gap)}`;
       const holder = viewer.seesLease(l) ? `Lease ${l.uuid} holds it` : 'it is taken';
       throw new ConflictError(
-        `Time conflict for ironic_node ${nodeUuid}. ${policyName(policy!, viewer)} requires ${formatDuration(gap)} between leases (to clean the node); ${holder} from ${fmt(l.startTime)} to ${fmt(l.endTime)}, so it is free ${hint}.`,
+        `Time conflict for ironic_node ${nodeUuid}. ${policyName(policy!, viewer)} requires ${formatDuration(gap)} between leases (to clean the node); ${holder} from ${fmt(l.start_time)} to ${fmt(l.end_time)}, so it is free ${hint}.`,
         'LeasePolicyGap',
       );
     }

@@ -17,15 +17,15 @@ export interface LeasableNode {
   readonly owner: string | null;
   /** Current lessee project id, or null. */
   readonly lessee: string | null;
-  readonly resourceClass: string | null;
+  readonly resource_class: string | null;
   /** Traits of the node (sorted), matched by lease requests. */
   readonly traits: readonly string[];
   /** Node properties, including `lease_uuid` while a lease is applied. */
   readonly properties: Readonly<Record<string, unknown>>;
-  readonly provisionState: string;
-  readonly targetProvisionState: string | null;
-  readonly powerState: string | null;
-  readonly targetPowerState: string | null;
+  readonly provision_state: string;
+  readonly target_provision_state: string | null;
+  readonly power_state: string | null;
+  readonly target_power_state: string | null;
   readonly maintenance: boolean;
 }
 

@@ -5,9 +5,9 @@
  * esi-leap has none.
  *
  * A quota has two independent limits, each optional:
- * - `maxNodes`: nodes held **at the same time** — at no instant may the project's leases
+ * - `max_nodes`: nodes held **at the same time** — at no instant may the project's leases
  *   (one node each) number more;
- * - `maxNodeHours` per `windowHours`: node-hours in **any** rolling window of that length — for
+ * - `max_node_hours` per `window_hours`: node-hours in **any** rolling window of that length — for
  *   every instant t, the node-time of the project's leases inside [t − W, t) stays within the
  *   limit. Past use counts: a lease that ended yesterday still fills the window that contains it.
  *
@@ -20,13 +20,13 @@ import { isLeaseFinal } from './status.ts';
 
 /** A project's quota; null limits are unlimited. */
 export interface LeaseQuota {
-  readonly projectId: string;
-  readonly maxNodes: number | null;
-  readonly maxNodeHours: number | null;
-  /** Length of the rolling window of `maxNodeHours`, hours. */
-  readonly windowHours: number;
-  readonly createdAt: number;
-  readonly updatedAt: number;
+  readonly project_id: string;
+  readonly max_nodes: number | null;
+  readonly max_node_hours: number | null;
+  /** Length of the rolling window of `max_node_hours`, hours. */
+  readonly window_hours: number;
+  readonly created_at: number;
+  readonly updated_at: number;
 }
 
 /** Default rolling window of a node-hour limit: 30 days, in hours. */
@@ -35,14 +35,14 @@ export const DEFAULT_QUOTA_WINDOW_HOURS = 720;
 const HOUR = 3_600_000;
 
 /** The fields of a lease that decide its quota usage (what the quota check reads). */
-export type LeaseUsage = Pick<Lease, 'status' | 'startTime' | 'endTime' | 'fulfillTime' | 'expireTime'>;
+export type LeaseUsage = Pick<Lease, 'status' | 'start_time' | 'end_time' | 'fulfill_time' | 'expire_time'>;
 
 /** The interval a lease uses (or will use) for quota purposes, or null when it uses nothing. */
 export function usageOf(lease: LeaseUsage): Window | null {
-  if (!isLeaseFinal(lease.status)) return lease.startTime < lease.endTime ? { start: lease.startTime, end: lease.endTime } : null;
-  if (lease.fulfillTime === null) return null;
-  const end = Math.min(lease.endTime, lease.expireTime ?? lease.endTime);
-  return lease.startTime < end ? { start: lease.startTime, end } : null;
+  if (!isLeaseFinal(lease.status)) return lease.start_time < lease.end_time ? { start: lease.start_time, end: lease.end_time } : null;
+  if (lease.fulfill_time === null) return null;
+  const end = Math.min(lease.end_time, lease.expire_time ?? lease.end_time);
+  return lease.start_time < end ? { start: lease.start_time, end } : null;
 }
 
 /**
@@ -133,30 +133,30 @@ export function checkQuota(
   const span: Window = { start: Math.min(...added.map((w) => w.start)), end: Math.max(...added.map((w) => w.end)) };
   const current = existing.map(usageOf).filter((w): w is Window => w !== null);
   const all = [...current, ...added];
-  const project = quota.projectId;
-  if (quota.maxNodes !== null) {
+  const project = quota.project_id;
+  if (quota.max_nodes !== null) {
     // Only instants inside the new windows can get worse.
     let peak = { count: 0, at: span.start };
     for (const w of added) {
       const p = peakConcurrency(all, w);
       if (p.count > peak.count) peak = p;
     }
-    if (peak.count > quota.maxNodes) {
+    if (peak.count > quota.max_nodes) {
       return {
         limit: 'max_nodes',
-        message: `Quota exceeded for project ${project}: these leases would hold ${peak.count} nodes at once at ${format(peak.at)} (limit ${quota.maxNodes}).`,
+        message: `Quota exceeded for project ${project}: these leases would hold ${peak.count} nodes at once at ${format(peak.at)} (limit ${quota.max_nodes}).`,
       };
     }
   }
-  if (quota.maxNodeHours !== null) {
-    const length = quota.windowHours * HOUR;
+  if (quota.max_node_hours !== null) {
+    const length = quota.window_hours * HOUR;
     // Rolling windows that contain part of a new lease end in (start, end + length].
     const peak = peakRollingUsage(all, length, { start: span.start, end: span.end + length });
-    if (peak.usedMs > quota.maxNodeHours * HOUR) {
+    if (peak.usedMs > quota.max_node_hours * HOUR) {
       const hours = Math.ceil((peak.usedMs / HOUR) * 10) / 10;
       return {
         limit: 'max_node_hours',
-        message: `Quota exceeded for project ${project}: these leases would use ${hours} node-hours in the ${quota.windowHours}-hour window ending ${format(peak.windowEnd)} (limit ${quota.maxNodeHours}).`,
+        message: `Quota exceeded for project ${project}: these leases would use ${hours} node-hours in the ${quota.window_hours}-hour window ending ${format(peak.windowEnd)} (limit ${quota.max_node_hours}).`,
       };
     }
   }
@@ -167,18 +167,18 @@ export function checkQuota(
 export function quotaHorizon(quota: LeaseQuota, added: readonly Window[]): Window {
   const start = Math.min(...added.map((w) => w.start));
   const end = Math.max(...added.map((w) => w.end));
-  const pad = quota.maxNodeHours !== null ? quota.windowHours * HOUR : 0;
+  const pad = quota.max_node_hours !== null ? quota.window_hours * HOUR : 0;
   return { start: start - pad, end: end + pad };
 }
 
 /** Current use of a project against its quota, for `GET /v1/quotas/{project}`. */
 export interface QuotaUsage {
   /** Nodes held right now. */
-  readonly nodesNow: number;
+  readonly nodes_now: number;
   /** Most nodes held at once from now on (future leases included). */
-  readonly peakNodes: number;
+  readonly peak_nodes: number;
   /** Node-hours used in the window that ends now. */
-  readonly nodeHoursInWindow: number;
+  readonly node_hours_in_window: number;
 }
 
 /** Usage figures of a project's leases at `now`. */
@@ -189,5 +189,5 @@ export function usageAt(leases: readonly LeaseUsage[], windowHours: number, now:
   const length = windowHours * HOUR;
   let used = 0;
   for (const w of windows) used += Math.max(0, Math.min(w.end, now) - Math.max(w.start, now - length));
-  return { nodesNow, peakNodes, nodeHoursInWindow: Math.round((used / HOUR) * 100) / 100 };
+  return { nodes_now: nodesNow, peak_nodes: peakNodes, node_hours_in_window: Math.round((used / HOUR) * 100) / 100 };
 }

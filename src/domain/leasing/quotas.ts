@@ -67,7 +67,7 @@ export class QuotaService {
   async list(ctx: AuthContext): Promise<QuotaView[]> {
     this.policy.authorize('esi_leap:quota:get_all', {}, ctx);
     const all = this.policy.check('esi_leap:quota:quota_admin', {}, ctx);
-    const quotas = all ? await this.repo.listQuotas() : (await this.repo.listQuotas()).filter((q) => q.projectId === ctx.projectId);
+    const quotas = all ? await this.repo.listQuotas() : (await this.repo.listQuotas()).filter((q) => q.project_id === ctx.projectId);
     return Promise.all(quotas.map((q) => this.view(q)));
   }
 
@@ -98,12 +98,12 @@ export class QuotaService {
     const now = this.clock.now();
     const existing = await this.repo.getQuota(project.id);
     const quota: LeaseQuota = {
-      projectId: project.id,
-      maxNodes: checkLimit('max_nodes', input.maxNodes, QUOTA_MAX_NODES),
-      maxNodeHours: checkLimit('max_node_hours', input.maxNodeHours, QUOTA_MAX_NODE_HOURS),
-      windowHours,
-      createdAt: existing?.createdAt ?? now,
-      updatedAt: now,
+      project_id: project.id,
+      max_nodes: checkLimit('max_nodes', input.maxNodes, QUOTA_MAX_NODES),
+      max_node_hours: checkLimit('max_node_hours', input.maxNodeHours, QUOTA_MAX_NODE_HOURS),
+      window_hours: windowHours,
+      created_at: existing?.created_at ?? now,
+      updated_at: now,
     };
     await this.repo.putQuota(quota);
     return this.view(quota);
@@ -121,7 +121,14 @@ export class QuotaService {
   }
 
   private unlimited(projectId: string): LeaseQuota {
-    return { projectId, maxNodes: null, maxNodeHours: null, windowHours: DEFAULT_QUOTA_WINDOW_HOURS, createdAt: 0, updatedAt: 0 };
+    return {
+      project_id: projectId,
+      max_nodes: null,
+      max_node_hours: null,
+      window_hours: DEFAULT_QUOTA_WINDOW_HOURS,
+      created_at: 0,
+      updated_at: 0,
+    };
   }
 
   private async visibleProject(ctx: AuthContext, ident: string, rule: string): Promise<{ id: string; name: string }> {
@@ -139,12 +146,12 @@ export class QuotaService {
 
   private async view(q: LeaseQuota): Promise<QuotaView> {
     const now = this.clock.now();
-    const windowMs = q.windowHours * 3_600_000;
+    const windowMs = q.window_hours * 3_600_000;
     const [leases, names] = await Promise.all([
-      this.repo.leasesOfProject(q.projectId, { start: now - windowMs, end: END_OF_TIME }),
-      this.projects.namesOf([q.projectId]),
+      this.repo.leasesOfProject(q.project_id, { start: now - windowMs, end: END_OF_TIME }),
+      this.projects.namesOf([q.project_id]),
     ]);
-    const horizon = leases.reduce((m, l) => Math.max(m, l.endTime), now + 1);
-    return { ...q, project: names.get(q.projectId) ?? null, usage: usageAt(leases, q.windowHours, now, horizon) };
+    const horizon = leases.reduce((m, l) => Math.max(m, l.end_time), now + 1);
+    return { ...q, project: names.get(q.project_id) ?? null, usage: usageAt(leases, q.window_hours, now, horizon) };
   }
 }

@@ -13,7 +13,7 @@
  *   gateway. It is a database row with an expiry, so it works across processes and survives a
  *   holder that dies (the claim lapses). No transaction stays open while the node is changed.
  */
-import type { Lease, LeaseStatus, LeasingEvent, NewLeasingEvent, Offer, OfferStatus, Window } from './model.ts';
+import type { ConsoleTokenRecord, Lease, LeaseStatus, LeasingEvent, NewLeasingEvent, Offer, OfferStatus, Window } from './model.ts';
 import type { LeasePolicy } from './policy-rules.ts';
 import type { LeaseQuota, LeaseUsage } from './quota-rules.ts';
 
@@ -180,9 +180,9 @@ export interface LeasingRepository extends LeasingReader {
   pendingItems(until: number): Promise<{ leases: Lease[]; offers: Offer[] }>;
 
   listEvents(query: EventQuery): Promise<LeasingEvent[]>;
-  insertConsoleToken(token: { tokenHash: string; nodeUuid: string; expiresAt: number; createdAt: number }): Promise<void>;
+  insertConsoleToken(token: ConsoleTokenRecord): Promise<void>;
   /** The node of an unexpired token, or null. */
-  findConsoleToken(tokenHash: string, now: number): Promise<{ nodeUuid: string; expiresAt: number } | null>;
+  findConsoleToken(tokenHash: string, now: number): Promise<Pick<ConsoleTokenRecord, 'node_uuid' | 'expires_at'> | null>;
   deleteConsoleTokens(nodeUuid: string): Promise<number>;
   /** Delete tokens that expired at or before `now`. @returns how many */
   purgeConsoleTokens(now: number): Promise<number>;

@@ -130,9 +130,9 @@ function parseGroups(groups: readonly LeaseRequestGroup[]): ParsedGroup[] {
 }
 
 function nodeMatches(g: ParsedGroup, n: LeasableNode): boolean {
-  if (g.resourceClass !== undefined && n.resourceClass !== g.resourceClass) return false;
+  if (g.resourceClass !== undefined && n.resource_class !== g.resourceClass) return false;
   if (g.traits && !g.traits.every((t) => n.traits.includes(t))) return false;
-  return matches(g.expr, { name: n.name, resourceClass: n.resourceClass, traits: n.traits, properties: n.properties });
+  return matches(g.expr, { name: n.name, resourceClass: n.resource_class, traits: n.traits, properties: n.properties });
 }
 
 /** Lease requests by hardware. */
@@ -175,7 +175,7 @@ export class LeaseRequestService {
       ...(classNodes !== null ? { resourceUuids: [...classNodes.keys()] } : {}),
       ...(access.isOfferAdmin(ctx) ? {} : { visibleTo: { projectId, lesseeIds: lesseeScope } }),
     });
-    const nodes = classNodes ?? (await this.d.nodes.findMany([...new Set(offers.map((o) => o.resourceUuid))]));
+    const nodes = classNodes ?? (await this.d.nodes.findMany([...new Set(offers.map((o) => o.resource_uuid))]));
     const owners = [...new Set([...nodes.values()].map((n) => n.owner).filter((o): o is string => o !== null))];
     const policies = await repo.policiesOf(owners);
     const eligible = this.eligible(offers, nodes, policies, groups, projectId, lesseeScope, window.end - window.start, leaseAdmin);
@@ -190,7 +190,7 @@ export class LeaseRequestService {
     const byOffer = new Map(eligible.map((e) => [e.offer.uuid, e]));
     const leases = await repo.withLeaseLocks([...locked], [projectId], async (tx) => {
       const fresh = await tx.findOffers({
-        uuids: eligible.filter((e) => locked.has(e.offer.resourceUuid)).map((e) => e.offer.uuid),
+        uuids: eligible.filter((e) => locked.has(e.offer.resource_uuid)).map((e) => e.offer.uuid),
         statuses: ['available'],
       });
       const freshPlans = await this.planOffers(tx, fresh.map((o) => byOffer.get(o.uuid)!).filter(Boolean), window.start);
@@ -236,14 +236,14 @@ export class LeaseRequestService {
   ): Eligible[] {
     const out: Eligible[] = [];
     for (const offer of offers) {
-      const node = nodes.get(offer.resourceUuid);
+      const node = nodes.get(offer.resource_uuid);
       if (!node) continue;
       const matched = groups.flatMap((g, i) => (nodeMatches(g, node) ? [i] : []));
       if (matched.length === 0) continue;
       const policy = leaseAdmin || node.owner === projectId ? null : policyFor(policies, node.owner, node.uuid);
       if (!projectAllowed(policy, lesseeScope)) continue;
-      if (policy?.maxLeaseMs != null && durationMs > policy.maxLeaseMs) continue;
-      out.push({ offer, node, groups: matched, gapMs: policy?.minGapMs ?? 0 });
+      if (policy?.max_lease_ms != null && durationMs > policy.max_lease_ms) continue;
+      out.push({ offer, node, groups: matched, gapMs: policy?.min_gap_ms ?? 0 });
     }
     return out;
   }
@@ -253,28 +253,28 @@ export class LeaseRequestService {
     if (eligible.length === 0) return [];
     const maxGap = Math.max(0, ...eligible.map((e) => e.gapMs));
     const leases = await reader.leasesOnNodes(
-      [...new Set(eligible.map((e) => e.offer.resourceUuid))],
+      [...new Set(eligible.map((e) => e.offer.resource_uuid))],
       { start: from - maxGap, end: END_OF_TIME },
       LEASE_BLOCKING,
     );
     const byNode = new Map<string, Lease[]>();
     for (const l of leases) {
-      const list = byNode.get(l.resourceUuid);
+      const list = byNode.get(l.resource_uuid);
       if (list) list.push(l);
-      else byNode.set(l.resourceUuid, [l]);
+      else byNode.set(l.resource_uuid, [l]);
     }
     return eligible.map((e) => {
       const busy: Window[] = [];
-      for (const l of byNode.get(e.offer.resourceUuid) ?? []) {
-        if (l.offerUuid === e.offer.uuid) busy.push({ start: l.startTime - e.gapMs, end: l.endTime + e.gapMs });
-        else if (e.gapMs > 0 && l.parentLeaseUuid === e.offer.parentLeaseUuid)
-          busy.push({ start: l.startTime - e.gapMs, end: l.endTime + e.gapMs });
+      for (const l of byNode.get(e.offer.resource_uuid) ?? []) {
+        if (l.offer_uuid === e.offer.uuid) busy.push({ start: l.start_time - e.gapMs, end: l.end_time + e.gapMs });
+        else if (e.gapMs > 0 && l.parent_lease_uuid === e.offer.parent_lease_uuid)
+          busy.push({ start: l.start_time - e.gapMs, end: l.end_time + e.gapMs });
       }
       busy.sort((a, b) => a.start - b.start);
       return {
         offerUuid: e.offer.uuid,
-        nodeUuid: e.offer.resourceUuid,
-        window: { start: e.offer.startTime, end: e.offer.endTime },
+        nodeUuid: e.offer.resource_uuid,
+        window: { start: e.offer.start_time, end: e.offer.end_time },
         busy,
         groups: e.groups,
       };

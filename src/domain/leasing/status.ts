@@ -22,7 +22,7 @@
  * (esi-leap leaves it until someone deletes it, which can leave a lessee on the node), and
  * `wait cancel` also marks a cancel that is in progress, not only one that failed.
  */
-import type { LeaseStatus, OfferStatus } from './model.ts';
+import type { Lease, LeaseStatus, Offer, OfferStatus } from './model.ts';
 
 /** What happened to a lease. */
 export type LeaseTrigger = 'fulfill' | 'fulfill_busy' | 'expire' | 'expire_busy' | 'request_cancel' | 'cancel' | 'cancel_busy' | 'fail';
@@ -169,15 +169,15 @@ export const LEASE_WAITING: readonly LeaseStatus[] = ['wait fulfill', 'wait expi
  * - `wait cancel`: now (the cancel is pending);
  * - `expired`/`deleted`: null.
  */
-export function leaseNextBoundary(lease: { status: LeaseStatus; startTime: number; endTime: number }, now: number): number | null {
+export function leaseNextBoundary(lease: Pick<Lease, 'status' | 'start_time' | 'end_time'>, now: number): number | null {
   switch (lease.status) {
     case 'created':
     case 'wait fulfill':
-      return lease.endTime <= now ? lease.endTime : lease.startTime;
+      return lease.end_time <= now ? lease.end_time : lease.start_time;
     case 'active':
     case 'error':
     case 'wait expire':
-      return lease.endTime;
+      return lease.end_time;
     case 'wait cancel':
       return now;
     case 'expired':
@@ -187,6 +187,6 @@ export function leaseNextBoundary(lease: { status: LeaseStatus; startTime: numbe
 }
 
 /** The instant an offer expires, or null when it is final. */
-export function offerNextBoundary(offer: { status: OfferStatus; endTime: number }): number | null {
-  return isOfferFinal(offer.status) ? null : offer.endTime;
+export function offerNextBoundary(offer: Pick<Offer, 'status' | 'end_time'>): number | null {
+  return isOfferFinal(offer.status) ? null : offer.end_time;
 }

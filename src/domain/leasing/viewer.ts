@@ -13,7 +13,7 @@ export interface Viewer {
   /** True when the caller may see this offer (`LeasingAccess.canSeeOffer`). */
   seesOffer(offer: Offer): boolean;
   /** True when the caller may see an owner's lease policy (`esi_leap:lease_policy:get`). */
-  seesPolicy(policy: { readonly projectId: string }): boolean;
+  seesPolicy(policy: { readonly project_id: string }): boolean;
   /** True when the caller may see a project's quota and usage (`esi_leap:quota:get`). */
   seesQuota(projectId: string): boolean;
 }

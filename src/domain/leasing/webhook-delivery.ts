@@ -123,9 +123,9 @@ export class WebhookDeliverer {
   async attempt(d: WebhookDelivery): Promise<boolean> {
     const now = this.clock.now();
     const takeMs = this.options.timeoutMs + 30_000;
-    if (!(await this.repo.claimDelivery(d.id, d.nextAttemptAt, now + takeMs))) return false;
+    if (!(await this.repo.claimDelivery(d.id, d.next_attempt_at, now + takeMs))) return false;
     const attempts = d.attempts + 1;
-    const target = await this.repo.target(d.webhookUuid);
+    const target = await this.repo.target(d.webhook_uuid);
     if (target === null) return true; // the webhook was deleted with its deliveries
     if (!target.enabled) {
       await this.repo.recordAttempt(d.id, {
@@ -143,7 +143,7 @@ export class WebhookDeliverer {
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'esi-webhooks/1',
-      'x-esi-event': d.eventType,
+      'x-esi-event': d.event_type,
       'x-esi-delivery': String(d.id),
       'x-esi-timestamp': String(timestamp),
       'x-esi-signature': signWebhook(this.secrets.open(target.sealedSecret), timestamp, d.payload),
@@ -182,7 +182,7 @@ export class WebhookDeliverer {
     await this.repo.recordAttempt(d.id, outcome);
     if (error !== null)
       this.log.warn(
-        { delivery: d.id, webhook: d.webhookUuid, attempts, error, ...(raw !== null ? { cause: raw } : {}) },
+        { delivery: d.id, webhook: d.webhook_uuid, attempts, error, ...(raw !== null ? { cause: raw } : {}) },
         `webhook delivery ${outcome.status === 'failed' ? 'failed for good' : 'failed; will retry'}`,
       );
     return true;

@@ -28,14 +28,14 @@ import { restrictedHost, type WebhookTargets } from './webhook-targets.ts';
 /** A project's webhook. The secret is never shown; the store keeps it sealed. */
 export interface Webhook {
   readonly uuid: string;
-  readonly projectId: string;
+  readonly project_id: string;
   readonly name: string | null;
   readonly url: string;
   /** Event types (exact, or a prefix ending in `*`); empty = every type. */
-  readonly eventTypes: readonly string[];
+  readonly event_types: readonly string[];
   readonly enabled: boolean;
-  readonly createdAt: number;
-  readonly updatedAt: number;
+  readonly created_at: number;
+  readonly updated_at: number;
 }
 
 /** Delivery statuses. */
@@ -44,19 +44,19 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 /** One outbox row: an event to send to one webhook. */
 export interface WebhookDelivery {
   readonly id: number;
-  readonly webhookUuid: string;
-  readonly eventId: number | null;
-  readonly eventType: string;
+  readonly webhook_uuid: string;
+  readonly event_id: number | null;
+  readonly event_type: string;
   /** The JSON body sent. */
   readonly payload: string;
   readonly status: DeliveryStatus;
   readonly attempts: number;
-  readonly nextAttemptAt: number;
-  readonly lastAttemptAt: number | null;
-  readonly lastStatusCode: number | null;
-  readonly lastError: string | null;
-  readonly createdAt: number;
-  readonly deliveredAt: number | null;
+  readonly next_attempt_at: number;
+  readonly last_attempt_at: number | null;
+  readonly last_status_code: number | null;
+  readonly last_error: string | null;
+  readonly created_at: number;
+  readonly delivered_at: number | null;
 }
 
 /** Shortest and longest accepted secret, characters. */
@@ -143,8 +143,8 @@ export function subscribes(eventTypes: readonly string[], eventType: string): bo
 }
 
 /** The projects whose webhooks receive an event: its lessee and its owner. */
-export function eventParties(event: Pick<NewLeasingEvent, 'lesseeId' | 'ownerId'>): string[] {
-  return [...new Set([event.lesseeId, event.ownerId].filter((p): p is string => p !== null))];
+export function eventParties(event: Pick<NewLeasingEvent, 'lessee_id' | 'owner_id'>): string[] {
+  return [...new Set([event.lessee_id, event.owner_id].filter((p): p is string => p !== null))];
 }
 
 /**
@@ -156,14 +156,14 @@ export function webhookPayload(event: NewLeasingEvent, id: number): string {
   return JSON.stringify({
     event: {
       id: e.id,
-      event_type: e.eventType,
-      event_time: formatLeaseTime(e.eventTime),
-      object_type: e.objectType,
-      object_uuid: e.objectUuid,
-      resource_type: e.resourceType,
-      resource_uuid: e.resourceUuid,
-      lessee_id: e.lesseeId,
-      owner_id: e.ownerId,
+      event_type: e.event_type,
+      event_time: formatLeaseTime(e.event_time),
+      object_type: e.object_type,
+      object_uuid: e.object_uuid,
+      resource_type: e.resource_type,
+      resource_uuid: e.resource_uuid,
+      lessee_id: e.lessee_id,
+      owner_id: e.owner_id,
     },
     object: event.subject ?? null,
   });

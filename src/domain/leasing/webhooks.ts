@@ -91,8 +91,8 @@ export interface WebhookUpdateInput {
 /** Most deliveries one listing returns. */
 export const DELIVERY_LIST_MAX = 1000;
 
-function target(w: Pick<Webhook, 'projectId'>): Record<string, unknown> {
-  return { 'webhook.project_id': w.projectId };
+function target(w: Pick<Webhook, 'project_id'>): Record<string, unknown> {
+  return { 'webhook.project_id': w.project_id };
 }
 
 /** Webhook subscriptions of the lease API. */
@@ -128,19 +128,19 @@ export class WebhookService {
    */
   async create(ctx: AuthContext, input: WebhookCreateInput): Promise<Webhook> {
     const projectId = (await this.projectFor(ctx, input.projectId)) ?? this.access.projectOf(ctx);
-    this.policy.authorize('esi_leap:webhook:create', target({ projectId }), ctx);
+    this.policy.authorize('esi_leap:webhook:create', target({ project_id: projectId }), ctx);
     const url = this.checkUrl(ctx, input.url);
     const secret = checkWebhookSecret(input.secret);
     const now = this.clock.now();
     const webhook: Webhook = {
       uuid: newUuid(),
-      projectId,
+      project_id: projectId,
       name: checkName(input.name),
       url,
-      eventTypes: checkEventTypes(input.eventTypes ?? []),
+      event_types: checkEventTypes(input.eventTypes ?? []),
       enabled: input.enabled ?? true,
-      createdAt: now,
-      updatedAt: now,
+      created_at: now,
+      updated_at: now,
     };
     if ((await this.repo.countWebhooks(projectId)) >= WEBHOOKS_PER_PROJECT) {
       throw new ConflictError(`Project ${projectId} already has ${WEBHOOKS_PER_PROJECT} webhooks, the most allowed.`, 'WebhookLimit');
@@ -162,9 +162,9 @@ export class WebhookService {
       ...found,
       ...(input.url !== undefined ? { url: this.checkUrl(ctx, input.url) } : {}),
       ...(input.name !== undefined ? { name: checkName(input.name) } : {}),
-      ...(input.eventTypes !== undefined ? { eventTypes: checkEventTypes(input.eventTypes) } : {}),
+      ...(input.eventTypes !== undefined ? { event_types: checkEventTypes(input.eventTypes) } : {}),
       ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
-      updatedAt: this.clock.now(),
+      updated_at: this.clock.now(),
     };
     const sealed = input.secret !== undefined ? this.secrets.seal(checkWebhookSecret(input.secret)) : undefined;
     await this.repo.updateWebhook(updated, sealed);

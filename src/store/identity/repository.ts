@@ -61,8 +61,8 @@ export class KyselyIdentityRepository implements IdentityRepository {
           .values({
             id: p.id,
             name: p.name,
-            domain_id: p.domainId,
-            parent_id: p.parentId,
+            domain_id: p.domain_id,
+            parent_id: p.parent_id,
             description: p.description,
             enabled: toBool(p.enabled),
             extra: toJson(p.extra),
@@ -104,38 +104,42 @@ export class KyselyIdentityRepository implements IdentityRepository {
   }
 
   async createUser(u: User, passwordHash: string | null, now: number): Promise<void> {
-    await unique(`Conflict occurred attempting to store user - Duplicate entry found with name ${u.name} at domain ID ${u.domainId}.`, () =>
-      this.db
-        .insertInto('users')
-        .values({
-          id: u.id,
-          name: u.name,
-          domain_id: u.domainId,
-          password_hash: passwordHash,
-          default_project_id: u.defaultProjectId,
-          enabled: toBool(u.enabled),
-          extra: toJson(u.extra),
-          created_at: now,
-          updated_at: now,
-        })
-        .execute(),
+    await unique(
+      `Conflict occurred attempting to store user - Duplicate entry found with name ${u.name} at domain ID ${u.domain_id}.`,
+      () =>
+        this.db
+          .insertInto('users')
+          .values({
+            id: u.id,
+            name: u.name,
+            domain_id: u.domain_id,
+            password_hash: passwordHash,
+            default_project_id: u.default_project_id,
+            enabled: toBool(u.enabled),
+            extra: toJson(u.extra),
+            created_at: now,
+            updated_at: now,
+          })
+          .execute(),
     );
   }
 
   async updateUser(u: User, passwordHash: string | null | undefined, now: number): Promise<void> {
-    await unique(`Conflict occurred attempting to store user - Duplicate entry found with name ${u.name} at domain ID ${u.domainId}.`, () =>
-      this.db
-        .updateTable('users')
-        .set({
-          name: u.name,
-          default_project_id: u.defaultProjectId,
-          enabled: toBool(u.enabled),
-          extra: toJson(u.extra),
-          updated_at: now,
-          ...(passwordHash !== undefined ? { password_hash: passwordHash } : {}),
-        })
-        .where('id', '=', u.id)
-        .execute(),
+    await unique(
+      `Conflict occurred attempting to store user - Duplicate entry found with name ${u.name} at domain ID ${u.domain_id}.`,
+      () =>
+        this.db
+          .updateTable('users')
+          .set({
+            name: u.name,
+            default_project_id: u.default_project_id,
+            enabled: toBool(u.enabled),
+            extra: toJson(u.extra),
+            updated_at: now,
+            ...(passwordHash !== undefined ? { password_hash: passwordHash } : {}),
+          })
+          .where('id', '=', u.id)
+          .execute(),
     );
   }
 
@@ -163,7 +167,7 @@ export class KyselyIdentityRepository implements IdentityRepository {
     await unique(`Conflict occurred attempting to store role - Duplicate entry found with name ${r.name}.`, () =>
       this.db
         .insertInto('roles')
-        .values({ id: r.id, name: r.name, domain_id: r.domainId, description: r.description, created_at: now })
+        .values({ id: r.id, name: r.name, domain_id: r.domain_id, description: r.description, created_at: now })
         .execute(),
     );
   }
@@ -192,7 +196,7 @@ export class KyselyIdentityRepository implements IdentityRepository {
   async grant(a: RoleAssignment): Promise<void> {
     await this.db
       .insertInto('role_assignments')
-      .values({ actor_id: a.userId, target_type: a.target.type, target_id: a.target.id, role_id: a.roleId })
+      .values({ actor_id: a.user_id, target_type: a.target.type, target_id: a.target.id, role_id: a.role_id })
       .onConflict((oc) => oc.doNothing())
       .execute();
   }
@@ -200,10 +204,10 @@ export class KyselyIdentityRepository implements IdentityRepository {
   async revoke(a: RoleAssignment): Promise<boolean> {
     const res = await this.db
       .deleteFrom('role_assignments')
-      .where('actor_id', '=', a.userId)
+      .where('actor_id', '=', a.user_id)
       .where('target_type', '=', a.target.type)
       .where('target_id', '=', a.target.id)
-      .where('role_id', '=', a.roleId)
+      .where('role_id', '=', a.role_id)
       .executeTakeFirst();
     return Number(res.numDeletedRows) > 0;
   }
@@ -216,8 +220,8 @@ export class KyselyIdentityRepository implements IdentityRepository {
     if (filter.targetId !== undefined) q = q.where('target_id', '=', filter.targetId);
     const rows = await q.orderBy('actor_id').orderBy('target_type').orderBy('target_id').orderBy('role_id').execute();
     return rows.map((r) => ({
-      userId: r.actor_id,
-      roleId: r.role_id,
+      user_id: r.actor_id,
+      role_id: r.role_id,
       target: r.target_type === 'system' ? { type: 'system', id: 'all' } : { type: r.target_type, id: r.target_id },
     }));
   }
@@ -235,15 +239,15 @@ export class KyselyIdentityRepository implements IdentityRepository {
       .insertInto('tokens')
       .values({
         id: t.id,
-        user_id: t.userId,
-        project_id: t.projectId,
-        system_scope: t.systemScope,
+        user_id: t.user_id,
+        project_id: t.project_id,
+        system_scope: t.system_scope,
         methods: toJson(t.methods),
         roles: toJson(t.roles),
-        audit_id: t.auditId,
-        issued_at: t.issuedAt,
-        expires_at: t.expiresAt,
-        revoked_at: t.revokedAt,
+        audit_id: t.audit_id,
+        issued_at: t.issued_at,
+        expires_at: t.expires_at,
+        revoked_at: t.revoked_at,
       })
       .execute();
   }
@@ -294,8 +298,8 @@ function toProject(r: Selectable<ProjectsTable>): Project {
   return {
     id: r.id,
     name: r.name,
-    domainId: r.domain_id,
-    parentId: r.parent_id,
+    domain_id: r.domain_id,
+    parent_id: r.parent_id,
     description: r.description,
     enabled: r.enabled === 1,
     extra: fromJson(r.extra, {}),
@@ -306,28 +310,28 @@ function toUser(r: Selectable<UsersTable>): User {
   return {
     id: r.id,
     name: r.name,
-    domainId: r.domain_id,
-    defaultProjectId: r.default_project_id,
+    domain_id: r.domain_id,
+    default_project_id: r.default_project_id,
     enabled: r.enabled === 1,
     extra: fromJson(r.extra, {}),
   };
 }
 
 function toRole(r: Selectable<RolesTable>): Role {
-  return { id: r.id, name: r.name, domainId: r.domain_id, description: r.description };
+  return { id: r.id, name: r.name, domain_id: r.domain_id, description: r.description };
 }
 
 function toToken(r: Selectable<TokensTable>): TokenRecord {
   return {
     id: r.id,
-    userId: r.user_id,
-    projectId: r.project_id,
-    systemScope: r.system_scope === 'all' ? 'all' : null,
+    user_id: r.user_id,
+    project_id: r.project_id,
+    system_scope: r.system_scope === 'all' ? 'all' : null,
     methods: fromJson(r.methods, []),
     roles: fromJson(r.roles, []),
-    auditId: r.audit_id,
-    issuedAt: r.issued_at,
-    expiresAt: r.expires_at,
-    revokedAt: r.revoked_at,
+    audit_id: r.audit_id,
+    issued_at: r.issued_at,
+    expires_at: r.expires_at,
+    revoked_at: r.revoked_at,
   };
 }

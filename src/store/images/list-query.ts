@@ -43,9 +43,9 @@ function markerValue(marker: Image, key: SortKey): string | number {
     case 'name':
       return marker.name ?? '';
     case 'container_format':
-      return marker.containerFormat ?? '';
+      return marker.container_format ?? '';
     case 'disk_format':
-      return marker.diskFormat ?? '';
+      return marker.disk_format ?? '';
     case 'size':
       return marker.size ?? -1;
     case 'status':
@@ -53,9 +53,9 @@ function markerValue(marker: Image, key: SortKey): string | number {
     case 'id':
       return marker.id;
     case 'created_at':
-      return marker.createdAt;
+      return marker.created_at;
     case 'updated_at':
-      return marker.updatedAt;
+      return marker.updated_at;
   }
 }
 

@@ -151,11 +151,11 @@ export class KyselyImageRepository implements ImageRepository {
       await this.db
         .insertInto('image_members')
         .values({
-          image_id: member.imageId,
-          member_id: member.memberId,
+          image_id: member.image_id,
+          member_id: member.member_id,
           status: member.status,
-          created_at: member.createdAt,
-          updated_at: member.updatedAt,
+          created_at: member.created_at,
+          updated_at: member.updated_at,
         })
         .execute();
       return true;

@@ -21,22 +21,22 @@ export function toImage(row: ImageRow, properties: Record<string, string>, tags:
     status: row.status as ImageStatus,
     visibility: row.visibility as Visibility,
     protected: Number(row.protected) === 1,
-    osHidden: Number(row.os_hidden) === 1,
+    os_hidden: Number(row.os_hidden) === 1,
     owner: row.owner,
-    diskFormat: row.disk_format,
-    containerFormat: row.container_format,
-    minDisk: Number(row.min_disk),
-    minRam: Number(row.min_ram),
+    disk_format: row.disk_format,
+    container_format: row.container_format,
+    min_disk: Number(row.min_disk),
+    min_ram: Number(row.min_ram),
     size: num(row.size),
-    virtualSize: num(row.virtual_size),
+    virtual_size: num(row.virtual_size),
     checksum: row.checksum,
-    osHashAlgo: row.os_hash_algo,
-    osHashValue: row.os_hash_value,
+    os_hash_algo: row.os_hash_algo,
+    os_hash_value: row.os_hash_value,
     properties,
     tags,
     location: row.location,
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
   };
 }
 
@@ -51,12 +51,12 @@ export function attributeColumns(
     name: a.name,
     visibility: a.visibility,
     protected: toBool(a.protected),
-    os_hidden: toBool(a.osHidden),
+    os_hidden: toBool(a.os_hidden),
     owner: a.owner,
-    disk_format: a.diskFormat,
-    container_format: a.containerFormat,
-    min_disk: a.minDisk,
-    min_ram: a.minRam,
+    disk_format: a.disk_format,
+    container_format: a.container_format,
+    min_disk: a.min_disk,
+    min_ram: a.min_ram,
   };
 }
 
@@ -67,13 +67,13 @@ export function imageRow(image: Image): ImagesTable {
     ...attributeColumns(image),
     status: image.status,
     size: image.size,
-    virtual_size: image.virtualSize,
+    virtual_size: image.virtual_size,
     checksum: image.checksum,
-    os_hash_algo: image.osHashAlgo,
-    os_hash_value: image.osHashValue,
+    os_hash_algo: image.os_hash_algo,
+    os_hash_value: image.os_hash_value,
     location: image.location,
-    created_at: image.createdAt,
-    updated_at: image.updatedAt,
+    created_at: image.created_at,
+    updated_at: image.updated_at,
   };
 }
 
@@ -118,10 +118,10 @@ export async function writeDetails(
 /** Build the domain member from its row. */
 export function toMember(row: Selectable<ImageMembersTable>): ImageMember {
   return {
-    imageId: row.image_id,
-    memberId: row.member_id,
+    image_id: row.image_id,
+    member_id: row.member_id,
     status: row.status as MemberStatus,
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
   };
 }

@@ -17,40 +17,40 @@ const ALL_NODES = '*';
 export function toPolicy(r: Selectable<LeasePoliciesTable>): LeasePolicy {
   return {
     uuid: r.uuid,
-    projectId: r.project_id,
-    resourceUuid: r.scope === ALL_NODES ? null : r.scope,
-    maxLeaseMs: r.max_lease_ms === null ? null : Number(r.max_lease_ms),
-    minGapMs: r.min_gap_ms === null ? null : Number(r.min_gap_ms),
-    allowedProjects: r.allowed_projects === null ? null : fromJson<string[]>(r.allowed_projects, []),
-    eraseDevices: Number(r.erase_devices) === 1,
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at),
+    project_id: r.project_id,
+    resource_uuid: r.scope === ALL_NODES ? null : r.scope,
+    max_lease_ms: r.max_lease_ms === null ? null : Number(r.max_lease_ms),
+    min_gap_ms: r.min_gap_ms === null ? null : Number(r.min_gap_ms),
+    allowed_projects: r.allowed_projects === null ? null : fromJson<string[]>(r.allowed_projects, []),
+    erase_devices: Number(r.erase_devices) === 1,
+    created_at: Number(r.created_at),
+    updated_at: Number(r.updated_at),
   };
 }
 
 function policyRow(p: LeasePolicy): Selectable<LeasePoliciesTable> {
   return {
     uuid: p.uuid,
-    project_id: p.projectId,
-    scope: p.resourceUuid ?? ALL_NODES,
-    max_lease_ms: p.maxLeaseMs,
-    min_gap_ms: p.minGapMs,
-    allowed_projects: p.allowedProjects === null ? null : toJson(p.allowedProjects),
-    erase_devices: p.eraseDevices ? 1 : 0,
-    created_at: p.createdAt,
-    updated_at: p.updatedAt,
+    project_id: p.project_id,
+    scope: p.resource_uuid ?? ALL_NODES,
+    max_lease_ms: p.max_lease_ms,
+    min_gap_ms: p.min_gap_ms,
+    allowed_projects: p.allowed_projects === null ? null : toJson(p.allowed_projects),
+    erase_devices: p.erase_devices ? 1 : 0,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
   };
 }
 
 /** A quota row as a model value. */
 export function toQuota(r: Selectable<LeaseQuotasTable>): LeaseQuota {
   return {
-    projectId: r.project_id,
-    maxNodes: r.max_nodes === null ? null : Number(r.max_nodes),
-    maxNodeHours: r.max_node_hours === null ? null : Number(r.max_node_hours),
-    windowHours: Number(r.window_hours),
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at),
+    project_id: r.project_id,
+    max_nodes: r.max_nodes === null ? null : Number(r.max_nodes),
+    max_node_hours: r.max_node_hours === null ? null : Number(r.max_node_hours),
+    window_hours: Number(r.window_hours),
+    created_at: Number(r.created_at),
+    updated_at: Number(r.updated_at),
   };
 }
 
@@ -113,20 +113,23 @@ export class LimitsStore {
 
   async putQuota(q: LeaseQuota): Promise<void> {
     const row = {
-      project_id: q.projectId,
-      max_nodes: q.maxNodes,
-      max_node_hours: q.maxNodeHours,
-      window_hours: q.windowHours,
-      created_at: q.createdAt,
-      updated_at: q.updatedAt,
+      project_id: q.project_id,
+      max_nodes: q.max_nodes,
+      max_node_hours: q.max_node_hours,
+      window_hours: q.window_hours,
+      created_at: q.created_at,
+      updated_at: q.updated_at,
     };
     await this.db
       .insertInto('lease_quotas')
       .values(row)
       .onConflict((oc) =>
-        oc
-          .column('project_id')
-          .doUpdateSet({ max_nodes: q.maxNodes, max_node_hours: q.maxNodeHours, window_hours: q.windowHours, updated_at: q.updatedAt }),
+        oc.column('project_id').doUpdateSet({
+          max_nodes: q.max_nodes,
+          max_node_hours: q.max_node_hours,
+          window_hours: q.window_hours,
+          updated_at: q.updated_at,
+        }),
       )
       .execute();
   }

@@ -16,14 +16,14 @@ export async function insertEventWithDeliveries(db: Db | Tx, e: NewLeasingEvent)
   const row = await db
     .insertInto('lease_events')
     .values({
-      event_type: e.eventType,
-      event_time: e.eventTime,
-      object_type: e.objectType,
-      object_uuid: e.objectUuid,
-      resource_type: e.resourceType,
-      resource_uuid: e.resourceUuid,
-      lessee_id: e.lesseeId,
-      owner_id: e.ownerId,
+      event_type: e.event_type,
+      event_time: e.event_time,
+      object_type: e.object_type,
+      object_uuid: e.object_uuid,
+      resource_type: e.resource_type,
+      resource_uuid: e.resource_uuid,
+      lessee_id: e.lessee_id,
+      owner_id: e.owner_id,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -36,7 +36,7 @@ export async function insertEventWithDeliveries(db: Db | Tx, e: NewLeasingEvent)
     .where('project_id', 'in', parties)
     .where('enabled', '=', 1)
     .execute();
-  const targets = hooks.filter((h) => subscribes(fromJson<string[]>(h.event_types, []), e.eventType));
+  const targets = hooks.filter((h) => subscribes(fromJson<string[]>(h.event_types, []), e.event_type));
   if (targets.length === 0) return id;
   const payload = webhookPayload(e, id);
   await db
@@ -45,15 +45,15 @@ export async function insertEventWithDeliveries(db: Db | Tx, e: NewLeasingEvent)
       targets.map((h) => ({
         webhook_uuid: h.uuid,
         event_id: id,
-        event_type: e.eventType,
+        event_type: e.event_type,
         payload,
         status: 'pending',
         attempts: 0,
-        next_attempt_at: e.eventTime,
+        next_attempt_at: e.event_time,
         last_attempt_at: null,
         last_status_code: null,
         last_error: null,
-        created_at: e.eventTime,
+        created_at: e.event_time,
         delivered_at: null,
       })),
     )

@@ -152,7 +152,7 @@ export class LeasingQueries implements LeasingTx {
         .execute();
       for (const r of rows) out.push(toLease(r));
     }
-    return out.sort((a, b) => a.startTime - b.startTime);
+    return out.sort((a, b) => a.start_time - b.start_time);
   }
 
   async leasesOfProject(projectId: string, w: Window): Promise<LeaseUsage[]> {
@@ -165,10 +165,10 @@ export class LeasingQueries implements LeasingTx {
       .execute();
     return rows.map((r) => ({
       status: r.status as LeaseStatus,
-      startTime: Number(r.start_time),
-      endTime: Number(r.end_time),
-      fulfillTime: r.fulfill_time === null ? null : Number(r.fulfill_time),
-      expireTime: r.expire_time === null ? null : Number(r.expire_time),
+      start_time: Number(r.start_time),
+      end_time: Number(r.end_time),
+      fulfill_time: r.fulfill_time === null ? null : Number(r.fulfill_time),
+      expire_time: r.expire_time === null ? null : Number(r.expire_time),
     }));
   }
 

@@ -5,7 +5,7 @@
  */
 import { LEASE_ACTIVE, LEASE_CANCEL_PENDING, LEASE_PENDING_END, LEASE_PENDING_START, OFFER_LIVE } from '../../domain/leasing/status.ts';
 import { sql } from 'kysely';
-import type { Lease, LeasingEvent, Offer } from '../../domain/leasing/model.ts';
+import type { ConsoleTokenRecord, Lease, LeasingEvent, Offer } from '../../domain/leasing/model.ts';
 import type { LeasePolicy } from '../../domain/leasing/policy-rules.ts';
 import type { LeaseQuota } from '../../domain/leasing/quota-rules.ts';
 import type { EventQuery, LeasingRepository, LeasingTx, PolicyQuery } from '../../domain/leasing/repository.ts';
@@ -132,21 +132,21 @@ export class KyselyLeasingRepository extends LeasingQueries implements LeasingRe
     return (await s.orderBy('id').execute()).map(toEvent);
   }
 
-  async insertConsoleToken(t: { tokenHash: string; nodeUuid: string; expiresAt: number; createdAt: number }): Promise<void> {
+  async insertConsoleToken(t: ConsoleTokenRecord): Promise<void> {
     await this.store.db
       .insertInto('console_auth_tokens')
-      .values({ token_hash: t.tokenHash, node_uuid: t.nodeUuid, expires_at: t.expiresAt, created_at: t.createdAt })
+      .values({ token_hash: t.token_hash, node_uuid: t.node_uuid, expires_at: t.expires_at, created_at: t.created_at })
       .execute();
   }
 
-  async findConsoleToken(tokenHash: string, now: number): Promise<{ nodeUuid: string; expiresAt: number } | null> {
+  async findConsoleToken(tokenHash: string, now: number): Promise<Pick<ConsoleTokenRecord, 'node_uuid' | 'expires_at'> | null> {
     const row = await this.store.db
       .selectFrom('console_auth_tokens')
       .select(['node_uuid', 'expires_at'])
       .where('token_hash', '=', tokenHash)
       .where('expires_at', '>', now)
       .executeTakeFirst();
-    return row ? { nodeUuid: row.node_uuid, expiresAt: Number(row.expires_at) } : null;
+    return row ? { node_uuid: row.node_uuid, expires_at: Number(row.expires_at) } : null;
   }
 
   async purgeConsoleTokens(now: number): Promise<number> {

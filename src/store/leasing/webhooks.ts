@@ -13,13 +13,13 @@ import type { LeaseWebhookDeliveriesTable, LeaseWebhooksTable } from './tables.t
 function toWebhook(r: Selectable<LeaseWebhooksTable>): Webhook {
   return {
     uuid: r.uuid,
-    projectId: r.project_id,
+    project_id: r.project_id,
     name: r.name,
     url: r.url,
-    eventTypes: fromJson<string[]>(r.event_types, []),
+    event_types: fromJson<string[]>(r.event_types, []),
     enabled: Number(r.enabled) === 1,
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at),
+    created_at: Number(r.created_at),
+    updated_at: Number(r.updated_at),
   };
 }
 
@@ -28,18 +28,18 @@ const n = (v: number | null): number | null => (v === null ? null : Number(v));
 function toDelivery(r: Selectable<LeaseWebhookDeliveriesTable>): WebhookDelivery {
   return {
     id: Number(r.id),
-    webhookUuid: r.webhook_uuid,
-    eventId: n(r.event_id),
-    eventType: r.event_type,
+    webhook_uuid: r.webhook_uuid,
+    event_id: n(r.event_id),
+    event_type: r.event_type,
     payload: r.payload,
     status: r.status as DeliveryStatus,
     attempts: Number(r.attempts),
-    nextAttemptAt: Number(r.next_attempt_at),
-    lastAttemptAt: n(r.last_attempt_at),
-    lastStatusCode: n(r.last_status_code),
-    lastError: r.last_error,
-    createdAt: Number(r.created_at),
-    deliveredAt: n(r.delivered_at),
+    next_attempt_at: Number(r.next_attempt_at),
+    last_attempt_at: n(r.last_attempt_at),
+    last_status_code: n(r.last_status_code),
+    last_error: r.last_error,
+    created_at: Number(r.created_at),
+    delivered_at: n(r.delivered_at),
   };
 }
 
@@ -72,14 +72,14 @@ export class KyselyWebhookRepository implements WebhookRepository {
       .insertInto('lease_webhooks')
       .values({
         uuid: w.uuid,
-        project_id: w.projectId,
+        project_id: w.project_id,
         name: w.name,
         url: w.url,
         secret: sealedSecret,
-        event_types: toJson(w.eventTypes),
+        event_types: toJson(w.event_types),
         enabled: toBool(w.enabled),
-        created_at: w.createdAt,
-        updated_at: w.updatedAt,
+        created_at: w.created_at,
+        updated_at: w.updated_at,
       })
       .execute();
   }
@@ -90,9 +90,9 @@ export class KyselyWebhookRepository implements WebhookRepository {
       .set({
         name: w.name,
         url: w.url,
-        event_types: toJson(w.eventTypes),
+        event_types: toJson(w.event_types),
         enabled: toBool(w.enabled),
-        updated_at: w.updatedAt,
+        updated_at: w.updated_at,
         ...(sealedSecret !== undefined ? { secret: sealedSecret } : {}),
       })
       .where('uuid', '=', w.uuid)

@@ -37,8 +37,8 @@ describe('lookups', () => {
       name: 'gw-a',
       owner: p.owner.projectId,
       lessee: null,
-      resourceClass: 'gpu',
-      provisionState: 'enroll',
+      resource_class: 'gpu',
+      provision_state: 'enroll',
       maintenance: false,
       properties: { memory_mb: 49152 },
     });

@@ -77,7 +77,7 @@ describe('demo flow: offer, claim, activation, expiry', () => {
     const c = await call(env.ts, env.p.lessee, 'POST', '/lease/v1/console_auth_tokens', { node_uuid_or_name: node });
     expect(c.status, c.text).toBe(201);
     const consoleToken = c.body.token;
-    expect(await env.ts.server.services.leasing.consoleTokens.validate(consoleToken)).toMatchObject({ nodeUuid: node });
+    expect(await env.ts.server.services.leasing.consoleTokens.validate(consoleToken)).toMatchObject({ node_uuid: node });
 
     // The offer shows the claimed window as taken.
     const taken = await call(env.ts, env.p.lessee, 'GET', `/lease/v1/offers/${offer}`);
@@ -167,8 +167,8 @@ describe('sub-leasing and cascades (docs/leasing.md; esi-leap: https://opendev.o
     const { grants, tokens } = env.ts.server.services.identity;
     const ownerRole = (await grants.listRoles(env.p.admin.context!, { name: 'owner' }))[0]!;
     await grants.grant(env.p.admin.context!, {
-      userId: env.p.lessee.userId!,
-      roleId: ownerRole.id,
+      user_id: env.p.lessee.userId!,
+      role_id: ownerRole.id,
       target: { type: 'project', id: env.p.lessee.projectId! },
     });
     const issued = await tokens.authenticatePassword(

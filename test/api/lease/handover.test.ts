@@ -29,8 +29,8 @@ beforeAll(async () => {
   const { grants, tokens } = env.ts.server.services.identity;
   const ownerRole = (await grants.listRoles(env.p.admin.context!, { name: 'owner' }))[0]!;
   await grants.grant(env.p.admin.context!, {
-    userId: env.p.lessee.userId!,
-    roleId: ownerRole.id,
+    user_id: env.p.lessee.userId!,
+    role_id: ownerRole.id,
     target: { type: 'project', id: env.p.lessee.projectId! },
   });
   const issued = await tokens.authenticatePassword(

@@ -136,7 +136,7 @@ describe('project names and ids: the same answer whether another project exists 
       ['a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0', 'default'],
       ['b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0', 'd-iso'],
     ] as const) {
-      await repo.createProject({ id, name: 'twin', domainId, parentId: null, description: '', enabled: true, extra: {} }, now);
+      await repo.createProject({ id, name: 'twin', domain_id: domainId, parent_id: null, description: '', enabled: true, extra: {} }, now);
     }
     const n = await enrolNode(env, 'iso-twin');
     const lease = (project: string) =>

@@ -152,7 +152,7 @@ describe('console auth tokens', () => {
     expect(rows[0]!.token_hash).toBe(createHash('sha256').update(r.body.token).digest('hex'));
     expect(JSON.stringify(rows)).not.toContain(r.body.token);
     const valid = await env.ts.server.services.leasing.consoleTokens.validate(r.body.token);
-    expect(valid?.nodeUuid).toBe(n1);
+    expect(valid?.node_uuid).toBe(n1);
     expect(Number(rows[0]!.expires_at) - Number(rows[0]!.created_at)).toBe(600_000);
   });
 

@@ -42,7 +42,7 @@ async function startServerWithNodes(): Promise<void> {
   const child = await directory.createProject(admin, { name: 'l1-child', parentId: env.p.lessee.projectId! });
   const user = await directory.createUser(admin, { name: 'child1', password: 'pw-child1', defaultProjectId: child.id });
   const role = (await grants.listRoles(admin, { name: 'lessee' }))[0]!;
-  await grants.grant(admin, { userId: user.id, roleId: role.id, target: { type: 'project', id: child.id } });
+  await grants.grant(admin, { user_id: user.id, role_id: role.id, target: { type: 'project', id: child.id } });
   const issued = await tokens.authenticatePassword({ userId: user.id, password: 'pw-child1' }, { kind: 'project', projectId: child.id });
   childLessee = { name: 'child', token: issued.secret, projectId: child.id, projectName: 'l1-child', userId: user.id, context: null };
 }

@@ -216,7 +216,7 @@ describe('every persona', () => {
     const admin = env.p.admin.context!;
     const user = await directory.createUser(admin, { name: 'norole', password: 'pw-norole-1', defaultProjectId: env.p.lessee.projectId! });
     const member = (await grants.listRoles(admin, { name: 'member' }))[0] ?? (await grants.createRole(admin, { name: 'member' }));
-    await grants.grant(admin, { userId: user.id, roleId: member.id, target: { type: 'project', id: env.p.lessee.projectId! } });
+    await grants.grant(admin, { user_id: user.id, role_id: member.id, target: { type: 'project', id: env.p.lessee.projectId! } });
     const issued = await tokens.authenticatePassword(
       { userId: user.id, password: 'pw-norole-1' },
       { kind: 'project', projectId: env.p.lessee.projectId! },

@@ -81,7 +81,7 @@ export async function createIdentities(w: World): Promise<Ids> {
     const project =
       (await directory.listProjects(admin.ctx, { name: l.project }))[0] ?? (await directory.createProject(admin.ctx, { name: l.project }));
     const user = await directory.createUser(admin.ctx, { name: l.user, password: `pw-${l.user}`, defaultProjectId: project.id });
-    await grants.grant(admin.ctx, { userId: user.id, roleId: roles.get(l.role)!, target: { type: 'project', id: project.id } });
+    await grants.grant(admin.ctx, { user_id: user.id, role_id: roles.get(l.role)!, target: { type: 'project', id: project.id } });
     ids.users.set(key, user.id);
     ids.projects.set(key, project.id);
     w.values.set(`project.${key}`, project.id);

@@ -26,12 +26,12 @@ beforeAll(async () => {
   projectId = boot.adminProjectId;
   userId = 'u1u1u1u1u1u1u1u1u1u1u1u1u1u1u1u1';
   await repo.createUser(
-    { id: userId, name: 'alice', domainId: 'default', defaultProjectId: null, enabled: true, extra: {} },
+    { id: userId, name: 'alice', domain_id: 'default', default_project_id: null, enabled: true, extra: {} },
     await hashPassword('alice-pw'),
     clock.now(),
   );
   const [member] = await repo.findRoles({ name: 'member' });
-  await repo.grant({ userId, roleId: member!.id, target: { type: 'project', id: projectId } });
+  await repo.grant({ user_id: userId, role_id: member!.id, target: { type: 'project', id: projectId } });
 });
 afterAll(async () => store?.close());
 
@@ -41,10 +41,10 @@ describe('TokenService', () => {
       { userName: 'alice', domainName: 'Default', password: 'alice-pw' },
       { kind: 'project', projectName: 'admin', domainId: 'default' },
     );
-    expect(t.record.projectId).toBe(projectId);
+    expect(t.record.project_id).toBe(projectId);
     expect(t.record.roles.map((r) => r.name).sort()).toEqual(['member', 'reader']);
-    expect(t.record.issuedAt).toBe(clock.now());
-    expect(t.record.expiresAt).toBe(clock.now() + 600_000);
+    expect(t.record.issued_at).toBe(clock.now());
+    expect(t.record.expires_at).toBe(clock.now() + 600_000);
     expect(t.record.id).toBe(tokenId(t.secret));
     const info = await tokens.validate(t.secret);
     expect(info.context).toMatchObject({ userId, projectId, roles: ['member', 'reader'], systemScope: null, anonymous: false });
@@ -95,25 +95,25 @@ describe('TokenService', () => {
     const unscoped = await tokens.authenticatePassword({ userId, password: 'alice-pw' }, { kind: 'unscoped' });
     clock.advance(300_000);
     const rescoped = await tokens.authenticateToken(unscoped.secret, { kind: 'project', projectId });
-    expect(rescoped.record.expiresAt).toBe(unscoped.record.expiresAt);
+    expect(rescoped.record.expires_at).toBe(unscoped.record.expires_at);
     expect([...rescoped.record.methods].sort()).toEqual(['password', 'token']);
   });
 
   it('no scope requested: the default project when the user holds a role there, else unscoped', async () => {
     const bob = 'b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0';
     await repo.createUser(
-      { id: bob, name: 'bob', domainId: 'default', defaultProjectId: projectId, enabled: true, extra: {} },
+      { id: bob, name: 'bob', domain_id: 'default', default_project_id: projectId, enabled: true, extra: {} },
       await hashPassword('bob-pw'),
       clock.now(),
     );
-    expect((await tokens.authenticatePassword({ userId: bob, password: 'bob-pw' }, { kind: 'default' })).record.projectId).toBeNull();
+    expect((await tokens.authenticatePassword({ userId: bob, password: 'bob-pw' }, { kind: 'default' })).record.project_id).toBeNull();
     const [reader] = await repo.findRoles({ name: 'reader' });
-    await repo.grant({ userId: bob, roleId: reader!.id, target: { type: 'project', id: projectId } });
+    await repo.grant({ user_id: bob, role_id: reader!.id, target: { type: 'project', id: projectId } });
     const scoped = await tokens.authenticatePassword({ userId: bob, password: 'bob-pw' }, { kind: 'default' });
-    expect(scoped.record.projectId).toBe(projectId);
+    expect(scoped.record.project_id).toBe(projectId);
     expect(scoped.record.roles.map((r) => r.name)).toEqual(['reader']);
-    expect((await tokens.authenticatePassword({ userId: bob, password: 'bob-pw' }, { kind: 'unscoped' })).record.projectId).toBeNull();
-    expect((await tokens.authenticatePassword({ userId, password: 'alice-pw' }, { kind: 'default' })).record.projectId).toBeNull();
+    expect((await tokens.authenticatePassword({ userId: bob, password: 'bob-pw' }, { kind: 'unscoped' })).record.project_id).toBeNull();
+    expect((await tokens.authenticatePassword({ userId, password: 'alice-pw' }, { kind: 'default' })).record.project_id).toBeNull();
   });
 
   it('rejects absurdly long or empty secrets without a lookup', async () => {

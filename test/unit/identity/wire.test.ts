@@ -159,7 +159,7 @@ describe('request parsing', () => {
 describe('rendering', () => {
   it('renders a top-level project with its domain as parent and extra attributes', () => {
     const p = renderProject(
-      { id: 'p1', name: 'n', domainId: 'default', parentId: null, description: '', enabled: true, extra: { email: 'e', id: 'spoof' } },
+      { id: 'p1', name: 'n', domain_id: 'default', parent_id: null, description: '', enabled: true, extra: { email: 'e', id: 'spoof' } },
       'http://h/identity/v3',
     );
     expect(p).toMatchObject({ id: 'p1', parent_id: 'default', email: 'e', tags: [], links: { self: 'http://h/identity/v3/projects/p1' } });
@@ -169,17 +169,17 @@ describe('rendering', () => {
       {
         record: {
           id: 'x',
-          userId: 'u',
-          projectId: null,
-          systemScope: null,
+          user_id: 'u',
+          project_id: null,
+          system_scope: null,
           methods: ['password'],
           roles: [],
-          auditId: 'a',
-          issuedAt: 0,
-          expiresAt: 1000,
-          revokedAt: null,
+          audit_id: 'a',
+          issued_at: 0,
+          expires_at: 1000,
+          revoked_at: null,
         },
-        user: { id: 'u', name: 'n', domainId: 'default', defaultProjectId: null, enabled: true, extra: {} },
+        user: { id: 'u', name: 'n', domain_id: 'default', default_project_id: null, enabled: true, extra: {} },
         project: null,
       },
       [],

@@ -18,21 +18,21 @@ function lease(uuid: string, from: number, to: number): Lease {
   return {
     uuid,
     name: null,
-    projectId: 'l1',
-    ownerId: 'o1',
+    project_id: 'l1',
+    owner_id: 'o1',
     purpose: null,
-    resourceType: 'ironic_node',
-    resourceUuid: 'n1',
-    startTime: T0 + from * H,
-    endTime: T0 + to * H,
-    fulfillTime: null,
-    expireTime: null,
+    resource_type: 'ironic_node',
+    resource_uuid: 'n1',
+    start_time: T0 + from * H,
+    end_time: T0 + to * H,
+    fulfill_time: null,
+    expire_time: null,
     status: 'created',
     properties: {},
-    offerUuid: null,
-    parentLeaseUuid: null,
-    createdAt: 0,
-    updatedAt: 0,
+    offer_uuid: null,
+    parent_lease_uuid: null,
+    created_at: 0,
+    updated_at: 0,
   };
 }
 
@@ -40,17 +40,17 @@ function offer(uuid: string, from: number, to: number): Offer {
   return {
     uuid,
     name: null,
-    projectId: 'o1',
-    lesseeId: null,
-    resourceType: 'ironic_node',
-    resourceUuid: 'n1',
-    startTime: T0 + from * H,
-    endTime: T0 + to * H,
+    project_id: 'o1',
+    lessee_id: null,
+    resource_type: 'ironic_node',
+    resource_uuid: 'n1',
+    start_time: T0 + from * H,
+    end_time: T0 + to * H,
     status: 'available',
     properties: {},
-    parentLeaseUuid: null,
-    createdAt: 0,
-    updatedAt: 0,
+    parent_lease_uuid: null,
+    created_at: 0,
+    updated_at: 0,
   };
 }
 
@@ -80,7 +80,7 @@ describe('findConflict', () => {
 
 /** A reader over fixed leases and offers: only what the conflict checks read. */
 function reader(leases: readonly Lease[], offers: readonly Offer[]): LeasingReader {
-  const span = (x: Lease | Offer) => ({ start: x.startTime, end: x.endTime });
+  const span = (x: Lease | Offer) => ({ start: x.start_time, end: x.end_time });
   return {
     getOffer: async (uuid: string) => offers.find((o) => o.uuid === uuid) ?? null,
     getLease: async (uuid: string) => leases.find((l) => l.uuid === uuid) ?? null,
@@ -88,15 +88,15 @@ function reader(leases: readonly Lease[], offers: readonly Offer[]): LeasingRead
       leases.filter(
         (l) =>
           ('offerUuid' in scope
-            ? l.offerUuid === scope.offerUuid
+            ? l.offer_uuid === scope.offerUuid
             : 'parentLeaseUuid' in scope
-              ? l.parentLeaseUuid === scope.parentLeaseUuid
-              : l.resourceUuid === scope.resourceUuid) && overlaps(w, span(l)),
+              ? l.parent_lease_uuid === scope.parentLeaseUuid
+              : l.resource_uuid === scope.resourceUuid) && overlaps(w, span(l)),
       ),
     overlappingOffers: async (scope: Record<string, string>, w: { start: number; end: number }) =>
       offers.filter(
         (o) =>
-          ('parentLeaseUuid' in scope ? o.parentLeaseUuid === scope.parentLeaseUuid : o.resourceUuid === scope.resourceUuid) &&
+          ('parentLeaseUuid' in scope ? o.parent_lease_uuid === scope.parentLeaseUuid : o.resource_uuid === scope.resourceUuid) &&
           overlaps(w, span(o)),
       ),
   } as unknown as LeasingReader;
@@ -114,11 +114,11 @@ async function message(p: Promise<void>): Promise<string> {
 }
 
 describe('conflict messages', () => {
-  const theirs = { ...lease('L-o2', 2, 4), projectId: 'o2' };
-  const held = [theirs, { ...lease('L-claim', 10, 12), offerUuid: 'O-open' }];
+  const theirs = { ...lease('L-o2', 2, 4), project_id: 'o2' };
+  const held = [theirs, { ...lease('L-claim', 10, 12), offer_uuid: 'O-open' }];
   const open = { ...offer('O-open', 8, 20) };
   const tx = reader(held, [open, offer('O-later', 30, 40)]);
-  const at = { resourceType: 'ironic_node', resourceUuid: 'n1', parentLeaseUuid: null };
+  const at = { resource_type: 'ironic_node', resource_uuid: 'n1', parent_lease_uuid: null };
 
   it('name the lease or offer holding the window to a caller that may see it', async () => {
     expect(await message(checkLeaseWindow(tx, at, win(3, 5), SEES_ALL))).toBe(
@@ -134,7 +134,7 @@ describe('conflict messages', () => {
     expect(await message(checkOfferWindow(tx, at, win(35, 36), NOBODY))).toBe(
       'Time conflict for ironic_node n1. It is taken from 2030-01-02T06:00:00 to 2030-01-02T16:00:00.',
     );
-    const claim = await message(checkLeaseWindow(tx, { ...at, offerUuid: 'O-open' }, win(11, 13), NOBODY));
+    const claim = await message(checkLeaseWindow(tx, { ...at, offer_uuid: 'O-open' }, win(11, 13), NOBODY));
     expect(claim).toBe(
       'Offer O-open has no availabilities at given time range 2030-01-01T11:00:00, 2030-01-01T13:00:00. It is taken from 2030-01-01T10:00:00 to 2030-01-01T12:00:00.',
     );
@@ -142,8 +142,8 @@ describe('conflict messages', () => {
   });
 
   it('decide per object: a caller sees its own lease named and another project’s hidden', async () => {
-    const mine: Viewer = { ...NOBODY, seesLease: (l) => l.projectId === 'l1' };
+    const mine: Viewer = { ...NOBODY, seesLease: (l) => l.project_id === 'l1' };
     expect(await message(checkLeaseWindow(tx, at, win(3, 5), mine))).toMatch(/It is taken from/);
-    expect(await message(checkLeaseWindow(tx, { ...at, offerUuid: 'O-open' }, win(11, 13), mine))).toMatch(/Lease L-claim holds it/);
+    expect(await message(checkLeaseWindow(tx, { ...at, offer_uuid: 'O-open' }, win(11, 13), mine))).toMatch(/Lease L-claim holds it/);
   });
 });

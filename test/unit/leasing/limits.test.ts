@@ -33,32 +33,32 @@ function lease(start: number, end: number, status: LeaseStatus = 'created', extr
   return {
     uuid: `l-${start}-${end}-${status}`,
     name: null,
-    projectId: 'p',
-    ownerId: 'o',
+    project_id: 'p',
+    owner_id: 'o',
     purpose: null,
-    resourceType: 'ironic_node',
-    resourceUuid: 'n',
-    startTime: start * H,
-    endTime: end * H,
-    fulfillTime: null,
-    expireTime: null,
+    resource_type: 'ironic_node',
+    resource_uuid: 'n',
+    start_time: start * H,
+    end_time: end * H,
+    fulfill_time: null,
+    expire_time: null,
     status,
     properties: {},
-    offerUuid: null,
-    parentLeaseUuid: null,
-    createdAt: 0,
-    updatedAt: 0,
+    offer_uuid: null,
+    parent_lease_uuid: null,
+    created_at: 0,
+    updated_at: 0,
     ...extra,
   };
 }
 const win = (s: number, e: number): Window => ({ start: s * H, end: e * H });
 const quota = (q: Partial<LeaseQuota>): LeaseQuota => ({
-  projectId: 'p',
-  maxNodes: null,
-  maxNodeHours: null,
-  windowHours: 24,
-  createdAt: 0,
-  updatedAt: 0,
+  project_id: 'p',
+  max_nodes: null,
+  max_node_hours: null,
+  window_hours: 24,
+  created_at: 0,
+  updated_at: 0,
   ...q,
 });
 
@@ -66,9 +66,9 @@ describe('usageOf', () => {
   it('live leases use their window; expired ones until removal; cancelled ones only after they started', () => {
     expect(usageOf(lease(0, 10, 'active'))).toEqual(win(0, 10));
     expect(usageOf(lease(0, 10, 'wait fulfill'))).toEqual(win(0, 10));
-    expect(usageOf(lease(0, 10, 'expired', { fulfillTime: 0, expireTime: 10 * H + 5 }))).toEqual(win(0, 10));
+    expect(usageOf(lease(0, 10, 'expired', { fulfill_time: 0, expire_time: 10 * H + 5 }))).toEqual(win(0, 10));
     expect(usageOf(lease(0, 10, 'expired'))).toBeNull(); // never applied to its node
-    expect(usageOf(lease(0, 10, 'deleted', { fulfillTime: 0, expireTime: 4 * H }))).toEqual(win(0, 4));
+    expect(usageOf(lease(0, 10, 'deleted', { fulfill_time: 0, expire_time: 4 * H }))).toEqual(win(0, 4));
     expect(usageOf(lease(0, 10, 'deleted'))).toBeNull();
   });
 });
@@ -108,58 +108,58 @@ describe('peak concurrency and rolling usage', () => {
 describe('checkQuota', () => {
   it('max_nodes: refuses a lease that would make one more than the limit at some instant, naming it', () => {
     const existing = [lease(0, 10, 'active'), lease(5, 15)];
-    expect(checkQuota(quota({ maxNodes: 3 }), existing, [win(8, 12)], fmt)).toBeNull();
-    const excess = checkQuota(quota({ maxNodes: 2 }), existing, [win(8, 12)], fmt);
+    expect(checkQuota(quota({ max_nodes: 3 }), existing, [win(8, 12)], fmt)).toBeNull();
+    const excess = checkQuota(quota({ max_nodes: 2 }), existing, [win(8, 12)], fmt);
     expect(excess?.limit).toBe('max_nodes');
     expect(excess?.message).toBe('Quota exceeded for project p: these leases would hold 3 nodes at once at t8 (limit 2).');
-    expect(checkQuota(quota({ maxNodes: 2 }), existing, [win(15, 20)], fmt)).toBeNull(); // after the others
+    expect(checkQuota(quota({ max_nodes: 2 }), existing, [win(15, 20)], fmt)).toBeNull(); // after the others
   });
 
   it('max_nodes counts the new leases of one request together', () => {
-    expect(checkQuota(quota({ maxNodes: 2 }), [], [win(0, 1), win(0, 1), win(0, 1)], fmt)?.message).toMatch(/3 nodes at once/);
-    expect(checkQuota(quota({ maxNodes: 2 }), [], [win(0, 1), win(1, 2), win(2, 3)], fmt)).toBeNull();
+    expect(checkQuota(quota({ max_nodes: 2 }), [], [win(0, 1), win(0, 1), win(0, 1)], fmt)?.message).toMatch(/3 nodes at once/);
+    expect(checkQuota(quota({ max_nodes: 2 }), [], [win(0, 1), win(1, 2), win(2, 3)], fmt)).toBeNull();
   });
 
   it('max_node_hours: past use in the rolling window counts; old use does not', () => {
-    const past = [lease(0, 20, 'expired', { fulfillTime: 0, expireTime: 20 * H })];
+    const past = [lease(0, 20, 'expired', { fulfill_time: 0, expire_time: 20 * H })];
     // 20 h used in [0, 20); a new 10-h lease right after: every 24-h window ending in [24, 30]
     // holds 24 h (e.g. [0, 24): 20 + 4).
-    expect(checkQuota(quota({ maxNodeHours: 24 }), past, [win(20, 30)], fmt)).toBeNull();
-    const excess = checkQuota(quota({ maxNodeHours: 23 }), past, [win(20, 30)], fmt);
+    expect(checkQuota(quota({ max_node_hours: 24 }), past, [win(20, 30)], fmt)).toBeNull();
+    const excess = checkQuota(quota({ max_node_hours: 23 }), past, [win(20, 30)], fmt);
     expect(excess?.message).toBe(
       'Quota exceeded for project p: these leases would use 24 node-hours in the 24-hour window ending t24 (limit 23).',
     );
-    expect(checkQuota(quota({ maxNodeHours: 10 }), past, [win(50, 60)], fmt)).toBeNull();
+    expect(checkQuota(quota({ max_node_hours: 10 }), past, [win(50, 60)], fmt)).toBeNull();
   });
 
   it('a cancelled lease that never started uses nothing', () => {
-    expect(checkQuota(quota({ maxNodes: 1 }), [lease(0, 10, 'deleted')], [win(0, 10)], fmt)).toBeNull();
+    expect(checkQuota(quota({ max_nodes: 1 }), [lease(0, 10, 'deleted')], [win(0, 10)], fmt)).toBeNull();
   });
 
   it('usageAt reports nodes now, the future peak and the node-hours of the last window', () => {
     const u = usageAt([lease(0, 10, 'active'), lease(5, 8, 'active'), lease(20, 30), lease(20, 25)], 24, 6 * H, 30 * H);
-    expect(u).toEqual({ nodesNow: 2, peakNodes: 2, nodeHoursInWindow: 7 });
+    expect(u).toEqual({ nodes_now: 2, peak_nodes: 2, node_hours_in_window: 7 });
   });
 });
 
 describe('owner lease policies', () => {
   const policy = (p: Partial<LeasePolicy>): LeasePolicy => ({
     uuid: 'pol',
-    projectId: 'o1',
-    resourceUuid: null,
-    maxLeaseMs: null,
-    minGapMs: null,
-    allowedProjects: null,
-    eraseDevices: false,
-    createdAt: 0,
-    updatedAt: 0,
+    project_id: 'o1',
+    resource_uuid: null,
+    max_lease_ms: null,
+    min_gap_ms: null,
+    allowed_projects: null,
+    erase_devices: false,
+    created_at: 0,
+    updated_at: 0,
     ...p,
   });
 
   it('a node policy beats the owner-wide one; other owners do not count', () => {
     const all = policy({ uuid: 'all' });
-    const node = policy({ uuid: 'n1', resourceUuid: 'node-1' });
-    const other = policy({ uuid: 'x', projectId: 'o2', resourceUuid: 'node-2' });
+    const node = policy({ uuid: 'n1', resource_uuid: 'node-1' });
+    const other = policy({ uuid: 'x', project_id: 'o2', resource_uuid: 'node-2' });
     expect(policyFor([all, node, other], 'o1', 'node-1')?.uuid).toBe('n1');
     expect(policyFor([all, node, other], 'o1', 'node-2')?.uuid).toBe('all');
     expect(policyFor([other], 'o1', 'node-2')).toBeNull();
@@ -167,7 +167,7 @@ describe('owner lease policies', () => {
   });
 
   it('allowed projects include their subtrees', () => {
-    const p = policy({ allowedProjects: ['l1'] });
+    const p = policy({ allowed_projects: ['l1'] });
     expect(projectAllowed(p, ['l1'])).toBe(true);
     expect(projectAllowed(p, ['l1-child', 'l1'])).toBe(true);
     expect(projectAllowed(p, ['o2'])).toBe(false);
@@ -175,28 +175,28 @@ describe('owner lease policies', () => {
   });
 
   it('terms: a project not allowed or a lease too long is 403 naming the policy', () => {
-    expect(() => checkPolicyTerms(policy({ allowedProjects: ['l1'] }), 'node-1', ['o2'], win(0, 1), SEES_ALL)).toThrow(ForbiddenError);
-    expect(() => checkPolicyTerms(policy({ allowedProjects: ['l1'] }), 'node-1', ['o2'], win(0, 1), SEES_ALL)).toThrow(
+    expect(() => checkPolicyTerms(policy({ allowed_projects: ['l1'] }), 'node-1', ['o2'], win(0, 1), SEES_ALL)).toThrow(ForbiddenError);
+    expect(() => checkPolicyTerms(policy({ allowed_projects: ['l1'] }), 'node-1', ['o2'], win(0, 1), SEES_ALL)).toThrow(
       "The owner's lease policy pol does not allow project o2 to lease ironic_node node-1",
     );
-    expect(() => checkPolicyTerms(policy({ maxLeaseMs: 5 * 86_400_000 }), 'node-1', ['l1'], win(0, 121), SEES_ALL)).toThrow(
+    expect(() => checkPolicyTerms(policy({ max_lease_ms: 5 * 86_400_000 }), 'node-1', ['l1'], win(0, 121), SEES_ALL)).toThrow(
       'allows at most 5 days on ironic_node node-1',
     );
-    expect(() => checkPolicyTerms(policy({ maxLeaseMs: 5 * 86_400_000 }), 'node-1', ['l1'], win(0, 120), SEES_ALL)).not.toThrow();
+    expect(() => checkPolicyTerms(policy({ max_lease_ms: 5 * 86_400_000 }), 'node-1', ['l1'], win(0, 120), SEES_ALL)).not.toThrow();
   });
 
   it('terms and gap name the policy only to its owner, a neighbour only to who may see it', () => {
     const stranger: Viewer = {
       seesLease: () => false,
       seesOffer: () => false,
-      seesPolicy: (p) => p.projectId === 'o2',
+      seesPolicy: (p) => p.project_id === 'o2',
       seesQuota: () => false,
     };
-    const p = policy({ allowedProjects: ['l1'], maxLeaseMs: H, minGapMs: 2 * H });
+    const p = policy({ allowed_projects: ['l1'], max_lease_ms: H, min_gap_ms: 2 * H });
     expect(() => checkPolicyTerms(p, 'node-1', ['o2'], win(0, 1), stranger)).toThrow(
       /^The owner's lease policy does not allow project o2 to lease ironic_node node-1\.$/,
     );
-    expect(() => checkPolicyTerms(policy({ maxLeaseMs: H }), 'node-1', ['l1'], win(0, 2), stranger)).toThrow(
+    expect(() => checkPolicyTerms(policy({ max_lease_ms: H }), 'node-1', ['l1'], win(0, 2), stranger)).toThrow(
       /\. The owner's lease policy allows at most 1 h on ironic_node node-1\.$/,
     );
     expect(() => checkGap(p, 'node-1', win(11, 12), [lease(0, 10)], stranger)).toThrow(
@@ -205,7 +205,7 @@ describe('owner lease policies', () => {
   });
 
   it('gap: a lease closer than the gap to a neighbour is 409 with the first free instant', () => {
-    const p = policy({ minGapMs: 2 * H });
+    const p = policy({ min_gap_ms: 2 * H });
     const before = lease(0, 10);
     expect(() => checkGap(p, 'node-1', win(11, 12), [before], SEES_ALL)).toThrow(ConflictError);
     expect(() => checkGap(p, 'node-1', win(11, 12), [before], SEES_ALL)).toThrow(

@@ -187,14 +187,14 @@ describe('webhook rules', () => {
     const body = JSON.parse(
       webhookPayload(
         {
-          eventType: 'esi_leap.lease.create',
-          eventTime: Date.UTC(2030, 0, 1),
-          objectType: 'lease',
-          objectUuid: 'L',
-          resourceType: 'ironic_node',
-          resourceUuid: 'N',
-          lesseeId: 'l1',
-          ownerId: 'o1',
+          event_type: 'esi_leap.lease.create',
+          event_time: Date.UTC(2030, 0, 1),
+          object_type: 'lease',
+          object_uuid: 'L',
+          resource_type: 'ironic_node',
+          resource_uuid: 'N',
+          lessee_id: 'l1',
+          owner_id: 'o1',
           subject: { uuid: 'L', status: 'created' },
         },
         42,

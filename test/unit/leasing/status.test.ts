@@ -84,7 +84,7 @@ describe('offer state machine', () => {
 });
 
 describe('next boundaries', () => {
-  const lease = (status: LeaseStatus, startTime = 100, endTime = 200) => ({ status, startTime, endTime });
+  const lease = (status: LeaseStatus, startTime = 100, endTime = 200) => ({ status, start_time: startTime, end_time: endTime });
 
   it('waits for the start of a pending lease, then for its end', () => {
     expect(leaseNextBoundary(lease('created'), 50)).toBe(100);
@@ -105,8 +105,8 @@ describe('next boundaries', () => {
   });
 
   it('ends offers at their end time unless they are final', () => {
-    expect(offerNextBoundary({ status: 'available', endTime: 9 })).toBe(9);
-    expect(offerNextBoundary({ status: 'error', endTime: 9 })).toBe(9);
-    expect(offerNextBoundary({ status: 'deleted', endTime: 9 })).toBeNull();
+    expect(offerNextBoundary({ status: 'available', end_time: 9 })).toBe(9);
+    expect(offerNextBoundary({ status: 'error', end_time: 9 })).toBe(9);
+    expect(offerNextBoundary({ status: 'deleted', end_time: 9 })).toBeNull();
   });
 });

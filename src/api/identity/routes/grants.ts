@@ -24,8 +24,8 @@ export function registerGrantRoutes(app: FastifyInstance, services: IdentityApiD
   const { grants } = services.identity;
   const cfg = services.config;
   const assignment = (request: FastifyRequest<GrantParams>): RoleAssignment => ({
-    userId: request.params.user,
-    roleId: request.params.role,
+    user_id: request.params.user,
+    role_id: request.params.role,
     target: targetOf(request.params.project),
   });
   const noContent = (reply: FastifyReply): FastifyReply => reply.code(204).send();
@@ -78,7 +78,7 @@ async function assignmentNames(identity: Identity, ctx: AuthContext, list: reado
     if (err instanceof ForbiddenError) return [];
     throw err;
   });
-  const users = await identity.directory.readableUsers(ctx, [...new Set(list.map((a) => a.userId))]);
+  const users = await identity.directory.readableUsers(ctx, [...new Set(list.map((a) => a.user_id))]);
   const projects = await identity.directory.projectsByIds(list.flatMap((a) => (a.target.type === 'project' ? [a.target.id] : [])));
   return {
     roles: new Map(roles.map((r) => [r.id, r.name])),
