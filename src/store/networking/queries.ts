@@ -2,112 +2,17 @@
  * The networking reads and writes over one Kysely handle (the root or a transaction): the
  * implementation of `NetworkReads` and `NetworkTx` (src/domain/networking/ports.ts) that
  * `KyselyNetworkRepository` binds to the root for reads and to a locked transaction for writes.
- * Switch and bare-metal port queries live in `./switch-queries.ts`.
+ * Switch and bare-metal port queries live in `./repository.ts`; what each collection may be
+ * listed by, in `./list-specs.ts`.
  */
 import { sql } from 'kysely';
 import { ConflictError } from '../../domain/errors.ts';
 import type { FixedIp, Network, NetPort, RbacPolicy, Subnet, SubPort, Trunk } from '../../domain/networking/model.ts';
-import { WILDCARD } from '../../domain/networking/model.ts';
 import type { ListQuery, NetPortChanges } from '../../domain/networking/ports.ts';
 import { isUniqueViolation, toJson, type Db, type Tx } from '../database.ts';
-import { listRows, type ListSpec } from './list.ts';
+import { listRows } from './list.ts';
+import { NETWORK_SPEC, PORT_SPEC, RBAC_SPEC, SUBNET_SPEC, TRUNK_SPEC } from './list-specs.ts';
 import { chunks, networkRow, portRow, subnetRow, toNetworks, toPorts, toRbac, toSubnet, toTrunks } from './rows.ts';
-
-const COMMON = ['id', 'name', 'description', 'project_id', 'created_at', 'updated_at', 'revision_number'];
-
-/** Networks a project may see: its own, and those shared with it (or with everyone) by RBAC. */
-function sharedWith(eb: any, projectId: string) {
-  return eb(
-    'networks.id',
-    'in',
-    eb
-      .selectFrom('network_rbac')
-      .select('object_id')
-      .where('action', '=', 'access_as_shared')
-      .where('target_tenant', 'in', [projectId, WILDCARD]),
-  );
-}
-
-const NETWORK_SPEC: ListSpec = {
-  table: 'networks',
-  columns: new Set([...COMMON, 'admin_state_up', 'mtu', 'network_type', 'physical_network', 'segmentation_id']),
-  sortable: new Set([...COMMON, 'admin_state_up', 'mtu', 'network_type', 'physical_network']),
-  visible: (eb, p) => eb.or([eb('networks.project_id', '=', p), sharedWith(eb, p)]),
-  special: {
-    shared: (eb, values, q) => {
-      const targets = q.visibleTo === null ? [WILDCARD] : [q.visibleTo, WILDCARD];
-      const isShared = eb(
-        'networks.id',
-        'in',
-        eb.selectFrom('network_rbac').select('object_id').where('action', '=', 'access_as_shared').where('target_tenant', 'in', targets),
-      );
-      const wants = new Set(values.map((v) => v === true || v === 'true' || v === 'True'));
-      if (wants.size === 2) return sql<boolean>`1 = 1`;
-      return wants.has(true) ? isShared : eb.not(isShared);
-    },
-  },
-};
-
-const SUBNET_SPEC: ListSpec = {
-  table: 'network_subnets',
-  columns: new Set([...COMMON, 'network_id', 'ip_version', 'cidr', 'gateway_ip', 'enable_dhcp']),
-  sortable: new Set([...COMMON, 'network_id', 'ip_version', 'cidr', 'enable_dhcp']),
-  visible: (eb, p) =>
-    eb.or([
-      eb('network_subnets.project_id', '=', p),
-      eb('network_subnets.network_id', 'in', eb.selectFrom('networks').select('id').where('project_id', '=', p)),
-      eb(
-        'network_subnets.network_id',
-        'in',
-        eb
-          .selectFrom('network_rbac')
-          .select('object_id')
-          .where('action', '=', 'access_as_shared')
-          .where('target_tenant', 'in', [p, WILDCARD]),
-      ),
-    ]),
-};
-
-const PORT_SPEC: ListSpec = {
-  table: 'network_ports',
-  columns: new Set([
-    ...COMMON,
-    'network_id',
-    'mac_address',
-    'admin_state_up',
-    'status',
-    'device_owner',
-    'device_id',
-    'binding_host_id',
-    'binding_vnic_type',
-  ]),
-  sortable: new Set([...COMMON, 'network_id', 'mac_address', 'admin_state_up', 'status', 'device_owner', 'device_id']),
-  visible: (eb, p) =>
-    eb.or([
-      eb('network_ports.project_id', '=', p),
-      eb('network_ports.network_id', 'in', eb.selectFrom('networks').select('id').where('project_id', '=', p)),
-    ]),
-  special: {
-    fixed_ip_address: (eb, values) =>
-      eb('network_ports.id', 'in', eb.selectFrom('network_ip_allocations').select('port_id').where('ip_address', 'in', values.map(String))),
-    fixed_ip_subnet: (eb, values) =>
-      eb('network_ports.id', 'in', eb.selectFrom('network_ip_allocations').select('port_id').where('subnet_id', 'in', values.map(String))),
-  },
-};
-
-const TRUNK_SPEC: ListSpec = {
-  table: 'network_trunks',
-  columns: new Set([...COMMON, 'port_id', 'admin_state_up', 'status']),
-  sortable: new Set([...COMMON, 'port_id', 'admin_state_up', 'status']),
-  visible: (eb, p) => eb('network_trunks.project_id', '=', p),
-};
-
-const RBAC_SPEC: ListSpec = {
-  table: 'network_rbac',
-  columns: new Set(['id', 'project_id', 'object_type', 'object_id', 'action', 'target_tenant']),
-  sortable: new Set(['id', 'project_id', 'object_type', 'object_id', 'action', 'target_tenant']),
-  visible: (eb, p) => eb('network_rbac.project_id', '=', p),
-};
 
 /** Run a write, turning a unique-index clash into a ConflictError with `message`. */
 export async function unique<T>(fn: () => Promise<T>, message: string, code = 'Conflict'): Promise<T> {
