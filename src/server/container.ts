@@ -10,28 +10,22 @@ import { createPolicy } from '../domain/policy/index.ts';
 import { loadPolicyOverrides } from './policy-file.ts';
 import { openStore, type StoreOptions } from '../store/database.ts';
 import { KyselyIdentityRepository } from '../store/identity/repository.ts';
-import { ConductorHeartbeat, createInventory, HistoryRecorder, recordingNodeRepository } from '../domain/inventory/index.ts';
-import { newUuid } from '../domain/ids.ts';
+import { createInventory } from '../domain/inventory/index.ts';
+import { createConductorWorkers } from './conductor-wiring.ts';
+import { openNodeStores } from './node-stores.ts';
 import type { RequesterContexts } from '../domain/inventory/requester.ts';
 import type { SwitchPortGuard } from '../domain/inventory/ports.ts';
-import { KyselyNodeHistoryRepository } from '../store/inventory/history-repository.ts';
 import { NodeConsoleService } from '../domain/inventory/node-console.ts';
 import { createHardwareRegistry } from '../drivers/hardware/registry.ts';
 import { KyselyConductorRepository } from '../store/inventory/conductor-repository.ts';
-import { KyselyNodeRepository } from '../store/inventory/node-repository.ts';
-import { KyselyPortRepository } from '../store/inventory/port-repository.ts';
 import { KyselyBiosSettingsRepository } from '../store/hardware/bios-repository.ts';
 import { NodeHardwareService } from '../domain/inventory/node-hardware.ts';
-import { Conductor } from '../conductor/conductor.ts';
-import { conductorOptionsFrom } from './conductor-options.ts';
 import { RamdiskService } from '../domain/deploy/ramdisk.ts';
 import { InspectionService } from '../domain/inspection/service.ts';
 import { KyselyInspectionRepository } from '../store/inspection/repository.ts';
 import { loadInspectionRules } from './inspection.ts';
 import { CaptureService } from '../domain/deploy/capture.ts';
 import { ImageTempUrls } from '../domain/deploy/temp-url.ts';
-import { AGENT_COMMAND_TIMEOUT_S, defaultAgentClient, IMAGE_URL_TTL_S } from '../conductor/agent/env.ts';
-import { ServiceImageInfo } from '../conductor/agent/image-info.ts';
 import { loadSecretBox } from './secret-key.ts';
 import { createLeasingServices } from './leasing.ts';
 import { createImageServices } from './images.ts';
@@ -95,27 +89,13 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     redfish: { requestTimeoutMs: config.conductor.bmcTimeoutS * 1000 },
     ipmi: { commandTimeoutS: config.hardware.ipmi.commandTimeoutS, retries: config.hardware.ipmi.commandRetries },
   });
-  const heartbeatMs = config.conductor.heartbeatIntervalS * 1000;
   const secrets = loadSecretBox(config);
-  // Every node write stores the baremetal API's display document of the node, whose format
-  // only the API knows (src/api/baremetal/node-document.ts).
-  const nodeRepository = new KyselyNodeRepository(store.db, clock, NODE_DOCUMENT_CODEC, store.selectArrays);
-  // Node display documents missing or made by other code are rebuilt once here; reads are
-  // correct either way (they encode such nodes' documents afresh), this keeps them fast.
-  await nodeRepository.refreshDisplays();
-  // Node history (docs/power-sync.md): every conductor write carrying an error or a fault
-  // records an entry through this wrapper.
-  const historyRepository = new KyselyNodeHistoryRepository(store.db);
-  const history = new HistoryRecorder({
-    repository: historyRepository,
+  const { nodeRepository, recordedNodes, historyRepository, history, portRepository } = await openNodeStores({
+    config,
     clock,
-    maxEntries: config.conductor.nodeHistoryMaxEntries,
-    host: config.conductor.hostname,
-    newUuid,
-    onError: (err, node) => logger.error({ err, node }, 'node history: recording an entry failed'),
+    logger,
+    store,
   });
-  const recordedNodes = recordingNodeRepository(nodeRepository, history);
-  const portRepository = new KyselyPortRepository(store.db);
   const imageTempUrls = new ImageTempUrls(secrets, config.publicUrl, () => clock.now());
   // The conductor acts as the caller that asked for a node's work (src/domain/inventory/requester.ts).
   const requesters: RequesterContexts = {
@@ -139,57 +119,30 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     clock,
     secrets,
     hardware,
-    conductorTimeoutMs: 6 * heartbeatMs,
+    conductorTimeoutMs: 6 * config.conductor.heartbeatIntervalS * 1000,
     history: { repository: historyRepository, recorder: history },
   });
   const inspectionStore = new KyselyInspectionRepository(store.db);
   const inspectionRules = loadInspectionRules(config);
   const biosSettings = new KyselyBiosSettingsRepository(store.db);
   const nodeHardware = new NodeHardwareService(inventory.nodes.access, biosSettings);
-  const workers: BackgroundWorker[] = [];
-  workers.push(
-    new ConductorHeartbeat(
-      inventory.conductorRepository,
-      inventory.conductors,
-      clock,
-      config.conductor.hostname,
-      '',
-      hardware.names(),
-      heartbeatMs,
-      (err) => logger.error({ err }, 'conductor heartbeat failed'),
-    ),
-  );
-  workers.push(
-    new Conductor(
-      {
-        nodes: inventory.nodeRepository,
-        directory: inventory.conductors,
-        relay: inventory.conductorRelay,
-        hardware,
-        secrets,
-        clock,
-        log: logger,
-        history,
-        inspection: {
-          store: inspectionStore,
-          ports: portRepository,
-          rules: inspectionRules,
-          // `networking` is assigned below, before any worker starts.
-          cabling: { guard: switchPorts, requesters },
-        },
-        bios: biosSettings,
-        // `images` is assigned below, before any worker starts.
-        agent: {
-          images: new ServiceImageInfo(() => images.images, imageTempUrls, IMAGE_URL_TTL_S, requesters),
-          client: defaultAgentClient,
-          commandTimeoutS: AGENT_COMMAND_TIMEOUT_S,
-          // `leasing` is assigned below, before any worker starts.
-          fullErase: (node) => leasing.policies.eraseDevicesFor(node.owner, node.uuid),
-        },
-      },
-      conductorOptionsFrom(config),
-    ),
-  );
+  const workers: BackgroundWorker[] = createConductorWorkers({
+    config,
+    clock,
+    logger,
+    inventory,
+    hardware,
+    secrets,
+    history,
+    inspection: { store: inspectionStore, ports: portRepository, rules: inspectionRules },
+    bios: biosSettings,
+    // `networking`, `images` and `leasing` are assigned below, before any worker starts.
+    switchPorts,
+    requesters,
+    images: () => images.images,
+    imageTempUrls,
+    fullErase: (node) => leasing.policies.eraseDevicesFor(node.owner, node.uuid),
+  });
   const { leasing, leaseManager, webhookWorker } = createLeasingServices({
     config,
     clock,

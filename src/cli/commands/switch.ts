@@ -42,75 +42,7 @@ const SWITCH_FIELDS = ['id', 'name', 'switch_id', 'driver', 'driver_info', 'flat
 /** Register the `switch` group. */
 export function registerSwitchCommands(program: Command): void {
   const sw = program.command('switch').description('switches: the ports of a switch, and (admins) switch settings');
-  const port = sw.command('port').description('ports of a switch');
-
-  addOutputOptions(
-    port
-      .command('list')
-      .description('ports of a switch cabled to nodes you see, with the networks they carry')
-      .argument('<switch>', 'switch name (switch_info) or switch_id'),
-  ).action(async (name: string, o: OutputOptions) => {
-    const res = await withSession((s) => s.call('network', 'GET', '/v2.0/esi/switch-ports', { query: { switch: name } }));
-    const rows = (res?.switch_ports ?? []) as Array<{
-      port: string;
-      node: string;
-      networks: Array<{ id: string; name: string | null; vlan: number | null }>;
-    }>;
-    printList(
-      ['Port', 'Node', 'VLANs'],
-      rows.map((r) => [r.port, r.node, r.networks.map(networkLabel).join('\n')]),
-      o,
-    );
-  });
-
-  addOutputOptions(
-    port
-      .command('states')
-      .description('(admin) every port of a switch: desired and applied configuration')
-      .argument('<switch>', 'switch name or UUID'),
-  ).action(async (name: string, o: OutputOptions) => {
-    const res = await withSession((s) => s.call('network', 'GET', `/v2.0/switches/${encodeURIComponent(name)}/ports`));
-    const rows = (res?.switch_ports ?? []) as Array<Record<string, unknown>>;
-    printList(
-      ['Port', 'Registered Node', 'Node', 'VIF', 'Desired', 'Status', 'Last Error'],
-      rows.map((r) => [r.port_id, r.registered_node_uuid, r.node_uuid, r.vif, r.desired, r.status, r.last_error]),
-      o,
-    );
-  });
-
-  addOutputOptions(
-    port
-      .command('register')
-      .description("(admin) say which node a switch port's cable reaches: its owner may then cable that node's ports to it")
-      .argument('<switch>', 'switch name or UUID')
-      .argument('<port>', "the switch's name for the port (local_link_connection.port_id)")
-      .argument('<node>', 'node name or UUID'),
-  ).action(async (name: string, portId: string, node: string, o: OutputOptions) => {
-    const res = await withSession((s) =>
-      s.call('network', 'POST', `/v2.0/switches/${encodeURIComponent(name)}/ports`, { body: { switch_port: { port_id: portId, node } } }),
-    );
-    const r = res.switch_port as Record<string, unknown>;
-    printShow(
-      [
-        ['port_id', r.port_id],
-        ['registered_node_uuid', r.registered_node_uuid],
-        ['baremetal_port_uuid', r.baremetal_port_uuid],
-        ['desired', r.desired],
-      ],
-      o,
-    );
-  });
-  port
-    .command('unregister')
-    .description("(admin) remove a switch port's registration (refused while it carries a VIF); it is quarantined")
-    .argument('<switch>', 'switch name or UUID')
-    .argument('<port>', "the switch's name for the port")
-    .action(async (name: string, portId: string) => {
-      await withSession((s) =>
-        s.call('network', 'DELETE', `/v2.0/switches/${encodeURIComponent(name)}/ports/${encodeURIComponent(portId)}`),
-      );
-      process.stdout.write(`Unregistered port ${portId} of switch ${name}\n`);
-    });
+  registerSwitchPortCommands(sw.command('port').description('ports of a switch'));
 
   addOutputOptions(sw.command('list').description('(admin) list switches')).action(async (o: OutputOptions) => {
     const res = await withSession((s) => s.call('network', 'GET', '/v2.0/switches'));
@@ -196,5 +128,76 @@ export function registerSwitchCommands(program: Command): void {
     .action(async (name: string) => {
       const res = await withSession((s) => s.call('network', 'POST', `/v2.0/switches/${encodeURIComponent(name)}/resync`));
       process.stdout.write(`Resyncing ${res?.resynced ?? 0} port(s) of switch ${name}\n`);
+    });
+}
+
+/** Register `switch port …`: the ports of a switch, and (admins) their registration to nodes. */
+function registerSwitchPortCommands(port: Command): void {
+  addOutputOptions(
+    port
+      .command('list')
+      .description('ports of a switch cabled to nodes you see, with the networks they carry')
+      .argument('<switch>', 'switch name (switch_info) or switch_id'),
+  ).action(async (name: string, o: OutputOptions) => {
+    const res = await withSession((s) => s.call('network', 'GET', '/v2.0/esi/switch-ports', { query: { switch: name } }));
+    const rows = (res?.switch_ports ?? []) as Array<{
+      port: string;
+      node: string;
+      networks: Array<{ id: string; name: string | null; vlan: number | null }>;
+    }>;
+    printList(
+      ['Port', 'Node', 'VLANs'],
+      rows.map((r) => [r.port, r.node, r.networks.map(networkLabel).join('\n')]),
+      o,
+    );
+  });
+
+  addOutputOptions(
+    port
+      .command('states')
+      .description('(admin) every port of a switch: desired and applied configuration')
+      .argument('<switch>', 'switch name or UUID'),
+  ).action(async (name: string, o: OutputOptions) => {
+    const res = await withSession((s) => s.call('network', 'GET', `/v2.0/switches/${encodeURIComponent(name)}/ports`));
+    const rows = (res?.switch_ports ?? []) as Array<Record<string, unknown>>;
+    printList(
+      ['Port', 'Registered Node', 'Node', 'VIF', 'Desired', 'Status', 'Last Error'],
+      rows.map((r) => [r.port_id, r.registered_node_uuid, r.node_uuid, r.vif, r.desired, r.status, r.last_error]),
+      o,
+    );
+  });
+
+  addOutputOptions(
+    port
+      .command('register')
+      .description("(admin) say which node a switch port's cable reaches: its owner may then cable that node's ports to it")
+      .argument('<switch>', 'switch name or UUID')
+      .argument('<port>', "the switch's name for the port (local_link_connection.port_id)")
+      .argument('<node>', 'node name or UUID'),
+  ).action(async (name: string, portId: string, node: string, o: OutputOptions) => {
+    const res = await withSession((s) =>
+      s.call('network', 'POST', `/v2.0/switches/${encodeURIComponent(name)}/ports`, { body: { switch_port: { port_id: portId, node } } }),
+    );
+    const r = res.switch_port as Record<string, unknown>;
+    printShow(
+      [
+        ['port_id', r.port_id],
+        ['registered_node_uuid', r.registered_node_uuid],
+        ['baremetal_port_uuid', r.baremetal_port_uuid],
+        ['desired', r.desired],
+      ],
+      o,
+    );
+  });
+  port
+    .command('unregister')
+    .description("(admin) remove a switch port's registration (refused while it carries a VIF); it is quarantined")
+    .argument('<switch>', 'switch name or UUID')
+    .argument('<port>', "the switch's name for the port")
+    .action(async (name: string, portId: string) => {
+      await withSession((s) =>
+        s.call('network', 'DELETE', `/v2.0/switches/${encodeURIComponent(name)}/ports/${encodeURIComponent(portId)}`),
+      );
+      process.stdout.write(`Unregistered port ${portId} of switch ${name}\n`);
     });
 }

@@ -1,0 +1,85 @@
+/**
+ * The wiring of this process's conductor: the heartbeat that registers it and the conductor
+ * that runs the nodes' work (power, provisioning through the deploy agent, inspection, cleaning),
+ * each a {@link BackgroundWorker} that `main.ts` starts once the API serves.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.ts';
+import { ConductorHeartbeat, type Inventory } from '../domain/inventory/index.ts';
+import type { NodeHistory } from '../domain/inventory/history.ts';
+import type { HardwareRegistry } from '../domain/hardware/interfaces.ts';
+import type { RequesterContexts } from '../domain/inventory/requester.ts';
+import type { SwitchPortGuard } from '../domain/inventory/ports.ts';
+import type { ImageService } from '../domain/images/images.ts';
+import type { ImageTempUrls } from '../domain/deploy/temp-url.ts';
+import type { SecretBox } from '../domain/secrets.ts';
+import { Conductor, type ConductorDeps } from '../conductor/conductor.ts';
+import { AGENT_COMMAND_TIMEOUT_S, defaultAgentClient, IMAGE_URL_TTL_S } from '../conductor/agent/env.ts';
+import { ServiceImageInfo } from '../conductor/agent/image-info.ts';
+import { conductorOptionsFrom } from './conductor-options.ts';
+import type { Config } from './config.ts';
+import type { BackgroundWorker } from './services.ts';
+
+/** What the conductor and its heartbeat use of the rest of the process. */
+export interface ConductorWiring {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly inventory: Inventory;
+  readonly hardware: HardwareRegistry;
+  readonly secrets: SecretBox;
+  readonly history: NodeHistory;
+  /** Inspection storage and rules (the cabling guard and requesters are added here). */
+  readonly inspection: Omit<NonNullable<ConductorDeps['inspection']>, 'cabling'>;
+  readonly bios: NonNullable<ConductorDeps['bios']>;
+  /** Cabling checks of bare-metal ports, for ports that inspection creates. */
+  readonly switchPorts: SwitchPortGuard;
+  /** Turns a node's recorded requester into its caller context. */
+  readonly requesters: RequesterContexts;
+  /** The image service, read when a deploy needs an image (it may be built after this call). */
+  readonly images: () => ImageService;
+  readonly imageTempUrls: ImageTempUrls;
+  /** Whether the owner's lease policy asks for a full disk erase of the node at lease end. */
+  readonly fullErase: NonNullable<ConductorDeps['agent']>['fullErase'];
+}
+
+/**
+ * Build the heartbeat (every `ESI_CONDUCTOR_HEARTBEAT_INTERVAL` seconds; a conductor silent for
+ * six intervals is dead) and the conductor, with the deploy agent's settings.
+ * @returns the two workers, heartbeat first
+ */
+export function createConductorWorkers(w: ConductorWiring): BackgroundWorker[] {
+  const heartbeatMs = w.config.conductor.heartbeatIntervalS * 1000;
+  const heartbeat = new ConductorHeartbeat(
+    w.inventory.conductorRepository,
+    w.inventory.conductors,
+    w.clock,
+    w.config.conductor.hostname,
+    '',
+    w.hardware.names(),
+    heartbeatMs,
+    (err) => w.logger.error({ err }, 'conductor heartbeat failed'),
+  );
+  const conductor = new Conductor(
+    {
+      nodes: w.inventory.nodeRepository,
+      directory: w.inventory.conductors,
+      relay: w.inventory.conductorRelay,
+      hardware: w.hardware,
+      secrets: w.secrets,
+      clock: w.clock,
+      log: w.logger,
+      history: w.history,
+      inspection: { ...w.inspection, cabling: { guard: w.switchPorts, requesters: w.requesters } },
+      bios: w.bios,
+      agent: {
+        images: new ServiceImageInfo(w.images, w.imageTempUrls, IMAGE_URL_TTL_S, w.requesters),
+        client: defaultAgentClient,
+        commandTimeoutS: AGENT_COMMAND_TIMEOUT_S,
+        fullErase: w.fullErase,
+      },
+    },
+    conductorOptionsFrom(w.config),
+  );
+  return [heartbeat, conductor];
+}
