@@ -1,5 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Tests within a file run in a shuffled order (files keep theirs), so that no test leans on
+ * another's leftovers; the seed is fixed so a failure reproduces, `ESI_TEST_SEED=<n>` tries another.
+ * (Set at the root: every project runs with it.)
+ */
+const sequence = { shuffle: { files: false, tests: true }, seed: Number(process.env.ESI_TEST_SEED ?? 20261126) };
+
 /** The API tests' settings; they run once per database engine (projects api-sqlite, api-pg). */
 const api = { include: ['test/api/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 };
 
@@ -13,6 +20,7 @@ const api = { include: ['test/api/**/*.test.ts'], testTimeout: 30_000, hookTimeo
  */
 export default defineConfig({
   test: {
+    sequence,
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 20_000 } },
       { test: { name: 'api-sqlite', ...api, env: { ESI_TEST_DB: 'sqlite' } } },
