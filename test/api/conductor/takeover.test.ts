@@ -13,17 +13,19 @@ import { bm, conductorOf, enroll, getNode, pick, startConductorEnv, waitNode, ty
 import { waitFor } from '../../helpers/wait-for.ts';
 
 const HOST = 'conductor-under-test';
+/** The settings of the tests' servers: a 1 s periodic check, 2 s agent call-back timeouts. */
+const SETTINGS = {
+  env: {
+    ESI_CONDUCTOR_HOSTNAME: HOST,
+    ESI_CHECK_PROVISION_STATE_INTERVAL: '1',
+    ESI_DEPLOY_CALLBACK_TIMEOUT: '2',
+    ESI_CLEAN_CALLBACK_TIMEOUT: '2',
+  },
+};
 let env: ConductorEnv;
 
 beforeAll(async () => {
-  env = await startConductorEnv(0, {
-    env: {
-      ESI_CONDUCTOR_HOSTNAME: HOST,
-      ESI_CHECK_PROVISION_STATE_INTERVAL: '1',
-      ESI_DEPLOY_CALLBACK_TIMEOUT: '2',
-      ESI_CLEAN_CALLBACK_TIMEOUT: '2',
-    },
-  });
+  env = await startConductorEnv(0, SETTINGS);
 });
 afterAll(async () => env?.close());
 
@@ -33,10 +35,10 @@ async function register(ts: TestServer, host: string, ageMs: number, drivers: st
   ts.server.services.inventory.conductors.invalidate();
 }
 
-/** A fake-hardware node locked by `host` and left with `changes` (as a crashed task leaves it). */
-async function lockedNode(ts: TestServer, name: string, host: string, changes: Record<string, unknown>): Promise<any> {
-  const n = await enroll(env, { driver: 'fake-hardware', name });
-  const repo = ts.server.services.inventory.nodeRepository;
+/** A fake-hardware node of `on` locked by `host` and left with `changes` (as a crashed task leaves it). */
+async function lockedNode(on: ConductorEnv, name: string, host: string, changes: Record<string, unknown>): Promise<any> {
+  const n = await enroll(on, { driver: 'fake-hardware', name });
+  const repo = on.ts.server.services.inventory.nodeRepository;
   expect(await repo.reserve(n.uuid, host)).toBe(true);
   expect(await repo.applyConductorResult(n.uuid, changes as never, Date.now())).not.toBeNull();
   return n;
@@ -49,25 +51,25 @@ describe('take-over of nodes locked by a dead conductor', () => {
     // periodic check cannot take over a half-built set-up before the explicit check below.
     await register(ts, 'dead-conductor', 0, ['fake-hardware', 'redfish']);
     await register(ts, 'live-conductor', 0, ['ipmi']);
-    const deploying = await lockedNode(ts, 'to-deploy', 'dead-conductor', {
+    const deploying = await lockedNode(env, 'to-deploy', 'dead-conductor', {
       provision_state: 'deploying',
       target_provision_state: 'active',
     });
-    const verifying = await lockedNode(ts, 'to-verify', 'dead-conductor', {
+    const verifying = await lockedNode(env, 'to-verify', 'dead-conductor', {
       provision_state: 'verifying',
       target_provision_state: 'manageable',
     });
-    const cleaning = await lockedNode(ts, 'to-clean', 'dead-conductor', {
+    const cleaning = await lockedNode(env, 'to-clean', 'dead-conductor', {
       provision_state: 'cleaning',
       target_provision_state: 'available',
     });
-    const deleting = await lockedNode(ts, 'to-delete', 'dead-conductor', {
+    const deleting = await lockedNode(env, 'to-delete', 'dead-conductor', {
       provision_state: 'deleting',
       target_provision_state: 'available',
     });
-    const powering = await lockedNode(ts, 'to-power', 'dead-conductor', { provision_state: 'manageable', target_power_state: 'power on' });
-    const idle = await lockedNode(ts, 'idle-lock', 'dead-conductor', {});
-    const live = await lockedNode(ts, 'live-lock', 'live-conductor', { provision_state: 'cleaning', target_provision_state: 'available' });
+    const powering = await lockedNode(env, 'to-power', 'dead-conductor', { provision_state: 'manageable', target_power_state: 'power on' });
+    const idle = await lockedNode(env, 'idle-lock', 'dead-conductor', {});
+    const live = await lockedNode(env, 'live-lock', 'live-conductor', { provision_state: 'cleaning', target_provision_state: 'available' });
 
     await register(ts, 'dead-conductor', 10 * 60_000, ['fake-hardware', 'redfish']);
     await register(ts, 'live-conductor', 0, ['ipmi']);
@@ -114,7 +116,7 @@ describe('take-over of nodes locked by a dead conductor', () => {
   it('the periodic check takes over on its own, and the node is usable afterwards', async () => {
     // Alive while the lock is set up (two writes the periodic check must not split), then dead.
     await register(env.ts, 'dead-conductor', 0, ['fake-hardware', 'redfish']);
-    const n = await lockedNode(env.ts, 'periodic', 'dead-conductor', {
+    const n = await lockedNode(env, 'periodic', 'dead-conductor', {
       provision_state: 'verifying',
       target_provision_state: 'manageable',
     });
@@ -158,7 +160,12 @@ describe('wait timeouts', () => {
       provision_updated_at: old,
     });
 
-    await conductorOf(env.ts).checkProvisionStates();
+    // null means the periodic check is running at this moment: call again once it is done.
+    await waitFor(
+      () => conductorOf(env.ts).checkProvisionStates(),
+      (r) => r !== null,
+      { timeoutMs: 5_000, what: 'a provision-state check of its own' },
+    );
     const d = await getNode(env, deployWait);
     expect(pick(d)).toMatchObject({ provision_state: 'deploy failed', target_provision_state: 'active' });
     expect(d.last_error).toMatch(/Timed out after 2 s/);
@@ -172,24 +179,28 @@ describe('wait timeouts', () => {
 
 describe('restart of a conductor', () => {
   it('fails the nodes it held when it stopped, on start', async () => {
-    const n = await lockedNode(env.ts, 'held-by-me', HOST, {
-      provision_state: 'deploying',
-      target_provision_state: 'active',
-      target_power_state: 'power on',
-    });
-    // The running conductor does not touch a lock it did not take in this process...
-    await new Promise((r) => setTimeout(r, 1500));
-    expect((await getNode(env, n.uuid)).reservation).toBe(HOST);
-    // ...but after a restart with the same hostname, it fails the node safely.
-    await env.ts.close({ keepData: true });
-    const restarted = await startTestServer({ reuse: env.ts, env: { ESI_CONDUCTOR_HOSTNAME: HOST } });
+    // A server of its own: this test stops it, and the other tests' server must stay up.
+    const own = await startConductorEnv(0, SETTINGS);
+    let restarted: TestServer | undefined;
     try {
-      const node = await getNode({ ...env, ts: restarted }, n.uuid);
+      const n = await lockedNode(own, 'held-by-me', HOST, {
+        provision_state: 'deploying',
+        target_provision_state: 'active',
+        target_power_state: 'power on',
+      });
+      // The running conductor does not touch a lock it did not take in this process...
+      await new Promise((r) => setTimeout(r, 1500));
+      expect((await getNode(own, n.uuid)).reservation).toBe(HOST);
+      // ...but after a restart with the same hostname, it fails the node safely.
+      await own.ts.close({ keepData: true });
+      restarted = await startTestServer({ reuse: own.ts, env: { ESI_CONDUCTOR_HOSTNAME: HOST } });
+      const node = await getNode({ ...own, ts: restarted }, n.uuid);
       expect(pick(node)).toMatchObject({ provision_state: 'deploy failed', target_power_state: null, reservation: null });
       expect(node.last_error).toMatch(/restarted/);
     } finally {
-      // The data is removed by afterAll (closing the first server again cleans up).
-      await restarted.close({ keepData: true });
+      await restarted?.close({ keepData: true });
+      // Closing the first server (again) removes the data, and stops the lab.
+      await own.close();
     }
   });
 });

@@ -22,6 +22,8 @@ import { agentNode, consoleLog, startDeployEnv, uploadImage } from './support.ts
 const MIB = 1024 * 1024;
 const LONG = 30_000;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+/** The lab systems: each test deploys a node of its own (a failed deploy leaves its node and disk behind). */
+const SYSTEMS = ['node-0', 'node-1', 'node-2', 'node-3', 'node-4', 'node-5'];
 
 /** The bytes at the start of a disk file. */
 function readHead(file: string, n = MIB): Buffer {
@@ -64,8 +66,6 @@ describe('deploy bad input', () => {
   let nodes: Record<string, any>;
   let goodImageId: string;
   let isoImageId: string;
-  let storeBefore: string[];
-  let listBefore: Map<string, unknown>;
   const served = new Map<string, (req: http.IncomingMessage, res: http.ServerResponse) => void>();
   const full = randomBytes(4 * MIB);
   const corrupt = Buffer.concat([Buffer.from([0x51, 0x46, 0x49, 0xfb]), randomBytes(512 * 1024)]);
@@ -83,13 +83,20 @@ describe('deploy bad input', () => {
     );
   }
 
-  /** The image service holds what it held before (`gone`: images deleted by the test since). */
-  async function storeUnchanged(...gone: string[]): Promise<void> {
-    const expected = new Map(listBefore);
+  /** What the image service holds: the images as the admin lists them, and its store's files. */
+  async function imageStore(): Promise<{ list: Map<string, unknown>; files: string[] }> {
+    const store = { list: await imageList(), files: listFiles(path.join(env.ts.dataDir, 'images')) };
+    expect(store.files.length).toBeGreaterThan(0);
+    return store;
+  }
+
+  /** The image service holds what it held `before` (`gone`: images deleted by the test since). */
+  async function storeUnchanged(before: { list: Map<string, unknown>; files: string[] }, ...gone: string[]): Promise<void> {
+    const expected = new Map(before.list);
     for (const id of gone) expected.delete(id);
     expect(await imageList()).toEqual(expected);
     const files = listFiles(path.join(env.ts.dataDir, 'images'));
-    expect(files).toEqual(storeBefore.filter((f) => !gone.some((id) => f.includes(id))));
+    expect(files).toEqual(before.files.filter((f) => !gone.some((id) => f.includes(id))));
   }
 
   /** Set the node's instance_info, deploy (optionally with a config drive), wait for the end. */
@@ -153,7 +160,7 @@ describe('deploy bad input', () => {
     await new Promise<void>((r) => images.listen(0, '127.0.0.1', r));
     imagesUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
 
-    env = await startDeployEnv(3, { env: { ESI_CHECK_PROVISION_STATE_INTERVAL: '1' } });
+    env = await startDeployEnv(SYSTEMS.length, { env: { ESI_CHECK_PROVISION_STATE_INTERVAL: '1' } });
     goodImageId = await uploadImage(env, randomBytes(MIB), 'good');
     const created = await call(env.ts, env.p.admin, 'POST', '/image/v2/images', {
       name: 'an-iso',
@@ -169,15 +176,12 @@ describe('deploy bad input', () => {
       body: randomBytes(64 * 1024),
     });
     expect(up.status).toBe(204);
-    const enrolled = await Promise.all(['node-0', 'node-1', 'node-2'].map((s) => agentNode(env, s)));
-    nodes = Object.fromEntries(enrolled.map((e, i) => [`node-${i}`, e.node]));
+    const enrolled = await Promise.all(SYSTEMS.map((s) => agentNode(env, s)));
+    nodes = Object.fromEntries(enrolled.map((e, i) => [SYSTEMS[i], e.node]));
     await Promise.all(
       Object.values(nodes).map((n) => waitNode(env, n.uuid, (x) => x.provision_state === 'available' && x.reservation === null, LONG)),
     );
-    listBefore = await imageList();
-    storeBefore = listFiles(path.join(env.ts.dataDir, 'images'));
-    expect(listBefore.size).toBe(2);
-    expect(storeBefore.length).toBeGreaterThan(0);
+    expect((await imageStore()).list.size).toBe(2);
   }, 60_000);
   afterAll(async () => {
     await env?.close();
@@ -188,6 +192,7 @@ describe('deploy bad input', () => {
   it(
     'a truncated image (fewer bytes than its Content-Length): deploy failed, download error, disk head zeroed',
     async () => {
+      const store = await imageStore();
       const disk = env.lab.agents!.diskPath('node-0');
       dirtyHead(disk);
       const n = await deploy('node-0', urlInfo('truncated.raw', full));
@@ -198,7 +203,7 @@ describe('deploy bad input', () => {
       );
       expect(readHead(disk).every((b) => b === 0)).toBe(true);
       await expect.poll(() => consoleLog(env, 'node-0'), { timeout: 5000 }).toMatch(/image write failed, zeroed the first MiB of the disk/);
-      await storeUnchanged();
+      await storeUnchanged(store);
     },
     LONG,
   );
@@ -206,12 +211,13 @@ describe('deploy bad input', () => {
   it(
     'a corrupt qcow2 (the magic, then garbage): deploy failed naming qemu-img, disk head zeroed',
     async () => {
-      const disk = env.lab.agents!.diskPath('node-0');
+      const store = await imageStore();
+      const disk = env.lab.agents!.diskPath('node-1');
       dirtyHead(disk);
-      const n = await deploy('node-0', urlInfo('corrupt.qcow2', corrupt, { image_disk_format: 'qcow2' }));
-      expectFailed(n, 'node-0', /ImageWriteError.*qemu-img info failed/);
+      const n = await deploy('node-1', urlInfo('corrupt.qcow2', corrupt, { image_disk_format: 'qcow2' }));
+      expectFailed(n, 'node-1', /ImageWriteError.*qemu-img info failed/);
       expect(readHead(disk).every((b) => b === 0)).toBe(true);
-      await storeUnchanged();
+      await storeUnchanged(store);
     },
     LONG,
   );
@@ -219,16 +225,17 @@ describe('deploy bad input', () => {
   it(
     'images too large for the 1 GiB disk (a raw Content-Length, a qcow2 virtual size): deploy failed, disk head zeroed',
     async () => {
-      const disk = env.lab.agents!.diskPath('node-1');
+      const store = await imageStore();
+      const disk = env.lab.agents!.diskPath('node-2');
       dirtyHead(disk);
-      const raw = await deploy('node-1', urlInfo('huge.raw', full));
-      expectFailed(raw, 'node-1', /ImageWriteError.*the image \(2147483648 bytes\) is larger than the disk \(1073741824 bytes\)/);
+      const raw = await deploy('node-2', urlInfo('huge.raw', full));
+      expectFailed(raw, 'node-2', /ImageWriteError.*the image \(2147483648 bytes\) is larger than the disk \(1073741824 bytes\)/);
       expect(readHead(disk).every((b) => b === 0)).toBe(true);
       dirtyHead(disk);
-      const q = await deploy('node-1', urlInfo('huge.qcow2', hugeQcow2, { image_disk_format: 'qcow2' }));
-      expectFailed(q, 'node-1', /ImageWriteError.*virtual size 2147483648 bytes\) is larger than the disk \(1073741824 bytes\)/);
+      const q = await deploy('node-2', urlInfo('huge.qcow2', hugeQcow2, { image_disk_format: 'qcow2' }));
+      expectFailed(q, 'node-2', /ImageWriteError.*virtual size 2147483648 bytes\) is larger than the disk \(1073741824 bytes\)/);
       expect(readHead(disk).every((b) => b === 0)).toBe(true);
-      await storeUnchanged();
+      await storeUnchanged(store);
     },
     LONG,
   );
@@ -236,29 +243,30 @@ describe('deploy bad input', () => {
   it(
     'an image of an unsupported disk_format is refused before the agent boots',
     async () => {
+      const store = await imageStore();
       const boots: string[] = [];
       const off = env.lab.subscribe((e) => {
-        if (e.type === 'boot' && e.systemId === 'node-2') boots.push(String(e.override));
+        if (e.type === 'boot' && e.systemId === 'node-3') boots.push(String(e.override));
       });
       try {
-        const disk = env.lab.agents!.diskPath('node-2');
+        const disk = env.lab.agents!.diskPath('node-3');
         dirtyHead(disk);
-        const before = consoleLog(env, 'node-2');
-        const n = await deploy('node-2', { image_source: isoImageId });
+        const before = consoleLog(env, 'node-3');
+        const n = await deploy('node-3', { image_source: isoImageId });
         expectFailed(
           n,
-          'node-2',
+          'node-3',
           new RegExp(
-            `Failed to deploy node ${nodes['node-2'].uuid} \\(validate\\): .*Image ${isoImageId} has disk_format iso: the deploy agent writes raw or qcow2 images only`,
+            `Failed to deploy node ${nodes['node-3'].uuid} \\(validate\\): .*Image ${isoImageId} has disk_format iso: the deploy agent writes raw or qcow2 images only`,
           ),
         );
-        const url = await deploy('node-2', urlInfo('huge.raw', full, { image_disk_format: 'vmdk' }));
-        expectFailed(url, 'node-2', /\(validate\).*disk_format vmdk.*raw or qcow2/);
+        const url = await deploy('node-3', urlInfo('huge.raw', full, { image_disk_format: 'vmdk' }));
+        expectFailed(url, 'node-3', /\(validate\).*disk_format vmdk.*raw or qcow2/);
         expect(boots).toEqual([]);
-        expect(consoleLog(env, 'node-2')).toBe(before);
+        expect(consoleLog(env, 'node-3')).toBe(before);
         // Nothing touched the disk.
         expect(readHead(disk).equals(Buffer.alloc(MIB, 0xee))).toBe(true);
-        await storeUnchanged();
+        await storeUnchanged(store);
       } finally {
         off();
       }
@@ -269,24 +277,26 @@ describe('deploy bad input', () => {
   it(
     'an image deleted while the agent boots: deploy failed saying so, nothing written',
     async () => {
-      const disk = env.lab.agents!.diskPath('node-2');
+      const store = await imageStore();
+      const disk = env.lab.agents!.diskPath('node-4');
+      dirtyHead(disk);
       // Set by the lab's event handler (an object, so the later read is not narrowed away).
       const seen: { deleted: Promise<number> | null } = { deleted: null };
       const off = env.lab.subscribe((e) => {
-        if (e.type === 'boot' && e.systemId === 'node-2' && e.override !== null && seen.deleted === null) {
+        if (e.type === 'boot' && e.systemId === 'node-4' && e.override !== null && seen.deleted === null) {
           seen.deleted = call(env.ts, env.p.admin, 'DELETE', `/image/v2/images/${goodImageId}`).then((r) => r.status);
         }
       });
       try {
-        const n = await deploy('node-2', { image_source: goodImageId });
+        const n = await deploy('node-4', { image_source: goodImageId });
         expect(await seen.deleted).toBe(204);
         expectFailed(
           n,
-          'node-2',
+          'node-4',
           new RegExp(`Deploy step deploy\\.write_image failed .*Image ${goodImageId} .*was not found in the image service`),
         );
         expect(readHead(disk).equals(Buffer.alloc(MIB, 0xee))).toBe(true);
-        await storeUnchanged(goodImageId);
+        await storeUnchanged(store, goodImageId);
       } finally {
         off();
       }
@@ -297,7 +307,8 @@ describe('deploy bad input', () => {
   it(
     'malformed config drives: 400 at the API with nothing recorded; a base64 non-ISO fails in the agent before anything is written',
     async () => {
-      const uuid = nodes['node-1'].uuid;
+      const store = await imageStore();
+      const uuid = nodes['node-5'].uuid;
       const before = (await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${uuid}`)).body;
       const bad: Array<[unknown, RegExp]> = [
         ['not base64 at all!', /neither a JSON, nor a URL, nor a base64 string/],
@@ -316,13 +327,13 @@ describe('deploy bad input', () => {
       expect(after.instance_info.configdrive).toBeUndefined();
 
       // Base64 the API cannot judge: the agent refuses it before writing the image.
-      const disk = env.lab.agents!.diskPath('node-1');
+      const disk = env.lab.agents!.diskPath('node-5');
       dirtyHead(disk);
-      const n = await deploy('node-1', urlInfo('truncated.raw', full), { configdrive: randomBytes(48 * 1024).toString('base64') });
-      expectFailed(n, 'node-1', /InvalidCommandParamsError.*configdrive is not an ISO9660 image/);
+      const n = await deploy('node-5', urlInfo('truncated.raw', full), { configdrive: randomBytes(48 * 1024).toString('base64') });
+      expectFailed(n, 'node-5', /InvalidCommandParamsError.*configdrive is not an ISO9660 image/);
       expect(readHead(disk).equals(Buffer.alloc(MIB, 0xee))).toBe(true);
       expect(n.instance_info.configdrive).toBe('******');
-      await storeUnchanged(goodImageId);
+      await storeUnchanged(store);
     },
     LONG,
   );

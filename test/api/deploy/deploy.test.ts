@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectDisk } from '../../../src/lab/disk-report.ts';
-import { bm, getNode, provision, waitNode, type ConductorEnv } from '../conductor/support.ts';
+import { bm, provision, waitNode, type ConductorEnv } from '../conductor/support.ts';
 import { agentNode, consoleLog, startDeployEnv, uploadImage } from './support.ts';
 
 const MIB = 1024 * 1024;
@@ -32,40 +32,35 @@ describe('agent deploy and cleaning of lab nodes', () => {
   let env: ConductorEnv;
   let image: Buffer;
   let imageId: string;
-  let node: any;
 
   beforeAll(async () => {
     env = await startDeployEnv(3, { env: { ESI_DEPLOY_CALLBACK_TIMEOUT: '6', ESI_CHECK_PROVISION_STATE_INTERVAL: '1' } });
     image = randomBytes(3 * MIB);
     imageId = await uploadImage(env, image);
-    ({ node } = await agentNode(env, 'node-0'));
   }, LONG);
   afterAll(async () => {
     await env?.close();
   });
 
   it(
-    'automated cleaning runs through the agent: clean wait → cleaning → available, powered off',
+    'a node through the agent: automated cleaning (available, powered off); a deploy of an image of the image service with a config drive (the disk holds both, the node boots its disk); undeploy (disk cleaned, node available); manual cleaning with an agent step that other projects cannot start',
     async () => {
-      const n = await waitNode(
+      // Automated cleaning runs through the agent: clean wait → cleaning → available, powered off.
+      const { node } = await agentNode(env, 'node-0');
+      const cleaned = await waitNode(
         env,
         node.uuid,
         (x) => (x.provision_state === 'available' && x.reservation === null) || / failed$/.test(x.provision_state),
         LONG,
       );
-      expect(n.provision_state, n.last_error).toBe('available');
-      expect(n.power_state).toBe('power off');
-      expect(n.clean_step).toEqual({});
-      expect(n.driver_internal_info.agent_url).toBeUndefined();
+      expect(cleaned.provision_state, cleaned.last_error).toBe('available');
+      expect(cleaned.power_state).toBe('power off');
+      expect(cleaned.clean_step).toEqual({});
+      expect(cleaned.driver_internal_info.agent_url).toBeUndefined();
       await expect.poll(() => consoleLog(env, 'node-0'), { timeout: 5000 }).toMatch(/erase_devices_metadata/);
       expect(env.lab.agents!.running('node-0')).toBe(false);
-    },
-    LONG,
-  );
 
-  it(
-    'deploys an image of the image service with a config drive: the disk holds both; the node boots its disk',
-    async () => {
+      // Deploy an image of the image service with a config drive: the disk holds both; the node boots its disk.
       const owner = env.p.owner;
       const patched = await bm(env.ts, owner, 'PATCH', `/v1/nodes/${node.uuid}`, [
         { op: 'add', path: '/instance_info', value: { image_source: imageId } },
@@ -74,43 +69,33 @@ describe('agent deploy and cleaning of lab nodes', () => {
       await provision(env, node.uuid, 'active', { configdrive: { meta_data: { hostname: 'h1' } } }, owner);
       const waiting = await waitNode(env, node.uuid, (x) => x.provision_state !== 'available', LONG);
       expect(['deploying', 'wait call-back', 'active']).toContain(waiting.provision_state);
-      const n = await waitNode(env, node.uuid, (x) => x.provision_state === 'active' || / failed$/.test(x.provision_state), LONG);
-      expect(n.provision_state, n.last_error).toBe('active');
-      expect(n.power_state).toBe('power on');
-      expect(n.deploy_step).toEqual({});
-      expect(n.instance_info.configdrive).toBe('******');
+      const deployed = await waitNode(env, node.uuid, (x) => x.provision_state === 'active' || / failed$/.test(x.provision_state), LONG);
+      expect(deployed.provision_state, deployed.last_error).toBe('active');
+      expect(deployed.power_state).toBe('power on');
+      expect(deployed.deploy_step).toEqual({});
+      expect(deployed.instance_info.configdrive).toBe('******');
       const disk = readHead(env.lab.agents!.diskPath('node-0'), image.length);
       expect(createHash('sha256').update(disk).digest('hex')).toBe(createHash('sha256').update(image).digest('hex'));
-      const report = await inspectDisk(env.lab.agents!.diskPath('node-0'));
-      expect(report.metaData?.hostname).toBe('h1');
+      const written = await inspectDisk(env.lab.agents!.diskPath('node-0'));
+      expect(written.metaData?.hostname).toBe('h1');
       expect(env.lab.systems.get('node-0').lastBootOverride).not.toBe('Cd');
       await expect.poll(() => consoleLog(env, 'node-0'), { timeout: 5000 }).toMatch(/config-2 hostname h1/);
-    },
-    LONG,
-  );
 
-  it(
-    'undeploy cleans the disk through the agent: partition data and config drive gone, node available',
-    async () => {
+      // Undeploy cleans the disk through the agent: partition data and config drive gone, node available.
       await provision(env, node.uuid, 'deleted', {}, env.p.owner);
-      const n = await waitNode(
+      const undeployed = await waitNode(
         env,
         node.uuid,
         (x) => (x.provision_state === 'available' && x.reservation === null) || / failed$/.test(x.provision_state),
         LONG,
       );
-      expect(n.provision_state, n.last_error).toBe('available');
-      expect(n.instance_info).toEqual({});
-      const report = await inspectDisk(env.lab.agents!.diskPath('node-0'));
-      expect(report.blank).toBe(true);
-      expect(report.metaData).toBeNull();
-    },
-    LONG,
-  );
+      expect(undeployed.provision_state, undeployed.last_error).toBe('available');
+      expect(undeployed.instance_info).toEqual({});
+      const wiped = await inspectDisk(env.lab.agents!.diskPath('node-0'));
+      expect(wiped.blank).toBe(true);
+      expect(wiped.metaData).toBeNull();
 
-  it(
-    'manual cleaning with an agent step: manageable → clean wait → cleaning → manageable; other projects see nothing',
-    async () => {
+      // Manual cleaning with an agent step: manageable → clean wait → cleaning → manageable; other projects see nothing.
       await provision(env, node.uuid, 'manage');
       await waitNode(env, node.uuid, (x) => x.provision_state === 'manageable' && x.reservation === null);
       const steps = [{ interface: 'deploy', step: 'erase_devices_metadata' }];
@@ -137,34 +122,31 @@ describe('agent deploy and cleaning of lab nodes', () => {
         .poll(() => consoleLog(env, 'node-0').match(/erase_devices_metadata/g)?.length ?? 0, { timeout: 5000 })
         .toBeGreaterThanOrEqual(3);
     },
-    LONG,
+    4 * LONG,
   );
 
   it(
-    'a wrong image checksum fails the deploy with the agent error; the node is powered off',
+    'a wrong image checksum fails the deploy with the agent error, the node powered off; torn down and deployed again, an agent killed while it writes the image: deploy failed naming the step, node powered off',
     async () => {
-      const { node: n1 } = await agentNode(env, 'node-1');
-      await waitNode(env, n1.uuid, (x) => x.provision_state === 'available' && x.reservation === null, LONG);
-      const url = env.ts.server.services.imageTempUrls.sign(imageId, 600);
-      const info = { image_source: url, image_os_hash_algo: 'sha256', image_os_hash_value: '0'.repeat(64) };
+      // A wrong image checksum fails the deploy with the agent error; the node is powered off.
+      const { node } = await agentNode(env, 'node-1');
+      const n1 = node.uuid;
+      await waitNode(env, n1, (x) => x.provision_state === 'available' && x.reservation === null, LONG);
+      const signed = env.ts.server.services.imageTempUrls.sign(imageId, 600);
+      const wrongSum = { image_source: signed, image_os_hash_algo: 'sha256', image_os_hash_value: '0'.repeat(64) };
       expect(
-        (await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n1.uuid}`, [{ op: 'add', path: '/instance_info', value: info }])).status,
+        (await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n1}`, [{ op: 'add', path: '/instance_info', value: wrongSum }])).status,
       ).toBe(200);
-      await provision(env, n1.uuid, 'active');
-      const n = await waitNode(env, n1.uuid, (x) => x.provision_state === 'deploy failed' || x.provision_state === 'active', LONG);
-      expect(n.provision_state).toBe('deploy failed');
-      expect(n.last_error).toMatch(/deploy\.write_image/);
-      expect(n.last_error).toMatch(/checksum/i);
-      expect(n.power_state).toBe('power off');
+      await provision(env, n1, 'active');
+      const failed = await waitNode(env, n1, (x) => x.provision_state === 'deploy failed' || x.provision_state === 'active', LONG);
+      expect(failed.provision_state).toBe('deploy failed');
+      expect(failed.last_error).toMatch(/deploy\.write_image/);
+      expect(failed.last_error).toMatch(/checksum/i);
+      expect(failed.power_state).toBe('power off');
       const head = readHead(env.lab.agents!.diskPath('node-1'), MIB);
       expect(head.every((b) => b === 0)).toBe(true);
-    },
-    LONG,
-  );
 
-  it(
-    'an agent killed while it writes the image: deploy failed naming the step, node powered off',
-    async () => {
+      // Torn down and deployed again: an agent killed while it writes the image.
       // An image server that sends half the image and then stalls: the write is in progress.
       const stalled = new Set<http.ServerResponse>();
       const images = http.createServer((_req, res) => {
@@ -174,7 +156,6 @@ describe('agent deploy and cleaning of lab nodes', () => {
       });
       await new Promise<void>((r) => images.listen(0, '127.0.0.1', r));
       try {
-        const n1 = (await getNode(env, 'node-1')).uuid;
         await provision(env, n1, 'deleted');
         await waitNode(env, n1, (x) => x.provision_state === 'available' && x.reservation === null, LONG);
         const url = `http://127.0.0.1:${(images.address() as AddressInfo).port}/disk.raw`;
@@ -212,7 +193,7 @@ describe('agent deploy and cleaning of lab nodes', () => {
         await new Promise((r) => images.close(r));
       }
     },
-    LONG,
+    2 * LONG,
   );
 
   it(

@@ -43,12 +43,21 @@ function markerAt512MiB(file: string): boolean {
 
 describe('lease end wipes a node that was never deployed', () => {
   let env: ConductorEnv;
-  let node: any;
-  let offer: string;
 
   beforeAll(async () => {
-    env = await startDeployEnv(1);
-    ({ node } = await agentNode(env, 'node-0', { name: 'byo' }));
+    env = await startDeployEnv(2);
+  }, LONG);
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  /**
+   * A node of its own for the test (a lease policy and the wipes stay with the node): lab system
+   * `system` enrolled as an agent node, cleaned, without lessee, offered by its owner for the
+   * next hour; returns the node and the offer.
+   */
+  async function offeredNode(system: string, name: string): Promise<{ node: any; offer: string }> {
+    const { node } = await agentNode(env, system, { name });
     await waitNode(env, node.uuid, (n) => n.provision_state === 'available' && n.reservation === null, LONG);
     expect((await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${node.uuid}`, [{ op: 'remove', path: '/lessee' }])).status).toBe(200);
     const now = Date.now();
@@ -58,14 +67,11 @@ describe('lease end wipes a node that was never deployed', () => {
       end_time: iso(now + 3600_000),
     });
     expect(created.status, created.text).toBe(201);
-    offer = created.body.uuid;
-  }, LONG);
-  afterAll(async () => {
-    await env?.close();
-  });
+    return { node, offer: created.body.uuid };
+  }
 
   /** The lessee claims `seconds` of the owner's offer; resolves once the lessee holds the node. */
-  async function leaseFor(seconds: number): Promise<string> {
+  async function leaseFor(node: any, offer: string, seconds: number): Promise<string> {
     const now = Date.now();
     const lease = await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${offer}/claim`, {
       start_time: iso(now),
@@ -79,7 +85,8 @@ describe('lease end wipes a node that was never deployed', () => {
   it(
     'default policy: at lease end the node is cleaned (erase_devices_metadata) and the lessee loses it',
     async () => {
-      await leaseFor(4);
+      const { node, offer } = await offeredNode('node-0', 'byo');
+      await leaseFor(node, offer, 4);
       const disk = env.lab.agents!.diskPath('node-0');
       lesseeWritesDisk(disk);
       expect((await inspectDisk(disk)).filesystems).toContainEqual({ partition: 1, type: 'ext2/3/4', label: 'byo-os' });
@@ -104,11 +111,12 @@ describe('lease end wipes a node that was never deployed', () => {
   it(
     "owner's lease policy erase_devices: the whole disk is erased at lease end",
     async () => {
+      const { node, offer } = await offeredNode('node-1', 'byo-erase');
       const pol = await call(env.ts, env.p.owner, 'POST', '/lease/v1/lease_policies', { resource_uuid: node.uuid, erase_devices: true });
       expect(pol.status, pol.text).toBe(201);
       expect(pol.body.erase_devices).toBe(true);
-      await leaseFor(4);
-      const disk = env.lab.agents!.diskPath('node-0');
+      await leaseFor(node, offer, 4);
+      const disk = env.lab.agents!.diskPath('node-1');
       lesseeWritesDisk(disk);
       await waitNode(env, node.uuid, (n) => n.lessee === null, LONG);
       const n = await waitNode(
@@ -121,7 +129,7 @@ describe('lease end wipes a node that was never deployed', () => {
       expect((await inspectDisk(disk)).blank).toBe(true);
       expect(markerAt512MiB(disk)).toBe(false);
       await expect
-        .poll(() => consoleLog(env, 'node-0'), { timeout: 5000 })
+        .poll(() => consoleLog(env, 'node-1'), { timeout: 5000 })
         .toMatch(/command clean.execute_clean_step erase_devices succeeded/);
     },
     LONG,

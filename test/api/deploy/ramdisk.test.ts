@@ -6,29 +6,47 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bm, expectError, getNode, startConductorEnv, waitNode, type ConductorEnv } from '../conductor/support.ts';
 import { agentNode, AGENT_VERSION } from './support.ts';
 
+/** Lab systems: one fresh node per test (a lookup or heartbeat changes the node for good). */
+const SYSTEMS = 6;
+
 describe('ramdisk endpoints: lookup and heartbeat', () => {
   let env: ConductorEnv;
+  let used = 0;
+  let system: string;
   let node: any;
   let mac: string;
-  let token = '';
 
   beforeAll(async () => {
-    env = await startConductorEnv(2);
-    ({ node, mac } = await agentNode(env, 'node-0'));
-    await waitNode(env, node.uuid, (n) => n.provision_state === 'clean wait');
+    env = await startConductorEnv(SYSTEMS);
   });
   afterAll(async () => {
     await env?.close();
   });
+  // Each test gets a node of its own, never looked up, that waits for its agent in `clean wait`.
+  beforeEach(async () => {
+    expect(used, 'more tests than lab systems').toBeLessThan(SYSTEMS);
+    system = `node-${used++}`;
+    ({ node, mac } = await agentNode(env, system));
+    await waitNode(env, node.uuid, (n) => n.provision_state === 'clean wait');
+  });
+
+  /** The agent's lookup by MAC: the one-shot agent token. */
+  async function agentToken(): Promise<string> {
+    const look = await bm(env.ts, null, 'GET', `/v1/lookup?addresses=${mac}`, undefined, AGENT_VERSION);
+    expect(look.status, look.text).toBe(200);
+    const token = look.body.config.agent_token;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    return token;
+  }
 
   it('the conductor booted the agent from virtual media for cleaning and waits for it', async () => {
     const n = await getNode(env, node.uuid);
     expect(n.driver_internal_info.agent_boot).toBe('clean');
-    const sys = env.lab.systems.get('node-0');
+    const sys = env.lab.systems.get(system);
     expect(sys.powerState).toBe('On');
     expect(sys.lastBootOverride).toBe('Cd');
   });
@@ -40,7 +58,7 @@ describe('ramdisk endpoints: lookup and heartbeat', () => {
     expect(first.body.node.links[0].href).toContain(`/baremetal/v1/nodes/${node.uuid}`);
     expect(first.body.config.agent_token_required).toBe(true);
     expect(first.body.config.heartbeat_timeout).toBe(300);
-    token = first.body.config.agent_token;
+    const token = first.body.config.agent_token;
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(first.body.node.driver_internal_info.agent_secret_token).toBe('******');
     for (const who of [env.p.admin, env.p.owner, env.p.lessee, env.p.other, env.p.anonymous]) {
@@ -72,6 +90,7 @@ describe('ramdisk endpoints: lookup and heartbeat', () => {
   });
 
   it('heartbeat: token required, wrong token refused, bad URL refused, unknown node 404 — for every caller', async () => {
+    const token = await agentToken();
     for (const who of [env.p.admin, env.p.owner, env.p.lessee, env.p.other, env.p.anonymous]) {
       const hb = (body: unknown, ident = node.uuid) => bm(env.ts, who, 'POST', `/v1/heartbeat/${ident}`, body, AGENT_VERSION);
       expectError(await hb({ callback_url: 'http://127.0.0.1:9' }), 400, /token/i);
@@ -88,6 +107,7 @@ describe('ramdisk endpoints: lookup and heartbeat', () => {
   });
 
   it('a good heartbeat records the agent and resumes cleaning; an agent that does not answer fails it', async () => {
+    const token = await agentToken();
     // Nothing listens on port 9: the conductor cannot reach the "agent".
     const ok = await bm(
       env.ts,
@@ -105,7 +125,7 @@ describe('ramdisk endpoints: lookup and heartbeat', () => {
     expect(failed.fault).toBe('clean failure');
     expect(failed.power_state).toBe('power off');
     expect(failed.driver_internal_info.agent_url).toBeUndefined();
-    expect(env.lab.systems.powerState('node-0')).toBe('Off');
+    expect(env.lab.systems.powerState(system)).toBe('Off');
   });
 
   it('a callback_url different from the recorded agent URL is refused', async () => {
@@ -117,22 +137,26 @@ describe('ramdisk endpoints: lookup and heartbeat', () => {
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
     try {
-      const { node: n2, mac: mac2 } = await agentNode(env, 'node-1');
-      await waitNode(env, n2.uuid, (n) => n.provision_state === 'clean wait');
-      const look = await bm(env.ts, null, 'GET', `/v1/lookup?addresses=${mac2}`, undefined, AGENT_VERSION);
-      const t = look.body.config.agent_token;
-      const first = await bm(env.ts, null, 'POST', `/v1/heartbeat/${n2.uuid}`, { callback_url: url, agent_token: t }, AGENT_VERSION);
+      const t = await agentToken();
+      const first = await bm(env.ts, null, 'POST', `/v1/heartbeat/${node.uuid}`, { callback_url: url, agent_token: t }, AGENT_VERSION);
       expect(first.status, first.text).toBe(202);
-      await waitNode(env, n2.uuid, (n) => n.provision_state === 'cleaning' && n.reservation !== null);
-      const same = await bm(env.ts, null, 'POST', `/v1/heartbeat/${n2.uuid}`, { callback_url: url, agent_token: t }, AGENT_VERSION);
+      await waitNode(env, node.uuid, (n) => n.provision_state === 'cleaning' && n.reservation !== null);
+      const same = await bm(env.ts, null, 'POST', `/v1/heartbeat/${node.uuid}`, { callback_url: url, agent_token: t }, AGENT_VERSION);
       expect(same.status, same.text).toBe(202);
       expectError(
-        await bm(env.ts, null, 'POST', `/v1/heartbeat/${n2.uuid}`, { callback_url: 'http://127.0.0.1:10', agent_token: t }, AGENT_VERSION),
+        await bm(
+          env.ts,
+          null,
+          'POST',
+          `/v1/heartbeat/${node.uuid}`,
+          { callback_url: 'http://127.0.0.1:10', agent_token: t },
+          AGENT_VERSION,
+        ),
         400,
         /differs/,
       );
       release();
-      const failed = await waitNode(env, n2.uuid, (n) => n.provision_state === 'clean failed');
+      const failed = await waitNode(env, node.uuid, (n) => n.provision_state === 'clean failed');
       expect(failed.last_error).toMatch(/HTTP 500: released/);
     } finally {
       release();

@@ -17,13 +17,20 @@ import { fakeSwitchState } from '../../../src/drivers/switch/fake.ts';
 import { cabledNode, create, createSwitch, net, portAsAdmin, settle, startNetEnv, type NetEnv } from './support.ts';
 
 let env: NetEnv;
-let nics: any[];
 beforeAll(async () => {
   env = await startNetEnv();
   await createSwitch(env, 'tor-v');
-  ({ ports: nics } = await cabledNode(env, 'vn1', 'tor-v', ['52:54:00:00:51:00', '52:54:00:00:51:01', '52:54:00:00:51:02']));
 });
 afterAll(async () => env?.ts.close());
+
+/**
+ * A node of its own for one test, its three NICs cabled to tor-v (`<name>-0`…`<name>-2`), so that
+ * no test sees another's attachments; `octet` keeps the MACs unique.
+ */
+async function threeNicNode(name: string, octet: string): Promise<any[]> {
+  const macs = [0, 1, 2].map((i) => `52:54:00:00:${octet}:0${i}`);
+  return (await cabledNode(env, name, 'tor-v', macs)).ports;
+}
 
 const rowsOf = async (who: 'admin' | 'owner' | 'lessee', node: string): Promise<any[]> => {
   const res = await net(env, env.p[who], 'GET', `/esi/node-networks?node=${node}`);
@@ -35,6 +42,7 @@ const IN_USE = { id: null, name: null, status: null, fixed_ips: [], error: null 
 describe('rows show only what the caller may see', () => {
   it('hides the other project’s port, network and trunk behind "in use"', async () => {
     const { owner, lessee } = env.p;
+    const nics = await threeNicNode('vn1', '51');
     const infra = await create(env, owner, 'networks', 'network', { name: 'owner-infra' });
     const oAtt = await net(env, owner, 'POST', '/esi/node-networks', { node: 'vn1', network: infra.id, mac_address: nics[0].address });
     expect(oAtt.status, oAtt.text).toBe(200);
@@ -79,6 +87,11 @@ describe('rows show only what the caller may see', () => {
 
   it('of a visible port, shows only a visible trunk and visible networks', async () => {
     const { owner, lessee } = env.p;
+    const nics = await threeNicNode('vt1', '53');
+    // The owner's infrastructure port on the first NIC, which the lessee's `--all` must leave.
+    const infra = await create(env, owner, 'networks', 'network', { name: 'owner-infra' });
+    const oAtt = await net(env, owner, 'POST', '/esi/node-networks', { node: 'vt1', network: infra.id, mac_address: nics[0].address });
+    expect(oAtt.status, oAtt.text).toBe(200);
     const shared = await create(env, owner, 'networks', 'network', { name: 'owner-shared' });
     await create(env, owner, 'rbac-policies', 'rbac_policy', {
       object_type: 'network',
@@ -93,7 +106,7 @@ describe('rows show only what the caller may see', () => {
       tagged_networks: ['lessee-tag'],
     });
     expect(t.status, t.text).toBe(201);
-    const att = await net(env, lessee, 'POST', '/esi/node-networks', { node: 'vn1', trunk: 'vtk', mac_address: nics[2].address });
+    const att = await net(env, lessee, 'POST', '/esi/node-networks', { node: 'vt1', trunk: 'vtk', mac_address: nics[2].address });
     expect(att.status, att.text).toBe(200);
     expect(att.body.node_network).toMatchObject({
       trunk: { id: t.body.trunk.id, name: 'vtk' },
@@ -105,16 +118,16 @@ describe('rows show only what the caller may see', () => {
 
     // The owner sees the trunk's parent port (it is on the owner's network), not the lessee's
     // trunk nor the lessee's tagged network.
-    const row = (await rowsOf('owner', 'vn1'))[2];
+    const row = (await rowsOf('owner', 'vt1'))[2];
     expect(row.network_port).toMatchObject({ id: t.body.trunk.port.id, name: 'esi-vtk-owner-shared-trunk-port' });
     expect(row.trunk).toBeNull();
     expect(row.networks).toEqual([{ id: shared.id, name: 'owner-shared', vlan: null, role: 'native' }]);
     for (const secret of [t.body.trunk.id, tag.id, 'lessee-tag']) expect(JSON.stringify(row)).not.toContain(secret);
-    expect((await rowsOf('admin', 'vn1'))[2].trunk).toEqual({ id: t.body.trunk.id, name: 'vtk' });
+    expect((await rowsOf('admin', 'vt1'))[2].trunk).toEqual({ id: t.body.trunk.id, name: 'vtk' });
     // `--all` as the lessee detaches its trunk, not the owner's port on the first NIC.
-    const d = await net(env, lessee, 'POST', '/esi/node-networks/detach', { node: 'vn1', all: true });
+    const d = await net(env, lessee, 'POST', '/esi/node-networks/detach', { node: 'vt1', all: true });
     expect(d.body.detached).toEqual([t.body.trunk.port.id]);
-    expect((await rowsOf('admin', 'vn1'))[0].network_port).toMatchObject({ name: 'esi-vn1-owner-infra' });
+    expect((await rowsOf('admin', 'vt1'))[0].network_port).toMatchObject({ name: 'esi-vt1-owner-infra' });
   });
 });
 

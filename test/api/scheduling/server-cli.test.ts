@@ -79,8 +79,9 @@ describe('esi server create / list / show / delete on the lab', () => {
   );
 
   it(
-    'creates a server with --wait: phases on stderr; the node boots the OS with the config drive',
+    'creates a server with --wait (phases on stderr; the node boots the OS with the config drive), then deletes it with --wait (undeployed, cleaned, the allocation freed, the disk blank)',
     async () => {
+      // step: create web1 with --wait
       const r = await esi(
         [
           'server',
@@ -129,19 +130,14 @@ describe('esi server create / list / show / delete on the lab', () => {
       expect(vifs).toHaveLength(1);
       const port = await call(env.ts, env.p.lessee, 'GET', `/network/v2.0/ports/${vifs[0].id}`);
       expect(port.body.port).toMatchObject({ device_id: out.id, device_owner: 'compute:esi', network_id: expect.any(String) });
-    },
-    LONG,
-  );
 
-  it(
-    'deletes with --wait: undeployed, cleaned, the allocation freed, the disk blank',
-    async () => {
-      const r = await esi(['server', 'delete', 'web1', '--wait', '120'], personaEnv(env.ts, 'lessee'));
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toMatch(/Deleted server web1 .*; node .* is available/);
+      // step: delete web1 with --wait
+      const del = await esi(['server', 'delete', 'web1', '--wait', '120'], personaEnv(env.ts, 'lessee'));
+      expect(del.code, del.stderr).toBe(0);
+      expect(del.stdout).toMatch(/Deleted server web1 .*; node .* is available/);
       // A metadata erase can end between two polls, so the cleaning line may not show; that the
       // disk was cleaned is checked on the disk itself below.
-      expect(r.stderr).toMatch(/esi: web1: (undeploying|tearing down the instance|cleaning)/);
+      expect(del.stderr).toMatch(/esi: web1: (undeploying|tearing down the instance|cleaning)/);
       const n = await waitNode(env, node.uuid, () => true);
       expect(n).toMatchObject({ provision_state: 'available', instance_uuid: null, allocation_uuid: null, instance_info: {} });
       // Its network port was detached and deleted with it.
@@ -151,6 +147,6 @@ describe('esi server create / list / show / delete on the lab', () => {
       const deleted = JSON.parse((await esi(['server', 'list', '--deleted', '-f', 'json'], personaEnv(env.ts, 'lessee'))).stdout);
       expect(deleted).toEqual([expect.objectContaining({ Name: 'web1', Status: 'DELETED' })]);
     },
-    LONG,
+    2 * LONG,
   );
 });
