@@ -21,7 +21,8 @@ const basic = (user: string, pw: string): string => `Basic ${Buffer.from(`${user
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-lab-serial-'));
   // Agents are configured only for the data directory: no system here boots from virtual media.
-  lab = await startLab({ nodes: 2, agents: { apiUrl: 'http://127.0.0.1:9/baremetal', dataDir: dir } });
+  // The tests that power a system on or open sessions have one each (node-1 … node-3).
+  lab = await startLab({ nodes: 4, agents: { apiUrl: 'http://127.0.0.1:9/baremetal', dataDir: dir } });
 });
 afterAll(async () => {
   await lab?.close();
@@ -77,7 +78,7 @@ describe('lab serial console', () => {
   });
 
   it('accepts at most 8 sessions per system (the 9th closes with 1013)', async () => {
-    const url = `${lab.url.replace(/^http/, 'ws')}${serialConsoleUri('node-0')}`;
+    const url = `${lab.url.replace(/^http/, 'ws')}${serialConsoleUri('node-2')}`;
     const h = { authorization: basic('admin', 'password') };
     const open = Array.from({ length: 8 }, () => connect(url, h));
     for (const s of open) await expect.poll(() => s.opened()).toBe(true);
@@ -125,11 +126,13 @@ describe('redfish-serial driver errors', () => {
   });
 
   it('an open session carries bytes both ways and ends with close()', async () => {
+    // The port echoes only while the machine is on.
+    lab.systems.setPowerState('node-3', 'On');
     const session = await driver.console.open({
       uuid: 'n-3',
       driverInfo: {
         redfish_address: lab.url,
-        redfish_system_id: '/redfish/v1/Systems/node-1',
+        redfish_system_id: '/redfish/v1/Systems/node-3',
         redfish_username: 'admin',
         redfish_password: 'password',
         redfish_auth_type: 'session',
@@ -142,6 +145,6 @@ describe('redfish-serial driver errors', () => {
     await expect.poll(() => got).toMatch(/driver-typed\r\n/);
     await session.close();
     expect(await ended).toBe('closed');
-    await expect.poll(() => lab.serial.listeners('node-1')).toBe(0);
+    await expect.poll(() => lab.serial.listeners('node-3')).toBe(0);
   });
 });

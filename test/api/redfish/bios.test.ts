@@ -11,8 +11,10 @@ import { bm, enrollRedfish, expectError, pick, provision, settled, startConducto
 
 let env: ConductorEnv;
 
+// Each test manages a node on a lab system of its own (node-0 … node-7): its BIOS starts from the
+// factory settings and the cache holds only what the test did.
 beforeAll(async () => {
-  env = await startConductorEnv(4, { env: { ESI_POWER_TIMEOUT: '5' } });
+  env = await startConductorEnv(8, { env: { ESI_POWER_TIMEOUT: '5' } });
 });
 afterAll(async () => env?.close());
 
@@ -31,13 +33,16 @@ async function managed(system: string): Promise<any> {
 
 const apply = (settings: unknown[]) => [{ interface: 'bios', step: 'apply_configuration', args: { settings } }];
 
-describe('bios.apply_configuration and the settings cache', () => {
-  let node: any;
-  beforeAll(async () => {
-    node = await managed('node-0');
-  });
+/** {@link managed}, then `settings` applied by a clean (the cache then holds them). */
+async function managedWith(system: string, settings: unknown[]): Promise<any> {
+  const n = await managed(system);
+  expect(pick(await clean(n.uuid, apply(settings)))).toMatchObject({ provision_state: 'manageable', last_error: null });
+  return n;
+}
 
+describe('bios.apply_configuration and the settings cache', () => {
   it('applies settings at the BMC through its pending settings and a reboot, and caches them', async () => {
+    const node = await managed('node-0');
     expect(node.bios_interface).toBe('redfish');
     // manage (verify) cached the factory settings already, as Ironic does.
     const before = await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/bios`);
@@ -91,6 +96,7 @@ describe('bios.apply_configuration and the settings cache', () => {
   });
 
   it('shows the cache to admin, owner and lessee; another project gets 404 and anonymous 401', async () => {
+    const node = await managedWith('node-1', [{ name: 'ProcVirtualization', value: 'Disabled' }]);
     for (const who of [env.p.admin, env.p.owner, env.p.lessee]) {
       const list = await bm(env.ts, who, 'GET', `/v1/nodes/${node.uuid}/bios`);
       expect(list.status, `${who.name}: ${list.text}`).toBe(200);
@@ -112,6 +118,7 @@ describe('bios.apply_configuration and the settings cache', () => {
   });
 
   it('only admin, owner and lessee managers may clean; another project gets 404', async () => {
+    const node = await managed('node-2');
     const steps = apply([{ name: 'ProcTurboMode', value: 'Disabled' }]);
     expectError(
       await bm(env.ts, env.p.other, 'PUT', `/v1/nodes/${node.uuid}/states/provision`, { target: 'clean', clean_steps: steps }),
@@ -125,13 +132,29 @@ describe('bios.apply_configuration and the settings cache', () => {
       return settled(env, node.uuid);
     })();
     expect(pick(done)).toMatchObject({ provision_state: 'manageable', last_error: null });
-    expect(env.lab.bios.attributes('node-0').ProcTurboMode).toBe('Disabled');
+    expect(env.lab.bios.attributes('node-2').ProcTurboMode).toBe('Disabled');
   });
 
   it('bios.factory_reset restores the defaults at the BMC and in the cache', async () => {
+    // Settings away from the defaults first, so that the reset has something to restore.
+    const node = await managedWith('node-3', [
+      { name: 'ProcVirtualization', value: 'Disabled' },
+      { name: 'NumaNodesPerSocket', value: '2' },
+      { name: 'AssetTag', value: 'rack-7-u12' },
+      { name: 'ProcTurboMode', value: 'Disabled' },
+    ]);
+    expect(env.lab.bios.attributes('node-3')).toMatchObject({
+      ProcVirtualization: 'Disabled',
+      NumaNodesPerSocket: 2,
+      AssetTag: 'rack-7-u12',
+      ProcTurboMode: 'Disabled',
+    });
+    const changed = await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/bios/ProcVirtualization`);
+    expect(changed.body.ProcVirtualization.value).toBe('Disabled');
+
     const done = await clean(node.uuid, [{ interface: 'bios', step: 'factory_reset' }]);
     expect(pick(done)).toMatchObject({ provision_state: 'manageable', last_error: null });
-    expect(env.lab.bios.attributes('node-0')).toMatchObject({
+    expect(env.lab.bios.attributes('node-3')).toMatchObject({
       ProcVirtualization: 'Enabled',
       NumaNodesPerSocket: 1,
       AssetTag: '',
@@ -143,12 +166,8 @@ describe('bios.apply_configuration and the settings cache', () => {
 });
 
 describe('bad BIOS requests', () => {
-  let node: any;
-  beforeAll(async () => {
-    node = await managed('node-1');
-  });
-
   it('an unknown setting fails the clean with a clear last_error, changes nothing, and the node can be managed again', async () => {
+    const node = await managed('node-4');
     const failed = await clean(
       node.uuid,
       apply([
@@ -160,13 +179,14 @@ describe('bad BIOS requests', () => {
     expect(failed.last_error).toMatch(/bios\.apply_configuration/);
     expect(failed.last_error).toMatch(/HyperWarpDrive/);
     expect(failed.last_error).toMatch(/no such BIOS setting/);
-    expect(env.lab.bios.attributes('node-1').ProcVirtualization).toBe('Enabled');
-    expect(env.lab.bios.pending('node-1')).toEqual({});
+    expect(env.lab.bios.attributes('node-4').ProcVirtualization).toBe('Enabled');
+    expect(env.lab.bios.pending('node-4')).toEqual({});
     await provision(env, node.uuid, 'manage');
     expect(pick(await settled(env, node.uuid))).toMatchObject({ provision_state: 'manageable', last_error: null });
   });
 
   it('an invalid value names the allowed values; a read-only setting and an out-of-range integer are refused too', async () => {
+    const node = await managed('node-5');
     const bad = await clean(node.uuid, apply([{ name: 'SysProfile', value: 'Turbo' }]));
     expect(pick(bad)).toMatchObject({ provision_state: 'clean failed' });
     expect(bad.last_error).toMatch(/SysProfile.*allowed values are PerfPerWattOptimizedDapc, PerfOptimized, DenseCfgOptimized, Custom/);
@@ -183,6 +203,7 @@ describe('bad BIOS requests', () => {
   });
 
   it('the API refuses unknown steps, bad arguments and interfaces the node cannot clean with (400), leaving the node as it was', async () => {
+    const node = await managed('node-6');
     const put = (steps: unknown) =>
       bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/states/provision`, { target: 'clean', clean_steps: steps });
     expectError(await put([{ interface: 'bios', step: 'overclock' }]), 400, /bios\.overclock is not a clean step.*apply_configuration/);
@@ -214,7 +235,7 @@ describe('bad BIOS requests', () => {
 
 describe('the cache and the node', () => {
   it('goes with the node when the node is deleted', async () => {
-    const node = await managed('node-2');
+    const node = await managed('node-7');
     const db = env.ts.server.services.store.db;
     const count = async (): Promise<number> =>
       Number(

@@ -38,7 +38,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
-  env = await startConductorEnv(2, { env: { ESI_POWER_TIMEOUT: '5' } });
+  // One lab system per test (node-0 … node-5): each starts from the factory versions.
+  env = await startConductorEnv(6, { env: { ESI_POWER_TIMEOUT: '5' } });
 });
 afterAll(async () => {
   await env?.close();
@@ -50,15 +51,19 @@ async function clean(uuid: string, steps: unknown[]): Promise<any> {
   return settled(env, uuid);
 }
 
-describe('firmware update clean steps', () => {
-  let node: any;
-  beforeAll(async () => {
-    node = await enrollRedfish(env, 'node-0');
-    await provision(env, node.uuid, 'manage');
-    expect((await settled(env, node.uuid)).provision_state).toBe('manageable');
-  });
+/** Enrol lab system `system` and manage it. */
+async function managed(system: string): Promise<any> {
+  const node = await enrollRedfish(env, system);
+  await provision(env, node.uuid, 'manage');
+  expect((await settled(env, node.uuid)).provision_state).toBe('manageable');
+  return node;
+}
 
+describe('firmware update clean steps', () => {
   it('management.update_firmware applies a checked image through SimpleUpdate and a task', async () => {
+    const node = await managed('node-0');
+    // The lab's task list is shared by every system: this test's tasks are those it adds.
+    const tasksBefore = env.lab.firmware.tasks().length;
     const url = `${base}/bios-2.1.0.bin`;
     const done = await clean(node.uuid, [
       {
@@ -70,20 +75,22 @@ describe('firmware update clean steps', () => {
     expect(pick(done)).toMatchObject({ provision_state: 'manageable', last_error: null });
     expect(env.lab.systems.get('node-0').firmwareVersions).toEqual({ BIOS: '2.1.0', BMC: '1.0.0' });
     expect(done.driver_internal_info.firmware_versions).toEqual({ bios: '2.1.0', bmc: '1.0.0' });
-    const tasks = env.lab.firmware.tasks();
+    const tasks = env.lab.firmware.tasks().slice(tasksBefore);
     expect(tasks.map((t) => [t.systemId, t.image, t.state])).toEqual([['node-0', url, 'Completed']]);
   });
 
   it('firmware.update with settings updates another component', async () => {
+    const node = await managed('node-1');
     const done = await clean(node.uuid, [
       { interface: 'firmware', step: 'update', args: { settings: [{ component: 'bmc', url: `${base}/bmc-3.0.1.bin` }] } },
     ]);
     expect(pick(done)).toMatchObject({ provision_state: 'manageable', last_error: null });
-    expect(env.lab.systems.get('node-0').firmwareVersions.BMC).toBe('3.0.1');
-    expect(done.driver_internal_info.firmware_versions).toEqual({ bios: '2.1.0', bmc: '3.0.1' });
+    expect(env.lab.systems.get('node-1').firmwareVersions).toEqual({ BIOS: '1.0.0', BMC: '3.0.1' });
+    expect(done.driver_internal_info.firmware_versions).toEqual({ bios: '1.0.0', bmc: '3.0.1' });
   });
 
   it('shows the running step in clean_step while the BMC task runs', async () => {
+    const node = await managed('node-2');
     await provision(env, node.uuid, 'clean', {
       clean_steps: [{ interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: `${base}/slow-bios.bin` }] } }],
     });
@@ -98,11 +105,12 @@ describe('firmware update clean steps', () => {
     const done = await settled(env, node.uuid);
     expect(pick(done)).toMatchObject({ provision_state: 'manageable', last_error: null });
     expect(done.clean_step).toEqual({});
-    expect(env.lab.systems.get('node-0').firmwareVersions.BIOS).toBe('2.2.0');
+    expect(env.lab.systems.get('node-2').firmwareVersions.BIOS).toBe('2.2.0');
     gate = Promise.resolve();
   });
 
   it('a checksum mismatch refuses the image before the BMC sees it (clean failed, no maintenance)', async () => {
+    const node = await managed('node-3');
     const before = env.lab.firmware.tasks().length;
     const failed = await clean(node.uuid, [
       {
@@ -119,12 +127,13 @@ describe('firmware update clean steps', () => {
   });
 
   it('an image the BMC rejects fails the task; the reason reaches last_error and the node recovers', async () => {
+    const node = await managed('node-4');
     const failed = await clean(node.uuid, [
       { interface: 'management', step: 'update_firmware', args: { firmware_images: [{ url: `${base}/junk.bin` }] } },
     ]);
     expect(pick(failed)).toMatchObject({ provision_state: 'clean failed', maintenance: true, fault: 'clean failure' });
     expect(failed.last_error).toMatch(/task Exception.*not a firmware package/);
-    expect(env.lab.systems.get('node-0').firmwareVersions.BIOS).toBe('2.2.0');
+    expect(env.lab.systems.get('node-4').firmwareVersions).toEqual({ BIOS: '1.0.0', BMC: '1.0.0' });
     expect(env.lab.firmware.tasks().at(-1)).toMatchObject({ state: 'Exception', image: `${base}/junk.bin` });
     expect((await bm(env.ts, env.p.admin, 'DELETE', `/v1/nodes/${node.uuid}/maintenance`)).status).toBe(202);
     await provision(env, node.uuid, 'manage');
@@ -132,6 +141,7 @@ describe('firmware update clean steps', () => {
   });
 
   it('the API refuses bad firmware arguments with 400', async () => {
+    const node = await managed('node-5');
     const put = (steps: unknown) =>
       bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/states/provision`, { target: 'clean', clean_steps: steps });
     expectError(

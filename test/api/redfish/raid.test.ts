@@ -12,8 +12,9 @@ let env: ConductorEnv;
 const GIB = 1024 ** 3;
 
 beforeAll(async () => {
-  // 4 drives of 20 GiB per lab system (src/lab/raid.ts labDrives).
-  env = await startConductorEnv(3, { env: { ESI_POWER_TIMEOUT: '5' } });
+  // 4 drives of 20 GiB per lab system (src/lab/raid.ts labDrives). Each test manages a node on a
+  // lab system of its own (node-0 … node-5): its target and volumes are only what it made.
+  env = await startConductorEnv(6, { env: { ESI_POWER_TIMEOUT: '5' } });
 });
 afterAll(async () => env?.close());
 
@@ -39,12 +40,8 @@ const LAYOUT = {
 };
 
 describe('target_raid_config', () => {
-  let node: any;
-  beforeAll(async () => {
-    node = await managed('node-0');
-  });
-
   it('admin and owner may set it (204), the lessee may not (403), another project gets 404, anonymous 401', async () => {
+    const node = await managed('node-0');
     expect(node.raid_interface).toBe('redfish');
     const ok = await setRaid(node.uuid, LAYOUT);
     expect(ok.status, ok.text).toBe(204);
@@ -59,6 +56,8 @@ describe('target_raid_config', () => {
   });
 
   it('refuses invalid layouts with 400 and keeps the old target', async () => {
+    const node = await managed('node-1');
+    expect((await setRaid(node.uuid, LAYOUT)).status).toBe(204);
     const bad = [
       [{ logical_disks: [{ size_gb: 10, raid_level: '7' }] }, /raid_level/],
       [{ logical_disks: [{ size_gb: -1, raid_level: '1' }] }, /size_gb/],
@@ -84,27 +83,25 @@ describe('target_raid_config', () => {
   });
 
   it('{} clears it; a node whose raid interface is no-raid answers 404', async () => {
+    const node = await managed('node-2');
+    expect((await setRaid(node.uuid, LAYOUT)).status).toBe(204);
     expect((await setRaid(node.uuid, {})).status).toBe(204);
     expect((await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}`)).body.target_raid_config).toEqual({});
-    const plain = await enrollRedfish(env, 'node-0', { name: 'no-raid-node', raid_interface: 'no-raid' });
+    const plain = await enrollRedfish(env, 'node-2', { name: 'no-raid-node', raid_interface: 'no-raid' });
     expectError(await setRaid(plain.uuid, LAYOUT), 404, /does not support RAID/);
   });
 });
 
 describe('raid clean steps', () => {
-  let node: any;
-  beforeAll(async () => {
-    node = await managed('node-1');
-  });
-
   it('create_configuration builds the target at the BMC and records raid_config; delete_configuration removes it', async () => {
+    const node = await managed('node-3');
     expect((await setRaid(node.uuid, LAYOUT)).status).toBe(204);
     const done = await clean(node.uuid, [
       { interface: 'raid', step: 'delete_configuration' },
       { interface: 'raid', step: 'create_configuration' },
     ]);
     expect(pick(done)).toMatchObject({ provision_state: 'manageable', last_error: null, maintenance: false });
-    const vols = env.lab.raid.volumes('node-1');
+    const vols = env.lab.raid.volumes('node-3');
     expect(vols.map((v) => ({ name: v.name, type: v.raidType, drives: v.driveIds.length }))).toEqual([
       { name: 'root', type: 'RAID1', drives: 2 },
       { name: 'scratch', type: 'RAID0', drives: 2 },
@@ -119,7 +116,7 @@ describe('raid clean steps', () => {
       raid_level: '1',
       is_root_volume: true,
       volume_name: 'root',
-      controller: '/redfish/v1/Systems/node-1/Storage/RAID.Integrated.1-1',
+      controller: '/redfish/v1/Systems/node-3/Storage/RAID.Integrated.1-1',
     });
     expect(disks[0].physical_disks).toHaveLength(2);
     expect(disks[1]).toMatchObject({ size_gb: 40, raid_level: '0', is_root_volume: false, volume_name: 'scratch' });
@@ -129,16 +126,17 @@ describe('raid clean steps', () => {
     // Running create again replaces the volumes (delete_existing defaults to true).
     const again = await clean(node.uuid, [{ interface: 'raid', step: 'create_configuration', args: { create_nonroot_volumes: false } }]);
     expect(pick(again)).toMatchObject({ provision_state: 'manageable', last_error: null });
-    expect(env.lab.raid.volumes('node-1').map((v) => v.name)).toEqual(['root']);
+    expect(env.lab.raid.volumes('node-3').map((v) => v.name)).toEqual(['root']);
     expect(again.raid_config.logical_disks.map((d: any) => d.volume_name)).toEqual(['root']);
 
     const gone = await clean(node.uuid, [{ interface: 'raid', step: 'delete_configuration' }]);
     expect(pick(gone)).toMatchObject({ provision_state: 'manageable', last_error: null });
-    expect(env.lab.raid.volumes('node-1')).toEqual([]);
+    expect(env.lab.raid.volumes('node-3')).toEqual([]);
     expect(gone.raid_config).toEqual({});
   });
 
   it('an impossible layout fails the clean with the BMC reason in last_error; the node recovers', async () => {
+    const node = await managed('node-4');
     expect((await setRaid(node.uuid, { logical_disks: [{ size_gb: 500, raid_level: '6' }] })).status).toBe(204);
     const failed = await clean(node.uuid, [{ interface: 'raid', step: 'create_configuration' }]);
     expect(pick(failed)).toMatchObject({
@@ -150,7 +148,7 @@ describe('raid clean steps', () => {
     expect(failed.last_error).toMatch(/raid\.create_configuration/);
     expect(failed.last_error).toMatch(/logical disk 0 \(RAID 6, 500 GiB\) on 4 drive\(s\)/);
     expect(failed.last_error).toMatch(/HTTP 400.*CapacityBytes is not in the supported range/);
-    expect(env.lab.raid.volumes('node-1')).toEqual([]);
+    expect(env.lab.raid.volumes('node-4')).toEqual([]);
 
     // Recovery: leave maintenance, fix the target, manage, clean again.
     expect((await bm(env.ts, env.p.admin, 'DELETE', `/v1/nodes/${node.uuid}/maintenance`)).status).toBe(202);
@@ -160,10 +158,11 @@ describe('raid clean steps', () => {
     const ok = await clean(node.uuid, [{ interface: 'raid', step: 'create_configuration' }]);
     expect(pick(ok)).toMatchObject({ provision_state: 'manageable', last_error: null });
     expect(ok.raid_config.logical_disks).toEqual([expect.objectContaining({ raid_level: '5', size_gb: 60 })]);
-    expect(env.lab.raid.volumes('node-1').map((v) => [v.raidType, v.driveIds.length])).toEqual([['RAID5', 4]]);
+    expect(env.lab.raid.volumes('node-4').map((v) => [v.raidType, v.driveIds.length])).toEqual([['RAID5', 4]]);
   });
 
   it('too few drives for the level, or a drive the controller lacks, fail clearly', async () => {
+    const node = await managed('node-5');
     expect((await setRaid(node.uuid, { logical_disks: [{ size_gb: 10, raid_level: '1', number_of_physical_disks: 1 }] })).status).toBe(204);
     const few = await clean(node.uuid, [{ interface: 'raid', step: 'create_configuration' }]);
     expect(pick(few)).toMatchObject({ provision_state: 'clean failed' });
