@@ -7,10 +7,14 @@
  * is not part of this process yet) the test applies the FSM's `done` event through the node
  * repository, as a conductor would.
  *
+ * Each test runs on a server of its own (an empty inventory: the tests assert whole lists) and
+ * enrols the node it works on, so the tests do not depend on their order.
+ *
  * Needs `/usr/bin/openstack` and python3-ironicclient (a failure when missing, see test/helpers/tools.ts).
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { next } from '../../src/domain/inventory/states.ts';
+import { createNode, createPort } from '../api/baremetal/helpers.ts';
 import { createPersonas, startTestServer, type Personas, type TestServer } from '../helpers/harness.ts';
 import { describeNeeding, OPENSTACK_BAREMETAL } from '../helpers/tools.ts';
 import { personaCli } from './persona-cli.ts';
@@ -44,19 +48,22 @@ const { os, osJson } = personaCli(() => ts.url);
 /** Fails, naming the Debian packages, when one is missing (ESI_TEST_ALLOW_MISSING_TOOLS=1 skips instead). */
 const NEEDS = OPENSTACK_BAREMETAL;
 
-describeNeeding(NEEDS, 'openstack baremetal CLI against the baremetal API', () => {
-  let uuid = '';
+/** Node `n1` (fake-hardware, enroll), owned by o1 and leased to l1, enrolled through the API; its UUID. */
+async function enrolN1(): Promise<string> {
+  return (await createNode(ts, p, { name: 'n1' })).uuid;
+}
 
-  beforeAll(async () => {
+describeNeeding(NEEDS, 'openstack baremetal CLI against the baremetal API', () => {
+  beforeEach(async () => {
     ts = await startTestServer();
     p = await createPersonas(ts);
   });
-  afterAll(async () => ts?.close());
+  afterEach(async () => ts?.close());
 
   it('creates, lists and shows a node', async () => {
     const created = await osJson('admin', ['baremetal', 'node', 'create', '--driver', 'fake-hardware', '--name', 'n1']);
     expect(created).toMatchObject({ name: 'n1', driver: 'fake-hardware', provision_state: 'enroll', owner: null, lessee: null });
-    uuid = created.uuid;
+    const uuid = created.uuid;
     // python-ironicclient 5.0.1 cannot pass owner/lessee on create; it sets them with a PATCH.
     await os('admin', ['baremetal', 'node', 'set', '--owner', p.owner.projectId!, '--lessee', p.lessee.projectId!, 'n1']);
     const list = await osJson('admin', ['baremetal', 'node', 'list']);
@@ -71,6 +78,7 @@ describeNeeding(NEEDS, 'openstack baremetal CLI against the baremetal API', () =
   });
 
   it('sets properties and owner (admin, owner), refuses the lessee', async () => {
+    await enrolN1();
     await os('owner', ['baremetal', 'node', 'set', '--property', 'cpus=4', 'n1']);
     expect(Number((await osJson('admin', ['baremetal', 'node', 'show', 'n1', '-c', 'properties'])).properties.cpus)).toBe(4);
     await expect(os('lessee', ['baremetal', 'node', 'set', '--property', 'cpus=8', 'n1'])).rejects.toThrow(/update:properties/);
@@ -82,6 +90,7 @@ describeNeeding(NEEDS, 'openstack baremetal CLI against the baremetal API', () =
   });
 
   it('manages, provides and powers the node', async () => {
+    const uuid = await enrolN1();
     await os('owner', ['baremetal', 'node', 'manage', 'n1']);
     const verifying = await osJson('admin', ['baremetal', 'node', 'show', 'n1', '-c', 'provision_state', '-c', 'target_provision_state']);
     expect(['verifying', 'manageable']).toContain(verifying.provision_state);
@@ -95,6 +104,7 @@ describeNeeding(NEEDS, 'openstack baremetal CLI against the baremetal API', () =
   });
 
   it('creates and lists ports, refuses a duplicate MAC', async () => {
+    const uuid = await enrolN1();
     const port = await osJson('owner', ['baremetal', 'port', 'create', '--node', uuid, '52:54:00:AB:CD:EF']);
     expect(port).toMatchObject({ address: '52:54:00:ab:cd:ef', node_uuid: uuid });
     // A 409: the client retries it 5 times, 2 s apart, then reports it.
@@ -104,6 +114,9 @@ describeNeeding(NEEDS, 'openstack baremetal CLI against the baremetal API', () =
   });
 
   it('deletes the node (and its ports); only the admin may', async () => {
+    const uuid = await enrolN1();
+    await createPort(ts, p, uuid, '52:54:00:ab:cd:ef');
+    expect((await osJson('admin', ['baremetal', 'port', 'list'])).map((x: any) => x.Address)).toEqual(['52:54:00:ab:cd:ef']);
     await expect(os('owner', ['baremetal', 'node', 'delete', 'n1'])).rejects.toThrow(/baremetal:node:delete/);
     await os('admin', ['baremetal', 'node', 'delete', 'n1']);
     expect(await osJson('admin', ['baremetal', 'node', 'list'])).toEqual([]);

@@ -4,6 +4,8 @@
  * `openstack baremetal node set --console-interface`), as owner, lessee and another project; and
  * the `console_info.url` the real client shows is a working websocket for the caller's own token.
  *
+ * Each test enrols its own node on a lab system of its own, so the tests do not depend on their order.
+ *
  * Needs `/usr/bin/openstack` and python3-ironicclient (a failure when missing, see test/helpers/tools.ts).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -23,12 +25,26 @@ const { os, osJson } = personaCli(() => ts.url);
 const NEEDS = OPENSTACK_BAREMETAL;
 
 describeNeeding(NEEDS, 'openstack baremetal node console', () => {
-  let uuid = '';
-
   beforeAll(async () => {
-    lab = await startLab({ nodes: 1 });
+    // A lab system per test (see `enrol`).
+    lab = await startLab({ nodes: 3 });
     ts = await startTestServer();
     p = await createPersonas(ts);
+  }, 120_000);
+  afterAll(async () => {
+    await ts?.close();
+    await lab?.close();
+  });
+
+  /** Lab systems handed out so far (one per test: `node-0`, `node-1`, …). */
+  let systems = 0;
+
+  /**
+   * Enrols node `name` (redfish driver) on the next lab system with the openstack CLI as the
+   * admin, owned by o1 and leased to l1; its UUID and lab system.
+   */
+  async function enrol(name: string): Promise<{ uuid: string; system: string }> {
+    const system = `node-${systems++}`;
     const created = await osJson('admin', [
       'baremetal',
       'node',
@@ -36,25 +52,22 @@ describeNeeding(NEEDS, 'openstack baremetal node console', () => {
       '--driver',
       'redfish',
       '--name',
-      'con1',
+      name,
       '--driver-info',
       `redfish_address=${lab.url}`,
       '--driver-info',
-      'redfish_system_id=/redfish/v1/Systems/node-0',
+      `redfish_system_id=/redfish/v1/Systems/${system}`,
       '--driver-info',
       'redfish_username=admin',
       '--driver-info',
       'redfish_password=password',
     ]);
-    uuid = created.uuid;
-    await os('admin', ['baremetal', 'node', 'set', '--owner', p.owner.projectId!, '--lessee', p.lessee.projectId!, 'con1']);
-  }, 120_000);
-  afterAll(async () => {
-    await ts?.close();
-    await lab?.close();
-  });
+    await os('admin', ['baremetal', 'node', 'set', '--owner', p.owner.projectId!, '--lessee', p.lessee.projectId!, name]);
+    return { uuid: created.uuid, system };
+  }
 
   it('the owner picks the redfish-serial console interface; enable is refused while it is no-console', async () => {
+    await enrol('con1');
     await expect(os('owner', ['baremetal', 'node', 'console', 'enable', 'con1'])).rejects.toThrow(/does not support the console/);
     await os('owner', ['baremetal', 'node', 'set', '--console-interface', 'redfish-serial', 'con1']);
     expect((await osJson('lessee', ['baremetal', 'node', 'show', 'con1', '-c', 'console_interface'])).console_interface).toBe(
@@ -63,28 +76,31 @@ describeNeeding(NEEDS, 'openstack baremetal node console', () => {
   });
 
   it('enable (owner), show (lessee) with a websocket URL on esi that works with the caller token, disable (lessee)', async () => {
-    expect(await osJson('lessee', ['baremetal', 'node', 'console', 'show', 'con1'])).toEqual({
+    const { uuid, system } = await enrol('con2');
+    await os('owner', ['baremetal', 'node', 'set', '--console-interface', 'redfish-serial', 'con2']);
+    expect(await osJson('lessee', ['baremetal', 'node', 'console', 'show', 'con2'])).toEqual({
       console_enabled: false,
       console_info: null,
     });
-    await os('owner', ['baremetal', 'node', 'console', 'enable', 'con1']);
-    const shown = await osJson('lessee', ['baremetal', 'node', 'console', 'show', 'con1']);
+    await os('owner', ['baremetal', 'node', 'console', 'enable', 'con2']);
+    const shown = await osJson('lessee', ['baremetal', 'node', 'console', 'show', 'con2']);
     const url = `${ts.url.replace(/^http/, 'ws')}/baremetal/v1/nodes/${uuid}/states/console/stream`;
     expect(shown).toEqual({ console_enabled: true, console_info: { type: 'websocket', url } });
     expect(JSON.stringify(shown)).not.toContain(lab.url);
 
-    lab.systems.setPowerState('node-0', 'On');
+    lab.systems.setPowerState(system, 'On');
     const s = connect(shown.console_info.url, { 'x-auth-token': p.lessee.token! });
-    await s.waitFor(/esi-lab firmware: POST node-0/);
+    await s.waitFor(new RegExp(`esi-lab firmware: POST ${system}`));
 
-    await os('lessee', ['baremetal', 'node', 'console', 'disable', 'con1']);
-    expect(await osJson('owner', ['baremetal', 'node', 'console', 'show', 'con1'])).toEqual({ console_enabled: false, console_info: null });
+    await os('lessee', ['baremetal', 'node', 'console', 'disable', 'con2']);
+    expect(await osJson('owner', ['baremetal', 'node', 'console', 'show', 'con2'])).toEqual({ console_enabled: false, console_info: null });
     expect((await closedWithin(s)).code).toBe(4409);
   });
 
   it('another project: not found for show, enable and disable', async () => {
+    await enrol('con3');
     for (const verb of ['show', 'enable', 'disable']) {
-      await expect(os('other', ['baremetal', 'node', 'console', verb, 'con1'])).rejects.toThrow(/could not be found/);
+      await expect(os('other', ['baremetal', 'node', 'console', verb, 'con3'])).rejects.toThrow(/could not be found/);
     }
   });
 });

@@ -4,9 +4,12 @@
  * and sets/reads its boot device, while esi's conductor drives the BMC with Debian's ipmitool.
  * The BMC password never appears in any CLI output.
  *
+ * Each test enrols its own node on a BMC of its own (started for the test), so the tests do not
+ * depend on their order.
+ *
  * Needs the openstack CLI, ipmi_sim and ipmitool (a failure when missing, see test/helpers/tools.ts).
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createPersonas, startTestServer, type Personas, type TestServer } from '../helpers/harness.ts';
 import { ipmiSims, type IpmiSimBmc } from '../helpers/ipmi-sim.ts';
 import { describeNeeding, IPMI_TOOLS, OPENSTACK_BAREMETAL } from '../helpers/tools.ts';
@@ -44,21 +47,30 @@ describeNeeding(NEEDS, 'openstack baremetal CLI with an ipmi node (ipmi_sim)', (
   let bmc: IpmiSimBmc;
 
   beforeAll(async () => {
-    [bmc] = (await sims.start(1, { password: PASSWORD })) as [IpmiSimBmc];
     ts = await startTestServer({ env: { ESI_POWER_SYNC_INTERVAL: '3600' } });
     p = await createPersonas(ts);
   });
-  afterAll(async () => {
-    await ts?.close();
-    await sims.stop();
+  afterAll(async () => ts?.close());
+  beforeEach(async () => {
+    [bmc] = (await sims.start(1, { password: PASSWORD })) as [IpmiSimBmc];
   });
+  afterEach(async () => sims.stop());
+
+  /**
+   * `openstack baremetal node create --driver ipmi` of node `name` on this test's BMC, then
+   * `node set` of its owner (o1) and lessee (l1), as the admin; the create command's output.
+   */
+  async function enrol(name: string): Promise<any> {
+    const info = Object.entries(bmc.driverInfo).flatMap(([k, v]) => ['--driver-info', `${k}=${v}`]);
+    const created = await osJson('admin', ['baremetal', 'node', 'create', '--driver', 'ipmi', '--name', name, ...info]);
+    await os('admin', ['baremetal', 'node', 'set', '--owner', p.owner.projectId!, '--lessee', p.lessee.projectId!, name]);
+    return created;
+  }
 
   it('enrols the node with --driver ipmi and shows the password masked', async () => {
-    const info = Object.entries(bmc.driverInfo).flatMap(([k, v]) => ['--driver-info', `${k}=${v}`]);
-    const created = await osJson('admin', ['baremetal', 'node', 'create', '--driver', 'ipmi', '--name', 'ipmi-cli', ...info]);
+    const created = await enrol('ipmi-cli');
     expect(created).toMatchObject({ driver: 'ipmi', power_interface: 'ipmitool', management_interface: 'ipmitool' });
     expect(created.driver_info.ipmi_password).toBe('******');
-    await os('admin', ['baremetal', 'node', 'set', '--owner', p.owner.projectId!, '--lessee', p.lessee.projectId!, 'ipmi-cli']);
     const shown = await osJson('owner', ['baremetal', 'node', 'show', 'ipmi-cli']);
     // ironicclient sends a numeric --driver-info value as a JSON number.
     expect(shown.driver_info).toEqual({ ...bmc.driverInfo, ipmi_port: bmc.port, ipmi_password: '******' });
@@ -68,26 +80,28 @@ describeNeeding(NEEDS, 'openstack baremetal CLI with an ipmi node (ipmi_sim)', (
   });
 
   it('powers the node on (owner) and off (lessee) on the simulated BMC', async () => {
-    await settledPower('ipmi-cli');
-    await os('owner', ['baremetal', 'node', 'power', 'on', 'ipmi-cli']);
-    const on = await settledPower('ipmi-cli');
+    await enrol('ipmi-power');
+    await settledPower('ipmi-power');
+    await os('owner', ['baremetal', 'node', 'power', 'on', 'ipmi-power']);
+    const on = await settledPower('ipmi-power');
     expect(on.last_error).toBeNull();
     expect(on.power_state).toBe('power on');
     expect(await bmc.power()).toBe('on');
-    expect((await osJson('lessee', ['baremetal', 'node', 'show', 'ipmi-cli', '-c', 'power_state'])).power_state).toBe('power on');
-    await os('lessee', ['baremetal', 'node', 'power', 'off', 'ipmi-cli']);
-    const off = await settledPower('ipmi-cli');
+    expect((await osJson('lessee', ['baremetal', 'node', 'show', 'ipmi-power', '-c', 'power_state'])).power_state).toBe('power on');
+    await os('lessee', ['baremetal', 'node', 'power', 'off', 'ipmi-power']);
+    const off = await settledPower('ipmi-power');
     expect(off.power_state).toBe('power off');
     expect(await bmc.power()).toBe('off');
   });
 
   it('sets and shows the boot device', async () => {
-    await os('owner', ['baremetal', 'node', 'boot', 'device', 'set', 'ipmi-cli', 'pxe', '--persistent']);
+    await enrol('ipmi-boot');
+    await os('owner', ['baremetal', 'node', 'boot', 'device', 'set', 'ipmi-boot', 'pxe', '--persistent']);
     expect(await bmc.bootDevice()).toBe('pxe');
-    const dev = await osJson('owner', ['baremetal', 'node', 'boot', 'device', 'show', 'ipmi-cli']);
+    const dev = await osJson('owner', ['baremetal', 'node', 'boot', 'device', 'show', 'ipmi-boot']);
     expect(dev.boot_device).toBe('pxe');
-    await os('admin', ['baremetal', 'node', 'boot', 'device', 'set', 'ipmi-cli', 'disk']);
+    await os('admin', ['baremetal', 'node', 'boot', 'device', 'set', 'ipmi-boot', 'disk']);
     expect(await bmc.bootDevice()).toBe('default');
-    expect((await osJson('admin', ['baremetal', 'node', 'boot', 'device', 'show', 'ipmi-cli'])).boot_device).toBe('disk');
+    expect((await osJson('admin', ['baremetal', 'node', 'boot', 'device', 'show', 'ipmi-boot'])).boot_device).toBe('disk');
   });
 });
