@@ -10,6 +10,7 @@
  * (`erase_devices_metadata`), deploys an image from this test's HTTP server with a JSON config
  * drive (which Ironic turns into an ISO), has the agent power the machine off, boots it from
  * disk — the lab's console shows the OS and the config drive — and undeploys it (cleaning again).
+ * These are steps of one node's life, each needing the previous one's state: one test.
  *
  * Needs ironic-api and ironic-conductor (`.ci/run` installs them; a failure when missing, see
  * test/helpers/tools.ts).
@@ -120,9 +121,12 @@ describeNeeding(NEEDS, 'the real Ironic 21.4 drives esi agent on esi lab', () =>
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  // One node's life in steps, each needing the previous one's state (Ironic refuses to deploy
+  // a node in `enroll`, and undeploying needs a deployed node): one test.
   it(
-    'manage, then provide: Ironic cleans the node through esi agent',
+    "one node's life: manage and provide (Ironic cleans it through esi agent), deploy with a config drive (the agent writes the image and powers off, Ironic boots the disk), undeploy (cleaned again)",
     async () => {
+      // step: manage, then provide: Ironic cleans the node through esi agent.
       await api('PUT', `/nodes/${node}/states/provision`, { target: 'manage' });
       await waitState('manageable');
       // Something on the disk for cleaning to remove.
@@ -130,22 +134,17 @@ describeNeeding(NEEDS, 'the real Ironic 21.4 drives esi agent on esi lab', () =>
       fs.writeFileSync(lab.agents!.diskPath('node-0'), image);
       fs.truncateSync(lab.agents!.diskPath('node-0'), 1024 ** 3);
       await api('PUT', `/nodes/${node}/states/provision`, { target: 'provide' });
-      const n = await waitState('available');
-      expect(n.power_state).toBe('power off');
+      const provided = await waitState('available');
+      expect(provided.power_state).toBe('power off');
       expect((await inspectDisk(lab.agents!.diskPath('node-0'))).blank).toBe(true);
       await expect
         .poll(() => fs.readFileSync(lab.agents!.consoleLogPath('node-0'), 'utf8'), { timeout: 5000 })
         .toMatch(/esi-agent: looked up as node[\s\S]*command clean\.execute_clean_step erase_devices_metadata succeeded/);
-    },
-    LONG,
-  );
 
-  it(
-    'deploy with a config drive: the agent writes the image and powers off, Ironic boots the disk',
-    async () => {
+      // step: deploy with a config drive: the agent writes the image and powers off, Ironic boots the disk.
       await api('PUT', `/nodes/${node}/states/provision`, { target: 'active', configdrive: { meta_data: { hostname: 'from-ironic' } } });
-      const n = await waitState('active');
-      expect(n.power_state).toBe('power on');
+      const deployed = await waitState('active');
+      expect(deployed.power_state).toBe('power on');
       const report = await inspectDisk(lab.agents!.diskPath('node-0'));
       expect(report.filesystems).toContainEqual({ partition: 1, type: 'ext2/3/4', label: 'ironic-os' });
       expect(report.metaData).toMatchObject({ hostname: 'from-ironic' });
@@ -156,17 +155,12 @@ describeNeeding(NEEDS, 'the real Ironic 21.4 drives esi agent on esi lab', () =>
         .poll(() => fs.readFileSync(lab.agents!.consoleLogPath('node-0'), 'utf8'), { timeout: 10_000 })
         .toMatch(/file system: ext2\/3\/4 label "ironic-os"/);
       expect(lab.systems.get('node-0').lastBootOverride).not.toBe('Pxe');
-    },
-    LONG,
-  );
 
-  it(
-    'undeploy: Ironic tears the instance down and cleans the disk through esi agent',
-    async () => {
+      // step: undeploy: Ironic tears the instance down and cleans the disk through esi agent.
       await api('PUT', `/nodes/${node}/states/provision`, { target: 'deleted' });
       await waitState('available');
       expect((await inspectDisk(lab.agents!.diskPath('node-0'))).blank).toBe(true);
     },
-    LONG,
+    3 * LONG,
   );
 });

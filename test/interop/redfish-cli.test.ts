@@ -19,10 +19,14 @@ const { os, osJson } = personaCli(() => env.ts.url, 120_000);
 const NEEDS = OPENSTACK_BAREMETAL;
 
 describeNeeding(NEEDS, 'openstack baremetal CLI: BIOS and RAID of a redfish node', () => {
+  // Each test has a node of its own: the RAID and BIOS test leaves node-0 in `clean failed`,
+  // the boot test changes node-1's boot settings.
   let uuid = '';
+  let bootUuid = '';
   beforeAll(async () => {
-    env = await startConductorEnv(1, { env: { ESI_POWER_TIMEOUT: '5' } });
+    env = await startConductorEnv(2, { env: { ESI_POWER_TIMEOUT: '5' } });
     uuid = (await enrollRedfish(env, 'node-0')).uuid;
+    bootUuid = (await enrollRedfish(env, 'node-1')).uuid;
   });
   afterAll(async () => env?.close());
 
@@ -66,11 +70,14 @@ describeNeeding(NEEDS, 'openstack baremetal CLI: BIOS and RAID of a redfish node
   }, 240_000);
 
   it('sets the boot mode and a persistent boot device', async () => {
-    await os('lessee', ['baremetal', 'node', 'boot', 'mode', 'set', uuid, 'bios']);
-    expect(env.lab.systems.get('node-0').boot.mode).toBe('Legacy');
-    expect((await osJson('admin', ['baremetal', 'node', 'show', uuid, '-c', 'boot_mode'])).boot_mode).toBe('bios');
-    await os('owner', ['baremetal', 'node', 'boot', 'device', 'set', uuid, 'pxe', '--persistent']);
-    expect(env.lab.systems.get('node-0').boot).toMatchObject({ target: 'Pxe', enabled: 'Continuous' });
-    expect(await osJson('owner', ['baremetal', 'node', 'boot', 'device', 'show', uuid])).toEqual({ boot_device: 'pxe', persistent: true });
+    await os('lessee', ['baremetal', 'node', 'boot', 'mode', 'set', bootUuid, 'bios']);
+    expect(env.lab.systems.get('node-1').boot.mode).toBe('Legacy');
+    expect((await osJson('admin', ['baremetal', 'node', 'show', bootUuid, '-c', 'boot_mode'])).boot_mode).toBe('bios');
+    await os('owner', ['baremetal', 'node', 'boot', 'device', 'set', bootUuid, 'pxe', '--persistent']);
+    expect(env.lab.systems.get('node-1').boot).toMatchObject({ target: 'Pxe', enabled: 'Continuous' });
+    expect(await osJson('owner', ['baremetal', 'node', 'boot', 'device', 'show', bootUuid])).toEqual({
+      boot_device: 'pxe',
+      persistent: true,
+    });
   }, 120_000);
 });

@@ -5,6 +5,8 @@
  * access), `openstack keypair create --public-key|list|show|delete`,
  * `openstack baremetal allocation create|list|show|delete`, and `openstack server
  * create|list|show|delete` on fake-hardware nodes (the conductor deploys them at once).
+ * Each test makes the flavors and key pairs it uses (and removes what another test would see),
+ * so that the tests do not depend on their order.
  *
  * Needs `/usr/bin/openstack` with its baremetal and compute plugins (a failure when missing, see
  * test/helpers/tools.ts).
@@ -176,6 +178,27 @@ describeNeeding(NEEDS, 'openstack flavor, keypair, baremetal allocation and serv
   });
 
   it('server create --wait, list, show, delete --wait as a project member', async () => {
+    // The test's own flavor (matching srv-1's resource class) and key pair, removed at the end,
+    // so that it needs nothing from the flavor and keypair tests and leaves their lists alone.
+    await ok(
+      openstack(
+        admin,
+        'flavor',
+        'create',
+        '--ram',
+        '16384',
+        '--vcpus',
+        '8',
+        '--disk',
+        '100',
+        '--property',
+        'resources:CUSTOM_SILVER=1',
+        '--property',
+        'resources:VCPU=0',
+        'bm.web',
+      ),
+    );
+    await ok(openstack(member, 'keypair', 'create', '--public-key', path.join(dir, 'key.pub'), 'web-key'));
     await ok(
       openstack(
         admin,
@@ -197,24 +220,24 @@ describeNeeding(NEEDS, 'openstack flavor, keypair, baremetal allocation and serv
         'server',
         'create',
         '--flavor',
-        'bm.silver',
+        'bm.web',
         '--image',
         'os1',
         '--key-name',
-        'laptop',
+        'web-key',
         '--wait',
         'web1',
         '-f',
         'json',
       ),
     );
-    expect(s).toMatchObject({ name: 'web1', status: 'ACTIVE', key_name: 'laptop' });
-    expect(s.flavor).toMatch(/^bm.silver/);
+    expect(s).toMatchObject({ name: 'web1', status: 'ACTIVE', key_name: 'web-key' });
+    expect(s.flavor).toMatch(/^bm\.web/);
     const list = await json<any[]>(openstack(member, 'server', 'list', '-f', 'json'));
     expect(list).toEqual([expect.objectContaining({ Name: 'web1', Status: 'ACTIVE' })]);
     const shown = await json(openstack(admin, 'server', 'show', s.id, '-f', 'json'));
     expect(shown['OS-EXT-SRV-ATTR:hypervisor_hostname']).toBe(srvNode);
-    const full = await openstack(member, 'server', 'create', '--flavor', 'bm.silver', '--image', 'os1', 'web2');
+    const full = await openstack(member, 'server', 'create', '--flavor', 'bm.web', '--image', 'os1', 'web2');
     expect(full.code).not.toBe(0);
     expect(full.stderr).toMatch(
       /No valid host was found\..*Closest: srv-1 \(provision_state: provision state active \(must be available\); instance: already holds instance/,
@@ -222,5 +245,7 @@ describeNeeding(NEEDS, 'openstack flavor, keypair, baremetal allocation and serv
     await ok(openstack(member, 'server', 'delete', '--wait', 'web1'));
     expect(await json<any[]>(openstack(member, 'server', 'list', '-f', 'json'))).toEqual([]);
     expect((await http(`${esi.url}/baremetal/v1/nodes/${srvNode}`, 'GET', token, undefined, IRONIC)).body.instance_uuid).toBeNull();
+    await ok(openstack(admin, 'flavor', 'delete', 'bm.web'));
+    await ok(openstack(member, 'keypair', 'delete', 'web-key'));
   });
 });
