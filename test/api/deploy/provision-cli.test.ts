@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inspectDisk } from '../../../src/lab/disk-report.ts';
 import { osImage } from '../../helpers/os-image.ts';
 import { esi, personaEnv } from '../cli/support.ts';
@@ -23,7 +23,8 @@ describe('esi node provision / unprovision', () => {
   let node: any;
   let dir: string;
 
-  beforeAll(async () => {
+  // A fresh server and node B for each test: each test starts from an available, cabled node.
+  beforeEach(async () => {
     env = await startDeployEnv(1);
     ({ node } = await agentNode(env, 'node-0', { name: 'B' }));
     await waitNode(env, node.uuid, (n) => n.provision_state === 'available' && n.reservation === null, LONG);
@@ -34,7 +35,7 @@ describe('esi node provision / unprovision', () => {
     fs.writeFileSync(path.join(dir, 'id.pub'), `${KEY}\n`);
     fs.writeFileSync(path.join(dir, 'user-data'), '#cloud-config\npackages: [htop]\n');
   }, LONG);
-  afterAll(async () => {
+  afterEach(async () => {
     await env?.close();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -65,7 +66,7 @@ describe('esi node provision / unprovision', () => {
   );
 
   it(
-    'provisions as the lessee with --wait: phases on stderr, the node boots the OS with the config drive',
+    'provisions as the lessee with --wait (phases on stderr, the node boots the OS with the config drive), then unprovisions with --wait (the instance removed, the disk wiped)',
     async () => {
       const r = await esi(
         [
@@ -117,25 +118,20 @@ describe('esi node provision / unprovision', () => {
         .poll(() => consoleLog(env, 'node-0'), { timeout: 10_000 })
         .toMatch(/file system: ext2\/3\/4 label "lessee-os" on partition 1/);
       expect(consoleLog(env, 'node-0')).toMatch(/config drive: config-2 hostname web1 uuid .*1 public key\(s\), user_data \d+ bytes/);
-    },
-    LONG,
-  );
 
-  it(
-    'unprovisions with --wait: the instance is removed and the disk wiped',
-    async () => {
-      const r = await esi(['node', 'unprovision', 'B', '--wait', '120', '-f', 'json'], personaEnv(env.ts, 'lessee'));
-      expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ node: 'B', provision_state: 'available' });
+      // step: unprovision the node just provisioned.
+      const un = await esi(['node', 'unprovision', 'B', '--wait', '120', '-f', 'json'], personaEnv(env.ts, 'lessee'));
+      expect(un.code, un.stderr).toBe(0);
+      expect(JSON.parse(un.stdout)).toMatchObject({ node: 'B', provision_state: 'available' });
       // Progress is drawn (a metadata erase can end between two polls, so the cleaning line may not
       // show); that the disk was cleaned is checked on the disk itself below.
-      expect(r.stderr).toMatch(/esi: B: (tearing down the instance|cleaning)/);
-      const report = await inspectDisk(env.lab.agents!.diskPath('node-0'));
-      expect(report.blank).toBe(true);
-      expect(report.filesystems).toEqual([]);
-      expect(report.metaData).toBeNull();
+      expect(un.stderr).toMatch(/esi: B: (tearing down the instance|cleaning)/);
+      const wiped = await inspectDisk(env.lab.agents!.diskPath('node-0'));
+      expect(wiped.blank).toBe(true);
+      expect(wiped.filesystems).toEqual([]);
+      expect(wiped.metaData).toBeNull();
     },
-    LONG,
+    2 * LONG,
   );
 
   it(
