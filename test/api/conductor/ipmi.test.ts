@@ -51,6 +51,12 @@ describeNeeding(IPMI_TOOLS, 'ipmi nodes through the API', () => {
     return res.body;
   }
 
+  /**
+   * A node of the test's own on the first BMC (tests share no node: the order of the tests is
+   * shuffled); the BMC's power and boot device are set by each test that asserts them.
+   */
+  const ownNode = (name: string): Promise<any> => enrollIpmi(name, bmc[0]);
+
   it('enrols with Ironic interface names; ipmi_password is sealed and masked for every caller who sees it (redacted for the lessee)', async () => {
     const n = await enrollIpmi('ipmi-a', bmc[0]);
     expect(n).toMatchObject({
@@ -83,7 +89,7 @@ describeNeeding(IPMI_TOOLS, 'ipmi nodes through the API', () => {
   });
 
   it('validate: power and management pass for admin, owner and lessee; a bad driver_info names the key; others 404/401', async () => {
-    const n = (await bm(ts, p.admin, 'GET', '/v1/nodes/ipmi-a')).body;
+    const n = await ownNode('ipmi-validate');
     for (const who of [p.admin, p.owner, p.lessee]) {
       const r = await bm(ts, who, 'GET', `/v1/nodes/${n.uuid}/validate`);
       expect(r.status, r.text).toBe(200);
@@ -101,7 +107,7 @@ describeNeeding(IPMI_TOOLS, 'ipmi nodes through the API', () => {
   });
 
   it('power on by the owner and off by the lessee reach the BMC through the conductor; others 404/401', async () => {
-    const n = (await bm(ts, p.admin, 'GET', '/v1/nodes/ipmi-a')).body;
+    const n = await ownNode('ipmi-power');
     await settled(env, n.uuid, 30_000);
     await power(env, n.uuid, 'power on', p.owner);
     const on = await waitNode(
@@ -125,7 +131,7 @@ describeNeeding(IPMI_TOOLS, 'ipmi nodes through the API', () => {
   });
 
   it('boot device: admin and owner set and read it on the BMC; the lessee 403; others 404/401', async () => {
-    const n = (await bm(ts, p.admin, 'GET', '/v1/nodes/ipmi-a')).body;
+    const n = await ownNode('ipmi-boot');
     const url = `/v1/nodes/${n.uuid}/management/boot_device`;
     await settled(env, n.uuid, 30_000);
     const set = await bm(ts, p.owner, 'PUT', url, { boot_device: 'pxe', persistent: true });
@@ -146,7 +152,7 @@ describeNeeding(IPMI_TOOLS, 'ipmi nodes through the API', () => {
   });
 
   it("the conductor's view of the node (password opened from its sealed form) opens a Serial-over-LAN console", async () => {
-    const uuid = (await bm(ts, p.admin, 'GET', '/v1/nodes/ipmi-a')).body.uuid;
+    const { uuid } = await ownNode('ipmi-sol');
     const driverNode = await ts.server.services.inventory.nodes.driverNode(uuid);
     expect(driverNode.driverInfo.ipmi_password).toBe(PASSWORD);
     const registry = createHardwareRegistry({ enabled: ['ipmi'] });
@@ -182,7 +188,7 @@ describeNeeding(IPMI_TOOLS, 'ipmi nodes through the API', () => {
   }, 60_000);
 
   it('the power sync reads ipmi nodes: a change made outside esi is recorded, with a history warning', async () => {
-    const uuid = (await bm(ts, p.admin, 'GET', '/v1/nodes/ipmi-a')).body.uuid;
+    const { uuid } = await ownNode('ipmi-sync');
     await settled(env, uuid, 30_000);
     // The sync skips enroll nodes (Ironic's rule); manage it: the conductor verifies it through the BMC.
     await provision(env, uuid, 'manage');

@@ -16,7 +16,7 @@ let node: any;
 const BOOT = /esi-lab firmware: POST node-0/;
 
 beforeAll(async () => {
-  env = await startConductorEnv(4);
+  env = await startConductorEnv(5);
   node = await consoleNode(env, 'node-0');
   await setConsole(env, node.uuid, true, env.p.owner);
 }, 60_000);
@@ -24,24 +24,36 @@ afterAll(async () => env?.close());
 
 const wsBase = (): string => env.ts.url.replace(/^http/, 'ws');
 
+/**
+ * Power node-0 on at the machine (a no-op when it is on already), as the tests that read its boot
+ * lines or type at it need: a powered-off machine prints no POST and echoes nothing. Each such
+ * test calls it itself, since the order of the tests is shuffled.
+ */
+const powerOnNode0 = (): void => env.lab.systems.setPowerState('node-0', 'On');
+
 describe('console token websocket (access_url)', () => {
   it('owner: sees the boot lines of a power on requested through the API, types, and sees the echo', async () => {
-    const tok = await consoleToken(env, env.p.owner, node.uuid);
+    // A machine of this test's own, still off: the boot lines can only come from this power on.
+    const own = await consoleNode(env, 'node-4');
+    await setConsole(env, own.uuid, true, env.p.owner);
+    expect(env.lab.systems.powerState('node-4')).toBe('Off');
+    const tok = await consoleToken(env, env.p.owner, own.uuid);
     const s = connect(tok.access_url);
     await expect.poll(() => s.opened()).toBe(true);
-    const r = await bm(env.ts, env.p.owner, 'PUT', `/v1/nodes/${node.uuid}/states/power`, { target: 'power on' });
+    const r = await bm(env.ts, env.p.owner, 'PUT', `/v1/nodes/${own.uuid}/states/power`, { target: 'power on' });
     expect(r.status, r.text).toBe(202);
-    await s.waitFor(BOOT);
+    await s.waitFor(/esi-lab firmware: POST node-4 /);
     await s.waitFor(/memory 4 GiB OK/);
-    await waitNode(env, node.uuid, (n) => n.power_state === 'power on' && n.target_power_state === null);
+    await waitNode(env, own.uuid, (n) => n.power_state === 'power on' && n.target_power_state === null);
     s.send('owner-typed-line\r');
     await s.waitFor(/owner-typed-line\r\n/);
-    expect(env.lab.serial.scrollback('node-0').toString()).toContain('owner-typed-line');
+    expect(env.lab.serial.scrollback('node-4').toString()).toContain('owner-typed-line');
     s.close();
     expect((await closedWithin(s)).code).toBeLessThan(4000);
   });
 
   it('admin: reads and writes', async () => {
+    powerOnNode0();
     const tok = await consoleToken(env, env.p.admin, node.uuid);
     expect(tok.token).toMatch(/^rw\./);
     const s = connect(tok.access_url);
@@ -52,6 +64,7 @@ describe('console token websocket (access_url)', () => {
   });
 
   it('lessee: reads the console, but its keystrokes are dropped (read-only by default)', async () => {
+    powerOnNode0();
     const tok = await consoleToken(env, env.p.lessee, node.uuid);
     expect(tok.token).toMatch(/^ro\./);
     const s = connect(tok.access_url);
@@ -67,6 +80,7 @@ describe('console token websocket (access_url)', () => {
   });
 
   it('an owner may ask for read-only', async () => {
+    powerOnNode0();
     const tok = await consoleToken(env, env.p.owner, node.uuid);
     const s = connect(`${tok.access_url}&read_only=true`);
     await s.waitFor(BOOT);
@@ -102,6 +116,7 @@ describe('console token websocket (access_url)', () => {
   });
 
   it('a revoked token closes the open socket (4401)', async () => {
+    powerOnNode0();
     const tok = await consoleToken(env, env.p.owner, node.uuid);
     const s = connect(tok.access_url);
     await s.waitFor(BOOT);
@@ -113,6 +128,7 @@ describe('console token websocket (access_url)', () => {
   });
 
   it('an expired token closes the open socket and is refused afterwards', async () => {
+    powerOnNode0();
     const tok = await consoleToken(env, env.p.lessee, node.uuid, 2);
     const s = connect(tok.access_url);
     await s.waitFor(BOOT);
@@ -178,7 +194,7 @@ describe('Keystone-token console stream (console_info.url)', () => {
   it('console_info names the stream; owner writes, lessee reads only', async () => {
     const info = await bm(env.ts, env.p.lessee, 'GET', `/v1/nodes/${node.uuid}/states/console`);
     expect(info.body).toEqual({ console_enabled: true, console_info: { type: 'websocket', url: stream(node.uuid) } });
-    env.lab.systems.setPowerState('node-0', 'On'); // a powered-off machine echoes nothing
+    powerOnNode0(); // a powered-off machine echoes nothing
     env.lab.serial.note('node-0', 'before the keystone sessions');
     const owner = connect(info.body.console_info.url, { 'x-auth-token': env.p.owner.token! });
     await owner.waitFor(/before the keystone sessions/); // the BMC's scrollback
