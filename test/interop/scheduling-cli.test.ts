@@ -76,27 +76,28 @@ describeNeeding(NEEDS, 'openstack flavor, keypair, baremetal allocation and serv
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('flavor create (with properties), list, show, set, unset; private flavors with project access', async () => {
-    const made = await json(
-      openstack(
-        admin,
-        'flavor',
-        'create',
-        '--ram',
-        '16384',
-        '--vcpus',
-        '8',
-        '--disk',
-        '100',
-        '--property',
-        'resources:CUSTOM_SILVER=1',
-        '--property',
-        'resources:VCPU=0',
-        'bm.silver',
-        '-f',
-        'json',
-      ),
+  /** `openstack flavor create` of a bare-metal flavor of the CUSTOM_SILVER resource class (srv-1's), 16 GiB, 8 vCPUs, 100 GB. */
+  const silverFlavor = (name: string, ...extra: string[]) =>
+    openstack(
+      admin,
+      'flavor',
+      'create',
+      '--ram',
+      '16384',
+      '--vcpus',
+      '8',
+      '--disk',
+      '100',
+      '--property',
+      'resources:CUSTOM_SILVER=1',
+      '--property',
+      'resources:VCPU=0',
+      name,
+      ...extra,
     );
+
+  it('flavor create (with properties), list, show, set, unset; private flavors with project access', async () => {
+    const made = await json(silverFlavor('bm.silver', '-f', 'json'));
     expect(made).toMatchObject({ name: 'bm.silver', ram: 16384, vcpus: 8, disk: 100, 'os-flavor-access:is_public': true });
     expect(made.properties).toMatchObject({ 'resources:CUSTOM_SILVER': '1', 'resources:VCPU': '0' });
     await ok(
@@ -180,24 +181,7 @@ describeNeeding(NEEDS, 'openstack flavor, keypair, baremetal allocation and serv
   it('server create --wait, list, show, delete --wait as a project member', async () => {
     // The test's own flavor (matching srv-1's resource class) and key pair, removed at the end,
     // so that it needs nothing from the flavor and keypair tests and leaves their lists alone.
-    await ok(
-      openstack(
-        admin,
-        'flavor',
-        'create',
-        '--ram',
-        '16384',
-        '--vcpus',
-        '8',
-        '--disk',
-        '100',
-        '--property',
-        'resources:CUSTOM_SILVER=1',
-        '--property',
-        'resources:VCPU=0',
-        'bm.web',
-      ),
-    );
+    await ok(silverFlavor('bm.web'));
     await ok(openstack(member, 'keypair', 'create', '--public-key', path.join(dir, 'key.pub'), 'web-key'));
     await ok(
       openstack(
