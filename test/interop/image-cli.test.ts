@@ -7,6 +7,9 @@
  * --accept, list, member list, save → (as another project) show fails → delete (as a
  * non-owner fails, as the owner succeeds; the data file is gone).
  *
+ * Each step is its own test: a test that needs an image uploads its own, under its own name
+ * ({@link ownImage}), so the tests do not depend on their order.
+ *
  * Needs `/usr/bin/openstack` and openstacksdk (a failure when missing, see test/helpers/tools.ts).
  */
 import { execFileSync } from 'node:child_process';
@@ -43,7 +46,21 @@ const md5 = (file: string): string => createHash('md5').update(fs.readFileSync(f
 const NEEDS = [TOOLS.openstack, TOOLS.openstackSdkImage];
 
 describeNeeding(NEEDS, 'openstack image CLI against the image API', () => {
-  let imageId = '';
+  /**
+   * Upload the qcow2 disk as the owner's image `cli-disk-<label>`; `shared` also shares it with
+   * the consumer project, which accepts it.
+   */
+  async function ownImage(label: string, shared = false): Promise<{ id: string; name: string }> {
+    const name = `cli-disk-${label}`;
+    const created = await json(
+      openstack(owner, 'image', 'create', '--file', disk, '--disk-format', 'qcow2', '--container-format', 'bare', name, '-f', 'json'),
+    );
+    if (shared) {
+      await ok(openstack(owner, 'image', 'add', 'project', created.id, consumerProject));
+      await ok(openstack(consumer, 'image', 'set', '--accept', created.id));
+    }
+    return { id: created.id, name };
+  }
 
   beforeAll(async () => {
     esi = await startEsi();
@@ -78,13 +95,13 @@ describeNeeding(NEEDS, 'openstack image CLI against the image API', () => {
       openstack(owner, 'image', 'create', '--file', disk, '--disk-format', 'qcow2', '--container-format', 'bare', 'cli-disk', '-f', 'json'),
     );
     expect(created).toMatchObject({ name: 'cli-disk', disk_format: 'qcow2', container_format: 'bare', visibility: 'shared' });
-    imageId = created.id;
   });
 
   it('image list and image show report the active image with its digests', async () => {
+    const { id: imageId, name } = await ownImage('show');
     const list = await json(openstack(owner, 'image', 'list', '-f', 'json'));
-    expect(list).toContainEqual({ ID: imageId, Name: 'cli-disk', Status: 'active' });
-    const shown = await json(openstack(owner, 'image', 'show', 'cli-disk', '-f', 'json'));
+    expect(list).toContainEqual({ ID: imageId, Name: name, Status: 'active' });
+    const shown = await json(openstack(owner, 'image', 'show', name, '-f', 'json'));
     expect(shown).toMatchObject({
       id: imageId,
       status: 'active',
@@ -96,25 +113,28 @@ describeNeeding(NEEDS, 'openstack image CLI against the image API', () => {
   });
 
   it('image save --file downloads the same bytes', async () => {
+    const { name } = await ownImage('save');
     const out = path.join(work, 'saved.qcow2');
-    await ok(openstack(owner, 'image', 'save', '--file', out, 'cli-disk'));
+    await ok(openstack(owner, 'image', 'save', '--file', out, name));
     expect(fs.readFileSync(out).equals(fs.readFileSync(disk))).toBe(true);
   });
 
   it('image set --property adds custom properties', async () => {
-    await ok(openstack(owner, 'image', 'set', '--property', 'os_distro=debian', '--property', 'hw_firmware_type=uefi', 'cli-disk'));
+    const { id: imageId, name } = await ownImage('set');
+    await ok(openstack(owner, 'image', 'set', '--property', 'os_distro=debian', '--property', 'hw_firmware_type=uefi', name));
     const shown = await json(openstack(owner, 'image', 'show', imageId, '-f', 'json'));
     expect(shown.properties).toMatchObject({ os_distro: 'debian', hw_firmware_type: 'uefi' });
   });
 
   it('image add project shares the image; the member accepts it with image set --accept', async () => {
-    const member = await json(openstack(owner, 'image', 'add', 'project', 'cli-disk', consumerProject, '-f', 'json'));
+    const { id: imageId, name } = await ownImage('share');
+    const member = await json(openstack(owner, 'image', 'add', 'project', name, consumerProject, '-f', 'json'));
     expect(member).toMatchObject({ image_id: imageId, member_id: consumerProject, status: 'pending' });
     const before = await json(openstack(consumer, 'image', 'list', '-f', 'json'));
     expect(before.map((i: { ID: string }) => i.ID)).not.toContain(imageId);
     await ok(openstack(consumer, 'image', 'set', '--accept', imageId));
     const after = await json(openstack(consumer, 'image', 'list', '-f', 'json'));
-    expect(after).toContainEqual({ ID: imageId, Name: 'cli-disk', Status: 'active' });
+    expect(after).toContainEqual({ ID: imageId, Name: name, Status: 'active' });
     const members = await json(openstack(owner, 'image', 'member', 'list', imageId, '-f', 'json'));
     expect(members).toEqual([{ 'Image ID': imageId, 'Member ID': consumerProject, Status: 'accepted' }]);
     const out = path.join(work, 'consumer.qcow2');
@@ -123,6 +143,7 @@ describeNeeding(NEEDS, 'openstack image CLI against the image API', () => {
   });
 
   it('hides the image from another project and refuses a delete by the member', async () => {
+    const { id: imageId } = await ownImage('hidden', true);
     const shown = await openstack(stranger, 'image', 'show', imageId);
     expect(shown.code).not.toBe(0);
     expect(shown.stderr).toMatch(/No Image found/);
@@ -132,7 +153,8 @@ describeNeeding(NEEDS, 'openstack image CLI against the image API', () => {
   });
 
   it('image delete removes the image and its data', async () => {
-    await ok(openstack(owner, 'image', 'delete', 'cli-disk'));
+    const { id: imageId, name } = await ownImage('delete');
+    await ok(openstack(owner, 'image', 'delete', name));
     const list = await json(openstack(owner, 'image', 'list', '-f', 'json'));
     expect(list.map((i: { ID: string }) => i.ID)).not.toContain(imageId);
     expect(fs.existsSync(path.join(esi.dataDir, 'images', imageId))).toBe(false);

@@ -23,7 +23,6 @@ describeNeeding(NEEDS, 'openstack network CLI and esi node network CLI', () => {
   let admin: Record<string, string>;
   let lessee: Record<string, string>;
   let lesseeProject = '';
-  let lportId = '';
 
   beforeAll(async () => {
     server = await startEsi({ env: { ESI_NETWORK_VLAN_RANGES: 'physnet1:500:509' } });
@@ -40,7 +39,10 @@ describeNeeding(NEEDS, 'openstack network CLI and esi node network CLI', () => {
   });
   afterAll(async () => server?.stop());
 
-  it('creates, lists, shows and deletes networks, subnets, ports, trunks and RBAC policies', async () => {
+  // One scenario (so that no step leans on another test): the node's VIFs go on the networks and
+  // the port the first steps make. Its timeout covers the two tests it was.
+  it('creates, lists, shows and deletes networks, subnets, ports, trunks and RBAC policies, then attaches VIFs to them with openstack baremetal and esi node network commands', async () => {
+    // step: networks (provider, shared, a lessee's own, the admin's), a subnet, ports.
     const [pub, lnet] = await Promise.all([
       json(
         openstack(
@@ -70,7 +72,7 @@ describeNeeding(NEEDS, 'openstack network CLI and esi node network CLI', () => {
     expect(sub).toMatchObject({ cidr: '10.5.0.0/24', gateway_ip: '10.5.0.1' });
     const lport = await json(openstack(lessee, 'port', 'create', '-f', 'json', '--network', 'lnet', 'lport'));
     expect(lport.fixed_ips).toEqual([{ subnet_id: sub.id, ip_address: '10.5.0.2' }]);
-    lportId = lport.id;
+    const lportId = lport.id;
     await Promise.all([
       ok(openstack(lessee, 'port', 'create', '--network', 'lnet', 'tparent')),
       ok(openstack(lessee, 'port', 'create', '--network', 'pub', 'tsub')),
@@ -79,7 +81,7 @@ describeNeeding(NEEDS, 'openstack network CLI and esi node network CLI', () => {
     const ports = (await json<any[]>(openstack(lessee, 'port', 'list', '-f', 'json'))).map((p) => p.Name).sort();
     expect(ports).toEqual(['lport', 'tparent', 'tsub', 'tsub2']);
 
-    // The trunk's sub-ports are checked in esi's own view after unset (one sub-port left).
+    // step: a neutron trunk. The trunk's sub-ports are checked in esi's own view after unset (one sub-port left).
     const trunk = await json(
       openstack(
         lessee,
@@ -102,7 +104,7 @@ describeNeeding(NEEDS, 'openstack network CLI and esi node network CLI', () => {
     expect((await json<any[]>(esiCli(lessee, 'trunk', 'list', '-f', 'json')))[0]['Sub Ports']).toBe('tsub');
     await ok(openstack(lessee, 'network', 'trunk', 'delete', 'tk'));
 
-    // RBAC: the admin shares a private network with l1 (by project name); l1 sees it, may not delete it.
+    // step: RBAC — the admin shares a private network with l1 (by project name); l1 sees it, may not delete it.
     const rbac = await json(
       openstack(
         admin,
@@ -130,9 +132,8 @@ describeNeeding(NEEDS, 'openstack network CLI and esi node network CLI', () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/disallowed by policy/);
     await ok(openstack(lessee, 'port', 'delete', 'tparent', 'tsub', 'tsub2'));
-  });
 
-  it('attaches VIFs with openstack baremetal and esi node network commands', async () => {
+    // step: a node cabled to a switch, leased to l1; a VIF on lport (openstack baremetal).
     const [, node] = await Promise.all([
       ok(esiCli(admin, 'switch', 'create', 'tor', '--switch-id', '02:00:00:00:00:99', '--driver', 'fake')),
       json(openstack(admin, 'baremetal', 'node', 'create', '-f', 'json', '--driver', 'fake-hardware', '--name', 'bm1')),
@@ -170,7 +171,7 @@ describeNeeding(NEEDS, 'openstack network CLI and esi node network CLI', () => {
     const vifs = await json<any[]>(openstack(lessee, 'baremetal', 'node', 'vif', 'list', '-f', 'json', 'bm1'));
     expect(vifs.map((v) => v.ID)).toEqual([lportId]);
 
-    // esi node network: one request each.
+    // step: esi node network — one request each.
     const attached = await json(esiCli(lessee, 'node', 'network', 'attach', 'bm1', '--network', 'pub', '-f', 'json'));
     expect(attached).toMatchObject({ Node: 'bm1', 'MAC Address': '52:54:00:12:00:02', Port: 'esi-bm1-pub', Network: 'pub' });
     const again = await esiCli(lessee, 'node', 'network', 'attach', 'bm1', '--network', 'pub', '-f', 'json');
@@ -194,6 +195,7 @@ describeNeeding(NEEDS, 'openstack network CLI and esi node network CLI', () => {
     await ok(openstack(lessee, 'baremetal', 'node', 'vif', 'detach', 'bm1', lportId));
     expect((await json<any[]>(esiCli(lessee, 'node', 'network', 'list', '-f', 'json'))).map((r) => r.Port)).toEqual(['', '']);
 
+    // step: an esi trunk on lnet (native) and pub (tagged), attached and detached.
     const t = await json(esiCli(lessee, 'trunk', 'create', 'et', '--native-network', 'lnet', '--tagged-networks', 'pub', '-f', 'json'));
     expect(t).toMatchObject({ Trunk: 'et', Port: 'esi-et-lnet-trunk-port', 'Sub Ports': 'esi-et-pub-sub-port', Networks: 'lnet\npub' });
     await ok(esiCli(lessee, 'node', 'network', 'attach', 'bm1', '--trunk', 'et'));
@@ -201,5 +203,5 @@ describeNeeding(NEEDS, 'openstack network CLI and esi node network CLI', () => {
     await ok(esiCli(lessee, 'node', 'network', 'detach', 'bm1', '--all'));
     await ok(esiCli(lessee, 'trunk', 'delete', 'et'));
     expect(await json<any[]>(esiCli(lessee, 'trunk', 'list', '-f', 'json'))).toEqual([]);
-  });
+  }, 600_000);
 });
