@@ -74,6 +74,12 @@ export function tokenId(secret: string): string {
 /** Issues, validates and revokes tokens. */
 export class TokenService {
   private readonly cache = new Map<string, { info: TokenInfo; until: number }>();
+  /**
+   * Counts revocations begun and ended in this process. A validation caches its result only when
+   * no revocation began or ended while it read the store, so that a read made just before a
+   * revocation's write cannot put the revoked token back into the cache.
+   */
+  private revocations = 0;
 
   /**
    * @param repo identity storage
@@ -143,6 +149,7 @@ export class TokenService {
     const hit = this.cache.get(id);
     if (hit && hit.until > now) return hit.info;
     if (hit) this.cache.delete(id);
+    const revocationsBefore = this.revocations;
     const record = await this.repo.getToken(id);
     if (!record || record.revoked_at !== null || record.expires_at <= now) {
       throw new UnauthorizedError('The request you have made requires authentication.');
@@ -153,8 +160,10 @@ export class TokenService {
       throw new UnauthorizedError('The request you have made requires authentication.');
     }
     const info: TokenInfo = { record, user, project, context: contextOf(record, user, project) };
-    if (this.cache.size >= CACHE_MAX) this.cache.clear();
-    this.cache.set(id, { info, until: Math.min(now + CACHE_MS, record.expires_at) });
+    if (this.revocations === revocationsBefore) {
+      if (this.cache.size >= CACHE_MAX) this.cache.clear();
+      this.cache.set(id, { info, until: Math.min(now + CACHE_MS, record.expires_at) });
+    }
     return info;
   }
 
@@ -193,8 +202,13 @@ export class TokenService {
   /** Revoke one token (idempotent). */
   async revoke(secret: string): Promise<void> {
     const id = tokenId(secret);
+    this.revocations++;
     this.cache.delete(id);
-    await this.repo.revokeToken(id, this.clock.now());
+    try {
+      await this.repo.revokeToken(id, this.clock.now());
+    } finally {
+      this.revocations++;
+    }
   }
 
   /**
@@ -202,7 +216,13 @@ export class TokenService {
    * never the token whose id is `exceptTokenId`.
    */
   async revokeFor(ref: { userId?: string; projectId?: string; system?: boolean; exceptTokenId?: string }): Promise<void> {
-    const ids = await this.repo.revokeTokensFor(ref, this.clock.now());
+    this.revocations++;
+    let ids: readonly string[];
+    try {
+      ids = await this.repo.revokeTokensFor(ref, this.clock.now());
+    } finally {
+      this.revocations++;
+    }
     for (const id of ids) this.cache.delete(id);
     // Tokens cached but filtered by other fields are dropped too, to be safe.
     if (ref.projectId !== undefined && ref.userId === undefined) this.cache.clear();

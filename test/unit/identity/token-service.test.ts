@@ -82,6 +82,25 @@ describe('TokenService', () => {
     await expect(tokens.validate(t.secret)).rejects.toBeInstanceOf(UnauthorizedError);
   });
 
+  it('a validation that read the token before a revocation wrote does not cache it: the next validation refuses it', async () => {
+    const t = await tokens.authenticatePassword({ userId, password: 'alice-pw' }, { kind: 'project', projectId });
+    // The validation's read of the token row is held until the revocation has written.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const slow = Object.create(repo) as KyselyIdentityRepository;
+    slow.getToken = async (id: string) => {
+      const record = await repo.getToken(id);
+      await held;
+      return record;
+    };
+    const racing = new TokenService(slow, clock, 600);
+    const inFlight = racing.validate(t.secret);
+    await racing.revoke(t.secret);
+    release();
+    await inFlight; // it read the token before the revocation: it may answer with it once
+    await expect(racing.validate(t.secret)).rejects.toBeInstanceOf(UnauthorizedError);
+  });
+
   it('revokeFor(user, project) revokes only that scope', async () => {
     const scoped = await tokens.authenticatePassword({ userId, password: 'alice-pw' }, { kind: 'project', projectId });
     const unscoped = await tokens.authenticatePassword({ userId, password: 'alice-pw' }, { kind: 'unscoped' });
