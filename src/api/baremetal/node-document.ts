@@ -35,8 +35,11 @@ export const NODE_TEXT_VALUE_FIELDS: readonly NodeField[] = Object.freeze(['rese
 /** The fields of {@link NodeText.members}, in their order (that of `NODE_FIELDS`). */
 export const NODE_TEXT_MEMBER_FIELDS: readonly NodeField[] = Object.freeze(NODE_FIELDS.filter((f) => !NODE_TEXT_VALUE_FIELDS.includes(f)));
 
-/** A node in display form. */
-export interface NodeText {
+/**
+ * The plain values kept beside a node's display document: what policy and the conductor mapping
+ * read, and the columns a conductor changes while it holds the node.
+ */
+export interface NodeDocumentKeys {
   readonly id: number;
   readonly version: number;
   readonly uuid: string;
@@ -47,6 +50,10 @@ export interface NodeText {
   readonly reservation: string | null;
   /** Epoch ms, null until the first update. */
   readonly updated_at: number | null;
+}
+
+/** A node in display form. */
+export interface NodeText extends NodeDocumentKeys {
   /**
    * Every field of {@link NODE_TEXT_MEMBER_FIELDS}, in that order, as the JSON member
    * `"field":value` — the value as `JSON.stringify` writes the node's value (timestamps as
@@ -112,16 +119,7 @@ export function splitDocument(document: string): { members: string; offsets: str
 }
 
 /** A node's stored document with the plain values kept beside it (what the store hands back). */
-export interface StoredNodeDocument {
-  readonly id: number;
-  readonly version: number;
-  readonly uuid: string;
-  readonly owner: string | null;
-  readonly lessee: string | null;
-  readonly driver: string;
-  readonly conductor_group: string;
-  readonly reservation: string | null;
-  readonly updated_at: number | null;
+export interface StoredNodeDocument extends NodeDocumentKeys {
   /** {@link nodeDocumentOf} of this version of the node. */
   readonly document: string;
 }

@@ -42,7 +42,7 @@ export interface NodeDocumentRow {
   readonly document: string;
 }
 
-/** Columns of a {@link NodeDocumentRow} read with its document, in the order {@link toDocumentRow} reads them. */
+/** Columns of a {@link NodeDocumentRow} read with its document, in the order {@link documentRowFromColumns} reads them. */
 export const DOCUMENT_COLUMNS = [
   'id',
   'version',
@@ -59,7 +59,7 @@ export const DOCUMENT_COLUMNS = [
 ] as const;
 
 /** A document row from a row of {@link DOCUMENT_COLUMNS}, or null when its document cannot be used. */
-function toDocumentRow(r: readonly unknown[], revision: string): NodeDocumentRow | null {
+function documentRowFromColumns(r: readonly unknown[], revision: string): NodeDocumentRow | null {
   if (r[10] !== r[1] || r[11] !== revision || typeof r[9] !== 'string') return null;
   return {
     id: r[0] as number,
@@ -159,7 +159,7 @@ export class NodeReads {
   /** Document rows of rows of {@link DOCUMENT_COLUMNS}, in order; rows without a usable document are read in full (a node deleted meanwhile is left out). */
   async #documentRows(rows: readonly unknown[][]): Promise<NodeDocumentRow[]> {
     const revision = this.codec.revision;
-    const out: (NodeDocumentRow | null)[] = rows.map((r) => toDocumentRow(r, revision));
+    const out: (NodeDocumentRow | null)[] = rows.map((r) => documentRowFromColumns(r, revision));
     const rebuild = rows.filter((_, i) => out[i] === null).map((r) => r[0] as number);
     if (rebuild.length === 0) return out as NodeDocumentRow[];
     const full = new Map((await this.fullIn('id', rebuild)).map((n) => [n.id, documentRowOf(n, this.codec)]));
