@@ -16,7 +16,9 @@ const api = { include: ['test/api/**/*.test.ts'], testTimeout: 30_000, hookTimeo
  * - api-sqlite, api-pg: the HTTP APIs against a real database, SQLite or PostgreSQL
  *   (127.0.0.1:5432/test; each file gets its own schema) — the same files, run together by
  *   `npm run test:api` so that the slow files of both engines overlap;
- * - interop: real third-party clients (openstack CLI, sushy, Ironic) against a real server.
+ * - interop: real third-party clients (openstack CLI, sushy, Ironic) against a real server;
+ * - system: real machines — QEMU/KVM virtual machines booting esi's deploy ramdisk and a real
+ *   OS image (test/system/); slow artefacts (ramdisk, OS image) are cached outside the checkout.
  */
 export default defineConfig({
   test: {
@@ -31,6 +33,14 @@ export default defineConfig({
           include: ['test/interop/**/*.test.ts'],
           testTimeout: 300_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'system',
+          include: ['test/system/**/*.test.ts'],
+          testTimeout: 900_000,
+          hookTimeout: 900_000,
         },
       },
     ],
