@@ -10,6 +10,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { registerAgentCommands } from './cli/commands/agent.ts';
+import { registerLabEnrollCommand } from './cli/commands/lab-enroll.ts';
 import { registerLeaseCommands } from './cli/commands/lease.ts';
 import { registerEventCommands } from './cli/commands/event.ts';
 import { registerNodeCommands } from './cli/commands/node.ts';
@@ -27,6 +28,7 @@ const program = new Command('esi')
   .exitOverride();
 
 registerServerCommands(program);
+registerLabEnrollCommand(program.commands.find((c) => c.name() === 'lab')!);
 registerAgentCommands(program);
 registerOfferCommands(program);
 registerLeaseCommands(program);

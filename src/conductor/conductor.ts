@@ -41,7 +41,7 @@ import { takeOverOrphans } from './takeover.ts';
 import { AgentCommandWatch, type CommandWatchReport } from './agent/command-watch.ts';
 import { failTimedOutWaits, type WaitTimeouts } from './timeouts.ts';
 import { failedStageChanges, runWork } from './tasks/run.ts';
-import type { TaskSettings } from './tasks/context.ts';
+import type { NetworkBootEnv, TaskSettings } from './tasks/context.ts';
 import type { AgentEnv } from './agent/env.ts';
 import type { InspectionEnv } from './inspect/env.ts';
 import type { BiosSettingsRepository } from '../domain/inventory/node-hardware.ts';
@@ -65,6 +65,8 @@ export interface ConductorDeps {
   readonly inspection?: Omit<InspectionEnv, 'host'>;
   /** The BIOS settings cache that cleaning refreshes. */
   readonly bios?: BiosSettingsRepository;
+  /** The provisioning network's switch settling (absent: none configured). */
+  readonly network?: NetworkBootEnv;
 }
 
 /** Settings of the conductor (from `config.conductor`). */
@@ -128,6 +130,7 @@ export class Conductor implements BackgroundWorker, ConductorPort {
         settings: { powerTimeoutS: options.powerTimeoutS, automatedClean: options.automatedClean },
         ...(deps.inspection ? { inspection: { ...deps.inspection, host: options.hostname } } : {}),
         ...(deps.bios ? { bios: deps.bios } : {}),
+        ...(deps.network ? { network: deps.network } : {}),
         record: async (uuid: string, changes: ConductorChanges) =>
           void (await deps.nodes.applyConductorResult(uuid, changes, deps.clock.now())),
         ...(deps.agent

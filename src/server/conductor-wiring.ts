@@ -17,6 +17,8 @@ import { Conductor, type ConductorDeps } from '../conductor/conductor.ts';
 import { AGENT_COMMAND_TIMEOUT_S, defaultAgentClient, IMAGE_URL_TTL_S } from '../conductor/agent/env.ts';
 import { ServiceImageInfo } from '../conductor/agent/image-info.ts';
 import { conductorOptionsFrom } from './conductor-options.ts';
+import { networkBootEnv, watchAgentPhase } from './provisioning-wiring.ts';
+import type { ProvisioningNetwork } from '../domain/networking/index.ts';
 import type { Config } from './config.ts';
 import type { BackgroundWorker } from './services.ts';
 
@@ -41,6 +43,8 @@ export interface ConductorWiring {
   readonly imageTempUrls: ImageTempUrls;
   /** Whether the owner's lease policy asks for a full disk erase of the node at lease end. */
   readonly fullErase: NonNullable<ConductorDeps['agent']>['fullErase'];
+  /** The provisioning network (read when first used: networking is built after this call). */
+  readonly provisioning: () => ProvisioningNetwork;
 }
 
 /**
@@ -60,9 +64,17 @@ export function createConductorWorkers(w: ConductorWiring): BackgroundWorker[] {
     heartbeatMs,
     (err) => w.logger.error({ err }, 'conductor heartbeat failed'),
   );
+  // With a provisioning network, the conductor's writes that start or end an agent phase move
+  // the node's NICs (src/server/provisioning-wiring.ts).
+  const provisioned = w.config.network.provisioningNetwork !== null;
+  const nodes = provisioned
+    ? watchAgentPhase(w.inventory.nodeRepository, async (uuid) => void (await w.provisioning().nodeBootChanged(uuid)), w.logger)
+    : w.inventory.nodeRepository;
+  const network = provisioned ? { network: networkBootEnv({ settled: (uuid) => w.provisioning().settled(uuid) }) } : {};
   const conductor = new Conductor(
     {
-      nodes: w.inventory.nodeRepository,
+      nodes,
+      ...network,
       directory: w.inventory.conductors,
       relay: w.inventory.conductorRelay,
       hardware: w.hardware,

@@ -18,6 +18,7 @@
  * | lab nodes            | `--lab`         | `ESI_LAB_NODES`        | `0` (no lab)                 |
  * | lab port             | `--lab-port`    | `ESI_LAB_PORT`         | `8586`                       |
  * | lab server models    | `--lab-models`  | `ESI_LAB_MODELS`       | none (e.g. `gpu:2,storage:1,small:5`) |
+ * | lab QEMU nodes       | `--lab-qemu`    | `ESI_LAB_QEMU_NODES`   | `0` (docs/lab.md)            |
  * | policy override file | `--policy-file` | `ESI_POLICY_FILE`      | none                         |
  * | inspection rules     |                 | `ESI_INSPECTION_RULES` | none (YAML file, docs/inspection.md) |
  * | log level            | `--log-level`   | `ESI_LOG_LEVEL`        | `info`                       |
@@ -39,6 +40,11 @@
  * `ESI_NETWORK_MTU` (1500), and for switch changes `ESI_SWITCH_MAX_ATTEMPTS` (4),
  * `ESI_SWITCH_RETRY_BASE_MS` (500, doubling), `ESI_SWITCH_TIMEOUT` (30 s per session),
  * `ESI_SWITCH_POLL_MS` (1000: how often a conductor looks for switch work recorded elsewhere).
+ *
+ * QEMU lab nodes (docs/lab.md): `ESI_LAB_QEMU_MEMORY_MIB` (2048), `ESI_LAB_QEMU_CPUS` (2),
+ * `ESI_LAB_QEMU_DISK_GIB` (8), `ESI_LAB_QEMU_FIRMWARE` (`uefi` or `bios`), `ESI_LAB_QEMU_ACCEL`
+ * (`auto`, `kvm`, `tcg`), `ESI_LAB_QEMU_PROVISIONING_VLAN` (3900), `ESI_LAB_QEMU_PROVISIONING_ADDRESS`
+ * (`10.42.0.1/24`).
  *
  * Hardware (docs/ipmi.md): `ESI_ENABLED_HARDWARE_TYPES` (Ironic's `enabled_hardware_types`,
  * default `fake-hardware,ipmi,redfish`), `ESI_IPMI_COMMAND_TIMEOUT` (default `ESI_BMC_TIMEOUT_S`, 10 s: one
@@ -161,6 +167,11 @@ export interface Config {
     readonly switchTimeoutS: number;
     /** Period of a conductor's look for switch work, ms. */
     readonly switchPollMs: number;
+    /**
+     * The network (UUID or name) nodes' NICs are on while the deploy agent runs (Ironic
+     * `[neutron] provisioning_network`), or null: switch ports stay as the VIFs say.
+     */
+    readonly provisioningNetwork: string | null;
   };
   readonly hardware: {
     /** Hardware types the conductor loads (Ironic `enabled_hardware_types`). */
@@ -175,6 +186,20 @@ export interface Config {
     readonly port: number;
     /** Server models of the lab's first nodes, `name:count,…` (src/lab/hardware.ts), or null for default nodes. */
     readonly models: string | null;
+    /** QEMU-backed lab nodes (src/lab/qemu/, docs/lab.md): how many (0 = none) and their settings. */
+    readonly qemu: {
+      readonly nodes: number;
+      /** Memory per VM, MiB. */
+      readonly memoryMiB: number;
+      readonly vcpus: number;
+      /** Disk per VM, GiB. */
+      readonly diskGiB: number;
+      readonly firmware: 'uefi' | 'bios';
+      readonly accel: 'auto' | 'kvm' | 'tcg';
+      readonly provisioningVlan: number;
+      /** The host's address in the provisioning VLAN, with prefix length. */
+      readonly provisioningAddress: string;
+    };
   };
 }
 
@@ -190,6 +215,7 @@ export interface ConfigOptions {
   lab?: string | number;
   labPort?: string | number;
   labModels?: string;
+  labQemu?: string | number;
   policyFile?: string;
   logLevel?: string;
 }
@@ -294,6 +320,7 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
         switchRetryBaseMs: num('ESI_SWITCH_RETRY_BASE_MS', 'switch_retry_base_ms', 500, 1, 600_000),
         switchTimeoutS: num('ESI_SWITCH_TIMEOUT', 'switch_timeout', 30, 1, 3600),
         switchPollMs: num('ESI_SWITCH_POLL_MS', 'switch_poll_ms', 1000, 10, 600_000),
+        provisioningNetwork: pick(undefined, 'ESI_PROVISIONING_NETWORK', 'provisioning_network')?.trim() || null,
       },
     ),
     hardware: {
@@ -315,8 +342,31 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
       host: pick(undefined, 'ESI_LAB_HOST', 'lab_host') ?? '127.0.0.1',
       port: labPort,
       models: pick(options.labModels, 'ESI_LAB_MODELS', 'lab_models') ?? null,
+      qemu: {
+        nodes: toInt(pick(options.labQemu, 'ESI_LAB_QEMU_NODES', 'lab_qemu_nodes') ?? '0', 'lab QEMU nodes', 0, 64),
+        memoryMiB: num('ESI_LAB_QEMU_MEMORY_MIB', 'lab_qemu_memory_mib', 2048, 128, 1024 * 1024),
+        vcpus: num('ESI_LAB_QEMU_CPUS', 'lab_qemu_cpus', 2, 1, 64),
+        diskGiB: num('ESI_LAB_QEMU_DISK_GIB', 'lab_qemu_disk_gib', 8, 1, 64 * 1024),
+        firmware: oneOfSetting(pick(undefined, 'ESI_LAB_QEMU_FIRMWARE', 'lab_qemu_firmware') ?? 'uefi', 'lab_qemu_firmware', [
+          'uefi',
+          'bios',
+        ] as const),
+        accel: oneOfSetting(pick(undefined, 'ESI_LAB_QEMU_ACCEL', 'lab_qemu_accel') ?? 'auto', 'lab_qemu_accel', [
+          'auto',
+          'kvm',
+          'tcg',
+        ] as const),
+        provisioningVlan: num('ESI_LAB_QEMU_PROVISIONING_VLAN', 'lab_qemu_provisioning_vlan', 3900, 1, 4094),
+        provisioningAddress: pick(undefined, 'ESI_LAB_QEMU_PROVISIONING_ADDRESS', 'lab_qemu_provisioning_address') ?? '10.42.0.1/24',
+      },
     },
   });
+}
+
+/** `value` when it is one of `allowed`. @throws ConfigError naming the setting */
+function oneOfSetting<T extends string>(value: string, name: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')} (got ${value})`);
+  return value as T;
 }
 
 /** The networking settings; the VLAN ranges may be blank (no pool, no VLAN physical networks). */

@@ -120,6 +120,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     secrets,
     hardware,
     conductorTimeoutMs: 6 * config.conductor.heartbeatIntervalS * 1000,
+    automatedClean: config.conductor.automatedClean,
     history: { repository: historyRepository, recorder: history },
   });
   const inspectionStore = new KyselyInspectionRepository(store.db);
@@ -142,6 +143,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     images: () => images.images,
     imageTempUrls,
     fullErase: (node) => leasing.policies.eraseDevicesFor(node.owner, node.uuid),
+    provisioning: () => networking.provisioning,
   });
   const { leasing, leaseManager, webhookWorker } = createLeasingServices({
     config,

@@ -41,6 +41,7 @@ export function createNetworkingServices(w: NetworkingWiring): { networking: Net
     visibleNodes: async (ctx) => (await w.inventory.leaseGateway.listVisible(ctx, {})).map((n) => ({ uuid: n.uuid, name: n.name })),
     drivers: createSwitchDrivers(),
     sync: { maxAttempts: net.switchMaxAttempts, retryBaseMs: net.switchRetryBaseMs, timeoutMs: net.switchTimeoutS * 1000 },
+    provisioningNetwork: net.provisioningNetwork,
   });
   const switchReconciler = new SwitchReconciler(networking, w.inventory.conductors, w.logger.child({ component: 'switches' }), {
     hostname: w.config.conductor.hostname,

@@ -106,7 +106,7 @@ describeNeeding(NEEDS, 'the ESI demo with the real openstack CLI', () => {
     }
   }
 
-  /** Admin enrols nodes A–E with the redfish driver against the lab, A–C owned by o1, D–E by o2, and makes them available. */
+  /** Admin enrols nodes A–E with the redfish driver (fake deploy interface) against the lab, A–C owned by o1, D–E by o2, and makes them available. */
   async function enrolNodes(): Promise<void> {
     const names = ['A', 'B', 'C', 'D', 'E'];
     for (const [i, name] of names.entries()) {
@@ -135,6 +135,10 @@ describeNeeding(NEEDS, 'the ESI demo with the real openstack CLI', () => {
           'memory_mb=65536',
           '--resource-class',
           'baremetal',
+          // The demo is about leasing: the fake deploy interface writes nothing (Ironic FakeDeploy), so
+          // the nodes need no agent ramdisk; deploying for real is test/interop/deploy-cli.test.ts.
+          '--deploy-interface',
+          'fake',
           '-f',
           'json',
         ),

@@ -50,6 +50,7 @@ import {
   AGENT_SESSION_KEYS,
   bootAgent,
   BOOTED_POWER_STATE,
+  SWITCH_SETTLE_TIMEOUT_S,
   commandDeadline,
   stepLongCommand,
 } from './session.ts';
@@ -133,8 +134,20 @@ async function writeAndReboot(env: TaskEnv, agent: AgentEnv, node: Node): Promis
       step = 'standby.sync';
       await client.run('standby.sync', {}, commandDeadline(agent));
     }
-    step = 'reboot into the instance';
-    await opened.hw.power.setPowerState(opened.driverNode, 'rebooting', powerTimeoutOf(env, node));
+    if (env.network !== undefined) {
+      // Ironic's tear_down_agent → switch_to_tenant_network → boot_instance: the agent session
+      // ends and the NICs move to the tenant's networks before the instance first boots.
+      step = 'tear down the agent (power off)';
+      await opened.hw.power.setPowerState(opened.driverNode, 'power off', powerTimeoutOf(env, node));
+      step = 'switch to the tenant networks';
+      await agent.record(node.uuid, { driver_internal_info: without(node.driver_internal_info, AGENT_SESSION_KEYS) });
+      await env.network.settle(node.uuid, SWITCH_SETTLE_TIMEOUT_S);
+      step = 'boot the instance';
+      await opened.hw.power.setPowerState(opened.driverNode, 'power on', powerTimeoutOf(env, node));
+    } else {
+      step = 'reboot into the instance';
+      await opened.hw.power.setPowerState(opened.driverNode, 'rebooting', powerTimeoutOf(env, node));
+    }
   } catch (err) {
     return fail(env, node, opened, failure(`Deploy step ${step} failed for node ${node.uuid}`, err, opened));
   }

@@ -3,11 +3,9 @@
  * ({@link AgentEnv}), and which nodes use them ({@link usesAgent}).
  *
  * A node is deployed and cleaned through the deploy agent when its `deploy_interface` is
- * `direct` AND its `driver_info` names an agent ramdisk to boot: `deploy_iso` /
- * `redfish_deploy_iso` (virtual media) or `deploy_ramdisk` (network boot) — the keys Ironic's
- * boot interfaces require for the same purpose. Other nodes keep esi's out-of-band flow
- * (src/conductor/tasks/deploy.ts, clean.ts), so `fake-hardware` nodes and redfish nodes
- * without a ramdisk behave as before.
+ * `direct` AND its `driver_info` names an agent ramdisk its boot interface can boot
+ * (src/domain/deploy/readiness.ts). A `direct` node without one is refused; nodes with the
+ * `fake` deploy interface keep esi's out-of-band flow (src/conductor/tasks/deploy.ts, clean.ts).
  */
 import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';

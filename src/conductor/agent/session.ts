@@ -31,7 +31,7 @@ export const AGENT_SESSION_KEYS: readonly string[] = Object.freeze([
 ]);
 
 /** What the agent was booted for. */
-export type AgentPurpose = 'deploy' | 'clean' | 'service';
+export type AgentPurpose = 'deploy' | 'clean' | 'service' | 'inspect';
 
 /** True when the agent booted for `purpose` has called back (a heartbeat recorded its URL). */
 export function agentCalledBack(node: Pick<Node, 'driver_internal_info'>, purpose: AgentPurpose): boolean {
@@ -48,11 +48,20 @@ export const BOOTED_POWER_STATE = 'power on';
  * `driver_info.redfish_deploy_iso` / `deploy_iso` is an http(s) URL, that ISO is inserted into
  * the BMC's virtual CD first (Ironic's `redfish-virtual-media` boot). The reboot waits for the
  * BMC to report the node on, so the caller records {@link BOOTED_POWER_STATE} without another
- * read, as Ironic records the target of a completed power action.
+ * read, as Ironic records the target of a completed power action. With a provisioning network
+ * (`env.network`), the session is recorded first and the switches are given time to move the
+ * node's NICs there (Ironic's `add_provisioning_network` before the ramdisk boots).
  * @returns the `driver_internal_info` of the new session (old session keys dropped)
  * @throws what the driver throws (HardwareError, InvalidInputError)
  */
 export async function bootAgent(env: TaskEnv, opened: OpenedNode, node: Node, purpose: AgentPurpose): Promise<JsonObject> {
+  const dii: JsonObject = { ...without(node.driver_internal_info, AGENT_SESSION_KEYS), agent_boot: purpose };
+  if (env.network !== undefined) {
+    // The agent phase starts before the boot: the node's NICs move to the provisioning network
+    // (src/domain/networking/provisioning.ts) and the ramdisk's DHCP finds esi's server there.
+    await env.record?.(node.uuid, { driver_internal_info: dii });
+    await env.network.settle(node.uuid, SWITCH_SETTLE_TIMEOUT_S);
+  }
   const device = agentBootDevice(node);
   const iso = node.driver_info.redfish_deploy_iso ?? node.driver_info.deploy_iso;
   if (device === 'cdrom' && opened.hw.vmedia !== undefined && typeof iso === 'string' && /^https?:\/\//.test(iso)) {
@@ -60,8 +69,11 @@ export async function bootAgent(env: TaskEnv, opened: OpenedNode, node: Node, pu
   }
   await opened.hw.management.setBootDevice(opened.driverNode, device, false);
   await opened.hw.power.setPowerState(opened.driverNode, 'rebooting', powerTimeoutOf(env, node));
-  return { ...without(node.driver_internal_info, AGENT_SESSION_KEYS), agent_boot: purpose };
+  return dii;
 }
+
+/** Longest wait for the switches to move a node between the provisioning and tenant networks, seconds. */
+export const SWITCH_SETTLE_TIMEOUT_S = 60;
 
 /**
  * The client of the node's agent.

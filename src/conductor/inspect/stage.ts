@@ -20,11 +20,12 @@
  * best effort). `inspection_started_at` is set when the stage starts, `inspection_finished_at`
  * when it succeeds.
  */
+import { bootAgent } from '../agent/session.ts';
+import { agentRamdiskProblem } from '../../domain/deploy/readiness.ts';
 import { validateInspectionData } from '../../domain/inspection/inventory.ts';
 import { INSPECTION_RECEIVED_KEY } from '../../domain/inspection/service.ts';
 import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
-import { agentBootDevice } from '../agent/env.ts';
 import { AGENT_SESSION_KEYS } from '../agent/session.ts';
 import {
   failure,
@@ -68,17 +69,18 @@ async function runAgentInspection(env: TaskEnv, node: Node): Promise<ConductorCh
     try {
       opened = openNode(env, node);
       opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
-      const di = node.driver_info;
-      if (!(di.deploy_iso || di.redfish_deploy_iso || di.deploy_ramdisk)) {
-        throw new Error(
-          'the agent inspect interface needs an agent ramdisk in driver_info (deploy_iso, redfish_deploy_iso or deploy_ramdisk)',
-        );
-      }
-      await opened.hw.management.setBootDevice(opened.driverNode, agentBootDevice(node), false);
-      await opened.hw.power.setPowerState(opened.driverNode, 'rebooting', powerTimeoutOf(env, node));
+      const problem = agentRamdiskProblem(node, 'inspection');
+      if (problem !== null) throw new Error(problem);
+      // The agent boots as for deploy and cleaning: virtual media or network, on the provisioning network.
+      const dii = await bootAgent(
+        env,
+        opened,
+        { ...node, driver_internal_info: without(node.driver_internal_info, INSPECT_KEYS) },
+        'inspect',
+      );
       const power = (await readPower(opened)) ?? 'power on';
       return transition(node, 'wait', env.clock.now(), {
-        driver_internal_info: { ...without(node.driver_internal_info, INSPECT_KEYS), agent_boot: 'inspect' },
+        driver_internal_info: dii,
         inspection_started_at: started,
         inspection_finished_at: null,
         last_error: null,

@@ -6,6 +6,10 @@
  * - automated cleaning is skipped when the node's `automated_clean` is false, or null and
  *   `config.conductor.automatedClean` is false: the node goes straight to `available`;
  * - otherwise the power interface is validated (failure → `clean failed`, no maintenance);
+ * - automated cleaning of a node with the `direct` deploy interface runs through the deploy
+ *   agent; when the node names no ramdisk its boot interface can boot
+ *   (src/domain/deploy/readiness.ts), cleaning fails at once with the missing keys in
+ *   `last_error` (nothing is reported wiped that was not);
  * - the clean steps run: for a manual clean the requested `clean_steps`, each on the node's
  *   implementation of its interface. Nodes that use the deploy agent
  *   (src/conductor/agent/env.ts) run automated cleaning and manual `deploy.erase_devices*`
@@ -29,6 +33,8 @@ import { isJsonObject } from '../../domain/inventory/masking.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { runAgentClean, isAgentCleanStep } from '../agent/clean-flow.ts';
 import { usesAgent } from '../agent/env.ts';
+import { inBandProblem } from '../../domain/deploy/readiness.ts';
+import { skipsAutomatedClean } from '../../domain/inventory/node-actions.ts';
 import { InvalidInputError } from '../../domain/errors.ts';
 import { isOutOfBandStep } from '../../domain/hardware/clean-steps.ts';
 import { limit } from '../errors.ts';
@@ -49,20 +55,15 @@ import { refreshBiosCache, runOobStep } from './oob-clean.ts';
 /** Ironic's fault value for a node whose cleaning failed (`ironic.common.faults.CLEAN_FAILURE`). */
 export const CLEAN_FAILURE = 'clean failure';
 
+/** Why a conductor without the agent flows (no {@link TaskEnv.agent}) refuses in-band work. */
+export const NO_AGENT = 'this conductor was started without the deploy agent flows, so it cannot boot the agent ramdisk.';
+
 /** A requested clean step: `interface.step`. */
 export interface CleanStep {
   readonly interface: string;
   readonly step: string;
   /** The step's arguments, when given. */
   readonly args?: Readonly<Record<string, unknown>>;
-}
-
-/**
- * True when cleaning is skipped for this node (Ironic `skip_automated_cleaning`): the node's
- * own `automated_clean` wins when set; otherwise the configuration decides.
- */
-export function skipAutomatedClean(nodeSetting: boolean | null, configured: boolean): boolean {
-  return nodeSetting === null ? !configured : !nodeSetting;
 }
 
 /** The clean steps a manual clean asked for (`driver_internal_info.clean_steps`, set by the API). */
@@ -89,7 +90,7 @@ export async function runCleanStage(env: TaskEnv, node: Node): Promise<Conductor
   const manual = node.target_provision_state === 'manageable';
   const endEvent = manual || node.retired ? 'manage' : 'done';
   const wiped: ConductorChanges = { clean_step: {}, driver_internal_info: without(node.driver_internal_info, CLEAN_INTERNAL_KEYS) };
-  if (!manual && skipAutomatedClean(node.automated_clean, env.settings.automatedClean)) {
+  if (!manual && skipsAutomatedClean(node.automated_clean, env.settings.automatedClean)) {
     return transition(node, endEvent, env.clock.now(), { ...wiped, last_error: null });
   }
 
@@ -102,6 +103,12 @@ export async function runCleanStage(env: TaskEnv, node: Node): Promise<Conductor
       ...wiped,
       last_error: failure(`Validation of node ${node.uuid} for cleaning failed`, err, opened),
     });
+  }
+  // Automated cleaning of a `direct` node wipes its disk through the agent: without a bootable
+  // ramdisk it cannot, and says so instead of reporting a wipe it skipped.
+  const inBand = manual ? null : (inBandProblem(node, 'cleaning') ?? (usesAgent(node) && env.agent === undefined ? NO_AGENT : null));
+  if (inBand !== null) {
+    return transition(node, 'fail', env.clock.now(), { ...wiped, last_error: limit(`Cannot clean node ${node.uuid}: ${inBand}`) });
   }
   const steps = manual ? requestedCleanSteps(node.driver_internal_info) : [];
   const agent = env.agent !== undefined && usesAgent(node) ? env.agent : null;

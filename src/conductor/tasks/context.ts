@@ -29,6 +29,17 @@ export interface TaskSettings {
   readonly automatedClean: boolean;
 }
 
+/** What the agent flows need of the networks (see {@link TaskEnv.network}). */
+export interface NetworkBootEnv {
+  /**
+   * Wait until the switches carry what the node's recorded state asks — its PXE NICs on the
+   * provisioning network while its agent runs, on its tenant networks afterwards.
+   * @param timeoutS longest wait, seconds
+   * @throws Error naming the ports still pending, or a switch's error
+   */
+  settle(uuid: string, timeoutS: number): Promise<void>;
+}
+
 /** The environment of a task. */
 export interface TaskEnv {
   readonly hardware: HardwareRegistry;
@@ -41,6 +52,11 @@ export interface TaskEnv {
   readonly inspection?: InspectionEnv;
   /** The BIOS settings cache the cleaning refreshes (src/conductor/tasks/oob-clean.ts); none when omitted. */
   readonly bios?: BiosSettingsRepository;
+  /**
+   * The provisioning network (src/domain/networking/provisioning.ts); absent when none is
+   * configured: switch ports then stay as the VIFs say while the agent runs.
+   */
+  readonly network?: NetworkBootEnv;
   /**
    * Writes progress (e.g. the running `clean_step`) while a task runs and holds the node; the
    * task's outcome is still its return value. Absent in tests that need no progress.

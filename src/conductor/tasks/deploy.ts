@@ -4,8 +4,10 @@
  *
  * Deploying a node that uses the deploy agent (`deploy_interface` `direct` with an agent ramdisk
  * in `driver_info`, src/conductor/agent/env.ts): the agent writes the image,
- * src/conductor/agent/deploy-flow.ts. Deploying any other node: no image is written; this
- * stage only prepares the node to boot what is on its disk:
+ * src/conductor/agent/deploy-flow.ts. A `direct` node without a bootable ramdisk fails at once
+ * (`deploy failed`, the missing `driver_info` keys in `last_error`; the API refuses such a deploy
+ * before this, src/domain/deploy/readiness.ts). Deploying a node with the `fake` deploy
+ * interface writes no image (Ironic `FakeDeploy`); this stage only prepares the node to boot what is on its disk:
  * it validates `driver_info`, sets the boot mode the deployment asks for (`boot_mode`
  * capability, src/conductor/tasks/boot-mode.ts), sets the boot device to `disk` (persistent) when the driver
  * supports that device, and powers the node on — as a reboot when it is already on, the way
@@ -28,6 +30,9 @@
 import type { Node } from '../../domain/inventory/model.ts';
 import { runAgentDeploy } from '../agent/deploy-flow.ts';
 import { usesAgent } from '../agent/env.ts';
+import { inBandProblem } from '../../domain/deploy/readiness.ts';
+import { limit } from '../errors.ts';
+import { NO_AGENT } from './clean.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { syncBootMode } from './boot-mode.ts';
 import {
@@ -50,6 +55,11 @@ import {
 export async function runDeployStage(env: TaskEnv, node: Node): Promise<ConductorChanges> {
   if (env.agent !== undefined && usesAgent(node)) return runAgentDeploy(env, env.agent, node);
   const wiped: ConductorChanges = { deploy_step: {}, driver_internal_info: without(node.driver_internal_info, DEPLOY_INTERNAL_KEYS) };
+  // A `direct` deploy writes the image through the agent: without one nothing would be written.
+  const inBand = inBandProblem(node, 'deploy') ?? (usesAgent(node) ? NO_AGENT : null);
+  if (inBand !== null) {
+    return transition(node, 'fail', env.clock.now(), { ...wiped, last_error: limit(`Failed to deploy node ${node.uuid}: ${inBand}`) });
+  }
   let opened: OpenedNode | null = null;
   let mode: ConductorChanges;
   try {

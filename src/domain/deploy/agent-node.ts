@@ -2,16 +2,18 @@
  * Which nodes are deployed, cleaned and captured through the deploy agent.
  *
  * A node uses the agent when its `deploy_interface` is `direct` AND its `driver_info` names an
- * agent ramdisk to boot: `deploy_iso` / `redfish_deploy_iso` (virtual media) or
- * `deploy_ramdisk` (network boot) — the keys Ironic's boot interfaces require for the same
- * purpose. Other nodes keep esi's out-of-band flows (src/conductor/tasks/deploy.ts, clean.ts).
+ * agent ramdisk its boot interface can boot (./readiness.ts: `deploy_iso` for virtual media,
+ * `deploy_kernel` and `deploy_ramdisk` for network boot — the keys Ironic's boot interfaces
+ * require). A `direct` node without one cannot be deployed or cleaned at all: the API refuses
+ * the request (./readiness.ts) and the conductor fails the flow. Nodes with the `fake` deploy
+ * interface keep esi's out-of-band flows (src/conductor/tasks/deploy.ts, clean.ts).
  */
 import type { Node } from '../inventory/model.ts';
+import { missingRamdiskKeys } from './readiness.ts';
 
 /** True when the node is deployed and cleaned by the deploy agent (see the module doc). */
-export function usesAgent(node: Pick<Node, 'deploy_interface' | 'driver_info'>): boolean {
-  const di = node.driver_info;
-  return node.deploy_interface === 'direct' && Boolean(di.deploy_iso || di.redfish_deploy_iso || di.deploy_ramdisk);
+export function usesAgent(node: Pick<Node, 'deploy_interface' | 'boot_interface' | 'driver_info'>): boolean {
+  return node.deploy_interface === 'direct' && missingRamdiskKeys(node).length === 0;
 }
 
 /**

@@ -83,6 +83,8 @@ export interface InventoryOptions {
   readonly switchPorts?: SwitchPortGuard;
   /** The networking area's VIF detach, for nodes that change hands (absent: no networking). */
   readonly vifs?: VifDetacher;
+  /** Whether nodes with `automated_clean` null are cleaned (the conductor's setting; default true). */
+  readonly automatedClean?: boolean;
 }
 
 /** Assemble the inventory services. */
@@ -102,6 +104,7 @@ export function createInventory(o: InventoryOptions): Inventory {
     ...(o.images ? { images: o.images } : {}),
     ...(o.switchPorts ? { switchPorts: o.switchPorts } : {}),
     ...(o.vifs ? { vifs: o.vifs } : {}),
+    ...(o.automatedClean !== undefined ? { automatedClean: o.automatedClean } : {}),
   });
   return {
     nodes,

@@ -52,6 +52,11 @@ export interface InventoryDeps {
   readonly switchPorts?: SwitchPortGuard;
   /** Detaches the VIFs of a node that changes hands (the networking area; absent: no VIFs). */
   readonly vifs?: VifDetacher;
+  /**
+   * Whether nodes whose `automated_clean` is null are cleaned after `provide` and teardown (the
+   * conductor's `automated_clean` setting; absent: true, Ironic's default).
+   */
+  readonly automatedClean?: boolean;
 }
 
 /** How many times a write is recomputed after a concurrent change before giving up. */

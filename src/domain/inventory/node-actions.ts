@@ -12,7 +12,8 @@
 import type { AuthContext } from '../auth.ts';
 import { ConflictError, InvalidInputError, InvalidStateError, LockedError } from '../errors.ts';
 import { POWER_TARGETS, type PowerTarget } from '../hardware/interfaces.ts';
-import { validateCleanSteps, type RequestedCleanStep } from '../hardware/clean-steps.ts';
+import { isOutOfBandStep, validateCleanSteps, type RequestedCleanStep } from '../hardware/clean-steps.ts';
+import { agentRamdiskProblem, inBandProblem } from '../deploy/readiness.ts';
 import { openDriverInfo } from './driver-secrets.ts';
 import { isJsonObject, type JsonObject } from './masking.ts';
 import type { Node } from './model.ts';
@@ -161,6 +162,35 @@ function checkConfigdrive(configdrive: unknown): void {
 }
 
 /**
+ * Why `verb` cannot run on the node because it needs the deploy agent and the node names no
+ * ramdisk its boot interface can boot (src/domain/deploy/readiness.ts), or null:
+ * - `active`/`rebuild`/`deploy` of a `direct` node (the agent writes the image);
+ * - `provide` of a `direct` node that automated cleaning will wipe (the agent erases the disk);
+ * - a manual `clean` of a `direct` node with a step that is not out of band (an agent step);
+ * - `inspect` with the `agent` inspect interface (in-band inspection boots the agent).
+ */
+function agentProblemOf(access: NodeAccess, n: Node, verb: ProvisionVerb, cleanSteps: readonly RequestedCleanStep[] | null): string | null {
+  if (verb === 'active' || verb === 'rebuild' || verb === 'deploy') return inBandProblem(n, 'deploy');
+  if (verb === 'provide' && !skipsAutomatedClean(n.automated_clean, access.deps.automatedClean ?? true))
+    return inBandProblem(n, 'cleaning');
+  if (verb === 'clean' && cleanSteps !== null) {
+    const hw = access.deps.hardware.get(n.driver);
+    const inBand = cleanSteps.some((s) => !isOutOfBandStep(n, hw, s) && n[`${s.interface}_interface` as keyof Node] !== 'fake');
+    return inBand ? inBandProblem(n, 'cleaning') : null;
+  }
+  if (verb === 'inspect' && n.inspect_interface === 'agent') return agentRamdiskProblem(n, 'inspection');
+  return null;
+}
+
+/**
+ * True when automated cleaning is skipped for a node (Ironic `skip_automated_cleaning`): the
+ * node's own `automated_clean` wins when set, else the conductor's setting.
+ */
+export function skipsAutomatedClean(nodeSetting: boolean | null, configured: boolean): boolean {
+  return nodeSetting === null ? !configured : !nodeSetting;
+}
+
+/**
  * Request a provision verb (`PUT /v1/nodes/{id}/states/provision`): apply the FSM transition
  * and record the parameters the conductor needs (`instance_info.configdrive`,
  * `instance_info.rescue_password`, `driver_internal_info.clean_steps`, `.user_deploy_steps`,
@@ -231,6 +261,8 @@ export async function requestProvision(
     if (skipsCleaning(n.provision_state, n.target_provision_state, verb)) access.authorize(ctx, n, ['baremetal:node:disable_cleaning']);
     if (verb === 'adopt') access.authorize(ctx, n, ['esi:node:provision:adopt']);
     if (cleanSteps) validateCleanSteps(n, access.deps.hardware.get(n.driver), cleanSteps as unknown as RequestedCleanStep[]);
+    const unbootable = agentProblemOf(access, n, verb, cleanSteps as unknown as RequestedCleanStep[] | null);
+    if (unbootable !== null) throw new InvalidInputError(unbootable, 'MissingParameterValue');
     const t = next(n.provision_state, verb, verb === 'clean' ? 'manageable' : undefined);
     const ii: JsonObject = { ...n.instance_info };
     const dii: JsonObject = { ...n.driver_internal_info };

@@ -8,6 +8,7 @@
  * ports' `internal_info.tenant_vif_port_id` (Ironic's neutron network interface keeps them there;
  * attach and detach are the networking area's, src/domain/networking/vifs.ts).
  */
+import { agentRamdiskProblem, inBandProblem } from '../deploy/readiness.ts';
 import type { AuthContext } from '../auth.ts';
 import { InvalidInputError, NotFoundError } from '../errors.ts';
 import { BOOT_DEVICES, type BootDevice, type BootDeviceInfo, type DriverNode, type InterfaceKind } from '../hardware/interfaces.ts';
@@ -114,10 +115,11 @@ const VALIDATED: readonly InterfaceKind[] = [
 /**
  * Validate the node's interfaces without touching the BMC (`GET …/validate`):
  * - power and management: the driver's `driver_info` validation;
+ * - boot and deploy of a `direct` node: a deploy agent ramdisk its boot interface can boot
+ *   (src/domain/deploy/readiness.ts; Ironic's boot `validate` raises `MissingParameterValue`);
  * - deploy (non-fake): `instance_info.image_source` must be set (Ironic's deploy validation);
  * - interfaces set to `no-*`: not supported (`result: false`);
- * - inspect `agent`: an agent ramdisk in `driver_info` (`deploy_iso`, `redfish_deploy_iso` or
- *   `deploy_ramdisk`), which in-band inspection boots;
+ * - inspect `agent`: an agent ramdisk in `driver_info`, which in-band inspection boots;
  * - the rest: accepted.
  */
 export async function validateNode(access: NodeAccess, ctx: AuthContext, ident: string): Promise<Record<string, InterfaceValidation>> {
@@ -135,16 +137,12 @@ export async function validateNode(access: NodeAccess, ctx: AuthContext, ident: 
       out[kind] = { result: false, reason: `${kind} interface is not supported by this node (${impl ?? 'none'}).` };
     } else if (kind === 'power' || kind === 'management') {
       out[kind] = driverInfoError === null ? { result: true, reason: null } : { result: false, reason: driverInfoError };
-    } else if (
-      kind === 'inspect' &&
-      impl === 'agent' &&
-      !(node.driver_info.deploy_iso || node.driver_info.redfish_deploy_iso || node.driver_info.deploy_ramdisk)
-    ) {
-      out[kind] = {
-        result: false,
-        reason:
-          "Some parameters were missing in node's driver_info: the agent inspect interface needs deploy_iso, redfish_deploy_iso or deploy_ramdisk.",
-      };
+    } else if (kind === 'inspect' && impl === 'agent' && agentRamdiskProblem(node, 'inspection') !== null) {
+      out[kind] = { result: false, reason: agentRamdiskProblem(node, 'inspection') };
+    } else if (kind === 'boot' && node.deploy_interface === 'direct' && inBandProblem(node, 'deploy') !== null) {
+      out[kind] = { result: false, reason: inBandProblem(node, 'deploy') };
+    } else if (kind === 'deploy' && inBandProblem(node, 'deploy') !== null) {
+      out[kind] = { result: false, reason: inBandProblem(node, 'deploy') };
     } else if (kind === 'deploy' && impl !== 'fake' && !node.instance_info.image_source) {
       out[kind] = { result: false, reason: "Some parameters were missing in node's instance_info. Missing are: ['image_source']" };
     } else {

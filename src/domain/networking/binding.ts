@@ -18,8 +18,11 @@
  *   or a failed binding gives `quarantine`. Flat networks use the switch's `flat_vlan`.
  *   Switches cannot translate tags, so a sub-port's network VLAN is what the switch carries
  *   (esi's trunk commands give sub-ports their network's VLAN as segmentation id).
+ * - While the node's deploy agent runs (./agent-phase.ts), a PXE-enabled bare-metal port's
+ *   switch port is an access port of the provisioning network instead (./provisioning.ts).
  */
 import { randomBytes } from 'node:crypto';
+import { inAgentPhase } from './agent-phase.ts';
 import type { Network, NetPort, Switch, SwitchPortCabling, SwitchPortConfig, Trunk } from './model.ts';
 import type { NetworkReads, NetworkTx, NodePortLink, SwitchPortKey } from './ports.ts';
 
@@ -99,7 +102,12 @@ const QUARANTINE: SwitchPortConfig = Object.freeze({ mode: 'quarantine' });
  * What each named port of a switch must carry, derived from the database (see the module
  * documentation). Reads are batched: one query per kind whatever the number of ports.
  */
-export async function desiredConfigs(reads: NetworkReads, sw: Switch, portIds: readonly string[]): Promise<Map<string, PortIntent>> {
+export async function desiredConfigs(
+  reads: NetworkReads,
+  sw: Switch,
+  portIds: readonly string[],
+  provisioning: Network | null = null,
+): Promise<Map<string, PortIntent>> {
   // Only the bare-metal port that holds a switch port on the node it is registered to counts:
   // cabling anyone else wrote is inert (src/domain/networking/cabling.ts).
   const cabling = new Map((await reads.cablingOf(sw.id)).map((c) => [c.port_id, c]));
@@ -122,7 +130,20 @@ export async function desiredConfigs(reads: NetworkReads, sw: Switch, portIds: r
     const np = vifs.get(id) ?? null;
     const port = np ? (ports.get(vifOf(np)!) ?? null) : null;
     const trunk = port?.trunk_id ? (trunks.get(port.trunk_id) ?? null) : null;
-    const none: PortIntent = { config: QUARANTINE, portIds: [], nodePort: (cabled.get(id) ?? [])[0] ?? null, boundPort: port, trunk };
+    const holder = (cabled.get(id) ?? [])[0] ?? null;
+    const none: PortIntent = { config: QUARANTINE, portIds: [], nodePort: holder, boundPort: port, trunk };
+    // While the deploy agent runs on the node, its PXE NIC is on the provisioning network,
+    // whatever its tenant VIF says (./provisioning.ts).
+    if (provisioning !== null && holder !== null && holder.pxe_enabled && inAgentPhase(holder)) {
+      out.set(id, {
+        config: { mode: 'access', vlan: vlanOn(sw, provisioning) },
+        portIds: [],
+        nodePort: holder,
+        boundPort: null,
+        trunk: null,
+      });
+      continue;
+    }
     const net = port ? nets.get(port.network_id) : undefined;
     if (!np || !port || !net || port.bound_port_uuid !== np.uuid || !port.admin_state_up || port.binding_vif_type === 'binding_failed') {
       out.set(id, none);

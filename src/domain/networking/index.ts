@@ -4,6 +4,7 @@
  * and esi's one-call endpoints for `esi node network …` and `esi trunk …` — assembled over
  * the networking repository by {@link createNetworking}.
  */
+import { ProvisioningNetwork } from './provisioning.ts';
 import type { Clock } from '../clock.ts';
 import type { NodeAccess } from '../inventory/node-access.ts';
 import type { Policy } from '../policy/types.ts';
@@ -37,6 +38,8 @@ export type { SwitchSyncSettings, SyncReport } from './switch-sync.ts';
 export { parseFlatNetworks, parseVlanRanges } from './segments.ts';
 export { MASK } from './switches.ts';
 export { SwitchSync };
+export { ProvisioningNetwork, type BootHost } from './provisioning.ts';
+export { inAgentPhase, AGENT_PHASE_STATES } from './agent-phase.ts';
 export { CablingService, REGISTER_RULE, HOLD_GRACE_MS } from './cabling.ts';
 
 /**
@@ -72,6 +75,8 @@ export interface NetworkingOptions {
   readonly visibleNodes: VisibleNodes;
   readonly drivers: SwitchDriverFactory;
   readonly sync: SwitchSyncSettings;
+  /** The provisioning network's UUID or name (Ironic `[neutron] provisioning_network`), or null. */
+  readonly provisioningNetwork?: string | null;
 }
 
 /** The networking services. */
@@ -93,6 +98,8 @@ export interface Networking {
   readonly drivers: SwitchDriverFactory;
   /** Where the switch reconciler attaches itself. */
   readonly wake: SwitchWakeRelay;
+  /** The provisioning network: switch ports of nodes whose agent runs (./provisioning.ts). */
+  readonly provisioning: ProvisioningNetwork;
   readonly repo: NetworkRepository;
 }
 
@@ -111,6 +118,7 @@ export function createNetworking(o: NetworkingOptions): Networking {
   const trunks = new TrunkService(access);
   const cabling = new CablingService(access, o.nodes);
   const vifs = new VifService(access, o.nodes, cabling);
+  const provisioning = new ProvisioningNetwork(o.repo, wake, o.clock, o.provisioningNetwork ?? null);
   return {
     networks: new NetworkService(access),
     subnets: new SubnetService(access),
@@ -119,12 +127,13 @@ export function createNetworking(o: NetworkingOptions): Networking {
     rbac: new RbacService(access),
     vifs,
     cabling,
-    switches: new SwitchService(access, o.drivers, o.secrets),
+    switches: new SwitchService(access, o.drivers, o.secrets, provisioning),
     nodeNetworks: new NodeNetworkService(access, o.nodes, o.visibleNodes, ports, vifs),
     esiTrunks: new EsiTrunkService(access, ports, trunks),
-    sync: new SwitchSync(o.repo, o.clock, o.sync),
+    sync: new SwitchSync(o.repo, o.clock, o.sync, () => provisioning.network()),
     drivers: o.drivers,
     wake,
+    provisioning,
     repo: o.repo,
   };
 }

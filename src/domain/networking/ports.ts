@@ -57,6 +57,10 @@ export interface NodePortLink {
   /** The node's owner and lessee projects, as read with the port. */
   readonly node_owner: string | null;
   readonly node_lessee: string | null;
+  /** The node's `provision_state`, as read with the port. */
+  readonly node_provision_state: string;
+  /** The node's `driver_internal_info.agent_boot` (what its deploy agent was booted for), or null. */
+  readonly node_agent_boot: string | null;
   readonly local_link_connection: Readonly<Record<string, string>>;
   readonly physical_network: string | null;
   readonly pxe_enabled: boolean;

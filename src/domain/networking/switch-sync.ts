@@ -17,7 +17,7 @@
  * Intent recorded while a pass runs keeps the port due (revisions are compared), so nothing
  * recorded is ever lost.
  */
-import type { Switch } from './model.ts';
+import type { Network, Switch } from './model.ts';
 import { desiredConfigs, type PortIntent } from './binding.ts';
 import type { NetworkRepository, PortChange, SwitchDriver, SwitchPortKey } from './ports.ts';
 import type { Clock } from '../clock.ts';
@@ -57,6 +57,8 @@ export class SwitchSync {
     private readonly repo: NetworkRepository,
     private readonly clock: Clock,
     private readonly settings: SwitchSyncSettings,
+    /** The provisioning network, if any (./provisioning.ts). */
+    private readonly provisioning: () => Promise<Network | null> = async () => null,
   ) {}
 
   /** Switch UUIDs with due ports (at most `limit` ports looked at). */
@@ -78,6 +80,7 @@ export class SwitchSync {
       this.repo,
       sw,
       due.map((d) => d.port_id),
+      await this.provisioning(),
     );
     const results = new Map<string, string | null>();
     const changes: PortChange[] = due.map((d) => ({ port: d.port_id, config: intents.get(d.port_id)!.config }));

@@ -11,6 +11,7 @@
  * carrying VIFs get their VLANs back, the others quarantine — and gives failed bindings on
  * it another chance. It restores a switch that lost its configuration (`esi switch resync`).
  */
+import type { ProvisioningNetwork } from './provisioning.ts';
 import type { AuthContext } from '../auth.ts';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.ts';
 import { newUuid } from '../ids.ts';
@@ -48,6 +49,7 @@ export class SwitchService {
     private readonly access: NetworkAccess,
     private readonly drivers: SwitchDriverFactory,
     private readonly secrets: SecretBox,
+    private readonly provisioning: ProvisioningNetwork | null = null,
   ) {}
 
   /** The switch with its secrets masked, for output. */
@@ -231,7 +233,7 @@ export class SwitchService {
     const ids = [
       ...new Set([...cabled.map((p) => p.local_link_connection.port_id!).filter(Boolean), ...states.keys(), ...cabling.keys()]),
     ].sort();
-    const intents = await desiredConfigs(this.access.repo, sw, ids);
+    const intents = await desiredConfigs(this.access.repo, sw, ids, (await this.provisioning?.network()) ?? null);
     return ids.map((port_id) => {
       const named = cabled.filter((p) => p.local_link_connection.port_id === port_id);
       const np = named.find((p) => holds(cabling.get(port_id), p)) ?? named[0] ?? null;

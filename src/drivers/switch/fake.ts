@@ -10,6 +10,12 @@ import type { SwitchPortConfig } from '../../domain/networking/model.ts';
 import { SwitchError, type PortChange, type SwitchDriver } from '../../domain/networking/ports.ts';
 
 const STATES = new Map<string, Map<string, SwitchPortConfig>>();
+const HISTORY = new Map<string, Array<{ port: string; config: SwitchPortConfig }>>();
+
+/** Every configuration a fake switch (by UUID) applied, in order (for tests of sequences). */
+export function fakeSwitchHistory(switchUuid: string): ReadonlyArray<{ port: string; config: SwitchPortConfig }> {
+  return HISTORY.get(switchUuid) ?? [];
+}
 
 /** The ports of a fake switch (by switch UUID) and what they carry; empty when never applied. */
 export function fakeSwitchState(switchUuid: string): ReadonlyMap<string, SwitchPortConfig> {
@@ -19,6 +25,7 @@ export function fakeSwitchState(switchUuid: string): ReadonlyMap<string, SwitchP
 /** Forget a fake switch's configuration (a switch that lost its config). */
 export function wipeFakeSwitch(switchUuid: string): void {
   STATES.delete(switchUuid);
+  HISTORY.delete(switchUuid);
 }
 
 /**
@@ -57,8 +64,13 @@ export class FakeSwitch implements SwitchDriver {
       if (refused !== undefined) throw new SwitchError(`VLAN ${refused} is not allowed on port ${port}`, false);
     }
     const state = STATES.get(this.switchUuid) ?? new Map<string, SwitchPortConfig>();
-    for (const { port, config } of changes) state.set(port, config);
+    const history = HISTORY.get(this.switchUuid) ?? [];
+    for (const { port, config } of changes) {
+      state.set(port, config);
+      history.push({ port, config });
+    }
     STATES.set(this.switchUuid, state);
+    HISTORY.set(this.switchUuid, history);
   }
 
   async close(): Promise<void> {}

@@ -314,13 +314,18 @@ export function toCabling(r: {
   };
 }
 
-/** The columns of a bare-metal port that VIF binding reads, joined with its node's UUID, owner and lessee. */
+/**
+ * The columns of a bare-metal port that VIF binding reads, joined with its node's UUID, owner,
+ * lessee, provision state and internal info (whether its deploy agent runs: the provisioning network).
+ */
 export const NODE_PORT_COLUMNS = [
   'ports.uuid',
   'ports.address',
   'nodes.uuid as node_uuid',
   'nodes.owner as node_owner',
   'nodes.lessee as node_lessee',
+  'nodes.provision_state as node_provision_state',
+  'nodes.driver_internal_info as node_driver_internal_info',
   'ports.local_link_connection',
   'ports.physical_network',
   'ports.pxe_enabled',
@@ -335,18 +340,23 @@ export function toNodePort(r: {
   node_uuid: string;
   node_owner: string | null;
   node_lessee: string | null;
+  node_provision_state: string;
+  node_driver_internal_info: string | null;
   local_link_connection: string;
   physical_network: string | null;
   pxe_enabled: number;
   internal_info: string;
   created_at: number;
 }): NodePortLink {
+  const agentBoot = fromJson<Record<string, unknown>>(r.node_driver_internal_info, {}).agent_boot;
   return {
     uuid: r.uuid,
     address: r.address,
     node_uuid: r.node_uuid,
     node_owner: r.node_owner,
     node_lessee: r.node_lessee,
+    node_provision_state: r.node_provision_state,
+    node_agent_boot: typeof agentBoot === 'string' ? agentBoot : null,
     local_link_connection: fromJson(r.local_link_connection, {}),
     physical_network: r.physical_network,
     pxe_enabled: r.pxe_enabled === 1,

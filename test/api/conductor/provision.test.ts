@@ -13,6 +13,7 @@ import {
   enrollRedfish,
   expectError,
   getNode,
+  patchNode,
   pick,
   power,
   provision,
@@ -20,11 +21,12 @@ import {
   startConductorEnv,
   type ConductorEnv,
 } from './support.ts';
+import type { Persona } from '../../helpers/harness.ts';
 
 let env: ConductorEnv;
 
 beforeAll(async () => {
-  env = await startConductorEnv(6, { env: { ESI_POWER_TIMEOUT: '3' } });
+  env = await startConductorEnv(7, { env: { ESI_POWER_TIMEOUT: '3' } });
 });
 afterAll(async () => env?.close());
 
@@ -34,9 +36,13 @@ async function step(ident: string, verb: string, extra: Record<string, unknown> 
   return settled(env, ident);
 }
 
-describe('the life cycle of a redfish node', () => {
+// The BMC's part of the life cycle: the `fake` deploy interface writes nothing (Ironic FakeDeploy),
+// so these nodes need no agent ramdisk; the agent flows are test/api/deploy/*.
+const FAKE_DEPLOY = { deploy_interface: 'fake' };
+
+describe('the life cycle of a redfish node with the fake deploy interface', () => {
   it('enroll → manage → provide → deploy → undeploy ends available, with the BMC powered as expected', async () => {
-    const n = await enrollRedfish(env, 'node-0');
+    const n = await enrollRedfish(env, 'node-0', FAKE_DEPLOY);
     expect(n.provision_state).toBe('enroll');
     env.lab.systems.setPowerState('node-0', 'On');
 
@@ -122,7 +128,7 @@ describe('the life cycle of a redfish node', () => {
   });
 
   it('a deploy whose BMC is down ends in deploy failed; undeploy of it, also unreachable, ends in error', async () => {
-    const n = await enrollRedfish(env, 'node-2');
+    const n = await enrollRedfish(env, 'node-2', FAKE_DEPLOY);
     await step(n.uuid, 'manage');
     await step(n.uuid, 'provide');
     expect(
@@ -152,7 +158,7 @@ describe('the life cycle of a redfish node', () => {
   });
 
   it('the lessee and the owner may provision their node; another project gets 404 and nothing moves', async () => {
-    const n = await enrollRedfish(env, 'node-4');
+    const n = await enrollRedfish(env, 'node-4', FAKE_DEPLOY);
     await provision(env, n.uuid, 'manage', {}, env.p.owner);
     expect((await settled(env, n.uuid)).provision_state).toBe('manageable');
     await provision(env, n.uuid, 'provide', {}, env.p.owner);
@@ -203,17 +209,33 @@ describe('the life cycle of a fake-hardware node', () => {
 });
 
 describe('manual cleaning of a redfish node', () => {
-  it('a clean step esi cannot run yet fails the clean (clean failed, last_error names the step) without maintenance', async () => {
-    const n = await enrollRedfish(env, 'node-5');
+  it('a clean step that needs the agent is refused (400, the missing driver_info keys) on a direct node without a ramdisk; nothing changes', async () => {
+    const n = await enrollRedfish(env, 'node-5', { deploy_interface: 'direct' });
     await step(n.uuid, 'manage');
-    const failed = await step(n.uuid, 'clean', { clean_steps: [{ interface: 'deploy', step: 'erase_devices' }] });
-    expect(pick(failed)).toMatchObject({ provision_state: 'clean failed', maintenance: false });
-    expect(failed.last_error).toMatch(/deploy\.erase_devices/);
-    expect((await step(n.uuid, 'manage')).provision_state).toBe('manageable');
+    for (const who of [env.p.admin, env.p.owner]) {
+      const res = await bm(env.ts, who, 'PUT', `/v1/nodes/${n.uuid}/states/provision`, {
+        target: 'clean',
+        clean_steps: [{ interface: 'deploy', step: 'erase_devices' }],
+      });
+      expectError(res, 400);
+      expect(res.text).toMatch(/Missing are: \['deploy_kernel', 'deploy_ramdisk'\]/);
+    }
+    expect(pick(await getNode(env, n.uuid))).toMatchObject({
+      provision_state: 'manageable',
+      target_provision_state: null,
+      last_error: null,
+    });
+    // A step the conductor runs out of band needs no agent.
+    const bios = await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${n.uuid}/states/provision`, {
+      target: 'clean',
+      clean_steps: [{ interface: 'bios', step: 'factory_reset' }],
+    });
+    expect(bios.status, bios.text).toBe(202);
+    expect((await settled(env, n.uuid)).provision_state).toBe('manageable');
   });
 
   it('a failure while the clean step runs puts the node in maintenance with fault "clean failure"', async () => {
-    const n = await enrollRedfish(env, 'node-5', { name: 'node-5b' });
+    const n = await enrollRedfish(env, 'node-5', { name: 'node-5b', ...FAKE_DEPLOY });
     env.lab.systems.setPowerState('node-5', 'On');
     await step(n.uuid, 'manage');
     env.lab.systems.setIgnoreResets('node-5', true);
@@ -230,5 +252,61 @@ describe('manual cleaning of a redfish node', () => {
     } finally {
       env.lab.systems.setIgnoreResets('node-5', false);
     }
+  });
+});
+
+describe('honest provisioning: a direct node without an agent ramdisk is refused before anything changes', () => {
+  it('deploy and provide answer 400 naming the missing keys for admin, owner and lessee; another project 404; anonymous 401; validate says why', async () => {
+    const n = await enrollRedfish(env, 'node-6', {
+      deploy_interface: 'direct',
+      boot_interface: 'redfish-virtual-media',
+      name: 'no-ramdisk',
+    });
+    await step(n.uuid, 'manage');
+    const put = (who: Persona, target: string) => bm(env.ts, who, 'PUT', `/v1/nodes/${n.uuid}/states/provision`, { target });
+    for (const who of [env.p.admin, env.p.owner, env.p.lessee]) {
+      const res = await put(who, 'provide');
+      expectError(res, 400);
+      expect(res.text).toContain("Missing are: ['deploy_iso'] (or 'deploy_kernel' and 'deploy_ramdisk')");
+    }
+    expectError(await put(env.p.other, 'provide'), 404);
+    expectError(await put(env.p.anonymous, 'provide'), 401);
+    expect(pick(await getNode(env, n.uuid))).toMatchObject({
+      provision_state: 'manageable',
+      target_provision_state: null,
+      last_error: null,
+    });
+
+    const validate = await bm(env.ts, env.p.owner, 'GET', `/v1/nodes/${n.uuid}/validate`);
+    expect(validate.status, validate.text).toBe(200);
+    expect(validate.body.deploy).toEqual({ result: false, reason: expect.stringContaining("Missing are: ['deploy_iso']") });
+    expect(validate.body.boot).toEqual({ result: false, reason: expect.stringContaining("Missing are: ['deploy_iso']") });
+
+    // Without automated cleaning `provide` owes no wipe; the deploy is still refused.
+    expect((await patchNode(env, n.uuid, [{ op: 'add', path: '/automated_clean', value: false }])).status).toBe(200);
+    expect((await step(n.uuid, 'provide')).provision_state).toBe('available');
+    expect(
+      (await patchNode(env, n.uuid, [{ op: 'add', path: '/instance_info/image_source', value: 'http://images.example/os.raw' }])).status,
+    ).toBe(200);
+    for (const who of [env.p.admin, env.p.owner, env.p.lessee]) {
+      const res = await put(who, 'active');
+      expectError(res, 400);
+      expect(res.text).toMatch(/deploy needs the deploy agent ramdisk/);
+    }
+    expectError(await put(env.p.other, 'active'), 404);
+    expectError(await put(env.p.anonymous, 'active'), 401);
+    expect(pick(await getNode(env, n.uuid))).toMatchObject({
+      provision_state: 'available',
+      target_provision_state: null,
+      last_error: null,
+    });
+
+    // With the ISO the same node validates and deploys through the agent (test/api/deploy/*).
+    expect((await patchNode(env, n.uuid, [{ op: 'add', path: '/driver_info/deploy_iso', value: 'http://lab/esi-agent.iso' }])).status).toBe(
+      200,
+    );
+    const ok = await bm(env.ts, env.p.owner, 'GET', `/v1/nodes/${n.uuid}/validate`);
+    expect(ok.body.deploy).toEqual({ result: true, reason: null });
+    expect(ok.body.boot).toEqual({ result: true, reason: null });
   });
 });

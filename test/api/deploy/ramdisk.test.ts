@@ -31,7 +31,7 @@ describe('ramdisk endpoints: lookup and heartbeat', () => {
     expect(used, 'more tests than lab systems').toBeLessThan(SYSTEMS);
     system = `node-${used++}`;
     ({ node, mac } = await agentNode(env, system));
-    await waitNode(env, node.uuid, (n) => n.provision_state === 'clean wait');
+    await waitNode(env, node.uuid, (n) => n.provision_state === 'clean wait' && n.reservation === null);
   });
 
   /** The agent's lookup by MAC: the one-shot agent token. */

@@ -79,7 +79,7 @@ describe('redfish out-of-band inspection', () => {
   it('validate: inspect agent needs an agent ramdisk in driver_info; redfish needs none', async () => {
     const a = await enrollRedfish(env, 'node-3', { inspect_interface: 'agent', name: 'no-ramdisk' });
     const va = await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${a.uuid}/validate`);
-    expect(va.body.inspect).toEqual({ result: false, reason: expect.stringMatching(/deploy_iso/) });
+    expect(va.body.inspect).toEqual({ result: false, reason: expect.stringMatching(/Missing are: \['deploy_kernel', 'deploy_ramdisk'\]/) });
     const ok = await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${a.uuid}`, [
       { op: 'add', path: '/driver_info/deploy_iso', value: 'http://lab/esi-agent.iso' },
     ]);

@@ -93,10 +93,11 @@ describe('boot device override', () => {
 describe('boot mode in the conductor', () => {
   it('manage caches the BMC boot mode; a deployment sets the mode its capabilities ask for', async () => {
     const { provision, settled } = await import('../conductor/support.ts');
+    // The fake deploy interface: the BMC's part of a deployment (boot mode, boot device, power), nothing written.
     // Two nodes on one lab system: the boot mode is changed at the BMC through the first, behind
     // the back of the second, which manage must then read.
     const node = await enrollRedfish(env, 'node-3');
-    const n = await enrollRedfish(env, 'node-3', { name: 'boot-mode-deploy' });
+    const n = await enrollRedfish(env, 'node-3', { name: 'boot-mode-deploy', deploy_interface: 'fake' });
     await bm(env.ts, env.p.admin, 'PUT', `/v1/nodes/${node.uuid}/states/boot_mode`, { target: 'bios' });
     await provision(env, n.uuid, 'manage');
     expect((await settled(env, n.uuid)).boot_mode).toBe('bios');

@@ -20,7 +20,8 @@ import { makeEnv, makeNode } from './fixtures.ts';
 describe('agent selection and steps', () => {
   it('uses the agent only for direct deploys with an agent ramdisk; boots it from cdrom unless network boot with a ramdisk', () => {
     expect(usesAgent(makeNode({ deploy_interface: 'direct', driver_info: { deploy_iso: 'x' } }))).toBe(true);
-    expect(usesAgent(makeNode({ deploy_interface: 'direct', driver_info: { deploy_ramdisk: 'x' } }))).toBe(true);
+    expect(usesAgent(makeNode({ deploy_interface: 'direct', driver_info: { deploy_kernel: 'k', deploy_ramdisk: 'x' } }))).toBe(true);
+    expect(usesAgent(makeNode({ deploy_interface: 'direct', driver_info: { deploy_ramdisk: 'x' } }))).toBe(false);
     expect(usesAgent(makeNode({ deploy_interface: 'direct', driver_info: {} }))).toBe(false);
     expect(usesAgent(makeNode({ deploy_interface: 'fake', driver_info: { deploy_iso: 'x' } }))).toBe(false);
     expect(agentBootDevice(makeNode({ boot_interface: 'pxe', driver_info: { deploy_ramdisk: 'r' } }))).toBe('pxe');

@@ -10,7 +10,8 @@ import { describeError, limit, MAX_ERROR_LENGTH, scrub, secretValues } from '../
 import { recoverable, syncable, POWER_FAILURE } from '../../../src/conductor/power-sync.ts';
 import { takeoverChanges } from '../../../src/conductor/takeover.ts';
 import { timeoutChanges, waitTimeoutS } from '../../../src/conductor/timeouts.ts';
-import { canRunCleanStep, requestedCleanSteps, skipAutomatedClean } from '../../../src/conductor/tasks/clean.ts';
+import { canRunCleanStep, requestedCleanSteps } from '../../../src/conductor/tasks/clean.ts';
+import { skipsAutomatedClean as skipAutomatedClean } from '../../../src/domain/inventory/node-actions.ts';
 import { teardownFields } from '../../../src/conductor/tasks/deploy.ts';
 import { nextWork, WAIT_STATES, WORKING_STATES } from '../../../src/conductor/tasks/work.ts';
 import { failedStageChanges } from '../../../src/conductor/tasks/run.ts';

@@ -24,9 +24,9 @@ export interface IpmiHardwareOptions extends IpmitoolOptions, IpmiPowerOptions, 
  */
 const IPMI_INTERFACES: Readonly<Record<InterfaceKind, readonly string[]>> = Object.freeze({
   bios: ['no-bios'],
-  boot: ['pxe'],
+  boot: ['pxe', 'ipxe'],
   console: ['ipmitool-socat', 'no-console'],
-  deploy: ['direct'],
+  deploy: ['direct', 'fake'],
   inspect: ['no-inspect'],
   management: ['ipmitool'],
   network: ['noop', 'flat'],

@@ -31,9 +31,9 @@ export interface RedfishHardwareOptions extends RedfishClientOptions, RedfishPow
  */
 const REDFISH_INTERFACES: Readonly<Record<InterfaceKind, readonly string[]>> = Object.freeze({
   bios: ['redfish', 'no-bios'],
-  boot: ['pxe'],
+  boot: ['pxe', 'ipxe', 'redfish-virtual-media'],
   console: ['no-console', 'redfish-serial'],
-  deploy: ['direct'],
+  deploy: ['direct', 'fake'],
   inspect: ['no-inspect', 'agent', 'redfish'],
   management: ['redfish'],
   network: ['noop', 'flat'],
