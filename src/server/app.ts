@@ -11,6 +11,7 @@
  * | `/network`      | Neutron v2.0 (`/network/v2.0`)  | `src/api/network/index.ts`  |
  * | `/compute`      | Nova v2.1 subset (`/compute/v2.1`) | `src/api/compute/index.ts` |
  */
+import { bootApi } from '../api/boot/index.ts';
 import { randomUUID } from 'node:crypto';
 import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -112,5 +113,6 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(imageApi, { prefix: '/image', services });
   await app.register(networkApi, { prefix: '/network', services });
   await app.register(computeApi, { prefix: '/compute', services, compute: services.compute });
+  await app.register(bootApi, { prefix: '/boot', services });
   return app;
 }

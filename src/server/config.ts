@@ -172,6 +172,15 @@ export interface Config {
      * `[neutron] provisioning_network`), or null: switch ports stay as the VIFs say.
      */
     readonly provisioningNetwork: string | null;
+    /**
+     * The interface on the provisioning network on which this conductor runs the network's DHCP
+     * and TFTP server (dnsmasq), or null: it runs none.
+     */
+    readonly provisioningInterface: string | null;
+    /** The network namespace of that interface, or null for the host's. */
+    readonly provisioningNetns: string | null;
+    /** The user dnsmasq drops to (dnsmasq's default `nobody`). */
+    readonly dhcpUser: string;
   };
   readonly hardware: {
     /** Hardware types the conductor loads (Ironic `enabled_hardware_types`). */
@@ -321,6 +330,9 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
         switchTimeoutS: num('ESI_SWITCH_TIMEOUT', 'switch_timeout', 30, 1, 3600),
         switchPollMs: num('ESI_SWITCH_POLL_MS', 'switch_poll_ms', 1000, 10, 600_000),
         provisioningNetwork: pick(undefined, 'ESI_PROVISIONING_NETWORK', 'provisioning_network')?.trim() || null,
+        provisioningInterface: pick(undefined, 'ESI_PROVISIONING_INTERFACE', 'provisioning_interface')?.trim() || null,
+        provisioningNetns: pick(undefined, 'ESI_PROVISIONING_NETNS', 'provisioning_netns')?.trim() || null,
+        dhcpUser: pick(undefined, 'ESI_DHCP_USER', 'dhcp_user')?.trim() || 'nobody',
       },
     ),
     hardware: {

@@ -21,6 +21,7 @@ import { KyselyConductorRepository } from '../store/inventory/conductor-reposito
 import { KyselyBiosSettingsRepository } from '../store/hardware/bios-repository.ts';
 import { NodeHardwareService } from '../domain/inventory/node-hardware.ts';
 import { RamdiskService } from '../domain/deploy/ramdisk.ts';
+import { NetworkBootService } from '../domain/deploy/network-boot.ts';
 import { InspectionService } from '../domain/inspection/service.ts';
 import { KyselyInspectionRepository } from '../store/inspection/repository.ts';
 import { loadInspectionRules } from './inspection.ts';
@@ -157,8 +158,17 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   });
   workers.push(leaseManager, webhookWorker);
   const images = await createImageServices({ config, clock, logger, store, policy, directory: identity.directory });
-  const { networking, switchReconciler } = createNetworkingServices({ config, clock, logger, store, policy, secrets, inventory });
+  const { networking, switchReconciler, provisioningDhcp } = createNetworkingServices({
+    config,
+    clock,
+    logger,
+    store,
+    policy,
+    secrets,
+    inventory,
+  });
   workers.push(switchReconciler);
+  if (provisioningDhcp !== null) workers.push(provisioningDhcp);
   const ramdisk = new RamdiskService({ nodes: recordedNodes, ports: portRepository, clock, secrets, conductor: inventory.conductorRelay });
   const inspection = new InspectionService({
     access: inventory.nodes.access,
@@ -200,6 +210,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     leaseManager,
     images,
     ramdisk,
+    networkBoot: new NetworkBootService({ nodes: recordedNodes, ports: portRepository, apiUrl: `${config.publicUrl}/baremetal` }),
     inspection,
     imageTempUrls,
     capture,

@@ -15,6 +15,8 @@ import { createSwitchDrivers } from '../drivers/switch/registry.ts';
 import type { Store } from '../store/database.ts';
 import { KyselyNetworkRepository } from '../store/networking/repository.ts';
 import type { Config } from './config.ts';
+import { createProvisioningDhcp } from './provisioning-wiring.ts';
+import type { ProvisioningDhcp } from '../conductor/provisioning-dhcp.ts';
 
 /** What {@link createNetworkingServices} needs from the rest of the process. */
 export interface NetworkingWiring {
@@ -28,7 +30,11 @@ export interface NetworkingWiring {
 }
 
 /** Build the networking services and the switch reconciler of one process. */
-export function createNetworkingServices(w: NetworkingWiring): { networking: Networking; switchReconciler: SwitchReconciler } {
+export function createNetworkingServices(w: NetworkingWiring): {
+  networking: Networking;
+  switchReconciler: SwitchReconciler;
+  provisioningDhcp: ProvisioningDhcp | null;
+} {
   const net = w.config.network;
   const networking = createNetworking({
     repo: new KyselyNetworkRepository(w.store),
@@ -47,5 +53,12 @@ export function createNetworkingServices(w: NetworkingWiring): { networking: Net
     hostname: w.config.conductor.hostname,
     pollMs: net.switchPollMs,
   });
-  return { networking, switchReconciler };
+  const repo = networking.repo;
+  const provisioningDhcp = createProvisioningDhcp({
+    config: w.config,
+    logger: w.logger,
+    provisioning: networking.provisioning,
+    subnets: (id) => repo.subnetsOfNetworks([id]),
+  });
+  return { networking, switchReconciler, provisioningDhcp };
 }

@@ -2,9 +2,17 @@
  * The provisioning network in the conductor (src/domain/networking/provisioning.ts): every node
  * write of the conductor that moves a node into or out of an agent phase tells the switches
  * ({@link watchAgentPhase}), and the agent flows wait for the switches to carry the change
- * before booting the ramdisk or the instance ({@link networkBootEnv}).
+ * before booting the ramdisk or the instance ({@link networkBootEnv}); a conductor on the
+ * provisioning network serves its DHCP and TFTP ({@link createProvisioningDhcp}).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Logger } from 'pino';
+import { ProvisioningDhcp } from '../conductor/provisioning-dhcp.ts';
+import { NETWORK_BOOT_CHAIN } from '../domain/deploy/network-boot.ts';
+import type { Subnet } from '../domain/networking/index.ts';
+import { DnsmasqServer } from '../drivers/dhcp/dnsmasq.ts';
+import type { Config } from './config.ts';
 import type { NodeRepository } from '../domain/inventory/ports.ts';
 import type { Node } from '../domain/inventory/model.ts';
 import { inAgentPhase, type ProvisioningNetwork } from '../domain/networking/index.ts';
@@ -63,4 +71,56 @@ export function networkBootEnv(provisioning: Pick<ProvisioningNetwork, 'settled'
       }
     },
   };
+}
+
+/** Where Debian's iPXE binaries are (package `ipxe`): the BIOS and UEFI network boot programs. */
+const IPXE_FILES: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  'undionly.kpxe': ['/usr/lib/ipxe/undionly.kpxe', '/boot/undionly.kpxe'],
+  'ipxe.efi': ['/usr/lib/ipxe/ipxe.efi', '/boot/ipxe.efi'],
+});
+
+/**
+ * The provisioning network's DHCP/TFTP server worker, when this process has a provisioning
+ * interface (`ESI_PROVISIONING_INTERFACE`) and a provisioning network: dnsmasq on that interface,
+ * TFTP from `<dataDir>/tftp` holding Debian's iPXE programs, iPXE clients sent to `/boot/boot.ipxe`.
+ * @returns the worker, or null when not configured
+ * @throws Error when Debian's iPXE files are missing (package `ipxe`)
+ */
+export function createProvisioningDhcp(o: {
+  config: Config;
+  logger: Logger;
+  provisioning: ProvisioningNetwork;
+  subnets: (networkId: string) => Promise<readonly Subnet[]>;
+}): ProvisioningDhcp | null {
+  const net = o.config.network;
+  if (net.provisioningInterface === null || net.provisioningNetwork === null) return null;
+  const tftpRoot = path.join(o.config.dataDir, 'tftp');
+  fs.mkdirSync(tftpRoot, { recursive: true, mode: 0o755 });
+  for (const [name, candidates] of Object.entries(IPXE_FILES)) {
+    const src = candidates.find((c) => fs.existsSync(c));
+    if (src === undefined) throw new Error(`network boot needs ${candidates[0]} (Debian package ipxe)`);
+    fs.copyFileSync(src, path.join(tftpRoot, name));
+    fs.chmodSync(path.join(tftpRoot, name), 0o644);
+  }
+  const log = o.logger.child({ component: 'provisioning-dhcp' });
+  return new ProvisioningDhcp({
+    provisioning: o.provisioning,
+    subnets: o.subnets,
+    server: (cfg) =>
+      new DnsmasqServer(cfg, {
+        dataDir: o.config.dataDir,
+        user: net.dhcpUser,
+        log: (level, msg) => log[level]({ subnet: cfg.id }, msg),
+      }),
+    log,
+    interface: net.provisioningInterface,
+    netns: net.provisioningNetns,
+    boot: {
+      tftpRoot,
+      biosFile: 'undionly.kpxe',
+      uefiFile: 'ipxe.efi',
+      ipxeScriptUrl: `${o.config.publicUrl}${NETWORK_BOOT_CHAIN}`,
+    },
+    pollMs: 10_000,
+  });
 }

@@ -38,7 +38,7 @@ export type { SwitchSyncSettings, SyncReport } from './switch-sync.ts';
 export { parseFlatNetworks, parseVlanRanges } from './segments.ts';
 export { MASK } from './switches.ts';
 export { SwitchSync };
-export { ProvisioningNetwork, type BootHost } from './provisioning.ts';
+export { ProvisioningNetwork, PROVISIONING_OWNER } from './provisioning.ts';
 export { inAgentPhase, AGENT_PHASE_STATES } from './agent-phase.ts';
 export { CablingService, REGISTER_RULE, HOLD_GRACE_MS } from './cabling.ts';
 

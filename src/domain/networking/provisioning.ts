@@ -12,8 +12,15 @@
  * port of the provisioning network's VLAN (./binding.ts `desiredConfigs`), whatever tenant VIF it
  * has; when the phase ends, the switch port goes back to the tenant VIF's network, or to
  * quarantine. A crash cannot leave a node on the provisioning network: the configuration is
- * recomputed from the node's state at every switch pass. The DHCP server of the provisioning
- * network answers only the MACs of nodes in an agent phase ({@link ProvisioningNetwork.bootHosts}).
+ * recomputed from the node's state at every switch pass.
+ *
+ * Addresses: as Ironic creates a Neutron port on the provisioning network for each PXE-enabled
+ * bare-metal port while it provisions, esi keeps one network port per such NIC of a node in an
+ * agent phase (`device_owner` `baremetal:provisioning`, `device_id` the node, the NIC's MAC, a
+ * fixed IP from the network's subnet), created when the phase starts and deleted when it ends
+ * ({@link ProvisioningNetwork.syncPorts}); admins see them with `openstack port list`. The
+ * provisioning network's DHCP server answers exactly those MACs with those addresses
+ * ({@link ProvisioningNetwork.dhcpHosts}).
  */
 import type { Network } from './model.ts';
 import { inAgentPhase } from './agent-phase.ts';
@@ -22,16 +29,26 @@ import { switchKeyOf } from './binding.ts';
 import { switchPortLock } from './cabling.ts';
 import type { SwitchWake } from './ports.ts';
 import type { Clock } from '../clock.ts';
+import { newUuid } from '../ids.ts';
+import type { DhcpHost } from './dhcp.ts';
+import { allocateIps } from './ip-allocation.ts';
 
-/** A MAC the provisioning network's DHCP server answers. */
-export interface BootHost {
-  readonly mac: string;
-  readonly node_uuid: string;
-}
+/** `device_owner` of the network ports that give a booting node's NICs their addresses. */
+export const PROVISIONING_OWNER = 'baremetal:provisioning';
 
 /** The provisioning network of a deployment (see the module documentation). */
 export class ProvisioningNetwork {
   #cached: { at: number; network: Network | null } | null = null;
+  readonly #listeners = new Set<() => void>();
+
+  /**
+   * Call `fn` after each change of the provisioning ports (the DHCP server's host list).
+   * @returns a function that removes the listener
+   */
+  onPortsChanged(fn: () => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
 
   /**
    * @param ref the network's UUID or name (`ESI_PROVISIONING_NETWORK`), or null: no provisioning
@@ -45,8 +62,8 @@ export class ProvisioningNetwork {
   ) {}
 
   /**
-   * The network, looked up by UUID, else by name (cached for 10 s: an admin may create it after
-   * esi started).
+   * The network, looked up by UUID, else by name (a network found is cached for 10 s; none
+   * found is looked up again at each call: an admin may create it after esi started).
    * @returns null when none is configured or it does not exist (yet)
    * @throws Error when the name matches several networks
    */
@@ -60,7 +77,8 @@ export class ProvisioningNetwork {
       if (named.length > 1) throw new Error(`provisioning network "${this.ref}" names several networks; use its UUID`);
       network = named[0] ?? null;
     }
-    this.#cached = { at: now, network };
+    // Only a network found is kept: one an admin creates later is seen at once.
+    this.#cached = network === null ? null : { at: now, network };
     return network;
   }
 
@@ -71,6 +89,7 @@ export class ProvisioningNetwork {
    */
   async nodeBootChanged(nodeUuid: string): Promise<SwitchPortKey[]> {
     if (this.ref === null) return [];
+    await this.syncPorts(nodeUuid);
     const keys: SwitchPortKey[] = [];
     for (const np of await this.repo.nodePorts(nodeUuid)) {
       const key = await switchKeyOf(this.repo, np);
@@ -83,6 +102,109 @@ export class ProvisioningNetwork {
     );
     for (const s of new Set(keys.map((k) => k.switch_uuid))) this.wake.notifySwitch(s);
     return keys;
+  }
+
+  /**
+   * Create or delete the node's provisioning ports so that they match its state: one per
+   * PXE-enabled bare-metal port while the node is in an agent phase, none otherwise.
+   * Idempotent; a no-op without a provisioning network (or before it exists).
+   * @returns true when ports were created or deleted
+   * @throws ConflictError when the network's subnets have no free address
+   */
+  async syncPorts(nodeUuid: string): Promise<boolean> {
+    const network = await this.network();
+    if (network === null) return false;
+    return this.repo
+      .locked([`network:${network.id}`, `node:${nodeUuid}`], async (tx) => {
+        const have = await tx.listPorts({
+          filters: { network_id: [network.id], device_owner: [PROVISIONING_OWNER], device_id: [nodeUuid] },
+          visibleTo: null,
+          sort: [],
+          limit: null,
+          markerId: null,
+        });
+        const nics = (await tx.nodePorts(nodeUuid)).filter((p) => p.pxe_enabled && inAgentPhase(p));
+        const want = new Map(nics.map((p) => [p.address.toLowerCase(), p]));
+        let changed = false;
+        for (const port of have) {
+          if (want.has(port.mac_address)) want.delete(port.mac_address);
+          else {
+            await tx.deletePort(port.id);
+            changed = true;
+          }
+        }
+        const now = this.clock.now();
+        for (const [mac, nic] of want) {
+          await tx.insertPort({
+            id: newUuid(),
+            name: `provisioning-${nic.uuid}`,
+            description: `esi: node ${nodeUuid} NIC ${mac} while its deploy agent runs`,
+            project_id: network.project_id,
+            network_id: network.id,
+            mac_address: mac,
+            admin_state_up: true,
+            status: 'ACTIVE',
+            device_owner: PROVISIONING_OWNER,
+            device_id: nodeUuid,
+            binding_host_id: nodeUuid,
+            binding_profile: {},
+            binding_vnic_type: 'baremetal',
+            binding_vif_type: 'other',
+            binding_vif_details: {},
+            fixed_ips: await allocateIps(tx, network.id, null),
+            bound_port_uuid: null,
+            created_at: now,
+            updated_at: now,
+            revision_number: 1,
+          });
+          changed = true;
+        }
+        return changed;
+      })
+      .then((changed) => {
+        if (changed) for (const fn of this.#listeners) fn();
+        return changed;
+      });
+  }
+
+  /**
+   * Bring every node that has provisioning ports back in line with its state (a phase ended by
+   * an API request, e.g. an abort, or before a crash): {@link syncPorts} for each.
+   * @returns the number of nodes whose ports changed
+   */
+  async sweep(): Promise<number> {
+    const network = await this.network();
+    if (network === null) return 0;
+    const ports = await this.repo.listPorts({
+      filters: { network_id: [network.id], device_owner: [PROVISIONING_OWNER] },
+      visibleTo: null,
+      sort: [],
+      limit: null,
+      markerId: null,
+    });
+    let changed = 0;
+    for (const node of new Set(ports.map((p) => p.device_id))) if (await this.syncPorts(node)) changed++;
+    return changed;
+  }
+
+  /**
+   * The hosts the provisioning network's DHCP server answers: the MAC and first fixed IPv4 of
+   * every provisioning port, tagged `boot` (they get network-boot options).
+   */
+  async dhcpHosts(): Promise<DhcpHost[]> {
+    const network = await this.network();
+    if (network === null) return [];
+    const ports = await this.repo.listPorts({
+      filters: { network_id: [network.id], device_owner: [PROVISIONING_OWNER] },
+      visibleTo: null,
+      sort: [],
+      limit: null,
+      markerId: null,
+    });
+    return ports.flatMap((p) => {
+      const ip = p.fixed_ips.find((f) => !f.ip_address.includes(':'))?.ip_address;
+      return ip === undefined ? [] : [{ mac: p.mac_address, ip, hostname: `node-${p.device_id.slice(0, 8)}`, tags: ['boot'] }];
+    });
   }
 
   /**
@@ -101,15 +223,5 @@ export class ProvisioningNetwork {
       if (state?.status === 'failed') error = state.last_error ?? `switch port ${key.port_id} failed`;
     }
     return { settled: pending.length === 0 && error === null, pending, error };
-  }
-
-  /**
-   * The MACs the provisioning network's DHCP server answers: the PXE-enabled bare-metal ports
-   * of nodes in an agent phase.
-   * @param nodeUuids the nodes to look at (the conductor passes the nodes in agent phases)
-   */
-  async bootHosts(nodeUuids: readonly string[]): Promise<BootHost[]> {
-    const ports = await this.repo.nodePortsOf(nodeUuids);
-    return ports.filter((p) => p.pxe_enabled && inAgentPhase(p)).map((p) => ({ mac: p.address.toLowerCase(), node_uuid: p.node_uuid }));
   }
 }

@@ -1,0 +1,31 @@
+/**
+ * The network boot endpoints at `/boot` (esi's counterpart of the HTTP server Ironic's `ipxe`
+ * boot interface writes its scripts to, `[deploy] http_url`), public like the ramdisk
+ * endpoints — firmware has no credentials:
+ *
+ * | path                      | answer |
+ * |---------------------------|--------|
+ * | `GET /boot/boot.ipxe`     | the chain script every iPXE client gets from DHCP (src/domain/deploy/network-boot.ts `chainScript`) |
+ * | `GET /boot/node.ipxe?mac=` | the script of that NIC: the deploy agent's kernel and ramdisk, or `exit` |
+ *
+ * Answers are `text/plain` iPXE scripts, never an error page: iPXE shows what it gets.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { NetworkBootService } from '../../domain/deploy/network-boot.ts';
+import { chainScript, NETWORK_BOOT_SCRIPT } from '../../domain/deploy/network-boot.ts';
+import type { ApiCommonDeps } from '../common/deps.ts';
+
+/** What the boot plugin receives. */
+export interface BootApiDeps extends Pick<ApiCommonDeps, 'config'> {
+  readonly networkBoot: NetworkBootService;
+}
+
+/** Register the boot routes under the prefix given at registration (`/boot`). */
+export const bootApi: FastifyPluginAsync<{ services: BootApiDeps }> = async (app, { services }) => {
+  const scriptUrl = `${services.config.publicUrl}${NETWORK_BOOT_SCRIPT}`;
+  app.get('/boot.ipxe', async (_req, reply) => reply.type('text/plain; charset=utf-8').send(chainScript(scriptUrl)));
+  app.get<{ Querystring: { mac?: string } }>('/node.ipxe', async (req, reply) => {
+    const mac = typeof req.query.mac === 'string' ? req.query.mac : undefined;
+    return reply.type('text/plain; charset=utf-8').send(await services.networkBoot.scriptFor(mac));
+  });
+};
