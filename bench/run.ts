@@ -27,6 +27,7 @@ import { networkAttachBenchmark } from './network-attach.ts';
 import { placementBenchmark } from './placement.ts';
 import { powerSyncBenchmark } from './power-sync.ts';
 import { inspectionBenchmark } from './inspection.ts';
+import { ramdiskBootBenchmark } from './ramdisk-boot.ts';
 
 /** Every benchmark, in the order a full run executes them. */
 export const BENCHMARKS: readonly Benchmark[] = [
@@ -41,6 +42,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   placementBenchmark,
   powerSyncBenchmark,
   inspectionBenchmark,
+  ramdiskBootBenchmark,
 ];
 
 function parseSizes(value: string): number[] {

@@ -10,6 +10,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { registerAgentCommands } from './cli/commands/agent.ts';
+import { registerRamdiskCommands } from './cli/commands/ramdisk.ts';
 import { registerLabEnrollCommand } from './cli/commands/lab-enroll.ts';
 import { registerLeaseCommands } from './cli/commands/lease.ts';
 import { registerEventCommands } from './cli/commands/event.ts';
@@ -20,6 +21,7 @@ import { registerTokenCommands } from './cli/commands/token.ts';
 import { registerQuotaCommands } from './cli/commands/quota.ts';
 import { registerNetworkCommands } from './cli/commands/network.ts';
 import { registerSwitchCommands } from './cli/commands/switch.ts';
+import { registerImageBuildCommands } from './cli/commands/image-build.ts';
 
 const program = new Command('esi')
   .description('Elastic Secure Infrastructure: lease, power and provision bare-metal nodes')
@@ -30,6 +32,7 @@ const program = new Command('esi')
 registerServerCommands(program);
 registerLabEnrollCommand(program.commands.find((c) => c.name() === 'lab')!);
 registerAgentCommands(program);
+registerRamdiskCommands(program);
 registerOfferCommands(program);
 registerLeaseCommands(program);
 registerNodeCommands(program);
@@ -38,6 +41,7 @@ registerTokenCommands(program);
 registerQuotaCommands(program);
 registerNetworkCommands(program);
 registerSwitchCommands(program);
+registerImageBuildCommands(program);
 
 // `esi … | head`: a closed pipe ends the command quietly, as it does for other Unix tools.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {

@@ -7,8 +7,8 @@
  *    up to a `config-2` ISO found at a MiB boundary in the last 64 MiB, else the whole disk. The
  *    config drive is left out on purpose: it holds the instance's keys and user data.
  * 2. **Format**: `raw` streams those bytes; `qcow2` first converts them with `qemu-img convert
- *    --image-opts driver=raw,size=<n>,…` into a temporary file beside the disk (zero clusters
- *    take no space), then streams that.
+ *    --image-opts driver=raw,size=<n>,file.driver=file|host_device,…` into a temporary file
+ *    (./disk.ts `scratchPath`; zero clusters take no space), then streams that.
  * 3. **Upload**: `PUT <upload_url>` (a signed temp URL of the image's data) with
  *    `Content-Type: application/octet-stream` and `Content-Length`; the image service hashes
  *    the data and activates the image. Any answer but 204 fails the command, naming the status
@@ -25,7 +25,7 @@ import { promisify } from 'node:util';
 import { redactUrl } from './checksum.ts';
 import type { CommandProgress } from './commands.ts';
 import type { AgentConsole } from './console.ts';
-import { MIB, diskSize } from './disk.ts';
+import { MIB, diskSize, isBlockDevice, scratchPath } from './disk.ts';
 import { AgentCommandError, invalidParams } from './errors.ts';
 import { isoVolumeIdAt, readPartitionTable } from './partition-table.ts';
 
@@ -92,11 +92,21 @@ export async function captureImage(
   try {
     if (format === 'qcow2') {
       progress({ phase: 'convert', bytes: 0, total: extent });
-      temp = `${diskPath}.capture-${randomBytes(4).toString('hex')}.qcow2`;
+      temp = await scratchPath(diskPath, `capture-${randomBytes(4).toString('hex')}.qcow2`);
+      // qemu-img reads a block device with its host_device driver (its file driver wants a regular file).
+      const driver = (await isBlockDevice(diskPath)) ? 'host_device' : 'file';
       try {
         await run(
           'qemu-img',
-          ['convert', '-q', '--image-opts', `driver=raw,size=${extent},file.driver=file,file.filename=${diskPath}`, '-O', 'qcow2', temp],
+          [
+            'convert',
+            '-q',
+            '--image-opts',
+            `driver=raw,size=${extent},file.driver=${driver},file.filename=${diskPath}`,
+            '-O',
+            'qcow2',
+            temp,
+          ],
           { timeout: 3_600_000 },
         );
       } catch (err) {

@@ -1,5 +1,5 @@
 /**
- * The generic hardware manager's disk clean steps for a file disk (ironic-python-agent's
+ * The generic hardware manager's disk clean steps for the disk (a file or a block device) (ironic-python-agent's
  * `GenericHardwareManager`, `ironic_python_agent/hardware.py` in
  * https://opendev.org/openstack/ironic-python-agent):
  *
@@ -48,9 +48,9 @@ export async function eraseDevices(
   onProgress?: (fraction: number) => void,
   onBytes?: (bytes: number, total: number) => void,
 ): Promise<{ size: number; rewritten: number }> {
+  const size = await diskSize(diskPath);
   const fh = await fs.open(diskPath, 'r+');
   try {
-    const size = (await fh.stat()).size;
     const buf = Buffer.alloc(BLOCK);
     const zeros = Buffer.alloc(BLOCK);
     let rewritten = 0;

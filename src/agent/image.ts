@@ -6,7 +6,8 @@
  * 1. the expected digest is resolved (./checksum.ts);
  * 2. `image_info.urls[0]` is fetched (redirects followed) and streamed through an
  *    {@link ImageSink}: raw images straight onto the disk, qcow2 images to a temporary file
- *    beside the disk; the digest is computed while streaming;
+ *    (beside a file disk, in the temporary directory for a block device: ./disk.ts
+ *    `scratchPath`); the digest is computed while streaming;
  * 3. a body shorter than its `Content-Length` or a broken connection fails; a digest mismatch
  *    fails naming both digests; a raw image longer than the disk fails;
  * 4. a qcow2 image is checked with `qemu-img info` (no backing file, virtual size ≤ disk) and
@@ -25,7 +26,7 @@ import { promisify } from 'node:util';
 import type { CommandProgress } from './commands.ts';
 import type { AgentConsole } from './console.ts';
 import { expectedHash, redactUrl } from './checksum.ts';
-import { diskSize, zeroDiskHead } from './disk.ts';
+import { diskSize, scratchPath, zeroDiskHead } from './disk.ts';
 import { AgentCommandError, imageChecksumError, imageDownloadError, imageWriteError, invalidParams } from './errors.ts';
 import { httpGet } from './http-get.ts';
 import { ImageSink } from './image-sink.ts';
@@ -75,7 +76,7 @@ export async function writeImage(
   const info = checkImageInfo(imageInfo);
   const expected = await expectedHash(info);
   const size = knownDiskSize ?? (await diskSize(diskPath));
-  const tempPath = `${diskPath}.download-${randomBytes(4).toString('hex')}`;
+  const tempPath = await scratchPath(diskPath, `download-${randomBytes(4).toString('hex')}`);
   const url = info.urls[0]!;
   out.line(`downloading image ${String(info.id ?? '')} from ${redactUrl(url)} (verifying ${expected.algo})`);
   let sink: ImageSink | null = null;

@@ -4,57 +4,88 @@
  * https://opendev.org/openstack/ironic-python-agent; the lookup and heartbeat endpoints:
  * https://docs.openstack.org/api-ref/baremetal/#utility):
  *
- * 1. the disk file is created or extended to `--disk-size-gb` (sparse);
+ * 1. the disk: `auto` picks the machine's root device as IPA does (./root-device.ts, waiting
+ *    for disks to appear); a block device is used as it is; a file is created or extended to
+ *    `--disk-size-gb` (sparse);
  * 2. the command API starts on `--listen-host:--listen-port` (./server.ts);
- * 3. `GET <api>/` reads the server's maximum microversion (1.31 assumed when that fails);
- * 4. **inspection** (when `--inspection-callback-url` and `--hardware-file` are given, as IPA with
- *    `ipa-inspection-callback-url`): the inventory is collected and posted (./inventory.ts); a
- *    404 (no node waits for inspection data) is logged and the agent goes on;
+ * 3. of several API URLs, the first that answers is used; `GET <api>/` reads the server's
+ *    maximum microversion (1.31 assumed when that fails) (./api-client.ts);
+ * 4. **inspection** (when `--inspection-callback-url` is given, as IPA with
+ *    `ipa-inspection-callback-url`): the inventory is collected — from `--hardware-file` in the
+ *    lab (./inventory.ts), else from the machine's /proc and /sys (./sysfs-inventory.ts) — and
+ *    posted; a 404 (no node waits for inspection data) is logged and the agent goes on;
  * 5. **lookup**: `GET <api>/v1/lookup?addresses=<MACs>[&node_uuid=…]` with version
  *    min(max, 1.62), retried with growing pauses (0.5 s doubling to 30 s) until a node is found;
- *    the answer gives the node, the one-time `agent_token` and `heartbeat_timeout`;
+ *    the answer gives the node, the one-time `agent_token` (or the pre-shared `--agent-token`
+ *    when it shows `******`) and `heartbeat_timeout`;
  * 6. **heartbeat**: `POST <api>/v1/heartbeat/<uuid>` `{callback_url, agent_token,
  *    agent_version}` with version min(max, 1.68), every `--heartbeat-interval` seconds, else
  *    every heartbeat_timeout × a random factor in [0.3, 0.6] (IPA's rule), and at once when a
- *    command finishes; a refused heartbeat is logged and retried at the next beat.
+ *    command finishes; a refused heartbeat is logged and retried at the next beat. The
+ *    callback URL's host is `--advertise-host`; `auto` is the address the machine reaches the
+ *    API from (IPA's route lookup).
  *
  * The process ends on `standby.power_off`/`reboot`/`run_image` (once the reply went out), on
  * SIGTERM/SIGINT, or when the lab cuts its power (SIGKILL). The agent token is never printed.
  */
 import type http from 'node:http';
+import {
+  advertiseAddress,
+  chooseApiUrl,
+  heartbeat,
+  lookup,
+  minVersion,
+  serverVersion,
+  sleep,
+  type ApiContext,
+  type Version,
+} from './api-client.ts';
 import { AgentConsole } from './console.ts';
 import { CommandRunner, type CommandHandler, type CommandProgress } from './commands.ts';
 import { prepareDisk } from './disk.ts';
 import { buildHandlers } from './extensions.ts';
-import { httpText } from './http-text.ts';
 import { collectInspectionData, postInspectionData } from './inventory.ts';
+import { waitForRootDevice } from './root-device.ts';
 import { AGENT_VERSION, startCommandServer } from './server.ts';
+import { collectMachineInspectionData } from './sysfs-inventory.ts';
 
 /** Options of {@link runAgent} (the `esi agent` flags). */
 export interface AgentOptions {
-  /** The baremetal endpoint, e.g. `http://127.0.0.1:8585/baremetal` (without `/v1`). */
+  /**
+   * The baremetal endpoint, e.g. `http://127.0.0.1:8585/baremetal` (without `/v1`); several,
+   * comma-separated, to use the first that answers.
+   */
   readonly apiUrl: string;
   /** The node's NIC MAC addresses (at least one, or `nodeUuid`). */
   readonly macs: readonly string[];
   /** The node's UUID when known (IPA `ipa-node-uuid`). */
   readonly nodeUuid?: string;
-  /** The disk file. */
+  /** The disk: a file, a block device, or `auto` (the root device IPA would choose). */
   readonly diskPath: string;
-  /** Size to create or extend the disk to, bytes (undefined: the file must exist). */
+  /** Size to create or extend a disk file to, bytes (undefined: the file must exist). */
   readonly diskSizeBytes?: number;
   readonly listenHost: string;
   /** 0 = ephemeral. */
   readonly listenPort: number;
-  /** Host put into the `callback_url` (default: `listenHost`, or 127.0.0.1 for a wildcard). */
+  /**
+   * Host put into the `callback_url` (default: `listenHost`, or 127.0.0.1 for a wildcard);
+   * `auto`: the address the machine reaches the API from.
+   */
   readonly advertiseHost?: string;
   /** The serial console log file. */
   readonly consoleLog?: string;
   /** Heartbeat interval, seconds (default: from the lookup's `heartbeat_timeout`). */
   readonly heartbeatIntervalS?: number;
-  /** The machine's hardware description (JSON, src/lab/hardware.ts `LabHardware`), for inspection. */
+  /** The machine's hardware description (JSON, src/lab/hardware.ts `LabHardware`), for inspection; else /proc and /sys are read. */
   readonly hardwareFile?: string;
   /** Where to post the inspection data (IPA `ipa-inspection-callback-url`), e.g. `<api>/v1/continue_inspection`. */
   readonly inspectionCallbackUrl?: string;
+  /** The pre-shared agent token (IPA `ipa-agent-token`), used when the lookup shows the token as `******`. */
+  readonly agentToken?: string;
+  /** Sent as `X-OpenStack-Request-ID` with every API request (IPA `ipa-global-request-id`). */
+  readonly globalRequestId?: string;
+  /** Print routine successes too (IPA `ipa-debug`). */
+  readonly debug?: boolean;
 }
 
 /** A running agent. */
@@ -80,9 +111,8 @@ export function exitCodeFor(reason: string): number {
   return reason === 'powering off' ? AGENT_EXIT_POWER_OFF : reason === 'rebooting' ? AGENT_EXIT_REBOOT : 0;
 }
 
-const LOOKUP_MAX_VERSION = [1, 62] as const;
-const HEARTBEAT_MAX_VERSION = [1, 68] as const;
-const ASSUMED_SERVER_VERSION = [1, 31] as const;
+const LOOKUP_MAX_VERSION: Version = [1, 62];
+const HEARTBEAT_MAX_VERSION: Version = [1, 68];
 
 /**
  * Start the agent (see the module documentation): it runs until stopped.
@@ -90,10 +120,17 @@ const ASSUMED_SERVER_VERSION = [1, 31] as const;
  */
 export async function runAgent(opts: AgentOptions): Promise<RunningAgent> {
   if (opts.macs.length === 0 && opts.nodeUuid === undefined) throw new Error('at least one --mac or --node-uuid is needed for the lookup');
-  const api = opts.apiUrl.replace(/\/+$/, '');
+  const urls = opts.apiUrl.split(',').filter((u) => u.trim() !== '');
+  if (urls.length === 0) throw new Error('no API URL given');
   const out = new AgentConsole(opts.consoleLog);
-  const size = await prepareDisk(opts.diskPath, opts.diskSizeBytes);
-  out.line(`esi deploy agent ${AGENT_VERSION} starting; disk ${opts.diskPath} (${size} bytes), MACs ${opts.macs.join(', ') || '(none)'}`);
+  let diskPath = opts.diskPath;
+  if (diskPath === 'auto') {
+    const root = await waitForRootDevice({ log: (l) => out.line(l) });
+    diskPath = root.name;
+    out.line(`root device ${root.name} (${root.size} bytes): the smallest disk of at least 4 GiB`);
+  }
+  const size = await prepareDisk(diskPath, opts.diskSizeBytes);
+  out.line(`esi deploy agent ${AGENT_VERSION} starting; disk ${diskPath} (${size} bytes), MACs ${opts.macs.join(', ') || '(none)'}`);
 
   let token: string | null = null;
   let node: Record<string, unknown> | null = null;
@@ -103,7 +140,7 @@ export async function runAgent(opts: AgentOptions): Promise<RunningAgent> {
   const abort = new AbortController();
 
   const handlers = buildHandlers({
-    diskPath: opts.diskPath,
+    diskPath,
     diskSize: size,
     out,
     node: () => node,
@@ -114,9 +151,23 @@ export async function runAgent(opts: AgentOptions): Promise<RunningAgent> {
   let wakeHeartbeat: () => void = () => {};
   const runner = new CommandRunner(logged(handlers, out), () => wakeHeartbeat());
   const { server, port } = await startCommandServer({ host: opts.listenHost, port: opts.listenPort, runner, token: () => token });
-  const host = opts.advertiseHost ?? (['0.0.0.0', '::', ''].includes(opts.listenHost) ? '127.0.0.1' : opts.listenHost);
+  const headers: Record<string, string> = opts.globalRequestId !== undefined ? { 'x-openstack-request-id': opts.globalRequestId } : {};
+  const api = await chooseApiUrl(urls, out, abort.signal, headers);
+  let host = opts.advertiseHost ?? (['0.0.0.0', '::', ''].includes(opts.listenHost) ? '127.0.0.1' : opts.listenHost);
+  if (host === 'auto') {
+    const found = await advertiseAddress(api, abort.signal);
+    if (found === null) out.line(`no route to the API host of ${api}; advertising 127.0.0.1`);
+    host = found ?? '127.0.0.1';
+  }
   const callbackUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   out.line(`command API listening at ${callbackUrl}`);
+  const ctx: ApiContext = {
+    api,
+    out,
+    signal: abort.signal,
+    headers,
+    debug: opts.debug ?? false,
+  };
 
   async function stop(reason = 'stopped'): Promise<void> {
     if (stopping) return;
@@ -128,12 +179,16 @@ export async function runAgent(opts: AgentOptions): Promise<RunningAgent> {
   }
 
   void (async () => {
-    if (opts.hardwareFile !== undefined && opts.inspectionCallbackUrl !== undefined)
-      await inspect(opts.hardwareFile, opts.inspectionCallbackUrl, out, abort.signal);
-    const serverMax = await serverVersion(api, abort.signal);
+    if (opts.inspectionCallbackUrl !== undefined) await inspect(opts.hardwareFile, opts.inspectionCallbackUrl, out, abort.signal);
+    const serverMax = await serverVersion(ctx);
     const lookupVersion = minVersion(serverMax, LOOKUP_MAX_VERSION);
     const heartbeatVersion = minVersion(serverMax, HEARTBEAT_MAX_VERSION);
-    const found = await lookup(api, opts, lookupVersion, out, abort.signal);
+    const query = {
+      macs: opts.macs,
+      ...(opts.nodeUuid !== undefined ? { nodeUuid: opts.nodeUuid } : {}),
+      ...(opts.agentToken !== undefined ? { agentToken: opts.agentToken } : {}),
+    };
+    const found = await lookup(ctx, query, lookupVersion);
     if (found === null) return;
     node = found.node;
     token = found.token;
@@ -142,14 +197,7 @@ export async function runAgent(opts: AgentOptions): Promise<RunningAgent> {
     const intervalMs = () =>
       opts.heartbeatIntervalS !== undefined ? opts.heartbeatIntervalS * 1000 : found.heartbeatTimeoutS * (0.3 + Math.random() * 0.3) * 1000;
     while (!abort.signal.aborted) {
-      await heartbeat(
-        api,
-        uuid,
-        { callback_url: callbackUrl, agent_token: found.token, agent_version: AGENT_VERSION },
-        heartbeatVersion,
-        out,
-        abort.signal,
-      );
+      await heartbeat(ctx, uuid, { callback_url: callbackUrl, agent_token: found.token, agent_version: AGENT_VERSION }, heartbeatVersion);
       await sleep(intervalMs(), abort.signal, (wake) => (wakeHeartbeat = wake));
     }
   })().catch((err: unknown) => {
@@ -159,11 +207,11 @@ export async function runAgent(opts: AgentOptions): Promise<RunningAgent> {
   return { callbackUrl, stopped, stop };
 }
 
-/** Collect and post the inspection data; every outcome is logged, none is fatal. */
-async function inspect(file: string, url: string, out: AgentConsole, signal: AbortSignal): Promise<void> {
+/** Collect (from the lab's description `file`, else from the machine) and post the inspection data; every outcome is logged, none is fatal. */
+async function inspect(file: string | undefined, url: string, out: AgentConsole, signal: AbortSignal): Promise<void> {
   let data: Record<string, unknown>;
   try {
-    data = collectInspectionData(file);
+    data = file !== undefined ? collectInspectionData(file) : await collectMachineInspectionData();
   } catch (err) {
     out.line(`inspection: collecting the inventory failed: ${(err as Error).message}`);
     return;
@@ -194,127 +242,6 @@ function logged(handlers: ReadonlyMap<string, CommandHandler>, out: AgentConsole
       },
     ]),
   );
-}
-
-/** Format a version pair as `1.62`. */
-function fmt(v: readonly [number, number]): string {
-  return `${v[0]}.${v[1]}`;
-}
-
-function minVersion(a: readonly [number, number], b: readonly [number, number]): string {
-  return fmt(a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]) ? a : b);
-}
-
-/** The API's maximum microversion from `GET <api>/` (`default_version.version`), else 1.31. */
-async function serverVersion(api: string, signal: AbortSignal): Promise<readonly [number, number]> {
-  try {
-    const res = await httpText(`${api}/`, { headers: { accept: 'application/json' }, timeoutMs: 10_000, signal });
-    const body = JSON.parse(res.text) as { default_version?: { version?: string } };
-    const m = /^(\d+)\.(\d+)$/.exec(body.default_version?.version ?? '');
-    if (m !== null) return [Number(m[1]), Number(m[2])];
-  } catch {
-    // IPA falls back to 1.31 as well
-  }
-  return ASSUMED_SERVER_VERSION;
-}
-
-interface Found {
-  readonly node: Record<string, unknown>;
-  readonly token: string;
-  readonly heartbeatTimeoutS: number;
-}
-
-/** Look the node up until found (null when the agent stops first). */
-async function lookup(api: string, opts: AgentOptions, version: string, out: AgentConsole, signal: AbortSignal): Promise<Found | null> {
-  const q = new URLSearchParams();
-  if (opts.macs.length > 0) q.set('addresses', opts.macs.join(','));
-  if (opts.nodeUuid !== undefined) q.set('node_uuid', opts.nodeUuid);
-  let pauseMs = 500;
-  let lastStatus = '';
-  while (!signal.aborted) {
-    let status: string;
-    try {
-      const res = await httpText(`${api}/v1/lookup?${q}`, {
-        headers: { 'x-openstack-ironic-api-version': version, accept: 'application/json' },
-        timeoutMs: 30_000,
-        signal,
-      });
-      if (res.status === 200) {
-        const body = JSON.parse(res.text) as { node?: Record<string, unknown>; config?: Record<string, unknown> };
-        const t = body.config?.agent_token;
-        if (body.node && typeof body.node.uuid === 'string' && typeof t === 'string' && t !== '' && t !== '******') {
-          const hbt = Number(body.config?.heartbeat_timeout);
-          return { node: body.node, token: t, heartbeatTimeoutS: hbt > 0 ? hbt : 300 };
-        }
-        status = 'HTTP 200 without a usable agent token';
-      } else {
-        status = `HTTP ${res.status}`;
-      }
-    } catch (err) {
-      if (signal.aborted) return null;
-      status = `unreachable (${causeOf(err)})`;
-    }
-    if (status !== lastStatus) out.line(`lookup: ${status}; retrying`);
-    lastStatus = status;
-    await sleep(pauseMs, signal);
-    pauseMs = Math.min(30_000, pauseMs * 2);
-  }
-  return null;
-}
-
-/** One heartbeat; failures are logged, never thrown. */
-async function heartbeat(
-  api: string,
-  uuid: string,
-  body: Record<string, unknown>,
-  version: string,
-  out: AgentConsole,
-  signal: AbortSignal,
-): Promise<void> {
-  try {
-    const res = await httpText(`${api}/v1/heartbeat/${encodeURIComponent(uuid)}`, {
-      method: 'POST',
-      headers: { 'x-openstack-ironic-api-version': version, 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(body),
-      timeoutMs: 30_000,
-      signal,
-    });
-    if (res.status !== 202) out.line(`heartbeat refused: HTTP ${res.status} ${faultOf(res.text)}`);
-  } catch (err) {
-    if (!signal.aborted) out.line(`heartbeat failed: ${causeOf(err)}`);
-  }
-}
-
-/** The `faultstring` of an Ironic error body, shortened. */
-function faultOf(text: string): string {
-  try {
-    const body = JSON.parse(text) as { error_message?: string };
-    const inner = typeof body.error_message === 'string' ? (JSON.parse(body.error_message) as { faultstring?: string }) : null;
-    return (inner?.faultstring ?? '').slice(0, 200);
-  } catch {
-    return text.slice(0, 200);
-  }
-}
-
-function causeOf(err: unknown): string {
-  const e = err as Error & { cause?: Error };
-  return e.cause?.message ?? e.message ?? String(err);
-}
-
-/** Sleep `ms`, ending early (without error) when `signal` aborts or the function handed to `onWake` is called. */
-function sleep(ms: number, signal: AbortSignal, onWake: (wake: () => void) => void = () => {}): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    onWake(done);
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      onWake(() => {});
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 function closeServer(server: http.Server): Promise<void> {

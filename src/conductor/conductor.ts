@@ -41,7 +41,7 @@ import { takeOverOrphans } from './takeover.ts';
 import { AgentCommandWatch, type CommandWatchReport } from './agent/command-watch.ts';
 import { failTimedOutWaits, type WaitTimeouts } from './timeouts.ts';
 import { failedStageChanges, runWork } from './tasks/run.ts';
-import type { NetworkBootEnv, TaskSettings } from './tasks/context.ts';
+import type { BootMediaEnv, NetworkBootEnv, TaskSettings } from './tasks/context.ts';
 import type { AgentEnv } from './agent/env.ts';
 import type { InspectionEnv } from './inspect/env.ts';
 import type { BiosSettingsRepository } from '../domain/inventory/node-hardware.ts';
@@ -67,6 +67,8 @@ export interface ConductorDeps {
   readonly bios?: BiosSettingsRepository;
   /** The provisioning network's switch settling (absent: none configured). */
   readonly network?: NetworkBootEnv;
+  /** Per-node virtual media ISOs (absent: only ready ISOs are inserted). */
+  readonly bootMedia?: BootMediaEnv;
 }
 
 /** Settings of the conductor (from `config.conductor`). */
@@ -131,6 +133,7 @@ export class Conductor implements BackgroundWorker, ConductorPort {
         ...(deps.inspection ? { inspection: { ...deps.inspection, host: options.hostname } } : {}),
         ...(deps.bios ? { bios: deps.bios } : {}),
         ...(deps.network ? { network: deps.network } : {}),
+        ...(deps.bootMedia ? { bootMedia: deps.bootMedia } : {}),
         record: async (uuid: string, changes: ConductorChanges) =>
           void (await deps.nodes.applyConductorResult(uuid, changes, deps.clock.now())),
         ...(deps.agent

@@ -19,6 +19,7 @@ import { ServiceImageInfo } from '../conductor/agent/image-info.ts';
 import { conductorOptionsFrom } from './conductor-options.ts';
 import { networkBootEnv, watchAgentPhase } from './provisioning-wiring.ts';
 import type { ProvisioningNetwork } from '../domain/networking/index.ts';
+import type { BootMediaEnv } from '../conductor/tasks/context.ts';
 import type { Config } from './config.ts';
 import type { BackgroundWorker } from './services.ts';
 
@@ -43,6 +44,8 @@ export interface ConductorWiring {
   readonly imageTempUrls: ImageTempUrls;
   /** Whether the owner's lease policy asks for a full disk erase of the node at lease end. */
   readonly fullErase: NonNullable<ConductorDeps['agent']>['fullErase'];
+  /** Per-node virtual media ISOs. */
+  readonly bootMedia: BootMediaEnv;
   /** The provisioning network (read when first used: networking is built after this call). */
   readonly provisioning: () => ProvisioningNetwork;
 }
@@ -75,6 +78,7 @@ export function createConductorWorkers(w: ConductorWiring): BackgroundWorker[] {
     {
       nodes,
       ...network,
+      bootMedia: w.bootMedia,
       directory: w.inventory.conductors,
       relay: w.inventory.conductorRelay,
       hardware: w.hardware,

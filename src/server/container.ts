@@ -22,6 +22,8 @@ import { KyselyBiosSettingsRepository } from '../store/hardware/bios-repository.
 import { NodeHardwareService } from '../domain/inventory/node-hardware.ts';
 import { RamdiskService } from '../domain/deploy/ramdisk.ts';
 import { NetworkBootService } from '../domain/deploy/network-boot.ts';
+import { BootMediaService } from '../domain/deploy/boot-media.ts';
+import { ServerBootMedia } from './boot-media.ts';
 import { InspectionService } from '../domain/inspection/service.ts';
 import { KyselyInspectionRepository } from '../store/inspection/repository.ts';
 import { loadInspectionRules } from './inspection.ts';
@@ -98,6 +100,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     store,
   });
   const imageTempUrls = new ImageTempUrls(secrets, config.publicUrl, () => clock.now());
+  const bootMedia = new ServerBootMedia(config.dataDir, config.publicUrl, secrets);
   // The conductor acts as the caller that asked for a node's work (src/domain/inventory/requester.ts).
   const requesters: RequesterContexts = {
     contextOf: (r) => identity.tokens.contextFor(r.user_id, r.project_id !== null ? { projectId: r.project_id } : 'system'),
@@ -145,6 +148,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     imageTempUrls,
     fullErase: (node) => leasing.policies.eraseDevicesFor(node.owner, node.uuid),
     provisioning: () => networking.provisioning,
+    bootMedia,
   });
   const { leasing, leaseManager, webhookWorker } = createLeasingServices({
     config,
@@ -210,6 +214,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     leaseManager,
     images,
     ramdisk,
+    bootMedia: new BootMediaService(bootMedia, secrets, clock),
     networkBoot: new NetworkBootService({ nodes: recordedNodes, ports: portRepository, apiUrl: `${config.publicUrl}/baremetal` }),
     inspection,
     imageTempUrls,

@@ -11,6 +11,7 @@ import type { Leasing } from '../domain/leasing/index.ts';
 import type { Images } from '../domain/images/index.ts';
 import type { RamdiskService } from '../domain/deploy/ramdisk.ts';
 import type { NetworkBootService } from '../domain/deploy/network-boot.ts';
+import type { BootMediaService } from '../domain/deploy/boot-media.ts';
 import type { InspectionService } from '../domain/inspection/service.ts';
 import type { CaptureService } from '../domain/deploy/capture.ts';
 import type { ImageTempUrls } from '../domain/deploy/temp-url.ts';
@@ -50,6 +51,8 @@ export interface Services {
   readonly images: Images;
   /** Deploy agent lookup and heartbeat (baremetal API ramdisk endpoints). */
   readonly ramdisk: RamdiskService;
+  /** Per-node virtual media ISOs (`/boot/media`). */
+  readonly bootMedia: BootMediaService;
   /** iPXE scripts for network boot (`/boot`). */
   readonly networkBoot: NetworkBootService;
   /** Inspection data from the agent and stored inventories (baremetal API). */

@@ -7,17 +7,21 @@
  * |---------------------------|--------|
  * | `GET /boot/boot.ipxe`     | the chain script every iPXE client gets from DHCP (src/domain/deploy/network-boot.ts `chainScript`) |
  * | `GET /boot/node.ipxe?mac=` | the script of that NIC: the deploy agent's kernel and ramdisk, or `exit` |
+ * | `GET /boot/media/{node}.iso?temp_url_sig=&temp_url_expires=` | the node's virtual media ISO (src/domain/deploy/boot-media.ts); 404 without a valid signature |
  *
- * Answers are `text/plain` iPXE scripts, never an error page: iPXE shows what it gets.
+ * Scripts are `text/plain` iPXE scripts, never an error page: iPXE shows what it gets.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { NetworkBootService } from '../../domain/deploy/network-boot.ts';
+import type { BootMediaService } from '../../domain/deploy/boot-media.ts';
+import { NotFoundError } from '../../domain/errors.ts';
 import { chainScript, NETWORK_BOOT_SCRIPT } from '../../domain/deploy/network-boot.ts';
 import type { ApiCommonDeps } from '../common/deps.ts';
 
 /** What the boot plugin receives. */
 export interface BootApiDeps extends Pick<ApiCommonDeps, 'config'> {
   readonly networkBoot: NetworkBootService;
+  readonly bootMedia: BootMediaService;
 }
 
 /** Register the boot routes under the prefix given at registration (`/boot`). */
@@ -27,5 +31,16 @@ export const bootApi: FastifyPluginAsync<{ services: BootApiDeps }> = async (app
   app.get<{ Querystring: { mac?: string } }>('/node.ipxe', async (req, reply) => {
     const mac = typeof req.query.mac === 'string' ? req.query.mac : undefined;
     return reply.type('text/plain; charset=utf-8').send(await services.networkBoot.scriptFor(mac));
+  });
+  app.get<{ Params: { name: string }; Querystring: Record<string, unknown> }>('/media/:name', async (req, reply) => {
+    const m = /^([0-9a-f-]{36})\.iso$/.exec(req.params.name);
+    try {
+      if (m === null) throw new NotFoundError('boot media', req.params.name);
+      const file = await services.bootMedia.open(m[1]!, req.query.temp_url_sig, req.query.temp_url_expires);
+      return reply.type('application/octet-stream').header('content-length', file.bytes).send(file.stream);
+    } catch (err) {
+      if (err instanceof NotFoundError) return reply.code(404).type('text/plain; charset=utf-8').send('Not Found\n');
+      throw err;
+    }
   });
 };

@@ -1,7 +1,8 @@
 /**
  * `esi agent`: the deploy agent that runs on a node (in the lab: on a virtual node booted from
- * virtual media or the network). It looks itself up at the baremetal API by its MACs,
- * heartbeats, and serves ironic-python-agent's command API for the conductor (src/agent/).
+ * virtual media or the network; on a real machine: in esi's deploy ramdisk, started by its
+ * /init, src/ramdisk/init.sh). It looks itself up at the baremetal API by its MACs, heartbeats,
+ * and serves ironic-python-agent's command API for the conductor (src/agent/).
  */
 import type { Command } from 'commander';
 
@@ -18,6 +19,9 @@ interface AgentFlags {
   heartbeatInterval?: string;
   hardwareFile?: string;
   inspectionCallbackUrl?: string;
+  agentToken?: string;
+  globalRequestId?: string;
+  debug?: boolean;
 }
 
 /** Register `agent` on the program. */
@@ -25,18 +29,27 @@ export function registerAgentCommands(program: Command): void {
   program
     .command('agent')
     .description('run the deploy agent of a node: lookup, heartbeat, image writing and cleaning (ironic-python-agent protocol)')
-    .requiredOption('--api-url <url>', 'baremetal endpoint, e.g. http://127.0.0.1:8585/baremetal')
+    .requiredOption(
+      '--api-url <url>',
+      'baremetal endpoint, e.g. http://127.0.0.1:8585/baremetal (several, comma-separated: the first that answers)',
+    )
     .option('--mac <mac>', 'a MAC address of the node (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option('--node-uuid <uuid>', 'the node UUID, when known')
-    .requiredOption('--disk <file>', 'the disk: a file (or block device) to write images to')
+    .requiredOption('--disk <file>', 'the disk to write images to: a file, a block device, or "auto" (the root device IPA would pick)')
     .option('--disk-size-gb <n>', 'create or extend the disk file to N GiB')
     .option('--listen-host <host>', 'address of the command API', '0.0.0.0')
     .option('--listen-port <port>', 'port of the command API (0: any free port)', '9999')
-    .option('--advertise-host <host>', 'host the conductor calls back (default: the listen host)')
+    .option('--advertise-host <host>', 'host the conductor calls back (default: the listen host; "auto": the address that reaches the API)')
     .option('--console-log <file>', 'append console output to this file (the serial log)')
     .option('--heartbeat-interval <s>', 'seconds between heartbeats (default: from the lookup)')
-    .option('--hardware-file <file>', "the machine's hardware description (JSON; the lab writes it) for inspection")
+    .option(
+      '--hardware-file <file>',
+      "the machine's hardware description (JSON; the lab writes it) for inspection; else /proc and /sys are read",
+    )
     .option('--inspection-callback-url <url>', 'post the inspection inventory here first (e.g. <api-url>/v1/continue_inspection)')
+    .option('--agent-token <token>', 'pre-shared agent token (ipa-agent-token), used when the lookup shows the token as issued')
+    .option('--global-request-id <id>', 'X-OpenStack-Request-ID of every API request (ipa-global-request-id, req-<uuid>)')
+    .option('--debug', 'print routine successes too (ipa-debug)')
     .action(async (flags: AgentFlags) => {
       const port = Number(flags.listenPort);
       if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error('--listen-port must be a port number');
@@ -45,6 +58,8 @@ export function registerAgentCommands(program: Command): void {
       const hb = flags.heartbeatInterval === undefined ? undefined : Number(flags.heartbeatInterval);
       if (hb !== undefined && !(hb > 0 && hb <= 3600)) throw new Error('--heartbeat-interval must be 0 < s ≤ 3600');
       for (const m of flags.mac) if (!/^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i.test(m)) throw new Error(`--mac ${m} is not a MAC address`);
+      if (flags.globalRequestId !== undefined && !/^req-[0-9a-f-]{36}$/i.test(flags.globalRequestId))
+        throw new Error('--global-request-id must be req-<UUID>');
       const { runAgent, exitCodeFor } = await import('../../agent/main.ts');
       const agent = await runAgent({
         apiUrl: flags.apiUrl,
@@ -59,6 +74,9 @@ export function registerAgentCommands(program: Command): void {
         ...(hb !== undefined ? { heartbeatIntervalS: hb } : {}),
         ...(flags.hardwareFile !== undefined ? { hardwareFile: flags.hardwareFile } : {}),
         ...(flags.inspectionCallbackUrl !== undefined ? { inspectionCallbackUrl: flags.inspectionCallbackUrl } : {}),
+        ...(flags.agentToken !== undefined ? { agentToken: flags.agentToken } : {}),
+        ...(flags.globalRequestId !== undefined ? { globalRequestId: flags.globalRequestId } : {}),
+        debug: flags.debug === true,
       });
       const stop = (): void => void agent.stop('stopped by signal');
       process.on('SIGINT', stop);

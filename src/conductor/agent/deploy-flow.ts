@@ -142,9 +142,11 @@ async function writeAndReboot(env: TaskEnv, agent: AgentEnv, node: Node): Promis
       step = 'switch to the tenant networks';
       await agent.record(node.uuid, { driver_internal_info: without(node.driver_internal_info, AGENT_SESSION_KEYS) });
       await env.network.settle(node.uuid, SWITCH_SETTLE_TIMEOUT_S);
+      await ejectBootMedia(env, opened, node);
       step = 'boot the instance';
       await opened.hw.power.setPowerState(opened.driverNode, 'power on', powerTimeoutOf(env, node));
     } else {
+      await ejectBootMedia(env, opened, node);
       step = 'reboot into the instance';
       await opened.hw.power.setPowerState(opened.driverNode, 'rebooting', powerTimeoutOf(env, node));
     }
@@ -152,6 +154,16 @@ async function writeAndReboot(env: TaskEnv, agent: AgentEnv, node: Node): Promis
     return fail(env, node, opened, failure(`Deploy step ${step} failed for node ${node.uuid}`, err, opened));
   }
   return transition(node, 'done', env.clock.now(), { ...wiped(node), last_error: null, power_state: BOOTED_POWER_STATE });
+}
+
+/**
+ * Take the agent's virtual media out before the instance boots, and drop a per-node ISO (Ironic
+ * ejects it in `clean_up_ramdisk`). Best effort: the boot device is already the disk.
+ */
+async function ejectBootMedia(env: TaskEnv, opened: OpenedNode, node: Node): Promise<void> {
+  if (opened.hw.vmedia === undefined || node.boot_interface !== 'redfish-virtual-media') return;
+  await opened.hw.vmedia.eject(opened.driverNode, 'cdrom').catch(() => undefined);
+  await env.bootMedia?.discard(node.uuid);
 }
 
 /**

@@ -64,8 +64,14 @@ export async function bootAgent(env: TaskEnv, opened: OpenedNode, node: Node, pu
   }
   const device = agentBootDevice(node);
   const iso = node.driver_info.redfish_deploy_iso ?? node.driver_info.deploy_iso;
-  if (device === 'cdrom' && opened.hw.vmedia !== undefined && typeof iso === 'string' && /^https?:\/\//.test(iso)) {
-    await opened.hw.vmedia.insert(opened.driverNode, 'cdrom', iso);
+  if (device === 'cdrom' && opened.hw.vmedia !== undefined) {
+    if (typeof iso === 'string' && /^https?:\/\//.test(iso)) {
+      await opened.hw.vmedia.insert(opened.driverNode, 'cdrom', iso);
+    } else if (iso === undefined && env.bootMedia !== undefined && node.driver_info.deploy_kernel && node.driver_info.deploy_ramdisk) {
+      // Ironic's redfish-virtual-media with a kernel and ramdisk: a per-node ISO carrying the
+      // agent's kernel parameters, served by esi (src/domain/deploy/boot-media.ts).
+      await opened.hw.vmedia.insert(opened.driverNode, 'cdrom', await env.bootMedia.nodeIso(node));
+    }
   }
   await opened.hw.management.setBootDevice(opened.driverNode, device, false);
   await opened.hw.power.setPowerState(opened.driverNode, 'rebooting', powerTimeoutOf(env, node));

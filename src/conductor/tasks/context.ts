@@ -40,6 +40,18 @@ export interface NetworkBootEnv {
   settle(uuid: string, timeoutS: number): Promise<void>;
 }
 
+/** Per-node virtual media for `redfish-virtual-media` boot of a kernel and ramdisk (src/domain/deploy/boot-media.ts). */
+export interface BootMediaEnv {
+  /**
+   * Build the node's ISO of its `deploy_kernel` and `deploy_ramdisk` with the agent's kernel
+   * parameters, and return a signed URL the BMC fetches it from.
+   * @throws Error when the kernel or ramdisk cannot be read or the ISO cannot be built
+   */
+  nodeIso(node: Pick<Node, 'uuid' | 'driver_info'>): Promise<string>;
+  /** Remove the node's ISO (the session ended). Never throws. */
+  discard(uuid: string): Promise<void>;
+}
+
 /** The environment of a task. */
 export interface TaskEnv {
   readonly hardware: HardwareRegistry;
@@ -57,6 +69,8 @@ export interface TaskEnv {
    * configured: switch ports then stay as the VIFs say while the agent runs.
    */
   readonly network?: NetworkBootEnv;
+  /** Per-node boot ISOs; absent: only a ready `deploy_iso` can be inserted as virtual media. */
+  readonly bootMedia?: BootMediaEnv;
   /**
    * Writes progress (e.g. the running `clean_step`) while a task runs and holds the node; the
    * task's outcome is still its return value. Absent in tests that need no progress.

@@ -1,0 +1,130 @@
+/**
+ * The per-node virtual media ISOs of this process (src/domain/deploy/boot-media.ts): built
+ * from a node's `deploy_kernel` and `deploy_ramdisk` with the agent's kernel parameters, kept in
+ * `<dataDir>/boot-media/`, served by the `/boot/media` route.
+ *
+ * - The kernel and ramdisk are read from `file://` paths or downloaded once from http(s) URLs
+ *   into `<dataDir>/boot-media/cache/<sha256 of the URL>` (Ironic's image cache does the same).
+ * - A base directory per kernel/ramdisk pair (`base-<sha256>`) holds GRUB's BIOS and UEFI boot
+ *   tree (src/ramdisk/iso.ts `prepareGrubTree`, built once) and links to the two files; each
+ *   node's ISO is written from it with its kernel parameters (`<uuid>.iso`, replaced atomically).
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { signBootMediaUrl, type BootMediaFiles } from '../domain/deploy/boot-media.ts';
+import type { Node } from '../domain/inventory/model.ts';
+import type { SecretBox } from '../domain/secrets.ts';
+import type { BootMediaEnv } from '../conductor/tasks/context.ts';
+import { prepareGrubTree, writeIso } from '../ramdisk/iso.ts';
+
+/** Validity of a boot media URL, seconds (the BMC fetches it at once; a slow BMC gets an hour). */
+const URL_TTL_S = 3600;
+
+/** The ISOs of one process (see the module documentation). */
+export class ServerBootMedia implements BootMediaFiles, BootMediaEnv {
+  readonly #dir: string;
+  readonly #building = new Map<string, Promise<string>>();
+
+  constructor(
+    dataDir: string,
+    private readonly publicUrl: string,
+    private readonly secrets: SecretBox,
+  ) {
+    this.#dir = path.join(dataDir, 'boot-media');
+  }
+
+  /** Build the node's ISO and return its signed URL. */
+  async nodeIso(node: Pick<Node, 'uuid' | 'driver_info'>): Promise<string> {
+    const kernel = await this.#local(node.driver_info.deploy_kernel, 'deploy_kernel');
+    const ramdisk = await this.#local(node.driver_info.deploy_ramdisk, 'deploy_ramdisk');
+    const base = await this.#base(kernel, ramdisk);
+    const params = `ipa-api-url=${this.publicUrl}/baremetal`;
+    await writeIso(base, params, this.#iso(node.uuid));
+    return signBootMediaUrl(this.secrets, this.publicUrl, node.uuid, Math.floor(Date.now() / 1000) + URL_TTL_S);
+  }
+
+  async discard(uuid: string): Promise<void> {
+    await fs.rm(this.#iso(uuid), { force: true }).catch(() => undefined);
+  }
+
+  async open(uuid: string): Promise<{ stream: Readable; bytes: number } | null> {
+    const file = this.#iso(uuid);
+    const stat = await fs.stat(file).catch(() => null);
+    if (stat === null) return null;
+    return { stream: createReadStream(file), bytes: stat.size };
+  }
+
+  #iso(uuid: string): string {
+    if (!/^[0-9a-f-]{36}$/.test(uuid)) throw new Error(`not a node UUID: ${uuid}`);
+    return path.join(this.#dir, `${uuid}.iso`);
+  }
+
+  /** A local file holding what `ref` (a `file://` URL or path, or an http(s) URL) names. */
+  async #local(ref: unknown, key: string): Promise<string> {
+    if (typeof ref !== 'string' || ref.trim() === '') throw new Error(`driver_info.${key} is not set`);
+    if (ref.startsWith('file://')) return fileURLToPath(ref);
+    if (ref.startsWith('/')) return ref;
+    if (!/^https?:\/\//.test(ref)) throw new Error(`driver_info.${key} must be an http(s) or file:// URL`);
+    const cached = path.join(this.#dir, 'cache', createHash('sha256').update(ref).digest('hex'));
+    if (
+      await fs.stat(cached).then(
+        () => true,
+        () => false,
+      )
+    )
+      return cached;
+    await fs.mkdir(path.dirname(cached), { recursive: true });
+    const res = await fetch(ref);
+    if (!res.ok || res.body === null) throw new Error(`fetching driver_info.${key} (${ref}) answered ${res.status}`);
+    const tmp = `${cached}.${process.pid}.tmp`;
+    await pipeline(Readable.fromWeb(res.body), (await fs.open(tmp, 'w')).createWriteStream());
+    await fs.rename(tmp, cached);
+    return cached;
+  }
+
+  /** The base directory (GRUB tree and the two files) of a kernel/ramdisk pair, built once. */
+  #base(kernel: string, ramdisk: string): Promise<string> {
+    const key = createHash('sha256').update(`${kernel}\n${ramdisk}`).digest('hex').slice(0, 32);
+    let p = this.#building.get(key);
+    if (p === undefined) {
+      p = this.#makeBase(path.join(this.#dir, `base-${key}`), kernel, ramdisk);
+      this.#building.set(key, p);
+      p.catch(() => this.#building.delete(key));
+    }
+    return p;
+  }
+
+  async #makeBase(dir: string, kernel: string, ramdisk: string): Promise<string> {
+    const done = path.join(dir, '.done');
+    if (
+      !(await fs.stat(done).then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      await fs.rm(dir, { recursive: true, force: true });
+      await fs.mkdir(dir, { recursive: true });
+      await prepareGrubTree(dir);
+      await fs.writeFile(done, '');
+    }
+    // The files may have changed (a rebuilt ramdisk at the same path): link them afresh.
+    for (const [name, src] of [
+      ['vmlinuz', kernel],
+      ['initramfs', ramdisk],
+    ] as const) {
+      const dst = path.join(dir, name);
+      const [a, b] = await Promise.all([fs.stat(src), fs.stat(dst).catch(() => null)]);
+      if (b !== null && (b.ino === a.ino || (b.size === a.size && b.mtimeMs >= a.mtimeMs))) continue;
+      const tmp = `${dst}.${process.pid}.tmp`;
+      await fs.rm(tmp, { force: true });
+      await fs.link(src, tmp).catch(() => fs.copyFile(src, tmp));
+      await fs.rename(tmp, dst);
+    }
+    return dir;
+  }
+}
