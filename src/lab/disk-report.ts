@@ -40,6 +40,8 @@ export interface DiskReport {
   readonly metaData: Record<string, unknown> | null;
   /** Size of the config drive's `openstack/latest/user_data`, bytes (null: none). */
   readonly userDataBytes: number | null;
+  /** The config drive's `network_data.json`, when it has one. */
+  readonly networkData: Record<string, unknown> | null;
   /** File systems found at the start of partitions (or of the disk), with their labels. */
   readonly filesystems: readonly DiskFilesystem[];
 }
@@ -141,6 +143,7 @@ async function isoFile(fh: fs.FileHandle, base: number, pvd: Buffer, path: strin
 interface ConfigDrive {
   readonly metaData: Record<string, unknown>;
   readonly userDataBytes: number | null;
+  readonly networkData: Record<string, unknown> | null;
 }
 
 /** The `config-2` drive at `offset`, or null. */
@@ -150,11 +153,19 @@ async function configDriveAt(fh: fs.FileHandle, offset: number): Promise<ConfigD
   const raw = await isoFile(fh, offset, iso.pvd, 'openstack/latest/meta_data.json');
   const userData = await isoFile(fh, offset, iso.pvd, 'openstack/latest/user_data');
   const userDataBytes = userData === null ? null : userData.length;
-  if (raw === null) return { metaData: { error: 'config-2 drive without openstack/latest/meta_data.json' }, userDataBytes };
+  const nd = await isoFile(fh, offset, iso.pvd, 'openstack/latest/network_data.json');
+  const networkData = nd === null ? null : parseJson(nd);
+  if (raw === null) return { metaData: { error: 'config-2 drive without openstack/latest/meta_data.json' }, userDataBytes, networkData };
+  return { metaData: parseJson(raw) ?? { error: 'unreadable meta_data.json' }, userDataBytes, networkData };
+}
+
+/** A JSON object from a file's bytes, or null when it is not one. */
+function parseJson(raw: Buffer): Record<string, unknown> | null {
   try {
-    return { metaData: JSON.parse(raw.toString('utf8')) as Record<string, unknown>, userDataBytes };
+    const v = JSON.parse(raw.toString('utf8')) as unknown;
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
   } catch {
-    return { metaData: { error: 'unreadable meta_data.json' }, userDataBytes };
+    return null;
   }
 }
 
@@ -205,6 +216,7 @@ export async function inspectDisk(file: string): Promise<DiskReport> {
       partitions: [],
       metaData: null,
       userDataBytes: null,
+      networkData: null,
       filesystems: [],
     };
   }
@@ -237,6 +249,7 @@ export async function inspectDisk(file: string): Promise<DiskReport> {
       partitions,
       metaData: drive?.metaData ?? null,
       userDataBytes: drive?.userDataBytes ?? null,
+      networkData: drive?.networkData ?? null,
       filesystems,
     };
   } finally {

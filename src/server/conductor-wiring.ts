@@ -44,6 +44,8 @@ export interface ConductorWiring {
   readonly imageTempUrls: ImageTempUrls;
   /** Whether the owner's lease policy asks for a full disk erase of the node at lease end. */
   readonly fullErase: NonNullable<ConductorDeps['agent']>['fullErase'];
+  /** A node's `network_data.json` from its VIFs (networking is built after this call). */
+  readonly networkData: (nodeUuid: string) => Promise<Record<string, unknown> | null>;
   /** Per-node virtual media ISOs. */
   readonly bootMedia: BootMediaEnv;
   /** The provisioning network (read when first used: networking is built after this call). */
@@ -93,6 +95,7 @@ export function createConductorWorkers(w: ConductorWiring): BackgroundWorker[] {
         client: defaultAgentClient,
         commandTimeoutS: AGENT_COMMAND_TIMEOUT_S,
         fullErase: w.fullErase,
+        networkData: w.networkData,
       },
     },
     conductorOptionsFrom(w.config),

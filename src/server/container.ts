@@ -2,6 +2,7 @@
  * The composition root: opens the store, builds the policy engine and every domain service
  * from the configuration, in dependency order. Nothing else constructs services.
  */
+import { networkDataFor } from '../domain/networking/network-data.ts';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import { systemClock, type Clock } from '../domain/clock.ts';
@@ -148,6 +149,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     imageTempUrls,
     fullErase: (node) => leasing.policies.eraseDevicesFor(node.owner, node.uuid),
     provisioning: () => networking.provisioning,
+    networkData: (uuid) => networkDataFor(networking.repo, uuid),
     bootMedia,
   });
   const { leasing, leaseManager, webhookWorker } = createLeasingServices({

@@ -103,7 +103,7 @@ async function writeAndReboot(env: TaskEnv, agent: AgentEnv, node: Node): Promis
     const client = agentClientOf(env, agent, node);
     const params = async (): Promise<Record<string, unknown>> => {
       const imageInfo = await agent.images.imageInfo(node);
-      const configdrive = node.instance_info.configdrive ?? null;
+      const configdrive = await withNetworkData(agent, node);
       return {
         step: { ...STEP_WRITE, args: { image_info: imageInfo, configdrive } },
         node: agentNodeParam(node),
@@ -154,6 +154,20 @@ async function writeAndReboot(env: TaskEnv, agent: AgentEnv, node: Node): Promis
     return fail(env, node, opened, failure(`Deploy step ${step} failed for node ${node.uuid}`, err, opened));
   }
   return transition(node, 'done', env.clock.now(), { ...wiped(node), last_error: null, power_state: BOOTED_POWER_STATE });
+}
+
+/**
+ * The config drive to write: `instance_info.configdrive` as given; when it is a JSON object
+ * without `network_data`, the node's own `network_data` (API ≥ 1.66) or, failing that, one
+ * generated from its VIFs is added, as Ironic's `_build_config_drive` asks the network interface
+ * for it (`get_node_network_data`). A string (a ready ISO, gzip+base64, or a URL) is left alone.
+ */
+async function withNetworkData(agent: AgentEnv, node: Node): Promise<unknown> {
+  const cd = node.instance_info.configdrive ?? null;
+  if (cd === null || typeof cd !== 'object' || Array.isArray(cd) || 'network_data' in cd) return cd;
+  const own = node.network_data;
+  const data = Object.keys(own).length > 0 ? own : ((await agent.networkData?.(node.uuid)) ?? null);
+  return data === null ? cd : { ...cd, network_data: data };
 }
 
 /**

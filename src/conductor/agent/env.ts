@@ -50,6 +50,11 @@ export interface AgentEnv {
   /** How long one agent command may run, seconds. */
   readonly commandTimeoutS: number;
   /**
+   * The node's `network_data.json` generated from its VIFs (src/domain/networking/network-data.ts),
+   * or null when it has none; absent: none is generated.
+   */
+  networkData?(nodeUuid: string): Promise<Record<string, unknown> | null>;
+  /**
    * True when the owner's lease policy asks automated cleaning of this node to erase the whole
    * disk (src/domain/leasing/owner-policies.ts `eraseDevicesFor`); absent = never.
    */
