@@ -17,6 +17,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { signBootMediaUrl, type BootMediaFiles } from '../domain/deploy/boot-media.ts';
+import { agentKernelParams } from '../domain/deploy/network-boot.ts';
 import type { Node } from '../domain/inventory/model.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import type { BootMediaEnv } from '../conductor/tasks/context.ts';
@@ -39,11 +40,11 @@ export class ServerBootMedia implements BootMediaFiles, BootMediaEnv {
   }
 
   /** Build the node's ISO and return its signed URL. */
-  async nodeIso(node: Pick<Node, 'uuid' | 'driver_info'>): Promise<string> {
+  async nodeIso(node: Pick<Node, 'uuid' | 'driver_info'>, purpose: string): Promise<string> {
     const kernel = await this.#local(node.driver_info.deploy_kernel, 'deploy_kernel');
     const ramdisk = await this.#local(node.driver_info.deploy_ramdisk, 'deploy_ramdisk');
     const base = await this.#base(kernel, ramdisk);
-    const params = `ipa-api-url=${this.publicUrl}/baremetal`;
+    const params = agentKernelParams(`${this.publicUrl}/baremetal`, purpose === 'inspect');
     await writeIso(base, params, this.#iso(node.uuid));
     return signBootMediaUrl(this.secrets, this.publicUrl, node.uuid, Math.floor(Date.now() / 1000) + URL_TTL_S);
   }

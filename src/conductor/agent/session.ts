@@ -70,7 +70,7 @@ export async function bootAgent(env: TaskEnv, opened: OpenedNode, node: Node, pu
     } else if (iso === undefined && env.bootMedia !== undefined && node.driver_info.deploy_kernel && node.driver_info.deploy_ramdisk) {
       // Ironic's redfish-virtual-media with a kernel and ramdisk: a per-node ISO carrying the
       // agent's kernel parameters, served by esi (src/domain/deploy/boot-media.ts).
-      await opened.hw.vmedia.insert(opened.driverNode, 'cdrom', await env.bootMedia.nodeIso(node));
+      await opened.hw.vmedia.insert(opened.driverNode, 'cdrom', await env.bootMedia.nodeIso(node, purpose));
     }
   }
   await opened.hw.management.setBootDevice(opened.driverNode, device, false);

@@ -44,10 +44,11 @@ export interface NetworkBootEnv {
 export interface BootMediaEnv {
   /**
    * Build the node's ISO of its `deploy_kernel` and `deploy_ramdisk` with the agent's kernel
-   * parameters, and return a signed URL the BMC fetches it from.
+   * parameters (for `inspect`, also where to post the inventory), and return a signed URL the
+   * BMC fetches it from.
    * @throws Error when the kernel or ramdisk cannot be read or the ISO cannot be built
    */
-  nodeIso(node: Pick<Node, 'uuid' | 'driver_info'>): Promise<string>;
+  nodeIso(node: Pick<Node, 'uuid' | 'driver_info'>, purpose: 'deploy' | 'clean' | 'service' | 'inspect'): Promise<string>;
   /** Remove the node's ISO (the session ended). Never throws. */
   discard(uuid: string): Promise<void>;
 }

@@ -33,6 +33,16 @@ export function exitScript(reason: string): string {
   return `#!ipxe\necho esi: ${reason.replace(/[\r\n]/g, ' ')}\nexit 1\n`;
 }
 
+/**
+ * The kernel parameters of the deploy agent, as ironic-python-agent names them: `ipa-api-url`,
+ * and for an inspection boot `ipa-inspection-callback-url` (where the inventory goes, Ironic's
+ * built-in inspection endpoint).
+ * @param apiUrl the baremetal endpoint, e.g. `http://10.42.0.1:8585/baremetal`
+ */
+export function agentKernelParams(apiUrl: string, inspection: boolean): string {
+  return [`ipa-api-url=${apiUrl}`, ...(inspection ? [`ipa-inspection-callback-url=${apiUrl}/v1/continue_inspection`] : [])].join(' ');
+}
+
 /** What {@link NetworkBootService} reads. */
 export interface NetworkBootDeps {
   readonly nodes: Pick<NodeRepository, 'get'>;
@@ -78,7 +88,7 @@ export class NetworkBootService {
       return exitScript(`node ${node.uuid}: deploy_kernel and deploy_ramdisk must be http(s) URLs for network boot`);
     const params = [
       'initrd=ramdisk',
-      `ipa-api-url=${this.d.apiUrl}`,
+      agentKernelParams(this.d.apiUrl, boot === 'inspect'),
       `BOOTIF=01-${mac.replace(/:/g, '-')}`,
       'console=tty0',
       'console=ttyS0,115200n8',
