@@ -58,6 +58,8 @@ export interface TestServerOptions {
   readonly env?: Record<string, string>;
   readonly clock?: Clock;
   readonly roles?: string;
+  /** The port to listen on (default 0: any free port). */
+  readonly port?: number;
   /**
    * Start on the data directory and schema of another server: one closed with `keepData`
    * (restart tests) or, on PostgreSQL, one still running (two processes on one database).
@@ -73,7 +75,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const engine = testDb();
   const schema = engine === 'postgres' ? (options.reuse?.schema ?? `t_${randomBytes(6).toString('hex')}`) : undefined;
   const config = loadConfig(
-    { port: 0, dataDir, ...(options.roles ? { roles: options.roles } : {}) },
+    { port: options.port ?? 0, dataDir, ...(options.roles ? { roles: options.roles } : {}) },
     {
       ESI_ADMIN_PASSWORD: ADMIN_PASSWORD,
       ESI_LOG_LEVEL: process.env.ESI_TEST_LOG_LEVEL ?? 'silent',

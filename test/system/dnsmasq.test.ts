@@ -184,6 +184,21 @@ describeNeeding(
       expect(await processAlive(pid!)).toBe(true);
     });
 
+    it('a tagged host with a lease survives host list changes (applied by a restart: dnsmasq 2.90 crashes on SIGHUP then)', async () => {
+      const lan = await makeLan(['srv', 'cli', 'cl2']);
+      const { server, logs } = await serve(lan, [{ mac: lan.mac('cli'), ip: '10.77.0.50', tags: ['boot'] }]);
+      expect((await udhcpc(lan, 'cli'))?.ip).toBe('10.77.0.50');
+      await server.setHosts([
+        { mac: lan.mac('cli'), ip: '10.77.0.50', tags: ['boot'] },
+        { mac: lan.mac('cl2'), ip: '10.77.0.51', tags: ['boot'] },
+      ]);
+      expect((await udhcpc(lan, 'cl2'))?.ip).toBe('10.77.0.51');
+      await server.setHosts([{ mac: lan.mac('cl2'), ip: '10.77.0.51', tags: ['boot'] }]);
+      expect(await udhcpc(lan, 'cli', [], 2)).toBeNull();
+      expect((await udhcpc(lan, 'cl2'))?.ip).toBe('10.77.0.51');
+      expect(logs.filter((l) => /exited/.test(l.msg))).toEqual([]);
+    });
+
     it('network boot: iPXE gets the script URL, UEFI and BIOS firmware their file, over TFTP; untagged hosts get none', async () => {
       const lan = await makeLan(['srv', 'cli', 'cl2']);
       const tftpRoot = path.join(lan.dir, 'tftp');

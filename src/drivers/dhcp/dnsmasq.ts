@@ -12,7 +12,8 @@
  *   it has logged reading its options file, the last step of its start-up. Every directory
  *   above its files and the TFTP root must therefore be searchable by others (checked at start).
  * - `setHosts` rewrites the hosts file and sends SIGHUP (dnsmasq re-reads its hosts and options
- *   files, same pid), resolving once dnsmasq has logged reading them.
+ *   files, same pid), resolving once dnsmasq has logged reading them; a host list with tags is
+ *   applied by a restart instead (dnsmasq 2.90 crashes on SIGHUP once a tagged host has a lease).
  * - Supervision: if dnsmasq exits, it is restarted with the last configuration after a back-off
  *   of 0.5 s doubling to 30 s (reset after 30 s of service), each exit and restart logged.
  *   Before each start, any dnsmasq still running with this subnet's configuration (its pid
@@ -255,10 +256,15 @@ export class DnsmasqServer implements DhcpServer {
   }
 
   async #applyHosts(hosts: CheckedHost[]): Promise<void> {
+    const tagged = [...this.#hosts, ...hosts].some((h) => h.tags.length > 0);
     this.#hosts = hosts;
     await writeFileAtomic(this.#paths.hosts, renderHostsFile(hosts));
     const run = this.#run;
     if (!run) return;
+    if (tagged) {
+      await this.#restartWith(run);
+      return;
+    }
     try {
       await run.ready;
     } catch {
@@ -284,6 +290,26 @@ export class DnsmasqServer implements DhcpServer {
     run.kill('SIGHUP');
     const problem = await reread;
     if (problem) throw new DhcpError(`dnsmasq for subnet ${this.#cfg.id} did not take the new hosts: ${problem}`);
+  }
+
+  /**
+   * Apply a host list with tags by restarting dnsmasq instead of SIGHUP: dnsmasq 2.90 (Debian 12)
+   * aborts or crashes on SIGHUP once a host whose hosts-file line sets a tag (`set:host-boot`)
+   * holds a lease (seen here: SIGABRT/SIGSEGV on every reload after a tagged host's lease).
+   * A restart takes ~0.1 s and loses nothing: every address is static.
+   */
+  async #restartWith(run: DnsmasqProcess): Promise<void> {
+    try {
+      await run.ready;
+    } catch {
+      return;
+    }
+    if (this.#run !== run || this.#stopping) return;
+    this.#run = null;
+    await run.terminate('SIGTERM', STOP_GRACE_MS);
+    if (this.#stopping) return;
+    await this.#spawn();
+    this.#say('info', `restarted with ${this.#hosts.length} host(s), pid ${this.pid}`);
   }
 
   #scheduleRogueChecks(): void {
