@@ -113,7 +113,8 @@ export class LabAgents {
   }
 
   #on(e: LabEvent): void {
-    if (this.#closed) return;
+    // A QEMU-backed system runs whatever it boots itself (src/lab/qemu/).
+    if (this.#closed || this.state.system(e.systemId).backing === 'qemu') return;
     if (e.type === 'power') {
       if (e.powerState === 'Off') this.#stop(e.systemId);
       return;

@@ -10,6 +10,10 @@
  *
  * Layout: `state.ts` (model and semantics), `render-*.ts` (Redfish JSON), `messages.ts`
  * (error bodies), `http.ts` (auth, headers, errors), `routes.ts` (resources).
+ *
+ * With `qemu` the lab also has QEMU-backed systems after the simulated ones (`node-<nodes>`, …):
+ * real virtual machines whose power, boot order, virtual media and serial port the BMC drives
+ * (src/lab/qemu/, docs/lab.md).
  */
 import websocket from '@fastify/websocket';
 import type { FastifyBaseLogger } from 'fastify';
@@ -22,6 +26,7 @@ import { registerSerialRoutes } from './serial-routes.ts';
 import { LabBios, registerBiosRoutes } from './bios.ts';
 import { LabRaid, registerRaidRoutes } from './raid.ts';
 import { LabFirmware, registerFirmwareRoutes } from './firmware.ts';
+import { qemuLabModel, qemuSettings, startQemuNodes, type LabQemu, type QemuLabOptions } from './qemu/index.ts';
 import {
   LabState,
   type BootEnabled,
@@ -31,6 +36,7 @@ import {
   type IndicatorLed,
   type LabEvent,
   type RedfishPowerState,
+  type SystemBacking,
 } from './state.ts';
 
 export { LabAgents, type LabAgentOptions } from './agents.ts';
@@ -50,12 +56,15 @@ export {
 export { LabBios } from './bios.ts';
 export { LabFirmware, type LabTask } from './firmware.ts';
 export { LabRaid, labDrives, RAID_STORAGE_ID, type LabVolume } from './raid.ts';
-export type { BootEnabled, BootMode, BootTarget, HardwareSpec, IndicatorLed, LabEvent, RedfishPowerState } from './state.ts';
+export type { BootEnabled, BootMode, BootTarget, HardwareSpec, IndicatorLed, LabEvent, RedfishPowerState, SystemBacking } from './state.ts';
+export { qemuNetworkSupport, type LabQemu, type QemuAccel, type QemuFirmware, type QemuLabOptions } from './qemu/index.ts';
 
 /** Options of {@link startLab}. */
 export interface LabOptions {
-  /** Number of virtual systems, 0…10000. */
+  /** Number of simulated systems, 0…10000 (`node-0` …). */
   readonly nodes: number;
+  /** QEMU-backed systems after the simulated ones (src/lab/qemu/); none when omitted. */
+  readonly qemu?: QemuLabOptions;
   /** Address to listen on (default `127.0.0.1`). */
   readonly host?: string;
   /** TCP port (default 0: a free port chosen by the OS; see {@link Lab.url}). */
@@ -89,6 +98,8 @@ export interface LabSystemSnapshot {
   readonly path: string;
   /** MAC address of its one NIC (lower case). */
   readonly mac: string;
+  /** Simulated, or a QEMU virtual machine. */
+  readonly backing: SystemBacking;
   readonly powerState: RedfishPowerState;
   readonly boot: { readonly target: BootTarget; readonly enabled: BootEnabled; readonly mode: BootMode };
   readonly indicatorLed: IndicatorLed;
@@ -111,7 +122,10 @@ export interface LabSystems {
   get(id: string): LabSystemSnapshot;
   /** The current Redfish power state of system `id`. */
   powerState(id: string): RedfishPowerState;
-  /** Sets the power state as a person at the machine would (powering on is a boot). */
+  /**
+   * Sets the power state as a person at the machine would (powering on is a boot). Simulated
+   * systems only. @throws Error for a QEMU-backed system (its power is its VM: use a Redfish reset)
+   */
   setPowerState(id: string, state: RedfishPowerState): void;
   /** Makes the BMC of `id` accept resets without acting on them (a broken BMC), or repairs it. */
   setIgnoreResets(id: string, ignore: boolean): void;
@@ -139,6 +153,8 @@ export interface Lab {
   readonly raid: LabRaid;
   /** Firmware update tasks (src/lab/firmware.ts). */
   readonly firmware: LabFirmware;
+  /** The QEMU-backed systems, their VMs and network (src/lab/qemu/), or null when there are none. */
+  readonly qemu: LabQemu | null;
   /** Ends every Redfish session, as a BMC reboot would. */
   expireSessions(): void;
   /** Stops listening and drops all connections. Idempotent. */
@@ -153,18 +169,25 @@ export interface Lab {
  */
 export async function startLab(options: LabOptions): Promise<Lab> {
   const username = options.username ?? 'admin';
+  const qemuCount = options.qemu?.count ?? 0;
+  const qemuModel = options.qemu && qemuCount > 0 ? qemuLabModel(qemuSettings(options.qemu)) : undefined;
+  const models =
+    qemuModel === undefined
+      ? options.models
+      : [...Array.from({ length: options.nodes }, (_v, i) => options.models?.[i]), ...Array.from({ length: qemuCount }, () => qemuModel)];
   const state = new LabState({
-    nodes: options.nodes,
+    nodes: options.nodes + qemuCount,
+    qemu: qemuCount,
     username,
     password: options.password ?? 'password',
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     ...(options.hardware !== undefined ? { hardware: options.hardware } : {}),
-    ...(options.models !== undefined ? { models: options.models } : {}),
+    ...(models !== undefined ? { models } : {}),
     ...(options.sessionTimeoutS !== undefined ? { sessionTimeoutS: options.sessionTimeoutS } : {}),
   });
   const app = createLabHttp(state, { logger: options.logger ?? false });
   // Serial output is written before the agents act on a boot: subscribe first.
-  const serial = new LabSerialPorts(state, options.agents?.dataDir ?? null);
+  const serial = new LabSerialPorts(state, options.agents?.dataDir ?? options.qemu?.dataDir ?? null);
   serial.start();
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   registerLabRoutes(app, state);
@@ -183,7 +206,17 @@ export async function startLab(options: LabOptions): Promise<Lab> {
   let closed: Promise<void> | null = null;
   const agents = options.agents ? new LabAgents(state, options.agents, serial) : null;
   await agents?.start();
+  let qemu: LabQemu | null = null;
+  try {
+    if (options.qemu && qemuCount > 0) qemu = await startQemuNodes(state, serial, options.qemu);
+  } catch (err) {
+    await agents?.close();
+    serial.close();
+    await app.close();
+    throw err;
+  }
   const closeAll = async (): Promise<void> => {
+    await qemu?.close();
     await agents?.close();
     serial.close();
     await app.close();
@@ -198,6 +231,7 @@ export async function startLab(options: LabOptions): Promise<Lab> {
         uuid: s.uuid,
         path: `/redfish/v1/Systems/${s.id}`,
         mac: s.mac,
+        backing: s.backing,
         powerState: s.powerState,
         boot: { ...s.boot },
         indicatorLed: s.indicatorLed,
@@ -211,7 +245,7 @@ export async function startLab(options: LabOptions): Promise<Lab> {
     },
     powerState: (id) => lookup(state, id).powerState,
     setPowerState: (id, ps) => {
-      lookup(state, id);
+      if (lookup(state, id).backing === 'qemu') throw new Error(`${id} is a QEMU VM: power it with a Redfish reset`);
       state.setPowerState(id, ps);
     },
     setIgnoreResets: (id, ignore) => {
@@ -228,6 +262,7 @@ export async function startLab(options: LabOptions): Promise<Lab> {
     bios,
     raid,
     firmware,
+    qemu,
     expireSessions: () => state.sessions.clear(),
     agents,
     serial,

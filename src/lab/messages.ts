@@ -97,6 +97,21 @@ const MESSAGES = {
     severity: 'Warning',
     resolution: 'Correct the value for the parameter in the request body and resubmit the request if the operation failed.',
   },
+  ActionParameterValueFormatError: {
+    format: 'The value %1 for the parameter %2 in the action %3 is of a different format than the parameter can accept.',
+    severity: 'Warning',
+    resolution: 'Correct the value for the parameter in the request body and resubmit the request if the operation failed.',
+  },
+  ActionParameterValueError: {
+    format: 'The value for the parameter %1 in the action %2 is invalid.',
+    severity: 'Warning',
+    resolution: 'Correct the value for the parameter in the request body and resubmit the request if the operation failed.',
+  },
+  CouldNotEstablishConnection: {
+    format: 'The service failed to establish a connection with the URI %1.',
+    severity: 'Critical',
+    resolution: 'Ensure that the URI contains a valid and reachable node name, protocol information and other URI components.',
+  },
   ActionNotSupported: {
     format: 'The action %1 is not supported by the resource.',
     severity: 'Critical',

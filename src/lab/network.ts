@@ -44,7 +44,12 @@ export interface LabNetwork {
   destroy(): Promise<void>;
 }
 
-function run(tool: string, args: readonly string[], input?: string): Promise<string> {
+/**
+ * Run `tool` with `args` (and `input` on stdin), at most 30 s.
+ * @returns its stdout
+ * @throws Error naming the command and carrying its stderr
+ */
+export function run(tool: string, args: readonly string[], input?: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = execFile(tool, [...args], { timeout: 30_000 }, (err, stdout, stderr) => {
       if (err) reject(new Error(`${tool} ${args.join(' ')}: ${(stderr || err.message).trim()}`));

@@ -124,8 +124,8 @@ export function registerLabRoutes(app: FastifyInstance, state: LabState): void {
     },
   });
   resource(app, `${R}/Systems/:id/Actions/ComputerSystem.Reset`, {
-    POST: (req, reply, p) => {
-      state.reset(sys(p).id, bodyObject(req).ResetType);
+    POST: async (req, reply, p) => {
+      await state.requestReset(sys(p).id, bodyObject(req).ResetType);
       void reply.code(204).send();
       return undefined;
     },
@@ -193,7 +193,7 @@ function registerVirtualMedia(
       const s = device(req, p);
       return renderVirtualMedia(s, `${ownerUri(s)}/VirtualMedia`);
     },
-    PATCH: (req, _reply, p) => {
+    PATCH: async (req, _reply, p) => {
       const s = device(req, p);
       const base = `${ownerUri(s)}/VirtualMedia`;
       checkIfMatch(req, etagOf(renderVirtualMedia(s, base)));
@@ -210,12 +210,15 @@ function registerVirtualMedia(
         }
       }
       const eject = body.Inserted === false || image === null || image === '';
-      state.setVirtualMedia(s.id, eject ? null : image, (body.WriteProtected as boolean | undefined) ?? s.virtualMedia.writeProtected);
+      const writeProtected = (body.WriteProtected as boolean | undefined) ?? s.virtualMedia.writeProtected;
+      if (eject) await state.requestVirtualMedia(s.id, null, writeProtected);
+      else if (image !== s.virtualMedia.image || !s.virtualMedia.inserted) await state.requestVirtualMedia(s.id, image, writeProtected);
+      else state.setVirtualMedia(s.id, image, writeProtected);
       return renderVirtualMedia(s, base);
     },
   });
   resource(app, `${parent}/VirtualMedia/:vm/Actions/VirtualMedia.InsertMedia`, {
-    POST: (req, reply, p) => {
+    POST: async (req, reply, p) => {
       const s = device(req, p);
       const body = bodyObject(req);
       const action = 'VirtualMedia.InsertMedia';
@@ -226,14 +229,14 @@ function registerVirtualMedia(
       if (body.WriteProtected !== undefined && typeof body.WriteProtected !== 'boolean') {
         throw new LabError(400, 'ActionParameterValueTypeError', [JSON.stringify(body.WriteProtected), 'WriteProtected', action]);
       }
-      state.setVirtualMedia(s.id, body.Image, body.WriteProtected ?? true);
+      await state.requestVirtualMedia(s.id, body.Image, body.WriteProtected ?? true);
       void reply.code(204).send();
       return undefined;
     },
   });
   resource(app, `${parent}/VirtualMedia/:vm/Actions/VirtualMedia.EjectMedia`, {
-    POST: (req, reply, p) => {
-      state.setVirtualMedia(device(req, p).id, null);
+    POST: async (req, reply, p) => {
+      await state.requestVirtualMedia(device(req, p).id, null);
       void reply.code(204).send();
       return undefined;
     },

@@ -10,7 +10,8 @@
  *   and the lab's own notes (`esi-lab: …` lines: the agent starting, the disk booting);
  * - what a user types, echoed back as a terminal line discipline would (CR → CR LF,
  *   DEL/BS → erase), but only while the system is powered on: a powered-off machine echoes
- *   nothing and typed bytes are lost, as on a real serial line.
+ *   nothing and typed bytes are lost, as on a real serial line. A system with an input sink (a
+ *   QEMU VM, src/lab/qemu/) gets the bytes itself and does its own echo.
  *
  * Listeners (the BMC's serial-over-LAN service, src/lab/serial-routes.ts) receive every byte
  * written after they attach; they may first read the scrollback.
@@ -34,6 +35,7 @@ interface Port {
 /** The serial ports of a lab (see the module documentation). */
 export class LabSerialPorts {
   readonly #ports = new Map<string, Port>();
+  readonly #sinks = new Map<string, (data: Buffer) => void>();
   #unsubscribe: () => void = () => {};
 
   /**
@@ -103,6 +105,11 @@ export class LabSerialPorts {
    */
   input(id: string, data: Buffer): boolean {
     if (this.state.system(id).powerState !== 'On') return false;
+    const sink = this.#sinks.get(id);
+    if (sink !== undefined) {
+      sink(data);
+      return true;
+    }
     const out: number[] = [];
     for (const b of data) {
       if (b === 0x0d) out.push(0x0d, 0x0a);
@@ -111,6 +118,16 @@ export class LabSerialPorts {
     }
     this.print(id, Buffer.from(out));
     return true;
+  }
+
+  /**
+   * Sends what users type at system `id` to `sink` (the VM's serial port) instead of echoing it;
+   * null restores the echo. @throws Error when there is no system `id`
+   */
+  setInputSink(id: string, sink: ((data: Buffer) => void) | null): void {
+    this.state.system(id);
+    if (sink === null) this.#sinks.delete(id);
+    else this.#sinks.set(id, sink);
   }
 
   /** Registers `listener` for system `id`'s output; returns the detach function. */

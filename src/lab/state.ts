@@ -16,132 +16,36 @@
  * - Every power-on and restart is a *boot*: when `BootSourceOverrideEnabled` is `Once` the
  *   override is used and `BootSourceOverrideEnabled` then reverts to `Disabled`; `Continuous`
  *   keeps it. Boots and power changes are announced to {@link LabState.subscribe} listeners.
+ *
+ * A system is *simulated* (the above happens in this model at once) or *QEMU-backed*
+ * (`backing: 'qemu'`, src/lab/qemu/): then resets and virtual media go through the
+ * {@link LabMachines} the lab installs ({@link LabState.requestReset}, {@link LabState.requestVirtualMedia}),
+ * and the model follows the virtual machine: its controller records power changes and boots
+ * ({@link LabState.setPowerState}, {@link LabState.recordBoot}) as the VM does them.
  */
 import crypto from 'node:crypto';
-import type { RedfishMessageKey } from './messages.ts';
 import { SessionStore, type SessionStoreOptions } from './sessions.ts';
 import { defaultLabModel, instantiateHardware, type LabHardware, type LabModel, type SwitchCabling } from './hardware.ts';
+import {
+  BOOT_ENABLED,
+  BOOT_MODES,
+  BOOT_TARGETS,
+  DEFAULT_HARDWARE,
+  INDICATOR_LEDS,
+  LabError,
+  resetTypeOf,
+  type BootMode,
+  type BootSettings,
+  type BootTarget,
+  type HardwareSpec,
+  type LabEvent,
+  type LabMachines,
+  type RedfishPowerState,
+  type SystemState,
+} from './system.ts';
 
-/** Redfish `PowerState` values this lab reports. */
-export type RedfishPowerState = 'On' | 'Off';
-
-/** `ResetType` values of `#ComputerSystem.Reset` (DSP2046 `Resource.ResetType`), all supported. */
-export const RESET_TYPES = Object.freeze([
-  'On',
-  'ForceOff',
-  'GracefulShutdown',
-  'GracefulRestart',
-  'ForceRestart',
-  'Nmi',
-  'ForceOn',
-  'PushPowerButton',
-] as const);
-/** A supported reset type. */
-export type ResetType = (typeof RESET_TYPES)[number];
-
-/** `BootSourceOverrideTarget` values the lab's systems accept. */
-export const BOOT_TARGETS = Object.freeze(['None', 'Pxe', 'Hdd', 'Cd', 'BiosSetup', 'UefiHttp'] as const);
-/** A supported boot source override target. */
-export type BootTarget = (typeof BOOT_TARGETS)[number];
-/** `BootSourceOverrideEnabled` values. */
-export const BOOT_ENABLED = Object.freeze(['Disabled', 'Once', 'Continuous'] as const);
-/** How long a boot override lasts. */
-export type BootEnabled = (typeof BOOT_ENABLED)[number];
-/** `BootSourceOverrideMode` values. */
-export const BOOT_MODES = Object.freeze(['UEFI', 'Legacy'] as const);
-/** Firmware boot mode. */
-export type BootMode = (typeof BOOT_MODES)[number];
-/** `IndicatorLED` values a client may set. */
-export const INDICATOR_LEDS = Object.freeze(['Lit', 'Blinking', 'Off'] as const);
-/** Indicator LED state. */
-export type IndicatorLed = (typeof INDICATOR_LEDS)[number];
-
-/** The hardware of a virtual system as its BMC describes it. */
-export interface HardwareSpec {
-  /** Physical processors (sockets). */
-  readonly cpuSockets: number;
-  /** Cores per processor; each core has one thread. */
-  readonly coresPerSocket: number;
-  readonly cpuModel: string;
-  /** Memory, GiB. */
-  readonly memoryGiB: number;
-  /** Size of the one disk, GiB. */
-  readonly diskGiB: number;
-}
-
-/** Default hardware of a lab system. */
-export const DEFAULT_HARDWARE: HardwareSpec = Object.freeze({
-  cpuSockets: 1,
-  coresPerSocket: 2,
-  cpuModel: 'esi lab virtual CPU',
-  memoryGiB: 4,
-  diskGiB: 20,
-});
-
-/** Boot override settings (`ComputerSystem.Boot`). */
-export interface BootSettings {
-  target: BootTarget;
-  enabled: BootEnabled;
-  mode: BootMode;
-}
-
-/** State of one virtual media device (a CD drive) of a system's BMC. */
-export interface VirtualMediaState {
-  image: string | null;
-  inserted: boolean;
-  writeProtected: boolean;
-}
-
-/** One virtual system and its BMC. Mutated only by {@link LabState}. */
-export interface SystemState {
-  /** Redfish `Id`, `node-<index>`. */
-  readonly id: string;
-  readonly index: number;
-  readonly uuid: string;
-  /** Id of its Manager (`bmc-<id>`) and Chassis (`chassis-<id>`). */
-  readonly managerId: string;
-  readonly chassisId: string;
-  readonly managerUuid: string;
-  /** MAC address of its one NIC, lower-case `52:54:00:xx:xx:xx`. */
-  readonly mac: string;
-  /** Summary of its hardware (derived from {@link SystemState.machine} for model nodes). */
-  readonly hardware: HardwareSpec;
-  /** Its full hardware description (src/lab/hardware.ts): the truth inspection must find. */
-  readonly machine: LabHardware;
-  powerState: RedfishPowerState;
-  readonly boot: BootSettings;
-  indicatorLed: IndicatorLed;
-  readonly virtualMedia: VirtualMediaState;
-  /** When true the BMC accepts resets (204) but never changes state: a broken BMC for tests. */
-  ignoreResets: boolean;
-  /** Number of boots since the lab started. */
-  bootCount: number;
-  /** Override target used by the last boot, or null (normal boot order / never booted). */
-  lastBootOverride: BootTarget | null;
-  /** Firmware versions by component (`BIOS`, `BMC`), changed by updates (src/lab/firmware.ts). */
-  readonly firmwareVersions: Record<string, string>;
-}
-
-/** Something that happened to a system, for listeners of {@link LabState.subscribe}. */
-export type LabEvent =
-  | { readonly type: 'power'; readonly systemId: string; readonly powerState: RedfishPowerState }
-  | { readonly type: 'boot'; readonly systemId: string; readonly override: BootTarget | null; readonly mode: BootMode };
-
-/**
- * A request the lab refuses. `status` is the HTTP status, `message` a Base registry message
- * key with its arguments; `relatedProperties` are JSON pointers (e.g. `#/Boot/BootSourceOverrideTarget`).
- */
-export class LabError extends Error {
-  constructor(
-    readonly status: number,
-    readonly messageKey: RedfishMessageKey,
-    readonly messageArgs: readonly string[] = [],
-    readonly relatedProperties: readonly string[] = [],
-  ) {
-    super(`${messageKey}(${messageArgs.join(', ')})`);
-    this.name = 'LabError';
-  }
-}
+// The model's vocabulary lives in ./system.ts; importers of this module find it here too.
+export * from './system.ts';
 
 /** Options of {@link LabState}; the credentials and session timeout go to its {@link SessionStore}. */
 export interface LabStateOptions extends SessionStoreOptions {
@@ -156,6 +60,8 @@ export interface LabStateOptions extends SessionStoreOptions {
    * past the list get the default model built from `hardware`.
    */
   readonly models?: ReadonlyArray<LabModel | undefined>;
+  /** How many of the `nodes` systems, the last ones, are QEMU-backed (default 0). */
+  readonly qemu?: number;
 }
 
 /** The state of the whole lab. */
@@ -165,12 +71,16 @@ export class LabState {
   readonly sessions: SessionStore;
   readonly #systems = new Map<string, SystemState>();
   readonly #listeners = new Set<(event: LabEvent) => void>();
+  /** The machines of the QEMU-backed systems; set by the lab before it serves them. */
+  machines: LabMachines | null = null;
 
   /** @throws RangeError when `nodes` or `sessionTimeoutS` is out of range. */
   constructor(options: LabStateOptions) {
     if (!Number.isInteger(options.nodes) || options.nodes < 0 || options.nodes > 10_000) {
       throw new RangeError(`nodes must be an integer 0…10000, got ${options.nodes}`);
     }
+    const qemu = options.qemu ?? 0;
+    if (!Number.isInteger(qemu) || qemu < 0 || qemu > options.nodes) throw new RangeError(`qemu must be an integer 0…nodes, got ${qemu}`);
     this.sessions = new SessionStore(options);
     const seed = options.seed ?? crypto.randomBytes(16).toString('hex');
     this.serviceUuid = seededUuid(seed, 'service-root');
@@ -192,6 +102,7 @@ export class LabState {
       this.#systems.set(id, {
         id,
         index,
+        backing: index >= options.nodes - qemu ? 'qemu' : 'simulated',
         uuid: seededUuid(seed, `system:${id}`),
         managerId: `bmc-${id}`,
         chassisId: `chassis-${id}`,
@@ -249,16 +160,9 @@ export class LabState {
    */
   reset(id: string, resetType: unknown): void {
     const s = this.system(id);
-    const action = 'ComputerSystem.Reset';
-    if (resetType === undefined) throw new LabError(400, 'ActionParameterMissing', [action, 'ResetType'], ['#/ResetType']);
-    if (typeof resetType !== 'string') {
-      throw new LabError(400, 'ActionParameterValueTypeError', [JSON.stringify(resetType), 'ResetType', action], ['#/ResetType']);
-    }
-    if (!(RESET_TYPES as readonly string[]).includes(resetType)) {
-      throw new LabError(400, 'ActionParameterValueNotInList', [resetType, 'ResetType', action], ['#/ResetType']);
-    }
+    const type = resetTypeOf(resetType);
     if (s.ignoreResets) return;
-    switch (resetType as ResetType) {
+    switch (type) {
       case 'On':
       case 'ForceOn':
         if (s.powerState === 'Off') this.#powerOn(s);
@@ -282,7 +186,24 @@ export class LabState {
   }
 
   /**
+   * `#ComputerSystem.Reset` as the BMC serves it: a QEMU-backed system's VM carries it out
+   * ({@link LabMachines.reset}; resolves once done), a simulated system changes at once ({@link reset}).
+   *
+   * @throws LabError as {@link reset}, or the machine's error
+   */
+  async requestReset(id: string, resetType: unknown): Promise<void> {
+    const s = this.system(id);
+    const type = resetTypeOf(resetType);
+    if (s.backing === 'qemu' && this.machines !== null) {
+      if (!s.ignoreResets) await this.machines.reset(id, type);
+      return;
+    }
+    this.reset(id, type);
+  }
+
+  /**
    * Sets the power state directly, as someone at the machine would (tests). Powering on boots.
+   * For a QEMU-backed system this is its controller recording what the VM did.
    * @throws LabError 404 for an unknown system.
    */
   setPowerState(id: string, state: RedfishPowerState): void {
@@ -307,6 +228,40 @@ export class LabState {
     const led = update.indicatorLed === undefined ? s.indicatorLed : oneOf(update.indicatorLed, INDICATOR_LEDS, 'IndicatorLED');
     Object.assign(s.boot, next);
     s.indicatorLed = led;
+  }
+
+  /**
+   * The boot the system would do now: the override it would use (null: the normal boot order, disk
+   * first) and the firmware mode. Nothing changes (see {@link recordBoot}).
+   * @throws LabError 404 for an unknown system.
+   */
+  pendingBoot(id: string): { readonly override: BootTarget | null; readonly mode: BootMode } {
+    const s = this.system(id);
+    return { override: s.boot.enabled !== 'Disabled' && s.boot.target !== 'None' ? s.boot.target : null, mode: s.boot.mode };
+  }
+
+  /**
+   * Records a boot of a powered-on system that its machine did (a reset of a QEMU VM): a `Once`
+   * override is used up, the boot counted and announced.
+   * @throws LabError 404 for an unknown system.
+   */
+  recordBoot(id: string): void {
+    this.#boot(this.system(id));
+  }
+
+  /**
+   * Inserts (`image` a URL) or ejects (`image` null) the virtual CD as the BMC serves it: a
+   * QEMU-backed system's machine first fetches or drops the image ({@link LabMachines}); then as
+   * {@link setVirtualMedia}.
+   * @throws LabError 404 for an unknown system; the machine's error (nothing changed)
+   */
+  async requestVirtualMedia(id: string, image: string | null, writeProtected = true): Promise<void> {
+    const s = this.system(id);
+    if (s.backing === 'qemu' && this.machines !== null) {
+      if (image === null) await this.machines.ejectMedia(id);
+      else await this.machines.insertMedia(id, image);
+    }
+    this.setVirtualMedia(id, image, writeProtected);
   }
 
   /**

@@ -9,7 +9,8 @@
  *   puts it (the shell, mount, insmod, ip, udhcpc, …);
  * - `/usr/bin/node` (the build host's Node.js), `/usr/bin/qemu-img` (qemu-utils: the agent
  *   converts qcow2 images) and `/usr/sbin/sfdisk` (fdisk: the agent adds config drive
- *   partitions), each with the shared libraries `ldd` resolves, at the paths it names;
+ *   partitions) and `/usr/bin/genisoimage` (genisoimage: the agent makes the config drive ISO of
+ *   a JSON config drive), each with the shared libraries `ldd` resolves, at the paths it names;
  * - `/etc/hosts`, `/etc/passwd`, `/etc/group`, `/etc/nsswitch.conf`, and `/dev/console` (the
  *   kernel opens it before /init runs);
  * - in a second, small layer ({@link topEntries}): the agent bundle `/esi-agent.mjs`
@@ -39,6 +40,7 @@ const PROGRAMS: Readonly<Record<string, string>> = {
   '/usr/bin/node': '/usr/bin/node',
   '/usr/bin/qemu-img': '/usr/bin/qemu-img',
   '/usr/sbin/sfdisk': '/usr/sbin/sfdisk',
+  '/usr/bin/genisoimage': '/usr/bin/genisoimage',
 };
 const BUSYBOX = '/bin/busybox';
 
@@ -48,6 +50,7 @@ export const KEY_PACKAGES: readonly string[] = [
   'nodejs',
   'qemu-utils',
   'fdisk',
+  'genisoimage',
   'libc6',
   'grub-pc-bin',
   'grub-efi-amd64-bin',
@@ -166,7 +169,7 @@ export interface RamdiskPlan {
 
 /**
  * Find the ramdisk's inputs on the build host (see the module documentation).
- * @throws Error when the kernel, busybox, node, qemu-img or sfdisk is missing
+ * @throws Error when the kernel, busybox, node, qemu-img, sfdisk or genisoimage is missing
  */
 export async function planRamdisk(): Promise<RamdiskPlan> {
   const kernel = await newestKernel();

@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import type { ConfigOptions } from './config.ts';
 import { registerInstanceCommands } from '../cli/commands/server-instances.ts';
-import type { Lab } from '../lab/index.ts';
+import type { Lab, QemuLabOptions } from '../lab/index.ts';
 
 /**
  * Build the lab network (src/lab/network.ts) for a lab's systems — a bridge and a namespace
@@ -19,8 +19,9 @@ async function labNetworkFor(lab: Lab): Promise<() => Promise<void>> {
   const { createLabNetwork, labNetworkSupport } = await import('../lab/network.ts');
   const support = await labNetworkSupport();
   if (!support.ok) throw new Error(`the lab network ${support.reason}`);
-  const network = await createLabNetwork({ prefix: `l${lab.port % 100_000}`, macs: lab.systems.ids.map((id) => lab.systems.get(id).mac) });
-  const lines = lab.systems.ids.map(
+  const ids = lab.systems.ids.filter((id) => lab.systems.get(id).backing === 'simulated');
+  const network = await createLabNetwork({ prefix: `l${lab.port % 100_000}`, macs: ids.map((id) => lab.systems.get(id).mac) });
+  const lines = ids.map(
     (id, i) => `  ${id}: MAC ${network.ports[i]!.mac}, switch port ${network.ports[i]!.port}, namespace ${network.ports[i]!.netns}`,
   );
   process.stdout.write(
@@ -29,6 +30,64 @@ async function labNetworkFor(lab: Lab): Promise<() => Promise<void>> {
       `and, as admin (which registers each switch port to its node), cable each node's port with --local-link-connection switch_info=labtor,switch_id=02:00:00:00:00:01,port_id=<switch port>:\n${lines.join('\n')}\n`,
   );
   return () => network.destroy();
+}
+
+/** Settings of `--qemu N` / `--lab-qemu N` (docs/lab.md), as typed or configured. */
+interface QemuFlags {
+  readonly nodes: number;
+  readonly dataDir: string;
+  readonly memoryMiB: number;
+  readonly vcpus: number;
+  readonly diskGiB: number;
+  readonly firmware: string;
+  readonly accel: string;
+  /** Name prefix of the network objects; default `q<lab port>` (set once the port is known). */
+  readonly prefix: string | null;
+  readonly provisioningVlan: number;
+  readonly provisioningAddress: string;
+}
+
+/**
+ * The lab's QEMU options for `flags`, after checking that this host can build their network (the
+ * QEMU nodes' NICs are on it; a user-mode NIC is not offered).
+ * @throws Error naming what is missing (not root, no namespaces, no /dev/net/tun) or the bad flag
+ */
+async function qemuLabOptions(flags: QemuFlags, port: number): Promise<QemuLabOptions> {
+  const { qemuNetworkSupport } = await import('../lab/index.ts');
+  const support = await qemuNetworkSupport();
+  if (!support.ok) throw new Error(`QEMU lab nodes need their network, and it ${support.reason}`);
+  if (!['uefi', 'bios'].includes(flags.firmware)) throw new Error('the QEMU firmware must be uefi or bios');
+  if (!['auto', 'kvm', 'tcg'].includes(flags.accel)) throw new Error('the QEMU accelerator must be auto, kvm or tcg');
+  const prefix = flags.prefix ?? `q${port % 100_000}`;
+  return {
+    count: flags.nodes,
+    dataDir: flags.dataDir,
+    memoryMiB: flags.memoryMiB,
+    vcpus: flags.vcpus,
+    diskGiB: flags.diskGiB,
+    firmware: flags.firmware as 'uefi' | 'bios',
+    accel: flags.accel as 'auto' | 'kvm' | 'tcg',
+    network: { prefix, provisioningVlan: flags.provisioningVlan, provisioningAddress: flags.provisioningAddress },
+  };
+}
+
+/** Print the QEMU nodes and their switch: how to register it and cable each node. */
+function printQemuLab(lab: Lab): void {
+  const q = lab.qemu;
+  if (q === null) return;
+  const s = q.settings;
+  const nodes = q.ids.map((id) => `  ${id}: MAC ${lab.systems.get(id).mac}, switch port ${q.network?.ports.get(id) ?? '(none)'}`);
+  const n = q.network;
+  process.stdout.write(
+    `esi: ${q.ids.length} QEMU node(s) (${s.vcpus} vCPUs, ${s.memoryMiB} MiB, ${s.diskGiB} GiB disk, ${s.firmware}, accel ${s.accel}; files in ${s.dataDir}/lab/<id>/)\n` +
+      (n === null
+        ? nodes.join('\n')
+        : `esi: their switch: bridge ${n.bridge} in namespace ${n.netns} (${n.vlanFiltering ? 'VLAN filtering' : 'one bridge per VLAN'}); ` +
+          `the host is ${n.provisioningAddress} on ${n.uplink}, an access port of provisioning VLAN ${n.provisioningVlan}. Register it with\n` +
+          `  esi switch create labqemu --switch-id 02:00:00:00:00:02 --driver linux-bridge --driver-info bridge=${n.bridge} --driver-info netns=${n.netns}\n` +
+          `and, as admin, cable each node's port with --local-link-connection switch_info=labqemu,switch_id=02:00:00:00:00:02,port_id=<switch port>:\n${nodes.join('\n')}`) +
+      '\n',
+  );
 }
 
 /**
@@ -56,6 +115,10 @@ export function registerServerCommands(program: Command): void {
     )
     .option('--lab-network', "give the lab's nodes NICs on a Linux bridge (namespaces and veths; root only)")
     .option('--lab-ipmi <m>', 'also start M IPMI nodes: openipmi ipmi_sim BMCs on loopback UDP ports (needs ipmi_sim and ipmitool)')
+    .option(
+      '--lab-qemu <n>',
+      'also start N QEMU virtual machines behind the lab BMC, on a bridge in a namespace (root; ESI_LAB_QEMU_*, docs/lab.md)',
+    )
     .option('--policy-file <file>', 'operator policy overrides, YAML (ESI_POLICY_FILE)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (ESI_LOG_LEVEL)')
     .action(async (opts: ConfigOptions & { labNetwork?: boolean; labIpmi?: string }) => {
@@ -67,19 +130,23 @@ export function registerServerCommands(program: Command): void {
       ]);
       const config = loadConfig(opts);
       const onClose: Array<() => Promise<void>> = [];
-      if (config.lab.nodes > 0) {
+      const q = config.lab.qemu;
+      if (config.lab.nodes > 0 || q.nodes > 0) {
         // Its systems boot the deploy agent, which calls this server's baremetal API.
         const agents = { apiUrl: `${config.publicUrl}/baremetal`, dataDir: config.dataDir };
         const models = config.lab.models === null ? undefined : parseModelSpec(config.lab.models);
+        const qemu = q.nodes > 0 ? await qemuLabOptions({ ...q, dataDir: config.dataDir }, config.lab.port) : undefined;
         const lab = await startLab({
           nodes: config.lab.nodes,
           host: config.lab.host,
           port: config.lab.port,
           agents,
           ...(models ? { models } : {}),
+          ...(qemu ? { qemu } : {}),
         });
         onClose.push(() => lab.close());
-        process.stdout.write(`esi: virtual lab of ${config.lab.nodes} Redfish nodes at ${lab.url}\n`);
+        process.stdout.write(`esi: virtual lab of ${config.lab.nodes + q.nodes} Redfish nodes at ${lab.url}\n`);
+        printQemuLab(lab);
         if (opts.labNetwork) onClose.push(await labNetworkFor(lab));
       }
       if (opts.labIpmi !== undefined) onClose.push(await ipmiLabFor(opts.labIpmi, config.lab.host));
@@ -102,6 +169,16 @@ export function registerServerCommands(program: Command): void {
     )
     .option('--lab-ipmi <m>', 'also start M IPMI nodes: openipmi ipmi_sim BMCs on loopback UDP ports (needs ipmi_sim and ipmitool)')
     .option('--mockup <dir>', "serve a vendor's Redfish mockup directory (DMTF layout: index.json per resource) instead of virtual nodes")
+    .option('--qemu <n>', 'also start N QEMU virtual machines behind the BMC, on a bridge in a namespace (root; docs/lab.md)', '0')
+    .option('--qemu-memory <MiB>', 'memory of each QEMU node, MiB', '2048')
+    .option('--qemu-cpus <n>', 'vCPUs of each QEMU node', '2')
+    .option('--qemu-disk <GiB>', 'disk of each QEMU node, GiB', '8')
+    .option('--qemu-firmware <mode>', 'firmware the QEMU nodes start with: uefi or bios', 'uefi')
+    .option('--qemu-accel <accel>', 'auto (KVM when usable), kvm or tcg', 'auto')
+    .option('--qemu-prefix <prefix>', 'name prefix of the QEMU network (1-6 of a-z0-9; default q<port>)')
+    .option('--qemu-vlan <vlan>', 'provisioning VLAN on the QEMU nodes’ bridge', '3900')
+    .option('--qemu-address <cidr>', 'the host’s address in the provisioning VLAN', '10.42.0.1/24')
+    .option('--data-dir <dir>', 'directory of the QEMU nodes’ disks, media and console logs (<dir>/lab/<id>/)', './data')
     .action(
       async (opts: {
         nodes: string;
@@ -111,10 +188,23 @@ export function registerServerCommands(program: Command): void {
         models?: string;
         labIpmi?: string;
         mockup?: string;
+        qemu: string;
+        qemuMemory: string;
+        qemuCpus: string;
+        qemuDisk: string;
+        qemuFirmware: string;
+        qemuAccel: string;
+        qemuPrefix?: string;
+        qemuVlan: string;
+        qemuAddress: string;
+        dataDir: string;
       }) => {
         const nodes = Number(opts.nodes);
         const port = Number(opts.port);
-        if (!Number.isInteger(nodes) || nodes < 1 || nodes > 10_000) throw new Error('--nodes must be an integer from 1 to 10000');
+        const qemuNodes = Number(opts.qemu);
+        if (!Number.isInteger(qemuNodes) || qemuNodes < 0 || qemuNodes > 64) throw new Error('--qemu must be an integer from 0 to 64');
+        if (!Number.isInteger(nodes) || nodes < (qemuNodes > 0 ? 0 : 1) || nodes > 10_000)
+          throw new Error('--nodes must be an integer from 1 to 10000');
         if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error('--port must be a port number');
         if (opts.mockup !== undefined) {
           const { startMockupLab } = await import('../lab/mockup.ts');
@@ -126,8 +216,28 @@ export function registerServerCommands(program: Command): void {
         const { startLab, parseModelSpec } = await import('../lab/index.ts');
         const models = opts.models === undefined ? undefined : parseModelSpec(opts.models);
         if (models !== undefined && models.length > nodes) throw new Error(`--models names ${models.length} nodes but --nodes is ${nodes}`);
-        const lab = await startLab({ nodes, host: opts.host, port, ...(models ? { models } : {}) });
-        process.stdout.write(`esi: virtual lab of ${nodes} Redfish nodes at ${lab.url}\n`);
+        const { default: path } = await import('node:path');
+        const qemu =
+          qemuNodes > 0
+            ? await qemuLabOptions(
+                {
+                  nodes: qemuNodes,
+                  dataDir: path.resolve(opts.dataDir),
+                  memoryMiB: Number(opts.qemuMemory),
+                  vcpus: Number(opts.qemuCpus),
+                  diskGiB: Number(opts.qemuDisk),
+                  firmware: opts.qemuFirmware,
+                  accel: opts.qemuAccel,
+                  prefix: opts.qemuPrefix ?? null,
+                  provisioningVlan: Number(opts.qemuVlan),
+                  provisioningAddress: opts.qemuAddress,
+                },
+                port,
+              )
+            : undefined;
+        const lab = await startLab({ nodes, host: opts.host, port, ...(models ? { models } : {}), ...(qemu ? { qemu } : {}) });
+        process.stdout.write(`esi: virtual lab of ${nodes + qemuNodes} Redfish nodes at ${lab.url}\n`);
+        printQemuLab(lab);
         const destroy = opts.network ? await labNetworkFor(lab) : async () => undefined;
         const stopIpmi = opts.labIpmi !== undefined ? await ipmiLabFor(opts.labIpmi, opts.host) : async () => undefined;
         shutdownOnSignal(async () => {

@@ -44,7 +44,7 @@
  * QEMU lab nodes (docs/lab.md): `ESI_LAB_QEMU_MEMORY_MIB` (2048), `ESI_LAB_QEMU_CPUS` (2),
  * `ESI_LAB_QEMU_DISK_GIB` (8), `ESI_LAB_QEMU_FIRMWARE` (`uefi` or `bios`), `ESI_LAB_QEMU_ACCEL`
  * (`auto`, `kvm`, `tcg`), `ESI_LAB_QEMU_PROVISIONING_VLAN` (3900), `ESI_LAB_QEMU_PROVISIONING_ADDRESS`
- * (`10.42.0.1/24`).
+ * (`10.42.0.1/24`), `ESI_LAB_QEMU_PREFIX` (names of the network objects, default `q<lab port>`).
  *
  * Hardware (docs/ipmi.md): `ESI_ENABLED_HARDWARE_TYPES` (Ironic's `enabled_hardware_types`,
  * default `fake-hardware,ipmi,redfish`), `ESI_IPMI_COMMAND_TIMEOUT` (default `ESI_BMC_TIMEOUT_S`, 10 s: one
@@ -208,6 +208,8 @@ export interface Config {
       readonly provisioningVlan: number;
       /** The host's address in the provisioning VLAN, with prefix length. */
       readonly provisioningAddress: string;
+      /** Name prefix of the network objects (namespace `<prefix>-sw`, …), or null for `q<lab port>`. */
+      readonly prefix: string | null;
     };
   };
 }
@@ -370,6 +372,7 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
         ] as const),
         provisioningVlan: num('ESI_LAB_QEMU_PROVISIONING_VLAN', 'lab_qemu_provisioning_vlan', 3900, 1, 4094),
         provisioningAddress: pick(undefined, 'ESI_LAB_QEMU_PROVISIONING_ADDRESS', 'lab_qemu_provisioning_address') ?? '10.42.0.1/24',
+        prefix: pick(undefined, 'ESI_LAB_QEMU_PREFIX', 'lab_qemu_prefix') ?? null,
       },
     },
   });

@@ -1,0 +1,349 @@
+/**
+ * The whole life of a real machine, end to end, as the issue asks: a QEMU VM (UEFI) behind the
+ * lab's Redfish BMC with its NIC on the lab's VLAN bridge; esi with a provisioning network and
+ * its DHCP/TFTP; the node enrolled for `redfish-virtual-media` with esi's deploy ramdisk.
+ *
+ * manage → inspect (the VM's real hardware) → provide (cleaning through the booted agent) → the
+ * owner offers it, the lessee claims it, attaches its VLAN network and deploys the Debian image
+ * (`esi image build debian`) with its SSH key → the VM boots from its disk, cloud-init applies
+ * the config drive (hostname, key, the fixed IP esi allocated in `network_data.json`) → SSH from a
+ * namespace on the lessee's VLAN with the lessee's key prints the hostname; a namespace on another
+ * VLAN cannot reach it → the lease ends: the node is undeployed, wiped (the disk's first MiB
+ * and partition table are gone, read from the qcow2) and back with its owner, powered off.
+ *
+ * One `it`, in order: each step needs the one before. Slow under TCG (minutes); figures printed.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startLab, type Lab } from '../../src/lab/index.ts';
+import { qemuNetworkSupport } from '../../src/lab/qemu/index.ts';
+import { buildDebianImage } from '../../src/osimage/debian.ts';
+import { buildRamdisk, type Ramdisk } from '../../src/ramdisk/index.ts';
+import { freePort } from '../helpers/esi-process.ts';
+import { call, createPersonas, startTestServer, type Persona, type Personas, type TestServer } from '../helpers/harness.ts';
+import { commandTool, describeNeeding, fileTool } from '../helpers/tools.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+
+const NEEDS = [
+  commandTool('qemu-system-x86_64', 'qemu-system-x86'),
+  commandTool('qemu-img', 'qemu-utils'),
+  fileTool('/usr/share/OVMF/OVMF_CODE_4M.fd', 'ovmf'),
+  fileTool('/usr/sbin/dnsmasq', 'dnsmasq-base'),
+  fileTool('/usr/lib/ipxe/undionly.kpxe', 'ipxe'),
+  commandTool('grub-mkrescue', 'grub-common'),
+  commandTool('xorriso', 'xorriso'),
+  commandTool('debootstrap', 'debootstrap'),
+  commandTool('ssh', 'openssh-client'),
+  commandTool('ssh-keygen', 'openssh-client'),
+  fileTool('/bin/busybox', 'busybox-static'),
+];
+const support = await qemuNetworkSupport();
+const PROV_VLAN = 3900;
+const MINUTES = 60_000;
+const BM = { 'x-openstack-ironic-api-version': '1.82' };
+
+const sh = (cmd: string, args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8' });
+
+describeNeeding(
+  NEEDS,
+  'a real machine: inspected, cleaned, leased, provisioned with Debian, reached by SSH on the lessee VLAN, wiped at lease end',
+  () => {
+    let dir: string;
+    let ramdisk: Ramdisk;
+    let imagePath: string;
+    let lab: Lab;
+    let ts: TestServer;
+    let p: Personas;
+    const namespaces: string[] = [];
+
+    beforeAll(async () => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-e2e-'));
+      ramdisk = await buildRamdisk();
+      imagePath = (await buildDebianImage()).path;
+      lab = await startLab({
+        nodes: 0,
+        port: 0,
+        qemu: {
+          count: 1,
+          dataDir: path.join(dir, 'lab'),
+          memoryMiB: 2048,
+          vcpus: 2,
+          diskGiB: 4,
+          firmware: 'uefi',
+          network: { prefix: `e2${process.pid % 1000}`, provisioningAddress: '10.43.0.1/24', provisioningVlan: PROV_VLAN },
+        },
+      });
+      const port = await freePort();
+      ts = await startTestServer({
+        port,
+        env: {
+          ESI_HOST: '0.0.0.0',
+          ESI_PUBLIC_URL: `http://10.43.0.1:${port}`,
+          ESI_PROVISIONING_NETWORK: 'provnet',
+          ESI_PROVISIONING_INTERFACE: lab.qemu!.network!.uplink,
+          ESI_DHCP_USER: 'root',
+        },
+      });
+      p = await createPersonas(ts);
+    }, 30 * MINUTES);
+
+    afterAll(async () => {
+      for (const ns of namespaces) spawnSync('ip', ['netns', 'del', ns]);
+      await ts?.close();
+      await lab?.close();
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** A namespace whose `eth0` is an access port of `vlan` on the lab bridge, with `address`. */
+    function hostOnVlan(name: string, vlan: number, address: string): string {
+      const qn = lab.qemu!.network!;
+      const ns = `${name}${process.pid % 1000}`;
+      const peer = `${ns}h`.slice(0, 15);
+      sh('ip', ['netns', 'add', ns]);
+      namespaces.push(ns);
+      sh('ip', ['link', 'add', peer, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns]);
+      sh('ip', ['link', 'set', peer, 'netns', qn.netns]);
+      if (qn.vlanFiltering) {
+        sh('ip', ['-n', qn.netns, 'link', 'set', peer, 'master', qn.bridge, 'up']);
+        spawnSync('bridge', ['-n', qn.netns, 'vlan', 'del', 'dev', peer, 'vid', '1']);
+        sh('bridge', ['-n', qn.netns, 'vlan', 'add', 'dev', peer, 'vid', String(vlan), 'pvid', 'untagged']);
+      } else {
+        // A kernel without bridge VLAN filtering: one bridge per VLAN, `<bridge>v<vlan>`, as the
+        // linux-bridge switch driver makes them (src/drivers/switch/bridge-plan.ts).
+        const br = `${qn.bridge}v${vlan}`;
+        if (spawnSync('ip', ['-n', qn.netns, 'link', 'show', br]).status !== 0) {
+          sh('ip', ['-n', qn.netns, 'link', 'add', br, 'type', 'bridge']);
+          sh('ip', ['-n', qn.netns, 'link', 'set', br, 'up']);
+        }
+        sh('ip', ['-n', qn.netns, 'link', 'set', peer, 'master', br, 'up']);
+      }
+      sh('ip', ['-n', ns, 'addr', 'add', address, 'dev', 'eth0']);
+      sh('ip', ['-n', ns, 'link', 'set', 'eth0', 'up']);
+      sh('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
+      return ns;
+    }
+
+    it(
+      'inspect, clean, lease, deploy Debian, SSH on the lessee VLAN, wipe at lease end',
+      async () => {
+        const t0 = Date.now();
+        const mark = (what: string): void => void process.stdout.write(`e2e: ${what} at ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+        const consoleTail = (): string => {
+          const f = path.join(lab.qemu!.node(lab.qemu!.ids[0]!).files.dir, 'console.log');
+          return fs.existsSync(f) ? fs.readFileSync(f, 'utf8').slice(-3000) : '';
+        };
+        const api = (who: Persona, method: string, url: string, body?: unknown) => call(ts, who, method, url, body, BM);
+
+        // The provisioning network and the lab's switch (admin).
+        const prov = await call(ts, p.admin, 'POST', '/network/v2.0/networks', {
+          network: {
+            name: 'provnet',
+            'provider:network_type': 'vlan',
+            'provider:physical_network': 'physnet1',
+            'provider:segmentation_id': PROV_VLAN,
+          },
+        });
+        expect(prov.status, prov.text).toBe(201);
+        expect(
+          (
+            await call(ts, p.admin, 'POST', '/network/v2.0/subnets', {
+              subnet: {
+                network_id: prov.body.network.id,
+                ip_version: 4,
+                cidr: '10.43.0.0/24',
+                gateway_ip: '10.43.0.1',
+                allocation_pools: [{ start: '10.43.0.100', end: '10.43.0.199' }],
+              },
+            })
+          ).status,
+        ).toBe(201);
+        const qn = lab.qemu!.network!;
+        expect(
+          (
+            await call(ts, p.admin, 'POST', '/network/v2.0/switches', {
+              switch: {
+                name: 'labtor',
+                switch_id: '02:00:00:00:00:01',
+                driver: 'linux-bridge',
+                driver_info: { bridge: qn.bridge, netns: qn.netns },
+              },
+            })
+          ).status,
+        ).toBe(201);
+
+        // Enrolment (admin), owned by the owner's project.
+        const id = lab.qemu!.ids[0]!;
+        const system = lab.systems.get(id);
+        const created = await api(p.admin, 'POST', '/baremetal/v1/nodes', {
+          name: 'vm0',
+          driver: 'redfish',
+          owner: p.owner.projectId,
+          boot_interface: 'redfish-virtual-media',
+          deploy_interface: 'direct',
+          inspect_interface: 'agent',
+          driver_info: {
+            redfish_address: lab.url,
+            redfish_system_id: system.path,
+            redfish_username: 'admin',
+            redfish_password: 'password',
+            deploy_kernel: `file://${ramdisk.kernel}`,
+            deploy_ramdisk: `file://${ramdisk.initramfs}`,
+          },
+        });
+        expect(created.status, created.text).toBe(201);
+        const uuid = created.body.uuid as string;
+        const bmPort = await api(p.admin, 'POST', '/baremetal/v1/ports', {
+          node_uuid: uuid,
+          address: system.mac,
+          local_link_connection: { switch_id: '02:00:00:00:00:01', switch_info: 'labtor', port_id: qn.ports.get(id)! },
+        });
+        expect(bmPort.status, bmPort.text).toBe(201);
+        const node = async (): Promise<any> => (await api(p.admin, 'GET', `/baremetal/v1/nodes/${uuid}`)).body;
+        const settle = (states: string[], what: string) =>
+          waitFor(node, (n) => states.includes(n.provision_state) && n.reservation === null, {
+            timeoutMs: 20 * MINUTES,
+            intervalMs: 2_000,
+            what,
+            show: (n) => `${n.provision_state} ${n.last_error ?? ''}\n--- console ---\n${consoleTail()}`,
+          });
+        const provision = async (who: Persona, target: string, extra: Record<string, unknown> = {}) => {
+          const r = await api(who, 'PUT', `/baremetal/v1/nodes/${uuid}/states/provision`, { target, ...extra });
+          expect(r.status, r.text).toBe(202);
+        };
+
+        await provision(p.admin, 'manage');
+        await settle(['manageable'], 'manageable');
+        await provision(p.admin, 'inspect');
+        const inspected = await settle(['manageable', 'inspect failed'], 'inspection');
+        expect(inspected.provision_state, inspected.last_error).toBe('manageable');
+        expect(inspected.properties).toMatchObject({ cpus: 2 });
+        mark('inspected');
+
+        await provision(p.admin, 'provide');
+        const available = await settle(['available', 'clean failed'], 'cleaning');
+        expect(available.provision_state, available.last_error).toBe('available');
+        mark('cleaned');
+
+        // The owner offers, the lessee claims.
+        const now = Date.now();
+        const offer = await call(ts, p.owner, 'POST', '/lease/v1/offers', {
+          resource_uuid: uuid,
+          start_time: new Date(now - 60_000).toISOString(),
+          end_time: new Date(now + 24 * 3600_000).toISOString(),
+        });
+        expect(offer.status, offer.text).toBe(201);
+        const lease = await call(ts, p.lessee, 'POST', `/lease/v1/offers/${offer.body.uuid}/claim`, {
+          start_time: new Date(now).toISOString(),
+          end_time: new Date(now + 3600_000).toISOString(),
+        });
+        expect(lease.status, lease.text).toBe(201);
+        await waitFor(node, (n) => n.lessee === p.lessee.projectId, { timeoutMs: 30_000, what: 'the lease to start' });
+
+        // The lessee's network, its port on the node, its image and its key.
+        const lnet = await call(ts, p.lessee, 'POST', '/network/v2.0/networks', { network: { name: 'lnet' } });
+        expect(lnet.status, lnet.text).toBe(201);
+        const lsub = await call(ts, p.lessee, 'POST', '/network/v2.0/subnets', {
+          subnet: { network_id: lnet.body.network.id, ip_version: 4, cidr: '192.168.60.0/24', gateway_ip: '192.168.60.1' },
+        });
+        expect(lsub.status, lsub.text).toBe(201);
+        const vif = await call(ts, p.lessee, 'POST', '/network/v2.0/ports', {
+          port: { network_id: lnet.body.network.id, fixed_ips: [{ ip_address: '192.168.60.20' }] },
+        });
+        expect(vif.status, vif.text).toBe(201);
+        expect((await api(p.lessee, 'POST', `/baremetal/v1/nodes/${uuid}/vifs`, { id: vif.body.port.id })).status).toBe(204);
+        const vlan = (await call(ts, p.admin, 'GET', `/network/v2.0/networks/${lnet.body.network.id}`)).body.network[
+          'provider:segmentation_id'
+        ];
+
+        const created2 = await call(ts, p.lessee, 'POST', '/image/v2/images', {
+          name: 'debian-12',
+          disk_format: 'qcow2',
+          container_format: 'bare',
+          visibility: 'private',
+        });
+        expect(created2.status, created2.text).toBe(201);
+        const put = await fetch(`${ts.url}/image/v2/images/${created2.body.id}/file`, {
+          method: 'PUT',
+          headers: { 'x-auth-token': p.lessee.token!, 'content-type': 'application/octet-stream' },
+          body: fs.readFileSync(imagePath),
+        });
+        expect(put.status, await put.text()).toBe(204);
+        const key = path.join(dir, 'id_ed25519');
+        sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
+        const pub = fs.readFileSync(`${key}.pub`, 'utf8').trim();
+
+        expect(
+          (
+            await api(p.lessee, 'PATCH', `/baremetal/v1/nodes/${uuid}`, [
+              { op: 'add', path: '/instance_info/image_source', value: created2.body.id },
+            ])
+          ).status,
+        ).toBe(200);
+        await provision(p.lessee, 'active', { configdrive: { meta_data: { hostname: 'vm0-lessee', public_keys: { default: pub } } } });
+        const active = await settle(['active', 'deploy failed'], 'the deploy');
+        expect(active.provision_state, active.last_error).toBe('active');
+        mark('active');
+
+        // SSH from the lessee's VLAN with the lessee's key; another VLAN cannot reach the node.
+        const l1 = hostOnVlan('el1', vlan, '192.168.60.2/24');
+        const l2 = hostOnVlan('el2', vlan + 1, '192.168.60.3/24');
+        const ssh = (ns: string, timeoutS: number) =>
+          spawnSync(
+            'ip',
+            [
+              'netns',
+              'exec',
+              ns,
+              'ssh',
+              '-i',
+              key,
+              '-o',
+              'StrictHostKeyChecking=no',
+              '-o',
+              'UserKnownHostsFile=/dev/null',
+              '-o',
+              `ConnectTimeout=${timeoutS}`,
+              '-o',
+              'BatchMode=yes',
+              'debian@192.168.60.20',
+              'hostname',
+            ],
+            { encoding: 'utf8', timeout: (timeoutS + 5) * 1000 },
+          );
+        const reached = await waitFor(
+          () => ssh(l1, 5),
+          (r) => r.status === 0,
+          {
+            timeoutMs: 15 * MINUTES,
+            intervalMs: 3_000,
+            what: 'SSH to the instance',
+            show: (r) => `${r.stderr}\n--- console ---\n${consoleTail()}`,
+          },
+        );
+        expect(reached.stdout.trim()).toBe('vm0-lessee');
+        mark('SSH answered');
+        expect(ssh(l2, 3).status).not.toBe(0);
+
+        // Lease end: undeployed, wiped, back with the owner.
+        expect((await call(ts, p.lessee, 'DELETE', `/lease/v1/leases/${lease.body.uuid}`)).status).toBeLessThan(300);
+        const back = await waitFor(node, (n) => n.provision_state === 'available' && n.lessee === null && n.reservation === null, {
+          timeoutMs: 20 * MINUTES,
+          intervalMs: 2_000,
+          what: 'the node back, cleaned',
+          show: (n) => `${n.provision_state} lessee=${n.lessee} ${n.last_error ?? ''}`,
+        });
+        expect(back.power_state).toBe('power off');
+        mark('wiped and returned');
+        const head = path.join(dir, 'head.raw');
+        sh('qemu-img', ['dd', '-f', 'qcow2', '-O', 'raw', 'bs=1M', 'count=1', `if=${lab.qemu!.node(id).files.disk}`, `of=${head}`]);
+        expect(fs.readFileSync(head).every((b) => b === 0)).toBe(true);
+        expect(ssh(l1, 3).status).not.toBe(0);
+      },
+      90 * MINUTES,
+    );
+  },
+  support.ok ? null : support.reason,
+);
