@@ -13,6 +13,7 @@
  * The accelerator is the lab's default (`auto`: KVM when /dev/kvm opens, TCG when KVM cannot run
  * the firmware); `ESI_TEST_QEMU_ACCEL=tcg|kvm` forces one.
  */
+import { qemuAccel } from '../../src/ramdisk/qemu.ts';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -46,7 +47,11 @@ const support = await qemuNetworkSupport();
 export const QEMU_LAB_MACHINE_REASON: string | null = support.ok ? null : support.reason;
 
 /** The accelerator of the tests' VMs. */
-export const ACCEL = (process.env.ESI_TEST_QEMU_ACCEL ?? 'auto') as QemuAccel;
+/**
+ * The accelerator: `ESI_TEST_QEMU_ACCEL`, else what the ramdisk's probe finds usable (KVM only
+ * when it runs a guest here: on hosts whose nested KVM fails guests, TCG is several times faster).
+ */
+export const ACCEL: QemuAccel = await qemuAccel(process.env.ESI_TEST_QEMU_ACCEL);
 /** The repository root. */
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** A boot's liveness bound (TCG on a busy 2-core machine; nested KVM is slower still for SeaBIOS). */

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startLab, type Lab } from '../../src/lab/index.ts';
 import { qemuNetworkSupport } from '../../src/lab/qemu/index.ts';
 import { buildRamdisk, type Ramdisk } from '../../src/ramdisk/index.ts';
+import { qemuAccel } from '../../src/ramdisk/qemu.ts';
 import { freePort } from '../helpers/esi-process.ts';
 import { call, createPersonas, startTestServer, type Personas, type TestServer } from '../helpers/harness.ts';
 import { commandTool, describeNeeding, fileTool } from '../helpers/tools.ts';
@@ -49,7 +50,7 @@ describeNeeding(
     beforeAll(async () => {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-real-'));
       ramdisk = await buildRamdisk();
-      const prefix = `ri${process.pid % 1000}`;
+      const prefix = 'rinsp';
       lab = await startLab({
         nodes: 0,
         port: 0,
@@ -60,6 +61,7 @@ describeNeeding(
           vcpus: 2,
           diskGiB: 4,
           firmware: 'uefi',
+          accel: await qemuAccel(process.env.ESI_TEST_QEMU_ACCEL),
           network: { prefix, provisioningAddress: '10.42.0.1/24', provisioningVlan: VLAN },
         },
       });

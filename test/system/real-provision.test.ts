@@ -22,6 +22,7 @@ import { startLab, type Lab } from '../../src/lab/index.ts';
 import { qemuNetworkSupport } from '../../src/lab/qemu/index.ts';
 import { buildDebianImage } from '../../src/osimage/debian.ts';
 import { buildRamdisk, type Ramdisk } from '../../src/ramdisk/index.ts';
+import { qemuAccel } from '../../src/ramdisk/qemu.ts';
 import { freePort } from '../helpers/esi-process.ts';
 import { call, createPersonas, startTestServer, type Persona, type Personas, type TestServer } from '../helpers/harness.ts';
 import { commandTool, describeNeeding, fileTool } from '../helpers/tools.ts';
@@ -73,7 +74,8 @@ describeNeeding(
           vcpus: 2,
           diskGiB: 4,
           firmware: 'uefi',
-          network: { prefix: `e2${process.pid % 1000}`, provisioningAddress: '10.43.0.1/24', provisioningVlan: PROV_VLAN },
+          accel: await qemuAccel(process.env.ESI_TEST_QEMU_ACCEL),
+          network: { prefix: 'e2e', provisioningAddress: '10.43.0.1/24', provisioningVlan: PROV_VLAN },
         },
       });
       const port = await freePort();
@@ -100,8 +102,10 @@ describeNeeding(
     /** A namespace whose `eth0` is an access port of `vlan` on the lab bridge, with `address`. */
     function hostOnVlan(name: string, vlan: number, address: string): string {
       const qn = lab.qemu!.network!;
-      const ns = `${name}${process.pid % 1000}`;
+      // Fixed names: a run that was killed leaves them, and the next one removes them first.
+      const ns = `e2e${name}`;
       const peer = `${ns}h`.slice(0, 15);
+      spawnSync('ip', ['netns', 'del', ns]);
       sh('ip', ['netns', 'add', ns]);
       namespaces.push(ns);
       sh('ip', ['link', 'add', peer, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns]);
