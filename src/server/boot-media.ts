@@ -16,8 +16,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { signBootMediaUrl, type BootMediaFiles } from '../domain/deploy/boot-media.ts';
-import { agentKernelParams } from '../domain/deploy/network-boot.ts';
+import { signBootMediaUrl, type BootFile, type BootMediaFiles } from '../domain/deploy/boot-media.ts';
+import { agentKernelParams, type BootFileStager } from '../domain/deploy/network-boot.ts';
 import type { Node } from '../domain/inventory/model.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import type { BootMediaEnv } from '../conductor/tasks/context.ts';
@@ -27,7 +27,7 @@ import { prepareGrubTree, writeIso } from '../ramdisk/iso.ts';
 const URL_TTL_S = 3600;
 
 /** The ISOs of one process (see the module documentation). */
-export class ServerBootMedia implements BootMediaFiles, BootMediaEnv {
+export class ServerBootMedia implements BootMediaFiles, BootMediaEnv, BootFileStager {
   readonly #dir: string;
   readonly #building = new Map<string, Promise<string>>();
 
@@ -49,20 +49,41 @@ export class ServerBootMedia implements BootMediaFiles, BootMediaEnv {
     return signBootMediaUrl(this.secrets, this.publicUrl, node.uuid, Math.floor(Date.now() / 1000) + URL_TTL_S);
   }
 
-  async discard(uuid: string): Promise<void> {
-    await fs.rm(this.#iso(uuid), { force: true }).catch(() => undefined);
+  /** Publish the node's kernel and ramdisk for network boot (see {@link BootFileStager}). */
+  async stage(node: Pick<Node, 'uuid' | 'driver_info'>): Promise<{ kernel: string; ramdisk: string }> {
+    const dir = path.join(this.#dir, this.#uuid(node.uuid));
+    await fs.mkdir(dir, { recursive: true });
+    const expires = Math.floor(Date.now() / 1000) + URL_TTL_S;
+    const out: Record<string, string> = {};
+    for (const [file, key] of [
+      ['kernel', 'deploy_kernel'],
+      ['ramdisk', 'deploy_ramdisk'],
+    ] as const) {
+      await linkFresh(await this.#local(node.driver_info[key], key), path.join(dir, file));
+      out[file] = signBootMediaUrl(this.secrets, this.publicUrl, node.uuid, expires, file);
+    }
+    return { kernel: out.kernel!, ramdisk: out.ramdisk! };
   }
 
-  async open(uuid: string): Promise<{ stream: Readable; bytes: number } | null> {
-    const file = this.#iso(uuid);
+  async discard(uuid: string): Promise<void> {
+    await fs.rm(this.#iso(uuid), { force: true }).catch(() => undefined);
+    await fs.rm(path.join(this.#dir, this.#uuid(uuid)), { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  async open(uuid: string, which: BootFile = 'iso'): Promise<{ stream: Readable; bytes: number } | null> {
+    const file = which === 'iso' ? this.#iso(uuid) : path.join(this.#dir, this.#uuid(uuid), which);
     const stat = await fs.stat(file).catch(() => null);
     if (stat === null) return null;
     return { stream: createReadStream(file), bytes: stat.size };
   }
 
   #iso(uuid: string): string {
+    return path.join(this.#dir, `${this.#uuid(uuid)}.iso`);
+  }
+
+  #uuid(uuid: string): string {
     if (!/^[0-9a-f-]{36}$/.test(uuid)) throw new Error(`not a node UUID: ${uuid}`);
-    return path.join(this.#dir, `${uuid}.iso`);
+    return uuid;
   }
 
   /** A local file holding what `ref` (a `file://` URL or path, or an http(s) URL) names. */
@@ -117,15 +138,21 @@ export class ServerBootMedia implements BootMediaFiles, BootMediaEnv {
     for (const [name, src] of [
       ['vmlinuz', kernel],
       ['initramfs', ramdisk],
-    ] as const) {
-      const dst = path.join(dir, name);
-      const [a, b] = await Promise.all([fs.stat(src), fs.stat(dst).catch(() => null)]);
-      if (b !== null && (b.ino === a.ino || (b.size === a.size && b.mtimeMs >= a.mtimeMs))) continue;
-      const tmp = `${dst}.${process.pid}.tmp`;
-      await fs.rm(tmp, { force: true });
-      await fs.link(src, tmp).catch(() => fs.copyFile(src, tmp));
-      await fs.rename(tmp, dst);
-    }
+    ] as const)
+      await linkFresh(src, path.join(dir, name));
     return dir;
   }
+}
+
+/**
+ * Make `dst` hold `src`'s bytes: a hard link (a copy across file systems), replaced atomically
+ * unless `dst` is already that file or a copy of the same size no older than `src`.
+ */
+async function linkFresh(src: string, dst: string): Promise<void> {
+  const [a, b] = await Promise.all([fs.stat(src), fs.stat(dst).catch(() => null)]);
+  if (b !== null && (b.ino === a.ino || (b.size === a.size && b.mtimeMs >= a.mtimeMs))) return;
+  const tmp = `${dst}.${process.pid}.tmp`;
+  await fs.rm(tmp, { force: true });
+  await fs.link(src, tmp).catch(() => fs.copyFile(src, tmp));
+  await fs.rename(tmp, dst);
 }

@@ -217,7 +217,12 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     images,
     ramdisk,
     bootMedia: new BootMediaService(bootMedia, secrets, clock),
-    networkBoot: new NetworkBootService({ nodes: recordedNodes, ports: portRepository, apiUrl: `${config.publicUrl}/baremetal` }),
+    networkBoot: new NetworkBootService({
+      nodes: recordedNodes,
+      ports: portRepository,
+      apiUrl: `${config.publicUrl}/baremetal`,
+      stager: bootMedia,
+    }),
     inspection,
     imageTempUrls,
     capture,

@@ -15,36 +15,32 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startLab, type Lab } from '../../src/lab/index.ts';
 import { qemuNetworkSupport } from '../../src/lab/qemu/index.ts';
 import { buildDebianImage } from '../../src/osimage/debian.ts';
-import { buildRamdisk, type Ramdisk } from '../../src/ramdisk/index.ts';
-import { qemuAccel } from '../../src/ramdisk/qemu.ts';
-import { freePort } from '../helpers/esi-process.ts';
-import { call, createPersonas, startTestServer, type Persona, type Personas, type TestServer } from '../helpers/harness.ts';
-import { commandTool, describeNeeding, fileTool } from '../helpers/tools.ts';
+import { call, type Persona } from '../helpers/harness.ts';
+import { commandTool, describeNeeding } from '../helpers/tools.ts';
 import { waitFor } from '../helpers/wait-for.ts';
+import {
+  BM,
+  consoleTail,
+  enrolVm,
+  provisioningSetup,
+  REAL_MACHINE_TOOLS,
+  startRealMachines,
+  type RealMachines,
+} from './real-machine-support.ts';
 
 const NEEDS = [
-  commandTool('qemu-system-x86_64', 'qemu-system-x86'),
-  commandTool('qemu-img', 'qemu-utils'),
-  fileTool('/usr/share/OVMF/OVMF_CODE_4M.fd', 'ovmf'),
-  fileTool('/usr/sbin/dnsmasq', 'dnsmasq-base'),
-  fileTool('/usr/lib/ipxe/undionly.kpxe', 'ipxe'),
-  commandTool('grub-mkrescue', 'grub-common'),
-  commandTool('xorriso', 'xorriso'),
+  ...REAL_MACHINE_TOOLS,
   commandTool('debootstrap', 'debootstrap'),
   commandTool('ssh', 'openssh-client'),
   commandTool('ssh-keygen', 'openssh-client'),
-  fileTool('/bin/busybox', 'busybox-static'),
 ];
 const support = await qemuNetworkSupport();
 const PROV_VLAN = 3900;
 const MINUTES = 60_000;
-const BM = { 'x-openstack-ironic-api-version': '1.82' };
 
 const sh = (cmd: string, args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8' });
 
@@ -52,56 +48,23 @@ describeNeeding(
   NEEDS,
   'a real machine: inspected, cleaned, leased, provisioned with Debian, reached by SSH on the lessee VLAN, wiped at lease end',
   () => {
-    let dir: string;
-    let ramdisk: Ramdisk;
+    let env: RealMachines;
     let imagePath: string;
-    let lab: Lab;
-    let ts: TestServer;
-    let p: Personas;
     const namespaces: string[] = [];
 
     beforeAll(async () => {
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-e2e-'));
-      ramdisk = await buildRamdisk();
       imagePath = (await buildDebianImage()).path;
-      lab = await startLab({
-        nodes: 0,
-        port: 0,
-        qemu: {
-          count: 1,
-          dataDir: path.join(dir, 'lab'),
-          memoryMiB: 2048,
-          vcpus: 2,
-          diskGiB: 4,
-          firmware: 'uefi',
-          accel: await qemuAccel(process.env.ESI_TEST_QEMU_ACCEL),
-          network: { prefix: 'e2e', provisioningAddress: '10.43.0.1/24', provisioningVlan: PROV_VLAN },
-        },
-      });
-      const port = await freePort();
-      ts = await startTestServer({
-        port,
-        env: {
-          ESI_HOST: '0.0.0.0',
-          ESI_PUBLIC_URL: `http://10.43.0.1:${port}`,
-          ESI_PROVISIONING_NETWORK: 'provnet',
-          ESI_PROVISIONING_INTERFACE: lab.qemu!.network!.uplink,
-          ESI_DHCP_USER: 'root',
-        },
-      });
-      p = await createPersonas(ts);
+      env = await startRealMachines({ prefix: 'e2e', net: '10.43.0', vlan: PROV_VLAN, count: 1, memoryMiB: 2048 });
     }, 30 * MINUTES);
 
     afterAll(async () => {
       for (const ns of namespaces) spawnSync('ip', ['netns', 'del', ns]);
-      await ts?.close();
-      await lab?.close();
-      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+      await env?.close();
     });
 
     /** A namespace whose `eth0` is an access port of `vlan` on the lab bridge, with `address`. */
     function hostOnVlan(name: string, vlan: number, address: string): string {
-      const qn = lab.qemu!.network!;
+      const qn = env.lab.qemu!.network!;
       // Fixed names: a run that was killed leaves them, and the next one removes them first.
       const ns = `e2e${name}`;
       const peer = `${ns}h`.slice(0, 15);
@@ -135,83 +98,18 @@ describeNeeding(
       async () => {
         const t0 = Date.now();
         const mark = (what: string): void => void process.stdout.write(`e2e: ${what} at ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
-        const consoleTail = (): string => {
-          const f = path.join(lab.qemu!.node(lab.qemu!.ids[0]!).files.dir, 'console.log');
-          return fs.existsSync(f) ? fs.readFileSync(f, 'utf8').slice(-3000) : '';
-        };
+        const { ts, p, lab, dir } = env;
         const api = (who: Persona, method: string, url: string, body?: unknown) => call(ts, who, method, url, body, BM);
-
-        // The provisioning network and the lab's switch (admin).
-        const prov = await call(ts, p.admin, 'POST', '/network/v2.0/networks', {
-          network: {
-            name: 'provnet',
-            'provider:network_type': 'vlan',
-            'provider:physical_network': 'physnet1',
-            'provider:segmentation_id': PROV_VLAN,
-          },
-        });
-        expect(prov.status, prov.text).toBe(201);
-        expect(
-          (
-            await call(ts, p.admin, 'POST', '/network/v2.0/subnets', {
-              subnet: {
-                network_id: prov.body.network.id,
-                ip_version: 4,
-                cidr: '10.43.0.0/24',
-                gateway_ip: '10.43.0.1',
-                allocation_pools: [{ start: '10.43.0.100', end: '10.43.0.199' }],
-              },
-            })
-          ).status,
-        ).toBe(201);
-        const qn = lab.qemu!.network!;
-        expect(
-          (
-            await call(ts, p.admin, 'POST', '/network/v2.0/switches', {
-              switch: {
-                name: 'labtor',
-                switch_id: '02:00:00:00:00:01',
-                driver: 'linux-bridge',
-                driver_info: { bridge: qn.bridge, netns: qn.netns },
-              },
-            })
-          ).status,
-        ).toBe(201);
-
-        // Enrolment (admin), owned by the owner's project.
+        await provisioningSetup(env);
         const id = lab.qemu!.ids[0]!;
-        const system = lab.systems.get(id);
-        const created = await api(p.admin, 'POST', '/baremetal/v1/nodes', {
-          name: 'vm0',
-          driver: 'redfish',
-          owner: p.owner.projectId,
-          boot_interface: 'redfish-virtual-media',
-          deploy_interface: 'direct',
-          inspect_interface: 'agent',
-          driver_info: {
-            redfish_address: lab.url,
-            redfish_system_id: system.path,
-            redfish_username: 'admin',
-            redfish_password: 'password',
-            deploy_kernel: `file://${ramdisk.kernel}`,
-            deploy_ramdisk: `file://${ramdisk.initramfs}`,
-          },
-        });
-        expect(created.status, created.text).toBe(201);
-        const uuid = created.body.uuid as string;
-        const bmPort = await api(p.admin, 'POST', '/baremetal/v1/ports', {
-          node_uuid: uuid,
-          address: system.mac,
-          local_link_connection: { switch_id: '02:00:00:00:00:01', switch_info: 'labtor', port_id: qn.ports.get(id)! },
-        });
-        expect(bmPort.status, bmPort.text).toBe(201);
+        const uuid = await enrolVm(env, 0, 'vm0', { owner: p.owner.projectId });
         const node = async (): Promise<any> => (await api(p.admin, 'GET', `/baremetal/v1/nodes/${uuid}`)).body;
         const settle = (states: string[], what: string) =>
           waitFor(node, (n) => states.includes(n.provision_state) && n.reservation === null, {
             timeoutMs: 20 * MINUTES,
             intervalMs: 2_000,
             what,
-            show: (n) => `${n.provision_state} ${n.last_error ?? ''}\n--- console ---\n${consoleTail()}`,
+            show: (n) => `${n.provision_state} ${n.last_error ?? ''}\n--- console ---\n${consoleTail(env)}`,
           });
         const provision = async (who: Persona, target: string, extra: Record<string, unknown> = {}) => {
           const r = await api(who, 'PUT', `/baremetal/v1/nodes/${uuid}/states/provision`, { target, ...extra });
@@ -324,7 +222,7 @@ describeNeeding(
             timeoutMs: 15 * MINUTES,
             intervalMs: 3_000,
             what: 'SSH to the instance',
-            show: (r) => `${r.stderr}\n--- console ---\n${consoleTail()}`,
+            show: (r) => `${r.stderr}\n--- console ---\n${consoleTail(env)}`,
           },
         );
         expect(reached.stdout.trim()).toBe('vm0-lessee');

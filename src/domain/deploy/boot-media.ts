@@ -9,7 +9,9 @@
  * URL: `<publicUrl>/boot/media/<node uuid>.iso?temp_url_sig=<hex>&temp_url_expires=<epoch s>`,
  * the signature HMAC-SHA256 (`SecretBox.mac`, purpose `boot-media-temp-url`) of
  * `GET\n<expires>\n/boot/media/<uuid>.iso`, like the image temp URLs (./temp-url.ts). The BMC
- * fetches it without credentials; the ISO holds no secret.
+ * fetches it without credentials; the ISO holds no secret. For network boot the same scheme
+ * serves the agent's kernel and ramdisk at `/boot/media/<uuid>/kernel` and `…/ramdisk`, staged
+ * from `deploy_kernel`/`deploy_ramdisk` (Ironic publishes them under `[deploy] http_url`).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -19,41 +21,65 @@ import { NotFoundError } from '../errors.ts';
 
 const PURPOSE = 'boot-media-temp-url';
 
-/** The path of a node's ISO below the server's public URL. */
-export function bootMediaPath(nodeUuid: string): string {
-  return `/boot/media/${encodeURIComponent(nodeUuid)}.iso`;
+/**
+ * The boot files esi serves for a node: the virtual media ISO, and for network boot the
+ * agent's kernel and ramdisk (staged from `deploy_kernel`/`deploy_ramdisk` when those are not
+ * http(s) URLs iPXE can fetch itself).
+ */
+export type BootFile = 'iso' | 'kernel' | 'ramdisk';
+
+/** The boot files, in the form of the route's last path segment. */
+export const BOOT_FILES: readonly BootFile[] = ['iso', 'kernel', 'ramdisk'];
+
+/** The path of a node's boot file below the server's public URL. */
+export function bootMediaPath(nodeUuid: string, file: BootFile = 'iso'): string {
+  const node = encodeURIComponent(nodeUuid);
+  return file === 'iso' ? `/boot/media/${node}.iso` : `/boot/media/${node}/${file}`;
 }
 
-function signature(secrets: SecretBox, nodeUuid: string, expiresS: number): string {
-  return secrets.mac(PURPOSE, `GET\n${expiresS}\n${bootMediaPath(nodeUuid)}`);
+function signature(secrets: SecretBox, nodeUuid: string, file: BootFile, expiresS: number): string {
+  return secrets.mac(PURPOSE, `GET\n${expiresS}\n${bootMediaPath(nodeUuid, file)}`);
 }
 
 /**
- * The signed URL of a node's ISO.
+ * The signed URL of a node's boot file.
  * @param publicUrl esi's public URL (no trailing slash)
  * @param expiresS epoch seconds after which the URL is refused
  */
-export function signBootMediaUrl(secrets: SecretBox, publicUrl: string, nodeUuid: string, expiresS: number): string {
-  return `${publicUrl}${bootMediaPath(nodeUuid)}?temp_url_sig=${signature(secrets, nodeUuid, expiresS)}&temp_url_expires=${expiresS}`;
+export function signBootMediaUrl(
+  secrets: SecretBox,
+  publicUrl: string,
+  nodeUuid: string,
+  expiresS: number,
+  file: BootFile = 'iso',
+): string {
+  return `${publicUrl}${bootMediaPath(nodeUuid, file)}?temp_url_sig=${signature(secrets, nodeUuid, file, expiresS)}&temp_url_expires=${expiresS}`;
 }
 
 /**
  * True when `sig` and `expires` (the query values) sign `nodeUuid`'s ISO and have not expired.
  * @param nowS epoch seconds
  */
-export function verifyBootMediaUrl(secrets: SecretBox, nodeUuid: string, sig: unknown, expires: unknown, nowS: number): boolean {
+export function verifyBootMediaUrl(
+  secrets: SecretBox,
+  nodeUuid: string,
+  sig: unknown,
+  expires: unknown,
+  nowS: number,
+  file: BootFile = 'iso',
+): boolean {
   if (typeof sig !== 'string' || typeof expires !== 'string' || !/^\d{1,12}$/.test(expires)) return false;
   const expiresS = Number(expires);
   if (expiresS < nowS) return false;
-  const want = Buffer.from(signature(secrets, nodeUuid, expiresS));
+  const want = Buffer.from(signature(secrets, nodeUuid, file, expiresS));
   const got = Buffer.from(sig);
   return want.length === got.length && timingSafeEqual(want, got);
 }
 
-/** The stored per-node ISOs (implemented by the process that builds them). */
+/** The stored per-node boot files (implemented by the process that builds them). */
 export interface BootMediaFiles {
-  /** The node's ISO as a stream with its size, or null when there is none. */
-  open(nodeUuid: string): Promise<{ stream: Readable; bytes: number } | null>;
+  /** The node's boot file as a stream with its size, or null when there is none. */
+  open(nodeUuid: string, file: BootFile): Promise<{ stream: Readable; bytes: number } | null>;
 }
 
 /** Serves the per-node ISOs to whoever holds a valid signed URL (the BMC). */
@@ -65,14 +91,15 @@ export class BootMediaService {
   ) {}
 
   /**
-   * The ISO of `nodeUuid` for a request carrying `temp_url_sig` and `temp_url_expires`.
+   * A boot file of `nodeUuid` (the ISO unless `which` says otherwise) for a request carrying
+   * `temp_url_sig` and `temp_url_expires`.
    * @throws NotFoundError for a bad or expired signature, or no ISO (404 either way: nothing is revealed)
    */
-  async open(nodeUuid: string, sig: unknown, expires: unknown): Promise<{ stream: Readable; bytes: number }> {
-    if (!verifyBootMediaUrl(this.secrets, nodeUuid, sig, expires, Math.floor(this.clock.now() / 1000))) {
+  async open(nodeUuid: string, sig: unknown, expires: unknown, which: BootFile = 'iso'): Promise<{ stream: Readable; bytes: number }> {
+    if (!verifyBootMediaUrl(this.secrets, nodeUuid, sig, expires, Math.floor(this.clock.now() / 1000), which)) {
       throw new NotFoundError('boot media', nodeUuid);
     }
-    const file = await this.files.open(nodeUuid);
+    const file = await this.files.open(nodeUuid, which);
     if (file === null) throw new NotFoundError('boot media', nodeUuid);
     return file;
   }

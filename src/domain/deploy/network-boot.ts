@@ -5,7 +5,8 @@
  * booting NIC's MAC ({@link NetworkBootService.scriptFor}):
  *
  * - a node whose deploy agent is to boot (an agent phase: src/domain/networking/agent-phase.ts)
- *   and whose boot interface boots from the network gets `kernel <deploy_kernel> <params>`,
+ *   and whose boot interface boots from the network gets `kernel <deploy_kernel> <params>`
+ *   (a `file://` kernel or ramdisk is published by esi at a signed `/boot/media/…` URL),
  *   `initrd <deploy_ramdisk>`, `boot`, with the parameters ironic-python-agent reads
  *   (`ipa-api-url`, `BOOTIF`) and the serial console;
  * - any other MAC (unknown, or a node that is not booting the agent) gets a script that exits,
@@ -16,6 +17,7 @@
  */
 import { inAgentPhase } from '../networking/agent-phase.ts';
 import type { NodeRepository, PortRepository } from '../inventory/ports.ts';
+import type { Node } from '../inventory/model.ts';
 import { NETWORK_BOOT_INTERFACES } from './readiness.ts';
 
 /** The chain script every iPXE client gets first: it asks for the script of its own NIC. */
@@ -43,10 +45,21 @@ export function agentKernelParams(apiUrl: string, inspection: boolean): string {
   return [`ipa-api-url=${apiUrl}`, ...(inspection ? [`ipa-inspection-callback-url=${apiUrl}/v1/continue_inspection`] : [])].join(' ');
 }
 
+/**
+ * Publishes a node's `deploy_kernel` and `deploy_ramdisk` over esi's HTTP when they are not
+ * http(s) URLs (a `file://` path): signed URLs of `/boot/media/<node>/kernel` and `…/ramdisk`.
+ */
+export interface BootFileStager {
+  /** @throws Error when a file cannot be read or fetched */
+  stage(node: Pick<Node, 'uuid' | 'driver_info'>): Promise<{ kernel: string; ramdisk: string }>;
+}
+
 /** What {@link NetworkBootService} reads. */
 export interface NetworkBootDeps {
   readonly nodes: Pick<NodeRepository, 'get'>;
   readonly ports: Pick<PortRepository, 'getByAddress'>;
+  /** Publishes local kernels and ramdisks (absent: only http(s) ones boot). */
+  readonly stager?: BootFileStager;
   /** The baremetal endpoint the agent calls back (`ipa-api-url`), e.g. `http://10.42.0.1:8585/baremetal`. */
   readonly apiUrl: string;
 }
@@ -82,10 +95,17 @@ export class NetworkBootService {
       inAgentPhase({ node_provision_state: node.provision_state, node_agent_boot: typeof boot === 'string' ? boot : null }) &&
       NETWORK_BOOT_INTERFACES.includes(node.boot_interface ?? '');
     if (!booting) return exitScript(`node ${node.uuid} is not booting the deploy agent from the network`);
-    const kernel = node.driver_info.deploy_kernel;
-    const ramdisk = node.driver_info.deploy_ramdisk;
-    if (!fetchable(kernel) || !fetchable(ramdisk))
-      return exitScript(`node ${node.uuid}: deploy_kernel and deploy_ramdisk must be http(s) URLs for network boot`);
+    let kernel = node.driver_info.deploy_kernel;
+    let ramdisk = node.driver_info.deploy_ramdisk;
+    if (!fetchable(kernel) || !fetchable(ramdisk)) {
+      if (this.d.stager === undefined)
+        return exitScript(`node ${node.uuid}: deploy_kernel and deploy_ramdisk must be http(s) URLs for network boot`);
+      try {
+        ({ kernel, ramdisk } = await this.d.stager.stage(node));
+      } catch (err) {
+        return exitScript(`node ${node.uuid}: the deploy ramdisk cannot be published: ${(err as Error).message}`);
+      }
+    }
     const params = [
       'initrd=ramdisk',
       agentKernelParams(this.d.apiUrl, boot === 'inspect'),

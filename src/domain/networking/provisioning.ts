@@ -22,7 +22,7 @@
  * provisioning network's DHCP server answers exactly those MACs with those addresses
  * ({@link ProvisioningNetwork.dhcpHosts}).
  */
-import type { Network } from './model.ts';
+import type { Network, NetPort } from './model.ts';
 import { inAgentPhase } from './agent-phase.ts';
 import type { NetworkRepository, SwitchPortKey } from './ports.ts';
 import { switchKeyOf } from './binding.ts';
@@ -167,21 +167,26 @@ export class ProvisioningNetwork {
       });
   }
 
-  /**
-   * Bring every node that has provisioning ports back in line with its state (a phase ended by
-   * an API request, e.g. an abort, or before a crash): {@link syncPorts} for each.
-   * @returns the number of nodes whose ports changed
-   */
-  async sweep(): Promise<number> {
+  /** Every provisioning port (none without a provisioning network). */
+  private async ports(): Promise<NetPort[]> {
     const network = await this.network();
-    if (network === null) return 0;
-    const ports = await this.repo.listPorts({
+    if (network === null) return [];
+    return this.repo.listPorts({
       filters: { network_id: [network.id], device_owner: [PROVISIONING_OWNER] },
       visibleTo: null,
       sort: [],
       limit: null,
       markerId: null,
     });
+  }
+
+  /**
+   * Bring every node that has provisioning ports back in line with its state (a phase ended by
+   * an API request, e.g. an abort, or before a crash): {@link syncPorts} for each.
+   * @returns the number of nodes whose ports changed
+   */
+  async sweep(): Promise<number> {
+    const ports = await this.ports();
     let changed = 0;
     for (const node of new Set(ports.map((p) => p.device_id))) if (await this.syncPorts(node)) changed++;
     return changed;
@@ -192,16 +197,7 @@ export class ProvisioningNetwork {
    * every provisioning port, tagged `boot` (they get network-boot options).
    */
   async dhcpHosts(): Promise<DhcpHost[]> {
-    const network = await this.network();
-    if (network === null) return [];
-    const ports = await this.repo.listPorts({
-      filters: { network_id: [network.id], device_owner: [PROVISIONING_OWNER] },
-      visibleTo: null,
-      sort: [],
-      limit: null,
-      markerId: null,
-    });
-    return ports.flatMap((p) => {
+    return (await this.ports()).flatMap((p) => {
       const ip = p.fixed_ips.find((f) => !f.ip_address.includes(':'))?.ip_address;
       return ip === undefined ? [] : [{ mac: p.mac_address, ip, hostname: `node-${p.device_id.slice(0, 8)}`, tags: ['boot'] }];
     });

@@ -4,6 +4,9 @@
  * agent's kernel and ramdisk, every other MAC gets `exit` (the firmware's next device), and no
  * script carries a secret.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bm, enrollRedfish, provision, startConductorEnv, waitNode, type ConductorEnv } from '../conductor/support.ts';
 
@@ -64,5 +67,39 @@ describe('network boot scripts', () => {
     );
     expect(r.text).toContain('initrd --name ramdisk http://10.42.0.1:8080/esi-agent.initramfs');
     expect(r.text).not.toMatch(/password|token|redfish/i);
+  });
+
+  it('a file:// kernel and ramdisk are published at signed /boot/media URLs; unsigned, forged or other paths are 404', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-netboot-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'k'), 'a kernel');
+      fs.writeFileSync(path.join(dir, 'r'), 'a ramdisk of some size');
+      const n = await enrollRedfish(
+        env,
+        'node-1',
+        { deploy_interface: 'direct', boot_interface: 'ipxe', name: 'netboot-file' },
+        { deploy_kernel: `file://${dir}/k`, deploy_ramdisk: `file://${dir}/r` },
+      );
+      const nic = env.lab.systems.get('node-1').mac;
+      expect((await bm(env.ts, env.p.admin, 'POST', '/v1/ports', { node_uuid: n.uuid, address: nic })).status).toBe(201);
+      await provision(env, n.uuid, 'manage');
+      await waitNode(env, n.uuid, (x) => x.provision_state === 'manageable' && x.reservation === null);
+      await provision(env, n.uuid, 'provide');
+      await waitNode(env, n.uuid, (x) => x.provision_state === 'clean wait' && x.reservation === null);
+      const text = (await script(`/boot/node.ipxe?mac=${nic}`)).text;
+      const kernel = /kernel --name kernel (\S+)/.exec(text)?.[1];
+      const ramdisk = /initrd --name ramdisk (\S+)/.exec(text)?.[1];
+      expect(kernel).toMatch(new RegExp(`^${env.ts.url}/boot/media/${n.uuid}/kernel\\?temp_url_sig=[0-9a-f]+&temp_url_expires=\\d+$`));
+      expect(await (await fetch(kernel!)).text()).toBe('a kernel');
+      expect(await (await fetch(ramdisk!)).text()).toBe('a ramdisk of some size');
+      const u = new URL(kernel!);
+      expect((await fetch(`${env.ts.url}/boot/media/${n.uuid}/kernel`)).status).toBe(404);
+      expect((await fetch(`${env.ts.url}/boot/media/${n.uuid}/kernel?temp_url_sig=00&temp_url_expires=9999999999`)).status).toBe(404);
+      expect((await fetch(`${env.ts.url}/boot/media/${n.uuid}/ramdisk${u.search}`)).status).toBe(404);
+      expect((await fetch(`${env.ts.url}/boot/media/${n.uuid}/passwd${u.search}`)).status).toBe(404);
+      expect((await fetch(`${env.ts.url}/boot/media/${node.uuid}/kernel${u.search}`)).status).toBe(404);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
