@@ -61,7 +61,7 @@ export interface DiskLayout {
   readonly partUuids: { readonly bios: string; readonly esp: string; readonly root: string };
   /** ext4 UUID of the root file system (also GRUB's search key and fstab's). */
   readonly rootFsUuid: string;
-  /** FAT volume id of the EFI system partition, 8 hex digits (fstab shows it as `XXXX-XXXX`). */
+  /** FAT volume id of the EFI system partition, 8 hex digits (fstab shows it as two groups of four, e.g. `1A2B-3C4D`). */
   readonly espVolumeId: string;
   /** ext4 volume label of the root, e.g. `root` (≤ 16 bytes). */
   readonly rootLabel: string;

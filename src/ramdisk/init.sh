@@ -17,7 +17,7 @@
 #    up and says so on the console every minute.
 #
 # The agent token is never printed. `ESI_INIT_LIB=1 sh init.sh` only defines the functions
-# (the unit tests call them, with ESI_SYS pointing at a fake /sys and ESI_NODE at a stub).
+# (the unit tests call them, with ESI_SYS pointing at a fake /sys and ESI_NODE at a stand-in program).
 
 ESI_AGENT=/esi-agent.mjs
 ESI_SYS=${ESI_SYS:-/sys}

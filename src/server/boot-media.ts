@@ -3,7 +3,8 @@
  * from a node's `deploy_kernel` and `deploy_ramdisk` with the agent's kernel parameters, kept in
  * `<dataDir>/boot-media/`, served by the `/boot/media` route.
  *
- * - The kernel and ramdisk are read from `file://` paths or downloaded once from http(s) URLs
+ * - The kernel and ramdisk are read from `file://` paths inside the allowed directories
+ *   (`ESI_FILE_URL_ALLOWED_PATHS`, Ironic's `file_url_allowed_paths`) or downloaded once from http(s) URLs
  *   into `<dataDir>/boot-media/cache/<sha256 of the URL>` (Ironic's image cache does the same).
  * - A base directory per kernel/ramdisk pair (`base-<sha256>`) holds GRUB's BIOS and UEFI boot
  *   tree (src/ramdisk/iso.ts `prepareGrubTree`, built once) and links to the two files; each
@@ -35,6 +36,8 @@ export class ServerBootMedia implements BootMediaFiles, BootMediaEnv, BootFileSt
     dataDir: string,
     private readonly publicUrl: string,
     private readonly secrets: SecretBox,
+    /** Directories `file://` kernels and ramdisks may be in (real paths checked, links resolved). */
+    private readonly allowedDirs: readonly string[],
   ) {
     this.#dir = path.join(dataDir, 'boot-media');
   }
@@ -89,8 +92,7 @@ export class ServerBootMedia implements BootMediaFiles, BootMediaEnv, BootFileSt
   /** A local file holding what `ref` (a `file://` URL or path, or an http(s) URL) names. */
   async #local(ref: unknown, key: string): Promise<string> {
     if (typeof ref !== 'string' || ref.trim() === '') throw new Error(`driver_info.${key} is not set`);
-    if (ref.startsWith('file://')) return fileURLToPath(ref);
-    if (ref.startsWith('/')) return ref;
+    if (ref.startsWith('file://') || ref.startsWith('/')) return this.#allowedFile(ref.startsWith('/') ? ref : fileURLToPath(ref), key);
     if (!/^https?:\/\//.test(ref)) throw new Error(`driver_info.${key} must be an http(s) or file:// URL`);
     const cached = path.join(this.#dir, 'cache', createHash('sha256').update(ref).digest('hex'));
     if (
@@ -107,6 +109,23 @@ export class ServerBootMedia implements BootMediaFiles, BootMediaEnv, BootFileSt
     await pipeline(Readable.fromWeb(res.body), (await fs.open(tmp, 'w')).createWriteStream());
     await fs.rename(tmp, cached);
     return cached;
+  }
+
+  /**
+   * The real path of a local file named in `driver_info`, when it lies in an allowed directory.
+   * @throws Error naming the key and the allowed directories otherwise (the path is not echoed
+   *   beyond what the caller wrote)
+   */
+  async #allowedFile(file: string, key: string): Promise<string> {
+    const real = await fs.realpath(file).catch(() => null);
+    const inside = async (dir: string): Promise<boolean> => {
+      const d = await fs.realpath(dir).catch(() => null);
+      return d !== null && real !== null && (real === d || real.startsWith(`${d}${path.sep}`));
+    };
+    for (const dir of this.allowedDirs) if (await inside(dir)) return real!;
+    throw new Error(
+      `driver_info.${key} names a file outside the directories esi may serve (ESI_FILE_URL_ALLOWED_PATHS: ${this.allowedDirs.join(', ')}) or a missing one`,
+    );
   }
 
   /** The base directory (GRUB tree and the two files) of a kernel/ramdisk pair, built once. */

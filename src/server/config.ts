@@ -56,6 +56,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { parseFlatNetworks, parseVlanRanges, type VlanRange } from '../domain/networking/segments.ts';
 import { KNOWN_DRIVERS } from '../drivers/hardware/registry.ts';
+import { cacheRoot } from '../osimage/cache.ts';
 
 /** A process role: `api` serves HTTP, `conductor` runs reconcile loops and the lease manager. */
 export type Role = 'api' | 'conductor';
@@ -181,6 +182,12 @@ export interface Config {
     readonly provisioningNetns: string | null;
     /** The user dnsmasq drops to (dnsmasq's default `nobody`). */
     readonly dhcpUser: string;
+    /**
+     * Directories a `file://` `deploy_kernel`, `deploy_ramdisk` may name (Ironic `[conductor]
+     * file_url_allowed_paths`): esi reads and serves those files, so an owner who may edit
+     * `driver_info` must not name any other file of the host.
+     */
+    readonly fileUrlAllowedPaths: readonly string[];
   };
   readonly hardware: {
     /** Hardware types the conductor loads (Ironic `enabled_hardware_types`). */
@@ -335,6 +342,14 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
         provisioningInterface: pick(undefined, 'ESI_PROVISIONING_INTERFACE', 'provisioning_interface')?.trim() || null,
         provisioningNetns: pick(undefined, 'ESI_PROVISIONING_NETNS', 'provisioning_netns')?.trim() || null,
         dhcpUser: pick(undefined, 'ESI_DHCP_USER', 'dhcp_user')?.trim() || 'nobody',
+        fileUrlAllowedPaths: (
+          pick(undefined, 'ESI_FILE_URL_ALLOWED_PATHS', 'file_url_allowed_paths') ??
+          [cacheRoot(env), path.join(dataDir, 'boot-files')].join(',')
+        )
+          .split(',')
+          .map((d) => d.trim())
+          .filter((d) => d !== '')
+          .map((d) => path.resolve(d)),
       },
     ),
     hardware: {

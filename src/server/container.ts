@@ -101,7 +101,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     store,
   });
   const imageTempUrls = new ImageTempUrls(secrets, config.publicUrl, () => clock.now());
-  const bootMedia = new ServerBootMedia(config.dataDir, config.publicUrl, secrets);
+  const bootMedia = new ServerBootMedia(config.dataDir, config.publicUrl, secrets, config.network.fileUrlAllowedPaths);
   // The conductor acts as the caller that asked for a node's work (src/domain/inventory/requester.ts).
   const requesters: RequesterContexts = {
     contextOf: (r) => identity.tokens.contextFor(r.user_id, r.project_id !== null ? { projectId: r.project_id } : 'system'),

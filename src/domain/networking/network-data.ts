@@ -17,7 +17,7 @@
  */
 import type { Network, NetPort, Subnet } from './model.ts';
 import type { NetworkReads } from './ports.ts';
-import { vifOf } from './binding.ts';
+import { vifEntitled, vifOf } from './binding.ts';
 
 /** A JSON object (the generated document). */
 type Json = Record<string, unknown>;
@@ -33,7 +33,9 @@ export function netmaskOf(prefix: number): string {
  * @param nodeUuid the node
  */
 export async function networkDataFor(reads: NetworkReads, nodeUuid: string): Promise<Json | null> {
-  const nics = (await reads.nodePorts(nodeUuid)).filter((np) => vifOf(np) !== null);
+  // Only VIFs that may still carry traffic (attached by an admin or by the project that holds
+  // the node now): a stale VIF is no more written into the instance than onto the switch.
+  const nics = (await reads.nodePorts(nodeUuid)).filter((np) => vifOf(np) !== null && vifEntitled(np));
   if (nics.length === 0) return null;
   const ports = await reads.portsByIds(nics.map((np) => vifOf(np)!));
   const trunks = await reads.trunksByIds([...ports.values()].flatMap((p) => (p.trunk_id ? [p.trunk_id] : [])));

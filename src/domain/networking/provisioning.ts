@@ -22,7 +22,7 @@
  * provisioning network's DHCP server answers exactly those MACs with those addresses
  * ({@link ProvisioningNetwork.dhcpHosts}).
  */
-import type { Network, NetPort } from './model.ts';
+import type { Network, NetPort, SwitchPortState } from './model.ts';
 import { inAgentPhase } from './agent-phase.ts';
 import type { NetworkRepository, SwitchPortKey } from './ports.ts';
 import { switchKeyOf } from './binding.ts';
@@ -211,10 +211,13 @@ export class ProvisioningNetwork {
   async settled(nodeUuid: string): Promise<{ settled: boolean; pending: string[]; error: string | null }> {
     const pending: string[] = [];
     let error: string | null = null;
+    const states = new Map<string, SwitchPortState[]>();
     for (const np of await this.repo.nodePorts(nodeUuid)) {
       const key = await switchKeyOf(this.repo, np);
       if (key === null) continue;
-      const state = (await this.repo.switchPortStates(key.switch_uuid)).find((s) => s.port_id === key.port_id);
+      let ofSwitch = states.get(key.switch_uuid);
+      if (ofSwitch === undefined) states.set(key.switch_uuid, (ofSwitch = await this.repo.switchPortStates(key.switch_uuid)));
+      const state = ofSwitch.find((s) => s.port_id === key.port_id);
       if (state === undefined || state.status === 'pending') pending.push(key.port_id);
       if (state?.status === 'failed') error = state.last_error ?? `switch port ${key.port_id} failed`;
     }

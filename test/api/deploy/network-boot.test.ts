@@ -20,8 +20,11 @@ async function script(path: string): Promise<{ status: number; type: string | nu
   return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
 }
 
+let files: string;
+
 beforeAll(async () => {
-  env = await startConductorEnv(2);
+  files = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-netboot-'));
+  env = await startConductorEnv(3, { env: { ESI_FILE_URL_ALLOWED_PATHS: files } });
   node = await enrollRedfish(
     env,
     'node-0',
@@ -35,6 +38,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await env?.close();
+  fs.rmSync(files, { recursive: true, force: true });
 });
 
 describe('network boot scripts', () => {
@@ -70,8 +74,8 @@ describe('network boot scripts', () => {
   });
 
   it('a file:// kernel and ramdisk are published at signed /boot/media URLs; unsigned, forged or other paths are 404', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-netboot-'));
-    try {
+    const dir = files;
+    {
       fs.writeFileSync(path.join(dir, 'k'), 'a kernel');
       fs.writeFileSync(path.join(dir, 'r'), 'a ramdisk of some size');
       const n = await enrollRedfish(
@@ -98,8 +102,25 @@ describe('network boot scripts', () => {
       expect((await fetch(`${env.ts.url}/boot/media/${n.uuid}/ramdisk${u.search}`)).status).toBe(404);
       expect((await fetch(`${env.ts.url}/boot/media/${n.uuid}/passwd${u.search}`)).status).toBe(404);
       expect((await fetch(`${env.ts.url}/boot/media/${node.uuid}/kernel${u.search}`)).status).toBe(404);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('a file:// kernel outside the allowed directories is never read or served (Ironic file_url_allowed_paths)', async () => {
+    const n = await enrollRedfish(
+      env,
+      'node-2',
+      { deploy_interface: 'direct', boot_interface: 'ipxe', name: 'netboot-outside' },
+      { deploy_kernel: 'file:///etc/passwd', deploy_ramdisk: `file://${files}/../../etc/shadow` },
+    );
+    const nic = env.lab.systems.get('node-2').mac;
+    expect((await bm(env.ts, env.p.admin, 'POST', '/v1/ports', { node_uuid: n.uuid, address: nic })).status).toBe(201);
+    await provision(env, n.uuid, 'manage');
+    await waitNode(env, n.uuid, (x) => x.provision_state === 'manageable' && x.reservation === null);
+    await provision(env, n.uuid, 'provide');
+    await waitNode(env, n.uuid, (x) => x.provision_state === 'clean wait' && x.reservation === null);
+    const text = (await script(`/boot/node.ipxe?mac=${nic}`)).text;
+    expect(text).toMatch(/outside the directories esi may serve/);
+    expect(text).toMatch(/exit 1\n$/);
+    expect(text).not.toMatch(/root:/);
   });
 });
