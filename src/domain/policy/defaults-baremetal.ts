@@ -73,16 +73,18 @@ export const BAREMETAL_RULES: Readonly<Record<string, string>> = Object.freeze({
 
   // --- Node actions. Source: ESI sample (validate, maintenance, power, provision, console, VIFs
   // for owner and lessee). get_states/traits:list/bios:get follow node get (Ironic 21.4: readers
-  // of owner or lessee). Boot device, NMI and traits writes: admin or owner (docs/architecture.md:
-  // the owner has full control of its nodes; the ESI sample leaves boot device admin-only).
+  // of owner or lessee). NMI and traits writes: admin or owner (docs/architecture.md: the owner has
+  // full control of its nodes). Boot device: admin, owner and lessee — ESI's design lets a lessee
+  // bring its own provisioning, "set boot device of a leased node (PXE or disk)" (seed 000), so it
+  // can network-boot its node from its own DHCP/TFTP on its own network (docs/network-boot.md).
   'baremetal:node:validate': ADMIN_OWNER_LESSEE,
   'baremetal:node:set_maintenance': ADMIN_OWNER_LESSEE,
   'baremetal:node:clear_maintenance': ADMIN_OWNER_LESSEE,
   'baremetal:node:set_power_state': ADMIN_OWNER_LESSEE,
   'baremetal:node:set_provision_state': ADMIN_OWNER_LESSEE,
   'baremetal:node:get_states': NODE_GET,
-  'baremetal:node:get_boot_device': ADMIN_OWNER,
-  'baremetal:node:set_boot_device': ADMIN_OWNER,
+  'baremetal:node:get_boot_device': ADMIN_OWNER_LESSEE,
+  'baremetal:node:set_boot_device': ADMIN_OWNER_LESSEE,
   'baremetal:node:inject_nmi': ADMIN_OWNER,
   'baremetal:node:get_console': ADMIN_OWNER_LESSEE,
   'baremetal:node:set_console_state': ADMIN_OWNER_LESSEE,

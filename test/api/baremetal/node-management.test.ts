@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(async () => ts?.close());
 
 describe('boot device', () => {
-  it('admin and owner read and set it; the lessee is refused (403); others 404/401', async () => {
+  it('admin, owner and lessee (bring-your-own provisioning) read and set it; others 404/401', async () => {
     const url = `/v1/nodes/${n.uuid}/management/boot_device`;
     expect((await bm(ts, p.admin, 'GET', url)).body).toEqual({ boot_device: 'pxe', persistent: false });
     const set = await bm(ts, p.owner, 'PUT', url, { boot_device: 'disk', persistent: true });
@@ -27,9 +27,11 @@ describe('boot device', () => {
     expect(set.text).toBe('');
     expect((await bm(ts, p.owner, 'GET', url)).body).toEqual({ boot_device: 'disk', persistent: true });
     expect((await bm(ts, p.admin, 'GET', `${url}/supported`)).body).toEqual({ supported_boot_devices: ['pxe', 'disk', 'cdrom', 'bios'] });
-    expectError(await bm(ts, p.lessee, 'GET', url), 403);
-    expectError(await bm(ts, p.lessee, 'PUT', url, { boot_device: 'pxe' }), 403);
-    expectError(await bm(ts, p.lessee, 'GET', `${url}/supported`), 403);
+    // ESI's design: a lessee may set its leased node's boot device (PXE or disk), seed 000.
+    const byLessee = await bm(ts, p.lessee, 'PUT', url, { boot_device: 'pxe' });
+    expect(byLessee.status, byLessee.text).toBe(204);
+    expect((await bm(ts, p.lessee, 'GET', url)).body).toEqual({ boot_device: 'pxe', persistent: false });
+    expect((await bm(ts, p.lessee, 'GET', `${url}/supported`)).body.supported_boot_devices).toContain('pxe');
     expectError(await bm(ts, p.other, 'GET', url), 404);
     expectError(await bm(ts, p.other, 'PUT', url, { boot_device: 'pxe' }), 404);
     expectError(await bm(ts, p.anonymous, 'GET', url), 401);

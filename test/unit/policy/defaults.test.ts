@@ -36,7 +36,7 @@ const MATRIX: [string, Record<string, unknown>, [boolean, boolean, boolean, bool
   ['baremetal:node:update:lessee', NODE, [true, true, false, false, false]],
   ['baremetal:node:update_extra', NODE, [true, true, true, false, false]],
   ['baremetal:node:set_provision_state', NODE, [true, true, true, false, false]],
-  ['baremetal:node:set_boot_device', NODE, [true, true, false, false, false]],
+  ['baremetal:node:set_boot_device', NODE, [true, true, true, false, false]],
   ['baremetal:node:get_console', NODE, [true, true, true, false, false]],
   ['baremetal:node:vif:attach', NODE, [true, true, true, false, false]],
   ['baremetal:node:get:last_error', NODE, [true, true, false, false, false]],
