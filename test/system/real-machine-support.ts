@@ -7,6 +7,7 @@
  * Lab prefixes are fixed per test file: a run that was killed leaves its network, and the next
  * start of a lab with the same prefix removes it.
  */
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +18,7 @@ import { qemuAccel } from '../../src/ramdisk/qemu.ts';
 import { freePort } from '../helpers/esi-process.ts';
 import { call, createPersonas, startTestServer, type Persona, type Personas, type TestServer } from '../helpers/harness.ts';
 import { commandTool, fileTool } from '../helpers/tools.ts';
+import { personaCli } from '../interop/persona-cli.ts';
 
 /** The tools every real-machine test needs. */
 export const REAL_MACHINE_TOOLS = [
@@ -28,6 +30,7 @@ export const REAL_MACHINE_TOOLS = [
   commandTool('grub-mkrescue', 'grub-common'),
   commandTool('xorriso', 'xorriso'),
   fileTool('/bin/busybox', 'busybox-static'),
+  fileTool('/usr/bin/openstack', 'python3-openstackclient'),
 ];
 
 /** The Ironic microversion of the tests' baremetal calls. */
@@ -49,7 +52,8 @@ export interface RealMachines {
 
 /**
  * Start the lab (one VM per `count`), build (or reuse) the ramdisk, and start esi on the uplink.
- * @param o `prefix` of the lab's names, `net` the first three octets of the provisioning /24
+ * @param o `prefix` of the lab's names, `net` the first three octets of the provisioning /24,
+ *   `env` extra server settings (e.g. `ESI_INSPECT_WAIT_TIMEOUT`), applied after the defaults
  */
 export async function startRealMachines(o: {
   prefix: string;
@@ -57,6 +61,7 @@ export async function startRealMachines(o: {
   vlan: number;
   count: number;
   memoryMiB: number;
+  env?: Readonly<Record<string, string>>;
 }): Promise<RealMachines> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `esi-${o.prefix}-`));
   const ramdisk = await buildRamdisk();
@@ -83,6 +88,7 @@ export async function startRealMachines(o: {
       ESI_PROVISIONING_NETWORK: 'provnet',
       ESI_PROVISIONING_INTERFACE: lab.qemu!.network!.uplink,
       ESI_DHCP_USER: 'root',
+      ...o.env,
     },
   });
   const p = await createPersonas(ts);
@@ -184,4 +190,109 @@ export async function enrolVm(env: RealMachines, index: number, name: string, ex
 export function consoleTail(env: RealMachines, index = 0): string {
   const f = path.join(env.lab.qemu!.node(env.lab.qemu!.ids[index]!).files.dir, 'console.log');
   return fs.existsSync(f) ? fs.readFileSync(f, 'utf8').slice(-4000) : '';
+}
+
+/**
+ * A namespace `<name>` whose `eth0` is an access port of `vlan` on the lab's switch, with
+ * `address` (CIDR) — a host of that VLAN, as a lessee's server or laptop on its network would be.
+ * Names are fixed by the caller: a run that was killed leaves the namespace, and the next call
+ * removes it first. The caller removes it (`ip netns del`) when done.
+ * @returns the namespace's name
+ */
+export function hostOnVlan(env: Pick<RealMachines, 'lab'>, name: string, vlan: number, address: string): string {
+  const qn = env.lab.qemu!.network!;
+  const sh = (cmd: string, args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8' });
+  const ns = name;
+  const peer = `${ns}h`.slice(0, 15);
+  spawnSync('ip', ['netns', 'del', ns]);
+  sh('ip', ['netns', 'add', ns]);
+  sh('ip', ['link', 'add', peer, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns]);
+  sh('ip', ['link', 'set', peer, 'netns', qn.netns]);
+  if (qn.vlanFiltering) {
+    sh('ip', ['-n', qn.netns, 'link', 'set', peer, 'master', qn.bridge, 'up']);
+    spawnSync('bridge', ['-n', qn.netns, 'vlan', 'del', 'dev', peer, 'vid', '1']);
+    sh('bridge', ['-n', qn.netns, 'vlan', 'add', 'dev', peer, 'vid', String(vlan), 'pvid', 'untagged']);
+  } else {
+    // A kernel without bridge VLAN filtering: one bridge per VLAN, `<bridge>v<vlan>`, as the
+    // linux-bridge switch driver makes them (src/drivers/switch/bridge-plan.ts).
+    const br = `${qn.bridge}v${vlan}`;
+    if (spawnSync('ip', ['-n', qn.netns, 'link', 'show', br]).status !== 0) {
+      sh('ip', ['-n', qn.netns, 'link', 'add', br, 'type', 'bridge']);
+      sh('ip', ['-n', qn.netns, 'link', 'set', br, 'up']);
+    }
+    sh('ip', ['-n', qn.netns, 'link', 'set', peer, 'master', br, 'up']);
+  }
+  sh('ip', ['-n', ns, 'addr', 'add', address, 'dev', 'eth0']);
+  sh('ip', ['-n', ns, 'link', 'set', 'eth0', 'up']);
+  sh('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
+  return ns;
+}
+
+/**
+ * As admin, with the real `openstack baremetal` CLI (Debian's python3-ironicclient), enrol VM
+ * `index` as node `name` as {@link enrolVm} does over the API: `node create` with the redfish
+ * driver, the boot interface `boot`, `direct` deploy, agent inspection and esi's ramdisk, then
+ * `port create` with the VM's MAC and its switch cabling (`--local-link-connection`).
+ * @returns the node's UUID
+ */
+export async function enrolVmWithCli(
+  env: RealMachines,
+  index: number,
+  name: string,
+  o: { boot: 'redfish-virtual-media' | 'ipxe' | 'pxe'; owner?: string },
+): Promise<string> {
+  const id = env.lab.qemu!.ids[index]!;
+  const system = env.lab.systems.get(id);
+  const cli = personaCli(() => env.ts.url, 120_000);
+  const node = await cli.osJson('admin', [
+    'baremetal',
+    'node',
+    'create',
+    '--os-baremetal-api-version',
+    '1.78',
+    '--name',
+    name,
+    '--driver',
+    'redfish',
+    '--boot-interface',
+    o.boot,
+    '--deploy-interface',
+    'direct',
+    '--inspect-interface',
+    'agent',
+    '--driver-info',
+    `redfish_address=${env.lab.url}`,
+    '--driver-info',
+    `redfish_system_id=${system.path}`,
+    '--driver-info',
+    'redfish_username=admin',
+    '--driver-info',
+    'redfish_password=password',
+    '--driver-info',
+    `deploy_kernel=file://${env.ramdisk.kernel}`,
+    '--driver-info',
+    `deploy_ramdisk=file://${env.ramdisk.initramfs}`,
+  ]);
+  // Debian's ironicclient refuses `--owner` at create (not among its creation attributes): set it after.
+  if (o.owner !== undefined) await cli.os('admin', ['baremetal', 'node', 'set', node.uuid, '--owner', o.owner]);
+  expect(node.uuid).toMatch(/^[0-9a-f-]{36}$/);
+  expect(node.driver_info.redfish_password).toBe('******');
+  const port = await cli.osJson('admin', [
+    'baremetal',
+    'port',
+    'create',
+    '--os-baremetal-api-version',
+    '1.78',
+    system.mac,
+    '--node',
+    node.uuid,
+    '--local-link-connection',
+    'switch_id=02:00:00:00:00:01',
+    '--local-link-connection',
+    'switch_info=labtor',
+    '--local-link-connection',
+    `port_id=${env.lab.qemu!.network!.ports.get(id)!}`,
+  ]);
+  expect(port.address).toBe(system.mac);
+  return node.uuid as string;
 }

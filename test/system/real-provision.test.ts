@@ -1,11 +1,12 @@
 /**
  * The whole life of a real machine, end to end, as the issue asks: a QEMU VM (UEFI) behind the
  * lab's Redfish BMC with its NIC on the lab's VLAN bridge; esi with a provisioning network and
- * its DHCP/TFTP; the node enrolled for `redfish-virtual-media` with esi's deploy ramdisk.
+ * its DHCP/TFTP; the node enrolled with the real `openstack baremetal` CLI for
+ * `redfish-virtual-media` with esi's deploy ramdisk.
  *
  * manage → inspect (the VM's real hardware) → provide (cleaning through the booted agent) → the
  * owner offers it, the lessee claims it, attaches its VLAN network and deploys the Debian image
- * (`esi image build debian`) with its SSH key → the VM boots from its disk, cloud-init applies
+ * (`esi image build debian`) with its SSH key (`esi node provision --image … --ssh-key …`) → the VM boots from its disk, cloud-init applies
  * the config drive (hostname, key, the fixed IP esi allocated in `network_data.json`) → SSH from a
  * namespace on the lessee's VLAN with the lessee's key prints the hostname; a namespace on another
  * VLAN cannot reach it → the lease ends: the node is undeployed, wiped (the disk's first MiB
@@ -21,11 +22,14 @@ import { qemuNetworkSupport } from '../../src/lab/qemu/index.ts';
 import { buildDebianImage } from '../../src/osimage/debian.ts';
 import { call, type Persona } from '../helpers/harness.ts';
 import { commandTool, describeNeeding } from '../helpers/tools.ts';
+import { esi, userEnv } from '../interop/cli-driver.ts';
+import { PERSONA_CREDENTIALS } from '../interop/persona-cli.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import {
   BM,
   consoleTail,
-  enrolVm,
+  enrolVmWithCli,
+  hostOnVlan,
   provisioningSetup,
   REAL_MACHINE_TOOLS,
   startRealMachines,
@@ -62,34 +66,10 @@ describeNeeding(
       await env?.close();
     });
 
-    /** A namespace whose `eth0` is an access port of `vlan` on the lab bridge, with `address`. */
-    function hostOnVlan(name: string, vlan: number, address: string): string {
-      const qn = env.lab.qemu!.network!;
-      // Fixed names: a run that was killed leaves them, and the next one removes them first.
-      const ns = `e2e${name}`;
-      const peer = `${ns}h`.slice(0, 15);
-      spawnSync('ip', ['netns', 'del', ns]);
-      sh('ip', ['netns', 'add', ns]);
+    /** A namespace on the lab switch's `vlan` with `address`: a host of that VLAN (removed afterwards). */
+    function onVlan(name: string, vlan: number, address: string): string {
+      const ns = hostOnVlan(env, `e2e${name}`, vlan, address);
       namespaces.push(ns);
-      sh('ip', ['link', 'add', peer, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns]);
-      sh('ip', ['link', 'set', peer, 'netns', qn.netns]);
-      if (qn.vlanFiltering) {
-        sh('ip', ['-n', qn.netns, 'link', 'set', peer, 'master', qn.bridge, 'up']);
-        spawnSync('bridge', ['-n', qn.netns, 'vlan', 'del', 'dev', peer, 'vid', '1']);
-        sh('bridge', ['-n', qn.netns, 'vlan', 'add', 'dev', peer, 'vid', String(vlan), 'pvid', 'untagged']);
-      } else {
-        // A kernel without bridge VLAN filtering: one bridge per VLAN, `<bridge>v<vlan>`, as the
-        // linux-bridge switch driver makes them (src/drivers/switch/bridge-plan.ts).
-        const br = `${qn.bridge}v${vlan}`;
-        if (spawnSync('ip', ['-n', qn.netns, 'link', 'show', br]).status !== 0) {
-          sh('ip', ['-n', qn.netns, 'link', 'add', br, 'type', 'bridge']);
-          sh('ip', ['-n', qn.netns, 'link', 'set', br, 'up']);
-        }
-        sh('ip', ['-n', qn.netns, 'link', 'set', peer, 'master', br, 'up']);
-      }
-      sh('ip', ['-n', ns, 'addr', 'add', address, 'dev', 'eth0']);
-      sh('ip', ['-n', ns, 'link', 'set', 'eth0', 'up']);
-      sh('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
       return ns;
     }
 
@@ -102,7 +82,8 @@ describeNeeding(
         const api = (who: Persona, method: string, url: string, body?: unknown) => call(ts, who, method, url, body, BM);
         await provisioningSetup(env);
         const id = lab.qemu!.ids[0]!;
-        const uuid = await enrolVm(env, 0, 'vm0', { owner: p.owner.projectId });
+        // Enrolled with the real `openstack baremetal` CLI (redfish, virtual media).
+        const uuid = await enrolVmWithCli(env, 0, 'vm0', { boot: 'redfish-virtual-media', owner: p.owner.projectId! });
         const node = async (): Promise<any> => (await api(p.admin, 'GET', `/baremetal/v1/nodes/${uuid}`)).body;
         const settle = (states: string[], what: string) =>
           waitFor(node, (n) => states.includes(n.provision_state) && n.reservation === null, {
@@ -175,23 +156,30 @@ describeNeeding(
         expect(put.status, await put.text()).toBe(204);
         const key = path.join(dir, 'id_ed25519');
         sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
-        const pub = fs.readFileSync(`${key}.pub`, 'utf8').trim();
 
-        expect(
-          (
-            await api(p.lessee, 'PATCH', `/baremetal/v1/nodes/${uuid}`, [
-              { op: 'add', path: '/instance_info/image_source', value: created2.body.id },
-            ])
-          ).status,
-        ).toBe(200);
-        await provision(p.lessee, 'active', { configdrive: { meta_data: { hostname: 'vm0-lessee', public_keys: { default: pub } } } });
+        // The lessee deploys with esi's CLI: image, its SSH key and the host name in the config drive.
+        const c = PERSONA_CREDENTIALS.lessee;
+        const lesseeEnv = { OS_AUTH_URL: `${ts.url}/identity/v3`, OS_USER_DOMAIN_NAME: 'Default', OS_PROJECT_DOMAIN_NAME: 'Default' };
+        const provisioned = await esi(
+          userEnv(lesseeEnv, c.user, c.password, c.project),
+          'node',
+          'provision',
+          uuid,
+          '--image',
+          created2.body.id,
+          '--ssh-key',
+          `${key}.pub`,
+          '--hostname',
+          'vm0-lessee',
+        );
+        expect(provisioned.code, provisioned.stderr).toBe(0);
         const active = await settle(['active', 'deploy failed'], 'the deploy');
         expect(active.provision_state, active.last_error).toBe('active');
         mark('active');
 
         // SSH from the lessee's VLAN with the lessee's key; another VLAN cannot reach the node.
-        const l1 = hostOnVlan('el1', vlan, '192.168.60.2/24');
-        const l2 = hostOnVlan('el2', vlan + 1, '192.168.60.3/24');
+        const l1 = onVlan('el1', vlan, '192.168.60.2/24');
+        const l2 = onVlan('el2', vlan + 1, '192.168.60.3/24');
         const ssh = (ns: string, timeoutS: number) =>
           spawnSync(
             'ip',
