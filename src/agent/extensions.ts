@@ -16,7 +16,11 @@
  * hardware_manager_version}`, `{deploy_result, deploy_step}`, `{clean_result, clean_step}`,
  * `{result: "<command>: ..."}`. Echoed steps drop their `args` (a config drive may hold secrets).
  * An image write's result also says `disk_flushed: true` (esi addition): the image and config
- * drive are on stable storage, so the conductor skips `standby.sync` before the reboot.
+ * drive are on stable storage, so the conductor skips `standby.sync` before the reboot. With
+ * {@link AgentContext.requireBootSector}, a written image that leaves the disk without a boot
+ * sector or partition table fails the command (`ImageWriteError`, ./boot-sector.ts) before any
+ * config drive is added, and the disk's head is zeroed: the command's result is FAILED with
+ * that `command_error`, as IPA reports a failed write.
  */
 import fs from 'node:fs/promises';
 import type { CommandHandler, CommandProgress } from './commands.ts';
@@ -39,6 +43,11 @@ export interface AgentContext {
   readonly diskPath: string;
   /** Its size, bytes, when known (the agent sized it at start); read from the file otherwise. */
   readonly diskSize?: number;
+  /**
+   * Refuse an image write that leaves no boot sector or partition table on the disk
+   * (./boot-sector.ts); the agent sets it for a disk a firmware boots (./main.ts).
+   */
+  readonly requireBootSector?: boolean;
   readonly out: AgentConsole;
   /** The node the lookup returned, or null before it. */
   node(): Record<string, unknown> | null;
@@ -69,7 +78,9 @@ export function buildHandlers(ctx: AgentContext): Map<string, CommandHandler> {
     };
     const cd = params.configdrive;
     const iso = cd === undefined || cd === null || cd === '' ? null : await configDriveImage(cd, cdNode);
-    const written = await writeImage(params.image_info, ctx.diskPath, ctx.out, progress, ctx.diskSize);
+    const written = await writeImage(params.image_info, ctx.diskPath, ctx.out, progress, ctx.diskSize, {
+      requireBootSector: ctx.requireBootSector === true,
+    });
     let configdrive = null;
     if (iso !== null) {
       try {

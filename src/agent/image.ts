@@ -12,7 +12,10 @@
  *    fails naming both digests; a raw image longer than the disk fails;
  * 4. a qcow2 image is checked with `qemu-img info` (no backing file, virtual size ≤ disk) and
  *    converted with `qemu-img convert -n -O raw` onto the existing disk file (Debian qemu-utils);
- * 5. after any failure the disk's first MiB is zeroed so nothing half-written boots.
+ * 5. with {@link WriteImageOptions.requireBootSector}, the disk must then hold a boot sector or
+ *    partition table (./boot-sector.ts): an image without one cannot boot and fails the write
+ *    (`ImageWriteError`);
+ * 6. after any failure the disk's first MiB is zeroed so nothing half-written boots.
  *
  * Progress (bytes received of `Content-Length`, phase `download`; then phase `convert` for
  * qcow2) is reported through the optional callback.
@@ -25,6 +28,7 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import type { CommandProgress } from './commands.ts';
 import type { AgentConsole } from './console.ts';
+import { checkBootSector } from './boot-sector.ts';
 import { expectedHash, redactUrl } from './checksum.ts';
 import { diskSize, scratchPath, zeroDiskHead } from './disk.ts';
 import { AgentCommandError, imageChecksumError, imageDownloadError, imageWriteError, invalidParams } from './errors.ts';
@@ -46,6 +50,15 @@ export interface ImageWriteResult {
   readonly os_hash_value: string;
 }
 
+/** Options of {@link writeImage}. */
+export interface WriteImageOptions {
+  /**
+   * Fail the write when the disk holds no boot sector or partition table afterwards
+   * (./boot-sector.ts): set for a disk a firmware boots (a real machine's block device).
+   */
+  readonly requireBootSector?: boolean;
+}
+
 /** The validated `image_info` object (throws InvalidCommandParamsError). */
 export function checkImageInfo(info: unknown): Record<string, unknown> & { urls: string[] } {
   if (info === null || typeof info !== 'object' || Array.isArray(info)) throw invalidParams('image_info must be an object');
@@ -64,6 +77,7 @@ export function checkImageInfo(info: unknown): Record<string, unknown> & { urls:
 /**
  * Download `image_info`'s image onto disk file `diskPath` (see the module documentation).
  * @param knownDiskSize the disk's size, bytes, when the caller knows it (else the file is stat'ed)
+ * @param options the checks of the written disk ({@link WriteImageOptions})
  * @throws AgentCommandError (ImageDownloadError, ImageChecksumError, ImageWriteError, InvalidCommandParamsError)
  */
 export async function writeImage(
@@ -72,6 +86,7 @@ export async function writeImage(
   out: AgentConsole,
   progress?: (p: CommandProgress) => void,
   knownDiskSize?: number,
+  options: WriteImageOptions = {},
 ): Promise<ImageWriteResult> {
   const info = checkImageInfo(imageInfo);
   const expected = await expectedHash(info);
@@ -104,6 +119,7 @@ export async function writeImage(
       progress?.({ phase: 'convert', bytes: 0, total: null });
       written = await convertQcow2(tempPath, diskPath, size, out);
     }
+    if (options.requireBootSector === true) await checkBootSector(diskPath);
     out.line(`wrote ${written} bytes to ${diskPath} (${sink.target === 'temp' ? 'qcow2' : 'raw'}, ${expected.algo} ${actual})`);
     return {
       bytes_written: written,

@@ -4,16 +4,93 @@
  * machine's inventory and posts it to the inspection callback (`POST <api>/v1/continue_inspection`,
  * Ironic 2023.2+) before its lookup.
  *
- * A real IPA reads /proc, /sys, lsblk, dmidecode and LLDP frames; esi's agent runs on lab
- * nodes, whose "hardware" is a description file the lab hands it (`--hardware-file`, the
- * node's `LabHardware` as JSON, src/lab/hardware.ts). The agent turns it into IPA's inventory
- * itself — the conductor never sees the description — including IPA's raw LLDP TLV form
- * (`[[type, "<hex value>"]]`: 1 chassis id with subtype 4 (MAC), 2 port id with subtype 5
- * (interface name), 5 system name) and the `pci_devices` collector's list (GPUs as PCI class
- * `0302xx` 3D controllers).
+ * This module is the one place that builds IPA's inspection data document
+ * ({@link inspectionDocument}: `{inventory, root_disk, pci_devices, configuration}`) from the
+ * facts of a machine ({@link MachineFacts}), which come from one of two readers:
+ *
+ * - **a real machine** (the deploy ramdisk): /proc and /sys, read as IPA's
+ *   `GenericHardwareManager` reads them (./sysfs-inventory.ts);
+ * - **a simulated lab node**: its "hardware" is a description file the lab hands the agent
+ *   (`--hardware-file`, the node's `LabHardware` as JSON, src/lab/hardware.ts), turned into facts
+ *   here ({@link describedMachineFacts}) — the conductor never sees the description — including
+ *   IPA's raw LLDP TLV form (`[[type, "<hex value>"]]`: 1 chassis id with subtype 4 (MAC), 2 port
+ *   id with subtype 5 (interface name), 5 system name) and the `pci_devices` collector's list
+ *   (GPUs as PCI class `0302xx` 3D controllers).
+ *
+ * Both get the same disk serialisation, root device choice (IPA's `guess_root_disk`,
+ * ./root-device.ts), BMC fields and `configuration`.
  */
 import fs from 'node:fs';
+import { HARDWARE_MANAGER_VERSION } from './extensions.ts';
 import { httpText } from './http-text.ts';
+import { guessRootDisk, type BlockDevice } from './root-device.ts';
+import type { MachineFacts } from './machine-facts.ts';
+import { readMachineFacts, type MachineSource } from './sysfs-inventory.ts';
+
+export type { MachineFacts } from './machine-facts.ts';
+
+/** A block device as IPA serialises it in the inventory. */
+function diskDoc(d: BlockDevice): Record<string, unknown> {
+  return {
+    name: d.name,
+    model: d.model,
+    size: d.size,
+    rotational: d.rotational,
+    wwn: d.wwn,
+    serial: d.serial,
+    vendor: d.vendor,
+    wwn_with_extension: d.wwn,
+    wwn_vendor_extension: null,
+    hctl: d.hctl,
+    by_path: d.by_path,
+  };
+}
+
+/**
+ * IPA's inspection data of a machine: `{inventory, root_disk, pci_devices, configuration}`, the
+ * root disk chosen as IPA does without hints (null when no disk has 4 GiB). The agent has no
+ * BMC to report (`bmc_address` `0.0.0.0`, as IPA reports a machine without IPMI).
+ */
+export function inspectionDocument(m: MachineFacts): Record<string, unknown> {
+  const rootDisk = guessRootDisk(m.disks);
+  return {
+    inventory: {
+      interfaces: m.interfaces,
+      cpu: m.cpu,
+      memory: m.memory,
+      disks: m.disks.map(diskDoc),
+      bmc_address: '0.0.0.0',
+      bmc_v6address: '::/0',
+      bmc_mac: null,
+      system_vendor: m.systemVendor,
+      boot: m.boot,
+      hostname: m.hostname,
+    },
+    root_disk: rootDisk === null ? null : diskDoc(rootDisk),
+    pci_devices: m.pciDevices,
+    configuration: {
+      collectors: ['default', 'pci-devices'],
+      managers: [{ name: 'generic_hardware_manager', version: HARDWARE_MANAGER_VERSION.generic_hardware_manager }],
+    },
+  };
+}
+
+/** Where {@link collectInspectionData} reads the machine: a lab description file, else /proc and /sys. */
+export interface InventorySource extends MachineSource {
+  /** The lab's description of a simulated node (`--hardware-file`). */
+  readonly hardwareFile?: string;
+}
+
+/**
+ * Collect the machine's inspection data (see the module documentation).
+ * @throws Error when a description file cannot be read or is not one (a real machine's
+ *   unreadable files give null fields instead)
+ */
+export async function collectInspectionData(source: InventorySource = {}): Promise<Record<string, unknown>> {
+  return inspectionDocument(
+    source.hardwareFile !== undefined ? describedMachineFacts(source.hardwareFile) : await readMachineFacts(source),
+  );
+}
 
 /** The description file's shape, as far as the agent reads it. */
 interface Machine {
@@ -44,28 +121,14 @@ interface Machine {
 const PCI_VENDORS: Readonly<Record<string, string>> = { nvidia: '10de', amd: '1002', intel: '8086' };
 
 /**
- * Read a hardware description file and build IPA's inspection data `{inventory, root_disk,
- * pci_devices, configuration}`.
+ * The facts of a simulated lab node from its description file (see the module documentation).
  * @throws Error when the file cannot be read or is not a description
  */
-export function collectInspectionData(file: string): Record<string, unknown> {
+export function describedMachineFacts(file: string): MachineFacts {
   const m = JSON.parse(fs.readFileSync(file, 'utf8')) as Machine;
   if (!m || !m.cpu || !Array.isArray(m.disks) || !Array.isArray(m.nics)) throw new Error(`${file} is not a hardware description`);
   const pxe = m.nics.find((n) => n.pxe) ?? m.nics[0];
-  const disks = m.disks.map((d) => ({
-    name: d.name,
-    model: d.model,
-    size: d.sizeBytes,
-    rotational: d.rotational,
-    wwn: d.wwn,
-    serial: d.serial,
-    vendor: d.vendor,
-    wwn_with_extension: d.wwn,
-    wwn_vendor_extension: null,
-    hctl: null,
-    by_path: null,
-  }));
-  const inventory = {
+  return {
     interfaces: m.nics.map((n) => ({
       name: n.name,
       mac_address: n.mac,
@@ -88,27 +151,27 @@ export function collectInspectionData(file: string): Record<string, unknown> {
       flags: m.cpu.flags,
     },
     memory: { total: m.memoryMiB * 1024 * 1024, physical_mb: m.memoryMiB },
-    disks,
-    bmc_address: '0.0.0.0',
-    bmc_v6address: '::/0',
-    bmc_mac: null,
-    system_vendor: { product_name: m.system.product, serial_number: m.system.serial, manufacturer: m.system.manufacturer },
+    disks: m.disks.map((d) => ({
+      name: d.name,
+      size: d.sizeBytes,
+      rotational: d.rotational,
+      model: d.model,
+      vendor: d.vendor,
+      serial: d.serial,
+      wwn: d.wwn,
+      hctl: null,
+      by_path: null,
+    })),
+    systemVendor: { product_name: m.system.product, serial_number: m.system.serial, manufacturer: m.system.manufacturer },
     boot: { current_boot_mode: m.bootMode === 'bios' ? 'bios' : 'uefi', pxe_interface: pxe?.mac ?? null },
     hostname: 'localhost.localdomain',
-  };
-  // IPA's default root device: the smallest disk of at least 4 GiB.
-  const root = [...disks].filter((d) => d.size >= 4 * 1024 ** 3).sort((a, b) => a.size - b.size)[0] ?? null;
-  return {
-    inventory,
-    root_disk: root,
-    pci_devices: m.gpus.map((g) => ({
+    pciDevices: m.gpus.map((g) => ({
       vendor_id: PCI_VENDORS[g.vendor.toLowerCase()] ?? 'ffff',
       product_id: '0000',
       class: '030200',
       revision: 'a1',
       bus: g.pciAddress,
     })),
-    configuration: { collectors: ['default', 'pci-devices'], managers: [{ name: 'generic_hardware_manager', version: '1.2' }] },
   };
 }
 

@@ -6,14 +6,15 @@
  *
  * 1. the disk: `auto` picks the machine's root device as IPA does (./root-device.ts, waiting
  *    for disks to appear); a block device is used as it is; a file is created or extended to
- *    `--disk-size-gb` (sparse);
+ *    `--disk-size-gb` (sparse). A block device is what a machine's firmware boots, so an image
+ *    written onto one must leave a boot sector or partition table (./boot-sector.ts); a lab
+ *    node's disk file is never booted by firmware and is written as it comes;
  * 2. the command API starts on `--listen-host:--listen-port` (./server.ts);
  * 3. of several API URLs, the first that answers is used; `GET <api>/` reads the server's
  *    maximum microversion (1.31 assumed when that fails) (./api-client.ts);
  * 4. **inspection** (when `--inspection-callback-url` is given, as IPA with
- *    `ipa-inspection-callback-url`): the inventory is collected — from `--hardware-file` in the
- *    lab (./inventory.ts), else from the machine's /proc and /sys (./sysfs-inventory.ts) — and
- *    posted; a 404 (no node waits for inspection data) is logged and the agent goes on;
+ *    `ipa-inspection-callback-url`): the inventory is collected (./inventory.ts) — from
+ *    `--hardware-file` in the lab, else from the machine's /proc and /sys — and posted; a 404 (no node waits for inspection data) is logged and the agent goes on;
  * 5. **lookup**: `GET <api>/v1/lookup?addresses=<MACs>[&node_uuid=…]` with version
  *    min(max, 1.62), retried with growing pauses (0.5 s doubling to 30 s) until a node is found;
  *    the answer gives the node, the one-time `agent_token` (or the pre-shared `--agent-token`
@@ -42,12 +43,11 @@ import {
 } from './api-client.ts';
 import { AgentConsole } from './console.ts';
 import { CommandRunner, type CommandHandler, type CommandProgress } from './commands.ts';
-import { prepareDisk } from './disk.ts';
+import { isBlockDevice, prepareDisk } from './disk.ts';
 import { buildHandlers } from './extensions.ts';
 import { collectInspectionData, postInspectionData } from './inventory.ts';
 import { waitForRootDevice } from './root-device.ts';
 import { AGENT_VERSION, startCommandServer } from './server.ts';
-import { collectMachineInspectionData } from './sysfs-inventory.ts';
 
 /** Options of {@link runAgent} (the `esi agent` flags). */
 export interface AgentOptions {
@@ -62,6 +62,11 @@ export interface AgentOptions {
   readonly nodeUuid?: string;
   /** The disk: a file, a block device, or `auto` (the root device IPA would choose). */
   readonly diskPath: string;
+  /**
+   * Fail an image write that leaves no boot sector or partition table on the disk
+   * (./boot-sector.ts); default: true for a block device, false for a disk file.
+   */
+  readonly requireBootSector?: boolean;
   /** Size to create or extend a disk file to, bytes (undefined: the file must exist). */
   readonly diskSizeBytes?: number;
   readonly listenHost: string;
@@ -130,6 +135,7 @@ export async function runAgent(opts: AgentOptions): Promise<RunningAgent> {
     out.line(`root device ${root.name} (${root.size} bytes): the smallest disk of at least 4 GiB`);
   }
   const size = await prepareDisk(diskPath, opts.diskSizeBytes);
+  const requireBootSector = opts.requireBootSector ?? (await isBlockDevice(diskPath));
   out.line(`esi deploy agent ${AGENT_VERSION} starting; disk ${diskPath} (${size} bytes), MACs ${opts.macs.join(', ') || '(none)'}`);
 
   let token: string | null = null;
@@ -142,6 +148,7 @@ export async function runAgent(opts: AgentOptions): Promise<RunningAgent> {
   const handlers = buildHandlers({
     diskPath,
     diskSize: size,
+    requireBootSector,
     out,
     node: () => node,
     // The reply has to leave before the "machine" goes down.
@@ -211,7 +218,7 @@ export async function runAgent(opts: AgentOptions): Promise<RunningAgent> {
 async function inspect(file: string | undefined, url: string, out: AgentConsole, signal: AbortSignal): Promise<void> {
   let data: Record<string, unknown>;
   try {
-    data = file !== undefined ? collectInspectionData(file) : await collectMachineInspectionData();
+    data = await collectInspectionData(file !== undefined ? { hardwareFile: file } : {});
   } catch (err) {
     out.line(`inspection: collecting the inventory failed: ${(err as Error).message}`);
     return;

@@ -1,6 +1,7 @@
 /**
- * The inventory of the machine the agent runs on, read from the kernel's /proc and /sys the way
- * ironic-python-agent's `GenericHardwareManager` builds it (`ironic_python_agent/hardware.py`,
+ * The facts of the machine the agent runs on (./inventory.ts `MachineFacts`, from which that
+ * module builds the inspection data), read from the kernel's /proc and /sys the way
+ * ironic-python-agent's `GenericHardwareManager` builds its inventory (`ironic_python_agent/hardware.py`,
  * `inspector.py` of IPA 9.4), without its helper programs (lsblk, lscpu, lshw, dmidecode):
  *
  * - **cpu**: `/proc/cpuinfo` — `count` (processors), `model_name`, `flags` (of the first one),
@@ -11,6 +12,7 @@
  *   blocks of `/sys/devices/system/memory` × `block_size_bytes` in MiB (IPA asks lshw for the
  *   DIMMs; the memory blocks give the same figure without it), else `MemTotal` rounded up to MiB.
  * - **disks**: `/sys/block/*` as lsblk lists TYPE=disk (./root-device.ts `listBlockDevices`).
+ * - **hostname**: `/proc/sys/kernel/hostname` (else `localhost.localdomain`).
  * - **interfaces**: `/sys/class/net/*` that are devices (a `device` link), VLANs or bonds, as IPA
  *   lists them: `mac_address` (`address`), `has_carrier` (`carrier` = 1), `speed_mbps` (`speed`
  *   when positive), `vendor`/`product` (`device/vendor`, `device/device` as written, `0x1af4`), `driver`
@@ -27,8 +29,8 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { HARDWARE_MANAGER_VERSION } from './extensions.ts';
-import { guessRootDisk, listBlockDevices, type BlockDevice } from './root-device.ts';
+import type { MachineFacts } from './machine-facts.ts';
+import { listBlockDevices } from './root-device.ts';
 import { exists, listDir as list, readText } from './sysfs.ts';
 
 /** Where to read from and what the kernel reports beyond files. */
@@ -147,55 +149,22 @@ export async function collectPciDevices(root: string): Promise<Record<string, un
   return out;
 }
 
-/** A block device as IPA serialises it in the inventory. */
-function diskDoc(d: BlockDevice): Record<string, unknown> {
-  return {
-    name: d.name,
-    model: d.model,
-    size: d.size,
-    rotational: d.rotational,
-    wwn: d.wwn,
-    serial: d.serial,
-    vendor: d.vendor,
-    wwn_with_extension: d.wwn,
-    wwn_vendor_extension: null,
-    hctl: d.hctl,
-    by_path: d.by_path,
-  };
-}
-
-/**
- * Collect the machine's inspection data `{inventory, root_disk, pci_devices, configuration}`
- * (the shape ./inventory.ts builds from a lab description; see the module documentation).
- */
-export async function collectMachineInspectionData(source: MachineSource = {}): Promise<Record<string, unknown>> {
+/** The machine's facts below `source.root` (see the module documentation). Never throws for unreadable files. */
+export async function readMachineFacts(source: MachineSource = {}): Promise<MachineFacts> {
   const root = source.root ?? '/';
-  const disks = await listBlockDevices(root);
   const cmdline = (await readText(root, 'proc/cmdline')) ?? '';
-  const inventory = {
+  return {
     interfaces: await collectInterfaces(root, source.addresses ?? os.networkInterfaces()),
     cpu: await collectCpu(root),
     memory: await collectMemory(root),
-    disks: disks.map(diskDoc),
-    bmc_address: '0.0.0.0',
-    bmc_v6address: '::/0',
-    bmc_mac: null,
-    system_vendor: {
+    disks: await listBlockDevices(root),
+    systemVendor: {
       product_name: (await readText(root, 'sys/class/dmi/id/product_name')) ?? '',
       serial_number: (await readText(root, 'sys/class/dmi/id/product_serial')) ?? '',
       manufacturer: (await readText(root, 'sys/class/dmi/id/sys_vendor')) ?? '',
     },
     boot: { current_boot_mode: (await exists(root, 'sys/firmware/efi')) ? 'uefi' : 'bios', pxe_interface: bootifMac(cmdline) },
     hostname: (await readText(root, 'proc/sys/kernel/hostname')) || 'localhost.localdomain',
-  };
-  const rootDisk = guessRootDisk(disks);
-  return {
-    inventory,
-    root_disk: rootDisk === null ? null : diskDoc(rootDisk),
-    pci_devices: await collectPciDevices(root),
-    configuration: {
-      collectors: ['default', 'pci-devices'],
-      managers: [{ name: 'generic_hardware_manager', version: HARDWARE_MANAGER_VERSION.generic_hardware_manager }],
-    },
+    pciDevices: await collectPciDevices(root),
   };
 }

@@ -12,6 +12,8 @@
  * | `inspect wait`   | `inspectWaitTimeoutS`    | `inspect failed`| node powered off when the agent was booted for in-band inspection (best effort) |
  * | `rescue wait`    | `rescueCallbackTimeoutS` | `rescue failed` |                                        |
  *
+ * Wherever the node is powered off, the agent's virtual media is also ejected and its per-node
+ * ISO dropped (src/conductor/agent/agent-media.ts, Ironic's `clean_up_ramdisk` after a timeout).
  * The keys of an agent session (src/conductor/agent/session.ts) are removed from
  * `driver_internal_info`. Nodes in maintenance or locked are skipped, as in Ironic. The wait starts at
  * `provision_updated_at`.
@@ -22,7 +24,8 @@ import { next, type ProvisionState } from '../domain/inventory/states.ts';
 import { describeError, limit } from './errors.ts';
 import { eachNodePage, type ConductorRuntime, type Mine } from './runtime.ts';
 import { CLEAN_FAILURE } from './tasks/clean.ts';
-import { openNode, powerTimeoutOf, readPower, without } from './tasks/context.ts';
+import { openNode, powerTimeoutOf, readPower, without, type OpenedNode } from './tasks/context.ts';
+import { ejectAgentMedia } from './agent/agent-media.ts';
 import { AGENT_SESSION_KEYS } from './agent/session.ts';
 import { pendingAgentCommand } from '../domain/deploy/agent-node.ts';
 
@@ -122,7 +125,7 @@ export async function failTimedOutWaits(rt: ConductorRuntime, mine: Mine, t: Wai
           node.provision_state === 'service wait' ||
           agentInspection
         )
-          extra = await powerOffAfterWait(rt, node, changes.last_error ?? '');
+          extra = await tearDownAfterWait(rt, node, changes.last_error ?? '');
         if (AGENT_SESSION_KEYS.some((k) => k in node.driver_internal_info))
           extra = { ...extra, driver_internal_info: without(node.driver_internal_info, AGENT_SESSION_KEYS) };
         await rt.nodes.applyConductorResult(uuid, { ...changes, ...extra }, rt.env.clock.now());
@@ -138,17 +141,23 @@ export async function failTimedOutWaits(rt: ConductorRuntime, mine: Mine, t: Wai
 
 /**
  * Tear a wait down after its timeout (clean wait; wait call-back, as Ironic's
- * `power_off_after_deploy_failure`): power the node off, which also ends a booted agent;
- * report a failure in `last_error`.
+ * `power_off_after_deploy_failure`): power the node off, which also ends a booted agent, and
+ * eject the agent's virtual media; report what failed of that in `last_error` (`message` first).
  */
-async function powerOffAfterWait(rt: ConductorRuntime, node: Node, message: string): Promise<ConductorChanges> {
-  let secrets: readonly string[] = [];
+async function tearDownAfterWait(rt: ConductorRuntime, node: Node, message: string): Promise<ConductorChanges> {
+  let opened: OpenedNode;
   try {
-    const opened = openNode(rt.env, node);
-    secrets = opened.secrets;
-    await opened.hw.power.setPowerState(opened.driverNode, 'power off', powerTimeoutOf(rt.env, node));
-    return { power_state: (await readPower(opened)) ?? 'power off' };
+    opened = openNode(rt.env, node);
   } catch (err) {
-    return { last_error: limit(`${message} Powering it off also failed: ${describeError(err, secrets)}`) };
+    return { last_error: limit(`${message} Powering it off also failed: ${describeError(err)}`) };
   }
+  let changes: ConductorChanges;
+  try {
+    await opened.hw.power.setPowerState(opened.driverNode, 'power off', powerTimeoutOf(rt.env, node));
+    changes = { power_state: (await readPower(opened)) ?? 'power off' };
+  } catch (err) {
+    changes = { last_error: limit(`${message} Powering it off also failed: ${describeError(err, opened.secrets)}`) };
+  }
+  const ejected = await ejectAgentMedia(rt.env, opened, node);
+  return ejected === null ? changes : { ...changes, last_error: limit(`${changes.last_error ?? message} ${ejected}`) };
 }

@@ -9,8 +9,15 @@
  * https://opendev.org/openstack/sushy): `Id`, `UUID`, `PowerState`, `Status`, `Boot` with its
  * allowable targets, `ProcessorSummary`, `MemorySummary`, `SimpleStorage`, `EthernetInterfaces`,
  * `Links.ManagedBy`/`Links.Chassis`, `Actions["#ComputerSystem.Reset"]`, `IndicatorLED`.
+ *
+ * The lab's own facts are in `Oem.EsiLab` (DSP0266 §"OEM extensions"; clients that do not know
+ * it ignore it): `Backend` — `simulated` (a model whose "ramdisk" is the agent as a host process)
+ * or `qemu` (a virtual machine that boots real media: esi's deploy ramdisk, not the lab's
+ * simulated agent media) — and, for a QEMU system on the lab's switch, `SwitchPort` (`Bridge`,
+ * `Netns`, `PortId`: where its NIC is cabled, src/lab/qemu/network.ts). `esi lab enroll` reads
+ * them (src/cli/commands/lab-enroll.ts).
  */
-import { BOOT_MODES, BOOT_TARGETS, RESET_TYPES, type SystemState } from './state.ts';
+import { BOOT_MODES, BOOT_TARGETS, RESET_TYPES, type LabSwitchPort, type SystemState } from './state.ts';
 
 /** Root of every Redfish URI of the lab. */
 export const REDFISH_ROOT = '/redfish/v1';
@@ -57,8 +64,14 @@ export function resetActionUri(id: string): string {
   return `${systemUri(id)}/Actions/ComputerSystem.Reset`;
 }
 
-/** The ComputerSystem resource of `s`. */
-export function renderSystem(s: SystemState): Json {
+/** `@odata.type` of the lab's `Oem.EsiLab` object of a ComputerSystem. */
+export const ESI_LAB_OEM_TYPE = '#EsiLabComputerSystem.v1_0_0.EsiLabComputerSystem';
+
+/**
+ * The ComputerSystem resource of `s`.
+ * @param switchPort where a QEMU system's NIC is cabled (`LabMachines.switchPort`), or null
+ */
+export function renderSystem(s: SystemState, switchPort: LabSwitchPort | null = null): Json {
   const uri = systemUri(s.id);
   const m = s.machine;
   return {
@@ -106,6 +119,13 @@ export function renderSystem(s: SystemState): Json {
       '#ComputerSystem.Reset': {
         target: resetActionUri(s.id),
         'ResetType@Redfish.AllowableValues': RESET_TYPES,
+      },
+    },
+    Oem: {
+      EsiLab: {
+        '@odata.type': ESI_LAB_OEM_TYPE,
+        Backend: s.backing,
+        ...(switchPort !== null ? { SwitchPort: { Bridge: switchPort.bridge, Netns: switchPort.netns, PortId: switchPort.port } } : {}),
       },
     },
   };

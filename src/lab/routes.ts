@@ -105,6 +105,7 @@ export function registerLabRoutes(app: FastifyInstance, state: LabState): void {
 
   // --- systems ------------------------------------------------------------------------------
   const sys = (p: Params): SystemState => state.system(p.id!);
+  const renderSystemOf = (s: SystemState): Json => renderSystem(s, state.machines?.switchPort?.(s.id) ?? null);
   resource(app, `${R}/Systems`, {
     GET: () =>
       collection(
@@ -115,12 +116,12 @@ export function registerLabRoutes(app: FastifyInstance, state: LabState): void {
       ),
   });
   resource(app, `${R}/Systems/:id`, {
-    GET: (_req, _reply, p) => renderSystem(sys(p)),
+    GET: (_req, _reply, p) => renderSystemOf(sys(p)),
     PATCH: (req, _reply, p) => {
       const s = sys(p);
-      checkIfMatch(req, etagOf(renderSystem(s)));
-      state.patchSystem(s.id, parseSystemPatch(bodyObject(req), renderSystem(s)));
-      return renderSystem(s);
+      checkIfMatch(req, etagOf(renderSystemOf(s)));
+      state.patchSystem(s.id, parseSystemPatch(bodyObject(req), renderSystemOf(s)));
+      return renderSystemOf(s);
     },
   });
   resource(app, `${R}/Systems/:id/Actions/ComputerSystem.Reset`, {

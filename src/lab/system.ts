@@ -92,6 +92,21 @@ export interface LabMachines {
   insertMedia(id: string, image: string): Promise<void>;
   /** Take the medium out of the VM's CD drive and forget it. */
   ejectMedia(id: string): Promise<void>;
+  /** The switch port system `id`'s NIC is cabled to, or null when its NIC is on no switch (a hub of its own). */
+  switchPort?(id: string): LabSwitchPort | null;
+}
+
+/**
+ * Where a QEMU-backed system's NIC is cabled: a port of the lab's Linux bridge (src/lab/qemu/network.ts),
+ * as an esi `linux-bridge` switch names it (`driver_info` `bridge`, `netns`; the port is `local_link_connection.port_id`).
+ */
+export interface LabSwitchPort {
+  /** The bridge, e.g. `q8586br`. */
+  readonly bridge: string;
+  /** The namespace holding the bridge, e.g. `q8586-sw`. */
+  readonly netns: string;
+  /** The switch port (the VM's tap), e.g. `q8586p3`. */
+  readonly port: string;
 }
 
 /** One virtual system and its BMC. Mutated only by {@link LabState}. */

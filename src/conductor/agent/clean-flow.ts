@@ -21,7 +21,8 @@
  * for the node has `erase_devices` — the switches an owner sets for a full wipe between
  * lessees. A step the agent does not offer, a FAILED command, an agent
  * that vanishes or times out → `fail` → `clean failed` with `last_error`, in maintenance with
- * `fault = "clean failure"` (as Ironic when a clean step fails), powered off.
+ * `fault = "clean failure"` (as Ironic when a clean step fails), powered off, the agent's
+ * virtual media ejected (./agent-media.ts).
  */
 import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
@@ -38,6 +39,8 @@ import {
   type TaskEnv,
 } from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
+import { ejectAgentMedia } from './agent-media.ts';
+import { limit } from '../errors.ts';
 import { AGENT_COMMAND_KEY, pendingAgentCommand } from '../../domain/deploy/agent-node.ts';
 import {
   agentCalledBack,
@@ -156,6 +159,10 @@ export async function runAgentClean(
     }
     current = 'power off';
     await opened.hw.power.setPowerState(opened.driverNode, 'power off', powerTimeoutOf(env, node));
+    // The agent phase is over: its virtual CD comes out (Ironic `clean_up_ramdisk`).
+    current = 'eject the agent media';
+    const ejectProblem = await ejectAgentMedia(env, opened, node);
+    if (ejectProblem !== null) throw new Error(ejectProblem);
   } catch (err) {
     return fail(env, node, opened, failure(`Clean step ${current} failed for node ${node.uuid}`, err, opened));
   }
@@ -168,12 +175,17 @@ function wiped(node: Node): ConductorChanges {
   return { clean_step: {}, driver_internal_info: without(node.driver_internal_info, [...CLEAN_INTERNAL_KEYS, ...AGENT_SESSION_KEYS]) };
 }
 
-/** `fail` → `clean failed`, maintenance with the clean failure fault, powered off (best effort). */
+/**
+ * `fail` → `clean failed`, maintenance with the clean failure fault, powered off and the agent's
+ * virtual media ejected (best effort; an eject that fails is added to `last_error`).
+ */
 async function fail(env: TaskEnv, node: Node, opened: OpenedNode | null, message: string): Promise<ConductorChanges> {
   const power = await settlePower(opened, (o) => o.hw.power.setPowerState(o.driverNode, 'power off', powerTimeoutOf(env, node)));
+  const ejected = await ejectAgentMedia(env, opened, node);
+  const lastError = ejected === null ? message : limit(`${message} ${ejected}`);
   return transition(node, 'fail', env.clock.now(), {
     ...wiped(node),
-    last_error: message,
+    last_error: lastError,
     maintenance: true,
     fault: CLEAN_FAILURE,
     ...(node.maintenance_reason ? {} : { maintenance_reason: message }),

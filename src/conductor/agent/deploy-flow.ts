@@ -25,7 +25,9 @@
  * addition). A failure anywhere (the image is not
  * usable, the BMC fails, the agent command FAILED, the agent vanished or timed out) → `fail`
  * → `deploy failed`, `last_error` naming the step and the cause, and the node is powered off
- * (Ironic `[deploy] power_off_after_deploy_failure`, default true), which also ends the agent.
+ * (Ironic `[deploy] power_off_after_deploy_failure`, default true), which also ends the agent;
+ * the agent's virtual media is ejected (./agent-media.ts, Ironic's `clean_up_ramdisk`), and the
+ * session's end moves the node's NICs off the provisioning network (its provisioning ports go).
  */
 import type { JsonObject } from '../../domain/inventory/masking.ts';
 import type { Node } from '../../domain/inventory/model.ts';
@@ -42,6 +44,8 @@ import {
   type TaskEnv,
 } from '../tasks/context.ts';
 import type { AgentEnv } from './env.ts';
+import { ejectAgentMedia } from './agent-media.ts';
+import { limit } from '../errors.ts';
 import { AGENT_COMMAND_KEY, pendingAgentCommand } from '../../domain/deploy/agent-node.ts';
 import {
   agentCalledBack,
@@ -142,11 +146,12 @@ async function writeAndReboot(env: TaskEnv, agent: AgentEnv, node: Node): Promis
       step = 'switch to the tenant networks';
       await agent.record(node.uuid, { driver_internal_info: without(node.driver_internal_info, AGENT_SESSION_KEYS) });
       await env.network.settle(node.uuid, SWITCH_SETTLE_TIMEOUT_S);
-      await ejectBootMedia(env, opened, node);
+      // Best effort: the boot device is already the disk.
+      await ejectAgentMedia(env, opened, node);
       step = 'boot the instance';
       await opened.hw.power.setPowerState(opened.driverNode, 'power on', powerTimeoutOf(env, node));
     } else {
-      await ejectBootMedia(env, opened, node);
+      await ejectAgentMedia(env, opened, node);
       step = 'reboot into the instance';
       await opened.hw.power.setPowerState(opened.driverNode, 'rebooting', powerTimeoutOf(env, node));
     }
@@ -171,16 +176,6 @@ async function withNetworkData(agent: AgentEnv, node: Node): Promise<unknown> {
 }
 
 /**
- * Take the agent's virtual media out before the instance boots, and drop a per-node ISO (Ironic
- * ejects it in `clean_up_ramdisk`). Best effort: the boot device is already the disk.
- */
-async function ejectBootMedia(env: TaskEnv, opened: OpenedNode, node: Node): Promise<void> {
-  if (opened.hw.vmedia === undefined || node.boot_interface !== 'redfish-virtual-media') return;
-  await opened.hw.vmedia.eject(opened.driverNode, 'cdrom').catch(() => undefined);
-  await env.bootMedia?.discard(node.uuid);
-}
-
-/**
  * True when a `write_image` step's result says the disk was flushed to stable storage after
  * the image and config drive were written (`deploy_result.disk_flushed`, an esi agent
  * addition; ironic-python-agent does not report it and gets `standby.sync`).
@@ -196,8 +191,13 @@ function wiped(node: Node): ConductorChanges {
   return { deploy_step: {}, driver_internal_info: dii };
 }
 
-/** `fail` → `deploy failed` with `message`; the node is powered off (best effort). */
+/**
+ * `fail` → `deploy failed` with `message`; the node is powered off and the agent's virtual media
+ * ejected (best effort; an eject that fails is added to `last_error`).
+ */
 async function fail(env: TaskEnv, node: Node, opened: OpenedNode | null, message: string): Promise<ConductorChanges> {
   const power = await settlePower(opened, (o) => o.hw.power.setPowerState(o.driverNode, 'power off', powerTimeoutOf(env, node)));
-  return transition(node, 'fail', env.clock.now(), { ...wiped(node), last_error: message, ...power });
+  const ejected = await ejectAgentMedia(env, opened, node);
+  const lastError = ejected === null ? message : limit(`${message} ${ejected}`);
+  return transition(node, 'fail', env.clock.now(), { ...wiped(node), last_error: lastError, ...power });
 }

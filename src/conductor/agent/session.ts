@@ -16,6 +16,7 @@ import { AgentClient, AgentError, type AgentProgress } from './client.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { agentBootDevice, type AgentEnv } from './env.ts';
 import { AGENT_COMMAND_KEY, pendingAgentCommand, type PendingAgentCommand } from '../../domain/deploy/agent-node.ts';
+import { agentIsoOf, isHttpUrl, isNamed } from '../../domain/deploy/readiness.ts';
 
 /** Keys of a ramdisk session in `driver_internal_info` (see the module documentation). */
 export const AGENT_SESSION_KEYS: readonly string[] = Object.freeze([
@@ -44,38 +45,63 @@ export const BOOTED_POWER_STATE = 'power on';
 
 /**
  * Boot the agent ramdisk: boot device `cdrom` (virtual media) or `pxe` for the next boot, then
- * a reboot (power on when off). For `cdrom`, when the hardware type has virtual media and
- * `driver_info.redfish_deploy_iso` / `deploy_iso` is an http(s) URL, that ISO is inserted into
- * the BMC's virtual CD first (Ironic's `redfish-virtual-media` boot). The reboot waits for the
+ * a reboot (power on when off). For `cdrom` on a hardware type with virtual media, the agent ISO
+ * ({@link agentMediaUrl}) is inserted into the BMC's virtual CD first (Ironic's
+ * `redfish-virtual-media` boot); when there is none to insert, nothing is booted and the flow
+ * fails rather than wait for a call-back from an empty CD. The reboot waits for the
  * BMC to report the node on, so the caller records {@link BOOTED_POWER_STATE} without another
  * read, as Ironic records the target of a completed power action. With a provisioning network
  * (`env.network`), the session is recorded first and the switches are given time to move the
  * node's NICs there (Ironic's `add_provisioning_network` before the ramdisk boots).
  * @returns the `driver_internal_info` of the new session (old session keys dropped)
- * @throws what the driver throws (HardwareError, InvalidInputError)
+ * @throws Error when no agent ISO can be inserted (see {@link agentMediaUrl}); what the driver
+ *   throws (HardwareError, InvalidInputError)
  */
 export async function bootAgent(env: TaskEnv, opened: OpenedNode, node: Node, purpose: AgentPurpose): Promise<JsonObject> {
   const dii: JsonObject = { ...without(node.driver_internal_info, AGENT_SESSION_KEYS), agent_boot: purpose };
+  const device = agentBootDevice(node);
+  const vmedia = opened.hw.vmedia;
+  // Known before anything changes: a node with nothing to insert fails here.
+  const media = device === 'cdrom' && vmedia !== undefined ? await agentMediaUrl(env, node, purpose) : null;
   if (env.network !== undefined) {
     // The agent phase starts before the boot: the node's NICs move to the provisioning network
     // (src/domain/networking/provisioning.ts) and the ramdisk's DHCP finds esi's server there.
     await env.record?.(node.uuid, { driver_internal_info: dii });
     await env.network.settle(node.uuid, SWITCH_SETTLE_TIMEOUT_S);
   }
-  const device = agentBootDevice(node);
-  const iso = node.driver_info.redfish_deploy_iso ?? node.driver_info.deploy_iso;
-  if (device === 'cdrom' && opened.hw.vmedia !== undefined) {
-    if (typeof iso === 'string' && /^https?:\/\//.test(iso)) {
-      await opened.hw.vmedia.insert(opened.driverNode, 'cdrom', iso);
-    } else if (iso === undefined && env.bootMedia !== undefined && node.driver_info.deploy_kernel && node.driver_info.deploy_ramdisk) {
-      // Ironic's redfish-virtual-media with a kernel and ramdisk: a per-node ISO carrying the
-      // agent's kernel parameters, served by esi (src/domain/deploy/boot-media.ts).
-      await opened.hw.vmedia.insert(opened.driverNode, 'cdrom', await env.bootMedia.nodeIso(node, purpose));
-    }
-  }
+  if (vmedia !== undefined && media !== null) await vmedia.insert(opened.driverNode, 'cdrom', media);
   await opened.hw.management.setBootDevice(opened.driverNode, device, false);
   await opened.hw.power.setPowerState(opened.driverNode, 'rebooting', powerTimeoutOf(env, node));
   return dii;
+}
+
+/**
+ * The URL of the agent ISO to insert into a node's virtual CD: `driver_info.redfish_deploy_iso`
+ * / `deploy_iso` when it is an http(s) URL (the BMC fetches it); else, with neither set, the
+ * node's own ISO that esi builds from `deploy_kernel` and `deploy_ramdisk` with the agent's
+ * kernel parameters and serves at a signed URL (src/domain/deploy/boot-media.ts).
+ * @throws Error naming the `driver_info` keys when there is nothing to insert: an ISO that is
+ *   not an http(s) URL, no kernel/ramdisk pair, or a conductor without the boot media service
+ *   (src/domain/deploy/readiness.ts refuses the first two before a flow starts)
+ */
+export async function agentMediaUrl(env: Pick<TaskEnv, 'bootMedia'>, node: Node, purpose: AgentPurpose): Promise<string> {
+  const iso = agentIsoOf(node.driver_info);
+  if (iso !== null) {
+    if (isHttpUrl(iso.value)) return iso.value;
+    throw new Error(
+      `driver_info.${iso.key} is not an http(s) URL the BMC can fetch, so there is no agent ISO to insert into the virtual CD; ` +
+        "use an http(s) ISO URL, or remove it and set deploy_kernel and deploy_ramdisk, from which esi builds the node's ISO",
+    );
+  }
+  if (!['deploy_kernel', 'deploy_ramdisk'].every((k) => isNamed(node.driver_info[k])))
+    throw new Error(
+      'the node names no agent ramdisk to insert into the virtual CD: set driver_info.deploy_iso (an http(s) URL) or deploy_kernel and deploy_ramdisk',
+    );
+  if (env.bootMedia === undefined)
+    throw new Error(
+      "this conductor cannot build the node's agent ISO from deploy_kernel and deploy_ramdisk (it has no boot media service); set driver_info.deploy_iso to an http(s) ISO URL",
+    );
+  return env.bootMedia.nodeIso(node, purpose);
 }
 
 /** Longest wait for the switches to move a node between the provisioning and tenant networks, seconds. */

@@ -16,11 +16,14 @@
  * - anything else: esi's former behaviour — validate and read the power state (no hardware
  *   is discovered).
  *
- * Failures → `fail` → `inspect failed` with `last_error` (the agent's node is powered off,
- * best effort). `inspection_started_at` is set when the stage starts, `inspection_finished_at`
- * when it succeeds.
+ * Failures → `fail` → `inspect failed` with `last_error` (the agent's node is powered off and
+ * the agent's virtual media ejected, src/conductor/agent/agent-media.ts; best effort).
+ * `inspection_started_at` is set when the stage starts, `inspection_finished_at` when it
+ * succeeds.
  */
 import { bootAgent } from '../agent/session.ts';
+import { ejectAgentMedia } from '../agent/agent-media.ts';
+import { limit } from '../errors.ts';
 import { agentRamdiskProblem } from '../../domain/deploy/readiness.ts';
 import { validateInspectionData } from '../../domain/inspection/inventory.ts';
 import { INSPECTION_RECEIVED_KEY } from '../../domain/inspection/service.ts';
@@ -97,6 +100,9 @@ async function runAgentInspection(env: TaskEnv, node: Node): Promise<ConductorCh
     const now = env.clock.now();
     const changes = await processInventory(env.inspection!, node, stored.inventory, stored.plugin_data, now);
     await opened.hw.power.setPowerState(opened.driverNode, 'power off', powerTimeoutOf(env, node));
+    // The agent phase is over: its virtual CD comes out (Ironic `clean_up_ramdisk`).
+    const ejectProblem = await ejectAgentMedia(env, opened, node);
+    if (ejectProblem !== null) throw new Error(ejectProblem);
     const power = (await readPower(opened)) ?? 'power off';
     return transition(node, 'done', env.clock.now(), { ...changes, ...finished(node, env.clock.now()), power_state: power });
   } catch (err) {
@@ -141,7 +147,10 @@ function finished(node: Node, now: number): ConductorChanges {
   return { driver_internal_info: without(node.driver_internal_info, INSPECT_KEYS), inspection_finished_at: now, last_error: null };
 }
 
-/** `fail` → `inspect failed`, the agent's node powered off (best effort). */
+/**
+ * `fail` → `inspect failed`, the agent's node powered off and its virtual media ejected (best
+ * effort; an eject that fails is added to `last_error`).
+ */
 async function fail(
   env: TaskEnv,
   node: Node,
@@ -150,9 +159,10 @@ async function fail(
   started: number | null,
 ): Promise<ConductorChanges> {
   const power = await settlePower(opened, (o) => o.hw.power.setPowerState(o.driverNode, 'power off', powerTimeoutOf(env, node)));
+  const ejected = await ejectAgentMedia(env, opened, node);
   return transition(node, 'fail', env.clock.now(), {
     driver_internal_info: without(node.driver_internal_info, INSPECT_KEYS),
-    last_error: message,
+    last_error: ejected === null ? message : limit(`${message} ${ejected}`),
     inspection_started_at: started,
     inspection_finished_at: null,
     ...power,

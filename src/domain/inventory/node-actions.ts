@@ -13,7 +13,7 @@ import type { AuthContext } from '../auth.ts';
 import { ConflictError, InvalidInputError, InvalidStateError, LockedError } from '../errors.ts';
 import { POWER_TARGETS, type PowerTarget } from '../hardware/interfaces.ts';
 import { isOutOfBandStep, validateCleanSteps, type RequestedCleanStep } from '../hardware/clean-steps.ts';
-import { agentRamdiskProblem, inBandProblem } from '../deploy/readiness.ts';
+import { agentRamdiskProblem, inBandProblem, missingRamdiskKeys } from '../deploy/readiness.ts';
 import { openDriverInfo } from './driver-secrets.ts';
 import { isJsonObject, type JsonObject } from './masking.ts';
 import type { Node } from './model.ts';
@@ -262,7 +262,10 @@ export async function requestProvision(
     if (verb === 'adopt') access.authorize(ctx, n, ['esi:node:provision:adopt']);
     if (cleanSteps) validateCleanSteps(n, access.deps.hardware.get(n.driver), cleanSteps as unknown as RequestedCleanStep[]);
     const unbootable = agentProblemOf(access, n, verb, cleanSteps as unknown as RequestedCleanStep[] | null);
-    if (unbootable !== null) throw new InvalidInputError(unbootable, 'MissingParameterValue');
+    // Ironic's faults: a key that is absent is MissingParameterValue, one whose value cannot work
+    // (an ISO the BMC cannot fetch, a URL scheme esi cannot serve) InvalidParameterValue.
+    if (unbootable !== null)
+      throw new InvalidInputError(unbootable, missingRamdiskKeys(n).length > 0 ? 'MissingParameterValue' : 'InvalidParameterValue');
     const t = next(n.provision_state, verb, verb === 'clean' ? 'manageable' : undefined);
     const ii: JsonObject = { ...n.instance_info };
     const dii: JsonObject = { ...n.driver_internal_info };

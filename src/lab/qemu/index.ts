@@ -99,6 +99,10 @@ export async function startQemuNodes(state: LabState, serial: LabSerialPorts, op
     reset: (id, type) => node(id).reset(type),
     insertMedia: (id, image) => node(id).insertMedia(image),
     ejectMedia: (id) => node(id).ejectMedia(),
+    switchPort: (id) => {
+      const port = network?.ports.get(id);
+      return network === null || port === undefined ? null : { bridge: network.bridge, netns: network.netns, port };
+    },
     close: () =>
       (closed ??= (async () => {
         if (state.machines === lab) state.machines = null;

@@ -130,7 +130,7 @@ describeNeeding(IPMI_TOOLS, 'ipmi nodes through the API', () => {
     expect(await bmc[0].power()).toBe('on');
   });
 
-  it('boot device: admin and owner set and read it on the BMC; the lessee 403; others 404/401', async () => {
+  it('boot device: admin, owner and lessee set and read it on the BMC; others 404/401', async () => {
     const n = await ownNode('ipmi-boot');
     const url = `/v1/nodes/${n.uuid}/management/boot_device`;
     await settled(env, n.uuid, 30_000);
@@ -143,12 +143,14 @@ describeNeeding(IPMI_TOOLS, 'ipmi nodes through the API', () => {
     expect(await bmc[0].bootDevice()).toBe('cdrom');
     expect((await bm(ts, p.admin, 'GET', url)).body).toEqual({ boot_device: 'cdrom', persistent: false });
     expect((await bm(ts, p.admin, 'GET', `${url}/supported`)).body).toEqual({ supported_boot_devices: ['pxe', 'disk', 'cdrom', 'bios'] });
-    expectError(await bm(ts, p.lessee, 'PUT', url, { boot_device: 'disk' }), 403);
-    expectError(await bm(ts, p.lessee, 'GET', url), 403);
+    // ESI's bring-your-own provisioning: the lessee sets its leased node's boot device.
+    expect((await bm(ts, p.lessee, 'PUT', url, { boot_device: 'pxe' })).status).toBe(204);
+    expect(await bmc[0].bootDevice()).toBe('pxe');
+    expect((await bm(ts, p.lessee, 'GET', url)).body).toEqual({ boot_device: 'pxe', persistent: false });
     expectError(await bm(ts, p.other, 'GET', url), 404);
     expectError(await bm(ts, p.anonymous, 'PUT', url, { boot_device: 'disk' }), 401);
     expectError(await bm(ts, p.admin, 'PUT', url, { boot_device: 'floppy' }), 400);
-    expect(await bmc[0].bootDevice()).toBe('cdrom');
+    expect(await bmc[0].bootDevice()).toBe('pxe');
   });
 
   it("the conductor's view of the node (password opened from its sealed form) opens a Serial-over-LAN console", async () => {

@@ -56,6 +56,8 @@ describe('representations', () => {
       SimpleStorage: { '@odata.id': '/redfish/v1/Systems/node-1/SimpleStorage' },
     });
     expect(s['@odata.type']).toMatch(/^#ComputerSystem\.v1_\d+_\d+\.ComputerSystem$/);
+    // The lab's own facts (src/lab/render-system.ts): a simulated system, on no lab switch.
+    expect(s.Oem).toEqual({ EsiLab: { '@odata.type': '#EsiLabComputerSystem.v1_0_0.EsiLabComputerSystem', Backend: 'simulated' } });
     expect(s.Boot['BootSourceOverrideTarget@Redfish.AllowableValues']).toEqual(expect.arrayContaining(['Pxe', 'Hdd', 'Cd', 'BiosSetup']));
     expect(s.ProcessorSummary.Count).toBeGreaterThan(0);
     expect(typeof s.ProcessorSummary.Model).toBe('string');

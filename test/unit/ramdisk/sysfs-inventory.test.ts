@@ -1,7 +1,7 @@
 /**
  * The agent on a real machine, read from a fake /proc and /sys tree in a temporary directory:
  * the disks ironic-python-agent would list and the root device it would pick without hints
- * (src/agent/root-device.ts), the inventory it would post (src/agent/sysfs-inventory.ts), and a
+ * (src/agent/root-device.ts), the inventory it would post (src/agent/sysfs-inventory.ts read by src/agent/inventory.ts), and a
  * block device's size from sysfs (src/agent/disk.ts `blockDeviceSize`).
  */
 import fs from 'node:fs';
@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockDeviceSize } from '../../../src/agent/disk.ts';
 import { guessRootDisk, listBlockDevices, waitForRootDevice } from '../../../src/agent/root-device.ts';
-import { bootifMac, collectMachineInspectionData } from '../../../src/agent/sysfs-inventory.ts';
+import { collectInspectionData } from '../../../src/agent/inventory.ts';
+import { bootifMac } from '../../../src/agent/sysfs-inventory.ts';
 
 const GIB = 1024 ** 3;
 
@@ -187,7 +188,7 @@ describe('the machine read from /proc and /sys (fake tree)', () => {
         },
       ],
     } as unknown as NodeJS.Dict<os.NetworkInterfaceInfo[]>;
-    const data = await collectMachineInspectionData({ root: f.root, addresses });
+    const data = await collectInspectionData({ root: f.root, addresses });
     const inv = data.inventory as Record<string, any>;
     expect(inv.cpu).toEqual({
       model_name: 'AMD EPYC 7763',
@@ -228,6 +229,10 @@ describe('the machine read from /proc and /sys (fake tree)', () => {
     expect(inv.hostname).toBe('esi-ramdisk');
     expect(inv.bmc_address).toBe('0.0.0.0');
     expect((data.root_disk as { name: string }).name).toBe('/dev/vda');
+    expect(data.configuration).toEqual({
+      collectors: ['default', 'pci-devices'],
+      managers: [{ name: 'generic_hardware_manager', version: '1.2' }],
+    });
     expect(data.pci_devices).toEqual([{ vendor_id: '1af4', product_id: '1000', class: '020000', revision: '00', bus: '0000:00:03.0' }]);
   });
 
