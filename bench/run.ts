@@ -9,6 +9,8 @@
  *                    a fresh schema is created and dropped)
  *   --no-ironic      skip the real Ironic (esi figures only, no ratios)
  *   --sizes <list>   fleet sizes, comma-separated (default per benchmark, e.g. 1000,10000)
+ *   --nodes <list>   VMs deployed at once by the real-machine benchmarks, comma-separated (1–8;
+ *                    real-provision's default 1,4)
  *   --list           list the benchmarks and exit
  *
  * Exit status: 0 when every benchmark ran, 1 when one failed, 2 for bad options, 130 on Ctrl-C.
@@ -28,6 +30,7 @@ import { placementBenchmark } from './placement.ts';
 import { powerSyncBenchmark } from './power-sync.ts';
 import { inspectionBenchmark } from './inspection.ts';
 import { ramdiskBootBenchmark } from './ramdisk-boot.ts';
+import { realProvisionBenchmark } from './real-provision.ts';
 
 /** Every benchmark, in the order a full run executes them. */
 export const BENCHMARKS: readonly Benchmark[] = [
@@ -43,6 +46,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   powerSyncBenchmark,
   inspectionBenchmark,
   ramdiskBootBenchmark,
+  realProvisionBenchmark,
 ];
 
 function parseSizes(value: string): number[] {
@@ -53,6 +57,15 @@ function parseSizes(value: string): number[] {
   return [...new Set(sizes)].sort((a, b) => a - b);
 }
 
+/** `--nodes`: VM counts of the real-machine benchmarks (each VM takes up to 2 GiB of memory). */
+function parseNodes(value: string): number[] {
+  const counts = value.split(',').map((s) => Number(s.trim()));
+  if (counts.some((n) => !Number.isInteger(n) || n < 1 || n > 8)) {
+    throw new InvalidArgumentError('nodes must be integers between 1 and 8, e.g. 1,4');
+  }
+  return [...new Set(counts)].sort((a, b) => a - b);
+}
+
 async function main(): Promise<number> {
   const program = new Command('bench')
     .description('esi benchmarks')
@@ -61,6 +74,7 @@ async function main(): Promise<number> {
     .option('--pg [url]', 'also measure esi on PostgreSQL')
     .option('--no-ironic', 'skip the real Ironic')
     .option('--sizes <list>', 'fleet sizes, comma-separated', parseSizes)
+    .option('--nodes <list>', 'VMs deployed at once by the real-machine benchmarks, comma-separated', parseNodes)
     .option('--list', 'list the benchmarks')
     .exitOverride();
   try {
@@ -69,7 +83,15 @@ async function main(): Promise<number> {
     const code = (err as { exitCode?: number }).exitCode;
     return code === 0 ? 0 : 2;
   }
-  const opts = program.opts<{ only?: string; quick: boolean; pg?: string | true; ironic: boolean; sizes?: number[]; list?: boolean }>();
+  const opts = program.opts<{
+    only?: string;
+    quick: boolean;
+    pg?: string | true;
+    ironic: boolean;
+    sizes?: number[];
+    nodes?: number[];
+    list?: boolean;
+  }>();
   if (opts.list) {
     for (const b of BENCHMARKS) process.stdout.write(`${b.name.padEnd(12)} ${b.description}\n`);
     return 0;
@@ -84,6 +106,7 @@ async function main(): Promise<number> {
     pgUrl: opts.pg === undefined ? null : opts.pg === true ? DEFAULT_PG_URL : opts.pg,
     ironic: opts.ironic,
     sizes: opts.sizes ?? null,
+    nodes: opts.nodes ?? null,
     log: (line) => process.stderr.write(`[bench] ${line}\n`),
   };
   let failed = false;

@@ -15,6 +15,11 @@ export interface BenchOptions {
   readonly ironic: boolean;
   /** Fleet sizes to measure, ascending; null for the benchmark's defaults. */
   readonly sizes: readonly number[] | null;
+  /**
+   * Numbers of virtual machines deployed at once by the real-machine benchmarks (`--nodes 1,4`),
+   * ascending; null or absent for the benchmark's defaults.
+   */
+  readonly nodes?: readonly number[] | null;
   /** Progress lines (stderr), so stdout keeps only the report. */
   readonly log: (line: string) => void;
 }
