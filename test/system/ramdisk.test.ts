@@ -62,8 +62,14 @@ const TOKEN = 'ramdisk-test-agent-token-0123456789abcdef';
 const GIB = 1024 ** 3;
 const MEMORY_MIB = 1024;
 const CPUS = 2;
-/** The image the agent writes: 4 MiB of random bytes, served at `/image.raw` and as qcow2 at `/image.qcow2`. */
+/**
+ * The image the agent writes: 4 MiB of random bytes with an MBR boot signature (0x55AA at byte
+ * 510; the agent refuses to leave a disk without one, src/agent/boot-sector.ts), served at
+ * `/image.raw` and as qcow2 at `/image.qcow2`.
+ */
 const IMAGE = randomBytes(4 * 1024 * 1024);
+IMAGE[510] = 0x55;
+IMAGE[511] = 0xaa;
 
 /** A free TCP port on 127.0.0.1 (closed again; QEMU binds it right after). */
 async function freePort(): Promise<number> {
