@@ -70,16 +70,16 @@ describe('createPolicy', () => {
 
   it('uses the defaults without a file', () => {
     const policy = createPolicy();
-    expect(policy.check('baremetal:node:set_boot_device', node, OWNER)).toBe(true);
-    expect(policy.check('baremetal:node:set_boot_device', node, LESSEE)).toBe(false);
+    expect(policy.check('baremetal:node:inject_nmi', node, OWNER)).toBe(true);
+    expect(policy.check('baremetal:node:inject_nmi', node, LESSEE)).toBe(false);
   });
 
   it('applies overrides over the defaults', () => {
-    const path = file('grant.yaml', '"baremetal:node:set_boot_device": "rule:is_admin or rule:is_node_lessee"\n');
+    const path = file('grant.yaml', '"baremetal:node:inject_nmi": "rule:is_admin or rule:is_node_lessee"\n');
     const policy = createPolicy(loadPolicyOverrides(path));
-    expect(policy.check('baremetal:node:set_boot_device', node, LESSEE)).toBe(true);
-    expect(policy.check('baremetal:node:set_boot_device', node, OWNER)).toBe(false);
-    expect(policy.check('baremetal:node:set_boot_device', node, ADMIN)).toBe(true);
+    expect(policy.check('baremetal:node:inject_nmi', node, LESSEE)).toBe(true);
+    expect(policy.check('baremetal:node:inject_nmi', node, OWNER)).toBe(false);
+    expect(policy.check('baremetal:node:inject_nmi', node, ADMIN)).toBe(true);
   });
 
   it('fails at start-up for a bad rule or a bad reference in the file', () => {
