@@ -69,7 +69,17 @@ export interface DhcpSubnetConfig {
   readonly domain?: string | null;
   /** Network boot for hosts tagged `boot`; null or absent: addresses only. */
   readonly boot?: DhcpBootConfig | null;
+  /**
+   * Further subnets served by the same server on the same interface — one server per network,
+   * as Neutron's DHCP agent runs one dnsmasq per network: each gets its own range and options,
+   * and a host's address picks its subnet. Their CIDRs must not overlap. Absent or empty: this
+   * subnet only.
+   */
+  readonly moreSubnets?: readonly DhcpExtraSubnet[];
 }
+
+/** A further subnet of a server ({@link DhcpSubnetConfig.moreSubnets}); fields as there. */
+export type DhcpExtraSubnet = Pick<DhcpSubnetConfig, 'id' | 'cidr' | 'gateway' | 'dnsServers' | 'hostRoutes' | 'mtu' | 'leaseTimeS'>;
 
 /** Another DHCP server heard on a network esi serves (a "rogue" one). */
 export interface OtherDhcpServer {

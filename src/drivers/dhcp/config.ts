@@ -1,7 +1,9 @@
 /**
- * dnsmasq's configuration for one subnet, as text: checking a {@link DhcpSubnetConfig} and its
- * hosts, and rendering the three files dnsmasq reads and the command that starts it. Pure
- * functions (no I/O); src/drivers/dhcp/dnsmasq.ts writes and runs what they return.
+ * dnsmasq's configuration for one subnet — or several subnets of one network on one interface
+ * (`moreSubnets`, one range and one set of options each) — as text: checking a
+ * {@link DhcpSubnetConfig} and its hosts, and rendering the three files dnsmasq reads and the
+ * command that starts it. Pure functions (no I/O); src/drivers/dhcp/dnsmasq.ts writes and runs
+ * what they return.
  *
  * The layout follows Neutron's DHCP agent (`neutron/agent/linux/dhcp.py`, class `Dnsmasq`):
  * - a static range per subnet (`dhcp-range=set:subnet-<id>,<net>,static,<mask>,<lease>s`):
@@ -23,8 +25,8 @@
  * ones (`known`, `ipxe`, `bios`, `efi64`, `subnet-<id>`).
  */
 import path from 'node:path';
-import { DhcpError, type DhcpHost, type DhcpHostRoute, type DhcpSubnetConfig } from '../../domain/networking/dhcp.ts';
-import { ipText, parseCidr, parseIp, type Cidr } from '../../domain/networking/ipam.ts';
+import { DhcpError, type DhcpExtraSubnet, type DhcpHost, type DhcpHostRoute, type DhcpSubnetConfig } from '../../domain/networking/dhcp.ts';
+import { cidrContains, cidrsOverlap, ipText, parseCidr, parseIp, type Cidr } from '../../domain/networking/ipam.ts';
 
 /** Default lease time, seconds (Neutron's `dhcp_lease_duration`). */
 export const DEFAULT_LEASE_TIME_S = 86_400;
@@ -33,7 +35,10 @@ export const MIN_LEASE_TIME_S = 120;
 /** Neutron's cap on `--dhcp-lease-max` (`dnsmasq_lease_max`). */
 const LEASE_MAX_CAP = 16_777_216;
 
-/** A subnet configuration checked and normalised (canonical addresses, defaults applied). */
+/**
+ * A subnet configuration checked and normalised (canonical addresses, defaults applied). A
+ * server of several subnets (`moreSubnets`) is the first one with the others in {@link more}.
+ */
 export interface CheckedSubnet {
   readonly id: string;
   readonly interface: string;
@@ -52,6 +57,8 @@ export interface CheckedSubnet {
     readonly uefiFile: string;
     readonly ipxeScriptUrl: string;
   } | null;
+  /** The further subnets served on the same interface (the same interface, namespace, domain and boot; no `more` of their own). */
+  readonly more: readonly CheckedSubnet[];
 }
 
 /** A host checked against its subnet: lower-case MAC, canonical address. */
@@ -119,44 +126,53 @@ function checkDomain(d: string): string {
   return name;
 }
 
-/**
- * Check a subnet configuration and apply its defaults.
- * @throws DhcpError naming the first field that is wrong (IPv6 subnets are refused: esi's DHCP
- *   service is IPv4, as PXE and iPXE boot are here)
- */
-export function checkSubnet(cfg: DhcpSubnetConfig): CheckedSubnet {
-  if (typeof cfg.id !== 'string' || !NAME.test(cfg.id)) fail(`id: '${String(cfg.id)}' must be 1-64 of A-Z a-z 0-9 _ . - (a UUID)`);
-  if (typeof cfg.interface !== 'string' || !IFNAME.test(cfg.interface) || cfg.interface === 'lo')
-    fail(`interface: '${String(cfg.interface)}' is not an interface name`);
-  const netns = cfg.netns ?? null;
-  if (netns !== null && (typeof netns !== 'string' || !NAME.test(netns))) fail(`netns: '${String(netns)}' is not a namespace name`);
+type RangePart = Pick<CheckedSubnet, 'id' | 'cidr' | 'gateway' | 'dnsServers' | 'hostRoutes' | 'mtu' | 'leaseTimeS'>;
+
+/** Check the per-subnet part of a configuration; `at` prefixes field names (`moreSubnets[1].`). */
+function checkRange(cfg: DhcpExtraSubnet, at: string): RangePart {
+  if (typeof cfg.id !== 'string' || !NAME.test(cfg.id)) fail(`${at}id: '${String(cfg.id)}' must be 1-64 of A-Z a-z 0-9 _ . - (a UUID)`);
   let cidr: Cidr;
   try {
     cidr = parseCidr(cfg.cidr);
   } catch (err) {
-    fail(`cidr: ${(err as Error).message}`);
+    fail(`${at}cidr: ${(err as Error).message}`);
   }
-  if (cidr.version !== 4) fail(`cidr: ${cidr.text} is not IPv4 (esi's DHCP service serves IPv4 subnets)`);
-  let gateway = cfg.gateway === undefined || cfg.gateway === null ? null : inSubnet(cidr, cfg.gateway, 'gateway');
-  const dnsServers = (cfg.dnsServers ?? []).map((d, i) => ipv4(d, `dnsServers[${i}]`).text);
+  if (cidr.version !== 4) fail(`${at}cidr: ${cidr.text} is not IPv4 (esi's DHCP service serves IPv4 subnets)`);
+  let gateway = cfg.gateway === undefined || cfg.gateway === null ? null : inSubnet(cidr, cfg.gateway, `${at}gateway`);
+  const dnsServers = (cfg.dnsServers ?? []).map((d, i) => ipv4(d, `${at}dnsServers[${i}]`).text);
   const hostRoutes: DhcpHostRoute[] = [];
   for (const [i, r] of (cfg.hostRoutes ?? []).entries()) {
     let dest: Cidr;
     try {
-      dest = parseCidr(r.destination, `hostRoutes[${i}].destination`);
+      dest = parseCidr(r.destination, `${at}hostRoutes[${i}].destination`);
     } catch (err) {
       fail((err as Error).message);
     }
-    if (dest.version !== 4) fail(`hostRoutes[${i}].destination: ${dest.text} is not IPv4`);
-    const nexthop = ipv4(r.nexthop, `hostRoutes[${i}].nexthop`).text;
+    if (dest.version !== 4) fail(`${at}hostRoutes[${i}].destination: ${dest.text} is not IPv4`);
+    const nexthop = ipv4(r.nexthop, `${at}hostRoutes[${i}].nexthop`).text;
     if (dest.prefix === 0) gateway ??= nexthop;
     else hostRoutes.push({ destination: dest.text, nexthop });
   }
   const mtu = cfg.mtu ?? null;
-  if (mtu !== null && (!Number.isInteger(mtu) || mtu < 68 || mtu > 65_535)) fail(`mtu: ${mtu} is not between 68 and 65535 bytes`);
+  if (mtu !== null && (!Number.isInteger(mtu) || mtu < 68 || mtu > 65_535)) fail(`${at}mtu: ${mtu} is not between 68 and 65535 bytes`);
   const leaseTimeS = cfg.leaseTimeS ?? DEFAULT_LEASE_TIME_S;
   if (!Number.isInteger(leaseTimeS) || leaseTimeS < MIN_LEASE_TIME_S || leaseTimeS > 0xffff_fffe)
-    fail(`leaseTimeS: ${leaseTimeS} must be a whole number of seconds, at least ${MIN_LEASE_TIME_S}`);
+    fail(`${at}leaseTimeS: ${leaseTimeS} must be a whole number of seconds, at least ${MIN_LEASE_TIME_S}`);
+  return { id: cfg.id, cidr, gateway, dnsServers, hostRoutes, mtu, leaseTimeS };
+}
+
+/**
+ * Check a subnet configuration (and its `moreSubnets`) and apply its defaults.
+ * @throws DhcpError naming the first field that is wrong (IPv6 subnets are refused: esi's DHCP
+ *   service is IPv4, as PXE and iPXE boot are here; so are further subnets that overlap another
+ *   or repeat an id)
+ */
+export function checkSubnet(cfg: DhcpSubnetConfig): CheckedSubnet {
+  if (typeof cfg.interface !== 'string' || !IFNAME.test(cfg.interface) || cfg.interface === 'lo')
+    fail(`interface: '${String(cfg.interface)}' is not an interface name`);
+  const netns = cfg.netns ?? null;
+  if (netns !== null && (typeof netns !== 'string' || !NAME.test(netns))) fail(`netns: '${String(netns)}' is not a namespace name`);
+  const first = checkRange(cfg, '');
   const domain = cfg.domain === undefined || cfg.domain === null ? null : checkDomain(cfg.domain);
   let boot: CheckedSubnet['boot'] = null;
   if (cfg.boot) {
@@ -172,23 +188,45 @@ export function checkSubnet(cfg: DhcpSubnetConfig): CheckedSubnet {
     if (b.ipxeScriptUrl.length > 255) fail('boot.ipxeScriptUrl: longer than a DHCP option holds (255 bytes)');
     boot = { tftpRoot: path.normalize(b.tftpRoot), biosFile: b.biosFile, uefiFile: b.uefiFile, ipxeScriptUrl: b.ipxeScriptUrl };
   }
-  return { id: cfg.id, interface: cfg.interface, netns, cidr, gateway, dnsServers, hostRoutes, mtu, leaseTimeS, domain, boot };
+  const shared = { interface: cfg.interface, netns, domain, boot };
+  const more: CheckedSubnet[] = [];
+  for (const [i, extra] of (cfg.moreSubnets ?? []).entries()) {
+    const part = checkRange(extra, `moreSubnets[${i}].`);
+    for (const other of [first, ...more]) {
+      if (other.id === part.id) fail(`moreSubnets[${i}].id: subnet ${part.id} is listed twice`);
+      if (cidrsOverlap(other.cidr, part.cidr)) fail(`moreSubnets[${i}].cidr: ${part.cidr.text} overlaps ${other.cidr.text}`);
+    }
+    more.push({ ...shared, ...part, more: [] });
+  }
+  return { ...shared, ...first, more };
+}
+
+/** Every subnet a server serves: the first, then its further ones. */
+export function allSubnets(s: CheckedSubnet): readonly CheckedSubnet[] {
+  return [s, ...s.more];
 }
 
 /**
- * Check hosts against their subnet: valid MACs, addresses in the CIDR, no MAC or address twice.
+ * Check hosts against their subnets: valid MACs, each address in one of the server's CIDRs, no
+ * address twice, no MAC twice in one subnet (a MAC may hold one address in each of several
+ * subnets, as a Neutron port with fixed IPs on two subnets of its network; dnsmasq then answers
+ * with the first of its lines whose subnet the request comes from).
  * @throws DhcpError naming the offending host
  */
 export function checkHosts(subnet: CheckedSubnet, hosts: readonly DhcpHost[]): CheckedHost[] {
+  const subnets = allSubnets(subnet);
   const macs = new Set<string>();
   const ips = new Set<string>();
   return hosts.map((h, i) => {
     const mac = typeof h.mac === 'string' ? h.mac.toLowerCase() : '';
     if (!MAC.test(mac)) fail(`hosts[${i}].mac: '${String(h.mac)}' is not a MAC address`);
-    const ip = inSubnet(subnet.cidr, h.ip, `hosts[${i}].ip`);
-    if (macs.has(mac)) fail(`hosts[${i}]: MAC ${mac} is listed twice`);
+    const addr = ipv4(h.ip, `hosts[${i}].ip`);
+    const home = subnets.find((s) => cidrContains(s.cidr, addr.value));
+    if (!home) fail(`hosts[${i}].ip: ${addr.text} is not in ${subnets.map((s) => s.cidr.text).join(' or ')}`);
+    const ip = inSubnet(home.cidr, h.ip, `hosts[${i}].ip`);
+    if (macs.has(`${home.id} ${mac}`)) fail(`hosts[${i}]: MAC ${mac} is listed twice`);
     if (ips.has(ip)) fail(`hosts[${i}]: address ${ip} is given to two hosts`);
-    macs.add(mac);
+    macs.add(`${home.id} ${mac}`);
     ips.add(ip);
     const hostname = h.hostname ?? null;
     if (hostname !== null && (typeof hostname !== 'string' || !LABEL.test(hostname)))
@@ -227,14 +265,16 @@ export function renderHostsFile(hosts: readonly CheckedHost[]): string {
  * option is sent empty, as Neutron does, so that dnsmasq does not offer itself as the router.
  */
 export function renderOptsFile(s: CheckedSubnet): string {
-  const t = `tag:${subnetTag(s)}`;
-  const lines: string[] = [s.gateway ? `${t},option:router,${s.gateway}` : `${t},option:router`];
-  if (s.dnsServers.length > 0) lines.push(`${t},option:dns-server,${s.dnsServers.join(',')}`);
-  if (s.hostRoutes.length > 0) {
-    const routes = [...s.hostRoutes.map((r) => `${r.destination},${r.nexthop}`), ...(s.gateway ? [`0.0.0.0/0,${s.gateway}`] : [])].join(
-      ',',
-    );
-    lines.push(`${t},option:classless-static-route,${routes}`, `${t},249,${routes}`);
+  const lines: string[] = [];
+  for (const one of allSubnets(s)) {
+    const t = `tag:${subnetTag(one)}`;
+    lines.push(one.gateway ? `${t},option:router,${one.gateway}` : `${t},option:router`);
+    if (one.dnsServers.length > 0) lines.push(`${t},option:dns-server,${one.dnsServers.join(',')}`);
+    if (one.hostRoutes.length > 0) {
+      const gw = one.gateway ? [`0.0.0.0/0,${one.gateway}`] : [];
+      const routes = [...one.hostRoutes.map((r) => `${r.destination},${r.nexthop}`), ...gw].join(',');
+      lines.push(`${t},option:classless-static-route,${routes}`, `${t},249,${routes}`);
+    }
   }
   if (s.boot) {
     const b = `tag:${hostTag('boot')}`;
@@ -258,9 +298,10 @@ export interface ConfOptions {
  * runs. Its log goes to stderr (`log-facility=-`), which esi copies into the log file.
  */
 export function renderConfFile(s: CheckedSubnet, paths: DnsmasqPaths, o: ConfOptions): string {
-  const size = s.cidr.last - s.cidr.network + 1n;
+  const subnets = allSubnets(s);
+  const size = subnets.reduce((sum, one) => sum + one.cidr.last - one.cidr.network + 1n, 0n);
   const lines = [
-    `# dnsmasq for subnet ${s.id}, written by esi (src/drivers/dhcp); rewritten at every start.`,
+    `# dnsmasq for subnet ${subnets.map((one) => one.id).join(', ')}, written by esi (src/drivers/dhcp); rewritten at every start.`,
     `user=${o.user}`,
     'no-hosts',
     'no-resolv',
@@ -272,14 +313,16 @@ export function renderConfFile(s: CheckedSubnet, paths: DnsmasqPaths, o: ConfOpt
     `dhcp-hostsfile=${paths.hosts}`,
     `dhcp-optsfile=${paths.opts}`,
     'leasefile-ro',
-    `dhcp-range=set:${subnetTag(s)},${ipText(4, s.cidr.network)},static,${netmask(s.cidr.prefix)},${s.leaseTimeS}s`,
+    ...subnets.map(
+      (one) => `dhcp-range=set:${subnetTag(one)},${ipText(4, one.cidr.network)},static,${netmask(one.cidr.prefix)},${one.leaseTimeS}s`,
+    ),
     `dhcp-lease-max=${size < BigInt(LEASE_MAX_CAP) ? size : LEASE_MAX_CAP}`,
     'dhcp-ignore=tag:!known',
     'log-facility=-',
     'log-dhcp',
   ];
   if (s.domain) lines.push(`domain=${s.domain}`);
-  if (s.mtu !== null) lines.push(`dhcp-option-force=tag:${subnetTag(s)},option:mtu,${s.mtu}`);
+  for (const one of subnets) if (one.mtu !== null) lines.push(`dhcp-option-force=tag:${subnetTag(one)},option:mtu,${one.mtu}`);
   if (s.boot) {
     lines.push(
       'dhcp-match=set:ipxe,175',

@@ -1,7 +1,7 @@
 /**
  * `DnsmasqServer`: one supervised dnsmasq (Debian's `dnsmasq-base`, /usr/sbin/dnsmasq)
- * serving one subnet on one interface, as Neutron's DHCP agent runs it for Ironic's `pxe` and
- * `ipxe` boot interfaces. docs/network-boot.md describes the whole; ./config.ts what dnsmasq
+ * serving one subnet (or, with `moreSubnets`, all DHCP subnets of one network) on one
+ * interface, as Neutron's DHCP agent runs it for Ironic's `pxe` and `ipxe` boot interfaces. docs/network-boot.md describes the whole; ./config.ts what dnsmasq
  * is told.
  *
  * - Files: `<dataDir>/dhcp/<id>/` holds `conf`, `hosts`, `opts` (each written atomically),
@@ -25,6 +25,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import { DhcpError, type DhcpHost, type DhcpServer, type DhcpSubnetConfig, type OtherDhcpServer } from '../../domain/networking/dhcp.ts';
 import {
+  allSubnets,
   checkHosts,
   checkSubnet,
   dnsmasqCommand,
@@ -167,9 +168,9 @@ export class DnsmasqServer implements DhcpServer {
     }
   }
 
-  /** Warn when the interface has no address in the subnet: dnsmasq then answers nobody, silently. */
+  /** Warn when the interface has no address in a subnet: dnsmasq then answers nobody there, silently. */
   async #checkAddress(): Promise<void> {
-    const { netns, interface: iface, cidr } = this.#cfg;
+    const { netns, interface: iface } = this.#cfg;
     const out = await new Promise<string | null>((resolve) =>
       execFile('ip', [...(netns ? ['-n', netns] : []), '-j', '-4', 'addr', 'show', 'dev', iface], { timeout: 10_000 }, (err, stdout) =>
         resolve(err ? null : stdout),
@@ -177,11 +178,13 @@ export class DnsmasqServer implements DhcpServer {
     );
     if (out === null) return;
     const addrs = (JSON.parse(out || '[]') as Array<{ addr_info?: Array<{ local?: string }> }>).flatMap((l) => l.addr_info ?? []);
-    const inside = addrs.some((a) => {
-      const ip = parseIp(a.local);
-      return ip !== null && ip.version === 4 && cidrContains(cidr, ip.value);
-    });
-    if (!inside) this.#say('warn', `${iface} has no IPv4 address in ${cidr.text}: dnsmasq answers no request until it has one`);
+    for (const { cidr } of allSubnets(this.#cfg)) {
+      const inside = addrs.some((a) => {
+        const ip = parseIp(a.local);
+        return ip !== null && ip.version === 4 && cidrContains(cidr, ip.value);
+      });
+      if (!inside) this.#say('warn', `${iface} has no IPv4 address in ${cidr.text}: dnsmasq answers no request until it has one`);
+    }
   }
 
   /** End leftovers, write every file, start dnsmasq and wait until it serves. */
