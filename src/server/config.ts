@@ -39,7 +39,9 @@
  * networks take VLANs from), `ESI_NETWORK_FLAT_NETWORKS` (ML2 `flat_networks`, default `*`),
  * `ESI_NETWORK_MTU` (1500), and for switch changes `ESI_SWITCH_MAX_ATTEMPTS` (4),
  * `ESI_SWITCH_RETRY_BASE_MS` (500, doubling), `ESI_SWITCH_TIMEOUT` (30 s per session),
- * `ESI_SWITCH_POLL_MS` (1000: how often a conductor looks for switch work recorded elsewhere).
+ * `ESI_SWITCH_POLL_MS` (1000: how often a conductor looks for switch work recorded elsewhere),
+ * `ESI_QUOTA_ROUTER` (Neutron's `[quotas] quota_router`: routers per project, default 10, -1
+ * for no limit).
  *
  * QEMU lab nodes (docs/lab.md): `ESI_LAB_QEMU_MEMORY_MIB` (2048), `ESI_LAB_QEMU_CPUS` (2),
  * `ESI_LAB_QEMU_DISK_GIB` (8), `ESI_LAB_QEMU_FIRMWARE` (`uefi` or `bios`), `ESI_LAB_QEMU_ACCEL`
@@ -168,6 +170,8 @@ export interface Config {
     readonly switchTimeoutS: number;
     /** Period of a conductor's look for switch work, ms. */
     readonly switchPollMs: number;
+    /** Routers one project may hold (Neutron `quota_router`), -1 for no limit. */
+    readonly routerQuota: number;
     /**
      * The network (UUID or name) nodes' NICs are on while the deploy agent runs (Ironic
      * `[neutron] provisioning_network`), or null: switch ports stay as the VIFs say.
@@ -338,6 +342,7 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
         switchRetryBaseMs: num('ESI_SWITCH_RETRY_BASE_MS', 'switch_retry_base_ms', 500, 1, 600_000),
         switchTimeoutS: num('ESI_SWITCH_TIMEOUT', 'switch_timeout', 30, 1, 3600),
         switchPollMs: num('ESI_SWITCH_POLL_MS', 'switch_poll_ms', 1000, 10, 600_000),
+        routerQuota: num('ESI_QUOTA_ROUTER', 'quota_router', 10, -1, 1_000_000),
         provisioningNetwork: pick(undefined, 'ESI_PROVISIONING_NETWORK', 'provisioning_network')?.trim() || null,
         provisioningInterface: pick(undefined, 'ESI_PROVISIONING_INTERFACE', 'provisioning_interface')?.trim() || null,
         provisioningNetns: pick(undefined, 'ESI_PROVISIONING_NETNS', 'provisioning_netns')?.trim() || null,

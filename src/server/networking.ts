@@ -48,6 +48,7 @@ export function createNetworkingServices(w: NetworkingWiring): {
     drivers: createSwitchDrivers(),
     sync: { maxAttempts: net.switchMaxAttempts, retryBaseMs: net.switchRetryBaseMs, timeoutMs: net.switchTimeoutS * 1000 },
     provisioningNetwork: net.provisioningNetwork,
+    routerQuota: net.routerQuota,
   });
   const switchReconciler = new SwitchReconciler(networking, w.inventory.conductors, w.logger.child({ component: 'switches' }), {
     hostname: w.config.conductor.hostname,

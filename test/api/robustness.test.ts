@@ -209,7 +209,7 @@ async function createFixtures(p: Personas): Promise<Fixtures> {
   };
 }
 
-/** A shared network of o1 with a subnet, a port, a trunk (parent + one sub-port); a switch. */
+/** A shared network of o1 with a subnet, a port, a trunk (parent + one sub-port); a switch; a router. */
 async function networkFixtures(
   p: Personas,
   ok: (persona: keyof Personas, method: string, path: string, body?: unknown) => Promise<any>,
@@ -231,7 +231,8 @@ async function networkFixtures(
   const sw = (
     await ok('admin', 'POST', '/network/v2.0/switches', { switch: { name: 'rb-switch', switch_id: '02:00:00:00:00:7a', driver: 'fake' } })
   ).switch.id;
-  return { network: n, subnet, port: free, trunk, trunkParent, subPort, rbac, switch: sw };
+  const router = (await ok('owner', 'POST', '/network/v2.0/routers', { router: { name: 'rb-router' } })).router.id;
+  return { network: n, subnet, port: free, trunk, trunkParent, subPort, rbac, switch: sw, router };
 }
 
 /** Fixtures that could not be created (reported by the first test). */
@@ -269,6 +270,7 @@ function fixtureParam(api: ApiName, param: RouteParam, f: Fixtures): string | un
           trunks: f.network.trunk,
           'rbac-policies': f.network.rbac,
           switches: f.network.switch,
+          routers: f.network.router,
           extensions: 'trunk',
         }
       : {},

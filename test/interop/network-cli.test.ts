@@ -71,7 +71,8 @@ describeNeeding(NEEDS, 'openstack network CLI and esi node network CLI', () => {
     );
     expect(sub).toMatchObject({ cidr: '10.5.0.0/24', gateway_ip: '10.5.0.1' });
     const lport = await json(openstack(lessee, 'port', 'create', '-f', 'json', '--network', 'lnet', 'lport'));
-    expect(lport.fixed_ips).toEqual([{ subnet_id: sub.id, ip_address: '10.5.0.2' }]);
+    // .2 is the network's DHCP port (network:dhcp), as Neutron's agent port takes the first address.
+    expect(lport.fixed_ips).toEqual([{ subnet_id: sub.id, ip_address: '10.5.0.3' }]);
     const lportId = lport.id;
     await Promise.all([
       ok(openstack(lessee, 'port', 'create', '--network', 'lnet', 'tparent')),
@@ -79,7 +80,7 @@ describeNeeding(NEEDS, 'openstack network CLI and esi node network CLI', () => {
       ok(openstack(lessee, 'port', 'create', '--network', 'pub', 'tsub2')),
     ]);
     const ports = (await json<any[]>(openstack(lessee, 'port', 'list', '-f', 'json'))).map((p) => p.Name).sort();
-    expect(ports).toEqual(['lport', 'tparent', 'tsub', 'tsub2']);
+    expect(ports).toEqual(['', 'lport', 'tparent', 'tsub', 'tsub2']); // '' is lnet's DHCP port (l1 owns lnet)
 
     // step: a neutron trunk. The trunk's sub-ports are checked in esi's own view after unset (one sub-port left).
     const trunk = await json(
@@ -178,7 +179,7 @@ describeNeeding(NEEDS, 'openstack network CLI and esi node network CLI', () => {
     expect(again.code, again.stderr).toBe(0);
     const rows = await json<any[]>(esiCli(lessee, 'node', 'network', 'list', '-f', 'json'));
     expect(rows.map((r) => [r.Node, r.Port, r.Network, r['Fixed IP']])).toEqual([
-      ['bm1', 'lport', 'lnet', '10.5.0.2'],
+      ['bm1', 'lport', 'lnet', '10.5.0.3'],
       ['bm1', 'esi-bm1-pub', 'pub', ''],
     ]);
     const asAdmin = await json<any[]>(esiCli(admin, 'node', 'network', 'list', '-f', 'json', '--node', 'bm1'));

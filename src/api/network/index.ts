@@ -10,6 +10,7 @@
  * |--------------------|--------|
  * | (here)             | `GET /network/` (versions, public), `GET /v2.0/` (resources), `GET /v2.0/extensions[/{alias}]` |
  * | routes-neutron.ts  | networks, subnets, ports, trunks (+ sub-ports), rbac-policies |
+ * | routes-routers.ts  | routers (+ add/remove_router_interface) |
  * | routes-esi.ts      | esi's one-call endpoints (`/v2.0/esi/…`) and switch administration (`/v2.0/switches`) |
  *
  * The token check of `src/api/common/auth.ts` guards `/v2.0`; errors are rendered by
@@ -22,6 +23,7 @@ import { NotFoundError } from '../../domain/errors.ts';
 import { networkErrorHandler, networkNotFoundHandler } from './errors.ts';
 import { registerEsiRoutes } from './routes-esi.ts';
 import { refuseOthers, registerNeutronRoutes } from './routes-neutron.ts';
+import { registerRouterRoutes } from './routes-routers.ts';
 
 /** The API extensions esi implements (Neutron aliases). */
 const EXTENSIONS: ReadonlyArray<{ alias: string; name: string; description: string }> = [
@@ -51,6 +53,18 @@ const EXTENSIONS: ReadonlyArray<{ alias: string; name: string; description: stri
     name: 'Resource timestamps',
     description: 'Adds created_at and updated_at fields to all Neutron resources that have Neutron standard attributes.',
   },
+  {
+    alias: 'router',
+    name: 'Neutron L3 Router',
+    description:
+      'Router abstraction for basic L3 forwarding between L2 Neutron networks and access to external networks via a NAT gateway.',
+  },
+  { alias: 'external-net', name: 'Neutron external network', description: 'Adds external network attribute to network resource.' },
+  {
+    alias: 'ext-gw-mode',
+    name: 'Neutron L3 Configurable external gateway mode',
+    description: 'Extension of the router abstraction for specifying whether SNAT should occur on the external gateway',
+  },
   { alias: 'pagination', name: 'Pagination support', description: 'Extension that indicates that pagination is enabled.' },
   { alias: 'sorting', name: 'Sorting support', description: 'Extension that indicates that sorting is enabled.' },
 ];
@@ -61,6 +75,7 @@ const RESOURCES = [
   ['port', 'ports'],
   ['trunk', 'trunks'],
   ['rbac_policy', 'rbac-policies'],
+  ['router', 'routers'],
 ] as const;
 
 function extension(e: (typeof EXTENSIONS)[number]) {
@@ -94,6 +109,7 @@ export const networkApi: FastifyPluginAsync<{ services: NetworkApiDeps }> = asyn
         return { extension: extension(e) };
       });
       registerNeutronRoutes(v2, services);
+      registerRouterRoutes(v2, services);
       registerEsiRoutes(v2, services);
     },
     { prefix: '/v2.0' },

@@ -1,9 +1,10 @@
 /**
  * Neutron JSON of each resource (the attributes of the Neutron API reference for networks with
- * `provider`, subnets, ports with `binding`, trunks and RBAC policies; `tenant_id` is echoed
- * beside `project_id` as Neutron does). Attributes the caller may not read are left out, as
- * Neutron's policy engine does; attributes esi does not implement have their neutral values
- * (`availability_zones: []`, `router:external: false`, `security_groups: []`…).
+ * `provider` and `external-net`, subnets, ports with `binding`, trunks, routers and RBAC
+ * policies; `tenant_id` is echoed beside `project_id` as Neutron does). Attributes the caller
+ * may not read are left out, as Neutron's policy engine does; attributes esi does not
+ * implement have their neutral values (`availability_zones: []`, `security_groups: []`,
+ * `routes: []`…).
  */
 import type {
   NetworkView,
@@ -18,7 +19,8 @@ import type {
 } from '../../domain/networking/index.ts';
 import { neutronTime } from './wire.ts';
 
-function standard(r: {
+/** The standard attributes of a Neutron resource (name, project, description, tags, timestamps, revision). */
+export function standard(r: {
   id: string;
   name: string;
   description: string;
@@ -54,7 +56,7 @@ export function renderNetwork(v: NetworkView): Record<string, unknown> {
     availability_zones: [],
     ipv4_address_scope: null,
     ipv6_address_scope: null,
-    'router:external': false,
+    'router:external': n.router_external,
     l2_adjacency: true,
     ...(v.showProvider
       ? {

@@ -13,7 +13,7 @@ import { renderNetwork, renderPort, renderRbac, renderSubnet, renderTrunk } from
 import { collection, parseListQuery, pick, unwrap } from './wire.ts';
 
 /** One Neutron collection's domain calls, returning rendered objects. */
-interface Collection {
+export interface Collection {
   readonly path: string;
   readonly resource: string;
   readonly list: (ctx: AuthContext, req: ListRequest) => Promise<Page<Record<string, unknown>>>;
@@ -39,12 +39,14 @@ export function refuseOthers(app: FastifyInstance, url: string, allowed: readonl
   });
 }
 
-const page = async <T>(p: Promise<Page<T>>, render: (t: T) => Record<string, unknown>): Promise<Page<Record<string, unknown>>> => {
+/** Render one page of domain objects. */
+export const page = async <T>(p: Promise<Page<T>>, render: (t: T) => Record<string, unknown>): Promise<Page<Record<string, unknown>>> => {
   const r = await p;
   return { items: r.items.map(render), more: r.more };
 };
 
-function register(app: FastifyInstance, services: NetworkApiDeps, c: Collection): void {
+/** Register one collection's routes (list, create, show, update, delete; 405 for other methods). */
+export function register(app: FastifyInstance, services: NetworkApiDeps, c: Collection): void {
   const plural = `${c.path}`;
   const base = `${services.config.publicUrl}/network/v2.0/${plural}`;
   type Id = { Params: { id: string } };

@@ -3,18 +3,19 @@
  * resource (Neutron's flat targets, see src/domain/policy/defaults-openstack.ts "Neutron network API"),
  * "load it, or 404 when the caller may not see it", and "403 naming the rule" for actions.
  *
- * Visibility follows Neutron: a network is visible to its project, to admins, and to projects
- * it is shared with (`shared`, or an `access_as_shared` RBAC entry naming them); a subnet with
- * its network; a port to its project, to the network's project and to admins; trunks and RBAC
- * policies to their project and to admins. What a caller may not see is a 404.
+ * Visibility follows Neutron: a network is visible to its project, to admins, to projects it is
+ * shared with (`shared`, or an `access_as_shared` RBAC entry naming them), and to every project
+ * when it is external (`router:external`); a subnet with its network; a port to its project, to
+ * the network's project and to admins; trunks, routers and RBAC policies to their project and
+ * to admins. What a caller may not see is a 404.
  */
 import type { AuthContext } from '../auth.ts';
 import type { Clock } from '../clock.ts';
 import { ForbiddenError, NotFoundError } from '../errors.ts';
 import type { Policy, PolicyTarget } from '../policy/types.ts';
 import { canonicalId } from './attributes.ts';
-import { WILDCARD, type Network, type NetPort, type RbacPolicy, type Subnet, type Trunk } from './model.ts';
-import type { NetworkRepository, SwitchWake } from './ports.ts';
+import { WILDCARD, type Network, type NetPort, type RbacPolicy, type Router, type Subnet, type Trunk } from './model.ts';
+import type { DataplaneWake, NetworkRepository, SwitchWake } from './ports.ts';
 import type { SegmentSettings } from './segments.ts';
 
 /** What every networking service is built from. */
@@ -27,6 +28,8 @@ export interface NetworkingDeps {
   readonly defaultMtu: number;
   /** Wakes the switch reconciler after new intent was recorded. */
   readonly wake: SwitchWake;
+  /** Wakes the dataplane reconciler after a change of a DHCP or router intent (./intents.ts). */
+  readonly dataplane: DataplaneWake;
 }
 
 /** True when the network is shared with the caller (`*` or the caller's project). */
@@ -49,6 +52,7 @@ export class NetworkAccess {
       tenant_id: n.project_id,
       'network:project_id': n.project_id,
       'network:shared': sharedWithCaller(n, ctx),
+      'network:router:external': n.router_external,
     };
   }
 
@@ -59,8 +63,14 @@ export class NetworkAccess {
       tenant_id: resource.project_id,
       'network:project_id': n.project_id,
       'network:shared': sharedWithCaller(n, ctx),
+      'network:router:external': n.router_external,
       ...extra,
     };
+  }
+
+  /** The target of a router: its project. */
+  routerTarget(r: Pick<Router, 'project_id'>): PolicyTarget {
+    return { project_id: r.project_id, tenant_id: r.project_id };
   }
 
   /** True when `rule` passes. */
@@ -125,6 +135,13 @@ export class NetworkAccess {
    */
   trunkRef(ctx: AuthContext, t: Pick<Trunk, 'id' | 'project_id'>): string {
     return this.trunkVisible(ctx, t) ? `trunk ${t.id}` : 'another trunk';
+  }
+
+  /** A router the caller may see (`get_router`). @throws NotFoundError (`RouterNotFound`) */
+  async router(ctx: AuthContext, id: string): Promise<Router> {
+    const r = await this.repo.getRouter(canonicalId(id));
+    if (!r || !this.check('get_router', this.routerTarget(r), ctx)) throw new NotFoundError('router', id);
+    return r;
   }
 
   /** An RBAC policy the caller may see. @throws NotFoundError (`RbacPolicyNotFound`) */

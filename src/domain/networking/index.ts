@@ -1,8 +1,9 @@
 /**
- * The networking area: a Neutron v2.0 subset (networks with provider attributes, subnets,
- * ports, trunks, network RBAC), VIF attachment of bare-metal ports, the switches esi programs
- * and esi's one-call endpoints for `esi node network …` and `esi trunk …` — assembled over
- * the networking repository by {@link createNetworking}.
+ * The networking area: a Neutron v2.0 subset (networks with provider attributes and
+ * `router:external`, subnets with their DHCP ports, ports, trunks, routers, network RBAC), VIF
+ * attachment of bare-metal ports, the switches esi programs, the dataplane intents (DHCP
+ * servers and routers, ./intents.ts) and esi's one-call endpoints for `esi node network …` and
+ * `esi trunk …` — assembled over the networking repository by {@link createNetworking}.
  */
 import { ProvisioningNetwork } from './provisioning.ts';
 import type { Clock } from '../clock.ts';
@@ -11,11 +12,15 @@ import type { Policy } from '../policy/types.ts';
 import type { SecretBox } from '../secrets.ts';
 import { NetworkAccess } from './access.ts';
 import { CablingService } from './cabling.ts';
+import { DhcpPortService } from './dhcp-ports.ts';
+import { DataplaneIntents } from './intents.ts';
+import { RouterInterfaceService } from './router-interfaces.ts';
+import { RouterService } from './routers.ts';
 import { EsiTrunkService } from './esi-trunks.ts';
 import { NetPortService } from './netports.ts';
 import { NetworkService } from './networks.ts';
 import { NodeNetworkService, type VisibleNodes } from './node-networks.ts';
-import type { NetworkRepository, SwitchDriverFactory, SwitchWake } from './ports.ts';
+import type { DataplaneWake, NetworkRepository, SwitchDriverFactory, SwitchWake } from './ports.ts';
 import { RbacService } from './rbac.ts';
 import type { SegmentSettings } from './segments.ts';
 import { SubnetService } from './subnets.ts';
@@ -30,6 +35,12 @@ export { SwitchError } from './ports.ts';
 export type { ListRequest, Page } from './listing.ts';
 export type { NetworkView } from './networks.ts';
 export type { PortView } from './netports.ts';
+export type { RouterView } from './routers.ts';
+export type { RouterInterfaceInfo } from './router-interfaces.ts';
+export type * from './dataplane.ts';
+export { DataplaneError } from './dataplane.ts';
+export { DataplaneIntents, deriveDhcpIntent, deriveRouterIntent, DHCP_LEASE_TIME_S } from './intents.ts';
+export { dhcpDeviceId, isDhcpPort } from './dhcp-ports.ts';
 export type { NodeNetworkRow, RowNetwork, NodeRef, VisibleNodes } from './node-networks.ts';
 export type { TrunkRow } from './esi-trunks.ts';
 export type { SwitchPortView } from './switches.ts';
@@ -60,6 +71,32 @@ export class SwitchWakeRelay implements SwitchWake {
   }
 }
 
+/**
+ * Where wake-ups for the dataplane reconciler go (DHCP servers and routers, ./dataplane.ts): the
+ * reconciler attaches itself when it starts; until then (and in API-only processes) they are
+ * dropped and the reconciler's periodic pass finds the work.
+ */
+export class DataplaneWakeRelay implements DataplaneWake {
+  #target: DataplaneWake | null = null;
+
+  /** Route wake-ups to `target` (null detaches). */
+  attach(target: DataplaneWake | null): void {
+    this.#target = target;
+  }
+
+  notifyDhcp(networkId: string): void {
+    this.#target?.notifyDhcp(networkId);
+  }
+
+  notifyRouter(routerId: string): void {
+    this.#target?.notifyRouter(routerId);
+  }
+
+  notifyAll(): void {
+    this.#target?.notifyAll();
+  }
+}
+
 /** What {@link createNetworking} needs. */
 export interface NetworkingOptions {
   readonly repo: NetworkRepository;
@@ -77,6 +114,8 @@ export interface NetworkingOptions {
   readonly sync: SwitchSyncSettings;
   /** The provisioning network's UUID or name (Ironic `[neutron] provisioning_network`), or null. */
   readonly provisioningNetwork?: string | null;
+  /** Routers one project may hold (Neutron `quota_router`), -1 for no limit; default 10. */
+  readonly routerQuota?: number;
 }
 
 /** The networking services. */
@@ -86,6 +125,14 @@ export interface Networking {
   readonly ports: NetPortService;
   readonly trunks: TrunkService;
   readonly rbac: RbacService;
+  readonly routers: RouterService;
+  readonly routerInterfaces: RouterInterfaceService;
+  /** The DHCP ports of networks (`ensureAll` for the dataplane reconciler's start). */
+  readonly dhcpPorts: DhcpPortService;
+  /** What the dataplane should do, derived from the records (for the dataplane reconciler). */
+  readonly intents: DataplaneIntents;
+  /** Where the dataplane reconciler attaches itself. */
+  readonly dataplane: DataplaneWakeRelay;
   readonly vifs: VifService;
   /** Switch port registrations and holds (also the inventory's `SwitchPortGuard`). */
   readonly cabling: CablingService;
@@ -106,13 +153,23 @@ export interface Networking {
 /** Assemble the networking services. */
 export function createNetworking(o: NetworkingOptions): Networking {
   const wake = new SwitchWakeRelay();
+  const dataplane = new DataplaneWakeRelay();
+  // A switch wake-up follows a VIF bound or unbound, a trunk or cabling change: each may change
+  // a network's DHCP hosts (the NIC's MAC, entitlement), so the dataplane re-derives too.
+  const switchAndDataplane: SwitchWake = {
+    notifySwitch: (switchUuid) => {
+      wake.notifySwitch(switchUuid);
+      dataplane.notifyAll();
+    },
+  };
   const access = new NetworkAccess({
     repo: o.repo,
     policy: o.policy,
     clock: o.clock,
     segments: o.segments,
     defaultMtu: o.defaultMtu,
-    wake,
+    wake: switchAndDataplane,
+    dataplane,
   });
   const ports = new NetPortService(access);
   const trunks = new TrunkService(access);
@@ -125,6 +182,11 @@ export function createNetworking(o: NetworkingOptions): Networking {
     ports,
     trunks,
     rbac: new RbacService(access),
+    routers: new RouterService(access, o.routerQuota ?? 10),
+    routerInterfaces: new RouterInterfaceService(access),
+    dhcpPorts: new DhcpPortService(o.repo, () => o.clock.now()),
+    intents: new DataplaneIntents(o.repo, async () => (await provisioning.network())?.id ?? null),
+    dataplane,
     vifs,
     cabling,
     switches: new SwitchService(access, o.drivers, o.secrets, provisioning),

@@ -35,6 +35,11 @@ export interface Network {
   readonly segmentation_id: number | null;
   /** Targets of `access_as_shared` RBAC entries (`*` when the network is `shared`). */
   readonly shared_with: readonly string[];
+  /**
+   * Neutron `router:external`: routers may put their gateway on it and floating IPs come from
+   * it; every project sees it (not its ports), only admins make ports on it (./routers.ts).
+   */
+  readonly router_external: boolean;
   readonly created_at: number;
   readonly updated_at: number;
   /** Bumped on every change (Neutron `standard-attr-revisions`). */
@@ -226,6 +231,53 @@ export interface SwitchPortCabling {
   readonly claimed_at: number | null;
   /** Epoch ms. */
   readonly registered_at: number;
+}
+
+/** `device_owner` of the DHCP port of a network (./dhcp-ports.ts). */
+export const DEVICE_OWNER_DHCP = 'network:dhcp';
+/** `device_owner` of a router's leg on its external network. */
+export const DEVICE_OWNER_ROUTER_GATEWAY = 'network:router_gateway';
+/** `device_owner` of a router's leg on a tenant subnet. */
+export const DEVICE_OWNER_ROUTER_INTERFACE = 'network:router_interface';
+
+/** What a router port is (the `device_owner` it carries). */
+export type RouterPortType = typeof DEVICE_OWNER_ROUTER_GATEWAY | typeof DEVICE_OWNER_ROUTER_INTERFACE;
+
+/** A port a router holds: its gateway port or one of its interface ports (Neutron `routerports`). */
+export interface RouterPort {
+  readonly router_id: string;
+  readonly port_id: string;
+  readonly port_type: RouterPortType;
+}
+
+/** Router status: `ACTIVE` unless the dataplane reported it could not apply it (`ERROR`). */
+export type RouterStatus = 'ACTIVE' | 'ERROR';
+
+/** A router's external gateway (Neutron `external_gateway_info`, with `ext-gw-mode`). */
+export interface RouterGateway {
+  /** The external network (`router:external`). */
+  readonly network_id: string;
+  /** The gateway port (`network:router_gateway`, project ''), holding the router's external address. */
+  readonly port_id: string;
+  /** Source NAT of tenant traffic to the gateway address (default true). */
+  readonly enable_snat: boolean;
+}
+
+/**
+ * A router (Neutron `router`): a gateway on an external network and interfaces on tenant
+ * subnets (each a port holding the subnet's gateway address, or a port the user gave).
+ */
+export interface Router {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly project_id: string;
+  readonly admin_state_up: boolean;
+  readonly status: RouterStatus;
+  readonly gateway: RouterGateway | null;
+  readonly created_at: number;
+  readonly updated_at: number;
+  readonly revision_number: number;
 }
 
 /** Neutron's limits for names and descriptions. */

@@ -14,17 +14,34 @@
  *   ports only). A change of the admin state of a bound port reconfigures its switch port.
  * - Delete: refused for a trunk's parent or sub-port (409, Neutron's `PortInUseAsTrunkParent`
  *   and `PortInUseAsSubPort`); a bound port is unbound first (its switch port is quarantined).
+ * - Ports esi manages — a router's gateway and interface ports, a network's DHCP port — are
+ *   not deleted through this API (409 `ServicePortInUse`, Neutron's "cannot be deleted directly
+ *   via the port API") and keep their addresses, MAC and device fields (409); they go with
+ *   `remove_router_interface`, the router's gateway, or the last DHCP-enabled subnet.
+ * - External networks (`router:external`): only admins, the network's owner, and projects it
+ *   is shared with create ports on them (403 otherwise; Neutron answers 404 for a network the
+ *   project does not own and that is not shared, but esi shows external networks to everyone).
+ * - Every change wakes the dataplane for the network's DHCP service (its hosts).
  */
 import type { AuthContext } from '../auth.ts';
-import { ConflictError, InvalidInputError } from '../errors.ts';
+import { ConflictError, ForbiddenError, InvalidInputError } from '../errors.ts';
 import { newUuid } from '../ids.ts';
-import type { NetworkAccess } from './access.ts';
+import { sharedWithCaller, type NetworkAccess } from './access.ts';
 import { bool, checkKeys, description, mac, name, str, uuid, type Attrs, givenProject } from './attributes.ts';
 import { neutronMac, switchKeyOf, unbindPort } from './binding.ts';
 import { allocateIps, parseFixedIps } from './ip-allocation.ts';
 import { COMMON_ATTRS, rowRules, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
+import { dhcpDeviceId, isDhcpPort } from './dhcp-ports.ts';
 import type { Network, NetPort } from './model.ts';
-import type { NetPortChanges } from './ports.ts';
+import type { NetPortChanges, NetworkReads } from './ports.ts';
+
+/** Why esi manages a port (a router's or the network's DHCP port), or null for a user's port. */
+async function managedBy(reads: NetworkReads, p: NetPort): Promise<string | null> {
+  const rp = await reads.routerPortOf(p.id);
+  if (rp) return `has device owner ${rp.port_type} (router ${rp.router_id})`;
+  if (isDhcpPort(p)) return `it is the DHCP port ${dhcpDeviceId(p.network_id)} of network ${p.network_id}, which esi manages`;
+  return null;
+}
 
 /** A port as one caller sees it. */
 export interface PortView {
@@ -176,6 +193,8 @@ export class NetPortService {
     }
     const target = this.access.childTarget({ project_id: projectId }, network, ctx);
     this.access.authorize('create_port', target, ctx);
+    if (network.router_external && !sharedWithCaller(network, ctx) && !this.access.check('admin_or_network_owner', target, ctx))
+      throw new ForbiddenError(`Only an admin or the network's owner may create ports on external network ${network.id}.`);
     this.attributeRules('create_port', a, target, ctx);
     if (Array.isArray(a.security_groups) ? a.security_groups.length > 0 : a.security_groups !== undefined && a.security_groups !== null) {
       throw new InvalidInputError(
@@ -226,6 +245,7 @@ export class NetPortService {
       }
       return (await tx.getPort(base.id))!;
     });
+    this.access.deps.dataplane.notifyDhcp(port.network_id);
     return this.view(ctx, port);
   }
 
@@ -295,6 +315,12 @@ export class NetPortService {
     const updated = await this.access.repo.locked([`network:${network.id}`, `port:${port.id}`], async (tx) => {
       const cur = await tx.getPort(port.id);
       if (!cur) throw new ConflictError(`Port ${port.id} was deleted meanwhile.`, 'PortNotFound');
+      const managed =
+        requestedIps !== null || changes.mac_address !== undefined || changes.device_owner !== undefined || changes.device_id !== undefined
+          ? await managedBy(tx, cur)
+          : null;
+      if (managed !== null)
+        throw new ConflictError(`Port ${cur.id} cannot change its addresses, MAC or device here: ${managed}.`, 'ServicePortInUse');
       const now = this.access.now();
       if (changes.mac_address !== undefined && changes.mac_address !== cur.mac_address && cur.bound_port_uuid !== null) {
         throw new ConflictError(
@@ -314,6 +340,7 @@ export class NetPortService {
       return { port: (await tx.getPort(cur.id))!, wake: null };
     });
     if (updated.wake) this.access.deps.wake.notifySwitch(updated.wake);
+    this.access.deps.dataplane.notifyDhcp(updated.port.network_id);
     return this.view(ctx, updated.port);
   }
 
@@ -330,6 +357,9 @@ export class NetPortService {
     const wake = await this.access.repo.locked(keys, async (tx) => {
       const cur = await tx.getPort(port.id);
       if (!cur) return null;
+      const managed = await managedBy(tx, cur);
+      if (managed !== null)
+        throw new ConflictError(`Port ${cur.id} cannot be deleted directly via the port API: ${managed}.`, 'ServicePortInUse');
       const trunk = await tx.trunkOfPort(cur.id);
       if (trunk?.role === 'parent')
         throw new ConflictError(
@@ -348,5 +378,6 @@ export class NetPortService {
       return key?.switch_uuid ?? null;
     });
     if (wake) this.access.deps.wake.notifySwitch(wake);
+    this.access.deps.dataplane.notifyDhcp(network.id);
   }
 }

@@ -13,10 +13,18 @@
  *   pool is 503 `NoNetworkAvailable` (Neutron's code and message).
  * - Read: provider attributes only for callers passing `get_network:provider:*` (admins by
  *   default); `shared` is true when the network is shared with the caller.
- * - Update: name, description, admin_state_up, mtu, shared (admin). Provider attributes
- *   cannot change (400). Unsharing is refused while other projects have ports on the network
- *   and no RBAC entry of their own (409 `InvalidSharedSetting`).
- * - Delete: refused while ports exist (409 `NetworkInUse`); subnets and RBAC entries go with
+ * - Update: name, description, admin_state_up, mtu, shared (admin), `router:external`
+ *   (admin). Provider attributes cannot change (400). Unsharing is refused while other
+ *   projects have ports on the network and no RBAC entry of their own (409
+ *   `InvalidSharedSetting`). A network stops being external only when no router has its
+ *   gateway on it (409 `ExternalNetworkInUse`), and becomes external only when no router has an
+ *   interface on it (409 `NetworkInUse`).
+ * - External networks (`router:external`, extension `external-net`): only admins set the
+ *   attribute (`create_network:router:external`, `update_network:router:external`); every
+ *   project sees them (`get_network` … `or rule:external`) and their subnets, not their ports;
+ *   routers put their gateway there (./router-gateway.ts). Filter `?router:external=true`.
+ * - Delete: refused while ports other than unbound DHCP ports exist (409 `NetworkInUse`); the
+ *   DHCP ports (`network:dhcp`, Neutron's auto-deleted owner), subnets and RBAC entries go with
  *   the network and its VLAN returns to the pool.
  */
 import type { AuthContext } from '../auth.ts';
@@ -25,7 +33,8 @@ import { newUuid } from '../ids.ts';
 import { sharedWithCaller, type NetworkAccess } from './access.ts';
 import { bool, checkKeys, description, givenProject, int, name, type Attrs } from './attributes.ts';
 import { COMMON_ATTRS, rowRules, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
-import { WILDCARD, type Network } from './model.ts';
+import { DEVICE_OWNER_DHCP, DEVICE_OWNER_ROUTER_GATEWAY, DEVICE_OWNER_ROUTER_INTERFACE, WILDCARD, type Network } from './model.ts';
+import type { NetworkTx } from './ports.ts';
 import { checkProviderSegment, pickPoolVlan } from './segments.ts';
 
 /** A network as one caller sees it. */
@@ -61,7 +70,7 @@ const ATTRS: Readonly<Record<string, AttributeSpec>> = {
   mtu: { column: 'mtu', type: 'int' },
   shared: { column: 'shared', type: 'bool', sortable: false },
   status: { column: 'status', type: 'string', sortable: false },
-  'router:external': { column: 'router:external', type: 'bool', sortable: false },
+  'router:external': { column: 'router_external', type: 'bool', sortable: false },
   'provider:network_type': { column: 'network_type', type: 'string', readRule: 'get_network:provider:network_type' },
   'provider:physical_network': { column: 'physical_network', type: 'string', readRule: 'get_network:provider:physical_network' },
   'provider:segmentation_id': { column: 'segmentation_id', type: 'int', readRule: 'get_network:provider:segmentation_id', sortable: false },
@@ -102,7 +111,6 @@ export class NetworkService {
     if (shared) this.access.authorize('create_network:shared', target, ctx);
     if (external) this.access.authorize('create_network:router:external', target, ctx);
     for (const attr of PROVIDER) if (a[attr] !== undefined) this.access.authorize(`create_network:${attr}`, target, ctx);
-    if (external) throw new InvalidInputError('External networks (router:external) are not supported by esi.', 'HTTPBadRequest');
     const requested = PROVIDER.some((attr) => a[attr] !== undefined);
     const segment = requested
       ? checkProviderSegment(this.access.deps.segments, {
@@ -120,6 +128,7 @@ export class NetworkService {
       admin_state_up: bool(a, 'admin_state_up', true),
       status: 'ACTIVE' as const,
       mtu: int(a, 'mtu', this.access.deps.defaultMtu, 68, 9216),
+      router_external: external,
       created_at: now,
       updated_at: now,
       revision_number: 1,
@@ -199,10 +208,6 @@ export class NetworkService {
       none ||= !filters.status.includes('ACTIVE');
       delete filters.status;
     }
-    if (filters['router:external']) {
-      none ||= !filters['router:external'].some((v) => v.toLowerCase() === 'false');
-      delete filters['router:external'];
-    }
     const markerId = req.marker === null ? null : (await this.access.network(ctx, req.marker)).id;
     const scope = this.access.listScope(ctx);
     const own = { project_id: ctx.projectId, tenant_id: ctx.projectId, 'network:project_id': ctx.projectId };
@@ -232,9 +237,10 @@ export class NetworkService {
     const wasShared = n.shared_with.includes(WILDCARD);
     const shared = a.shared === undefined ? wasShared : bool(a, 'shared', wasShared);
     if (shared !== wasShared) this.access.authorize('update_network:shared', target, ctx);
-    if (bool(a, 'router:external', false))
-      throw new InvalidInputError('External networks (router:external) are not supported by esi.', 'HTTPBadRequest');
+    const external = bool(a, 'router:external', n.router_external);
+    if (a['router:external'] !== undefined) this.access.authorize('update_network:router:external', target, ctx);
     const changes = {
+      ...(external !== n.router_external ? { router_external: external } : {}),
       ...(a.name !== undefined ? { name: name(a) } : {}),
       ...(a.description !== undefined ? { description: description(a) } : {}),
       ...(a.admin_state_up !== undefined ? { admin_state_up: bool(a, 'admin_state_up', true) } : {}),
@@ -266,10 +272,37 @@ export class NetworkService {
           for (const r of rbac) if (r.target_tenant === WILDCARD) await tx.deleteRbac(r.id);
         }
       }
+      if (external !== n.router_external) await this.checkExternalChange(n, external, tx);
       await tx.updateNetwork(n.id, changes, now);
       return (await tx.getNetwork(n.id))!;
     });
+    this.notify(n.id, await this.access.repo.routersOnNetworks([n.id]));
     return (await this.views(ctx, [updated]))[0]!;
+  }
+
+  /**
+   * A network may become external only without router interfaces, and stop being external only
+   * without router gateways (call inside the network's lock).
+   * @throws ConflictError (`NetworkInUse`, `ExternalNetworkInUse`)
+   */
+  private async checkExternalChange(n: Network, external: boolean, tx: NetworkTx): Promise<void> {
+    const routerPorts = (
+      await tx.listPorts({ filters: { network_id: [n.id] }, visibleTo: null, sort: [], limit: null, markerId: null })
+    ).filter((p) => p.device_owner === DEVICE_OWNER_ROUTER_GATEWAY || p.device_owner === DEVICE_OWNER_ROUTER_INTERFACE);
+    const held = await Promise.all(routerPorts.map(async (p) => ({ p, rp: await tx.routerPortOf(p.id) })));
+    if (!external && held.some((h) => h.rp?.port_type === DEVICE_OWNER_ROUTER_GATEWAY))
+      throw new ConflictError(
+        `External network ${n.id} cannot be updated to be made non-external, since it has existing gateway ports.`,
+        'ExternalNetworkInUse',
+      );
+    if (external && held.some((h) => h.rp?.port_type === DEVICE_OWNER_ROUTER_INTERFACE))
+      throw new ConflictError(`Network ${n.id} has router interfaces; remove them before making it external.`, 'NetworkInUse');
+  }
+
+  /** Wake the dataplane for the network's DHCP service and the routers with legs on it. */
+  private notify(networkId: string, routers: readonly string[]): void {
+    this.access.deps.dataplane.notifyDhcp(networkId);
+    for (const r of routers) this.access.deps.dataplane.notifyRouter(r);
   }
 
   /** Delete a network. @throws NotFoundError, ForbiddenError, ConflictError (`NetworkInUse`) */
@@ -277,13 +310,18 @@ export class NetworkService {
     const n = await this.access.network(ctx, id);
     this.access.authorize('delete_network', this.access.networkTarget(n, ctx), ctx);
     await this.access.repo.locked([`network:${n.id}`], async (tx) => {
-      if ((await tx.countPorts(n.id)) > 0) {
+      const ports = await tx.listPorts({ filters: { network_id: [n.id] }, visibleTo: null, sort: [], limit: null, markerId: null });
+      // Unbound DHCP ports go with the network (Neutron's auto-deleted device owners).
+      const auto = ports.filter((p) => p.device_owner === DEVICE_OWNER_DHCP && p.bound_port_uuid === null);
+      if (ports.length > auto.length) {
         throw new ConflictError(
           `Unable to complete operation on network ${n.id}. There are one or more ports still in use on the network.`,
           'NetworkInUse',
         );
       }
+      for (const p of auto) await tx.deletePort(p.id);
       await tx.deleteNetwork(n.id);
     });
+    this.notify(n.id, []);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Ports of the networking area: the storage it needs (implemented in `src/store/networking/`),
  * the switch drivers (implemented in `src/drivers/switch/`) and the hook that wakes the switch
- * reconciler (implemented in `src/conductor/switch-reconciler.ts`).
+ * reconciler (implemented in `src/conductor/switch-reconciler.ts`); the router and dataplane
+ * parts are in ./ports-l3.ts.
  *
  * Storage is used through {@link NetworkRepository}: plain reads on the root, and
  * check-then-write sequences inside {@link NetworkRepository.locked}, one transaction holding
@@ -16,6 +17,7 @@ import type {
   Network,
   NetPort,
   RbacPolicy,
+  Router,
   Subnet,
   Switch,
   SwitchPortCabling,
@@ -23,6 +25,9 @@ import type {
   SwitchPortState,
   Trunk,
 } from './model.ts';
+import type { L3Reads, L3Writes } from './ports-l3.ts';
+
+export type { DataplaneWake, RouterChanges } from './ports-l3.ts';
 
 /** A filter value list: the attribute must equal one of these (Neutron repeats the parameter). */
 export type FilterValues = readonly (string | number | boolean | null)[];
@@ -96,6 +101,19 @@ export interface SubPortRow {
   readonly segmentation_id: number;
 }
 
+/**
+ * A NIC that carries a port of a network: the port is the NIC's VIF, or a sub-port of the trunk
+ * whose parent is the NIC's VIF (the node then tags the sub-port's VLAN on that NIC).
+ */
+export interface NetworkNicRow {
+  /** The port on the network (the VIF itself, or the sub-port). */
+  readonly port_id: string;
+  /** The VIF bound to the NIC (the port itself, or the trunk's parent). */
+  readonly vif_id: string;
+  /** The bare-metal port, read with its node's owner and lessee. */
+  readonly nic: NodePortLink;
+}
+
 /** Key of one switch port: the switch's UUID and its name for the port. */
 export interface SwitchPortKey {
   readonly switch_uuid: string;
@@ -122,8 +140,8 @@ export type NetPortChanges = Partial<
   >
 >;
 
-/** Reads available on the root and inside a transaction. */
-export interface NetworkReads {
+/** Reads available on the root and inside a transaction (the L3 ones in ./ports-l3.ts). */
+export interface NetworkReads extends L3Reads {
   getNetwork(id: string): Promise<Network | null>;
   networksByIds(ids: readonly string[]): Promise<Map<string, Network>>;
   /**
@@ -198,12 +216,21 @@ export interface NetworkReads {
   cabling(key: SwitchPortKey): Promise<SwitchPortCabling | null>;
   /** The cabling of every registered port of a switch, by port id. */
   cablingOf(switchUuid: string): Promise<SwitchPortCabling[]>;
+
+  /** Routers; with `visibleTo`, those of the project. */
+  listRouters(q: ListQuery): Promise<Router[]>;
+  /** The NICs that carry ports of a network, directly or through a trunk (one query each way). */
+  nicsOfNetwork(networkId: string): Promise<NetworkNicRow[]>;
 }
 
-/** Writes, available inside {@link NetworkRepository.locked}. */
-export interface NetworkTx extends NetworkReads {
+/** Writes, available inside {@link NetworkRepository.locked} (the L3 ones in ./ports-l3.ts). */
+export interface NetworkTx extends NetworkReads, L3Writes {
   insertNetwork(n: Omit<Network, 'shared_with'>): Promise<void>;
-  updateNetwork(id: string, changes: Partial<Pick<Network, 'name' | 'description' | 'admin_state_up' | 'mtu'>>, now: number): Promise<void>;
+  updateNetwork(
+    id: string,
+    changes: Partial<Pick<Network, 'name' | 'description' | 'admin_state_up' | 'mtu' | 'router_external'>>,
+    now: number,
+  ): Promise<void>;
   /** Delete a network with its subnets and RBAC policies (ports must be gone). */
   deleteNetwork(id: string): Promise<void>;
 

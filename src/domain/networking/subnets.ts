@@ -6,8 +6,14 @@
  *   a shared network may not add subnets to it: 403). Subnets of one network may not overlap
  *   (400, Neutron's message). Checked and written under the network's lock.
  * - Update: name, description, gateway, pools, DHCP flag, DNS servers, host routes; the CIDR
- *   and IP version are fixed.
- * - Delete is refused while ports hold addresses of the subnet (409 `SubnetInUse`).
+ *   and IP version are fixed. The gateway may not move to an address a port holds (409
+ *   `IpAddressInUse`), nor away from a router interface that holds it (409 `GatewayIpInUse`).
+ * - DHCP: the network's DHCP port (./dhcp-ports.ts) follows `enable_dhcp` of its subnets, in
+ *   the same transaction (a DHCP-enabled subnet without a free address for it is 409
+ *   `IpAddressGenerationFailure`, nothing written).
+ * - Delete is refused while ports other than DHCP ports hold addresses of the subnet (409
+ *   `SubnetInUse`; a router interface says so); the DHCP ports' addresses go with it.
+ * - Every change wakes the dataplane for the network's DHCP service and its routers.
  */
 import type { AuthContext } from '../auth.ts';
 import { ConflictError, InvalidInputError } from '../errors.ts';
@@ -27,7 +33,9 @@ import {
   type Cidr,
 } from './ipam.ts';
 import { COMMON_ATTRS, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
-import type { HostRoute, Subnet } from './model.ts';
+import { syncDhcpPort } from './dhcp-ports.ts';
+import { DEVICE_OWNER_DHCP, DEVICE_OWNER_ROUTER_INTERFACE, type HostRoute, type Network, type Subnet } from './model.ts';
+import type { NetworkTx } from './ports.ts';
 
 const CREATE = new Set([
   'network_id',
@@ -153,7 +161,7 @@ export class SubnetService {
       updated_at: now,
       revision_number: 1,
     };
-    return this.access.repo.locked([`network:${network.id}`], async (tx) => {
+    const created = await this.access.repo.locked([`network:${network.id}`], async (tx) => {
       if (!(await tx.getNetwork(network.id))) throw new ConflictError(`Network ${network.id} was deleted meanwhile.`, 'NetworkNotFound');
       for (const other of await tx.subnetsOfNetworks([network.id])) {
         if (cidrsOverlap(cidr, parseCidr(other.cidr))) {
@@ -164,8 +172,45 @@ export class SubnetService {
         }
       }
       await tx.insertSubnet(subnet);
+      await syncDhcpPort(tx, network, subnet.created_at);
       return (await tx.getSubnet(subnet.id))!;
     });
+    await this.notify(network.id);
+    return created;
+  }
+
+  /** Wake the dataplane for the network's DHCP service and the routers with legs on it. */
+  private async notify(networkId: string): Promise<void> {
+    this.access.deps.dataplane.notifyDhcp(networkId);
+    for (const r of await this.access.repo.routersOnNetworks([networkId])) this.access.deps.dataplane.notifyRouter(r);
+  }
+
+  /**
+   * Refuse a gateway change that would take a port's address, or leave a router interface
+   * holding the old gateway (call inside the network's lock).
+   * @throws ConflictError (`IpAddressInUse`, `GatewayIpInUse`)
+   */
+  private async checkGatewayChange(tx: NetworkTx, network: Network, subnet: Subnet, gateway: string | null): Promise<void> {
+    if (gateway === subnet.gateway_ip) return;
+    if (gateway !== null && (await tx.usedIps(subnet.id)).has(gateway))
+      throw new ConflictError(
+        `Unable to complete operation for network ${network.id}. The IP address ${gateway} is in use.`,
+        'IpAddressInUse',
+      );
+    if (subnet.gateway_ip === null) return;
+    const holders = await tx.listPorts({
+      filters: { fixed_ip_address: [subnet.gateway_ip], fixed_ip_subnet: [subnet.id] },
+      visibleTo: null,
+      sort: [],
+      limit: null,
+      markerId: null,
+    });
+    const router = holders.find((p) => p.device_owner === DEVICE_OWNER_ROUTER_INTERFACE);
+    if (router)
+      throw new ConflictError(
+        `Current gateway ip ${subnet.gateway_ip} already in use by port ${router.id}. Unable to update.`,
+        'GatewayIpInUse',
+      );
   }
 
   /** A subnet the caller may see. @throws NotFoundError */
@@ -214,10 +259,15 @@ export class SubnetService {
       ...(a.dns_nameservers !== undefined ? { dns_nameservers: dnsServers(a, cidr.version) } : {}),
       ...(a.host_routes !== undefined ? { host_routes: hostRoutes(a, cidr.version) } : {}),
     };
-    return this.access.repo.locked([`network:${network.id}`], async (tx) => {
-      await tx.updateSubnet(subnet.id, changes, this.access.now());
+    const updated = await this.access.repo.locked([`network:${network.id}`], async (tx) => {
+      if (changes.gateway_ip !== undefined) await this.checkGatewayChange(tx, network, subnet, changes.gateway_ip);
+      const now = this.access.now();
+      await tx.updateSubnet(subnet.id, changes, now);
+      await syncDhcpPort(tx, network, now);
       return (await tx.getSubnet(subnet.id))!;
     });
+    await this.notify(network.id);
+    return updated;
   }
 
   /** Delete a subnet. @throws NotFoundError, ForbiddenError, ConflictError (`SubnetInUse`) */
@@ -225,13 +275,27 @@ export class SubnetService {
     const { subnet, network } = await this.access.subnet(ctx, id);
     this.access.authorize('delete_subnet', this.access.childTarget(subnet, network, ctx), ctx);
     await this.access.repo.locked([`network:${network.id}`], async (tx) => {
-      if ((await tx.countIps(subnet.id)) > 0) {
+      const holders = await tx.listPorts({
+        filters: { fixed_ip_subnet: [subnet.id] },
+        visibleTo: null,
+        sort: [],
+        limit: null,
+        markerId: null,
+      });
+      // Addresses of unbound DHCP ports go with the subnet (Neutron deletes the DHCP port's IP).
+      const users = holders.filter((p) => p.device_owner !== DEVICE_OWNER_DHCP || p.bound_port_uuid !== null);
+      if (users.length > 0) {
+        const router = users.some((p) => p.device_owner === DEVICE_OWNER_ROUTER_INTERFACE)
+          ? ' It is attached to a router: remove the router interface first.'
+          : '';
         throw new ConflictError(
-          `Unable to complete operation on subnet ${subnet.id}: One or more ports have an IP allocation from this subnet.`,
+          `Unable to complete operation on subnet ${subnet.id}: One or more ports have an IP allocation from this subnet.${router}`,
           'SubnetInUse',
         );
       }
       await tx.deleteSubnet(subnet.id);
+      await syncDhcpPort(tx, network, this.access.now());
     });
+    await this.notify(network.id);
   }
 }

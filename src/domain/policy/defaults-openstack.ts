@@ -115,7 +115,8 @@ export const OPENSTACK_RULES: Readonly<Record<string, string>> = Object.freeze({
   'create_network:provider:network_type': 'rule:admin_only',
   'create_network:provider:physical_network': 'rule:admin_only',
   'create_network:provider:segmentation_id': 'rule:admin_only',
-  get_network: 'rule:admin_or_owner or rule:shared or rule:context_is_advsvc',
+  // `rule:external` (./defaults-network-l3.ts): every project sees external networks (Neutron).
+  get_network: 'rule:admin_or_owner or rule:shared or rule:external or rule:context_is_advsvc',
   'get_network:provider:network_type': 'rule:admin_only',
   'get_network:provider:physical_network': 'rule:admin_only',
   'get_network:provider:segmentation_id': 'rule:admin_only',
@@ -123,7 +124,8 @@ export const OPENSTACK_RULES: Readonly<Record<string, string>> = Object.freeze({
   'update_network:shared': 'rule:admin_only',
   delete_network: 'rule:admin_or_owner',
   create_subnet: 'rule:admin_or_network_owner',
-  get_subnet: 'rule:admin_or_owner or rule:shared',
+  // esi: the subnets of external networks are visible too, as they are in Neutron's lists.
+  get_subnet: 'rule:admin_or_owner or rule:shared or rule:external',
   update_subnet: 'rule:admin_or_network_owner',
   delete_subnet: 'rule:admin_or_network_owner',
   create_port: 'rule:regular_user',

@@ -11,12 +11,13 @@
  *   `node.owner`, `node.lessee`;
  * - identity: `target.project.id`, `target.user.id`, `target.domain.id`, `target.token.user_id`;
  * - network (Neutron names): `project_id`, `network:project_id`, `network:shared`,
- *   `port:network_device`, `rbac:wildcard`.
+ *   `network:router:external`, `port:network_device`, `rbac:wildcard`.
  * - compute: `flavor.is_public`, `flavor.owner`, `user_id` (key pairs), `project_id` (servers).
  */
 
 import { BAREMETAL_RULES } from './defaults-baremetal.ts';
 import { LEASING_RULES } from './defaults-leasing.ts';
+import { NETWORK_L3_RULES } from './defaults-network-l3.ts';
 import { OPENSTACK_RULES } from './defaults-openstack.ts';
 
 /**
@@ -24,4 +25,9 @@ import { OPENSTACK_RULES } from './defaults-openstack.ts';
  * Frozen; `PolicyEngine` merges operator overrides on top. `default` (used for rule names that
  * are not defined) is admin-only.
  */
-export const DEFAULT_RULES: Readonly<Record<string, string>> = Object.freeze({ ...BAREMETAL_RULES, ...LEASING_RULES, ...OPENSTACK_RULES });
+export const DEFAULT_RULES: Readonly<Record<string, string>> = Object.freeze({
+  ...BAREMETAL_RULES,
+  ...LEASING_RULES,
+  ...OPENSTACK_RULES,
+  ...NETWORK_L3_RULES,
+});

@@ -16,6 +16,7 @@ import * as nodeHistory from './0014_node_history.ts';
 import * as inspection from './0011_inspection.ts';
 import * as biosRaid from './0013_bios_raid.ts';
 import * as switchPortCabling from './0015_switch_port_cabling.ts';
+import * as l3 from './0016_l3.ts';
 
 /** Migrations by name, for Kysely's `Migrator`. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0011_inspection': inspection,
   '0013_bios_raid': biosRaid,
   '0015_switch_port_cabling': switchPortCabling,
+  '0016_l3': l3,
 };

@@ -1,5 +1,6 @@
 /**
- * What each Neutron collection may be listed by: its table, the columns a query may filter and
+ * What each Neutron collection may be listed by (networks, subnets, ports, trunks, routers, RBAC
+ * policies): its table, the columns a query may filter and
  * sort on, the rows a project may see (its own, and networks shared with it by RBAC), and the
  * filters that are not plain columns (`shared`, `fixed_ip_address`, `fixed_ip_subnet`). Read by
  * `listRows` (./list.ts) for `NeutronQueries`' list calls. Filters and sort keys follow the
@@ -24,12 +25,12 @@ function sharedWith(eb: any, projectId: string) {
   );
 }
 
-/** Networks (`GET /v2.0/networks`). */
+/** Networks (`GET /v2.0/networks`); external ones (`router:external`) are visible to every project. */
 export const NETWORK_SPEC: ListSpec = {
   table: 'networks',
-  columns: new Set([...COMMON, 'admin_state_up', 'mtu', 'network_type', 'physical_network', 'segmentation_id']),
+  columns: new Set([...COMMON, 'admin_state_up', 'mtu', 'network_type', 'physical_network', 'segmentation_id', 'router_external']),
   sortable: new Set([...COMMON, 'admin_state_up', 'mtu', 'network_type', 'physical_network']),
-  visible: (eb, p) => eb.or([eb('networks.project_id', '=', p), sharedWith(eb, p)]),
+  visible: (eb, p) => eb.or([eb('networks.project_id', '=', p), sharedWith(eb, p), eb('networks.router_external', '=', 1)]),
   special: {
     shared: (eb, values, q) => {
       const targets = q.visibleTo === null ? [WILDCARD] : [q.visibleTo, WILDCARD];
@@ -45,7 +46,7 @@ export const NETWORK_SPEC: ListSpec = {
   },
 };
 
-/** Subnets, visible with their network. */
+/** Subnets, visible with their network (those of external networks to every project). */
 export const SUBNET_SPEC: ListSpec = {
   table: 'network_subnets',
   columns: new Set([...COMMON, 'network_id', 'ip_version', 'cidr', 'gateway_ip', 'enable_dhcp']),
@@ -63,6 +64,7 @@ export const SUBNET_SPEC: ListSpec = {
           .where('action', '=', 'access_as_shared')
           .where('target_tenant', 'in', [p, WILDCARD]),
       ),
+      eb('network_subnets.network_id', 'in', eb.selectFrom('networks').select('id').where('router_external', '=', 1)),
     ]),
 };
 
@@ -100,6 +102,14 @@ export const TRUNK_SPEC: ListSpec = {
   columns: new Set([...COMMON, 'port_id', 'admin_state_up', 'status']),
   sortable: new Set([...COMMON, 'port_id', 'admin_state_up', 'status']),
   visible: (eb, p) => eb('network_trunks.project_id', '=', p),
+};
+
+/** Routers, visible to their project. */
+export const ROUTER_SPEC: ListSpec = {
+  table: 'routers',
+  columns: new Set([...COMMON, 'admin_state_up', 'status']),
+  sortable: new Set([...COMMON, 'admin_state_up', 'status']),
+  visible: (eb, p) => eb('routers.project_id', '=', p),
 };
 
 /** RBAC policies, visible to their project. */

@@ -81,10 +81,11 @@ export class NeutronQueries {
 
   async updateNetwork(
     id: string,
-    changes: Partial<Pick<Network, 'name' | 'description' | 'admin_state_up' | 'mtu'>>,
+    changes: Partial<Pick<Network, 'name' | 'description' | 'admin_state_up' | 'mtu' | 'router_external'>>,
     now: number,
   ): Promise<void> {
     const set: Record<string, unknown> = { updated_at: now, revision_number: sql`revision_number + 1` };
+    if (changes.router_external !== undefined) set.router_external = changes.router_external ? 1 : 0;
     if (changes.name !== undefined) set.name = changes.name;
     if (changes.description !== undefined) set.description = changes.description;
     if (changes.admin_state_up !== undefined) set.admin_state_up = changes.admin_state_up ? 1 : 0;

@@ -1,6 +1,7 @@
 /**
  * Kysely implementation of the networking repository port (src/domain/networking/ports.ts),
- * portable across SQLite and PostgreSQL: the Neutron collections (`./queries.ts`), switches,
+ * portable across SQLite and PostgreSQL: the Neutron collections (`./queries.ts`), routers and
+ * the dataplane reads (`./l3-queries.ts`), switches,
  * switch-port reconciliation state, and the bare-metal port reads and writes of VIF binding.
  * `locked()` runs a function in `Store.withLock` (advisory locks on PostgreSQL).
  *
@@ -22,7 +23,8 @@ import type {
 } from '../../domain/networking/ports.ts';
 import { fromJson, toJson, type Db, type Store, type Tx } from '../database.ts';
 import { DISPLAY_IN_STEP } from '../inventory/node-display.ts';
-import { NeutronQueries, unique } from './queries.ts';
+import { L3Queries } from './l3-queries.ts';
+import { unique } from './queries.ts';
 import { chunks, NODE_PORT_COLUMNS, toCabling, toNodePort, toSwitch, toSwitchPort } from './rows.ts';
 
 /** Escape `%`, `_` and `\` for a LIKE pattern with `ESCAPE '\'`. */
@@ -31,7 +33,7 @@ function likeEscape(text: string): string {
 }
 
 /** All reads and writes over one handle. */
-export class NetworkQueries extends NeutronQueries implements NetworkTx {
+export class NetworkQueries extends L3Queries implements NetworkTx {
   constructor(db: Db | Tx) {
     super(db);
   }

@@ -1,5 +1,6 @@
 /**
- * Kysely table types of the networking area (created by migration `0008_networking`).
+ * Kysely table types of the networking area (created by migrations `0008_networking`,
+ * `0015_switch_port_cabling` and `0016_l3`).
  * Timestamps are epoch ms, booleans 0/1, JSON as text (docs/architecture.md).
  */
 
@@ -15,6 +16,8 @@ export interface NetworksTable {
   physical_network: string;
   segmentation_id: number | null;
   segment_key: string;
+  /** Neutron `router:external`, 0/1 (migration 0016). */
+  router_external: number;
   created_at: number;
   updated_at: number;
   revision_number: number;
@@ -141,6 +144,29 @@ export interface SwitchPortCablingTable {
   registered_at: number;
 }
 
+/** Routers (migration 0016); `gw_network_id` null: no gateway. */
+export interface RoutersTable {
+  id: string;
+  name: string;
+  description: string;
+  project_id: string;
+  admin_state_up: number;
+  status: string;
+  gw_network_id: string | null;
+  enable_snat: number;
+  created_at: number;
+  updated_at: number;
+  revision_number: number;
+}
+
+/** The ports routers hold (migration 0016); `port_type` is the port's `device_owner`. */
+export interface RouterPortsTable {
+  port_id: string;
+  router_id: string;
+  port_type: string;
+  created_at: number;
+}
+
 /** All networking tables, merged into the store's `Database` type. */
 export interface NetworkingTables {
   networks: NetworksTable;
@@ -153,4 +179,6 @@ export interface NetworkingTables {
   switches: SwitchesTable;
   switch_ports: SwitchPortsTable;
   switch_port_cabling: SwitchPortCablingTable;
+  routers: RoutersTable;
+  router_ports: RouterPortsTable;
 }

@@ -197,8 +197,9 @@ describe('subnets and ports', () => {
     expectNeutronError(await net(env, anonymous, 'POST', '/subnets', { subnet: { network_id: n.id, cidr: '10.9.3.0/24' } }), 401);
     expect(await rows(env, 'network_subnets')).toBe(before);
 
+    // The network's DHCP port holds the pool's first address (.2), as Neutron's agent port does.
     const p1 = await create(env, owner, 'ports', 'port', { network_id: n.id, name: 'p1' });
-    expect(p1.fixed_ips).toEqual([{ subnet_id: s.id, ip_address: '10.9.0.2' }]);
+    expect(p1.fixed_ips).toEqual([{ subnet_id: s.id, ip_address: '10.9.0.3' }]);
     expect(p1.mac_address).toMatch(/^fa:16:3e(:[0-9a-f]{2}){3}$/);
     expect(p1).not.toHaveProperty('binding:host_id');
     expect((await net(env, admin, 'GET', `/ports/${p1.id}`)).body.port).toMatchObject({
@@ -289,7 +290,7 @@ describe('network RBAC', () => {
     );
     expectNeutronError(await net(env, lessee, 'GET', `/rbac-policies/${r.id}`), 404);
     const lp = await create(env, lessee, 'ports', 'port', { network_id: n.id, name: 'lessee-port' });
-    expect(lp.fixed_ips[0].ip_address).toBe('10.20.0.2');
+    expect(lp.fixed_ips[0].ip_address).toBe('10.20.0.3'); // .2 is the DHCP port's
     // The network's owner sees ports on its network; the RBAC entry cannot go while they exist.
     expect((await net(env, owner, 'GET', `/ports/${lp.id}`)).status).toBe(200);
     expectNeutronError(await net(env, owner, 'DELETE', `/rbac-policies/${r.id}`), 409, 'RbacPolicyInUse');

@@ -223,6 +223,44 @@ export const FACTORIES: Readonly<Record<string, Factory>> = {
     const t = await makeNet(w, 'l1', 'trunks', 'trunk', { port_id: p.id, name });
     return made(w, t.id, name, ['admin', 'l1']);
   },
+  /** An external network (admin's, `router:external`) with a subnet: every project sees it. */
+  async ext_net(w) {
+    const name = fname(w, 'extnet');
+    const n = await makeNet(w, 'admin', 'networks', 'network', { name, 'router:external': true });
+    await makeNet(w, 'admin', 'subnets', 'subnet', { network_id: n.id, cidr: '198.18.0.0/24', enable_dhcp: false });
+    return made(w, n.id, name, SEES.all);
+  },
+  /** A router of `o1` (no gateway, no interface). */
+  async router_o1(w) {
+    const name = fname(w, 'router');
+    const r = await makeNet(w, 'o1', 'routers', 'router', { name });
+    return made(w, r.id, name, O1);
+  },
+  /** A router of `o2` and an external network (`fresh.ext`) for its gateway. */
+  async router_o2_ext(w) {
+    const ext = await FACTORIES.ext_net!(w);
+    const name = fname(w, 'router');
+    const r = await makeNet(w, 'o2', 'routers', 'router', { name });
+    return made(w, r.id, name, ['admin', 'o2'], { 'fresh.ext': ext.fresh! });
+  },
+  /** A router of `l1` and a subnet of a fresh network of `l1` (`fresh.subnet`) to attach. */
+  async router_l1_subnet(w) {
+    const netName = fname(w, 'lnet');
+    const net = await makeNet(w, 'l1', 'networks', 'network', { name: netName });
+    w.track(`fresh:${netName}`, net.id, netName, ['admin', 'l1']);
+    const subName = fname(w, 'lsub');
+    const sub = await makeNet(w, 'l1', 'subnets', 'subnet', { network_id: net.id, cidr: '10.200.0.0/24', name: subName });
+    w.track(`fresh:${subName}`, sub.id, subName, ['admin', 'l1']);
+    const name = fname(w, 'router');
+    const r = await makeNet(w, 'l1', 'routers', 'router', { name });
+    return made(w, r.id, name, ['admin', 'l1'], { 'fresh.subnet': sub.id });
+  },
+  /** As `router_l1_subnet`, with the subnet attached as an interface. */
+  async router_l1_if(w) {
+    const v = await FACTORIES.router_l1_subnet!(w);
+    await must(w, w.personas.l1, 'PUT', `/network/v2.0/routers/${v.fresh}/add_router_interface`, 200, { subnet_id: v['fresh.subnet'] });
+    return v;
+  },
   /** A node leased to `l1` (cabled) and a fresh port of `l1` to attach (`fresh.nport`). */
   async vif_ready(w) {
     const node = await FACTORIES.node_leased!(w);

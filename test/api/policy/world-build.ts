@@ -40,8 +40,9 @@ const TOKEN_TTL_S = 3600;
 export const PUBLIC_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDvC3hT0l2fJ5kq3n7ZlVxq8YVw3pX6m8A0bq4b8wD1u pm@matrix';
 
 /**
- * Server settings of the run: fast switch retries, a wide VLAN pool, one-hour tokens, and the
- * production rule for webhook targets (the harness allows private ones for its receivers).
+ * Server settings of the run: fast switch retries, a wide VLAN pool, one-hour tokens, no router
+ * quota, and the production rule for webhook targets (the harness allows private ones for its
+ * receivers).
  */
 const ENV = {
   ESI_TOKEN_TTL: String(TOKEN_TTL_S),
@@ -51,6 +52,8 @@ const ENV = {
   ESI_SWITCH_RETRY_BASE_MS: '10',
   ESI_SWITCH_MAX_ATTEMPTS: '2',
   ESI_SWITCH_TIMEOUT: '5',
+  // Fresh routers are made per row and caller: the router quota (10 per project) is no policy.
+  ESI_QUOTA_ROUTER: '-1',
 };
 
 /**

@@ -23,11 +23,14 @@ export interface NetworkFixtures {
   readonly rbac: string;
   /** A switch (fake driver) of the admin. */
   readonly switch: string;
+  /** A router of o1 (no gateway, no interface). */
+  readonly router: string;
 }
 
 const S: readonly JsonKind[] = ['string'];
 const SN: readonly JsonKind[] = ['string', 'null'];
 const B: readonly JsonKind[] = ['boolean'];
+const BN: readonly JsonKind[] = ['boolean', 'null'];
 const IN: readonly JsonKind[] = ['integer', 'null'];
 const A: readonly JsonKind[] = ['array'];
 const AN: readonly JsonKind[] = ['array', 'null'];
@@ -126,6 +129,23 @@ const rbacCreate: BodySpec = {
   strict: ['', 'rbac_policy'],
   alsoKnown: ['id'],
 };
+const routerCreate: BodySpec = {
+  kind: 'json',
+  valid: () => ({ router: { name: 'rb-router' } }),
+  fields: wrapped('router', {
+    ...std,
+    ...project,
+    admin_state_up: B,
+    external_gateway_info: ON,
+    routes: A,
+    distributed: BN,
+    ha: BN,
+    availability_zone_hints: A,
+    flavor_id: NULL,
+  }),
+  strict: ['', 'router'],
+  alsoKnown: ['id', 'status', 'created_at', 'updated_at', 'revision_number', 'availability_zones', 'tags'],
+};
 const switchCreate: BodySpec = {
   kind: 'json',
   valid: () => ({ switch: { name: 'rb-sw', switch_id: '02:00:00:00:00:7b', driver: 'fake', driver_info: {} } }),
@@ -211,6 +231,27 @@ export const NETWORK_SPECS: Readonly<Record<string, BodySpec>> = {
     strict: ['', 'rbac_policy'],
     alsoKnown: ['id', 'object_type', 'object_id', 'action', 'project_id', 'tenant_id'],
   },
+  'POST /network/v2.0/routers': routerCreate,
+  'POST /network/v2.0/routers.json': routerCreate,
+  'PUT /network/v2.0/routers/{}': {
+    kind: 'json',
+    valid: () => ({ router: { name: 'rb-renamed' } }),
+    fields: wrapped('router', { ...std, admin_state_up: B, external_gateway_info: ON, routes: A, distributed: BN, ha: BN }),
+    strict: ['', 'router'],
+    alsoKnown: ['id', 'status', 'created_at', 'updated_at', 'revision_number', 'project_id', 'tenant_id', 'availability_zones', 'tags'],
+  },
+  'PUT /network/v2.0/routers/{}/add_router_interface': {
+    kind: 'json',
+    valid: (f) => ({ subnet_id: net(f).subnet }),
+    fields: { subnet_id: SN, port_id: SN },
+    strict: [''],
+  },
+  'PUT /network/v2.0/routers/{}/remove_router_interface': {
+    kind: 'json',
+    valid: (f) => ({ subnet_id: net(f).subnet }),
+    fields: { subnet_id: SN, port_id: SN },
+    strict: [''],
+  },
   'POST /network/v2.0/esi/node-networks': {
     kind: 'json',
     valid: (f) => ({ node: f.node, network: net(f).network }),
@@ -263,7 +304,7 @@ export const NETWORK_SPECS: Readonly<Record<string, BodySpec>> = {
  * routes read no body. Paths and their served methods, as registered by src/api/network/.
  */
 const SERVED: ReadonlyArray<readonly [string, readonly string[]]> = [
-  ...['networks', 'subnets', 'ports', 'trunks', 'rbac-policies'].flatMap((c) => [
+  ...['networks', 'subnets', 'ports', 'trunks', 'rbac-policies', 'routers'].flatMap((c) => [
     [`/network/v2.0/${c}`, ['GET', 'POST']] as const,
     [`/network/v2.0/${c}.json`, ['GET', 'POST']] as const,
     [`/network/v2.0/${c}/{}`, ['GET', 'PUT', 'DELETE']] as const,
@@ -271,6 +312,8 @@ const SERVED: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['/network/v2.0/trunks/{}/add_subports', ['PUT']],
   ['/network/v2.0/trunks/{}/remove_subports', ['PUT']],
   ['/network/v2.0/trunks/{}/get_subports', ['GET']],
+  ['/network/v2.0/routers/{}/add_router_interface', ['PUT']],
+  ['/network/v2.0/routers/{}/remove_router_interface', ['PUT']],
   ['/network/v2.0/esi/node-networks', ['GET', 'POST']],
   ['/network/v2.0/esi/node-networks/detach', ['POST']],
   ['/network/v2.0/esi/trunks', ['GET', 'POST']],
