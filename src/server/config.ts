@@ -41,7 +41,9 @@
  * `ESI_SWITCH_RETRY_BASE_MS` (500, doubling), `ESI_SWITCH_TIMEOUT` (30 s per session),
  * `ESI_SWITCH_POLL_MS` (1000: how often a conductor looks for switch work recorded elsewhere),
  * `ESI_QUOTA_ROUTER` (Neutron's `[quotas] quota_router`: routers per project, default 10, -1
- * for no limit).
+ * for no limit). Tenant dataplane (docs/tenant-networking.md; set on the one process that is the
+ * network node): `ESI_DATAPLANE_BRIDGE` (none: no tenant DHCP or routers), `ESI_DATAPLANE_NETNS`,
+ * `ESI_DATAPLANE_MODE` (`auto`), `ESI_DATAPLANE_FLAT_VLAN` (1), `ESI_DATAPLANE_POLL_MS` (10000).
  *
  * QEMU lab nodes (docs/lab.md): `ESI_LAB_QEMU_MEMORY_MIB` (2048), `ESI_LAB_QEMU_CPUS` (2),
  * `ESI_LAB_QEMU_DISK_GIB` (8), `ESI_LAB_QEMU_FIRMWARE` (`uefi` or `bios`), `ESI_LAB_QEMU_ACCEL`
@@ -186,6 +188,20 @@ export interface Config {
     readonly provisioningNetns: string | null;
     /** The user dnsmasq drops to (dnsmasq's default `nobody`). */
     readonly dhcpUser: string;
+    /**
+     * The tenant dataplane (docs/tenant-networking.md): the Linux bridge this process, as the
+     * network node, plugs DHCP servers and routers into (`ESI_DATAPLANE_BRIDGE`), or null: it
+     * runs no tenant DHCP or routers. With it: the bridge's namespace (null: the host's), how it
+     * separates VLANs (`auto`, `vlan_filtering`, `bridge_per_vlan`), the VLAN of flat networks
+     * on it, and the period of the reconciler's full pass (ms).
+     */
+    readonly dataplane: {
+      readonly bridge: string;
+      readonly netns: string | null;
+      readonly mode: string;
+      readonly flatVlan: number;
+      readonly pollMs: number;
+    } | null;
     /**
      * Directories a `file://` `deploy_kernel`, `deploy_ramdisk` may name (Ironic `[conductor]
      * file_url_allowed_paths`): esi reads and serves those files, so an owner who may edit
@@ -347,6 +363,17 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
         provisioningInterface: pick(undefined, 'ESI_PROVISIONING_INTERFACE', 'provisioning_interface')?.trim() || null,
         provisioningNetns: pick(undefined, 'ESI_PROVISIONING_NETNS', 'provisioning_netns')?.trim() || null,
         dhcpUser: pick(undefined, 'ESI_DHCP_USER', 'dhcp_user')?.trim() || 'nobody',
+        dataplane: (() => {
+          const bridge = pick(undefined, 'ESI_DATAPLANE_BRIDGE', 'dataplane_bridge')?.trim();
+          if (!bridge) return null;
+          return {
+            bridge,
+            netns: pick(undefined, 'ESI_DATAPLANE_NETNS', 'dataplane_netns')?.trim() || null,
+            mode: pick(undefined, 'ESI_DATAPLANE_MODE', 'dataplane_mode')?.trim() || 'auto',
+            flatVlan: num('ESI_DATAPLANE_FLAT_VLAN', 'dataplane_flat_vlan', 1, 1, 4094),
+            pollMs: num('ESI_DATAPLANE_POLL_MS', 'dataplane_poll_ms', 10_000, 100, 3_600_000),
+          };
+        })(),
         fileUrlAllowedPaths: (
           pick(undefined, 'ESI_FILE_URL_ALLOWED_PATHS', 'file_url_allowed_paths') ??
           [cacheRoot(env), path.join(dataDir, 'boot-files')].join(',')

@@ -164,7 +164,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   });
   workers.push(leaseManager, webhookWorker);
   const images = await createImageServices({ config, clock, logger, store, policy, directory: identity.directory });
-  const { networking, switchReconciler, provisioningDhcp } = createNetworkingServices({
+  const { networking, switchReconciler, provisioningDhcp, dataplaneReconciler } = createNetworkingServices({
     config,
     clock,
     logger,
@@ -175,6 +175,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   });
   workers.push(switchReconciler);
   if (provisioningDhcp !== null) workers.push(provisioningDhcp);
+  if (dataplaneReconciler !== null) workers.push(dataplaneReconciler);
   const ramdisk = new RamdiskService({ nodes: recordedNodes, ports: portRepository, clock, secrets, conductor: inventory.conductorRelay });
   const inspection = new InspectionService({
     access: inventory.nodes.access,

@@ -17,6 +17,8 @@ import { KyselyNetworkRepository } from '../store/networking/repository.ts';
 import type { Config } from './config.ts';
 import { createProvisioningDhcp } from './provisioning-wiring.ts';
 import type { ProvisioningDhcp } from '../conductor/provisioning-dhcp.ts';
+import type { DataplaneReconciler } from '../conductor/dataplane-reconciler.ts';
+import { createDataplaneReconciler } from './dataplane-wiring.ts';
 
 /** What {@link createNetworkingServices} needs from the rest of the process. */
 export interface NetworkingWiring {
@@ -34,6 +36,8 @@ export function createNetworkingServices(w: NetworkingWiring): {
   networking: Networking;
   switchReconciler: SwitchReconciler;
   provisioningDhcp: ProvisioningDhcp | null;
+  /** The tenant dataplane's reconciler when this process is the network node, else null. */
+  dataplaneReconciler: DataplaneReconciler | null;
 } {
   const net = w.config.network;
   const networking = createNetworking({
@@ -61,5 +65,6 @@ export function createNetworkingServices(w: NetworkingWiring): {
     provisioning: networking.provisioning,
     subnets: (id) => repo.subnetsOfNetworks([id]),
   });
-  return { networking, switchReconciler, provisioningDhcp };
+  const dataplaneReconciler = createDataplaneReconciler({ config: w.config, logger: w.logger, networking });
+  return { networking, switchReconciler, provisioningDhcp, dataplaneReconciler };
 }
