@@ -17,6 +17,8 @@ const api = { include: ['test/api/**/*.test.ts'], testTimeout: 30_000, hookTimeo
  *   (127.0.0.1:5432/test; each file gets its own schema) — the same files, run together by
  *   `npm run test:api` so that the slow files of both engines overlap;
  * - interop: real third-party clients (openstack CLI, sushy, Ironic) against a real server;
+ * - differential: the same request sequences to esi and to the real Ironic 21.4, answers
+ *   compared (test/differential/, docs/compatibility.md);
  * - system: real machines — QEMU/KVM virtual machines booting esi's deploy ramdisk and a real
  *   OS image (test/system/); slow artefacts (ramdisk, OS image) are cached outside the checkout.
  */
@@ -32,6 +34,14 @@ export default defineConfig({
           name: 'interop',
           include: ['test/interop/**/*.test.ts'],
           testTimeout: 300_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'differential',
+          include: ['test/differential/**/*.test.ts'],
+          testTimeout: 240_000,
           hookTimeout: 120_000,
         },
       },

@@ -45,6 +45,7 @@ import type { BootMediaEnv, NetworkBootEnv, TaskSettings } from './tasks/context
 import type { AgentEnv } from './agent/env.ts';
 import type { InspectionEnv } from './inspect/env.ts';
 import type { BiosSettingsRepository } from '../domain/inventory/node-hardware.ts';
+import type { DeployTemplateLookup } from '../domain/inventory/deploy-templates.ts';
 import { nextWork } from './tasks/work.ts';
 
 /** What the conductor is built from. */
@@ -65,6 +66,8 @@ export interface ConductorDeps {
   readonly inspection?: Omit<InspectionEnv, 'host'>;
   /** The BIOS settings cache that cleaning refreshes. */
   readonly bios?: BiosSettingsRepository;
+  /** The deploy templates that deployments apply (absent: none). */
+  readonly deployTemplates?: DeployTemplateLookup;
   /** The provisioning network's switch settling (absent: none configured). */
   readonly network?: NetworkBootEnv;
   /** Per-node virtual media ISOs (absent: only ready ISOs are inserted). */
@@ -132,6 +135,7 @@ export class Conductor implements BackgroundWorker, ConductorPort {
         settings: { powerTimeoutS: options.powerTimeoutS, automatedClean: options.automatedClean },
         ...(deps.inspection ? { inspection: { ...deps.inspection, host: options.hostname } } : {}),
         ...(deps.bios ? { bios: deps.bios } : {}),
+        ...(deps.deployTemplates ? { deployTemplates: deps.deployTemplates } : {}),
         ...(deps.network ? { network: deps.network } : {}),
         ...(deps.bootMedia ? { bootMedia: deps.bootMedia } : {}),
         record: async (uuid: string, changes: ConductorChanges) =>

@@ -90,6 +90,7 @@ export function createConductorWorkers(w: ConductorWiring): BackgroundWorker[] {
       history: w.history,
       inspection: { ...w.inspection, cabling: { guard: w.switchPorts, requesters: w.requesters } },
       bios: w.bios,
+      deployTemplates: w.inventory.deployTemplates,
       agent: {
         images: new ServiceImageInfo(w.images, w.imageTempUrls, IMAGE_URL_TTL_S, w.requesters),
         client: defaultAgentClient,

@@ -19,7 +19,9 @@ import type { SwitchPortGuard } from '../domain/inventory/ports.ts';
 import { NodeConsoleService } from '../domain/inventory/node-console.ts';
 import { createHardwareRegistry } from '../drivers/hardware/registry.ts';
 import { KyselyConductorRepository } from '../store/inventory/conductor-repository.ts';
+import { openInventoryResources } from '../store/inventory/resource-repositories.ts';
 import { KyselyBiosSettingsRepository } from '../store/hardware/bios-repository.ts';
+import { KyselyDeployTemplateRepository } from '../store/inventory/deploy-template-repository.ts';
 import { NodeHardwareService } from '../domain/inventory/node-hardware.ts';
 import { RamdiskService } from '../domain/deploy/ramdisk.ts';
 import { NetworkBootService } from '../domain/deploy/network-boot.ts';
@@ -119,6 +121,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     vifs: { detachForLeaseEnd: (node) => networking.vifs.detachForLeaseEnd(node) },
     nodes: recordedNodes,
     ports: portRepository,
+    resources: openInventoryResources(store.db),
     conductors: new KyselyConductorRepository(store.db),
     policy,
     clock,
@@ -127,6 +130,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     conductorTimeoutMs: 6 * config.conductor.heartbeatIntervalS * 1000,
     automatedClean: config.conductor.automatedClean,
     history: { repository: historyRepository, recorder: history },
+    deployTemplates: new KyselyDeployTemplateRepository(store.db),
   });
   const inspectionStore = new KyselyInspectionRepository(store.db);
   const inspectionRules = loadInspectionRules(config);

@@ -12,6 +12,7 @@ import type { ComputeTables } from './compute/tables.ts';
 import type { HardwareTables } from './hardware/tables.ts';
 import type { NodeHistoryTables } from './inventory/history-tables.ts';
 import type { InspectionTables } from './inspection/tables.ts';
+import type { DeployTemplateTables } from './inventory/deploy-template-tables.ts';
 
 /** Every table of esi's database. */
 export interface Database
@@ -25,4 +26,5 @@ export interface Database
     ComputeTables,
     NodeHistoryTables,
     InspectionTables,
-    HardwareTables {}
+    HardwareTables,
+    DeployTemplateTables {}

@@ -15,6 +15,7 @@
  * | body too large                                     | 413  |
  * | unsupported content type                           | 415  |
  * | TemporaryFailureError                              | 503  |
+ * | WebobError (./http-errors.ts)                      | its status, in webob's `{code, title, description}` shape |
  * | HardwareError (a BMC failed)                       | 500, its message (never secrets) |
  * | anything else                                      | 500, a generic message; the error is logged |
  */
@@ -22,6 +23,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors.ts';
 import { HardwareError } from '../../domain/hardware/interfaces.ts';
 import { MethodNotAllowedError, NotAcceptableError } from './microversion.ts';
+import { WebobError, webobErrorBody } from './http-errors.ts';
 import { requestFaultOf, statusOfDomainError, type RequestFault } from '../common/errors.ts';
 
 /** An error as Ironic reports it. */
@@ -59,6 +61,7 @@ function ironicRequestMessage(f: RequestFault): string {
 export function toIronicFault(err: unknown): IronicFault {
   if (err instanceof DomainError) return { status: statusOfDomainError(err), message: err.message };
   if (err instanceof NotAcceptableError) return { status: 406, message: err.message };
+  if (err instanceof WebobError) return { status: err.status, message: err.message };
   if (err instanceof MethodNotAllowedError) return { status: 405, message: err.message };
   if (err instanceof HardwareError) return { status: 500, message: err.message };
   const rf = requestFaultOf(err);
@@ -80,6 +83,7 @@ export function ironicErrorHandler(authUrl: string) {
     const fault = toIronicFault(err);
     if (fault.status >= 500) request.log.error({ err }, 'baremetal API request failed');
     if (fault.status === 401) reply.header('www-authenticate', `Keystone uri="${authUrl}"`);
+    if (err instanceof WebobError) return reply.code(err.status).type('application/json').send(webobErrorBody(err.status, err.message));
     return sendIronicError(reply, fault.status, fault.message);
   };
 }

@@ -5,8 +5,10 @@
  *
  * - Supported range 1.1 … 1.82. No header → 1.1 (the minimum, not the maximum); `latest` →
  *   1.82. A malformed header, a major version other than 1 or a minor out of range → 406 with
- *   the range in the message (python-ironicclient reads the Min/Max headers of that 406 and
- *   retries with a version it can use).
+ *   the Min/Max headers (python-ironicclient reads them from that 406 and retries with a version
+ *   it can use; Ironic 21.4 omits them for a malformed header, esi always sends them), worded as
+ *   Ironic; on resource paths the body has webob's shape, on `/v1` itself Ironic's usual one
+ *   (./index.ts).
  * - Fields newer than the request's version are hidden in responses and refused (406) in
  *   create and PATCH bodies (`VERSIONED_FIELDS` of Ironic's `v1/utils.py`).
  */
@@ -40,33 +42,37 @@ export class MethodNotAllowedError extends Error {
   }
 }
 
+/** The requested version cannot be served (Ironic `Version.parse_headers`): HTTP 406. */
+export class VersionNotAcceptableError extends NotAcceptableError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'VersionNotAcceptableError';
+  }
+}
+
 /**
  * The minor version a request asks for.
  * @param header the `X-OpenStack-Ironic-API-Version` value (absent → 1.1)
  * @returns the minor version number
- * @throws NotAcceptableError for a malformed or unsupported version
+ * @throws VersionNotAcceptableError for a malformed or unsupported version, worded as Ironic
  */
 export function negotiateVersion(header: string | string[] | undefined): number {
   const raw = Array.isArray(header) ? header[0] : header;
   if (raw === undefined || raw.trim() === '') return MIN_MINOR;
   const value = raw.trim();
   if (value.toLowerCase() === 'latest') return MAX_MINOR;
-  const m = /^(\d+)\.(\d+)$/.exec(value);
-  if (!m)
-    throw new NotAcceptableError(
-      `Invalid value for ${VERSION_HEADER} header: ${value}. The supported version range is: [1.${MIN_MINOR}, 1.${MAX_MINOR}].`,
-    );
+  const m = /^\s*([+-]?\d+)\s*\.\s*([+-]?\d+)\s*$/.exec(value);
+  if (!m) throw new VersionNotAcceptableError('Invalid value for X-OpenStack-Ironic-API-Version header');
   const major = Number(m[1]);
   const minor = Number(m[2]);
+  const range = `The supported version range is: [1.${MIN_MINOR}, 1.${MAX_MINOR}].`;
   if (major !== 1) {
-    throw new NotAcceptableError(
-      `Mutually exclusive versions requested. Version ${value} requested but the major version is not supported by this service. The supported version range is: [1.${MIN_MINOR}, 1.${MAX_MINOR}].`,
+    throw new VersionNotAcceptableError(
+      `Mutually exclusive versions requested. Version ${value} requested but not supported by this service. ${range}`,
     );
   }
   if (minor < MIN_MINOR || minor > MAX_MINOR) {
-    throw new NotAcceptableError(
-      `Version ${value} was requested but the minor version is not supported by this service. The supported version range is: [1.${MIN_MINOR}, 1.${MAX_MINOR}].`,
-    );
+    throw new VersionNotAcceptableError(`Version ${value} was requested but the minor version is not supported by this service. ${range}`);
   }
   return minor;
 }
@@ -181,6 +187,8 @@ export const NODE_FILTER_VERSIONS: Readonly<Record<string, number>> = Object.fre
   description_contains: 51,
   lessee: 65,
   project: 65,
+  shard: 82,
+  sharded: 82,
 });
 
 /** Default fields of a node list (Ironic `_DEFAULT_RETURN_FIELDS`), before version hiding. */

@@ -35,6 +35,8 @@ const FILTERS = [
   'lessee',
   'project',
   'description_contains',
+  'shard',
+  'sharded',
 ];
 const PAGING = ['marker', 'limit', 'sort_key', 'sort_dir'];
 /** Query parameters of `GET /v1/nodes`. */
@@ -121,6 +123,9 @@ export function parseNodeList(rawQuery: unknown, version: number, detailPath: bo
   set('lessee', q.lessee);
   set('project', q.project);
   set('descriptionContains', q.description_contains);
+  // Ironic's `shard` is a `string_list`: lower-cased, as here (a shard named with capitals cannot be filtered, in Ironic either).
+  set('shardIn', listParam(q, 'shard'));
+  set('sharded', boolParam(q, 'sharded'));
   const loadFields = fields === null ? null : (fields.filter((f) => f !== 'conductor') as NodeField[]);
   const withConductor =
     (fields === null ? nodeFieldAllowed('conductor', version) : fields.includes('conductor')) || q.conductor !== undefined;

@@ -10,7 +10,9 @@
  * `Location`; the list shows every field (no reduced default) and a `next` link on full pages.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { NotFoundError } from '../../domain/errors.ts';
+import { InvalidInputError, NotFoundError } from '../../domain/errors.ts';
+import { isUuidLike } from '../../domain/ids.ts';
+import { isValidLogicalName } from '../../domain/inventory/validation.ts';
 import { ALLOCATION_FIELDS, type Allocation } from '../../domain/scheduling/model.ts';
 import { empty, nodeIdent, type BaremetalContext, type IdentParams } from './context.ts';
 import { MethodNotAllowedError, NotAcceptableError } from './microversion.ts';
@@ -43,6 +45,17 @@ export function renderAllocation(a: Allocation, version: number, base: string, f
   }
   out.links = links(base, `allocations/${a.uuid}`);
   return out;
+}
+
+/**
+ * The allocation identifier of a route (`:ident`, `.json` suffix dropped): a UUID or a logical
+ * name (Ironic 21.4 `args.uuid_or_name`).
+ * @throws InvalidInputError (400) for anything else, e.g. a name with a space
+ */
+function allocationIdent(raw: string): string {
+  const ident = raw.replace(/\.json$/, '');
+  if (!isUuidLike(ident) && !isValidLogicalName(ident)) throw new InvalidInputError(`Expected UUID or name for allocation_ident: ${ident}`);
+  return ident;
 }
 
 /** 404 (GET) or 405 (other methods) before 1.52. */
@@ -111,14 +124,14 @@ export function allocationRoutes(app: FastifyInstance, ctx: BaremetalContext): v
     const v = req.ironicVersion;
     const fields = listParam(readQuery(req.query, SHOW_PARAMS), 'fields') ?? null;
     if (fields !== null) checkFields(fields, v, KNOWN, fieldAllowed);
-    return renderAllocation(await allocations().get(req.auth, req.params.ident.replace(/\.json$/, '')), v, base, fields);
+    return renderAllocation(await allocations().get(req.auth, allocationIdent(req.params.ident)), v, base, fields);
   });
 
   app.patch<{ Params: IdentParams }>('/allocations/:ident', async (req) => {
     gate(req, V_PATCH);
     readQuery(req.query, NO_PARAMS);
     return renderAllocation(
-      await allocations().update(req.auth, req.params.ident.replace(/\.json$/, ''), req.body),
+      await allocations().update(req.auth, allocationIdent(req.params.ident), req.body),
       req.ironicVersion,
       base,
       null,
@@ -128,7 +141,7 @@ export function allocationRoutes(app: FastifyInstance, ctx: BaremetalContext): v
   app.delete<{ Params: IdentParams }>('/allocations/:ident', async (req, reply) => {
     gate(req);
     readQuery(req.query, NO_PARAMS);
-    await allocations().delete(req.auth, req.params.ident.replace(/\.json$/, ''));
+    await allocations().delete(req.auth, allocationIdent(req.params.ident));
     return empty(reply, 204);
   });
 

@@ -1,8 +1,9 @@
 /**
  * Driver and conductor routes (https://docs.openstack.org/api-ref/baremetal/#drivers-drivers and
- * "Conductors"): `GET /v1/drivers` (`type`, `detail`), `GET /v1/drivers/{name}`,
- * `GET /v1/drivers/{name}/properties`, and from 1.49 `GET /v1/conductors[/{hostname}]` (`detail`).
- * System-level resources: admins and observers.
+ * "Conductors"): `GET /v1/drivers` (`type`, `detail`, `fields` ≥1.77), `GET /v1/drivers/{name}` (`fields`),
+ * `GET /v1/drivers/{name}/properties`, `GET /v1/drivers/{name}/raid/logical_disk_properties`
+ * (≥1.12, else 406), and from 1.49 `GET /v1/conductors[/{hostname}]` (`detail`). System-level
+ * resources: admins and observers. Driver vendor passthru: ./routes-vendor-passthru.ts.
  */
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError, NotFoundError } from '../../domain/errors.ts';
@@ -10,22 +11,42 @@ import type { DriverInfo } from '../../domain/inventory/driver-service.ts';
 import { INTERFACE_KINDS } from '../../domain/hardware/interfaces.ts';
 import type { BaremetalContext } from './context.ts';
 import { NotAcceptableError, requireVersion } from './microversion.ts';
-import { boolParam, limitParam, nextArgs, readQuery, sortDirParam } from './query.ts';
+import { boolParam, limitParam, listParam, nextArgs, readQuery, sortDirParam, type Query } from './query.ts';
 import { collection, links, renderConductor } from './render.ts';
 
-/** A driver in Ironic's shape; `detail` adds the default and enabled interfaces (≥1.30). */
-function renderDriver(d: DriverInfo, version: number, base: string, detail: boolean): Record<string, unknown> {
+/** Interface kinds whose default/enabled fields a driver shows later than 1.30 (Ironic `hide_fields_in_newer_versions`). */
+const INTERFACE_FIELD_VERSIONS: Readonly<Partial<Record<string, number>>> = Object.freeze({ storage: 33, rescue: 38, bios: 40 });
+/** The API version of `fields` on drivers (Ironic `MINOR_77_DRIVER_FIELDS_SELECTOR`). */
+const DRIVER_FIELDS_VERSION = 77;
+
+/**
+ * A driver in Ironic's shape; `detail` adds the default and enabled interfaces (≥1.30; storage
+ * ≥1.33, rescue ≥1.38, bios ≥1.40). With `fields` (≥1.77), only those and `links`.
+ * @throws InvalidInputError for a field the driver does not show
+ */
+function renderDriver(d: DriverInfo, version: number, base: string, detail: boolean, fields?: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = { name: d.name, hosts: [...d.hosts] };
   if (version >= 30) out.type = 'dynamic';
   out.links = links(base, `drivers/${d.name}`);
   if (version >= 14) out.properties = links(base, `drivers/${d.name}/properties`);
   if (detail && version >= 30) {
     for (const kind of INTERFACE_KINDS) {
+      if (version < (INTERFACE_FIELD_VERSIONS[kind] ?? 30)) continue;
       out[`default_${kind}_interface`] = d.interfaces[kind][0] ?? null;
       out[`enabled_${kind}_interfaces`] = [...d.interfaces[kind]];
     }
   }
-  return out;
+  if (fields === undefined) return out;
+  const invalid = fields.filter((f) => !Object.hasOwn(out, f));
+  if (invalid.length > 0) throw new InvalidInputError(`Field(s) "${invalid.join(', ')}" are not valid`);
+  return Object.fromEntries(Object.entries(out).filter(([k]) => k === 'links' || fields.includes(k)));
+}
+
+/** The `fields` of a driver request (≥1.77, else 406 as Ironic). */
+function driverFields(q: Query, version: number): string[] | undefined {
+  const fields = listParam(q, 'fields');
+  if (fields !== undefined && version < DRIVER_FIELDS_VERSION) throw new NotAcceptableError();
+  return fields;
 }
 
 /** Register the driver and conductor routes. */
@@ -35,26 +56,34 @@ export function driverRoutes(app: FastifyInstance, ctx: BaremetalContext): void 
   for (const p of ['/drivers', '/drivers.json']) {
     app.get(p, async (req) => {
       const v = req.ironicVersion;
-      const q = readQuery(req.query, new Set(['type', 'detail']));
+      const q = readQuery(req.query, new Set(['type', 'detail', 'fields']));
+      const detail = boolParam(q, 'detail') ?? false;
+      if (q.fields !== undefined && detail) throw new InvalidInputError('Can not specify ?detail=True and fields in the same request.');
       if ((q.type !== undefined || q.detail !== undefined) && v < 30)
         throw new NotAcceptableError('Request not acceptable. The minimal required API version should be 1.30');
+      const fields = driverFields(q, v);
       if (q.type !== undefined && q.type !== 'classic' && q.type !== 'dynamic') {
         throw new InvalidInputError(`Invalid driver type "${q.type}"; expected classic or dynamic.`);
       }
-      const detail = boolParam(q, 'detail') ?? false;
       const drivers = q.type === 'classic' ? [] : await inventory.drivers.list(req.auth);
-      return { drivers: drivers.map((d) => renderDriver(d, v, base, detail)) };
+      return { drivers: drivers.map((d) => renderDriver(d, v, base, detail, fields)) };
     });
   }
 
   app.get<{ Params: { name: string } }>('/drivers/:name', async (req) => {
-    readQuery(req.query, new Set());
-    return renderDriver(await inventory.drivers.get(req.auth, req.params.name), req.ironicVersion, base, true);
+    const fields = driverFields(readQuery(req.query, new Set(['fields'])), req.ironicVersion);
+    return renderDriver(await inventory.drivers.get(req.auth, req.params.name), req.ironicVersion, base, true, fields);
   });
 
   app.get<{ Params: { name: string } }>('/drivers/:name/properties', async (req) => {
     readQuery(req.query, new Set());
     return inventory.drivers.properties(req.auth, req.params.name);
+  });
+
+  app.get<{ Params: { name: string } }>('/drivers/:name/raid/logical_disk_properties', async (req) => {
+    readQuery(req.query, new Set());
+    if (req.ironicVersion < 12) throw new NotAcceptableError();
+    return inventory.drivers.raidLogicalDiskProperties(req.auth, req.params.name);
   });
 
   const gate = (v: number): void => {

@@ -59,7 +59,9 @@ export function nodeStateRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
         throw new InvalidInputError('Providing vendor_data in configdrive is only supported starting with API version 1.59');
       }
     }
-    if (body.deploy_steps !== undefined && body.deploy_steps !== null) requireVersion(v, 69, 'deploy_steps');
+    // An empty list counts as none, at every version (Ironic 21.4 `check_allow_deploy_steps`).
+    const deploySteps = Array.isArray(body.deploy_steps) && body.deploy_steps.length === 0 ? undefined : body.deploy_steps;
+    if (deploySteps !== undefined && deploySteps !== null) requireVersion(v, 69, 'deploy_steps');
     let disableRamdisk: boolean | undefined;
     if (body.disable_ramdisk !== undefined && body.disable_ramdisk !== null) {
       requireVersion(v, 70, 'disable_ramdisk');
@@ -70,7 +72,7 @@ export function nodeStateRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
     await inventory.nodes.setProvisionState(req.auth, ident, verb, {
       configdrive: cd,
       cleanSteps: body.clean_steps,
-      deploySteps: body.deploy_steps,
+      deploySteps,
       rescuePassword: body.rescue_password,
       ...(disableRamdisk !== undefined ? { disableRamdisk } : {}),
     });

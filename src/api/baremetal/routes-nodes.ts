@@ -98,6 +98,10 @@ export function nodeRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
       if (min !== undefined && v < min && op.op !== 'remove' && op.value) {
         throw new NotAcceptableError(`Field ${field} is not acceptable in version 1.${v}; it requires 1.${min}.`);
       }
+      // Ironic 21.4: removing a node's chassis needs 1.25 (`allow_remove_chassis_uuid`).
+      if (field === 'chassis_uuid' && v < 25 && (op.op === 'remove' || op.value === null)) {
+        throw new NotAcceptableError(`Removing chassis_uuid requires API version 1.25 or later; the request used 1.${v}.`);
+      }
       if (field === 'name' && typeof op.value === 'string' && v < 10 && !isHostnameSafe(op.value)) {
         throw new InvalidInputError(`Node ${req.params.ident}: Cannot change name to invalid name '${op.value}'`);
       }

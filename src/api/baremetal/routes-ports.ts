@@ -1,6 +1,6 @@
 /**
  * Port routes (https://docs.openstack.org/api-ref/baremetal/#ports-ports): `GET /v1/ports[/detail]`
- * (filters `node`, `node_uuid`, `address`), `POST /v1/ports` (201 + Location),
+ * (filters `node`, `node_uuid`, `address`, `portgroup` ≥1.24), `POST /v1/ports` (201 + Location),
  * `GET|PATCH|DELETE /v1/ports/{uuid}`. Ports have no names: a non-UUID identifier is a 400 (look a
  * MAC up with `?address=`).
  */
@@ -29,7 +29,9 @@ const KNOWN_PORT_FIELDS = new Set([
   'created_at',
   'updated_at',
 ]);
-const PAGING = ['marker', 'limit', 'sort_key', 'sort_dir', 'address'];
+const PAGING = ['marker', 'limit', 'sort_key', 'sort_dir', 'address', 'portgroup'];
+/** The `portgroup` filter (and the portgroups' port lists) from 1.24. */
+const PORTGROUP_FILTER_VERSION = 24;
 const NO_PARAMS = new Set<string>();
 
 /** A port UUID route parameter. @throws InvalidInputError when not a UUID */
@@ -40,13 +42,14 @@ function portUuid(uuid: string): string {
 }
 
 /**
- * List ports (also used by `/v1/nodes/{id}/ports`).
+ * List ports (also used by `/v1/nodes/{id}/ports` and `/v1/portgroups/{id}/ports`).
  * @param opts.node the parent node identifier, when listing a node's ports
+ * @param opts.portgroup the parent portgroup identifier, when listing a portgroup's ports
  */
 export async function listPorts(
   ctx: BaremetalContext,
   req: FastifyRequest,
-  opts: { detailPath: boolean; node?: string },
+  opts: { detailPath: boolean; node?: string; portgroup?: string },
 ): Promise<Record<string, unknown>> {
   const v = req.ironicVersion;
   const allowed = new Set([
@@ -67,17 +70,22 @@ export async function listPorts(
   const nodeUuid = uuidParam(q, 'node_uuid');
   const node = opts.node ?? nodeUuid ?? q.node;
   if (node !== undefined && v < 5 && !isUuidLike(node)) throw new NotAcceptableError('Node names require API version 1.5 or later.');
+  if (q.portgroup !== undefined && v < PORTGROUP_FILTER_VERSION)
+    throw new NotAcceptableError(`The portgroup filter requires API version 1.${PORTGROUP_FILTER_VERSION} or later.`);
+  const portgroup = opts.portgroup ?? q.portgroup;
   const fields = opts.detailPath || detail ? null : (requested ?? PORT_DEFAULT_FIELDS.filter((f) => portFieldAllowed(f, v)));
   const limit = limitParam(q);
   const ports = await ctx.inventory.ports.list(req.auth, {
     ...(node !== undefined ? { node } : {}),
     ...(q.address !== undefined ? { address: q.address } : {}),
+    ...(portgroup !== undefined ? { portgroup } : {}),
     limit,
     marker: uuidParam(q, 'marker') ?? null,
     sortKey,
     sortDir: sortDirParam(q),
   });
-  const resource = `${opts.node !== undefined ? `nodes/${opts.node}/` : ''}ports${opts.detailPath ? '/detail' : ''}`;
+  const parent = opts.node !== undefined ? `nodes/${opts.node}/` : opts.portgroup !== undefined ? `portgroups/${opts.portgroup}/` : '';
+  const resource = `${parent}ports${opts.detailPath ? '/detail' : ''}`;
   return collection(
     'ports',
     ports.map((p) => renderPort(p, v, ctx.base, fields)),

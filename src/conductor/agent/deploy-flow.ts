@@ -4,7 +4,10 @@
  * nodes that {@link usesAgent}. The `deploying` stage runs twice:
  *
  * 1. **Boot the agent.** Validate `driver_info` and the image (`instance_info.image_source`,
- *    src/conductor/agent/image-info.ts), then boot the agent ramdisk (boot device `cdrom` or
+ *    src/conductor/agent/image-info.ts); plan the deploy steps (the deploy templates the
+ *    instance traits name and the request's `deploy_steps`, src/conductor/tasks/deploy-steps.ts:
+ *    a plan that cannot be made fails the deploy here, before anything runs) and run the
+ *    out-of-band steps ranked before `deploy.deploy`; then boot the agent ramdisk (boot device `cdrom` or
  *    `pxe` for the next boot, reboot). `deploy_step` = `deploy.deploy`; event `wait` →
  *    `wait call-back` (failing after `deploy_callback_timeout`, src/conductor/timeouts.ts).
  * 2. **The agent called back** (a heartbeat resumed the node to `deploying`): start
@@ -16,11 +19,12 @@
  *    the node): a FAILED write fails the deploy; else set the boot device to `disk`
  *    (persistent); `standby.sync` (unless the write result says the agent flushed the disk:
  *    `deploy_result.disk_flushed`, esi's agent); reboot the node through the BMC into its new disk.
- *    `done` → `active`; the deploy and session keys of `driver_internal_info` are wiped and
- *    `deploy_step` = {}.
+ *    The out-of-band deploy steps ranked after `deploy.deploy` run next (esi runs the agent's
+ *    steps as one unit at the core step's place). `done` → `active`; the deploy and session keys
+ *    of `driver_internal_info` are wiped and `deploy_step` = {}.
  *
  * Progress is recorded: `deploy_step` names the step being run and
- * `driver_internal_info.deploy_steps` lists the steps; while the image is written, the
+ * `driver_internal_info.deploy_steps` lists the planned steps; while the image is written, the
  * watcher sets `deploy_step.progress` to `{phase, bytes, total}` as the agent reports it (esi
  * addition). A failure anywhere (the image is not
  * usable, the BMC fails, the agent command FAILED, the agent vanished or timed out) → `fail`
@@ -47,6 +51,8 @@ import type { AgentEnv } from './env.ts';
 import { ejectAgentMedia } from './agent-media.ts';
 import { limit } from '../errors.ts';
 import { AGENT_COMMAND_KEY, pendingAgentCommand } from '../../domain/deploy/agent-node.ts';
+import { aroundCore } from '../../domain/inventory/deploy-steps.ts';
+import { deployPlan, recordedPlan, runOobDeploySteps, StepFailure } from '../tasks/deploy-steps.ts';
 import {
   agentCalledBack,
   agentClientOf,
@@ -72,25 +78,37 @@ export async function runAgentDeploy(env: TaskEnv, agent: AgentEnv, node: Node):
   return agentCalledBack(node, 'deploy') ? writeAndReboot(env, agent, node) : boot(env, agent, node);
 }
 
-/** Phase 1: boot the agent. */
+/**
+ * Phase 1: plan the deploy steps, run the out-of-band ones ranked before `deploy.deploy`, boot
+ * the agent.
+ */
 async function boot(env: TaskEnv, agent: AgentEnv, node: Node): Promise<ConductorChanges> {
   let opened: OpenedNode | null = null;
   let step = 'validate';
+  let stepChanges: ConductorChanges = {};
   try {
     opened = openNode(env, node);
     opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
     await agent.images.imageInfo(node);
+    const plan = await deployPlan(env, node);
+    if (!plan.ok) return fail(env, node, opened, plan.message);
+    stepChanges = await runOobDeploySteps(env, opened, node, aroundCore(plan.steps).before, stepChanges);
     step = 'boot the deploy agent';
     const dii = await bootAgent(env, opened, node, 'deploy');
     const changes: ConductorChanges = {
-      driver_internal_info: { ...dii, deploy_steps: [STEP_DEPLOY, STEP_WRITE, STEP_REBOOT] },
+      ...stepChanges,
+      driver_internal_info: { ...dii, deploy_steps: plan.steps.map((s) => ({ ...s })) },
       deploy_step: STEP_DEPLOY,
       last_error: null,
       power_state: BOOTED_POWER_STATE,
     };
     return transition(node, 'wait', env.clock.now(), changes, node.target_provision_state ?? undefined);
   } catch (err) {
-    return fail(env, node, opened, failure(`Failed to deploy node ${node.uuid} (${step})`, err, opened));
+    const message =
+      err instanceof StepFailure
+        ? failure(`Deploy step ${err.step} failed for node ${node.uuid}`, err.reason, opened)
+        : failure(`Failed to deploy node ${node.uuid} (${step})`, err, opened);
+    return fail(env, node, opened, message, stepChanges);
   }
 }
 
@@ -102,6 +120,7 @@ async function boot(env: TaskEnv, agent: AgentEnv, node: Node): Promise<Conducto
 async function writeAndReboot(env: TaskEnv, agent: AgentEnv, node: Node): Promise<ConductorChanges> {
   let opened: OpenedNode | null = null;
   let step = 'deploy.write_image';
+  let stepChanges: ConductorChanges = {};
   try {
     opened = openNode(env, node);
     const client = agentClientOf(env, agent, node);
@@ -155,10 +174,19 @@ async function writeAndReboot(env: TaskEnv, agent: AgentEnv, node: Node): Promis
       step = 'reboot into the instance';
       await opened.hw.power.setPowerState(opened.driverNode, 'rebooting', powerTimeoutOf(env, node));
     }
+    step = 'the deploy steps after the agent deploy';
+    stepChanges = await runOobDeploySteps(env, opened, node, aroundCore(recordedPlan(node)).after, stepChanges);
   } catch (err) {
-    return fail(env, node, opened, failure(`Deploy step ${step} failed for node ${node.uuid}`, err, opened));
+    const cause = err instanceof StepFailure ? err.reason : err;
+    return fail(
+      env,
+      node,
+      opened,
+      failure(`Deploy step ${err instanceof StepFailure ? err.step : step} failed for node ${node.uuid}`, cause, opened),
+      stepChanges,
+    );
   }
-  return transition(node, 'done', env.clock.now(), { ...wiped(node), last_error: null, power_state: BOOTED_POWER_STATE });
+  return transition(node, 'done', env.clock.now(), { ...stepChanges, ...wiped(node), last_error: null, power_state: BOOTED_POWER_STATE });
 }
 
 /**
@@ -194,10 +222,17 @@ function wiped(node: Node): ConductorChanges {
 /**
  * `fail` → `deploy failed` with `message`; the node is powered off and the agent's virtual media
  * ejected (best effort; an eject that fails is added to `last_error`).
+ * @param stepChanges node changes the deploy steps that ran made (kept: e.g. a new `raid_config`)
  */
-async function fail(env: TaskEnv, node: Node, opened: OpenedNode | null, message: string): Promise<ConductorChanges> {
+async function fail(
+  env: TaskEnv,
+  node: Node,
+  opened: OpenedNode | null,
+  message: string,
+  stepChanges: ConductorChanges = {},
+): Promise<ConductorChanges> {
   const power = await settlePower(opened, (o) => o.hw.power.setPowerState(o.driverNode, 'power off', powerTimeoutOf(env, node)));
   const ejected = await ejectAgentMedia(env, opened, node);
   const lastError = ejected === null ? message : limit(`${message} ${ejected}`);
-  return transition(node, 'fail', env.clock.now(), { ...wiped(node), last_error: lastError, ...power });
+  return transition(node, 'fail', env.clock.now(), { ...stepChanges, ...wiped(node), last_error: lastError, ...power });
 }

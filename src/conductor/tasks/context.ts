@@ -20,6 +20,7 @@ import { describeError, secretValues } from '../errors.ts';
 import type { AgentEnv } from '../agent/env.ts';
 import type { InspectionEnv } from '../inspect/env.ts';
 import type { BiosSettingsRepository } from '../../domain/inventory/node-hardware.ts';
+import type { DeployTemplateLookup } from '../../domain/inventory/deploy-templates.ts';
 
 /** Settings of the tasks (from `config.conductor`). */
 export interface TaskSettings {
@@ -65,6 +66,8 @@ export interface TaskEnv {
   readonly inspection?: InspectionEnv;
   /** The BIOS settings cache the cleaning refreshes (src/conductor/tasks/oob-clean.ts); none when omitted. */
   readonly bios?: BiosSettingsRepository;
+  /** The deploy templates a deployment's instance traits name (src/conductor/tasks/deploy-steps.ts); none when omitted. */
+  readonly deployTemplates?: DeployTemplateLookup;
   /**
    * The provisioning network (src/domain/networking/provisioning.ts); absent when none is
    * configured: switch ports then stay as the VIFs say while the agent runs.

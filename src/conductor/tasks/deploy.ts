@@ -12,7 +12,11 @@
  * capability, src/conductor/tasks/boot-mode.ts), sets the boot device to `disk` (persistent) when the driver
  * supports that device, and powers the node on — as a reboot when it is already on, the way
  * an Ironic deploy ends by rebooting into the instance. `instance_info` is kept as given (it
- * carries `image_source`, `configdrive`, … for the image deploy to come). On success:
+ * carries `image_source`, `configdrive`, … for the image deploy to come). Deploy steps (from the
+ * deploy templates the instance traits name, and the request's `deploy_steps`;
+ * src/conductor/tasks/deploy-steps.ts) are planned first — a plan that cannot be made fails the
+ * deploy before anything runs — and the out-of-band ones run around this core step by priority:
+ * those ranked before `deploy.deploy` (priority > 100) first, the others after the reboot. On success:
  * `done` → `active`; the deploy keys of `driver_internal_info` are wiped and `deploy_step` =
  * {} (Ironic `wipe_deploy_internal_info`). On failure: `fail` → `deploy failed` with
  * `last_error`.
@@ -35,6 +39,8 @@ import { limit } from '../errors.ts';
 import { NO_AGENT } from './clean.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
 import { syncBootMode } from './boot-mode.ts';
+import { deployPlan, runOobDeploySteps, StepFailure } from './deploy-steps.ts';
+import { aroundCore, CORE_STEP } from '../../domain/inventory/deploy-steps.ts';
 import {
   DEPLOY_INTERNAL_KEYS,
   failure,
@@ -60,22 +66,37 @@ export async function runDeployStage(env: TaskEnv, node: Node): Promise<Conducto
   if (inBand !== null) {
     return transition(node, 'fail', env.clock.now(), { ...wiped, last_error: limit(`Failed to deploy node ${node.uuid}: ${inBand}`) });
   }
+  const plan = await deployPlan(env, node);
+  if (!plan.ok) return transition(node, 'fail', env.clock.now(), { ...wiped, last_error: plan.message });
+  const { before, after } = aroundCore(plan.steps);
   let opened: OpenedNode | null = null;
   let mode: ConductorChanges;
+  let stepChanges: ConductorChanges = {};
   try {
     opened = openNode(env, node);
     opened.hw.validateDriverInfo(opened.driverNode.driverInfo);
+    stepChanges = await runOobDeploySteps(env, opened, node, before, stepChanges);
+    await env.record?.(node.uuid, { deploy_step: { ...CORE_STEP } });
     mode = await syncBootMode(opened, node, wiped.driver_internal_info!);
     const devices = await opened.hw.management.supportedBootDevices(opened.driverNode);
     if (devices.includes('disk')) await opened.hw.management.setBootDevice(opened.driverNode, 'disk', true);
     await opened.hw.power.setPowerState(opened.driverNode, 'rebooting', powerTimeoutOf(env, node));
+    stepChanges = await runOobDeploySteps(env, opened, node, after, stepChanges);
   } catch (err) {
-    const message = failure(`Failed to deploy node ${node.uuid}`, err, opened);
+    const message =
+      err instanceof StepFailure
+        ? failure(`Deploy step ${err.step} failed for node ${node.uuid}`, err.reason, opened)
+        : failure(`Failed to deploy node ${node.uuid}`, err, opened);
     const now = opened === null ? null : await readPower(opened);
-    return transition(node, 'fail', env.clock.now(), { ...wiped, last_error: message, ...(now !== null ? { power_state: now } : {}) });
+    return transition(node, 'fail', env.clock.now(), {
+      ...stepChanges,
+      ...wiped,
+      last_error: message,
+      ...(now !== null ? { power_state: now } : {}),
+    });
   }
   const power = (await readPower(opened)) ?? 'power on';
-  return transition(node, 'done', env.clock.now(), { ...wiped, ...mode, last_error: null, power_state: power });
+  return transition(node, 'done', env.clock.now(), { ...stepChanges, ...wiped, ...mode, last_error: null, power_state: power });
 }
 
 /** The instance fields teardown clears, whatever its outcome (see the module documentation). */

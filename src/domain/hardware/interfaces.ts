@@ -29,6 +29,7 @@ import type { RaidInterface } from './raid.ts';
 import type { FirmwareInterface } from './firmware.ts';
 import type { VirtualMediaInterface } from './vmedia.ts';
 import type { BootModeInterface } from './boot-mode.ts';
+import type { VendorInterface } from './vendor.ts';
 
 export type { DriverNode } from './driver-node.ts';
 
@@ -184,10 +185,13 @@ export interface HardwareType {
   readonly vmedia?: VirtualMediaInterface;
   /** UEFI/legacy boot mode (src/domain/hardware/boot-mode.ts); absent when the hardware type has none. */
   readonly bootMode?: BootModeInterface;
+  /** Vendor passthru methods (src/domain/hardware/vendor.ts); absent when the hardware type has none. */
+  readonly vendor?: VendorInterface;
 
   /**
-   * The `driver_info` keys this driver accepts, each with a human description (required keys
-   * say `Required.`), as returned by `GET /v1/drivers/{name}/properties`.
+   * The `driver_info` keys this driver's default interfaces accept, each with a human
+   * description (required keys say `Required.`), as returned by `GET /v1/drivers/{name}/properties`
+   * (Ironic: the union of its default interfaces' `get_properties()`).
    */
   driverProperties(): Record<string, string>;
 

@@ -1,7 +1,8 @@
 /**
  * The inventory area: bare-metal nodes, their ports, the provision state machine, conductors
- * and drivers as the API sees them, and the leasing gateway — assembled over the repositories
- * by {@link createInventory}.
+ * and drivers as the API sees them, chassis, portgroups and volume connectors and targets
+ * (issue 18), and the leasing gateway — assembled over the repositories by
+ * {@link createInventory}.
  */
 import type { Clock } from '../clock.ts';
 import type { HardwareRegistry } from '../hardware/interfaces.ts';
@@ -16,12 +17,25 @@ import { DriverService } from './driver-service.ts';
 import type { DeployImages } from './requester.ts';
 import type { NodeHistory, NodeHistoryRepository } from './history.ts';
 import { NodeHistoryService } from './history-service.ts';
+import { DeployTemplateService, type DeployTemplateRepository } from './deploy-templates.ts';
+import { VendorPassthruService } from './vendor-passthru.ts';
+import { ShardService } from './shards.ts';
+import { ChassisService } from './chassis-service.ts';
+import { PortgroupService } from './portgroup-service.ts';
+import type { InventoryResourceRepositories } from './resource-ports.ts';
+import { VolumeService } from './volume-service.ts';
 
 export * from './model.ts';
 export * from './states.ts';
 export type * from './ports.ts';
 export { NodeService, type NodeListRequest, type ConsoleInfo } from './node-service.ts';
 export { PortService, type PortListRequest } from './port-service.ts';
+export { ChassisService, chassisUuid, type ChassisListRequest } from './chassis-service.ts';
+export { PortgroupService, type PortgroupListRequest } from './portgroup-service.ts';
+export { VolumeService, TARGET_PROPERTIES_REDACTED } from './volume-service.ts';
+export type { BoundListRequest } from './bound-access.ts';
+export * from './resource-model.ts';
+export type * from './resource-ports.ts';
 export { DriverService, type DriverInfo } from './driver-service.ts';
 export { InventoryNodeGateway, toLeasable } from './lease-gateway.ts';
 export { ConductorDirectory, ConductorHeartbeat, ConductorRelay, conductorFor } from './conductors.ts';
@@ -41,6 +55,12 @@ export {
   type HistorySeverity,
 } from './history.ts';
 export { NodeHistoryService } from './history-service.ts';
+export {
+  DeployTemplateService,
+  type DeployTemplate,
+  type DeployTemplateRepository,
+  type DeployTemplateLookup,
+} from './deploy-templates.ts';
 export { recordingNodeRepository } from './history-recorder.ts';
 export { REQUESTED_BY, recordedRequester, requesterOf, type Requester, type RequesterContexts, type DeployImages } from './requester.ts';
 
@@ -48,6 +68,10 @@ export { REQUESTED_BY, recordedRequester, requesterOf, type Requester, type Requ
 export interface Inventory {
   readonly nodes: NodeService;
   readonly ports: PortService;
+  readonly chassis: ChassisService;
+  readonly portgroups: PortgroupService;
+  /** Volume connectors and targets. */
+  readonly volume: VolumeService;
   readonly drivers: DriverService;
   /** Live conductors and the node → conductor mapping. */
   readonly conductors: ConductorDirectory;
@@ -62,12 +86,20 @@ export interface Inventory {
   readonly hardware: HardwareRegistry;
   /** Node history: the API's reads (`GET …/history`). */
   readonly history: NodeHistoryService;
+  /** Deploy templates (`/v1/deploy_templates`), also read by deploys whose instance traits name them. */
+  readonly deployTemplates: DeployTemplateService;
+  /** Node and driver vendor passthru (`…/vendor_passthru`). */
+  readonly vendorPassthru: VendorPassthruService;
+  /** Node counts per shard (`/v1/shards`). */
+  readonly shards: ShardService;
 }
 
 /** What {@link createInventory} needs. */
 export interface InventoryOptions {
   readonly nodes: NodeRepository;
   readonly ports: PortRepository;
+  /** Chassis, portgroup and volume storage. */
+  readonly resources: InventoryResourceRepositories;
   readonly conductors: ConductorRepository;
   readonly policy: Policy;
   readonly clock: Clock;
@@ -85,15 +117,20 @@ export interface InventoryOptions {
   readonly vifs?: VifDetacher;
   /** Whether nodes with `automated_clean` null are cleaned (the conductor's setting; default true). */
   readonly automatedClean?: boolean;
+  /** Deploy template storage (src/store/inventory/deploy-template-repository.ts). */
+  readonly deployTemplates: DeployTemplateRepository;
 }
 
 /** Assemble the inventory services. */
 export function createInventory(o: InventoryOptions): Inventory {
   const conductors = new ConductorDirectory(o.conductors, o.clock, o.conductorTimeoutMs);
   const conductorRelay = new ConductorRelay();
+  const deployTemplates = new DeployTemplateService(o.deployTemplates, o.policy, o.clock);
+  const drivers = new DriverService(o.hardware, conductors, o.policy);
   const nodes = new NodeService({
     nodes: o.nodes,
     ports: o.ports,
+    resources: o.resources,
     policy: o.policy,
     clock: o.clock,
     secrets: o.secrets,
@@ -101,6 +138,7 @@ export function createInventory(o: InventoryOptions): Inventory {
     conductor: conductorRelay,
     conductors,
     history: o.history.recorder,
+    deployTemplates,
     ...(o.images ? { images: o.images } : {}),
     ...(o.switchPorts ? { switchPorts: o.switchPorts } : {}),
     ...(o.vifs ? { vifs: o.vifs } : {}),
@@ -109,7 +147,10 @@ export function createInventory(o: InventoryOptions): Inventory {
   return {
     nodes,
     ports: new PortService(nodes.access),
-    drivers: new DriverService(o.hardware, conductors, o.policy),
+    chassis: new ChassisService(o.resources.chassis, o.policy, o.clock),
+    portgroups: new PortgroupService(nodes.access),
+    volume: new VolumeService(nodes.access),
+    drivers,
     conductors,
     conductorRelay,
     leaseGateway: new InventoryNodeGateway(nodes.access),
@@ -117,5 +158,8 @@ export function createInventory(o: InventoryOptions): Inventory {
     conductorRepository: o.conductors,
     hardware: o.hardware,
     history: new NodeHistoryService(nodes.access, o.history.repository),
+    deployTemplates,
+    vendorPassthru: new VendorPassthruService(nodes.access, drivers),
+    shards: new ShardService(o.nodes, o.policy),
   };
 }

@@ -20,14 +20,18 @@ import { conductorFor, type ConductorDirectory } from './conductors.ts';
 import type { NodeHistory } from './history.ts';
 import type { Node } from './model.ts';
 import type { ConductorPort, NodeChanges, NodeRepository, PortRepository, SwitchPortGuard, VifDetacher } from './ports.ts';
+import type { InventoryResourceRepositories } from './resource-ports.ts';
 import { nodeTarget, redactionFor, type NodeView } from './presentation.ts';
 import type { DeployImages } from './requester.ts';
+import type { DeployTemplateLookup } from './deploy-templates.ts';
 import { canonicalUuid, isValidLogicalName } from './validation.ts';
 
 /** Everything the inventory services need, supplied by the composition root. */
 export interface InventoryDeps {
   readonly nodes: NodeRepository;
   readonly ports: PortRepository;
+  /** Chassis, portgroups, volume connectors and targets (issue 18). */
+  readonly resources: InventoryResourceRepositories;
   readonly policy: Policy;
   readonly clock: Clock;
   /** Seals `driver_info` secrets at rest. */
@@ -57,6 +61,8 @@ export interface InventoryDeps {
    * conductor's `automated_clean` setting; absent: true, Ironic's default).
    */
   readonly automatedClean?: boolean;
+  /** The deploy templates a deploy request's instance traits name (absent: none are checked). */
+  readonly deployTemplates?: DeployTemplateLookup;
 }
 
 /** How many times a write is recomputed after a concurrent change before giving up. */

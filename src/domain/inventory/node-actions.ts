@@ -19,6 +19,7 @@ import { isJsonObject, type JsonObject } from './masking.ts';
 import type { Node } from './model.ts';
 import { nodeLocked, type NodeAccess } from './node-access.ts';
 import { checkImageSource, REQUESTED_BY, requesterOf } from './requester.ts';
+import { instanceTraits, parseDeployStep, planDeploySteps, type DeployStep } from './deploy-steps.ts';
 import { canApply, next, POWER_LOCKED_STATES, skipsCleaning, type ProvisionVerb } from './states.ts';
 
 /**
@@ -100,45 +101,50 @@ export interface ProvisionParams {
 }
 
 const CLEAN_INTERFACES = new Set(['deploy', 'power', 'management', 'bios', 'raid', 'firmware']);
-const DEPLOY_INTERFACES = new Set([
-  'deploy',
-  'power',
-  'management',
-  'bios',
-  'raid',
-  'boot',
-  'console',
-  'inspect',
-  'network',
-  'rescue',
-  'storage',
-  'vendor',
-]);
 const B64_TEXT = /^[A-Za-z0-9+/=\s]*$/;
 
-function checkSteps(steps: unknown, kind: 'clean' | 'deploy'): JsonObject[] {
-  if (!Array.isArray(steps)) throw new InvalidInputError(`Invalid ${kind}_steps: must be a list.`);
-  const allowed = kind === 'clean' ? ['interface', 'step', 'args'] : ['interface', 'step', 'args', 'priority'];
+function checkCleanSteps(steps: unknown): JsonObject[] {
+  if (!Array.isArray(steps)) throw new InvalidInputError('Invalid clean_steps: must be a list.');
   return steps.map((s, i) => {
-    if (!isJsonObject(s)) throw new InvalidInputError(`Invalid ${kind}_steps: step ${i} is not an object.`);
-    const extra = Object.keys(s).filter((k) => !allowed.includes(k));
-    if (extra.length > 0) throw new InvalidInputError(`Invalid ${kind}_steps: step ${i} has unexpected keys ${extra.join(', ')}.`);
-    const ifaces = kind === 'clean' ? CLEAN_INTERFACES : DEPLOY_INTERFACES;
-    if (typeof s.interface !== 'string' || !ifaces.has(s.interface)) {
-      throw new InvalidInputError(`Invalid ${kind}_steps: step ${i} interface must be one of ${[...ifaces].join(', ')}.`);
+    if (!isJsonObject(s)) throw new InvalidInputError(`Invalid clean_steps: step ${i} is not an object.`);
+    const extra = Object.keys(s).filter((k) => !['interface', 'step', 'args'].includes(k));
+    if (extra.length > 0) throw new InvalidInputError(`Invalid clean_steps: step ${i} has unexpected keys ${extra.join(', ')}.`);
+    if (typeof s.interface !== 'string' || !CLEAN_INTERFACES.has(s.interface)) {
+      throw new InvalidInputError(`Invalid clean_steps: step ${i} interface must be one of ${[...CLEAN_INTERFACES].join(', ')}.`);
     }
     if (typeof s.step !== 'string' || s.step === '')
-      throw new InvalidInputError(`Invalid ${kind}_steps: step ${i} needs a non-empty "step".`);
+      throw new InvalidInputError(`Invalid clean_steps: step ${i} needs a non-empty "step".`);
     if (s.args !== undefined && !isJsonObject(s.args))
-      throw new InvalidInputError(`Invalid ${kind}_steps: step ${i} args must be an object.`);
-    if (kind === 'deploy') {
-      if (!isJsonObject(s.args)) throw new InvalidInputError(`Invalid deploy_steps: step ${i} needs "args".`);
-      const p = s.priority;
-      const okPriority = (typeof p === 'number' && Number.isInteger(p) && p >= 0) || (typeof p === 'string' && /^[0-9]+$/.test(p));
-      if (!okPriority) throw new InvalidInputError(`Invalid deploy_steps: step ${i} needs an integer "priority" >= 0.`);
-    }
+      throw new InvalidInputError(`Invalid clean_steps: step ${i} args must be an object.`);
     return s;
   });
+}
+
+/** The `deploy_steps` of a request (Ironic `DEPLOY_STEP_SCHEMA` each). @throws InvalidInputError */
+function checkDeploySteps(steps: unknown): DeployStep[] {
+  if (!Array.isArray(steps)) throw new InvalidInputError('Invalid deploy_steps: must be a list.');
+  return steps.map((s, i) => parseDeployStep(s, `deploy_steps[${i}]`));
+}
+
+/**
+ * Ironic's checks of a deployment's steps when it is requested (`do_node_deploy`) and validated
+ * (`GET …/validate`, deploy interface): the instance traits must be the node's, and the steps of
+ * the deploy templates they name and the requested `deploy_steps` must suit the node's
+ * interfaces (steps no interface offers are left to the deploy, which fails on them:
+ * src/conductor/tasks/deploy-steps.ts).
+ * @returns null, or the problem in Ironic's words
+ */
+export async function deployStepsProblem(access: NodeAccess, node: Node, requested: readonly DeployStep[] | null): Promise<string | null> {
+  try {
+    const traits = instanceTraits(node);
+    const templates = access.deps.deployTemplates === undefined ? [] : await access.deps.deployTemplates.matching(traits);
+    const hw = access.deps.hardware.get(node.driver);
+    planDeploySteps({ node, hw, templates, requested: requested ?? [], skipMissing: true });
+    return null;
+  } catch (err) {
+    if (!(err instanceof InvalidInputError)) throw err;
+    return err.message;
+  }
 }
 
 function checkConfigdrive(configdrive: unknown): void {
@@ -223,12 +229,12 @@ export async function requestProvision(
     throw new InvalidInputError('"clean_steps" is required when setting target provision state to clean');
   }
   if (hasClean && verb !== 'clean') throw new InvalidInputError('"clean_steps" is only valid when setting target provision state to clean');
-  const cleanSteps = hasClean ? checkSteps(p.cleanSteps, 'clean') : null;
+  const cleanSteps = hasClean ? checkCleanSteps(p.cleanSteps) : null;
   const hasDeploySteps = p.deploySteps !== undefined && p.deploySteps !== null;
   if (hasDeploySteps && !['active', 'rebuild', 'deploy'].includes(verb)) {
     throw new InvalidInputError('"deploy_steps" is only valid when setting target provision state to active or rebuild');
   }
-  const deploySteps = hasDeploySteps ? checkSteps(p.deploySteps, 'deploy') : null;
+  const deploySteps = hasDeploySteps ? checkDeploySteps(p.deploySteps) : null;
   if (p.rescuePassword !== undefined && p.rescuePassword !== null && verb !== 'rescue') {
     throw new InvalidInputError('"rescue_password" is only valid when setting target provision state to rescue');
   }
@@ -237,8 +243,13 @@ export async function requestProvision(
   }
 
   const deploys = verb === 'active' || verb === 'rebuild' || verb === 'deploy';
-  if (deploys)
+  if (deploys) {
     await checkImageSource(access.deps.images, ctx, node.instance_info.image_source, `instance_info.image_source of node ${node.uuid}`);
+    const problem = await deployStepsProblem(access, node, deploySteps);
+    if (problem !== null) {
+      throw new InvalidInputError(`Failed to validate deploy or power info for node ${node.uuid}: ${problem}`, 'InvalidParameterValue');
+    }
+  }
   const written = await access.write(node, (n) => {
     access.authorize(ctx, n, ['baremetal:node:set_provision_state']);
     if (deploys && n.instance_info.image_source !== node.instance_info.image_source) {
@@ -272,7 +283,7 @@ export async function requestProvision(
     if (hasConfigdrive) ii.configdrive = p.configdrive;
     if (verb === 'rescue') ii.rescue_password = p.rescuePassword;
     if (cleanSteps) dii.clean_steps = cleanSteps;
-    if (deploySteps) dii.user_deploy_steps = deploySteps;
+    if (deploySteps) dii.user_deploy_steps = deploySteps.map((st) => ({ ...st }));
     if (p.disableRamdisk !== undefined) dii.disable_ramdisk = p.disableRamdisk;
     // The conductor acts as this caller when the work uses what the caller named (the image).
     dii[REQUESTED_BY] = { ...requesterOf(ctx) };

@@ -70,7 +70,7 @@ export interface CreateOptions {
  * Validate a create body and build the node row.
  * @param body the request body (a JSON object)
  * @throws InvalidInputError for unknown keys, invalid values, a bad name, an unknown driver or
- *   interface, or a chassis (esi has no chassis)
+ *   interface (a `chassis_uuid` is only checked for shape here)
  */
 export function planCreate(body: Readonly<JsonObject>, hardware: HardwareRegistry, secrets: SecretBox, options: CreateOptions): NewNode {
   checkCreateKeys(body);
@@ -78,8 +78,8 @@ export function planCreate(body: Readonly<JsonObject>, hardware: HardwareRegistr
   const get = <T>(k: string, d: T): T => (Object.hasOwn(v, k) ? (v[k] as T) : d);
   const name = get<string | null>('name', null);
   if (name !== null) checkNodeName(name);
+  // The chassis must exist: the caller (NodeService.create) checks it against the store.
   const chassis = get<string | null>('chassis_uuid', null);
-  if (chassis !== null) throw new InvalidInputError(`Chassis ${chassis} could not be found.`, 'ChassisNotFound');
   const driver = v.driver as string;
   const interfaces = resolveInterfaces(hardware, driver, Object.fromEntries(INTERFACE_FIELDS.map((f) => [f, get<string | null>(f, null)])));
   const retired = get<boolean>('retired', false);
@@ -91,7 +91,7 @@ export function planCreate(body: Readonly<JsonObject>, hardware: HardwareRegistr
     name,
     description: get<string | null>('description', null),
     driver,
-    chassis_uuid: null,
+    chassis_uuid: chassis,
     resource_class: get<string | null>('resource_class', null),
     conductor_group: get<string>('conductor_group', ''),
     shard: get<string | null>('shard', null),

@@ -9,6 +9,7 @@
  * attach and detach are the networking area's, src/domain/networking/vifs.ts).
  */
 import { agentRamdiskProblem, inBandProblem } from '../deploy/readiness.ts';
+import { deployStepsProblem } from './node-actions.ts';
 import type { AuthContext } from '../auth.ts';
 import { InvalidInputError, NotFoundError } from '../errors.ts';
 import { BOOT_DEVICES, type BootDevice, type BootDeviceInfo, type DriverNode, type InterfaceKind } from '../hardware/interfaces.ts';
@@ -118,6 +119,8 @@ const VALIDATED: readonly InterfaceKind[] = [
  * - boot and deploy of a `direct` node: a deploy agent ramdisk its boot interface can boot
  *   (src/domain/deploy/readiness.ts; Ironic's boot `validate` raises `MissingParameterValue`);
  * - deploy (non-fake): `instance_info.image_source` must be set (Ironic's deploy validation);
+ * - deploy: the instance traits must be the node's and the deploy templates they name must suit
+ *   its interfaces (Ironic's `validate_user_deploy_steps_and_templates`, src/domain/inventory/deploy-steps.ts);
  * - interfaces set to `no-*`: not supported (`result: false`);
  * - inspect `agent`: an agent ramdisk in `driver_info`, which in-band inspection boots;
  * - the rest: accepted.
@@ -131,6 +134,7 @@ export async function validateNode(access: NodeAccess, ctx: AuthContext, ident: 
   } catch (err) {
     driverInfoError = err instanceof Error ? err.message : String(err);
   }
+  const stepsProblem = await deployStepsProblem(access, node, null);
   for (const kind of VALIDATED) {
     const impl = (node as unknown as Record<string, string | null>)[`${kind}_interface`] ?? null;
     if (impl === null || impl.startsWith('no-')) {
@@ -145,6 +149,8 @@ export async function validateNode(access: NodeAccess, ctx: AuthContext, ident: 
       out[kind] = { result: false, reason: inBandProblem(node, 'deploy') };
     } else if (kind === 'deploy' && impl !== 'fake' && !node.instance_info.image_source) {
       out[kind] = { result: false, reason: "Some parameters were missing in node's instance_info. Missing are: ['image_source']" };
+    } else if (kind === 'deploy' && stepsProblem !== null) {
+      out[kind] = { result: false, reason: stepsProblem };
     } else {
       out[kind] = { result: true, reason: null };
     }

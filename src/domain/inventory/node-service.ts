@@ -19,10 +19,11 @@ import { requestPower, requestProvision, setConsole, setMaintenance, type Provis
 import { planCreate } from './node-create.ts';
 import * as mgmt from './node-management.ts';
 import { checkNodePatchPaths, nodePatchRules, planNodeUpdate } from './node-update.ts';
-import { applyPatch, parsePatch, rootOf } from './patch.ts';
+import { applyPatch, parsePatch, patchValues, rootOf } from './patch.ts';
 import type { NodeFilters, NodeListQuery } from './ports.ts';
 import { nodeTarget, redactionMemo, type NodeView } from './presentation.ts';
 import { DELETE_ALLOWED_STATES, isProvisionState, isProvisionVerb } from './states.ts';
+import { canonicalUuid } from './validation.ts';
 
 /** A node list request (after the API's version checks). */
 export interface NodeListRequest {
@@ -100,8 +101,18 @@ export class NodeService {
     const lessee = typeof b.lessee === 'string' ? b.lessee : null;
     this.deps.policy.authorize('baremetal:node:create', nodeTarget({ owner, lessee }), ctx);
     const row = planCreate(b, this.deps.hardware, this.deps.secrets, { initialState, now: this.deps.clock.now() });
+    if (row.chassis_uuid !== null) await this.requireChassis(row.chassis_uuid);
     const node = await this.deps.nodes.insert(row, row.created_at);
     return this.access.viewWithConductor(ctx, node);
+  }
+
+  /**
+   * A node may name only an existing chassis (Ironic: ChassisNotFound, 400 on node writes).
+   * @throws InvalidInputError
+   */
+  private async requireChassis(uuid: string): Promise<void> {
+    if (!(await this.deps.resources.chassis.get(uuid)))
+      throw new InvalidInputError(`Chassis ${uuid} could not be found.`, 'ChassisNotFound');
   }
 
   /** A node the caller may see (`baremetal:node:get`), by UUID or name. */
@@ -148,6 +159,9 @@ export class NodeService {
       throw new InvalidInputError(`Provision state "${String(filters.provisionState)}" is not valid`);
     }
     if (!NODE_SORT_KEYS.has(req.sortKey)) throw new InvalidInputError(`The sort_key value ${req.sortKey} is an invalid field for sorting`);
+    // Ironic resolves the chassis of a chassis filter (and of `/v1/chassis/{id}/nodes`): an unknown one is a 404.
+    if (filters.chassisUuid !== undefined && !(await this.deps.resources.chassis.get(filters.chassisUuid)))
+      throw new NotFoundError('chassis', filters.chassisUuid);
     let marker: Node | null = null;
     if (req.marker !== null) {
       marker = await this.deps.nodes.get(req.marker);
@@ -183,6 +197,10 @@ export class NodeService {
     checkNodePatchPaths(ops, resetInterfaces);
     const rules = nodePatchRules(ops);
     const node = await this.access.visible(ctx, ident, ...rules);
+    for (const c of patchValues(ops, '/chassis_uuid')) {
+      const uuid = typeof c === 'string' ? canonicalUuid(c) : null;
+      if (uuid !== null) await this.requireChassis(uuid);
+    }
     const imageOps = ops.filter((o) => rootOf(o.path) === 'instance_info');
     const newSource =
       imageOps.length > 0

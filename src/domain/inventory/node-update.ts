@@ -144,9 +144,6 @@ function finishChanges(node: Node, changes: Record<string, unknown>, env: Update
   const has = (f: string): boolean => Object.hasOwn(changes, f);
   const after = <T>(f: keyof Node): T => (has(f) ? changes[f] : node[f]) as T;
 
-  if (has('chassis_uuid') && changes.chassis_uuid !== null) {
-    throw new InvalidInputError(`Chassis ${String(changes.chassis_uuid)} could not be found.`, 'ChassisNotFound');
-  }
   if (has('maintenance') && changes.maintenance === false) {
     changes.maintenance_reason = null;
     changes.fault = null;

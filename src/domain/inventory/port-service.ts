@@ -10,6 +10,12 @@
  * its node is (owner or lessee, as Ironic's `check_port_policy_and_retrieve`); rules
  * `baremetal:port:*` are judged against the node.
  *
+ * Portgroups (issue 18, Ironic's `PortsController.post/patch`, `validate_port_physnet` and the
+ * network interfaces' `port_changed`): `portgroup_uuid` names a portgroup of the port's own node
+ * (else 400); the ports of a portgroup share one `physical_network` (else 409); a portgroup that
+ * does not support standalone ports refuses members with PXE enabled or a VIF (409); lists take
+ * `portgroup` (UUID or name; not together with a node, 403 as Ironic's OperationNotPermitted).
+ *
  * esi additions (issue 14): a change of a port's wiring or hardware fields (`address`,
  * `is_smartnic`, `local_link_connection`, `node_uuid`, `physical_network`, `portgroup_uuid`,
  * `pxe_enabled`) also needs `baremetal:port:update:<field>` (owner and admin by default, not the
@@ -22,6 +28,8 @@ import { ConflictError, ForbiddenError, InvalidInputError, LockedError, NotFound
 import { newUuid } from '../ids.ts';
 import { isJsonObject, type JsonObject } from './masking.ts';
 import { PORT_SORT_KEYS, type Node, type Port } from './model.ts';
+import type { Portgroup } from './resource-model.ts';
+import { PortgroupService } from './portgroup-service.ts';
 import type { NodeAccess } from './node-access.ts';
 import { applyPatch, parsePatch, rootOf } from './patch.ts';
 import type { PortFilters, PortWriteResult } from './ports.ts';
@@ -59,6 +67,8 @@ export interface PortListRequest {
   readonly node?: string;
   /** A MAC address (normalised here). */
   readonly address?: string;
+  /** A portgroup UUID or name whose member ports to list (not together with `node`). */
+  readonly portgroup?: string;
   readonly limit: number;
   readonly marker: string | null;
   readonly sortKey: string;
@@ -97,7 +107,6 @@ function portValues(doc: Readonly<JsonObject>): PortValues {
     throw new InvalidInputError('physical_network must be a string of at most 64 characters.');
   if (physnet === '') throw new InvalidInputError('A non-empty value is required when setting physical_network');
   const portgroup = doc.portgroup_uuid ?? null;
-  if (portgroup !== null) throw new InvalidInputError(`Portgroup ${String(portgroup)} could not be found.`, 'PortgroupNotFound');
   return {
     address: normalizeMac(doc.address),
     extra,
@@ -106,13 +115,17 @@ function portValues(doc: Readonly<JsonObject>): PortValues {
       doc.pxe_enabled === undefined || doc.pxe_enabled === null ? true : (requireBool('pxe_enabled', doc.pxe_enabled) as boolean),
     physical_network: physnet,
     is_smartnic: isSmartNic,
-    portgroup_uuid: null,
+    portgroup_uuid: portgroup === null ? null : requireUuid('portgroup_uuid', portgroup),
   };
 }
 
 /** Port operations; see the module documentation. */
 export class PortService {
-  constructor(private readonly access: NodeAccess) {}
+  private readonly portgroups: PortgroupService;
+
+  constructor(private readonly access: NodeAccess) {
+    this.portgroups = new PortgroupService(access);
+  }
 
   private get deps() {
     return this.access.deps;
@@ -142,6 +155,7 @@ export class PortService {
     if (r.ok) return r.port;
     if (r.reason === 'reserved')
       throw new LockedError(`The node of port ${what} is locked by a conductor, please retry after the current operation is completed.`);
+    if (r.reason === 'portgroup') throw new InvalidInputError('Port can not be added to a portgroup belonging to a different node.');
     throw new NotFoundError('port', what);
   }
 
@@ -172,6 +186,44 @@ export class PortService {
   }
 
   /**
+   * Check the portgroup a port is to belong to (see the module documentation).
+   * @param portUuid the port (its own physical network is not compared with itself)
+   * @param creating true for a create (Ironic's create message for standalone ports)
+   * @throws InvalidInputError (unknown portgroup, another node's); ConflictError (physical
+   *   network, standalone ports)
+   */
+  private async checkPortgroup(
+    v: PortValues,
+    node: Node,
+    portUuid: string,
+    creating: boolean,
+    vif: string | null,
+  ): Promise<Portgroup | null> {
+    if (v.portgroup_uuid === null) return null;
+    const pg = await this.deps.resources.portgroups.get(v.portgroup_uuid);
+    if (!pg) throw new InvalidInputError(`Portgroup ${v.portgroup_uuid} could not be found.`, 'PortgroupNotFound');
+    if (pg.node_id !== node.id) throw new InvalidInputError('Port can not be added to a portgroup belonging to a different node.');
+    const physnets = await this.deps.resources.portgroups.memberPhysnets(pg.uuid, creating ? null : portUuid);
+    if (physnets.length > 0 && physnets[0] !== v.physical_network) {
+      throw new ConflictError(
+        `Port with physical network ${v.physical_network ?? 'None'} cannot become a member of port group ${pg.uuid} which has ports in physical network ${physnets[0] ?? 'None'}.`,
+      );
+    }
+    if (!pg.standalone_ports_supported && (v.pxe_enabled || vif !== null)) {
+      const reason = [
+        ...(v.pxe_enabled ? ["'pxe_enabled' was set to True"] : []),
+        ...(vif !== null ? [`VIF ${vif} is attached to the port`] : []),
+      ];
+      throw new ConflictError(
+        creating
+          ? `Port group ${pg.uuid} doesn't support standalone ports. This port cannot be created as a member of that portgroup as the port's 'pxe_enabled' field was set to True.`
+          : `Port group ${pg.uuid} doesn't support standalone ports. This port ${portUuid} cannot be a member of that port group because of: ${reason.join(', ')}`,
+      );
+    }
+    return pg;
+  }
+
+  /**
    * Create a port (`baremetal:port:create`, judged on the node).
    * @throws InvalidInputError (unknown keys, bad MAC, unknown node…); ConflictError (duplicate
    *   MAC or uuid); ForbiddenError; LockedError
@@ -185,6 +237,7 @@ export class PortService {
     const v = portValues(body);
     const uuid = body.uuid === undefined || body.uuid === null ? newUuid() : requireUuid('uuid', body.uuid);
     if (await this.deps.ports.get(uuid)) throw new ConflictError(`A port with UUID ${uuid} already exists.`, 'PortAlreadyExists');
+    await this.checkPortgroup(v, node, uuid, true, null);
     return this.cabled(ctx, node, uuid, v.local_link_connection, async () =>
       this.unwrap(await this.deps.ports.insert({ uuid, node_id: node.id, internal_info: {}, ...v }, this.deps.clock.now()), uuid)!,
     );
@@ -202,7 +255,11 @@ export class PortService {
    */
   async list(ctx: AuthContext, req: PortListRequest): Promise<Port[]> {
     const filters: { -readonly [K in keyof PortFilters]: PortFilters[K] } = {};
+    if (req.node !== undefined && req.portgroup !== undefined)
+      throw new ForbiddenError('Operation not permitted.', 'OperationNotPermitted');
     if (req.node !== undefined) filters.nodeId = (await this.access.visible(ctx, req.node)).id;
+    if (req.portgroup !== undefined)
+      filters.portgroupUuid = (await this.portgroups.visible(ctx, req.portgroup, 'baremetal:node:get')).portgroup.uuid;
     if (!this.deps.policy.check('baremetal:port:list_all', {}, ctx)) {
       if (!ctx.projectId) throw new ForbiddenError('Access was denied to the following resource: baremetal:port:list_all');
       this.deps.policy.authorize('baremetal:port:list', {}, ctx);
@@ -270,6 +327,8 @@ export class PortService {
         'PortHasVif',
       );
     }
+    if (['portgroup_uuid', 'physical_network', 'pxe_enabled', 'node_id'].some((k) => Object.hasOwn(changes, k)))
+      await this.checkPortgroup(v, target, port.uuid, false, typeof vif === 'string' && vif !== '' ? vif : null);
     for (const n of target === node ? [node] : [node, target]) {
       if (changes.address !== undefined && (n.provision_state === 'active' || n.instance_uuid !== null) && !n.maintenance) {
         throw new ConflictError(

@@ -39,6 +39,16 @@ export interface NodeFilters {
   readonly chassisUuid?: string;
   /** true: a conductor holds the node (`reservation` set); false: none does (Ironic's internal `reserved` filter; not an API filter). */
   readonly reserved?: boolean;
+  /** `shard` is one of these (API ≥ 1.82). */
+  readonly shardIn?: readonly string[];
+  /** true: `shard` set; false: not set (API ≥ 1.82). */
+  readonly sharded?: boolean;
+}
+
+/** How many nodes are in one shard (`null`: nodes without a shard). */
+export interface ShardCount {
+  readonly shard: string | null;
+  readonly count: number;
 }
 
 /** One page of a node list. */
@@ -108,11 +118,15 @@ export interface NodeRepository {
    * @returns the new node, or null when it no longer exists
    */
   applyConductorResult(uuid: string, changes: ConductorChanges, now: number): Promise<Node | null>;
+  /** The number of nodes per shard value, null included, in no particular order. */
+  shardCounts(): Promise<ShardCount[]>;
 }
 
 /** Port list filters. */
 export interface PortFilters {
   readonly nodeId?: number;
+  /** Only members of this portgroup. */
+  readonly portgroupUuid?: string;
   readonly address?: string;
   /** Only ports whose node is owned or leased by this project. */
   readonly project?: string;
@@ -133,9 +147,12 @@ export type NewPort = Omit<Port, 'id' | 'node_uuid' | 'created_at' | 'updated_at
 /** Port columns a write may change. */
 export type PortChanges = Partial<Omit<Port, 'id' | 'uuid' | 'node_uuid' | 'created_at' | 'updated_at'>>;
 
-/** Outcome of a port write guarded by its node's reservation. */
+/**
+ * Outcome of a port write guarded by its node's reservation: `portgroup` when the portgroup the
+ * port names is not (or no longer) one of its node's.
+ */
 export type PortWriteResult =
-  { readonly ok: true; readonly port: Port | null } | { readonly ok: false; readonly reason: 'reserved' | 'missing' };
+  { readonly ok: true; readonly port: Port | null } | { readonly ok: false; readonly reason: 'reserved' | 'missing' | 'portgroup' };
 
 /**
  * Storage of ports. Writes run under the owning node's lock and are refused while a conductor
@@ -145,9 +162,9 @@ export interface PortRepository {
   get(uuid: string): Promise<Port | null>;
   getByAddress(address: string): Promise<Port | null>;
   list(query: PortListQuery): Promise<Port[]>;
-  /** Insert, if the node (by id) exists and is not reserved. */
+  /** Insert, if the node (by id) exists and is not reserved (and the portgroup it names is the node's). */
   insert(port: NewPort, now: number): Promise<PortWriteResult>;
-  /** Update, if both the current and (when moving) the new node are not reserved. */
+  /** Update, if both the current and (when moving) the new node are not reserved (and the portgroup it names is the node's). */
   update(uuid: string, changes: PortChanges, now: number): Promise<PortWriteResult>;
   /** Delete, if the node is not reserved. */
   delete(uuid: string): Promise<PortWriteResult>;

@@ -138,6 +138,27 @@ export const BAREMETAL_RULES: Readonly<Record<string, string>> = Object.freeze({
   'baremetal:portgroup:create': ADMIN_OWNER,
   'baremetal:portgroup:update': ADMIN_OWNER_LESSEE,
   'baremetal:portgroup:delete': ADMIN_OWNER,
+  // esi addition (issue 18), as for ports' wiring (issue 14): the bond's wiring — its MAC, mode,
+  // bonding properties, standalone ports and node — is the owner's and the admin's, whatever
+  // else of it the node's lessee may change.
+  'baremetal:portgroup:update:address': ADMIN_OWNER,
+  'baremetal:portgroup:update:mode': ADMIN_OWNER,
+  'baremetal:portgroup:update:properties': ADMIN_OWNER,
+  'baremetal:portgroup:update:standalone_ports_supported': ADMIN_OWNER,
+  'baremetal:portgroup:update:node_uuid': ADMIN_OWNER,
+
+  // --- Volume connectors and targets (issue 18), judged by their node like ports. Source: Ironic
+  // 21.4 (`policy.py`): get = readers of owner or lessee; list filtered, list_all = system reader;
+  // create and delete = owner or lessee admins/managers; update = owner member or lessee admin;
+  // here admin, owner and lessee (ESI's `esi node volume attach` is the lessee's). Target
+  // properties (storage connection details) = system reader or admin; others see a notice.
+  'baremetal:volume:get': NODE_GET,
+  'baremetal:volume:list': '',
+  'baremetal:volume:list_all': ADMIN_OBSERVER,
+  'baremetal:volume:create': ADMIN_OWNER_LESSEE,
+  'baremetal:volume:update': ADMIN_OWNER_LESSEE,
+  'baremetal:volume:delete': ADMIN_OWNER_LESSEE,
+  'baremetal:volume:view_target_properties': ADMIN_OBSERVER,
 
   // --- System-level resources: readable by admin and observers. Source: Ironic 21.4 (system
   // reader), with admin in any scope as above.
@@ -145,6 +166,23 @@ export const BAREMETAL_RULES: Readonly<Record<string, string>> = Object.freeze({
   'baremetal:driver:get_properties': ADMIN_OBSERVER,
   'baremetal:conductor:get': ADMIN_OBSERVER,
   'baremetal:chassis:get': ADMIN_OBSERVER,
+  // Chassis writes (issue 18). Source: Ironic 21.4: create and delete system admin, update
+  // system member; here admin.
+  'baremetal:chassis:create': ADMIN,
+  'baremetal:chassis:update': ADMIN,
+  'baremetal:chassis:delete': ADMIN,
+
+  // --- Issue 18: RAID logical disk properties, driver vendor passthru, deploy templates and
+  // shards. Source: Ironic 21.4 (`policy.py`): the properties, template reads and shards are for
+  // system readers (legacy rule admin or observer), vendor passthru and template writes for
+  // system admins (legacy rule admin); here admin and observers / admin, as the driver rules above.
+  'baremetal:driver:get_raid_logical_disk_properties': ADMIN_OBSERVER,
+  'baremetal:driver:vendor_passthru': ADMIN,
+  'baremetal:deploy_template:get': ADMIN_OBSERVER,
+  'baremetal:deploy_template:create': ADMIN,
+  'baremetal:deploy_template:update': ADMIN,
+  'baremetal:deploy_template:delete': ADMIN,
+  'baremetal:shards:get': ADMIN_OBSERVER,
 
   // --- Allocations. Source: Ironic 21.4 (`policy.py`): get = system reader or allocation
   // owner; list open (the API filters by allocation owner), list_all = system reader; create =

@@ -21,6 +21,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidInputError } from '../../domain/errors.ts';
 import { validTimeoutS } from './common.ts';
 import { FakeConsole } from './fake-console.ts';
+import { FakeVendor } from './fake-vendor.ts';
+import { defaultInterfaceProperties } from './interface-properties.ts';
 import {
   BOOT_DEVICES,
   HardwareError,
@@ -84,6 +86,8 @@ export class FakeHardware implements HardwareType {
   readonly management: ManagementInterface;
   /** The `fake` console: an echoing in-memory line (./fake-console.ts). */
   readonly console = new FakeConsole();
+  /** The `fake` vendor interface: Ironic's test methods (./fake-vendor.ts). */
+  readonly vendor = new FakeVendor();
 
   readonly #nodes = new Map<string, FakeNodeState>();
   readonly #delayMs: number;
@@ -120,9 +124,12 @@ export class FakeHardware implements HardwareType {
     };
   }
 
-  /** The fake accepts no `driver_info` keys and requires none (as Ironic's fake interfaces). */
+  /**
+   * The properties of the default interfaces: only the fake vendor's `B1` and `B2` (Ironic's
+   * fake-hardware answers the same; no fake interface reads `driver_info`).
+   */
   driverProperties(): Record<string, string> {
-    return {};
+    return defaultInterfaceProperties(this.enabledInterfaces);
   }
 
   /** Accepts any `driver_info` object (Ironic's fake interfaces validate nothing). */

@@ -29,6 +29,7 @@ import type {
   NodeFilters,
   NodeListQuery,
   NodeRepository,
+  ShardCount,
   WriteResult,
 } from '../../domain/inventory/ports.ts';
 import { isUniqueViolation, toBool, type ArrayQuery, type Db, type Tx } from '../database.ts';
@@ -250,6 +251,15 @@ export class KyselyNodeRepository implements NodeRepository {
     });
   }
 
+  async shardCounts(): Promise<ShardCount[]> {
+    const rows = await this.db
+      .selectFrom('nodes')
+      .select((eb) => ['shard', eb.fn.countAll<number | string>().as('n')])
+      .groupBy('shard')
+      .execute();
+    return rows.map((r) => ({ shard: r.shard, count: Number(r.n) }));
+  }
+
   /**
    * Rebuild every display document that is missing, stale or made by other code (rows from
    * before migration 0006, a write interrupted between its two statements, another release).
@@ -337,6 +347,8 @@ function filterExpressions(eb: ExpressionBuilder<Database, 'nodes'>, f: NodeFilt
   if (f.fault !== undefined) out.push(eb('fault', '=', f.fault));
   if (f.chassisUuid !== undefined) out.push(eb('chassis_uuid', '=', f.chassisUuid));
   if (f.reserved !== undefined) out.push(eb('reservation', f.reserved ? 'is not' : 'is', null));
+  if (f.shardIn !== undefined) out.push(f.shardIn.length === 0 ? sql<SqlBool>`1 = 0` : eb('shard', 'in', [...f.shardIn]));
+  if (f.sharded !== undefined) out.push(eb('shard', f.sharded ? 'is not' : 'is', null));
   if (f.descriptionContains !== undefined) {
     out.push(sql<SqlBool>`lower(description) like lower(${`%${likeEscape(f.descriptionContains)}%`}) escape '\\'`);
   }

@@ -71,6 +71,7 @@ export class KyselyPortRepository implements PortRepository {
     let query = this.select();
     const f = q.filters;
     if (f.nodeId !== undefined) query = query.where('ports.node_id', '=', f.nodeId);
+    if (f.portgroupUuid !== undefined) query = query.where('ports.portgroup_uuid', '=', f.portgroupUuid);
     if (f.address !== undefined) query = query.where('ports.address', '=', f.address);
     if (f.project !== undefined) {
       const p = f.project;
@@ -120,6 +121,16 @@ export class KyselyPortRepository implements PortRepository {
     return Number(r.numUpdatedRows) === 1;
   }
 
+  /**
+   * True when the portgroup a port is to name (if any) is one of `nodeId`'s, read under the
+   * node's row: a portgroup delete claims the same row, so the two cannot interleave.
+   */
+  private async portgroupOf(tx: Tx, portgroupUuid: string | null | undefined, nodeId: number): Promise<boolean> {
+    if (portgroupUuid === null || portgroupUuid === undefined) return true;
+    const pg = await tx.selectFrom('portgroups').select('node_id').where('uuid', '=', portgroupUuid).executeTakeFirst();
+    return pg !== undefined && Number(pg.node_id) === nodeId;
+  }
+
   private async nodeState(tx: Tx, nodeId: number): Promise<'reserved' | 'missing'> {
     const n = await tx.selectFrom('nodes').select('reservation').where('id', '=', nodeId).executeTakeFirst();
     return n ? 'reserved' : 'missing';
@@ -129,6 +140,7 @@ export class KyselyPortRepository implements PortRepository {
     return this.unique(port.address, port.uuid, () =>
       this.db.transaction().execute(async (tx) => {
         if (!(await this.claimNode(tx, port.node_id))) return { ok: false, reason: await this.nodeState(tx, port.node_id) } as const;
+        if (!(await this.portgroupOf(tx, port.portgroup_uuid, port.node_id))) return { ok: false, reason: 'portgroup' } as const;
         await tx
           .insertInto('ports')
           .values({
@@ -149,12 +161,18 @@ export class KyselyPortRepository implements PortRepository {
   async update(uuid: string, changes: PortChanges, now: number): Promise<PortWriteResult> {
     return this.unique(changes.address ?? null, null, () =>
       this.db.transaction().execute(async (tx) => {
-        const cur = await tx.selectFrom('ports').select(['node_id']).where('uuid', '=', uuid).executeTakeFirst();
+        const cur = await tx.selectFrom('ports').select(['node_id', 'portgroup_uuid']).where('uuid', '=', uuid).executeTakeFirst();
         if (!cur) return { ok: false, reason: 'missing' } as const;
         const nodeIds = [...new Set([cur.node_id, ...(changes.node_id !== undefined ? [changes.node_id] : [])])].sort((a, b) => a - b);
         for (const id of nodeIds) {
           if (!(await this.claimNode(tx, id))) return { ok: false, reason: await this.nodeState(tx, id) } as const;
         }
+        const portgroup = changes.portgroup_uuid !== undefined ? changes.portgroup_uuid : cur.portgroup_uuid;
+        if (
+          (changes.portgroup_uuid !== undefined || changes.node_id !== undefined) &&
+          !(await this.portgroupOf(tx, portgroup, changes.node_id ?? cur.node_id))
+        )
+          return { ok: false, reason: 'portgroup' } as const;
         await tx
           .updateTable('ports')
           .set({ ...toRow(changes), updated_at: now } as never)

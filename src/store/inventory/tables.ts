@@ -4,6 +4,7 @@
  * domain's node and port field names (Ironic's), see `src/domain/inventory/model.ts`.
  */
 import type { Generated } from 'kysely';
+import type { InventoryResourceTables } from './resource-tables.ts';
 
 /** Bare-metal nodes. Every list filter has an index; `uuid`, `name`, `instance_uuid` are unique. */
 export interface NodesTable {
@@ -108,8 +109,8 @@ export interface ConductorsTable {
   updated_at: number;
 }
 
-/** All inventory tables, merged into the store's `Database` type. */
-export interface InventoryTables {
+/** All inventory tables (with the resources of migration 0017), merged into the store's `Database` type. */
+export interface InventoryTables extends InventoryResourceTables {
   nodes: NodesTable;
   ports: PortsTable;
   conductors: ConductorsTable;

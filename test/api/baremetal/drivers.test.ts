@@ -40,7 +40,10 @@ describe('GET /v1/drivers', () => {
     expect(typeof r.body.default_management_interface).toBe('string');
     const props = await bm(ts, p.admin, 'GET', '/v1/drivers/redfish/properties');
     expect(props.body.redfish_address).toMatch(/Required/);
-    expect((await bm(ts, p.admin, 'GET', '/v1/drivers/fake-hardware/properties')).body).toEqual({});
+    expect((await bm(ts, p.admin, 'GET', '/v1/drivers/fake-hardware/properties')).body).toEqual({
+      B1: 'B1 description. Required.',
+      B2: 'B2 description. Required.',
+    });
     const ipmi = await bm(ts, p.admin, 'GET', '/v1/drivers/ipmi');
     expect(ipmi.body).toMatchObject({ name: 'ipmi', default_power_interface: 'ipmitool', default_management_interface: 'ipmitool' });
     expect((await bm(ts, p.admin, 'GET', '/v1/drivers/ipmi/properties')).body.ipmi_address).toMatch(/Required/);
@@ -49,6 +52,35 @@ describe('GET /v1/drivers', () => {
     expectError(await bm(ts, p.lessee, 'GET', '/v1/drivers/redfish/properties'), 403);
     expectError(await bm(ts, p.other, 'GET', '/v1/drivers/redfish'), 403);
     expectError(await bm(ts, p.anonymous, 'GET', '/v1/drivers/redfish'), 401);
+  });
+});
+
+describe('driver fields and interface gates', () => {
+  it('fields (≥1.77) keeps the fields asked for and links; refuses fields a driver does not show and fields with detail', async () => {
+    const list = await bm(ts, p.admin, 'GET', '/v1/drivers?fields=name');
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.drivers[0]).toEqual({ name: 'fake-hardware', links: expect.any(Array) });
+    expectError(
+      await bm(ts, p.admin, 'GET', '/v1/drivers?fields=name,default_boot_interface'),
+      400,
+      /"default_boot_interface" are not valid/,
+    );
+    expectError(await bm(ts, p.admin, 'GET', '/v1/drivers?fields=name&detail=true'), 400, /Can not specify \?detail=True and fields/);
+    expectError(await bm(ts, p.admin, 'GET', '/v1/drivers?fields=name', undefined, '1.76'), 406);
+    const one = await bm(ts, p.admin, 'GET', '/v1/drivers/fake-hardware?fields=hosts,default_boot_interface');
+    expect(one.body).toEqual({ hosts: [host()], default_boot_interface: 'fake', links: expect.any(Array) });
+    expectError(await bm(ts, p.admin, 'GET', '/v1/drivers/fake-hardware?fields=colour'), 400, /"colour" are not valid/);
+  });
+
+  it('shows the storage, rescue and bios interfaces from 1.33, 1.38 and 1.40, as Ironic', async () => {
+    const keys = async (v: string) => Object.keys((await bm(ts, p.admin, 'GET', '/v1/drivers/fake-hardware', undefined, v)).body);
+    expect(await keys('1.32')).not.toContain('default_storage_interface');
+    expect(await keys('1.33')).toContain('enabled_storage_interfaces');
+    expect(await keys('1.37')).not.toContain('default_rescue_interface');
+    expect(await keys('1.38')).toContain('default_rescue_interface');
+    expect(await keys('1.39')).not.toContain('enabled_bios_interfaces');
+    expect(await keys('1.40')).toContain('default_bios_interface');
+    expect(await keys('1.30')).toContain('default_power_interface');
   });
 });
 

@@ -27,10 +27,34 @@ describe('negotiation', () => {
     expect((await bm(ts, p.admin, 'GET', '/v1/nodes', undefined, 'latest')).headers.get('x-openstack-ironic-api-version')).toBe('1.82');
   });
 
-  it.each(['1.83', '2.0', '1.0', 'banana'])('406 for %s, with min/max headers and no version header', async (v) => {
+  it.each(['1.83', '2.0', '1.0'])('406 for %s, with min/max headers and no version header; webob’s error shape on resources', async (v) => {
     const r = await bm(ts, p.admin, 'GET', '/v1/nodes', undefined, v);
-    expectError(r, 406, /\[1\.1, 1\.82\]/);
+    expect(r.status).toBe(406);
+    expect(r.headers.get('x-openstack-ironic-api-minimum-version')).toBe('1.1');
+    expect(r.headers.get('x-openstack-ironic-api-maximum-version')).toBe('1.82');
     expect(r.headers.get('x-openstack-ironic-api-version')).toBeNull();
+    const inner = JSON.parse(r.body.error_message);
+    expect(inner).toEqual({ code: 406, title: 'Not Acceptable', description: expect.stringMatching(/\[1\.1, 1\.82\]\.$/) });
+    // The version document answers with Ironic's usual fault shape.
+    expectError(await bm(ts, p.admin, 'GET', '/v1', undefined, v), 406, /The supported version range is: \[1\.1, 1\.82\]\./);
+  });
+
+  it('words refused versions as Ironic, a malformed header too (with the range headers, which Ironic omits there)', async () => {
+    const major = await bm(ts, p.admin, 'GET', '/v1/nodes', undefined, '2.0');
+    expect(JSON.parse(major.body.error_message).description).toBe(
+      'Mutually exclusive versions requested. Version 2.0 requested but not supported by this service. The supported version range is: [1.1, 1.82].',
+    );
+    for (const v of ['banana', '1.x', '1']) {
+      const r = await bm(ts, p.admin, 'GET', '/v1/nodes', undefined, v);
+      expect(r.status).toBe(406);
+      expect(JSON.parse(r.body.error_message)).toEqual({
+        code: 406,
+        title: 'Not Acceptable',
+        description: 'Invalid value for X-OpenStack-Ironic-API-Version header',
+      });
+      expect(r.headers.get('x-openstack-ironic-api-maximum-version')).toBe('1.82');
+      expect(r.headers.get('x-openstack-ironic-api-version')).toBeNull();
+    }
   });
 
   it('puts version headers on error responses too, and none on the root document', async () => {

@@ -84,6 +84,8 @@ export const MATRIX_FILES = [
   'identity',
   'baremetal-nodes',
   'baremetal-resources',
+  'baremetal-inventory',
+  'baremetal-templates',
   'lease',
   'network-neutron',
   'network-esi',

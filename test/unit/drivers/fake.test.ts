@@ -66,7 +66,8 @@ describe('fake-hardware', () => {
 
   it('accepts any driver_info object and lists every interface kind', () => {
     const fake = new FakeHardware();
-    expect(fake.driverProperties()).toEqual({});
+    // Only its default vendor interface has properties: Ironic's fake vendor's B1 and B2.
+    expect(fake.driverProperties()).toEqual({ B1: 'B1 description. Required.', B2: 'B2 description. Required.' });
     expect(() => fake.validateDriverInfo({ anything: 1 })).not.toThrow();
     expect(Object.keys(fake.enabledInterfaces).sort()).toEqual([...INTERFACE_KINDS].sort());
     expect(fake.enabledInterfaces.power).toEqual(['fake']);

@@ -61,8 +61,10 @@ beforeEach(() => {
 });
 
 describe('driver_info', () => {
-  it('describes its keys and requires redfish_address', () => {
+  it('describes its keys (with those of its default pxe boot and direct deploy) and requires redfish_address', () => {
     expect(Object.keys(redfish.driverProperties()).sort()).toEqual([
+      'deploy_kernel',
+      'deploy_ramdisk',
       'redfish_address',
       'redfish_auth_type',
       'redfish_password',

@@ -13,7 +13,13 @@ import {
   normalizeMac,
   parseBoolLike,
 } from '../../../src/domain/inventory/validation.ts';
-import { negotiateVersion, nodeFieldAllowed, NotAcceptableError, rejectNewerNodeFields } from '../../../src/api/baremetal/microversion.ts';
+import {
+  negotiateVersion,
+  nodeFieldAllowed,
+  NotAcceptableError,
+  rejectNewerNodeFields,
+  VersionNotAcceptableError,
+} from '../../../src/api/baremetal/microversion.ts';
 import { isoTime, legacyState } from '../../../src/api/baremetal/render.ts';
 
 describe('negotiateVersion', () => {
@@ -29,13 +35,20 @@ describe('negotiateVersion', () => {
     expect(negotiateVersion(' 1.82 ')).toBe(82);
     expect(negotiateVersion(['1.50', '1.60'])).toBe(50);
   });
-  it.each(['1.0', '1.83', '1.99', '2.1', '0.9', 'abc', '1', '1.x', '1.5.1', '-1.5'])('refuses %s with 406 naming the range', (h) => {
+  it.each(['1.0', '1.83', '1.99', '2.1', '0.9', '-1.5'])('refuses %s with 406 naming the range', (h) => {
     expect(() => negotiateVersion(h)).toThrow(NotAcceptableError);
     expect(() => negotiateVersion(h)).toThrow(/\[1\.1, 1\.82\]/);
   });
-  it('words the out-of-range error as Ironic', () => {
+  it.each(['abc', '1', '1.x', '1.5.1'])("refuses the malformed %s with 406 in Ironic's words", (h) => {
+    expect(() => negotiateVersion(h)).toThrow(VersionNotAcceptableError);
+    expect(() => negotiateVersion(h)).toThrow(/^Invalid value for X-OpenStack-Ironic-API-Version header$/);
+  });
+  it('words the out-of-range errors as Ironic', () => {
     expect(() => negotiateVersion('1.99')).toThrow(
       'Version 1.99 was requested but the minor version is not supported by this service. The supported version range is: [1.1, 1.82].',
+    );
+    expect(() => negotiateVersion('2.1')).toThrow(
+      'Mutually exclusive versions requested. Version 2.1 requested but not supported by this service. The supported version range is: [1.1, 1.82].',
     );
   });
 });

@@ -7,6 +7,7 @@
  * keys of `driver-info.ts`.
  */
 import type { HardwareType, InterfaceKind } from '../../../domain/hardware/interfaces.ts';
+import { defaultInterfaceProperties } from '../interface-properties.ts';
 import { IpmitoolSolConsole, type IpmiConsoleOptions } from './console.ts';
 import { IPMI_PROPERTIES, parseIpmiDriverInfo } from './driver-info.ts';
 import { Ipmitool, type IpmitoolOptions } from './ipmitool.ts';
@@ -52,9 +53,9 @@ export class IpmiHardware implements HardwareType {
     this.console = new IpmitoolSolConsole(tool, options);
   }
 
-  /** See {@link HardwareType.driverProperties}: the `ipmi_*` keys. */
+  /** See {@link HardwareType.driverProperties}: the `ipmi_*` keys and those of the default boot and deploy interfaces. */
   driverProperties(): Record<string, string> {
-    return { ...IPMI_PROPERTIES };
+    return { ...defaultInterfaceProperties(this.enabledInterfaces), ...IPMI_PROPERTIES };
   }
 
   /** See {@link HardwareType.validateDriverInfo}; rules in `driver-info.ts`. */

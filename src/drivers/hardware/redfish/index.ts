@@ -6,6 +6,7 @@
  * `driver_info` keys of `driver-info.ts`.
  */
 import type { HardwareType, InterfaceKind } from '../../../domain/hardware/interfaces.ts';
+import { defaultInterfaceProperties } from '../interface-properties.ts';
 import { RedfishClient, type RedfishClientOptions } from './client.ts';
 import { RedfishSerialConsole } from './console.ts';
 import { REDFISH_PROPERTIES, parseRedfishDriverInfo } from './driver-info.ts';
@@ -73,9 +74,9 @@ export class RedfishHardware implements HardwareType {
     this.bootMode = new RedfishBootMode(this.#client);
   }
 
-  /** See {@link HardwareType.driverProperties}: the `redfish_*` keys. */
+  /** See {@link HardwareType.driverProperties}: the `redfish_*` keys and those of the default boot and deploy interfaces. */
   driverProperties(): Record<string, string> {
-    return { ...REDFISH_PROPERTIES };
+    return { ...defaultInterfaceProperties(this.enabledInterfaces), ...REDFISH_PROPERTIES };
   }
 
   /** See {@link HardwareType.validateDriverInfo}; rules in `driver-info.ts`. */

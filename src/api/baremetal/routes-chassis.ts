@@ -1,0 +1,109 @@
+/**
+ * Chassis routes (https://docs.openstack.org/api-ref/baremetal/#chassis-chassis; Ironic 21.4
+ * `ChassisController`): `GET /v1/chassis[/detail]`, `POST /v1/chassis` (201 + Location),
+ * `GET|PATCH|DELETE /v1/chassis/{uuid}` and the chassis' nodes `GET /v1/chassis/{uuid}/nodes[/detail]`
+ * (listed with the node list's rules and filters; an unknown chassis is a 404). Chassis exist
+ * from 1.1 and are named by UUID only (anything else is a 400).
+ */
+import type { FastifyInstance } from 'fastify';
+import { chassisUuid } from '../../domain/inventory/index.ts';
+import { InvalidInputError } from '../../domain/errors.ts';
+import { empty, type BaremetalContext } from './context.ts';
+import { parseNodeList } from './node-list.ts';
+import { readFullNodePage } from './node-list-read.ts';
+import { readQuery } from './query.ts';
+import { collection, nextLink, nodePage } from './render.ts';
+import { CHASSIS_DEFAULT_FIELDS, CHASSIS_FIELDS, renderChassis } from './render-resources.ts';
+import { notPermitted, parseResourceList, parseShowFields, type ResourceListSpec } from './resource-list.ts';
+import { ChassisCreateBody } from './resource-schemas.ts';
+import { PatchBody, parseBody } from './schemas.ts';
+
+const SPEC: ResourceListSpec = {
+  known: new Set([...CHASSIS_FIELDS, 'links', 'nodes']),
+  defaults: CHASSIS_DEFAULT_FIELDS,
+  detailVersion: 43,
+  filters: [],
+  fieldsWithDetail: 'Can not specify ?detail=True and fields in the same request.',
+};
+const NO_PARAMS = new Set<string>();
+
+interface UuidParams {
+  uuid: string;
+}
+
+/** Register the chassis routes. */
+export function chassisRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
+  const { inventory, base, cache, services } = ctx;
+
+  for (const detailPath of [false, true]) {
+    const path = detailPath ? '/chassis/detail' : '/chassis';
+    for (const p of [path, `${path}.json`]) {
+      app.get(p, async (req) => {
+        const l = parseResourceList(req.query, req.ironicVersion, detailPath, SPEC);
+        const items = await inventory.chassis.list(req.auth, l);
+        return collection(
+          'chassis',
+          items.map((c) => renderChassis(c, base, l.fields)),
+          { limit: l.limit, lastUuid: items.at(-1)?.uuid ?? null, base, resource: path.slice(1), args: l.args },
+        );
+      });
+    }
+  }
+
+  for (const p of ['/chassis', '/chassis.json']) {
+    app.post(p, async (req, reply) => {
+      readQuery(req.query, NO_PARAMS);
+      const c = await inventory.chassis.create(req.auth, parseBody(ChassisCreateBody, req.body, 'chassis'));
+      reply.code(201).header('location', `${base}/v1/chassis/${c.uuid}`);
+      return renderChassis(c, base, null);
+    });
+  }
+
+  app.get<{ Params: UuidParams }>('/chassis/:uuid', async (req) => {
+    const fields = parseShowFields(req.query, req.ironicVersion, SPEC);
+    return renderChassis(await inventory.chassis.get(req.auth, chassisUuid(req.params.uuid)), base, fields);
+  });
+
+  app.patch<{ Params: UuidParams }>('/chassis/:uuid', async (req) => {
+    readQuery(req.query, NO_PARAMS);
+    const ops = parseBody(PatchBody, req.body, 'patch');
+    return renderChassis(await inventory.chassis.update(req.auth, chassisUuid(req.params.uuid), ops), base, null);
+  });
+
+  app.delete<{ Params: UuidParams }>('/chassis/:uuid', async (req, reply) => {
+    readQuery(req.query, NO_PARAMS);
+    await inventory.chassis.delete(req.auth, chassisUuid(req.params.uuid));
+    return empty(reply, 204);
+  });
+
+  // One node below a chassis: Ironic's nested NodesController refuses it.
+  app.get<{ Params: UuidParams & { node: string } }>('/chassis/:uuid/nodes/:node', async (req) => {
+    chassisUuid(req.params.uuid);
+    throw notPermitted();
+  });
+
+  // The nodes of a chassis: the node list with the chassis as its filter (Ironic's nested NodesController).
+  for (const detailPath of [false, true]) {
+    app.get<{ Params: UuidParams }>(detailPath ? '/chassis/:uuid/nodes/detail' : '/chassis/:uuid/nodes', async (req, reply) => {
+      const v = req.ironicVersion;
+      const uuid = chassisUuid(req.params.uuid);
+      if ((req.query as Record<string, unknown> | undefined)?.chassis_uuid !== undefined)
+        throw new InvalidInputError('Unexpected arguments: chassis_uuid');
+      const parsed = parseNodeList(req.query, v, detailPath);
+      const request = { ...parsed.request, filters: { ...parsed.request.filters, chassisUuid: uuid } };
+      const views =
+        parsed.fields === null
+          ? await readFullNodePage(inventory.nodes, services.nodeDocuments, cache, req.auth, request, v)
+          : await inventory.nodes.list(req.auth, request);
+      const next = nextLink(views.length, {
+        limit: request.limit,
+        lastUuid: views.at(-1)?.node.uuid ?? null,
+        base,
+        resource: `chassis/${uuid}/nodes${detailPath ? '/detail' : ''}`,
+        args: parsed.args,
+        suppressNext: parsed.suppressNext,
+      });
+      return reply.type('application/json; charset=utf-8').send(nodePage(views, v, base, parsed.fields, next, cache));
+    });
+  }
+}
