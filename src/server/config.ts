@@ -41,7 +41,8 @@
  * `ESI_SWITCH_RETRY_BASE_MS` (500, doubling), `ESI_SWITCH_TIMEOUT` (30 s per session),
  * `ESI_SWITCH_POLL_MS` (1000: how often a conductor looks for switch work recorded elsewhere),
  * `ESI_QUOTA_ROUTER` (Neutron's `[quotas] quota_router`: routers per project, default 10, -1
- * for no limit). Tenant dataplane (docs/tenant-networking.md; set on the one process that is the
+ * for no limit), `ESI_QUOTA_FLOATINGIP` (`quota_floatingip`: floating IPs per project, default
+ * 50, -1 for no limit). Tenant dataplane (docs/tenant-networking.md; set on the one process that is the
  * network node): `ESI_DATAPLANE_BRIDGE` (none: no tenant DHCP or routers), `ESI_DATAPLANE_NETNS`,
  * `ESI_DATAPLANE_MODE` (`auto`), `ESI_DATAPLANE_FLAT_VLAN` (1), `ESI_DATAPLANE_POLL_MS` (10000).
  *
@@ -174,6 +175,8 @@ export interface Config {
     readonly switchPollMs: number;
     /** Routers one project may hold (Neutron `quota_router`), -1 for no limit. */
     readonly routerQuota: number;
+    /** Floating IPs one project may hold (Neutron `quota_floatingip`), -1 for no limit. */
+    readonly floatingIpQuota: number;
     /**
      * The network (UUID or name) nodes' NICs are on while the deploy agent runs (Ironic
      * `[neutron] provisioning_network`), or null: switch ports stay as the VIFs say.
@@ -359,6 +362,7 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
         switchTimeoutS: num('ESI_SWITCH_TIMEOUT', 'switch_timeout', 30, 1, 3600),
         switchPollMs: num('ESI_SWITCH_POLL_MS', 'switch_poll_ms', 1000, 10, 600_000),
         routerQuota: num('ESI_QUOTA_ROUTER', 'quota_router', 10, -1, 1_000_000),
+        floatingIpQuota: num('ESI_QUOTA_FLOATINGIP', 'quota_floatingip', 50, -1, 1_000_000),
         provisioningNetwork: pick(undefined, 'ESI_PROVISIONING_NETWORK', 'provisioning_network')?.trim() || null,
         provisioningInterface: pick(undefined, 'ESI_PROVISIONING_INTERFACE', 'provisioning_interface')?.trim() || null,
         provisioningNetns: pick(undefined, 'ESI_PROVISIONING_NETNS', 'provisioning_netns')?.trim() || null,

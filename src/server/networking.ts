@@ -53,6 +53,7 @@ export function createNetworkingServices(w: NetworkingWiring): {
     sync: { maxAttempts: net.switchMaxAttempts, retryBaseMs: net.switchRetryBaseMs, timeoutMs: net.switchTimeoutS * 1000 },
     provisioningNetwork: net.provisioningNetwork,
     routerQuota: net.routerQuota,
+    floatingIpQuota: net.floatingIpQuota,
   });
   const switchReconciler = new SwitchReconciler(networking, w.inventory.conductors, w.logger.child({ component: 'switches' }), {
     hostname: w.config.conductor.hostname,

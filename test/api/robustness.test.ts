@@ -90,6 +90,8 @@ async function createFixtures(p: Personas): Promise<Fixtures> {
     await ok('admin', 'POST', '/baremetal/v1/nodes', { driver: 'fake-hardware', name: 'rb-node-2', owner: p.owner.projectId }, IRONIC)
   ).uuid;
   await ok('admin', 'PUT', `/baremetal/v1/nodes/${node}/traits/CUSTOM_RB`, undefined, IRONIC);
+  const step = { interface: 'bios', step: 'factory_reset', args: {}, priority: 10 };
+  await ok('admin', 'POST', '/baremetal/v1/deploy_templates', { name: 'CUSTOM_RB', steps: [step] }, IRONIC);
   await ok('admin', 'PUT', `/baremetal/v1/nodes/${node}/maintenance`, { reason: 'rb' }, IRONIC);
   await ok('admin', 'DELETE', `/baremetal/v1/nodes/${node}/maintenance`, undefined, IRONIC);
   const historyEvent = (await ok('admin', 'GET', `/baremetal/v1/nodes/${node}/history`, undefined, IRONIC)).history[0]?.uuid as
@@ -121,6 +123,29 @@ async function createFixtures(p: Personas): Promise<Fixtures> {
   // Scheduling and compute: an allocation (it fails: no node of its class), a flavor with an
   // extra spec, an image, o1's key pair, and a server of o1 on a free node of its own.
   const allocation = (await ok('admin', 'POST', '/baremetal/v1/allocations', { resource_class: 'rb-none' }, IRONIC)).uuid;
+  // Ironic's inventory resources: a chassis, a portgroup and a volume connector and target of the node.
+  const chassis = (await ok('admin', 'POST', '/baremetal/v1/chassis', { description: 'rb' }, IRONIC)).uuid;
+  const portgroup = (
+    await ok('admin', 'POST', '/baremetal/v1/portgroups', { node_uuid: node, address: '52:54:00:00:00:02', name: 'rb-pg' }, IRONIC)
+  ).uuid;
+  const volumeConnector = (
+    await ok(
+      'admin',
+      'POST',
+      '/baremetal/v1/volume/connectors',
+      { node_uuid: node, type: 'iqn', connector_id: 'iqn.2026-11.org.esi:rb' },
+      IRONIC,
+    )
+  ).uuid;
+  const volumeTarget = (
+    await ok(
+      'admin',
+      'POST',
+      '/baremetal/v1/volume/targets',
+      { node_uuid: node, volume_type: 'iscsi', boot_index: 0, volume_id: 'rb-vol' },
+      IRONIC,
+    )
+  ).uuid;
   const flavor = (
     await ok('admin', 'POST', '/compute/v2.1/flavors', { flavor: { name: 'rb-flavor', id: 'rb-flavor', ram: 1, vcpus: 1, disk: 0 } }, NOVA)
   ).flavor.id;
@@ -188,6 +213,10 @@ async function createFixtures(p: Personas): Promise<Fixtures> {
   );
   return {
     allocation,
+    chassis,
+    portgroup,
+    volumeConnector,
+    volumeTarget,
     flavor,
     extraSpec: 'hw:rb',
     image,
@@ -232,7 +261,37 @@ async function networkFixtures(
     await ok('admin', 'POST', '/network/v2.0/switches', { switch: { name: 'rb-switch', switch_id: '02:00:00:00:00:7a', driver: 'fake' } })
   ).switch.id;
   const router = (await ok('owner', 'POST', '/network/v2.0/routers', { router: { name: 'rb-router' } })).router.id;
-  return { network: n, subnet, port: free, trunk, trunkParent, subPort, rbac, switch: sw, router };
+  // A floating IP of o1 with a port forwarding to a port behind o1's router.
+  const ext = (await ok('admin', 'POST', '/network/v2.0/networks', { network: { name: 'rb-ext', 'router:external': true } })).network.id;
+  await ok('admin', 'POST', '/network/v2.0/subnets', { subnet: { network_id: ext, cidr: '198.19.0.0/24', enable_dhcp: false } });
+  const fipNet = (await ok('owner', 'POST', '/network/v2.0/networks', { network: { name: 'rb-fip-net' } })).network.id;
+  const fipSub = (await ok('owner', 'POST', '/network/v2.0/subnets', { subnet: { network_id: fipNet, cidr: '10.97.0.0/24' } })).subnet.id;
+  const fipRouter = (
+    await ok('owner', 'POST', '/network/v2.0/routers', { router: { name: 'rb-fip-router', external_gateway_info: { network_id: ext } } })
+  ).router.id;
+  await ok('owner', 'PUT', `/network/v2.0/routers/${fipRouter}/add_router_interface`, { subnet_id: fipSub });
+  const routedPort = (await ok('owner', 'POST', '/network/v2.0/ports', { port: { network_id: fipNet } })).port.id;
+  const floatingip = (await ok('owner', 'POST', '/network/v2.0/floatingips', { floatingip: { floating_network_id: ext } })).floatingip.id;
+  const portForwarding = (
+    await ok('owner', 'POST', `/network/v2.0/floatingips/${floatingip}/port_forwardings`, {
+      port_forwarding: { protocol: 'tcp', internal_port_id: routedPort, internal_port: 22, external_port: 2022 },
+    })
+  ).port_forwarding.id;
+  return {
+    network: n,
+    subnet,
+    port: free,
+    trunk,
+    trunkParent,
+    subPort,
+    rbac,
+    switch: sw,
+    router,
+    extNetwork: ext,
+    routedPort,
+    floatingip,
+    portForwarding,
+  };
 }
 
 /** Fixtures that could not be created (reported by the first test). */
@@ -251,7 +310,13 @@ function fixtureParam(api: ApiName, param: RouteParam, f: Fixtures): string | un
       conductors: f.conductor,
       heartbeat: f.node,
       allocations: f.allocation,
+      chassis: f.chassis,
+      portgroups: f.portgroup,
+      connectors: f.volumeConnector,
+      targets: f.volumeTarget,
       bios: 'BootMode',
+      deploy_templates: 'CUSTOM_RB',
+      vendor_passthru: 'third_method_sync',
     },
     compute: { flavors: f.flavor, 'os-extra_specs': f.extraSpec, 'os-keypairs': f.keypair, servers: f.server },
     lease: {
@@ -271,6 +336,8 @@ function fixtureParam(api: ApiName, param: RouteParam, f: Fixtures): string | un
           'rbac-policies': f.network.rbac,
           switches: f.network.switch,
           routers: f.network.router,
+          floatingips: f.network.floatingip,
+          port_forwardings: f.network.portForwarding,
           extensions: 'trunk',
         }
       : {},

@@ -11,6 +11,7 @@
  * | (here)             | `GET /network/` (versions, public), `GET /v2.0/` (resources), `GET /v2.0/extensions[/{alias}]` |
  * | routes-neutron.ts  | networks, subnets, ports, trunks (+ sub-ports), rbac-policies |
  * | routes-routers.ts  | routers (+ add/remove_router_interface) |
+ * | routes-floatingips.ts | floating IPs (+ port_forwardings) |
  * | routes-esi.ts      | esi's one-call endpoints (`/v2.0/esi/…`) and switch administration (`/v2.0/switches`) |
  *
  * The token check of `src/api/common/auth.ts` guards `/v2.0`; errors are rendered by
@@ -24,6 +25,7 @@ import { networkErrorHandler, networkNotFoundHandler } from './errors.ts';
 import { registerEsiRoutes } from './routes-esi.ts';
 import { refuseOthers, registerNeutronRoutes } from './routes-neutron.ts';
 import { registerRouterRoutes } from './routes-routers.ts';
+import { registerFloatingIpRoutes } from './routes-floatingips.ts';
 
 /** The API extensions esi implements (Neutron aliases). */
 const EXTENSIONS: ReadonlyArray<{ alias: string; name: string; description: string }> = [
@@ -65,6 +67,31 @@ const EXTENSIONS: ReadonlyArray<{ alias: string; name: string; description: stri
     name: 'Neutron L3 Configurable external gateway mode',
     description: 'Extension of the router abstraction for specifying whether SNAT should occur on the external gateway',
   },
+  {
+    alias: 'fip-port-details',
+    name: 'Floating IP Port Details Extension',
+    description: 'Add port_details attribute to Floating IP resource',
+  },
+  {
+    alias: 'floating-ip-port-forwarding',
+    name: 'Floating IP Port Forwarding',
+    description: 'Allow port forwarding from floating IP port to an internal port',
+  },
+  {
+    alias: 'floating-ip-port-forwarding-description',
+    name: 'Floating IP Port Forwarding new attribute description',
+    description: 'Add a description field to Port Forwarding rules',
+  },
+  {
+    alias: 'floating-ip-port-forwarding-port-ranges',
+    name: 'Floating IP Port Forwarding support port ranges',
+    description: 'Add support to port ranges',
+  },
+  {
+    alias: 'expose-port-forwarding-in-fip',
+    name: 'Expose port forwardings in floating IPs',
+    description: 'Expose the port forwarding rules of a floating IP in its representation',
+  },
   { alias: 'pagination', name: 'Pagination support', description: 'Extension that indicates that pagination is enabled.' },
   { alias: 'sorting', name: 'Sorting support', description: 'Extension that indicates that sorting is enabled.' },
 ];
@@ -76,6 +103,7 @@ const RESOURCES = [
   ['trunk', 'trunks'],
   ['rbac_policy', 'rbac-policies'],
   ['router', 'routers'],
+  ['floatingip', 'floatingips'],
 ] as const;
 
 function extension(e: (typeof EXTENSIONS)[number]) {
@@ -110,6 +138,7 @@ export const networkApi: FastifyPluginAsync<{ services: NetworkApiDeps }> = asyn
       });
       registerNeutronRoutes(v2, services);
       registerRouterRoutes(v2, services);
+      registerFloatingIpRoutes(v2, services);
       registerEsiRoutes(v2, services);
     },
     { prefix: '/v2.0' },

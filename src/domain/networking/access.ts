@@ -6,15 +6,16 @@
  * Visibility follows Neutron: a network is visible to its project, to admins, to projects it is
  * shared with (`shared`, or an `access_as_shared` RBAC entry naming them), and to every project
  * when it is external (`router:external`); a subnet with its network; a port to its project, to
- * the network's project and to admins; trunks, routers and RBAC policies to their project and
- * to admins. What a caller may not see is a 404.
+ * the network's project and to admins; trunks, routers, floating IPs and RBAC policies to their
+ * project and to admins; a floating IP's port forwardings with it. What a caller may not see is
+ * a 404.
  */
 import type { AuthContext } from '../auth.ts';
 import type { Clock } from '../clock.ts';
 import { ForbiddenError, NotFoundError } from '../errors.ts';
 import type { Policy, PolicyTarget } from '../policy/types.ts';
 import { canonicalId } from './attributes.ts';
-import { WILDCARD, type Network, type NetPort, type RbacPolicy, type Router, type Subnet, type Trunk } from './model.ts';
+import { WILDCARD, type FloatingIp, type Network, type NetPort, type RbacPolicy, type Router, type Subnet, type Trunk } from './model.ts';
 import type { DataplaneWake, NetworkRepository, SwitchWake } from './ports.ts';
 import type { SegmentSettings } from './segments.ts';
 
@@ -142,6 +143,24 @@ export class NetworkAccess {
     const r = await this.repo.getRouter(canonicalId(id));
     if (!r || !this.check('get_router', this.routerTarget(r), ctx)) throw new NotFoundError('router', id);
     return r;
+  }
+
+  /** The target of a floating IP: its project. */
+  floatingIpTarget(f: Pick<FloatingIp, 'project_id'>): PolicyTarget {
+    return { project_id: f.project_id, tenant_id: f.project_id };
+  }
+
+  /** The target of a port forwarding: its floating IP's project (Neutron's `ext_parent:project_id`). */
+  portForwardingTarget(f: Pick<FloatingIp, 'project_id'>): PolicyTarget {
+    return { 'ext_parent:project_id': f.project_id, 'ext_parent:tenant_id': f.project_id };
+  }
+
+  /** A floating IP the caller may see (`get_floatingip`). @throws NotFoundError (`FloatingIPNotFound`) */
+  async floatingIp(ctx: AuthContext, id: string): Promise<FloatingIp> {
+    const f = await this.repo.getFloatingIp(canonicalId(id));
+    if (!f || !this.check('get_floatingip', this.floatingIpTarget(f), ctx))
+      throw new NotFoundError('floating IP', id, `Floating IP ${id} could not be found`, 'FloatingIPNotFound');
+    return f;
   }
 
   /** An RBAC policy the caller may see. @throws NotFoundError (`RbacPolicyNotFound`) */

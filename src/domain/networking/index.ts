@@ -1,6 +1,7 @@
 /**
  * The networking area: a Neutron v2.0 subset (networks with provider attributes and
- * `router:external`, subnets with their DHCP ports, ports, trunks, routers, network RBAC), VIF
+ * `router:external`, subnets with their DHCP ports, ports, trunks, routers, floating IPs and
+ * their port forwardings, network RBAC), VIF
  * attachment of bare-metal ports, the switches esi programs, the dataplane intents (DHCP
  * servers and routers, ./intents.ts) and esi's one-call endpoints for `esi node network …` and
  * `esi trunk …` — assembled over the networking repository by {@link createNetworking}.
@@ -14,6 +15,8 @@ import { NetworkAccess } from './access.ts';
 import { CablingService } from './cabling.ts';
 import { DhcpPortService } from './dhcp-ports.ts';
 import { DataplaneIntents } from './intents.ts';
+import { FloatingIpService } from './floating-ips.ts';
+import { PortForwardingService } from './port-forwardings.ts';
 import { RouterInterfaceService } from './router-interfaces.ts';
 import { RouterService } from './routers.ts';
 import { EsiTrunkService } from './esi-trunks.ts';
@@ -37,9 +40,18 @@ export type { NetworkView } from './networks.ts';
 export type { PortView } from './netports.ts';
 export type { RouterView } from './routers.ts';
 export type { RouterInterfaceInfo } from './router-interfaces.ts';
+export type { FloatingIpView } from './floating-ips.ts';
+export { rangeText } from './pf-attributes.ts';
 export type * from './dataplane.ts';
 export { DataplaneError } from './dataplane.ts';
-export { DataplaneIntents, deriveDhcpIntent, deriveRouterIntent, DHCP_LEASE_TIME_S } from './intents.ts';
+export {
+  DataplaneIntents,
+  deriveDhcpIntent,
+  deriveFloatingIps,
+  derivePortForwards,
+  deriveRouterIntent,
+  DHCP_LEASE_TIME_S,
+} from './intents.ts';
 export { dhcpDeviceId, isDhcpPort } from './dhcp-ports.ts';
 export type { NodeNetworkRow, RowNetwork, NodeRef, VisibleNodes } from './node-networks.ts';
 export type { TrunkRow } from './esi-trunks.ts';
@@ -116,6 +128,8 @@ export interface NetworkingOptions {
   readonly provisioningNetwork?: string | null;
   /** Routers one project may hold (Neutron `quota_router`), -1 for no limit; default 10. */
   readonly routerQuota?: number;
+  /** Floating IPs one project may hold (Neutron `quota_floatingip`), -1 for no limit; default 50. */
+  readonly floatingIpQuota?: number;
 }
 
 /** The networking services. */
@@ -127,6 +141,8 @@ export interface Networking {
   readonly rbac: RbacService;
   readonly routers: RouterService;
   readonly routerInterfaces: RouterInterfaceService;
+  readonly floatingIps: FloatingIpService;
+  readonly portForwardings: PortForwardingService;
   /** The DHCP ports of networks (`ensureAll` for the dataplane reconciler's start). */
   readonly dhcpPorts: DhcpPortService;
   /** What the dataplane should do, derived from the records (for the dataplane reconciler). */
@@ -184,6 +200,8 @@ export function createNetworking(o: NetworkingOptions): Networking {
     rbac: new RbacService(access),
     routers: new RouterService(access, o.routerQuota ?? 10),
     routerInterfaces: new RouterInterfaceService(access),
+    floatingIps: new FloatingIpService(access, o.floatingIpQuota ?? 50),
+    portForwardings: new PortForwardingService(access),
     dhcpPorts: new DhcpPortService(o.repo, () => o.clock.now()),
     intents: new DataplaneIntents(o.repo, async () => (await provisioning.network())?.id ?? null),
     dataplane,

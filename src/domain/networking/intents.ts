@@ -19,8 +19,10 @@
  *
  * Routers ({@link deriveRouterIntent}): the gateway leg (the gateway port's first IPv4 address
  * on its external subnet, that subnet's gateway as next hop, `enable_snat`) and one leg per
- * interface port (its IPv4 address, normally the subnet's `gateway_ip`). Floating IPs and port
- * forwards are empty until they exist (issue 17, part 2).
+ * interface port (its IPv4 address, normally the subnet's `gateway_ip`), the floating IPs it
+ * serves that are associated (floating → fixed, 1:1 NAT; ./floating-ips.ts) and the port
+ * forwards of the floating IPs it serves (./port-forwardings.ts). A floating IP without a port
+ * holds its address and does nothing but its forwards.
  *
  * A segment's VLAN is the network's `segmentation_id` (flat networks: null, untagged).
  */
@@ -28,6 +30,8 @@ import { vifEntitled, vifOf } from './binding.ts';
 import type {
   DhcpNetworkIntent,
   DhcpSubnetIntent,
+  FloatingIpIntent,
+  PortForwardIntent,
   RouterGatewayIntent,
   RouterIntent,
   RouterInterfaceIntent,
@@ -35,7 +39,15 @@ import type {
 } from './dataplane.ts';
 import type { DhcpHost } from './dhcp.ts';
 import { dhcpPortOf } from './dhcp-ports.ts';
-import { DEVICE_OWNER_ROUTER_INTERFACE, type Network, type NetPort, type Router, type Subnet } from './model.ts';
+import {
+  DEVICE_OWNER_ROUTER_INTERFACE,
+  type FloatingIp,
+  type Network,
+  type NetPort,
+  type PortForwarding,
+  type Router,
+  type Subnet,
+} from './model.ts';
 import type { NetworkReads } from './ports.ts';
 
 /** Lease time handed out, seconds (Neutron's `dhcp_lease_duration` default). */
@@ -131,6 +143,34 @@ export interface RouterIntentInput {
   /** The gateway port's leg, or null without a gateway. */
   readonly gateway: RouterLegInput | null;
   readonly interfaces: readonly RouterLegInput[];
+  /** The floating IPs the router serves (`router_id`); absent: none. */
+  readonly floatingIps?: readonly FloatingIp[];
+  /** The port forwardings of those floating IPs; absent: none. */
+  readonly portForwardings?: readonly PortForwarding[];
+}
+
+/** The 1:1 NAT of the associated floating IPs, by id. */
+export function deriveFloatingIps(fips: readonly FloatingIp[]): FloatingIpIntent[] {
+  return fips
+    .filter((f) => f.fixed_ip_address !== null && f.fixed_port_id !== null)
+    .map((f) => ({ id: f.id, floating_ip: f.floating_ip_address, fixed_ip: f.fixed_ip_address! }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** The port forwards of the floating IPs (forwards of other floating IPs are left out), by id. */
+export function derivePortForwards(fips: readonly FloatingIp[], forwards: readonly PortForwarding[]): PortForwardIntent[] {
+  const address = new Map(fips.map((f) => [f.id, f.floating_ip_address]));
+  return forwards
+    .filter((pf) => address.has(pf.floatingip_id))
+    .map((pf) => ({
+      id: pf.id,
+      floating_ip: address.get(pf.floatingip_id)!,
+      protocol: pf.protocol,
+      external_port: [pf.external_port[0], pf.external_port[1]] as const,
+      internal_ip: pf.internal_ip_address,
+      internal_port: [pf.internal_port[0], pf.internal_port[1]] as const,
+    }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** A router's intent (see the module documentation); legs without an IPv4 address are left out. */
@@ -159,7 +199,15 @@ export function deriveRouterIntent(i: RouterIntentInput): RouterIntent {
       subnet_id: a.subnet.id,
     });
   }
-  return { router_id: i.router.id, admin_state_up: i.router.admin_state_up, gateway, interfaces, floating_ips: [], port_forwards: [] };
+  const fips = (i.floatingIps ?? []).filter((f) => f.router_id === i.router.id);
+  return {
+    router_id: i.router.id,
+    admin_state_up: i.router.admin_state_up,
+    gateway,
+    interfaces,
+    floating_ips: deriveFloatingIps(fips),
+    port_forwards: derivePortForwards(fips, i.portForwardings ?? []),
+  };
 }
 
 /** The intents over the repository, and what a reconciler lists to know what exists. */
@@ -220,6 +268,8 @@ export class DataplaneIntents {
       .filter((p) => p.port_type === DEVICE_OWNER_ROUTER_INTERFACE)
       .map((p) => leg(p.port_id))
       .filter((l): l is RouterLegInput => l !== null);
-    return deriveRouterIntent({ router, gateway, interfaces });
+    const floatingIps = await this.reads.floatingIpsOfRouter(routerId);
+    const portForwardings = [...(await this.reads.portForwardingsOf(floatingIps.map((f) => f.id))).values()].flat();
+    return deriveRouterIntent({ router, gateway, interfaces, floatingIps, portForwardings });
   }
 }

@@ -286,3 +286,61 @@ export const DESCRIPTION_MAX = 255;
 /** Valid 802.1Q VLAN ids. */
 export const VLAN_MIN = 1;
 export const VLAN_MAX = 4094;
+
+/** `device_owner` of the port that holds a floating IP's address on its external network. */
+export const DEVICE_OWNER_FLOATINGIP = 'network:floatingip';
+
+/** Floating IP status: `ACTIVE` while a router serves it (associated, or with port forwards), else `DOWN`. */
+export type FloatingIpStatus = 'ACTIVE' | 'DOWN';
+
+/**
+ * A floating IP (Neutron `floatingip`, ./floating-ips.ts): an address of an external network,
+ * held by a `network:floatingip` port, and — when associated — the fixed IP of a port behind a
+ * router whose gateway is on that network (1:1 NAT). A floating IP without a port may carry
+ * port forwards (./port-forwardings.ts); it is then served by the router they reach.
+ */
+export interface FloatingIp {
+  readonly id: string;
+  readonly project_id: string;
+  readonly description: string;
+  /** The external network (`router:external`) the address is on. */
+  readonly floating_network_id: string;
+  /** The port holding the address (`network:floatingip`, project '', `device_id` the floating IP). */
+  readonly floating_port_id: string;
+  readonly floating_ip_address: string;
+  /** The associated port (`port_id` in the API), or null. */
+  readonly fixed_port_id: string | null;
+  /** The associated port's fixed IP (IPv4), or null. */
+  readonly fixed_ip_address: string | null;
+  /** The router that serves it (association or port forwards), or null. */
+  readonly router_id: string | null;
+  readonly status: FloatingIpStatus;
+  readonly created_at: number;
+  readonly updated_at: number;
+  readonly revision_number: number;
+}
+
+/** Protocols esi forwards (the dataplane's nftables rules: tcp and udp). */
+export type PortForwardingProtocol = 'tcp' | 'udp';
+
+/** An inclusive range of TCP/UDP ports, `[first, last]` (one port: `[n, n]`). */
+export type PortRange = readonly [number, number];
+
+/**
+ * A port forwarding of a floating IP (Neutron `port_forwarding`, with the port-ranges extension):
+ * traffic to the floating IP on `external_port` goes to `internal_ip_address` on `internal_port`
+ * — ranges of equal length map one to one, a range onto one internal port maps N:1.
+ */
+export interface PortForwarding {
+  readonly id: string;
+  readonly floatingip_id: string;
+  /** The port that holds `internal_ip_address`. */
+  readonly internal_port_id: string;
+  readonly internal_ip_address: string;
+  readonly protocol: PortForwardingProtocol;
+  readonly internal_port: PortRange;
+  readonly external_port: PortRange;
+  readonly description: string;
+  readonly created_at: number;
+  readonly updated_at: number;
+}

@@ -21,6 +21,9 @@
  * - External networks (`router:external`): only admins, the network's owner, and projects it
  *   is shared with create ports on them (403 otherwise; Neutron answers 404 for a network the
  *   project does not own and that is not shared, but esi shows external networks to everyone).
+ * - Floating IPs (./fip-links.ts): deleting a port disassociates its floating IPs and deletes
+ *   the port forwards to it; a change of addresses may not drop a fixed IP a floating IP is
+ *   associated with (400) and deletes the forwards to an address it drops.
  * - Every change wakes the dataplane for the network's DHCP service (its hosts).
  */
 import type { AuthContext } from '../auth.ts';
@@ -32,7 +35,8 @@ import { neutronMac, switchKeyOf, unbindPort } from './binding.ts';
 import { allocateIps, parseFixedIps } from './ip-allocation.ts';
 import { COMMON_ATTRS, rowRules, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import { dhcpDeviceId, isDhcpPort } from './dhcp-ports.ts';
-import type { Network, NetPort } from './model.ts';
+import { DEVICE_OWNER_FLOATINGIP, type Network, type NetPort } from './model.ts';
+import { onPortIpsChange, releasePorts } from './fip-links.ts';
 import type { NetPortChanges, NetworkReads } from './ports.ts';
 
 /** Why esi manages a port (a router's or the network's DHCP port), or null for a user's port. */
@@ -40,6 +44,7 @@ async function managedBy(reads: NetworkReads, p: NetPort): Promise<string | null
   const rp = await reads.routerPortOf(p.id);
   if (rp) return `has device owner ${rp.port_type} (router ${rp.router_id})`;
   if (isDhcpPort(p)) return `it is the DHCP port ${dhcpDeviceId(p.network_id)} of network ${p.network_id}, which esi manages`;
+  if (p.device_owner === DEVICE_OWNER_FLOATINGIP) return `has device owner ${DEVICE_OWNER_FLOATINGIP} (floating IP ${p.device_id})`;
   return null;
 }
 
@@ -312,6 +317,7 @@ export class NetPortService {
     }
     if (a.mac_address !== undefined) changes.mac_address = mac(a, 'mac_address');
     const requestedIps = parseFixedIps(a.fixed_ips);
+    const routers: string[] = [];
     const updated = await this.access.repo.locked([`network:${network.id}`, `port:${port.id}`], async (tx) => {
       const cur = await tx.getPort(port.id);
       if (!cur) throw new ConflictError(`Port ${port.id} was deleted meanwhile.`, 'PortNotFound');
@@ -328,8 +334,11 @@ export class NetPortService {
           'PortBound',
         );
       }
-      if (requestedIps !== null)
-        await tx.setPortIps(cur.id, cur.network_id, await allocateIps(tx, cur.network_id, requestedIps, cur.fixed_ips), now);
+      if (requestedIps !== null) {
+        const ips = await allocateIps(tx, cur.network_id, requestedIps, cur.fixed_ips);
+        routers.push(...(await onPortIpsChange(tx, cur.id, ips, now)));
+        await tx.setPortIps(cur.id, cur.network_id, ips, now);
+      }
       await tx.updatePort(cur.id, changes, now);
       if (changes.admin_state_up !== undefined && changes.admin_state_up !== cur.admin_state_up && cur.bound_port_uuid !== null) {
         const np = await tx.nodePortByVif(cur.id);
@@ -341,6 +350,7 @@ export class NetPortService {
     });
     if (updated.wake) this.access.deps.wake.notifySwitch(updated.wake);
     this.access.deps.dataplane.notifyDhcp(updated.port.network_id);
+    for (const r of routers) this.access.deps.dataplane.notifyRouter(r);
     return this.view(ctx, updated.port);
   }
 
@@ -354,6 +364,7 @@ export class NetPortService {
     this.access.authorize('delete_port', this.access.childTarget(port, network, ctx), ctx);
     const np = port.bound_port_uuid !== null ? await this.access.repo.nodePortByVif(port.id) : null;
     const keys = [`network:${network.id}`, `port:${port.id}`, ...(np ? [`node:${np.node_uuid}`] : [])];
+    const routers: string[] = [];
     const wake = await this.access.repo.locked(keys, async (tx) => {
       const cur = await tx.getPort(port.id);
       if (!cur) return null;
@@ -372,6 +383,10 @@ export class NetPortService {
           'PortInUseAsSubPort',
         );
       const now = this.access.now();
+      // Its floating IPs are disassociated, its forwards deleted (Neutron); an admin's floating
+      // IP on a project's port is the admin's to disassociate (409 FipAssociated).
+      const mine = (f: { project_id: string }) => this.access.isAdmin(ctx) || f.project_id === ctx.projectId;
+      routers.push(...(await releasePorts(tx, [cur.id], now, 'disassociate', mine)));
       const key = cur.bound_port_uuid !== null ? await unbindPort(tx, cur, now) : null;
       if (key) await tx.touchSwitchPorts([key], now);
       await tx.deletePort(cur.id);
@@ -379,5 +394,6 @@ export class NetPortService {
     });
     if (wake) this.access.deps.wake.notifySwitch(wake);
     this.access.deps.dataplane.notifyDhcp(network.id);
+    for (const r of routers) this.access.deps.dataplane.notifyRouter(r);
   }
 }

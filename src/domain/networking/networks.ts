@@ -23,9 +23,10 @@
  *   attribute (`create_network:router:external`, `update_network:router:external`); every
  *   project sees them (`get_network` … `or rule:external`) and their subnets, not their ports;
  *   routers put their gateway there (./router-gateway.ts). Filter `?router:external=true`.
- * - Delete: refused while ports other than unbound DHCP ports exist (409 `NetworkInUse`); the
- *   DHCP ports (`network:dhcp`, Neutron's auto-deleted owner), subnets and RBAC entries go with
- *   the network and its VLAN returns to the pool.
+ * - Delete: refused while ports other than unbound DHCP ports and the ports of floating IPs no
+ *   router serves exist (409 `NetworkInUse`); the DHCP ports (`network:dhcp`, Neutron's
+ *   auto-deleted owner), those floating IPs (Neutron's `delete_disassociated_floatingips`),
+ *   subnets and RBAC entries go with the network and its VLAN returns to the pool.
  */
 import type { AuthContext } from '../auth.ts';
 import { ConflictError, InvalidInputError, TemporaryFailureError } from '../errors.ts';
@@ -33,7 +34,14 @@ import { newUuid } from '../ids.ts';
 import { sharedWithCaller, type NetworkAccess } from './access.ts';
 import { bool, checkKeys, description, givenProject, int, name, type Attrs } from './attributes.ts';
 import { COMMON_ATTRS, rowRules, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
-import { DEVICE_OWNER_DHCP, DEVICE_OWNER_ROUTER_GATEWAY, DEVICE_OWNER_ROUTER_INTERFACE, WILDCARD, type Network } from './model.ts';
+import {
+  DEVICE_OWNER_DHCP,
+  DEVICE_OWNER_FLOATINGIP,
+  DEVICE_OWNER_ROUTER_GATEWAY,
+  DEVICE_OWNER_ROUTER_INTERFACE,
+  WILDCARD,
+  type Network,
+} from './model.ts';
 import type { NetworkTx } from './ports.ts';
 import { checkProviderSegment, pickPoolVlan } from './segments.ts';
 
@@ -311,14 +319,21 @@ export class NetworkService {
     this.access.authorize('delete_network', this.access.networkTarget(n, ctx), ctx);
     await this.access.repo.locked([`network:${n.id}`], async (tx) => {
       const ports = await tx.listPorts({ filters: { network_id: [n.id] }, visibleTo: null, sort: [], limit: null, markerId: null });
-      // Unbound DHCP ports go with the network (Neutron's auto-deleted device owners).
-      const auto = ports.filter((p) => p.device_owner === DEVICE_OWNER_DHCP && p.bound_port_uuid === null);
+      // Unbound DHCP ports go with the network (Neutron's auto-deleted device owners), and so do
+      // floating IPs no router serves, with their ports (Neutron's delete_disassociated_floatingips).
+      const fips = new Map<string, string>();
+      for (const p of ports.filter((x) => x.device_owner === DEVICE_OWNER_FLOATINGIP)) {
+        const f = await tx.getFloatingIp(p.device_id);
+        if (f && f.floating_port_id === p.id && f.router_id === null) fips.set(p.id, f.id);
+      }
+      const auto = ports.filter((p) => (p.device_owner === DEVICE_OWNER_DHCP && p.bound_port_uuid === null) || fips.has(p.id));
       if (ports.length > auto.length) {
         throw new ConflictError(
           `Unable to complete operation on network ${n.id}. There are one or more ports still in use on the network.`,
           'NetworkInUse',
         );
       }
+      for (const f of fips.values()) await tx.deleteFloatingIp(f);
       for (const p of auto) await tx.deletePort(p.id);
       await tx.deleteNetwork(n.id);
     });

@@ -2,7 +2,7 @@
  * Ports of the networking area: the storage it needs (implemented in `src/store/networking/`),
  * the switch drivers (implemented in `src/drivers/switch/`) and the hook that wakes the switch
  * reconciler (implemented in `src/conductor/switch-reconciler.ts`); the router and dataplane
- * parts are in ./ports-l3.ts.
+ * parts are in ./ports-l3.ts, the floating IP and port forwarding parts in ./ports-fip.ts.
  *
  * Storage is used through {@link NetworkRepository}: plain reads on the root, and
  * check-then-write sequences inside {@link NetworkRepository.locked}, one transaction holding
@@ -14,8 +14,10 @@
  */
 import type {
   FixedIp,
+  FloatingIp,
   Network,
   NetPort,
+  PortForwarding,
   RbacPolicy,
   Router,
   Subnet,
@@ -25,9 +27,11 @@ import type {
   SwitchPortState,
   Trunk,
 } from './model.ts';
+import type { FipReads, FipWrites } from './ports-fip.ts';
 import type { L3Reads, L3Writes } from './ports-l3.ts';
 
 export type { DataplaneWake, RouterChanges } from './ports-l3.ts';
+export type { FloatingIpChanges, PortForwardingChanges } from './ports-fip.ts';
 
 /** A filter value list: the attribute must equal one of these (Neutron repeats the parameter). */
 export type FilterValues = readonly (string | number | boolean | null)[];
@@ -140,8 +144,8 @@ export type NetPortChanges = Partial<
   >
 >;
 
-/** Reads available on the root and inside a transaction (the L3 ones in ./ports-l3.ts). */
-export interface NetworkReads extends L3Reads {
+/** Reads available on the root and inside a transaction (the L3 ones in ./ports-l3.ts and ./ports-fip.ts). */
+export interface NetworkReads extends L3Reads, FipReads {
   getNetwork(id: string): Promise<Network | null>;
   networksByIds(ids: readonly string[]): Promise<Map<string, Network>>;
   /**
@@ -219,12 +223,20 @@ export interface NetworkReads extends L3Reads {
 
   /** Routers; with `visibleTo`, those of the project. */
   listRouters(q: ListQuery): Promise<Router[]>;
+  /**
+   * Floating IPs; with `visibleTo`, those of the project. Filters are columns
+   * (`floating_ip_address`, `floating_network_id`, `router_id`, `fixed_port_id`,
+   * `fixed_ip_address`, `status`, `project_id`, `description`…).
+   */
+  listFloatingIps(q: ListQuery): Promise<FloatingIp[]>;
+  /** Port forwardings (filter `floatingip_id` to list one floating IP's; no visibility rule). */
+  listPortForwardings(q: ListQuery): Promise<PortForwarding[]>;
   /** The NICs that carry ports of a network, directly or through a trunk (one query each way). */
   nicsOfNetwork(networkId: string): Promise<NetworkNicRow[]>;
 }
 
-/** Writes, available inside {@link NetworkRepository.locked} (the L3 ones in ./ports-l3.ts). */
-export interface NetworkTx extends NetworkReads, L3Writes {
+/** Writes, available inside {@link NetworkRepository.locked} (the L3 ones in ./ports-l3.ts and ./ports-fip.ts). */
+export interface NetworkTx extends NetworkReads, L3Writes, FipWrites {
   insertNetwork(n: Omit<Network, 'shared_with'>): Promise<void>;
   updateNetwork(
     id: string,

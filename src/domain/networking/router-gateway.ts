@@ -14,7 +14,8 @@
  *
  * Refusals (nothing written): a network the caller may not see (404), one that is not external
  * (400 `BadRequest`), no free address or no subnet (409 `IpAddressGenerationFailure`), external
- * subnets overlapping an interface subnet (400 `BadRequest`).
+ * subnets overlapping an interface subnet (400 `BadRequest`), clearing or moving a gateway that
+ * floating IPs use (409 `RouterExternalGatewayInUseByFloatingIp`, ./fip-links.ts).
  */
 import type { AuthContext } from '../auth.ts';
 import { ConflictError, InvalidInputError } from '../errors.ts';
@@ -22,6 +23,7 @@ import { isUuidLike, newUuid } from '../ids.ts';
 import type { NetworkAccess } from './access.ts';
 import { canonicalId } from './attributes.ts';
 import { insertWithFreshMac } from './dhcp-ports.ts';
+import { checkGatewayNotInUse } from './fip-links.ts';
 import { allocateIps, parseFixedIps, type FixedIpRequest } from './ip-allocation.ts';
 import { cidrsOverlap, parseCidr } from './ipam.ts';
 import { DEVICE_OWNER_ROUTER_GATEWAY, type FixedIp, type Network, type Router, type RouterGateway } from './model.ts';
@@ -159,6 +161,7 @@ export async function applyGateway(
   const old = router.gateway;
   if (req === null || network === null) {
     if (!old) return;
+    await checkGatewayNotInUse(tx, router);
     await tx.setRouterGateway(router.id, null, now);
     await tx.deletePort(old.port_id);
     return;
@@ -176,6 +179,7 @@ export async function applyGateway(
     return;
   }
   if (old) {
+    await checkGatewayNotInUse(tx, router);
     await tx.setRouterGateway(router.id, null, now);
     await tx.deletePort(old.port_id);
   }

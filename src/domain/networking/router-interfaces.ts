@@ -26,6 +26,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from '../errors.ts';
 import { newUuid } from '../ids.ts';
 import type { NetworkAccess } from './access.ts';
 import { canonicalId } from './attributes.ts';
+import { checkInterfaceNotInUse } from './fip-links.ts';
 import { insertWithFreshMac } from './dhcp-ports.ts';
 import { DEVICE_OWNER_ROUTER_INTERFACE, type NetPort, type Network, type Router, type Subnet } from './model.ts';
 import type { NetworkTx } from './ports.ts';
@@ -192,6 +193,8 @@ export class RouterInterfaceService {
       async (tx) => {
         const held = await tx.routerPortOf(target.port.id);
         if (!held || held.router_id !== r.id) throw notOnRouter(r.id, b);
+        const subnet = await tx.getSubnet(target.subnetId);
+        if (subnet) await checkInterfaceNotInUse(tx, r.id, subnet);
         await tx.deleteRouterPort(target.port.id, this.access.now());
         await tx.deletePort(target.port.id);
         return info(r, target.port, target.subnetId);

@@ -25,7 +25,10 @@
  * switch port quarantined. The network port stays (DOWN), for reuse.
  *
  * Lease end ({@link VifService.detachForLeaseEnd}): every VIF on the node that the node's
- * owner did not attach itself is detached (lessee, sub-lessee and admin attachments alike).
+ * owner did not attach itself is detached (lessee, sub-lessee and admin attachments alike), and
+ * the floating IPs associated with those ports (or the sub-ports of their trunks) are deleted,
+ * with the port forwards to them (issue 17: "lease end removes the floating IPs and forwards
+ * that point at the node's ports").
  */
 import type { AuthContext } from '../auth.ts';
 import { ConflictError, ForbiddenError, InvalidInputError, LockedError, NotFoundError } from '../errors.ts';
@@ -35,6 +38,7 @@ import type { NetworkAccess } from './access.ts';
 import { canonicalId } from './attributes.ts';
 import { ATTACHED_BY, ATTACHED_BY_ADMIN, bindPort, switchKeyOf, unbindPort, vifOf } from './binding.ts';
 import { resolveSwitchPort, switchPortLock, type CablingService } from './cabling.ts';
+import { releasePorts } from './fip-links.ts';
 import type { NetPort, Network } from './model.ts';
 import type { NetworkReads, NetworkTx, NodePortLink, SwitchPortKey } from './ports.ts';
 
@@ -251,15 +255,22 @@ export class VifService {
       (p) => vifOf(p) !== null && (node.owner === null || p.internal_info[ATTACHED_BY] !== node.owner),
     );
     if (doomed.length === 0) return 0;
-    const wake = await this.access.repo.locked([`node:${node.uuid}`, ...doomed.map((p) => `port:${vifOf(p)}`)], async (tx) => {
+    // The node's ports: the VIFs and the sub-ports of the trunks they are parents of.
+    const vifs = doomed.map((p) => vifOf(p)!);
+    const parents = [...(await this.access.repo.portsByIds(vifs)).values()];
+    const trunks = await this.access.repo.trunksByIds(parents.flatMap((p) => (p.trunk_id ? [p.trunk_id] : [])));
+    const ports = [...vifs, ...[...trunks.values()].flatMap((t) => t.sub_ports.map((s) => s.port_id))];
+    const { wake, routers } = await this.access.repo.locked([`node:${node.uuid}`, ...ports.map((p) => `port:${p}`)], async (tx) => {
       const out = new Set<string>();
       for (const np of doomed) {
         const s = await this.detachInTx(tx, np, vifOf(np)!);
         if (s) out.add(s);
       }
-      return out;
+      // The floating IPs and port forwards that point at those ports go with them.
+      return { wake: out, routers: await releasePorts(tx, ports, this.access.now(), 'delete') };
     });
     for (const s of wake) this.access.deps.wake.notifySwitch(s);
+    for (const r of routers) this.access.deps.dataplane.notifyRouter(r);
     return doomed.length;
   }
 }

@@ -17,6 +17,9 @@ import * as inspection from './0011_inspection.ts';
 import * as biosRaid from './0013_bios_raid.ts';
 import * as switchPortCabling from './0015_switch_port_cabling.ts';
 import * as l3 from './0016_l3.ts';
+import * as inventoryResources from './0017_inventory_resources.ts';
+import * as deployTemplates from './0018_deploy_templates.ts';
+import * as floatingIps from './0019_floating_ips.ts';
 
 /** Migrations by name, for Kysely's `Migrator`. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +37,7 @@ export const migrations: Record<string, Migration> = {
   '0013_bios_raid': biosRaid,
   '0015_switch_port_cabling': switchPortCabling,
   '0016_l3': l3,
+  '0017_inventory_resources': inventoryResources,
+  '0018_deploy_templates': deployTemplates,
+  '0019_floating_ips': floatingIps,
 };

@@ -1,8 +1,9 @@
 /**
- * What each Neutron collection may be listed by (networks, subnets, ports, trunks, routers, RBAC
- * policies): its table, the columns a query may filter and
+ * What each Neutron collection may be listed by (networks, subnets, ports, trunks, routers,
+ * floating IPs and their port forwardings, RBAC policies): its table, the columns a query may filter and
  * sort on, the rows a project may see (its own, and networks shared with it by RBAC), and the
- * filters that are not plain columns (`shared`, `fixed_ip_address`, `fixed_ip_subnet`). Read by
+ * filters that are not plain columns (`shared`, `fixed_ip_address`, `fixed_ip_subnet`,
+ * `external_port`, `external_port_range`). Read by
  * `listRows` (./list.ts) for `NeutronQueries`' list calls. Filters and sort keys follow the
  * Neutron API reference (https://docs.openstack.org/api-ref/network/v2/).
  */
@@ -110,6 +111,67 @@ export const ROUTER_SPEC: ListSpec = {
   columns: new Set([...COMMON, 'admin_state_up', 'status']),
   sortable: new Set([...COMMON, 'admin_state_up', 'status']),
   visible: (eb, p) => eb('routers.project_id', '=', p),
+};
+
+/** Floating IPs, visible to their project (no name; the association columns are nullable, so not sortable). */
+export const FLOATINGIP_SPEC: ListSpec = {
+  table: 'floatingips',
+  columns: new Set([
+    'id',
+    'description',
+    'project_id',
+    'revision_number',
+    'floating_ip_address',
+    'floating_network_id',
+    'router_id',
+    'fixed_port_id',
+    'fixed_ip_address',
+    'status',
+  ]),
+  sortable: new Set([
+    'id',
+    'description',
+    'project_id',
+    'created_at',
+    'updated_at',
+    'revision_number',
+    'floating_ip_address',
+    'floating_network_id',
+    'status',
+  ]),
+  visible: (eb, p) => eb('floatingips.project_id', '=', p),
+};
+
+/** One port (`N`) or range (`N:M`) as stored start and end; anything else matches nothing. */
+function portSpan(v: string | number | boolean | null): [number, number] | null {
+  const m = /^(\d{1,5})(?::(\d{1,5}))?$/.exec(String(v));
+  return m ? [Number(m[1]), Number(m[2] ?? m[1])] : null;
+}
+
+/**
+ * Port forwardings, listed per floating IP (filter `floatingip_id`; the floating IP's
+ * visibility is checked by the caller). `external_port` and `external_port_range` match the
+ * stored external range.
+ */
+export const PORT_FORWARDING_SPEC: ListSpec = {
+  table: 'port_forwardings',
+  columns: new Set(['id', 'floatingip_id', 'protocol', 'internal_port_id', 'description']),
+  sortable: new Set(['id', 'protocol', 'internal_port_id', 'external_port_start', 'description']),
+  visible: () => sql<boolean>`1 = 1`,
+  special: Object.fromEntries(
+    ['external_port', 'external_port_range'].map((name) => [
+      name,
+      (eb: any, values: readonly (string | number | boolean | null)[]) => {
+        const spans = values.map(portSpan).filter((x): x is [number, number] => x !== null);
+        if (spans.length === 0) return sql<boolean>`1 = 0`;
+        return eb.or(
+          spans.map(([a, b]) =>
+            eb.and([eb('port_forwardings.external_port_start', '=', a), eb('port_forwardings.external_port_end', '=', b)]),
+          ),
+        );
+      },
+    ]),
+  ),
 };
 
 /** RBAC policies, visible to their project. */

@@ -1,7 +1,8 @@
 /**
  * Kysely implementation of the networking repository port (src/domain/networking/ports.ts),
  * portable across SQLite and PostgreSQL: the Neutron collections (`./queries.ts`), routers and
- * the dataplane reads (`./l3-queries.ts`), switches,
+ * the dataplane reads (`./l3-queries.ts`), floating IPs and port forwardings
+ * (`./fip-queries.ts`), switches,
  * switch-port reconciliation state, and the bare-metal port reads and writes of VIF binding.
  * `locked()` runs a function in `Store.withLock` (advisory locks on PostgreSQL).
  *
@@ -23,7 +24,7 @@ import type {
 } from '../../domain/networking/ports.ts';
 import { fromJson, toJson, type Db, type Store, type Tx } from '../database.ts';
 import { DISPLAY_IN_STEP } from '../inventory/node-display.ts';
-import { L3Queries } from './l3-queries.ts';
+import { FipQueries } from './fip-queries.ts';
 import { unique } from './queries.ts';
 import { chunks, NODE_PORT_COLUMNS, toCabling, toNodePort, toSwitch, toSwitchPort } from './rows.ts';
 
@@ -33,7 +34,7 @@ function likeEscape(text: string): string {
 }
 
 /** All reads and writes over one handle. */
-export class NetworkQueries extends L3Queries implements NetworkTx {
+export class NetworkQueries extends FipQueries implements NetworkTx {
   constructor(db: Db | Tx) {
     super(db);
   }

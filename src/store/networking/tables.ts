@@ -1,6 +1,6 @@
 /**
  * Kysely table types of the networking area (created by migrations `0008_networking`,
- * `0015_switch_port_cabling` and `0016_l3`).
+ * `0015_switch_port_cabling`, `0016_l3` and `0019_floating_ips`).
  * Timestamps are epoch ms, booleans 0/1, JSON as text (docs/architecture.md).
  */
 
@@ -167,6 +167,39 @@ export interface RouterPortsTable {
   created_at: number;
 }
 
+/** Floating IPs (migration 0019); the association columns are null when not associated. */
+export interface FloatingIpsTable {
+  id: string;
+  project_id: string;
+  description: string;
+  floating_network_id: string;
+  floating_port_id: string;
+  floating_ip_address: string;
+  fixed_port_id: string | null;
+  fixed_ip_address: string | null;
+  router_id: string | null;
+  status: string;
+  created_at: number;
+  updated_at: number;
+  revision_number: number;
+}
+
+/** Port forwardings of floating IPs (migration 0019); one port is a range with start = end. */
+export interface PortForwardingsTable {
+  id: string;
+  floatingip_id: string;
+  internal_port_id: string;
+  internal_ip_address: string;
+  protocol: string;
+  internal_port_start: number;
+  internal_port_end: number;
+  external_port_start: number;
+  external_port_end: number;
+  description: string;
+  created_at: number;
+  updated_at: number;
+}
+
 /** All networking tables, merged into the store's `Database` type. */
 export interface NetworkingTables {
   networks: NetworksTable;
@@ -181,4 +214,6 @@ export interface NetworkingTables {
   switch_port_cabling: SwitchPortCablingTable;
   routers: RoutersTable;
   router_ports: RouterPortsTable;
+  floatingips: FloatingIpsTable;
+  port_forwardings: PortForwardingsTable;
 }

@@ -87,3 +87,44 @@ export class WakeRecorder implements DataplaneWake {
     this.events.length = 0;
   }
 }
+
+/** An external network, a project network and a router joining them (gateway and interface). */
+export interface RoutedNet {
+  readonly ext: any;
+  readonly extSubnet: any;
+  readonly network: any;
+  readonly subnet: any;
+  readonly router: any;
+}
+
+/**
+ * An admin's external network (`extCidr`, pool `.10`–`.40`), a network of `persona` with a
+ * subnet (`cidr`), and a router of `persona` with its gateway on the first and an interface on
+ * the second — what a floating IP needs.
+ */
+export async function routedNet(env: NetEnv, name: string, extCidr: string, cidr: string, persona = env.p.lessee): Promise<RoutedNet> {
+  const base = extCidr.split('/')[0]!.split('.').slice(0, 3).join('.');
+  const { network: ext, subnet: extSubnet } = await externalNet(env, `${name}-ext`, extCidr, {
+    allocation_pools: [{ start: `${base}.10`, end: `${base}.40` }],
+  });
+  const { network, subnet } = await tenantNet(env, `${name}-net`, cidr, persona);
+  const router = await create(env, persona, 'routers', 'router', { name: `${name}-r`, external_gateway_info: { network_id: ext.id } });
+  const res = await net(env, persona, 'PUT', `/routers/${router.id}/add_router_interface`, { subnet_id: subnet.id });
+  expect(res.status, res.text).toBe(200);
+  return { ext, extSubnet, network, subnet, router };
+}
+
+/** Count the rows of the floating IP tables (to prove a refused request wrote nothing). */
+export async function fipRows(env: NetEnv): Promise<{ fips: number; forwards: number; ports: number }> {
+  const db = env.ts.server.services.store.db;
+  const count = async (t: 'floatingips' | 'port_forwardings' | 'network_ports') =>
+    Number(
+      (
+        await db
+          .selectFrom(t)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  return { fips: await count('floatingips'), forwards: await count('port_forwardings'), ports: await count('network_ports') };
+}

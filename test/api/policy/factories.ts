@@ -23,6 +23,7 @@ import {
   settleSwitches,
   shareImage,
 } from './makers.ts';
+import { FIP_FACTORIES } from './factories-l3.ts';
 import { PUBLIC_KEY } from './world-build.ts';
 import { DAY, must, SEES, type World } from './world.ts';
 
@@ -47,6 +48,7 @@ function made(w: World, id: string, name: string | null, visible: readonly Perso
 
 /** The factories by name. */
 export const FACTORIES: Readonly<Record<string, Factory>> = {
+  ...FIP_FACTORIES,
   /** A node of `o1`, available, no lease. */
   async node_o1(w) {
     const name = fname(w, 'node');
@@ -90,6 +92,43 @@ export const FACTORIES: Readonly<Record<string, Factory>> = {
     const name = fname(w, 'alloc');
     const r = await must(w, w.personas.o1, 'POST', '/baremetal/v1/allocations', 201, { resource_class: 'pm-none', name });
     return made(w, r.body.uuid, name, O1);
+  },
+  /** A chassis (system-level: only the admin sees it). */
+  async chassis(w) {
+    const r = await must(w, w.personas.admin, 'POST', '/baremetal/v1/chassis', 201, { description: fname(w, 'chassis') });
+    return made(w, r.body.uuid, null, ['admin']);
+  },
+  /** A deploy template (system-level: only the admin sees it), named as a custom trait. */
+  async deploy_template(w) {
+    const name = `CUSTOM_PM_F${w.next()}`;
+    const step = { interface: 'bios', step: 'factory_reset', args: {}, priority: 10 };
+    const r = await must(w, w.personas.admin, 'POST', '/baremetal/v1/deploy_templates', 201, { name, steps: [step] });
+    return made(w, r.body.uuid, name, ['admin']);
+  },
+  /** A portgroup on `node_o1` (named). */
+  async portgroup_o1(w) {
+    const name = fname(w, 'pg');
+    const r = await must(w, w.personas.admin, 'POST', '/baremetal/v1/portgroups', 201, { node_uuid: w.value('node_o1'), name });
+    return made(w, r.body.uuid, name, O1_L1);
+  },
+  /** A volume connector on `node_o1` (powered off, so it may change). */
+  async connector_o1(w) {
+    const r = await must(w, w.personas.admin, 'POST', '/baremetal/v1/volume/connectors', 201, {
+      node_uuid: w.value('node_o1'),
+      type: 'iqn',
+      connector_id: `iqn.2024-01.org.pm:c${w.next()}`,
+    });
+    return made(w, r.body.uuid, null, O1_L1);
+  },
+  /** A volume target on `node_o1` with a boot index of its own. */
+  async target_o1(w) {
+    const r = await must(w, w.personas.admin, 'POST', '/baremetal/v1/volume/targets', 201, {
+      node_uuid: w.value('node_o1'),
+      volume_type: 'iscsi',
+      volume_id: `pm-vol-${w.next()}`,
+      boot_index: w.next(),
+    });
+    return made(w, r.body.uuid, null, O1_L1);
   },
   /** A public offer of `o1` on `node_offer`; `fresh.start`/`fresh.end` are its window. */
   async offer_o1(w) {

@@ -52,8 +52,9 @@ const ENV = {
   ESI_SWITCH_RETRY_BASE_MS: '10',
   ESI_SWITCH_MAX_ATTEMPTS: '2',
   ESI_SWITCH_TIMEOUT: '5',
-  // Fresh routers are made per row and caller: the router quota (10 per project) is no policy.
+  // Fresh routers and floating IPs are made per row and caller: their quotas are no policy.
   ESI_QUOTA_ROUTER: '-1',
+  ESI_QUOTA_FLOATINGIP: '-1',
 };
 
 /**

@@ -64,7 +64,13 @@ export function errorFormatProblems(api: ApiName, res: RawResponse): string[] {
     }
   } else {
     const inner = isObject(body) && typeof body.error_message === 'string' ? parse(body.error_message) : undefined;
-    if (!isObject(inner) || inner.faultcode !== faultcode || typeof inner.faultstring !== 'string' || inner.debuginfo !== null) {
+    // Ironic wraps its plain HTTP errors (webob: a refused microversion, a resource the version
+    // or the method does not have) as {code, title, description} instead.
+    const webob = isObject(inner) && inner.code === res.status && typeof inner.title === 'string' && typeof inner.description === 'string';
+    if (
+      !webob &&
+      (!isObject(inner) || inner.faultcode !== faultcode || typeof inner.faultstring !== 'string' || inner.debuginfo !== null)
+    ) {
       problems.push('not an Ironic {"error_message": "<JSON of faultcode, faultstring, debuginfo>"} body');
     }
   }

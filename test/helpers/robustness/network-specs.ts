@@ -25,6 +25,13 @@ export interface NetworkFixtures {
   readonly switch: string;
   /** A router of o1 (no gateway, no interface). */
   readonly router: string;
+  /** An external network of the admin with a subnet. */
+  readonly extNetwork: string;
+  /** A port of o1 behind a router of o1 whose gateway is on {@link extNetwork}. */
+  readonly routedPort: string;
+  /** A floating IP of o1 on {@link extNetwork} (no port) with one port forwarding {@link portForwarding}. */
+  readonly floatingip: string;
+  readonly portForwarding: string;
 }
 
 const S: readonly JsonKind[] = ['string'];
@@ -146,6 +153,31 @@ const routerCreate: BodySpec = {
   strict: ['', 'router'],
   alsoKnown: ['id', 'status', 'created_at', 'updated_at', 'revision_number', 'availability_zones', 'tags'],
 };
+const floatingipCreate: BodySpec = {
+  kind: 'json',
+  valid: (f) => ({ floatingip: { floating_network_id: net(f).extNetwork } }),
+  fields: wrapped('floatingip', {
+    description: SN,
+    ...project,
+    floating_network_id: S,
+    floating_ip_address: SN,
+    subnet_id: SN,
+    port_id: SN,
+    fixed_ip_address: SN,
+  }),
+  strict: ['', 'floatingip'],
+  alsoKnown: ['id', 'status', 'router_id', 'created_at', 'updated_at', 'revision_number', 'tags', 'port_details', 'port_forwardings'],
+};
+const portForwardingFields = {
+  protocol: S,
+  internal_port_id: S,
+  internal_ip_address: SN,
+  internal_port: IN,
+  external_port: IN,
+  internal_port_range: ['string', 'integer', 'null'] as readonly JsonKind[],
+  external_port_range: ['string', 'integer', 'null'] as readonly JsonKind[],
+  description: SN,
+};
 const switchCreate: BodySpec = {
   kind: 'json',
   valid: () => ({ switch: { name: 'rb-sw', switch_id: '02:00:00:00:00:7b', driver: 'fake', driver_info: {} } }),
@@ -252,6 +284,46 @@ export const NETWORK_SPECS: Readonly<Record<string, BodySpec>> = {
     fields: { subnet_id: SN, port_id: SN },
     strict: [''],
   },
+  'POST /network/v2.0/floatingips': floatingipCreate,
+  'POST /network/v2.0/floatingips.json': floatingipCreate,
+  'PUT /network/v2.0/floatingips/{}': {
+    kind: 'json',
+    valid: () => ({ floatingip: { description: 'rb' } }),
+    fields: wrapped('floatingip', { description: SN, port_id: SN, fixed_ip_address: SN }),
+    strict: ['', 'floatingip'],
+    alsoKnown: [
+      'id',
+      'status',
+      'router_id',
+      'created_at',
+      'updated_at',
+      'revision_number',
+      'tags',
+      'port_details',
+      'port_forwardings',
+      'floating_network_id',
+      'floating_ip_address',
+      'subnet_id',
+      'project_id',
+      'tenant_id',
+    ],
+  },
+  'POST /network/v2.0/floatingips/{}/port_forwardings': {
+    kind: 'json',
+    valid: (f) => ({
+      port_forwarding: { protocol: 'tcp', internal_port_id: net(f).routedPort, internal_port: 2200, external_port: 2200 },
+    }),
+    fields: wrapped('port_forwarding', portForwardingFields),
+    strict: ['', 'port_forwarding'],
+    alsoKnown: ['id', 'floatingip_id', 'floating_ip_address', 'router_id'],
+  },
+  'PUT /network/v2.0/floatingips/{}/port_forwardings/{}': {
+    kind: 'json',
+    valid: () => ({ port_forwarding: { description: 'rb' } }),
+    fields: wrapped('port_forwarding', portForwardingFields),
+    strict: ['', 'port_forwarding'],
+    alsoKnown: ['id', 'floatingip_id', 'floating_ip_address', 'router_id'],
+  },
   'POST /network/v2.0/esi/node-networks': {
     kind: 'json',
     valid: (f) => ({ node: f.node, network: net(f).network }),
@@ -304,7 +376,7 @@ export const NETWORK_SPECS: Readonly<Record<string, BodySpec>> = {
  * routes read no body. Paths and their served methods, as registered by src/api/network/.
  */
 const SERVED: ReadonlyArray<readonly [string, readonly string[]]> = [
-  ...['networks', 'subnets', 'ports', 'trunks', 'rbac-policies', 'routers'].flatMap((c) => [
+  ...['networks', 'subnets', 'ports', 'trunks', 'rbac-policies', 'routers', 'floatingips'].flatMap((c) => [
     [`/network/v2.0/${c}`, ['GET', 'POST']] as const,
     [`/network/v2.0/${c}.json`, ['GET', 'POST']] as const,
     [`/network/v2.0/${c}/{}`, ['GET', 'PUT', 'DELETE']] as const,
@@ -314,6 +386,8 @@ const SERVED: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['/network/v2.0/trunks/{}/get_subports', ['GET']],
   ['/network/v2.0/routers/{}/add_router_interface', ['PUT']],
   ['/network/v2.0/routers/{}/remove_router_interface', ['PUT']],
+  ['/network/v2.0/floatingips/{}/port_forwardings', ['GET', 'POST']],
+  ['/network/v2.0/floatingips/{}/port_forwardings/{}', ['GET', 'PUT', 'DELETE']],
   ['/network/v2.0/esi/node-networks', ['GET', 'POST']],
   ['/network/v2.0/esi/node-networks/detach', ['POST']],
   ['/network/v2.0/esi/trunks', ['GET', 'POST']],

@@ -35,6 +35,11 @@ export interface Fixtures {
   readonly network?: NetworkFixtures;
   /** An allocation of the admin (in error: no node of its class). */
   readonly allocation: string;
+  /** A chassis, and a portgroup, volume connector and volume target of {@link node}. */
+  readonly chassis: string;
+  readonly portgroup: string;
+  readonly volumeConnector: string;
+  readonly volumeTarget: string;
   /** A public flavor with the extra spec {@link extraSpec}, an image, o1's key pair and server. */
   readonly flavor: string;
   readonly extraSpec: string;
@@ -223,7 +228,63 @@ const allocationSpec: BodySpec = {
   strict: [''],
 };
 
+/** `POST /v1/deploy_templates` (Ironic `TEMPLATE_SCHEMA`). */
+const deployTemplateSpec: BodySpec = {
+  kind: 'json',
+  valid: () => ({ name: 'CUSTOM_RB_NEW', steps: [{ interface: 'bios', step: 'factory_reset', args: {}, priority: 10 }] }),
+  fields: { name: S, steps: A, extra: ON, description: SN, uuid: SN },
+  strict: [''],
+};
+
+/** `POST /v1/chassis` (Ironic 21.4 `chassis.py` schema). */
+const chassisSpec: BodySpec = {
+  kind: 'json',
+  valid: () => ({ description: 'rb-new-chassis' }),
+  fields: { description: SN, extra: ON, uuid: SN },
+  strict: [''],
+};
+/** `POST /v1/portgroups` (Ironic 21.4 `portgroup.py` schema). */
+const portgroupSpec: BodySpec = {
+  kind: 'json',
+  valid: (f) => ({ node_uuid: f.node, address: '52:54:00:00:00:09', name: 'rb-new-pg' }),
+  fields: { node_uuid: S, address: SN, name: SN, extra: ON, mode: SN, properties: ON, standalone_ports_supported: BOOL_LIKE, uuid: SN },
+  strict: [''],
+};
+/** `POST /v1/volume/connectors` (Ironic 21.4 `volume_connector.py` schema). */
+const connectorSpec: BodySpec = {
+  kind: 'json',
+  valid: (f) => ({ node_uuid: f.node, type: 'iqn', connector_id: 'iqn.2026-11.org.esi:rb-new' }),
+  fields: { node_uuid: S, type: S, connector_id: S, extra: ON, uuid: SN },
+  strict: [''],
+};
+/** `POST /v1/volume/targets` (Ironic 21.4 `volume_target.py` schema). */
+const targetSpec: BodySpec = {
+  kind: 'json',
+  valid: (f) => ({ node_uuid: f.node, volume_type: 'iscsi', boot_index: 1, volume_id: 'rb-new-vol' }),
+  fields: { node_uuid: S, volume_type: S, properties: ON, boot_index: ['integer', 'string'], volume_id: S, extra: ON, uuid: SN },
+  strict: [''],
+};
+
 const BAREMETAL: Record<string, BodySpec> = {
+  'POST /baremetal/v1/chassis': chassisSpec,
+  'POST /baremetal/v1/chassis.json': chassisSpec,
+  'PATCH /baremetal/v1/chassis/{}': patchSpec([{ op: 'replace', path: '/description', value: 'rb' }]),
+  'POST /baremetal/v1/portgroups': portgroupSpec,
+  'POST /baremetal/v1/portgroups.json': portgroupSpec,
+  'PATCH /baremetal/v1/portgroups/{}': patchSpec([{ op: 'add', path: '/extra/rb', value: 'x' }]),
+  'POST /baremetal/v1/volume/connectors': connectorSpec,
+  'POST /baremetal/v1/volume/connectors.json': connectorSpec,
+  'PATCH /baremetal/v1/volume/connectors/{}': patchSpec([{ op: 'add', path: '/extra/rb', value: 'x' }]),
+  'POST /baremetal/v1/volume/targets': targetSpec,
+  'POST /baremetal/v1/volume/targets.json': targetSpec,
+  'PATCH /baremetal/v1/volume/targets/{}': patchSpec([{ op: 'add', path: '/extra/rb', value: 'x' }]),
+  // Under a node, Ironic refuses every write (403, "only allowed on the top-level resource").
+  'POST /baremetal/v1/nodes/{}/portgroups': none,
+  'PATCH /baremetal/v1/nodes/{}/portgroups/{}': none,
+  'POST /baremetal/v1/nodes/{}/volume/connectors': none,
+  'PATCH /baremetal/v1/nodes/{}/volume/connectors/{}': none,
+  'POST /baremetal/v1/nodes/{}/volume/targets': none,
+  'PATCH /baremetal/v1/nodes/{}/volume/targets/{}': none,
   'POST /baremetal/v1': none,
   'PUT /baremetal/v1': none,
   'PATCH /baremetal/v1': none,
@@ -321,6 +382,21 @@ const BAREMETAL: Record<string, BodySpec> = {
   'POST /baremetal/v1/ports.json': portSpec,
   'PATCH /baremetal/v1/ports/{}': patchSpec([{ op: 'add', path: '/extra/rb', value: 'x' }]),
   'POST /baremetal/v1/allocations': allocationSpec,
+  // Issue 18 (part B): deploy templates, vendor passthru (a call without ?method= is refused
+  // whatever its body), shards (read-only: other methods are 405).
+  'POST /baremetal/v1/deploy_templates': deployTemplateSpec,
+  'POST /baremetal/v1/deploy_templates.json': deployTemplateSpec,
+  'PATCH /baremetal/v1/deploy_templates/{}': patchSpec([{ op: 'replace', path: '/extra', value: { rb: 1 } }]),
+  ...Object.fromEntries(
+    ['POST', 'PUT', 'PATCH'].flatMap((m) => [
+      [`${m} /baremetal/v1/nodes/{}/vendor_passthru`, none],
+      [`${m} /baremetal/v1/nodes/{}/vendor_passthru/{}`, none],
+      [`${m} /baremetal/v1/drivers/{}/vendor_passthru`, none],
+      [`${m} /baremetal/v1/drivers/{}/vendor_passthru/{}`, none],
+      [`${m} /baremetal/v1/shards`, none],
+      [`${m} /baremetal/v1/shards.json`, none],
+    ]),
+  ),
   'POST /baremetal/v1/allocations.json': allocationSpec,
   'PATCH /baremetal/v1/allocations/{}': patchSpec([{ op: 'add', path: '/extra/rb', value: 'x' }]),
 };

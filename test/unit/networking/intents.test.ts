@@ -4,13 +4,21 @@
  * NIC MAC, nothing for a network that is down or has no DHCP subnet) and a router's legs
  * (gateway with SNAT and next hop, interfaces; VLAN from the segment, null when flat); the
  * loader over the repository (only entitled, bound NICs are hosts; the provisioning network
- * has no intent); the wake relay.
+ * has no intent); a router's floating IPs (1:1 NAT for the associated ones) and port forwards
+ * (of the floating IPs it serves); the wake relay.
  */
 import { describe, expect, it } from 'vitest';
-import { DataplaneIntents, deriveDhcpIntent, deriveRouterIntent, segmentOf } from '../../../src/domain/networking/intents.ts';
+import {
+  DataplaneIntents,
+  deriveDhcpIntent,
+  deriveFloatingIps,
+  derivePortForwards,
+  deriveRouterIntent,
+  segmentOf,
+} from '../../../src/domain/networking/intents.ts';
 import { ATTACHED_BY, TENANT_VIF } from '../../../src/domain/networking/binding.ts';
 import { DataplaneWakeRelay } from '../../../src/domain/networking/index.ts';
-import type { Network, NetPort, Router, RouterPort, Subnet } from '../../../src/domain/networking/model.ts';
+import type { FloatingIp, Network, NetPort, PortForwarding, Router, RouterPort, Subnet } from '../../../src/domain/networking/model.ts';
 import type { NetworkNicRow, NetworkReads, NodePortLink } from '../../../src/domain/networking/ports.ts';
 
 const T = 1_700_000_000_000;
@@ -234,6 +242,8 @@ function reads(data: {
   nics: NetworkNicRow[];
   routers?: Router[];
   routerPorts?: RouterPort[];
+  fips?: FloatingIp[];
+  forwards?: PortForwarding[];
 }): NetworkReads {
   const r: Partial<NetworkReads> = {
     getNetwork: async (id) => data.networks.find((n) => n.id === id) ?? null,
@@ -249,6 +259,13 @@ function reads(data: {
     routerPorts: async (id) => (data.routerPorts ?? []).filter((p) => p.router_id === id),
     dhcpNetworkIds: async () => [NET],
     routerIds: async () => (data.routers ?? []).map((x) => x.id),
+    floatingIpsOfRouter: async (id) => (data.fips ?? []).filter((f) => f.router_id === id),
+    portForwardingsOf: async (ids) => {
+      const out = new Map<string, PortForwarding[]>();
+      for (const pf of data.forwards ?? [])
+        if (ids.includes(pf.floatingip_id)) out.set(pf.floatingip_id, [...(out.get(pf.floatingip_id) ?? []), pf]);
+      return out;
+    },
   };
   return r as NetworkReads;
 }
@@ -329,6 +346,102 @@ describe('DataplaneIntents over the repository', () => {
     expect(intent!.interfaces.map((i) => [i.port_id, i.address])).toEqual([['itf', '10.0.0.1/24']]);
     expect(await intents.routerIntentOf('nope')).toBeNull();
     expect(await intents.routerIds()).toEqual(['r1']);
+  });
+});
+
+function fip(id: string, address: string, over: Partial<FloatingIp> = {}): FloatingIp {
+  return {
+    id,
+    project_id: 'p1',
+    description: '',
+    floating_network_id: EXT,
+    floating_port_id: `fp-${id}`,
+    floating_ip_address: address,
+    fixed_port_id: null,
+    fixed_ip_address: null,
+    router_id: 'r1',
+    status: 'ACTIVE',
+    created_at: T,
+    updated_at: T,
+    revision_number: 1,
+    ...over,
+  };
+}
+
+function forward(id: string, fipId: string, over: Partial<PortForwarding> = {}): PortForwarding {
+  return {
+    id,
+    floatingip_id: fipId,
+    internal_port_id: 'vm',
+    internal_ip_address: '10.0.0.9',
+    protocol: 'tcp',
+    internal_port: [22, 22],
+    external_port: [2222, 2222],
+    description: '',
+    created_at: T,
+    updated_at: T,
+    ...over,
+  };
+}
+
+describe('floating IPs and port forwards of a router', () => {
+  const nat = fip('f2', '192.0.2.20', { fixed_port_id: 'vm', fixed_ip_address: '10.0.0.9' });
+  const fwd = fip('f1', '192.0.2.21');
+  const loose = fip('f3', '192.0.2.22', { router_id: null, status: 'DOWN' });
+  const web = forward('pf-b', 'f1', { internal_port: [80, 90], external_port: [8080, 8090] });
+  const dns = forward('pf-a', 'f1', { protocol: 'udp', internal_port: [53, 53], external_port: [5300, 5305] });
+
+  it('associated floating IPs are 1:1 NAT; the others hold their address for their forwards', () => {
+    expect(deriveFloatingIps([fwd, nat, loose])).toEqual([{ id: 'f2', floating_ip: '192.0.2.20', fixed_ip: '10.0.0.9' }]);
+  });
+
+  it('forwards carry their floating IP’s address and ranges; forwards of other floating IPs are left out', () => {
+    expect(derivePortForwards([fwd], [web, dns, forward('pf-c', 'f9')])).toEqual([
+      {
+        id: 'pf-a',
+        floating_ip: '192.0.2.21',
+        protocol: 'udp',
+        external_port: [5300, 5305],
+        internal_ip: '10.0.0.9',
+        internal_port: [53, 53],
+      },
+      {
+        id: 'pf-b',
+        floating_ip: '192.0.2.21',
+        protocol: 'tcp',
+        external_port: [8080, 8090],
+        internal_ip: '10.0.0.9',
+        internal_port: [80, 90],
+      },
+    ]);
+  });
+
+  it('a router intent keeps only the floating IPs it serves', () => {
+    const other = fip('f4', '192.0.2.23', { router_id: 'r2', fixed_port_id: 'x', fixed_ip_address: '10.0.0.10' });
+    const intent = deriveRouterIntent({
+      router: router({ gateway: null }),
+      gateway: null,
+      interfaces: [],
+      floatingIps: [nat, other],
+      portForwardings: [],
+    });
+    expect(intent.floating_ips.map((f) => f.id)).toEqual(['f2']);
+    expect(deriveRouterIntent({ router: router({ gateway: null }), gateway: null, interfaces: [] }).floating_ips).toEqual([]);
+  });
+
+  it('the loader reads the floating IPs the router serves and their forwards', async () => {
+    const repo = reads({
+      networks: [],
+      subnets: [],
+      ports: [],
+      nics: [],
+      routers: [router({ gateway: null })],
+      fips: [nat, fwd, loose],
+      forwards: [web],
+    });
+    const intent = await new DataplaneIntents(repo, async () => null).routerIntentOf('r1');
+    expect(intent!.floating_ips).toEqual([{ id: 'f2', floating_ip: '192.0.2.20', fixed_ip: '10.0.0.9' }]);
+    expect(intent!.port_forwards.map((p) => [p.id, p.floating_ip])).toEqual([['pf-b', '192.0.2.21']]);
   });
 });
 
