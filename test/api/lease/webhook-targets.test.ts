@@ -97,6 +97,8 @@ describe('webhook admins and deliveries', () => {
     expect(r.status, r.text).toBe(201);
     await offerEvent('wt-1');
     await waitUntil(async () => received.includes('/admin-internal'), 5000);
+    // The delivery is recorded once the receiver's answer is in: wait for that record too.
+    await waitUntil(async () => (await deliveries('admin', r.body.uuid))[0]?.status === 'delivered', 5000);
     expect((await deliveries('admin', r.body.uuid))[0]).toMatchObject({ status: 'delivered' });
   });
 

@@ -297,7 +297,7 @@ describe('deliveries', () => {
         .filter((b) => b.event.object_uuid === lease.body.uuid)
         .sort((a, b) => a.event.id - b.event.id)
         .map((b) => b.event.event_type);
-    await waitUntil(async () => typesFor().includes('esi_leap.lease.ending_soon'));
+    await waitUntil(async () => ['esi_leap.lease.fulfill.end', 'esi_leap.lease.ending_soon'].every((t) => typesFor().includes(t)));
     expect(typesFor()).toEqual(['esi_leap.lease.create', 'esi_leap.lease.fulfill.end', 'esi_leap.lease.ending_soon']);
     await call(env.ts, env.p.owner, 'DELETE', `/lease/v1/leases/${lease.body.uuid}`);
     await waitUntil(async () => typesFor().includes('esi_leap.lease.delete.end'));
