@@ -9,7 +9,9 @@
  *    does not exist for this caller) and may attach (`attach_port`: its own port on a network
  *    it owns or that is shared with it, by `shared` or RBAC; a trunk's sub-ports too) — 403;
  * 3. a trunk's sub-port cannot be a VIF (attach its trunk); a port bound elsewhere is 409
- *    `VifAlreadyAttached`;
+ *    `VifAlreadyAttached`; a port esi's network node uses (a network's DHCP port, a router's
+ *    gateway or interface, a floating IP's own port) is 409 `PortInUse` — binding it to a NIC
+ *    would move the router's or DHCP server's address onto a server;
  * 4. the bare-metal port: the one named by `port_uuid` (API ≥ 1.67; it must be the node's,
  *    free, 409 otherwise), or the first free port that is cabled to a switch esi manages and
  *    whose `physical_network` (if set) is the network's, PXE-enabled ports first — none is 400
@@ -38,7 +40,7 @@ import type { NetworkAccess } from './access.ts';
 import { canonicalId } from './attributes.ts';
 import { ATTACHED_BY, ATTACHED_BY_ADMIN, bindPort, switchKeyOf, unbindPort, vifOf } from './binding.ts';
 import { resolveSwitchPort, switchPortLock, type CablingService } from './cabling.ts';
-import { releasePorts } from './fip-links.ts';
+import { releasePorts, serviceRole } from './fip-links.ts';
 import type { NetPort, Network } from './model.ts';
 import type { NetworkReads, NetworkTx, NodePortLink, SwitchPortKey } from './ports.ts';
 
@@ -185,6 +187,9 @@ export class VifService {
       if (cur.bound_port_uuid !== null) {
         throw new ConflictError(`Unable to attach VIF because VIF ${vif} is already attached to a bare-metal port.`, 'VifAlreadyAttached');
       }
+      const role = await serviceRole(tx, cur);
+      if (role !== null)
+        throw new ConflictError(`Unable to attach VIF ${vif}: ${role}; only a plain port can be a node's VIF.`, 'PortInUse');
       const fresh = (await tx.nodePorts(node.uuid)).find((p) => p.uuid === np.uuid);
       if (!fresh || vifOf(fresh) !== null)
         throw new ConflictError(`Port ${np.uuid} was taken meanwhile; please retry.`, 'VifAlreadyAttached');
