@@ -13,6 +13,10 @@
  *   `IpAddressGenerationFailure`, nothing written).
  * - Delete is refused while ports other than DHCP ports hold addresses of the subnet (409
  *   `SubnetInUse`; a router interface says so); the DHCP ports' addresses go with it.
+ * - IPv6 subnets get no DHCP server: esi's network node serves DHCP for IPv4 only (no DHCPv6, no
+ *   router advertisements; docs/tenant-networking.md). So that no subnet claims a service
+ *   nobody gives, an IPv6 subnet's `enable_dhcp` defaults to false and asking for true (create
+ *   or update) is 400 with the reason — where Neutron's DHCP agent would serve DHCPv6.
  * - Every change wakes the dataplane for the network's DHCP service and its routers.
  */
 import type { AuthContext } from '../auth.ts';
@@ -99,6 +103,21 @@ function hostRoutes(a: Attrs, version: 4 | 6): HostRoute[] {
   });
 }
 
+/**
+ * The `enable_dhcp` of a request: `fallback` when absent; true on an IPv6 subnet is refused
+ * (see the module documentation).
+ * @throws InvalidInputError for a non-boolean, or true on IPv6
+ */
+function dhcpFlag(a: Attrs, version: 4 | 6, fallback: boolean): boolean {
+  const on = bool(a, 'enable_dhcp', fallback);
+  if (on && version === 6)
+    throw new InvalidInputError(
+      'Invalid input for enable_dhcp. Reason: esi serves DHCP on IPv4 subnets only (no DHCPv6 or router advertisements); create the IPv6 subnet with enable_dhcp false (--no-dhcp) and configure its addresses statically (the config drive carries them).',
+      'HTTPBadRequest',
+    );
+  return on;
+}
+
 /** Subnet operations; see the module documentation. */
 export class SubnetService {
   constructor(private readonly access: NetworkAccess) {}
@@ -154,7 +173,7 @@ export class SubnetService {
       cidr: cidr.text,
       gateway_ip: gateway === null ? null : ipText(cidr.version, gateway),
       allocation_pools: poolsOut(cidr.version, pools),
-      enable_dhcp: bool(a, 'enable_dhcp', true),
+      enable_dhcp: dhcpFlag(a, cidr.version, cidr.version === 4),
       dns_nameservers: dnsServers(a, cidr.version),
       host_routes: hostRoutes(a, cidr.version),
       created_at: now,
@@ -255,7 +274,7 @@ export class SubnetService {
       ...(a.description !== undefined ? { description: description(a) } : {}),
       ...(a.gateway_ip !== undefined ? { gateway_ip: gateway === null ? null : ipText(cidr.version, gateway) } : {}),
       ...(a.allocation_pools !== undefined ? { allocation_pools: poolsOut(cidr.version, pools) } : {}),
-      ...(a.enable_dhcp !== undefined ? { enable_dhcp: bool(a, 'enable_dhcp', true) } : {}),
+      ...(a.enable_dhcp !== undefined ? { enable_dhcp: dhcpFlag(a, cidr.version, true) } : {}),
       ...(a.dns_nameservers !== undefined ? { dns_nameservers: dnsServers(a, cidr.version) } : {}),
       ...(a.host_routes !== undefined ? { host_routes: hostRoutes(a, cidr.version) } : {}),
     };

@@ -238,3 +238,31 @@ describe('dataplane intents', () => {
     expect(wakes.events.at(-1)).toBe(`router:${r.id}`);
   });
 });
+
+describe('IPv6 subnets', () => {
+  it('get no DHCP: enable_dhcp defaults to false, asking for true is 400 with the reason, nothing written', async () => {
+    const { admin, owner, other, anonymous } = env.p;
+    const n = await create(env, owner, 'networks', 'network', { name: 'v6-net' });
+    const s6 = await create(env, owner, 'subnets', 'subnet', { network_id: n.id, cidr: 'fd00:77::/64', ip_version: 6 });
+    expect(s6.enable_dhcp).toBe(false);
+    expect(await dhcpPorts(owner, n.id)).toEqual([]);
+    const before = await rows(env, 'network_subnets');
+    for (const p of [admin, owner]) {
+      const r = await net(env, p, 'POST', '/subnets', {
+        subnet: { network_id: n.id, cidr: 'fd00:78::/64', ip_version: 6, enable_dhcp: true },
+      });
+      expectNeutronError(r, 400, 'HTTPBadRequest', /esi serves DHCP on IPv4 subnets only/);
+      const u = await net(env, p, 'PUT', `/subnets/${s6.id}`, { subnet: { enable_dhcp: true } });
+      expectNeutronError(u, 400, 'HTTPBadRequest', /esi serves DHCP on IPv4 subnets only/);
+    }
+    // Who may not see the network: 404 as before, 401 without a token.
+    expect((await net(env, other, 'PUT', `/subnets/${s6.id}`, { subnet: { enable_dhcp: true } })).status).toBe(404);
+    expect((await net(env, anonymous, 'PUT', `/subnets/${s6.id}`, { subnet: { enable_dhcp: true } })).status).toBe(401);
+    expect(await rows(env, 'network_subnets')).toEqual(before);
+    expect((await net(env, owner, 'GET', `/subnets/${s6.id}`)).body.subnet.enable_dhcp).toBe(false);
+    // An IPv4 subnet of the same network still defaults to DHCP on.
+    const s4 = await create(env, owner, 'subnets', 'subnet', { network_id: n.id, cidr: '10.79.0.0/24' });
+    expect(s4.enable_dhcp).toBe(true);
+    expect(await dhcpPorts(owner, n.id)).toHaveLength(1);
+  });
+});
