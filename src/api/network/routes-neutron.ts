@@ -48,6 +48,8 @@ export const page = async <T>(p: Promise<Page<T>>, render: (t: T) => Record<stri
 /** Register one collection's routes (list, create, show, update, delete; 405 for other methods). */
 export function register(app: FastifyInstance, services: NetworkApiDeps, c: Collection): void {
   const plural = `${c.path}`;
+  // The collection's key in bodies: Neutron's `rbac_policies` for the path `rbac-policies`.
+  const key = plural.replace(/-/g, '_');
   const base = `${services.config.publicUrl}/network/v2.0/${plural}`;
   type Id = { Params: { id: string } };
   const id = (req: FastifyRequest<Id>): string => req.params.id.replace(/\.json$/, '');
@@ -58,19 +60,19 @@ export function register(app: FastifyInstance, services: NetworkApiDeps, c: Coll
       return collection(
         req,
         base,
-        plural,
+        key,
         result.items.map((i) => pick(i, q.fields)),
         result.more,
         q,
       );
     });
     app.post(url, async (req, reply: FastifyReply) =>
-      reply.code(201).send({ [c.resource]: await c.create(req.auth, unwrap(req.body, c.resource, plural)) }),
+      reply.code(201).send({ [c.resource]: await c.create(req.auth, unwrap(req.body, c.resource, key)) }),
     );
     refuseOthers(app, url, ['GET', 'POST']);
   }
   app.get<Id>(`/${plural}/:id`, async (req) => ({ [c.resource]: pick(await c.get(req.auth, id(req)), parseListQuery(req).fields) }));
-  app.put<Id>(`/${plural}/:id`, async (req) => ({ [c.resource]: await c.update(req.auth, id(req), unwrap(req.body, c.resource, plural)) }));
+  app.put<Id>(`/${plural}/:id`, async (req) => ({ [c.resource]: await c.update(req.auth, id(req), unwrap(req.body, c.resource, key)) }));
   app.delete<Id>(`/${plural}/:id`, async (req, reply) => {
     await c.remove(req.auth, id(req));
     return reply.code(204).send();
