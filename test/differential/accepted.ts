@@ -87,16 +87,6 @@ export const ACCEPTED: readonly AcceptedDifference[] = [
       'node management indicators (1.63) and inject_nmi (1.29) are not served (404); Ironic answers 200 with the fake indicators, and 400 for NMI (fake management lacks it)',
   },
   {
-    id: 'esi-gap-validate-reason',
-    kind: 'esi-gap',
-    step: /validate/,
-    where: /\.reason$/,
-    ironic: /^missing$/,
-    esi: /^present \(null\)$/,
-    reason:
-      'node validation shows "reason": null for an interface that validates; Ironic leaves reason out (test/api/conductor/*.test.ts and test/api/inspection/redfish.test.ts pin esi\'s form)',
-  },
-  {
     id: 'esi-gap-raid-before-1.12',
     kind: 'esi-gap',
     step: /states\/raid @1\.11/,
@@ -107,20 +97,6 @@ export const ACCEPTED: readonly AcceptedDifference[] = [
     kind: 'esi-gap',
     step: /bios\?detail=true @1\.73/,
     reason: 'GET …/bios?detail=true before 1.74: Ironic 400 (an unknown parameter), esi 406 (test/api/redfish/bios.test.ts pins 406)',
-  },
-  {
-    id: 'esi-gap-backfill-before-1.58',
-    kind: 'esi-gap',
-    step: /^allocations: POST \/v1\/allocations @1\.57/,
-    reason:
-      'an allocation naming a node before 1.58: Ironic 400 ("Cannot set node … in this API version"), esi 406 (test/api/scheduling/allocations.test.ts pins 406)',
-  },
-  {
-    id: 'esi-gap-allocation-instance-traits',
-    kind: 'esi-gap',
-    step: /^allocations: GET \/v1\/nodes\/\{node\} /,
-    where: /^body\.instance_info\.traits$/,
-    reason: "an allocation does not copy its traits into the node's instance_info.traits as Ironic does (src/domain/scheduling)",
   },
   {
     id: 'esi-gap-conductor-groups',

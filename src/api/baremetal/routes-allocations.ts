@@ -5,7 +5,7 @@
  * `GET|DELETE /v1/nodes/{node}/allocation`.
  *
  * Version rules (Ironic 21.4): before 1.52 a GET is 404 and any other method 405; `PATCH` needs
- * 1.57 (405 before); `node` in the body (backfill) 1.58 and `owner` 1.60 (406 before); the
+ * 1.57 (405 before); `node` in the body (backfill) 1.58 (400 before, as Ironic) and `owner` 1.60 (406 before); the
  * `owner` field and filter are hidden / refused (406) before 1.60. Create answers 201 with a
  * `Location`; the list shows every field (no reduced default) and a `next` link on full pages.
  */
@@ -65,12 +65,16 @@ function gate(req: FastifyRequest, min = V_ALLOCATIONS): void {
   throw new MethodNotAllowedError(`The method ${req.method} is not allowed for this resource at API version 1.${req.ironicVersion}.`);
 }
 
-/** The body fields newer than the request's version → 406. */
+/**
+ * The body fields newer than the request's version: `node` (backfill) before 1.58 is 400
+ * "Cannot set node when creating an allocation in this API version" (Ironic raises `Invalid`
+ * there), `owner` before 1.60 is 406.
+ */
 function checkBodyVersion(body: unknown, version: number): void {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
   const b = body as Record<string, unknown>;
   if (b.node !== undefined && b.node !== null && version < V_BACKFILL)
-    throw new NotAcceptableError(`Field node (backfill) requires API version 1.${V_BACKFILL} or later.`);
+    throw new InvalidInputError('Cannot set node when creating an allocation in this API version');
   if (b.owner !== undefined && b.owner !== null && version < V_OWNER)
     throw new NotAcceptableError(`Field owner requires API version 1.${V_OWNER} or later.`);
 }

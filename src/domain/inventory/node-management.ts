@@ -92,11 +92,16 @@ export async function changeTraits(
   });
 }
 
-/** One interface's validation result (Ironic `validate_driver_interfaces`). */
+/**
+ * One interface's validation result (Ironic `validate_driver_interfaces`): `reason` only when
+ * the interface does not validate — Ironic leaves the key out of a passing interface.
+ */
 export interface InterfaceValidation {
   readonly result: boolean | null;
-  readonly reason: string | null;
+  readonly reason?: string;
 }
+
+const PASSED: InterfaceValidation = Object.freeze({ result: true });
 
 /** The interfaces `validate` reports, in Ironic's order. */
 const VALIDATED: readonly InterfaceKind[] = [
@@ -140,19 +145,19 @@ export async function validateNode(access: NodeAccess, ctx: AuthContext, ident: 
     if (impl === null || impl.startsWith('no-')) {
       out[kind] = { result: false, reason: `${kind} interface is not supported by this node (${impl ?? 'none'}).` };
     } else if (kind === 'power' || kind === 'management') {
-      out[kind] = driverInfoError === null ? { result: true, reason: null } : { result: false, reason: driverInfoError };
+      out[kind] = driverInfoError === null ? PASSED : { result: false, reason: driverInfoError };
     } else if (kind === 'inspect' && impl === 'agent' && agentRamdiskProblem(node, 'inspection') !== null) {
-      out[kind] = { result: false, reason: agentRamdiskProblem(node, 'inspection') };
+      out[kind] = { result: false, reason: agentRamdiskProblem(node, 'inspection')! };
     } else if (kind === 'boot' && node.deploy_interface === 'direct' && inBandProblem(node, 'deploy') !== null) {
-      out[kind] = { result: false, reason: inBandProblem(node, 'deploy') };
+      out[kind] = { result: false, reason: inBandProblem(node, 'deploy')! };
     } else if (kind === 'deploy' && inBandProblem(node, 'deploy') !== null) {
-      out[kind] = { result: false, reason: inBandProblem(node, 'deploy') };
+      out[kind] = { result: false, reason: inBandProblem(node, 'deploy')! };
     } else if (kind === 'deploy' && impl !== 'fake' && !node.instance_info.image_source) {
       out[kind] = { result: false, reason: "Some parameters were missing in node's instance_info. Missing are: ['image_source']" };
     } else if (kind === 'deploy' && stepsProblem !== null) {
       out[kind] = { result: false, reason: stepsProblem };
     } else {
-      out[kind] = { result: true, reason: null };
+      out[kind] = PASSED;
     }
   }
   return out;

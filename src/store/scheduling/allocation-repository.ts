@@ -25,7 +25,7 @@ import { fromJson, isUniqueViolation, toJson, type Db, type Tx } from '../databa
 import type { Database } from '../schema.ts';
 import type { NodeDocumentCodec } from '../inventory/node-display.ts';
 import { claimNode, releaseAllocations, storeDisplay } from './claims.ts';
-import { fullRowToNode, NODE_COLUMNS } from '../inventory/node-rows.ts';
+import { changesToRow, fullRowToNode, NODE_COLUMNS } from '../inventory/node-rows.ts';
 
 /** Text columns of allocation sorts (NULL as ''); the rest are numbers (NULL as -1). */
 const TEXT_SORT = new Set(['uuid', 'name', 'node_uuid', 'state', 'last_error', 'resource_class', 'owner']);
@@ -197,11 +197,12 @@ export class KyselyAllocationRepository implements AllocationRepository {
     let result: ClaimResult = { ok: false, reason: 'allocation' };
     try {
       await this.db.transaction().execute(async (tx) => {
-        const nodeRow = await tx.selectFrom('nodes').select('id').where('uuid', '=', target.nodeUuid).executeTakeFirst();
+        const nodeRow = await tx.selectFrom('nodes').select(NODE_COLUMNS).where('uuid', '=', target.nodeUuid).executeTakeFirst();
         if (!nodeRow) {
           result = { ok: false, reason: 'missing' };
           throw undo;
         }
+        const traitsRow = await tx.selectFrom('allocations').select('traits').where('uuid', '=', allocationUuid).executeTakeFirst();
         const a = await tx
           .updateTable('allocations')
           .set({ state: 'active', node_id: nodeRow.id, last_error: null, updated_at: now })
@@ -212,7 +213,12 @@ export class KyselyAllocationRepository implements AllocationRepository {
           result = { ok: false, reason: 'allocation' };
           throw undo;
         }
-        result = await claimNode(tx, this.codec, target.nodeUuid, target.version, allocationUuid, target.changes ?? {}, now);
+        // As Ironic's allocation update: the node's instance_info.traits become the allocation's
+        // traits (read at the version the claim is guarded by; a newer node fails the claim).
+        const instanceInfo = { ...(target.changes?.instance_info ?? fullRowToNode(nodeRow).instance_info) };
+        instanceInfo.traits = fromJson<string[]>(traitsRow?.traits ?? null, []);
+        const changes = { ...(target.changes ?? {}), instance_info: instanceInfo };
+        result = await claimNode(tx, this.codec, target.nodeUuid, target.version, allocationUuid, changes, now);
         if (!result.ok) throw undo;
       });
     } catch (err) {
@@ -227,9 +233,14 @@ export class KyselyAllocationRepository implements AllocationRepository {
     let reason: 'stale' | 'locked' | 'missing' = 'stale';
     try {
       await this.db.transaction().execute(async (tx) => {
+        // instance_info.traits become the allocation's, as on a claim (the update below is
+        // guarded by the version this was read at).
+        const before = await tx.selectFrom('nodes').select(NODE_COLUMNS).where('uuid', '=', nodeUuid).executeTakeFirst();
+        const instanceInfo = before ? { ...fullRowToNode(before).instance_info, traits: [...a.traits] } : null;
         const row = await tx
           .updateTable('nodes')
           .set({
+            ...(instanceInfo ? changesToRow({ instance_info: instanceInfo }) : {}),
             allocation_uuid: a.uuid,
             instance_uuid: sql`coalesce(instance_uuid, ${a.uuid})`,
             version: sql`version + 1`,

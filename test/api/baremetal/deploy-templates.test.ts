@@ -249,7 +249,7 @@ describe('templates at deploy (fake-hardware)', () => {
     await create({ name: 'CUSTOM_FAKE_BIOS', steps: [bios(150)] });
     await create({ name: 'CUSTOM_NOT_ASKED', steps: [{ interface: 'deploy', step: 'not_a_step', args: {}, priority: 10 }] });
     const n = await available('tpl-ok', ['CUSTOM_FAKE_BIOS', 'CUSTOM_NOT_ASKED'], { traits: ['CUSTOM_FAKE_BIOS'] });
-    expect((await bm(env.ts, env.p.owner, 'GET', `/v1/nodes/${n.uuid}/validate`)).body.deploy).toEqual({ result: true, reason: null });
+    expect((await bm(env.ts, env.p.owner, 'GET', `/v1/nodes/${n.uuid}/validate`)).body.deploy).toEqual({ result: true });
     await provision(env, n.uuid, 'active', {}, env.p.lessee);
     const done = await settled(env, n.uuid);
     expect(done).toMatchObject({ provision_state: 'active', last_error: null, deploy_step: {} });
@@ -292,7 +292,7 @@ describe('templates at deploy (fake-hardware)', () => {
       deploy_steps: [{ interface: 'bios', step: 'factory_reset', args: { force: true }, priority: 1 }],
     });
     const v = await bm(env.ts, env.p.owner, 'GET', `/v1/nodes/${n.uuid}/validate`);
-    expect(v.body.deploy).toEqual({ result: true, reason: null });
+    expect(v.body.deploy).toEqual({ result: true });
     await bm(env.ts, env.p.admin, 'PATCH', `/v1/nodes/${n.uuid}`, [
       { op: 'replace', path: '/instance_info', value: { traits: ['CUSTOM_CORE'] } },
     ]);

@@ -88,7 +88,7 @@ describe('validate and vifs', () => {
         'rescue',
         'storage',
       ]);
-      expect(r.body.power).toEqual({ result: true, reason: null });
+      expect(r.body.power).toEqual({ result: true });
     }
     expect((await bm(ts, p.admin, 'GET', `/v1/nodes/validate?node=${n.uuid}`)).body.power.result).toBe(true);
     const rf = await createNode(ts, p, { name: 'rf', driver: 'redfish' });

@@ -3,7 +3,10 @@
  * EthernetInterfaces MACs, none enrolled before; `local_link_connection` from the chassis
  * network adapter ports' LLDPReceive), rules and the stored inventory come from the lab's
  * Redfish resources, without booting the agent; compared with the lab description. Also
- * a BMC that is down → `inspect failed` with a clear `last_error`.
+ * a BMC that is down → `inspect failed` with a clear `last_error`, and resource paths in any
+ * case (a lower-case `redfish_system_id`, lower-case URIs), which the lab answers as real BMCs do.
+ * Ironic's rules on payloads the lab does not produce (RAID volumes, NICs that are disabled or
+ * unhealthy, no boot mode, IA-64, BIOS values that are objects, an unreadable BIOS): ./redfish-mockup.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bm, deadUrl, enrollRedfish, provision, waitNode, type ConductorEnv } from '../conductor/support.ts';
@@ -76,6 +79,46 @@ describe('redfish out-of-band inspection', () => {
     expect((await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/inventory`, undefined, '1.81')).status).toBe(404);
   }, 60_000);
 
+  it('paths in any case: a lower-case redfish_system_id inspects like the canonical one, as on real BMCs', async () => {
+    const hw = env.lab.systems.get('node-3').machine;
+    const node = await enrollRedfish(
+      env,
+      'node-3',
+      { inspect_interface: 'redfish', name: 'lower-case-path' },
+      { redfish_system_id: '/redfish/v1/systems/NODE-3' },
+    );
+    await provision(env, node.uuid, 'manage');
+    const managed = await waitNode(env, node.uuid, (n) => n.provision_state !== 'verifying' && n.provision_state !== 'enroll');
+    expect(managed.provision_state, JSON.stringify(managed.last_error)).toBe('manageable');
+    expect(managed.last_error).toBeNull();
+    await provision(env, node.uuid, 'inspect');
+    const done = await waitNode(
+      env,
+      node.uuid,
+      (n) => (n.provision_state === 'manageable' || n.provision_state === 'inspect failed') && n.reservation === null,
+      30_000,
+    );
+    expect(done.provision_state, JSON.stringify(done.last_error)).toBe('manageable');
+    expect(done.properties).toMatchObject(expectedProperties(hw));
+    expect((await portsOf(env, node.uuid)).map((p) => p.address).sort()).toEqual(hw.nics.map((n) => n.mac).sort());
+
+    const auth = { authorization: `Basic ${Buffer.from('admin:password').toString('base64')}` };
+    const get = (p: string) => fetch(`${env.lab.url}${p}`, { headers: auth });
+    for (const [p, id] of [
+      ['/redfish/v1/systems/node-3/processors/cpu0', 'CPU0'],
+      ['/redfish/v1/SYSTEMS/node-3/storage/raid.integrated.1-1/drives/disk.bay.0', 'Disk.Bay.0'],
+      ['/redfish/v1/managers/BMC-node-3/virtualmedia/cd', 'Cd'],
+      ['/redfish/v1/chassis/chassis-node-3/networkadapters/nic.1/ports/0', '0'],
+      ['/redfish/v1/systems/node-3/bios', 'BIOS'],
+    ] as const) {
+      const res = await get(p);
+      expect(res.status, p).toBe(200);
+      expect(((await res.json()) as { Id: string }).Id, p).toBe(id);
+    }
+    expect((await get('/redfish/v1/systems/node-3/processors/cpu9')).status).toBe(404);
+    expect((await fetch(`${env.lab.url}/REDFISH/v1/`)).status).toBe(200);
+  }, 60_000);
+
   it('validate: inspect agent needs an agent ramdisk in driver_info; redfish needs none', async () => {
     const a = await enrollRedfish(env, 'node-3', { inspect_interface: 'agent', name: 'no-ramdisk' });
     const va = await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${a.uuid}/validate`);
@@ -84,9 +127,9 @@ describe('redfish out-of-band inspection', () => {
       { op: 'add', path: '/driver_info/deploy_iso', value: 'http://lab/esi-agent.iso' },
     ]);
     expect(ok.status, ok.text).toBe(200);
-    expect((await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${a.uuid}/validate`)).body.inspect).toEqual({ result: true, reason: null });
+    expect((await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${a.uuid}/validate`)).body.inspect).toEqual({ result: true });
     const r = await enrollRedfish(env, 'node-3', { inspect_interface: 'redfish', name: 'oob-validate' });
-    expect((await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${r.uuid}/validate`)).body.inspect).toEqual({ result: true, reason: null });
+    expect((await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${r.uuid}/validate`)).body.inspect).toEqual({ result: true });
   });
 
   it('the redfish driver lists the agent and redfish inspect interfaces', async () => {

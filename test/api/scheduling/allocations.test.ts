@@ -58,7 +58,7 @@ describe('allocations: version gates and anonymous callers', () => {
     expectError(await bm(ts, p.admin, 'GET', '/v1/allocations', undefined, '1.51'), 404);
     expectError(await create('admin', { resource_class: 'gold' }, '1.51'), 405);
     expectError(await bm(ts, p.admin, 'PATCH', '/v1/allocations/x', [{ op: 'add', path: '/extra/a', value: 1 }], '1.56'), 405);
-    expectError(await create('admin', { node: nodes.ownerGold.uuid }, '1.57'), 406);
+    expectError(await create('admin', { node: nodes.ownerGold.uuid }, '1.57'), 400, /Cannot set node when creating an allocation/);
     expectError(await create('admin', { resource_class: 'gold', owner: p.owner.projectId }, '1.59'), 406);
     expectError(await bm(ts, p.admin, 'GET', '/v1/allocations?owner=x', undefined, '1.59'), 406);
     const root = await bm(ts, p.admin, 'GET', '/v1', undefined, '1.52');
@@ -120,6 +120,9 @@ describe('allocations per persona', () => {
         owner: p.owner.projectId,
         traits: ['CUSTOM_A'],
       });
+      // As Ironic: the node's instance_info.traits are the allocation's (the deploy templates they select).
+      const node = await bm(ts, p.owner, 'GET', `/v1/nodes/${nodes.ownerGold.uuid}`);
+      expect(node.body.instance_info.traits).toEqual(['CUSTOM_A']);
     });
   });
 
@@ -296,6 +299,7 @@ describe('allocations: deletion, backfill, teardown', () => {
     expect((await bm(ts, p.owner, 'GET', `/v1/nodes/${n.uuid}`)).body).toMatchObject({
       instance_uuid: instance,
       allocation_uuid: instance,
+      instance_info: { traits: [] },
     });
     expectError(await create('owner', { node: 'bf-1' }), 409);
   });
