@@ -20,6 +20,7 @@ import { registerServerCommands } from './server/commands.ts';
 import { registerTokenCommands } from './cli/commands/token.ts';
 import { registerQuotaCommands } from './cli/commands/quota.ts';
 import { registerNetworkCommands } from './cli/commands/network.ts';
+import { registerPortForwardingCommands } from './cli/commands/port-forwarding.ts';
 import { registerSwitchCommands } from './cli/commands/switch.ts';
 import { registerImageBuildCommands } from './cli/commands/image-build.ts';
 
@@ -40,6 +41,7 @@ registerEventCommands(program);
 registerTokenCommands(program);
 registerQuotaCommands(program);
 registerNetworkCommands(program);
+registerPortForwardingCommands(program);
 registerSwitchCommands(program);
 registerImageBuildCommands(program);
 
