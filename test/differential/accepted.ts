@@ -115,15 +115,6 @@ export const ACCEPTED: readonly AcceptedDifference[] = [
       "before 1.37 Ironic's routing falls through to the node resource (GET 406, PUT 405, DELETE 404); esi answers 404, as for every sub-resource before its version",
   },
   {
-    id: 'method-not-allowed',
-    kind: 'esi-gap',
-    where: /^status$/,
-    ironic: /^405$/,
-    esi: /^404$/,
-    reason:
-      "a method a resource lacks (POST /v1/conductors, DELETE /v1/conductors/{host}) is 405 in Ironic and 404 in esi (Fastify's router reports no route; a 405 needs a per-path method table in src/api/baremetal/index.ts)",
-  },
-  {
     id: 'patch-shows-lock',
     kind: 'ironic-bug',
     step: /PATCH \/v1\/nodes\//,

@@ -28,13 +28,14 @@
  * bookmark links point there). Cross-cutting behaviour: microversion negotiation and headers on
  * every versioned response (errors included), Keystone token auth (`/` and `/v1` are public),
  * JSON bodies whatever the content type (an empty body counts as none), Ironic's error format
- * (`errors.ts`).
+ * (`errors.ts`), 405 for a method a served path lacks (`method-table.ts`).
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { BaremetalApiDeps } from './deps.ts';
 import { registerTokenAuth } from '../common/auth.ts';
 import type { BaremetalContext } from './context.ts';
 import { ironicErrorHandler, sendIronicError } from './errors.ts';
+import { MethodTable } from './method-table.ts';
 import { NodeRenderCache } from './render-cache.ts';
 import {
   MAX_HEADER,
@@ -120,7 +121,17 @@ export const baremetalApi: FastifyPluginAsync<{ services: BaremetalApiDeps }> = 
   app.addHook('onRequest', versionHook(app.prefix));
   registerTokenAuth(app, services.identity.tokens);
   app.setErrorHandler(ironicErrorHandler(`${services.config.publicUrl}/identity`));
-  app.setNotFoundHandler((_req, reply) => sendIronicError(reply, 404, 'The resource could not be found.'));
+  // A path some route serves, asked with a method none answers: 405 with Allow, as Ironic.
+  const methods = new MethodTable();
+  app.addHook('onRoute', (route) => methods.add(route.method, route.url));
+  app.setNotFoundHandler((req, reply) => {
+    const allowed = methods.allowed(req.url.split('?')[0]!);
+    if (allowed.length > 0 && !allowed.includes(req.method)) {
+      reply.header('allow', allowed.join(', '));
+      return sendIronicError(reply, 405, `The method ${req.method} is not allowed for this resource.`);
+    }
+    return sendIronicError(reply, 404, 'The resource could not be found.');
+  });
 
   rootRoutes(app, ctx);
   const v1: FastifyPluginAsync = async (scope) => {

@@ -154,3 +154,22 @@ describe('version-gated node behaviour', () => {
     expect((await bm(ts, p.admin, 'GET', `/v1/nodes/${node.uuid}`, undefined, '1.4')).status).toBe(200);
   });
 });
+
+describe('methods a resource lacks', () => {
+  it('are 405 with Allow, as Ironic; unknown paths stay 404', async () => {
+    for (const [method, path, allow] of [
+      ['POST', '/v1/conductors', 'GET, HEAD'],
+      ['DELETE', '/v1/conductors/some-host', 'GET, HEAD'],
+      ['PUT', '/v1/nodes', 'GET, HEAD, POST'],
+      ['POST', `/v1/nodes/${node.uuid}/states/power`, 'PUT'],
+    ] as const) {
+      const r = await bm(ts, p.admin, method, path);
+      expectError(r, 405, new RegExp(`The method ${method} is not allowed`));
+      expect(r.headers.get('allow')).toBe(allow);
+    }
+    expectError(await bm(ts, p.admin, 'GET', '/v1/nothing-here'), 404);
+    expectError(await bm(ts, p.admin, 'POST', '/v1/nothing-here/x'), 404);
+    // Authentication still comes first.
+    expect((await bm(ts, null, 'POST', '/v1/conductors')).status).toBe(401);
+  });
+});
