@@ -20,7 +20,7 @@
  * settings to defaults when `ResetBios` was asked, then applies the pending attributes.
  */
 import type { FastifyInstance } from 'fastify';
-import { bodyObject, checkIfMatch, etagOf, resource, type Params } from './http.ts';
+import { bodyObject, checkIfMatch, etagOf, resource, sameId, type Params } from './http.ts';
 import { REDFISH_ROOT, collection, ref, systemUri, type Json } from './render-system.ts';
 import { LabError, type LabState, type SystemState } from './state.ts';
 
@@ -273,7 +273,7 @@ export function registerBiosRoutes(app: FastifyInstance, state: LabState, bios: 
   });
   resource(app, `${R}/Registries/:file`, {
     GET: (req, _reply, p) => {
-      if (p.file !== BIOS_REGISTRY_ID) throw new LabError(404, 'ResourceMissingAtURI', [req.url]);
+      if (!sameId(p.file, BIOS_REGISTRY_ID)) throw new LabError(404, 'ResourceMissingAtURI', [req.url]);
       return {
         '@odata.type': '#MessageRegistryFile.v1_1_0.MessageRegistryFile',
         '@odata.id': `${R}/Registries/${BIOS_REGISTRY_ID}`,
@@ -288,7 +288,8 @@ export function registerBiosRoutes(app: FastifyInstance, state: LabState, bios: 
   });
   resource(app, `${R}/Registries/:file/:doc`, {
     GET: (req, _reply, p) => {
-      if (p.file !== BIOS_REGISTRY_ID || p.doc !== `${BIOS_REGISTRY_ID}.json`) throw new LabError(404, 'ResourceMissingAtURI', [req.url]);
+      if (!sameId(p.file, BIOS_REGISTRY_ID) || !sameId(p.doc, `${BIOS_REGISTRY_ID}.json`))
+        throw new LabError(404, 'ResourceMissingAtURI', [req.url]);
       return renderAttributeRegistry();
     },
   });

@@ -18,7 +18,7 @@
  * goes `Running` → `Completed` or `Exception`.
  */
 import type { FastifyInstance } from 'fastify';
-import { bodyObject, resource, type Params } from './http.ts';
+import { bodyObject, resource, sameId, type Params } from './http.ts';
 import { REDFISH_ROOT, STATUS_OK, collection, managerUri, systemUri, type Json } from './render-system.ts';
 import { LabError, type LabState, type SystemState } from './state.ts';
 
@@ -196,7 +196,7 @@ export function registerFirmwareRoutes(app: FastifyInstance, state: LabState, fw
   });
   resource(app, `${R}/UpdateService/FirmwareInventory/:fid`, {
     GET: (req, _reply, p: Params) => {
-      const i = inventory().find((x) => x.id === p.fid);
+      const i = inventory().find((x) => sameId(p.fid, x.id));
       if (i === undefined) throw new LabError(404, 'ResourceMissingAtURI', [req.url]);
       return {
         '@odata.type': '#SoftwareInventory.v1_3_0.SoftwareInventory',

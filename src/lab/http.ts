@@ -9,6 +9,10 @@
  * `/redfish/v1/odata` and `/redfish/v1/$metadata`, and `POST` to the sessions collection
  * (logging in). Otherwise: 401 with a `NoValidSession` Redfish error body.
  *
+ * Paths are case-insensitive, as on real BMCs (`/redfish/v1/systems/node-0` is
+ * `/redfish/v1/Systems/node-0`): the router matches static segments regardless of case, and
+ * handlers compare resource ids with {@link sameId} / {@link canonicalId}.
+ *
  * Every response carries `OData-Version: 4.0`; JSON bodies are `application/json; charset=utf-8`.
  * Nothing secret (passwords, tokens) is logged: the request log records method, URL and status.
  */
@@ -33,7 +37,19 @@ export type Params = Record<string, string>;
 export type Handler = (req: FastifyRequest, reply: FastifyReply, params: Params) => Json | undefined | Promise<Json | undefined>;
 
 /** URIs readable without credentials (DSP0266: the service root and the OData documents). */
-const PUBLIC_GET = new Set(['/redfish', `${REDFISH_ROOT}`, `${REDFISH_ROOT}/odata`, `${REDFISH_ROOT}/$metadata`]);
+const PUBLIC_GET = new Set(
+  ['/redfish', `${REDFISH_ROOT}`, `${REDFISH_ROOT}/odata`, `${REDFISH_ROOT}/$metadata`].map((u) => u.toLowerCase()),
+);
+
+/** True when resource ids `a` and `b` are the same id (ids are case-insensitive, as on real BMCs). */
+export function sameId(a: string | undefined, b: string): boolean {
+  return a !== undefined && a.toLowerCase() === b.toLowerCase();
+}
+
+/** The id of `ids` that `id` names regardless of case, or `id` itself when none does. */
+export function canonicalId(ids: readonly string[], id: string): string {
+  return ids.find((x) => sameId(id, x)) ?? id;
+}
 
 /** A strong ETag of a JSON representation: a quoted hash of its serialisation. */
 export function etagOf(body: unknown): string {
@@ -111,7 +127,7 @@ export function createLabHttp(state: LabState, options: LabHttpOptions = {}): Fa
   const app: FastifyInstance = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: options.bodyLimit ?? 64 * 1024,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200, caseSensitive: false },
     forceCloseConnections: true,
   });
 
@@ -127,9 +143,9 @@ export function createLabHttp(state: LabState, options: LabHttpOptions = {}): Fa
   });
 
   app.addHook('onRequest', async (req, reply) => {
-    const path = decodePath(req.url.split('?')[0] ?? '').replace(/\/+$/, '') || '/';
+    const path = (decodePath(req.url.split('?')[0] ?? '').replace(/\/+$/, '') || '/').toLowerCase();
     if ((req.method === 'GET' || req.method === 'HEAD') && PUBLIC_GET.has(path)) return;
-    if (req.method === 'POST' && path === SESSIONS_URI) return;
+    if (req.method === 'POST' && path === SESSIONS_URI.toLowerCase()) return;
     if (authenticate(state, req)) return;
     await sendLabError(reply, new LabError(401, 'NoValidSession'));
   });

@@ -8,6 +8,8 @@
  * 20 000 files of 4 MiB each); its URI is `/redfish/v1/<relative directory>`.
  *
  * Behaviour, as a BMC would (and as DMTF's mockup server does for GET/PATCH):
+ * - resource paths are case-insensitive, as on real BMCs: `/redfish/v1/systems/1` is
+ *   `/redfish/v1/Systems/1` (and so are action targets and the sessions collection);
  * - `GET` of a loaded URI returns the resource (with an `ETag`); unknown URIs are 404;
  * - `PATCH` merges the body into the resource (objects recursively; other values replace);
  *   read-only bookkeeping (`@odata.*`, `Id`) is refused with 400 `PropertyNotWritable`;
@@ -122,6 +124,10 @@ export async function startMockupLab(options: MockupLabOptions): Promise<MockupL
   const store = loadMockup(options.dir);
   const state = new LabState({ nodes: 0, username: options.username ?? 'admin', password: options.password ?? 'password' });
   const app = createLabHttp(state, { logger: options.logger ?? false });
+  /** Loaded URIs by their lower-case form: how a request's path finds its resource. */
+  const byLower = new Map([...store.keys()].map((u) => [u.toLowerCase(), u]));
+  const canonical = (uri: string): string => byLower.get(uri.toLowerCase()) ?? uri;
+  const sessionsUri = normalise(SESSIONS_URI).toLowerCase();
   const systems = [...store.entries()]
     .filter(([, j]) => String(j['@odata.type'] ?? '').includes('ComputerSystem.') && !String(j['@odata.type']).includes('Collection'))
     .map(([u]) => u);
@@ -132,7 +138,7 @@ export async function startMockupLab(options: MockupLabOptions): Promise<MockupL
     const acts = json.Actions as Json | undefined;
     for (const [name, def] of Object.entries(acts ?? {})) {
       const target = (def as Json | null)?.target;
-      if (typeof target === 'string') actions.set(normalise(target), { name, owner: uri });
+      if (typeof target === 'string') actions.set(normalise(target).toLowerCase(), { name, owner: uri });
     }
   }
 
@@ -140,9 +146,13 @@ export async function startMockupLab(options: MockupLabOptions): Promise<MockupL
     const sys = store.get(systemUri)!;
     const b = sys.Boot as Json | undefined;
     if (b?.BootSourceOverrideEnabled === 'Once') store.set(systemUri, merge(sys, { Boot: { BootSourceOverrideEnabled: 'Disabled' } }));
-    const biosUri = idOf(sys.Bios);
+    const target = (v: unknown): string | null => {
+      const id = idOf(v);
+      return id === null ? null : canonical(id);
+    };
+    const biosUri = target(sys.Bios);
     const bios = biosUri === null ? undefined : store.get(biosUri);
-    const settingsUri = idOf((bios?.['@Redfish.Settings'] as Json | undefined)?.SettingsObject);
+    const settingsUri = target((bios?.['@Redfish.Settings'] as Json | undefined)?.SettingsObject);
     const settings = settingsUri === null ? undefined : store.get(settingsUri);
     const pending = settings?.Attributes as Json | undefined;
     if (bios !== undefined && settings !== undefined && pending !== undefined && Object.keys(pending).length > 0) {
@@ -174,12 +184,12 @@ export async function startMockupLab(options: MockupLabOptions): Promise<MockupL
   };
 
   const handle = async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-    const uri = normalise(req.url);
+    const uri = canonical(normalise(req.url));
     const json = (body: Json, status = 200): FastifyReply => {
       if (req.method === 'GET' || req.method === 'PATCH') reply.header('ETag', etagOf(body));
       return reply.code(status).type('application/json; charset=utf-8').send(body);
     };
-    if (req.method === 'POST' && uri === normalise(SESSIONS_URI)) {
+    if (req.method === 'POST' && uri.toLowerCase() === sessionsUri) {
       const body = bodyObject(req);
       const session = state.sessions.create(String(body.UserName ?? ''), String(body.Password ?? ''));
       if (session === null) return sendLabError(reply, new LabError(401, 'NoValidSession'));
@@ -196,7 +206,7 @@ export async function startMockupLab(options: MockupLabOptions): Promise<MockupL
         201,
       );
     }
-    const action = actions.get(uri);
+    const action = actions.get(uri.toLowerCase());
     if (req.method === 'POST' && action !== undefined) {
       const body = bodyObject(req);
       if (action.name === '#ComputerSystem.Reset') reset(action.owner, body.ResetType);
@@ -229,7 +239,7 @@ export async function startMockupLab(options: MockupLabOptions): Promise<MockupL
       store.set(uri, updated);
       return json(updated);
     }
-    if (req.method === 'DELETE' && uri.startsWith(`${normalise(SESSIONS_URI)}/`)) {
+    if (req.method === 'DELETE' && uri.toLowerCase().startsWith(`${sessionsUri}/`)) {
       state.sessions.delete(uri.split('/').pop()!);
       return reply.code(204).send();
     }
@@ -249,7 +259,7 @@ export async function startMockupLab(options: MockupLabOptions): Promise<MockupL
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host}:${port}`,
     systems,
     resource: (uri) => {
-      const r = store.get(normalise(uri));
+      const r = store.get(canonical(normalise(uri)));
       return r === undefined ? undefined : structuredClone(r);
     },
     close: () => (closed ??= app.close()),

@@ -16,7 +16,7 @@
  * volume takes all of it.
  */
 import type { FastifyInstance } from 'fastify';
-import { bodyObject, resource, type Params } from './http.ts';
+import { bodyObject, canonicalId, resource, sameId, type Params } from './http.ts';
 import { REDFISH_ROOT, STATUS_OK, collection, ref, type Json } from './render-system.ts';
 import { LabError, type LabState, type SystemState } from './state.ts';
 import { STORAGE_ID, SUPPORTED_RAID_TYPES, driveIds, storageUri } from './render-hardware.ts';
@@ -96,7 +96,10 @@ export class LabRaid {
     const chosen: LabDrive[] = [];
     for (const d of links.Drives as unknown[]) {
       const uri = (d as { '@odata.id'?: unknown } | null)?.['@odata.id'];
-      const drive = typeof uri === 'string' && uri.startsWith(base) ? drives.find((x) => x.id === uri.slice(base.length)) : undefined;
+      const drive =
+        typeof uri === 'string' && uri.toLowerCase().startsWith(base.toLowerCase())
+          ? drives.find((x) => sameId(uri.slice(base.length), x.id))
+          : undefined;
       if (drive === undefined) throw new LabError(400, 'ResourceMissingAtURI', [String(uri)], at('Links/Drives'));
       if (chosen.includes(drive)) throw new LabError(400, 'PropertyValueConflict', ['Links/Drives', 'Links/Drives'], at('Links/Drives'));
       chosen.push(drive);
@@ -163,7 +166,7 @@ export function registerRaidRoutes(app: FastifyInstance, state: LabState, raid: 
   const sys = (p: Params): SystemState => state.system(p.id!);
   const ctl = (req: { url: string }, p: Params): SystemState => {
     const s = sys(p);
-    if (p.sid !== RAID_STORAGE_ID) throw new LabError(404, 'ResourceMissingAtURI', [req.url.split('?')[0]!]);
+    if (!sameId(p.sid, RAID_STORAGE_ID)) throw new LabError(404, 'ResourceMissingAtURI', [req.url.split('?')[0]!]);
     return s;
   };
   resource(app, `${R}/Systems/:id/Storage/:sid/Volumes`, {
@@ -187,13 +190,22 @@ export function registerRaidRoutes(app: FastifyInstance, state: LabState, raid: 
   resource(app, `${R}/Systems/:id/Storage/:sid/Volumes/:vid`, {
     GET: (req, _reply, p) => {
       const s = ctl(req, p);
-      const v = raid.volumes(s.id).find((x) => x.id === p.vid);
+      const v = raid.volumes(s.id).find((x) => sameId(p.vid, x.id));
       if (v === undefined) throw new LabError(404, 'ResourceMissingAtURI', [req.url]);
       return renderVolume(s, v);
     },
     DELETE: (req, reply, p) => {
       const s = ctl(req, p);
-      if (!raid.delete(s.id, p.vid!)) throw new LabError(404, 'ResourceMissingAtURI', [req.url]);
+      if (
+        !raid.delete(
+          s.id,
+          canonicalId(
+            raid.volumes(s.id).map((v) => v.id),
+            p.vid!,
+          ),
+        )
+      )
+        throw new LabError(404, 'ResourceMissingAtURI', [req.url]);
       void reply.code(204).send();
       return undefined;
     },

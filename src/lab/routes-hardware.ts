@@ -16,11 +16,12 @@
  * Unknown members are 404 `ResourceMissingAtURI`.
  */
 import type { FastifyInstance } from 'fastify';
-import { resource, type Params } from './http.ts';
+import { canonicalId, resource, sameId, type Params } from './http.ts';
 import {
   ADAPTER_ID,
   STORAGE_ID,
   adapterUri,
+  driveIds,
   memoryIds,
   nicIds,
   processorIds,
@@ -60,22 +61,28 @@ export function registerHardwareRoutes(app: FastifyInstance, state: LabState): v
   };
 
   coll('Processors', 'ProcessorCollection', 'Processor Collection', processorIds);
-  resource(app, `${S}/Processors/:cpu`, { GET: (req, _reply, p) => found(req.url, renderProcessor(sys(p), p.cpu!)) });
+  resource(app, `${S}/Processors/:cpu`, {
+    GET: (req, _reply, p) => found(req.url, renderProcessor(sys(p), canonicalId(processorIds(sys(p)), p.cpu!))),
+  });
   coll('Memory', 'MemoryCollection', 'Memory Collection', memoryIds);
-  resource(app, `${S}/Memory/:dimm`, { GET: (req, _reply, p) => found(req.url, renderMemory(sys(p), p.dimm!)) });
+  resource(app, `${S}/Memory/:dimm`, {
+    GET: (req, _reply, p) => found(req.url, renderMemory(sys(p), canonicalId(memoryIds(sys(p)), p.dimm!))),
+  });
   coll('EthernetInterfaces', 'EthernetInterfaceCollection', 'Ethernet Interface Collection', nicIds);
-  resource(app, `${S}/EthernetInterfaces/:nic`, { GET: (req, _reply, p) => found(req.url, renderEthernetInterface(sys(p), p.nic!)) });
+  resource(app, `${S}/EthernetInterfaces/:nic`, {
+    GET: (req, _reply, p) => found(req.url, renderEthernetInterface(sys(p), canonicalId(nicIds(sys(p)), p.nic!))),
+  });
   coll('SimpleStorage', 'SimpleStorageCollection', 'Simple Storage Collection', () => [STORAGE_ID]);
   resource(app, `${S}/SimpleStorage/:sid`, {
-    GET: (req, _reply, p) => found(req.url, p.sid === STORAGE_ID ? renderSimpleStorage(sys(p)) : null),
+    GET: (req, _reply, p) => found(req.url, sameId(p.sid, STORAGE_ID) ? renderSimpleStorage(sys(p)) : null),
   });
   coll('Storage', 'StorageCollection', 'Storage Collection', () => [STORAGE_ID]);
-  resource(app, `${S}/Storage/:sid`, { GET: (req, _reply, p) => found(req.url, p.sid === STORAGE_ID ? renderStorage(sys(p)) : null) });
+  resource(app, `${S}/Storage/:sid`, { GET: (req, _reply, p) => found(req.url, sameId(p.sid, STORAGE_ID) ? renderStorage(sys(p)) : null) });
   resource(app, `${S}/Storage/:sid/Drives/:drive`, {
     GET: (req, _reply, p) => {
       const s = sys(p);
-      if (p.sid !== STORAGE_ID) throw new LabError(404, 'ResourceMissingAtURI', [req.url]);
-      return found(req.url, renderDrive(s, p.drive!));
+      if (!sameId(p.sid, STORAGE_ID)) throw new LabError(404, 'ResourceMissingAtURI', [req.url]);
+      return found(req.url, renderDrive(s, canonicalId(driveIds(s), p.drive!)));
     },
   });
 
@@ -83,7 +90,7 @@ export function registerHardwareRoutes(app: FastifyInstance, state: LabState): v
   const chassis = (p: Params): SystemState => state.systemByChassis(p.id!);
   const adapter = (req: { url: string }, p: Params): SystemState => {
     const s = chassis(p);
-    if (p.nic !== ADAPTER_ID) throw new LabError(404, 'ResourceMissingAtURI', [req.url]);
+    if (!sameId(p.nic, ADAPTER_ID)) throw new LabError(404, 'ResourceMissingAtURI', [req.url]);
     return s;
   };
   resource(app, `${C}/NetworkAdapters`, {

@@ -18,7 +18,7 @@
  * honours `If-Match` (412) and answers 200 with the updated system.
  */
 import type { FastifyInstance } from 'fastify';
-import { bodyObject, checkIfMatch, etagOf, resource, sendLabError, type Params } from './http.ts';
+import { bodyObject, checkIfMatch, etagOf, resource, sameId, sendLabError, type Params } from './http.ts';
 import {
   renderChassis,
   renderManager,
@@ -180,7 +180,7 @@ function registerVirtualMedia(
 ): void {
   const device = (req: { url: string }, p: Params): SystemState => {
     const s = owner(p);
-    if (p.vm !== VIRTUAL_MEDIA_ID) throw new LabError(404, 'ResourceMissingAtURI', [req.url]);
+    if (!sameId(p.vm, VIRTUAL_MEDIA_ID)) throw new LabError(404, 'ResourceMissingAtURI', [req.url]);
     return s;
   };
   resource(app, `${parent}/VirtualMedia`, {

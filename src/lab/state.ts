@@ -127,17 +127,17 @@ export class LabState {
     return [...this.#systems.values()];
   }
 
-  /** The system `id`. @throws LabError 404 when there is none. */
+  /** The system `id` (case-insensitive, as BMCs treat paths). @throws LabError 404 when there is none. */
   system(id: string): SystemState {
-    const s = this.#systems.get(id);
+    const s = this.#systems.get(id) ?? this.#systems.get(id.toLowerCase());
     if (s === undefined) throw new LabError(404, 'ResourceMissingAtURI', [`/redfish/v1/Systems/${id}`]);
     return s;
   }
 
   /** The system whose manager is `managerId`. @throws LabError 404. */
   systemByManager(managerId: string): SystemState {
-    const s = this.#systems.get(managerId.replace(/^bmc-/, ''));
-    if (s === undefined || s.managerId !== managerId) {
+    const s = this.#systems.get(managerId.toLowerCase().replace(/^bmc-/, ''));
+    if (s === undefined || s.managerId !== managerId.toLowerCase()) {
       throw new LabError(404, 'ResourceMissingAtURI', [`/redfish/v1/Managers/${managerId}`]);
     }
     return s;
@@ -145,8 +145,8 @@ export class LabState {
 
   /** The system in chassis `chassisId`. @throws LabError 404. */
   systemByChassis(chassisId: string): SystemState {
-    const s = this.#systems.get(chassisId.replace(/^chassis-/, ''));
-    if (s === undefined || s.chassisId !== chassisId) {
+    const s = this.#systems.get(chassisId.toLowerCase().replace(/^chassis-/, ''));
+    if (s === undefined || s.chassisId !== chassisId.toLowerCase()) {
       throw new LabError(404, 'ResourceMissingAtURI', [`/redfish/v1/Chassis/${chassisId}`]);
     }
     return s;

@@ -1,7 +1,8 @@
 /**
  * Interop: Debian's python3-sushy reads the lab's hardware inventory resources (Processors,
  * Memory, EthernetInterfaces, SimpleStorage, Storage/Drives) of each shipped server model the
- * way Ironic's redfish inspection does; what it reports must equal the lab description.
+ * way Ironic's redfish inspection does; what it reports must equal the lab description. A
+ * system read through its path in lower case is the same system (paths are case-insensitive).
  * A failure when `/usr/bin/python3` cannot import sushy (see test/helpers/tools.ts).
  */
 import { execFile } from 'node:child_process';
@@ -56,6 +57,7 @@ describeNeeding(NEEDS, 'python3-sushy reads the lab hardware inventory', () => {
       expect(r.gpus, id).toHaveLength(hw.gpus.length);
       expect([r.manufacturer, r.model, r.serial], id).toEqual([hw.system.manufacturer, hw.system.product, hw.system.serial]);
       expect(r.boot_mode, id).toBe(hw.bootMode === 'bios' ? 'Legacy' : 'UEFI');
+      expect(r.lowercase_path_identity, id).toBe(id);
     }
     expect(lab.systems.get('node-0').machine.gpus).toHaveLength(8);
     expect(lab.systems.get('node-1').machine.disks).toHaveLength(26);

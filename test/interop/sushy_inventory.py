@@ -6,7 +6,8 @@ Usage: /usr/bin/python3 sushy_inventory.py <lab-url> [username] [password]
 Prints one JSON object: for each system id, what sushy reports -- processors.summary (count of
 logical CPUs, architecture), memory_summary.size_gib, ethernet_interfaces.summary (MACs),
 simple_storage.disks_sizes_bytes, storage drives (name, size, media type, serial) and
-storage.drives_sizes_bytes, each Memory member's capacity (sushy 4.3 has no Memory resource: read with its connector), the manufacturer, model and serial.
+storage.drives_sizes_bytes, each Memory member's capacity (sushy 4.3 has no Memory resource: read with its connector), the manufacturer, model and serial,
+and the identity of the system read through its path in lower case (BMCs treat paths case-insensitively).
 """
 import json
 import sys
@@ -52,6 +53,8 @@ def main():
             'model': system.json.get('Model'),
             'serial': system.serial_number,
             'boot_mode': value(system.boot.mode),
+            # The same system through a lower-case path, as some BMCs' links are written.
+            'lowercase_path_identity': conn.get_system(path.lower()).identity,
         }
     print(json.dumps(out))
 

@@ -144,7 +144,8 @@ export async function runCleanStage(env: TaskEnv, node: Node): Promise<Conductor
       return failStep(env, node, opened, s, err, stepChanges, wiped);
     }
   }
-  await refreshBiosCache(env, opened, node);
+  // A BIOS settings read that fails does not fail the cleaning (as Ironic) but shows in last_error.
+  const biosProblem = await refreshBiosCache(env, opened, node);
 
   const powerOff = !(manual && node.driver_internal_info.disable_ramdisk === true);
   try {
@@ -167,7 +168,7 @@ export async function runCleanStage(env: TaskEnv, node: Node): Promise<Conductor
   return transition(node, endEvent, env.clock.now(), {
     ...stepChanges,
     ...rewiped(stepChanges, wiped),
-    last_error: null,
+    last_error: biosProblem,
     power_state: power,
   });
 }

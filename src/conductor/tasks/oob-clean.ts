@@ -21,7 +21,8 @@ import type { FirmwareImage } from '../../domain/hardware/firmware.ts';
 import { parseRaidTarget, type LogicalDiskTarget } from '../../domain/hardware/raid.ts';
 import type { Node } from '../../domain/inventory/model.ts';
 import type { ConductorChanges } from '../../domain/inventory/ports.ts';
-import { openNode, powerTimeoutOf, type OpenedNode, type TaskEnv } from './context.ts';
+import { limit } from '../errors.ts';
+import { failure, openNode, powerTimeoutOf, type OpenedNode, type TaskEnv } from './context.ts';
 
 /** Longest wait for one firmware image's update task, seconds. */
 const FIRMWARE_TIMEOUT_S = 1800;
@@ -84,18 +85,28 @@ export async function runOobStep(
 }
 
 /**
- * Reads the node's BIOS settings and stores them in the cache (best effort: a BMC without a
- * BIOS resource or a failure leaves the cache as it was). Does nothing when the node's bios
- * interface is not a real one or the environment has no cache.
+ * Reads the node's BIOS settings and stores them in the cache. Does nothing when the node's
+ * bios interface is not a real one or the environment has no cache.
+ *
+ * A failure to read them (the BMC unreachable, refusing the `Bios` resource, or a system
+ * without one) leaves the cache as it was and does not fail the operation — Ironic's
+ * `node_cache_bios_settings` logs it and goes on — but is returned, for the caller to record
+ * in `last_error`, so that an empty or stale settings list has a visible reason.
+ * @returns null, or the message of the failure
  */
-export async function refreshBiosCache(env: TaskEnv, opened: OpenedNode, node: Pick<Node, 'id' | 'bios_interface'>): Promise<void> {
+export async function refreshBiosCache(
+  env: TaskEnv,
+  opened: OpenedNode,
+  node: Pick<Node, 'id' | 'uuid' | 'bios_interface'>,
+): Promise<string | null> {
   const iface = node.bios_interface;
-  if (env.bios === undefined || opened.hw.bios === undefined || iface === null || iface === 'fake' || iface.startsWith('no-')) return;
+  if (env.bios === undefined || opened.hw.bios === undefined || iface === null || iface === 'fake' || iface.startsWith('no-')) return null;
   try {
     const settings = await opened.hw.bios.getSettings(opened.driverNode);
     await env.bios.replace(node.id, settings, env.clock.now());
-  } catch {
-    // Ironic logs and goes on: the cache is refreshed at the next cleaning.
+    return null;
+  } catch (err) {
+    return limit(failure(`Caching of BIOS settings failed on node ${node.uuid}`, err, opened));
   }
 }
 
@@ -103,12 +114,12 @@ export async function refreshBiosCache(env: TaskEnv, opened: OpenedNode, node: P
  * {@link refreshBiosCache} for a node not opened yet (Ironic caches BIOS settings when a node
  * is verified, i.e. on `manage`); a node whose `driver_info` cannot be opened is left alone.
  */
-export async function refreshBiosCacheOf(env: TaskEnv, node: Node): Promise<void> {
+export async function refreshBiosCacheOf(env: TaskEnv, node: Node): Promise<string | null> {
   let opened: OpenedNode;
   try {
     opened = openNode(env, node);
   } catch {
-    return;
+    return null;
   }
-  await refreshBiosCache(env, opened, node);
+  return refreshBiosCache(env, opened, node);
 }

@@ -61,11 +61,12 @@ async function validateAndReadPower(
 /** `verifying` → `manageable` (power state recorded) or back to `enroll` with `last_error`. */
 async function runVerifyStage(env: TaskEnv, node: Node): Promise<ConductorChanges> {
   const r = await validateAndReadPower(env, node, 'verifying it');
-  if (r.ok) await refreshBiosCacheOf(env, node);
+  // A BIOS settings read that fails does not fail the verification (as Ironic) but shows in last_error.
+  const biosProblem = r.ok ? await refreshBiosCacheOf(env, node) : null;
   const mode = r.ok ? await cachedBootMode(env, node) : {};
   const now = env.clock.now();
   return r.ok
-    ? transition(node, 'done', now, { ...mode, power_state: r.power, last_error: null })
+    ? transition(node, 'done', now, { ...mode, power_state: r.power, last_error: biosProblem })
     : transition(node, 'fail', now, { last_error: r.message });
 }
 

@@ -5,14 +5,19 @@
  * - {@link validateInspectionData}: the body of `POST /v1/continue_inspection` — `{inventory,
  *   …plugin data}`; `inventory` must hold `cpu` (`count` ≥ 1, `architecture`), `memory`
  *   (`physical_mb` or `total`), `interfaces` (a list; each `mac_address` a MAC when present),
- *   and `disks` (a list; each `size` a byte count). Ironic's `validate_inventory` requires the
+ *   and `disks` (a list; each `size` a byte count); `root_disk`, when present, null or a disk
+ *   with a byte `size`. Ironic's `validate_inventory` requires the
  *   same keys (`cpu`, `memory`, `interfaces`; `disks` for `local_gb`).
  * - {@link decodeLldp}: IPA's raw LLDP TLVs (`[[type, "<hex value>"], …]`, IEEE 802.1AB):
  *   1 chassis id (subtype 4 = MAC address, else text), 2 port id (subtype 3 = MAC, else text),
  *   5 system name.
  * - {@link inspectionFacts}: the node properties Ironic sets (`cpus` = cpu.count, `cpu_arch`,
- *   `memory_mb` = memory.physical_mb (or total / MiB), `local_gb` = largest disk of at least
- *   4 GiB in GiB, minus 1 — Ironic's "local_gb" hook with the root device = largest disk), the
+ *   `memory_mb` = memory.physical_mb (or total / MiB), `local_gb` = the root device's size in
+ *   GiB (rounded down) minus 1, never below 0 — ironic-inspector's root disk selection as Ironic
+ *   21.4 runs it: the root device is the plugin data's `root_disk` (the agent's choice: IPA's
+ *   smallest disk of at least 4 GiB; the redfish inspect interface's: Ironic's redfish rule,
+ *   RAID volumes first), no root device (`root_disk` null) is a disk-less node (0), and
+ *   without a `root_disk` key the smallest disk of at least 4 GiB in `disks`), the
  *   NICs with MACs (the PXE one from `boot.pxe_interface`) and their `local_link_connection`
  *   (Ironic's `local_link_connection` hook: `switch_id` = chassis id, `port_id`, `switch_info`
  *   = system name), and the GPU count (PCI display/3D controllers in `pci_devices`).
@@ -77,6 +82,9 @@ export function validateInspectionData(body: unknown): { inventory: JsonObject; 
     if (!isObj(d) || !(typeof d.size === 'number' && Number.isInteger(d.size) && d.size >= 0))
       bad(`inventory.disks[${i}].size must be a byte count`);
   });
+  const root = pluginData.root_disk;
+  if (root != null && !(isObj(root) && typeof root.size === 'number' && Number.isInteger(root.size) && root.size >= 0))
+    bad('root_disk must be null or a disk with a size in bytes');
   return { inventory, pluginData };
 }
 
@@ -129,8 +137,7 @@ export function inspectionFacts(inventory: JsonObject, pluginData: JsonObject): 
   const cpu = inventory.cpu as JsonObject;
   const mem = inventory.memory as JsonObject;
   const memoryMb = isPosInt(mem.physical_mb) ? (mem.physical_mb as number) : Math.floor((mem.total as number) / 1024 ** 2);
-  const sizes = (inventory.disks as JsonObject[]).map((d) => d.size as number).filter((s) => s >= 4 * GIB);
-  const largest = sizes.length > 0 ? Math.max(...sizes) : 0;
+  const rootBytes = rootDiskBytes(inventory, pluginData);
   const boot = isObj(inventory.boot) ? inventory.boot : {};
   const pxeMac = typeof boot.pxe_interface === 'string' ? boot.pxe_interface.toLowerCase() : null;
   const nics: InspectedNic[] = [];
@@ -147,12 +154,22 @@ export function inspectionFacts(inventory: JsonObject, pluginData: JsonObject): 
       cpus: cpu.count as number,
       cpu_arch: cpu.architecture as string,
       memory_mb: memoryMb,
-      local_gb: largest > 0 ? Math.max(0, Math.floor(largest / GIB) - 1) : 0,
+      local_gb: rootBytes > 0 ? Math.max(0, Math.floor(rootBytes / GIB) - 1) : 0,
     },
     nics,
     gpuCount,
     bootMode: typeof boot.current_boot_mode === 'string' ? boot.current_boot_mode : null,
   };
+}
+
+/** Size of the root device in bytes, 0 for none (see {@link inspectionFacts}). */
+function rootDiskBytes(inventory: JsonObject, pluginData: JsonObject): number {
+  if (Object.hasOwn(pluginData, 'root_disk')) {
+    const root = pluginData.root_disk;
+    return isObj(root) && typeof root.size === 'number' && Number.isInteger(root.size) && root.size > 0 ? root.size : 0;
+  }
+  const sizes = (inventory.disks as JsonObject[]).map((d) => d.size as number).filter((s) => s >= 4 * GIB);
+  return sizes.length > 0 ? Math.min(...sizes) : 0;
 }
 
 function macOf(b: Buffer): string {

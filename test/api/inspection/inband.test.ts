@@ -203,6 +203,14 @@ describe('bad input', () => {
       400,
       /memory/,
     );
+    expectError(
+      await post({
+        inventory: { cpu: { count: 2, architecture: 'x86_64' }, memory: { physical_mb: 1 }, interfaces: [], disks: [] },
+        root_disk: { name: '/dev/sda', size: 'big' },
+      }),
+      400,
+      /root_disk/,
+    );
     const mac = env.lab.systems.get('node-7').mac;
     const valid = {
       inventory: {

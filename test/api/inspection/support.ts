@@ -20,7 +20,7 @@ export const RULES_YAML = `
     - {action: add-trait, trait: CUSTOM_GPU}
     - {action: set-resource-class, value: baremetal.gpu}
 - description: storage nodes
-  conditions: disks >= 12 and local_gb >= 10000
+  conditions: disks >= 12 and memory_mb >= 131072
   actions:
     - {action: add-trait, trait: CUSTOM_STORAGE}
     - {action: set-resource-class, value: baremetal.storage}
@@ -86,14 +86,18 @@ export async function portsOf(env: ConductorEnv, uuid: string): Promise<any[]> {
   return res.body.ports;
 }
 
-/** The properties inspection must set for `hw` (Ironic: local_gb = largest disk ≥ 4 GiB, GiB − 1). */
+/**
+ * The properties inspection must set for `hw`. `local_gb`: the root device's size in GiB − 1,
+ * the root device being the smallest disk of at least 4 GiB — what IPA reports as `root_disk`
+ * in band and what Ironic 21.4's redfish inspect picks out of band (the lab has no RAID volumes).
+ */
 export function expectedProperties(hw: LabHardware): Record<string, unknown> {
-  const largest = Math.max(...hw.disks.map((d) => d.sizeBytes).filter((s) => s >= 4 * 1024 ** 3), 0);
+  const root = Math.min(...hw.disks.map((d) => d.sizeBytes).filter((s) => s >= 4 * 1024 ** 3), Infinity);
   return {
     cpus: hw.cpu.sockets * hw.cpu.coresPerSocket * hw.cpu.threadsPerCore,
     cpu_arch: hw.cpu.arch,
     memory_mb: hw.memoryMiB,
-    local_gb: largest > 0 ? Math.floor(largest / 1024 ** 3) - 1 : 0,
+    local_gb: root < Infinity ? Math.floor(root / 1024 ** 3) - 1 : 0,
   };
 }
 

@@ -92,14 +92,30 @@ describe('facts and processing', () => {
     disks: [{ size: 2 * GIB }, { size: 100 * GIB + 5 }, { size: 40 * GIB }],
     boot: { current_boot_mode: 'uefi', pxe_interface: 'aa:00:00:00:00:01' },
   };
-  it('derives Ironic properties: local_gb = largest disk ≥ 4 GiB in GiB − 1', () => {
+  it('derives Ironic properties: local_gb = the root device (without root_disk: smallest disk ≥ 4 GiB) in GiB − 1', () => {
     const f = inspectionFacts(inv, { pci_devices: [{ class: '030200' }, { class: '020000' }] });
-    expect(f.properties).toEqual({ cpus: 8, cpu_arch: 'x86_64', memory_mb: 16384, local_gb: 99 });
+    // 40 GiB: the 2 GiB disk is under IPA's 4 GiB minimum, the 100 GiB one is not the smallest.
+    expect(f.properties).toEqual({ cpus: 8, cpu_arch: 'x86_64', memory_mb: 16384, local_gb: 39 });
     expect(f.gpuCount).toBe(1);
     expect(f.nics.map((n) => [n.mac, n.pxe])).toEqual([
       ['aa:00:00:00:00:01', true],
       ['aa:00:00:00:00:02', false],
     ]);
+  });
+  it("takes local_gb from the plugin data's root_disk (the agent's or the redfish driver's choice); null is a disk-less node", () => {
+    expect(inspectionFacts(inv, { root_disk: { name: '/dev/sdb', size: 100 * GIB + 5 } }).properties.local_gb).toBe(99);
+    expect(inspectionFacts(inv, { root_disk: { name: 'os', size: 4 * GIB } }).properties.local_gb).toBe(3);
+    expect(inspectionFacts(inv, { root_disk: null }).properties.local_gb).toBe(0);
+    expect(inspectionFacts({ ...inv, disks: [{ size: 4 * GIB - 1 }] }, {}).properties.local_gb).toBe(0);
+    expect(() => validateInspectionData({ inventory: inv, root_disk: { name: 'x' } })).toThrow(/root_disk must be null or a disk/);
+    expect(() => validateInspectionData({ inventory: inv, root_disk: 'sda' })).toThrow(/root_disk/);
+    expect(validateInspectionData({ inventory: inv, root_disk: null }).pluginData).toEqual({ root_disk: null });
+  });
+  it('a node without a boot mode in its inventory gets no boot_mode capability', () => {
+    const facts = inspectionFacts({ ...inv, boot: { current_boot_mode: null, pxe_interface: null } }, {});
+    expect(facts.bootMode).toBeNull();
+    const out = planInspection({ properties: { capabilities: 'x:y' }, traits: [], resource_class: null }, facts, [], [], {}, () => 'u');
+    expect(out.nodeChanges.properties?.capabilities).toBe('x:y');
   });
   it('creates missing ports, updates pxe and LLDP of existing ones, applies rules in order', () => {
     const rules = parseInspectionRules([
@@ -127,7 +143,7 @@ describe('facts and processing', () => {
     expect(out.ports.updates).toEqual([{ uuid: 'p2', pxe_enabled: false }]);
     expect(out.nodeChanges.traits).toEqual(['CUSTOM_A', 'CUSTOM_GPU']);
     expect(out.nodeChanges.resource_class).toBe('gpu.big');
-    expect(out.nodeChanges.properties).toMatchObject({ cpus: 8, local_gb: 99, capabilities: 'x:y,boot_mode:uefi' });
+    expect(out.nodeChanges.properties).toMatchObject({ cpus: 8, local_gb: 39, capabilities: 'x:y,boot_mode:uefi' });
     expect(out.pluginData.rules_applied).toHaveLength(2);
   });
 });

@@ -13,7 +13,14 @@
  * - factory reset: `POST` of `#Bios.ResetBios`, then a reboot.
  *
  * Values are typed by the registry (`Integer` → number, `Boolean` → boolean, others
- * strings); Ironic stores and shows them as strings.
+ * strings); Ironic stores and shows them as strings: strings as they are, numbers and booleans
+ * as their JSON text (`2`, `true`), and an attribute whose value is an object or a list (some
+ * vendors nest them) as its JSON text (`{"Slot":1}`), never as `[object Object]`.
+ *
+ * Reading the settings needs the `Bios` resource: a BMC that cannot be reached, refuses it or
+ * sends no JSON object fails the read (the conductor records it in `last_error`). The registry
+ * is extra metadata, as in Ironic's `cache_bios_settings`: one that cannot be read leaves the
+ * settings without registry fields.
  */
 import { InvalidInputError } from '../../../domain/errors.ts';
 import type { BiosInterface, BiosSetting, BiosSettingChange } from '../../../domain/hardware/bios.ts';
@@ -91,8 +98,18 @@ export class RedfishBios implements BiosInterface {
 
   /** The attribute definitions of registry `name` by attribute name, or an empty map when the BMC has none. */
   async #registry(info: RedfishDriverInfo, ctx: RequestContext, name: unknown): Promise<Map<string, Json>> {
+    if (typeof name !== 'string' || name === '') return new Map();
+    try {
+      return await this.#readRegistry(info, ctx, name);
+    } catch (err) {
+      // Ironic goes on without the registry (it logs the failure); so does esi.
+      if (err instanceof HardwareError && err.reason !== 'unreachable') return new Map();
+      throw err;
+    }
+  }
+
+  async #readRegistry(info: RedfishDriverInfo, ctx: RequestContext, name: string): Promise<Map<string, Json>> {
     const out = new Map<string, Json>();
-    if (typeof name !== 'string' || name === '') return out;
     const root = await this.#client.send(info, ctx, 'GET', '/redfish/v1/');
     const collPath = odataId(root.json?.Registries);
     if (collPath === null) return out;
@@ -126,6 +143,14 @@ function num(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
+/** A BIOS attribute value as the string Ironic shows (see the module documentation); null when unset. */
+export function settingText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
 /** Ironic's view of the settings: string values plus the registry's metadata. */
 function settingsOf(bios: Json, registry: Map<string, Json>): BiosSetting[] {
   return Object.entries(attributesOf(bios))
@@ -134,7 +159,7 @@ function settingsOf(bios: Json, registry: Map<string, Json>): BiosSetting[] {
       const values = Array.isArray(r?.Value) ? (r.Value as Json[]).map((v) => String(v.ValueName)) : null;
       return {
         name,
-        value: value === null || value === undefined ? null : String(value),
+        value: settingText(value),
         attribute_type: typeof r?.Type === 'string' ? r.Type : null,
         allowable_values: values,
         lower_bound: num(r?.LowerBound),
