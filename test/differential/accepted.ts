@@ -87,18 +87,6 @@ export const ACCEPTED: readonly AcceptedDifference[] = [
       'node management indicators (1.63) and inject_nmi (1.29) are not served (404); Ironic answers 200 with the fake indicators, and 400 for NMI (fake management lacks it)',
   },
   {
-    id: 'esi-gap-raid-before-1.12',
-    kind: 'esi-gap',
-    step: /states\/raid @1\.11/,
-    reason: 'PUT …/states/raid before 1.12: Ironic 406, esi 404 (test/api/redfish/raid.test.ts pins 404)',
-  },
-  {
-    id: 'esi-gap-bios-detail-before-1.74',
-    kind: 'esi-gap',
-    step: /bios\?detail=true @1\.73/,
-    reason: 'GET …/bios?detail=true before 1.74: Ironic 400 (an unknown parameter), esi 406 (test/api/redfish/bios.test.ts pins 406)',
-  },
-  {
     id: 'esi-gap-conductor-groups',
     kind: 'esi-gap',
     step: /\((no conductor serves the group|clean-up of the node esi created)\)$/,

@@ -2,7 +2,7 @@
  * Node hardware settings routes (https://docs.openstack.org/api-ref/baremetal/#node-bios-nodes and
  * "Node Management"): the BIOS settings cache (`GET /v1/nodes/{id}/bios`, `GET …/bios/{name}`, ≥
  * 1.40, registry fields from 1.74) and the target RAID configuration
- * (`PUT /v1/nodes/{id}/states/raid`, ≥ 1.12, 204) and the boot mode
+ * (`PUT /v1/nodes/{id}/states/raid`, ≥ 1.12, 204; 406 before) and the boot mode
  * (`PUT /v1/nodes/{id}/states/boot_mode` `{"target": "uefi"|"bios"}`, ≥ 1.76, 202; set at the BMC
  * before answering, recorded in the node's `boot_mode`).
  *
@@ -17,7 +17,7 @@ import type { FastifyInstance } from 'fastify';
 import { InvalidInputError, NotFoundError } from '../../domain/errors.ts';
 import type { StoredBiosSetting } from '../../domain/inventory/node-hardware.ts';
 import { empty, nodeIdent, type BaremetalContext, type IdentParams } from './context.ts';
-import { requireVersion } from './microversion.ts';
+import { NotAcceptableError } from './microversion.ts';
 import { boolParam, readQuery } from './query.ts';
 import { isoTime, links } from './render.ts';
 
@@ -52,8 +52,20 @@ export function nodeHardwareRoutes(app: FastifyInstance, ctx: BaremetalContext):
     const v = req.ironicVersion;
     gone(v, 40, req.params.ident);
     const q = readQuery(req.query, LIST_PARAMS);
-    const detail = boolParam(q, 'detail') === true;
-    if (detail) requireVersion(v, 74, 'detail');
+    // Ironic `get_request_return_fields` with `allow_query_bios`: `detail` (true or false) or
+    // `fields` before 1.74 is InvalidParameterValue (400).
+    // (The value as Python prints the parsed one: `True`, `['name', 'value']`.)
+    const detailParam = boolParam(q, 'detail');
+    if (v < 74 && detailParam !== undefined)
+      throw new InvalidInputError(`Invalid query parameter ?detail=${detailParam ? 'True' : 'False'} received.`);
+    if (v < 74 && q.fields !== undefined)
+      throw new InvalidInputError(
+        `Invalid query parameter ?fields=[${q.fields
+          .split(',')
+          .map((f) => `'${f.trim()}'`)
+          .join(', ')}] received.`,
+      );
+    const detail = detailParam === true;
     const fields =
       q.fields === undefined
         ? null
@@ -89,8 +101,12 @@ export function nodeHardwareRoutes(app: FastifyInstance, ctx: BaremetalContext):
   });
 
   app.put<{ Params: IdentParams }>('/nodes/:ident/states/raid', async (req, reply) => {
-    gone(req.ironicVersion, 12, req.params.ident);
     readQuery(req.query, NO_PARAMS);
+    // Ironic checks the node first (404 when the caller may not see it), then the version (406).
+    if (req.ironicVersion < 12) {
+      await ctx.inventory.nodes.get(req.auth, nodeIdent(req, req.params.ident));
+      throw new NotAcceptableError('Request not acceptable. The minimal required API version should be 1.12');
+    }
     await services.nodeHardware.setTargetRaid(req.auth, nodeIdent(req, req.params.ident), req.body ?? {});
     return empty(reply, 204);
   });

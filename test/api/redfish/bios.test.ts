@@ -89,7 +89,17 @@ describe('bios.apply_configuration and the settings cache', () => {
     });
     expect(d.NumaNodesPerSocket).toMatchObject({ attribute_type: 'Integer', lower_bound: 1, upper_bound: 4 });
     expect(d.SystemServiceTag).toMatchObject({ read_only: true, unique: true });
-    expectError(await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/bios?detail=true`, undefined, '1.73'), 406);
+    // Before 1.74 detail and fields are unknown query parameters to Ironic (400).
+    expectError(
+      await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/bios?detail=true`, undefined, '1.73'),
+      400,
+      /Invalid query parameter \?detail=True received\./,
+    );
+    expectError(
+      await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/bios?fields=name,value`, undefined, '1.73'),
+      400,
+      /Invalid query parameter \?fields=\['name', 'value'\] received\./,
+    );
     const names = await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/bios?fields=name,value`);
     expect(names.body.bios[0]).toEqual({ name: 'AssetTag', value: 'rack-7-u12' });
     expectError(await bm(env.ts, env.p.admin, 'GET', `/v1/nodes/${node.uuid}/bios?fields=name,colour`), 400, /colour/);
