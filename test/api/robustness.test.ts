@@ -338,6 +338,7 @@ function fixtureParam(api: ApiName, param: RouteParam, f: Fixtures): string | un
           routers: f.network.router,
           floatingips: f.network.floatingip,
           port_forwardings: f.network.portForwarding,
+          quotas: f.personas.owner.projectId!,
           extensions: 'trunk',
         }
       : {},

@@ -12,6 +12,7 @@
  * | routes-neutron.ts  | networks, subnets, ports, trunks (+ sub-ports), rbac-policies |
  * | routes-routers.ts  | routers (+ add/remove_router_interface) |
  * | routes-floatingips.ts | floating IPs (+ port_forwardings) |
+ * | routes-quotas.ts   | quotas of routers and floating IPs per project (+ default, details) |
  * | routes-esi.ts      | esi's one-call endpoints (`/v2.0/esi/…`) and switch administration (`/v2.0/switches`) |
  *
  * The token check of `src/api/common/auth.ts` guards `/v2.0`; errors are rendered by
@@ -26,6 +27,7 @@ import { registerEsiRoutes } from './routes-esi.ts';
 import { refuseOthers, registerNeutronRoutes } from './routes-neutron.ts';
 import { registerRouterRoutes } from './routes-routers.ts';
 import { registerFloatingIpRoutes } from './routes-floatingips.ts';
+import { registerQuotaRoutes } from './routes-quotas.ts';
 
 /** The API extensions esi implements (Neutron aliases). */
 const EXTENSIONS: ReadonlyArray<{ alias: string; name: string; description: string }> = [
@@ -92,6 +94,17 @@ const EXTENSIONS: ReadonlyArray<{ alias: string; name: string; description: stri
     name: 'Expose port forwardings in floating IPs',
     description: 'Expose the port forwarding rules of a floating IP in its representation',
   },
+  { alias: 'quotas', name: 'Quota management support', description: 'Expose functions for quotas management per project' },
+  {
+    alias: 'quota_details',
+    name: 'Quota details management support',
+    description: 'Expose functions for quotas usage statistics per project',
+  },
+  {
+    alias: 'quota-check-limit',
+    name: 'Quota engine limit check',
+    description: 'Support for checking the resource usage before applying a new quota limit',
+  },
   { alias: 'pagination', name: 'Pagination support', description: 'Extension that indicates that pagination is enabled.' },
   { alias: 'sorting', name: 'Sorting support', description: 'Extension that indicates that sorting is enabled.' },
 ];
@@ -139,6 +152,7 @@ export const networkApi: FastifyPluginAsync<{ services: NetworkApiDeps }> = asyn
       registerNeutronRoutes(v2, services);
       registerRouterRoutes(v2, services);
       registerFloatingIpRoutes(v2, services);
+      registerQuotaRoutes(v2, services);
       registerEsiRoutes(v2, services);
     },
     { prefix: '/v2.0' },

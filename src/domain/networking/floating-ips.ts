@@ -22,7 +22,8 @@
  * - Delete: the address and its port go; refused while the floating IP has port forwards (409
  *   `FipInUseByPortForwarding`, Neutron's precommit check).
  * - Quota: floating IPs per project (Neutron's `quota_floatingip`, 50 by default;
- *   `ESI_QUOTA_FLOATINGIP`), checked under a per-project lock: one more is 409 `OverQuota`.
+ *   `ESI_QUOTA_FLOATINGIP`; an admin sets a project's own through `/v2.0/quotas`, ./quotas.ts),
+ *   checked under a per-project lock: one more is 409 `OverQuota`.
  * - Policy (src/domain/policy/defaults-network-l3.ts): any project creates floating IPs for
  *   itself; members manage their project's; another project's is 404. Each change wakes the
  *   dataplane for the routers that serve the floating IP before and after.
@@ -40,6 +41,7 @@ import { COMMON_ATTRS, toPage, toQuery, type AttributeSpec, type ListRequest, ty
 import { DEVICE_OWNER_FLOATINGIP, type FixedIp, type FloatingIp, type NetPort, type Network, type PortForwarding } from './model.ts';
 import { Association, parseAssociation, type AssociationRequest } from './fip-association.ts';
 import type { NetworkTx } from './ports.ts';
+import { quotaLock, type ProjectQuotas } from './quotas.ts';
 import { routerLock } from './routers.ts';
 
 /** A floating IP as the API shows it. */
@@ -112,8 +114,8 @@ export class FloatingIpService {
 
   constructor(
     private readonly access: NetworkAccess,
-    /** Floating IPs per project, -1 for no limit. */
-    private readonly quota: number,
+    /** The limits of projects (floating IPs per project, -1 for no limit). */
+    private readonly quotas: ProjectQuotas,
   ) {
     this.association = new Association(access);
   }
@@ -172,10 +174,11 @@ export class FloatingIpService {
     const id = newUuid();
     const fip = { id, project_id: projectId, floating_network_id: network.id };
     const plan = assocReq ? await this.association.plan(ctx, fip, assocReq) : null;
-    const keys = [`floatingips-of:${projectId}`, `network:${network.id}`, floatingIpLock(id), ...(plan?.locks ?? [])];
+    const keys = [quotaLock('floatingip', projectId), `network:${network.id}`, floatingIpLock(id), ...(plan?.locks ?? [])];
     const created = await this.access.repo.locked(keys, async (tx) => {
-      if (this.quota >= 0 && (await tx.countFloatingIps(projectId)) >= this.quota)
-        throw new ConflictError(`Quota exceeded for resources: ['floatingip'] (${this.quota} per project).`, 'OverQuota');
+      const quota = await this.quotas.limit(tx, projectId, 'floatingip');
+      if (quota >= 0 && (await tx.countFloatingIps(projectId)) >= quota)
+        throw new ConflictError(`Quota exceeded for resources: ['floatingip'] (${quota} per project).`, 'OverQuota');
       const ip = await this.allocate(tx, network, address, subnetId);
       const assoc = plan ? await this.association.resolve(tx, { ...fip, floating_ip_address: ip.ip_address }, plan) : null;
       const now = this.access.now();

@@ -1,7 +1,7 @@
 /**
  * The networking area: a Neutron v2.0 subset (networks with provider attributes and
  * `router:external`, subnets with their DHCP ports, ports, trunks, routers, floating IPs and
- * their port forwardings, network RBAC), VIF
+ * their port forwardings, network RBAC, per-project quotas of routers and floating IPs), VIF
  * attachment of bare-metal ports, the switches esi programs, the dataplane intents (DHCP
  * servers and routers, ./intents.ts) and esi's one-call endpoints for `esi node network …` and
  * `esi trunk …` — assembled over the networking repository by {@link createNetworking}.
@@ -17,6 +17,7 @@ import { DhcpPortService } from './dhcp-ports.ts';
 import { DataplaneIntents } from './intents.ts';
 import { FloatingIpService } from './floating-ips.ts';
 import { PortForwardingService } from './port-forwardings.ts';
+import { ProjectQuotas, QuotaService } from './quotas.ts';
 import { RouterInterfaceService } from './router-interfaces.ts';
 import { RouterService } from './routers.ts';
 import { EsiTrunkService } from './esi-trunks.ts';
@@ -41,6 +42,8 @@ export type { PortView } from './netports.ts';
 export type { RouterView } from './routers.ts';
 export type { RouterInterfaceInfo } from './router-interfaces.ts';
 export type { FloatingIpView } from './floating-ips.ts';
+export type { ProjectQuota, QuotaLimits, QuotaUsage } from './quotas.ts';
+export { QUOTA_RESOURCES } from './quotas.ts';
 export { rangeText } from './pf-attributes.ts';
 export type * from './dataplane.ts';
 export { DataplaneError } from './dataplane.ts';
@@ -126,9 +129,9 @@ export interface NetworkingOptions {
   readonly sync: SwitchSyncSettings;
   /** The provisioning network's UUID or name (Ironic `[neutron] provisioning_network`), or null. */
   readonly provisioningNetwork?: string | null;
-  /** Routers one project may hold (Neutron `quota_router`), -1 for no limit; default 10. */
+  /** Routers a project may hold unless an admin set its own limit (Neutron `quota_router`), -1 for none; default 10. */
   readonly routerQuota?: number;
-  /** Floating IPs one project may hold (Neutron `quota_floatingip`), -1 for no limit; default 50. */
+  /** Floating IPs a project may hold unless an admin set its own limit (`quota_floatingip`), -1 for none; default 50. */
   readonly floatingIpQuota?: number;
 }
 
@@ -143,6 +146,8 @@ export interface Networking {
   readonly routerInterfaces: RouterInterfaceService;
   readonly floatingIps: FloatingIpService;
   readonly portForwardings: PortForwardingService;
+  /** Per-project limits of routers and floating IPs (Neutron's `/v2.0/quotas`). */
+  readonly quotas: QuotaService;
   /** The DHCP ports of networks (`ensureAll` for the dataplane reconciler's start). */
   readonly dhcpPorts: DhcpPortService;
   /** What the dataplane should do, derived from the records (for the dataplane reconciler). */
@@ -192,16 +197,18 @@ export function createNetworking(o: NetworkingOptions): Networking {
   const cabling = new CablingService(access, o.nodes);
   const vifs = new VifService(access, o.nodes, cabling);
   const provisioning = new ProvisioningNetwork(o.repo, wake, o.clock, o.provisioningNetwork ?? null);
+  const quotas = new ProjectQuotas({ router: o.routerQuota ?? 10, floatingip: o.floatingIpQuota ?? 50 });
   return {
     networks: new NetworkService(access),
     subnets: new SubnetService(access),
     ports,
     trunks,
     rbac: new RbacService(access),
-    routers: new RouterService(access, o.routerQuota ?? 10),
+    routers: new RouterService(access, quotas),
     routerInterfaces: new RouterInterfaceService(access),
-    floatingIps: new FloatingIpService(access, o.floatingIpQuota ?? 50),
+    floatingIps: new FloatingIpService(access, quotas),
     portForwardings: new PortForwardingService(access),
+    quotas: new QuotaService(access, quotas),
     dhcpPorts: new DhcpPortService(o.repo, () => o.clock.now()),
     intents: new DataplaneIntents(o.repo, async () => (await provisioning.network())?.id ?? null),
     dataplane,

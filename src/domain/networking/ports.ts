@@ -2,7 +2,8 @@
  * Ports of the networking area: the storage it needs (implemented in `src/store/networking/`),
  * the switch drivers (implemented in `src/drivers/switch/`) and the hook that wakes the switch
  * reconciler (implemented in `src/conductor/switch-reconciler.ts`); the router and dataplane
- * parts are in ./ports-l3.ts, the floating IP and port forwarding parts in ./ports-fip.ts.
+ * parts are in ./ports-l3.ts, the floating IP and port forwarding parts in ./ports-fip.ts, the
+ * per-project quota limits in ./ports-quota.ts.
  *
  * Storage is used through {@link NetworkRepository}: plain reads on the root, and
  * check-then-write sequences inside {@link NetworkRepository.locked}, one transaction holding
@@ -29,9 +30,11 @@ import type {
 } from './model.ts';
 import type { FipReads, FipWrites } from './ports-fip.ts';
 import type { L3Reads, L3Writes } from './ports-l3.ts';
+import type { QuotaReads, QuotaWrites } from './ports-quota.ts';
 
 export type { DataplaneWake, RouterChanges } from './ports-l3.ts';
 export type { FloatingIpChanges, PortForwardingChanges } from './ports-fip.ts';
+export type { QuotaOverride, QuotaResource } from './ports-quota.ts';
 
 /** A filter value list: the attribute must equal one of these (Neutron repeats the parameter). */
 export type FilterValues = readonly (string | number | boolean | null)[];
@@ -144,8 +147,8 @@ export type NetPortChanges = Partial<
   >
 >;
 
-/** Reads available on the root and inside a transaction (the L3 ones in ./ports-l3.ts and ./ports-fip.ts). */
-export interface NetworkReads extends L3Reads, FipReads {
+/** Reads available on the root and inside a transaction (more in ./ports-l3.ts, ./ports-fip.ts, ./ports-quota.ts). */
+export interface NetworkReads extends L3Reads, FipReads, QuotaReads {
   getNetwork(id: string): Promise<Network | null>;
   networksByIds(ids: readonly string[]): Promise<Map<string, Network>>;
   /**
@@ -235,8 +238,8 @@ export interface NetworkReads extends L3Reads, FipReads {
   nicsOfNetwork(networkId: string): Promise<NetworkNicRow[]>;
 }
 
-/** Writes, available inside {@link NetworkRepository.locked} (the L3 ones in ./ports-l3.ts and ./ports-fip.ts). */
-export interface NetworkTx extends NetworkReads, L3Writes, FipWrites {
+/** Writes, available inside {@link NetworkRepository.locked} (more in ./ports-l3.ts, ./ports-fip.ts, ./ports-quota.ts). */
+export interface NetworkTx extends NetworkReads, L3Writes, FipWrites, QuotaWrites {
   insertNetwork(n: Omit<Network, 'shared_with'>): Promise<void>;
   updateNetwork(
     id: string,

@@ -8,8 +8,9 @@
  *   creates routers for itself (`create_router`), members manage their project's routers
  *   (`get_router`, `update_router`, `delete_router`: admin or owner); `enable_snat` and
  *   `external_fixed_ips` of the gateway are admin-only. A router the caller may not see is 404.
- * - Quota: routers per project (Neutron's `quota_router`, 10 by default; `ESI_QUOTA_ROUTER`),
- *   checked under a per-project lock: one more is 409 `OverQuota`.
+ * - Quota: routers per project (Neutron's `quota_router`, 10 by default; `ESI_QUOTA_ROUTER`; an
+ *   admin sets a project's own through `/v2.0/quotas`, ./quotas.ts), checked under a
+ *   per-project lock: one more is 409 `OverQuota`.
  * - Not supported (400 when asked for): extra routes (`routes` other than `[]`), distributed
  *   and HA routers, availability zone hints, flavors.
  * - Delete: refused while the router has interfaces (409 `RouterInUse`, Neutron's "still has
@@ -22,6 +23,7 @@ import type { NetworkAccess } from './access.ts';
 import { bool, checkKeys, description, givenProject, name, type Attrs } from './attributes.ts';
 import { COMMON_ATTRS, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import { DEVICE_OWNER_ROUTER_INTERFACE, type FixedIp, type Network, type Router } from './model.ts';
+import { quotaLock, type ProjectQuotas } from './quotas.ts';
 import { applyGateway, authorizeGateway, externalNetwork, parseGatewayInfo } from './router-gateway.ts';
 
 /** A router as the API shows it: with its gateway's addresses. */
@@ -76,8 +78,8 @@ export function routerLock(id: string): string {
 export class RouterService {
   constructor(
     private readonly access: NetworkAccess,
-    /** Routers per project, -1 for no limit. */
-    private readonly quota: number,
+    /** The limits of projects (routers per project, -1 for no limit). */
+    private readonly quotas: ProjectQuotas,
   ) {}
 
   /** The views of routers (gateway addresses in one query). */
@@ -116,10 +118,11 @@ export class RouterService {
       updated_at: now,
       revision_number: 1,
     };
-    const keys = [`routers-of:${projectId}`, routerLock(router.id), ...(network ? [`network:${network.id}`] : [])];
+    const keys = [quotaLock('router', projectId), routerLock(router.id), ...(network ? [`network:${network.id}`] : [])];
     const created = await this.access.repo.locked(keys, async (tx) => {
-      if (this.quota >= 0 && (await tx.countRouters(projectId)) >= this.quota)
-        throw new ConflictError(`Quota exceeded for resources: ['router'] (${this.quota} per project).`, 'OverQuota');
+      const quota = await this.quotas.limit(tx, projectId, 'router');
+      if (quota >= 0 && (await tx.countRouters(projectId)) >= quota)
+        throw new ConflictError(`Quota exceeded for resources: ['router'] (${quota} per project).`, 'OverQuota');
       await tx.insertRouter(router);
       if (gw && network) await applyGateway(tx, { ...router, gateway: null }, gw, network, now);
       return (await tx.getRouter(router.id))!;

@@ -1,7 +1,8 @@
 /**
  * esi's default policy, part 4: the Neutron L3 rules — routers, external networks, floating IPs
  * and their port forwardings (docs/networking.md "Routers and external networks", "Floating IPs
- * and port forwarding"). Merged into `DEFAULT_RULES` by
+ * and port forwarding"), and the network quotas (src/domain/networking/quotas.ts). Merged into
+ * `DEFAULT_RULES` by
  * `./defaults.ts`; the base rules they use (`admin_only`, `admin_or_owner`, `regular_user`)
  * are Neutron's, in `./defaults-openstack.ts`.
  *
@@ -45,4 +46,8 @@ export const NETWORK_L3_RULES: Readonly<Record<string, string>> = Object.freeze(
   get_floatingip_port_forwarding: 'rule:admin_or_ext_parent_owner',
   update_floatingip_port_forwarding: 'rule:admin_or_ext_parent_owner',
   delete_floatingip_port_forwarding: 'rule:admin_or_ext_parent_owner',
+  // Quotas (neutron/conf/policies/quotas.py, legacy): a project reads its own without a check.
+  get_quota: 'rule:admin_only',
+  update_quota: 'rule:admin_only',
+  delete_quota: 'rule:admin_only',
 });

@@ -20,6 +20,7 @@ import * as l3 from './0016_l3.ts';
 import * as inventoryResources from './0017_inventory_resources.ts';
 import * as deployTemplates from './0018_deploy_templates.ts';
 import * as floatingIps from './0019_floating_ips.ts';
+import * as networkQuotas from './0020_network_quotas.ts';
 
 /** Migrations by name, for Kysely's `Migrator`. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0017_inventory_resources': inventoryResources,
   '0018_deploy_templates': deployTemplates,
   '0019_floating_ips': floatingIps,
+  '0020_network_quotas': networkQuotas,
 };

@@ -2,7 +2,7 @@
  * Kysely implementation of the networking repository port (src/domain/networking/ports.ts),
  * portable across SQLite and PostgreSQL: the Neutron collections (`./queries.ts`), routers and
  * the dataplane reads (`./l3-queries.ts`), floating IPs and port forwardings
- * (`./fip-queries.ts`), switches,
+ * (`./fip-queries.ts`), per-project quota limits (`./quota-queries.ts`), switches,
  * switch-port reconciliation state, and the bare-metal port reads and writes of VIF binding.
  * `locked()` runs a function in `Store.withLock` (advisory locks on PostgreSQL).
  *
@@ -24,7 +24,7 @@ import type {
 } from '../../domain/networking/ports.ts';
 import { fromJson, toJson, type Db, type Store, type Tx } from '../database.ts';
 import { DISPLAY_IN_STEP } from '../inventory/node-display.ts';
-import { FipQueries } from './fip-queries.ts';
+import { QuotaQueries } from './quota-queries.ts';
 import { unique } from './queries.ts';
 import { chunks, NODE_PORT_COLUMNS, toCabling, toNodePort, toSwitch, toSwitchPort } from './rows.ts';
 
@@ -34,7 +34,7 @@ function likeEscape(text: string): string {
 }
 
 /** All reads and writes over one handle. */
-export class NetworkQueries extends FipQueries implements NetworkTx {
+export class NetworkQueries extends QuotaQueries implements NetworkTx {
   constructor(db: Db | Tx) {
     super(db);
   }

@@ -1,6 +1,6 @@
 /**
  * Kysely table types of the networking area (created by migrations `0008_networking`,
- * `0015_switch_port_cabling`, `0016_l3` and `0019_floating_ips`).
+ * `0015_switch_port_cabling`, `0016_l3`, `0019_floating_ips` and `0020_network_quotas`).
  * Timestamps are epoch ms, booleans 0/1, JSON as text (docs/architecture.md).
  */
 
@@ -200,6 +200,15 @@ export interface PortForwardingsTable {
   updated_at: number;
 }
 
+/** Per-project quota limits an admin set (migration 0020); `hard_limit` -1 is no limit. */
+export interface NetworkQuotasTable {
+  project_id: string;
+  resource: string;
+  hard_limit: number;
+  created_at: number;
+  updated_at: number;
+}
+
 /** All networking tables, merged into the store's `Database` type. */
 export interface NetworkingTables {
   networks: NetworksTable;
@@ -216,4 +225,5 @@ export interface NetworkingTables {
   router_ports: RouterPortsTable;
   floatingips: FloatingIpsTable;
   port_forwardings: PortForwardingsTable;
+  network_quotas: NetworkQuotasTable;
 }

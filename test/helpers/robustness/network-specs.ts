@@ -324,6 +324,14 @@ export const NETWORK_SPECS: Readonly<Record<string, BodySpec>> = {
     strict: ['', 'port_forwarding'],
     alsoKnown: ['id', 'floatingip_id', 'floating_ip_address', 'router_id'],
   },
+  'PUT /network/v2.0/quotas/{}': {
+    kind: 'json',
+    valid: () => ({ quota: { router: 10, floatingip: 50, check_limit: false, force: false } }),
+    fields: wrapped('quota', { router: ['integer'], floatingip: ['integer'], check_limit: B, force: B }),
+    strict: ['', 'quota'],
+    // Neutron quota resources esi does not limit: known, refused with their own message.
+    alsoKnown: ['network', 'subnet', 'subnetpool', 'port', 'security_group', 'security_group_rule', 'rbac_policy'],
+  },
   'POST /network/v2.0/esi/node-networks': {
     kind: 'json',
     valid: (f) => ({ node: f.node, network: net(f).network }),
@@ -388,6 +396,12 @@ const SERVED: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['/network/v2.0/routers/{}/remove_router_interface', ['PUT']],
   ['/network/v2.0/floatingips/{}/port_forwardings', ['GET', 'POST']],
   ['/network/v2.0/floatingips/{}/port_forwardings/{}', ['GET', 'PUT', 'DELETE']],
+  ['/network/v2.0/quotas', ['GET']],
+  ['/network/v2.0/quotas/project', ['GET']],
+  ['/network/v2.0/quotas/tenant', ['GET']],
+  ['/network/v2.0/quotas/{}', ['GET', 'PUT', 'DELETE']],
+  ['/network/v2.0/quotas/{}/default', ['GET']],
+  ['/network/v2.0/quotas/{}/details', ['GET']],
   ['/network/v2.0/esi/node-networks', ['GET', 'POST']],
   ['/network/v2.0/esi/node-networks/detach', ['POST']],
   ['/network/v2.0/esi/trunks', ['GET', 'POST']],
