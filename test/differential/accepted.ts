@@ -73,13 +73,6 @@ export const ACCEPTED: readonly AcceptedDifference[] = [
       "Ironic 21.4 nests a chassis's nodes links in a second list ([[{self}, {bookmark}]]); esi gives the flat list of links every other resource has ([{self}, {bookmark}])",
   },
   {
-    id: 'esi-gap-events',
-    kind: 'esi-gap',
-    step: /POST \/v1\/events/,
-    reason:
-      'POST /v1/events (1.54, network events from Neutron) is not served: esi is its own Neutron and needs no such callback; Ironic validates the body (400), esi answers 404',
-  },
-  {
     id: 'esi-gap-indicators-nmi',
     kind: 'esi-gap',
     step: /management\/(indicators|inject_nmi)/,

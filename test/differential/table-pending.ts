@@ -9,6 +9,14 @@
 import { at, del, get, LATEST, op, patch, post, req } from './dsl.ts';
 import type { Sequence } from './runner.ts';
 
+/** A valid Neutron port event (`POST /v1/events`). */
+const EVENT = {
+  event: 'network.bind_port',
+  port_id: '0b8ae4a2-6c61-4a5e-9f1e-3f4f7b1c2d3e',
+  mac_address: '52:54:00:aa:bb:cc',
+  status: 'ACTIVE',
+};
+
 /** Methods of a vendor passthru call. */
 export const PASSTHRU_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -145,6 +153,10 @@ export const PENDING_SEQUENCES: readonly Sequence[] = [
         req(m, '/v1/shards', LATEST, m === 'DELETE' ? undefined : {}, { note: 'read-only' }),
       ),
       post('/v1/events', '1.54', { events: [] }),
+      ...at(['1.53', '1.54'], (v) => post('/v1/events', v, { events: [EVENT] })),
+      post('/v1/events', LATEST, { events: [{ ...EVENT, event: 'network.other' }] }, { note: 'unknown event' }),
+      post('/v1/events', LATEST, { events: [{ ...EVENT, port_id: 'not-a-uuid' }] }, { note: 'port_id not a UUID' }),
+      post('/v1/events', LATEST, { events: [{ ...EVENT, colour: 'red' }] }, { note: 'unknown key' }),
     ],
   },
 ];

@@ -23,6 +23,7 @@
  * | `/v1/deploy_templates…` (≥1.55)      | `routes-deploy-templates.ts` |
  * | `/v1/nodes/{id}/vendor_passthru…`, `/v1/drivers/{name}/vendor_passthru…` | `routes-vendor-passthru.ts` |
  * | `/v1/shards` (≥1.82)                 | `routes-shards.ts`        |
+ * | `/v1/events` (≥1.54)                 | `routes-events.ts`        |
  *
  * Every `/v1` route is also served without `/v1` (Ironic routes `/<resource>` as v1, and
  * bookmark links point there). Cross-cutting behaviour: microversion negotiation and headers on
@@ -36,6 +37,7 @@ import { registerTokenAuth } from '../common/auth.ts';
 import type { BaremetalContext } from './context.ts';
 import { ironicErrorHandler, sendIronicError } from './errors.ts';
 import { MethodTable } from './method-table.ts';
+import { eventRoutes } from './routes-events.ts';
 import { NodeRenderCache } from './render-cache.ts';
 import {
   MAX_HEADER,
@@ -153,6 +155,7 @@ export const baremetalApi: FastifyPluginAsync<{ services: BaremetalApiDeps }> = 
     deployTemplateRoutes(scope, ctx);
     vendorPassthruRoutes(scope, ctx);
     shardRoutes(scope, ctx);
+    eventRoutes(scope, ctx);
   };
   await app.register(v1, { prefix: '/v1' });
   await app.register(v1);

@@ -20,6 +20,7 @@ import { NodeHistoryService } from './history-service.ts';
 import { DeployTemplateService, type DeployTemplateRepository } from './deploy-templates.ts';
 import { VendorPassthruService } from './vendor-passthru.ts';
 import { ShardService } from './shards.ts';
+import { EventService } from './events.ts';
 import { ChassisService } from './chassis-service.ts';
 import { PortgroupService } from './portgroup-service.ts';
 import type { InventoryResourceRepositories } from './resource-ports.ts';
@@ -92,6 +93,8 @@ export interface Inventory {
   readonly vendorPassthru: VendorPassthruService;
   /** Node counts per shard (`/v1/shards`). */
   readonly shards: ShardService;
+  /** External (Neutron) events (`/v1/events`). */
+  readonly events: EventService;
 }
 
 /** What {@link createInventory} needs. */
@@ -161,5 +164,6 @@ export function createInventory(o: InventoryOptions): Inventory {
     deployTemplates,
     vendorPassthru: new VendorPassthruService(nodes.access, drivers),
     shards: new ShardService(o.nodes, o.policy),
+    events: new EventService(o.policy),
   };
 }

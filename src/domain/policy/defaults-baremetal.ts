@@ -183,6 +183,9 @@ export const BAREMETAL_RULES: Readonly<Record<string, string>> = Object.freeze({
   'baremetal:deploy_template:update': ADMIN,
   'baremetal:deploy_template:delete': ADMIN,
   'baremetal:shards:get': ADMIN_OBSERVER,
+  // Source: Ironic 21.4 (`policy.py`): `baremetal:events:post` is for the service role and
+  // system admins (Neutron's notifier); esi has no separate service role, so admins.
+  'baremetal:events:post': ADMIN,
 
   // --- Allocations. Source: Ironic 21.4 (`policy.py`): get = system reader or allocation
   // owner; list open (the API filters by allocation owner), list_all = system reader; create =

@@ -236,6 +236,28 @@ const deployTemplateSpec: BodySpec = {
   strict: [''],
 };
 
+/** `POST /v1/events` (Ironic 21.4 `event.py` `EVENTS_SCHEMA`, `NETWORK_EVENT_VALIDATOR`). */
+const eventSpec: BodySpec = {
+  kind: 'json',
+  valid: () => ({
+    events: [
+      { event: 'network.bind_port', port_id: '0b8ae4a2-6c61-4a5e-9f1e-3f4f7b1c2d3e', mac_address: '52:54:00:aa:bb:cc', status: 'ACTIVE' },
+    ],
+  }),
+  fields: {
+    events: A,
+    'events.0': O,
+    'events.0.event': S,
+    'events.0.port_id': S,
+    'events.0.mac_address': S,
+    'events.0.status': S,
+    'events.0.device_id': SN,
+    'events.0.binding:host_id': SN,
+    'events.0.binding:vnic_type': SN,
+  },
+  strict: ['', 'events.0'],
+};
+
 /** `POST /v1/chassis` (Ironic 21.4 `chassis.py` schema). */
 const chassisSpec: BodySpec = {
   kind: 'json',
@@ -398,6 +420,7 @@ const BAREMETAL: Record<string, BodySpec> = {
     ]),
   ),
   'POST /baremetal/v1/allocations.json': allocationSpec,
+  'POST /baremetal/v1/events': eventSpec,
   'PATCH /baremetal/v1/allocations/{}': patchSpec([{ op: 'add', path: '/extra/rb', value: 'x' }]),
 };
 
