@@ -26,6 +26,7 @@ import { imageThroughputBenchmark } from './image-throughput.ts';
 import { deployFleetBenchmark } from './deploy-fleet.ts';
 import { nodeNetworkListBenchmark } from './node-network-list.ts';
 import { networkAttachBenchmark } from './network-attach.ts';
+import { fipFirstPacketBenchmark } from './fip-first-packet.ts';
 import { placementBenchmark } from './placement.ts';
 import { powerSyncBenchmark } from './power-sync.ts';
 import { inspectionBenchmark } from './inspection.ts';
@@ -42,6 +43,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   deployFleetBenchmark,
   nodeNetworkListBenchmark,
   networkAttachBenchmark,
+  fipFirstPacketBenchmark,
   placementBenchmark,
   powerSyncBenchmark,
   inspectionBenchmark,
