@@ -5,9 +5,10 @@
  *
  * network create (provider, shared, pool) | list | show | delete, subnet create, port create |
  * list, network trunk create | set | unset | delete, network rbac create, baremetal node vif
- * attach | list | detach; esi node network list | attach | detach, esi trunk create | list |
- * delete, esi switch create | port list. The switch is the `fake` driver (isolation with real
- * frames is test/interop/network-isolation.test.ts).
+ * attach | list | detach, router create | add subnet, floating ip create and floating ip port
+ * forwarding create; esi node network list (with the floating columns) | show | attach |
+ * detach, esi trunk create | list | delete, esi switch create | port list. The switch is the
+ * `fake` driver (isolation with real frames is test/interop/network-isolation.test.ts).
  *
  * Needs `/usr/bin/openstack` and neutronclient (a failure when missing, see test/helpers/tools.ts).
  */
@@ -40,7 +41,8 @@ describeNeeding(NEEDS, 'openstack network CLI and esi node network CLI', () => {
   afterAll(async () => server?.stop());
 
   // One scenario (so that no step leans on another test): the node's VIFs go on the networks and
-  // the port the first steps make. Its timeout covers the two tests it was.
+  // the port the first steps make. Its timeout covers the two tests it was and the floating IP
+  // step, on a loaded machine (each CLI call is mostly Python start-up).
   it('creates, lists, shows and deletes networks, subnets, ports, trunks and RBAC policies, then attaches VIFs to them with openstack baremetal and esi node network commands', async () => {
     // step: networks (provider, shared, a lessee's own, the admin's), a subnet, ports.
     const [pub, lnet] = await Promise.all([
@@ -196,6 +198,132 @@ describeNeeding(NEEDS, 'openstack network CLI and esi node network CLI', () => {
     await ok(openstack(lessee, 'baremetal', 'node', 'vif', 'detach', 'bm1', lportId));
     expect((await json<any[]>(esiCli(lessee, 'node', 'network', 'list', '-f', 'json'))).map((r) => r.Port)).toEqual(['', '']);
 
+    // step: floating IPs on the node's rows — the admin's external network, the lessee's router to
+    // lnet; lport (first NIC) with an associated floating IP, a second lnet port (second NIC)
+    // reached through port forwards of a floating IP without a port.
+    const ext = await json(openstack(admin, 'network', 'create', '-f', 'json', '--external', 'ext'));
+    await ok(
+      openstack(
+        admin,
+        'subnet',
+        'create',
+        '--network',
+        'ext',
+        '--subnet-range',
+        '203.0.113.0/24',
+        '--allocation-pool',
+        'start=203.0.113.10,end=203.0.113.19',
+        '--no-dhcp',
+        'ext-sub',
+      ),
+    );
+    await Promise.all([
+      ok(openstack(lessee, 'router', 'create', '--external-gateway', 'ext', 'lr')).then(() =>
+        ok(openstack(lessee, 'router', 'add', 'subnet', 'lr', 'lsub')),
+      ),
+      ok(esiCli(lessee, 'node', 'network', 'attach', 'bm1', '--port', 'lport')),
+    ]);
+    const second = await json(esiCli(lessee, 'node', 'network', 'attach', 'bm1', '--network', 'lnet', '-f', 'json'));
+    expect(second).toMatchObject({ 'MAC Address': '52:54:00:12:00:02', Port: 'esi-bm1-lnet', 'Floating IP': '' });
+    const secondIp = second['Fixed IP'] as string;
+    const [fa, fb, token] = await Promise.all([
+      json(openstack(lessee, 'floating', 'ip', 'create', '-f', 'json', '--port', 'lport', 'ext')),
+      json(openstack(lessee, 'floating', 'ip', 'create', '-f', 'json', 'ext')),
+      json(openstack(lessee, 'token', 'issue', '-f', 'json')).then((t) => t.id as string),
+    ]);
+    const ssh = await json(
+      openstack(
+        lessee,
+        'floating',
+        'ip',
+        'port',
+        'forwarding',
+        'create',
+        '-f',
+        'json',
+        '--internal-ip-address',
+        secondIp,
+        '--port',
+        'esi-bm1-lnet',
+        '--internal-protocol-port',
+        '22',
+        '--external-protocol-port',
+        '2222',
+        '--protocol',
+        'tcp',
+        fb.id,
+      ),
+    );
+    // A range, through the API: openstackclient 6.0 takes single ports only.
+    const webRes = await fetch(`${server.url}/network/v2.0/floatingips/${fb.id}/port_forwardings`, {
+      method: 'POST',
+      headers: { 'x-auth-token': token, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        port_forwarding: {
+          protocol: 'tcp',
+          internal_port_id: ssh.internal_port_id,
+          internal_ip_address: secondIp,
+          internal_port_range: '8000:8010',
+          external_port_range: '9000:9010',
+        },
+      }),
+    });
+    expect(webRes.status).toBe(201);
+    const web = ((await webRes.json()) as any).port_forwarding;
+    // Forwards show in the order Neutron lists them (by id).
+    const forwards = [
+      [ssh.id as string, '22:2222'],
+      [web.id as string, '8000-8010:9000-9010'],
+    ]
+      .sort(([a], [b]) => (a! < b! ? -1 : 1))
+      .map(([, text]) => text)
+      .join(',');
+    // The four reads side by side.
+    const [withFips, adminFips, shown, table] = await Promise.all([
+      json<any[]>(esiCli(lessee, 'node', 'network', 'list', '--long', '-f', 'json')),
+      json<any[]>(esiCli(admin, 'node', 'network', 'list', '-f', 'json', '--node', 'bm1')),
+      json(esiCli(lessee, 'node', 'network', 'show', 'bm1', '-f', 'json')),
+      ok(esiCli(lessee, 'node', 'network', 'show', 'bm1')),
+    ]);
+    expect(withFips.map((r) => [r.Port, r.Network, r['Floating Network'], r['Floating IP']])).toEqual([
+      ['lport', 'lnet', 'ext', fa.floating_ip_address],
+      ['esi-bm1-lnet', 'lnet', 'ext', `${fb.floating_ip_address} (${forwards})`],
+    ]);
+    expect(withFips.map((r) => [r['Floating Network UUID'], r['Floating IP UUID']])).toEqual([
+      [ext.id, fa.id],
+      [ext.id, fb.id],
+    ]);
+    expect(adminFips.map((r) => r['Floating Network'])).toEqual([
+      `ext (${ext['provider:segmentation_id']})`,
+      `ext (${ext['provider:segmentation_id']})`,
+    ]);
+    // esi node network show: esiclient's Node Ports objects.
+    const lnetRef = { name: 'lnet', uuid: lnet.id, vlan_id: null };
+    const extRef = { name: 'ext', uuid: ext.id, vlan_id: null };
+    expect(shown).toEqual({
+      Node: 'bm1',
+      'Node UUID': node.uuid,
+      'Node Ports': [
+        {
+          mac_address: '52:54:00:12:00:01',
+          baremetal_port_uuid: bmPorts.find((p) => p.Address === '52:54:00:12:00:01').UUID,
+          network_port: { name: 'lport', uuid: lportId, fixed_ips: ['10.5.0.3'] },
+          network: lnetRef,
+          floating_network: extRef,
+        },
+        {
+          mac_address: '52:54:00:12:00:02',
+          baremetal_port_uuid: bmPorts.find((p) => p.Address === '52:54:00:12:00:02').UUID,
+          network_port: { name: 'esi-bm1-lnet', uuid: ssh.internal_port_id, fixed_ips: [secondIp] },
+          network: lnetRef,
+          floating_network: extRef,
+        },
+      ],
+    });
+    expect(table).toMatch(/\| Node Ports \| \[ +\|/);
+    expect(table).toContain('"floating_network": {');
+    await ok(esiCli(lessee, 'node', 'network', 'detach', 'bm1', '--all'));
+
     // step: an esi trunk on lnet (native) and pub (tagged), attached and detached.
     const t = await json(esiCli(lessee, 'trunk', 'create', 'et', '--native-network', 'lnet', '--tagged-networks', 'pub', '-f', 'json'));
     expect(t).toMatchObject({ Trunk: 'et', Port: 'esi-et-lnet-trunk-port', 'Sub Ports': 'esi-et-pub-sub-port', Networks: 'lnet\npub' });
@@ -204,5 +332,5 @@ describeNeeding(NEEDS, 'openstack network CLI and esi node network CLI', () => {
     await ok(esiCli(lessee, 'node', 'network', 'detach', 'bm1', '--all'));
     await ok(esiCli(lessee, 'trunk', 'delete', 'et'));
     expect(await json<any[]>(esiCli(lessee, 'trunk', 'list', '-f', 'json'))).toEqual([]);
-  }, 600_000);
+  }, 900_000);
 });

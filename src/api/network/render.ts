@@ -6,16 +6,17 @@
  * implement have their neutral values (`availability_zones: []`, `security_groups: []`,
  * `routes: []`…).
  */
-import type {
-  NetworkView,
-  NodeNetworkRow,
-  PortView,
-  RbacPolicy,
-  Subnet,
-  Switch,
-  SwitchPortView,
-  Trunk,
-  TrunkRow,
+import {
+  rangeText,
+  type NetworkView,
+  type NodeNetworkRow,
+  type PortView,
+  type RbacPolicy,
+  type Subnet,
+  type Switch,
+  type SwitchPortView,
+  type Trunk,
+  type TrunkRow,
 } from '../../domain/networking/index.ts';
 import { neutronTime } from './wire.ts';
 
@@ -164,9 +165,30 @@ export function renderSwitchPort(p: SwitchPortView): Record<string, unknown> {
   };
 }
 
-/** A row of `esi node network list`. */
+/**
+ * A row of `esi node network list` (src/domain/networking/node-network-rows.ts): the row's fields
+ * as they are, its floating IP's forwards with Neutron's port forwarding keys —
+ * `internal_port`/`external_port` only for one port, `internal_port_range`/`external_port_range`
+ * (`"first:last"`) always.
+ */
 export function renderNodeNetwork(r: NodeNetworkRow): Record<string, unknown> {
-  return { ...r };
+  const f = r.floating_ip;
+  return {
+    ...r,
+    floating_ip: f && {
+      id: f.id,
+      floating_ip_address: f.floating_ip_address,
+      port_forwardings: f.port_forwardings.map((pf) => ({
+        id: pf.id,
+        protocol: pf.protocol,
+        internal_ip_address: pf.internal_ip_address,
+        ...(pf.internal_port[0] === pf.internal_port[1] ? { internal_port: pf.internal_port[0] } : {}),
+        ...(pf.external_port[0] === pf.external_port[1] ? { external_port: pf.external_port[0] } : {}),
+        internal_port_range: rangeText(pf.internal_port),
+        external_port_range: rangeText(pf.external_port),
+      })),
+    },
+  };
 }
 
 /** A row of `esi trunk list`. */

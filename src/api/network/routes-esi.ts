@@ -3,7 +3,7 @@
  *
  * | route | what |
  * |-------|------|
- * | `GET /v2.0/esi/node-networks[?node=&network=]` | `esi node network list` in one call |
+ * | `GET /v2.0/esi/node-networks[?node=&network=]` | `esi node network list` in one call: rows with networks, floating IP and floating network; with `node` (`esi node network show`) also `node: {uuid, name}` |
  * | `POST /v2.0/esi/node-networks` `{node, network|port|trunk, mac_address?}` | `esi node network attach` |
  * | `POST /v2.0/esi/node-networks/detach` `{node, ports?, all?}` | `esi node network detach` |
  * | `GET /v2.0/esi/trunks`, `POST /v2.0/esi/trunks` `{name, native_network, tagged_networks?}` | `esi trunk list|create` |
@@ -53,11 +53,12 @@ export function registerEsiRoutes(app: FastifyInstance, services: NetworkApiDeps
 
   app.get('/esi/node-networks', async (req) => {
     const q = queryPairs(req);
-    const rows = await n.nodeNetworks.list(req.auth, {
-      ...(q.get('node') ? { node: q.get('node')! } : {}),
-      ...(q.get('network') ? { network: q.get('network')! } : {}),
-    });
-    return { node_networks: rows.map(renderNodeNetwork) };
+    const node = q.get('node') || undefined;
+    const network = q.get('network') || undefined;
+    if (node === undefined)
+      return { node_networks: (await n.nodeNetworks.list(req.auth, network ? { network } : {})).map(renderNodeNetwork) };
+    const shown = await n.nodeNetworks.show(req.auth, node, network);
+    return { node: { uuid: shown.node.uuid, name: shown.node.name }, node_networks: shown.rows.map(renderNodeNetwork) };
   });
   app.post('/esi/node-networks', async (req) => {
     const b = obj(req.body);

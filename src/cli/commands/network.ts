@@ -1,5 +1,5 @@
 /**
- * `esi node network list|attach|detach` and `esi trunk list|create|add network|remove
+ * `esi node network list|show|attach|detach` and `esi trunk list|create|add network|remove
  * network|delete`: python-esiclient's commands (`esiclient/v1/node_network.py` and `trunk.py` in
  * https://github.com/CCI-MOC/python-esiclient), each one
  * request to esi's `/network/v2.0/esi/…` endpoints instead of the several OpenStack calls
@@ -8,7 +8,8 @@
  * an earlier run created.
  *
  * Networks show as `name (vlan)` when the caller may read the VLAN (admins by default), else
- * as the name.
+ * as the name. A floating IP found by its port forwards shows as `addr (internal:external,…)`,
+ * a port range as `first-last`.
  */
 import type { Command } from 'commander';
 import { collect } from '../filters.ts';
@@ -21,13 +22,18 @@ export function networkLabel(n: { id: string; name: string | null; vlan: number 
   return n.vlan === null || n.vlan === undefined ? name : `${name} (${n.vlan})`;
 }
 
+interface Forward {
+  internal_port_range: string;
+  external_port_range: string;
+}
+
 interface Row {
   node: string;
   node_uuid: string;
   baremetal_port_uuid: string;
   mac_address: string;
   network_port: {
-    id: string;
+    id: string | null;
     name: string | null;
     status: string | null;
     fixed_ips: Array<{ ip_address: string }>;
@@ -35,10 +41,38 @@ interface Row {
   } | null;
   trunk: { id: string; name: string | null } | null;
   networks: Array<{ id: string; name: string | null; vlan: number | null; role: string }>;
+  floating_ip: { id: string; floating_ip_address: string; port_forwardings: Forward[] } | null;
+  floating_network: { id: string; name: string | null; vlan: number | null } | null;
 }
 
-const LIST_LABELS = ['Node', 'MAC Address', 'Port', 'Network', 'Fixed IP'];
-const LONG_LABELS = [...LIST_LABELS, 'Status', 'Node UUID', 'Bare Metal Port UUID', 'Network Port UUID', 'Trunk UUID', 'Network UUID'];
+const LIST_LABELS = ['Node', 'MAC Address', 'Port', 'Network', 'Fixed IP', 'Floating Network', 'Floating IP'];
+const LONG_LABELS = [
+  ...LIST_LABELS,
+  'Status',
+  'Node UUID',
+  'Bare Metal Port UUID',
+  'Network Port UUID',
+  'Trunk UUID',
+  'Network UUID',
+  'Floating Network UUID',
+  'Floating IP UUID',
+];
+
+/** A port range (`"first:last"`, Neutron's `*_port_range`) as a cell shows it: `n` or `first-last`. */
+function rangeCell(range: string): string {
+  const [first, last] = range.split(':');
+  return last === undefined || last === first ? (first ?? '') : `${first}-${last}`;
+}
+
+/**
+ * The Floating IP cell, as esiclient prints it: the address, and for a floating IP found by its
+ * port forwards `addr (internal:external,…)`.
+ */
+export function floatingIpText(f: Row['floating_ip']): string {
+  if (!f) return '';
+  const forwards = f.port_forwardings.map((pf) => `${rangeCell(pf.internal_port_range)}:${rangeCell(pf.external_port_range)}`);
+  return forwards.length === 0 ? f.floating_ip_address : `${f.floating_ip_address} (${forwards.join(',')})`;
+}
 
 function cells(r: Row, long: boolean): unknown[] {
   const port = r.network_port ? (r.network_port.name ?? r.network_port.id) : '';
@@ -48,6 +82,8 @@ function cells(r: Row, long: boolean): unknown[] {
     port,
     r.networks.map(networkLabel).join('\n'),
     (r.network_port?.fixed_ips ?? []).map((i) => i.ip_address).join('\n'),
+    r.floating_network ? networkLabel(r.floating_network) : '',
+    floatingIpText(r.floating_ip),
   ];
   if (!long) return base;
   const status = r.network_port ? (r.network_port.error ? `FAILED: ${r.network_port.error}` : (r.network_port.status ?? '')) : '';
@@ -59,7 +95,36 @@ function cells(r: Row, long: boolean): unknown[] {
     r.network_port?.id ?? '',
     r.trunk?.id ?? '',
     r.networks.map((n) => n.id).join('\n'),
+    r.floating_network?.id ?? '',
+    r.floating_ip?.id ?? '',
   ];
+}
+
+/**
+ * One entry of `esi node network show`'s Node Ports, with esiclient's keys (`network_port`,
+ * `trunk_uuid`, `network`, `floating_network`, `trunk_networks` only when there is one).
+ */
+function nodePort(r: Row): Record<string, unknown> {
+  const vlanNet = (n: { id: string; name: string | null; vlan: number | null }) => ({ name: n.name, uuid: n.id, vlan_id: n.vlan });
+  const native = r.networks.find((n) => n.role === 'native');
+  const tagged = r.networks.filter((n) => n.role === 'tagged');
+  return {
+    mac_address: r.mac_address,
+    baremetal_port_uuid: r.baremetal_port_uuid,
+    ...(r.network_port
+      ? {
+          network_port: {
+            name: r.network_port.name,
+            uuid: r.network_port.id,
+            fixed_ips: r.network_port.fixed_ips.map((i) => i.ip_address),
+          },
+        }
+      : {}),
+    ...(r.trunk ? { trunk_uuid: r.trunk.id } : {}),
+    ...(native ? { network: vlanNet(native) } : {}),
+    ...(r.floating_network ? { floating_network: vlanNet(r.floating_network) } : {}),
+    ...(tagged.length > 0 ? { trunk_networks: tagged.map(vlanNet) } : {}),
+  };
 }
 
 interface TrunkRow {
@@ -89,7 +154,9 @@ export function registerNetworkCommands(program: Command): void {
   addOutputOptions(
     network
       .command('list')
-      .description('list every bare-metal port of the nodes you see, with its network port, networks and addresses (one request)')
+      .description(
+        'list every bare-metal port of the nodes you see, with its network port, networks, addresses and floating IP (one request)',
+      )
       .option('--node <node>', 'only this node (name or UUID)')
       .option('--network <network>', 'only ports carrying this network (name or UUID)')
       .option('--long', 'also show status and UUIDs'),
@@ -101,6 +168,25 @@ export function registerNetworkCommands(program: Command): void {
     printList(
       o.long ? LONG_LABELS : LIST_LABELS,
       rows.map((r) => cells(r, o.long === true)),
+      o,
+    );
+  });
+
+  addOutputOptions(
+    network
+      .command('show')
+      .description("show one node's bare-metal ports with their network ports, networks and floating networks (one request)")
+      .argument('<node>', 'node name or UUID'),
+  ).action(async (nodeIdent: string, o: OutputOptions) => {
+    const res = await withSession((s) => s.call('network', 'GET', '/v2.0/esi/node-networks', { query: { node: nodeIdent } }));
+    const ports = ((res?.node_networks ?? []) as Row[]).map(nodePort);
+    printShow(
+      [
+        ['Node', res.node.name ?? res.node.uuid],
+        ['Node UUID', res.node.uuid],
+        // esiclient indents the list in a table and gives it as data to the other formats.
+        ['Node Ports', o.format === 'table' ? JSON.stringify(ports, null, 2) : ports],
+      ],
       o,
     );
   });

@@ -4,23 +4,17 @@
  * `esiclient/v1/node_network.py` and `switch.py`, https://github.com/CCI-MOC/python-esiclient).
  *
  * python-esiclient's `node network list` makes five list calls (Ironic nodes, Ironic ports,
- * Neutron ports, networks, floating IPs) plus lookups, and joins them on the bare-metal port's
- * `internal_info.tenant_vif_port_id`; here the same join is a handful of batched queries. A row
- * per bare-metal port of every node the caller may see: the node, the port's MAC, the VIF
- * (network port) with its fixed IPs and status, the networks it carries — the native one and,
- * for a trunk's parent, the tagged ones — with their VLAN when the caller may read it.
- *
- * Everything on a row is read as the caller (docs/networking.md, "esi node network list"):
- * - a VIF whose network port the caller may not see (`get_port`: e.g. the owner's provisioning
- *   port on a node a lessee holds, or the lessee's port seen by the owner) shows as *in use* —
- *   `network_port` with every field null, no trunk, no networks — so the caller knows the NIC
- *   is taken (attach would not pick it) without learning another project's port, trunk or
- *   network ids;
- * - of a visible port, the trunk only when the caller may see it (`get_trunk`), and only the
- *   networks it may see (`get_network`); the VLAN only with `get_network:provider:*`;
- * - a failed binding's reason (the switch driver's own words: addresses, commands, the
- *   switch's answer) only to callers who may read `binding:vif_details`
- *   (`get_port:binding:vif_details`, admins); others read {@link BINDING_FAILED}.
+ * Neutron ports, networks, floating IPs), a port forwarding list per floating IP without a port,
+ * plus lookups, and joins them on the bare-metal port's `internal_info.tenant_vif_port_id`; here
+ * the same join is a handful of batched queries (./node-network-rows.ts). A row per bare-metal
+ * port of every node the caller may see: the node, the port's MAC, the VIF (network port) with
+ * its fixed IPs and status, the networks it carries — the native one and, for a trunk's parent,
+ * the tagged ones — with their VLAN when the caller may read it, and the VIF's floating IP (with
+ * its port forwards) and floating network. `esi node network show <node>` is the same list for
+ * one node. Everything on a row is read as the caller: what each caller is shown is in
+ * ./node-network-rows.ts and docs/networking.md ("esi node network list"); in short, a VIF the
+ * caller may not see shows as *in use* without ids, and of a visible VIF only the trunk,
+ * networks, VLANs, floating IP and forwards the caller may see show.
  *
  * `attach` finds or creates the network port named `esi-<node>-<network>` (reusing it when it
  * is not bound, so a re-run changes nothing), or takes the given port, or a trunk's parent, and
@@ -34,61 +28,25 @@ import type { NetworkAccess } from './access.ts';
 import { macOrNull } from './attributes.ts';
 import { vifOf } from './binding.ts';
 import { resolveSwitchPort } from './cabling.ts';
-import type { FixedIp } from './model.ts';
 import { NameResolver, nodePortName } from './names.ts';
+import { buildNodeNetworkRows, type NodeNetworkRow, type NodeRef } from './node-network-rows.ts';
 import type { NetPortService } from './netports.ts';
 import type { NodePortLink, NodeVifRow } from './ports.ts';
 import type { VifService } from './vifs.ts';
 
-/** A node as the listing needs it. */
-export interface NodeRef {
-  readonly uuid: string;
-  readonly name: string | null;
-}
+export {
+  BINDING_FAILED,
+  type NodeNetworkRow,
+  type NodeRef,
+  type RowFloatingIp,
+  type RowFloatingNetwork,
+  type RowForward,
+  type RowNetwork,
+  type RowPort,
+} from './node-network-rows.ts';
 
 /** Nodes the caller may see (the baremetal list rules). */
 export type VisibleNodes = (ctx: AuthContext) => Promise<NodeRef[]>;
-
-/** A network on a row (one the caller may see): name and VLAN (null when hidden from the caller). */
-export interface RowNetwork {
-  readonly id: string;
-  readonly name: string;
-  readonly vlan: number | null;
-  readonly role: 'native' | 'tagged';
-}
-
-/**
- * The network port (VIF) of a row. All fields null: the NIC is in use by a port the caller
- * may not see. `error`: why the binding failed (see {@link BINDING_FAILED}), else null.
- */
-export interface RowPort {
-  readonly id: string | null;
-  readonly name: string | null;
-  readonly status: string | null;
-  readonly fixed_ips: readonly FixedIp[];
-  readonly error: string | null;
-}
-
-/** One row of `esi node network list`: a bare-metal port and what it carries. */
-export interface NodeNetworkRow {
-  readonly node: string;
-  readonly node_uuid: string;
-  readonly baremetal_port_uuid: string;
-  readonly mac_address: string;
-  /** The VIF, null when the NIC is free. */
-  readonly network_port: RowPort | null;
-  readonly trunk: { id: string; name: string } | null;
-  readonly networks: readonly RowNetwork[];
-}
-
-/**
- * The `error` of a failed binding for callers who may not read `binding:vif_details`: the
- * switch driver's message can carry switch addresses, commands and configuration.
- */
-export const BINDING_FAILED = 'The switch port could not be configured for this port; an administrator can see the reason.';
-
-/** A VIF the caller may not see: the NIC is in use, by what is not shown. */
-const IN_USE: RowPort = Object.freeze({ id: null, name: null, status: null, fixed_ips: Object.freeze([]), error: null });
 
 /** The esi node network endpoints; see the module documentation. */
 export class NodeNetworkService {
@@ -110,75 +68,31 @@ export class NodeNetworkService {
    * @throws NotFoundError for an unknown node or network
    */
   async list(ctx: AuthContext, filter: { node?: string; network?: string } = {}): Promise<NodeNetworkRow[]> {
-    const nodes = filter.node !== undefined ? [await this.nodes.visible(ctx, filter.node)] : await this.visibleNodes(ctx);
-    const wanted = filter.network !== undefined ? (await this.names.network(ctx, filter.network)).id : null;
+    if (filter.node !== undefined) return (await this.show(ctx, filter.node, filter.network)).rows;
+    return this.rowsOfNodes(ctx, await this.visibleNodes(ctx), filter.network);
+  }
+
+  /**
+   * `esi node network show`: one node the caller may see (by name or UUID) and the rows of its
+   * bare-metal ports (only those carrying `network` when given) — the node even when it has no
+   * port.
+   * @throws NotFoundError for an unknown node or network
+   */
+  async show(ctx: AuthContext, node: string, network?: string): Promise<{ node: NodeRef; rows: NodeNetworkRow[] }> {
+    const n = await this.nodes.visible(ctx, node);
+    const ref = { uuid: n.uuid, name: n.name };
+    return { node: ref, rows: await this.rowsOfNodes(ctx, [ref], network) };
+  }
+
+  private async rowsOfNodes(ctx: AuthContext, nodes: readonly NodeRef[], network: string | undefined): Promise<NodeNetworkRow[]> {
+    const wanted = network !== undefined ? (await this.names.network(ctx, network)).id : null;
     const rows = await this.rows(ctx, nodes, await this.access.repo.nodeVifRows(nodes.map((n) => n.uuid)));
     return wanted === null ? rows : rows.filter((r) => r.networks.some((n) => n.id === wanted));
   }
 
-  /**
-   * Build rows for bare-metal ports: one narrow joined read of ports and VIFs, then fixed IPs,
-   * trunk sub-ports and networks in one query each; policy answered once per port and network
-   * (see the module documentation for what each caller is shown).
-   */
-  private async rows(ctx: AuthContext, nodes: readonly NodeRef[], vifRows: readonly NodeVifRow[]): Promise<NodeNetworkRow[]> {
-    const repo = this.access.repo;
-    const nodeByUuid = new Map(nodes.map((n) => [n.uuid, n]));
-    const vifs = vifRows.flatMap((r) => (r.vif ? [r.vif] : []));
-    const ips = await repo.fixedIpsOf(vifs.map((v) => v.id));
-    const subs = await repo.subPortsOf(vifs.flatMap((v) => (v.trunk ? [v.trunk.id] : [])));
-    const nets = await repo.networksByIds([...vifs.map((v) => v.network_id), ...[...subs.values()].flat().map((s) => s.network_id)]);
-    const portSeen = new Map<string, { visible: boolean; reason: boolean }>();
-    const seePort = (p: { id: string; project_id: string; network_id: string }) => {
-      let seen = portSeen.get(p.id);
-      if (seen === undefined) {
-        const n = nets.get(p.network_id);
-        const target = n ? this.access.childTarget(p, n, ctx) : null;
-        const visible = target !== null && this.access.check('get_port', target, ctx);
-        seen = { visible, reason: visible && this.access.check('get_port:binding:vif_details', target, ctx) };
-        portSeen.set(p.id, seen);
-      }
-      return seen;
-    };
-    const netSeen = new Map<string, RowNetwork | null>();
-    const netOf = (id: string, role: RowNetwork['role']): RowNetwork | null => {
-      const n = nets.get(id);
-      if (!n) return null;
-      if (!netSeen.has(n.id)) {
-        const target = this.access.networkTarget(n, ctx);
-        const visible = this.access.check('get_network', target, ctx);
-        const vlan = visible && this.access.check('get_network:provider:segmentation_id', target, ctx) ? n.segmentation_id : null;
-        netSeen.set(n.id, visible ? { id: n.id, name: n.name, vlan, role: 'native' } : null);
-      }
-      const seen = netSeen.get(n.id);
-      return seen ? { ...seen, role } : null;
-    };
-    return vifRows.map((r) => {
-      const base = {
-        node: nodeByUuid.get(r.node_uuid)?.name ?? r.node_uuid,
-        node_uuid: r.node_uuid,
-        baremetal_port_uuid: r.port_uuid,
-        mac_address: r.address,
-      };
-      const v = r.vif;
-      if (v === null) return { ...base, network_port: null, trunk: null, networks: [] };
-      const seen = seePort(v);
-      if (!seen.visible) return { ...base, network_port: IN_USE, trunk: null, networks: [] };
-      const networks: RowNetwork[] = [];
-      const native = netOf(v.network_id, 'native');
-      if (native) networks.push(native);
-      for (const s of v.trunk ? (subs.get(v.trunk.id) ?? []) : []) {
-        const n = netOf(s.network_id, 'tagged');
-        if (n) networks.push(n);
-      }
-      const error = v.failed === null ? null : seen.reason ? v.failed : BINDING_FAILED;
-      return {
-        ...base,
-        network_port: { id: v.id, name: v.name, status: v.status, fixed_ips: ips.get(v.id) ?? [], error },
-        trunk: v.trunk && this.access.trunkVisible(ctx, v.trunk) ? { id: v.trunk.id, name: v.trunk.name } : null,
-        networks,
-      };
-    });
+  /** Build rows for bare-metal ports (./node-network-rows.ts). */
+  private rows(ctx: AuthContext, nodes: readonly NodeRef[], vifRows: readonly NodeVifRow[]): Promise<NodeNetworkRow[]> {
+    return buildNodeNetworkRows(this.access, ctx, nodes, vifRows);
   }
 
   /**

@@ -17,6 +17,8 @@ export type PortForwardingChanges = Partial<
 /** Floating IP and port forwarding reads, on the root and inside a transaction. */
 export interface FipReads {
   getFloatingIp(id: string): Promise<FloatingIp | null>;
+  /** Floating IPs by id (one query per chunk of ids); unknown ids are absent from the map. */
+  floatingIpsByIds(ids: readonly string[]): Promise<Map<string, FloatingIp>>;
   /** Number of floating IPs of a project (the `floatingip` quota). */
   countFloatingIps(projectId: string): Promise<number>;
   /** The floating IPs associated with any of these ports (`fixed_port_id`), oldest first. */

@@ -85,6 +85,15 @@ export class FipQueries extends L3Queries {
     return out.sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1));
   }
 
+  async floatingIpsByIds(ids: readonly string[]): Promise<Map<string, FloatingIp>> {
+    const out = new Map<string, FloatingIp>();
+    for (const part of chunks([...new Set(ids)])) {
+      if (part.length === 0) continue;
+      for (const r of await this.db.selectFrom('floatingips').selectAll().where('id', 'in', part).execute()) out.set(r.id, toFloatingIp(r));
+    }
+    return out;
+  }
+
   async floatingIpsOfRouter(routerId: string): Promise<FloatingIp[]> {
     const rows = await this.db
       .selectFrom('floatingips')

@@ -1,0 +1,263 @@
+/**
+ * The rows of `esi node network list|show` and `esi switch port list` (./node-networks.ts): one
+ * per bare-metal port, read as the caller, built from a handful of batched queries whatever the
+ * number of ports — python-esiclient (`esiclient/v1/node_network.py`, esisdk
+ * `esi.lib.nodes.network_list` and `esi.lib.networks.network_and_port_list`,
+ * https://github.com/CCI-MOC/esisdk) gets the same answer from five lists and a request per
+ * floating IP without a port.
+ *
+ * A row: the node, the port's MAC, the VIF (network port) with its fixed IPs and status, the
+ * networks it carries — the native one and, for a trunk's parent, the tagged ones — and the VIF's
+ * floating IP with its external (floating) network. The floating IP of a VIF is, as esisdk finds
+ * it, the floating IP associated with the network port (`port_id`), or else a floating IP without
+ * a port that has port forwards to it (`internal_port_id`); the row then lists those forwards, in
+ * the order Neutron lists them (by id). Where esisdk keeps one floating IP per port whichever
+ * comes last, esi takes the oldest the caller may see; and a floating IP forwarding to several
+ * ports shows on each with that port's forwards (esisdk shows it on its first forward's port only,
+ * with all of them).
+ *
+ * Everything is read as the caller (docs/networking.md, "esi node network list"):
+ * - a VIF whose network port the caller may not see (`get_port`) shows as *in use* —
+ *   `network_port` with every field null, no trunk, no networks, no floating IP;
+ * - of a visible port: the trunk only when the caller may see it (`get_trunk`), only the
+ *   networks it may see (`get_network`), the VLAN only with `get_network:provider:segmentation_id`;
+ * - the floating IP only when the caller may see it (`get_floatingip`), a floating IP found by
+ *   its forwards only with forwards the caller may see (`get_floatingip_port_forwarding`); the
+ *   floating network only when the caller may see it (`get_network`: an external network is
+ *   visible to every project, `rule:external`), its VLAN as for the other networks;
+ * - a failed binding's reason only to callers who may read `binding:vif_details`; others read
+ *   {@link BINDING_FAILED}.
+ */
+import type { AuthContext } from '../auth.ts';
+import type { NetworkAccess } from './access.ts';
+import type { FixedIp, FloatingIp, Network, PortForwarding } from './model.ts';
+import type { NodeVifRow } from './ports.ts';
+
+/** A node as the listing needs it. */
+export interface NodeRef {
+  readonly uuid: string;
+  readonly name: string | null;
+}
+
+/** A network on a row (one the caller may see): name and VLAN (null when hidden from the caller). */
+export interface RowNetwork {
+  readonly id: string;
+  readonly name: string;
+  readonly vlan: number | null;
+  readonly role: 'native' | 'tagged';
+}
+
+/** The external network of a row's floating IP (one the caller may see); `vlan` as {@link RowNetwork}. */
+export interface RowFloatingNetwork {
+  readonly id: string;
+  readonly name: string;
+  readonly vlan: number | null;
+}
+
+/** A port forward of a row's floating IP: ports as inclusive `[first, last]` ranges. */
+export type RowForward = Pick<PortForwarding, 'id' | 'protocol' | 'internal_ip_address' | 'internal_port' | 'external_port'>;
+
+/**
+ * The floating IP of a row's VIF: its id and address; `port_forwardings` the
+ * forwards to this VIF when it was found by them (empty for an associated floating IP).
+ */
+export interface RowFloatingIp {
+  readonly id: string;
+  readonly floating_ip_address: string;
+  readonly port_forwardings: readonly RowForward[];
+}
+
+/**
+ * The network port (VIF) of a row. All fields null: the NIC is in use by a port the caller
+ * may not see. `error`: why the binding failed (see {@link BINDING_FAILED}), else null.
+ */
+export interface RowPort {
+  readonly id: string | null;
+  readonly name: string | null;
+  readonly status: string | null;
+  readonly fixed_ips: readonly FixedIp[];
+  readonly error: string | null;
+}
+
+/** One row of `esi node network list`: a bare-metal port and what it carries. */
+export interface NodeNetworkRow {
+  readonly node: string;
+  readonly node_uuid: string;
+  readonly baremetal_port_uuid: string;
+  readonly mac_address: string;
+  /** The VIF, null when the NIC is free. */
+  readonly network_port: RowPort | null;
+  readonly trunk: { id: string; name: string } | null;
+  readonly networks: readonly RowNetwork[];
+  /** The VIF's floating IP (see the module documentation), else null. */
+  readonly floating_ip: RowFloatingIp | null;
+  /** The floating IP's external network when the caller may see it, else null. */
+  readonly floating_network: RowFloatingNetwork | null;
+}
+
+/**
+ * The `error` of a failed binding for callers who may not read `binding:vif_details`: the
+ * switch driver's message can carry switch addresses, commands and configuration.
+ */
+export const BINDING_FAILED = 'The switch port could not be configured for this port; an administrator can see the reason.';
+
+/** A VIF the caller may not see: the NIC is in use, by what is not shown. */
+const IN_USE: RowPort = Object.freeze({ id: null, name: null, status: null, fixed_ips: Object.freeze([]), error: null });
+
+/** Oldest first, then by id (the order of `floatingIpsOfPorts`). */
+const byAge = (a: FloatingIp, b: FloatingIp): number => a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * Build the rows of bare-metal ports as the caller sees them: after the joined read of ports and
+ * VIFs (`vifRows`), fixed IPs, trunk sub-ports, associated floating IPs and forwards to the VIFs
+ * in one query each (side by side), the floating IPs of those forwards in one, and every network
+ * a row names in one; policy is answered once per port, network and floating IP.
+ * @param nodes the nodes of `vifRows` (for their names)
+ * @returns one row per element of `vifRows`, in its order
+ */
+export async function buildNodeNetworkRows(
+  access: NetworkAccess,
+  ctx: AuthContext,
+  nodes: readonly NodeRef[],
+  vifRows: readonly NodeVifRow[],
+): Promise<NodeNetworkRow[]> {
+  const repo = access.repo;
+  const nodeByUuid = new Map(nodes.map((n) => [n.uuid, n]));
+  const vifs = vifRows.flatMap((r) => (r.vif ? [r.vif] : []));
+  const vifIds = vifs.map((v) => v.id);
+  const [ips, subs, associated, forwards] = await Promise.all([
+    repo.fixedIpsOf(vifIds),
+    repo.subPortsOf(vifs.flatMap((v) => (v.trunk ? [v.trunk.id] : []))),
+    vifIds.length > 0 ? repo.floatingIpsOfPorts(vifIds) : Promise.resolve([]),
+    vifIds.length > 0 ? repo.portForwardingsOfPorts(vifIds) : Promise.resolve([]),
+  ]);
+  const forwarded = forwards.length > 0 ? await repo.floatingIpsByIds(forwards.map((f) => f.floatingip_id)) : new Map<string, FloatingIp>();
+  const nets = await repo.networksByIds([
+    ...vifs.map((v) => v.network_id),
+    ...[...subs.values()].flat().map((s) => s.network_id),
+    ...associated.map((f) => f.floating_network_id),
+    ...[...forwarded.values()].map((f) => f.floating_network_id),
+  ]);
+  const fips = new FloatingIps(access, ctx, associated, forwards, forwarded);
+
+  const portSeen = new Map<string, { visible: boolean; reason: boolean }>();
+  const seePort = (p: { id: string; project_id: string; network_id: string }) => {
+    let seen = portSeen.get(p.id);
+    if (seen === undefined) {
+      const n = nets.get(p.network_id);
+      const target = n ? access.childTarget(p, n, ctx) : null;
+      const visible = target !== null && access.check('get_port', target, ctx);
+      seen = { visible, reason: visible && access.check('get_port:binding:vif_details', target, ctx) };
+      portSeen.set(p.id, seen);
+    }
+    return seen;
+  };
+  const netSeen = new Map<string, RowFloatingNetwork | null>();
+  const seeNet = (id: string): RowFloatingNetwork | null => {
+    const n: Network | undefined = nets.get(id);
+    if (!n) return null;
+    if (!netSeen.has(n.id)) {
+      const target = access.networkTarget(n, ctx);
+      const visible = access.check('get_network', target, ctx);
+      const vlan = visible && access.check('get_network:provider:segmentation_id', target, ctx) ? n.segmentation_id : null;
+      netSeen.set(n.id, visible ? { id: n.id, name: n.name, vlan } : null);
+    }
+    return netSeen.get(n.id)!;
+  };
+  const netOf = (id: string, role: RowNetwork['role']): RowNetwork | null => {
+    const seen = seeNet(id);
+    return seen ? { ...seen, role } : null;
+  };
+
+  return vifRows.map((r) => {
+    const base = {
+      node: nodeByUuid.get(r.node_uuid)?.name ?? r.node_uuid,
+      node_uuid: r.node_uuid,
+      baremetal_port_uuid: r.port_uuid,
+      mac_address: r.address,
+    };
+    const none = { trunk: null, networks: [], floating_ip: null, floating_network: null };
+    const v = r.vif;
+    if (v === null) return { ...base, network_port: null, ...none };
+    const seen = seePort(v);
+    if (!seen.visible) return { ...base, network_port: IN_USE, ...none };
+    const networks: RowNetwork[] = [];
+    const native = netOf(v.network_id, 'native');
+    if (native) networks.push(native);
+    for (const s of v.trunk ? (subs.get(v.trunk.id) ?? []) : []) {
+      const n = netOf(s.network_id, 'tagged');
+      if (n) networks.push(n);
+    }
+    const error = v.failed === null ? null : seen.reason ? v.failed : BINDING_FAILED;
+    const fip = fips.of(v.id);
+    return {
+      ...base,
+      network_port: { id: v.id, name: v.name, status: v.status, fixed_ips: ips.get(v.id) ?? [], error },
+      trunk: v.trunk && access.trunkVisible(ctx, v.trunk) ? { id: v.trunk.id, name: v.trunk.name } : null,
+      networks,
+      floating_ip: fip ? { id: fip.fip.id, floating_ip_address: fip.fip.floating_ip_address, port_forwardings: fip.forwards } : null,
+      floating_network: fip ? seeNet(fip.fip.floating_network_id) : null,
+    };
+  });
+}
+
+/** The floating IP of each VIF as the caller may see it (see the module documentation). */
+class FloatingIps {
+  private readonly associated = new Map<string, FloatingIp[]>();
+  /** Forwards to each port, by floating IP id, in id order. */
+  private readonly forwards = new Map<string, Map<string, PortForwarding[]>>();
+  private readonly fipSeen = new Map<string, boolean>();
+
+  constructor(
+    private readonly access: NetworkAccess,
+    private readonly ctx: AuthContext,
+    associated: readonly FloatingIp[],
+    forwards: readonly PortForwarding[],
+    private readonly forwarded: ReadonlyMap<string, FloatingIp>,
+  ) {
+    for (const f of [...associated].sort(byAge)) {
+      if (f.fixed_port_id === null) continue;
+      this.associated.set(f.fixed_port_id, [...(this.associated.get(f.fixed_port_id) ?? []), f]);
+    }
+    for (const pf of [...forwards].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+      const byFip = this.forwards.get(pf.internal_port_id) ?? new Map<string, PortForwarding[]>();
+      byFip.set(pf.floatingip_id, [...(byFip.get(pf.floatingip_id) ?? []), pf]);
+      this.forwards.set(pf.internal_port_id, byFip);
+    }
+  }
+
+  /** True when the caller may see the floating IP (`get_floatingip`), answered once per floating IP. */
+  private visible(f: FloatingIp): boolean {
+    let seen = this.fipSeen.get(f.id);
+    if (seen === undefined) {
+      seen = this.access.check('get_floatingip', this.access.floatingIpTarget(f), this.ctx);
+      this.fipSeen.set(f.id, seen);
+    }
+    return seen;
+  }
+
+  /** The floating IP of the network port `portId` and its forwards to it, or null. */
+  of(portId: string): { fip: FloatingIp; forwards: RowForward[] } | null {
+    const own = (this.associated.get(portId) ?? []).find((f) => this.visible(f));
+    if (own) return { fip: own, forwards: [] };
+    const byFip = this.forwards.get(portId);
+    if (!byFip) return null;
+    const candidates = [...byFip.keys()].flatMap((id) => {
+      const f = this.forwarded.get(id);
+      return f && f.fixed_port_id === null && this.visible(f) ? [f] : [];
+    });
+    for (const f of candidates.sort(byAge)) {
+      const target = this.access.portForwardingTarget(f);
+      if (!this.access.check('get_floatingip_port_forwarding', target, this.ctx)) continue;
+      const forwards = byFip.get(f.id)!.map((pf) => ({
+        id: pf.id,
+        protocol: pf.protocol,
+        internal_ip_address: pf.internal_ip_address,
+        internal_port: pf.internal_port,
+        external_port: pf.external_port,
+      }));
+      return { fip: f, forwards };
+    }
+    return null;
+  }
+}
