@@ -8,7 +8,8 @@
  * Body (Ironic's `EVENTS_SCHEMA` and `NETWORK_EVENT_VALIDATOR`): `{"events": [event, …]}` with at
  * least one event and no other key; each event `{"event", "port_id", "mac_address", "status"}`
  * plus optional `device_id`, `binding:host_id`, `binding:vnic_type` (string or null), no other
- * key; `port_id`, `device_id` and `binding:host_id` UUIDs, `mac_address` a MAC address.
+ * key; `port_id`, `device_id` and `binding:host_id` UUIDs, `mac_address` a MAC address; esi
+ * also refuses strings longer than 255 characters, which no Neutron field holds.
  * Rule `baremetal:events:post` (admins and services).
  */
 import type { AuthContext } from '../auth.ts';
@@ -33,6 +34,8 @@ export interface NetworkEvent {
 const REQUIRED = ['event', 'port_id', 'mac_address', 'status'] as const;
 const OPTIONAL = ['device_id', 'binding:host_id', 'binding:vnic_type'] as const;
 const MAC_RE = /^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$/;
+/** Longest string esi takes in an event (Ironic's schema sets none; Neutron's columns hold 255). */
+const MAX_LENGTH = 255;
 
 /** A plain JSON object, or null. */
 function objectOrNull(v: unknown): Record<string, unknown> | null {
@@ -61,6 +64,11 @@ function checkEvent(raw: unknown, i: number): NetworkEvent {
     throw new InvalidInputError(
       `Schema error for evts: Additional properties are not allowed ('${extra.join("', '")}' unexpected) in ${where}`,
     );
+  for (const k of [...REQUIRED, ...OPTIONAL]) {
+    const v = e[k];
+    if (typeof v === 'string' && v.length > MAX_LENGTH)
+      throw new InvalidInputError(`Schema error for evts: ${where}.${k} is longer than ${MAX_LENGTH} characters`);
+  }
   for (const k of ['port_id', 'device_id', 'binding:host_id'] as const) {
     const v = e[k];
     if (typeof v === 'string' && !isUuidLike(v)) throw new InvalidInputError(`Expected UUID for ${k}: ${v}`);

@@ -51,6 +51,7 @@ describe('POST /v1/events', () => {
       [{ events: [{ ...EVENT, mac_address: 'zz' }] }, /Expected a MAC address/],
       [{ events: [{ ...EVENT, device_id: 7 }] }, /device_id is not of type 'string', 'null'/],
       [[EVENT], /not of type 'object'/],
+      [{ events: [{ ...EVENT, status: 'x'.repeat(256) }] }, /status is longer than 255 characters/],
     ];
     for (const [body, message] of cases) {
       expectError(await bm(ts, p.admin, 'POST', '/v1/events', body, V), 400, message);
