@@ -10,6 +10,7 @@
  * | `/v2.1/flavors…`                   | `routes-flavors.ts`  |
  * | `/v2.1/os-keypairs…`               | `routes-keypairs.ts` |
  * | `/v2.1/servers…`                   | `routes-servers.ts`  |
+ * | `/v2.1/servers/{id}/action`        | `routes-server-actions.ts` |
  *
  * Cross-cutting: Keystone token auth (`src/api/common/auth.ts`), microversion negotiation and
  * headers (`microversion.ts`), JSON bodies whatever the content type (an empty body counts as
@@ -24,6 +25,7 @@ import { MIN_MINOR, negotiateNovaVersion, setVersionHeaders } from './microversi
 import { versionObject } from './render.ts';
 import { flavorRoutes } from './routes-flavors.ts';
 import { keypairRoutes } from './routes-keypairs.ts';
+import { serverActionRoutes } from './routes-server-actions.ts';
 import { serverRoutes } from './routes-servers.ts';
 
 /** Paths of `/v2.1` and the methods each serves (others answer 405). */
@@ -40,6 +42,7 @@ const PATHS: ReadonlyArray<[string, HTTPMethods[]]> = [
   ['/servers', ['GET', 'POST']],
   ['/servers/detail', ['GET']],
   ['/servers/:id', ['GET', 'DELETE']],
+  ['/servers/:id/action', ['POST']],
 ];
 const ALL_METHODS: readonly HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
@@ -80,6 +83,7 @@ export const computeApi: FastifyPluginAsync<{ services: ComputeApiDeps; compute:
       flavorRoutes(v21, compute, base);
       keypairRoutes(v21, compute, base);
       serverRoutes(v21, compute, base);
+      serverActionRoutes(v21, compute.actions, base);
       for (const [url, methods] of PATHS) {
         const served = new Set<HTTPMethods>([...methods, ...(methods.includes('GET') ? (['HEAD'] as HTTPMethods[]) : [])]);
         v21.route({

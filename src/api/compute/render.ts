@@ -15,6 +15,9 @@ import type { Flavor, Keypair, ServerFault } from '../../domain/compute/model.ts
 import type { ServerView } from '../../domain/compute/servers.ts';
 import { MAX_MINOR, MIN_MINOR } from './microversion.ts';
 
+/** Statuses of a server that was launched (`OS-SRV-USG:launched_at` is set). */
+const LAUNCHED: ReadonlySet<string> = new Set(['ACTIVE', 'SHUTOFF', 'REBOOT', 'HARD_REBOOT', 'REBUILD']);
+
 /** Nova's time format. */
 export function novaTime(ms: number | null | undefined): string | null {
   return ms === null || ms === undefined ? null : new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -125,7 +128,7 @@ export function renderServer(view: ServerView, v: number, base: string): Record<
     'OS-EXT-AZ:availability_zone': 'nova',
     config_drive: 'True',
     key_name: s.key_name,
-    'OS-SRV-USG:launched_at': state.status === 'ACTIVE' || state.status === 'SHUTOFF' ? novaTime(node?.provision_updated_at ?? null) : null,
+    'OS-SRV-USG:launched_at': LAUNCHED.has(state.status) ? novaTime(node?.provision_updated_at ?? null) : null,
     'OS-SRV-USG:terminated_at': s.deleted_at === null ? null : novaTime(s.deleted_at),
     'OS-EXT-STS:task_state': state.taskState,
     'OS-EXT-STS:vm_state': state.vmState,
@@ -133,7 +136,7 @@ export function renderServer(view: ServerView, v: number, base: string): Record<
     'os-extended-volumes:volumes_attached': [],
     security_groups: [{ name: 'default' }],
   };
-  if (state.status === 'BUILD' || state.status === 'ACTIVE') out.progress = state.progress;
+  if (state.status === 'BUILD' || state.status === 'ACTIVE' || state.status === 'REBUILD') out.progress = state.progress;
   if (state.fault !== null && (state.status === 'ERROR' || state.status === 'DELETED')) out.fault = renderFault(state.fault, view.admin);
   if (view.admin) {
     Object.assign(out, {

@@ -94,7 +94,10 @@ export interface Server {
   readonly networks: readonly RequestedNetwork[];
   readonly description: string | null;
   readonly hostname: string;
-  /** `deleting` while a delete waits for the node; else null. */
+  /**
+   * `deleting` while a delete waits for the node; `rebuilding` from a rebuild request on (read
+   * only while the node deploys, `./server-status.ts`); else null.
+   */
   readonly task_state: string | null;
   readonly fault: ServerFault | null;
   readonly created_at: number;
@@ -104,7 +107,7 @@ export interface Server {
 }
 
 /** Nova statuses esi shows. */
-export type ServerStatus = 'BUILD' | 'ACTIVE' | 'SHUTOFF' | 'RESCUE' | 'ERROR' | 'DELETED';
+export type ServerStatus = 'BUILD' | 'ACTIVE' | 'SHUTOFF' | 'REBOOT' | 'HARD_REBOOT' | 'REBUILD' | 'RESCUE' | 'ERROR' | 'DELETED';
 
 /** Nova power states (`OS-EXT-STS:power_state`). */
 export const POWER = Object.freeze({ NOSTATE: 0, RUNNING: 1, SHUTDOWN: 4 });
@@ -114,7 +117,10 @@ export interface ServerState {
   readonly status: ServerStatus;
   /** Nova `OS-EXT-STS:vm_state`: building, active, stopped, rescued, error, deleted. */
   readonly vmState: string;
-  /** Nova `OS-EXT-STS:task_state`: spawning, deleting, image_snapshot, or null. */
+  /**
+   * Nova `OS-EXT-STS:task_state`: spawning, deleting, image_snapshot, powering-off,
+   * powering-on, rebooting, rebooting_hard, rebuild_spawning, or null.
+   */
   readonly taskState: string | null;
   readonly powerState: number;
   /** Build progress, 0–100 (the image bytes written while deploying). */

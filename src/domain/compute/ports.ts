@@ -35,7 +35,9 @@ export type NewKeypair = Omit<Keypair, 'id' | 'created_at'>;
 /** A new server row. */
 export type NewServer = Omit<Server, 'id' | 'created_at' | 'updated_at' | 'deleted_at'>;
 /** Server columns an update may change. */
-export type ServerChanges = Partial<Pick<Server, 'task_state' | 'fault' | 'deleted_at' | 'name' | 'description' | 'metadata'>>;
+export type ServerChanges = Partial<
+  Pick<Server, 'task_state' | 'fault' | 'deleted_at' | 'name' | 'description' | 'metadata' | 'image_id' | 'key_name' | 'hostname'>
+>;
 
 /** Server list query (status filters apply after the node is read, in the domain). */
 export interface ServerListQuery {

@@ -83,6 +83,35 @@ function snapshot(f: Flavor): FlavorSnapshot {
   };
 }
 
+/**
+ * The image a server boots (create and rebuild, Nova's `_check_requested_image`): one the caller
+ * may deploy, `active`, within the flavor's disk (GiB, when it has one) and RAM (MiB).
+ * @throws InvalidInputError (400): `ImageNotFound` for an image that does not exist or that the
+ *   caller may not see or read (one answer, so nothing leaks), `ImageNotActive`,
+ *   `FlavorDiskSmallerThanMinDisk`, `FlavorMemoryTooSmall`
+ */
+export async function checkedImage(
+  images: ImageLookup,
+  ctx: AuthContext,
+  ref: string,
+  flavor: { readonly disk: number; readonly ram: number },
+): Promise<ImageFacts> {
+  let image: ImageFacts;
+  try {
+    image = await images.get(ctx, ref);
+  } catch (err) {
+    if (err instanceof NotFoundError || err instanceof InvalidInputError || err instanceof ForbiddenError) {
+      throw new InvalidInputError(`Image ${ref} could not be found.`, 'ImageNotFound');
+    }
+    throw err;
+  }
+  if (image.status !== 'active') throw new InvalidInputError(`Image ${image.id} is not active (${image.status}).`, 'ImageNotActive');
+  if (flavor.disk > 0 && image.min_disk > flavor.disk)
+    throw new InvalidInputError("Flavor's disk is too small for requested image.", 'FlavorDiskSmallerThanMinDisk');
+  if (image.min_ram > flavor.ram) throw new InvalidInputError("Flavor's memory is too small for requested image.", 'FlavorMemoryTooSmall');
+  return image;
+}
+
 /** Resolve and check the flavor, the image and the key pair (400 for anything unusable). */
 async function resolve(
   deps: CreateDeps,
@@ -96,19 +125,7 @@ async function resolve(
     if (err instanceof NotFoundError) throw new InvalidInputError(`Flavor ${req.flavorRef} could not be found.`, 'FlavorNotFound');
     throw err;
   }
-  let image: ImageFacts;
-  try {
-    image = await deps.images.get(ctx, req.imageRef);
-  } catch (err) {
-    if (err instanceof NotFoundError || err instanceof InvalidInputError || err instanceof ForbiddenError) {
-      throw new InvalidInputError(`Image ${req.imageRef} could not be found.`, 'ImageNotFound');
-    }
-    throw err;
-  }
-  if (image.status !== 'active') throw new InvalidInputError(`Image ${image.id} is not active (${image.status}).`, 'ImageNotActive');
-  if (flavor.disk > 0 && image.min_disk > flavor.disk)
-    throw new InvalidInputError("Flavor's disk is too small for requested image.", 'FlavorDiskSmallerThanMinDisk');
-  if (image.min_ram > flavor.ram) throw new InvalidInputError("Flavor's memory is too small for requested image.", 'FlavorMemoryTooSmall');
+  const image = await checkedImage(deps.images, ctx, req.imageRef, flavor);
   let keypair: Keypair | null = null;
   if (req.keyName !== null) {
     keypair = await deps.repo.getKeypair(ctx.userId, req.keyName);

@@ -59,12 +59,13 @@ export interface ServerRequest {
   readonly hostname: string | null;
 }
 
-function bad(field: string, why: string): never {
+/** Throw Nova's 400 for a field: `Invalid input for field/attribute <field>. <why>`. */
+export function bad(field: string, why: string): never {
   throw new InvalidInputError(`Invalid input for field/attribute ${field}. ${why}`);
 }
 
 /** A reference (`flavorRef`, `imageRef`): an id or a URL whose last segment is the id. */
-function refOf(field: string, v: unknown): string {
+export function refOf(field: string, v: unknown): string {
   if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return String(v);
   if (typeof v !== 'string' || v.trim() === '' || v.length > 1024) bad(field, `${field} must be an id or a URL of one.`);
   const s = v.trim().replace(/\/+$/, '');
@@ -118,7 +119,11 @@ function networks(v: unknown, version: number): ServerRequest['networks'] {
   });
 }
 
-function userData(v: unknown): string | null {
+/**
+ * Decoded user data: base64 of UTF-8 text (Nova's `user_data`), or null for none.
+ * @throws InvalidInputError for anything else
+ */
+export function userData(v: unknown): string | null {
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string' || v.length > MAX_USER_DATA)
     bad('user_data', `user_data must be base64 text of at most ${MAX_USER_DATA} characters.`);
@@ -131,7 +136,8 @@ function userData(v: unknown): string | null {
   return decoded;
 }
 
-function metadata(v: unknown): Record<string, string> {
+/** Server metadata (≤ 128 string items, keys 1–255 and values ≤ 255 characters); null or absent → {}. */
+export function metadata(v: unknown): Record<string, string> {
   if (v === undefined || v === null) return {};
   if (!isJsonObject(v)) bad('metadata', 'metadata must be an object of strings.');
   const entries = Object.entries(v as Record<string, unknown>);
@@ -146,6 +152,29 @@ function metadata(v: unknown): Record<string, string> {
 }
 
 const HOSTNAME_RE = /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
+
+/** A server name: 1 to 255 printable characters without leading or trailing blanks. @throws InvalidInputError */
+export function serverName(v: unknown): string {
+  if (typeof v !== 'string' || v.length === 0 || v.length > 255 || v.trim() !== v || /[\u0000-\u001f]/.test(v)) {
+    bad('name', 'name must be a string of 1 to 255 printable characters without leading or trailing blanks.');
+  }
+  return v;
+}
+
+/** A requested host name (≥ 2.90): an RFC 1123 label, lower-cased. @throws InvalidInputError */
+export function hostnameArg(v: unknown): string {
+  if (typeof v !== 'string' || !HOSTNAME_RE.test(v))
+    bad('hostname', 'hostname must be an RFC 1123 host name label of at most 63 characters.');
+  return v.toLowerCase();
+}
+
+/** A server description (≥ 2.19): at most 255 characters without NUL (Nova: printable text), or null. @throws InvalidInputError */
+export function descriptionArg(v: unknown): string | null {
+  if (v === null) return null;
+  if (typeof v !== 'string' || v.length > 255 || v.includes('\u0000'))
+    bad('description', 'description must be a string of at most 255 characters without NUL.');
+  return v;
+}
 
 /**
  * Validate a create body.
@@ -173,15 +202,7 @@ export function parseServerBody(body: unknown, version: number): ServerRequest {
       'server',
       `Additional properties are not allowed (${unknown.map((k) => `'${k}'`).join(', ')} ${unknown.length === 1 ? 'was' : 'were'} unexpected)`,
     );
-  if (
-    typeof s.name !== 'string' ||
-    s.name.length === 0 ||
-    s.name.length > 255 ||
-    s.name.trim() !== s.name ||
-    /[\u0000-\u001f]/.test(s.name)
-  ) {
-    bad('name', 'name must be a string of 1 to 255 printable characters without leading or trailing blanks.');
-  }
+  const name = serverName(s.name);
   if (s.flavorRef === undefined) bad('server', "'flavorRef' is a required property");
   for (const k of ['block_device_mapping', 'block_device_mapping_v2']) {
     if (s[k] !== undefined && !(Array.isArray(s[k]) && (s[k] as unknown[]).length === 0))
@@ -211,24 +232,14 @@ export function parseServerBody(body: unknown, version: number): ServerRequest {
       bad('key_name', 'key_name must be a string of 1 to 255 characters.');
     keyName = s.key_name;
   }
-  let description: string | null = null;
-  if (s.description !== undefined && s.description !== null) {
-    if (typeof s.description !== 'string' || s.description.length > 255)
-      bad('description', 'description must be a string of at most 255 characters.');
-    description = s.description;
-  }
-  let hostname: string | null = null;
-  if (s.hostname !== undefined && s.hostname !== null) {
-    if (typeof s.hostname !== 'string' || !HOSTNAME_RE.test(s.hostname))
-      bad('hostname', 'hostname must be an RFC 1123 host name label of at most 63 characters.');
-    hostname = s.hostname.toLowerCase();
-  }
+  const description = s.description === undefined ? null : descriptionArg(s.description);
+  const hostname = s.hostname === undefined || s.hostname === null ? null : hostnameArg(s.hostname);
   if (s.adminPass !== undefined && s.adminPass !== null && typeof s.adminPass !== 'string') bad('adminPass', 'adminPass must be a string.');
   if (s['OS-DCF:diskConfig'] !== undefined && s['OS-DCF:diskConfig'] !== 'AUTO' && s['OS-DCF:diskConfig'] !== 'MANUAL')
     bad('OS-DCF:diskConfig', 'must be AUTO or MANUAL.');
   if (s.config_drive !== undefined && s.config_drive !== null && s.config_drive !== '') boolish('config_drive', s.config_drive);
   return {
-    name: s.name,
+    name,
     flavorRef: refOf('flavorRef', s.flavorRef),
     imageRef: refOf('imageRef', s.imageRef),
     networks: networks(s.networks, version),

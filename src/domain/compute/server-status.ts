@@ -9,7 +9,11 @@
  * | the node no longer holds it (`instance_uuid`)   | DELETED | deleted  | —          |
  * | node `available` (claimed; deploy not started)  | BUILD, ERROR after {@link BUILD_START_TIMEOUT_MS} | building | scheduling |
  * | `deploying`, `wait call-back`                   | BUILD   | building | spawning   |
+ * | the same after a rebuild request (server `task_state` rebuilding) | REBUILD | active | rebuild_spawning |
  * | `active`, power on / off                        | ACTIVE / SHUTOFF | active / stopped | — |
+ * | `active`, target power `power off`/`soft power off` | ACTIVE | active | powering-off |
+ * | `active`, target power `power on`               | SHUTOFF | stopped | powering-on |
+ * | `active`, target power `soft rebooting` / `rebooting` | REBOOT / HARD_REBOOT | active / stopped | rebooting / rebooting_hard |
  * | `servicing`, `service wait` (image capture)     | ACTIVE  | active   | image_snapshot |
  * | `rescuing`, `rescue`, `rescue wait`, `unrescuing` | RESCUE | rescued | — |
  * | `deploy failed`, `error`, `service failed`, anything else | ERROR | error | — |
@@ -21,10 +25,19 @@
  * (Ironic redacts it for lessees); others are told where to find it.
  */
 import type { Node } from '../inventory/model.ts';
-import { POWER, type Server, type ServerFault, type ServerState } from './model.ts';
+import { POWER, type Server, type ServerFault, type ServerState, type ServerStatus } from './model.ts';
 
 /** A server whose node was claimed but never asked to deploy for this long is in ERROR (ms). */
 export const BUILD_START_TIMEOUT_MS = 120_000;
+
+/** Nova's task state (and status, for reboots) while a power change of a deployed node is pending. */
+const POWER_TASKS: Readonly<Record<string, { task: string; status?: ServerStatus }>> = {
+  'power off': { task: 'powering-off' },
+  'soft power off': { task: 'powering-off' },
+  'power on': { task: 'powering-on' },
+  rebooting: { task: 'rebooting_hard', status: 'HARD_REBOOT' },
+  'soft rebooting': { task: 'rebooting', status: 'REBOOT' },
+};
 
 const RESCUE = new Set(['rescuing', 'rescue', 'rescue wait', 'unrescuing', 'rescue failed', 'unrescue failed']);
 const TEARDOWN = new Set(['deleting', 'cleaning', 'clean wait']);
@@ -80,21 +93,24 @@ export function serverState(server: Server, node: Node | null, now: number, mayR
       return failed('The build was interrupted before its deploy started; delete the server and create it again.');
     return { status: 'BUILD', vmState: 'building', taskState: deleting ?? 'scheduling', powerState: power, progress: 0, fault: null };
   }
-  if (state === 'deploying' || state === 'wait call-back')
+  if (state === 'deploying' || state === 'wait call-back') {
+    const rebuild = server.task_state === 'rebuilding';
     return {
-      status: 'BUILD',
-      vmState: 'building',
-      taskState: deleting ?? 'spawning',
+      status: rebuild ? 'REBUILD' : 'BUILD',
+      vmState: rebuild ? 'active' : 'building',
+      taskState: deleting ?? (rebuild ? 'rebuild_spawning' : 'spawning'),
       powerState: power,
       progress: progressOf(node),
       fault: null,
     };
+  }
   if (state === 'active') {
     const on = node.power_state !== 'power off';
+    const pending = POWER_TASKS[node.target_power_state ?? ''];
     return {
-      status: on ? 'ACTIVE' : 'SHUTOFF',
+      status: pending?.status ?? (on ? 'ACTIVE' : 'SHUTOFF'),
       vmState: on ? 'active' : 'stopped',
-      taskState: deleting,
+      taskState: deleting ?? pending?.task ?? null,
       powerState: power,
       progress: on ? 100 : 0,
       fault: null,

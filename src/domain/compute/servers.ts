@@ -2,7 +2,8 @@
  * `ServerService`: servers (Nova `POST/GET/DELETE /servers`, `GET /servers/detail`), each an
  * image deployed on one bare-metal node the project owns or leases.
  *
- * - Create: `./server-create.ts`; delete: `./server-delete.ts`; status: `./server-status.ts`.
+ * - Create: `./server-create.ts`; delete: `./server-delete.ts`; status: `./server-status.ts`;
+ *   actions (`POST /servers/{id}/action`): `./server-actions.ts`.
  * - Who sees a server (Nova's policy, `os_compute_api:servers:*`, target `project_id`): its
  *   project, and admins (`compute:context_is_admin`); others get 404. Lists show the caller's
  *   project; `all_tenants` (admins, `…:index:get_all_tenants`) shows every project's.
@@ -85,7 +86,7 @@ const SORT_KEYS: Readonly<Record<string, string>> = {
   display_name: 'display_name',
   uuid: 'uuid',
 };
-const STATUSES = new Set(['BUILD', 'ACTIVE', 'SHUTOFF', 'RESCUE', 'ERROR', 'DELETED']);
+const STATUSES = new Set(['BUILD', 'ACTIVE', 'SHUTOFF', 'REBOOT', 'HARD_REBOOT', 'REBUILD', 'RESCUE', 'ERROR', 'DELETED']);
 
 /** The matcher of a name filter (see `ServerListRequest.name`). */
 export function nameMatcher(filter: string): (name: string) => boolean {
@@ -137,8 +138,11 @@ export class ServerService {
     return { servers: await this.views(ctx, made.servers), reservationId: made.reservationId };
   }
 
-  /** A live server the caller may see. @throws NotFoundError */
-  private async visible(ctx: AuthContext, ident: string, rule: string): Promise<Server> {
+  /**
+   * A live server the caller may see under `rule` (target `project_id`).
+   * @throws NotFoundError (Nova's `InstanceNotFound`) for a missing, deleted or invisible server
+   */
+  async visible(ctx: AuthContext, ident: string, rule: string): Promise<Server> {
     const uuid = canonicalUuid(ident);
     const s = uuid === null ? null : await this.deps.repo.getServer(uuid);
     if (s === null || s.deleted_at !== null || !this.deps.policy.check(rule, { project_id: s.project_id }, ctx)) {

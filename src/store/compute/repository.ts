@@ -188,6 +188,9 @@ export class KyselyComputeRepository extends KyselyFlavorStore implements Comput
     if (changes.name !== undefined) set.name = changes.name;
     if (changes.description !== undefined) set.description = changes.description;
     if (changes.metadata !== undefined) set.metadata = toJson(changes.metadata);
+    if (changes.image_id !== undefined) set.image_id = changes.image_id;
+    if (changes.key_name !== undefined) set.key_name = changes.key_name;
+    if (changes.hostname !== undefined) set.hostname = changes.hostname;
     await this.db.updateTable('servers').set(set).where('uuid', '=', uuid).execute();
     return this.getServer(uuid);
   }
