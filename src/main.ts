@@ -5,8 +5,9 @@
  * `./cli/commands/<group>.ts`, the process roles in `./server/commands.ts`; each registers itself
  * on the program. This module is the one place that sees both (src/cli/ never loads the server).
  *
- * The user commands read the `OS_*` environment as the `openstack` CLI does (see
- * `./cli/session.ts`). Failures print one line, `esi: <message>`, and exit with status 1.
+ * The user commands read clouds.yaml (`--os-cloud`, `OS_CLOUD`) and the `OS_*` environment as
+ * the `openstack` CLI does (see `./cli/session.ts`, `./cli/clouds.ts`). Failures print one line,
+ * `esi: <message>`, and exit with status 1.
  */
 import { Command, CommanderError } from 'commander';
 import { registerAgentCommands } from './cli/commands/agent.ts';
@@ -23,6 +24,7 @@ import { registerNetworkCommands } from './cli/commands/network.ts';
 import { registerPortForwardingCommands } from './cli/commands/port-forwarding.ts';
 import { registerSwitchCommands } from './cli/commands/switch.ts';
 import { registerImageBuildCommands } from './cli/commands/image-build.ts';
+import { registerCloudOption } from './cli/clouds.ts';
 
 const program = new Command('esi')
   .description('Elastic Secure Infrastructure: lease, power and provision bare-metal nodes')
@@ -30,6 +32,7 @@ const program = new Command('esi')
   .showHelpAfterError()
   .exitOverride();
 
+registerCloudOption(program);
 registerServerCommands(program);
 registerLabEnrollCommand(program.commands.find((c) => c.name() === 'lab')!);
 registerAgentCommands(program);

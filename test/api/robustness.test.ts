@@ -23,7 +23,7 @@ import { errorFormatProblems, leakedSecrets, missingIronicHeaders, type ApiName 
 import { countChanges, rowCounter, type RowCounts } from '../helpers/robustness/db.ts';
 import { RawClient } from '../helpers/robustness/http.ts';
 import { listRoutes, routeKey, type RouteInfo, type RouteParam } from '../helpers/robustness/routes.ts';
-import { BODY_SPECS, specKey, type Fixtures } from '../helpers/robustness/specs.ts';
+import { BODY_SPECS, IDENTITY_CATALOG_PARAMS, specKey, type Fixtures } from '../helpers/robustness/specs.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const BODY_LIMIT = 192 * 1024;
@@ -110,6 +110,15 @@ async function createFixtures(p: Personas): Promise<Fixtures> {
     return res.status === 201 ? (res.body.uuid as string) : undefined;
   };
   const network = await networkFixtures(p, ok);
+  // Identity: a group of the admin and an application credential of owner1.
+  const identity = {
+    group: (await ok('admin', 'POST', '/identity/v3/groups', { group: { name: 'rb-group' } })).group.id as string,
+    appCredential: (
+      await ok('owner', 'POST', `/identity/v3/users/${p.owner.userId}/application_credentials`, {
+        application_credential: { name: 'rb-ac' },
+      })
+    ).application_credential.id as string,
+  };
   const leasePolicy = await optional('/lease/v1/lease_policies', {
     resource_uuid: node,
     project_id: p.owner.projectId,
@@ -235,6 +244,7 @@ async function createFixtures(p: Personas): Promise<Fixtures> {
     ...(leasePolicy ? { leasePolicy } : {}),
     ...(webhook ? { webhook } : {}),
     network,
+    identity,
   };
 }
 
@@ -300,7 +310,14 @@ const fixtureErrors: string[] = [];
 /** The fixture id for a path parameter, by the resource segment before it (undefined: none). */
 function fixtureParam(api: ApiName, param: RouteParam, f: Fixtures): string | undefined {
   const table: Record<ApiName, Record<string, string>> = {
-    identity: { projects: f.personas.owner.projectId!, users: f.personas.owner.userId!, roles: f.ownerRoleId, domains: 'default' },
+    identity: {
+      projects: f.personas.owner.projectId!,
+      users: f.personas.owner.userId!,
+      roles: f.ownerRoleId,
+      domains: 'default',
+      ...IDENTITY_CATALOG_PARAMS,
+      ...(f.identity ? { groups: f.identity.group, application_credentials: f.identity.appCredential } : {}),
+    },
     baremetal: {
       nodes: f.node,
       console: f.node,

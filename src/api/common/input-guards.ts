@@ -10,6 +10,9 @@
  *
  * The hooks throw `InvalidInputError`; each service's error mapper renders it in that
  * service's own wire format. Streams (image uploads) are not inspected.
+ *
+ * The root's JSON body parser is also set here ({@link registerJsonBodyParser}): an empty
+ * `application/json` body is no body, as Keystone, Ironic, Neutron and esi-leap take it.
  */
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError } from '../../domain/errors.ts';
@@ -48,8 +51,33 @@ export function urlHasNul(url: string): boolean {
   return url.includes('\u0000') || /%00/i.test(url);
 }
 
-/** Add the guards to the root application (before the API plugins are registered). */
+/**
+ * Replace Fastify's root `application/json` parser (inherited by every API plugin that does
+ * not install its own) with one that reads an empty or blank body as no body (`request.body`
+ * undefined) instead of Fastify's 400 `FST_ERR_CTP_EMPTY_JSON_BODY`. Clients send
+ * `Content-Type: application/json` with no body on DELETEs and body-less POSTs (keystoneauth
+ * sessions, SDKs that set the header on every request), and the OpenStack services accept it:
+ * the route then answers as it does without a body — its own 400, in its own format, when it
+ * needs one. Any other body is parsed by Fastify's JSON parser unchanged (`__proto__` and
+ * `constructor` keys refused, the body limit kept).
+ */
+export function registerJsonBodyParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    // Fastify's JSON parser answers through `done`; the promise it may return carries nothing.
+    void parseJson(request, text, done);
+  });
+}
+
+/** Add the guards and the JSON body parser to the root application (before the API plugins are registered). */
 export function registerInputGuards(app: FastifyInstance): void {
+  registerJsonBodyParser(app);
   // preValidation, not onRequest: the services' own onRequest hooks (authentication,
   // microversion headers) run first, so the error carries the same headers as any other.
   app.addHook('preValidation', async (request) => {

@@ -276,29 +276,42 @@ export interface AssignmentListQuery {
   readonly query: AssignmentQuery;
   readonly includeNames: boolean;
   /**
-   * True when the query asks for assignments esi cannot hold (to groups, on domains, or
-   * inherited): the answer is then an empty list, as it would be in Keystone with none.
+   * True when the query asks for assignments esi cannot hold (inherited ones): the answer is
+   * then an empty list, as it would be in Keystone with none.
    */
   readonly matchesNothing: boolean;
 }
 
-/** `GET /v3/role_assignments` query (Keystone "List role assignments"). */
+/**
+ * `GET /v3/role_assignments` query (Keystone "List role assignments"), with Keystone's checks of
+ * filters that cannot be combined (keystone/api/role_assignments.py).
+ */
 export function assignmentListQuery(query: Query): AssignmentListQuery {
   const userId = queryValue(query, 'user.id');
+  const groupId = queryValue(query, 'group.id');
   const roleId = queryValue(query, 'role.id');
   const projectId = queryValue(query, 'scope.project.id');
+  const domainId = queryValue(query, 'scope.domain.id');
   const system = queryValue(query, 'scope.system');
-  if (projectId !== undefined && system !== undefined) {
-    throw new InvalidInputError('Specify a project or the system as scope, not both.', 'ValidationError');
-  }
-  const matchesNothing = ['group.id', 'scope.domain.id', 'scope.OS-INHERIT:inherited_to'].some((k) => queryValue(query, k) !== undefined);
+  const effective = queryBool(query, 'effective') === true;
+  const conflicts: Array<[boolean, string]> = [
+    [projectId !== undefined && system !== undefined, 'Specify a project or the system as scope, not both.'],
+    [domainId !== undefined && projectId !== undefined, 'Specify a domain or project, not both'],
+    [domainId !== undefined && system !== undefined, 'Specify system or domain, not both'],
+    [userId !== undefined && groupId !== undefined, 'Specify a user or group, not both'],
+    [effective && groupId !== undefined, 'Combining effective and group filter will always result in an empty list.'],
+  ];
+  for (const [bad, message] of conflicts) if (bad) throw new InvalidInputError(message, 'ValidationError');
+  const matchesNothing = queryValue(query, 'scope.OS-INHERIT:inherited_to') !== undefined;
   return {
     query: {
       ...(userId !== undefined ? { userId } : {}),
+      ...(groupId !== undefined ? { groupId } : {}),
       ...(roleId !== undefined ? { roleId } : {}),
       ...(projectId !== undefined ? { projectId } : {}),
+      ...(domainId !== undefined ? { domainId } : {}),
       ...(system !== undefined ? { system: true } : {}),
-      ...(queryBool(query, 'effective') ? { effective: true } : {}),
+      ...(effective ? { effective: true } : {}),
     },
     includeNames: queryBool(query, 'include_names') ?? false,
     matchesNothing,

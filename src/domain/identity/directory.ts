@@ -2,9 +2,13 @@
  * The identity directory: domains, projects (with hierarchy) and users, with Keystone's
  * validation rules and esi's policy checks (`identity:*` rules).
  *
- * Visibility: a caller that may not read a project or user gets `NotFoundError` (404), not
- * Keystone's 403, so that names and ids of other tenants are not confirmed. Lists are filtered
- * to what the caller may read instead of refused.
+ * Visibility: a caller that may not read a user gets `NotFoundError` (404), not Keystone's 403,
+ * so that names and ids of other tenants are not confirmed. Projects follow Keystone instead:
+ * `identity:get_project` is checked before the project is looked up, so a caller without it
+ * gets 403 for every id, existing or not (which confirms nothing), and `identity:list_projects`
+ * (admin by default) refuses a non-admin with 403 — the `openstack` CLI falls back to the id it
+ * was given only on a 403 (openstackclient `identity.common._find_identity_resource`). A
+ * non-admin's own projects come from {@link IdentityDirectory.listUserProjects}.
  */
 import type { AuthContext } from '../auth.ts';
 import type { Clock } from '../clock.ts';
@@ -97,15 +101,27 @@ export class IdentityDirectory {
     return project;
   }
 
-  /** Show a project the caller may read. @throws NotFoundError */
+  /**
+   * Show a project (`identity:get_project`: admins and the project's own members by default).
+   * As Keystone, the rule is checked against the id asked for before the lookup, so a caller
+   * without it is refused whether or not the project exists.
+   * @throws ForbiddenError when the rule refuses (any id); NotFoundError when it allows and no
+   *   such project exists
+   */
   async getProject(ctx: AuthContext, id: string): Promise<Project> {
     const p = await this.repo.getProject(id);
-    if (!p || !this.canReadProject(ctx, p)) throw new NotFoundError('project', id, `Could not find project: ${id}.`);
+    if (!this.canReadProject(ctx, { id, domain_id: p?.domain_id })) throw forbidden('identity:get_project');
+    if (!p) throw new NotFoundError('project', id, `Could not find project: ${id}.`);
     return p;
   }
 
-  /** List the projects the caller may read that match the filter, sorted by name. */
+  /**
+   * List the projects that match the filter, sorted by name (`identity:list_projects`, admin by
+   * default; an operator rule that opens it still shows only what `identity:get_project` allows).
+   * @throws ForbiddenError when the rule refuses, as Keystone's 403
+   */
   async listProjects(ctx: AuthContext, filter: ProjectFilter): Promise<Project[]> {
+    this.policy.authorize('identity:list_projects', {}, ctx, forbiddenMessage('identity:list_projects'));
     const all = await this.repo.findProjects(filter);
     return all.filter((p) => this.canReadProject(ctx, p));
   }
@@ -119,10 +135,39 @@ export class IdentityDirectory {
     if (!this.policy.check('identity:list_user_projects', { 'target.user.id': userId }, ctx) || !(await this.repo.getUser(userId))) {
       throw new NotFoundError('user', userId, `Could not find user: ${userId}.`);
     }
-    const ids = new Set((await this.repo.listAssignments({ userId, targetType: 'project' })).map((a) => a.target.id));
+    const ids = await this.tokens.projectIdsWithRoles(userId); // direct and group grants
     // Disabled projects are left out: no token can be scoped to them (Keystone's
     // `GET /v3/auth/projects` lists only the projects a token can be scoped to).
-    return this.repo.findProjects({ ids: [...ids], enabled: true });
+    return this.repo.findProjects({ ids, enabled: true });
+  }
+
+  /**
+   * The enabled domains on which the caller's user holds a role, directly or through a group
+   * (Keystone `GET /v3/auth/domains`, "Get available domain scopes"; `identity:get_auth_domains`,
+   * open by default). A role on a project of a domain is not a role on the domain. Sorted by name.
+   * @throws ForbiddenError when an operator rule refuses
+   */
+  async listAuthDomains(ctx: AuthContext): Promise<Domain[]> {
+    this.policy.authorize('identity:get_auth_domains', {}, ctx, forbiddenMessage('identity:get_auth_domains'));
+    const ids = new Set((await this.repo.listAssignments({ userId: ctx.userId, targetType: 'domain' })).map((a) => a.target.id));
+    const groupIds = await this.repo.groupIdsOf(ctx.userId);
+    if (groupIds.length > 0) {
+      for (const a of await this.repo.listGroupAssignments({ groupIds, targetType: 'domain' })) ids.add(a.target.id);
+    }
+    const domains = await Promise.all([...ids].map((id) => this.repo.getDomain(id)));
+    return domains.filter((d): d is Domain => d !== null && d.enabled).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /**
+   * Check one of Keystone's catalogue rules before the API shows the services and endpoints it
+   * announces (`GET /v3/services`, `/v3/endpoints`): `identity:list_services`, `get_service`,
+   * `list_endpoints`, `get_endpoint` (admin by default, as Keystone's). Checked before any
+   * lookup, so a refused caller learns nothing about ids.
+   * @throws ForbiddenError with Keystone's message
+   */
+  authorizeCatalogRead(ctx: AuthContext, action: 'list_services' | 'get_service' | 'list_endpoints' | 'get_endpoint'): void {
+    const rule = `identity:${action}`;
+    this.policy.authorize(rule, {}, ctx, forbiddenMessage(rule));
   }
 
   /** Update name, description, enabled or extra of a project. Disabling revokes its tokens. */
@@ -291,9 +336,18 @@ export class IdentityDirectory {
     return out;
   }
 
-  private canReadProject(ctx: AuthContext, p: Project): boolean {
-    return this.policy.check('identity:get_project', { 'target.project.id': p.id, 'target.project.domain_id': p.domain_id }, ctx);
+  private canReadProject(ctx: AuthContext, p: { readonly id: string; readonly domain_id?: string | undefined }): boolean {
+    return this.policy.check('identity:get_project', { 'target.project.id': p.id, 'target.project.domain_id': p.domain_id ?? null }, ctx);
   }
+}
+
+/** Keystone's text of a policy refusal (keystone.exception.ForbiddenAction). */
+function forbiddenMessage(rule: string): string {
+  return `You are not authorized to perform the requested action: ${rule}.`;
+}
+
+function forbidden(rule: string): ForbiddenError {
+  return new ForbiddenError(forbiddenMessage(rule));
 }
 
 function checkName(name: unknown, what: string, max = NAME_MAX): string {

@@ -1,6 +1,7 @@
 /**
  * Keystone-compatible tokens: password (or token) authentication to an unscoped,
- * project-scoped or system-scoped token; validation; revocation.
+ * project-scoped or system-scoped token; tokens for application credentials (verified by
+ * ./app-credentials.ts); validation; revocation.
  *
  * Tokens are opaque random strings (256 bits, base64url). Only their SHA-256 is stored, so a
  * database dump does not hold usable tokens. Validation results are cached in memory for at
@@ -13,42 +14,18 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AuthContext } from '../auth.ts';
 import type { Clock } from '../clock.ts';
-import { InvalidInputError, UnauthorizedError } from '../errors.ts';
-import type { Project, TokenRecord, TokenScope, User } from './model.ts';
-import type { IdentityRepository } from './ports.ts';
+import { UnauthorizedError } from '../errors.ts';
+import { effectiveRoleIds, projectIdsWithRoles } from './effective-roles.ts';
+import type { ApplicationCredential, Project, TokenRecord, User } from './model.ts';
+import type { IdentityRepository, TokenRevocationRef } from './ports.ts';
 import { verifyPassword } from './passwords.ts';
+import { domainsOf, findUser, resolveScope, type PasswordCredentials, type ScopeRequest } from './token-scope.ts';
 
 /** How long a validated token is trusted from memory, ms. */
 export const CACHE_MS = 10_000;
 const CACHE_MAX = 50_000;
 
-/** Who is authenticating: a user by id, or by name within a domain (id or name). */
-export interface PasswordCredentials {
-  readonly userId?: string;
-  readonly userName?: string;
-  readonly domainId?: string;
-  readonly domainName?: string;
-  readonly password: string;
-}
-
-/**
- * What a scope request names: a project by id, or by name within a domain; or the system;
- * `unscoped` when the client asked for an unscoped token explicitly (Keystone's `"scope":
- * "unscoped"`); `default` when it named no scope at all — then a password login is scoped to the
- * user's default project where the user holds a role there, as Keystone does
- * (keystone/auth/core.py, default scoping), and is unscoped otherwise.
- */
-export type ScopeRequest =
-  | { readonly kind: 'unscoped' }
-  | { readonly kind: 'default' }
-  | { readonly kind: 'system' }
-  | {
-      readonly kind: 'project';
-      readonly projectId?: string;
-      readonly projectName?: string;
-      readonly domainId?: string;
-      readonly domainName?: string;
-    };
+export type { PasswordCredentials, ScopeRequest } from './token-scope.ts';
 
 /** A freshly issued token: the secret (return it once, in `X-Subject-Token`) and its data. */
 export interface IssuedToken {
@@ -56,6 +33,10 @@ export interface IssuedToken {
   readonly record: TokenRecord;
   readonly user: User;
   readonly project: Project | null;
+  /** The application credential it was issued with, or null. */
+  readonly appCredential: ApplicationCredential | null;
+  /** Names of the user's and the project's domains, by id. */
+  readonly domainNames: ReadonlyMap<string, string>;
 }
 
 /** A validated token with everything needed to render it (Keystone token body). */
@@ -64,7 +45,13 @@ export interface TokenInfo {
   readonly user: User;
   readonly project: Project | null;
   readonly context: AuthContext;
+  /** The application credential it was issued with, or null. */
+  readonly appCredential: ApplicationCredential | null;
+  /** Names of the user's and the project's domains, by id. */
+  readonly domainNames: ReadonlyMap<string, string>;
 }
+
+const UNAUTHORIZED = 'The request you have made requires authentication.';
 
 /** Hex SHA-256 of a token secret: the token's stored id. */
 export function tokenId(secret: string): string {
@@ -102,7 +89,7 @@ export class TokenService {
    * @throws InvalidInputError for a malformed request (no user id or name, etc.)
    */
   async authenticatePassword(creds: PasswordCredentials, scope: ScopeRequest): Promise<IssuedToken> {
-    const user = await this.findUser(creds);
+    const user = await findUser(this.repo, creds);
     if (!user || !(await this.checkPassword(user.id, creds.password))) {
       throw new UnauthorizedError('The request you have made requires authentication.');
     }
@@ -121,20 +108,46 @@ export class TokenService {
 
   /**
    * Exchange a valid token for a new one, possibly with another scope (Keystone `token` method).
+   * A token issued with an application credential stays bound to it (Keystone keeps the
+   * credential so that the exchange cannot escape its bounds): the new token has the
+   * credential's project and at most its roles, and any other scope is refused.
    * @throws UnauthorizedError when the presented token is invalid or the new scope is refused
    */
   async authenticateToken(secret: string, scope: ScopeRequest): Promise<IssuedToken> {
     const info = await this.validate(secret);
     const keep = scope.kind === 'unscoped' || scope.kind === 'default';
+    const methods = [...new Set([...info.record.methods, 'token'])];
+    if (info.appCredential) {
+      const cred = info.appCredential;
+      const asked = keep ? null : await resolveScope(this.repo, scope);
+      if (asked && !(asked.kind === 'project' && asked.projectId === cred.project_id)) throw new UnauthorizedError(UNAUTHORIZED);
+      return this.issue(info.user, { kind: 'project', projectId: cred.project_id }, methods, info.record.expires_at, cred);
+    }
     const effective: ScopeRequest =
       keep && info.record.project_id
         ? { kind: 'project', projectId: info.record.project_id }
         : keep && info.record.system_scope
           ? { kind: 'system' }
           : scope;
-    const methods = [...new Set([...info.record.methods, 'token'])];
     const issued = await this.issue(info.user, effective, methods, info.record.expires_at);
     return issued;
+  }
+
+  /**
+   * Issue a token for an application credential whose secret, expiry and user the caller
+   * (`ApplicationCredentials.authenticate`) has verified: scoped to the credential's project,
+   * with the credential's roles the user still holds there (Keystone's token model), expiring no
+   * later than the credential.
+   * @throws UnauthorizedError when the project or a domain is disabled or no role is left
+   */
+  issueForApplicationCredential(user: User, credential: ApplicationCredential): Promise<IssuedToken> {
+    return this.issue(
+      user,
+      { kind: 'project', projectId: credential.project_id },
+      ['application_credential'],
+      credential.expires_at ?? undefined,
+      credential,
+    );
   }
 
   /**
@@ -159,7 +172,17 @@ export class TokenService {
     if (!user || !user.enabled || (record.project_id && (!project || !project.enabled))) {
       throw new UnauthorizedError('The request you have made requires authentication.');
     }
-    const info: TokenInfo = { record, user, project, context: contextOf(record, user, project) };
+    const appCredential = record.app_cred_id ? await this.repo.getApplicationCredential(record.app_cred_id) : null;
+    if (record.app_cred_id && !appCredential) throw new UnauthorizedError(UNAUTHORIZED);
+    const domains = await domainsOf(this.repo, [user.domain_id, project?.domain_id]);
+    const info: TokenInfo = {
+      record,
+      user,
+      project,
+      context: contextOf(record, user, project),
+      appCredential,
+      domainNames: new Map([...domains].map(([id, d]) => [id, d.name])),
+    };
     if (this.revocations === revocationsBefore) {
       if (this.cache.size >= CACHE_MAX) this.cache.clear();
       this.cache.set(id, { info, until: Math.min(now + CACHE_MS, record.expires_at) });
@@ -192,6 +215,7 @@ export class TokenService {
       methods: [],
       roles,
       audit_id: '',
+      app_cred_id: null,
       issued_at: now,
       expires_at: now,
       revoked_at: null,
@@ -212,10 +236,11 @@ export class TokenService {
   }
 
   /**
-   * Revoke every live token of a user, optionally only those of one project or the system, and
+   * Revoke every live token the reference selects — of a user, optionally only those of one
+   * project or the system; of an application credential; of a domain's users and projects —
    * never the token whose id is `exceptTokenId`.
    */
-  async revokeFor(ref: { userId?: string; projectId?: string; system?: boolean; exceptTokenId?: string }): Promise<void> {
+  async revokeFor(ref: TokenRevocationRef): Promise<void> {
     this.revocations++;
     let ids: readonly string[];
     try {
@@ -225,7 +250,9 @@ export class TokenService {
     }
     for (const id of ids) this.cache.delete(id);
     // Tokens cached but filtered by other fields are dropped too, to be safe.
-    if (ref.projectId !== undefined && ref.userId === undefined) this.cache.clear();
+    if ((ref.projectId !== undefined || ref.domainId !== undefined || ref.appCredId !== undefined) && ref.userId === undefined) {
+      this.cache.clear();
+    }
   }
 
   /** Remove tokens that expired; returns how many. */
@@ -234,26 +261,24 @@ export class TokenService {
   }
 
   /**
-   * Effective roles of a user on a target, implied roles included (admin ⇒ member ⇒ reader).
+   * Effective roles of a user on a target: its own and its groups' grants, implied roles
+   * included (admin ⇒ member ⇒ reader; ./effective-roles.ts).
    * @returns roles sorted by name
    */
   async effectiveRoles(userId: string, target: { type: 'project' | 'system'; id: string }): Promise<Array<{ id: string; name: string }>> {
-    const assignments = await this.repo.listAssignments({ userId, targetType: target.type, targetId: target.id });
-    if (assignments.length === 0) return [];
-    const implications = await this.repo.listImplications();
-    const ids = new Set(assignments.map((a) => a.role_id));
-    let grew = true;
-    while (grew) {
-      grew = false;
-      for (const [prior, implied] of implications) {
-        if (ids.has(prior) && !ids.has(implied)) {
-          ids.add(implied);
-          grew = true;
-        }
-      }
-    }
+    const ids = await effectiveRoleIds(
+      this.repo,
+      userId,
+      target.type === 'system' ? { type: 'system', id: 'all' } : { type: 'project', id: target.id },
+    );
+    if (ids.size === 0) return [];
     const roles = await this.repo.findRoles({});
     return roles.filter((r) => ids.has(r.id)).map((r) => ({ id: r.id, name: r.name }));
+  }
+
+  /** Ids of the projects on which a user holds a role, directly or through a group. */
+  projectIdsWithRoles(userId: string): Promise<string[]> {
+    return projectIdsWithRoles(this.repo, userId);
   }
 
   /**
@@ -270,19 +295,29 @@ export class TokenService {
     return roles.length > 0 ? { kind: 'project', projectId: project.id } : { kind: 'unscoped' };
   }
 
-  private async issue(user: User, scope: ScopeRequest, methods: string[], notAfter?: number): Promise<IssuedToken> {
-    const resolved = await this.resolveScope(scope);
+  private async issue(
+    user: User,
+    scope: ScopeRequest,
+    methods: string[],
+    notAfter?: number,
+    appCred?: ApplicationCredential,
+  ): Promise<IssuedToken> {
+    const resolved = await resolveScope(this.repo, scope);
     let roles: Array<{ id: string; name: string }> = [];
     let project: Project | null = null;
     if (resolved.kind === 'project') {
       project = await this.repo.getProject(resolved.projectId);
       if (!project || !project.enabled) throw new UnauthorizedError(`User ${user.id} has no access to project ${resolved.projectId}.`);
       roles = await this.effectiveRoles(user.id, { type: 'project', id: project.id });
+      if (appCred) roles = roles.filter((r) => appCred.role_ids.includes(r.id));
       if (roles.length === 0) throw new UnauthorizedError(`User ${user.id} has no access to project ${project.id}.`);
     } else if (resolved.kind === 'system') {
       roles = await this.effectiveRoles(user.id, { type: 'system', id: 'all' });
       if (roles.length === 0) throw new UnauthorizedError(`User ${user.id} has no access to the system.`);
     }
+    // A user or project of a disabled domain gets no token (Keystone: 401).
+    const domains = await domainsOf(this.repo, [user.domain_id, project?.domain_id]);
+    if ([...domains.values()].some((d) => !d.enabled)) throw new UnauthorizedError(UNAUTHORIZED);
     const now = this.clock.now();
     const secret = randomBytes(32).toString('base64url');
     const record: TokenRecord = {
@@ -293,48 +328,14 @@ export class TokenService {
       methods,
       roles,
       audit_id: randomBytes(16).toString('base64url').slice(0, 22),
+      app_cred_id: appCred?.id ?? null,
       issued_at: now,
       expires_at: Math.min(now + this.ttlS * 1000, notAfter ?? Number.MAX_SAFE_INTEGER),
       revoked_at: null,
     };
     await this.repo.insertToken(record);
-    return { secret, record, user, project };
-  }
-
-  private async resolveScope(scope: ScopeRequest): Promise<TokenScope> {
-    if (scope.kind !== 'project') return scope.kind === 'system' ? { kind: 'system' } : { kind: 'unscoped' };
-    if (scope.projectId) return { kind: 'project', projectId: scope.projectId };
-    if (!scope.projectName)
-      throw new InvalidInputError(
-        'Expecting to find id or name in project - the server could not comply with the request since it is either malformed or otherwise incorrect.',
-      );
-    const domainId = await this.resolveDomainId(scope.domainId, scope.domainName);
-    const [project] = await this.repo.findProjects({ name: scope.projectName, domainId });
-    if (!project) throw new UnauthorizedError(`Could not find project: ${scope.projectName}.`);
-    return { kind: 'project', projectId: project.id };
-  }
-
-  private async findUser(creds: PasswordCredentials): Promise<User | null> {
-    if (creds.userId) return this.repo.getUser(creds.userId);
-    if (!creds.userName)
-      throw new InvalidInputError(
-        'Expecting to find id or name in user - the server could not comply with the request since it is either malformed or otherwise incorrect.',
-      );
-    const domainId = await this.resolveDomainId(creds.domainId, creds.domainName);
-    const [user] = await this.repo.findUsers({ name: creds.userName, domainId });
-    return user ?? null;
-  }
-
-  private async resolveDomainId(domainId?: string, domainName?: string): Promise<string> {
-    if (domainId) return domainId;
-    if (domainName) {
-      const [d] = await this.repo.findDomains({ name: domainName });
-      if (!d) throw new UnauthorizedError(`Could not find domain: ${domainName}.`);
-      return d.id;
-    }
-    throw new InvalidInputError(
-      'Expecting to find domain in user/project - the server could not comply with the request since it is either malformed or otherwise incorrect.',
-    );
+    const domainNames = new Map([...domains].map(([id, d]) => [id, d.name]));
+    return { secret, record, user, project, appCredential: appCred ?? null, domainNames };
   }
 }
 

@@ -55,10 +55,30 @@ export const OPENSTACK_RULES: Readonly<Record<string, string>> = Object.freeze({
   'identity:get_auth_projects': '',
   'identity:get_auth_domains': '',
   'identity:get_auth_system': '',
+  // The catalogue esi announces, read-only (Keystone: admin or system reader).
+  'identity:list_services': K_ADMIN,
+  'identity:get_service': K_ADMIN,
+  'identity:list_endpoints': K_ADMIN,
+  'identity:get_endpoint': K_ADMIN,
   'identity:get_application_credential': K_ADMIN_OR_SELF,
   'identity:list_application_credentials': K_ADMIN_OR_SELF,
   'identity:create_application_credential': K_ADMIN_OR_SELF,
   'identity:delete_application_credential': K_ADMIN_OR_SELF,
+  // Groups and domain management (Keystone's legacy defaults: admin; a user lists its own
+  // groups). Group grants use the grant rules above.
+  'identity:get_group': K_ADMIN,
+  'identity:list_groups': K_ADMIN,
+  'identity:list_groups_for_user': K_ADMIN_OR_SELF,
+  'identity:create_group': K_ADMIN,
+  'identity:update_group': K_ADMIN,
+  'identity:delete_group': K_ADMIN,
+  'identity:list_users_in_group': K_ADMIN,
+  'identity:check_user_in_group': K_ADMIN,
+  'identity:add_user_to_group': K_ADMIN,
+  'identity:remove_user_from_group': K_ADMIN,
+  'identity:create_domain': K_ADMIN,
+  'identity:update_domain': K_ADMIN,
+  'identity:delete_domain': K_ADMIN,
 
   // --- Glance image API (added by the image work). Source: Glance's secure-RBAC defaults
   // (glance/policies/image.py, base.py). Targets: image.owner, image.visibility, image.member_id
@@ -207,5 +227,11 @@ export const OPENSTACK_RULES: Readonly<Record<string, string>> = Object.freeze({
   'os_compute_api:servers:detail:get_all_tenants': 'rule:compute:context_is_admin',
   'os_compute_api:servers:create': 'rule:compute:context_is_admin or (rule:compute:member_role and project_id:%(project_id)s)',
   'os_compute_api:servers:delete': 'rule:compute:context_is_admin or (rule:compute:member_role and project_id:%(project_id)s)',
+  // Server actions (nova/policies/servers.py, console_output.py: PROJECT_MEMBER_OR_ADMIN).
+  'os_compute_api:servers:start': 'rule:compute:context_is_admin or (rule:compute:member_role and project_id:%(project_id)s)',
+  'os_compute_api:servers:stop': 'rule:compute:context_is_admin or (rule:compute:member_role and project_id:%(project_id)s)',
+  'os_compute_api:servers:reboot': 'rule:compute:context_is_admin or (rule:compute:member_role and project_id:%(project_id)s)',
+  'os_compute_api:servers:rebuild': 'rule:compute:context_is_admin or (rule:compute:member_role and project_id:%(project_id)s)',
+  'os_compute_api:os-console-output': 'rule:compute:context_is_admin or (rule:compute:member_role and project_id:%(project_id)s)',
   'os_compute_api:os-extended-server-attributes': 'rule:compute:context_is_admin',
 });

@@ -1,36 +1,85 @@
 /**
  * Kysely implementation of the identity repository port (`src/domain/identity/ports.ts`),
- * portable across SQLite and PostgreSQL.
+ * portable across SQLite and PostgreSQL: domains, projects, users, roles and user role
+ * assignments here; groups (./groups.ts), application credentials (./app-credentials.ts) and
+ * tokens (./tokens.ts) in their own stores, to which this class delegates.
  */
-import type { Selectable } from 'kysely';
-import { ConflictError } from '../../domain/errors.ts';
-import type { Domain, Project, Role, RoleAssignment, TokenRecord, User } from '../../domain/identity/model.ts';
-import type { AssignmentFilter, IdentityRepository, ProjectFilter, UserFilter } from '../../domain/identity/ports.ts';
-import { fromJson, isUniqueViolation, toBool, toJson, type Db } from '../database.ts';
-import type { DomainsTable, ProjectsTable, RolesTable, TokensTable, UsersTable } from './tables.ts';
+import type {
+  ApplicationCredential,
+  Domain,
+  Group,
+  GroupAssignment,
+  Project,
+  Role,
+  RoleAssignment,
+  TokenRecord,
+  User,
+} from '../../domain/identity/model.ts';
+import type {
+  AssignmentFilter,
+  GroupAssignmentFilter,
+  GroupFilter,
+  IdentityRepository,
+  ProjectFilter,
+  TokenRevocationRef,
+  UserFilter,
+} from '../../domain/identity/ports.ts';
+import { toBool, toJson, type Db } from '../database.ts';
+import { KyselyAppCredentialStore } from './app-credentials.ts';
+import { KyselyGroupStore } from './groups.ts';
+import { toDomain, toProject, toRole, toUser, unique } from './rows.ts';
+import { KyselyTokenStore } from './tokens.ts';
+
+/** Keystone's message for a domain name that is taken (domains are projects acting as domains there). */
+function domainConflict(name: string): string {
+  return `Conflict occurred attempting to store project - it is not permitted to have two projects acting as domains with the same name: ${name}.`;
+}
 
 /** Identity storage over a Kysely handle. */
 export class KyselyIdentityRepository implements IdentityRepository {
-  constructor(private readonly db: Db) {}
+  private readonly groups: KyselyGroupStore;
+  private readonly appCreds: KyselyAppCredentialStore;
+  private readonly tokens: KyselyTokenStore;
+
+  constructor(private readonly db: Db) {
+    this.groups = new KyselyGroupStore(db);
+    this.appCreds = new KyselyAppCredentialStore(db);
+    this.tokens = new KyselyTokenStore(db);
+  }
 
   async getDomain(id: string): Promise<Domain | null> {
     const row = await this.db.selectFrom('domains').selectAll().where('id', '=', id).executeTakeFirst();
     return row ? toDomain(row) : null;
   }
 
-  async findDomains(filter: { readonly name?: string }): Promise<Domain[]> {
+  async findDomains(filter: { readonly name?: string; readonly enabled?: boolean }): Promise<Domain[]> {
     let q = this.db.selectFrom('domains').selectAll();
     if (filter.name !== undefined) q = q.where('name', '=', filter.name);
+    if (filter.enabled !== undefined) q = q.where('enabled', '=', toBool(filter.enabled));
     return (await q.orderBy('name').execute()).map(toDomain);
   }
 
   async createDomain(d: Domain, now: number): Promise<void> {
-    await unique(`Domain ${d.name} already exists.`, () =>
+    await unique(domainConflict(d.name), () =>
       this.db
         .insertInto('domains')
         .values({ id: d.id, name: d.name, description: d.description, enabled: toBool(d.enabled), created_at: now })
         .execute(),
     );
+  }
+
+  async updateDomain(d: Domain): Promise<void> {
+    await unique(domainConflict(d.name), () =>
+      this.db
+        .updateTable('domains')
+        .set({ name: d.name, description: d.description, enabled: toBool(d.enabled) })
+        .where('id', '=', d.id)
+        .execute(),
+    );
+  }
+
+  async deleteDomain(id: string): Promise<void> {
+    await this.db.deleteFrom('domains').where('id', '=', id).execute();
   }
 
   async getProject(id: string): Promise<Project | null> {
@@ -86,6 +135,7 @@ export class KyselyIdentityRepository implements IdentityRepository {
   }
 
   async deleteProject(id: string): Promise<void> {
+    await this.appCreds.deleteFor({ projectId: id });
     await this.db.deleteFrom('projects').where('id', '=', id).execute();
   }
 
@@ -144,6 +194,8 @@ export class KyselyIdentityRepository implements IdentityRepository {
   }
 
   async deleteUser(id: string): Promise<void> {
+    await this.groups.removeUserEverywhere(id);
+    await this.appCreds.deleteFor({ userId: id });
     await this.db.deleteFrom('users').where('id', '=', id).execute();
   }
 
@@ -226,112 +278,120 @@ export class KyselyIdentityRepository implements IdentityRepository {
     }));
   }
 
-  async deleteAssignmentsFor(ref: { readonly userId?: string; readonly projectId?: string; readonly roleId?: string }): Promise<void> {
+  async deleteAssignmentsFor(ref: {
+    readonly userId?: string;
+    readonly projectId?: string;
+    readonly domainId?: string;
+    readonly roleId?: string;
+  }): Promise<void> {
     if (ref.userId !== undefined) await this.db.deleteFrom('role_assignments').where('actor_id', '=', ref.userId).execute();
     if (ref.roleId !== undefined) await this.db.deleteFrom('role_assignments').where('role_id', '=', ref.roleId).execute();
     if (ref.projectId !== undefined) {
       await this.db.deleteFrom('role_assignments').where('target_type', '=', 'project').where('target_id', '=', ref.projectId).execute();
     }
+    if (ref.domainId !== undefined) {
+      await this.db.deleteFrom('role_assignments').where('target_type', '=', 'domain').where('target_id', '=', ref.domainId).execute();
+    }
+    await this.groups.deleteGroupAssignmentsFor(ref);
   }
 
-  async insertToken(t: TokenRecord): Promise<void> {
-    await this.db
-      .insertInto('tokens')
-      .values({
-        id: t.id,
-        user_id: t.user_id,
-        project_id: t.project_id,
-        system_scope: t.system_scope,
-        methods: toJson(t.methods),
-        roles: toJson(t.roles),
-        audit_id: t.audit_id,
-        issued_at: t.issued_at,
-        expires_at: t.expires_at,
-        revoked_at: t.revoked_at,
-      })
-      .execute();
+  getGroup(id: string): Promise<Group | null> {
+    return this.groups.getGroup(id);
   }
 
-  async getToken(id: string): Promise<TokenRecord | null> {
-    const row = await this.db.selectFrom('tokens').selectAll().where('id', '=', id).executeTakeFirst();
-    return row ? toToken(row) : null;
+  findGroups(filter: GroupFilter): Promise<Group[]> {
+    return this.groups.findGroups(filter);
   }
 
-  async revokeToken(id: string, now: number): Promise<void> {
-    await this.db.updateTable('tokens').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  createGroup(group: Group, now: number): Promise<void> {
+    return this.groups.createGroup(group, now);
   }
 
-  async revokeTokensFor(
-    ref: { readonly userId?: string; readonly projectId?: string; readonly system?: boolean; readonly exceptTokenId?: string },
-    now: number,
-  ): Promise<string[]> {
-    let q = this.db.selectFrom('tokens').select('id').where('revoked_at', 'is', null).where('expires_at', '>', now);
-    if (ref.exceptTokenId !== undefined) q = q.where('id', '!=', ref.exceptTokenId);
-    if (ref.userId !== undefined) q = q.where('user_id', '=', ref.userId);
-    if (ref.projectId !== undefined) q = q.where('project_id', '=', ref.projectId);
-    if (ref.system) q = q.where('system_scope', '=', 'all');
-    const ids = (await q.execute()).map((r) => r.id);
-    if (ids.length > 0) await this.db.updateTable('tokens').set({ revoked_at: now }).where('id', 'in', ids).execute();
-    return ids;
+  updateGroup(group: Group, now: number): Promise<void> {
+    return this.groups.updateGroup(group, now);
   }
 
-  async purgeExpiredTokens(now: number): Promise<number> {
-    const res = await this.db.deleteFrom('tokens').where('expires_at', '<', now).executeTakeFirst();
-    return Number(res.numDeletedRows);
+  deleteGroup(id: string): Promise<void> {
+    return this.groups.deleteGroup(id);
   }
-}
 
-async function unique<T>(message: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new ConflictError(message, 'Conflict');
-    throw err;
+  addMember(groupId: string, userId: string): Promise<void> {
+    return this.groups.addMember(groupId, userId);
   }
-}
 
-function toDomain(r: Selectable<DomainsTable>): Domain {
-  return { id: r.id, name: r.name, description: r.description, enabled: r.enabled === 1 };
-}
+  removeMember(groupId: string, userId: string): Promise<boolean> {
+    return this.groups.removeMember(groupId, userId);
+  }
 
-function toProject(r: Selectable<ProjectsTable>): Project {
-  return {
-    id: r.id,
-    name: r.name,
-    domain_id: r.domain_id,
-    parent_id: r.parent_id,
-    description: r.description,
-    enabled: r.enabled === 1,
-    extra: fromJson(r.extra, {}),
-  };
-}
+  isMember(groupId: string, userId: string): Promise<boolean> {
+    return this.groups.isMember(groupId, userId);
+  }
 
-function toUser(r: Selectable<UsersTable>): User {
-  return {
-    id: r.id,
-    name: r.name,
-    domain_id: r.domain_id,
-    default_project_id: r.default_project_id,
-    enabled: r.enabled === 1,
-    extra: fromJson(r.extra, {}),
-  };
-}
+  memberIds(groupId: string): Promise<string[]> {
+    return this.groups.memberIds(groupId);
+  }
 
-function toRole(r: Selectable<RolesTable>): Role {
-  return { id: r.id, name: r.name, domain_id: r.domain_id, description: r.description };
-}
+  groupIdsOf(userId: string): Promise<string[]> {
+    return this.groups.groupIdsOf(userId);
+  }
 
-function toToken(r: Selectable<TokensTable>): TokenRecord {
-  return {
-    id: r.id,
-    user_id: r.user_id,
-    project_id: r.project_id,
-    system_scope: r.system_scope === 'all' ? 'all' : null,
-    methods: fromJson(r.methods, []),
-    roles: fromJson(r.roles, []),
-    audit_id: r.audit_id,
-    issued_at: r.issued_at,
-    expires_at: r.expires_at,
-    revoked_at: r.revoked_at,
-  };
+  grantGroup(assignment: GroupAssignment): Promise<void> {
+    return this.groups.grantGroup(assignment);
+  }
+
+  revokeGroup(assignment: GroupAssignment): Promise<boolean> {
+    return this.groups.revokeGroup(assignment);
+  }
+
+  listGroupAssignments(filter: GroupAssignmentFilter): Promise<GroupAssignment[]> {
+    return this.groups.listGroupAssignments(filter);
+  }
+
+  createApplicationCredential(credential: ApplicationCredential, secretHash: string, now: number): Promise<void> {
+    return this.appCreds.create(credential, secretHash, now);
+  }
+
+  getApplicationCredential(id: string): Promise<ApplicationCredential | null> {
+    return this.appCreds.get(id);
+  }
+
+  findApplicationCredentials(filter: {
+    readonly userId: string;
+    readonly name?: string;
+    readonly projectId?: string;
+  }): Promise<ApplicationCredential[]> {
+    return this.appCreds.find(filter);
+  }
+
+  getApplicationCredentialSecretHash(id: string): Promise<string | null> {
+    return this.appCreds.secretHash(id);
+  }
+
+  deleteApplicationCredential(id: string): Promise<boolean> {
+    return this.appCreds.delete(id);
+  }
+
+  deleteApplicationCredentialsOn(userId: string, projectId: string): Promise<string[]> {
+    return this.appCreds.deleteOn(userId, projectId);
+  }
+
+  insertToken(t: TokenRecord): Promise<void> {
+    return this.tokens.insert(t);
+  }
+
+  getToken(id: string): Promise<TokenRecord | null> {
+    return this.tokens.get(id);
+  }
+
+  revokeToken(id: string, now: number): Promise<void> {
+    return this.tokens.revoke(id, now);
+  }
+
+  revokeTokensFor(ref: TokenRevocationRef, now: number): Promise<string[]> {
+    return this.tokens.revokeFor(ref, now);
+  }
+
+  purgeExpiredTokens(now: number): Promise<number> {
+    return this.tokens.purgeExpired(now);
+  }
 }

@@ -74,9 +74,52 @@ export interface TokensTable {
   /** JSON array of `{id, name}` effective roles at issue time. */
   roles: string;
   audit_id: string;
+  /** The application credential the token was issued with (migration 0021), else null. */
+  app_cred_id: string | null;
   issued_at: number;
   expires_at: number;
   revoked_at: number | null;
+}
+
+/** Groups of users (migration 0021); name unique per domain. */
+export interface GroupsTable {
+  id: string;
+  name: string;
+  domain_id: string;
+  description: string;
+  /** JSON object of extra attributes. */
+  extra: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Group members. */
+export interface GroupMembershipsTable {
+  group_id: string;
+  user_id: string;
+}
+
+/** Role grants of a group on a project or a domain. */
+export interface GroupAssignmentsTable {
+  group_id: string;
+  target_type: 'project' | 'domain';
+  target_id: string;
+  role_id: string;
+}
+
+/** Application credentials; `secret_hash` is a scrypt hash string, never the secret. */
+export interface ApplicationCredentialsTable {
+  id: string;
+  name: string;
+  description: string | null;
+  user_id: string;
+  project_id: string;
+  secret_hash: string;
+  /** JSON array of role ids. */
+  role_ids: string;
+  expires_at: number | null;
+  unrestricted: number;
+  created_at: number;
 }
 
 /** All identity tables, merged into the store's `Database` type. */
@@ -88,4 +131,8 @@ export interface IdentityTables {
   implied_roles: ImpliedRolesTable;
   role_assignments: RoleAssignmentsTable;
   tokens: TokensTable;
+  groups: GroupsTable;
+  group_memberships: GroupMembershipsTable;
+  group_assignments: GroupAssignmentsTable;
+  application_credentials: ApplicationCredentialsTable;
 }

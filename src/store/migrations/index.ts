@@ -21,6 +21,7 @@ import * as inventoryResources from './0017_inventory_resources.ts';
 import * as deployTemplates from './0018_deploy_templates.ts';
 import * as floatingIps from './0019_floating_ips.ts';
 import * as networkQuotas from './0020_network_quotas.ts';
+import * as identityGroupsAppCreds from './0021_identity_groups_appcreds.ts';
 
 /** Migrations by name, for Kysely's `Migrator`. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '0018_deploy_templates': deployTemplates,
   '0019_floating_ips': floatingIps,
   '0020_network_quotas': networkQuotas,
+  '0021_identity_groups_appcreds': identityGroupsAppCreds,
 };

@@ -83,11 +83,13 @@ describe('errors in Keystone format', () => {
   });
 
   it('malformed JSON is 400 ValidationError and creates nothing', async () => {
-    for (const body of ['{"project": {"name": "broken"', '{"project": {"name": "broken"}} trailing', '']) {
+    for (const body of ['{"project": {"name": "broken"', '{"project": {"name": "broken"}} trailing']) {
       const res = await call(ts, personas.admin, 'POST', '/identity/v3/projects', body);
       expectKeystoneError(res, 400, /Expecting to find valid JSON in request body/);
       expect(res.body.error.title).toBe('Bad Request');
     }
+    // An empty body is no body (as Keystone's JSON middleware takes it): the schema refuses it.
+    expectKeystoneError(await call(ts, personas.admin, 'POST', '/identity/v3/projects', ''), 400);
     const list = await call(ts, personas.admin, 'GET', '/identity/v3/projects?name=broken');
     expect(list.body.projects).toEqual([]);
   });

@@ -116,20 +116,17 @@ describe('POST /v3/projects', () => {
 });
 
 describe('GET /v3/projects', () => {
-  it('each persona lists what it may see', async () => {
+  it("only the admin lists projects; the others get Keystone's 403 (their own come from /v3/auth/projects)", async () => {
     const res = await expectStatuses(ts, personas, 'GET', () => ({ path: P }), {
       admin: 200,
-      owner: 200,
-      lessee: 200,
-      other: 200,
+      owner: 403,
+      lessee: 403,
+      other: 403,
       anonymous: 401,
     });
-    const names = (n: keyof Personas) => res[n].body.projects.map((p: any) => p.name);
-    expect(names('admin')).toEqual(expect.arrayContaining(['admin', 'o1', 'l1', 'o2']));
-    expect(names('owner')).toEqual(['o1']);
-    expect(names('lessee')).toEqual(['l1']);
-    expect(names('other')).toEqual(['o2']);
+    expect(res.admin.body.projects.map((p: any) => p.name)).toEqual(expect.arrayContaining(['admin', 'o1', 'l1', 'o2']));
     expect(res.admin.body.links).toEqual({ self: `${ts.url}${P}`, previous: null, next: null });
+    expect(res.owner.body.error.message).toBe('You are not authorized to perform the requested action: identity:list_projects.');
   });
 
   it('filters by name, domain_id, parent_id and enabled', async () => {
@@ -149,25 +146,29 @@ describe('GET /v3/projects', () => {
     expect(await q('name=o1&unknown_filter=1')).toEqual(['o1']);
     expectKeystoneError(await call(ts, personas.admin, 'GET', `${P}?enabled=maybe`), 400);
     expectKeystoneError(await call(ts, personas.admin, 'GET', `${P}?name=a&name=b`), 400);
-    // A non-admin filtering by another project's name learns nothing.
-    expect((await call(ts, personas.owner, 'GET', `${P}?name=l1`)).body.projects).toEqual([]);
+    // A non-admin filtering by a name learns nothing: 403 whether the name exists or not.
+    expectKeystoneError(await call(ts, personas.owner, 'GET', `${P}?name=l1`), 403);
+    expectKeystoneError(await call(ts, personas.owner, 'GET', `${P}?name=no-such-project`), 403);
   });
 });
 
 describe('GET/PATCH/DELETE /v3/projects/{id}', () => {
-  it('show: a project is visible to the admin and its members only (others 404)', async () => {
+  it("show: the admin and the project's members read it; others get 403 for any id, existing or not (as Keystone)", async () => {
     const res = await expectStatuses(ts, personas, 'GET', () => ({ path: `${P}/${personas.owner.projectId}` }), {
       admin: 200,
       owner: 200,
-      lessee: 404,
-      other: 404,
+      lessee: 403,
+      other: 403,
       anonymous: 401,
     });
     expect(res.owner.body.project.name).toBe('o1');
     expectKeystoneError(await call(ts, personas.admin, 'GET', `${P}/does-not-exist`), 404, /Could not find project: does-not-exist/);
+    const missing = await call(ts, personas.lessee, 'GET', `${P}/does-not-exist`);
+    expectKeystoneError(missing, 403, /^You are not authorized to perform the requested action: identity:get_project\.$/);
+    expect(missing.body).toEqual(res.lessee.body);
   });
 
-  it('update: admin only; members get 403, others 404', async () => {
+  it('update: admin only; every other token 403', async () => {
     const res = await expectStatuses(
       ts,
       personas,
@@ -176,8 +177,8 @@ describe('GET/PATCH/DELETE /v3/projects/{id}', () => {
       {
         admin: 200,
         owner: 403,
-        lessee: 404,
-        other: 404,
+        lessee: 403,
+        other: 403,
         anonymous: 401,
       },
     );
@@ -209,7 +210,7 @@ describe('GET/PATCH/DELETE /v3/projects/{id}', () => {
     expectKeystoneError(await call(ts, personas.admin, 'PATCH', `${P}/nope`, { project: { name: 'z' } }), 404);
   });
 
-  it('delete: admin only; members 403, others 404; children block deletion', async () => {
+  it('delete: admin only; every other token 403; children block deletion', async () => {
     const victim = await adminCreate({ project: { name: 'victim' } });
     await expectStatuses(
       ts,
@@ -219,8 +220,8 @@ describe('GET/PATCH/DELETE /v3/projects/{id}', () => {
       {
         admin: 204,
         owner: 403,
-        lessee: 404,
-        other: 404,
+        lessee: 403,
+        other: 403,
         anonymous: 401,
       },
     );

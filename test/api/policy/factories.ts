@@ -24,6 +24,7 @@ import {
   shareImage,
 } from './makers.ts';
 import { FIP_FACTORIES } from './factories-l3.ts';
+import { IDENTITY_FACTORIES } from './factories-identity.ts';
 import { PUBLIC_KEY } from './world-build.ts';
 import { DAY, must, SEES, type World } from './world.ts';
 
@@ -49,6 +50,7 @@ function made(w: World, id: string, name: string | null, visible: readonly Perso
 /** The factories by name. */
 export const FACTORIES: Readonly<Record<string, Factory>> = {
   ...FIP_FACTORIES,
+  ...IDENTITY_FACTORIES,
   /** A node of `o1`, available, no lease. */
   async node_o1(w) {
     const name = fname(w, 'node');

@@ -9,6 +9,9 @@
  */
 import type { Personas } from '../harness.ts';
 import type { JsonKind } from './generators.ts';
+import { buildCatalog } from '../../../src/api/identity/catalog.ts';
+import { COMPUTE_SPECS } from './compute-specs.ts';
+import { IDENTITY_SPECS, type IdentityFixtures } from './identity-specs.ts';
 import { NETWORK_REFUSALS, NETWORK_SPECS, type NetworkFixtures } from './network-specs.ts';
 
 /** The resources created before the bad requests, and the ids used in paths and bodies. */
@@ -33,6 +36,8 @@ export interface Fixtures {
   readonly webhook?: string;
   /** The network API's resources (./network-specs.ts). */
   readonly network?: NetworkFixtures;
+  /** The identity API's group and application credential (./identity-specs.ts). */
+  readonly identity?: IdentityFixtures;
   /** An allocation of the admin (in error: no node of its class). */
   readonly allocation: string;
   /** A chassis, and a portgroup, volume connector and volume target of {@link node}. */
@@ -82,6 +87,16 @@ const prefixed = (prefix: string, fields: Record<string, readonly JsonKind[]>): 
   Object.fromEntries(Object.entries(fields).map(([k, v]) => [`${prefix}.${k}`, v]));
 
 // Keystone (keystone/resource/schema.py, identity/schema.py, assignment/schema.py).
+/**
+ * Path ids of the read-only identity catalogue routes (`/v3/services/{id}`, `/v3/endpoints/{id}`):
+ * the identity service and its first endpoint. Catalogue ids are stable (derived from the
+ * service type, interface and region), so they do not depend on the server's URL.
+ */
+export const IDENTITY_CATALOG_PARAMS: Readonly<Record<'services' | 'endpoints', string>> = (() => {
+  const [identity] = buildCatalog('http://esi.invalid', 'RegionOne');
+  return { services: identity!.id, endpoints: identity!.endpoints[0]!.id };
+})();
+
 const projectFields = { name: S, description: SN, domain_id: SN, parent_id: SN, enabled: B, is_domain: B, tags: A, options: O };
 const userFields = { name: S, password: SN, default_project_id: SN, description: SN, domain_id: S, enabled: B, options: O };
 
@@ -424,119 +439,6 @@ const BAREMETAL: Record<string, BodySpec> = {
   'PATCH /baremetal/v1/allocations/{}': patchSpec([{ op: 'add', path: '/extra/rb', value: 'x' }]),
 };
 
-// Nova v2.1 (nova/api/openstack/compute/schemas: flavor_manage, flavors_extraspecs,
-// flavor_access, keypairs, servers) at microversion 2.90, esi's subset.
-const SIZE: readonly JsonKind[] = ['integer', 'string'];
-/** The compute API's paths and the methods each serves; the others answer 405 and read no body. */
-const COMPUTE_PATHS: ReadonlyArray<[string, string[]]> = [
-  ['/flavors', ['GET', 'POST']],
-  ['/flavors/detail', ['GET']],
-  ['/flavors/{}', ['GET', 'PUT', 'DELETE']],
-  ['/flavors/{}/os-extra_specs', ['GET', 'POST']],
-  ['/flavors/{}/os-extra_specs/{}', ['GET', 'PUT', 'DELETE']],
-  ['/flavors/{}/os-flavor-access', ['GET']],
-  ['/flavors/{}/action', ['POST']],
-  ['/os-keypairs', ['GET', 'POST']],
-  ['/os-keypairs/{}', ['GET', 'DELETE']],
-  ['/servers', ['GET', 'POST']],
-  ['/servers/detail', ['GET']],
-  ['/servers/{}', ['GET', 'DELETE']],
-];
-const COMPUTE_REFUSED: Record<string, BodySpec> = Object.fromEntries(
-  COMPUTE_PATHS.flatMap(([path, served]) =>
-    ['POST', 'PUT', 'PATCH'].filter((m) => !served.includes(m)).map((m) => [`${m} /compute/v2.1${path}`, none]),
-  ),
-);
-const COMPUTE: Record<string, BodySpec> = {
-  ...COMPUTE_REFUSED,
-  'POST /compute/v2.1/flavors': {
-    kind: 'json',
-    valid: () => ({ flavor: { name: 'rb-new-flavor', ram: 1, vcpus: 1, disk: 0 } }),
-    fields: {
-      flavor: O,
-      'flavor.name': S,
-      'flavor.ram': SIZE,
-      'flavor.vcpus': SIZE,
-      'flavor.disk': SIZE,
-      'flavor.id': ['string', 'integer', 'null'],
-      'flavor.swap': SIZE,
-      'flavor.rxtx_factor': ['number', 'integer', 'string', 'null'],
-      'flavor.os-flavor-access:is_public': BOOL_LIKE,
-      'flavor.description': SN,
-    },
-    strict: ['', 'flavor'],
-    alsoKnown: ['OS-FLV-EXT-DATA:ephemeral', 'OS-FLV-DISABLED:disabled'],
-  },
-  'PUT /compute/v2.1/flavors/{}': {
-    kind: 'json',
-    valid: () => ({ flavor: { description: 'rb' } }),
-    fields: { flavor: O, 'flavor.description': SN },
-    strict: ['', 'flavor'],
-  },
-  'POST /compute/v2.1/flavors/{}/os-extra_specs': {
-    kind: 'json',
-    valid: () => ({ extra_specs: { 'hw:rb': 'y' } }),
-    fields: { extra_specs: O },
-    strict: [''],
-  },
-  'PUT /compute/v2.1/flavors/{}/os-extra_specs/{}': {
-    kind: 'json',
-    valid: () => ({ 'hw:rb': 'y' }),
-    fields: { 'hw:rb': ['string', 'number', 'boolean'] },
-    strict: [''],
-  },
-  'POST /compute/v2.1/flavors/{}/action': {
-    kind: 'json',
-    valid: (f) => ({ addTenantAccess: { tenant: f.personas.other.projectId } }),
-    fields: { addTenantAccess: O, 'addTenantAccess.tenant': S },
-    strict: ['', 'addTenantAccess'],
-    alsoKnown: ['removeTenantAccess'],
-  },
-  'POST /compute/v2.1/os-keypairs': {
-    kind: 'json',
-    valid: () => ({
-      keypair: { name: 'rb-new-key', public_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDvC3hT0l2fJ5kq3n7ZlVxq8YVw3pX6m8A0bq4b8wD1u rb' },
-    }),
-    fields: { keypair: O, 'keypair.name': S, 'keypair.public_key': S, 'keypair.type': S, 'keypair.user_id': S },
-    strict: ['', 'keypair'],
-  },
-  'POST /compute/v2.1/servers': {
-    kind: 'json',
-    valid: (f) => ({ server: { name: 'rb-new-server', flavorRef: f.flavor, imageRef: f.image, networks: 'none' } }),
-    fields: {
-      server: O,
-      'server.name': S,
-      'server.flavorRef': ['string', 'integer'],
-      'server.imageRef': S,
-      'server.networks': ['string', 'array'],
-      'server.key_name': SN,
-      'server.user_data': SN,
-      'server.min_count': SIZE,
-      'server.max_count': SIZE,
-      'server.metadata': ON,
-      'server.description': SN,
-      'server.hostname': SN,
-    },
-    strict: ['', 'server'],
-    alsoKnown: [
-      'os:scheduler_hints',
-      'OS-SCH-HNT:scheduler_hints',
-      'return_reservation_id',
-      'availability_zone',
-      'config_drive',
-      'security_groups',
-      'adminPass',
-      'OS-DCF:diskConfig',
-      'personality',
-      'block_device_mapping',
-      'block_device_mapping_v2',
-      'accessIPv4',
-      'accessIPv6',
-      'tags',
-    ],
-  },
-};
-
 // esi-leap (api/controllers/v1: Offer, Lease, ConsoleAuthToken WSME types). JSON null for an
 // optional attribute means "not given" there, so every optional attribute accepts null.
 const leaseTimes = { start_time: SN, end_time: SN };
@@ -684,7 +586,8 @@ export const BODY_SPECS: Readonly<Record<string, BodySpec>> = {
   ...LEASE,
   ...NETWORK_SPECS,
   ...NETWORK_REFUSALS,
-  ...COMPUTE,
+  ...IDENTITY_SPECS,
+  ...COMPUTE_SPECS,
 };
 
 /** The spec key of a route: its method and pattern with parameters written `{}`. */

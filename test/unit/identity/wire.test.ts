@@ -152,7 +152,13 @@ describe('request parsing', () => {
       includeNames: true,
       matchesNothing: false,
     });
-    expect(assignmentListQuery({ 'group.id': 'g' }).matchesNothing).toBe(true);
+    expect(assignmentListQuery({ 'group.id': 'g', 'scope.domain.id': 'd' })).toEqual({
+      query: { groupId: 'g', domainId: 'd' },
+      includeNames: false,
+      matchesNothing: false,
+    });
+    expect(assignmentListQuery({ 'scope.OS-INHERIT:inherited_to': 'projects' }).matchesNothing).toBe(true);
+    expect(() => assignmentListQuery({ 'group.id': 'g', effective: '' })).toThrow(/effective and group/);
   });
 });
 

@@ -13,6 +13,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ForbiddenError, InvalidInputError } from '../../../domain/errors.ts';
 import type { IdentityApiDeps } from '../deps.ts';
 import { buildCatalog } from '../catalog.ts';
+import { appCredentialAuthInput, usesApplicationCredential } from '../app-credential-inputs.ts';
 import { authRequest, queryBool, type Query } from '../inputs.ts';
 import { collectionLinks, publicBase, v3Root } from '../links.ts';
 import { renderProject, renderToken } from '../render.ts';
@@ -24,6 +25,14 @@ export function registerAuthRoutes(app: FastifyInstance, services: IdentityApiDe
     queryBool(request.query as Query, 'nocatalog') ? null : buildCatalog(publicBase(services.config), services.config.identity.region);
 
   app.post('/auth/tokens', { config: { public: true } }, async (request, reply) => {
+    if (usesApplicationCredential(request.body)) {
+      // Keystone's `application_credential` method (src/domain/identity/app-credentials.ts).
+      const issued = await services.identity.appCredentials.authenticate(appCredentialAuthInput(request.body));
+      return reply
+        .code(201)
+        .header('x-subject-token', issued.secret)
+        .send(renderToken(issued, catalogFor(request)));
+    }
     const auth = authRequest(request.body);
     const catalog = catalogFor(request);
     const issued =

@@ -1,27 +1,51 @@
 /**
- * Domains (Keystone API reference, v3 "Domains"), read-only: list (filter `name`) and show.
- * esi has the one `default` domain made by the bootstrap; a caller sees the domains of its
- * scope (admins see all), others are 404.
+ * Domains (Keystone API reference, v3 "Domains"): create, list (filters `name`, `enabled`),
+ * show, update (`name`, `description`, `enabled`) and delete (only a disabled domain: Keystone's
+ * 403 otherwise). A caller sees the domains of its scope (admins see all), others are 404;
+ * creating, updating and deleting are admin-only. The `default` domain is immutable (403).
+ * Rules are the domain's: `IdentityDirectory.getDomain/listDomains` and `DomainAdmin`
+ * (src/domain/identity/domains.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { IdentityApiDeps } from '../deps.ts';
-import { nameFilter, type Query } from '../inputs.ts';
+import { domainCreateInput, domainFilter, domainUpdateInput } from '../group-domain-inputs.ts';
+import type { Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderDomain } from '../render.ts';
 
+type IdParams = { Params: { id: string } };
+
 /** Register the domain routes. */
 export function registerDomainRoutes(app: FastifyInstance, services: IdentityApiDeps): void {
-  const { directory } = services.identity;
+  const { directory, domains: admin } = services.identity;
   const cfg = services.config;
 
+  app.post('/domains', async (request, reply) => {
+    const domain = await admin.createDomain(request.auth, domainCreateInput(request.body));
+    return reply.code(201).send({ domain: renderDomain(domain, v3Root(cfg)) });
+  });
+
   app.get('/domains', async (request) => {
-    const domains = await directory.listDomains(request.auth, nameFilter(request.query as Query));
+    const { name, enabled } = domainFilter(request.query as Query);
+    const domains = (await directory.listDomains(request.auth, name !== undefined ? { name } : {})).filter(
+      (d) => enabled === undefined || d.enabled === enabled,
+    );
     const v3 = v3Root(cfg);
     return { domains: domains.map((d) => renderDomain(d, v3)), links: collectionLinks(cfg, request) };
   });
 
-  app.get<{ Params: { id: string } }>('/domains/:id', async (request) => {
+  app.get<IdParams>('/domains/:id', async (request) => {
     const domain = await directory.getDomain(request.auth, request.params.id);
     return { domain: renderDomain(domain, v3Root(cfg)) };
+  });
+
+  app.patch<IdParams>('/domains/:id', async (request) => {
+    const domain = await admin.updateDomain(request.auth, request.params.id, domainUpdateInput(request.body));
+    return { domain: renderDomain(domain, v3Root(cfg)) };
+  });
+
+  app.delete<IdParams>('/domains/:id', async (request, reply) => {
+    await admin.deleteDomain(request.auth, request.params.id);
+    return reply.code(204).send();
   });
 }

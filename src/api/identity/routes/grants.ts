@@ -10,7 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../../domain/auth.ts';
 import { ForbiddenError } from '../../../domain/errors.ts';
-import type { AssignmentTarget, Identity, RoleAssignment } from '../../../domain/identity/index.ts';
+import type { AssignmentTarget, Identity, ListedAssignment, RoleAssignment } from '../../../domain/identity/index.ts';
 import type { IdentityApiDeps } from '../deps.ts';
 import { assignmentListQuery, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
@@ -70,19 +70,29 @@ function targetOf(project: string | undefined): AssignmentTarget {
 
 /**
  * Names for `include_names`: role names where the caller may list roles, user names of the
- * users the caller may read, and the names of the projects in the listed assignments (which the
- * caller was already allowed to list).
+ * users the caller may read, and the names of the projects, groups and domains in the listed
+ * assignments (which the caller was already allowed to list).
  */
-async function assignmentNames(identity: Identity, ctx: AuthContext, list: readonly RoleAssignment[]): Promise<AssignmentNames> {
+async function assignmentNames(identity: Identity, ctx: AuthContext, list: readonly ListedAssignment[]): Promise<AssignmentNames> {
   const roles = await identity.grants.listRoles(ctx, {}).catch((err: unknown) => {
     if (err instanceof ForbiddenError) return [];
     throw err;
   });
-  const users = await identity.directory.readableUsers(ctx, [...new Set(list.map((a) => a.user_id))]);
+  const userIds = list.flatMap((a) => ('user_id' in a ? [a.user_id] : []));
+  const users = await identity.directory.readableUsers(ctx, [...new Set(userIds)]);
   const projects = await identity.directory.projectsByIds(list.flatMap((a) => (a.target.type === 'project' ? [a.target.id] : [])));
+  const groups = await identity.groups.groupsByIds(list.flatMap((a) => ('group_id' in a ? [a.group_id] : [])));
+  const domainIds = [
+    ...users.map((u) => u.domain_id),
+    ...[...projects.values()].map((p) => p.domain_id),
+    ...[...groups.values()].map((g) => g.domain_id),
+    ...list.flatMap((a) => (a.target.type === 'domain' ? [a.target.id] : [])),
+  ];
   return {
     roles: new Map(roles.map((r) => [r.id, r.name])),
     users: new Map(users.map((u) => [u.id, u])),
     projects,
+    groups,
+    domains: await identity.domains.namesByIds(domainIds),
   };
 }

@@ -1,8 +1,15 @@
 /**
  * Projects (Keystone API reference, v3 "Projects"): create, list (filters `name`, `domain_id`,
  * `parent_id`, `enabled`, `is_domain`), show, update, delete; and a user's projects
- * (`GET /v3/users/{id}/projects`). Visibility and permissions are the domain's
- * (`IdentityDirectory`): a project the caller may not read is 404.
+ * (`GET /v3/users/{id}/projects`). Permissions are the domain's (`IdentityDirectory`).
+ *
+ * An exception to esi's rule that what a caller may not see is 404, kept as Keystone's default
+ * policy: a token that is neither admin nor scoped to the project gets 403 for
+ * `GET /v3/projects/{id}` — for every id, existing or not, so nothing is confirmed — and the
+ * list is admin only (403). The `openstack` CLI relies on it: it falls back to the id it was
+ * given only on a 403 (`openstack network rbac create --target-project <id>` as a non-admin);
+ * on a 404 it fails. A caller's own projects: `GET /v3/auth/projects` or
+ * `GET /v3/users/{id}/projects`. Unknown ids are 404 for the admin.
  */
 import type { FastifyInstance } from 'fastify';
 import type { IdentityApiDeps } from '../deps.ts';
