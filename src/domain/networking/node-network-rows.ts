@@ -107,11 +107,38 @@ const IN_USE: RowPort = Object.freeze({ id: null, name: null, status: null, fixe
 /** Oldest first, then by id (the order of `floatingIpsOfPorts`). */
 const byAge = (a: FloatingIp, b: FloatingIp): number => a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
+/** By id (the order Neutron lists port forwards in). */
+const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** What the caller may see of a network port's kind: the port itself, and its binding's reason. */
+interface PortSight {
+  readonly visible: boolean;
+  readonly reason: boolean;
+}
+
+/**
+ * Memoise a policy answer per key: `answer(key)` runs once per distinct key. The listing's
+ * targets depend on a few fields only (a port's project and network, a trunk's or floating IP's
+ * project), so 2,000 rows need a handful of policy evaluations.
+ */
+function memo<K, V>(answer: (key: K) => V): (key: K) => V {
+  const seen = new Map<K, V>();
+  return (key) => {
+    let v = seen.get(key);
+    if (v === undefined && !seen.has(key)) {
+      v = answer(key);
+      seen.set(key, v);
+    }
+    return v as V;
+  };
+}
+
 /**
  * Build the rows of bare-metal ports as the caller sees them: after the joined read of ports and
  * VIFs (`vifRows`), fixed IPs, trunk sub-ports, associated floating IPs and forwards to the VIFs
  * in one query each (side by side), the floating IPs of those forwards in one, and every network
- * a row names in one; policy is answered once per port, network and floating IP.
+ * a row names in one. Policy is answered once per distinct target: per (port project, network)
+ * for `get_port`, per network, per trunk project, per floating IP project.
  * @param nodes the nodes of `vifRows` (for their names)
  * @returns one row per element of `vifRows`, in its order
  */
@@ -122,83 +149,108 @@ export async function buildNodeNetworkRows(
   vifRows: readonly NodeVifRow[],
 ): Promise<NodeNetworkRow[]> {
   const repo = access.repo;
-  const nodeByUuid = new Map(nodes.map((n) => [n.uuid, n]));
-  const vifs = vifRows.flatMap((r) => (r.vif ? [r.vif] : []));
-  const vifIds = vifs.map((v) => v.id);
+  const nameOf = new Map<string, string | null>();
+  for (const n of nodes) nameOf.set(n.uuid, n.name);
+  const vifIds: string[] = [];
+  const trunkIds: string[] = [];
+  const netIds = new Set<string>();
+  for (const r of vifRows) {
+    if (r.vif === null) continue;
+    vifIds.push(r.vif.id);
+    netIds.add(r.vif.network_id);
+    if (r.vif.trunk) trunkIds.push(r.vif.trunk.id);
+  }
   const [ips, subs, associated, forwards] = await Promise.all([
     repo.fixedIpsOf(vifIds),
-    repo.subPortsOf(vifs.flatMap((v) => (v.trunk ? [v.trunk.id] : []))),
+    repo.subPortsOf(trunkIds),
     vifIds.length > 0 ? repo.floatingIpsOfPorts(vifIds) : Promise.resolve([]),
     vifIds.length > 0 ? repo.portForwardingsOfPorts(vifIds) : Promise.resolve([]),
   ]);
-  const forwarded = forwards.length > 0 ? await repo.floatingIpsByIds(forwards.map((f) => f.floatingip_id)) : new Map<string, FloatingIp>();
-  const nets = await repo.networksByIds([
-    ...vifs.map((v) => v.network_id),
-    ...[...subs.values()].flat().map((s) => s.network_id),
-    ...associated.map((f) => f.floating_network_id),
-    ...[...forwarded.values()].map((f) => f.floating_network_id),
-  ]);
+  const forwarded =
+    forwards.length > 0 ? await repo.floatingIpsByIds([...new Set(forwards.map((f) => f.floatingip_id))]) : new Map<string, FloatingIp>();
+  for (const list of subs.values()) for (const s of list) netIds.add(s.network_id);
+  for (const f of associated) netIds.add(f.floating_network_id);
+  for (const f of forwarded.values()) netIds.add(f.floating_network_id);
+  const nets = await repo.networksByIds([...netIds]);
   const fips = new FloatingIps(access, ctx, associated, forwards, forwarded);
 
-  const portSeen = new Map<string, { visible: boolean; reason: boolean }>();
-  const seePort = (p: { id: string; project_id: string; network_id: string }) => {
-    let seen = portSeen.get(p.id);
+  // A port's target is its project and its network's (`childTarget`): answered per pair.
+  const portSight = new Map<string, PortSight>();
+  const seePort = (p: { project_id: string; network_id: string }): PortSight => {
+    const key = `${p.project_id}\n${p.network_id}`;
+    let seen = portSight.get(key);
     if (seen === undefined) {
       const n = nets.get(p.network_id);
       const target = n ? access.childTarget(p, n, ctx) : null;
       const visible = target !== null && access.check('get_port', target, ctx);
       seen = { visible, reason: visible && access.check('get_port:binding:vif_details', target, ctx) };
-      portSeen.set(p.id, seen);
+      portSight.set(key, seen);
     }
     return seen;
   };
-  const netSeen = new Map<string, RowFloatingNetwork | null>();
-  const seeNet = (id: string): RowFloatingNetwork | null => {
+  const seeNet = memo((id: string): RowFloatingNetwork | null => {
     const n: Network | undefined = nets.get(id);
     if (!n) return null;
-    if (!netSeen.has(n.id)) {
-      const target = access.networkTarget(n, ctx);
-      const visible = access.check('get_network', target, ctx);
-      const vlan = visible && access.check('get_network:provider:segmentation_id', target, ctx) ? n.segmentation_id : null;
-      netSeen.set(n.id, visible ? { id: n.id, name: n.name, vlan } : null);
-    }
-    return netSeen.get(n.id)!;
-  };
-  const netOf = (id: string, role: RowNetwork['role']): RowNetwork | null => {
+    const target = access.networkTarget(n, ctx);
+    if (!access.check('get_network', target, ctx)) return null;
+    const vlan = access.check('get_network:provider:segmentation_id', target, ctx) ? n.segmentation_id : null;
+    return { id: n.id, name: n.name, vlan };
+  });
+  // Rows share one (read-only) entry per network and role.
+  const native = memo((id: string): RowNetwork | null => {
     const seen = seeNet(id);
-    return seen ? { ...seen, role } : null;
-  };
+    return seen ? { id: seen.id, name: seen.name, vlan: seen.vlan, role: 'native' } : null;
+  });
+  const tagged = memo((id: string): RowNetwork | null => {
+    const seen = seeNet(id);
+    return seen ? { id: seen.id, name: seen.name, vlan: seen.vlan, role: 'tagged' } : null;
+  });
+  const trunkVisible = memo((project: string) => access.trunkVisible(ctx, { project_id: project }));
 
-  return vifRows.map((r) => {
-    const base = {
-      node: nodeByUuid.get(r.node_uuid)?.name ?? r.node_uuid,
+  const rows: NodeNetworkRow[] = new Array(vifRows.length);
+  for (let i = 0; i < vifRows.length; i++) {
+    const r = vifRows[i]!;
+    const node = nameOf.get(r.node_uuid) ?? r.node_uuid;
+    const v = r.vif;
+    const seen = v === null ? null : seePort(v);
+    if (v === null || !seen!.visible) {
+      rows[i] = {
+        node,
+        node_uuid: r.node_uuid,
+        baremetal_port_uuid: r.port_uuid,
+        mac_address: r.address,
+        network_port: v === null ? null : IN_USE,
+        trunk: null,
+        networks: [],
+        floating_ip: null,
+        floating_network: null,
+      };
+      continue;
+    }
+    const networks: RowNetwork[] = [];
+    const own = native(v.network_id);
+    if (own) networks.push(own);
+    if (v.trunk) {
+      for (const s of subs.get(v.trunk.id) ?? []) {
+        const n = tagged(s.network_id);
+        if (n) networks.push(n);
+      }
+    }
+    const error = v.failed === null ? null : seen!.reason ? v.failed : BINDING_FAILED;
+    const fip = fips.of(v.id);
+    rows[i] = {
+      node,
       node_uuid: r.node_uuid,
       baremetal_port_uuid: r.port_uuid,
       mac_address: r.address,
-    };
-    const none = { trunk: null, networks: [], floating_ip: null, floating_network: null };
-    const v = r.vif;
-    if (v === null) return { ...base, network_port: null, ...none };
-    const seen = seePort(v);
-    if (!seen.visible) return { ...base, network_port: IN_USE, ...none };
-    const networks: RowNetwork[] = [];
-    const native = netOf(v.network_id, 'native');
-    if (native) networks.push(native);
-    for (const s of v.trunk ? (subs.get(v.trunk.id) ?? []) : []) {
-      const n = netOf(s.network_id, 'tagged');
-      if (n) networks.push(n);
-    }
-    const error = v.failed === null ? null : seen.reason ? v.failed : BINDING_FAILED;
-    const fip = fips.of(v.id);
-    return {
-      ...base,
       network_port: { id: v.id, name: v.name, status: v.status, fixed_ips: ips.get(v.id) ?? [], error },
-      trunk: v.trunk && access.trunkVisible(ctx, v.trunk) ? { id: v.trunk.id, name: v.trunk.name } : null,
+      trunk: v.trunk && trunkVisible(v.trunk.project_id) ? { id: v.trunk.id, name: v.trunk.name } : null,
       networks,
       floating_ip: fip ? { id: fip.fip.id, floating_ip_address: fip.fip.floating_ip_address, port_forwardings: fip.forwards } : null,
       floating_network: fip ? seeNet(fip.fip.floating_network_id) : null,
     };
-  });
+  }
+  return rows;
 }
 
 /** The floating IP of each VIF as the caller may see it (see the module documentation). */
@@ -206,49 +258,52 @@ class FloatingIps {
   private readonly associated = new Map<string, FloatingIp[]>();
   /** Forwards to each port, by floating IP id, in id order. */
   private readonly forwards = new Map<string, Map<string, PortForwarding[]>>();
-  private readonly fipSeen = new Map<string, boolean>();
+  /** `get_floatingip`, per floating IP project (the target is the project alone). */
+  private readonly visibleIn: (project: string) => boolean;
+  /** `get_floatingip_port_forwarding`, per floating IP project (`ext_parent:project_id`). */
+  private readonly forwardsVisibleIn: (project: string) => boolean;
 
   constructor(
-    private readonly access: NetworkAccess,
-    private readonly ctx: AuthContext,
+    access: NetworkAccess,
+    ctx: AuthContext,
     associated: readonly FloatingIp[],
     forwards: readonly PortForwarding[],
     private readonly forwarded: ReadonlyMap<string, FloatingIp>,
   ) {
+    this.visibleIn = memo((project) => access.check('get_floatingip', access.floatingIpTarget({ project_id: project }), ctx));
+    this.forwardsVisibleIn = memo((project) =>
+      access.check('get_floatingip_port_forwarding', access.portForwardingTarget({ project_id: project }), ctx),
+    );
     for (const f of [...associated].sort(byAge)) {
       if (f.fixed_port_id === null) continue;
-      this.associated.set(f.fixed_port_id, [...(this.associated.get(f.fixed_port_id) ?? []), f]);
+      const list = this.associated.get(f.fixed_port_id);
+      if (list) list.push(f);
+      else this.associated.set(f.fixed_port_id, [f]);
     }
-    for (const pf of [...forwards].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
-      const byFip = this.forwards.get(pf.internal_port_id) ?? new Map<string, PortForwarding[]>();
-      byFip.set(pf.floatingip_id, [...(byFip.get(pf.floatingip_id) ?? []), pf]);
-      this.forwards.set(pf.internal_port_id, byFip);
+    for (const pf of [...forwards].sort(byId)) {
+      let byFip = this.forwards.get(pf.internal_port_id);
+      if (!byFip) this.forwards.set(pf.internal_port_id, (byFip = new Map()));
+      const list = byFip.get(pf.floatingip_id);
+      if (list) list.push(pf);
+      else byFip.set(pf.floatingip_id, [pf]);
     }
-  }
-
-  /** True when the caller may see the floating IP (`get_floatingip`), answered once per floating IP. */
-  private visible(f: FloatingIp): boolean {
-    let seen = this.fipSeen.get(f.id);
-    if (seen === undefined) {
-      seen = this.access.check('get_floatingip', this.access.floatingIpTarget(f), this.ctx);
-      this.fipSeen.set(f.id, seen);
-    }
-    return seen;
   }
 
   /** The floating IP of the network port `portId` and its forwards to it, or null. */
   of(portId: string): { fip: FloatingIp; forwards: RowForward[] } | null {
-    const own = (this.associated.get(portId) ?? []).find((f) => this.visible(f));
-    if (own) return { fip: own, forwards: [] };
+    const mine = this.associated.get(portId);
+    if (mine) {
+      for (const f of mine) if (this.visibleIn(f.project_id)) return { fip: f, forwards: [] };
+    }
     const byFip = this.forwards.get(portId);
     if (!byFip) return null;
-    const candidates = [...byFip.keys()].flatMap((id) => {
+    const candidates: FloatingIp[] = [];
+    for (const id of byFip.keys()) {
       const f = this.forwarded.get(id);
-      return f && f.fixed_port_id === null && this.visible(f) ? [f] : [];
-    });
+      if (f && f.fixed_port_id === null && this.visibleIn(f.project_id)) candidates.push(f);
+    }
     for (const f of candidates.sort(byAge)) {
-      const target = this.access.portForwardingTarget(f);
-      if (!this.access.check('get_floatingip_port_forwarding', target, this.ctx)) continue;
+      if (!this.forwardsVisibleIn(f.project_id)) continue;
       const forwards = byFip.get(f.id)!.map((pf) => ({
         id: pf.id,
         protocol: pf.protocol,
