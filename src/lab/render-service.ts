@@ -184,6 +184,8 @@ export function renderChassis(s: SystemState): Json {
     '@odata.id': chassisUri(s.chassisId),
     Id: s.chassisId,
     Name: `Chassis of ${s.id}`,
+    // The machine's one chassis carries its system's UUID and shows the same identify LED.
+    UUID: s.uuid,
     ChassisType: 'RackMount',
     Manufacturer: 'esi',
     Model: 'esi lab virtual chassis',

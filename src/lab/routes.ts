@@ -10,12 +10,14 @@
  * | `/Systems/{id}/Actions/ComputerSystem.Reset`                | POST → 204           |
  * | `/Systems/{id}/{Processors,Memory,EthernetInterfaces,SimpleStorage,Storage}[/…]` | GET (routes-hardware.ts) |
  * | `/{Systems,Managers}/{id}/VirtualMedia[/Cd]` (+ Insert/EjectMedia) | GET, PATCH, POST |
- * | `/Managers[/{id}]`, `/Chassis[/{id}]`                       | GET                  |
+ * | `/Managers[/{id}]`, `/Chassis`                              | GET                  |
+ * | `/Chassis/{id}`                                             | GET, PATCH           |
  *
  * `PATCH /Systems/{id}` accepts `Boot.BootSourceOverrideTarget|Enabled|Mode` and `IndicatorLED`
  * (values checked against the allowable values, else 400 `PropertyValueNotInList`); other known
  * properties are read-only (400 `PropertyNotWritable`), unknown ones 400 `PropertyUnknown`. It
- * honours `If-Match` (412) and answers 200 with the updated system.
+ * honours `If-Match` (412) and answers 200 with the updated system. `PATCH /Chassis/{id}` accepts
+ * only `IndicatorLED`, the same LED as its system's (DSP2046 Chassis), in the same way.
  */
 import type { FastifyInstance } from 'fastify';
 import { bodyObject, checkIfMatch, etagOf, resource, sameId, sendLabError, type Params } from './http.ts';
@@ -163,7 +165,15 @@ export function registerLabRoutes(app: FastifyInstance, state: LabState): void {
         state.systems().map((s) => chassisUri(s.chassisId)),
       ),
   });
-  resource(app, `${R}/Chassis/:id`, { GET: (_req, _reply, p) => renderChassis(state.systemByChassis(p.id!)) });
+  resource(app, `${R}/Chassis/:id`, {
+    GET: (_req, _reply, p) => renderChassis(state.systemByChassis(p.id!)),
+    PATCH: (req, _reply, p) => {
+      const s = state.systemByChassis(p.id!);
+      checkIfMatch(req, etagOf(renderChassis(s)));
+      state.patchSystem(s.id, parseChassisPatch(bodyObject(req), renderChassis(s)));
+      return renderChassis(s);
+    },
+  });
 }
 
 /**
@@ -242,6 +252,23 @@ function registerVirtualMedia(
       return undefined;
     },
   });
+}
+
+/**
+ * Checks a Chassis PATCH body: only `IndicatorLED` is writable (the machine's one identify LED,
+ * shared with its ComputerSystem).
+ *
+ * @throws LabError 400 `PropertyUnknown` or `PropertyNotWritable`.
+ */
+function parseChassisPatch(body: Record<string, unknown>, current: Json): { indicatorLed?: string } {
+  const out: { indicatorLed?: string } = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (key.startsWith('@odata.')) continue;
+    if (key === 'IndicatorLED') out.indicatorLed = value as string;
+    else if (key in current) throw new LabError(400, 'PropertyNotWritable', [key], [`#/${key}`]);
+    else throw new LabError(400, 'PropertyUnknown', [key], [`#/${key}`]);
+  }
+  return out;
 }
 
 /**

@@ -334,6 +334,7 @@ function fixtureParam(api: ApiName, param: RouteParam, f: Fixtures): string | un
       bios: 'BootMode',
       deploy_templates: 'CUSTOM_RB',
       vendor_passthru: 'third_method_sync',
+      indicators: 'led@system',
     },
     compute: { flavors: f.flavor, 'os-extra_specs': f.extraSpec, 'os-keypairs': f.keypair, servers: f.server },
     lease: {

@@ -73,13 +73,6 @@ export const ACCEPTED: readonly AcceptedDifference[] = [
       "Ironic 21.4 nests a chassis's nodes links in a second list ([[{self}, {bookmark}]]); esi gives the flat list of links every other resource has ([{self}, {bookmark}])",
   },
   {
-    id: 'esi-gap-indicators-nmi',
-    kind: 'esi-gap',
-    step: /management\/(indicators|inject_nmi)/,
-    reason:
-      'node management indicators (1.63) and inject_nmi (1.29) are not served (404); Ironic answers 200 with the fake indicators, and 400 for NMI (fake management lacks it)',
-  },
-  {
     id: 'esi-gap-conductor-groups',
     kind: 'esi-gap',
     step: /\((no conductor serves the group|clean-up of the node esi created)\)$/,

@@ -9,6 +9,7 @@
  * | `/v1/nodes…` (collection, resource)  | `routes-nodes.ts`         |
  * | `/v1/nodes/{id}/states…`             | `routes-node-states.ts`   |
  * | `/v1/nodes/{id}/{maintenance,management,traits,validate,vifs,ports}` | `routes-node-sub.ts` |
+ * | `/v1/nodes/{id}/management/{indicators,inject_nmi}` | `routes-node-indicators.ts` |
  * | `/v1/ports…`                         | `routes-ports.ts`         |
  * | `/v1/chassis…` (≥1.1)                | `routes-chassis.ts`       |
  * | `/v1/portgroups…` (≥1.23), `/v1/nodes/{id}/portgroups` | `routes-portgroups.ts` |
@@ -52,6 +53,7 @@ import { WebobError } from './http-errors.ts';
 import { driverRoutes } from './routes-drivers.ts';
 import { nodeStateRoutes } from './routes-node-states.ts';
 import { nodeSubRoutes } from './routes-node-sub.ts';
+import { nodeIndicatorRoutes } from './routes-node-indicators.ts';
 import { nodeHardwareRoutes } from './routes-node-hardware.ts';
 import { nodeRoutes } from './routes-nodes.ts';
 import { portRoutes } from './routes-ports.ts';
@@ -140,6 +142,7 @@ export const baremetalApi: FastifyPluginAsync<{ services: BaremetalApiDeps }> = 
     nodeRoutes(scope, ctx);
     nodeStateRoutes(scope, ctx);
     nodeSubRoutes(scope, ctx);
+    nodeIndicatorRoutes(scope, ctx);
     nodeHardwareRoutes(scope, ctx);
     portRoutes(scope, ctx);
     chassisRoutes(scope, ctx);

@@ -30,6 +30,7 @@ import type { FirmwareInterface } from './firmware.ts';
 import type { VirtualMediaInterface } from './vmedia.ts';
 import type { BootModeInterface } from './boot-mode.ts';
 import type { VendorInterface } from './vendor.ts';
+import type { IndicatorOperations } from './indicators.ts';
 
 export type { DriverNode } from './driver-node.ts';
 
@@ -127,9 +128,10 @@ export interface PowerInterface {
 }
 
 /**
- * Boot device management of a node (Ironic `ManagementInterface`).
+ * Boot device management of a node (Ironic `ManagementInterface`), and optionally its indicators
+ * and NMI (./indicators.ts).
  */
-export interface ManagementInterface {
+export interface ManagementInterface extends IndicatorOperations {
   /**
    * Reads the boot device the node will use next.
    *

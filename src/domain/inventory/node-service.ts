@@ -17,6 +17,7 @@ import { nodeLocked, NodeAccess, type InventoryDeps } from './node-access.ts';
 import { checkImageSource } from './requester.ts';
 import { requestPower, requestProvision, setConsole, setMaintenance, type ProvisionParams } from './node-actions.ts';
 import { planCreate } from './node-create.ts';
+import { NodeIndicators } from './indicators.ts';
 import * as mgmt from './node-management.ts';
 import { checkNodePatchPaths, nodePatchRules, planNodeUpdate } from './node-update.ts';
 import { applyPatch, parsePatch, patchValues, rootOf } from './patch.ts';
@@ -83,9 +84,12 @@ export interface ConsoleInfo {
 export class NodeService {
   /** Shared lookup, policy and write helpers (also used by the port service and lease gateway). */
   readonly access: NodeAccess;
+  /** Indicators (LEDs) and NMI (./indicators.ts). */
+  readonly indicators: NodeIndicators;
 
   constructor(readonly deps: InventoryDeps) {
     this.access = new NodeAccess(deps);
+    this.indicators = new NodeIndicators(this.access);
   }
 
   /**

@@ -86,6 +86,11 @@ export const BAREMETAL_RULES: Readonly<Record<string, string>> = Object.freeze({
   'baremetal:node:get_boot_device': ADMIN_OWNER_LESSEE,
   'baremetal:node:set_boot_device': ADMIN_OWNER_LESSEE,
   'baremetal:node:inject_nmi': ADMIN_OWNER,
+  // Indicators (LEDs). Source: Ironic 21.4 `policy.py`: get_indicator_state is
+  // SYSTEM_OR_PROJECT_READER (owner and lessee readers: as node get), set_indicator_state is
+  // SYSTEM_MEMBER_OR_OWNER_MEMBER (owner, not lessee).
+  'baremetal:node:get_indicator_state': NODE_GET,
+  'baremetal:node:set_indicator_state': ADMIN_OWNER,
   'baremetal:node:get_console': ADMIN_OWNER_LESSEE,
   'baremetal:node:set_console_state': ADMIN_OWNER_LESSEE,
   'baremetal:node:vif:list': ADMIN_OWNER_LESSEE,

@@ -12,6 +12,11 @@
  *   value is Ironic's answer, `{bootDevice: 'pxe', persistent: false}`, and the supported
  *   devices default to all of `pxe`, `disk`, `cdrom`, `bios` (Ironic's fake: `pxe` only).
  *
+ * Indicators are Ironic's exactly: `led-0` on the chassis (read-only, off/on) and `led` on the
+ * system (blinking/off/on), always `on`; an unknown component or indicator is 400
+ * `InvalidParameterValue`. Like Ironic's fake it cannot set an indicator nor inject an NMI (no
+ * `setIndicatorState`/`injectNmi`: Ironic's `UnsupportedDriverExtension`).
+ *
  * A change takes effect at once, or after {@link FakeHardwareOptions.delayMs} milliseconds so that
  * tests can observe asynchrony. When the delay is longer than a power change's timeout, the
  * change fails with a {@link HardwareError} (`reason: 'timeout'`) after the timeout and the
@@ -23,6 +28,7 @@ import { validTimeoutS } from './common.ts';
 import { FakeConsole } from './fake-console.ts';
 import { FakeVendor } from './fake-vendor.ts';
 import { defaultInterfaceProperties } from './interface-properties.ts';
+import type { IndicatorInfo } from '../../domain/hardware/indicators.ts';
 import {
   BOOT_DEVICES,
   HardwareError,
@@ -52,6 +58,12 @@ interface FakeNodeState {
   bootDevice: BootDevice;
   persistent: boolean;
 }
+
+/** Ironic 21.4 fake management's indicators (`FakeManagement.get_supported_indicators`). */
+const FAKE_INDICATORS: readonly IndicatorInfo[] = Object.freeze([
+  { component: 'chassis', id: 'led-0', readonly: true, states: ['off', 'on'] },
+  { component: 'system', id: 'led', readonly: false, states: ['blinking', 'off', 'on'] },
+]);
 
 /** Default power-change timeout of the fake, seconds (the same as the redfish driver's). */
 const DEFAULT_TIMEOUT_S = 30;
@@ -121,6 +133,16 @@ export class FakeHardware implements HardwareType {
       },
       setBootDevice: (node, device, persistent) => this.#setBoot(node, device, persistent),
       supportedBootDevices: async () => this.#bootDevices,
+      supportedIndicators: async () => FAKE_INDICATORS,
+      getIndicatorState: async (_node, component, id) => {
+        if (!FAKE_INDICATORS.some((i) => i.component === component)) {
+          throw new InvalidInputError(`Invalid component ${component} specified.`, 'InvalidParameterValue');
+        }
+        if (!FAKE_INDICATORS.some((i) => i.component === component && i.id === id)) {
+          throw new InvalidInputError(`Invalid indicator ${id} specified.`, 'InvalidParameterValue');
+        }
+        return 'on';
+      },
     };
   }
 

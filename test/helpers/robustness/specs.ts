@@ -367,6 +367,14 @@ const BAREMETAL: Record<string, BodySpec> = {
     fields: { boot_device: S, persistent: BOOL_LIKE },
     strict: [''],
   },
+  // Indicators and NMI (src/api/baremetal/routes-node-indicators.ts): a state string; no fields.
+  'PUT /baremetal/v1/nodes/{}/management/indicators/{}': {
+    kind: 'json',
+    valid: () => ({ state: 'blinking' }),
+    fields: { state: S },
+    strict: [''],
+  },
+  'PUT /baremetal/v1/nodes/{}/management/inject_nmi': { kind: 'json', optional: true, valid: () => ({}), fields: {}, strict: [''] },
   // Redfish hardware settings (src/api/baremetal/routes-node-hardware.ts): the RAID target
   // (Ironic's RAID schema: unknown keys refused; no body clears it) and the boot mode.
   'PUT /baremetal/v1/nodes/{}/states/raid': {

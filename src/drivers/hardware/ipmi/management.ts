@@ -88,4 +88,13 @@ export class IpmiManagement implements ManagementInterface {
     parseIpmiDriverInfo(node.driverInfo);
     return BOOT_DEVICES;
   }
+
+  /**
+   * See `IndicatorOperations.injectNmi` (src/domain/hardware/indicators.ts): `power diag`, as
+   * Ironic 21.4's `IPMIManagement.inject_nmi`. ipmitool has no indicators (Ironic: unsupported).
+   */
+  async injectNmi(node: DriverNode): Promise<void> {
+    const info = parseIpmiDriverInfo(node.driverInfo);
+    await this.#tool.run(info, { nodeUuid: node.uuid, operation: 'inject nmi' }, ['power', 'diag']);
+  }
 }

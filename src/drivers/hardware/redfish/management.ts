@@ -17,6 +17,8 @@
  * Reading follows Ironic's `get_boot_device`: the device is the current override target
  * (null for `None` or a target without an esi name) and `persistent` is true only for
  * `Continuous`.
+ *
+ * Indicators and NMI are in ./indicators.ts.
  */
 import { InvalidInputError } from '../../../domain/errors.ts';
 import {
@@ -30,6 +32,8 @@ import {
 import type { RedfishClient, RequestContext } from './client.ts';
 import { parseRedfishDriverInfo } from './driver-info.ts';
 import { readSystem, type SystemResource } from './system.ts';
+import type { IndicatorInfo, IndicatorState } from '../../../domain/hardware/indicators.ts';
+import { redfishGetIndicatorState, redfishInjectNmi, redfishSetIndicatorState, redfishSupportedIndicators } from './indicators.ts';
 
 /** Redfish `BootSourceOverrideTarget` for each esi boot device. */
 export const REDFISH_BOOT_TARGETS: Readonly<Record<BootDevice, string>> = Object.freeze({
@@ -101,6 +105,26 @@ export class RedfishManagement implements ManagementInterface {
     const info = parseRedfishDriverInfo(node.driverInfo);
     const ctx: RequestContext = { nodeUuid: node.uuid, operation: 'get supported boot devices' };
     return supportedOf(bootOf(await readSystem(this.#client, info, ctx)));
+  }
+
+  /** See `IndicatorOperations.supportedIndicators` (./indicators.ts). */
+  supportedIndicators(node: DriverNode): Promise<readonly IndicatorInfo[]> {
+    return redfishSupportedIndicators(this.#client, node);
+  }
+
+  /** See `IndicatorOperations.getIndicatorState` (./indicators.ts). */
+  getIndicatorState(node: DriverNode, component: string, id: string): Promise<IndicatorState> {
+    return redfishGetIndicatorState(this.#client, node, component, id);
+  }
+
+  /** See `IndicatorOperations.setIndicatorState` (./indicators.ts). */
+  setIndicatorState(node: DriverNode, component: string, id: string, state: IndicatorState): Promise<void> {
+    return redfishSetIndicatorState(this.#client, node, component, id, state);
+  }
+
+  /** See `IndicatorOperations.injectNmi` (./indicators.ts): `ComputerSystem.Reset` with `Nmi`. */
+  injectNmi(node: DriverNode): Promise<void> {
+    return redfishInjectNmi(this.#client, node);
   }
 }
 
