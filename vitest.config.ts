@@ -33,7 +33,8 @@ export default defineConfig({
         test: {
           name: 'interop',
           include: ['test/interop/**/*.test.ts'],
-          testTimeout: 300_000,
+          // Generous: each test drives the real CLI (1–10 s a call on a loaded 2-core machine).
+          testTimeout: 600_000,
           hookTimeout: 120_000,
         },
       },
