@@ -25,7 +25,7 @@ import { fromJson, isUniqueViolation, toJson, type Db, type Tx } from '../databa
 import type { Database } from '../schema.ts';
 import type { NodeDocumentCodec } from '../inventory/node-display.ts';
 import { claimNode, releaseAllocations, storeDisplay } from './claims.ts';
-import { changesToRow, fullRowToNode, NODE_COLUMNS } from '../inventory/node-rows.ts';
+import { changesToRow, fullRowToNode, NODE_COLUMNS, rowToNode } from '../inventory/node-rows.ts';
 
 /** Text columns of allocation sorts (NULL as ''); the rest are numbers (NULL as -1). */
 const TEXT_SORT = new Set(['uuid', 'name', 'node_uuid', 'state', 'last_error', 'resource_class', 'owner']);
@@ -197,7 +197,7 @@ export class KyselyAllocationRepository implements AllocationRepository {
     let result: ClaimResult = { ok: false, reason: 'allocation' };
     try {
       await this.db.transaction().execute(async (tx) => {
-        const nodeRow = await tx.selectFrom('nodes').select(NODE_COLUMNS).where('uuid', '=', target.nodeUuid).executeTakeFirst();
+        const nodeRow = await tx.selectFrom('nodes').select(['id', 'instance_info']).where('uuid', '=', target.nodeUuid).executeTakeFirst();
         if (!nodeRow) {
           result = { ok: false, reason: 'missing' };
           throw undo;
@@ -215,7 +215,7 @@ export class KyselyAllocationRepository implements AllocationRepository {
         }
         // As Ironic's allocation update: the node's instance_info.traits become the allocation's
         // traits (read at the version the claim is guarded by; a newer node fails the claim).
-        const instanceInfo = { ...(target.changes?.instance_info ?? fullRowToNode(nodeRow).instance_info) };
+        const instanceInfo = { ...(target.changes?.instance_info ?? rowToNode(nodeRow).instance_info) };
         instanceInfo.traits = fromJson<string[]>(traitsRow?.traits ?? null, []);
         const changes = { ...(target.changes ?? {}), instance_info: instanceInfo };
         result = await claimNode(tx, this.codec, target.nodeUuid, target.version, allocationUuid, changes, now);
@@ -235,8 +235,8 @@ export class KyselyAllocationRepository implements AllocationRepository {
       await this.db.transaction().execute(async (tx) => {
         // instance_info.traits become the allocation's, as on a claim (the update below is
         // guarded by the version this was read at).
-        const before = await tx.selectFrom('nodes').select(NODE_COLUMNS).where('uuid', '=', nodeUuid).executeTakeFirst();
-        const instanceInfo = before ? { ...fullRowToNode(before).instance_info, traits: [...a.traits] } : null;
+        const before = await tx.selectFrom('nodes').select('instance_info').where('uuid', '=', nodeUuid).executeTakeFirst();
+        const instanceInfo = before ? { ...rowToNode(before).instance_info, traits: [...a.traits] } : null;
         const row = await tx
           .updateTable('nodes')
           .set({
