@@ -7,8 +7,12 @@ import { defineConfig } from 'vitest/config';
  */
 const sequence = { shuffle: { files: false, tests: true }, seed: Number(process.env.ESI_TEST_SEED ?? 20261126) };
 
-/** The API tests' settings; they run once per database engine (projects api-sqlite, api-pg). */
-const api = { include: ['test/api/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 };
+/**
+ * The API tests' settings; they run once per database engine (projects api-sqlite, api-pg). The
+ * limits are generous: the CLI-driven files (test/api/cli) spawn the esi CLI many times, slow on
+ * a loaded 2-core machine.
+ */
+const api = { include: ['test/api/**/*.test.ts'], testTimeout: 90_000, hookTimeout: 90_000 };
 
 /**
  * Test projects:
