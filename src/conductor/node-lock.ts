@@ -63,20 +63,19 @@ export class NodeLocks {
   }
 
   /**
-   * Take over a node locked by a dead conductor: clear its reservation (only if `deadHost`
-   * still holds it), take it for this conductor, run `work`, release.
+   * Take over a node locked by a dead conductor: move its reservation to this conductor in one
+   * write (only if `deadHost` still holds it), run `work`, release.
    * @returns `{locked: false}` when the node was not taken (someone else was faster)
    */
   async takeOver<T>(uuid: string, deadHost: string, work: () => Promise<T>): Promise<LockResult<T>> {
     if (this.#leaked.has(uuid)) return { locked: false };
     this.#enter(uuid);
     try {
-      if (deadHost !== this.host) await this.nodes.release(uuid, deadHost);
-      else {
+      if (deadHost === this.host) {
         // This conductor's own reservation, left by a crash before this start: keep it and work.
         return { locked: true, value: await this.#finally(uuid, work) };
       }
-      if (!(await this.nodes.reserve(uuid, this.host))) return { locked: false };
+      if (!(await this.nodes.reserve(uuid, this.host, deadHost))) return { locked: false };
       return { locked: true, value: await this.#finally(uuid, work) };
     } finally {
       this.#leave(uuid);

@@ -101,10 +101,12 @@ export interface NodeRepository {
   // --- for the conductor -------------------------------------------------------------------
   /**
    * Take the node's exclusive lock: `UPDATE … SET reservation = host WHERE uuid = ? AND
-   * reservation IS NULL` (atomic on both engines). Bumps `version`.
+   * reservation IS NULL` (atomic on both engines). Bumps `version`. With `from`, the lock is
+   * moved from that holder instead (`… AND reservation = from`: a take-over in one write, so
+   * nobody sees the node unlocked in a working state).
    * @returns true when this call took the lock
    */
-  reserve(uuid: string, conductorHost: string): Promise<boolean>;
+  reserve(uuid: string, conductorHost: string, from?: string | null): Promise<boolean>;
   /** Release the lock if `conductorHost` holds it (no-op otherwise). */
   release(uuid: string, conductorHost: string): Promise<void>;
   /**

@@ -197,12 +197,12 @@ export class KyselyNodeRepository implements NodeRepository {
     return this.whyNot(uuid);
   }
 
-  async reserve(uuid: string, conductorHost: string): Promise<boolean> {
+  async reserve(uuid: string, conductorHost: string, from: string | null = null): Promise<boolean> {
     const r = await this.db
       .updateTable('nodes')
       .set({ reservation: conductorHost, version: sql`version + 1`, display_version: DISPLAY_IN_STEP, updated_at: this.clock.now() })
       .where('uuid', '=', uuid)
-      .where('reservation', 'is', null)
+      .where('reservation', from === null ? 'is' : '=', from)
       .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }

@@ -61,9 +61,17 @@ describe('NodeLocks', () => {
   it("takes over a dead conductor's lock, and works under its own stale lock", async () => {
     const uuid = await newNode();
     await repo.reserve(uuid, 'dead');
-    const locks = new NodeLocks(repo, 'c1', () => {});
+    // The lock moves in one write: the dead holder's lock is never released first (a reader
+    // in between would see a working node without a lock).
+    const releasedBy: string[] = [];
+    const watched: Pick<NodeRepository, 'reserve' | 'release'> = {
+      reserve: (u, h, from) => repo.reserve(u, h, from),
+      release: (u, h) => (releasedBy.push(h), repo.release(u, h)),
+    };
+    const locks = new NodeLocks(watched, 'c1', () => {});
     const r = await locks.takeOver(uuid, 'dead', async () => (await repo.get(uuid))!.reservation);
     expect(r).toEqual({ locked: true, value: 'c1' });
+    expect(releasedBy).toEqual(['c1']);
     expect((await repo.get(uuid))!.reservation).toBeNull();
 
     await repo.reserve(uuid, 'c1');
