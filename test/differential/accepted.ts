@@ -73,14 +73,6 @@ export const ACCEPTED: readonly AcceptedDifference[] = [
       "Ironic 21.4 nests a chassis's nodes links in a second list ([[{self}, {bookmark}]]); esi gives the flat list of links every other resource has ([{self}, {bookmark}])",
   },
   {
-    id: 'esi-gap-conductor-groups',
-    kind: 'esi-gap',
-    step: /\((no conductor serves the group|clean-up of the node esi created)\)$/,
-    where: /^(status|header location|body)$/,
-    reason:
-      'esi creates a node in a conductor group that no conductor serves (the node waits for one); Ironic refuses it (400, no valid host). The check needs the live conductors at create time (src/domain/inventory/node-create.ts)',
-  },
-  {
     id: 'traits-before-1.37',
     kind: 'ironic-bug',
     step: /\/traits @1\.36/,

@@ -65,7 +65,7 @@ export const NODE_SEQUENCES: readonly Sequence[] = [
         { driver: 'fake-hardware', name: 'diff-cg', conductor_group: 'nogroup' },
         { note: 'no conductor serves the group' },
       ),
-      del('/v1/nodes/diff-cg', LATEST, { note: 'clean-up of the node esi created' }),
+      del('/v1/nodes/diff-cg', LATEST, { note: 'the refused node does not exist' }),
     ],
   },
   {

@@ -80,6 +80,14 @@ export interface ConsoleInfo {
   readonly nodeUuid: string;
 }
 
+/** Ironic's `NoValidHost` for a node no live conductor serves (400 on the API). */
+function noValidHost(node: { driver: string; conductor_group: string }): InvalidInputError {
+  return new InvalidInputError(
+    `No valid host was found. Reason: No conductor service registered which supports driver ${node.driver} for conductor group "${node.conductor_group}".`,
+    'NoValidHost',
+  );
+}
+
 /** Node operations; see the module documentation. */
 export class NodeService {
   /** Shared lookup, policy and write helpers (also used by the port service and lease gateway). */
@@ -106,8 +114,18 @@ export class NodeService {
     this.deps.policy.authorize('baremetal:node:create', nodeTarget({ owner, lessee }), ctx);
     const row = planCreate(b, this.deps.hardware, this.deps.secrets, { initialState, now: this.deps.clock.now() });
     if (row.chassis_uuid !== null) await this.requireChassis(row.chassis_uuid);
+    await this.requireConductor(row);
     const node = await this.deps.nodes.insert(row, row.created_at);
     return this.access.viewWithConductor(ctx, node);
+  }
+
+  /**
+   * A node's driver and conductor group must be served by a live conductor (Ironic 21.4
+   * `get_topic_for` on node create and update: `NoValidHost`, turned into a 400).
+   * @throws InvalidInputError naming the driver and group
+   */
+  private async requireConductor(node: { uuid: string; driver: string; conductor_group: string }): Promise<void> {
+    if (conductorFor(node, await this.deps.conductors.alive()) === null) throw noValidHost(node);
   }
 
   /**
@@ -213,15 +231,21 @@ export class NodeService {
     if (newSource !== undefined && newSource !== node.instance_info.image_source) {
       await checkImageSource(this.deps.images, ctx, newSource, `instance_info.image_source of node ${node.uuid}`);
     }
+    // A new driver or conductor group must be served (Ironic checks this on every PATCH; esi's
+    // API writes without a conductor, so only a change that moves the node is checked).
+    const alive = ops.some((o) => o.path === '/driver' || o.path === '/conductor_group') ? await this.deps.conductors.alive() : null;
     const written = await this.access.write(node, (n) => {
       this.access.authorize(ctx, n, rules);
       const mayUpdateOwnerProvisioned = this.deps.policy.check('baremetal:node:update_owner_provisioned', nodeTarget(n), ctx);
-      return planNodeUpdate(n, ops, {
+      const planned = planNodeUpdate(n, ops, {
         hardware: this.deps.hardware,
         secrets: this.deps.secrets,
         resetInterfaces,
         mayUpdateOwnerProvisioned,
       });
+      const moved = { uuid: n.uuid, driver: planned?.driver ?? n.driver, conductor_group: planned?.conductor_group ?? n.conductor_group };
+      if (alive !== null && conductorFor(moved, alive) === null) throw noValidHost(moved);
+      return planned;
     });
     // A node that changes hands by PATCH loses the VIFs its owner did not attach, as at a
     // lease's end (the switch stops carrying them anyway: networking/binding.ts `vifEntitled`).

@@ -20,11 +20,21 @@ function freshServer(): void {
     // These tests check the intent the API records; no conductor may act on it meanwhile.
     ts = await startTestServer({ env: { ESI_CONDUCTOR_WORKERS: '0' } });
     p = await createPersonas(ts);
+    // Conductors for the groups the nodes use (a node in a group nobody serves is refused).
+    await serveGroup(ts, 'group-a');
+    await serveGroup(ts, 'group-b');
     n1 = await createNode(ts, p, { name: 'n1', resource_class: 'gold', description: 'Rack 7 GPU box', properties: { cpus: 8 } });
     n2 = await createNode(ts, p, { name: 'n2', lessee: null, resource_class: 'silver', conductor_group: 'Group-A' });
     n3 = await createNode(ts, p, { name: 'n3', owner: null, lessee: null, maintenance: true });
   });
   afterAll(async () => ts?.close());
+}
+
+/** Register a conductor (heartbeat in the future: alive for the whole test) serving `group`. */
+async function serveGroup(on: TestServer, group: string): Promise<void> {
+  const inventory = on.server.services.inventory;
+  await inventory.conductorRepository.upsert(`conductor-${group}`, group, ['fake-hardware'], Date.now() + 3_600_000);
+  inventory.conductors.invalidate();
 }
 
 const names = (body: any): string[] => body.nodes.map((n: any) => n.name).sort();
@@ -225,6 +235,25 @@ describe('POST /v1/nodes', () => {
     expectError(await bm(ts, p.admin, 'POST', '/v1/nodes', { driver: 'fake-hardware', conductor_group: 'a b' }), 400);
     expect(await countRows(ts, 'nodes')).toBe(before);
   });
+
+  it('refuses a driver and conductor group no live conductor serves (400 NoValidHost, as Ironic)', async () => {
+    const before = await countRows(ts, 'nodes');
+    const r = await bm(ts, p.admin, 'POST', '/v1/nodes', { driver: 'fake-hardware', name: 'nowhere', conductor_group: 'Nobody' });
+    expectError(r, 400, /No conductor service registered which supports driver fake-hardware for conductor group "nobody"/);
+    // The group's conductor serves fake-hardware only.
+    expectError(await bm(ts, p.admin, 'POST', '/v1/nodes', { driver: 'ipmi', conductor_group: 'group-a' }), 400, /driver ipmi/);
+    // Authorisation comes first: the others learn nothing about conductors.
+    for (const [who, status] of [
+      [p.owner, 403],
+      [p.lessee, 403],
+      [p.other, 403],
+      [p.anonymous, 401],
+    ] as const) {
+      expectError(await bm(ts, who, 'POST', '/v1/nodes', { driver: 'fake-hardware', conductor_group: 'nobody' }), status);
+    }
+    expect(await countRows(ts, 'nodes')).toBe(before);
+    expect((await bm(ts, p.admin, 'POST', '/v1/nodes', { driver: 'fake-hardware', conductor_group: 'GROUP-A' })).status).toBe(201);
+  });
 });
 
 describe('PATCH /v1/nodes/{ident}', () => {
@@ -239,6 +268,13 @@ describe('PATCH /v1/nodes/{ident}', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.body).toMatchObject({ description: 'patched', properties: { memory_mb: 4096 }, conductor_group: 'group-b' });
     expect(r.body.updated_at).not.toBeNull();
+    // A group nobody serves is refused and nothing changes.
+    const moved = await bm(ts, p.admin, 'PATCH', '/v1/nodes/n2', [
+      { op: 'replace', path: '/conductor_group', value: 'nobody' },
+      { op: 'replace', path: '/description', value: 'not written' },
+    ]);
+    expectError(moved, 400, /NoValidHost|No valid host/);
+    expect((await bm(ts, p.admin, 'GET', '/v1/nodes/n2')).body).toMatchObject({ conductor_group: 'group-b', description: 'patched' });
   });
 
   it('owner may set properties but not the owner; lessee may set instance_info and extra only', async () => {

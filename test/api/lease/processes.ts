@@ -19,6 +19,26 @@ export interface TempDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * Register a conductor row in `db` that stays alive and does no work (no process
+ * behind it): API-only processes then accept nodes of `drivers` in the default conductor group,
+ * as Ironic's API needs a registered conductor (NoValidHost otherwise).
+ */
+export async function registerIdleConductor(db: TempDatabase, drivers: readonly string[] = ['fake-hardware']): Promise<void> {
+  const c = new pg.Client({ connectionString: db.url });
+  await c.connect();
+  try {
+    const at = Date.UTC(2100, 0, 1); // alive for any clock a test sets
+    await c.query(`insert into conductors (hostname, conductor_group, drivers, created_at, updated_at) values ($1, '', $2, $3, $3)`, [
+      'idle-conductor',
+      JSON.stringify(drivers),
+      at,
+    ]);
+  } finally {
+    await c.end();
+  }
+}
+
 /** Create an empty database next to the test database (same server, trust auth). */
 export async function createDatabase(): Promise<TempDatabase> {
   const name = `esi_race_${randomBytes(5).toString('hex')}`;

@@ -9,7 +9,16 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { formatLeaseTime } from '../../../src/domain/leasing/time.ts';
 import { describePostgresOnly } from '../../helpers/harness.ts';
-import { createDatabase, http, projectWithUser, startServerProcess, tokenFor, type ServerProcess, type TempDatabase } from './processes.ts';
+import {
+  createDatabase,
+  http,
+  registerIdleConductor,
+  projectWithUser,
+  startServerProcess,
+  tokenFor,
+  type ServerProcess,
+  type TempDatabase,
+} from './processes.ts';
 
 const ADMIN_PW = 'race-admin-password';
 const ROUNDS = 25;
@@ -31,6 +40,7 @@ describePostgresOnly('two API processes sharing PostgreSQL', () => {
     servers.push(await startServerProcess(['--roles', 'api', '--database-url', db.url], env));
     servers.push(await startServerProcess(['--roles', 'api', '--database-url', db.url], env));
     [a, b] = servers.map((s) => s.url) as [string, string];
+    await registerIdleConductor(db);
     const admin = await tokenFor(a, 'admin', ADMIN_PW, 'admin');
     const owner = await projectWithUser(a, admin, 'o1', 'owner1', 'pw-owner1', 'owner');
     await projectWithUser(a, admin, 'l1', 'lessee1', 'pw-lessee1', 'lessee');

@@ -26,6 +26,12 @@ export interface LeaseEnv {
 /** Start a server (fresh database) and create the personas. */
 export async function startLeaseEnv(options: TestServerOptions = {}): Promise<LeaseEnv> {
   const ts = await startTestServer(options);
+  if (options.roles === 'api') {
+    // No conductor runs here; a registered idle one lets the API accept nodes (Ironic's NoValidHost otherwise).
+    const inventory = ts.server.services.inventory;
+    await inventory.conductorRepository.upsert('idle-conductor', '', ['fake-hardware'], Date.UTC(2100, 0, 1)); // alive for any test clock
+    inventory.conductors.invalidate();
+  }
   return { ts, p: await createPersonas(ts) };
 }
 
