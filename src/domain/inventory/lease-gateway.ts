@@ -34,6 +34,7 @@ import type { NodeAccess } from './node-access.ts';
 import type { NodeChanges, NodeFilters } from './ports.ts';
 import { canApply, DEPLOYED_STATES, next } from './states.ts';
 import { canonicalUuid, isValidLogicalName } from './validation.ts';
+import { removeLesseeVolumes } from './volume-service.ts';
 
 /** Node fields a {@link LeasableNode} is made of. */
 const LEASABLE_FIELDS: readonly NodeField[] = [
@@ -106,11 +107,13 @@ export class InventoryNodeGateway implements NodeGateway {
   constructor(private readonly access: NodeAccess) {}
 
   /**
-   * The VIF-detach step of a change of hands ({@link VifDetacher}, absent without networking):
-   * every VIF the node's owner did not attach is detached.
+   * The revocation step of a change of hands: every VIF the node's owner did not attach is
+   * detached ({@link VifDetacher}, absent without networking), and every volume connector and
+   * target a lessee wrote is removed ({@link removeLesseeVolumes}).
    */
   private async detachVifsStep(node: Pick<Node, 'uuid' | 'owner'>): Promise<void> {
     await this.access.deps.vifs?.detachForLeaseEnd(node);
+    await removeLesseeVolumes(this.access.deps, node);
   }
 
   /** A node by UUID or name, or null (also for identifiers that are neither). */

@@ -25,6 +25,7 @@ import type { NodeFilters, NodeListQuery } from './ports.ts';
 import { nodeTarget, redactionMemo, type NodeView } from './presentation.ts';
 import { DELETE_ALLOWED_STATES, isProvisionState, isProvisionVerb } from './states.ts';
 import { canonicalUuid } from './validation.ts';
+import { removeLesseeVolumes } from './volume-service.ts';
 
 /** A node list request (after the API's version checks). */
 export interface NodeListRequest {
@@ -249,7 +250,10 @@ export class NodeService {
     });
     // A node that changes hands by PATCH loses the VIFs its owner did not attach, as at a
     // lease's end (the switch stops carrying them anyway: networking/binding.ts `vifEntitled`).
-    if (written.owner !== node.owner || written.lessee !== node.lessee) await this.deps.vifs?.detachForLeaseEnd(written);
+    if (written.owner !== node.owner || written.lessee !== node.lessee) {
+      await this.deps.vifs?.detachForLeaseEnd(written);
+      await removeLesseeVolumes(this.deps, written);
+    }
     if (written.maintenance !== node.maintenance) {
       // A maintenance change by PATCH is history, as through the maintenance sub-resource.
       await this.deps.history?.record(written.uuid, {

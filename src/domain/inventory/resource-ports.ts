@@ -91,16 +91,26 @@ export interface PortgroupRepository {
   delete(uuid: string): Promise<BoundWriteResult<Portgroup>>;
 }
 
+/**
+ * Who wrote a volume object: the project of the node's lessee when that lessee created or last
+ * updated it, null when the owner or an operator did. Kept in storage only (not an Ironic
+ * field); a lease's end removes the objects its lessee wrote ({@link VolumeRepository.deleteWrittenByOthers}).
+ */
+export interface VolumeWriter {
+  readonly written_by_project?: string | null;
+}
+
 /** A new volume connector row. */
-export type NewVolumeConnector = Omit<VolumeConnector, 'id' | 'node_uuid' | 'created_at' | 'updated_at'>;
+export type NewVolumeConnector = Omit<VolumeConnector, 'id' | 'node_uuid' | 'created_at' | 'updated_at'> & VolumeWriter;
 /** Volume connector columns a write may change. */
-export type VolumeConnectorChanges = Partial<Pick<VolumeConnector, 'node_id' | 'type' | 'connector_id' | 'extra'>>;
+export type VolumeConnectorChanges = Partial<Pick<VolumeConnector, 'node_id' | 'type' | 'connector_id' | 'extra'>> & VolumeWriter;
 /** A new volume target row. */
-export type NewVolumeTarget = Omit<VolumeTarget, 'id' | 'node_uuid' | 'created_at' | 'updated_at'>;
+export type NewVolumeTarget = Omit<VolumeTarget, 'id' | 'node_uuid' | 'created_at' | 'updated_at'> & VolumeWriter;
 /** Volume target columns a write may change. */
 export type VolumeTargetChanges = Partial<
   Pick<VolumeTarget, 'node_id' | 'volume_type' | 'volume_id' | 'boot_index' | 'properties' | 'extra'>
->;
+> &
+  VolumeWriter;
 
 /**
  * Storage of one kind of volume object (connectors or targets), node-bound.
@@ -114,6 +124,12 @@ export interface VolumeRepository<T, N, C> {
   /** @throws ConflictError on a duplicate unique key */
   update(uuid: string, changes: C, now: number, options?: BoundWriteOptions): Promise<BoundWriteResult<T>>;
   delete(uuid: string, options?: BoundWriteOptions): Promise<BoundWriteResult<T>>;
+  /**
+   * Delete the node's objects written by a project other than `keep` (a lease's end: every
+   * object a lessee wrote goes, whatever the node's power state).
+   * @returns the UUIDs deleted
+   */
+  deleteWrittenByOthers(nodeUuid: string, keep: string | null): Promise<string[]>;
 }
 
 /** Storage of volume connectors (unique: `type` + `connector_id`). */

@@ -159,7 +159,10 @@ class VolumeObjects<T extends { uuid: string; node_id: number; node_uuid: string
     const uuid = body.uuid === undefined || body.uuid === null ? newUuid() : requireUuid('uuid', body.uuid);
     if (await this.repo.get(uuid))
       throw new ConflictError(`A ${this.kind.name} with UUID ${uuid} already exists.`, `${pascal(this.kind.name)}AlreadyExists`);
-    const r = await this.repo.insert({ uuid, node_id: node.id, ...v } as never, this.access.deps.clock.now());
+    const r = await this.repo.insert(
+      { uuid, node_id: node.id, ...v, written_by_project: writerOf(ctx, node) } as never,
+      this.access.deps.clock.now(),
+    );
     return writtenRow(r, node, () => new NotFoundError('node', node.uuid), `${this.kind.name} create`)!;
   }
 
@@ -199,6 +202,7 @@ class VolumeObjects<T extends { uuid: string; node_id: number; node_uuid: string
       changes.node_id = target.id;
     }
     if (Object.keys(changes).length === 0) return row;
+    changes.written_by_project = writerOf(ctx, target);
     const action = `${this.kind.name} update`;
     for (const n of target === node ? [node] : [node, target]) if (n.power_state !== 'power off') throw poweredOn(action, n);
     const r = await this.repo.update(row.uuid, changes as never, this.access.deps.clock.now(), { requirePowerOff: true });
@@ -213,6 +217,14 @@ class VolumeObjects<T extends { uuid: string; node_id: number; node_uuid: string
   }
 }
 
+/**
+ * The writer recorded on a volume object: the node's lessee's project when the caller acts for
+ * it (the object goes at the lease's end), else null (the owner or an operator: it stays).
+ */
+function writerOf(ctx: AuthContext, node: Pick<Node, 'owner' | 'lessee'>): string | null {
+  return ctx.projectId !== null && ctx.projectId === node.lessee && node.lessee !== node.owner ? node.lessee : null;
+}
+
 /** Ironic's InvalidInput for a `node_uuid` that names no (visible) node. */
 function invalidNode(uuid: string): InvalidInputError {
   return new InvalidInputError(`Invalid input for field/attribute node_uuid. Value: '${uuid}'.`, 'InvalidInput');
@@ -220,6 +232,36 @@ function invalidNode(uuid: string): InvalidInputError {
 
 function pascal(s: string): string {
   return s.replace(/(^|\s)(\w)/g, (_m, _s: string, c: string) => c.toUpperCase());
+}
+
+/**
+ * A change of hands (a lease's end, a sub-lease's start, an owner or lessee PATCH): remove the
+ * node's volume connectors and targets that a lessee wrote (not the owner or an operator), so
+ * the next holder never boots from or attaches the previous lessee's volumes. Runs whatever the
+ * node's power state (the node is being taken away), and leaves a history entry naming them.
+ * @param deps the inventory's storage and history
+ * @param node the node as written (its current owner's objects stay)
+ * @returns how many objects were removed
+ */
+export async function removeLesseeVolumes(
+  deps: Pick<NodeAccess['deps'], 'resources' | 'history'>,
+  node: Pick<Node, 'uuid' | 'owner'>,
+): Promise<number> {
+  const connectors = await deps.resources.volumeConnectors.deleteWrittenByOthers(node.uuid, node.owner);
+  const targets = await deps.resources.volumeTargets.deleteWrittenByOthers(node.uuid, node.owner);
+  const parts = [
+    ...(connectors.length > 0 ? [`volume connector(s) ${connectors.join(', ')}`] : []),
+    ...(targets.length > 0 ? [`volume target(s) ${targets.join(', ')}`] : []),
+  ];
+  if (parts.length > 0) {
+    await deps.history?.record(node.uuid, {
+      eventType: 'lease',
+      severity: 'INFO',
+      event: `Removed the previous lessee's ${parts.join(' and ')} at a change of hands.`,
+      user: null,
+    });
+  }
+  return connectors.length + targets.length;
 }
 
 /** Volume connector and target operations; see the module documentation. */

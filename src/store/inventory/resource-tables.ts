@@ -39,6 +39,8 @@ export interface VolumeConnectorsTable {
   type: string;
   connector_id: string;
   extra: string;
+  /** The lessee's project when the node's lessee wrote the row last, else null (migration 0022). */
+  written_by_project: string | null;
   created_at: number;
   updated_at: number | null;
 }
@@ -53,6 +55,8 @@ export interface VolumeTargetsTable {
   boot_index: number;
   properties: string;
   extra: string;
+  /** The lessee's project when the node's lessee wrote the row last, else null (migration 0022). */
+  written_by_project: string | null;
   created_at: number;
   updated_at: number | null;
 }

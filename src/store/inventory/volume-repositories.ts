@@ -137,6 +137,22 @@ class KyselyVolumeRepository<
     });
   }
 
+  async deleteWrittenByOthers(nodeUuid: string, keep: string | null): Promise<string[]> {
+    const t = this.spec.table;
+    return this.db.transaction().execute(async (tx) => {
+      let q = tx
+        .selectFrom(t)
+        .innerJoin('nodes', 'nodes.id', `${t}.node_id` as never)
+        .select(`${t}.uuid as uuid` as never)
+        .where('nodes.uuid', '=', nodeUuid)
+        .where(`${t}.written_by_project` as never, 'is not', null as never);
+      if (keep !== null) q = q.where(`${t}.written_by_project` as never, '!=', keep as never);
+      const uuids = (await q.execute()).map((r) => (r as { uuid: string }).uuid);
+      if (uuids.length > 0) await tx.deleteFrom(t).where('uuid', 'in', uuids).execute();
+      return uuids;
+    });
+  }
+
   /** Run a write, turning a unique violation into the right 409. */
   private async unique(
     values: Record<string, unknown>,

@@ -22,6 +22,7 @@ import * as deployTemplates from './0018_deploy_templates.ts';
 import * as floatingIps from './0019_floating_ips.ts';
 import * as networkQuotas from './0020_network_quotas.ts';
 import * as identityGroupsAppCreds from './0021_identity_groups_appcreds.ts';
+import * as volumeWriters from './0022_volume_writers.ts';
 
 /** Migrations by name, for Kysely's `Migrator`. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0019_floating_ips': floatingIps,
   '0020_network_quotas': networkQuotas,
   '0021_identity_groups_appcreds': identityGroupsAppCreds,
+  '0022_volume_writers': volumeWriters,
 };
