@@ -35,6 +35,8 @@ import { pool, startNetBench, type NetBenchEnv } from './lib/net-env.ts';
 import type { Benchmark, BenchOptions } from './lib/options.ts';
 import { busyWarning, formatBytes, formatMs, printTable, ratio, ratioText, writeResults } from './lib/report.ts';
 import { measure } from './lib/timing.ts';
+import { onCleanup } from './lib/cleanup.ts';
+import { createTemplateNode, ensureIronicInstalled, ironicHeaders, mirrorNodes, startIronic, type MirroredNode } from './peers/ironic.ts';
 
 /** The goal of the issue: one request at least this many times faster than esiclient's calls. */
 export const GOAL_RATIO = 20;
@@ -225,86 +227,158 @@ async function esiWay(c: HttpClient): Promise<{ rows: Key[]; bytes: number }> {
   return { rows: rows.sort(), bytes: r.bytes };
 }
 
+/**
+ * The real Ironic 21.4 holding esi's nodes and ports (same uuids, names, MACs and VIFs), for the
+ * baseline's two Ironic lists; null (with the reason logged) when Ironic cannot run here.
+ */
+async function ironicMirror(
+  env: NetBenchEnv,
+  log: (s: string) => void,
+): Promise<{ url: string; version: string; stop(): Promise<void> } | null> {
+  const available = ensureIronicInstalled(log);
+  if (!available.ok) {
+    log(`Ironic baseline skipped: ${available.reason}`);
+    return null;
+  }
+  const peer = await startIronic(log);
+  const stop = onCleanup('ironic', () => peer.stop());
+  const template = await createTemplateNode(peer, 'bench-owner');
+  const all = async (first: string, key: string): Promise<any[]> => {
+    const out: any[] = [];
+    for (let next: string | null = first; next !== null;) {
+      const page = await env.api('GET', next, 200);
+      out.push(...page[key]);
+      next = page.next
+        ? `/baremetal${new URL(page.next as string).pathname.replace(/^\/baremetal/, '')}${new URL(page.next as string).search}`
+        : null;
+    }
+    return out;
+  };
+  const nodes = (await all('/baremetal/v1/nodes?fields=uuid,name', 'nodes')) as Array<{ uuid: string; name: string }>;
+  const ports = await all('/baremetal/v1/ports/detail', 'ports');
+  const byNode = new Map<string, any[]>();
+  for (const p of ports) byNode.set(p.node_uuid, [...(byNode.get(p.node_uuid) ?? []), p]);
+  const mirrored: MirroredNode[] = nodes.map((n) => ({
+    uuid: n.uuid,
+    name: n.name,
+    ports: (byNode.get(n.uuid) ?? []).map((p) => ({ uuid: p.uuid, address: p.address, internal_info: p.internal_info ?? {} })),
+  }));
+  const t0 = performance.now();
+  await mirrorNodes(peer, template, mirrored);
+  log(`Ironic ${peer.version}: mirrored ${nodes.length} nodes and ${ports.length} ports in ${formatMs(performance.now() - t0)}`);
+  return { url: peer.url, version: peer.version, stop };
+}
+
+/** One baseline: where esiclient's two Ironic lists go. */
+interface Baseline {
+  readonly label: string;
+  readonly clients: Clients;
+}
+
 async function run(options: BenchOptions): Promise<void> {
   const nodes = options.quick ? 200 : 1000;
   const timing = options.quick ? { warmup: 1, samples: 3 } : { warmup: 2, samples: 10 };
   const results: Record<string, unknown>[] = [];
   for (const pgUrl of [null, ...(options.pgUrl ? [options.pgUrl] : [])]) {
     const env = await startNetBench(pgUrl, { ESI_NETWORK_VLAN_RANGES: 'physnet1:100:199', ESI_QUOTA_FLOATINGIP: '-1' });
+    let ironic: Awaited<ReturnType<typeof ironicMirror>> = null;
+    const open: HttpClient[] = [];
+    const client = (base: string, headers: Record<string, string>): HttpClient => {
+      const c = new HttpClient(base, headers);
+      open.push(c);
+      return c;
+    };
     try {
       await seed(env, nodes, options.log);
+      ironic = await ironicMirror(env, options.log);
       const headers = { 'x-auth-token': env.adminToken };
-      const bm = [0, 1].map(() => new HttpClient(`${env.url}/baremetal`, { ...headers, 'x-openstack-ironic-api-version': '1.69' }));
-      const net = [0, 1, 2].map(() => new HttpClient(`${env.url}/network`, headers));
-      const workers = Array.from({ length: ESISDK_POOL }, () => new HttpClient(`${env.url}/network`, headers));
-      const clients: Clients = { bm, net, workers };
-      const one = new HttpClient(`${env.url}/network`, headers);
-      const theirs = await esiclientWay(clients);
+      const net = [0, 1, 2].map(() => client(`${env.url}/network`, headers));
+      const workers = Array.from({ length: ESISDK_POOL }, () => client(`${env.url}/network`, headers));
+      const esiBm = [0, 1].map(() => client(`${env.url}/baremetal`, { ...headers, 'x-openstack-ironic-api-version': '1.69' }));
+      const baselines: Baseline[] = [];
+      if (ironic !== null) {
+        const bm = [0, 1].map(() => client(ironic!.url, { ...ironicHeaders(), 'x-openstack-ironic-api-version': '1.69' }));
+        baselines.push({ label: `Ironic ${ironic.version} + esi as Neutron`, clients: { bm, net, workers } });
+      }
+      baselines.push({ label: 'esi as Ironic and Neutron', clients: { bm: esiBm, net, workers } });
+      const one = client(`${env.url}/network`, headers);
       const ours = await esiWay(one);
-      if (JSON.stringify(theirs.rows) !== JSON.stringify(ours.rows)) {
-        const i = theirs.rows.findIndex((row, k) => row !== ours.rows[k]);
-        throw new Error(
-          `${env.label}: the two answers differ (${theirs.rows.length} vs ${ours.rows.length} rows; first: ${theirs.rows[i]} vs ${ours.rows[i]})`,
-        );
+      for (const b of baselines) {
+        const theirs = await esiclientWay(b.clients);
+        if (JSON.stringify(theirs.rows) !== JSON.stringify(ours.rows)) {
+          const i = theirs.rows.findIndex((row, k) => row !== ours.rows[k]);
+          throw new Error(
+            `${env.label} (${b.label}): the two answers differ (${theirs.rows.length} vs ${ours.rows.length} rows; first: ${theirs.rows[i]} vs ${ours.rows[i]})`,
+          );
+        }
       }
       if (!ours.rows.some((row) => / \(22:2222,|,22:2222\)/.test(row)) || !ours.rows.some((row) => /\|[\d.]+$/.test(row)))
         throw new Error(`${env.label}: the fleet lacks floating IPs (associated and with port forwards)`);
       if (ours.rows.length !== nodes * 2) throw new Error(`${env.label}: expected ${nodes * 2} rows, got ${ours.rows.length}`);
       options.log(
-        `${env.label}: answers equal (${ours.rows.length} rows); esiclient needs ${theirs.requests} requests (pool of ${ESISDK_POOL})`,
+        `${env.label}: answers equal (${ours.rows.length} rows) for ${baselines.length} baseline(s) (esisdk pool of ${ESISDK_POOL})`,
       );
       const mOurs = await measure(() => esiWay(one), timing);
-      const mTheirs = await measure(() => esiclientWay(clients), timing);
-      const mLists = await measure(() => esiclientWay(clients, true), timing);
-      for (const c of [...bm, ...net, ...workers, one]) await c.close();
-      const r = ratio(mOurs.summary.medianMs, mTheirs.summary.medianMs);
-      results.push({
-        server: env.label,
-        nodes,
-        ours: mOurs.summary,
-        esiclient: mTheirs.summary,
-        esiclientListsOnly: mLists.summary,
-        requests: theirs.requests,
-        listRequests: mLists.last.requests,
-        esisdkPool: ESISDK_POOL,
-        ratio: r,
-        bytesOurs: ours.bytes,
-        bytesTheirs: theirs.bytes,
-      });
-      printTable(
-        `node-network-list, ${env.label}, ${nodes} nodes × 2 ports (medians of ${timing.samples})`,
-        ['case', 'requests', 'bytes', 'median', 'p90', 'esi ratio'],
+      const rows: string[][] = [
         [
+          'esi node network list (one request)',
+          '1',
+          formatBytes(ours.bytes),
+          formatMs(mOurs.summary.medianMs),
+          formatMs(mOurs.summary.p90Ms),
+          '',
+        ],
+      ];
+      const measured: Record<string, unknown>[] = [];
+      for (const b of baselines) {
+        const mTheirs = await measure(() => esiclientWay(b.clients), timing);
+        const mLists = await measure(() => esiclientWay(b.clients, true), timing);
+        measured.push({
+          baseline: b.label,
+          esiclient: mTheirs.summary,
+          esiclientListsOnly: mLists.summary,
+          requests: mTheirs.last.requests,
+          listRequests: mLists.last.requests,
+          bytesTheirs: mTheirs.last.bytes,
+          ratio: ratio(mOurs.summary.medianMs, mTheirs.summary.medianMs),
+        });
+        rows.push(
           [
-            'esi node network list (one request)',
-            1,
-            formatBytes(ours.bytes),
-            formatMs(mOurs.summary.medianMs),
-            formatMs(mOurs.summary.p90Ms),
-            '',
-          ],
-          [
-            'esiclient calls (lists + port forwarding lists)',
-            theirs.requests,
-            formatBytes(theirs.bytes),
+            `esiclient → ${b.label}: lists + port forwarding lists`,
+            String(mTheirs.last.requests),
+            formatBytes(mTheirs.last.bytes),
             formatMs(mTheirs.summary.medianMs),
             formatMs(mTheirs.summary.p90Ms),
             ratioText(mOurs.summary.medianMs, mTheirs.summary.medianMs),
           ],
           [
-            "esiclient's 5 lists only",
-            mLists.last.requests,
+            `esiclient → ${b.label}: the 5 lists only`,
+            String(mLists.last.requests),
             '',
             formatMs(mLists.summary.medianMs),
             formatMs(mLists.summary.p90Ms),
             ratioText(mOurs.summary.medianMs, mLists.summary.medianMs),
           ],
-        ],
+        );
+      }
+      results.push({ server: env.label, nodes, ours: mOurs.summary, bytesOurs: ours.bytes, esisdkPool: ESISDK_POOL, baselines: measured });
+      printTable(
+        `node-network-list, ${env.label}, ${nodes} nodes × 2 ports (medians of ${timing.samples})`,
+        ['case', 'requests', 'bytes', 'median', 'p90', 'esi ratio'],
+        rows,
       );
-      process.stdout.write(`goal ≥ ×${GOAL_RATIO}: ${r !== null && r >= GOAL_RATIO ? 'met' : 'NOT met'} (×${r?.toFixed(1)})\n`);
+      // The goal is judged against what esiclient really talks to: Ironic 21.4 (and Neutron, for
+      // which esi stands in, faster than Neutron: in the baseline's favour).
+      const goal = measured[0]!;
+      const r = goal.ratio as number | null;
+      process.stdout.write(
+        `goal ≥ ×${GOAL_RATIO} against esiclient → ${goal.baseline as string}: ${r !== null && r >= GOAL_RATIO ? 'met' : 'NOT met'} (×${r?.toFixed(1)})\n`,
+      );
       const busy = busyWarning('during the run');
       if (busy) process.stdout.write(`note: ${busy}\n`);
     } finally {
+      for (const c of open) await c.close();
+      await ironic?.stop();
       await env.close();
     }
   }

@@ -31,6 +31,7 @@ export { ensureIronicInstalled, type Availability, type IronicPeer };
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CONF_TEMPLATE = path.join(HERE, 'ironic.conf.in');
 const CLONE_SCRIPT = path.join(HERE, 'ironic_clone.py');
+const MIRROR_SCRIPT = path.join(HERE, 'ironic_mirror.py');
 /** The microversion every benchmark request sends (Ironic 21.4's maximum). */
 export const IRONIC_API_VERSION = '1.82';
 const HEADERS = { 'x-openstack-ironic-api-version': IRONIC_API_VERSION };
@@ -108,6 +109,35 @@ export async function cloneNodes(peer: IronicPeer, templateUuid: string, first: 
   const added = JSON.parse(stdout) as { nodes: number; ports: number };
   if (added.nodes !== count || added.ports !== count)
     throw new Error(`clone script added ${stdout.trim()}, expected ${count} nodes and ports`);
+}
+
+/** A node to mirror into Ironic: identity and ports as another server holds them. */
+export interface MirroredNode {
+  readonly uuid: string;
+  readonly name: string;
+  readonly ports: ReadonlyArray<{ readonly uuid: string; readonly address: string; readonly internal_info: Record<string, unknown> }>;
+}
+
+/**
+ * Replace Ironic's nodes by copies of the template node holding exactly `nodes` (their uuids,
+ * names, and ports with their MAC addresses and `internal_info`), by
+ * `bench/peers/ironic_mirror.py`; the template is removed.
+ * @throws Error when the mirror script fails or adds other counts
+ */
+export async function mirrorNodes(peer: IronicPeer, templateUuid: string, nodes: readonly MirroredNode[]): Promise<void> {
+  const child = execFile(SYSTEM_PYTHON, [MIRROR_SCRIPT, peer.dbPath, templateUuid], { timeout: 600_000 });
+  const out: string[] = [];
+  child.stdout?.on('data', (d: Buffer) => out.push(d.toString()));
+  const done = new Promise<number>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve(code ?? -1));
+  });
+  child.stdin?.end(JSON.stringify(nodes));
+  const code = await done;
+  const wantPorts = nodes.reduce((k, n) => k + n.ports.length, 0);
+  const added = code === 0 ? (JSON.parse(out.join('')) as { nodes: number; ports: number }) : null;
+  if (added === null || added.nodes !== nodes.length || added.ports !== wantPorts)
+    throw new Error(`mirror script exited ${code} with ${out.join('').trim()}, expected ${nodes.length} nodes and ${wantPorts} ports`);
 }
 
 /**

@@ -48,7 +48,7 @@ export function createNetworkingServices(w: NetworkingWiring): {
     segments: { vlanPhysnets: net.vlanPhysnets, vlanRanges: net.vlanRanges, flatNetworks: net.flatNetworks },
     defaultMtu: net.mtu,
     nodes: w.inventory.nodes.access,
-    visibleNodes: async (ctx) => (await w.inventory.leaseGateway.listVisible(ctx, {})).map((n) => ({ uuid: n.uuid, name: n.name })),
+    visibleNodes: (ctx) => w.inventory.leaseGateway.visibleScope(ctx),
     drivers: createSwitchDrivers(),
     sync: { maxAttempts: net.switchMaxAttempts, retryBaseMs: net.switchRetryBaseMs, timeoutMs: net.switchTimeoutS * 1000 },
     provisioningNetwork: net.provisioningNetwork,

@@ -49,6 +49,9 @@ const LEASABLE_FIELDS: readonly NodeField[] = [
   'maintenance',
 ];
 
+/** The nodes a caller may list: all, those a project owns or leases, or none. */
+export type NodeVisibility = { readonly kind: 'all' } | { readonly kind: 'project'; readonly project: string } | { readonly kind: 'none' };
+
 /** Page size when walking every visible node. */
 const PAGE = 1000;
 
@@ -140,15 +143,14 @@ export class InventoryNodeGateway implements NodeGateway {
    * of being refused.
    */
   async listVisible(ctx: AuthContext, filter: { owner?: string; lessee?: string; resourceClass?: string }): Promise<LeasableNode[]> {
-    const { policy, nodes } = this.access.deps;
+    const { nodes } = this.access.deps;
     const filters: { -readonly [K in keyof NodeFilters]: NodeFilters[K] } = {};
     if (filter.owner !== undefined) filters.owner = filter.owner;
     if (filter.lessee !== undefined) filters.lessee = filter.lessee;
     if (filter.resourceClass !== undefined) filters.resourceClass = filter.resourceClass;
-    if (!policy.check('baremetal:node:list_all', {}, ctx)) {
-      if (!ctx.projectId || !policy.check('baremetal:node:list', {}, ctx)) return [];
-      filters.project = ctx.projectId;
-    }
+    const scope = this.visibleScope(ctx);
+    if (scope.kind === 'none') return [];
+    if (scope.kind === 'project') filters.project = scope.project;
     const out: LeasableNode[] = [];
     let marker: Pick<Node, 'id'> | null = null;
     for (;;) {
@@ -157,6 +159,18 @@ export class InventoryNodeGateway implements NodeGateway {
       if (page.length < PAGE) return out;
       marker = { id: page[page.length - 1]!.id };
     }
+  }
+
+  /**
+   * Which nodes the caller may see under `baremetal:node:list` filtering, as a scope a query
+   * applies: every node (`baremetal:node:list_all`), those its project owns or leases
+   * (`baremetal:node:list`), or none.
+   */
+  visibleScope(ctx: AuthContext): NodeVisibility {
+    const { policy } = this.access.deps;
+    if (policy.check('baremetal:node:list_all', {}, ctx)) return { kind: 'all' };
+    if (!ctx.projectId || !policy.check('baremetal:node:list', {}, ctx)) return { kind: 'none' };
+    return { kind: 'project', project: ctx.projectId };
   }
 
   /** Every node of a resource class, leasing fields only, in creation order (no visibility filter). */

@@ -139,18 +139,14 @@ function memo<K, V>(answer: (key: K) => V): (key: K) => V {
  * in one query each (side by side), the floating IPs of those forwards in one, and every network
  * a row names in one. Policy is answered once per distinct target: per (port project, network)
  * for `get_port`, per network, per trunk project, per floating IP project.
- * @param nodes the nodes of `vifRows` (for their names)
  * @returns one row per element of `vifRows`, in its order
  */
 export async function buildNodeNetworkRows(
   access: NetworkAccess,
   ctx: AuthContext,
-  nodes: readonly NodeRef[],
   vifRows: readonly NodeVifRow[],
 ): Promise<NodeNetworkRow[]> {
   const repo = access.repo;
-  const nameOf = new Map<string, string | null>();
-  for (const n of nodes) nameOf.set(n.uuid, n.name);
   const vifIds: string[] = [];
   const trunkIds: string[] = [];
   const netIds = new Set<string>();
@@ -210,7 +206,7 @@ export async function buildNodeNetworkRows(
   const rows: NodeNetworkRow[] = new Array(vifRows.length);
   for (let i = 0; i < vifRows.length; i++) {
     const r = vifRows[i]!;
-    const node = nameOf.get(r.node_uuid) ?? r.node_uuid;
+    const node = r.node_name ?? r.node_uuid;
     const v = r.vif;
     const seen = v === null ? null : seePort(v);
     if (v === null || !seen!.visible) {

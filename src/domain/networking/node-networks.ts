@@ -31,7 +31,7 @@ import { resolveSwitchPort } from './cabling.ts';
 import { NameResolver, nodePortName } from './names.ts';
 import { buildNodeNetworkRows, type NodeNetworkRow, type NodeRef } from './node-network-rows.ts';
 import type { NetPortService } from './netports.ts';
-import type { NodePortLink, NodeVifRow } from './ports.ts';
+import type { NodePortLink, NodeScope, NodeVifRow } from './ports.ts';
 import type { VifService } from './vifs.ts';
 
 export {
@@ -45,8 +45,8 @@ export {
   type RowPort,
 } from './node-network-rows.ts';
 
-/** Nodes the caller may see (the baremetal list rules). */
-export type VisibleNodes = (ctx: AuthContext) => Promise<NodeRef[]>;
+/** The nodes the caller may see (the baremetal list rules), as a scope the queries apply. */
+export type VisibleNodes = (ctx: AuthContext) => NodeScope;
 
 /** The esi node network endpoints; see the module documentation. */
 export class NodeNetworkService {
@@ -69,7 +69,9 @@ export class NodeNetworkService {
    */
   async list(ctx: AuthContext, filter: { node?: string; network?: string } = {}): Promise<NodeNetworkRow[]> {
     if (filter.node !== undefined) return (await this.show(ctx, filter.node, filter.network)).rows;
-    return this.rowsOfNodes(ctx, await this.visibleNodes(ctx), filter.network);
+    const wanted = await this.wantedNetwork(ctx, filter.network);
+    const rows = await this.rows(ctx, await this.access.repo.nodeVifRowsIn(this.visibleNodes(ctx)));
+    return wanted === null ? rows : rows.filter((r) => r.networks.some((n) => n.id === wanted));
   }
 
   /**
@@ -81,18 +83,19 @@ export class NodeNetworkService {
   async show(ctx: AuthContext, node: string, network?: string): Promise<{ node: NodeRef; rows: NodeNetworkRow[] }> {
     const n = await this.nodes.visible(ctx, node);
     const ref = { uuid: n.uuid, name: n.name };
-    return { node: ref, rows: await this.rowsOfNodes(ctx, [ref], network) };
+    const wanted = await this.wantedNetwork(ctx, network);
+    const rows = await this.rows(ctx, await this.access.repo.nodeVifRows([n.uuid]));
+    return { node: ref, rows: wanted === null ? rows : rows.filter((r) => r.networks.some((x) => x.id === wanted)) };
   }
 
-  private async rowsOfNodes(ctx: AuthContext, nodes: readonly NodeRef[], network: string | undefined): Promise<NodeNetworkRow[]> {
-    const wanted = network !== undefined ? (await this.names.network(ctx, network)).id : null;
-    const rows = await this.rows(ctx, nodes, await this.access.repo.nodeVifRows(nodes.map((n) => n.uuid)));
-    return wanted === null ? rows : rows.filter((r) => r.networks.some((n) => n.id === wanted));
+  /** The id of the network a listing is narrowed to (looked up as the caller), or null. @throws NotFoundError */
+  private async wantedNetwork(ctx: AuthContext, network: string | undefined): Promise<string | null> {
+    return network !== undefined ? (await this.names.network(ctx, network)).id : null;
   }
 
   /** Build rows for bare-metal ports (./node-network-rows.ts). */
-  private rows(ctx: AuthContext, nodes: readonly NodeRef[], vifRows: readonly NodeVifRow[]): Promise<NodeNetworkRow[]> {
-    return buildNodeNetworkRows(this.access, ctx, nodes, vifRows);
+  private rows(ctx: AuthContext, vifRows: readonly NodeVifRow[]): Promise<NodeNetworkRow[]> {
+    return buildNodeNetworkRows(this.access, ctx, vifRows);
   }
 
   /**
@@ -147,7 +150,7 @@ export class NodeNetworkService {
 
   private async rowOf(ctx: AuthContext, node: NodeRef, baremetalPort: string): Promise<NodeNetworkRow> {
     const rows = (await this.access.repo.nodeVifRows([node.uuid])).filter((r) => r.port_uuid === baremetalPort);
-    return (await this.rows(ctx, [node], rows))[0]!;
+    return (await this.rows(ctx, rows))[0]!;
   }
 
   /**
@@ -198,9 +201,8 @@ export class NodeNetworkService {
    */
   async switchPorts(ctx: AuthContext, switchName: string): Promise<Array<{ port: string; row: NodeNetworkRow }>> {
     const sw = (await this.access.repo.switchByName(switchName)) ?? (await this.access.repo.switchBySwitchId(switchName));
-    const nodes = sw === null ? [] : await this.visibleNodes(ctx);
     const nps = [];
-    for (const np of await this.access.repo.nodePortsOf(nodes.map((n) => n.uuid))) {
+    for (const np of sw === null ? [] : await this.access.repo.nodePortsIn(this.visibleNodes(ctx))) {
       const named = await resolveSwitchPort(this.access.repo, np.local_link_connection);
       if (named !== null && named.sw.id === sw!.id) nps.push(np);
     }
@@ -212,7 +214,7 @@ export class NodeNetworkService {
     const vifRows = (await this.access.repo.nodeVifRows([...new Set(nps.map((np) => np.node_uuid))])).filter((r) =>
       switchPort.has(r.port_uuid),
     );
-    const rows = await this.rows(ctx, nodes, vifRows);
+    const rows = await this.rows(ctx, vifRows);
     return rows
       .map((row) => ({ port: switchPort.get(row.baremetal_port_uuid)!, row }))
       .sort((a, b) => a.port.localeCompare(b.port, undefined, { numeric: true }));

@@ -88,6 +88,7 @@ export interface NodeVifRow {
   readonly port_uuid: string;
   readonly address: string;
   readonly node_uuid: string;
+  readonly node_name: string | null;
   readonly vif: {
     readonly id: string;
     readonly name: string;
@@ -99,6 +100,13 @@ export interface NodeVifRow {
     readonly trunk: { readonly id: string; readonly name: string; readonly project_id: string } | null;
   } | null;
 }
+
+/**
+ * The nodes a caller may see, as the baremetal list rules put it (Ironic 21.4
+ * `check_list_policy`): every node (`baremetal:node:list_all`), those a project owns or leases,
+ * or none.
+ */
+export type NodeScope = { readonly kind: 'all' } | { readonly kind: 'project'; readonly project: string } | { readonly kind: 'none' };
 
 /** A sub-port of a trunk with its port's network and project. */
 export interface SubPortRow {
@@ -204,12 +212,17 @@ export interface NetworkReads extends L3Reads, FipReads, QuotaReads {
 
   /** The bare-metal ports of a node, oldest first. */
   nodePorts(nodeUuid: string): Promise<NodePortLink[]>;
-  /** Bare-metal ports of many nodes (by node UUID), oldest first per node. */
-  nodePortsOf(nodeUuids: readonly string[]): Promise<NodePortLink[]>;
   /** The bare-metal port whose `internal_info.tenant_vif_port_id` is this network port, if any. */
   nodePortByVif(vifId: string): Promise<NodePortLink | null>;
   /** The bare-metal ports of nodes (by UUID) with their bound VIFs, oldest port first (one query). */
   nodeVifRows(nodeUuids: readonly string[]): Promise<NodeVifRow[]>;
+  /**
+   * The bare-metal ports of the nodes in `scope` with their bound VIFs, oldest port first: one
+   * joined query, the scope applied in it (no list of node UUIDs goes back and forth).
+   */
+  nodeVifRowsIn(scope: NodeScope): Promise<NodeVifRow[]>;
+  /** The bare-metal ports of the nodes in `scope`, oldest first (one query). */
+  nodePortsIn(scope: NodeScope): Promise<NodePortLink[]>;
   /** The fixed IPs of ports, in their order (one query). */
   fixedIpsOf(portIds: readonly string[]): Promise<Map<string, FixedIp[]>>;
   /** The sub-ports of trunks, by trunk, ordered by VLAN (one query). */

@@ -5,11 +5,11 @@
  * Switch and bare-metal port queries live in `./repository.ts`; what each collection may be
  * listed by, in `./list-specs.ts`.
  */
-import { sql } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import { ConflictError } from '../../domain/errors.ts';
 import type { FixedIp, Network, NetPort, RbacPolicy, Subnet, SubPort, Trunk } from '../../domain/networking/model.ts';
 import type { ListQuery, NetPortChanges } from '../../domain/networking/ports.ts';
-import { isUniqueViolation, toJson, type Db, type Tx } from '../database.ts';
+import { isUniqueViolation, toJson, type ArrayQuery, type Db, type Tx } from '../database.ts';
 import { listRows } from './list.ts';
 import { NETWORK_SPEC, PORT_SPEC, RBAC_SPEC, SUBNET_SPEC, TRUNK_SPEC } from './list-specs.ts';
 import { chunks, networkRow, portRow, subnetRow, toNetworks, toPorts, toRbac, toSubnet, toTrunks } from './rows.ts';
@@ -26,7 +26,22 @@ export async function unique<T>(fn: () => Promise<T>, message: string, code = 'C
 
 /** Neutron-collection reads and writes over `db` (see the module documentation). */
 export class NeutronQueries {
+  /** The store's array reads (`Store.selectArrays`) when bound to the root handle; null in a transaction. */
+  protected arrays: ArrayQuery | null = null;
+
   constructor(protected readonly db: Db | Tx) {}
+
+  /**
+   * Run a compiled SELECT and return its rows as arrays of values in select-list order: through
+   * the store's array reads when bound to the root (no object per row: wide listings), else
+   * through `db` (inside a transaction, which the array reads must not bypass).
+   * @param columns the select list's output names, in order (for the fallback)
+   */
+  protected async valueRows(query: CompiledQuery, columns: readonly string[]): Promise<unknown[][]> {
+    if (this.arrays !== null) return this.arrays(query);
+    const r = await this.db.executeQuery<Record<string, unknown>>(query);
+    return r.rows.map((row) => columns.map((c) => row[c]));
+  }
 
   // --- networks ---------------------------------------------------------------------------
   async getNetwork(id: string): Promise<Network | null> {

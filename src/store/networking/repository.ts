@@ -17,6 +17,7 @@ import type {
   NetworkRepository,
   NetworkTx,
   NodePortLink,
+  NodeScope,
   NodeVifRow,
   SubPortRow,
   SwitchPortKey,
@@ -179,102 +180,109 @@ export class NetworkQueries extends QuotaQueries implements NetworkTx {
     return rows.map(toNodePort);
   }
 
-  async nodePortsOf(nodeUuids: readonly string[]): Promise<NodePortLink[]> {
-    const out: NodePortLink[] = [];
-    for (const part of chunks([...new Set(nodeUuids)])) {
-      if (part.length === 0) continue;
-      const rows = await this.nodePortQuery().where('nodes.uuid', 'in', part).orderBy('ports.id').execute();
-      out.push(...rows.map(toNodePort));
-    }
-    return out;
-  }
-
   async nodeVifRows(nodeUuids: readonly string[]): Promise<NodeVifRow[]> {
     const out: NodeVifRow[] = [];
     for (const part of chunks([...new Set(nodeUuids)])) {
       if (part.length === 0) continue;
-      const rows = await this.db
-        .selectFrom('ports')
-        .innerJoin('nodes', 'nodes.id', 'ports.node_id')
-        .leftJoin('network_ports as np', 'np.bound_port_uuid', 'ports.uuid')
-        .leftJoin('network_trunks as t', 't.port_id', 'np.id')
-        .select([
-          'ports.uuid as port_uuid',
-          'ports.address',
-          'nodes.uuid as node_uuid',
-          'np.id as vif_id',
-          'np.name as vif_name',
-          'np.project_id as vif_project',
-          'np.network_id as vif_network',
-          'np.status as vif_status',
-          'np.binding_vif_type as vif_type',
-          'np.binding_vif_details as vif_details',
-          't.id as trunk_id',
-          't.name as trunk_name',
-          't.project_id as trunk_project',
-        ])
-        .where('nodes.uuid', 'in', part)
-        .orderBy('ports.id')
-        .execute();
-      for (const r of rows) {
-        out.push({
-          port_uuid: r.port_uuid,
-          address: r.address,
-          node_uuid: r.node_uuid,
-          vif:
-            r.vif_id === null
-              ? null
-              : {
-                  id: r.vif_id,
-                  name: r.vif_name!,
-                  project_id: r.vif_project!,
-                  network_id: r.vif_network!,
-                  status: r.vif_status!,
-                  failed:
-                    r.vif_type === 'binding_failed'
-                      ? String(fromJson<Record<string, unknown>>(r.vif_details, {}).reason ?? 'binding failed')
-                      : null,
-                  trunk: r.trunk_id === null ? null : { id: r.trunk_id, name: r.trunk_name!, project_id: r.trunk_project! },
-                },
-        });
-      }
+      out.push(...(await this.vifRows(this.vifRowQuery().where('nodes.uuid', 'in', part))));
     }
     return out;
+  }
+
+  async nodeVifRowsIn(scope: NodeScope): Promise<NodeVifRow[]> {
+    if (scope.kind === 'none') return [];
+    let q = this.vifRowQuery();
+    if (scope.kind === 'project')
+      q = q.where((eb) => eb.or([eb('nodes.owner', '=', scope.project), eb('nodes.lessee', '=', scope.project)]));
+    return this.vifRows(q);
+  }
+
+  async nodePortsIn(scope: NodeScope): Promise<NodePortLink[]> {
+    if (scope.kind === 'none') return [];
+    let q = this.nodePortQuery();
+    if (scope.kind === 'project')
+      q = q.where((eb) => eb.or([eb('nodes.owner', '=', scope.project), eb('nodes.lessee', '=', scope.project)]));
+    return (await q.orderBy('ports.id').execute()).map(toNodePort);
+  }
+
+  /**
+   * Bare-metal ports joined with their node, bound VIF and the VIF's trunk, in the column order
+   * of {@link VIF_ROW_COLUMNS}; a failed binding's details only (the others are not read).
+   */
+  private vifRowQuery() {
+    return this.db
+      .selectFrom('ports')
+      .innerJoin('nodes', 'nodes.id', 'ports.node_id')
+      .leftJoin('network_ports as np', 'np.bound_port_uuid', 'ports.uuid')
+      .leftJoin('network_trunks as t', 't.port_id', 'np.id')
+      .select((eb) => [
+        'ports.uuid as port_uuid',
+        'ports.address',
+        'nodes.uuid as node_uuid',
+        'nodes.name as node_name',
+        'np.id as vif_id',
+        'np.name as vif_name',
+        'np.project_id as vif_project',
+        'np.network_id as vif_network',
+        'np.status as vif_status',
+        eb
+          .case()
+          .when('np.binding_vif_type', '=', 'binding_failed')
+          .then(eb.ref('np.binding_vif_details'))
+          .else(null)
+          .end()
+          .as('vif_failed'),
+        't.id as trunk_id',
+        't.name as trunk_name',
+        't.project_id as trunk_project',
+      ]);
+  }
+
+  /** Run a {@link vifRowQuery} (oldest bare-metal port first) as value arrays. */
+  private async vifRows(q: ReturnType<NetworkQueries['vifRowQuery']>): Promise<NodeVifRow[]> {
+    return (await this.valueRows(q.orderBy('ports.id').compile(), VIF_ROW_COLUMNS)).map(toVifRow);
   }
 
   async fixedIpsOf(portIds: readonly string[]): Promise<Map<string, FixedIp[]>> {
     const out = new Map<string, FixedIp[]>();
     for (const part of chunks([...new Set(portIds)])) {
       if (part.length === 0) continue;
-      const rows = await this.db
+      const query = this.db
         .selectFrom('network_ip_allocations')
         .select(['port_id', 'subnet_id', 'ip_address'])
         .where('port_id', 'in', part)
         .orderBy('port_id')
         .orderBy('position')
-        .execute();
-      for (const r of rows) out.set(r.port_id, [...(out.get(r.port_id) ?? []), { subnet_id: r.subnet_id, ip_address: r.ip_address }]);
+        .compile();
+      for (const [port, subnet_id, ip_address] of (await this.valueRows(query, ['port_id', 'subnet_id', 'ip_address'])) as string[][]) {
+        const ip: FixedIp = { subnet_id: subnet_id!, ip_address: ip_address! };
+        const list = out.get(port!);
+        if (list) list.push(ip);
+        else out.set(port!, [ip]);
+      }
     }
     return out;
   }
 
   async subPortsOf(trunkIds: readonly string[]): Promise<Map<string, SubPortRow[]>> {
     const out = new Map<string, SubPortRow[]>();
+    const columns = ['trunk_id', 'port_id', 'segmentation_id', 'project_id', 'network_id'];
     for (const part of chunks([...new Set(trunkIds)])) {
       if (part.length === 0) continue;
-      const rows = await this.db
+      const query = this.db
         .selectFrom('network_subports as s')
         .innerJoin('network_ports as p', 'p.id', 's.port_id')
         .select(['s.trunk_id', 's.port_id', 's.segmentation_id', 'p.project_id', 'p.network_id'])
         .where('s.trunk_id', 'in', part)
         .orderBy('s.trunk_id')
         .orderBy('s.segmentation_id')
-        .execute();
-      for (const r of rows) {
-        out.set(r.trunk_id, [
-          ...(out.get(r.trunk_id) ?? []),
-          { port_id: r.port_id, project_id: r.project_id, network_id: r.network_id, segmentation_id: r.segmentation_id },
-        ]);
+        .compile();
+      for (const r of await this.valueRows(query, columns)) {
+        const [trunk, port_id, segmentation_id, project_id, network_id] = r as [string, string, number, string, string];
+        const sub: SubPortRow = { port_id, project_id, network_id, segmentation_id: Number(segmentation_id) };
+        const list = out.get(trunk);
+        if (list) list.push(sub);
+        else out.set(trunk, [sub]);
       }
     }
     return out;
@@ -406,9 +414,51 @@ export class NetworkQueries extends QuotaQueries implements NetworkTx {
 export class KyselyNetworkRepository extends NetworkQueries implements NetworkRepository {
   constructor(private readonly store: Store) {
     super(store.db);
+    this.arrays = store.selectArrays;
   }
 
   locked<T>(keys: readonly string[], fn: (tx: NetworkTx) => Promise<T>): Promise<T> {
     return this.store.withLock(keys, (tx) => fn(new NetworkQueries(tx)));
   }
+}
+
+/** The output columns of `vifRowQuery`, in order (the names of the fallback's object rows). */
+const VIF_ROW_COLUMNS = [
+  'port_uuid',
+  'address',
+  'node_uuid',
+  'node_name',
+  'vif_id',
+  'vif_name',
+  'vif_project',
+  'vif_network',
+  'vif_status',
+  'vif_failed',
+  'trunk_id',
+  'trunk_name',
+  'trunk_project',
+] as const;
+
+/** A value row of `vifRowQuery` (columns as {@link VIF_ROW_COLUMNS}) as a {@link NodeVifRow}. */
+function toVifRow(row: unknown[]): NodeVifRow {
+  const r = row as Array<string | null>;
+  const vifId = r[4]!;
+  return {
+    port_uuid: r[0]!,
+    address: r[1]!,
+    node_uuid: r[2]!,
+    node_name: r[3]!,
+    vif:
+      vifId === null
+        ? null
+        : {
+            id: vifId,
+            name: r[5]!,
+            project_id: r[6]!,
+            network_id: r[7]!,
+            status: r[8]!,
+            failed: r[9] === null ? null : String(fromJson<Record<string, unknown>>(r[9], {}).reason ?? 'binding failed'),
+            trunk: r[10] === null ? null : { id: r[10]!, name: r[11]!, project_id: r[12]! },
+          },
+  };
 }
