@@ -28,6 +28,13 @@
  * VIF's fixed IPs, floating network and floating IP with its forwards (`addr (int:ext,…)`) per
  * bare-metal port. Reported: latency of both, the ratio, and the baseline's five list calls
  * alone (what esiclient costs when no floating IP lacks a port).
+ *
+ * Two baselines, both checked equal to esi's answer: esiclient's two Ironic lists sent to the
+ * real Ironic 21.4 (`bench/peers/`, noauth, SQLite, 1 API worker) holding esi's nodes and ports
+ * (same uuids, names, MACs and VIFs, copied into its database by `peers/ironic_mirror.py`), as in
+ * an ESI deployment, and sent to esi's own Ironic API. The Neutron calls go to esi in both
+ * (Neutron cannot run here; esi answers them faster than Neutron would: in the baseline's
+ * favour). The goal is judged against the first; without Ironic installed only the second runs.
  */
 import os from 'node:os';
 import { HttpClient } from './lib/http.ts';

@@ -139,12 +139,15 @@ function memo<K, V>(answer: (key: K) => V): (key: K) => V {
  * in one query each (side by side), the floating IPs of those forwards in one, and every network
  * a row names in one. Policy is answered once per distinct target: per (port project, network)
  * for `get_port`, per network, per trunk project, per floating IP project.
+ * @param everyNode `vifRows` are every bare-metal port (an admin's list): the side reads then
+ *   take every row unfiltered instead of sending thousands of ids
  * @returns one row per element of `vifRows`, in its order
  */
 export async function buildNodeNetworkRows(
   access: NetworkAccess,
   ctx: AuthContext,
   vifRows: readonly NodeVifRow[],
+  everyNode = false,
 ): Promise<NodeNetworkRow[]> {
   const repo = access.repo;
   const vifIds: string[] = [];
@@ -156,11 +159,12 @@ export async function buildNodeNetworkRows(
     netIds.add(r.vif.network_id);
     if (r.vif.trunk) trunkIds.push(r.vif.trunk.id);
   }
+  const every = everyNode && vifIds.length > 0;
   const [ips, subs, associated, forwards] = await Promise.all([
-    repo.fixedIpsOf(vifIds),
-    repo.subPortsOf(trunkIds),
-    vifIds.length > 0 ? repo.floatingIpsOfPorts(vifIds) : Promise.resolve([]),
-    vifIds.length > 0 ? repo.portForwardingsOfPorts(vifIds) : Promise.resolve([]),
+    repo.fixedIpsOf(every ? 'every' : vifIds),
+    repo.subPortsOf(every ? 'every' : trunkIds),
+    vifIds.length > 0 ? repo.floatingIpsOfPorts(every ? 'every' : vifIds) : Promise.resolve([]),
+    vifIds.length > 0 ? repo.portForwardingsOfPorts(every ? 'every' : vifIds) : Promise.resolve([]),
   ]);
   const forwarded =
     forwards.length > 0 ? await repo.floatingIpsByIds([...new Set(forwards.map((f) => f.floatingip_id))]) : new Map<string, FloatingIp>();

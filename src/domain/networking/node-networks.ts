@@ -70,7 +70,8 @@ export class NodeNetworkService {
   async list(ctx: AuthContext, filter: { node?: string; network?: string } = {}): Promise<NodeNetworkRow[]> {
     if (filter.node !== undefined) return (await this.show(ctx, filter.node, filter.network)).rows;
     const wanted = await this.wantedNetwork(ctx, filter.network);
-    const rows = await this.rows(ctx, await this.access.repo.nodeVifRowsIn(this.visibleNodes(ctx)));
+    const scope = this.visibleNodes(ctx);
+    const rows = await this.rows(ctx, await this.access.repo.nodeVifRowsIn(scope), scope.kind === 'all');
     return wanted === null ? rows : rows.filter((r) => r.networks.some((n) => n.id === wanted));
   }
 
@@ -93,9 +94,9 @@ export class NodeNetworkService {
     return network !== undefined ? (await this.names.network(ctx, network)).id : null;
   }
 
-  /** Build rows for bare-metal ports (./node-network-rows.ts). */
-  private rows(ctx: AuthContext, vifRows: readonly NodeVifRow[]): Promise<NodeNetworkRow[]> {
-    return buildNodeNetworkRows(this.access, ctx, vifRows);
+  /** Build rows for bare-metal ports (./node-network-rows.ts); `everyNode` when they are every node's. */
+  private rows(ctx: AuthContext, vifRows: readonly NodeVifRow[], everyNode = false): Promise<NodeNetworkRow[]> {
+    return buildNodeNetworkRows(this.access, ctx, vifRows, everyNode);
   }
 
   /**

@@ -5,6 +5,7 @@
  * repository (src/store/networking/) implements them with the rest.
  */
 import type { FloatingIp, PortForwarding } from './model.ts';
+import type { IdsOrEvery } from './ports.ts';
 
 /** Floating IP columns a write may change (the address and its port never change). */
 export type FloatingIpChanges = Partial<Pick<FloatingIp, 'description' | 'fixed_port_id' | 'fixed_ip_address' | 'router_id' | 'status'>>;
@@ -21,16 +22,16 @@ export interface FipReads {
   floatingIpsByIds(ids: readonly string[]): Promise<Map<string, FloatingIp>>;
   /** Number of floating IPs of a project (the `floatingip` quota). */
   countFloatingIps(projectId: string): Promise<number>;
-  /** The floating IPs associated with any of these ports (`fixed_port_id`), oldest first. */
-  floatingIpsOfPorts(portIds: readonly string[]): Promise<FloatingIp[]>;
+  /** The floating IPs associated with any of these ports (`fixed_port_id`; `'every'`: with any port), oldest first. */
+  floatingIpsOfPorts(portIds: IdsOrEvery): Promise<FloatingIp[]>;
   /** The floating IPs a router serves (`router_id`), oldest first. */
   floatingIpsOfRouter(routerId: string): Promise<FloatingIp[]>;
 
   getPortForwarding(id: string): Promise<PortForwarding | null>;
   /** The port forwardings of floating IPs, by floating IP, oldest first (one query per chunk). */
   portForwardingsOf(fipIds: readonly string[]): Promise<Map<string, PortForwarding[]>>;
-  /** The port forwardings whose internal port is one of these. */
-  portForwardingsOfPorts(portIds: readonly string[]): Promise<PortForwarding[]>;
+  /** The port forwardings whose internal port is one of these (`'every'`: all of them), by id. */
+  portForwardingsOfPorts(portIds: IdsOrEvery): Promise<PortForwarding[]>;
 }
 
 /** Floating IP and port forwarding writes, inside `NetworkRepository.locked`. */

@@ -102,6 +102,12 @@ export interface NodeVifRow {
 }
 
 /**
+ * Ids to read rows of, or `'every'`: all rows, unfiltered — a superset the caller looks its ids
+ * up in, cheaper than sending thousands of ids when a listing covers the whole cloud (an admin's).
+ */
+export type IdsOrEvery = readonly string[] | 'every';
+
+/**
  * The nodes a caller may see, as the baremetal list rules put it (Ironic 21.4
  * `check_list_policy`): every node (`baremetal:node:list_all`), those a project owns or leases,
  * or none.
@@ -223,10 +229,10 @@ export interface NetworkReads extends L3Reads, FipReads, QuotaReads {
   nodeVifRowsIn(scope: NodeScope): Promise<NodeVifRow[]>;
   /** The bare-metal ports of the nodes in `scope`, oldest first (one query). */
   nodePortsIn(scope: NodeScope): Promise<NodePortLink[]>;
-  /** The fixed IPs of ports, in their order (one query). */
-  fixedIpsOf(portIds: readonly string[]): Promise<Map<string, FixedIp[]>>;
-  /** The sub-ports of trunks, by trunk, ordered by VLAN (one query). */
-  subPortsOf(trunkIds: readonly string[]): Promise<Map<string, SubPortRow[]>>;
+  /** The fixed IPs of ports (`'every'`: of every port), in their order (one query). */
+  fixedIpsOf(portIds: IdsOrEvery): Promise<Map<string, FixedIp[]>>;
+  /** The sub-ports of trunks (`'every'`: of every trunk), by trunk, ordered by VLAN (one query). */
+  subPortsOf(trunkIds: IdsOrEvery): Promise<Map<string, SubPortRow[]>>;
   /** Bare-metal ports whose `local_link_connection` points at one switch (by its switch_id or name). */
   nodePortsOnSwitch(sw: Pick<Switch, 'switch_id' | 'name'>): Promise<NodePortLink[]>;
   /** A bare-metal port by UUID, or null. */

@@ -5,13 +5,13 @@
  */
 import { sql, type Selectable } from 'kysely';
 import type { FloatingIp, FloatingIpStatus, PortForwarding, PortForwardingProtocol } from '../../domain/networking/model.ts';
-import type { FloatingIpChanges, ListQuery, PortForwardingChanges } from '../../domain/networking/ports.ts';
+import type { FloatingIpChanges, IdsOrEvery, ListQuery, PortForwardingChanges } from '../../domain/networking/ports.ts';
 import type { Db, Tx } from '../database.ts';
 import { L3Queries } from './l3-queries.ts';
 import { listRows } from './list.ts';
 import { FLOATINGIP_SPEC, PORT_FORWARDING_SPEC } from './list-specs.ts';
 import { unique } from './queries.ts';
-import { chunks } from './rows.ts';
+import { chunks, idParts } from './rows.ts';
 import type { FloatingIpsTable, PortForwardingsTable } from './tables.ts';
 
 function toFloatingIp(r: Selectable<FloatingIpsTable>): FloatingIp {
@@ -75,11 +75,11 @@ export class FipQueries extends L3Queries {
     return Number(r.n);
   }
 
-  async floatingIpsOfPorts(portIds: readonly string[]): Promise<FloatingIp[]> {
+  async floatingIpsOfPorts(portIds: IdsOrEvery): Promise<FloatingIp[]> {
     const out: FloatingIp[] = [];
-    for (const part of chunks([...new Set(portIds)])) {
-      if (part.length === 0) continue;
-      const rows = await this.db.selectFrom('floatingips').selectAll().where('fixed_port_id', 'in', part).execute();
+    for (const part of idParts(portIds)) {
+      const q = this.db.selectFrom('floatingips').selectAll();
+      const rows = await (part === null ? q.where('fixed_port_id', 'is not', null) : q.where('fixed_port_id', 'in', part)).execute();
       out.push(...rows.map(toFloatingIp));
     }
     return out.sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1));
@@ -149,11 +149,11 @@ export class FipQueries extends L3Queries {
     return out;
   }
 
-  async portForwardingsOfPorts(portIds: readonly string[]): Promise<PortForwarding[]> {
+  async portForwardingsOfPorts(portIds: IdsOrEvery): Promise<PortForwarding[]> {
     const out: PortForwarding[] = [];
-    for (const part of chunks([...new Set(portIds)])) {
-      if (part.length === 0) continue;
-      const rows = await this.db.selectFrom('port_forwardings').selectAll().where('internal_port_id', 'in', part).orderBy('id').execute();
+    for (const part of idParts(portIds)) {
+      const q = this.db.selectFrom('port_forwardings').selectAll();
+      const rows = await (part === null ? q : q.where('internal_port_id', 'in', part)).orderBy('id').execute();
       out.push(...rows.map(toPortForwarding));
     }
     return out;

@@ -10,13 +10,14 @@
  * (`JSON.stringify`, compact), so a port on a switch is found with a `LIKE` on the exact JSON
  * member text first and confirmed on the parsed value.
  */
-import { sql } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import type { Switch, SwitchPortCabling, SwitchPortState } from '../../domain/networking/model.ts';
 import type { FixedIp } from '../../domain/networking/model.ts';
 import type {
   NetworkRepository,
   NetworkTx,
   NodePortLink,
+  IdsOrEvery,
   NodeScope,
   NodeVifRow,
   SubPortRow,
@@ -27,7 +28,7 @@ import { fromJson, toJson, type Db, type Store, type Tx } from '../database.ts';
 import { DISPLAY_IN_STEP } from '../inventory/node-display.ts';
 import { QuotaQueries } from './quota-queries.ts';
 import { unique } from './queries.ts';
-import { chunks, NODE_PORT_COLUMNS, toCabling, toNodePort, toSwitch, toSwitchPort } from './rows.ts';
+import { chunks, idParts, NODE_PORT_COLUMNS, toCabling, toNodePort, toSwitch, toSwitchPort } from './rows.ts';
 
 /** Escape `%`, `_` and `\` for a LIKE pattern with `ESCAPE '\'`. */
 function likeEscape(text: string): string {
@@ -243,18 +244,19 @@ export class NetworkQueries extends QuotaQueries implements NetworkTx {
     return (await this.valueRows(q.orderBy('ports.id').compile(), VIF_ROW_COLUMNS)).map(toVifRow);
   }
 
-  async fixedIpsOf(portIds: readonly string[]): Promise<Map<string, FixedIp[]>> {
+  async fixedIpsOf(portIds: IdsOrEvery): Promise<Map<string, FixedIp[]>> {
     const out = new Map<string, FixedIp[]>();
-    for (const part of chunks([...new Set(portIds)])) {
-      if (part.length === 0) continue;
-      const query = this.db
-        .selectFrom('network_ip_allocations')
-        .select(['port_id', 'subnet_id', 'ip_address'])
-        .where('port_id', 'in', part)
-        .orderBy('port_id')
-        .orderBy('position')
-        .compile();
-      for (const [port, subnet_id, ip_address] of (await this.valueRows(query, ['port_id', 'subnet_id', 'ip_address'])) as string[][]) {
+    const query = (part: readonly string[] | null): CompiledQuery => {
+      let q = this.db.selectFrom('network_ip_allocations').select(['port_id', 'subnet_id', 'ip_address']);
+      if (part !== null) q = q.where('port_id', 'in', part);
+      return q.orderBy('port_id').orderBy('position').compile();
+    };
+    for (const part of idParts(portIds)) {
+      for (const [port, subnet_id, ip_address] of (await this.valueRows(query(part), [
+        'port_id',
+        'subnet_id',
+        'ip_address',
+      ])) as string[][]) {
         const ip: FixedIp = { subnet_id: subnet_id!, ip_address: ip_address! };
         const list = out.get(port!);
         if (list) list.push(ip);
@@ -264,20 +266,19 @@ export class NetworkQueries extends QuotaQueries implements NetworkTx {
     return out;
   }
 
-  async subPortsOf(trunkIds: readonly string[]): Promise<Map<string, SubPortRow[]>> {
+  async subPortsOf(trunkIds: IdsOrEvery): Promise<Map<string, SubPortRow[]>> {
     const out = new Map<string, SubPortRow[]>();
     const columns = ['trunk_id', 'port_id', 'segmentation_id', 'project_id', 'network_id'];
-    for (const part of chunks([...new Set(trunkIds)])) {
-      if (part.length === 0) continue;
-      const query = this.db
+    const query = (part: readonly string[] | null): CompiledQuery => {
+      let q = this.db
         .selectFrom('network_subports as s')
         .innerJoin('network_ports as p', 'p.id', 's.port_id')
-        .select(['s.trunk_id', 's.port_id', 's.segmentation_id', 'p.project_id', 'p.network_id'])
-        .where('s.trunk_id', 'in', part)
-        .orderBy('s.trunk_id')
-        .orderBy('s.segmentation_id')
-        .compile();
-      for (const r of await this.valueRows(query, columns)) {
+        .select(['s.trunk_id', 's.port_id', 's.segmentation_id', 'p.project_id', 'p.network_id']);
+      if (part !== null) q = q.where('s.trunk_id', 'in', part);
+      return q.orderBy('s.trunk_id').orderBy('s.segmentation_id').compile();
+    };
+    for (const part of idParts(trunkIds)) {
+      for (const r of await this.valueRows(query(part), columns)) {
         const [trunk, port_id, segmentation_id, project_id, network_id] = r as [string, string, number, string, string];
         const sub: SubPortRow = { port_id, project_id, network_id, segmentation_id: Number(segmentation_id) };
         const list = out.get(trunk);

@@ -20,7 +20,7 @@ import type {
   Trunk,
   TrunkStatus,
 } from '../../domain/networking/model.ts';
-import type { NodePortLink } from '../../domain/networking/ports.ts';
+import type { IdsOrEvery, NodePortLink } from '../../domain/networking/ports.ts';
 import { fromJson, toJson, type Db, type Tx } from '../database.ts';
 import type {
   NetworkPortsTable,
@@ -41,6 +41,14 @@ export function chunks<T>(items: readonly T[], size = 5000): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
+}
+
+/**
+ * The parts an {@link IdsOrEvery} is read in: `[null]` (one unfiltered read) for `'every'`, else
+ * chunks of distinct ids (none for no ids).
+ */
+export function idParts(ids: IdsOrEvery): Array<readonly string[] | null> {
+  return ids === 'every' ? [null] : chunks([...new Set(ids)]).filter((p) => p.length > 0);
 }
 
 /** Networks from rows, with their RBAC `access_as_shared` targets (one query). */
