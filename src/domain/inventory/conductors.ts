@@ -46,9 +46,14 @@ export function conductorFor(node: { uuid: string; driver: string; conductor_gro
   return best;
 }
 
-/** Live conductors, read from storage at most once per cache period. */
+/**
+ * Live conductors, read from storage at most once per cache period. A conductor running in this
+ * process ({@link ConductorHeartbeat}) always counts as live here, even while its stored
+ * heartbeat is late: the process knows it runs.
+ */
 export class ConductorDirectory {
   #cache: { at: number; alive: readonly Conductor[] } | null = null;
+  #self: Omit<Conductor, 'created_at' | 'updated_at'> | null = null;
 
   /**
    * @param aliveTimeoutMs a conductor whose last heartbeat is older than this is dead (ms)
@@ -72,13 +77,25 @@ export class ConductorDirectory {
     return (await this.list()).find((c) => c.hostname === hostname) ?? null;
   }
 
-  /** The live conductors (cached for a short time). */
+  /** The live conductors (cached for a short time), this process's own among them while it runs. */
   async alive(): Promise<readonly Conductor[]> {
     const now = this.clock.now();
     if (this.#cache && now - this.#cache.at < this.cacheMs && now >= this.#cache.at) return this.#cache.alive;
-    const alive = (await this.repo.list()).filter((c) => now - c.updated_at <= this.aliveTimeoutMs);
+    const self = this.#self;
+    const stored = await this.repo.list();
+    const alive = stored.filter((c) => now - c.updated_at <= this.aliveTimeoutMs || c.hostname === self?.hostname);
+    if (self !== null && !alive.some((c) => c.hostname === self.hostname)) alive.push({ ...self, created_at: now, updated_at: now });
     this.#cache = { at: now, alive };
     return alive;
+  }
+
+  /**
+   * Count a conductor running in this process as live (null: none runs any more), whatever its
+   * stored heartbeat says. Set by {@link ConductorHeartbeat}.
+   */
+  setSelf(self: Omit<Conductor, 'created_at' | 'updated_at'> | null): void {
+    this.#self = self;
+    this.#cache = null;
   }
 
   /** Forget the cached live set (after a registration change in this process). */
@@ -121,7 +138,7 @@ export class ConductorHeartbeat {
   /** Register and start heartbeating. */
   async start(): Promise<void> {
     await this.repo.upsert(this.hostname, this.group, this.drivers, this.clock.now());
-    this.directory.invalidate();
+    this.directory.setSelf({ hostname: this.hostname, conductor_group: this.group, drivers: this.drivers });
     this.#timer = setInterval(() => {
       this.repo
         .heartbeat(this.hostname, this.clock.now())
@@ -135,6 +152,7 @@ export class ConductorHeartbeat {
   async stop(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
+    this.directory.setSelf(null);
     await this.repo.remove(this.hostname).catch(this.onError);
     this.directory.invalidate();
   }

@@ -5,7 +5,7 @@
  * repository (src/store/networking/) implements them with the rest.
  */
 import type { FloatingIp, PortForwarding } from './model.ts';
-import type { IdsOrEvery } from './ports.ts';
+import type { IdsOrEvery } from './id-sets.ts';
 
 /** Floating IP columns a write may change (the address and its port never change). */
 export type FloatingIpChanges = Partial<Pick<FloatingIp, 'description' | 'fixed_port_id' | 'fixed_ip_address' | 'router_id' | 'status'>>;

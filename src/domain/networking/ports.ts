@@ -29,6 +29,8 @@ import type {
   Trunk,
 } from './model.ts';
 import type { FipReads, FipWrites } from './ports-fip.ts';
+import type { IdsOrEvery } from './id-sets.ts';
+export type { IdsOrEvery } from './id-sets.ts';
 import type { L3Reads, L3Writes } from './ports-l3.ts';
 import type { QuotaReads, QuotaWrites } from './ports-quota.ts';
 
@@ -100,12 +102,6 @@ export interface NodeVifRow {
     readonly trunk: { readonly id: string; readonly name: string; readonly project_id: string } | null;
   } | null;
 }
-
-/**
- * Ids to read rows of, or `'every'`: all rows, unfiltered — a superset the caller looks its ids
- * up in, cheaper than sending thousands of ids when a listing covers the whole cloud (an admin's).
- */
-export type IdsOrEvery = readonly string[] | 'every';
 
 /**
  * The nodes a caller may see, as the baremetal list rules put it (Ironic 21.4
