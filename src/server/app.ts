@@ -10,6 +10,7 @@
  * | `/image`        | Glance v2 (`/image/v2`)         | `src/api/image/index.ts`    |
  * | `/network`      | Neutron v2.0 (`/network/v2.0`)  | `src/api/network/index.ts`  |
  * | `/compute`      | Nova v2.1 subset (`/compute/v2.1`) | `src/api/compute/index.ts` |
+ * | `/healthz`, `/readyz`, `/metrics` | operations (no authentication) | `src/api/ops/index.ts` |
  */
 import { bootApi } from '../api/boot/index.ts';
 import { randomUUID } from 'node:crypto';
@@ -31,6 +32,10 @@ import { errorBody as keystoneErrorBody } from '../api/identity/errors.ts';
 import { errorBody as leaseErrorBody } from '../api/lease/errors.ts';
 import { sendGlanceError } from '../api/image/errors.ts';
 import type { Services } from './services.ts';
+import { registerOps } from '../api/ops/index.ts';
+import { HealthService } from './health.ts';
+import { EsiMetrics } from './metrics.ts';
+import { OpsQueries } from '../store/ops-queries.ts';
 
 /** Renderers of router-level errors, per service prefix, in each service's wire format. */
 const FRAMEWORK_ERROR_RENDERERS: ReadonlyArray<readonly [string, RawErrorRenderer]> = [
@@ -92,6 +97,19 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('openstack-request-id', request.id);
     reply.header('x-openstack-request-id', request.id);
+  });
+
+  // Health, readiness and metrics (src/api/ops): before the services, so their requests count.
+  const ops = new OpsQueries(services.store.db);
+  const opsError = (err: unknown): void => services.logger.warn({ err }, 'health or metrics read failed');
+  registerOps(app, {
+    health: new HealthService(
+      ops,
+      services.inventory.conductors,
+      { conductorRole: services.config.roles.includes('conductor'), hostname: services.config.conductor.hostname },
+      opsError,
+    ),
+    metrics: services.config.metrics ? new EsiMetrics(ops, services.inventory.conductors, opsError) : null,
   });
 
   app.get('/', async () => ({

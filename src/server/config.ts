@@ -24,6 +24,7 @@
  * | log level            | `--log-level`   | `ESI_LOG_LEVEL`        | `info`                       |
  * | largest image upload |                 | `ESI_MAX_IMAGE_SIZE`   | 1 TiB (`1099511627776` bytes) |
  * | conductor workers    |                 | `ESI_CONDUCTOR_WORKERS`| `64` (0: no conductor work)  |
+ * | Prometheus metrics   |                 | `ESI_METRICS`          | `true` (`GET /metrics`)      |
  *
  * Conductor timing (environment, or the config file key in lower case without `ESI_`):
  * `ESI_POWER_SYNC_INTERVAL` (60 s),
@@ -87,6 +88,8 @@ export interface Config {
   readonly inspectionRulesFile: string | null;
   /** Largest accepted request body, bytes. */
   readonly maxBodyBytes: number;
+  /** Whether `GET /metrics` is served and requests are counted (docs/operations.md). */
+  readonly metrics: boolean;
   readonly images: {
     /** Largest accepted image upload, bytes (Glance's `image_size_cap`: 1 TiB); larger is 413. */
     readonly maxImageBytes: number;
@@ -311,6 +314,7 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
     policyFile: pick(options.policyFile, 'ESI_POLICY_FILE', 'policy_file') ?? null,
     inspectionRulesFile: pick(undefined, 'ESI_INSPECTION_RULES', 'inspection_rules') ?? null,
     maxBodyBytes: num('ESI_MAX_BODY_BYTES', 'max_body_bytes', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    metrics: parseBool(pick(undefined, 'ESI_METRICS', 'metrics') ?? 'true', 'metrics'),
     images: { maxImageBytes: num('ESI_MAX_IMAGE_SIZE', 'max_image_size', 1024 ** 4, 1, Number.MAX_SAFE_INTEGER) },
     identity: {
       tokenTtlS: num('ESI_TOKEN_TTL', 'token_ttl', 3600, 60, 7 * 24 * 3600),
