@@ -7,9 +7,10 @@
  *
  * The config drive carries the hostname `esi-test-node`, an SSH key made by ssh-keygen, user data
  * that writes a file, and a network_data.json giving the NIC (by MAC) the static address
- * 10.0.2.15/24, gateway 10.0.2.2, DNS 10.0.2.3 (QEMU user networking). The machine boots once
- * with UEFI (OVMF) and once with legacy BIOS (SeaBIOS); each test logs in over SSH as `debian`
- * and checks what cloud-init did, and prints the time from power-on to SSH answering.
+ * 10.0.2.15/24, gateway 10.0.2.2, DNS 10.0.2.3 (QEMU user networking). The machine boots with
+ * legacy BIOS (SeaBIOS) — and with UEFI (OVMF) too when `ESI_TEST_BOTH_FIRMWARES=1`; the UEFI boot
+ * of this image is otherwise real-provision.test.ts's — logs in over SSH as `debian`, checks what
+ * cloud-init did, and prints the time from power-on to SSH answering.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -165,7 +166,13 @@ describeNeeding(
       }
     }
 
-    it('boots with UEFI (OVMF) from /EFI/BOOT/BOOTX64.EFI and applies the config drive', () => bootAndCheck('uefi'));
+    // UEFI (OVMF, /EFI/BOOT/BOOTX64.EFI) boots of this image are test/system/real-provision.test.ts's:
+    // a lab QEMU node deployed through the API with the agent, reached over SSH. Run here with
+    // ESI_TEST_BOTH_FIRMWARES=1 (75 s more of TCG boot on CI's machine).
+    it.runIf(process.env.ESI_TEST_BOTH_FIRMWARES === '1')(
+      'boots with UEFI (OVMF) from /EFI/BOOT/BOOTX64.EFI and applies the config drive',
+      () => bootAndCheck('uefi'),
+    );
 
     it('boots with legacy BIOS (SeaBIOS) and applies the config drive', () => bootAndCheck('bios'));
 
