@@ -32,6 +32,7 @@ import { powerSyncBenchmark } from './power-sync.ts';
 import { inspectionBenchmark } from './inspection.ts';
 import { ramdiskBootBenchmark } from './ramdisk-boot.ts';
 import { realProvisionBenchmark } from './real-provision.ts';
+import { metricsCostBenchmark } from './metrics-cost.ts';
 
 /** Every benchmark, in the order a full run executes them. */
 export const BENCHMARKS: readonly Benchmark[] = [
@@ -42,6 +43,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   imageThroughputBenchmark,
   deployFleetBenchmark,
   nodeNetworkListBenchmark,
+  metricsCostBenchmark,
   networkAttachBenchmark,
   fipFirstPacketBenchmark,
   placementBenchmark,
