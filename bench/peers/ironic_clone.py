@@ -14,6 +14,8 @@ import sqlite3
 import sys
 import uuid
 
+from ironic_rows import Template
+
 
 def mac_for(index: int, port_no: int) -> str:
     """A locally administered MAC 52:54:1p:xx:xx:xx unique per (index, port_no), index < 2**24.
@@ -26,15 +28,8 @@ def mac_for(index: int, port_no: int) -> str:
 def main() -> None:
     db_path, template_uuid, first, count, prefix = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
     con = sqlite3.connect(db_path, timeout=60)
-    con.row_factory = sqlite3.Row
-    node = con.execute("SELECT * FROM nodes WHERE uuid = ?", (template_uuid,)).fetchone()
-    if node is None:
-        raise SystemExit("template node %s not found" % template_uuid)
-    ports = con.execute("SELECT * FROM ports WHERE node_id = ? ORDER BY id", (node["id"],)).fetchall()
-    node_cols = [c for c in node.keys() if c != "id"]
-    port_cols = [c for c in ports[0].keys() if c != "id"] if ports else []
-    node_sql = "INSERT INTO nodes (%s) VALUES (%s)" % (", ".join(node_cols), ", ".join("?" * len(node_cols)))
-    port_sql = "INSERT INTO ports (%s) VALUES (%s)" % (", ".join(port_cols), ", ".join("?" * len(port_cols))) if ports else None
+    t = Template(con, template_uuid)
+    node, ports, node_cols, port_cols, node_sql, port_sql = t.node, t.ports, t.node_cols, t.port_cols, t.node_sql, t.port_sql
     added_ports = 0
     with con:
         for i in range(first, first + count):

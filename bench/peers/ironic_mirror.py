@@ -15,22 +15,17 @@ import json
 import sqlite3
 import sys
 
+from ironic_rows import Template
+
 
 def main() -> None:
     db_path, template_uuid = sys.argv[1], sys.argv[2]
     wanted = json.load(sys.stdin)
     con = sqlite3.connect(db_path, timeout=60)
-    con.row_factory = sqlite3.Row
-    node = con.execute("SELECT * FROM nodes WHERE uuid = ?", (template_uuid,)).fetchone()
-    if node is None:
-        raise SystemExit("template node %s not found" % template_uuid)
-    port = con.execute("SELECT * FROM ports WHERE node_id = ? ORDER BY id", (node["id"],)).fetchone()
-    if port is None:
+    t = Template(con, template_uuid)
+    if not t.ports:
         raise SystemExit("template node %s has no port" % template_uuid)
-    node_cols = [c for c in node.keys() if c != "id"]
-    port_cols = [c for c in port.keys() if c != "id"]
-    node_sql = "INSERT INTO nodes (%s) VALUES (%s)" % (", ".join(node_cols), ", ".join("?" * len(node_cols)))
-    port_sql = "INSERT INTO ports (%s) VALUES (%s)" % (", ".join(port_cols), ", ".join("?" * len(port_cols)))
+    node, port, node_cols, port_cols, node_sql, port_sql = t.node, t.ports[0], t.node_cols, t.port_cols, t.node_sql, t.port_sql
     nodes = ports = 0
     with con:
         for n in wanted:
