@@ -25,6 +25,7 @@ import { registerPortForwardingCommands } from './cli/commands/port-forwarding.t
 import { registerSwitchCommands } from './cli/commands/switch.ts';
 import { registerImageBuildCommands } from './cli/commands/image-build.ts';
 import { registerCloudOption } from './cli/clouds.ts';
+import { registerWaitReadyCommand } from './cli/commands/wait-ready.ts';
 
 const program = new Command('esi')
   .description('Elastic Secure Infrastructure: lease, power and provision bare-metal nodes')
@@ -47,6 +48,7 @@ registerNetworkCommands(program);
 registerPortForwardingCommands(program);
 registerSwitchCommands(program);
 registerImageBuildCommands(program);
+registerWaitReadyCommand(program);
 
 // `esi … | head`: a closed pipe ends the command quietly, as it does for other Unix tools.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
