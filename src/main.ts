@@ -18,6 +18,7 @@ import { registerEventCommands } from './cli/commands/event.ts';
 import { registerNodeCommands } from './cli/commands/node.ts';
 import { registerOfferCommands } from './cli/commands/offer.ts';
 import { registerServerCommands } from './server/commands.ts';
+import { registerAdminCommands } from './server/admin-commands.ts';
 import { registerTokenCommands } from './cli/commands/token.ts';
 import { registerQuotaCommands } from './cli/commands/quota.ts';
 import { registerNetworkCommands } from './cli/commands/network.ts';
@@ -35,6 +36,7 @@ const program = new Command('esi')
 
 registerCloudOption(program);
 registerServerCommands(program);
+registerAdminCommands(program);
 registerLabEnrollCommand(program.commands.find((c) => c.name() === 'lab')!);
 registerAgentCommands(program);
 registerRamdiskCommands(program);

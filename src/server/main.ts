@@ -45,6 +45,13 @@ export async function startServer(requested: Config, options: StartOptions = {})
       // Printed once, on the first start only; it is also in <data-dir>/admin-openrc (mode 0600).
       process.stdout.write(`esi: created user "admin" in project "admin" with password: ${boot.adminPassword}\n`);
     }
+  } else if (boot.givenPasswordDiffers) {
+    // The given password applies on the first start only; say so rather than ignore it.
+    const message =
+      'ESI_ADMIN_PASSWORD differs from the password of user "admin", which is set on the first start only; ' +
+      `it was not applied (run \`esi admin reset-password\` to change it; ${openrcPath(config)} holds the password in use)`;
+    services.logger.warn(message);
+    process.stderr.write(`esi: ${message}\n`);
   } else if (config.adminPassword && !fs.existsSync(openrcPath(config))) {
     writeOpenrc(config, config.adminPassword);
   }
@@ -106,7 +113,11 @@ export function openrcPath(config: Config): string {
   return path.join(config.dataDir, 'admin-openrc');
 }
 
-function writeOpenrc(config: Config, password: string): void {
+/**
+ * Write `<data-dir>/admin-openrc` (mode 0600): the `OS_*` settings of user `admin` with
+ * `password`, for `source` before running `openstack` or `esi`.
+ */
+export function writeOpenrc(config: Config, password: string): void {
   fs.mkdirSync(config.dataDir, { recursive: true });
   const quoted = `'${password.replace(/'/g, `'\\''`)}'`;
   const lines = [

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { DEFAULT_DOMAIN_ID, DEFAULT_DOMAIN_NAME, type Role } from './model.ts';
 import type { IdentityRepository } from './ports.ts';
-import { hashPassword } from './passwords.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
 import { newHexId as newId } from '../ids.ts';
 
 /** Result of a bootstrap: whether the admin user was created now, and its password if generated. */
@@ -22,6 +22,11 @@ export interface BootstrapResult {
   readonly generated: boolean;
   readonly adminProjectId: string;
   readonly adminUserId: string;
+  /**
+   * True when a password was given but the admin user already existed with another one: the
+   * given password is not applied (it is used on the first start only); the caller reports it.
+   */
+  readonly givenPasswordDiffers: boolean;
 }
 
 const ROLE_NAMES = ['admin', 'manager', 'member', 'reader', 'service'] as const;
@@ -67,6 +72,11 @@ export async function bootstrapIdentity(repo: IdentityRepository, clock: Clock, 
   let [user] = await repo.findUsers({ name: 'admin', domainId: DEFAULT_DOMAIN_ID });
   let password: string | null = null;
   let generated = false;
+  let givenPasswordDiffers = false;
+  if (user && adminPassword !== null) {
+    const stored = await repo.getPasswordHash(user.id);
+    givenPasswordDiffers = stored === null || !(await verifyPassword(adminPassword, stored));
+  }
   if (!user) {
     password = adminPassword ?? randomBytes(18).toString('base64url');
     generated = adminPassword === null;
@@ -76,5 +86,34 @@ export async function bootstrapIdentity(repo: IdentityRepository, clock: Clock, 
   const adminRole = roles.get('admin')!;
   await repo.grant({ user_id: user.id, role_id: adminRole.id, target: { type: 'project', id: project.id } });
   await repo.grant({ user_id: user.id, role_id: adminRole.id, target: { type: 'system', id: 'all' } });
-  return { createdAdmin: password !== null, adminPassword: password, generated, adminProjectId: project.id, adminUserId: user.id };
+  return {
+    createdAdmin: password !== null,
+    adminPassword: password,
+    generated,
+    adminProjectId: project.id,
+    adminUserId: user.id,
+    givenPasswordDiffers,
+  };
+}
+
+/**
+ * Set the password of the bootstrap user `admin` (`esi admin reset-password`, for an operator
+ * who lost it or changed `ESI_ADMIN_PASSWORD` after the first start): the user is enabled again
+ * and every token it holds is revoked, as a Keystone password change does.
+ * @param password the new password, or null to generate one (24 random bytes, base64url)
+ * @returns the password set, and whether it was generated
+ * @throws Error when there is no admin user (the server has never started on this database)
+ */
+export async function resetAdminPassword(
+  repo: IdentityRepository,
+  clock: Clock,
+  password: string | null,
+): Promise<{ password: string; generated: boolean }> {
+  const [user] = await repo.findUsers({ name: 'admin', domainId: DEFAULT_DOMAIN_ID });
+  if (!user) throw new Error('there is no user "admin" in this database: start esi once to create it');
+  const chosen = password ?? randomBytes(18).toString('base64url');
+  const now = clock.now();
+  await repo.updateUser({ ...user, enabled: true }, await hashPassword(chosen), now);
+  await repo.revokeTokensFor({ userId: user.id }, now);
+  return { password: chosen, generated: password === null };
 }

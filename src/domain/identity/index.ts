@@ -22,7 +22,7 @@ export { DomainAdmin, type DomainInput, type DomainPatch } from './domains.ts';
 export { ApplicationCredentials, type AppCredentialAuth, type AppCredentialInput, type CreatedAppCredential } from './app-credentials.ts';
 export { TokenService, tokenId, type IssuedToken, type TokenInfo, type PasswordCredentials, type ScopeRequest } from './tokens.ts';
 export { SubjectTokens, type SubjectAction } from './subject-tokens.ts';
-export { bootstrapIdentity, type BootstrapResult } from './bootstrap.ts';
+export { bootstrapIdentity, resetAdminPassword, type BootstrapResult } from './bootstrap.ts';
 
 /** The identity services other areas and the identity API use. */
 export interface Identity {
