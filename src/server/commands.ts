@@ -4,6 +4,8 @@
  * imported when the command runs, so that the other commands start without loading the server.
  * `esi server create|list|show|delete` (bare-metal servers) are subcommands of `server`.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import type { ConfigOptions } from './config.ts';
 import { registerInstanceCommands } from '../cli/commands/server-instances.ts';
@@ -152,6 +154,9 @@ export function registerServerCommands(program: Command): void {
       if (opts.labIpmi !== undefined) onClose.push(await ipmiLabFor(opts.labIpmi, config.lab.host));
       const running = await startServer(config, { onClose });
       process.stdout.write(`esi: listening on ${running.url ?? '(no api role)'}; data in ${config.dataDir}\n`);
+      const openrc = path.join(config.dataDir, 'admin-openrc');
+      if (fs.existsSync(openrc)) process.stdout.write(`esi: admin credentials: source ${openrc}\n`);
+      process.stdout.write(`esi: ready; stop with Ctrl-C (or kill -TERM ${process.pid})\n`);
       shutdownOnSignal(() => running.close());
     });
   registerInstanceCommands(server);
@@ -261,13 +266,33 @@ async function ipmiLabFor(count: string, host: string): Promise<() => Promise<vo
   return () => lab.close();
 }
 
+/** Seconds a clean stop may take before the process exits anyway. */
+const STOP_DEADLINE_S = 20;
+
+/**
+ * On SIGINT or SIGTERM: say so, close `close` (workers, API, lab, database) and exit 0, or 1
+ * when closing fails or takes longer than {@link STOP_DEADLINE_S}; a second signal exits at once.
+ */
 function shutdownOnSignal(close: () => Promise<void>): void {
   let stopping = false;
-  const stop = (): void => {
-    if (stopping) return;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      // A second Ctrl-C: do not wait for the clean stop.
+      process.stderr.write(`esi: ${signal} again: exiting without waiting\n`);
+      process.exit(1);
+    }
     stopping = true;
+    process.stderr.write(`esi: ${signal}: stopping (background work, the API, the lab, the database)…\n`);
+    const deadline = setTimeout(() => {
+      process.stderr.write(`esi: not stopped after ${STOP_DEADLINE_S} s: exiting\n`);
+      process.exit(1);
+    }, STOP_DEADLINE_S * 1000);
+    deadline.unref();
     close().then(
-      () => process.exit(0),
+      () => {
+        process.stderr.write('esi: stopped\n');
+        process.exit(0);
+      },
       (err: unknown) => {
         process.stderr.write(`esi: error while stopping: ${(err as Error).message}\n`);
         process.exit(1);
