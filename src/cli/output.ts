@@ -7,8 +7,12 @@
  * - `-f yaml`: the same data as YAML;
  * - `-f value`: lists as one line per row of space-separated values, records as one value per
  *   line — for shell scripts;
+ * - `-f csv`: a header line of the column names, then one line per row (a record is one row),
+ *   strings quoted and numbers not (cliff's `QUOTE_NONNUMERIC`);
  * - `-c COLUMN` (repeatable): keep only these columns (list labels or record field names), in
- *   the command's own order; naming no known column is an error, as in cliff.
+ *   the command's own order; naming no known column is an error, as in cliff. A command that
+ *   changes state declares its columns ({@link addOutputOptions}), so that a bad `-c` is refused
+ *   before anything is sent.
  *
  * In `table` and `value` output, objects and arrays are written as JSON, `null` as `None` and
  * booleans as `True`/`False` (the words the Python clients print), so scripts written for
@@ -20,7 +24,7 @@ import YAML from 'yaml';
 import { CliError } from './session.ts';
 
 /** An output format. */
-export type Format = 'table' | 'json' | 'yaml' | 'value';
+export type Format = 'table' | 'json' | 'yaml' | 'value' | 'csv';
 
 /** The output options of one command. */
 export interface OutputOptions {
@@ -28,13 +32,33 @@ export interface OutputOptions {
   readonly column: readonly string[];
 }
 
-const FORMATS: readonly Format[] = ['table', 'json', 'yaml', 'value'];
+const FORMATS: readonly Format[] = ['table', 'json', 'yaml', 'value', 'csv'];
 
-/** Add `-f/--format` and `-c/--column` to a command. */
-export function addOutputOptions(cmd: Command): Command {
-  return cmd
+/**
+ * Add `-f/--format` and `-c/--column` to a command.
+ * @param columns the columns the command prints, when known before it runs (every command that
+ *   changes state gives them): `-c` naming none of them is then refused before the action runs,
+ *   so that nothing is created by a command that would fail to print it
+ */
+export function addOutputOptions(cmd: Command, columns?: readonly string[]): Command {
+  const withOptions = cmd
     .option('-f, --format <format>', `output format: ${FORMATS.join(', ')}`, parseFormat, 'table' as Format)
     .option('-c, --column <name>', 'show only this column (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[]);
+  if (columns !== undefined) {
+    withOptions.hook('preAction', (_program, action) => {
+      select(columns, action.opts<Partial<OutputOptions>>().column ?? []);
+    });
+  }
+  return withOptions;
+}
+
+/** One CSV line: strings quoted (inner quotes doubled), numbers bare, as Python's `csv.QUOTE_NONNUMERIC`. */
+function csvLine(values: readonly unknown[]): string {
+  return values
+    .map((v) =>
+      typeof v === 'number' || typeof v === 'bigint' ? String(v) : `"${(v === undefined ? '' : cellText(v)).replace(/"/g, '""')}"`,
+    )
+    .join(',');
 }
 
 function parseFormat(value: string): Format {
@@ -52,9 +76,20 @@ export function cellText(v: unknown): string {
   return JSON.stringify(v);
 }
 
+/** A column name as `-c` compares it: lower case, spaces as underscores (`Start Time` = `start_time`). */
+function columnKey(name: string): string {
+  return name.trim().toLowerCase().replace(/\s+/g, '_');
+}
+
+/**
+ * The indexes of the columns `wanted` names, in the command's order; a list's label and the
+ * field name of the same column are one column (`-c uuid` and `-c UUID` both select `UUID`).
+ * @throws CliError when `wanted` names none of them (cliff's message)
+ */
 function select(names: readonly string[], wanted: readonly string[]): number[] {
   if (wanted.length === 0) return names.map((_, i) => i);
-  const idx = names.flatMap((n, i) => (wanted.includes(n) ? [i] : []));
+  const keys = new Set(wanted.map(columnKey));
+  const idx = names.flatMap((n, i) => (keys.has(columnKey(n)) ? [i] : []));
   if (idx.length === 0)
     throw new CliError(`No recognized column names in ${JSON.stringify(wanted)}. Recognized columns are ${JSON.stringify(names)}.`);
   return idx;
@@ -91,6 +126,9 @@ export function printList(
     case 'value':
       for (const r of picked) write(`${r.map(cellText).join(' ')}\n`);
       return;
+    case 'csv':
+      write(`${[csvLine(cols), ...picked.map(csvLine)].join('\n')}\n`);
+      return;
     default: {
       if (picked.length === 0) return;
       const table = newTable(cols);
@@ -121,6 +159,9 @@ export function printShow(
       return;
     case 'value':
       for (const [, v] of picked) write(`${cellText(v)}\n`);
+      return;
+    case 'csv':
+      write(`${csvLine(picked.map(([k]) => k))}\n${csvLine(picked.map(([, v]) => v))}\n`);
       return;
     default: {
       const table = newTable(['Field', 'Value']);

@@ -157,6 +157,7 @@ export function registerLeaseRequest(lease: Command): void {
       .option('--name <name>', 'name of every lease')
       .option('--purpose <text>', 'purpose of every lease')
       .option('--properties <json>', 'arbitrary key/value properties of every lease, as a JSON object'),
+    LEASE_FIELDS.map(([, l]) => l),
   ).action(async (o: RequestOptions & OutputOptions) => {
     const body = requestBody(o);
     const res = await withSession((s) => s.call('lease', 'POST', '/v1/lease_requests', { body }));

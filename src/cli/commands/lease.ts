@@ -27,6 +27,7 @@ export function registerLeaseCommands(program: Command): void {
       .option('--properties <json>', 'arbitrary key/value properties, as a JSON object')
       .option('--resource-type <type>', 'use this resource type instead of the default')
       .option('--purpose <text>', 'the purpose of the lease'),
+    LEASE_FIELDS.map(([f]) => f),
   ).action(async (resource: string, project: string, o: LeaseCreateOptions & OutputOptions) => {
     const body = {
       resource_uuid: resource,
@@ -54,6 +55,7 @@ export function registerLeaseCommands(program: Command): void {
       .description("change a lease's end time (admin)")
       .argument('<uuid>', 'lease UUID')
       .requiredOption('--end-time <time>', 'the new end time'),
+    LEASE_FIELDS.map(([f]) => f),
   ).action(async (uuid: string, o: { endTime: string } & OutputOptions) => {
     const updated = await withSession((s) =>
       s.call('lease', 'PATCH', `/v1/leases/${encodeURIComponent(uuid)}`, { body: { end_time: o.endTime } }),

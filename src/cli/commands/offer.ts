@@ -27,6 +27,7 @@ export function registerOfferCommands(program: Command): void {
       .option('--name <name>', 'name of the offer')
       .option('--properties <json>', 'arbitrary key/value properties, as a JSON object')
       .option('--resource-type <type>', 'use this resource type instead of the default'),
+    OFFER_FIELDS.map(([f]) => f),
   ).action(async (resourceUuid: string, o: OfferCreateOptions & OutputOptions) => {
     const body = {
       resource_uuid: resourceUuid,
@@ -109,6 +110,7 @@ export function registerOfferCommands(program: Command): void {
       .option('--start-time <time>', 'time when the lease starts')
       .option('--end-time <time>', 'time when the lease ends')
       .option('--properties <json>', 'arbitrary key/value properties, as a JSON object'),
+    LEASE_FIELDS.map(([f]) => f),
   ).action(async (offerUuid: string, o: ClaimOptions & OutputOptions) => {
     const body = {
       ...(o.startTime !== undefined ? { start_time: o.startTime } : {}),
