@@ -7,6 +7,11 @@
  * pipes, tests) one line per phase change and one per 10 % of bytes, e.g.
  * `esi: B: writing the image: 40% (12.0 MiB of 30.0 MiB)`. Output goes to stderr so that stdout
  * keeps only the command's result.
+ *
+ * A byte phase that ends — the next phase begins, or the operation succeeds ({@link
+ * ProgressView.finish}) — is drawn at 100 % (a poll every 500 ms rarely sees the last bytes), so
+ * that a finished write never stays at 0 % or 32 %; an operation that fails ({@link
+ * ProgressView.stop}) leaves the bar where it was.
  */
 import cliProgress from 'cli-progress';
 
@@ -38,6 +43,8 @@ export class ProgressView {
   #bar: cliProgress.SingleBar | null = null;
   #phase = '';
   #lastTenth = -1;
+  /** The total of the current phase's bytes, when it moves a known number of them. */
+  #total: number | null = null;
 
   /**
    * @param subject what is being worked on, e.g. the node's name
@@ -54,13 +61,17 @@ export class ProgressView {
   update(s: ProgressState): void {
     const hasBytes = typeof s.bytes === 'number';
     if (s.phase !== this.#phase) {
+      // The next phase began: the previous one's bytes are all done.
+      this.#complete();
       this.#endBar();
       this.#phase = s.phase;
       this.#lastTenth = -1;
+      this.#total = null;
       if (!this.#tty || !hasBytes) this.#line(s.phase);
     }
     if (!hasBytes) return;
     const total = typeof s.total === 'number' && s.total > 0 ? s.total : null;
+    this.#total = total;
     if (this.#tty) {
       if (this.#bar === null) {
         this.#bar = new cliProgress.SingleBar(
@@ -89,9 +100,30 @@ export class ProgressView {
     }
   }
 
-  /** End the drawing (call once, success or not). */
+  /** The operation succeeded: draw the current byte phase at 100 %, then end the drawing. */
+  finish(): void {
+    this.#complete();
+    this.stop();
+  }
+
+  /** End the drawing where it is (a failure or timeout; after {@link finish} it does nothing). */
   stop(): void {
     this.#endBar();
+    this.#total = null;
+  }
+
+  /** Draw the current byte phase at 100 % if it has a known total and was not drawn there yet. */
+  #complete(): void {
+    const total = this.#total;
+    if (total === null) return;
+    this.#total = null;
+    if (this.#bar !== null) {
+      this.#bar.setTotal(total);
+      this.#bar.update(total, { done: formatBytes(total), all: formatBytes(total) });
+    } else if (!this.#tty && this.#lastTenth < 10) {
+      this.#lastTenth = 10;
+      this.#line(`${this.#phase}: 100% (${formatBytes(total)} of ${formatBytes(total)})`);
+    }
   }
 
   #endBar(): void {

@@ -44,7 +44,10 @@ async function waitCapture(s: Session, uuid: string, subject: string, imageId: s
             : 'the reason is shown to the node owner and admins (last_error)';
         throw new CliError(`the capture of node ${subject} failed (${n.provision_state}): ${why}`);
       }
-      if (image.status === 'active' && n.provision_state === 'active') return image;
+      if (image.status === 'active' && n.provision_state === 'active') {
+        view.finish();
+        return image;
+      }
       view.update(capturePhase(n));
       if (Date.now() > deadline)
         throw new CliError(

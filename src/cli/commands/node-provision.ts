@@ -177,7 +177,10 @@ export async function waitFor(s: Session, uuid: string, subject: string, spec: W
   try {
     for (;;) {
       const n = await bm(s, 'GET', `/nodes/${uuid}`);
-      if (spec.done(n)) return n;
+      if (spec.done(n)) {
+        view.finish();
+        return n;
+      }
       if (spec.failed(n)) {
         const err =
           typeof n.last_error === 'string' && !n.last_error.startsWith('** ')

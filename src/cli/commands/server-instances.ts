@@ -91,7 +91,10 @@ async function waitActive(s: Session, id: string, timeoutS: number): Promise<Ser
     for (;;) {
       const x: Server = (await nova(s, 'GET', `/servers/${id}`)).server;
       view ??= new ProgressView(x.name);
-      if (x.status === 'ACTIVE' || x.status === 'SHUTOFF') return x;
+      if (x.status === 'ACTIVE' || x.status === 'SHUTOFF') {
+        view.finish();
+        return x;
+      }
       if (x.status === 'ERROR' || x.status === 'DELETED')
         throw new CliError(`server ${x.name} failed (${x.status}): ${x.fault?.message ?? 'no reason given'}`);
       const node = x['esi:node'];
@@ -124,7 +127,10 @@ async function waitDeleted(s: Session, x: Server, timeoutS: number): Promise<str
     if (!node) return null;
     for (;;) {
       const n = await bm(s, 'GET', `/nodes/${node}`);
-      if (n.provision_state === 'available' || n.provision_state === 'manageable') return n.provision_state;
+      if (n.provision_state === 'available' || n.provision_state === 'manageable') {
+        view.finish();
+        return n.provision_state;
+      }
       if (n.provision_state === 'clean failed' || n.provision_state === 'error')
         throw new CliError(`cleaning node ${n.name ?? n.uuid} failed (${n.provision_state}).`);
       view.update(cleanPhase(n));
