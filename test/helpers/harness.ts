@@ -13,6 +13,7 @@ import { loadConfig, type Config } from '../../src/server/config.ts';
 import { startServer, type RunningServer } from '../../src/server/main.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import type { AuthContext } from '../../src/domain/auth.ts';
+import type { Logger } from 'pino';
 
 /** The PostgreSQL server tests use. */
 export const TEST_PG_URL = process.env.ESI_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -57,6 +58,8 @@ export interface TestServerOptions {
   /** Extra environment settings (`ESI_*`) for the config. */
   readonly env?: Record<string, string>;
   readonly clock?: Clock;
+  /** The server's logger (default: one at `ESI_LOG_LEVEL`), e.g. to read what it logs. */
+  readonly logger?: Logger;
   readonly roles?: string;
   /** The port to listen on (default 0: any free port). */
   readonly port?: number;
@@ -87,6 +90,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   );
   const server = await startServer(config, {
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
     ...(schema ? { store: { pgSchema: schema, pgPoolSize: 4 } } : {}),
   });
   const url = server.url!;

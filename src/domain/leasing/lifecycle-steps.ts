@@ -136,8 +136,28 @@ export async function settleHeld(
       for (const d of done) out.set(d.lease.uuid, await write(tx, d, at));
     },
   );
+  // One line per status change, once written: what an operator follows in the log.
+  for (const d of done) {
+    const after = out.get(d.lease.uuid);
+    if (after === undefined || after === 'retry' || after.status === d.lease.status) continue;
+    env.log.info(
+      { lease: after.uuid, node: after.resource_uuid, project: after.project_id, from: d.lease.status, to: after.status, action: d.action },
+      `lease ${after.uuid} ${STATUS_VERB[after.status] ?? `is now ${after.status}`}: node ${after.resource_uuid}, project ${after.project_id}`,
+    );
+  }
   return out;
 }
+
+/** How the log says a lease reached a status. */
+const STATUS_VERB: Readonly<Partial<Record<string, string>>> = {
+  active: 'started',
+  expired: 'ended (expired)',
+  deleted: 'ended (deleted)',
+  'wait fulfill': 'waits for its node to start',
+  'wait expire': 'waits for its node to end',
+  'wait cancel': 'waits for its node to be deleted',
+  error: 'failed',
+};
 
 /**
  * End an offer: mark it ended first (nothing more can be claimed), then end its leases — expire

@@ -1,0 +1,58 @@
+/**
+ * What an operator reads in the server log about leases (issue 19, item 2): one info line for
+ * each status change the lease manager makes — started, ended — naming the lease, its node and
+ * project, and carrying them as fields (`lease`, `node`, `project`, `from`, `to`). The lease is
+ * made by the owner for the lessee and deleted by the owner; another project's calls change
+ * nothing and log nothing about it.
+ */
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOG_REDACT } from '../../../src/server/container.ts';
+import { call, createPersonas, startTestServer, type Personas, type TestServer } from '../../helpers/harness.ts';
+import { at, enrolNode, HOUR, waitUntil } from './support.ts';
+
+let ts: TestServer;
+let p: Personas;
+const lines: Array<Record<string, unknown>> = [];
+
+beforeAll(async () => {
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const l of String(chunk).split('\n')) if (l.trim() !== '') lines.push(JSON.parse(l) as Record<string, unknown>);
+      done();
+    },
+  });
+  ts = await startTestServer({ logger: pino({ level: 'info', redact: LOG_REDACT }, sink) });
+  p = await createPersonas(ts);
+});
+afterAll(async () => ts?.close());
+
+describe('lease lines in the server log', () => {
+  it('says when a lease starts and ends, with its node and project', async () => {
+    const node = await enrolNode({ ts, p }, 'logged-1');
+    const r = await call(ts, p.owner, 'POST', '/lease/v1/leases', {
+      resource_uuid: node,
+      project_id: p.lessee.projectId,
+      start_time: at(-1000),
+      end_time: at(HOUR),
+    });
+    expect(r.status, r.text).toBe(201);
+    const lease = r.body.uuid as string;
+    const about = (): Array<Record<string, unknown>> => lines.filter((l) => l.lease === lease);
+    await waitUntil(async () => about().some((l) => l.to === 'active'));
+    const started = about().find((l) => l.to === 'active')!;
+    expect(started).toMatchObject({ level: 30, node, project: p.lessee.projectId, from: 'created', action: 'fulfill' });
+    expect(started.msg).toBe(`lease ${lease} started: node ${node}, project ${p.lessee.projectId}`);
+
+    // Another project can neither see nor end it: nothing is logged about it.
+    expect((await call(ts, p.other, 'DELETE', `/lease/v1/leases/${lease}`)).status).toBe(404);
+    expect(about().filter((l) => l.to !== 'active')).toEqual([]);
+
+    expect((await call(ts, p.owner, 'DELETE', `/lease/v1/leases/${lease}`)).status).toBeLessThan(300);
+    await waitUntil(async () => about().some((l) => l.to === 'deleted'));
+    const ended = about().find((l) => l.to === 'deleted')!;
+    expect(ended.msg).toBe(`lease ${lease} ended (deleted): node ${node}, project ${p.lessee.projectId}`);
+    expect(ended).toMatchObject({ level: 30, node, project: p.lessee.projectId, action: 'cancel' });
+  });
+});
