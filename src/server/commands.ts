@@ -123,6 +123,7 @@ export function registerServerCommands(program: Command): void {
     )
     .option('--policy-file <file>', 'operator policy overrides, YAML (ESI_POLICY_FILE)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (ESI_LOG_LEVEL)')
+    .option('--log-format <format>', 'pretty|json|auto: human lines or JSON; auto is pretty on a terminal (ESI_LOG_FORMAT)')
     .action(async (opts: ConfigOptions & { labNetwork?: boolean; labIpmi?: string }) => {
       // Loaded here, not at the top: the user commands of the CLI start without the server.
       const [{ loadConfig }, { startServer }, { startLab, parseModelSpec }] = await Promise.all([

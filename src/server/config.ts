@@ -22,6 +22,7 @@
  * | policy override file | `--policy-file` | `ESI_POLICY_FILE`      | none                         |
  * | inspection rules     |                 | `ESI_INSPECTION_RULES` | none (YAML file, docs/inspection.md) |
  * | log level            | `--log-level`   | `ESI_LOG_LEVEL`        | `info`                       |
+ * | log format           | `--log-format`  | `ESI_LOG_FORMAT`       | `auto` (pretty on a terminal, else JSON) |
  * | largest image upload |                 | `ESI_MAX_IMAGE_SIZE`   | 1 TiB (`1099511627776` bytes) |
  * | conductor workers    |                 | `ESI_CONDUCTOR_WORKERS`| `64` (0: no conductor work)  |
  * | Prometheus metrics   |                 | `ESI_METRICS`          | `true` (`GET /metrics`)      |
@@ -83,6 +84,8 @@ export interface Config {
   readonly secretKey: string | null;
   readonly roles: readonly Role[];
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `pretty`: one human line per entry (pino-pretty); `json`: pino's JSON lines; `auto`: pretty when stdout is a terminal. */
+  readonly logFormat: 'pretty' | 'json' | 'auto';
   readonly policyFile: string | null;
   /** YAML file of inspection rules (docs/inspection.md), or null for none. */
   readonly inspectionRulesFile: string | null;
@@ -262,6 +265,7 @@ export interface ConfigOptions {
   labQemu?: string | number;
   policyFile?: string;
   logLevel?: string;
+  logFormat?: string;
 }
 
 /** Thrown for a configuration that cannot work; the message names the setting. */
@@ -311,6 +315,7 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
     secretKey: parseSecretKey(pick(undefined, 'ESI_SECRET_KEY', 'secret_key') ?? null),
     roles,
     logLevel,
+    logFormat: parseLogFormat(pick(options.logFormat, 'ESI_LOG_FORMAT', 'log_format') ?? 'auto'),
     policyFile: pick(options.policyFile, 'ESI_POLICY_FILE', 'policy_file') ?? null,
     inspectionRulesFile: pick(undefined, 'ESI_INSPECTION_RULES', 'inspection_rules') ?? null,
     maxBodyBytes: num('ESI_MAX_BODY_BYTES', 'max_body_bytes', 1024 * 1024, 1024, 1024 * 1024 * 1024),
@@ -520,6 +525,12 @@ function parseHardwareTypes(value: string): string[] {
   const unknown = names.filter((n) => !KNOWN_DRIVERS.includes(n));
   if (unknown.length > 0) throw new ConfigError(`unknown hardware types ${unknown.join(', ')} (known: ${KNOWN_DRIVERS.join(', ')})`);
   return names;
+}
+
+function parseLogFormat(value: string): Config['logFormat'] {
+  const v = value.trim().toLowerCase();
+  if (v === 'pretty' || v === 'json' || v === 'auto') return v;
+  throw new ConfigError(`log format must be one of pretty, json, auto (got "${value}")`);
 }
 
 function parseLogLevel(value: string): Config['logLevel'] {

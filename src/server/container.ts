@@ -4,6 +4,7 @@
  */
 import { networkDataFor } from '../domain/networking/network-data.ts';
 import path from 'node:path';
+import pinoPretty from 'pino-pretty';
 import pino, { type Logger } from 'pino';
 import { systemClock, type Clock } from '../domain/clock.ts';
 import { createIdentity } from '../domain/identity/index.ts';
@@ -74,13 +75,24 @@ export function censorLogValue(value: unknown, path: string[]): unknown {
 }
 
 /**
+ * The server's pino logger: JSON lines, or with `logFormat` `pretty` (or `auto` on a terminal)
+ * one human line per entry through pino-pretty (https://github.com/pinojs/pino-pretty), colours
+ * only on a terminal. Secrets are redacted either way ({@link LOG_REDACT}).
+ */
+function serverLogger(config: Config): Logger {
+  const options = { level: config.logLevel, redact: { paths: [...LOG_REDACT, 'req.url'], censor: censorLogValue } };
+  const tty = Boolean(process.stdout.isTTY);
+  if (config.logFormat === 'json' || (config.logFormat === 'auto' && !tty)) return pino(options);
+  return pino(options, pinoPretty({ colorize: tty, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true }));
+}
+
+/**
  * Build the services of one process.
  * @throws Error when the database cannot be opened or the policy file is invalid
  */
 export async function createServices(config: Config, overrides: ContainerOverrides = {}): Promise<Services> {
   const clock = overrides.clock ?? systemClock;
-  const logger =
-    overrides.logger ?? pino({ level: config.logLevel, redact: { paths: [...LOG_REDACT, 'req.url'], censor: censorLogValue } });
+  const logger = overrides.logger ?? serverLogger(config);
   const policy = createPolicy(config.policyFile === null ? {} : loadPolicyOverrides(config.policyFile));
   const store = await openStore({
     databaseUrl: config.databaseUrl,
