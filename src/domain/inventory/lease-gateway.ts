@@ -31,7 +31,7 @@ import { NodeBusyError, type LeasableNode, type NodeGateway } from '../leasing/p
 import type { JsonObject } from './masking.ts';
 import type { Node, NodeField, NodeSlice } from './model.ts';
 import type { NodeAccess } from './node-access.ts';
-import type { NodeChanges, NodeFilters } from './ports.ts';
+import type { NodeChanges, NodeFilters, NodeVisibility } from './ports.ts';
 import { canApply, DEPLOYED_STATES, next } from './states.ts';
 import { canonicalUuid, isValidLogicalName } from './validation.ts';
 import { removeLesseeVolumes } from './volume-service.ts';
@@ -48,9 +48,6 @@ const LEASABLE_FIELDS: readonly NodeField[] = [
   'target_power_state',
   'maintenance',
 ];
-
-/** The nodes a caller may list: all, those a project owns or leases, or none. */
-export type NodeVisibility = { readonly kind: 'all' } | { readonly kind: 'project'; readonly project: string } | { readonly kind: 'none' };
 
 /** Page size when walking every visible node. */
 const PAGE = 1000;
@@ -114,7 +111,7 @@ export class InventoryNodeGateway implements NodeGateway {
    * detached ({@link VifDetacher}, absent without networking), and every volume connector and
    * target a lessee wrote is removed ({@link removeLesseeVolumes}).
    */
-  private async detachVifsStep(node: Pick<Node, 'uuid' | 'owner'>): Promise<void> {
+  private async changeOfHandsStep(node: Pick<Node, 'uuid' | 'owner'>): Promise<void> {
     await this.access.deps.vifs?.detachForLeaseEnd(node);
     await removeLesseeVolumes(this.access.deps, node);
   }
@@ -214,7 +211,7 @@ export class InventoryNodeGateway implements NodeGateway {
     );
     // The node changed hands (a sub-lease starts): the previous holder's VIFs go, as at a
     // lease's end (the switch stops carrying them anyway: binding.ts `vifEntitled`).
-    if (previous !== null && previous !== lesseeProjectId) await this.detachVifsStep(written);
+    if (previous !== null && previous !== lesseeProjectId) await this.changeOfHandsStep(written);
   }
 
   /**
@@ -226,7 +223,7 @@ export class InventoryNodeGateway implements NodeGateway {
     const node = await this.load(nodeUuid);
     if (node === null || node.properties.lease_uuid !== leaseUuid) return false;
     // Network access ends first, whatever else has to wait (a deploy in progress, a conductor).
-    await this.detachVifsStep(node);
+    await this.changeOfHandsStep(node);
     let carried = true;
     const written = await this.busyAware(() =>
       this.access.write(node, (n) => {
@@ -240,7 +237,7 @@ export class InventoryNodeGateway implements NodeGateway {
     if (!carried) return false;
     // Again once the lessee is gone: a VIF attach that passed its checks before the write and
     // bound after the first detach goes too (its switch port is quarantined either way).
-    await this.detachVifsStep(written);
+    await this.changeOfHandsStep(written);
     this.access.deps.conductor.notifyNode(written.uuid);
     return true;
   }

@@ -72,6 +72,13 @@ export type WriteResult =
 /** Conductor-side changes: any node columns, typically states, errors and internal info. */
 export type ConductorChanges = NodeChanges;
 
+/**
+ * The nodes a caller may see, as the baremetal list rules put it (Ironic 21.4
+ * `check_list_policy`): every node (`baremetal:node:list_all`), those a project owns or leases
+ * (`baremetal:node:list`), or none. Queries apply it themselves (`InventoryNodeGateway.visibleScope`).
+ */
+export type NodeVisibility = { readonly kind: 'all' } | { readonly kind: 'project'; readonly project: string } | { readonly kind: 'none' };
+
 /** Storage of nodes. Unique clashes (uuid, name, instance_uuid) throw `ConflictError`. */
 export interface NodeRepository {
   /** A node by canonical UUID, or null. */

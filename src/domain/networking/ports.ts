@@ -30,6 +30,7 @@ import type {
 } from './model.ts';
 import type { FipReads, FipWrites } from './ports-fip.ts';
 import type { IdsOrEvery } from './id-sets.ts';
+import type { NodeVisibility } from '../inventory/ports.ts';
 export type { IdsOrEvery } from './id-sets.ts';
 import type { L3Reads, L3Writes } from './ports-l3.ts';
 import type { QuotaReads, QuotaWrites } from './ports-quota.ts';
@@ -103,12 +104,8 @@ export interface NodeVifRow {
   } | null;
 }
 
-/**
- * The nodes a caller may see, as the baremetal list rules put it (Ironic 21.4
- * `check_list_policy`): every node (`baremetal:node:list_all`), those a project owns or leases,
- * or none.
- */
-export type NodeScope = { readonly kind: 'all' } | { readonly kind: 'project'; readonly project: string } | { readonly kind: 'none' };
+/** The nodes a caller may see (the inventory's {@link NodeVisibility}), as the listing queries apply it. */
+export type NodeScope = NodeVisibility;
 
 /** A sub-port of a trunk with its port's network and project. */
 export interface SubPortRow {

@@ -10,7 +10,7 @@
  * (`JSON.stringify`, compact), so a port on a switch is found with a `LIKE` on the exact JSON
  * member text first and confirmed on the parsed value.
  */
-import { sql, type CompiledQuery } from 'kysely';
+import { sql, type CompiledQuery, type ExpressionBuilder } from 'kysely';
 import type { Switch, SwitchPortCabling, SwitchPortState } from '../../domain/networking/model.ts';
 import type { FixedIp } from '../../domain/networking/model.ts';
 import type {
@@ -25,6 +25,7 @@ import type {
   SwitchPortOutcome,
 } from '../../domain/networking/ports.ts';
 import { fromJson, toJson, type Db, type Store, type Tx } from '../database.ts';
+import type { Database } from '../schema.ts';
 import { DISPLAY_IN_STEP } from '../inventory/node-display.ts';
 import { QuotaQueries } from './quota-queries.ts';
 import { unique } from './queries.ts';
@@ -192,18 +193,14 @@ export class NetworkQueries extends QuotaQueries implements NetworkTx {
 
   async nodeVifRowsIn(scope: NodeScope): Promise<NodeVifRow[]> {
     if (scope.kind === 'none') return [];
-    let q = this.vifRowQuery();
-    if (scope.kind === 'project')
-      q = q.where((eb) => eb.or([eb('nodes.owner', '=', scope.project), eb('nodes.lessee', '=', scope.project)]));
-    return this.vifRows(q);
+    const q = this.vifRowQuery();
+    return this.vifRows(scope.kind === 'project' ? q.where(ownsOrLeases(scope.project)) : q);
   }
 
   async nodePortsIn(scope: NodeScope): Promise<NodePortLink[]> {
     if (scope.kind === 'none') return [];
-    let q = this.nodePortQuery();
-    if (scope.kind === 'project')
-      q = q.where((eb) => eb.or([eb('nodes.owner', '=', scope.project), eb('nodes.lessee', '=', scope.project)]));
-    return (await q.orderBy('ports.id').execute()).map(toNodePort);
+    const q = this.nodePortQuery();
+    return (await (scope.kind === 'project' ? q.where(ownsOrLeases(scope.project)) : q).orderBy('ports.id').execute()).map(toNodePort);
   }
 
   /**
@@ -421,6 +418,11 @@ export class KyselyNetworkRepository extends NetworkQueries implements NetworkRe
   locked<T>(keys: readonly string[], fn: (tx: NetworkTx) => Promise<T>): Promise<T> {
     return this.store.withLock(keys, (tx) => fn(new NetworkQueries(tx)));
   }
+}
+
+/** `nodes.owner = project OR nodes.lessee = project`: the nodes a project-scoped caller lists. */
+function ownsOrLeases(project: string) {
+  return (eb: ExpressionBuilder<Database, 'nodes'>) => eb.or([eb('nodes.owner', '=', project), eb('nodes.lessee', '=', project)]);
 }
 
 /** The output columns of `vifRowQuery`, in order (the names of the fallback's object rows). */
