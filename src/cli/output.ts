@@ -2,7 +2,8 @@
  * Output of the user CLI, as the `openstack` CLI (cliff) prints it:
  *
  * - `-f table` (default): a table; lists have one column per label, single records have
- *   `Field | Value` rows; an empty list prints nothing;
+ *   `Field | Value` rows; an empty list prints its header, so that "nothing matched" is told
+ *   apart from "nothing ran" (cliff prints nothing);
  * - `-f json`: lists as an array of `{label: value}` objects, records as one object;
  * - `-f yaml`: the same data as YAML;
  * - `-f value`: lists as one line per row of space-separated values, records as one value per
@@ -130,7 +131,6 @@ export function printList(
       write(`${[csvLine(cols), ...picked.map(csvLine)].join('\n')}\n`);
       return;
     default: {
-      if (picked.length === 0) return;
       const table = newTable(cols);
       for (const r of picked) table.push(r.map(cellText));
       write(`${table.toString()}\n`);

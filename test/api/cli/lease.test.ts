@@ -231,6 +231,7 @@ describe('leases, nodes and events', () => {
       expect(lease).toMatchObject({ resource: 'node-2', project: 'l1', purpose: 'ci', status: 'created', offer_uuid: null });
       const denied = await esi(['lease', 'create', 'node-2', 'l1', '--start-time', inDays(6), '--end-time', inDays(7)], env('lessee'));
       expect(denied.code).toBe(1);
+      expect(denied.stderr).toMatch(/^esi: user "\w+" in project "l1" \(roles: [^)]*\) may not POST \/lease\/v1\/leases/);
       expect(denied.stderr).toMatch(/\(HTTP 403\)\n$/);
       const badJson = await esi(['lease', 'create', 'node-2', 'l1', '--properties', '{nope'], env('owner'));
       expect(badJson.code).toBe(1);

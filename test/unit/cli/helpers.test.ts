@@ -138,8 +138,11 @@ describe('output', () => {
     printList(labels, rows.slice(0, 1), { format: 'yaml', column: ['UUID'] }, y.write);
     expect(y.get()).toBe('- UUID: u1\n');
     const empty = capture();
-    printList(labels, [], { format: 'table', column: [] }, empty.write);
-    expect(empty.get()).toBe('');
+    printList(labels, [], { format: 'table', column: ['UUID', 'Name'] }, empty.write);
+    expect(empty.get()).toBe(['+------+------+', '| UUID | Name |', '+------+------+', ''].join('\n'));
+    const emptyValue = capture();
+    printList(labels, [], { format: 'value', column: [] }, emptyValue.write);
+    expect(emptyValue.get()).toBe('');
     expect(() => printList(labels, rows, { format: 'table', column: ['nope'] }, () => {})).toThrow(/No recognized column names/);
   });
   it('shows a record as Field/Value', () => {
