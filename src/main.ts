@@ -1,7 +1,8 @@
 /**
  * The `esi` command: process entry points (`esi server`, `esi lab`, `esi agent`) and the user CLI
  * (`esi offer …`, `esi lease …`, `esi node list`, `esi node network …`, `esi trunk …`, `esi switch …`,
- * `esi event list`, `esi quota …`, `esi token issue`). Each user command group lives in
+ * `esi event list`, `esi quota …`, `esi token issue`, `esi lease policy …`, `esi webhook …`,
+ * `esi console auth token …`). Each user command group lives in
  * `./cli/commands/<group>.ts`, the process roles in `./server/commands.ts`; each registers itself
  * on the program. This module is the one place that sees both (src/cli/ never loads the server).
  *
@@ -19,6 +20,7 @@ import { registerNodeCommands } from './cli/commands/node.ts';
 import { registerOfferCommands } from './cli/commands/offer.ts';
 import { registerServerCommands } from './server/commands.ts';
 import { registerAdminCommands } from './server/admin-commands.ts';
+import { registerDbCommands } from './server/db-commands.ts';
 import { registerTokenCommands } from './cli/commands/token.ts';
 import { registerQuotaCommands } from './cli/commands/quota.ts';
 import { registerNetworkCommands } from './cli/commands/network.ts';
@@ -27,6 +29,9 @@ import { registerSwitchCommands } from './cli/commands/switch.ts';
 import { registerImageBuildCommands } from './cli/commands/image-build.ts';
 import { registerCloudOption } from './cli/clouds.ts';
 import { registerWaitReadyCommand } from './cli/commands/wait-ready.ts';
+import { registerLeasePolicyCommands } from './cli/commands/lease-policy.ts';
+import { registerWebhookCommands } from './cli/commands/webhook.ts';
+import { registerConsoleTokenCommands } from './cli/commands/console-token.ts';
 
 const program = new Command('esi')
   .description('Elastic Secure Infrastructure: lease, power and provision bare-metal nodes')
@@ -37,11 +42,13 @@ const program = new Command('esi')
 registerCloudOption(program);
 registerServerCommands(program);
 registerAdminCommands(program);
+registerDbCommands(program);
 registerLabEnrollCommand(program.commands.find((c) => c.name() === 'lab')!);
 registerAgentCommands(program);
 registerRamdiskCommands(program);
 registerOfferCommands(program);
 registerLeaseCommands(program);
+registerLeasePolicyCommands(program.commands.find((c) => c.name() === 'lease')!);
 registerNodeCommands(program);
 registerEventCommands(program);
 registerTokenCommands(program);
@@ -51,6 +58,8 @@ registerPortForwardingCommands(program);
 registerSwitchCommands(program);
 registerImageBuildCommands(program);
 registerWaitReadyCommand(program);
+registerWebhookCommands(program);
+registerConsoleTokenCommands(program);
 
 // `esi … | head`: a closed pipe ends the command quietly, as it does for other Unix tools.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {

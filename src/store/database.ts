@@ -15,6 +15,8 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type CompiledQue
 import type { Database } from './schema.ts';
 import { migrations } from './migrations/index.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
+import { assertKnownSchema, readSchemaState } from './schema-state.ts';
+import { checkSqliteHeader, checkSqliteSchema, sqliteFileError } from './sqlite-file.ts';
 
 /** Which engine a store runs on. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -70,29 +72,64 @@ export interface StoreOptions {
   pgSchema?: string;
   /** PostgreSQL pool size (default 10). */
   pgPoolSize?: number;
+  /**
+   * Apply the pending migrations on open (default true: `esi server` upgrades on start);
+   * false for `esi db status`, which reads the schema version without changing it.
+   */
+  migrate?: boolean;
 }
 
 let pgTypesSet = false;
 
 /**
- * Open the database and bring its schema up to date.
- * @throws Error when the database cannot be reached or a migration fails (message names it)
+ * Open the database and bring its schema up to date (unless `options.migrate` is false). A
+ * database esi must not touch is refused before anything is written: an SQLite file that is
+ * not an SQLite database or not esi's, a database upgraded by a newer esi.
+ * @throws DatabaseFileError (./sqlite-file.ts), SchemaTooNewError (./schema-state.ts), or Error
+ *   when the database cannot be reached or a migration fails (message names it)
  */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const store = options.databaseUrl ? await openPostgres(options.databaseUrl, options) : openSqlite(options);
-  await migrate(store.db, options.databaseUrl ? options.pgSchema : undefined);
+  try {
+    if (store.dialect === 'postgres') assertKnownSchema(await readSchemaState(store.db, 'postgres'), displayUrl(options.databaseUrl!));
+    if (options.migrate !== false) await migrateStore(store, options.databaseUrl ? options.pgSchema : undefined);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   return store;
+}
+
+/** A PostgreSQL URL as shown to an operator: without its password. */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = '';
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]+):([^@]*)@/, '//$1@');
+  }
 }
 
 function openSqlite(options: StoreOptions): Store {
   const file = options.sqlitePath;
   if (!file) throw new Error('openStore: sqlitePath is required without a databaseUrl');
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    checkSqliteHeader(file);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+  }
   const database = new SQLite(file);
-  database.pragma('journal_mode = WAL');
+  try {
+    // Before any pragma that writes: refuse a file that is not esi's or is newer than this build.
+    database.pragma('busy_timeout = 5000');
+    if (file !== ':memory:') checkSqliteSchema(database, file);
+    database.pragma('journal_mode = WAL');
+  } catch (err) {
+    database.close();
+    throw sqliteFileError(file, err);
+  }
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
-  database.pragma('busy_timeout = 5000');
   // WAL checkpoints run in a worker thread, off the commit path (./sqlite-checkpointer.ts).
   const checkpointer = file === ':memory:' ? null : startCheckpointer(database, file);
   // Kysely prepares every query it runs; reusing prepared statements (LRU by SQL text) saves
@@ -173,9 +210,17 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
   };
 }
 
-async function migrate(db: Db, pgSchema: string | undefined): Promise<void> {
+/**
+ * Apply this build's pending migrations, or those up to and including `to` (a migration name;
+ * tests build earlier schema versions with it). Kysely's migration lock serialises concurrent
+ * runs (several processes starting on one PostgreSQL database).
+ * @param pgSchema the PostgreSQL schema the store uses, when not the default
+ * @returns the names of the migrations applied, in order (empty when none was pending)
+ * @throws Error naming the migration that failed
+ */
+export async function migrateStore(store: Pick<Store, 'db'>, pgSchema?: string, to?: string): Promise<string[]> {
   const migrator = new Migrator({
-    db,
+    db: store.db,
     provider: { getMigrations: async () => migrations },
     migrationTableName: 'esi_migration',
     migrationLockTableName: 'esi_migration_lock',
@@ -184,8 +229,8 @@ async function migrate(db: Db, pgSchema: string | undefined): Promise<void> {
     ...(pgSchema !== undefined ? { migrationTableSchema: pgSchema } : {}),
   });
   for (let attempt = 1; ; attempt++) {
-    const { error, results } = await migrator.migrateToLatest();
-    if (!error) return;
+    const { error, results } = to === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(to);
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
     // Kysely looks for its migration table by reading the catalogue of every schema; a schema
     // dropped meanwhile by another user of the database (other test servers, each in its own
     // schema) fails that read with "schema … does not exist" or "relation "<schema>.<table>"
