@@ -27,7 +27,11 @@ import { LabBios, registerBiosRoutes } from './bios.ts';
 import { LabRaid, registerRaidRoutes } from './raid.ts';
 import { LabFirmware, registerFirmwareRoutes } from './firmware.ts';
 import { qemuLabModel, qemuSettings, startQemuNodes, type LabQemu, type QemuLabOptions } from './qemu/index.ts';
+import { emptyLabState, labStatePath, readLabState, updateLabState } from './persist.ts';
+import { planLabNodes, stateAfterStart, type LabModelChange, type LabNodePlan } from './persist-plan.ts';
+import { defaultLabModel } from './hardware.ts';
 import {
+  DEFAULT_HARDWARE,
   LabState,
   type BootEnabled,
   type BootMode,
@@ -57,6 +61,8 @@ export { LabBios } from './bios.ts';
 export { LabFirmware, type LabTask } from './firmware.ts';
 export { LabRaid, labDrives, RAID_STORAGE_ID, type LabVolume } from './raid.ts';
 export type { BootEnabled, BootMode, BootTarget, HardwareSpec, IndicatorLed, LabEvent, RedfishPowerState, SystemBacking } from './state.ts';
+export { labStatePath, readLabState, type LabStateFile, type PersistedLabNode, type PersistedIpmiNode } from './persist.ts';
+export { LabModelChangeError, formatModelChanges, type LabModelChange } from './persist-plan.ts';
 export { qemuNetworkSupport, type LabQemu, type QemuAccel, type QemuFirmware, type QemuLabOptions } from './qemu/index.ts';
 
 /** Options of {@link startLab}. */
@@ -88,6 +94,13 @@ export interface LabOptions {
    * disk on disk boots (src/lab/agents.ts). Off when omitted.
    */
   readonly agents?: LabAgentOptions;
+  /**
+   * Keep the lab's nodes in `<dataDir>/lab/lab-state.json` (src/lab/persist.ts): a lab started
+   * on the same directory has the same seed, UUIDs, MACs and models, whatever `seed` says;
+   * `models` that would change a kept node's model (or a node that would change kind) are
+   * refused unless `force` (src/lab/persist-plan.ts). Nothing is kept when omitted.
+   */
+  readonly persist?: { readonly dataDir: string; readonly force?: boolean };
 }
 
 /** What a test or the lab's runtime may read about one system. A snapshot, not live. */
@@ -155,6 +168,8 @@ export interface Lab {
   readonly firmware: LabFirmware;
   /** The QEMU-backed systems, their VMs and network (src/lab/qemu/), or null when there are none. */
   readonly qemu: LabQemu | null;
+  /** Kept nodes whose model `persist.force` changed at this start (empty otherwise). */
+  readonly modelChanges: readonly LabModelChange[];
   /** Ends every Redfish session, as a BMC reboot would. */
   expireSessions(): void;
   /** Stops listening and drops all connections. Idempotent. */
@@ -165,22 +180,43 @@ export interface Lab {
  * Starts the lab's Redfish service and resolves once it listens.
  *
  * @throws RangeError for a bad `nodes`/`sessionTimeoutS`; the listen error (e.g. `EADDRINUSE`)
- *   when the port cannot be bound.
+ *   when the port cannot be bound; with `persist`, LabModelChangeError for a refused model change
+ *   and Error for an unreadable state file (both before anything starts).
  */
 export async function startLab(options: LabOptions): Promise<Lab> {
   const username = options.username ?? 'admin';
   const qemuCount = options.qemu?.count ?? 0;
   const qemuModel = options.qemu && qemuCount > 0 ? qemuLabModel(qemuSettings(options.qemu)) : undefined;
+  const persisted = options.persist ? readLabState(options.persist.dataDir) : null;
+  const seed = persisted?.seed ?? options.seed ?? (options.persist ? emptyLabState().seed : undefined);
+  const plan: LabNodePlan | null = options.persist
+    ? planLabNodes(
+        persisted,
+        {
+          total: options.nodes + qemuCount,
+          qemu: qemuCount,
+          requested: options.models,
+          defaultModel: (i) =>
+            defaultLabModel({ ...DEFAULT_HARDWARE, ...(typeof options.hardware === 'function' ? options.hardware(i) : options.hardware) }),
+          qemuModel,
+          force: options.persist.force ?? false,
+        },
+        labStatePath(options.persist.dataDir),
+      )
+    : null;
   const models =
-    qemuModel === undefined
-      ? options.models
-      : [...Array.from({ length: options.nodes }, (_v, i) => options.models?.[i]), ...Array.from({ length: qemuCount }, () => qemuModel)];
+    plan !== null
+      ? plan.models
+      : qemuModel === undefined
+        ? options.models
+        : [...Array.from({ length: options.nodes }, (_v, i) => options.models?.[i]), ...Array.from({ length: qemuCount }, () => qemuModel)];
   const state = new LabState({
     nodes: options.nodes + qemuCount,
     qemu: qemuCount,
     username,
     password: options.password ?? 'password',
-    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+    ...(plan !== null ? { identities: plan.identities } : {}),
     ...(options.hardware !== undefined ? { hardware: options.hardware } : {}),
     ...(models !== undefined ? { models } : {}),
     ...(options.sessionTimeoutS !== undefined ? { sessionTimeoutS: options.sessionTimeoutS } : {}),
@@ -215,11 +251,25 @@ export async function startLab(options: LabOptions): Promise<Lab> {
     await app.close();
     throw err;
   }
+  const url = `http://${urlHost}:${port}`;
+  if (options.persist && plan !== null) {
+    const { dataDir } = options.persist;
+    try {
+      updateLabState(dataDir, (current) => stateAfterStart(current, { seed: seed!, url, systems: state.systems(), models: plan.models }));
+    } catch (err) {
+      await qemu?.close();
+      await agents?.close();
+      serial.close();
+      await app.close();
+      throw err;
+    }
+  }
   const closeAll = async (): Promise<void> => {
     await qemu?.close();
     await agents?.close();
     serial.close();
     await app.close();
+    if (options.persist) forgetPid(options.persist.dataDir);
   };
 
   const systems: LabSystems = {
@@ -254,7 +304,7 @@ export async function startLab(options: LabOptions): Promise<Lab> {
   };
 
   return {
-    url: `http://${urlHost}:${port}`,
+    url,
     port,
     username,
     systems,
@@ -263,11 +313,22 @@ export async function startLab(options: LabOptions): Promise<Lab> {
     raid,
     firmware,
     qemu,
+    modelChanges: plan?.changes ?? [],
     expireSessions: () => state.sessions.clear(),
     agents,
     serial,
     close: () => (closed ??= closeAll()),
   };
+}
+
+/** Marks the lab of this process as stopped in the state file (best effort: the directory may be gone). */
+function forgetPid(dataDir: string): void {
+  try {
+    if (readLabState(dataDir)?.redfish?.pid !== process.pid) return;
+    updateLabState(dataDir, (s) => ({ ...s, redfish: s.redfish === null ? null : { ...s.redfish, pid: null } }));
+  } catch {
+    // A data directory removed under a closing lab leaves nothing to mark.
+  }
 }
 
 function lookup(state: LabState, id: string) {

@@ -387,17 +387,22 @@ export interface IpmiLab {
 }
 
 /**
- * Starts `count` ipmi_sim BMCs (`ipmi-0` … `ipmi-<count-1>`) on free UDP ports of `host`, with
- * user `admin` and password `password` as the lab's Redfish BMCs have.
+ * Starts `count` ipmi_sim BMCs (`ipmi-0` … `ipmi-<count-1>`) on free UDP ports of `host` (BMC i
+ * on `ports[i]` when given: a kept port, ./ipmi-persist.ts), with user `admin` and password
+ * `password` as the lab's Redfish BMCs have.
  *
  * @throws Error when `count` is not an integer from 1 to 64, ipmi_sim/ipmitool are missing, or a
  *   BMC does not start (the ones already started are stopped).
  */
-export async function startIpmiLab(count: number, host = '127.0.0.1'): Promise<IpmiLab> {
+export async function startIpmiLab(count: number, host = '127.0.0.1', ports: ReadonlyArray<number | undefined> = []): Promise<IpmiLab> {
   if (!Number.isInteger(count) || count < 1 || count > 64) throw new Error('the number of IPMI lab nodes must be an integer from 1 to 64');
   const missing = await ipmiSimUnavailable();
   if (missing !== null) throw new Error(`cannot start IPMI lab nodes: ${missing}`);
-  const results = await Promise.allSettled(Array.from({ length: count }, (_, i) => startIpmiSim({ name: `ipmi-${i}`, host })));
+  const results = await Promise.allSettled(
+    Array.from({ length: count }, (_, i) =>
+      startIpmiSim({ name: `ipmi-${i}`, host, ...(ports[i] !== undefined ? { port: ports[i] } : {}) }),
+    ),
+  );
   const bmcs = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed !== undefined) {

@@ -62,6 +62,12 @@ export interface LabStateOptions extends SessionStoreOptions {
   readonly models?: ReadonlyArray<LabModel | undefined>;
   /** How many of the `nodes` systems, the last ones, are QEMU-backed (default 0). */
   readonly qemu?: number;
+  /**
+   * Identities node i keeps whatever the seed derives (a persisted lab, src/lab/persist.ts): its
+   * system UUID and its NICs' MACs in order (the first is the node's MAC; NICs past the list get
+   * fresh ones). Undefined entries and nodes past the list get seeded identities.
+   */
+  readonly identities?: ReadonlyArray<{ readonly uuid: string; readonly macs: readonly string[] } | undefined>;
 }
 
 /** The state of the whole lab. */
@@ -84,7 +90,8 @@ export class LabState {
     this.sessions = new SessionStore(options);
     const seed = options.seed ?? crypto.randomBytes(16).toString('hex');
     this.serviceUuid = seededUuid(seed, 'service-root');
-    const macs = new Set<string>();
+    // Kept MACs are taken first, so that a fresh one never repeats them.
+    const macs = new Set<string>((options.identities ?? []).flatMap((f) => f?.macs ?? []));
     const cabling: SwitchCabling = { next: 0 };
     const freshMac = (name: string): string => {
       let mac = seededMac(seed, name, 0);
@@ -95,15 +102,16 @@ export class LabState {
     for (let index = 0; index < options.nodes; index++) {
       const id = `node-${index}`;
       const hw = typeof options.hardware === 'function' ? options.hardware(index) : options.hardware;
-      const mac = freshMac(id);
+      const kept = options.identities?.[index];
+      const mac = kept?.macs[0] ?? freshMac(id);
       const spec: HardwareSpec = { ...DEFAULT_HARDWARE, ...hw };
       const model = options.models?.[index] ?? defaultLabModel(spec);
-      const machine = instantiateHardware(model, seed, id, index, mac, (k) => freshMac(`${id}/nic${k}`), cabling);
+      const machine = instantiateHardware(model, seed, id, index, mac, (k) => kept?.macs[k] ?? freshMac(`${id}/nic${k}`), cabling);
       this.#systems.set(id, {
         id,
         index,
         backing: index >= options.nodes - qemu ? 'qemu' : 'simulated',
-        uuid: seededUuid(seed, `system:${id}`),
+        uuid: kept?.uuid ?? seededUuid(seed, `system:${id}`),
         managerId: `bmc-${id}`,
         chassisId: `chassis-${id}`,
         managerUuid: seededUuid(seed, `manager:${id}`),

@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import type { ConfigOptions } from './config.ts';
 import { registerInstanceCommands } from '../cli/commands/server-instances.ts';
 import type { Lab, QemuLabOptions } from '../lab/index.ts';
+import { printLabModelChanges, registerLabStatusCommand, startLabIpmi } from './lab-commands.ts';
 
 /**
  * Build the lab network (src/lab/network.ts) for a lab's systems — a bridge and a namespace
@@ -117,6 +118,7 @@ export function registerServerCommands(program: Command): void {
     )
     .option('--lab-network', "give the lab's nodes NICs on a Linux bridge (namespaces and veths; root only)")
     .option('--lab-ipmi <m>', 'also start M IPMI nodes: openipmi ipmi_sim BMCs on loopback UDP ports (needs ipmi_sim and ipmitool)')
+    .option('--lab-force', 'apply --lab-models that change kept lab nodes, move IPMI nodes off taken ports (docs/lab.md)')
     .option(
       '--lab-qemu <n>',
       'also start N QEMU virtual machines behind the lab BMC, on a bridge in a namespace (root; ESI_LAB_QEMU_*, docs/lab.md)',
@@ -124,7 +126,7 @@ export function registerServerCommands(program: Command): void {
     .option('--policy-file <file>', 'operator policy overrides, YAML (ESI_POLICY_FILE)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (ESI_LOG_LEVEL)')
     .option('--log-format <format>', 'pretty|json|auto: human lines or JSON; auto is pretty on a terminal (ESI_LOG_FORMAT)')
-    .action(async (opts: ConfigOptions & { labNetwork?: boolean; labIpmi?: string }) => {
+    .action(async (opts: ConfigOptions & { labNetwork?: boolean; labIpmi?: string; labForce?: boolean }) => {
       // Loaded here, not at the top: the user commands of the CLI start without the server.
       const [{ loadConfig }, { startServer }, { startLab, parseModelSpec }] = await Promise.all([
         import('./config.ts'),
@@ -137,6 +139,8 @@ export function registerServerCommands(program: Command): void {
       if (config.lab.nodes > 0 || q.nodes > 0) {
         // Its systems boot the deploy agent, which calls this server's baremetal API.
         const agents = { apiUrl: `${config.publicUrl}/baremetal`, dataDir: config.dataDir };
+      // The lab keeps its nodes' identities, models and IPMI ports in the data directory.
+      const persist = { dataDir: config.dataDir, force: opts.labForce === true };
         const models = config.lab.models === null ? undefined : parseModelSpec(config.lab.models);
         const qemu = q.nodes > 0 ? await qemuLabOptions({ ...q, dataDir: config.dataDir }, config.lab.port) : undefined;
         const lab = await startLab({
@@ -147,12 +151,14 @@ export function registerServerCommands(program: Command): void {
           ...(models ? { models } : {}),
           ...(qemu ? { qemu } : {}),
         });
+          persist,
         onClose.push(() => lab.close());
         process.stdout.write(`esi: virtual lab of ${config.lab.nodes + q.nodes} Redfish nodes at ${lab.url}\n`);
         printQemuLab(lab);
         if (opts.labNetwork) onClose.push(await labNetworkFor(lab));
+        await printLabModelChanges(lab);
       }
-      if (opts.labIpmi !== undefined) onClose.push(await ipmiLabFor(opts.labIpmi, config.lab.host));
+      if (opts.labIpmi !== undefined) onClose.push(await startLabIpmi(opts.labIpmi, config.lab.host, persist));
       const running = await startServer(config, { onClose });
       process.stdout.write(`esi: listening on ${running.url ?? '(no api role)'}; data in ${config.dataDir}\n`);
       const openrc = path.join(config.dataDir, 'admin-openrc');
@@ -162,7 +168,7 @@ export function registerServerCommands(program: Command): void {
     });
   registerInstanceCommands(server);
 
-  program
+  const lab = program
     .command('lab')
     .description('run the virtual lab alone: N Redfish BMC emulators (basic auth admin/password)')
     .option('--nodes <n>', 'number of virtual nodes', '5')
@@ -184,7 +190,12 @@ export function registerServerCommands(program: Command): void {
     .option('--qemu-prefix <prefix>', 'name prefix of the QEMU network (1-6 of a-z0-9; default q<port>)')
     .option('--qemu-vlan <vlan>', 'provisioning VLAN on the QEMU nodes’ bridge', '3900')
     .option('--qemu-address <cidr>', 'the host’s address in the provisioning VLAN', '10.42.0.1/24')
-    .option('--data-dir <dir>', 'directory of the QEMU nodes’ disks, media and console logs (<dir>/lab/<id>/)', './data')
+    .option(
+      '--data-dir <dir>',
+      'directory of the lab’s state (<dir>/lab/lab-state.json) and QEMU nodes’ disks, media and console logs',
+      './data',
+    )
+    .option('--force', 'apply --models that change kept nodes, move IPMI nodes off taken ports (docs/lab.md)')
     .action(
       async (opts: {
         nodes: string;
@@ -207,6 +218,7 @@ export function registerServerCommands(program: Command): void {
       }) => {
         const nodes = Number(opts.nodes);
         const port = Number(opts.port);
+        force?: boolean;
         const qemuNodes = Number(opts.qemu);
         if (!Number.isInteger(qemuNodes) || qemuNodes < 0 || qemuNodes > 64) throw new Error('--qemu must be an integer from 0 to 64');
         if (!Number.isInteger(nodes) || nodes < (qemuNodes > 0 ? 0 : 1) || nodes > 10_000)
@@ -241,11 +253,13 @@ export function registerServerCommands(program: Command): void {
                 port,
               )
             : undefined;
-        const lab = await startLab({ nodes, host: opts.host, port, ...(models ? { models } : {}), ...(qemu ? { qemu } : {}) });
-        process.stdout.write(`esi: virtual lab of ${nodes + qemuNodes} Redfish nodes at ${lab.url}\n`);
+        const persist = { dataDir: path.resolve(opts.dataDir), force: opts.force === true };
+        const lab = await startLab({ nodes, host: opts.host, port, persist, ...(models ? { models } : {}), ...(qemu ? { qemu } : {}) });
+        process.stdout.write(`esi: virtual lab of ${nodes + qemuNodes} Redfish nodes at ${lab.url}; state in ${persist.dataDir}/lab/\n`);
+        await printLabModelChanges(lab);
         printQemuLab(lab);
         const destroy = opts.network ? await labNetworkFor(lab) : async () => undefined;
-        const stopIpmi = opts.labIpmi !== undefined ? await ipmiLabFor(opts.labIpmi, opts.host) : async () => undefined;
+        const stopIpmi = opts.labIpmi !== undefined ? await startLabIpmi(opts.labIpmi, opts.host, persist) : async () => undefined;
         shutdownOnSignal(async () => {
           await lab.close();
           await destroy();
@@ -253,18 +267,7 @@ export function registerServerCommands(program: Command): void {
         });
       },
     );
-}
-
-/**
- * Start `--lab-ipmi M` ipmi_sim BMCs (src/lab/ipmi.ts) and print how to enrol them.
- * @returns their teardown
- * @throws Error when M is not an integer from 1 to 64 or ipmi_sim/ipmitool are missing
- */
-async function ipmiLabFor(count: string, host: string): Promise<() => Promise<void>> {
-  const { startIpmiLab } = await import('../lab/ipmi.ts');
-  const lab = await startIpmiLab(Number(count), host);
-  process.stdout.write(`esi: ${lab.bmcs.length} IPMI lab node(s) (openipmi ipmi_sim; driver ipmi):\n${lab.describe()}\n`);
-  return () => lab.close();
+  registerLabStatusCommand(lab);
 }
 
 /** Seconds a clean stop may take before the process exits anyway. */
