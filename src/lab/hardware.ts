@@ -238,6 +238,8 @@ export function parseModelSpec(spec: string): LabModel[] {
 export interface SwitchCabling {
   /** Next free switch port over the whole lab (0-based; switch = ⌊n/48⌋). */
   next: number;
+  /** Ports the next cabled NICs take before `next` is used (a persisted node's, src/lab/persist.ts). */
+  kept?: number[];
 }
 
 /**
@@ -281,7 +283,7 @@ export function instantiateHardware(
   const nics: LabNic[] = model.nics.map((n, k) => {
     let lldp: LabLldp | null = null;
     if (n.cabled) {
-      const port = cabling.next++;
+      const port = cabling.kept?.shift() ?? cabling.next++;
       const sw = Math.floor(port / SWITCH_PORTS);
       lldp = { chassisId: switchMac(seed, sw), portId: `Ethernet${(port % SWITCH_PORTS) + 1}`, systemName: `esi-lab-sw${sw}` };
     }
@@ -301,6 +303,13 @@ export function instantiateHardware(
     gpus,
     nics,
   };
+}
+
+/** The lab-wide switch port number (0-based, as {@link SwitchCabling}) of an LLDP neighbour this module made. */
+export function switchPortNumber(lldp: LabLldp): number {
+  const sw = Number(/^esi-lab-sw(\d+)$/.exec(lldp.systemName)?.[1]);
+  const port = Number(/^Ethernet(\d+)$/.exec(lldp.portId)?.[1]);
+  return sw * SWITCH_PORTS + port - 1;
 }
 
 /** The chassis MAC of lab switch `n`. */

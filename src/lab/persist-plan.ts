@@ -12,7 +12,7 @@
  *   `force`, which applies them and returns them to be printed;
  * - persisted nodes past the count asked for stay in the file and are not run.
  */
-import { type LabModel } from './hardware.ts';
+import { switchPortNumber, type LabLldp, type LabModel } from './hardware.ts';
 import type { LabStateFile, PersistedLabNode } from './persist.ts';
 import type { SystemBacking } from './system.ts';
 
@@ -61,8 +61,10 @@ export interface LabNodeRequest {
 export interface LabNodePlan {
   /** Model of node i, for i < total. */
   readonly models: readonly LabModel[];
-  /** Kept identities of node i (undefined for a new node). */
-  readonly identities: ReadonlyArray<{ readonly uuid: string; readonly macs: readonly string[] } | undefined>;
+  /** Kept identities of node i (undefined for a new node), then those of kept nodes past `total` (reserved). */
+  readonly identities: ReadonlyArray<
+    { readonly uuid: string; readonly macs: readonly string[]; readonly switchPorts?: readonly number[] } | undefined
+  >;
   /** Changed nodes (empty unless `force`). */
   readonly changes: readonly LabModelChange[];
 }
@@ -73,7 +75,7 @@ export interface LabNodePlan {
  */
 export function planLabNodes(persisted: LabStateFile | null, request: LabNodeRequest, stateFile: string): LabNodePlan {
   const models: LabModel[] = [];
-  const identities: Array<{ uuid: string; macs: readonly string[] } | undefined> = [];
+  const identities: Array<{ uuid: string; macs: readonly string[]; switchPorts?: readonly number[] } | undefined> = [];
   const changes: LabModelChange[] = [];
   for (let i = 0; i < request.total; i++) {
     const backing: SystemBacking = i >= request.total - request.qemu ? 'qemu' : 'simulated';
@@ -84,7 +86,9 @@ export function planLabNodes(persisted: LabStateFile | null, request: LabNodeReq
     else if (old !== undefined && old.backing === 'simulated') model = old.model;
     else model = request.defaultModel(i);
     models.push(model);
-    identities.push(old === undefined ? undefined : { uuid: old.uuid, macs: old.macs });
+    identities.push(
+      old === undefined ? undefined : { uuid: old.uuid, macs: old.macs, ...(old.switchPorts ? { switchPorts: old.switchPorts } : {}) },
+    );
     if (old !== undefined && (old.backing !== backing || canonical(old.model) !== canonical(model))) {
       const from = describeModel(old.model, old.backing);
       let to = describeModel(model, backing);
@@ -92,6 +96,9 @@ export function planLabNodes(persisted: LabStateFile | null, request: LabNodeReq
       changes.push({ id: `node-${i}`, from, to });
     }
   }
+  // Kept nodes not run now still hold their MACs and switch ports: new ones must not take them.
+  for (const old of persisted?.nodes.slice(request.total) ?? [])
+    identities.push({ uuid: old.uuid, macs: old.macs, ...(old.switchPorts ? { switchPorts: old.switchPorts } : {}) });
   if (changes.length > 0 && !request.force) throw new LabModelChangeError(changes, stateFile);
   return { models, identities, changes };
 }
@@ -148,7 +155,7 @@ export interface RunningLabNode {
   readonly uuid: string;
   /** Its MAC (its first NIC's). */
   readonly mac: string;
-  readonly machine: { readonly nics: ReadonlyArray<{ readonly mac: string }> };
+  readonly machine: { readonly nics: ReadonlyArray<{ readonly mac: string; readonly lldp: LabLldp | null }> };
 }
 
 /**
@@ -164,6 +171,7 @@ export function stateAfterStart(
     backing: s.backing,
     uuid: s.uuid,
     macs: [s.mac, ...s.machine.nics.slice(1).map((n) => n.mac)],
+    switchPorts: s.machine.nics.flatMap((n) => (n.lldp === null ? [] : [switchPortNumber(n.lldp)])),
     model: started.models[i]!,
   }));
   return {

@@ -9,7 +9,8 @@
  * lab killed while writing leaves the old file or the new one, never half of one. Its format:
  * ```json
  * {"version": 1, "seed": "<hex>",
- *  "nodes": [{"id": "node-0", "backing": "simulated", "uuid": "…", "macs": ["52:54:00:…"], "model": {LabModel}}],
+ *  "nodes": [{"id": "node-0", "backing": "simulated", "uuid": "…", "macs": ["52:54:00:…"], "switchPorts": [0],
+ *             "model": {LabModel}}],
  *  "ipmi": [{"name": "ipmi-0", "host": "127.0.0.1", "port": 40123}], "ipmiRun": {"pid": 1234, "running": ["ipmi-0"]} | null,
  *  "redfish": {"url": "http://127.0.0.1:8586", "pid": 1234, "running": ["node-0"]} | null}
  * ```
@@ -29,6 +30,8 @@ export interface PersistedLabNode {
   readonly uuid: string;
   /** MACs of its NICs in order; the first is the node's MAC. Lower case. */
   readonly macs: readonly string[];
+  /** Lab switch ports (0-based, lab-wide; switch ⌊n/48⌋, `Ethernet<n mod 48 + 1>`) of its cabled NICs, in order. */
+  readonly switchPorts?: readonly number[];
   /** Its hardware model, in full (so an edited or deleted model file changes nothing). */
   readonly model: LabModel;
 }
@@ -150,6 +153,8 @@ function checkLabState(doc: unknown, file: string): LabStateFile {
     if (typeof n.uuid !== 'string') bad(`nodes[${i}].uuid must be a string`);
     if (!Array.isArray(n.macs) || n.macs.length === 0 || !n.macs.every((m) => /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/.test(String(m))))
       bad(`nodes[${i}].macs must be a list of lower-case MACs`);
+    if (n.switchPorts !== undefined && (!Array.isArray(n.switchPorts) || !n.switchPorts.every((p) => Number.isInteger(p) && p >= 0)))
+      bad(`nodes[${i}].switchPorts must be a list of port numbers`);
     if (n.model === null || typeof n.model !== 'object' || typeof n.model.name !== 'string') bad(`nodes[${i}].model must be a model`);
   });
   const ipmi = o.ipmi ?? [];

@@ -65,9 +65,13 @@ export interface LabStateOptions extends SessionStoreOptions {
   /**
    * Identities node i keeps whatever the seed derives (a persisted lab, src/lab/persist.ts): its
    * system UUID and its NICs' MACs in order (the first is the node's MAC; NICs past the list get
-   * fresh ones). Undefined entries and nodes past the list get seeded identities.
+   * fresh ones), and the lab switch ports of its cabled NICs in order (NICs past the list get
+   * ports after every kept one). Undefined entries and nodes past the list get seeded identities;
+   * entries past `nodes` only reserve their MACs and ports.
    */
-  readonly identities?: ReadonlyArray<{ readonly uuid: string; readonly macs: readonly string[] } | undefined>;
+  readonly identities?: ReadonlyArray<
+    { readonly uuid: string; readonly macs: readonly string[]; readonly switchPorts?: readonly number[] } | undefined
+  >;
 }
 
 /** The state of the whole lab. */
@@ -92,7 +96,8 @@ export class LabState {
     this.serviceUuid = seededUuid(seed, 'service-root');
     // Kept MACs are taken first, so that a fresh one never repeats them.
     const macs = new Set<string>((options.identities ?? []).flatMap((f) => f?.macs ?? []));
-    const cabling: SwitchCabling = { next: 0 };
+    const keptPorts = (options.identities ?? []).flatMap((f) => f?.switchPorts ?? []);
+    const cabling: SwitchCabling = { next: keptPorts.length === 0 ? 0 : Math.max(...keptPorts) + 1 };
     const freshMac = (name: string): string => {
       let mac = seededMac(seed, name, 0);
       for (let n = 1; macs.has(mac); n++) mac = seededMac(seed, name, n);
@@ -104,6 +109,7 @@ export class LabState {
       const hw = typeof options.hardware === 'function' ? options.hardware(index) : options.hardware;
       const kept = options.identities?.[index];
       const mac = kept?.macs[0] ?? freshMac(id);
+      cabling.kept = [...(kept?.switchPorts ?? [])];
       const spec: HardwareSpec = { ...DEFAULT_HARDWARE, ...hw };
       const model = options.models?.[index] ?? defaultLabModel(spec);
       const machine = instantiateHardware(model, seed, id, index, mac, (k) => kept?.macs[k] ?? freshMac(`${id}/nic${k}`), cabling);
