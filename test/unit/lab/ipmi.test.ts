@@ -5,6 +5,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -44,7 +45,9 @@ async function powerStatus(port: number, password = 'password'): Promise<string>
 
 describeNeeding(IPMI_TOOLS, 'IPMI lab nodes', () => {
   it('esi lab --lab-ipmi 2 prints two enrolable BMCs that answer, and removes them on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['bin/esi.js', 'lab', '--nodes', '1', '--port', '0', '--lab-ipmi', '2'], {
+    // A data directory of its own: the lab keeps its nodes and IPMI ports there (src/lab/persist.ts).
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-lab-ipmi-'));
+    const child = spawn(process.execPath, ['bin/esi.js', 'lab', '--nodes', '1', '--port', '0', '--lab-ipmi', '2', '--data-dir', dataDir], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -67,6 +70,7 @@ describeNeeding(IPMI_TOOLS, 'IPMI lab nodes', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     for (const port of ports) await expect(powerStatus(port)).rejects.toThrow();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 
   it('startIpmiLab refuses bad counts; startIpmiSim removes its directory on stop', async () => {
