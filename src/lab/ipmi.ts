@@ -28,6 +28,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { findTool, toolNotFoundMessage } from '../drivers/host-tools.ts';
 
 /** Options of {@link startIpmiSim}. */
 export interface IpmiSimOptions {
@@ -96,8 +97,7 @@ function track(child: ChildProcess): void {
  */
 export async function ipmiSimUnavailable(): Promise<string | null> {
   for (const bin of ['ipmi_sim', 'ipmitool']) {
-    const found = await new Promise<boolean>((resolve) => execFile('sh', ['-c', `command -v ${bin}`], (err) => resolve(err === null)));
-    if (!found) return `${bin} is not installed (Debian packages openipmi and ipmitool)`;
+    if (findTool(bin) === null) return toolNotFoundMessage(bin);
   }
   return null;
 }

@@ -128,12 +128,15 @@ export function registerServerCommands(program: Command): void {
     .option('--log-format <format>', 'pretty|json|auto: human lines or JSON; auto is pretty on a terminal (ESI_LOG_FORMAT)')
     .action(async (opts: ConfigOptions & { labNetwork?: boolean; labIpmi?: string; labForce?: boolean }) => {
       // Loaded here, not at the top: the user commands of the CLI start without the server.
-      const [{ loadConfig }, { startServer }, { startLab, parseModelSpec }] = await Promise.all([
+      const [{ loadConfig }, { preflight }, { startServer }, { startLab, parseModelSpec }] = await Promise.all([
         import('./config.ts'),
+        import('./preflight.ts'),
         import('./main.ts'),
         import('../lab/index.ts'),
       ]);
       const config = loadConfig(opts);
+      // Tools, data directory, ports: a start that cannot work ends here, in one line.
+      await preflight(config, { labIpmi: opts.labIpmi !== undefined });
       const onClose: Array<() => Promise<void>> = [];
       const q = config.lab.qemu;
       if (config.lab.nodes > 0 || q.nodes > 0) {

@@ -13,6 +13,7 @@ import { KyselyIdentityRepository } from '../store/identity/repository.ts';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { createServices, type ContainerOverrides } from './container.ts';
+import { listenFailure } from './preflight.ts';
 import type { Services } from './services.ts';
 
 /** A running server. */
@@ -60,7 +61,10 @@ export async function startServer(requested: Config, options: StartOptions = {})
   let url: string | null = null;
   if (config.roles.includes('api')) {
     app = await buildApp(services);
-    const address = await app.listen({ host: config.host, port: config.port });
+    const address = await app.listen({ host: config.host, port: config.port }).catch((err: unknown) => {
+      // Taken since the start-up check (./preflight.ts), or a server started in-process.
+      throw listenFailure(err, 'the API', config.host, config.port, '--port (ESI_PORT)');
+    });
     url = config.publicUrl;
     services.logger.debug({ address }, 'esi api listening');
   }

@@ -8,6 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { DhcpError } from '../../domain/networking/dhcp.ts';
+import { missingToolError } from '../host-tools.ts';
 
 const TAIL_LINES = 20;
 
@@ -83,7 +84,7 @@ export class DnsmasqProcess {
       endedResolve();
       o.ended(how);
     };
-    this.#child.on('error', (err) => end(`cannot run ${command}: ${err.message}`));
+    this.#child.on('error', (err) => end(`cannot run ${command}: ${missingToolError(command, err)?.message ?? err.message}`));
     // 'close', not 'exit': by then the last lines (the reason dnsmasq gave up) are read.
     this.#child.on('close', (code, signal) => end(signal ? `killed by ${signal}` : `exit status ${code}`));
   }

@@ -7,6 +7,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import { DataplaneError } from '../../domain/networking/dataplane.ts';
+import { missingToolError } from '../host-tools.ts';
 
 /** Where iproute2 keeps named network namespaces (bind mounts, one file each). */
 export const NETNS_DIR = '/run/netns';
@@ -23,6 +24,8 @@ export function run(command: string, args: readonly string[], input?: string): P
   return new Promise((resolve, reject) => {
     const child = execFile(command, [...args], { timeout: TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (!err) return resolve(stdout);
+      const missing = missingToolError(command, err);
+      if (missing !== null) return reject(new DataplaneError(missing.message, { cause: err }));
       const detail = (stderr || err.message).trim().split('\n').slice(0, 6).join('; ');
       reject(new DataplaneError(`${command} ${args.join(' ')} failed: ${detail}`, { cause: err }));
     });

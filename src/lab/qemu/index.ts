@@ -14,6 +14,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { toolNotFoundMessage } from '../../drivers/host-tools.ts';
 import type { LabSerialPorts } from '../serial.ts';
 import type { LabMachines, LabState } from '../state.ts';
 import { createQemuNetwork, qemuNetworkSupport, type QemuLabNetwork } from './network.ts';
@@ -64,7 +65,7 @@ export async function startQemuNodes(state: LabState, serial: LabSerialPorts, op
   const settings = qemuSettings(options);
   const systems = state.systems().filter((s) => s.backing === 'qemu');
   if (systems.length === 0) throw new RangeError('the lab has no QEMU-backed systems');
-  if (!onPath(settings.qemuBinary)) throw new Error(`QEMU lab nodes need ${settings.qemuBinary} (Debian package qemu-system-x86)`);
+  if (!onPath(settings.qemuBinary)) throw new Error(`${toolNotFoundMessage(settings.qemuBinary)} (QEMU lab nodes need it)`);
   for (const f of [settings.ovmf.code, settings.ovmf.vars]) {
     if (!fs.existsSync(f)) throw new Error(`QEMU lab nodes need the UEFI firmware ${f} (Debian package ovmf)`);
   }

@@ -23,6 +23,7 @@ import type { ChildProcess } from 'node:child_process';
 import { HardwareError, type DriverNode } from '../../../domain/hardware/interfaces.ts';
 import type { ConsoleInterface, ConsoleSession } from '../../../domain/hardware/console.ts';
 import { parseIpmiDriverInfo, type IpmiDriverInfo } from './driver-info.ts';
+import { toolNotFoundMessage } from '../../host-tools.ts';
 import { hardwareError, type IpmiContext, type Ipmitool } from './ipmitool.ts';
 
 /** Options of {@link IpmitoolSolConsole}. */
@@ -78,7 +79,7 @@ export class IpmitoolSolConsole implements ConsoleInterface {
             info,
             ctx,
             'unreachable',
-            err.code === 'ENOENT' ? 'cannot run stdbuf (coreutils) or ipmitool: not installed' : err.message,
+            err.code === 'ENOENT' ? `cannot run ${toolNotFoundMessage('stdbuf')} or ${toolNotFoundMessage('ipmitool')}` : err.message,
           ),
         ),
       );

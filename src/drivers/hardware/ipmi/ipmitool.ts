@@ -21,6 +21,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HardwareError, type HardwareErrorReason } from '../../../domain/hardware/interfaces.ts';
 import { maskPasswordText } from '../../../domain/inventory/masking.ts';
+import { toolNotFoundMessage } from '../../host-tools.ts';
 import { bmcLabel, type IpmiDriverInfo } from './driver-info.ts';
 
 /** Options of {@link Ipmitool}. */
@@ -185,7 +186,7 @@ export class Ipmitool {
           }
           const e = error as NodeJS.ErrnoException & { killed?: boolean; signal?: string | null };
           if (e.code === 'ENOENT') {
-            reject(hardwareError(info, ctx, 'unreachable', `cannot run ${this.#binary}: it is not installed`));
+            reject(hardwareError(info, ctx, 'unreachable', `cannot run ${this.#binary}: ${toolNotFoundMessage(this.#binary)}`));
             return;
           }
           if (e.killed === true || e.signal === 'SIGKILL') {
