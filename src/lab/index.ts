@@ -1,8 +1,9 @@
 /**
  * The virtual lab (`esi lab`, README.md "Server contract"): one HTTP service that emulates the
  * Redfish BMCs (DSP0266) of N virtual bare-metal systems, `node-0` … `node-(N-1)`, each with its
- * Manager (`bmc-node-i`) and Chassis (`chassis-node-i`). State is in memory and lasts while the lab
- * runs.
+ * Manager (`bmc-node-i`) and Chassis (`chassis-node-i`). BMC state (power, boot override, media,
+ * sessions) is in memory and lasts while the lab runs; with `persist` the nodes' identities and
+ * models are kept in the data directory across restarts (./persist.ts, ./persist-plan.ts).
  *
  * Point a node's `driver_info` at it with the `redfish` driver:
  * `{redfish_address: lab.url, redfish_system_id: '/redfish/v1/Systems/node-0',

@@ -3,8 +3,10 @@
  * started again on the same data directory has the same node identities and models; a model
  * spec that would change a kept node is refused (node, old → new) unless forced; more nodes add
  * nodes, fewer keep the others in the file; `labStatus` reports nodes, BMCs, models and sparse
- * disk files honestly. Started in-process, as the other lab tests are.
+ * disk files honestly (checked against qemu-img's own figures). Started in-process, as the other
+ * lab tests are.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +17,7 @@ import { labStatePath, writeLabState, emptyLabState } from '../../../src/lab/per
 import { planLabNodes } from '../../../src/lab/persist-plan.ts';
 import { describeDisk, diskUsage, labStatus } from '../../../src/lab/status.ts';
 import { DEFAULT_HARDWARE } from '../../../src/lab/state.ts';
+import { describeNeeding, TOOLS } from '../../helpers/tools.ts';
 import { call } from './helpers.ts';
 
 const dirs: string[] = [];
@@ -214,5 +217,18 @@ describe('the state file and esi lab status', () => {
     const stopped = labStatus(dir);
     expect(stopped.pid).toBeNull();
     expect(stopped.nodes.every((n) => !n.running)).toBe(true);
+  });
+});
+
+describeNeeding([TOOLS.qemuImg], 'esi lab status and a real qcow2', () => {
+  it('tells a fresh 8 GiB qcow2 as 8 GiB virtual and a few hundred KiB on disk', () => {
+    const file = path.join(tempDir(), 'disk.qcow2');
+    execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', file, '8G']);
+    const info = JSON.parse(execFileSync('qemu-img', ['info', '--output=json', file], { encoding: 'utf8' })) as Record<string, number>;
+    const d = diskUsage(file)!;
+    expect(d.virtualBytes).toBe(info['virtual-size']);
+    expect(d.allocatedBytes).toBe(info['actual-size']);
+    expect(d.allocatedBytes).toBeLessThan(1024 ** 2);
+    expect(describeDisk(d)).toMatch(/^8 GiB virtual, \d+(\.\d)? KiB file, \d+(\.\d)? KiB allocated$/);
   });
 });
