@@ -1,6 +1,6 @@
 /**
- * The deployment artefacts of deploy/ (docs/operations.md): the systemd unit passes
- * `systemd-analyze verify` without a warning and runs what it says (the example config, the
+ * The deployment artefacts of deploy/ (docs/operations.md): the systemd unit, alone and with
+ * its network-node drop-in, passes `systemd-analyze verify` without a warning and runs what it says (the example config, the
  * state directory as data directory, no sd_notify); the Containerfile builds from the slim
  * Node 20 image with runtime dependencies only, keeps the data directory on a volume, exposes
  * the default port and checks /healthz. (The image is built in test/system/container-image.test.ts
@@ -67,6 +67,17 @@ describe('deploy/esi.service', () => {
         const r = spawnSync('systemd-analyze', ['verify', '--man=no', file], { encoding: 'utf8', timeout: 60_000 });
         expect(r.status, r.stderr).toBe(0);
         // It exits 0 for unknown keys and misplaced settings too: its output says so.
+        expect(r.stderr.trim()).toBe('');
+      });
+
+      it('finds nothing to say about it with the network-node drop-in (deploy/esi-network-node.conf)', () => {
+        const unitDir = fs.mkdtempSync(path.join(dir, 'dropin-'));
+        const file = path.join(unitDir, 'esi.service');
+        fs.writeFileSync(file, unit.replaceAll('/usr/bin/node', process.execPath).replaceAll('/opt/esi', ROOT));
+        fs.mkdirSync(path.join(unitDir, 'esi.service.d'));
+        fs.copyFileSync(path.join(ROOT, 'deploy/esi-network-node.conf'), path.join(unitDir, 'esi.service.d/network-node.conf'));
+        const r = spawnSync('systemd-analyze', ['verify', '--man=no', file], { encoding: 'utf8', timeout: 60_000 });
+        expect(r.status, r.stderr).toBe(0);
         expect(r.stderr.trim()).toBe('');
       });
     },
