@@ -305,13 +305,6 @@ export function instantiateHardware(
   };
 }
 
-/** The lab-wide switch port number (0-based, as {@link SwitchCabling}) of an LLDP neighbour this module made. */
-export function switchPortNumber(lldp: LabLldp): number {
-  const sw = Number(/^esi-lab-sw(\d+)$/.exec(lldp.systemName)?.[1]);
-  const port = Number(/^Ethernet(\d+)$/.exec(lldp.portId)?.[1]);
-  return sw * SWITCH_PORTS + port - 1;
-}
-
 /** The chassis MAC of lab switch `n`. */
 function switchMac(seed: string, n: number): string {
   const b = crypto.createHash('sha256').update(`${seed}\0switch\0${n}`).digest();

@@ -12,7 +12,7 @@
  *   `force`, which applies them and returns them to be printed;
  * - persisted nodes past the count asked for stay in the file and are not run.
  */
-import { switchPortNumber, type LabLldp, type LabModel } from './hardware.ts';
+import { SWITCH_PORTS, type LabLldp, type LabModel } from './hardware.ts';
 import type { LabStateFile, PersistedLabNode } from './persist.ts';
 import type { SystemBacking } from './system.ts';
 
@@ -180,4 +180,11 @@ export function stateAfterStart(
     nodes: [...running, ...current.nodes.slice(running.length)],
     redfish: { url: started.url, pid: process.pid, running: running.map((n) => n.id) },
   };
+}
+
+/** The lab-wide switch port number (0-based, as `SwitchCabling` of ./hardware.ts) of an LLDP neighbour ./hardware.ts made (`esi-lab-sw<n>`, `Ethernet<p>`). */
+export function switchPortNumber(lldp: LabLldp): number {
+  const sw = Number(/^esi-lab-sw(\d+)$/.exec(lldp.systemName)?.[1]);
+  const port = Number(/^Ethernet(\d+)$/.exec(lldp.portId)?.[1]);
+  return sw * SWITCH_PORTS + port - 1;
 }
