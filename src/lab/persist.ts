@@ -102,7 +102,8 @@ export function readLabState(dataDir: string): LabStateFile | null {
 }
 
 /**
- * Writes `state` as the lab state of `dataDir`, atomically (temporary file, fsync, rename).
+ * Writes `state` as the lab state of `dataDir`, atomically (temporary file, fsync, rename, fsync
+ * of the directory).
  * @throws Error from the file system (the old file is left as it was)
  */
 export function writeLabState(dataDir: string, state: LabStateFile): void {
@@ -121,6 +122,13 @@ export function writeLabState(dataDir: string, state: LabStateFile): void {
   } catch (err) {
     fs.rmSync(tmp, { force: true });
     throw err;
+  }
+  // The rename is durable once the directory is.
+  const dir = fs.openSync(path.dirname(file), 'r');
+  try {
+    fs.fsyncSync(dir);
+  } finally {
+    fs.closeSync(dir);
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * A lab that stays put, end to end: the real `esi lab` CLI restarted on one data directory keeps
  * its nodes, refuses a `--models` that changes a kept node (and applies it with `--force`), and
- * `esi lab status` lists the nodes; IPMI lab nodes come back on their kept UDP ports, a taken
+ * `esi lab status` lists the nodes; `esi server --lab` refuses such a change too; IPMI lab nodes come back on their kept UDP ports, a taken
  * port is an error naming node and port, and `force` moves the node and says so.
  */
 import { execFile, spawn } from 'node:child_process';
@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startPersistentIpmiLab } from '../../../src/lab/ipmi-persist.ts';
+import { parseModelSpec, startLab } from '../../../src/lab/index.ts';
 import { readLabState } from '../../../src/lab/persist.ts';
 import { describeNeeding, IPMI_TOOLS } from '../../helpers/tools.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
@@ -91,6 +92,24 @@ describe('esi lab restarted on one data directory', () => {
     expect(after[1]).toMatchObject({ ...before[1], BMC: expect.any(String), Running: true });
     expect(await forced.stop()).toBe(0);
   }, 120_000);
+});
+
+describe('esi server --lab on a data directory with a kept lab', () => {
+  it('refuses --lab-models that change a kept node before starting anything, and names --lab-force', async () => {
+    const dir = tempDir();
+    const lab = await startLab({ nodes: 2, persist: { dataDir: dir }, models: parseModelSpec('storage:1') });
+    await lab.close();
+    const args = ['server', '--port', '0', '--lab', '2', '--lab-port', '0', '--data-dir', dir, '--lab-models', 'gpu:2'];
+    const refused = await run(process.execPath, [ESI, ...args], { cwd: ROOT, env: { ...process.env, ESI_ADMIN_PASSWORD: 'x' } }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect('code' in refused && refused.code).toBe(1);
+    const message = (refused as { stderr: string }).stderr;
+    expect(message).toMatch(/node-0: storage \(simulated, .*\) → gpu \(simulated, .*\)\n {2}node-1: default \(simulated, .*\) → gpu \(/);
+    expect(message).toContain('--lab-force');
+    // Nothing started: no database was created.
+    expect(fs.readdirSync(dir)).toEqual(['lab']);
+  }, 60_000);
 });
 
 describeNeeding(IPMI_TOOLS, 'IPMI lab nodes that keep their ports', () => {
