@@ -139,11 +139,11 @@ export function registerServerCommands(program: Command): void {
       await preflight(config, { labIpmi: opts.labIpmi !== undefined });
       const onClose: Array<() => Promise<void>> = [];
       const q = config.lab.qemu;
+      // The lab keeps its nodes' identities, models and IPMI ports in the data directory.
+      const persist = { dataDir: config.dataDir, force: opts.labForce === true };
       if (config.lab.nodes > 0 || q.nodes > 0) {
         // Its systems boot the deploy agent, which calls this server's baremetal API.
         const agents = { apiUrl: `${config.publicUrl}/baremetal`, dataDir: config.dataDir };
-      // The lab keeps its nodes' identities, models and IPMI ports in the data directory.
-      const persist = { dataDir: config.dataDir, force: opts.labForce === true };
         const models = config.lab.models === null ? undefined : parseModelSpec(config.lab.models);
         const qemu = q.nodes > 0 ? await qemuLabOptions({ ...q, dataDir: config.dataDir }, config.lab.port) : undefined;
         const lab = await startLab({
@@ -151,15 +151,15 @@ export function registerServerCommands(program: Command): void {
           host: config.lab.host,
           port: config.lab.port,
           agents,
+          persist,
           ...(models ? { models } : {}),
           ...(qemu ? { qemu } : {}),
         });
-          persist,
         onClose.push(() => lab.close());
+        await printLabModelChanges(lab);
         process.stdout.write(`esi: virtual lab of ${config.lab.nodes + q.nodes} Redfish nodes at ${lab.url}\n`);
         printQemuLab(lab);
         if (opts.labNetwork) onClose.push(await labNetworkFor(lab));
-        await printLabModelChanges(lab);
       }
       if (opts.labIpmi !== undefined) onClose.push(await startLabIpmi(opts.labIpmi, config.lab.host, persist));
       const running = await startServer(config, { onClose });
@@ -218,10 +218,10 @@ export function registerServerCommands(program: Command): void {
         qemuVlan: string;
         qemuAddress: string;
         dataDir: string;
+        force?: boolean;
       }) => {
         const nodes = Number(opts.nodes);
         const port = Number(opts.port);
-        force?: boolean;
         const qemuNodes = Number(opts.qemu);
         if (!Number.isInteger(qemuNodes) || qemuNodes < 0 || qemuNodes > 64) throw new Error('--qemu must be an integer from 0 to 64');
         if (!Number.isInteger(nodes) || nodes < (qemuNodes > 0 ? 0 : 1) || nodes > 10_000)
