@@ -16,6 +16,7 @@
  * driver made (`<prefix>brv<vlan>`) included.
  */
 import { execFile } from 'node:child_process';
+import { missingToolError } from '../drivers/host-tools.ts';
 
 /** Options of {@link createLabNetwork}. */
 export interface LabNetworkOptions {
@@ -52,7 +53,7 @@ export interface LabNetwork {
 export function run(tool: string, args: readonly string[], input?: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = execFile(tool, [...args], { timeout: 30_000 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${tool} ${args.join(' ')}: ${(stderr || err.message).trim()}`));
+      if (err) reject(new Error(`${tool} ${args.join(' ')}: ${missingToolError(tool, err)?.message ?? (stderr || err.message).trim()}`));
       else resolve(stdout);
     });
     if (input !== undefined) child.stdin?.end(input);

@@ -5,6 +5,7 @@
  * it printed.
  */
 import { spawn } from 'node:child_process';
+import { missingToolError } from '../drivers/host-tools.ts';
 
 /** A build step failed: a program exited non-zero, a tool is missing, the result is wrong. */
 export class ImageBuildError extends Error {
@@ -60,9 +61,11 @@ export function run(command: string, args: readonly string[], options: RunOption
     if (capture) child.stdout.on('data', (c: Buffer) => out.push(c));
     else child.stdout.on('data', lines(''));
     child.stderr.on('data', lines(''));
-    child.on('error', (err) =>
-      reject(new ImageBuildError(`cannot run ${command}: ${err.message} (is it installed? see docs/os-images.md)`, { cause: err })),
-    );
+    child.on('error', (err) => {
+      const missing = missingToolError(command, err);
+      const why = missing !== null ? missing.message : `${err.message} (is it installed? see docs/os-images.md)`;
+      reject(new ImageBuildError(`cannot run ${command}: ${why}`, { cause: err }));
+    });
     child.on('close', (code, signal) => {
       if (code === 0) return resolve(capture ? Buffer.concat(out).toString('utf8') : '');
       const why = signal ? `was killed by ${signal}` : `exited with status ${code}`;

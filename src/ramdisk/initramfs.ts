@@ -18,6 +18,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { toolNotFoundMessage } from '../drivers/host-tools.ts';
 import { CacheEntry, cacheKey } from '../osimage/cache.ts';
 import { cpioArchive, type CpioEntry } from './cpio.ts';
 import { baseEntries, baseKeyInputs, topEntries, type RamdiskPlan } from './contents.ts';
@@ -36,7 +37,9 @@ export async function writeCompressedCpio(entries: Iterable<CpioEntry>, out: str
   let stderr = '';
   zstd.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve, reject) => {
-    zstd.on('error', (err) => reject(new Error(`cannot run zstd (install zstd): ${err.message}`)));
+    zstd.on('error', (err: NodeJS.ErrnoException) =>
+      reject(new Error(err.code === 'ENOENT' ? toolNotFoundMessage('zstd') : `cannot run zstd: ${err.message}`)),
+    );
     zstd.on('close', resolve);
   });
   let raw = 0;

@@ -15,12 +15,26 @@
  * Every ISO gets the same volume modification date (GRUB's EFI image finds its configuration by
  * the ISO's UUID, which GRUB derives from that date).
  */
-import { execFile } from 'node:child_process';
+import { execFile, type ExecFileOptions } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { missingToolError } from '../drivers/host-tools.ts';
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+
+/**
+ * Run `file` to completion (execFile).
+ * @returns its stdout and stderr
+ * @throws ToolNotFoundError naming the Debian package when `file` is not installed; execFile's error when it fails
+ */
+async function run(file: string, args: readonly string[], options: ExecFileOptions = {}): Promise<{ stdout: string; stderr: string }> {
+  try {
+    return await execFileAsync(file, args, { ...options, encoding: 'utf8' });
+  } catch (err) {
+    throw missingToolError(file, err) ?? err;
+  }
+}
 
 /** Kernel parameters when none are given: serial console first for the logs, then the screen. */
 export const DEFAULT_KERNEL_PARAMS = 'console=ttyS0,115200 console=tty0';

@@ -18,6 +18,7 @@
  */
 import { execFile } from 'node:child_process';
 import { SwitchError, type PortChange, type SwitchDriver } from '../../domain/networking/ports.ts';
+import { missingToolError } from '../host-tools.ts';
 import {
   checkIfname,
   enslaveCommands,
@@ -72,7 +73,8 @@ export function iproute(
       { timeout: 30_000, maxBuffer: 64 * 1024 * 1024, ...(signal ? { signal } : {}) },
       (err, stdout, stderr) => {
         if (err) {
-          const detail = (stderr || err.message).trim().split('\n').slice(0, 3).join('; ');
+          const missing = missingToolError(tool, err);
+          const detail = missing?.message ?? (stderr || err.message).trim().split('\n').slice(0, 3).join('; ');
           reject(new SwitchError(`${tool} ${full.join(' ')} failed: ${detail}`));
         } else resolve(stdout);
       },

@@ -79,6 +79,16 @@ describe('host tools', () => {
   });
 });
 
+describe('the programs esi runs say the same', () => {
+  it('an image-build step whose program is missing (src/osimage/run.ts)', async () => {
+    const { run } = await import('../../../src/osimage/run.ts');
+    // The spawn looks the program up on its environment's PATH.
+    await expect(run('xorriso', ['-version'], { env: { PATH: binDir() } })).rejects.toThrow(
+      'cannot run xorriso: xorriso not found: install the Debian package xorriso',
+    );
+  });
+});
+
 describe('start-up checks', () => {
   it('QEMU lab nodes need QEMU: one line naming the package', () => {
     const config = loadConfig({ labQemu: 1, dataDir: dir }, {});
