@@ -104,7 +104,8 @@ export function planLabNodes(persisted: LabStateFile | null, request: LabNodeReq
 }
 
 /**
- * A model in one line, e.g. `gpu (simulated; 2×40 cores, 1024 GiB RAM, 10 disks 15360 GB, 8 GPUs, 2 NICs, uefi)`.
+ * A model and a node's kind in one line, e.g. `gpu (simulated, 2×40 cores, 1024 GiB RAM, 2 disks 1920 GB, 8 GPUs, 4 NICs, uefi)`
+ * (disk sizes in decimal GB, as vendors label disks).
  */
 export function describeModel(m: LabModel, backing: SystemBacking): string {
   const disks = m.disks.reduce((n, d) => n + d.count, 0);
