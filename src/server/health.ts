@@ -3,7 +3,8 @@
  * (Kubernetes' `/healthz` and `/readyz` conventions; docs/operations.md):
  *
  * - live: the process answers HTTP (no dependency is checked: a restart would not help them);
- * - ready: the database answers, every schema migration this build knows is applied, and — in a
+ * - ready: the database answers, every schema migration this build knows is applied and none it
+ *   does not know (a newer esi upgraded the database under this process), and — in a
  *   process with the conductor role — this conductor's heartbeat is fresh (it is registered and
  *   alive in the conductor table). An API-only process reports the live conductors it sees but
  *   does not depend on them: it serves reads and records intent without one.
@@ -58,6 +59,9 @@ export class HealthService {
     }
     const migrations = database.ok
       ? await this.check(async () => {
+          const unknown = await this.ops.unknownMigrations();
+          if (unknown.length > 0)
+            throw new CheckFailed(`a newer esi upgraded the database (${unknown.join(', ')}, unknown to this esi): replace this process`);
           const pending = await this.ops.pendingMigrations();
           if (pending.length > 0) throw new CheckFailed(`not applied: ${pending.join(', ')}`);
           return 'every migration applied';

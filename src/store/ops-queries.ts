@@ -44,6 +44,19 @@ export class OpsQueries {
       .sort();
   }
 
+  /**
+   * Applied migrations this build does not know: a newer esi upgraded the database while this
+   * process runs (at start such a database is refused; src/store/schema-state.ts).
+   * @returns their names, sorted (empty normally)
+   */
+  async unknownMigrations(): Promise<string[]> {
+    const rows = await sql<{ name: string }>`select name from esi_migration`.execute(this.db);
+    return rows.rows
+      .map((r) => r.name)
+      .filter((m) => !(m in migrations))
+      .sort();
+  }
+
   /** Nodes by provision state, power state and maintenance (one grouped query). */
   async nodeStateCounts(): Promise<NodeStateCount[]> {
     const rows = await this.db

@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrateStore, openStore, type Store, type StoreOptions } from '../../../src/store/database.ts';
 import { KNOWN_MIGRATIONS, readSchemaState } from '../../../src/store/schema-state.ts';
@@ -134,5 +135,20 @@ describe('upgrade from an earlier schema', () => {
     const ready = await fetch(`${server.url}/readyz`);
     expect(((await ready.json()) as any).checks.migrations.ok).toBe(true);
     expect(KNOWN_MIGRATIONS).toContain(FIXTURE_MIGRATION);
+  });
+
+  it('a process whose database a newer esi upgraded meanwhile is not ready (/readyz names the migration)', async () => {
+    const ts = await startTestServer({ env: { ESI_CONDUCTOR_WORKERS: '0' } });
+    cleanups.push(() => ts.close());
+    expect((await fetch(`${ts.url}/readyz`)).status).toBe(200);
+    await sql`insert into esi_migration (name, timestamp) values ('0999_future', '2030-01-01T00:00:00.000Z')`.execute(
+      ts.server.services.store.db,
+    );
+    const r = await fetch(`${ts.url}/readyz`);
+    expect(r.status).toBe(503);
+    expect(((await r.json()) as any).checks.migrations).toEqual({
+      ok: false,
+      detail: 'a newer esi upgraded the database (0999_future, unknown to this esi): replace this process',
+    });
   });
 });
