@@ -11,6 +11,7 @@
  * | `/network`      | Neutron v2.0 (`/network/v2.0`)  | `src/api/network/index.ts`  |
  * | `/compute`      | Nova v2.1 subset (`/compute/v2.1`) | `src/api/compute/index.ts` |
  * | `/healthz`, `/readyz`, `/metrics` | operations (no authentication) | `src/api/ops/index.ts` |
+ * | `/openapi.json`, `/openapi/<service>.json`, `/docs` | API documentation (no authentication) | `src/api/docs/index.ts` |
  */
 import { bootApi } from '../api/boot/index.ts';
 import { randomUUID } from 'node:crypto';
@@ -33,6 +34,7 @@ import { errorBody as leaseErrorBody } from '../api/lease/errors.ts';
 import { sendGlanceError } from '../api/image/errors.ts';
 import type { Services } from './services.ts';
 import { registerOps } from '../api/ops/index.ts';
+import { registerApiDocs } from '../api/docs/index.ts';
 import { HealthService } from './health.ts';
 import { EsiMetrics } from './metrics.ts';
 import { OpsQueries } from '../store/ops-queries.ts';
@@ -93,6 +95,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   // its socket released after the answer.
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   registerInputGuards(app);
+  // The OpenAPI documents (src/api/docs): before every route, so that each is documented.
+  await registerApiDocs(app);
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('openstack-request-id', request.id);

@@ -8,6 +8,7 @@ import type { BaremetalContext } from './context.ts';
 import { sendIronicError } from './errors.ts';
 import { MAX_MINOR, MIN_MINOR } from './microversion.ts';
 import { links } from './render.ts';
+import { REFUSAL } from '../common/route-doc.ts';
 
 /** The version object of the discovery documents. */
 function versionDoc(base: string): Record<string, unknown> {
@@ -68,7 +69,7 @@ export function rootRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
       app.route({
         method,
         url: p,
-        config: { public: true },
+        config: { public: true, doc: REFUSAL },
         handler: async (_req, reply) => sendIronicError(reply.header('allow', 'GET'), 405, 'The method is not allowed for this resource.'),
       });
     }

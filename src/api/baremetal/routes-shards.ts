@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { BaremetalContext } from './context.ts';
 import { resourceGate, webobErrorBody } from './http-errors.ts';
 import { readQuery } from './query.ts';
+import { REFUSAL } from '../common/route-doc.ts';
 
 /** The API version shards appeared in. */
 const SHARDS_VERSION = 82;
@@ -25,6 +26,7 @@ export function shardRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
       app.route({
         method,
         url: p,
+        config: { doc: REFUSAL },
         handler: async (req, reply) => {
           resourceGate(req.ironicVersion, SHARDS_VERSION, req.method, 'shards');
           return reply.code(405).header('allow', 'GET').type('application/json').send(webobErrorBody(405, ''));

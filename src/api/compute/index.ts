@@ -27,6 +27,7 @@ import { flavorRoutes } from './routes-flavors.ts';
 import { keypairRoutes } from './routes-keypairs.ts';
 import { serverActionRoutes } from './routes-server-actions.ts';
 import { serverRoutes } from './routes-servers.ts';
+import { REFUSAL } from '../common/route-doc.ts';
 
 /** Paths of `/v2.1` and the methods each serves (others answer 405). */
 const PATHS: ReadonlyArray<[string, HTTPMethods[]]> = [
@@ -89,6 +90,7 @@ export const computeApi: FastifyPluginAsync<{ services: ComputeApiDeps; compute:
         v21.route({
           method: ALL_METHODS.filter((m) => !served.has(m)),
           url,
+          config: { doc: REFUSAL },
           handler: async (req) => {
             throw new MethodNotAllowed(`The method ${req.method} is not allowed for this resource.`);
           },

@@ -14,6 +14,7 @@ import { ImageApiFault } from './errors.ts';
 import { renderVersions } from './render.ts';
 import { SCHEMAS } from './schemas.ts';
 import { rejectBody } from './wire.ts';
+import { REFUSAL } from '../common/route-doc.ts';
 
 /** Register `GET /` and `GET /versions` on the `/image` plugin. */
 export function registerVersionRoutes(app: FastifyInstance, services: ImageApiDeps): void {
@@ -46,6 +47,7 @@ export function refuseOtherMethods(app: FastifyInstance, url: string, allowed: r
   app.route({
     method: [...others],
     url,
+    config: { doc: REFUSAL },
     handler: async (request) => {
       throw new ImageApiFault(405, `The method ${request.method} is not allowed for this resource.`, { allow });
     },

@@ -11,6 +11,7 @@ import type { NetworkApiDeps } from './deps.ts';
 import { NetworkApiFault } from './errors.ts';
 import { renderNetwork, renderPort, renderRbac, renderSubnet, renderTrunk } from './render.ts';
 import { collection, parseListQuery, pick, unwrap } from './wire.ts';
+import { REFUSAL } from '../common/route-doc.ts';
 
 /** One Neutron collection's domain calls, returning rendered objects. */
 export interface Collection {
@@ -31,6 +32,7 @@ export function refuseOthers(app: FastifyInstance, url: string, allowed: readonl
   app.route({
     method: ALL_METHODS.filter((m) => !served.has(m)),
     url,
+    config: { doc: REFUSAL },
     handler: async (request) => {
       throw new NetworkApiFault(405, 'HTTPMethodNotAllowed', `The method ${request.method} is not allowed for this resource.`, {
         allow: allowed.join(', '),

@@ -1,0 +1,60 @@
+/**
+ * What a route tells the API documentation (`/openapi.json`, src/api/docs) beyond its method
+ * and URL, declared in the route's `config.doc`.
+ *
+ * The schemas named here are for documentation only: Fastify does not validate with them (they
+ * sit in the route's config, not its `schema`), because each API refuses bad input in its own
+ * wire format (Ironic, Keystone, WSME, Neutron, Glance, Nova) through its own parser. A route
+ * names here the very schema object its parser checks the body against, so the document and
+ * the parser cannot drift apart:
+ *
+ * ```ts
+ * app.post('/nodes', { config: { doc: routeDoc({ body: NodeCreateBody }) } }, async (req) => {
+ *   const body = parseBody(NodeCreateBody, req.body, 'node'); // Static<typeof NodeCreateBody>
+ * ```
+ */
+import { Type, type TObject, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
+
+/** The documentation of one route (all optional; a route without one is still documented). */
+export interface RouteDoc {
+  /** One line on what the route does. */
+  readonly summary?: string;
+  /** The request body's schema: the one the route's parser checks the body against. */
+  readonly body?: TSchema;
+  /** The query parameters the route reads, as an object schema (see {@link queryDoc}). */
+  readonly query?: TObject;
+  /**
+   * True for a route that only answers 405 for methods its path lacks (with `Allow`): it is no
+   * operation and the document leaves it out.
+   */
+  readonly refusal?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's documentation (src/api/common/route-doc.ts). */
+    doc?: RouteDoc;
+  }
+}
+
+/**
+ * An object schema of optional string query parameters, for {@link RouteDoc.query}; built from
+ * the same list of names the route's query reader allows.
+ * @param names parameter names (a Set or array, e.g. the route's `allowed` list)
+ */
+export function queryDoc(names: Iterable<string>): TObject<Record<string, TOptional<TString>>> {
+  const props: Record<string, TOptional<TString>> = {};
+  for (const name of [...names].sort()) props[name] = Type.Optional(Type.String());
+  return Type.Object(props);
+}
+
+/**
+ * A route's documentation, typed as {@link RouteDoc} (a schema's full TypeBox type, inferred
+ * through Fastify's route generics, is too deep for the compiler): `config: { doc: routeDoc({ body }) }`.
+ */
+export function routeDoc(doc: RouteDoc): RouteDoc {
+  return doc;
+}
+
+/** The `config.doc` of a 405-only route (see {@link RouteDoc.refusal}). */
+export const REFUSAL: RouteDoc = Object.freeze({ refusal: true });
