@@ -17,6 +17,7 @@ import { CHASSIS_DEFAULT_FIELDS, CHASSIS_FIELDS, renderChassis } from './render-
 import { notPermitted, parseResourceList, parseShowFields, type ResourceListSpec } from './resource-list.ts';
 import { ChassisCreateBody } from './resource-schemas.ts';
 import { PatchBody, parseBody } from './schemas.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 const SPEC: ResourceListSpec = {
   known: new Set([...CHASSIS_FIELDS, 'links', 'nodes']),
@@ -51,7 +52,7 @@ export function chassisRoutes(app: FastifyInstance, ctx: BaremetalContext): void
   }
 
   for (const p of ['/chassis', '/chassis.json']) {
-    app.post(p, async (req, reply) => {
+    app.post(p, { config: { doc: routeDoc({ body: ChassisCreateBody }) } }, async (req, reply) => {
       readQuery(req.query, NO_PARAMS);
       const c = await inventory.chassis.create(req.auth, parseBody(ChassisCreateBody, req.body, 'chassis'));
       reply.code(201).header('location', `${base}/v1/chassis/${c.uuid}`);
@@ -64,7 +65,7 @@ export function chassisRoutes(app: FastifyInstance, ctx: BaremetalContext): void
     return renderChassis(await inventory.chassis.get(req.auth, chassisUuid(req.params.uuid)), base, fields);
   });
 
-  app.patch<{ Params: UuidParams }>('/chassis/:uuid', async (req) => {
+  app.patch<{ Params: UuidParams }>('/chassis/:uuid', { config: { doc: routeDoc({ body: PatchBody }) } }, async (req) => {
     readQuery(req.query, NO_PARAMS);
     const ops = parseBody(PatchBody, req.body, 'patch');
     return renderChassis(await inventory.chassis.update(req.auth, chassisUuid(req.params.uuid), ops), base, null);

@@ -21,6 +21,7 @@ import { empty, nodeIdent, type BaremetalContext, type IdentParams } from './con
 import { readQuery } from './query.ts';
 import { links } from './render-fields.ts';
 import { parseBody } from './schemas.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 const NO_PARAMS = new Set<string>();
 /** `PUT …/indicators/{name}`. */
@@ -57,18 +58,26 @@ export function nodeIndicatorRoutes(app: FastifyInstance, ctx: BaremetalContext)
     return { state: await inventory.nodes.indicators.get(req.auth, nodeIdent(req, req.params.ident), req.params.indicator) };
   });
 
-  app.put<{ Params: IndicatorParams }>('/nodes/:ident/management/indicators/:indicator', async (req, reply) => {
-    readQuery(req.query, NO_PARAMS);
-    const body = parseBody(IndicatorBody, req.body ?? {}, 'indicator request');
-    await inventory.nodes.indicators.set(req.auth, nodeIdent(req, req.params.ident), req.params.indicator, body.state);
-    return empty(reply, 204);
-  });
+  app.put<{ Params: IndicatorParams }>(
+    '/nodes/:ident/management/indicators/:indicator',
+    { config: { doc: routeDoc({ body: IndicatorBody }) } },
+    async (req, reply) => {
+      readQuery(req.query, NO_PARAMS);
+      const body = parseBody(IndicatorBody, req.body ?? {}, 'indicator request');
+      await inventory.nodes.indicators.set(req.auth, nodeIdent(req, req.params.ident), req.params.indicator, body.state);
+      return empty(reply, 204);
+    },
+  );
 
-  app.put<{ Params: IdentParams }>('/nodes/:ident/management/inject_nmi', async (req, reply) => {
-    if (req.ironicVersion < 29) throw new NotFoundError('resource', req.params.ident, 'Resource could not be found.', 'NotFound');
-    readQuery(req.query, NO_PARAMS);
-    if (req.body !== undefined && req.body !== null) parseBody(NmiBody, req.body, 'inject NMI request');
-    await inventory.nodes.indicators.injectNmi(req.auth, nodeIdent(req, req.params.ident));
-    return empty(reply, 204);
-  });
+  app.put<{ Params: IdentParams }>(
+    '/nodes/:ident/management/inject_nmi',
+    { config: { doc: routeDoc({ body: NmiBody }) } },
+    async (req, reply) => {
+      if (req.ironicVersion < 29) throw new NotFoundError('resource', req.params.ident, 'Resource could not be found.', 'NotFound');
+      readQuery(req.query, NO_PARAMS);
+      if (req.body !== undefined && req.body !== null) parseBody(NmiBody, req.body, 'inject NMI request');
+      await inventory.nodes.indicators.injectNmi(req.auth, nodeIdent(req, req.params.ident));
+      return empty(reply, 204);
+    },
+  );
 }

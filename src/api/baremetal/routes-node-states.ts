@@ -16,6 +16,7 @@ import { consoleStreamPath } from './routes-console-stream.ts';
 import { readQuery } from './query.ts';
 import { renderStates } from './render.ts';
 import { ConsoleBody, parseBody, PowerBody, ProvisionBody } from './schemas.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 const NO_PARAMS = new Set<string>();
 
@@ -30,7 +31,7 @@ export function nodeStateRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
     return renderStates(view, req.ironicVersion);
   });
 
-  app.put<{ Params: IdentParams }>('/nodes/:ident/states/power', async (req, reply) => {
+  app.put<{ Params: IdentParams }>('/nodes/:ident/states/power', { config: { doc: routeDoc({ body: PowerBody }) } }, async (req, reply) => {
     const v = req.ironicVersion;
     readQuery(req.query, NO_PARAMS);
     const body = parseBody(PowerBody, req.body, 'power state request');
@@ -42,42 +43,46 @@ export function nodeStateRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
     return empty(reply, 202, statesUrl(ident));
   });
 
-  app.put<{ Params: IdentParams }>('/nodes/:ident/states/provision', async (req, reply) => {
-    const v = req.ironicVersion;
-    readQuery(req.query, NO_PARAMS);
-    const body = parseBody(ProvisionBody, req.body, 'provision state request');
-    const verb = body.target;
-    const min = isProvisionVerb(verb) ? VERB_VERSIONS[verb] : undefined;
-    if (min !== undefined) requireVersion(v, min, `The "${verb}" verb`);
-    const cd = body.configdrive;
-    if (cd !== undefined && cd !== null && cd !== '') {
-      if (verb === 'rebuild' && v < 35)
-        throw new InvalidInputError('Adding a config drive is only supported when setting provision state to active');
-      if (typeof cd === 'object' && v < 56)
-        throw new InvalidInputError('Providing a JSON object for configdrive is only supported starting with API version 1.56');
-      if (typeof cd === 'object' && 'vendor_data' in cd && v < 59) {
-        throw new InvalidInputError('Providing vendor_data in configdrive is only supported starting with API version 1.59');
+  app.put<{ Params: IdentParams }>(
+    '/nodes/:ident/states/provision',
+    { config: { doc: routeDoc({ body: ProvisionBody }) } },
+    async (req, reply) => {
+      const v = req.ironicVersion;
+      readQuery(req.query, NO_PARAMS);
+      const body = parseBody(ProvisionBody, req.body, 'provision state request');
+      const verb = body.target;
+      const min = isProvisionVerb(verb) ? VERB_VERSIONS[verb] : undefined;
+      if (min !== undefined) requireVersion(v, min, `The "${verb}" verb`);
+      const cd = body.configdrive;
+      if (cd !== undefined && cd !== null && cd !== '') {
+        if (verb === 'rebuild' && v < 35)
+          throw new InvalidInputError('Adding a config drive is only supported when setting provision state to active');
+        if (typeof cd === 'object' && v < 56)
+          throw new InvalidInputError('Providing a JSON object for configdrive is only supported starting with API version 1.56');
+        if (typeof cd === 'object' && 'vendor_data' in cd && v < 59) {
+          throw new InvalidInputError('Providing vendor_data in configdrive is only supported starting with API version 1.59');
+        }
       }
-    }
-    // An empty list counts as none, at every version (Ironic 21.4 `check_allow_deploy_steps`).
-    const deploySteps = Array.isArray(body.deploy_steps) && body.deploy_steps.length === 0 ? undefined : body.deploy_steps;
-    if (deploySteps !== undefined && deploySteps !== null) requireVersion(v, 69, 'deploy_steps');
-    let disableRamdisk: boolean | undefined;
-    if (body.disable_ramdisk !== undefined && body.disable_ramdisk !== null) {
-      requireVersion(v, 70, 'disable_ramdisk');
-      disableRamdisk = parseBoolLike(body.disable_ramdisk);
-      if (disableRamdisk === undefined) throw new InvalidInputError('disable_ramdisk must be a boolean.');
-    }
-    const ident = nodeIdent(req, req.params.ident);
-    await inventory.nodes.setProvisionState(req.auth, ident, verb, {
-      configdrive: cd,
-      cleanSteps: body.clean_steps,
-      deploySteps,
-      rescuePassword: body.rescue_password,
-      ...(disableRamdisk !== undefined ? { disableRamdisk } : {}),
-    });
-    return empty(reply, 202, statesUrl(ident));
-  });
+      // An empty list counts as none, at every version (Ironic 21.4 `check_allow_deploy_steps`).
+      const deploySteps = Array.isArray(body.deploy_steps) && body.deploy_steps.length === 0 ? undefined : body.deploy_steps;
+      if (deploySteps !== undefined && deploySteps !== null) requireVersion(v, 69, 'deploy_steps');
+      let disableRamdisk: boolean | undefined;
+      if (body.disable_ramdisk !== undefined && body.disable_ramdisk !== null) {
+        requireVersion(v, 70, 'disable_ramdisk');
+        disableRamdisk = parseBoolLike(body.disable_ramdisk);
+        if (disableRamdisk === undefined) throw new InvalidInputError('disable_ramdisk must be a boolean.');
+      }
+      const ident = nodeIdent(req, req.params.ident);
+      await inventory.nodes.setProvisionState(req.auth, ident, verb, {
+        configdrive: cd,
+        cleanSteps: body.clean_steps,
+        deploySteps,
+        rescuePassword: body.rescue_password,
+        ...(disableRamdisk !== undefined ? { disableRamdisk } : {}),
+      });
+      return empty(reply, 202, statesUrl(ident));
+    },
+  );
 
   const getConsole = async (req: FastifyRequest<{ Params: IdentParams }>): Promise<unknown> => {
     readQuery(req.query, NO_PARAMS);
@@ -96,6 +101,6 @@ export function nodeStateRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
   };
   for (const path of ['/nodes/:ident/states/console', '/nodes/states/console/:ident']) {
     app.get<{ Params: IdentParams }>(path, getConsole);
-    app.put<{ Params: IdentParams }>(path, putConsole);
+    app.put<{ Params: IdentParams }>(path, { config: { doc: routeDoc({ body: ConsoleBody }) } }, putConsole);
   }
 }

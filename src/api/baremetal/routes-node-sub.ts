@@ -12,6 +12,7 @@ import { empty, nodeIdent, type BaremetalContext, type IdentParams } from './con
 import { readQuery } from './query.ts';
 import { listPorts } from './routes-ports.ts';
 import { BootDeviceBody, MaintenanceBody, parseBody, TraitsBody } from './schemas.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 const NO_PARAMS = new Set<string>();
 
@@ -19,12 +20,16 @@ const NO_PARAMS = new Set<string>();
 export function nodeSubRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
   const { inventory, base } = ctx;
 
-  app.put<{ Params: IdentParams }>('/nodes/:ident/maintenance', async (req, reply) => {
-    readQuery(req.query, NO_PARAMS);
-    const body = req.body === undefined || req.body === null ? {} : parseBody(MaintenanceBody, req.body, 'maintenance request');
-    await inventory.nodes.setMaintenance(req.auth, nodeIdent(req, req.params.ident), true, body.reason ?? null);
-    return empty(reply, 202);
-  });
+  app.put<{ Params: IdentParams }>(
+    '/nodes/:ident/maintenance',
+    { config: { doc: routeDoc({ body: MaintenanceBody }) } },
+    async (req, reply) => {
+      readQuery(req.query, NO_PARAMS);
+      const body = req.body === undefined || req.body === null ? {} : parseBody(MaintenanceBody, req.body, 'maintenance request');
+      await inventory.nodes.setMaintenance(req.auth, nodeIdent(req, req.params.ident), true, body.reason ?? null);
+      return empty(reply, 202);
+    },
+  );
 
   app.delete<{ Params: IdentParams }>('/nodes/:ident/maintenance', async (req, reply) => {
     readQuery(req.query, NO_PARAMS);
@@ -38,14 +43,18 @@ export function nodeSubRoutes(app: FastifyInstance, ctx: BaremetalContext): void
     return { boot_device: info.bootDevice, persistent: info.persistent };
   });
 
-  app.put<{ Params: IdentParams }>('/nodes/:ident/management/boot_device', async (req, reply) => {
-    readQuery(req.query, NO_PARAMS);
-    const body = parseBody(BootDeviceBody, req.body, 'boot device request');
-    const persistent = body.persistent === undefined || body.persistent === null ? false : parseBoolLike(body.persistent);
-    if (persistent === undefined) throw new InvalidInputError('persistent must be a boolean.');
-    await inventory.nodes.setBootDevice(req.auth, nodeIdent(req, req.params.ident), body.boot_device, persistent);
-    return empty(reply, 204);
-  });
+  app.put<{ Params: IdentParams }>(
+    '/nodes/:ident/management/boot_device',
+    { config: { doc: routeDoc({ body: BootDeviceBody }) } },
+    async (req, reply) => {
+      readQuery(req.query, NO_PARAMS);
+      const body = parseBody(BootDeviceBody, req.body, 'boot device request');
+      const persistent = body.persistent === undefined || body.persistent === null ? false : parseBoolLike(body.persistent);
+      if (persistent === undefined) throw new InvalidInputError('persistent must be a boolean.');
+      await inventory.nodes.setBootDevice(req.auth, nodeIdent(req, req.params.ident), body.boot_device, persistent);
+      return empty(reply, 204);
+    },
+  );
 
   app.get<{ Params: IdentParams }>('/nodes/:ident/management/boot_device/supported', async (req) => {
     readQuery(req.query, NO_PARAMS);
@@ -62,7 +71,7 @@ export function nodeSubRoutes(app: FastifyInstance, ctx: BaremetalContext): void
     return { traits: [...(await inventory.nodes.listTraits(req.auth, nodeIdent(req, req.params.ident)))] };
   });
 
-  app.put<{ Params: IdentParams }>('/nodes/:ident/traits', async (req, reply) => {
+  app.put<{ Params: IdentParams }>('/nodes/:ident/traits', { config: { doc: routeDoc({ body: TraitsBody }) } }, async (req, reply) => {
     traitsGate(req.ironicVersion, req.params.ident);
     readQuery(req.query, NO_PARAMS);
     const body = parseBody(TraitsBody, req.body, 'traits request');

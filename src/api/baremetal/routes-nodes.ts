@@ -22,6 +22,7 @@ import { readFullNodePage } from './node-list-read.ts';
 import { boolParam, listParam, readQuery } from './query.ts';
 import { fullNodeBody, nextLink, nodePage, renderNode } from './render.ts';
 import { NodeCreateBody, parseBody, PatchBody } from './schemas.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 const KNOWN_FIELDS = new Set<string>([...NODE_FIELDS, 'conductor']);
 const SHOW_PARAMS = new Set(['fields']);
@@ -64,7 +65,7 @@ export function nodeRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
   });
 
   for (const p of ['/nodes', '/nodes.json']) {
-    app.post(p, async (req, reply) => {
+    app.post(p, { config: { doc: routeDoc({ body: NodeCreateBody }) } }, async (req, reply) => {
       const v = req.ironicVersion;
       readQuery(req.query, NO_PARAMS);
       const body = parseBody(NodeCreateBody, req.body, 'node');
@@ -87,7 +88,7 @@ export function nodeRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
     return reply.type('application/json; charset=utf-8').send(fullNodeBody(view, v, base, cache));
   });
 
-  app.patch<{ Params: IdentParams }>('/nodes/:ident', async (req) => {
+  app.patch<{ Params: IdentParams }>('/nodes/:ident', { config: { doc: routeDoc({ body: PatchBody }) } }, async (req) => {
     const v = req.ironicVersion;
     const reset = boolParam(readQuery(req.query, PATCH_PARAMS), 'reset_interfaces');
     if (reset !== undefined) requireVersion(v, 45, 'reset_interfaces');

@@ -21,6 +21,7 @@ import { notPermitted, parseResourceList, parseShowFields, type ResourceListSpec
 import { PortgroupCreateBody } from './resource-schemas.ts';
 import { listPorts } from './routes-ports.ts';
 import { PatchBody, parseBody } from './schemas.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 /** Portgroups exist from 1.23. */
 export const PORTGROUPS_VERSION = 23;
@@ -91,7 +92,7 @@ export function portgroupRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
   }
 
   for (const p of ['/portgroups', '/portgroups.json']) {
-    app.post(p, async (req, reply) => {
+    app.post(p, { config: { doc: routeDoc({ body: PortgroupCreateBody }) } }, async (req, reply) => {
       gate(req, PORTGROUPS_VERSION);
       readQuery(req.query, NO_PARAMS);
       const body = parseBody(PortgroupCreateBody, req.body, 'portgroup');
@@ -109,7 +110,7 @@ export function portgroupRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
     return renderPortgroup(await inventory.portgroups.get(req.auth, req.params.ident), base, fields);
   });
 
-  app.patch<{ Params: IdentParams }>('/portgroups/:ident', async (req) => {
+  app.patch<{ Params: IdentParams }>('/portgroups/:ident', { config: { doc: routeDoc({ body: PatchBody }) } }, async (req) => {
     gate(req, PORTGROUPS_VERSION);
     readQuery(req.query, NO_PARAMS);
     const ops = parseBody(PatchBody, req.body, 'patch');
@@ -120,11 +121,15 @@ export function portgroupRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
 
   // Writes and single portgroups below a node: Ironic's OperationNotPermitted (403), after the
   // checks Ironic makes first (the create body's schema; the portgroup's lookup).
-  app.post<{ Params: IdentParams }>('/nodes/:ident/portgroups', async (req) => {
-    gate(req, PORTGROUP_SUBCOLLECTIONS_VERSION);
-    parseBody(PortgroupCreateBody, req.body, 'portgroup');
-    throw notPermitted();
-  });
+  app.post<{ Params: IdentParams }>(
+    '/nodes/:ident/portgroups',
+    { config: { doc: routeDoc({ body: PortgroupCreateBody }) } },
+    async (req) => {
+      gate(req, PORTGROUP_SUBCOLLECTIONS_VERSION);
+      parseBody(PortgroupCreateBody, req.body, 'portgroup');
+      throw notPermitted();
+    },
+  );
   for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
     app.route<{ Params: IdentParams & { pg: string } }>({
       method,

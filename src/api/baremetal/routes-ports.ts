@@ -14,6 +14,7 @@ import { checkFields } from './node-list.ts';
 import { boolParam, limitParam, listParam, nextArgs, readQuery, sortDirParam, uuidParam } from './query.ts';
 import { collection, portFieldsAt, renderPort } from './render.ts';
 import { parseBody, PatchBody, PortCreateBody } from './schemas.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 const KNOWN_PORT_FIELDS = new Set([
   'uuid',
@@ -102,7 +103,7 @@ export function portRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
   }
 
   for (const p of ['/ports', '/ports.json']) {
-    app.post(p, async (req, reply) => {
+    app.post(p, { config: { doc: routeDoc({ body: PortCreateBody }) } }, async (req, reply) => {
       const v = req.ironicVersion;
       readQuery(req.query, NO_PARAMS);
       const body = parseBody(PortCreateBody, req.body, 'port');
@@ -124,7 +125,7 @@ export function portRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
     return renderPort(await inventory.ports.get(req.auth, portUuid(req.params.uuid)), v, base, fields ?? portFieldsAt(v));
   });
 
-  app.patch<{ Params: { uuid: string } }>('/ports/:uuid', async (req) => {
+  app.patch<{ Params: { uuid: string } }>('/ports/:uuid', { config: { doc: routeDoc({ body: PatchBody }) } }, async (req) => {
     const v = req.ironicVersion;
     readQuery(req.query, NO_PARAMS);
     const ops = parseBody(PatchBody, req.body, 'patch');

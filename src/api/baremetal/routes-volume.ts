@@ -27,6 +27,7 @@ import {
 import { notPermitted, parseResourceList, parseShowFields, type ResourceListSpec } from './resource-list.ts';
 import { ConnectorCreateBody, TargetCreateBody } from './resource-schemas.ts';
 import { PatchBody, parseBody } from './schemas.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 /** Volume connectors and targets exist from 1.32. */
 export const VOLUME_VERSION = 32;
@@ -139,7 +140,7 @@ function kindRoutes<T extends { uuid: string }>(app: FastifyInstance, ctx: Barem
       gate(req);
       return list(req);
     });
-    app.post(p, async (req, reply) => {
+    app.post(p, { config: { doc: routeDoc({ body: k.body }) } }, async (req, reply) => {
       gate(req);
       readQuery(req.query, NO_PARAMS);
       const row = await k.create(req.auth, parseBody(k.body, req.body, k.what));
@@ -152,7 +153,7 @@ function kindRoutes<T extends { uuid: string }>(app: FastifyInstance, ctx: Barem
     const fields = parseShowFields(req.query, req.ironicVersion, k.spec);
     return k.render(await k.get(req.auth, req.params.uuid.replace(/\.json$/, '')), base, fields);
   });
-  app.patch<{ Params: { uuid: string } }>(`${top}/:uuid`, async (req) => {
+  app.patch<{ Params: { uuid: string } }>(`${top}/:uuid`, { config: { doc: routeDoc({ body: PatchBody }) } }, async (req) => {
     gate(req);
     readQuery(req.query, NO_PARAMS);
     const ops = parseBody(PatchBody, req.body, 'patch');
@@ -171,7 +172,7 @@ function kindRoutes<T extends { uuid: string }>(app: FastifyInstance, ctx: Barem
   });
   // Writes and single objects below a node: Ironic's OperationNotPermitted (403), after the
   // checks Ironic makes first — the create body's schema, and the object's lookup (400, 404).
-  app.post<{ Params: IdentParams }>(`/nodes/:ident${top}`, async (req) => {
+  app.post<{ Params: IdentParams }>(`/nodes/:ident${top}`, { config: { doc: routeDoc({ body: k.body }) } }, async (req) => {
     gate(req);
     parseBody(k.body, req.body, k.what);
     throw notPermitted();

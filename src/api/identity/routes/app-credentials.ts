@@ -12,6 +12,8 @@ import { appCredentialCreateInput } from '../app-credential-inputs.ts';
 import { nameFilter, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderAppCredential } from '../render.ts';
+import { AppCredentialCreateBody } from '../app-credential-inputs.ts';
+import { routeDoc } from '../../common/route-doc.ts';
 
 type UserParams = { Params: { id: string } };
 type OneParams = { Params: { id: string; credential: string } };
@@ -22,7 +24,7 @@ export function registerAppCredentialRoutes(app: FastifyInstance, services: Iden
   const cfg = services.config;
   const base = '/users/:id/application_credentials';
 
-  app.post<UserParams>(base, async (request, reply) => {
+  app.post<UserParams>(base, { config: { doc: routeDoc({ body: AppCredentialCreateBody }) } }, async (request, reply) => {
     const { credential, secret } = await appCredentials.create(request.auth, request.params.id, appCredentialCreateInput(request.body));
     const roles = await appCredentials.rolesOf([credential]);
     return reply.code(201).send({ application_credential: renderAppCredential(credential, v3Root(cfg), roles, secret) });

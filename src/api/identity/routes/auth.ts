@@ -17,6 +17,10 @@ import { appCredentialAuthInput, usesApplicationCredential } from '../app-creden
 import { authRequest, queryBool, type Query } from '../inputs.ts';
 import { collectionLinks, publicBase, v3Root } from '../links.ts';
 import { renderProject, renderToken } from '../render.ts';
+import { AppCredentialAuthBody } from '../app-credential-inputs.ts';
+import { AuthBody } from '../schemas.ts';
+import { Type } from '@sinclair/typebox';
+import { routeDoc } from '../../common/route-doc.ts';
 
 /** Register the `/v3/auth/*` routes. */
 export function registerAuthRoutes(app: FastifyInstance, services: IdentityApiDeps): void {
@@ -24,25 +28,30 @@ export function registerAuthRoutes(app: FastifyInstance, services: IdentityApiDe
   const catalogFor = (request: FastifyRequest) =>
     queryBool(request.query as Query, 'nocatalog') ? null : buildCatalog(publicBase(services.config), services.config.identity.region);
 
-  app.post('/auth/tokens', { config: { public: true } }, async (request, reply) => {
-    if (usesApplicationCredential(request.body)) {
-      // Keystone's `application_credential` method (src/domain/identity/app-credentials.ts).
-      const issued = await services.identity.appCredentials.authenticate(appCredentialAuthInput(request.body));
-      return reply
-        .code(201)
-        .header('x-subject-token', issued.secret)
-        .send(renderToken(issued, catalogFor(request)));
-    }
-    const auth = authRequest(request.body);
-    const catalog = catalogFor(request);
-    const issued =
-      auth.method === 'password'
-        ? await tokens.authenticatePassword(auth.credentials, auth.scope)
-        : await tokens.authenticateToken(auth.token, auth.scope);
-    return reply.code(201).header('x-subject-token', issued.secret).send(renderToken(issued, catalog));
-  });
+  app.post(
+    '/auth/tokens',
+    { config: { public: true, doc: routeDoc({ body: Type.Union([AuthBody, AppCredentialAuthBody]) }) } },
+    async (request, reply) => {
+      if (usesApplicationCredential(request.body)) {
+        // Keystone's `application_credential` method (src/domain/identity/app-credentials.ts).
+        const issued = await services.identity.appCredentials.authenticate(appCredentialAuthInput(request.body));
+        return reply
+          .code(201)
+          .header('x-subject-token', issued.secret)
+          .send(renderToken(issued, catalogFor(request)));
+      }
+      const auth = authRequest(request.body);
+      const catalog = catalogFor(request);
+      const issued =
+        auth.method === 'password'
+          ? await tokens.authenticatePassword(auth.credentials, auth.scope)
+          : await tokens.authenticateToken(auth.token, auth.scope);
+      return reply.code(201).header('x-subject-token', issued.secret).send(renderToken(issued, catalog));
+    },
+  );
 
-  app.head('/auth/tokens', async (request, reply) => {
+  // An explicit HEAD (token check), documented as such (@fastify/swagger leaves HEAD routes out by default).
+  app.head('/auth/tokens', { config: { swagger: { exposeHeadRoute: true } } }, async (request, reply) => {
     await subjects.resolve(request.auth, subjectToken(request), 'check');
     return reply.code(200).send();
   });

@@ -12,6 +12,8 @@ import { domainCreateInput, domainFilter, domainUpdateInput } from '../group-dom
 import type { Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderDomain } from '../render.ts';
+import { DomainCreateBody, DomainUpdateBody } from '../group-domain-inputs.ts';
+import { routeDoc } from '../../common/route-doc.ts';
 
 type IdParams = { Params: { id: string } };
 
@@ -20,7 +22,7 @@ export function registerDomainRoutes(app: FastifyInstance, services: IdentityApi
   const { directory, domains: admin } = services.identity;
   const cfg = services.config;
 
-  app.post('/domains', async (request, reply) => {
+  app.post('/domains', { config: { doc: routeDoc({ body: DomainCreateBody }) } }, async (request, reply) => {
     const domain = await admin.createDomain(request.auth, domainCreateInput(request.body));
     return reply.code(201).send({ domain: renderDomain(domain, v3Root(cfg)) });
   });
@@ -39,7 +41,7 @@ export function registerDomainRoutes(app: FastifyInstance, services: IdentityApi
     return { domain: renderDomain(domain, v3Root(cfg)) };
   });
 
-  app.patch<IdParams>('/domains/:id', async (request) => {
+  app.patch<IdParams>('/domains/:id', { config: { doc: routeDoc({ body: DomainUpdateBody }) } }, async (request) => {
     const domain = await admin.updateDomain(request.auth, request.params.id, domainUpdateInput(request.body));
     return { domain: renderDomain(domain, v3Root(cfg)) };
   });

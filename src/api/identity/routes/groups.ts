@@ -16,6 +16,8 @@ import { groupCreateInput, groupFilter, groupUpdateInput } from '../group-domain
 import { nameFilter, userFilter, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderGroup, renderRole, renderUser } from '../render.ts';
+import { GroupCreateBody, GroupUpdateBody } from '../group-domain-inputs.ts';
+import { routeDoc } from '../../common/route-doc.ts';
 
 type IdParams = { Params: { id: string } };
 type MemberParams = { Params: { id: string; user: string } };
@@ -28,7 +30,7 @@ export function registerGroupRoutes(app: FastifyInstance, services: IdentityApiD
   const cfg = services.config;
   const noContent = (reply: FastifyReply): FastifyReply => reply.code(204).send();
 
-  app.post('/groups', async (request, reply) => {
+  app.post('/groups', { config: { doc: routeDoc({ body: GroupCreateBody }) } }, async (request, reply) => {
     const group = await groups.createGroup(request.auth, groupCreateInput(request.body));
     return reply.code(201).send({ group: renderGroup(group, v3Root(cfg)) });
   });
@@ -44,7 +46,7 @@ export function registerGroupRoutes(app: FastifyInstance, services: IdentityApiD
     return { group: renderGroup(group, v3Root(cfg)) };
   });
 
-  app.patch<IdParams>('/groups/:id', async (request) => {
+  app.patch<IdParams>('/groups/:id', { config: { doc: routeDoc({ body: GroupUpdateBody }) } }, async (request) => {
     const group = await groups.updateGroup(request.auth, request.params.id, groupUpdateInput(request.body));
     return { group: renderGroup(group, v3Root(cfg)) };
   });

@@ -16,6 +16,8 @@ import type { IdentityApiDeps } from '../deps.ts';
 import { projectCreateInput, projectFilter, projectUpdateInput, queryBool, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderProject } from '../render.ts';
+import { ProjectCreateBody, ProjectUpdateBody } from '../schemas.ts';
+import { routeDoc } from '../../common/route-doc.ts';
 
 type IdParams = { Params: { id: string } };
 
@@ -24,7 +26,7 @@ export function registerProjectRoutes(app: FastifyInstance, services: IdentityAp
   const { directory } = services.identity;
   const cfg = services.config;
 
-  app.post('/projects', async (request, reply) => {
+  app.post('/projects', { config: { doc: routeDoc({ body: ProjectCreateBody }) } }, async (request, reply) => {
     const project = await directory.createProject(request.auth, projectCreateInput(request.body));
     return reply.code(201).send({ project: renderProject(project, v3Root(cfg)) });
   });
@@ -43,7 +45,7 @@ export function registerProjectRoutes(app: FastifyInstance, services: IdentityAp
     return { project: renderProject(project, v3Root(cfg)) };
   });
 
-  app.patch<IdParams>('/projects/:id', async (request) => {
+  app.patch<IdParams>('/projects/:id', { config: { doc: routeDoc({ body: ProjectUpdateBody }) } }, async (request) => {
     const project = await directory.updateProject(request.auth, request.params.id, projectUpdateInput(request.body));
     return { project: renderProject(project, v3Root(cfg)) };
   });

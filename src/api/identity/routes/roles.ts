@@ -8,6 +8,8 @@ import type { IdentityApiDeps } from '../deps.ts';
 import { nameFilter, roleCreateInput, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderRole } from '../render.ts';
+import { RoleCreateBody } from '../schemas.ts';
+import { routeDoc } from '../../common/route-doc.ts';
 
 type IdParams = { Params: { id: string } };
 
@@ -16,7 +18,7 @@ export function registerRoleRoutes(app: FastifyInstance, services: IdentityApiDe
   const { grants } = services.identity;
   const cfg = services.config;
 
-  app.post('/roles', async (request, reply) => {
+  app.post('/roles', { config: { doc: routeDoc({ body: RoleCreateBody }) } }, async (request, reply) => {
     const role = await grants.createRole(request.auth, roleCreateInput(request.body));
     return reply.code(201).send({ role: renderRole(role, v3Root(cfg)) });
   });

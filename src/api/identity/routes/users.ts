@@ -9,6 +9,8 @@ import type { IdentityApiDeps } from '../deps.ts';
 import { passwordChangeInput, userCreateInput, userFilter, userUpdateInput, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderUser } from '../render.ts';
+import { PasswordChangeBody, UserCreateBody, UserUpdateBody } from '../schemas.ts';
+import { routeDoc } from '../../common/route-doc.ts';
 
 type IdParams = { Params: { id: string } };
 
@@ -17,7 +19,7 @@ export function registerUserRoutes(app: FastifyInstance, services: IdentityApiDe
   const { directory } = services.identity;
   const cfg = services.config;
 
-  app.post('/users', async (request, reply) => {
+  app.post('/users', { config: { doc: routeDoc({ body: UserCreateBody }) } }, async (request, reply) => {
     const user = await directory.createUser(request.auth, userCreateInput(request.body));
     return reply.code(201).send({ user: renderUser(user, v3Root(cfg)) });
   });
@@ -33,17 +35,21 @@ export function registerUserRoutes(app: FastifyInstance, services: IdentityApiDe
     return { user: renderUser(user, v3Root(cfg)) };
   });
 
-  app.patch<IdParams>('/users/:id', async (request) => {
+  app.patch<IdParams>('/users/:id', { config: { doc: routeDoc({ body: UserUpdateBody }) } }, async (request) => {
     const user = await directory.updateUser(request.auth, request.params.id, userUpdateInput(request.body));
     return { user: renderUser(user, v3Root(cfg)) };
   });
 
   // Keystone "Change password for user": no token needed, the original password is the
   // credential; the domain checks it (wrong → 401) and revokes the user's other tokens.
-  app.post<IdParams>('/users/:id/password', { config: { public: true } }, async (request, reply) => {
-    await directory.changePassword(request.auth, request.params.id, passwordChangeInput(request.body));
-    return reply.code(204).send();
-  });
+  app.post<IdParams>(
+    '/users/:id/password',
+    { config: { public: true, doc: routeDoc({ body: PasswordChangeBody }) } },
+    async (request, reply) => {
+      await directory.changePassword(request.auth, request.params.id, passwordChangeInput(request.body));
+      return reply.code(204).send();
+    },
+  );
 
   app.delete<IdParams>('/users/:id', async (request, reply) => {
     await directory.deleteUser(request.auth, request.params.id);
