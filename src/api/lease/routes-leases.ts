@@ -9,10 +9,11 @@ import { InvalidInputError } from '../../domain/errors.ts';
 import type { LeaseCreateInput, LeaseListInput } from '../../domain/leasing/index.ts';
 import type { LeaseApiDeps } from './deps.ts';
 import { renderLease } from './render.ts';
-import { parseTime, pick, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
+import { bodySchema, parseTime, pick, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 /** `POST /v1/leases` body (esi-leap's Lease type). */
-const LEASE_BODY: BodySpec = {
+const LEASE_BODY = {
   argument: 'lease',
   fields: {
     resource_uuid: 'string',
@@ -39,7 +40,7 @@ const LEASE_BODY: BodySpec = {
     'parent_lease_uuid',
   ],
   required: ['resource_uuid', 'project_id'],
-};
+} as const satisfies BodySpec;
 
 const LIST_QUERY = [
   'project_id',
@@ -88,7 +89,7 @@ export function registerLeaseRoutes(app: FastifyInstance, services: LeaseApiDeps
     return renderLease(await leases.get(request.auth, request.params.ident));
   });
 
-  app.post('/leases', async (request, reply) => {
+  app.post('/leases', { config: { doc: routeDoc({ body: bodySchema(LEASE_BODY) }) } }, async (request, reply) => {
     const b = readBody(LEASE_BODY, request.body);
     const input = pick<LeaseCreateInput>(b, {
       resource_uuid: 'resourceUuid',

@@ -14,13 +14,14 @@ import type { FastifyInstance } from 'fastify';
 import type { LeasePolicyCreateInput, LeasePolicyUpdateInput, QuotaInput } from '../../domain/leasing/index.ts';
 import type { LeaseApiDeps } from './deps.ts';
 import { renderLeasePolicy, renderQuota } from './render-extra.ts';
-import { pick, readBody, readQuery, type BodySpec } from './wire.ts';
+import { bodySchema, pick, readBody, readQuery, type BodySpec } from './wire.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
-const QUOTA_BODY: BodySpec = {
+const QUOTA_BODY = {
   argument: 'quota',
   fields: { max_nodes: 'nullableInteger', max_node_hours: 'nullableInteger', window_hours: 'integer' },
   readOnly: ['project_id', 'project', 'usage'],
-};
+} as const satisfies BodySpec;
 
 const POLICY_FIELDS = {
   max_lease_seconds: 'nullableInteger',
@@ -30,17 +31,17 @@ const POLICY_FIELDS = {
 } as const;
 const POLICY_READ_ONLY = ['uuid', 'project', 'resource', 'created_at', 'updated_at'];
 
-const POLICY_BODY: BodySpec = {
+const POLICY_BODY = {
   argument: 'lease_policy',
   fields: { resource_uuid: 'string', project_id: 'string', ...POLICY_FIELDS },
   readOnly: POLICY_READ_ONLY,
-};
+} as const satisfies BodySpec;
 
-const POLICY_PATCH: BodySpec = {
+const POLICY_PATCH = {
   argument: 'lease_policy',
   fields: POLICY_FIELDS,
   readOnly: [...POLICY_READ_ONLY, 'project_id', 'resource_uuid'],
-};
+} as const satisfies BodySpec;
 
 const POLICY_NAMES = {
   max_lease_seconds: 'maxLeaseSeconds',
@@ -63,11 +64,15 @@ export function registerLimitRoutes(app: FastifyInstance, services: LeaseApiDeps
     return renderQuota(await quotas.get(request.auth, request.params.project));
   });
 
-  app.put<{ Params: { project: string } }>('/quotas/:project', async (request) => {
-    const b = readBody(QUOTA_BODY, request.body);
-    const input = pick<QuotaInput>(b, { max_nodes: 'maxNodes', max_node_hours: 'maxNodeHours', window_hours: 'windowHours' });
-    return renderQuota(await quotas.set(request.auth, request.params.project, input));
-  });
+  app.put<{ Params: { project: string } }>(
+    '/quotas/:project',
+    { config: { doc: routeDoc({ body: bodySchema(QUOTA_BODY) }) } },
+    async (request) => {
+      const b = readBody(QUOTA_BODY, request.body);
+      const input = pick<QuotaInput>(b, { max_nodes: 'maxNodes', max_node_hours: 'maxNodeHours', window_hours: 'windowHours' });
+      return renderQuota(await quotas.set(request.auth, request.params.project, input));
+    },
+  );
 
   app.delete<{ Params: { project: string } }>('/quotas/:project', async (request, reply) => {
     await quotas.remove(request.auth, request.params.project);
@@ -80,7 +85,7 @@ export function registerLimitRoutes(app: FastifyInstance, services: LeaseApiDeps
     return { lease_policies: (await policies.list(request.auth, input)).map(renderLeasePolicy) };
   });
 
-  app.post('/lease_policies', async (request, reply) => {
+  app.post('/lease_policies', { config: { doc: routeDoc({ body: bodySchema(POLICY_BODY) }) } }, async (request, reply) => {
     const b = readBody(POLICY_BODY, request.body);
     const input = pick<LeasePolicyCreateInput>(b, { resource_uuid: 'resourceUuid', project_id: 'projectId', ...POLICY_NAMES });
     return reply.code(201).send(renderLeasePolicy(await policies.create(request.auth, input)));
@@ -91,11 +96,15 @@ export function registerLimitRoutes(app: FastifyInstance, services: LeaseApiDeps
     return renderLeasePolicy(await policies.get(request.auth, request.params.uuid));
   });
 
-  app.patch<{ Params: { uuid: string } }>('/lease_policies/:uuid', async (request) => {
-    const b = readBody(POLICY_PATCH, request.body);
-    const input = pick<LeasePolicyUpdateInput>(b, POLICY_NAMES);
-    return renderLeasePolicy(await policies.update(request.auth, request.params.uuid, input));
-  });
+  app.patch<{ Params: { uuid: string } }>(
+    '/lease_policies/:uuid',
+    { config: { doc: routeDoc({ body: bodySchema(POLICY_PATCH) }) } },
+    async (request) => {
+      const b = readBody(POLICY_PATCH, request.body);
+      const input = pick<LeasePolicyUpdateInput>(b, POLICY_NAMES);
+      return renderLeasePolicy(await policies.update(request.auth, request.params.uuid, input));
+    },
+  );
 
   app.delete<{ Params: { uuid: string } }>('/lease_policies/:uuid', async (request, reply) => {
     await policies.remove(request.auth, request.params.uuid);

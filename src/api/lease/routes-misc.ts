@@ -9,14 +9,15 @@ import type { FastifyInstance } from 'fastify';
 import type { EventListInput, NodeListInput } from '../../domain/leasing/index.ts';
 import type { LeaseApiDeps } from './deps.ts';
 import { renderConsoleToken, renderEvent, renderNode } from './render.ts';
-import { pick, queryInt, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
+import { bodySchema, pick, queryInt, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
-const CONSOLE_BODY: BodySpec = {
+const CONSOLE_BODY = {
   argument: 'console_auth_token',
   fields: { node_uuid_or_name: 'string', token_ttl: 'integer' },
   readOnly: ['node_uuid', 'token', 'access_url'],
   required: ['node_uuid_or_name'],
-};
+} as const satisfies BodySpec;
 
 function leaseRoot(services: LeaseApiDeps): string {
   return `${services.config.publicUrl}/lease`;
@@ -77,9 +78,9 @@ export function registerMiscRoutes(app: FastifyInstance, services: LeaseApiDeps)
     return { events: (await events.list(request.auth, input)).map(renderEvent) };
   });
 
-  app.post('/console_auth_tokens', async (request, reply) => {
+  app.post('/console_auth_tokens', { config: { doc: routeDoc({ body: bodySchema(CONSOLE_BODY) }) } }, async (request, reply) => {
     const b = readBody(CONSOLE_BODY, request.body);
-    const issued = await consoleTokens.create(request.auth, b.node_uuid_or_name as string, b.token_ttl as number | undefined);
+    const issued = await consoleTokens.create(request.auth, b.node_uuid_or_name, b.token_ttl);
     return reply.code(201).send(renderConsoleToken(issued, services.config.publicUrl));
   });
 

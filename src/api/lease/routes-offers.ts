@@ -8,10 +8,11 @@ import type { FastifyInstance } from 'fastify';
 import type { ClaimInput, OfferCreateInput, OfferListInput } from '../../domain/leasing/index.ts';
 import type { LeaseApiDeps } from './deps.ts';
 import { renderLease, renderOffer } from './render.ts';
-import { pick, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
+import { bodySchema, pick, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 /** `POST /v1/offers` body (esi-leap's Offer type). */
-const OFFER_BODY: BodySpec = {
+const OFFER_BODY = {
   argument: 'offer',
   fields: {
     resource_uuid: 'string',
@@ -26,10 +27,10 @@ const OFFER_BODY: BodySpec = {
   },
   readOnly: ['uuid', 'project_id', 'project', 'lessee', 'resource', 'status', 'availabilities', 'parent_lease_uuid'],
   required: ['resource_uuid'],
-};
+} as const satisfies BodySpec;
 
 /** `POST /v1/offers/{id}/claim` body (a Lease document; the server sets the rest). */
-export const CLAIM_BODY: BodySpec = {
+export const CLAIM_BODY = {
   argument: 'lease',
   fields: { start_time: 'time', end_time: 'time', name: 'nullableString', properties: 'object', purpose: 'nullableString' },
   readOnly: [
@@ -49,7 +50,7 @@ export const CLAIM_BODY: BodySpec = {
     'offer_uuid',
     'parent_lease_uuid',
   ],
-};
+} as const satisfies BodySpec;
 
 const LIST_QUERY = [
   'project_id',
@@ -96,7 +97,7 @@ export function registerOfferRoutes(app: FastifyInstance, services: LeaseApiDeps
     return renderOffer(await offers.get(request.auth, request.params.ident));
   });
 
-  app.post('/offers', async (request, reply) => {
+  app.post('/offers', { config: { doc: routeDoc({ body: bodySchema(OFFER_BODY) }) } }, async (request, reply) => {
     const b = readBody(OFFER_BODY, request.body);
     const input = pick<OfferCreateInput>(b, {
       resource_uuid: 'resourceUuid',
@@ -115,15 +116,19 @@ export function registerOfferRoutes(app: FastifyInstance, services: LeaseApiDeps
     return reply.code(200).type('application/json').send('null');
   });
 
-  app.post<{ Params: { ident: string } }>('/offers/:ident/claim', async (request, reply) => {
-    const b = readBody(CLAIM_BODY, request.body ?? {});
-    const input = pick<ClaimInput>(b, {
-      start_time: 'startTime',
-      end_time: 'endTime',
-      name: 'name',
-      properties: 'properties',
-      purpose: 'purpose',
-    });
-    return reply.code(201).send(renderLease(await offers.claim(request.auth, request.params.ident, input)));
-  });
+  app.post<{ Params: { ident: string } }>(
+    '/offers/:ident/claim',
+    { config: { doc: routeDoc({ body: bodySchema(CLAIM_BODY) }) } },
+    async (request, reply) => {
+      const b = readBody(CLAIM_BODY, request.body ?? {});
+      const input = pick<ClaimInput>(b, {
+        start_time: 'startTime',
+        end_time: 'endTime',
+        name: 'name',
+        properties: 'properties',
+        purpose: 'purpose',
+      });
+      return reply.code(201).send(renderLease(await offers.claim(request.auth, request.params.ident, input)));
+    },
+  );
 }

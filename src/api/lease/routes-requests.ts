@@ -19,9 +19,10 @@ import type { LeaseRequestGroup, LeaseRequestInput, WebhookCreateInput, WebhookU
 import type { LeaseApiDeps } from './deps.ts';
 import { renderLease } from './render.ts';
 import { renderDelivery, renderWebhook } from './render-extra.ts';
-import { pick, queryInt, readBody, readQuery, type BodySpec } from './wire.ts';
+import { bodySchema, pick, queryInt, readBody, readQuery, type BodySpec } from './wire.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
-const REQUEST_BODY: BodySpec = {
+const REQUEST_BODY = {
   argument: 'lease_request',
   fields: {
     groups: 'objectArray',
@@ -33,28 +34,31 @@ const REQUEST_BODY: BodySpec = {
   },
   readOnly: ['leases', 'uuid', 'project_id', 'project', 'status'],
   required: ['groups'],
-};
+} as const satisfies BodySpec;
 
-const GROUP_BODY: BodySpec = {
+const GROUP_BODY = {
   argument: 'group',
   fields: { count: 'integer', resource_class: 'string', traits: 'stringArray', properties: 'expression' },
   readOnly: [],
   required: ['count'],
-};
+} as const satisfies BodySpec;
 
 const WEBHOOK_FIELDS = { url: 'string', secret: 'string', name: 'nullableString', event_types: 'stringArray', enabled: 'boolean' } as const;
 const WEBHOOK_READ_ONLY = ['uuid', 'created_at', 'updated_at'];
-const WEBHOOK_BODY: BodySpec = {
+const WEBHOOK_BODY = {
   argument: 'webhook',
   fields: { ...WEBHOOK_FIELDS, project_id: 'string' },
   readOnly: WEBHOOK_READ_ONLY,
   required: ['url', 'secret'],
-};
-const WEBHOOK_PATCH: BodySpec = { argument: 'webhook', fields: WEBHOOK_FIELDS, readOnly: [...WEBHOOK_READ_ONLY, 'project_id'] };
+} as const satisfies BodySpec;
+const WEBHOOK_PATCH = {
+  argument: 'webhook',
+  fields: WEBHOOK_FIELDS,
+  readOnly: [...WEBHOOK_READ_ONLY, 'project_id'],
+} as const satisfies BodySpec;
 const WEBHOOK_NAMES = { url: 'url', secret: 'secret', name: 'name', event_types: 'eventTypes', enabled: 'enabled' } as const;
 
-function readGroups(groups: unknown): LeaseRequestGroup[] {
-  const list = groups as Array<Record<string, unknown>>;
+function readGroups(list: ReadonlyArray<Record<string, unknown>>): LeaseRequestGroup[] {
   if (list.length === 0)
     throw new InvalidInputError('Invalid input for field/attribute groups: at least one group is needed.', 'InvalidInput');
   return list.map(
@@ -72,7 +76,7 @@ function readGroups(groups: unknown): LeaseRequestGroup[] {
 export function registerRequestRoutes(app: FastifyInstance, services: LeaseApiDeps): void {
   const { requests, webhooks } = services.leasing;
 
-  app.post('/lease_requests', async (request, reply) => {
+  app.post('/lease_requests', { config: { doc: routeDoc({ body: bodySchema(REQUEST_BODY) }) } }, async (request, reply) => {
     const b = readBody(REQUEST_BODY, request.body);
     const input: LeaseRequestInput = {
       ...pick<LeaseRequestInput>(b, {
@@ -94,7 +98,7 @@ export function registerRequestRoutes(app: FastifyInstance, services: LeaseApiDe
     };
   });
 
-  app.post('/webhooks', async (request, reply) => {
+  app.post('/webhooks', { config: { doc: routeDoc({ body: bodySchema(WEBHOOK_BODY) }) } }, async (request, reply) => {
     const b = readBody(WEBHOOK_BODY, request.body);
     const input = pick<WebhookCreateInput>(b, { ...WEBHOOK_NAMES, project_id: 'projectId' }) as WebhookCreateInput;
     return reply.code(201).send(renderWebhook(await webhooks.create(request.auth, input)));
@@ -105,10 +109,14 @@ export function registerRequestRoutes(app: FastifyInstance, services: LeaseApiDe
     return renderWebhook(await webhooks.get(request.auth, request.params.uuid));
   });
 
-  app.patch<{ Params: { uuid: string } }>('/webhooks/:uuid', async (request) => {
-    const input = pick<WebhookUpdateInput>(readBody(WEBHOOK_PATCH, request.body), WEBHOOK_NAMES);
-    return renderWebhook(await webhooks.update(request.auth, request.params.uuid, input));
-  });
+  app.patch<{ Params: { uuid: string } }>(
+    '/webhooks/:uuid',
+    { config: { doc: routeDoc({ body: bodySchema(WEBHOOK_PATCH) }) } },
+    async (request) => {
+      const input = pick<WebhookUpdateInput>(readBody(WEBHOOK_PATCH, request.body), WEBHOOK_NAMES);
+      return renderWebhook(await webhooks.update(request.auth, request.params.uuid, input));
+    },
+  );
 
   app.delete<{ Params: { uuid: string } }>('/webhooks/:uuid', async (request, reply) => {
     await webhooks.remove(request.auth, request.params.uuid);

@@ -13,7 +13,7 @@
  * Every refusal is an {@link InvalidInputError} (400) and happens before any domain call, so
  * nothing is written.
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { InvalidInputError } from '../../domain/errors.ts';
 import { readQuery as readCommonQuery } from '../common/query.ts';
@@ -73,6 +73,58 @@ const REASON: Readonly<Record<Exclude<FieldKind, 'ignored'>, string>> = {
   time: 'Invalid date and time. Expected ISO 8601, e.g. 2026-01-01T00:00:00.',
 };
 
+/** What each kind of attribute reads as (times as epoch ms). */
+interface KindValues {
+  string: string;
+  nullableString: string | null;
+  time: number;
+  object: Record<string, unknown>;
+  integer: number;
+  nullableInteger: number | null;
+  boolean: boolean;
+  stringArray: string[];
+  nullableStringArray: string[] | null;
+  objectArray: Array<Record<string, unknown>>;
+  expression: string | unknown[];
+  ignored: never;
+}
+
+type FieldsOf<S extends BodySpec> = { [K in keyof S['fields'] & string]: S['fields'][K] extends 'ignored' ? never : K }[keyof S['fields'] &
+  string];
+type RequiredOf<S extends BodySpec> = S extends { readonly required: readonly (infer R)[] } ? R : never;
+type ValueOf<S extends BodySpec, K extends keyof S['fields']> = KindValues[S['fields'][K] & FieldKind];
+
+/**
+ * What {@link readBody} returns for a spec declared `as const satisfies BodySpec`: its mandatory
+ * attributes, and the others when given, typed by kind.
+ */
+export type BodyOf<S extends BodySpec> = { [K in Exclude<FieldsOf<S>, RequiredOf<S>>]?: ValueOf<S, K> } & {
+  [K in FieldsOf<S> & RequiredOf<S>]: ValueOf<S, K>;
+};
+
+const TIME_SCHEMA = Type.String({ description: 'ISO 8601 (e.g. 2026-01-01T00:00:00) or Python str(datetime); naive means UTC' });
+const bodySchemas = new WeakMap<BodySpec, TObject>();
+
+/**
+ * The JSON schema of a body `spec` describes, for the API documentation: the writable
+ * attributes with the schemas {@link readBody} checks them against, the mandatory ones required,
+ * nothing else admitted (read-only and unknown attributes are refused). The same object for the
+ * same spec.
+ */
+export function bodySchema(spec: BodySpec): TObject {
+  let schema = bodySchemas.get(spec);
+  if (schema === undefined) {
+    const props: Record<string, TSchema> = {};
+    for (const [name, kind] of Object.entries(spec.fields)) {
+      const s = kind === 'time' ? TIME_SCHEMA : kind === 'ignored' ? Type.Unknown({ description: 'accepted and ignored' }) : SCHEMAS[kind];
+      props[name] = spec.required?.includes(name) ? s : Type.Optional(s);
+    }
+    schema = Type.Object(props, { additionalProperties: false });
+    bodySchemas.set(spec, schema);
+  }
+  return schema;
+}
+
 /** Text of a value for a message: short, JSON for non-strings. */
 function show(value: unknown): string {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
@@ -96,7 +148,7 @@ export function parseTime(name: string, value: unknown): number {
  *   as epoch ms; `null` values of optional attributes dropped except for the nullable kinds
  * @throws InvalidInputError
  */
-export function readBody(spec: BodySpec, body: unknown): Record<string, unknown> {
+export function readBody<S extends BodySpec>(spec: S, body: unknown): BodyOf<S> {
   if (body === null || body === undefined || typeof body !== 'object' || Array.isArray(body)) {
     throw new InvalidInputError(`Invalid input for argument ${spec.argument}: the request body must be a JSON object.`, 'InvalidInput');
   }
@@ -123,7 +175,8 @@ export function readBody(spec: BodySpec, body: unknown): Record<string, unknown>
       throw invalid(name, value, 'Must not be empty.');
     out[name] = value;
   }
-  return out;
+  // Every attribute was checked against its kind's schema above: `out` has the spec's shape.
+  return out as BodyOf<S>;
 }
 
 /**
