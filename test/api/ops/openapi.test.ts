@@ -1,0 +1,278 @@
+/**
+ * The API documentation (src/api/docs; docs/api.md): `/openapi.json`, `/openapi/<service>.json`
+ * and the `/docs` page, compared with what the server really serves:
+ * - the document is structurally valid OpenAPI 3.1 (version, info, paths, unique operation ids,
+ *   every path parameter declared, every operation answering in its service's error format);
+ * - every route of Fastify's route table is documented, and every documented operation is a route;
+ * - the body schemas in the document are the very objects the parsers check bodies with, and
+ *   they behave so: a body the schema refuses is the API's 400 (in the documented error format),
+ *   a body it admits is not refused for its shape;
+ * - anonymous callers read the documents (public docs), which hold no secret and do not change
+ *   with the caller.
+ */
+import { Value } from '@sinclair/typebox/value';
+import type { TSchema } from '@sinclair/typebox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_PASSWORD, call, createPersonas, startTestServer, type Personas, type TestServer } from '../../helpers/harness.ts';
+import { NodeCreateBody, PatchBody, PortCreateBody, PowerBody } from '../../../src/api/baremetal/schemas.ts';
+import { ProjectCreateBody, UserCreateBody } from '../../../src/api/identity/schemas.ts';
+import { bodySchema } from '../../../src/api/lease/wire.ts';
+import { CLAIM_BODY } from '../../../src/api/lease/routes-offers.ts';
+import { DOC_SERVICES } from '../../../src/api/docs/services.ts';
+
+let ts: TestServer;
+let p: Personas;
+
+/** The whole document as anonymous callers get it (parsed JSON, walked freely). */
+let doc: any;
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+beforeAll(async () => {
+  ts = await startTestServer();
+  p = await createPersonas(ts);
+  const r = await call(ts, p.anonymous, 'GET', '/openapi.json');
+  expect(r.status, r.text).toBe(200);
+  doc = r.body;
+});
+afterAll(async () => ts?.close());
+
+/** Every documented operation: method (upper case), OpenAPI path, operation object. */
+function operations(document = doc): Array<{ method: string; path: string; op: Record<string, any> }> {
+  const out = [];
+  for (const [path, item] of Object.entries<Record<string, any>>(document.paths))
+    for (const m of METHODS) if (item[m]) out.push({ method: m.toUpperCase(), path, op: item[m] });
+  return out;
+}
+
+/** A path with its parameters anonymous (`{}`), for comparing URL shapes whatever the names. */
+const shape = (path: string): string => path.replace(/\{[^}]+\}/g, '{}').replace(/(.)\/$/, '$1');
+
+/**
+ * Fastify's own route table (`printRoutes`, independent of the documentation's route hook) as
+ * `METHOD shape` pairs. A node's label continues its parent's path; `:a|:b` is one position with
+ * two parameter names.
+ */
+function routeTable(): Set<string> {
+  const text = ts.server.app!.printRoutes({ commonPrefix: false });
+  const stack: Array<{ depth: number; path: string }> = [];
+  const out = new Set<string>();
+  for (const line of text.split('\n')) {
+    const m = /^([│ ]*)(?:[├└]── )?(\S+)(?: \(([^)]*)\))?$/.exec(line);
+    if (!m) continue;
+    const depth = m[1]!.length / 4;
+    while (stack.length > 0 && stack[stack.length - 1]!.depth >= depth) stack.pop();
+    const path = (stack[stack.length - 1]?.path ?? '') + m[2]!;
+    stack.push({ depth, path });
+    const url = path.replace(/:[A-Za-z0-9_]+(\|:[A-Za-z0-9_]+)*/g, '{}');
+    for (const method of m[3]?.split(', ') ?? []) out.add(`${method} ${shape(url)}`);
+  }
+  return out;
+}
+
+/** The document's pairs, as {@link routeTable}'s. */
+const documented = (): Set<string> => new Set(operations().map((o) => `${o.method} ${shape(o.path)}`));
+
+/**
+ * The schema as @fastify/swagger writes it into an OpenAPI document: JSON, with `const` as a
+ * one-value `enum` (Swagger UI reads no `const`) and `patternProperties` (TypeBox's records) as
+ * `additionalProperties`.
+ */
+function asDocumented(schema: TSchema): unknown {
+  return JSON.parse(JSON.stringify(schema), (_k, v: unknown) => {
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
+    const { const: c, patternProperties, ...rest } = v as Record<string, unknown>;
+    return {
+      ...rest,
+      ...(c !== undefined ? { enum: [c] } : {}),
+      ...(patternProperties ? { additionalProperties: Object.values(patternProperties)[0] } : {}),
+    };
+  });
+}
+
+const bodyOf = (method: string, path: string): unknown => doc.paths[path]?.[method]?.requestBody?.content?.['application/json']?.schema;
+
+describe('the OpenAPI document', () => {
+  it('is OpenAPI 3.1 with info, tags per service, a token scheme, and unique operation ids', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info).toMatchObject({ title: 'esi API', version: expect.any(String) });
+    expect(doc.tags.map((t: { name: string }) => t.name)).toEqual(DOC_SERVICES.map((s) => s.name));
+    expect(doc.components.securitySchemes.token).toEqual({ type: 'apiKey', in: 'header', name: 'X-Auth-Token' });
+    const ops = operations();
+    expect(ops.length).toBeGreaterThan(250);
+    const ids = ops.map((o) => o.op.operationId);
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z]+(_[A-Za-z0-9]+)*$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('declares every path parameter, tags each operation with its service, and gives its error format', () => {
+    for (const { method, path, op } of operations()) {
+      const where = `${method} ${path}`;
+      expect(path, where).not.toMatch(/:/);
+      const declared = (op.parameters ?? []).filter((x: { in: string }) => x.in === 'path').map((x: { name: string }) => x.name);
+      const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      expect(declared.sort(), where).toEqual(inPath.sort());
+      for (const x of op.parameters ?? []) if (x.in === 'path') expect(x.required, where).toBe(true);
+      expect(op.tags, where).toHaveLength(1);
+      const service = DOC_SERVICES.find((s) => s.name === op.tags[0])!;
+      expect(path === service.prefix || path.startsWith(`${service.prefix}/`), where).toBe(true);
+      expect(Object.keys(op.responses), where).toContain('2XX');
+      if (service.error !== null) expect(op.responses['4XX'], where).toEqual({ $ref: `#/components/responses/${service.name}Error` });
+      if (!service.authenticated) expect(op.security, where).toEqual([]);
+    }
+    for (const s of DOC_SERVICES.filter((x) => x.error !== null))
+      expect(doc.components.responses[`${s.name}Error`].content[s.error!.mediaType].schema).toEqual(
+        JSON.parse(JSON.stringify(s.error!.schema)),
+      );
+  });
+
+  it('documents every route the server serves, and only those', async () => {
+    const table = routeTable();
+    const docs = documented();
+    expect(table.size).toBeGreaterThan(300);
+    const missing: string[] = [];
+    for (const entry of table) {
+      const [method, path] = entry.split(' ') as [string, string];
+      if (docs.has(entry) || path.startsWith('/docs')) continue; // the page's own files
+      // HEAD is answered for every GET route (Fastify), documented once as the GET.
+      if (method === 'HEAD' && docs.has(`GET ${path}`)) continue;
+      missing.push(entry);
+    }
+    // What the document leaves out is only the routes that refuse a method with 405.
+    for (const entry of missing) {
+      const [method, path] = entry.split(' ') as [string, string];
+      const r = await call(ts, p.admin, method, path.replace(/\{\}/g, 'x'), undefined, {
+        'openstack-api-version': 'compute 2.1',
+        'x-openstack-ironic-api-version': '1.82',
+      });
+      expect(r.status, `${entry} is not documented, yet answers ${r.status}`).toBe(405);
+    }
+    for (const entry of docs) expect(table.has(entry), `${entry} is documented but not served`).toBe(true);
+    for (const { method, path } of operations())
+      expect(ts.server.app!.hasRoute({ method, url: path.replace(/\{([^}]+)\}/g, ':$1') }), `${method} ${path}`).toBe(true);
+  });
+
+  it('has one document per service: its paths only, together the whole', async () => {
+    const union = new Set<string>();
+    for (const s of DOC_SERVICES) {
+      const r = await call(ts, p.anonymous, 'GET', `/openapi/${s.name}.json`);
+      expect(r.status, s.name).toBe(200);
+      expect(r.body.openapi).toBe('3.1.0');
+      for (const { method, path, op } of operations(r.body)) {
+        expect(op.tags, path).toEqual([s.name]);
+        union.add(`${method} ${path}`);
+      }
+    }
+    expect([...union].sort()).toEqual(
+      operations()
+        .map((o) => `${o.method} ${o.path}`)
+        .sort(),
+    );
+    expect((await call(ts, p.anonymous, 'GET', '/openapi/nothing.json')).status).toBe(404);
+  });
+});
+
+describe('body schemas: the parsers own', () => {
+  it('are the very schema objects the parsers check bodies against', () => {
+    const cases: Array<[string, string, TSchema]> = [
+      ['post', '/baremetal/v1/nodes', NodeCreateBody],
+      ['post', '/baremetal/nodes', NodeCreateBody],
+      ['patch', '/baremetal/v1/nodes/{ident}', PatchBody],
+      ['post', '/baremetal/v1/ports', PortCreateBody],
+      ['put', '/baremetal/v1/nodes/{ident}/states/power', PowerBody],
+      ['post', '/identity/v3/projects', ProjectCreateBody],
+      ['post', '/identity/v3/users', UserCreateBody],
+      ['post', '/lease/v1/offers/{ident}/claim', bodySchema(CLAIM_BODY)],
+    ];
+    for (const [method, path, schema] of cases) expect(bodyOf(method, path), `${method} ${path}`).toEqual(asDocumented(schema));
+  });
+
+  it('refuse what the document refuses with the API’s 400 in its documented format, and admit what it admits', async () => {
+    const errorSchema = (name: string): TSchema => DOC_SERVICES.find((s) => s.name === name)!.error!.schema;
+    const v = { 'x-openstack-ironic-api-version': '1.82' };
+    const cases: Array<{
+      service: string;
+      method: string;
+      url: string;
+      schema: TSchema;
+      bad: unknown[];
+      good: unknown;
+      goodStatus: number;
+    }> = [
+      {
+        service: 'baremetal',
+        method: 'POST',
+        url: '/baremetal/v1/nodes',
+        schema: NodeCreateBody,
+        bad: [{ driver: 'fake-hardware', colour: 'blue' }, {}, { driver: 7 }, { driver: 'fake-hardware', properties: [1] }],
+        good: { driver: 'fake-hardware', name: 'doc-node', properties: { memory_mb: 1024 } },
+        goodStatus: 201,
+      },
+      {
+        service: 'identity',
+        method: 'POST',
+        url: '/identity/v3/projects',
+        schema: ProjectCreateBody,
+        bad: [{ project: { name: 'x' }, extra: 1 }, { project: {} }, { project: { name: 'x', enabled: 'yes' } }],
+        good: { project: { name: 'doc-project', description: 'from the documented schema' } },
+        goodStatus: 201,
+      },
+      {
+        service: 'lease',
+        method: 'POST',
+        url: '/lease/v1/offers/00000000-0000-4000-8000-000000000000/claim',
+        schema: bodySchema(CLAIM_BODY),
+        bad: [{ colour: 'blue' }, { name: 7 }, { properties: 'x' }],
+        good: { name: 'doc-claim', properties: {} },
+        goodStatus: 404,
+      },
+    ];
+    for (const c of cases) {
+      for (const bad of c.bad) {
+        expect(Value.Check(c.schema, bad), JSON.stringify(bad)).toBe(false);
+        const r = await call(ts, p.admin, c.method, c.url, bad, v);
+        expect(r.status, `${c.url} ${JSON.stringify(bad)}: ${r.text}`).toBe(400);
+        expect(Value.Check(errorSchema(c.service), r.body), r.text).toBe(true);
+      }
+      expect(Value.Check(c.schema, c.good)).toBe(true);
+      const r = await call(ts, p.admin, c.method, c.url, c.good, v);
+      expect(r.status, `${c.url}: ${r.text}`).toBe(c.goodStatus);
+    }
+  });
+});
+
+describe('who may read the documents', () => {
+  it('every persona, anonymous included, gets the same documents and the page', async () => {
+    const text = JSON.stringify(doc);
+    for (const who of [p.admin, p.owner, p.lessee, p.other, p.anonymous]) {
+      const r = await call(ts, who, 'GET', '/openapi.json');
+      expect(r.status).toBe(200);
+      expect(JSON.stringify(r.body)).toBe(text);
+    }
+    const bad = await call(ts, null, 'GET', '/openapi/baremetal.json', undefined, { 'x-auth-token': 'not-a-token' });
+    expect(bad.status).toBe(200);
+    const page = await fetch(`${ts.url}/docs`, { redirect: 'follow' });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    // Served from the package, nothing fetched elsewhere (this machine may have no network).
+    expect(await page.text()).not.toMatch(/(src|href)=["']?(https?:)?\/\//);
+    const init = await (await fetch(`${ts.url}/docs/static/swagger-initializer.js`)).text();
+    expect(init).toContain('/openapi/baremetal.json');
+    expect(init).toContain('validatorUrl: null');
+    const bundle = await fetch(`${ts.url}/docs/static/swagger-ui-bundle.js`);
+    expect(bundle.status).toBe(200);
+    expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+  });
+
+  it('hold no secret: no password, token, key, data directory or URL of this server', () => {
+    const text = JSON.stringify(doc);
+    const config = ts.server.services.config as unknown as Record<string, unknown>;
+    const secrets = [ADMIN_PASSWORD, ts.dataDir, ts.url, String(config.publicUrl)];
+    for (const who of Object.values(p)) if (who.token) secrets.push(who.token);
+    const key = config.secretKey;
+    if (key instanceof Uint8Array) secrets.push(Buffer.from(key).toString('hex'), Buffer.from(key).toString('base64'));
+    for (const s of secrets) expect(text.includes(s), `the document holds ${s.slice(0, 12)}…`).toBe(false);
+    expect(doc.servers).toBeUndefined();
+    expect(text).not.toMatch(/"(example|default)":/);
+  });
+});
