@@ -5,6 +5,8 @@
  *
  * Use {@link findTool}/{@link requireTool} to look before running (at start-up, for a feature
  * the configuration turns on), and {@link missingToolError} on a spawn's error (ENOENT) after.
+ * The lookups read `process.env.PATH` unless given one: the PATH a spawn of this process
+ * searches, not a setting (configuration stays in src/server/config.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';

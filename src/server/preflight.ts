@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { findTool, toolNotFoundMessage } from '../drivers/host-tools.ts';
+import { sqliteSchemaState } from '../store/sqlite-backup.ts';
 import type { Config } from './config-types.ts';
 
 /** A start-up check failed; the message is one line naming what and how to fix it. */
@@ -130,7 +131,7 @@ export function requiredTools(config: Config, extra: { readonly labIpmi?: boolea
  * @throws StartupError `<tool> not found: install the Debian package <pkg> (needed by …)` for
  *   each missing one, in one line
  */
-export function checkTools(config: Config, extra: { readonly labIpmi?: boolean } = {}, pathEnv = process.env.PATH): void {
+export function checkTools(config: Config, extra: { readonly labIpmi?: boolean } = {}, pathEnv?: string): void {
   const seen = new Set<string>();
   const problems: string[] = [];
   for (const { tool, why } of requiredTools(config, extra)) {
@@ -142,13 +143,18 @@ export function checkTools(config: Config, extra: { readonly labIpmi?: boolean }
 }
 
 /**
- * Every check before `esi server` starts: tools, data directory, the API port (with the api
- * role) and the lab's port (with a lab).
- * @throws StartupError for the first check that fails
+ * Every check before `esi server` starts: tools, data directory, the SQLite database when there
+ * is one (an SQLite database of esi's that this esi knows: src/store/sqlite-file.ts; PostgreSQL
+ * is checked when the store opens it), the API port (with the api role) and the lab's port
+ * (with a lab).
+ * @throws StartupError for the first check that fails; DatabaseFileError, SchemaTooNewError
+ *   for a database esi must not use
  */
 export async function preflight(config: Config, extra: { readonly labIpmi?: boolean } = {}): Promise<void> {
   checkTools(config, extra);
   checkDataDir(config.dataDir);
+  const sqlite = path.join(config.dataDir, 'esi.sqlite');
+  if (config.databaseUrl === null && fs.existsSync(sqlite)) sqliteSchemaState(sqlite);
   if (config.roles.includes('api')) await checkPort(config.host, config.port, 'the API', '--port (ESI_PORT)');
   if (config.lab.nodes > 0 || config.lab.qemu.nodes > 0)
     await checkPort(config.lab.host, config.lab.port, 'the lab', '--lab-port (ESI_LAB_PORT)');
