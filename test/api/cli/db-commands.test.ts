@@ -180,8 +180,9 @@ describe.runIf(testDb() === 'sqlite')('esi db on SQLite', () => {
       }
       const before = sha(file);
       const out = path.join(dir, 'copy.sqlite');
+      // With a lab, the database is checked before the lab starts (the lab writes <data-dir>/lab/).
       for (const args of [
-        ['server', '--port', '0'],
+        ['server', '--port', '0', '--lab', '1', '--lab-port', '0'],
         ['db', 'status'],
         ['db', 'upgrade'],
         ['db', 'backup', out],
