@@ -88,20 +88,21 @@ export function listenFailure(err: unknown, what: string, host: string, port: nu
         `cannot listen on ${what} port ${port} on ${host}: permission denied (ports below 1024 need root or CAP_NET_BIND_SERVICE); choose another with ${flag}`,
       );
     case 'EADDRNOTAVAIL':
+      return new StartupError(`cannot listen on ${host}: it is not an address of this machine (--host)`);
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new StartupError(`cannot listen on ${host}: it is not an address of this machine (--host)`);
+      return new StartupError(`cannot listen on ${host}: no such host name (--host)`);
     default:
       return new StartupError(`cannot listen on ${what} port ${port} on ${host}: ${(err as Error).message}`);
   }
 }
 
 /**
- * Check that `host:port` can be listened on, by binding and closing it (port 0: nothing to check).
+ * Check that `host:port` can be listened on, by binding and closing it (port 0: that `host` is
+ * an address of this machine).
  * @throws StartupError from {@link listenFailure}
  */
 export async function checkPort(host: string, port: number, what: string, flag: string): Promise<void> {
-  if (port === 0) return;
   await new Promise<void>((resolve, reject) => {
     const probe = net.createServer();
     probe.once('error', (err) => reject(listenFailure(err, what, host, port, flag)));

@@ -134,5 +134,9 @@ describe('start-up checks', () => {
       server.close();
     }
     await expect(checkPort('127.0.0.1', 0, 'the API', '--port')).resolves.toBeUndefined();
+    // A documentation address (RFC 5737) no interface has.
+    await expect(checkPort('192.0.2.254', 0, 'the API', '--port')).rejects.toThrow(
+      'cannot listen on 192.0.2.254: it is not an address of this machine (--host)',
+    );
   });
 });
