@@ -19,6 +19,7 @@ import { MethodNotAllowedError, NotAcceptableError } from './microversion.ts';
 import { checkFields } from './node-list.ts';
 import { limitParam, listParam, nextArgs, readQuery, sortDirParam, uuidParam } from './query.ts';
 import { collection, isoTime, links } from './render.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 
 /** First version with allocations, PATCH, backfill and owner. */
 const V_ALLOCATIONS = 52;
@@ -85,7 +86,7 @@ export function allocationRoutes(app: FastifyInstance, ctx: BaremetalContext): v
   const { base } = ctx;
 
   for (const p of ['/allocations', '/allocations.json']) {
-    app.get(p, async (req) => {
+    app.get(p, { config: { doc: routeDoc({ query: queryDoc(LIST_PARAMS) }) } }, async (req) => {
       gate(req);
       const v = req.ironicVersion;
       const q = readQuery(req.query, LIST_PARAMS);
@@ -123,7 +124,7 @@ export function allocationRoutes(app: FastifyInstance, ctx: BaremetalContext): v
     });
   }
 
-  app.get<{ Params: IdentParams }>('/allocations/:ident', async (req) => {
+  app.get<{ Params: IdentParams }>('/allocations/:ident', { config: { doc: routeDoc({ query: queryDoc(SHOW_PARAMS) }) } }, async (req) => {
     gate(req);
     const v = req.ironicVersion;
     const fields = listParam(readQuery(req.query, SHOW_PARAMS), 'fields') ?? null;
@@ -149,13 +150,17 @@ export function allocationRoutes(app: FastifyInstance, ctx: BaremetalContext): v
     return empty(reply, 204);
   });
 
-  app.get<{ Params: IdentParams }>('/nodes/:ident/allocation', async (req) => {
-    gate(req);
-    const v = req.ironicVersion;
-    const fields = listParam(readQuery(req.query, SHOW_PARAMS), 'fields') ?? null;
-    if (fields !== null) checkFields(fields, v, KNOWN, fieldAllowed);
-    return renderAllocation(await allocations().getForNode(req.auth, nodeIdent(req, req.params.ident)), v, base, fields);
-  });
+  app.get<{ Params: IdentParams }>(
+    '/nodes/:ident/allocation',
+    { config: { doc: routeDoc({ query: queryDoc(SHOW_PARAMS) }) } },
+    async (req) => {
+      gate(req);
+      const v = req.ironicVersion;
+      const fields = listParam(readQuery(req.query, SHOW_PARAMS), 'fields') ?? null;
+      if (fields !== null) checkFields(fields, v, KNOWN, fieldAllowed);
+      return renderAllocation(await allocations().getForNode(req.auth, nodeIdent(req, req.params.ident)), v, base, fields);
+    },
+  );
 
   app.delete<{ Params: IdentParams }>('/nodes/:ident/allocation', async (req, reply) => {
     gate(req);

@@ -20,6 +20,7 @@ import { resourceGate } from './http-errors.ts';
 import { checkFields } from './node-list.ts';
 import { boolParam, limitParam, listParam, readQuery, sortDirParam } from './query.ts';
 import { collection, isoTime, links } from './render.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 
 /** The API version deploy templates appeared in. */
 const TEMPLATES_VERSION = 55;
@@ -54,7 +55,7 @@ export function deployTemplateRoutes(app: FastifyInstance, ctx: BaremetalContext
   const { base } = ctx;
 
   for (const p of ['/deploy_templates', '/deploy_templates.json']) {
-    app.get(p, async (req) => {
+    app.get(p, { config: { doc: routeDoc({ query: queryDoc(LIST_PARAMS) }) } }, async (req) => {
       resourceGate(req.ironicVersion, TEMPLATES_VERSION, req.method, 'deploy templates');
       const q = readQuery(req.query, LIST_PARAMS);
       const detail = boolParam(q, 'detail');
@@ -85,12 +86,16 @@ export function deployTemplateRoutes(app: FastifyInstance, ctx: BaremetalContext
     });
   }
 
-  app.get<{ Params: { ident: string } }>('/deploy_templates/:ident', async (req) => {
-    resourceGate(req.ironicVersion, TEMPLATES_VERSION, req.method, 'deploy templates');
-    const fields = listParam(readQuery(req.query, SHOW_PARAMS), 'fields') ?? null;
-    if (fields !== null) checkFields(fields, req.ironicVersion, KNOWN_FIELDS, () => true);
-    return renderDeployTemplate(await templates.get(req.auth, req.params.ident), base, fields);
-  });
+  app.get<{ Params: { ident: string } }>(
+    '/deploy_templates/:ident',
+    { config: { doc: routeDoc({ query: queryDoc(SHOW_PARAMS) }) } },
+    async (req) => {
+      resourceGate(req.ironicVersion, TEMPLATES_VERSION, req.method, 'deploy templates');
+      const fields = listParam(readQuery(req.query, SHOW_PARAMS), 'fields') ?? null;
+      if (fields !== null) checkFields(fields, req.ironicVersion, KNOWN_FIELDS, () => true);
+      return renderDeployTemplate(await templates.get(req.auth, req.params.ident), base, fields);
+    },
+  );
 
   app.patch<{ Params: { ident: string } }>('/deploy_templates/:ident', async (req) => {
     resourceGate(req.ironicVersion, TEMPLATES_VERSION, req.method, 'deploy templates');

@@ -19,6 +19,7 @@ import type { NodeHistoryEntry } from '../../domain/inventory/history.ts';
 import { nodeIdent, type BaremetalContext, type IdentParams } from './context.ts';
 import { boolParam, limitParam, nextArgs, readQuery } from './query.ts';
 import { collection, isoTime } from './render.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 
 /** First version with node history. */
 const V_HISTORY = 78;
@@ -65,8 +66,12 @@ export function historyRoutes(app: FastifyInstance, ctx: BaremetalContext): void
     });
   };
 
-  app.get<{ Params: IdentParams }>('/nodes/:ident/history', (req) => list(req, false));
-  app.get<{ Params: IdentParams }>('/nodes/:ident/history/detail', (req) => list(req, true));
+  app.get<{ Params: IdentParams }>('/nodes/:ident/history', { config: { doc: routeDoc({ query: queryDoc(LIST_PARAMS) }) } }, (req) =>
+    list(req, false),
+  );
+  app.get<{ Params: IdentParams }>('/nodes/:ident/history/detail', { config: { doc: routeDoc({ query: queryDoc(LIST_PARAMS) }) } }, (req) =>
+    list(req, true),
+  );
 
   app.get<{ Params: IdentParams & { event: string } }>('/nodes/:ident/history/:event', async (req) => {
     gate(req);

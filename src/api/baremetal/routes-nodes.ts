@@ -22,7 +22,8 @@ import { readFullNodePage } from './node-list-read.ts';
 import { boolParam, listParam, readQuery } from './query.ts';
 import { fullNodeBody, nextLink, nodePage, renderNode } from './render.ts';
 import { NodeCreateBody, parseBody, PatchBody } from './schemas.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
+import { NODE_DETAIL_PARAMS, NODE_LIST_PARAMS } from './node-list.ts';
 
 const KNOWN_FIELDS = new Set<string>([...NODE_FIELDS, 'conductor']);
 const SHOW_PARAMS = new Set(['fields']);
@@ -37,27 +38,31 @@ export function nodeRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
   for (const detailPath of [false, true]) {
     const path = detailPath ? '/nodes/detail' : '/nodes';
     for (const p of [path, `${path}.json`]) {
-      app.get(p, async (req, reply) => {
-        const v = req.ironicVersion;
-        const parsed = parseNodeList(req.query, v, detailPath);
-        const views =
-          parsed.fields === null
-            ? await readFullNodePage(inventory.nodes, services.nodeDocuments, cache, req.auth, parsed.request, v)
-            : await inventory.nodes.list(req.auth, parsed.request);
-        const next = nextLink(views.length, {
-          limit: parsed.request.limit,
-          lastUuid: views.at(-1)?.node.uuid ?? null,
-          base,
-          resource: detailPath ? 'nodes/detail' : 'nodes',
-          args: parsed.args,
-          suppressNext: parsed.suppressNext,
-        });
-        return reply.type('application/json; charset=utf-8').send(nodePage(views, v, base, parsed.fields, next, cache));
-      });
+      app.get(
+        p,
+        { config: { doc: routeDoc({ query: queryDoc(detailPath ? NODE_DETAIL_PARAMS : NODE_LIST_PARAMS) }) } },
+        async (req, reply) => {
+          const v = req.ironicVersion;
+          const parsed = parseNodeList(req.query, v, detailPath);
+          const views =
+            parsed.fields === null
+              ? await readFullNodePage(inventory.nodes, services.nodeDocuments, cache, req.auth, parsed.request, v)
+              : await inventory.nodes.list(req.auth, parsed.request);
+          const next = nextLink(views.length, {
+            limit: parsed.request.limit,
+            lastUuid: views.at(-1)?.node.uuid ?? null,
+            base,
+            resource: detailPath ? 'nodes/detail' : 'nodes',
+            args: parsed.args,
+            suppressNext: parsed.suppressNext,
+          });
+          return reply.type('application/json; charset=utf-8').send(nodePage(views, v, base, parsed.fields, next, cache));
+        },
+      );
     }
   }
 
-  app.get('/nodes/validate', async (req) => {
+  app.get('/nodes/validate', { config: { doc: routeDoc({ query: queryDoc(VALIDATE_PARAMS) }) } }, async (req) => {
     const q = readQuery(req.query, VALIDATE_PARAMS);
     const ident = q.node_uuid ?? q.node;
     if (ident === undefined) throw new InvalidInputError('Missing mandatory parameter: node');
@@ -79,7 +84,7 @@ export function nodeRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
     });
   }
 
-  app.get<{ Params: IdentParams }>('/nodes/:ident', async (req, reply) => {
+  app.get<{ Params: IdentParams }>('/nodes/:ident', { config: { doc: routeDoc({ query: queryDoc(SHOW_PARAMS) }) } }, async (req, reply) => {
     const v = req.ironicVersion;
     const fields = listParam(readQuery(req.query, SHOW_PARAMS), 'fields') ?? null;
     if (fields !== null) checkFields(fields, v, KNOWN_FIELDS, nodeFieldAllowed);
@@ -88,28 +93,32 @@ export function nodeRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
     return reply.type('application/json; charset=utf-8').send(fullNodeBody(view, v, base, cache));
   });
 
-  app.patch<{ Params: IdentParams }>('/nodes/:ident', { config: { doc: routeDoc({ body: PatchBody }) } }, async (req) => {
-    const v = req.ironicVersion;
-    const reset = boolParam(readQuery(req.query, PATCH_PARAMS), 'reset_interfaces');
-    if (reset !== undefined) requireVersion(v, 45, 'reset_interfaces');
-    const ops = parseBody(PatchBody, req.body, 'patch');
-    for (const op of ops) {
-      const field = op.path.slice(1);
-      const min = NODE_FIELD_VERSIONS[field];
-      if (min !== undefined && v < min && op.op !== 'remove' && op.value) {
-        throw new NotAcceptableError(`Field ${field} is not acceptable in version 1.${v}; it requires 1.${min}.`);
+  app.patch<{ Params: IdentParams }>(
+    '/nodes/:ident',
+    { config: { doc: routeDoc({ body: PatchBody, query: queryDoc(PATCH_PARAMS) }) } },
+    async (req) => {
+      const v = req.ironicVersion;
+      const reset = boolParam(readQuery(req.query, PATCH_PARAMS), 'reset_interfaces');
+      if (reset !== undefined) requireVersion(v, 45, 'reset_interfaces');
+      const ops = parseBody(PatchBody, req.body, 'patch');
+      for (const op of ops) {
+        const field = op.path.slice(1);
+        const min = NODE_FIELD_VERSIONS[field];
+        if (min !== undefined && v < min && op.op !== 'remove' && op.value) {
+          throw new NotAcceptableError(`Field ${field} is not acceptable in version 1.${v}; it requires 1.${min}.`);
+        }
+        // Ironic 21.4: removing a node's chassis needs 1.25 (`allow_remove_chassis_uuid`).
+        if (field === 'chassis_uuid' && v < 25 && (op.op === 'remove' || op.value === null)) {
+          throw new NotAcceptableError(`Removing chassis_uuid requires API version 1.25 or later; the request used 1.${v}.`);
+        }
+        if (field === 'name' && typeof op.value === 'string' && v < 10 && !isHostnameSafe(op.value)) {
+          throw new InvalidInputError(`Node ${req.params.ident}: Cannot change name to invalid name '${op.value}'`);
+        }
       }
-      // Ironic 21.4: removing a node's chassis needs 1.25 (`allow_remove_chassis_uuid`).
-      if (field === 'chassis_uuid' && v < 25 && (op.op === 'remove' || op.value === null)) {
-        throw new NotAcceptableError(`Removing chassis_uuid requires API version 1.25 or later; the request used 1.${v}.`);
-      }
-      if (field === 'name' && typeof op.value === 'string' && v < 10 && !isHostnameSafe(op.value)) {
-        throw new InvalidInputError(`Node ${req.params.ident}: Cannot change name to invalid name '${op.value}'`);
-      }
-    }
-    const view = await inventory.nodes.update(req.auth, nodeIdent(req, req.params.ident), ops, reset);
-    return renderNode(view, v, base, null);
-  });
+      const view = await inventory.nodes.update(req.auth, nodeIdent(req, req.params.ident), ops, reset);
+      return renderNode(view, v, base, null);
+    },
+  );
 
   app.delete<{ Params: IdentParams }>('/nodes/:ident', async (req, reply) => {
     readQuery(req.query, NO_PARAMS);

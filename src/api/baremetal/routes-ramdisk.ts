@@ -15,6 +15,7 @@ import { InvalidInputError, NotFoundError } from '../../domain/errors.ts';
 import { isJsonObject } from '../../domain/inventory/masking.ts';
 import { empty, type BaremetalContext } from './context.ts';
 import { readQuery } from './query.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 
 const LOOKUP_PARAMS = new Set(['addresses', 'node_uuid']);
 const NO_PARAMS = new Set<string>();
@@ -36,7 +37,7 @@ const MIN_RAMDISK_MINOR = 22;
 export function ramdiskRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
   const ramdisk = ctx.services.ramdisk;
 
-  app.get('/lookup', { config: { public: true } }, async (req) => {
+  app.get('/lookup', { config: { public: true, doc: routeDoc({ query: queryDoc(LOOKUP_PARAMS) }) } }, async (req) => {
     if (req.ironicVersion < MIN_RAMDISK_MINOR) throw new NotFoundError('resource', 'lookup', 'The resource could not be found.');
     const q = readQuery(req.query, LOOKUP_PARAMS);
     const found = await ramdisk.lookup(q.addresses, q.node_uuid);

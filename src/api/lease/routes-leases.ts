@@ -10,7 +10,7 @@ import type { LeaseCreateInput, LeaseListInput } from '../../domain/leasing/inde
 import type { LeaseApiDeps } from './deps.ts';
 import { renderLease } from './render.ts';
 import { bodySchema, parseTime, pick, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 
 /** `POST /v1/leases` body (esi-leap's Lease type). */
 const LEASE_BODY = {
@@ -62,7 +62,7 @@ const LIST_QUERY = [
 export function registerLeaseRoutes(app: FastifyInstance, services: LeaseApiDeps): void {
   const { leases } = services.leasing;
 
-  app.get('/leases', async (request) => {
+  app.get('/leases', { config: { doc: routeDoc({ query: queryDoc(LIST_QUERY) }) } }, async (request) => {
     const q = readQuery(request.query, LIST_QUERY);
     const input: LeaseListInput = {
       ...pick<LeaseListInput>(q, {

@@ -15,7 +15,7 @@ import type { LeasePolicyCreateInput, LeasePolicyUpdateInput, QuotaInput } from 
 import type { LeaseApiDeps } from './deps.ts';
 import { renderLeasePolicy, renderQuota } from './render-extra.ts';
 import { bodySchema, pick, readBody, readQuery, type BodySpec } from './wire.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 
 const QUOTA_BODY = {
   argument: 'quota',
@@ -79,8 +79,9 @@ export function registerLimitRoutes(app: FastifyInstance, services: LeaseApiDeps
     return reply.code(200).type('application/json').send('null');
   });
 
-  app.get('/lease_policies', async (request) => {
-    const q = readQuery(request.query, ['project_id', 'resource_uuid']);
+  const policyQuery = ['project_id', 'resource_uuid'];
+  app.get('/lease_policies', { config: { doc: routeDoc({ query: queryDoc(policyQuery) }) } }, async (request) => {
+    const q = readQuery(request.query, policyQuery);
     const input = pick<{ projectId?: string; resourceUuid?: string }>(q, { project_id: 'projectId', resource_uuid: 'resourceUuid' });
     return { lease_policies: (await policies.list(request.auth, input)).map(renderLeasePolicy) };
   });

@@ -10,7 +10,7 @@ import type { EventListInput, NodeListInput } from '../../domain/leasing/index.t
 import type { LeaseApiDeps } from './deps.ts';
 import { renderConsoleToken, renderEvent, renderNode } from './render.ts';
 import { bodySchema, pick, queryInt, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 
 const CONSOLE_BODY = {
   argument: 'console_auth_token',
@@ -50,21 +50,16 @@ export function registerMiscRoutes(app: FastifyInstance, services: LeaseApiDeps)
     return reply.code(300).send({ versions: [{ id: 'v1.0', status: 'CURRENT', links: [{ href: `${root}/v1`, rel: 'self' }] }] });
   });
 
-  app.get('/nodes', async (request) => {
-    const q = readQuery(request.query, ['resource_class', 'owner', 'lessee']);
+  const nodeQuery = ['resource_class', 'owner', 'lessee'];
+  app.get('/nodes', { config: { doc: routeDoc({ query: queryDoc(nodeQuery) }) } }, async (request) => {
+    const q = readQuery(request.query, nodeQuery);
     const input = pick<NodeListInput>(q, { resource_class: 'resourceClass', owner: 'owner', lessee: 'lessee' });
     return { nodes: (await nodes.list(request.auth, input)).map(renderNode) };
   });
 
-  app.get('/events', async (request) => {
-    const q = readQuery(request.query, [
-      'last_event_id',
-      'last_event_time',
-      'lessee_or_owner_id',
-      'event_type',
-      'resource_type',
-      'resource_uuid',
-    ]);
+  const eventQuery = ['last_event_id', 'last_event_time', 'lessee_or_owner_id', 'event_type', 'resource_type', 'resource_uuid'];
+  app.get('/events', { config: { doc: routeDoc({ query: queryDoc(eventQuery) }) } }, async (request) => {
+    const q = readQuery(request.query, eventQuery);
     const input: EventListInput = {
       ...pick<EventListInput>(q, {
         lessee_or_owner_id: 'lesseeOrOwnerId',

@@ -9,7 +9,7 @@ import type { ClaimInput, OfferCreateInput, OfferListInput } from '../../domain/
 import type { LeaseApiDeps } from './deps.ts';
 import { renderLease, renderOffer } from './render.ts';
 import { bodySchema, pick, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 
 /** `POST /v1/offers` body (esi-leap's Offer type). */
 const OFFER_BODY = {
@@ -71,7 +71,7 @@ const LIST_QUERY = [
 export function registerOfferRoutes(app: FastifyInstance, services: LeaseApiDeps): void {
   const { offers } = services.leasing;
 
-  app.get('/offers', async (request) => {
+  app.get('/offers', { config: { doc: routeDoc({ query: queryDoc(LIST_QUERY) }) } }, async (request) => {
     const q = readQuery(request.query, LIST_QUERY);
     const input: OfferListInput = {
       ...pick<OfferListInput>(q, {

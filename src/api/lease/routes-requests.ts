@@ -20,7 +20,7 @@ import type { LeaseApiDeps } from './deps.ts';
 import { renderLease } from './render.ts';
 import { renderDelivery, renderWebhook } from './render-extra.ts';
 import { bodySchema, pick, queryInt, readBody, readQuery, type BodySpec } from './wire.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 
 const REQUEST_BODY = {
   argument: 'lease_request',
@@ -91,8 +91,9 @@ export function registerRequestRoutes(app: FastifyInstance, services: LeaseApiDe
     return reply.code(201).send({ leases: (await requests.submit(request.auth, input)).map(renderLease) });
   });
 
-  app.get('/webhooks', async (request) => {
-    const q = readQuery(request.query, ['project_id']);
+  const webhookQuery = ['project_id'];
+  app.get('/webhooks', { config: { doc: routeDoc({ query: queryDoc(webhookQuery) }) } }, async (request) => {
+    const q = readQuery(request.query, webhookQuery);
     return {
       webhooks: (await webhooks.list(request.auth, pick<{ projectId?: string }>(q, { project_id: 'projectId' }))).map(renderWebhook),
     };
@@ -123,12 +124,17 @@ export function registerRequestRoutes(app: FastifyInstance, services: LeaseApiDe
     return reply.code(200).type('application/json').send('null');
   });
 
-  app.get<{ Params: { uuid: string } }>('/webhooks/:uuid/deliveries', async (request) => {
-    const q = readQuery(request.query, ['status', 'limit']);
-    const query = {
-      ...(q.status !== undefined ? { status: q.status } : {}),
-      ...(q.limit !== undefined ? { limit: queryInt(q, 'limit')! } : {}),
-    };
-    return { deliveries: (await webhooks.deliveries(request.auth, request.params.uuid, query)).map(renderDelivery) };
-  });
+  const deliveryQuery = ['status', 'limit'];
+  app.get<{ Params: { uuid: string } }>(
+    '/webhooks/:uuid/deliveries',
+    { config: { doc: routeDoc({ query: queryDoc(deliveryQuery) }) } },
+    async (request) => {
+      const q = readQuery(request.query, deliveryQuery);
+      const query = {
+        ...(q.status !== undefined ? { status: q.status } : {}),
+        ...(q.limit !== undefined ? { limit: queryInt(q, 'limit')! } : {}),
+      };
+      return { deliveries: (await webhooks.deliveries(request.auth, request.params.uuid, query)).map(renderDelivery) };
+    },
+  );
 }

@@ -19,6 +19,7 @@ import { ProjectCreateBody, UserCreateBody } from '../../../src/api/identity/sch
 import { bodySchema } from '../../../src/api/lease/wire.ts';
 import { CLAIM_BODY } from '../../../src/api/lease/routes-offers.ts';
 import { DOC_SERVICES } from '../../../src/api/docs/services.ts';
+import { NODE_DETAIL_PARAMS, NODE_LIST_PARAMS } from '../../../src/api/baremetal/node-list.ts';
 
 let ts: TestServer;
 let p: Personas;
@@ -237,6 +238,40 @@ describe('body schemas: the parsers own', () => {
       expect(Value.Check(c.schema, c.good)).toBe(true);
       const r = await call(ts, p.admin, c.method, c.url, c.good, v);
       expect(r.status, `${c.url}: ${r.text}`).toBe(c.goodStatus);
+    }
+  });
+});
+
+describe('query parameters: the readers own', () => {
+  const queryNames = (method: string, path: string): string[] =>
+    (doc.paths[path][method].parameters ?? [])
+      .filter((x: { in: string }) => x.in === 'query')
+      .map((x: { name: string }) => x.name)
+      .sort();
+
+  it('are the names the query readers allow: those pass, any other is the API’s 400', async () => {
+    const v = { 'x-openstack-ironic-api-version': '1.82' };
+    expect(queryNames('get', '/baremetal/v1/nodes')).toEqual([...NODE_LIST_PARAMS].sort());
+    expect(queryNames('get', '/baremetal/v1/nodes/detail')).toEqual([...NODE_DETAIL_PARAMS].sort());
+    const cases: Array<[string, string, string]> = [
+      ['baremetal', '/baremetal/v1/nodes', 'get'],
+      ['baremetal', '/baremetal/v1/allocations', 'get'],
+      ['lease', '/lease/v1/offers', 'get'],
+      ['lease', '/lease/v1/leases', 'get'],
+      ['lease', '/lease/v1/events', 'get'],
+    ];
+    for (const [service, path, method] of cases) {
+      const names = queryNames(method, path);
+      expect(names.length, path).toBeGreaterThan(0);
+      const refused = await call(ts, p.admin, method.toUpperCase(), `${path}?not_a_documented_parameter=1`, undefined, v);
+      expect(refused.status, `${path}: ${refused.text}`).toBe(400);
+      const errorSchema = DOC_SERVICES.find((s) => s.name === service)!.error!.schema;
+      expect(Value.Check(errorSchema, refused.body), refused.text).toBe(true);
+      // Every documented name is taken (its value may still be refused: 'x' is no valid limit).
+      for (const name of names) {
+        const r = await call(ts, p.admin, method.toUpperCase(), `${path}?${name}=x`, undefined, v);
+        expect(r.text, `${path}?${name}`).not.toMatch(/Unexpected argument|Unknown argument/);
+      }
     }
   });
 });
