@@ -108,7 +108,14 @@ function withDatabaseOptions(cmd: Command): Command {
 
 /** Register `db status|upgrade|backup|restore` on the program. */
 export function registerDbCommands(program: Command): void {
-  const db = program.command('db').description("the server's database: schema version, upgrades, backups (docs/operations.md)");
+  const db = program
+    .command('db')
+    .description("the server's database: schema version, upgrades, backups (docs/operations.md)")
+    .addHelpText(
+      'after',
+      '\nExamples:\n  esi db status\n  esi db upgrade --config /etc/esi/esi.yaml\n' +
+        '  esi db backup /backups/esi-$(date -u +%F).sqlite\n  esi db restore /backups/esi-2026-11-27.sqlite --force   # esi server stopped',
+    );
 
   withDatabaseOptions(db.command('status'))
     .description('engine, location, applied and pending schema migrations; changes nothing')
