@@ -91,16 +91,18 @@ export function registerLeaseRoutes(app: FastifyInstance, services: LeaseApiDeps
 
   app.post('/leases', { config: { doc: routeDoc({ body: bodySchema(LEASE_BODY) }) } }, async (request, reply) => {
     const b = readBody(LEASE_BODY, request.body);
-    const input = pick<LeaseCreateInput>(b, {
-      resource_uuid: 'resourceUuid',
-      resource_type: 'resourceType',
-      project_id: 'projectId',
-      start_time: 'startTime',
-      end_time: 'endTime',
-      name: 'name',
-      properties: 'properties',
-      purpose: 'purpose',
-    }) as LeaseCreateInput;
+    const input: LeaseCreateInput = {
+      ...pick<LeaseCreateInput>(b, {
+        resource_type: 'resourceType',
+        start_time: 'startTime',
+        end_time: 'endTime',
+        name: 'name',
+        properties: 'properties',
+        purpose: 'purpose',
+      }),
+      resourceUuid: b.resource_uuid,
+      projectId: b.project_id,
+    };
     return reply.code(201).send(renderLease(await leases.create(request.auth, input)));
   });
 

@@ -99,15 +99,17 @@ export function registerOfferRoutes(app: FastifyInstance, services: LeaseApiDeps
 
   app.post('/offers', { config: { doc: routeDoc({ body: bodySchema(OFFER_BODY) }) } }, async (request, reply) => {
     const b = readBody(OFFER_BODY, request.body);
-    const input = pick<OfferCreateInput>(b, {
-      resource_uuid: 'resourceUuid',
-      resource_type: 'resourceType',
-      name: 'name',
-      lessee_id: 'lesseeId',
-      start_time: 'startTime',
-      end_time: 'endTime',
-      properties: 'properties',
-    }) as OfferCreateInput;
+    const input: OfferCreateInput = {
+      ...pick<OfferCreateInput>(b, {
+        resource_type: 'resourceType',
+        name: 'name',
+        lessee_id: 'lesseeId',
+        start_time: 'startTime',
+        end_time: 'endTime',
+        properties: 'properties',
+      }),
+      resourceUuid: b.resource_uuid,
+    };
     return reply.code(201).send(renderOffer(await offers.create(request.auth, input)));
   });
 

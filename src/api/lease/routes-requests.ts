@@ -61,15 +61,13 @@ const WEBHOOK_NAMES = { url: 'url', secret: 'secret', name: 'name', event_types:
 function readGroups(list: ReadonlyArray<Record<string, unknown>>): LeaseRequestGroup[] {
   if (list.length === 0)
     throw new InvalidInputError('Invalid input for field/attribute groups: at least one group is needed.', 'InvalidInput');
-  return list.map(
-    (g) =>
-      pick<LeaseRequestGroup>(readBody(GROUP_BODY, g), {
-        count: 'count',
-        resource_class: 'resourceClass',
-        traits: 'traits',
-        properties: 'properties',
-      }) as LeaseRequestGroup,
-  );
+  return list.map((g) => {
+    const group = readBody(GROUP_BODY, g);
+    return {
+      ...pick<LeaseRequestGroup>(group, { resource_class: 'resourceClass', traits: 'traits', properties: 'properties' }),
+      count: group.count,
+    };
+  });
 }
 
 /** Register the lease request and webhook routes on the `/v1` plugin. */
@@ -101,7 +99,11 @@ export function registerRequestRoutes(app: FastifyInstance, services: LeaseApiDe
 
   app.post('/webhooks', { config: { doc: routeDoc({ body: bodySchema(WEBHOOK_BODY) }) } }, async (request, reply) => {
     const b = readBody(WEBHOOK_BODY, request.body);
-    const input = pick<WebhookCreateInput>(b, { ...WEBHOOK_NAMES, project_id: 'projectId' }) as WebhookCreateInput;
+    const input: WebhookCreateInput = {
+      ...pick<WebhookCreateInput>(b, { ...WEBHOOK_NAMES, project_id: 'projectId' }),
+      url: b.url,
+      secret: b.secret,
+    };
     return reply.code(201).send(renderWebhook(await webhooks.create(request.auth, input)));
   });
 
