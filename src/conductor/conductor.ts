@@ -320,6 +320,8 @@ export class Conductor implements BackgroundWorker, ConductorPort {
         const work = nextWork(node);
         if (work === null) return;
         let changes: ConductorChanges;
+        const before: Node = node;
+        const started = performance.now();
         try {
           changes = await runWork(this.#rt.env, node, work);
         } catch (err) {
@@ -327,7 +329,7 @@ export class Conductor implements BackgroundWorker, ConductorPort {
           changes = failedStageChanges(node, work, `Unexpected conductor failure: ${describeError(err)}`, this.deps.clock.now());
         }
         node = await this.deps.nodes.applyConductorResult(uuid, changes, this.deps.clock.now());
-        this.#logOutcome(uuid, work, node);
+        this.#logOutcome(before, work, node, performance.now() - started);
       }
       // More stages are left: queue the node again so that others get a turn.
       if (node !== null && nextWork(node) !== null) this.#pool.submit(uuid, () => this.#runNode(uuid));
@@ -340,11 +342,40 @@ export class Conductor implements BackgroundWorker, ConductorPort {
     );
   }
 
-  #logOutcome(uuid: string, work: ReturnType<typeof nextWork>, node: Node | null): void {
+  /**
+   * The log of one stage: at info level each provision or power state change with its cause
+   * (the work: a power request or the provisioning stage), the step in progress and the stage's
+   * duration (ms); a failure at warn with `last_error`; nothing changed at debug.
+   */
+  #logOutcome(before: Node, work: NonNullable<ReturnType<typeof nextWork>>, node: Node | null, ms: number): void {
     if (node === null) return;
-    const fields = { node: uuid, work, provisionState: node.provision_state, powerState: node.power_state, lastError: node.last_error };
-    if (node.last_error) this.deps.log.warn(fields, 'conductor: task failed');
-    else this.deps.log.debug(fields, 'conductor: task done');
+    const name = node.name ?? node.uuid;
+    const step = stepName(work.kind === 'provision' ? (before.clean_step ?? before.deploy_step) : null);
+    const cause = work.kind === 'power' ? `${work.target} requested` : `${work.state} stage${step ? ` (${step})` : ''}`;
+    const base = { node: node.uuid, name, cause, ms: Math.round(ms), ...(step ? { step } : {}) };
+    if (node.last_error && node.last_error !== before.last_error) {
+      this.deps.log.warn(
+        { ...base, provisionState: node.provision_state, powerState: node.power_state, lastError: node.last_error },
+        `node ${name}: ${cause} failed after ${seconds(ms)}: ${node.last_error}`,
+      );
+    }
+    let logged = false;
+    if (node.provision_state !== before.provision_state) {
+      this.deps.log.info(
+        { ...base, from: before.provision_state, to: node.provision_state, target: node.target_provision_state },
+        `node ${name}: ${before.provision_state} → ${node.provision_state} (${cause}, ${seconds(ms)})`,
+      );
+      logged = true;
+    }
+    if (node.power_state !== before.power_state) {
+      this.deps.log.info(
+        { ...base, from: before.power_state, to: node.power_state },
+        `node ${name}: ${before.power_state ?? 'power unknown'} → ${node.power_state ?? 'power unknown'} (${cause}, ${seconds(ms)})`,
+      );
+      logged = true;
+    }
+    if (!logged)
+      this.deps.log.debug({ ...base, provisionState: node.provision_state, powerState: node.power_state }, 'conductor: task done');
   }
 
   async #guard<T>(what: string, fn: () => Promise<T>): Promise<T | null> {
@@ -361,4 +392,15 @@ export class Conductor implements BackgroundWorker, ConductorPort {
     void p.finally(() => this.#loops.delete(p)).catch(() => {});
     return p;
   }
+}
+
+/** The name of a clean or deploy step in progress (`interface.step`), or null. */
+function stepName(step: Readonly<Record<string, unknown>> | null | undefined): string | null {
+  if (!step || typeof step.step !== 'string') return null;
+  return typeof step.interface === 'string' ? `${step.interface}.${step.step}` : step.step;
+}
+
+/** A duration for a log line: `340 ms`, `2.1 s`. */
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }

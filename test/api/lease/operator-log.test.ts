@@ -56,3 +56,30 @@ describe('lease lines in the server log', () => {
     expect(ended).toMatchObject({ level: 30, node, project: p.lessee.projectId, action: 'cancel' });
   });
 });
+
+describe('node lines in the server log', () => {
+  const V = { 'x-openstack-ironic-api-version': '1.82' };
+
+  it('says each provision and power state change with its cause and duration; refused calls log nothing', async () => {
+    const node = await enrolNode({ ts, p }, 'logged-2');
+    const about = (): Array<Record<string, unknown>> => lines.filter((l) => l.node === node && typeof l.cause === 'string');
+
+    // Another project and the anonymous caller cannot see the node: nothing changes, nothing is logged.
+    expect((await call(ts, p.other, 'PUT', `/baremetal/v1/nodes/${node}/states/power`, { target: 'power on' }, V)).status).toBe(404);
+    expect((await call(ts, null, 'PUT', `/baremetal/v1/nodes/${node}/states/power`, { target: 'power on' }, V)).status).toBe(401);
+
+    expect((await call(ts, p.admin, 'PUT', `/baremetal/v1/nodes/${node}/states/provision`, { target: 'manage' }, V)).status).toBe(202);
+    await waitUntil(async () => about().some((l) => l.to === 'manageable'));
+    const managed = about().find((l) => l.to === 'manageable')!;
+    expect(managed).toMatchObject({ level: 30, name: 'logged-2', from: 'verifying', cause: 'verifying stage' });
+    expect(managed.msg).toMatch(/^node logged-2: verifying → manageable \(verifying stage, \d+(\.\d)? m?s\)$/);
+    expect(typeof managed.ms).toBe('number');
+
+    // The owner powers its node on: one line, the cause is the request.
+    expect((await call(ts, p.owner, 'PUT', `/baremetal/v1/nodes/${node}/states/power`, { target: 'power on' }, V)).status).toBe(202);
+    await waitUntil(async () => about().some((l) => l.to === 'power on'));
+    const on = about().find((l) => l.to === 'power on')!;
+    expect(on).toMatchObject({ level: 30, name: 'logged-2', cause: 'power on requested' });
+    expect(on.msg).toMatch(/^node logged-2: .* → power on \(power on requested, /);
+  });
+});
