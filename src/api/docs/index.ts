@@ -14,7 +14,7 @@
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createRequire } from 'node:module';
 import { documentRoute, finishDocument, serviceDocument, serviceTags, type OpenApiDocument } from './document.ts';
 import { DOC_SERVICES } from './services.ts';
@@ -57,18 +57,20 @@ export async function registerApiDocs(app: FastifyInstance): Promise<void> {
     },
   });
 
+  // Each document is built and serialised once, at its first request (the routes are fixed by then).
   const whole = (): OpenApiDocument => app.swagger() as unknown as OpenApiDocument;
-  app.get(OPENAPI_PATH, { config: { doc: { summary: 'The OpenAPI 3.1 document of every route' } } }, async () => whole());
-  const slices = new Map<string, OpenApiDocument>();
+  const texts = new Map<string, string>();
+  const serve = (key: string, build: () => OpenApiDocument) => async (_request: FastifyRequest, reply: FastifyReply) => {
+    let text = texts.get(key);
+    if (text === undefined) texts.set(key, (text = JSON.stringify(build())));
+    return reply.type('application/json; charset=utf-8').send(text);
+  };
+  app.get(OPENAPI_PATH, { config: { doc: { summary: 'The OpenAPI 3.1 document of every route' } } }, serve('', whole));
   for (const service of DOC_SERVICES) {
     app.get(
       serviceDocumentPath(service.name),
       { config: { doc: { summary: `The OpenAPI 3.1 document of the ${service.name} routes` } } },
-      async () => {
-        let slice = slices.get(service.name);
-        if (slice === undefined) slices.set(service.name, (slice = serviceDocument(whole(), service)));
-        return slice;
-      },
+      serve(service.name, () => serviceDocument(whole(), service)),
     );
   }
 
