@@ -109,7 +109,7 @@ describe.runIf(testDb() === 'sqlite')('README.md tours, word for word', () => {
       // stopped by SIGTERM
     }
     process.stdout.write(`README tour: ${run.length} blocks in ${seconds} s, exit ${code}\n`);
-    expect(code, out.slice(-6000)).toBe(0);
     fs.rmSync(dir, { recursive: true, force: true });
+    expect(code, out.slice(-6000)).toBe(0);
   });
 });
