@@ -1,8 +1,9 @@
 /**
  * The API documentation (src/api/docs; docs/api.md): `/openapi.json`, `/openapi/<service>.json`
  * and the `/docs` page, compared with what the server really serves:
- * - the document is structurally valid OpenAPI 3.1 (version, info, paths, unique operation ids,
- *   every path parameter declared, every operation answering in its service's error format);
+ * - the document is valid OpenAPI 3.1 (an OpenAPI validator, @apidevtools/swagger-parser, and
+ *   our own checks: unique operation ids, every path parameter declared, every operation
+ *   answering in its service's error format);
  * - every route of Fastify's route table is documented, and every documented operation is a route;
  * - the body schemas in the document are the very objects the parsers check bodies with, and
  *   they behave so: a body the schema refuses is the API's 400 (in the documented error format),
@@ -10,6 +11,7 @@
  * - anonymous callers read the documents (public docs), which hold no secret and do not change
  *   with the caller.
  */
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { Value } from '@sinclair/typebox/value';
 import type { TSchema } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +106,15 @@ describe('the OpenAPI document', () => {
     const ids = ops.map((o) => o.op.operationId);
     expect(ids.every((id) => typeof id === 'string' && /^[a-z]+(_[A-Za-z0-9]+)*$/.test(id))).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('passes an OpenAPI validator (the specification’s own JSON schema of 3.1 documents)', async () => {
+    // The validator resolves references in place: it gets a copy.
+    await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeDefined();
+    for (const s of DOC_SERVICES) {
+      const r = await call(ts, p.anonymous, 'GET', `/openapi/${s.name}.json`);
+      await expect(SwaggerParser.validate(r.body), s.name).resolves.toBeDefined();
+    }
   });
 
   it('declares every path parameter, tags each operation with its service, and gives its error format', () => {
