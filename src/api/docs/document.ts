@@ -64,7 +64,7 @@ export function documentRoute({ schema, url, route }: { schema: FastifySchema; u
   return { schema: out, url: openApiPath(url) };
 }
 
-/** A unique operation id of a method and an OpenAPI path: `get_baremetal_v1_nodes_node_ident`. */
+/** A unique operation id of a method and an OpenAPI path: `get_baremetal_v1_nodes_ident` for `/baremetal/v1/nodes/{ident}`. */
 export function operationId(method: string, path: string): string {
   const words = path
     .replace(/[{}]/g, '')
