@@ -10,8 +10,9 @@
  *   (`reserve`; a node another task holds is skipped and found again later), runs its work
  *   (src/conductor/tasks/: the pending power change first, then the stage of its working
  *   provision state, stage after stage while there is work), writes each outcome with
- *   `applyConductorResult`, and always releases the lock. At most `workers` tasks run at once
- *   and never two for one node (src/conductor/task-pool.ts).
+ *   `applyConductorResult` (each stage logged and timed: ./stage-report.ts), and always
+ *   releases the lock. At most `workers` tasks run at once and never two for one node
+ *   (src/conductor/task-pool.ts).
  * - **Power sync** every `powerSyncIntervalMs` (src/conductor/power-sync.ts).
  * - **Agent command watch** every `pollIntervalMs`: long agent commands (image writes, disk
  *   erases) run while their node waits, unlocked; the watcher resumes it when they end
@@ -47,6 +48,7 @@ import type { InspectionEnv } from './inspect/env.ts';
 import type { BiosSettingsRepository } from '../domain/inventory/node-hardware.ts';
 import type { DeployTemplateLookup } from '../domain/inventory/deploy-templates.ts';
 import { nextWork } from './tasks/work.ts';
+import { NO_OBSERVER, reportStage, type ConductorObserver } from './stage-report.ts';
 
 /** What the conductor is built from. */
 export interface ConductorDeps {
@@ -72,6 +74,8 @@ export interface ConductorDeps {
   readonly network?: NetworkBootEnv;
   /** Per-node virtual media ISOs (absent: only ready ISOs are inserted). */
   readonly bootMedia?: BootMediaEnv;
+  /** Told each stage's duration (the metrics; absent: nobody). */
+  readonly observer?: ConductorObserver;
 }
 
 /** Settings of the conductor (from `config.conductor`). */
@@ -105,6 +109,7 @@ const MAX_STAGES = 8;
 export class Conductor implements BackgroundWorker, ConductorPort {
   readonly name = 'conductor';
   readonly #rt: ConductorRuntime;
+  readonly #observer: ConductorObserver;
   #pool: KeyedTaskPool;
   readonly #sync: PowerSync;
   readonly #watch: AgentCommandWatch | null;
@@ -122,6 +127,7 @@ export class Conductor implements BackgroundWorker, ConductorPort {
     private readonly options: ConductorOptions,
   ) {
     const log = deps.log;
+    this.#observer = deps.observer ?? NO_OBSERVER;
     const locks = new NodeLocks(deps.nodes, options.hostname, (uuid, err) =>
       log.error({ err, node: uuid }, 'conductor: releasing a node lock failed'),
     );
@@ -215,6 +221,11 @@ export class Conductor implements BackgroundWorker, ConductorPort {
         .then((mine) => watch.checkNow(nodeUuid, mine))
         .catch(() => undefined),
     );
+  }
+
+  /** Node tasks waiting for a worker and running now (the `esi_conductor_tasks` gauge). */
+  taskDepth(): { readonly queued: number; readonly running: number } {
+    return { queued: this.#pool.queued, running: this.#pool.running };
   }
 
   /** Resolves when no task is running or queued (tests). */
@@ -329,7 +340,7 @@ export class Conductor implements BackgroundWorker, ConductorPort {
           changes = failedStageChanges(node, work, `Unexpected conductor failure: ${describeError(err)}`, this.deps.clock.now());
         }
         node = await this.deps.nodes.applyConductorResult(uuid, changes, this.deps.clock.now());
-        this.#logOutcome(before, work, node, performance.now() - started);
+        reportStage(this.deps.log, this.#observer, before, work, node, performance.now() - started);
       }
       // More stages are left: queue the node again so that others get a turn.
       if (node !== null && nextWork(node) !== null) this.#pool.submit(uuid, () => this.#runNode(uuid));
@@ -340,42 +351,6 @@ export class Conductor implements BackgroundWorker, ConductorPort {
     return new KeyedTaskPool(Math.max(1, this.options.workers), (uuid, err) =>
       this.deps.log.error({ err, node: uuid }, 'conductor: node task failed unexpectedly'),
     );
-  }
-
-  /**
-   * The log of one stage: at info level each provision or power state change with its cause
-   * (the work: a power request or the provisioning stage), the step in progress and the stage's
-   * duration (ms); a failure at warn with `last_error`; nothing changed at debug.
-   */
-  #logOutcome(before: Node, work: NonNullable<ReturnType<typeof nextWork>>, node: Node | null, ms: number): void {
-    if (node === null) return;
-    const name = node.name ?? node.uuid;
-    const step = stepName(work.kind === 'provision' ? (before.clean_step ?? before.deploy_step) : null);
-    const cause = work.kind === 'power' ? `${work.target} requested` : `${work.state} stage${step ? ` (${step})` : ''}`;
-    const base = { node: node.uuid, name, cause, ms: Math.round(ms), ...(step ? { step } : {}) };
-    if (node.last_error && node.last_error !== before.last_error) {
-      this.deps.log.warn(
-        { ...base, provisionState: node.provision_state, powerState: node.power_state, lastError: node.last_error },
-        `node ${name}: ${cause} failed after ${seconds(ms)}: ${node.last_error}`,
-      );
-    }
-    let logged = false;
-    if (node.provision_state !== before.provision_state) {
-      this.deps.log.info(
-        { ...base, from: before.provision_state, to: node.provision_state, target: node.target_provision_state },
-        `node ${name}: ${before.provision_state} → ${node.provision_state} (${cause}, ${seconds(ms)})`,
-      );
-      logged = true;
-    }
-    if (node.power_state !== before.power_state) {
-      this.deps.log.info(
-        { ...base, from: before.power_state, to: node.power_state },
-        `node ${name}: ${before.power_state ?? 'power unknown'} → ${node.power_state ?? 'power unknown'} (${cause}, ${seconds(ms)})`,
-      );
-      logged = true;
-    }
-    if (!logged)
-      this.deps.log.debug({ ...base, provisionState: node.provision_state, powerState: node.power_state }, 'conductor: task done');
   }
 
   async #guard<T>(what: string, fn: () => Promise<T>): Promise<T | null> {
@@ -392,15 +367,4 @@ export class Conductor implements BackgroundWorker, ConductorPort {
     void p.finally(() => this.#loops.delete(p)).catch(() => {});
     return p;
   }
-}
-
-/** The name of a clean or deploy step in progress (`interface.step`), or null. */
-function stepName(step: Readonly<Record<string, unknown>> | null | undefined): string | null {
-  if (!step || typeof step.step !== 'string') return null;
-  return typeof step.interface === 'string' ? `${step.interface}.${step.step}` : step.step;
-}
-
-/** A duration for a log line: `340 ms`, `2.1 s`. */
-function seconds(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }

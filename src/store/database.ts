@@ -52,8 +52,25 @@ export interface Store {
    * @see {@link ArrayQuery}
    */
   readonly selectArrays: ArrayQuery;
+  /**
+   * The connection pool's use now (the `esi_database_pool_*` gauges, read at scrape time):
+   * PostgreSQL's `pg.Pool` counts. Null on SQLite, whose single connection is no pool.
+   */
+  readonly poolUsage: (() => PoolUsage) | null;
   /** Close every connection. */
   close(): Promise<void>;
+}
+
+/** A PostgreSQL connection pool's use (`pg.Pool`'s counters), connections and clients. */
+export interface PoolUsage {
+  /** Connections open, idle or lent out (`totalCount`). */
+  readonly total: number;
+  /** Open connections lent to nobody (`idleCount`). */
+  readonly idle: number;
+  /** Queries waiting for a connection, the pool being at its maximum (`waitingCount`). */
+  readonly waiting: number;
+  /** Most connections the pool opens (`max`). */
+  readonly max: number;
 }
 
 /** Runs a compiled SELECT and returns rows as value arrays (see {@link Store.selectArrays}). */
@@ -145,6 +162,7 @@ function openSqlite(options: StoreOptions): Store {
     // Holding Kysely's (single, mutex-guarded) connection keeps the read out of open transactions.
     selectArrays: (query) =>
       db.connection().execute(async () => statement(query.sql).all(...(query.parameters as unknown[])) as unknown[][]),
+    poolUsage: null,
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();
@@ -206,6 +224,7 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
       }),
     selectArrays: async (query) =>
       (await pool.query({ text: query.sql, values: query.parameters as unknown[], rowMode: 'array' })).rows as unknown[][],
+    poolUsage: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
     close: () => db.destroy(),
   };
 }

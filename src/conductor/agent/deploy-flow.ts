@@ -147,6 +147,8 @@ async function writeAndReboot(env: TaskEnv, agent: AgentEnv, node: Node): Promis
         node.target_provision_state ?? undefined,
       );
     }
+    // The image is on the disk: counted once, as the write ended (esi_deploy_* metrics).
+    agent.imageWritten?.(imageBytesWritten(write.result));
     step = 'deploy.prepare_instance_boot (boot device disk)';
     await agent.record(node.uuid, { deploy_step: STEP_REBOOT });
     const devices = await opened.hw.management.supportedBootDevices(opened.driverNode);
@@ -211,6 +213,18 @@ async function withNetworkData(agent: AgentEnv, node: Node): Promise<unknown> {
 export function diskFlushed(result: Record<string, unknown>): boolean {
   const dr = result.deploy_result;
   return dr !== null && typeof dr === 'object' && (dr as Record<string, unknown>).disk_flushed === true;
+}
+
+/**
+ * The bytes a `write_image` step's result says were written to the disk
+ * (`deploy_result.bytes_written`, esi's agent: the image as written, after any conversion, without
+ * the config drive), or null when the agent does not say (ironic-python-agent).
+ */
+export function imageBytesWritten(result: Record<string, unknown>): number | null {
+  const dr = result.deploy_result;
+  if (dr === null || typeof dr !== 'object') return null;
+  const n = (dr as Record<string, unknown>).bytes_written;
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : null;
 }
 
 /** The changes that end a deployment: deploy and session keys wiped, `deploy_step` = {}. */

@@ -59,6 +59,11 @@ export interface AgentEnv {
    * disk (src/domain/leasing/owner-policies.ts `eraseDevicesFor`); absent = never.
    */
   fullErase?(node: Pick<Node, 'uuid' | 'owner'>): Promise<boolean>;
+  /**
+   * Told once per deploy whose image write succeeded, with the bytes the agent says it wrote
+   * (null when it does not say); absent: nobody. Must not throw.
+   */
+  imageWritten?(bytes: number | null): void;
 }
 
 export { usesAgent } from '../../domain/deploy/agent-node.ts';

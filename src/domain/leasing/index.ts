@@ -31,7 +31,7 @@ export { NodeBusyError } from './ports.ts';
 export type { LeasingRepository, LeasingTx, LeasingReader, OfferQuery, LeaseQuery, EventQuery } from './repository.ts';
 export type { LeaseScheduler, ScheduleRef } from './scheduler.ts';
 export { NO_SCHEDULER } from './scheduler.ts';
-export type { LeasingLog, LifecycleOptions } from './lifecycle.ts';
+export type { LeasingLog, LifecycleOptions, LeaseTimingObserver } from './lifecycle.ts';
 export { LeaseLifecycle, NODE_CLAIMED } from './lifecycle.ts';
 export type { LeaseLimits } from './offers.ts';
 export type { OfferCreateInput, ClaimInput, LeaseCreateInput, OfferListInput, LeaseListInput } from './inputs.ts';

@@ -42,12 +42,31 @@ export interface LeasingLog {
   error(obj: object, msg: string): void;
 }
 
+/**
+ * Told how late a lease was applied or ended relative to its boundary (the
+ * `esi_lease_activation_skew_seconds` metric, src/server/metrics-events.ts); must not throw.
+ * Only the boundaries the lease manager acts on by themselves are reported — a fulfil
+ * (`start`) or an expire (`end`) that it found due — never an API cancel nor a cascade from a
+ * parent lease or an offer.
+ */
+export interface LeaseTimingObserver {
+  /**
+   * @param action `start` (the lease became `active`) or `end` (it became `expired`)
+   * @param skewS when the status change was written minus when it was due, seconds (≥ 0 with a
+   *   monotone clock): due is the lease's `start_time` / `end_time`, or its `created_at` when
+   *   that is later (a lease booked with a start in the past cannot be late before it exists)
+   */
+  leaseBoundary(action: 'start' | 'end', skewS: number): void;
+}
+
 /** What the steps act with. */
 export interface StepEnv {
   readonly repo: LeasingRepository;
   readonly nodes: NodeGateway;
   readonly clock: Clock;
   readonly log: LeasingLog;
+  /** Told the skew of each start and end the manager applied; absent: nobody. */
+  readonly timing?: LeaseTimingObserver;
 }
 
 /** A node-facing action on a lease. */
@@ -140,12 +159,29 @@ export async function settleHeld(
   for (const d of done) {
     const after = out.get(d.lease.uuid);
     if (after === undefined || after === 'retry' || after.status === d.lease.status) continue;
+    if (env.timing !== undefined && !forced.has(d.lease.uuid)) reportSkew(env.timing, d, after, at);
     env.log.info(
       { lease: after.uuid, node: after.resource_uuid, project: after.project_id, from: d.lease.status, to: after.status, action: d.action },
       `lease ${after.uuid} ${STATUS_VERB[after.status] ?? `is now ${after.status}`}: node ${after.resource_uuid}, project ${after.project_id}`,
     );
   }
   return out;
+}
+
+/** Tell the observer how late a due start or end was written (see {@link LeaseTimingObserver}). */
+function reportSkew(timing: LeaseTimingObserver, d: Done, after: Lease, at: number): void {
+  const boundary =
+    d.action === 'fulfill' && after.status === 'active'
+      ? { action: 'start' as const, due: d.lease.start_time }
+      : d.action === 'expire' && after.status === 'expired'
+        ? { action: 'end' as const, due: d.lease.end_time }
+        : null;
+  if (boundary === null) return;
+  try {
+    timing.leaseBoundary(boundary.action, (at - Math.max(boundary.due, d.lease.created_at)) / 1000);
+  } catch {
+    // an observer never breaks a lease transition
+  }
 }
 
 /** How the log says a lease reached a status. */

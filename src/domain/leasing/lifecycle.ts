@@ -25,14 +25,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { leaseEvent } from './events.ts';
-import { endOfferHeld, settleHeld, transitionOffer, type LeasingLog, type StepEnv } from './lifecycle-steps.ts';
+import { endOfferHeld, settleHeld, transitionOffer, type LeasingLog, type LeaseTimingObserver, type StepEnv } from './lifecycle-steps.ts';
 import type { Lease, Offer } from './model.ts';
 import type { NodeGateway } from './ports.ts';
 import type { LeasingRepository } from './repository.ts';
 import type { LeaseScheduler } from './scheduler.ts';
 import { isLeaseFinal, isOfferFinal, leaseTransition, LEASE_CANCEL_PENDING } from './status.ts';
 
-export type { LeasingLog } from './lifecycle-steps.ts';
+export type { LeasingLog, LeaseTimingObserver } from './lifecycle-steps.ts';
 
 /** Returned when another actor holds the node's claim right now; try again shortly. */
 export const NODE_CLAIMED = Symbol('node-claimed');
@@ -46,6 +46,8 @@ export interface LifecycleOptions {
   readonly claimTtlMs?: number;
   /** How long an API cancel waits for a claim before only requesting the cancel, ms (default 5 s). */
   readonly cancelWaitMs?: number;
+  /** Told how late each due start and end was applied (the lease manager's skew); absent: nobody. */
+  readonly timing?: LeaseTimingObserver;
 }
 
 /** Node-facing transitions of leases and offers. */
@@ -64,7 +66,7 @@ export class LeaseLifecycle {
   ) {
     this.claimTtlMs = options.claimTtlMs ?? 60_000;
     this.cancelWaitMs = options.cancelWaitMs ?? 5_000;
-    this.env = { repo, nodes, clock, log };
+    this.env = { repo, nodes, clock, log, timing: options.timing };
   }
 
   /**
