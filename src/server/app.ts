@@ -36,7 +36,6 @@ import type { Services } from './services.ts';
 import { registerOps } from '../api/ops/index.ts';
 import { registerApiDocs } from '../api/docs/index.ts';
 import { HealthService } from './health.ts';
-import { EsiMetrics } from './metrics.ts';
 import { OpsQueries } from '../store/ops-queries.ts';
 
 /** Renderers of router-level errors, per service prefix, in each service's wire format. */
@@ -113,7 +112,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       { conductorRole: services.config.roles.includes('conductor'), hostname: services.config.conductor.hostname },
       opsError,
     ),
-    metrics: services.config.metrics ? new EsiMetrics(ops, services.inventory.conductors, opsError) : null,
+    metrics: services.metrics,
   });
 
   app.get('/', async () => ({

@@ -21,7 +21,7 @@ import { networkBootEnv, watchAgentPhase } from './provisioning-wiring.ts';
 import type { ProvisioningNetwork } from '../domain/networking/index.ts';
 import type { BootMediaEnv } from '../conductor/tasks/context.ts';
 import type { Config } from './config.ts';
-import type { BackgroundWorker } from './services.ts';
+import type { EventMetrics } from './metrics-events.ts';
 
 /** What the conductor and its heartbeat use of the rest of the process. */
 export interface ConductorWiring {
@@ -50,14 +50,16 @@ export interface ConductorWiring {
   readonly bootMedia: BootMediaEnv;
   /** The provisioning network (read when first used: networking is built after this call). */
   readonly provisioning: () => ProvisioningNetwork;
+  /** The metrics the conductor feeds (stage durations, deploy bytes); null with metrics off. */
+  readonly metrics: EventMetrics | null;
 }
 
 /**
  * Build the heartbeat (every `ESI_CONDUCTOR_HEARTBEAT_INTERVAL` seconds; a conductor silent for
  * six intervals is dead) and the conductor, with the deploy agent's settings.
- * @returns the two workers, heartbeat first
+ * @returns the two workers
  */
-export function createConductorWorkers(w: ConductorWiring): BackgroundWorker[] {
+export function createConductorWorkers(w: ConductorWiring): { heartbeat: ConductorHeartbeat; conductor: Conductor } {
   const heartbeatMs = w.config.conductor.heartbeatIntervalS * 1000;
   const heartbeat = new ConductorHeartbeat(
     w.inventory.conductorRepository,
@@ -75,6 +77,7 @@ export function createConductorWorkers(w: ConductorWiring): BackgroundWorker[] {
   const nodes = provisioned
     ? watchAgentPhase(w.inventory.nodeRepository, async (uuid) => void (await w.provisioning().nodeBootChanged(uuid)), w.logger)
     : w.inventory.nodeRepository;
+  const metrics = w.metrics;
   const network = provisioned ? { network: networkBootEnv({ settled: (uuid) => w.provisioning().settled(uuid) }) } : {};
   const conductor = new Conductor(
     {
@@ -97,9 +100,11 @@ export function createConductorWorkers(w: ConductorWiring): BackgroundWorker[] {
         commandTimeoutS: AGENT_COMMAND_TIMEOUT_S,
         fullErase: w.fullErase,
         networkData: w.networkData,
+        ...(metrics ? { imageWritten: (bytes: number | null) => metrics.imageWritten(bytes) } : {}),
       },
+      ...(metrics ? { observer: metrics } : {}),
     },
     conductorOptionsFrom(w.config),
   );
-  return [heartbeat, conductor];
+  return { heartbeat, conductor };
 }

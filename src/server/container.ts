@@ -19,6 +19,9 @@ import type { RequesterContexts } from '../domain/inventory/requester.ts';
 import type { SwitchPortGuard } from '../domain/inventory/ports.ts';
 import { NodeConsoleService } from '../domain/inventory/node-console.ts';
 import { createHardwareRegistry } from '../drivers/hardware/registry.ts';
+import { instrumentHardware } from '../drivers/hardware/instrumented.ts';
+import { OpsQueries } from '../store/ops-queries.ts';
+import { EsiMetrics } from './metrics.ts';
 import { KyselyConductorRepository } from '../store/inventory/conductor-repository.ts';
 import { openInventoryResources } from '../store/inventory/resource-repositories.ts';
 import { KyselyBiosSettingsRepository } from '../store/hardware/bios-repository.ts';
@@ -100,13 +103,28 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     ...overrides.store,
   });
   const identity = createIdentity(new KyselyIdentityRepository(store.db), policy, clock, config.identity.tokenTtlS);
+  // Metrics first: the drivers, the conductor and the lease lifecycle feed them. Their scrape-time
+  // sources are read at scrape, once everything below is built.
+  const metrics = config.metrics
+    ? new EsiMetrics(
+        {
+          ops: new OpsQueries(store.db),
+          conductors: () => inventory.conductors,
+          tasks: config.roles.includes('conductor') ? () => conductor.taskDepth() : null,
+          pool: store.poolUsage,
+        },
+        (err) => logger.warn({ err }, 'health or metrics read failed'),
+      )
+    : null;
   // Every Redfish request gets the BMC deadline (ESI_BMC_TIMEOUT_S), so that a hung BMC holds a
   // conductor worker for seconds, not minutes; ipmitool runs are bounded by ESI_IPMI_COMMAND_TIMEOUT.
-  const hardware = createHardwareRegistry({
+  const drivers = createHardwareRegistry({
     enabled: config.hardware.enabledTypes,
     redfish: { requestTimeoutMs: config.conductor.bmcTimeoutS * 1000 },
     ipmi: { commandTimeoutS: config.hardware.ipmi.commandTimeoutS, retries: config.hardware.ipmi.commandRetries },
   });
+  // Every BMC call timed, whoever makes it (esi_bmc_* metrics).
+  const hardware = metrics ? instrumentHardware(drivers, metrics.events) : drivers;
   const secrets = loadSecretBox(config);
   const { nodeRepository, recordedNodes, historyRepository, history, portRepository } = await openNodeStores({
     config,
@@ -148,7 +166,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   const inspectionRules = loadInspectionRules(config);
   const biosSettings = new KyselyBiosSettingsRepository(store.db);
   const nodeHardware = new NodeHardwareService(inventory.nodes.access, biosSettings);
-  const workers: BackgroundWorker[] = createConductorWorkers({
+  const { heartbeat, conductor } = createConductorWorkers({
     config,
     clock,
     logger,
@@ -167,7 +185,9 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     provisioning: () => networking.provisioning,
     networkData: (uuid) => networkDataFor(networking.repo, uuid),
     bootMedia,
+    metrics: metrics?.events ?? null,
   });
+  const workers: BackgroundWorker[] = [heartbeat, conductor];
   const { leasing, leaseManager, webhookWorker } = createLeasingServices({
     config,
     clock,
@@ -177,6 +197,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     directory: identity.directory,
     nodes: inventory.leaseGateway,
     secrets,
+    ...(metrics ? { leaseTiming: metrics.events } : {}),
   });
   workers.push(leaseManager, webhookWorker);
   const images = await createImageServices({ config, clock, logger, store, policy, directory: identity.directory });
@@ -250,5 +271,6 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     consoles,
     nodeHardware,
     workers,
+    metrics,
   };
 }

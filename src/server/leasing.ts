@@ -21,6 +21,7 @@ import {
   isRestrictedAddress,
   WebhookDeliverer,
   type Leasing,
+  type LeaseTimingObserver,
   type NodeGateway,
   type ProjectDirectory,
   type WebhookTargets,
@@ -77,6 +78,8 @@ export interface LeasingWiring {
   readonly directory: IdentityDirectory;
   readonly nodes: NodeGateway;
   readonly secrets: SecretBox;
+  /** Told how late the lease manager applies each start and end (the metrics); absent: nobody. */
+  readonly leaseTiming?: LeaseTimingObserver;
 }
 
 /** Build the leasing services, the lease manager and the webhook worker of one process. */
@@ -97,6 +100,7 @@ export function createLeasingServices(w: LeasingWiring): { leasing: Leasing; lea
     secrets: w.secrets,
     warningMs: lc.warningS * 1000,
     webhookTargets,
+    ...(w.leaseTiming ? { lifecycle: { timing: w.leaseTiming } } : {}),
   });
   const leaseManager = new LeaseManager(leasing, w.clock, log, { sweepIntervalMs: lc.sweepIntervalS * 1000 });
   leasing.setScheduler(leaseManager);

@@ -1,25 +1,25 @@
 /**
  * esi's Prometheus metrics (`GET /metrics`, text exposition format 0.0.4), with prom-client
  * (https://github.com/siimon/prom-client). One registry per server, so several servers in one
- * process (tests, benchmarks) never mix their figures.
+ * process (tests, benchmarks) never mix their figures. Built by the composition root
+ * (src/server/container.ts) before the services that feed it; docs/operations.md lists them all.
  *
  * | metric                                   | type      | labels                                  | source                          |
  * |------------------------------------------|-----------|-----------------------------------------|---------------------------------|
  * | `esi_http_requests_total`                | counter   | `method`, `route` (template), `status`  | every answered request          |
  * | `esi_http_request_duration_seconds`      | histogram | `method`, `route`, `status`             | request received → answer sent  |
- * | `esi_nodes`                              | gauge     | `provision_state`, `power_state`, `maintenance` | the nodes table, at scrape |
- * | `esi_leases`                             | gauge     | `status`                                | the leases table, at scrape     |
- * | `esi_conductors`                         | gauge     | `alive` (`true`/`false`)                | the conductor table, at scrape  |
- * | `esi_database_ping_seconds`              | gauge     |                                         | one `SELECT 1`, at scrape       |
+ * | `esi_nodes`, `esi_leases`, `esi_conductors`, `esi_database_*`, `esi_conductor_tasks` | gauge | | read at scrape (./metrics-scrape.ts) |
+ * | `esi_lease_*`, `esi_conductor_stage_*`, `esi_bmc_*`, `esi_deploy_*` | histogram, counter | | fed by events ({@link EsiMetrics.events}, ./metrics-events.ts) |
  * | `esi_process_*`, `esi_nodejs_*`          | various   |                                         | prom-client's default metrics (CPU, memory, event loop lag, GC) |
  *
  * `route` is the route's template (`/baremetal/v1/nodes/:ident`), never the URL, so that the
  * number of series stays bounded; requests that match no route count as `route="unmatched"`.
- * The gauges read the database at scrape time (a few grouped queries), so they are never stale.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ConductorDirectory } from '../domain/inventory/index.ts';
-import type { OpsQueries } from '../store/ops-queries.ts';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { EventMetrics } from './metrics-events.ts';
+import { registerScrapeGauges, type ScrapeSources } from './metrics-scrape.ts';
+
+export type { ScrapeSources } from './metrics-scrape.ts';
 
 /**
  * The process's own metrics (CPU, memory, event loop lag, GC): one registry per process, made
@@ -46,10 +46,14 @@ export class EsiMetrics {
   readonly #requests: Counter<'method' | 'route' | 'status'>;
   readonly #latency: Histogram<'method' | 'route' | 'status'>;
 
+  /** The event-fed metrics: the observers the conductor, lease lifecycle and drivers are given. */
+  readonly events: EventMetrics;
+
   /**
+   * @param sources what the scrape-time gauges read (./metrics-scrape.ts)
    * @param onError told about a failed read at scrape time (the gauge then keeps no value)
    */
-  constructor(ops: OpsQueries, conductors: ConductorDirectory, onError: (err: unknown) => void = () => {}) {
+  constructor(sources: ScrapeSources, onError: (err: unknown) => void = () => {}) {
     const registers = [this.registry];
     this.#requests = new Counter({
       name: 'esi_http_requests_total',
@@ -64,68 +68,8 @@ export class EsiMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    new Gauge({
-      name: 'esi_nodes',
-      help: 'Bare-metal nodes by provision state, power state and maintenance.',
-      labelNames: ['provision_state', 'power_state', 'maintenance'],
-      registers,
-      async collect() {
-        this.reset();
-        try {
-          for (const c of await ops.nodeStateCounts()) {
-            this.set(
-              { provision_state: c.provision_state, power_state: c.power_state ?? 'None', maintenance: String(c.maintenance) },
-              c.count,
-            );
-          }
-        } catch (err) {
-          onError(err);
-        }
-      },
-    });
-    new Gauge({
-      name: 'esi_leases',
-      help: 'Leases by status.',
-      labelNames: ['status'],
-      registers,
-      async collect() {
-        this.reset();
-        try {
-          for (const c of await ops.leaseStatusCounts()) this.set({ status: c.status }, c.count);
-        } catch (err) {
-          onError(err);
-        }
-      },
-    });
-    new Gauge({
-      name: 'esi_conductors',
-      help: 'Registered conductors, alive (heartbeat within the timeout) or not.',
-      labelNames: ['alive'],
-      registers,
-      async collect() {
-        this.reset();
-        try {
-          const list = await conductors.list();
-          this.set({ alive: 'true' }, list.filter((c) => c.alive).length);
-          this.set({ alive: 'false' }, list.filter((c) => !c.alive).length);
-        } catch (err) {
-          onError(err);
-        }
-      },
-    });
-    new Gauge({
-      name: 'esi_database_ping_seconds',
-      help: 'Round trip of one SELECT 1 to the database at scrape time, seconds.',
-      registers,
-      async collect() {
-        try {
-          this.set(await ops.ping());
-        } catch (err) {
-          onError(err);
-          this.reset();
-        }
-      },
-    });
+    registerScrapeGauges(this.registry, sources, onError);
+    this.events = new EventMetrics(this.registry);
   }
 
   /**

@@ -22,6 +22,7 @@ import type { Policy } from '../domain/policy/types.ts';
 import type { BackgroundWorker } from '../conductor/worker.ts';
 import type { Store } from '../store/database.ts';
 import type { Config } from './config.ts';
+import type { EsiMetrics } from './metrics.ts';
 import type { Scheduling } from '../domain/scheduling/index.ts';
 import type { Compute } from '../domain/compute/index.ts';
 import type { NodeHardwareService } from '../domain/inventory/node-hardware.ts';
@@ -73,4 +74,6 @@ export interface Services {
   readonly consoles: NodeConsoleService;
   /** Node BIOS settings cache and RAID targets (baremetal API `…/bios`, `…/states/raid`). */
   readonly nodeHardware: NodeHardwareService;
+  /** The Prometheus metrics `GET /metrics` serves (src/server/metrics.ts); null with `ESI_METRICS=false`. */
+  readonly metrics: EsiMetrics | null;
 }

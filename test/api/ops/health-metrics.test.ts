@@ -5,12 +5,10 @@
  * scrape is parsed by the Prometheus project's own text-format parser (Debian's
  * python3-prometheus-client), and its figures move when a lease starts.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createPersonas, startTestServer, type Personas, type TestServer } from '../../helpers/harness.ts';
-import { SYSTEM_PYTHON } from '../../helpers/ironic-peer.ts';
 import { at, HOUR, waitUntil } from '../lease/support.ts';
+import { scrape as scrapeUrl, value, type Sample } from './prometheus.ts';
 
 let ts: TestServer;
 let p: Personas;
@@ -21,43 +19,7 @@ beforeAll(async () => {
 });
 afterAll(async () => ts?.close());
 
-/** One sample of a scrape: metric family, sample name, labels, value. */
-interface Sample {
-  readonly family: string;
-  readonly type: string;
-  readonly name: string;
-  readonly labels: Record<string, string>;
-  readonly value: number;
-}
-
-/** Parse exposition text with `prometheus_client.parser` (the Prometheus project's Python client). */
-async function parse(text: string): Promise<Sample[]> {
-  const script = [
-    'import json, math, sys',
-    'from prometheus_client.parser import text_string_to_metric_families',
-    'out = []',
-    'for f in text_string_to_metric_families(sys.stdin.read()):',
-    '    for s in f.samples:',
-    '        v = s.value if math.isfinite(s.value) else str(s.value)',
-    '        out.append({"family": f.name, "type": f.type, "name": s.name, "labels": s.labels, "value": v})',
-    'print(json.dumps(out))',
-  ].join('\n');
-  const run = promisify(execFile)(SYSTEM_PYTHON, ['-c', script], { maxBuffer: 64 * 1024 * 1024 });
-  run.child.stdin!.end(text);
-  return JSON.parse((await run).stdout) as Sample[];
-}
-
-async function scrape(): Promise<Sample[]> {
-  const r = await fetch(`${ts.url}/metrics`);
-  expect(r.status).toBe(200);
-  expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-  return parse(await r.text());
-}
-
-const value = (samples: readonly Sample[], name: string, labels: Record<string, string> = {}): number =>
-  samples
-    .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
-    .reduce((sum, s) => sum + s.value, 0);
+const scrape = (): Promise<Sample[]> => scrapeUrl(ts.url);
 
 describe('health and readiness', () => {
   it('every persona gets the same liveness and readiness answers, without identifiers', async () => {
