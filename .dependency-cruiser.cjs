@@ -44,6 +44,14 @@ module.exports = {
       to: { path: '^src/(store|drivers|server|conductor|cli|lab)/' },
     },
     {
+      name: 'metrics-library-in-server-only',
+      comment:
+        'Only the process assembly knows prom-client: the domain, conductor, drivers and store report through observer ports that src/server/metrics-events.ts implements.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/server/' },
+      to: { path: 'node_modules/prom-client/' },
+    },
+    {
       name: 'agent-and-cli-are-clients',
       comment: 'The deploy agent and the CLI talk to esi over HTTP like any client.',
       severity: 'error',
