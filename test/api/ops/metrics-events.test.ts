@@ -5,8 +5,11 @@
  * manager starts and ends is one skew observation each; a power request on a `fake-hardware`
  * node is a timed BMC call of that driver and a timed conductor stage; a redfish BMC that is
  * down is a counted error; the conductor's task gauge is there (not on an API-only process);
- * the database pool gauges are there on PostgreSQL only.
+ * the database pool gauges are there on PostgreSQL only; every metric the Grafana dashboard
+ * (docs/grafana/esi.json) queries is exported.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createPersonas, startTestServer, testDb, type Personas, type TestServer } from '../../helpers/harness.ts';
 import { deadUrl } from '../conductor/support.ts';
@@ -159,6 +162,24 @@ describe('process gauges', () => {
       expect((await scrape(api.url)).some((s) => s.family === 'esi_conductor_tasks')).toBe(false);
     } finally {
       await api.close();
+    }
+  });
+});
+
+describe('the Grafana dashboard', () => {
+  it('queries only metrics that esi exports (the PostgreSQL pool gauges on PostgreSQL)', async () => {
+    const file = path.resolve(import.meta.dirname, '../../../docs/grafana/esi.json');
+    const dashboard = JSON.parse(fs.readFileSync(file, 'utf8')) as { panels: Array<{ targets?: Array<{ expr: string }> }> };
+    const queried = new Set(
+      dashboard.panels
+        .flatMap((panel) => (panel.targets ?? []).flatMap((t) => t.expr.match(/esi_[a-z_]+/g) ?? []))
+        .map((n) => n.replace(/_(bucket|count|sum)$/, '')),
+    );
+    expect(queried.size).toBeGreaterThan(10);
+    const text = await (await fetch(`${ts.url}/metrics`)).text();
+    for (const name of queried) {
+      if (name.startsWith('esi_database_pool_') && testDb() === 'sqlite') continue;
+      expect(text, name).toContain(`# TYPE ${name} `);
     }
   });
 });
