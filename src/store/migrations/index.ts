@@ -23,6 +23,7 @@ import * as floatingIps from './0019_floating_ips.ts';
 import * as networkQuotas from './0020_network_quotas.ts';
 import * as identityGroupsAppCreds from './0021_identity_groups_appcreds.ts';
 import * as volumeWriters from './0022_volume_writers.ts';
+import * as ipAllocationOrder from './0023_ip_allocation_order.ts';
 
 /** Migrations by name, for Kysely's `Migrator`. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0020_network_quotas': networkQuotas,
   '0021_identity_groups_appcreds': identityGroupsAppCreds,
   '0022_volume_writers': volumeWriters,
+  '0023_ip_allocation_order': ipAllocationOrder,
 };
