@@ -1,7 +1,8 @@
 /**
- * The README's tours, word for word (issue 19): every `sh` block of README.md is run, in order,
- * as one bash script in a fresh directory with a fresh data directory and HOME, as a user who
- * pastes them into a terminal would. A block preceded by `<!-- tour: skip: <reason> -->` is not
+ * The README's tours, word for word (issue 19): every `sh` block of README.md, then of each
+ * document under docs/ (in name order; they continue from the README tour's server, projects
+ * and users), is run in order as one bash script in a fresh directory with a fresh data
+ * directory and HOME, as a user who pastes them into a terminal would. A block preceded by `<!-- tour: skip: <reason> -->` is not
  * run; the test prints each skipped block with its reason (the reason names the test that runs
  * that flow instead).
  *
@@ -66,21 +67,28 @@ const SHIM = `npm() {
 }
 set -eE -o pipefail
 shopt -s expand_aliases
-trap 'echo "README tour: line $LINENO failed: $BASH_COMMAND" >&2' ERR
+trap 'echo "tour: line $LINENO of tour.sh failed: $BASH_COMMAND" >&2' ERR
 `;
 
 describe.runIf(testDb() === 'sqlite')('README.md tours, word for word', () => {
   it('every block not marked skip runs, in order, in a fresh directory', { timeout: 600_000 }, async () => {
-    const blocks = shellBlocks(fs.readFileSync(path.join(REPO, 'README.md'), 'utf8'));
+    const docs = fs
+      .readdirSync(path.join(REPO, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => `docs/${f}`);
+    const blocks = ['README.md', ...docs].flatMap((file) =>
+      shellBlocks(fs.readFileSync(path.join(REPO, file), 'utf8')).map((b) => ({ ...b, file })),
+    );
     const run = blocks.filter((b) => b.skip === null);
-    for (const b of blocks.filter((x) => x.skip !== null)) process.stdout.write(`README.md:${b.line}: skipped (${b.skip})\n`);
-    expect(run.length).toBeGreaterThanOrEqual(2);
+    for (const b of blocks.filter((x) => x.skip !== null)) process.stdout.write(`${b.file}:${b.line}: skipped (${b.skip})\n`);
+    expect(run.filter((b) => b.file === 'README.md').length).toBeGreaterThanOrEqual(2);
     for (const port of [8585, 8586]) expect(await portFree(port), `port ${port} must be free for the README tour`).toBe(true);
 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-tour-'));
     fs.mkdirSync(path.join(dir, 'home'));
     fs.symlinkSync(path.join(REPO, 'bin'), path.join(dir, 'bin'));
-    const script = SHIM + run.map((b) => `# README.md:${b.line}\n${b.text}\n`).join('\n');
+    const script = SHIM + run.map((b) => `# ${b.file}:${b.line}\n${b.text}\n`).join('\n');
     fs.writeFileSync(path.join(dir, 'tour.sh'), script);
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: path.join(dir, 'home'), LANG: 'C.UTF-8', ESI_REPO: REPO, TERM: 'dumb' };
     const child = spawn('bash', ['tour.sh'], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -108,7 +116,7 @@ describe.runIf(testDb() === 'sqlite')('README.md tours, word for word', () => {
     } catch {
       // stopped by SIGTERM
     }
-    process.stdout.write(`README tour: ${run.length} blocks in ${seconds} s, exit ${code}\n`);
+    process.stdout.write(`README and docs tours: ${run.length} blocks in ${seconds} s, exit ${code}\n`);
     fs.rmSync(dir, { recursive: true, force: true });
     expect(code, out.slice(-6000)).toBe(0);
   });
