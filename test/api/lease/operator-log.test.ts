@@ -5,25 +5,17 @@
  * made by the owner for the lessee and deleted by the owner; another project's calls change
  * nothing and log nothing about it.
  */
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOG_REDACT } from '../../../src/server/container.ts';
+import { captureLog } from '../../helpers/log-capture.ts';
 import { call, createPersonas, startTestServer, type Personas, type TestServer } from '../../helpers/harness.ts';
 import { at, enrolNode, HOUR, waitUntil } from './support.ts';
 
 let ts: TestServer;
 let p: Personas;
-const lines: Array<Record<string, unknown>> = [];
+const { logger, lines } = captureLog('info');
 
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      for (const l of String(chunk).split('\n')) if (l.trim() !== '') lines.push(JSON.parse(l) as Record<string, unknown>);
-      done();
-    },
-  });
-  ts = await startTestServer({ logger: pino({ level: 'info', redact: LOG_REDACT }, sink) });
+  ts = await startTestServer({ logger });
   p = await createPersonas(ts);
 });
 afterAll(async () => ts?.close());

@@ -5,24 +5,16 @@
  * request-id middleware does), else a new `req-<uuid>`. At info level requests are not logged
  * (the API's hot paths stay quiet). Personas: an authenticated owner and an anonymous caller.
  */
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOG_REDACT } from '../../../src/server/container.ts';
+import { captureLog } from '../../helpers/log-capture.ts';
 import { call, createPersonas, startTestServer, type Personas, type TestServer } from '../../helpers/harness.ts';
 
 let ts: TestServer;
 let p: Personas;
-const lines: Array<Record<string, unknown>> = [];
+const { logger, lines } = captureLog('debug');
 
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      for (const l of String(chunk).split('\n')) if (l.trim() !== '') lines.push(JSON.parse(l) as Record<string, unknown>);
-      done();
-    },
-  });
-  ts = await startTestServer({ logger: pino({ level: 'debug', redact: LOG_REDACT }, sink), env: { ESI_LOG_LEVEL: 'debug' } });
+  ts = await startTestServer({ logger, env: { ESI_LOG_LEVEL: 'debug' } });
   p = await createPersonas(ts);
 });
 afterAll(async () => ts?.close());
