@@ -138,6 +138,33 @@ export function printList(
   }
 }
 
+/** A column of a list of API records: `[field path, label]`; a path may be dotted (`usage.nodes_now`). */
+export type FieldColumn = readonly [string, string];
+
+/** The value at a dotted path of a record (undefined when a step is missing). */
+export function valueAt(item: Readonly<Record<string, unknown>>, path: string): unknown {
+  return path.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), item);
+}
+
+/**
+ * Print API records as a list with one column per field ({@link printList}).
+ * @param fields the columns, `[field path, label]`, in display order
+ * @param items the records, e.g. `body.webhooks` (null/undefined: none)
+ */
+export function printRecords(
+  fields: readonly FieldColumn[],
+  items: readonly Readonly<Record<string, unknown>>[] | null | undefined,
+  opts: OutputOptions,
+  write: (s: string) => void = stdout,
+): void {
+  printList(
+    fields.map(([, label]) => label),
+    (items ?? []).map((item) => fields.map(([path]) => valueAt(item, path))),
+    opts,
+    write,
+  );
+}
+
 /**
  * Print one record as `Field | Value` rows.
  * @param fields `[name, value]` pairs in display order

@@ -9,12 +9,12 @@
  *   esi lease policy set <uuid> --max-lease-seconds none
  */
 import type { Command } from 'commander';
-import { addOutputOptions, printList, printShow, type OutputOptions } from '../output.ts';
+import { addOutputOptions, printRecords, printShow, type FieldColumn, type OutputOptions } from '../output.ts';
 import { CliError, withSession } from '../session.ts';
 import { parseLimit } from './quota.ts';
 
 /** `esi lease policy list` columns: `[field, label]` (esi-leap's names, as the other lease commands). */
-export const POLICY_FIELDS: ReadonlyArray<readonly [string, string]> = [
+export const POLICY_FIELDS: readonly FieldColumn[] = [
   ['uuid', 'UUID'],
   ['project', 'Project'],
   ['resource', 'Resource'],
@@ -93,12 +93,7 @@ export function registerLeasePolicyCommands(lease: Command): void {
     const res = await withSession((s) =>
       s.call('lease', 'GET', '/v1/lease_policies', { query: { project_id: o.project, resource_uuid: o.node } }),
     );
-    const rows = ((res?.lease_policies ?? []) as Record<string, unknown>[]).map((p) => POLICY_FIELDS.map(([f]) => p[f]));
-    printList(
-      POLICY_FIELDS.map(([, l]) => l),
-      rows,
-      o,
-    );
+    printRecords(POLICY_FIELDS, res?.lease_policies, o);
   });
 
   addOutputOptions(policy.command('show').description('show a lease policy').argument('<uuid>', 'policy UUID')).action(

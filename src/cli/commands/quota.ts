@@ -7,11 +7,11 @@
  *   esi quota set l1 --max-nodes none      # remove one limit, keep the others
  */
 import type { Command } from 'commander';
-import { addOutputOptions, printList, printShow, type OutputOptions } from '../output.ts';
+import { addOutputOptions, printRecords, printShow, type FieldColumn, type OutputOptions } from '../output.ts';
 import { CliError, withSession } from '../session.ts';
 
 /** `esi quota list` columns: `[field path, label]`. */
-export const QUOTA_FIELDS: ReadonlyArray<readonly [string, string]> = [
+export const QUOTA_FIELDS: readonly FieldColumn[] = [
   ['project', 'Project'],
   ['max_nodes', 'Max Nodes'],
   ['max_node_hours', 'Max Node Hours'],
@@ -20,10 +20,6 @@ export const QUOTA_FIELDS: ReadonlyArray<readonly [string, string]> = [
   ['usage.peak_nodes', 'Peak Nodes'],
   ['usage.node_hours_in_window', 'Node Hours In Window'],
 ];
-
-function valueAt(item: Record<string, unknown>, path: string): unknown {
-  return path.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), item);
-}
 
 /** A quota as one flat record (usage fields prefixed `usage_`), sorted by field name. */
 export function quotaRecord(q: Record<string, unknown>): Array<[string, unknown]> {
@@ -54,12 +50,7 @@ export function registerQuotaCommands(program: Command): void {
 
   addOutputOptions(quota.command('list').description('list quotas (admins: all; others: their own)')).action(async (o: OutputOptions) => {
     const res = await withSession((s) => s.call('lease', 'GET', '/v1/quotas'));
-    const rows = ((res?.quotas ?? []) as Record<string, unknown>[]).map((q) => QUOTA_FIELDS.map(([f]) => valueAt(q, f)));
-    printList(
-      QUOTA_FIELDS.map(([, l]) => l),
-      rows,
-      o,
-    );
+    printRecords(QUOTA_FIELDS, res?.quotas, o);
   });
 
   addOutputOptions(

@@ -9,11 +9,11 @@
  *   esi webhook deliveries chat-hook-uuid
  */
 import type { Command } from 'commander';
-import { addOutputOptions, printList, printShow, type OutputOptions } from '../output.ts';
+import { addOutputOptions, printRecords, printShow, type FieldColumn, type OutputOptions } from '../output.ts';
 import { CliError, withSession } from '../session.ts';
 
 /** `esi webhook list` columns: `[field, label]`. */
-export const WEBHOOK_FIELDS: ReadonlyArray<readonly [string, string]> = [
+export const WEBHOOK_FIELDS: readonly FieldColumn[] = [
   ['uuid', 'UUID'],
   ['name', 'Name'],
   ['url', 'URL'],
@@ -23,7 +23,7 @@ export const WEBHOOK_FIELDS: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /** `esi webhook deliveries` columns: `[field, label]`. */
-export const DELIVERY_FIELDS: ReadonlyArray<readonly [string, string]> = [
+export const DELIVERY_FIELDS: readonly FieldColumn[] = [
   ['id', 'ID'],
   ['event_type', 'Event Type'],
   ['status', 'Status'],
@@ -87,12 +87,7 @@ export function registerWebhookCommands(program: Command): void {
       .option('--project <project>', 'webhooks of this project (admin)'),
   ).action(async (o: { project?: string } & OutputOptions) => {
     const res = await withSession((s) => s.call('lease', 'GET', '/v1/webhooks', { query: { project_id: o.project } }));
-    const rows = ((res?.webhooks ?? []) as Record<string, unknown>[]).map((w) => WEBHOOK_FIELDS.map(([f]) => w[f]));
-    printList(
-      WEBHOOK_FIELDS.map(([, l]) => l),
-      rows,
-      o,
-    );
+    printRecords(WEBHOOK_FIELDS, res?.webhooks, o);
   });
 
   addOutputOptions(webhook.command('show').description('show a webhook').argument('<uuid>', 'webhook UUID')).action(
@@ -150,11 +145,6 @@ export function registerWebhookCommands(program: Command): void {
     webhook.command('deliveries').description("a webhook's deliveries: status, attempts, last error").argument('<uuid>', 'webhook UUID'),
   ).action(async (uuid: string, o: OutputOptions) => {
     const res = await withSession((s) => s.call('lease', 'GET', `/v1/webhooks/${encodeURIComponent(uuid)}/deliveries`));
-    const rows = ((res?.deliveries ?? []) as Record<string, unknown>[]).map((d) => DELIVERY_FIELDS.map(([f]) => d[f]));
-    printList(
-      DELIVERY_FIELDS.map(([, l]) => l),
-      rows,
-      o,
-    );
+    printRecords(DELIVERY_FIELDS, res?.deliveries, o);
   });
 }
