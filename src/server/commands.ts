@@ -258,7 +258,7 @@ export function registerServerCommands(program: Command): void {
             : undefined;
         const persist = { dataDir: path.resolve(opts.dataDir), force: opts.force === true };
         const lab = await startLab({ nodes, host: opts.host, port, persist, ...(models ? { models } : {}), ...(qemu ? { qemu } : {}) });
-        process.stdout.write(`esi: virtual lab of ${nodes + qemuNodes} Redfish nodes at ${lab.url}; state in ${persist.dataDir}/lab/\n`);
+        process.stdout.write(`esi: virtual lab of ${nodes + qemuNodes} Redfish nodes at ${lab.url} (state in ${persist.dataDir}/lab/)\n`);
         await printLabModelChanges(lab);
         printQemuLab(lab);
         const destroy = opts.network ? await labNetworkFor(lab) : async () => undefined;
