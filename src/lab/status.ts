@@ -11,6 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { hasQcow2Magic } from '../domain/images/qcow2.ts';
 import { describeModel } from './persist-plan.ts';
 import { labStatePath, readLabState, type LabStateFile } from './persist.ts';
 
@@ -123,12 +124,16 @@ export function describeDisk(d: LabDiskUsage | null): string {
   return `${formatBytes(d.virtualBytes)} virtual, ${formatBytes(d.apparentBytes)} file, ${formatBytes(d.allocatedBytes)} allocated`;
 }
 
-/** The virtual size of a qcow2 image (big-endian u64 at byte 24 after the `QFI\xfb` magic), or null for another file. */
+/**
+ * The virtual size of a qcow2 image (big-endian u64 at byte 24 after the magic the image
+ * service's parser checks), or null for another file. Only reads: the image service's full
+ * header checks are for uploads, not for reporting a lab disk.
+ */
 function qcow2VirtualSize(file: string): number | null {
   const fd = fs.openSync(file, 'r');
   try {
     const head = Buffer.alloc(32);
-    if (fs.readSync(fd, head, 0, 32, 0) < 32 || head.readUInt32BE(0) !== 0x514649fb) return null;
+    if (fs.readSync(fd, head, 0, 32, 0) < 32 || !hasQcow2Magic(head)) return null;
     return Number(head.readBigUInt64BE(24));
   } finally {
     fs.closeSync(fd);
