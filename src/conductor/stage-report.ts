@@ -7,6 +7,7 @@
  */
 import type { Node } from '../domain/inventory/model.ts';
 import { POWER_TARGETS } from '../domain/hardware/interfaces.ts';
+import { stepId } from '../domain/inventory/deploy-steps.ts';
 import type { ConductorLog } from './runtime.ts';
 import type { Work } from './tasks/work.ts';
 
@@ -77,7 +78,7 @@ function logOutcome(log: ConductorLog, before: Node, work: Work, node: Node, ms:
 /** The name of a clean or deploy step in progress (`interface.step`), or null. */
 function stepName(step: Readonly<Record<string, unknown>> | null | undefined): string | null {
   if (!step || typeof step.step !== 'string') return null;
-  return typeof step.interface === 'string' ? `${step.interface}.${step.step}` : step.step;
+  return typeof step.interface === 'string' ? stepId({ interface: step.interface, step: step.step }) : step.step;
 }
 
 /** A duration for a log line: `340 ms`, `2.1 s`. */
