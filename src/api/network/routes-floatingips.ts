@@ -9,6 +9,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { rangeText, type FloatingIpView, type PortForwarding } from '../../domain/networking/index.ts';
 import type { NetworkApiDeps } from './deps.ts';
+import { FLOATINGIP } from './schemas.ts';
 import { page, refuseOthers, register } from './routes-neutron.ts';
 import { collection, neutronTime, parseListQuery, pick, unwrap } from './wire.ts';
 
@@ -75,7 +76,7 @@ export function registerFloatingIpRoutes(app: FastifyInstance, services: Network
   const n = services.networking;
   register(app, services, {
     path: 'floatingips',
-    resource: 'floatingip',
+    bodies: FLOATINGIP,
     list: (ctx, req) => page(n.floatingIps.list(ctx, req), renderFloatingIp),
     create: async (ctx, body) => renderFloatingIp(await n.floatingIps.create(ctx, body)),
     get: async (ctx, id) => renderFloatingIp(await n.floatingIps.get(ctx, id)),

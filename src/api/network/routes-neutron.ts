@@ -4,23 +4,29 @@
  * `remove_subports`, `get_subports`) and RBAC policies. Each handler parses (./wire.ts), makes
  * one domain call and renders (./render.ts); other methods on these paths answer 405.
  */
+import type { Static, TObject } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { AuthContext } from '../../domain/auth.ts';
 import type { ListRequest, Page } from '../../domain/networking/index.ts';
 import type { NetworkApiDeps } from './deps.ts';
 import { NetworkApiFault } from './errors.ts';
 import { renderNetwork, renderPort, renderRbac, renderSubnet, renderTrunk } from './render.ts';
-import { collection, parseListQuery, pick, unwrap } from './wire.ts';
-import { REFUSAL } from '../common/route-doc.ts';
+import { collection, parseListQuery, pick } from './wire.ts';
+import { parseNeutronBody } from './body.ts';
+import { NETWORK, PORT, RBAC_POLICY, SUBNET, TRUNK, type NeutronBodies } from './schemas.ts';
+import { REFUSAL, routeDoc } from '../common/route-doc.ts';
 
-/** One Neutron collection's domain calls, returning rendered objects. */
-export interface Collection {
+/**
+ * One Neutron collection: its URL, its body schemas (./schemas.ts; `bodies.resource` is the
+ * wrapper key) and its domain calls, returning rendered objects.
+ */
+export interface Collection<C extends TObject = TObject, U extends TObject = TObject> {
   readonly path: string;
-  readonly resource: string;
+  readonly bodies: NeutronBodies<C, U>;
   readonly list: (ctx: AuthContext, req: ListRequest) => Promise<Page<Record<string, unknown>>>;
-  readonly create: (ctx: AuthContext, body: unknown) => Promise<Record<string, unknown>>;
+  readonly create: (ctx: AuthContext, body: Static<C>) => Promise<Record<string, unknown>>;
   readonly get: (ctx: AuthContext, id: string) => Promise<Record<string, unknown>>;
-  readonly update: (ctx: AuthContext, id: string, body: unknown) => Promise<Record<string, unknown>>;
+  readonly update: (ctx: AuthContext, id: string, body: Static<U>) => Promise<Record<string, unknown>>;
   readonly remove: (ctx: AuthContext, id: string) => Promise<void>;
 }
 
@@ -48,8 +54,9 @@ export const page = async <T>(p: Promise<Page<T>>, render: (t: T) => Record<stri
 };
 
 /** Register one collection's routes (list, create, show, update, delete; 405 for other methods). */
-export function register(app: FastifyInstance, services: NetworkApiDeps, c: Collection): void {
+export function register<C extends TObject, U extends TObject>(app: FastifyInstance, services: NetworkApiDeps, c: Collection<C, U>): void {
   const plural = `${c.path}`;
+  const resource = c.bodies.resource;
   // The collection's key in bodies: Neutron's `rbac_policies` for the path `rbac-policies`.
   const key = plural.replace(/-/g, '_');
   const base = `${services.config.publicUrl}/network/v2.0/${plural}`;
@@ -68,13 +75,15 @@ export function register(app: FastifyInstance, services: NetworkApiDeps, c: Coll
         q,
       );
     });
-    app.post(url, async (req, reply: FastifyReply) =>
-      reply.code(201).send({ [c.resource]: await c.create(req.auth, unwrap(req.body, c.resource, key)) }),
+    app.post(url, { config: { doc: routeDoc({ body: c.bodies.createBody }) } }, async (req, reply: FastifyReply) =>
+      reply.code(201).send({ [resource]: await c.create(req.auth, parseNeutronBody(c.bodies, 'POST', req.body)) }),
     );
     refuseOthers(app, url, ['GET', 'POST']);
   }
-  app.get<Id>(`/${plural}/:id`, async (req) => ({ [c.resource]: pick(await c.get(req.auth, id(req)), parseListQuery(req).fields) }));
-  app.put<Id>(`/${plural}/:id`, async (req) => ({ [c.resource]: await c.update(req.auth, id(req), unwrap(req.body, c.resource, key)) }));
+  app.get<Id>(`/${plural}/:id`, async (req) => ({ [resource]: pick(await c.get(req.auth, id(req)), parseListQuery(req).fields) }));
+  app.put<Id>(`/${plural}/:id`, { config: { doc: routeDoc({ body: c.bodies.updateBody }) } }, async (req) => ({
+    [resource]: await c.update(req.auth, id(req), parseNeutronBody(c.bodies, 'PUT', req.body)),
+  }));
   app.delete<Id>(`/${plural}/:id`, async (req, reply) => {
     await c.remove(req.auth, id(req));
     return reply.code(204).send();
@@ -87,7 +96,7 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
   const n = services.networking;
   register(app, services, {
     path: 'networks',
-    resource: 'network',
+    bodies: NETWORK,
     list: (ctx, req) => page(n.networks.list(ctx, req), renderNetwork),
     create: async (ctx, body) => renderNetwork(await n.networks.create(ctx, body)),
     get: async (ctx, id) => renderNetwork(await n.networks.get(ctx, id)),
@@ -96,7 +105,7 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
   });
   register(app, services, {
     path: 'subnets',
-    resource: 'subnet',
+    bodies: SUBNET,
     list: (ctx, req) => page(n.subnets.list(ctx, req), renderSubnet),
     create: async (ctx, body) => renderSubnet(await n.subnets.create(ctx, body)),
     get: async (ctx, id) => renderSubnet(await n.subnets.get(ctx, id)),
@@ -105,7 +114,7 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
   });
   register(app, services, {
     path: 'ports',
-    resource: 'port',
+    bodies: PORT,
     list: (ctx, req) => page(n.ports.list(ctx, req), renderPort),
     create: async (ctx, body) => renderPort(await n.ports.create(ctx, body)),
     get: async (ctx, id) => renderPort(await n.ports.get(ctx, id)),
@@ -114,7 +123,7 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
   });
   register(app, services, {
     path: 'trunks',
-    resource: 'trunk',
+    bodies: TRUNK,
     list: (ctx, req) => page(n.trunks.list(ctx, req), renderTrunk),
     create: async (ctx, body) => renderTrunk(await n.trunks.create(ctx, body)),
     get: async (ctx, id) => renderTrunk(await n.trunks.get(ctx, id)),
@@ -123,7 +132,7 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
   });
   register(app, services, {
     path: 'rbac-policies',
-    resource: 'rbac_policy',
+    bodies: RBAC_POLICY,
     list: (ctx, req) => page(n.rbac.list(ctx, req), renderRbac),
     create: async (ctx, body) => renderRbac(await n.rbac.create(ctx, body)),
     get: async (ctx, id) => renderRbac(await n.rbac.get(ctx, id)),

@@ -74,6 +74,11 @@ const READ_ONLY = new Set([
   'port_details',
   'port_forwardings',
 ]);
+/** Attributes a request may name but not set, by method (Neutron's "Attribute 'x' not allowed in POST"). */
+export const FLOATINGIP_NOT_SETTABLE = {
+  POST: READ_ONLY,
+  PUT: new Set([...READ_ONLY, 'floating_network_id', 'floating_ip_address', 'subnet_id', 'project_id', 'tenant_id']),
+} as const;
 
 const { name: _name, ...COMMON_NO_NAME } = COMMON_ATTRS;
 const ATTRS: Readonly<Record<string, AttributeSpec>> = {
@@ -269,13 +274,7 @@ export class FloatingIpService {
    */
   async update(ctx: AuthContext, id: string, body: unknown): Promise<FloatingIpView> {
     const f = await this.access.floatingIp(ctx, id);
-    const a = checkKeys(
-      body,
-      'floatingip',
-      UPDATE,
-      new Set([...READ_ONLY, 'floating_network_id', 'floating_ip_address', 'subnet_id', 'project_id', 'tenant_id']),
-      'PUT',
-    );
+    const a = checkKeys(body, 'floatingip', UPDATE, FLOATINGIP_NOT_SETTABLE.PUT, 'PUT');
     this.access.authorize('update_floatingip', this.access.floatingIpTarget(f), ctx);
     const assocReq: AssociationRequest | null | undefined = parseAssociation(a, 'update');
     const plan = assocReq ? await this.association.plan(ctx, f, assocReq) : null;

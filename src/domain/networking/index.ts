@@ -45,6 +45,14 @@ export type { FloatingIpView } from './floating-ips.ts';
 export type { ProjectQuota, QuotaLimits, QuotaUsage } from './quotas.ts';
 export { QUOTA_RESOURCES } from './quotas.ts';
 export { rangeText } from './pf-attributes.ts';
+export { checkKeys } from './attributes.ts';
+export { NETWORK_NOT_SETTABLE } from './networks.ts';
+export { SUBNET_NOT_SETTABLE } from './subnets.ts';
+export { PORT_NOT_SETTABLE } from './netports.ts';
+export { ROUTER_NOT_SETTABLE } from './routers.ts';
+export { FLOATINGIP_NOT_SETTABLE } from './floating-ips.ts';
+export { TRUNK_NOT_SETTABLE } from './trunks.ts';
+export { RBAC_NOT_SETTABLE } from './rbac.ts';
 export type * from './dataplane.ts';
 export { DataplaneError } from './dataplane.ts';
 export {

@@ -99,6 +99,8 @@ const READ_ONLY = new Set([
   'binding:vif_details',
   'trunk_details',
 ]);
+/** Attributes a request may name but not set, by method (Neutron's "Attribute 'x' not allowed in POST"). */
+export const PORT_NOT_SETTABLE = { POST: READ_ONLY, PUT: new Set([...READ_ONLY, 'network_id', 'project_id', 'tenant_id']) } as const;
 const VNIC_TYPES = new Set(['normal', 'baremetal']);
 
 const ATTRS: Readonly<Record<string, AttributeSpec>> = {
@@ -296,7 +298,7 @@ export class NetPortService {
   /** Update a port. @throws NotFoundError, ForbiddenError, InvalidInputError, ConflictError */
   async update(ctx: AuthContext, id: string, body: unknown): Promise<PortView> {
     const { port, network } = await this.access.port(ctx, id);
-    const a = checkKeys(body, 'port', UPDATE, new Set([...READ_ONLY, 'network_id', 'project_id', 'tenant_id']), 'PUT');
+    const a = checkKeys(body, 'port', UPDATE, PORT_NOT_SETTABLE.PUT, 'PUT');
     const target = this.access.childTarget(port, network, ctx);
     this.access.authorize('update_port', target, ctx);
     this.attributeRules('update_port', a, target, ctx);

@@ -70,6 +70,8 @@ const CREATE = new Set([
 ]);
 const UPDATE = new Set(['name', 'description', 'admin_state_up', 'shared', 'mtu', 'router:external']);
 const READ_ONLY = new Set(['id', 'status', 'subnets', 'created_at', 'updated_at', 'revision_number']);
+/** Attributes a request may name but not set, by method (Neutron's "Attribute 'x' not allowed in POST"). */
+export const NETWORK_NOT_SETTABLE = { POST: READ_ONLY, PUT: new Set([...READ_ONLY, 'project_id', 'tenant_id']) } as const;
 
 /** Filterable and sortable attributes of networks. */
 const ATTRS: Readonly<Record<string, AttributeSpec>> = {
@@ -239,7 +241,7 @@ export class NetworkService {
     if (body !== null && typeof body === 'object' && PROVIDER.some((p) => p in body)) {
       throw new InvalidInputError('Invalid input for operation: Plugin does not support updating provider attributes.', 'InvalidInput');
     }
-    const a = checkKeys(body, 'network', UPDATE, new Set([...READ_ONLY, 'project_id', 'tenant_id']), 'PUT');
+    const a = checkKeys(body, 'network', UPDATE, NETWORK_NOT_SETTABLE.PUT, 'PUT');
     const target = this.access.networkTarget(n, ctx);
     this.access.authorize('update_network', target, ctx);
     const wasShared = n.shared_with.includes(WILDCARD);

@@ -22,6 +22,11 @@ import type { NetworkTx } from './ports.ts';
 const CREATE = new Set(['object_type', 'object_id', 'action', 'target_tenant', 'target_project', 'project_id', 'tenant_id']);
 const UPDATE = new Set(['target_tenant', 'target_project']);
 const READ_ONLY = new Set(['id']);
+/** Attributes a request may name but not set, by method (Neutron's "Attribute 'x' not allowed in POST"). */
+export const RBAC_NOT_SETTABLE = {
+  POST: READ_ONLY,
+  PUT: new Set([...READ_ONLY, 'object_type', 'object_id', 'action', 'project_id', 'tenant_id']),
+} as const;
 
 const ATTRS: Readonly<Record<string, AttributeSpec>> = {
   id: { column: 'id', type: 'id' },
@@ -117,13 +122,7 @@ export class RbacService {
   /** Change the target. @throws NotFoundError, ForbiddenError, ConflictError (in use, duplicate) */
   async update(ctx: AuthContext, id: string, body: unknown): Promise<RbacPolicy> {
     const r = await this.access.rbac(ctx, id);
-    const a = checkKeys(
-      body,
-      'rbac_policy',
-      UPDATE,
-      new Set([...READ_ONLY, 'object_type', 'object_id', 'action', 'project_id', 'tenant_id']),
-      'PUT',
-    );
+    const a = checkKeys(body, 'rbac_policy', UPDATE, RBAC_NOT_SETTABLE.PUT, 'PUT');
     const to = target(a);
     this.access.authorize('update_rbac_policy', this.rbacTarget(r), ctx);
     this.access.authorize('update_rbac_policy:target_tenant', this.rbacTarget({ ...r, target_tenant: to }), ctx);

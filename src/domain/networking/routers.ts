@@ -48,6 +48,11 @@ const CREATE = new Set([
 ]);
 const UPDATE = new Set(['name', 'description', 'admin_state_up', 'external_gateway_info', 'routes', 'distributed', 'ha']);
 const READ_ONLY = new Set(['id', 'status', 'created_at', 'updated_at', 'revision_number', 'availability_zones', 'tags']);
+/** Attributes a request may name but not set, by method (Neutron's "Attribute 'x' not allowed in POST"). */
+export const ROUTER_NOT_SETTABLE = {
+  POST: READ_ONLY,
+  PUT: new Set([...READ_ONLY, 'project_id', 'tenant_id', 'availability_zone_hints', 'flavor_id']),
+} as const;
 
 const ATTRS: Readonly<Record<string, AttributeSpec>> = {
   ...COMMON_ATTRS,
@@ -167,13 +172,7 @@ export class RouterService {
    */
   async update(ctx: AuthContext, id: string, body: unknown): Promise<RouterView> {
     const r = await this.access.router(ctx, id);
-    const a = checkKeys(
-      body,
-      'router',
-      UPDATE,
-      new Set([...READ_ONLY, 'project_id', 'tenant_id', 'availability_zone_hints', 'flavor_id']),
-      'PUT',
-    );
+    const a = checkKeys(body, 'router', UPDATE, ROUTER_NOT_SETTABLE.PUT, 'PUT');
     refuseUnsupported(a);
     this.access.authorize('update_router', this.access.routerTarget(r), ctx);
     const gw = parseGatewayInfo(a.external_gateway_info);

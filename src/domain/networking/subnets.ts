@@ -63,6 +63,11 @@ const CREATE = new Set([
 ]);
 const UPDATE = new Set(['name', 'description', 'gateway_ip', 'allocation_pools', 'enable_dhcp', 'dns_nameservers', 'host_routes']);
 const READ_ONLY = new Set(['id', 'created_at', 'updated_at', 'revision_number']);
+/** Attributes a request may name but not set, by method (Neutron's "Attribute 'x' not allowed in POST"). */
+export const SUBNET_NOT_SETTABLE = {
+  POST: READ_ONLY,
+  PUT: new Set([...READ_ONLY, 'network_id', 'cidr', 'ip_version', 'project_id', 'tenant_id']),
+} as const;
 
 const ATTRS: Readonly<Record<string, AttributeSpec>> = {
   ...COMMON_ATTRS,
@@ -252,13 +257,7 @@ export class SubnetService {
   /** Update a subnet. @throws NotFoundError, ForbiddenError, InvalidInputError, ConflictError */
   async update(ctx: AuthContext, id: string, body: unknown): Promise<Subnet> {
     const { subnet, network } = await this.access.subnet(ctx, id);
-    const a = checkKeys(
-      body,
-      'subnet',
-      UPDATE,
-      new Set([...READ_ONLY, 'network_id', 'cidr', 'ip_version', 'project_id', 'tenant_id']),
-      'PUT',
-    );
+    const a = checkKeys(body, 'subnet', UPDATE, SUBNET_NOT_SETTABLE.PUT, 'PUT');
     this.access.authorize('update_subnet', this.access.childTarget(subnet, network, ctx), ctx);
     const cidr: Cidr = parseCidr(subnet.cidr);
     const gateway =

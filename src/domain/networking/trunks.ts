@@ -34,6 +34,11 @@ import type { NetworkTx } from './ports.ts';
 const CREATE = new Set(['port_id', 'name', 'description', 'admin_state_up', 'sub_ports', 'project_id', 'tenant_id']);
 const UPDATE = new Set(['name', 'description', 'admin_state_up']);
 const READ_ONLY = new Set(['id', 'status', 'created_at', 'updated_at', 'revision_number']);
+/** Attributes a request may name but not set, by method (Neutron's "Attribute 'x' not allowed in POST"). */
+export const TRUNK_NOT_SETTABLE = {
+  POST: READ_ONLY,
+  PUT: new Set([...READ_ONLY, 'port_id', 'sub_ports', 'project_id', 'tenant_id']),
+} as const;
 
 const ATTRS: Readonly<Record<string, AttributeSpec>> = {
   ...COMMON_ATTRS,
@@ -235,7 +240,7 @@ export class TrunkService {
   /** Update name, description, admin state. @throws NotFoundError, ForbiddenError, InvalidInputError */
   async update(ctx: AuthContext, id: string, body: unknown): Promise<Trunk> {
     const t = await this.access.trunk(ctx, id);
-    const a: Attrs = checkKeys(body, 'trunk', UPDATE, new Set([...READ_ONLY, 'port_id', 'sub_ports', 'project_id', 'tenant_id']), 'PUT');
+    const a: Attrs = checkKeys(body, 'trunk', UPDATE, TRUNK_NOT_SETTABLE.PUT, 'PUT');
     this.access.authorize('update_trunk', this.target(t), ctx);
     const changes = {
       ...(a.name !== undefined ? { name: name(a) } : {}),

@@ -22,6 +22,7 @@ import { bodySchema } from '../../../src/api/lease/wire.ts';
 import { CLAIM_BODY } from '../../../src/api/lease/routes-offers.ts';
 import { DOC_SERVICES } from '../../../src/api/docs/services.ts';
 import { NODE_DETAIL_PARAMS, NODE_LIST_PARAMS } from '../../../src/api/baremetal/node-list.ts';
+import { FLOATINGIP, NETWORK, PORT, RBAC_POLICY, ROUTER, SUBNET, TRUNK } from '../../../src/api/network/schemas.ts';
 
 let ts: TestServer;
 let p: Personas;
@@ -196,6 +197,17 @@ describe('body schemas: the parsers own', () => {
       ['post', '/identity/v3/users', UserCreateBody],
       ['post', '/lease/v1/offers/{ident}/claim', bodySchema(CLAIM_BODY)],
     ];
+    for (const [path, bodies] of Object.entries({
+      networks: NETWORK,
+      subnets: SUBNET,
+      ports: PORT,
+      routers: ROUTER,
+      floatingips: FLOATINGIP,
+      trunks: TRUNK,
+      'rbac-policies': RBAC_POLICY,
+    })) {
+      cases.push(['post', `/network/v2.0/${path}`, bodies.createBody], ['put', `/network/v2.0/${path}/{id}`, bodies.updateBody]);
+    }
     for (const [method, path, schema] of cases) expect(bodyOf(method, path), `${method} ${path}`).toEqual(asDocumented(schema));
   });
 
@@ -236,6 +248,41 @@ describe('body schemas: the parsers own', () => {
         schema: bodySchema(CLAIM_BODY),
         bad: [{ colour: 'blue' }, { name: 7 }, { properties: 'x' }],
         good: { name: 'doc-claim', properties: {} },
+        goodStatus: 404,
+      },
+      {
+        service: 'network',
+        method: 'POST',
+        url: '/network/v2.0/networks',
+        schema: NETWORK.createBody,
+        bad: [
+          { network: { name: 'x', colour: 'blue' } },
+          { network: { name: 7 } },
+          { network: { mtu: 'big' } },
+          { network: { name: 'x'.repeat(256) } },
+          { network: { status: 'DOWN' } },
+          { network: [] },
+          { networks: [{}] },
+        ],
+        good: { network: { name: 'doc-network', admin_state_up: 'true', mtu: '1400' } },
+        goodStatus: 201,
+      },
+      {
+        service: 'network',
+        method: 'POST',
+        url: '/network/v2.0/ports',
+        schema: PORT.createBody,
+        bad: [{ port: {} }, { port: { network_id: 42 } }, { port: { network_id: '00000000-0000-4000-8000-000000000000', fixed_ips: {} } }],
+        good: { port: { network_id: '00000000-0000-4000-8000-000000000000', name: 'doc-port' } },
+        goodStatus: 404,
+      },
+      {
+        service: 'network',
+        method: 'PUT',
+        url: '/network/v2.0/subnets/00000000-0000-4000-8000-000000000000',
+        schema: SUBNET.updateBody,
+        bad: [{ subnet: { cidr: '10.0.0.0/24' } }, { subnet: { enable_dhcp: [] } }, { subnet: { host_routes: 'x' } }],
+        good: { subnet: { name: 'doc-subnet' } },
         goodStatus: 404,
       },
     ];
