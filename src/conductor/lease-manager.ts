@@ -188,9 +188,12 @@ export class LeaseManager implements BackgroundWorker, LeaseScheduler {
       this.attempts.delete(k);
       return;
     }
-    // A sweep retries waiting leases now; otherwise keep an earlier back-off deadline.
+    // A sweep retries waiting leases now. A change to a waiting lease keeps its deadline only
+    // when that is earlier than the new boundary: a lease that has just gone to `wait cancel`
+    // still has its end in the heap, and keeping that later deadline would leave the lessee
+    // the node until the next sweep (issue 21).
     const existing = this.heap.get(k);
-    if (!sweep && existing !== undefined && existing > now && LEASE_WAITING.includes((item as Lease).status)) return;
+    if (!sweep && existing !== undefined && existing < next && LEASE_WAITING.includes((item as Lease).status)) return;
     this.heap.set(k, next);
   }
 

@@ -279,7 +279,7 @@ describe('a busy node: wait states retried with back-off', () => {
     expect(await leaseStatus(lease)).toBe('expired');
     expect((await nodeAs(env, env.p.lessee, node)).status).toBe(404);
 
-    // Busy on cancel: DELETE answers at once, the lease waits in wait cancel, the sweep finishes it.
+    // Busy on cancel: DELETE answers at once, the lease waits in wait cancel, a retry within a second finishes it.
     const second = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
       resource_uuid: node,
       project_id: 'l1',
@@ -291,8 +291,11 @@ describe('a busy node: wait states retried with back-off', () => {
     expect(await nodes.reserve(node, 'some-conductor')).toBe(true);
     expect((await call(env.ts, env.p.lessee, 'DELETE', `/lease/v1/leases/${second.body.uuid}`)).status).toBe(200);
     expect(await leaseStatus(second.body.uuid)).toBe('wait cancel');
+    // Retried at once and then with back-off, not at the lease's end nor at the next sweep.
+    await manager.runDue();
+    expect(manager.deadlineOf({ kind: 'lease', uuid: second.body.uuid })! - clock.now()).toBeLessThanOrEqual(1000);
     await nodes.release(node, 'some-conductor');
-    await manager.sweep();
+    await advance(1000);
     expect(await leaseStatus(second.body.uuid)).toBe('deleted');
     expect((await nodeAs(env, env.p.lessee, node)).status).toBe(404);
 
