@@ -4,7 +4,11 @@
  * status 1.
  */
 import { CommanderError } from 'commander';
+import { keepOutputInOrder } from './cli/stdio.ts';
 import { buildProgram } from './program.ts';
+
+// With stdout and stderr on pipes (`2>&1 | tee`), lines arrive in the order they are written.
+keepOutputInOrder();
 
 const program = buildProgram();
 

@@ -80,12 +80,14 @@ export function censorLogValue(value: unknown, path: string[]): unknown {
 /**
  * The server's pino logger: JSON lines, or with `logFormat` `pretty` (or `auto` on a terminal)
  * one human line per entry through pino-pretty (https://github.com/pinojs/pino-pretty), colours
- * only on a terminal. Secrets are redacted either way ({@link LOG_REDACT}).
+ * only on a terminal. Secrets are redacted either way ({@link LOG_REDACT}). Both write to stdout
+ * synchronously, so that an entry is out before the `esi:` lines printed after the event it
+ * records (pino's default destination writes later, e.g. after `esi: ready`).
  */
 function serverLogger(config: Config): Logger {
   const options = { level: config.logLevel, redact: { paths: [...LOG_REDACT, 'req.url'], censor: censorLogValue } };
   const tty = Boolean(process.stdout.isTTY);
-  if (config.logFormat === 'json' || (config.logFormat === 'auto' && !tty)) return pino(options);
+  if (config.logFormat === 'json' || (config.logFormat === 'auto' && !tty)) return pino(options, pino.destination({ dest: 1, sync: true }));
   return pino(options, pinoPretty({ colorize: tty, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true }));
 }
 
