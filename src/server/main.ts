@@ -26,6 +26,9 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** The lock key the first-start identity bootstrap holds (`Store.withLock`). */
+const BOOTSTRAP_LOCK = 'identity:bootstrap';
+
 /** Options of {@link startServer} beyond the configuration. */
 export interface StartOptions extends ContainerOverrides {
   /** Extra resources to close with the server (e.g. a lab started alongside). */
@@ -39,7 +42,11 @@ export interface StartOptions extends ContainerOverrides {
 export async function startServer(requested: Config, options: StartOptions = {}): Promise<RunningServer> {
   const config = await withConcretePort(requested);
   const services = await createServices(config, options);
-  const boot = await bootstrapIdentity(new KyselyIdentityRepository(services.store.db), services.clock, config.adminPassword);
+  // Serialised across processes (issue 21): processes started at once on a fresh PostgreSQL
+  // database each find the built-ins missing; under the lock the later ones find them made.
+  const boot = await services.store.withLock([BOOTSTRAP_LOCK], (tx) =>
+    bootstrapIdentity(new KyselyIdentityRepository(tx), services.clock, config.adminPassword),
+  );
   if (boot.createdAdmin && boot.adminPassword) {
     writeOpenrc(config, boot.adminPassword);
     if (boot.generated) {
