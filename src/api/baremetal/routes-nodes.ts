@@ -22,6 +22,7 @@ import { readFullNodePage } from './node-list-read.ts';
 import { boolParam, listParam, readQuery } from './query.ts';
 import { fullNodeBody, nextLink, nodePage, renderNode } from './render.ts';
 import { NodeCreateBody, parseBody, PatchBody } from './schemas.ts';
+import { NodeCollection, NodeDetailCollection, NodeResponse } from './response-schemas.ts';
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
 import { NODE_DETAIL_PARAMS, NODE_LIST_PARAMS } from './node-list.ts';
 
@@ -40,7 +41,14 @@ export function nodeRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
     for (const p of [path, `${path}.json`]) {
       app.get(
         p,
-        { config: { doc: routeDoc({ query: queryDoc(detailPath ? NODE_DETAIL_PARAMS : NODE_LIST_PARAMS) }) } },
+        {
+          config: {
+            doc: routeDoc({
+              query: queryDoc(detailPath ? NODE_DETAIL_PARAMS : NODE_LIST_PARAMS),
+              response: detailPath ? NodeDetailCollection : NodeCollection,
+            }),
+          },
+        },
         async (req, reply) => {
           const v = req.ironicVersion;
           const parsed = parseNodeList(req.query, v, detailPath);
@@ -70,7 +78,7 @@ export function nodeRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
   });
 
   for (const p of ['/nodes', '/nodes.json']) {
-    app.post(p, { config: { doc: routeDoc({ body: NodeCreateBody }) } }, async (req, reply) => {
+    app.post(p, { config: { doc: routeDoc({ body: NodeCreateBody, response: NodeResponse }) } }, async (req, reply) => {
       const v = req.ironicVersion;
       readQuery(req.query, NO_PARAMS);
       const body = parseBody(NodeCreateBody, req.body, 'node');
@@ -84,18 +92,22 @@ export function nodeRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
     });
   }
 
-  app.get<{ Params: IdentParams }>('/nodes/:ident', { config: { doc: routeDoc({ query: queryDoc(SHOW_PARAMS) }) } }, async (req, reply) => {
-    const v = req.ironicVersion;
-    const fields = listParam(readQuery(req.query, SHOW_PARAMS), 'fields') ?? null;
-    if (fields !== null) checkFields(fields, v, KNOWN_FIELDS, nodeFieldAllowed);
-    const view = await inventory.nodes.get(req.auth, nodeIdent(req, req.params.ident));
-    if (fields !== null) return renderNode(view, v, base, fields);
-    return reply.type('application/json; charset=utf-8').send(fullNodeBody(view, v, base, cache));
-  });
+  app.get<{ Params: IdentParams }>(
+    '/nodes/:ident',
+    { config: { doc: routeDoc({ query: queryDoc(SHOW_PARAMS), response: NodeResponse }) } },
+    async (req, reply) => {
+      const v = req.ironicVersion;
+      const fields = listParam(readQuery(req.query, SHOW_PARAMS), 'fields') ?? null;
+      if (fields !== null) checkFields(fields, v, KNOWN_FIELDS, nodeFieldAllowed);
+      const view = await inventory.nodes.get(req.auth, nodeIdent(req, req.params.ident));
+      if (fields !== null) return renderNode(view, v, base, fields);
+      return reply.type('application/json; charset=utf-8').send(fullNodeBody(view, v, base, cache));
+    },
+  );
 
   app.patch<{ Params: IdentParams }>(
     '/nodes/:ident',
-    { config: { doc: routeDoc({ body: PatchBody, query: queryDoc(PATCH_PARAMS) }) } },
+    { config: { doc: routeDoc({ body: PatchBody, query: queryDoc(PATCH_PARAMS), response: NodeResponse }) } },
     async (req) => {
       const v = req.ironicVersion;
       const reset = boolParam(readQuery(req.query, PATCH_PARAMS), 'reset_interfaces');

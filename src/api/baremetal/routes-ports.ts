@@ -14,6 +14,7 @@ import { checkFields } from './node-list.ts';
 import { boolParam, limitParam, listParam, nextArgs, readQuery, sortDirParam, uuidParam } from './query.ts';
 import { collection, portFieldsAt, renderPort } from './render.ts';
 import { parseBody, PatchBody, PortCreateBody } from './schemas.ts';
+import { PortCollection, PortDetailCollection, PortResponse } from './response-schemas.ts';
 import { routeDoc } from '../common/route-doc.ts';
 
 const KNOWN_PORT_FIELDS = new Set([
@@ -99,11 +100,13 @@ export function portRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
   const { inventory, base } = ctx;
   for (const detailPath of [false, true]) {
     const path = detailPath ? '/ports/detail' : '/ports';
-    for (const p of [path, `${path}.json`]) app.get(p, async (req) => listPorts(ctx, req, { detailPath }));
+    const response = detailPath ? PortDetailCollection : PortCollection;
+    for (const p of [path, `${path}.json`])
+      app.get(p, { config: { doc: routeDoc({ response }) } }, async (req) => listPorts(ctx, req, { detailPath }));
   }
 
   for (const p of ['/ports', '/ports.json']) {
-    app.post(p, { config: { doc: routeDoc({ body: PortCreateBody }) } }, async (req, reply) => {
+    app.post(p, { config: { doc: routeDoc({ body: PortCreateBody, response: PortResponse }) } }, async (req, reply) => {
       const v = req.ironicVersion;
       readQuery(req.query, NO_PARAMS);
       const body = parseBody(PortCreateBody, req.body, 'port');
@@ -118,24 +121,28 @@ export function portRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
     });
   }
 
-  app.get<{ Params: { uuid: string } }>('/ports/:uuid', async (req) => {
+  app.get<{ Params: { uuid: string } }>('/ports/:uuid', { config: { doc: routeDoc({ response: PortResponse }) } }, async (req) => {
     const v = req.ironicVersion;
     const fields = listParam(readQuery(req.query, new Set(['fields'])), 'fields') ?? null;
     if (fields !== null) checkFields(fields, v, KNOWN_PORT_FIELDS, portFieldAllowed);
     return renderPort(await inventory.ports.get(req.auth, portUuid(req.params.uuid)), v, base, fields ?? portFieldsAt(v));
   });
 
-  app.patch<{ Params: { uuid: string } }>('/ports/:uuid', { config: { doc: routeDoc({ body: PatchBody }) } }, async (req) => {
-    const v = req.ironicVersion;
-    readQuery(req.query, NO_PARAMS);
-    const ops = parseBody(PatchBody, req.body, 'patch');
-    for (const op of ops) {
-      const root = op.path.split('/')[1] ?? '';
-      const min = PORT_FIELD_VERSIONS[root];
-      if (min !== undefined && v < min) throw new NotAcceptableError(`Field ${root} requires API version 1.${min} or later.`);
-    }
-    return renderPort(await inventory.ports.update(req.auth, portUuid(req.params.uuid), ops), v, base, null);
-  });
+  app.patch<{ Params: { uuid: string } }>(
+    '/ports/:uuid',
+    { config: { doc: routeDoc({ body: PatchBody, response: PortResponse }) } },
+    async (req) => {
+      const v = req.ironicVersion;
+      readQuery(req.query, NO_PARAMS);
+      const ops = parseBody(PatchBody, req.body, 'patch');
+      for (const op of ops) {
+        const root = op.path.split('/')[1] ?? '';
+        const min = PORT_FIELD_VERSIONS[root];
+        if (min !== undefined && v < min) throw new NotAcceptableError(`Field ${root} requires API version 1.${min} or later.`);
+      }
+      return renderPort(await inventory.ports.update(req.auth, portUuid(req.params.uuid), ops), v, base, null);
+    },
+  );
 
   app.delete<{ Params: { uuid: string } }>('/ports/:uuid', async (req, reply) => {
     readQuery(req.query, NO_PARAMS);

@@ -2,6 +2,9 @@
  * What a route tells the API documentation (`/openapi.json`, src/api/docs) beyond its method
  * and URL, declared in the route's `config.doc`.
  *
+ * A route may also name the schema of its success answer's body (`response`); tests check real
+ * answers against it (test/api/ops/openapi-responses.test.ts).
+ *
  * The schemas named here are for documentation only: Fastify does not validate with them (they
  * sit in the route's config, not its `schema`), because each API refuses bad input in its own
  * wire format (Ironic, Keystone, WSME, Neutron, Glance, Nova) through its own parser. A route
@@ -23,6 +26,11 @@ export interface RouteDoc {
   readonly body?: TSchema;
   /** The query parameters the route reads, as an object schema (see {@link queryDoc}). */
   readonly query?: TObject;
+  /**
+   * The JSON body of the route's success answer (src/api/<service>/response-schemas.ts), as the
+   * route's renderer writes it by default; absent for routes whose answer is not yet described.
+   */
+  readonly response?: TSchema;
   /**
    * True for a route that only answers 405 for methods its path lacks (with `Allow`): it is no
    * operation and the document leaves it out.

@@ -10,7 +10,8 @@
  *   the document only, not to the route's `schema`);
  * - `security: []` when anonymous callers may use it (`config.public`, or a service without
  *   authentication), else the document's default (an `X-Auth-Token` header);
- * - a `2XX` answer and a `4XX`/`5XX` answer in the service's error format;
+ * - a `2XX` answer (its body's schema when `config.doc.response` names one, else none) and a
+ *   `4XX`/`5XX` answer in the service's error format;
  * - an `operationId` made of the method and path (unique in the document).
  */
 import type { FastifySchema, RouteOptions } from 'fastify';
@@ -59,7 +60,11 @@ export function documentRoute({ schema, url, route }: { schema: FastifySchema; u
     ...(doc?.body ? { body: doc.body } : {}),
     ...(doc?.query ? { querystring: doc.query } : {}),
     ...(anonymous ? { security: [] } : {}),
-    response: { '2XX': { description: 'Success', type: 'null' } },
+    response: {
+      '2XX': doc?.response
+        ? { description: 'Success', content: { 'application/json': { schema: doc.response } } }
+        : { description: 'Success', type: 'null' },
+    },
   };
   return { schema: out, url: openApiPath(url) };
 }

@@ -18,6 +18,8 @@ import type { ImageApiDeps } from './deps.ts';
 import { renderImage, renderImageList } from './render.ts';
 import { queryPairs } from '../common/query.ts';
 import { jsonBody, jsonObject, mediaType, parseListQuery, parsePatch, rejectBody } from './wire.ts';
+import { routeDoc } from '../common/route-doc.ts';
+import { ImageCollection, ImageResponse } from './response-schemas.ts';
 
 type IdParams = { Params: { id: string } };
 type TagParams = { Params: { id: string; tag: string } };
@@ -27,24 +29,24 @@ export function registerImageRoutes(app: FastifyInstance, services: ImageApiDeps
   const { images } = services.images;
   const base = `${services.config.publicUrl}/image`;
 
-  app.get('/images', async (request) => {
+  app.get('/images', { config: { doc: routeDoc({ response: ImageCollection }) } }, async (request) => {
     rejectBody(request);
     const params = queryPairs(request);
     const page = await images.list(request.auth, parseListQuery(params));
     return renderImageList(page.images, params, page.nextMarker);
   });
 
-  app.post('/images', async (request, reply) => {
+  app.post('/images', { config: { doc: routeDoc({ response: ImageResponse }) } }, async (request, reply) => {
     const image = await images.create(request.auth, jsonObject(jsonBody(request)));
     return reply.code(201).header('location', `${base}/v2/images/${image.id}`).send(renderImage(image));
   });
 
-  app.get<IdParams>('/images/:id', async (request) => {
+  app.get<IdParams>('/images/:id', { config: { doc: routeDoc({ response: ImageResponse }) } }, async (request) => {
     rejectBody(request);
     return renderImage(await images.get(request.auth, request.params.id));
   });
 
-  app.patch<IdParams>('/images/:id', async (request) => {
+  app.patch<IdParams>('/images/:id', { config: { doc: routeDoc({ response: ImageResponse }) } }, async (request) => {
     const { changes, draft4 } = parsePatch(mediaType(request), request.body);
     return renderImage(await images.update(request.auth, request.params.id, changes, draft4));
   });

@@ -11,6 +11,7 @@ import type { LeaseApiDeps } from './deps.ts';
 import { renderLease } from './render.ts';
 import { bodySchema, parseTime, pick, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
+import { LeaseCollection, LeaseResponse } from './response-schemas.ts';
 
 /** `POST /v1/leases` body (esi-leap's Lease type). */
 const LEASE_BODY = {
@@ -62,7 +63,7 @@ const LIST_QUERY = [
 export function registerLeaseRoutes(app: FastifyInstance, services: LeaseApiDeps): void {
   const { leases } = services.leasing;
 
-  app.get('/leases', { config: { doc: routeDoc({ query: queryDoc(LIST_QUERY) }) } }, async (request) => {
+  app.get('/leases', { config: { doc: routeDoc({ query: queryDoc(LIST_QUERY), response: LeaseCollection }) } }, async (request) => {
     const q = readQuery(request.query, LIST_QUERY);
     const input: LeaseListInput = {
       ...pick<LeaseListInput>(q, {
@@ -84,12 +85,12 @@ export function registerLeaseRoutes(app: FastifyInstance, services: LeaseApiDeps
     return { leases: (await leases.list(request.auth, input)).map(renderLease) };
   });
 
-  app.get<{ Params: { ident: string } }>('/leases/:ident', async (request) => {
+  app.get<{ Params: { ident: string } }>('/leases/:ident', { config: { doc: routeDoc({ response: LeaseResponse }) } }, async (request) => {
     readQuery(request.query, []);
     return renderLease(await leases.get(request.auth, request.params.ident));
   });
 
-  app.post('/leases', { config: { doc: routeDoc({ body: bodySchema(LEASE_BODY) }) } }, async (request, reply) => {
+  app.post('/leases', { config: { doc: routeDoc({ body: bodySchema(LEASE_BODY), response: LeaseResponse }) } }, async (request, reply) => {
     const b = readBody(LEASE_BODY, request.body);
     const input: LeaseCreateInput = {
       ...pick<LeaseCreateInput>(b, {
@@ -106,13 +107,17 @@ export function registerLeaseRoutes(app: FastifyInstance, services: LeaseApiDeps
     return reply.code(201).send(renderLease(await leases.create(request.auth, input)));
   });
 
-  app.patch<{ Params: { ident: string } }>('/leases/:ident', async (request) => {
-    const body = request.body as Record<string, unknown> | null | undefined;
-    if (!body || typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length !== 1 || !('end_time' in body)) {
-      throw new InvalidInputError('Only the end_time field may be updated', 'LeaseInvalidPatch');
-    }
-    return renderLease(await leases.updateEnd(request.auth, request.params.ident, parseTime('end_time', body.end_time)));
-  });
+  app.patch<{ Params: { ident: string } }>(
+    '/leases/:ident',
+    { config: { doc: routeDoc({ response: LeaseResponse }) } },
+    async (request) => {
+      const body = request.body as Record<string, unknown> | null | undefined;
+      if (!body || typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length !== 1 || !('end_time' in body)) {
+        throw new InvalidInputError('Only the end_time field may be updated', 'LeaseInvalidPatch');
+      }
+      return renderLease(await leases.updateEnd(request.auth, request.params.ident, parseTime('end_time', body.end_time)));
+    },
+  );
 
   app.delete<{ Params: { ident: string } }>('/leases/:ident', async (request, reply) => {
     await leases.cancel(request.auth, request.params.ident);

@@ -10,6 +10,7 @@ import type { LeaseApiDeps } from './deps.ts';
 import { renderLease, renderOffer } from './render.ts';
 import { bodySchema, pick, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
+import { LeaseResponse, OfferCollection, OfferResponse } from './response-schemas.ts';
 
 /** `POST /v1/offers` body (esi-leap's Offer type). */
 const OFFER_BODY = {
@@ -71,7 +72,7 @@ const LIST_QUERY = [
 export function registerOfferRoutes(app: FastifyInstance, services: LeaseApiDeps): void {
   const { offers } = services.leasing;
 
-  app.get('/offers', { config: { doc: routeDoc({ query: queryDoc(LIST_QUERY) }) } }, async (request) => {
+  app.get('/offers', { config: { doc: routeDoc({ query: queryDoc(LIST_QUERY), response: OfferCollection }) } }, async (request) => {
     const q = readQuery(request.query, LIST_QUERY);
     const input: OfferListInput = {
       ...pick<OfferListInput>(q, {
@@ -92,12 +93,12 @@ export function registerOfferRoutes(app: FastifyInstance, services: LeaseApiDeps
     return { offers: (await offers.list(request.auth, input)).map(renderOffer) };
   });
 
-  app.get<{ Params: { ident: string } }>('/offers/:ident', async (request) => {
+  app.get<{ Params: { ident: string } }>('/offers/:ident', { config: { doc: routeDoc({ response: OfferResponse }) } }, async (request) => {
     readQuery(request.query, []);
     return renderOffer(await offers.get(request.auth, request.params.ident));
   });
 
-  app.post('/offers', { config: { doc: routeDoc({ body: bodySchema(OFFER_BODY) }) } }, async (request, reply) => {
+  app.post('/offers', { config: { doc: routeDoc({ body: bodySchema(OFFER_BODY), response: OfferResponse }) } }, async (request, reply) => {
     const b = readBody(OFFER_BODY, request.body);
     const input: OfferCreateInput = {
       ...pick<OfferCreateInput>(b, {
@@ -120,7 +121,7 @@ export function registerOfferRoutes(app: FastifyInstance, services: LeaseApiDeps
 
   app.post<{ Params: { ident: string } }>(
     '/offers/:ident/claim',
-    { config: { doc: routeDoc({ body: bodySchema(CLAIM_BODY) }) } },
+    { config: { doc: routeDoc({ body: bodySchema(CLAIM_BODY), response: LeaseResponse }) } },
     async (request, reply) => {
       const b = readBody(CLAIM_BODY, request.body ?? {});
       const input = pick<ClaimInput>(b, {

@@ -13,6 +13,7 @@ import { NetworkApiFault } from './errors.ts';
 import { renderNetwork, renderPort, renderRbac, renderSubnet, renderTrunk } from './render.ts';
 import { collection, parseListQuery, pick } from './wire.ts';
 import { parseNeutronBody } from './body.ts';
+import { NETWORK_RESPONSES, PORT_RESPONSES } from './response-schemas.ts';
 import { NETWORK, PORT, RBAC_POLICY, SUBNET, TRUNK, type NeutronBodies } from './schemas.ts';
 import { REFUSAL, routeDoc } from '../common/route-doc.ts';
 
@@ -23,6 +24,8 @@ import { REFUSAL, routeDoc } from '../common/route-doc.ts';
 export interface Collection<C extends TObject = TObject, U extends TObject = TObject> {
   readonly path: string;
   readonly bodies: NeutronBodies<C, U>;
+  /** The bodies of its answers (./response-schemas.ts), when described: one object, a list. */
+  readonly responses?: { readonly one: TObject; readonly list: TObject };
   readonly list: (ctx: AuthContext, req: ListRequest) => Promise<Page<Record<string, unknown>>>;
   readonly create: (ctx: AuthContext, body: Static<C>) => Promise<Record<string, unknown>>;
   readonly get: (ctx: AuthContext, id: string) => Promise<Record<string, unknown>>;
@@ -63,7 +66,7 @@ export function register<C extends TObject, U extends TObject>(app: FastifyInsta
   type Id = { Params: { id: string } };
   const id = (req: FastifyRequest<Id>): string => req.params.id.replace(/\.json$/, '');
   for (const url of [`/${plural}`, `/${plural}.json`]) {
-    app.get(url, async (req) => {
+    app.get(url, { config: { doc: routeDoc({ response: c.responses?.list }) } }, async (req) => {
       const q = parseListQuery(req);
       const result = await c.list(req.auth, q.list);
       return collection(
@@ -75,13 +78,18 @@ export function register<C extends TObject, U extends TObject>(app: FastifyInsta
         q,
       );
     });
-    app.post(url, { config: { doc: routeDoc({ body: c.bodies.createBody }) } }, async (req, reply: FastifyReply) =>
-      reply.code(201).send({ [resource]: await c.create(req.auth, parseNeutronBody(c.bodies, 'POST', req.body)) }),
+    app.post(
+      url,
+      { config: { doc: routeDoc({ body: c.bodies.createBody, response: c.responses?.one }) } },
+      async (req, reply: FastifyReply) =>
+        reply.code(201).send({ [resource]: await c.create(req.auth, parseNeutronBody(c.bodies, 'POST', req.body)) }),
     );
     refuseOthers(app, url, ['GET', 'POST']);
   }
-  app.get<Id>(`/${plural}/:id`, async (req) => ({ [resource]: pick(await c.get(req.auth, id(req)), parseListQuery(req).fields) }));
-  app.put<Id>(`/${plural}/:id`, { config: { doc: routeDoc({ body: c.bodies.updateBody }) } }, async (req) => ({
+  app.get<Id>(`/${plural}/:id`, { config: { doc: routeDoc({ response: c.responses?.one }) } }, async (req) => ({
+    [resource]: pick(await c.get(req.auth, id(req)), parseListQuery(req).fields),
+  }));
+  app.put<Id>(`/${plural}/:id`, { config: { doc: routeDoc({ body: c.bodies.updateBody, response: c.responses?.one }) } }, async (req) => ({
     [resource]: await c.update(req.auth, id(req), parseNeutronBody(c.bodies, 'PUT', req.body)),
   }));
   app.delete<Id>(`/${plural}/:id`, async (req, reply) => {
@@ -97,6 +105,7 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
   register(app, services, {
     path: 'networks',
     bodies: NETWORK,
+    responses: NETWORK_RESPONSES,
     list: (ctx, req) => page(n.networks.list(ctx, req), renderNetwork),
     create: async (ctx, body) => renderNetwork(await n.networks.create(ctx, body)),
     get: async (ctx, id) => renderNetwork(await n.networks.get(ctx, id)),
@@ -115,6 +124,7 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
   register(app, services, {
     path: 'ports',
     bodies: PORT,
+    responses: PORT_RESPONSES,
     list: (ctx, req) => page(n.ports.list(ctx, req), renderPort),
     create: async (ctx, body) => renderPort(await n.ports.create(ctx, body)),
     get: async (ctx, id) => renderPort(await n.ports.get(ctx, id)),

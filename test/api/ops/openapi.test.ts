@@ -21,6 +21,7 @@ import { ProjectCreateBody, UserCreateBody } from '../../../src/api/identity/sch
 import { bodySchema } from '../../../src/api/lease/wire.ts';
 import { CLAIM_BODY } from '../../../src/api/lease/routes-offers.ts';
 import { DOC_SERVICES } from '../../../src/api/docs/services.ts';
+import { asDocumented } from './openapi-support.ts';
 import { NODE_DETAIL_PARAMS, NODE_LIST_PARAMS } from '../../../src/api/baremetal/node-list.ts';
 import { FLOATINGIP, NETWORK, PORT, RBAC_POLICY, ROUTER, SUBNET, TRUNK } from '../../../src/api/network/schemas.ts';
 
@@ -76,23 +77,6 @@ function routeTable(): Set<string> {
 
 /** The document's pairs, as {@link routeTable}'s. */
 const documented = (): Set<string> => new Set(operations().map((o) => `${o.method} ${shape(o.path)}`));
-
-/**
- * The schema as @fastify/swagger writes it into an OpenAPI document: JSON, with `const` as a
- * one-value `enum` (Swagger UI reads no `const`) and `patternProperties` (TypeBox's records) as
- * `additionalProperties`.
- */
-function asDocumented(schema: TSchema): unknown {
-  return JSON.parse(JSON.stringify(schema), (_k, v: unknown) => {
-    if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
-    const { const: c, patternProperties, ...rest } = v as Record<string, unknown>;
-    return {
-      ...rest,
-      ...(c !== undefined ? { enum: [c] } : {}),
-      ...(patternProperties ? { additionalProperties: Object.values(patternProperties)[0] } : {}),
-    };
-  });
-}
 
 const bodyOf = (method: string, path: string): unknown => doc.paths[path]?.[method]?.requestBody?.content?.['application/json']?.schema;
 

@@ -1,0 +1,55 @@
+/**
+ * Response schemas of the image API (TypeBox), for the document (`/openapi/image.json`): the
+ * image as Glance v2 shows it (`glance/api/v2/images.py` response serializer; ./render.ts writes
+ * it) and the image list. The same facts as the `/v2/schemas/image` document Glance clients read
+ * (./schemas.ts), as a JSON schema for OpenAPI.
+ *
+ * Every named attribute is always there (null when unset); custom properties sit beside them at
+ * the top level and are strings, so the image admits additional string properties only
+ * (test/api/ops/openapi-responses.test.ts checks real answers against these schemas).
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import { CONTAINER_FORMATS, DISK_FORMATS, IMAGE_STATUSES, VISIBILITIES } from '../../domain/images/index.ts';
+
+const Str = Type.String();
+const StrOrNull = Type.Union([Type.String(), Type.Null()]);
+const IntOrNull = Type.Union([Type.Integer(), Type.Null()]);
+/** Glance's time: ISO 8601 to the second, `Z`. */
+const Time = Type.String({ description: 'ISO 8601, seconds, Z' });
+const oneOf = (values: readonly string[]): TSchema => Type.Union(values.map((v) => Type.Literal(v)));
+const oneOfOrNull = (values: readonly string[]): TSchema => Type.Union([...values.map((v) => Type.Literal(v)), Type.Null()]);
+
+/** An image (`GET /v2/images/{id}`, `POST /v2/images`, `PATCH /v2/images/{id}`, an item of the list). */
+export const ImageResponse = Type.Object(
+  {
+    name: StrOrNull,
+    disk_format: oneOfOrNull(DISK_FORMATS),
+    container_format: oneOfOrNull(CONTAINER_FORMATS),
+    visibility: oneOf(VISIBILITIES),
+    size: IntOrNull,
+    virtual_size: IntOrNull,
+    status: oneOf(IMAGE_STATUSES),
+    checksum: StrOrNull,
+    protected: Type.Boolean(),
+    min_ram: Type.Integer(),
+    min_disk: Type.Integer(),
+    owner: StrOrNull,
+    os_hidden: Type.Boolean(),
+    os_hash_algo: StrOrNull,
+    os_hash_value: StrOrNull,
+    id: Str,
+    created_at: Time,
+    updated_at: Time,
+    tags: Type.Array(Str),
+    self: Type.String({ description: 'relative link to the image' }),
+    file: Type.String({ description: 'relative link to its data' }),
+    schema: Type.String({ description: 'relative link to the image schema' }),
+  },
+  { additionalProperties: Type.String({ description: 'a custom property' }) },
+);
+
+/** `GET /v2/images`: a page, with `first` and (when there may be more) `next` relative links. */
+export const ImageCollection = Type.Object(
+  { images: Type.Array(ImageResponse), first: Str, next: Type.Optional(Str), schema: Str },
+  { additionalProperties: false },
+);
