@@ -128,9 +128,13 @@ function publicKeys(files: readonly string[]): Record<string, string> {
   return out;
 }
 
-/** Where a deploying node is, as a phase to show. */
+/**
+ * Where a deploying node is, as a phase to show. Only a node with no deploy step yet is
+ * `booting the deploy agent`: a later step — the core `deploy` step once the agent called back,
+ * or an operator's step — is named as what it is, so that no phase that ended is shown again.
+ */
 export function deployPhase(n: Node): ProgressState {
-  const step = n.deploy_step?.step;
+  const step: unknown = n.deploy_step?.step;
   // The image write runs while the node waits (`wait call-back` with deploy_step write_image).
   if (n.provision_state === 'wait call-back' && step !== 'write_image') return { phase: 'waiting for the deploy agent to call back' };
   if (step === 'write_image') {
@@ -139,6 +143,8 @@ export function deployPhase(n: Node): ProgressState {
     return { phase: 'writing the image', bytes: typeof p?.bytes === 'number' ? p.bytes : 0, total: p?.total ?? null };
   }
   if (step === 'prepare_instance_boot') return { phase: 'booting the instance' };
+  if (step === 'deploy') return { phase: 'deploying' };
+  if (typeof step === 'string' && step !== '') return { phase: `deploy step ${n.deploy_step.interface ?? 'deploy'}.${step}` };
   return { phase: 'booting the deploy agent' };
 }
 

@@ -66,3 +66,21 @@ export async function esiJson(args: string[], osEnv: Record<string, string>): Pr
   if (r.code !== 0) throw new Error(`esi ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
   return JSON.parse(r.stdout);
 }
+
+/**
+ * Run `esi <args>` as {@link esi} does, with its stdout and stderr merged into one pipe
+ * (`2>&1`), as a log collector or `esi … 2>&1 | tee` sees them: `output` holds both in the order
+ * they arrived. Never rejects.
+ */
+export function esiMerged(args: string[], osEnv: Record<string, string>): Promise<{ code: number; output: string }> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('OS_')) env[k] = v;
+  Object.assign(env, osEnv);
+  return new Promise((resolve) => {
+    // `exec … 2>&1`: the shell gives esi's stderr the same pipe as its stdout, then becomes esi.
+    execFile('/bin/sh', ['-c', 'exec "$@" 2>&1', 'sh', process.execPath, ESI, ...args], { env, timeout: 120_000 }, (err, stdout) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
+      resolve({ code, output: stdout });
+    });
+  });
+}

@@ -107,7 +107,7 @@ describe('esi node provision / unprovision', () => {
       // booting the agent to active between two polls. Whatever phases did show are known ones.
       for (const line of r.stderr.split('\n').filter((l) => l.startsWith('esi: B: '))) {
         expect(line).toMatch(
-          /^esi: B: (booting the deploy agent|waiting for the deploy agent|writing the image|converting the image|booting the instance|active)/,
+          /^esi: B: (booting the deploy agent|waiting for the deploy agent|deploying$|writing the image|converting the image|booting the instance|active)/,
         );
       }
       const report = await inspectDisk(env.lab.agents!.diskPath('node-0'));

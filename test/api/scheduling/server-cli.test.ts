@@ -112,7 +112,7 @@ describe('esi server create / list / show / delete on the lab', () => {
       expect(r.stderr).toMatch(/esi: web1: (booting the deploy agent|waiting for the deploy agent to call back)/);
       for (const line of r.stderr.split('\n').filter((l) => l.startsWith('esi: web1: '))) {
         expect(line).toMatch(
-          /^esi: web1: (booting the deploy agent|waiting for the deploy agent|writing the image|converting the image|booting the instance|active)/,
+          /^esi: web1: (booting the deploy agent|waiting for the deploy agent|deploying$|writing the image|converting the image|booting the instance|active)/,
         );
       }
       const report = await inspectDisk(env.lab.agents!.diskPath('node-0'));
