@@ -24,6 +24,11 @@ export interface RouteDoc {
   readonly summary?: string;
   /** The request body's schema: the one the route's parser checks the body against. */
   readonly body?: TSchema;
+  /**
+   * The request body's schema by media type, for a route whose body is not JSON (Glance's
+   * JSON-patch media types); instead of {@link RouteDoc.body}.
+   */
+  readonly bodyByMediaType?: Readonly<Record<string, TSchema>>;
   /** The query parameters the route reads, as an object schema (see {@link queryDoc}). */
   readonly query?: TObject;
   /**

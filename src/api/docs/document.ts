@@ -58,6 +58,9 @@ export function documentRoute({ schema, url, route }: { schema: FastifySchema; u
     tags: [service.name],
     ...(doc?.summary ? { summary: doc.summary } : {}),
     ...(doc?.body ? { body: doc.body } : {}),
+    ...(doc?.bodyByMediaType
+      ? { body: { content: Object.fromEntries(Object.entries(doc.bodyByMediaType).map(([type, schema]) => [type, { schema }])) } }
+      : {}),
     ...(doc?.query ? { querystring: doc.query } : {}),
     ...(anonymous ? { security: [] } : {}),
     response: {

@@ -17,9 +17,10 @@ import type { FastifyInstance } from 'fastify';
 import type { ImageApiDeps } from './deps.ts';
 import { renderImage, renderImageList } from './render.ts';
 import { queryPairs } from '../common/query.ts';
-import { jsonBody, jsonObject, mediaType, parseListQuery, parsePatch, rejectBody } from './wire.ts';
+import { jsonBody, mediaType, parseListQuery, rejectBody } from './wire.ts';
 import { routeDoc } from '../common/route-doc.ts';
 import { ImageCollection, ImageResponse } from './response-schemas.ts';
+import { ImageCreateBody, parseImageCreate, parseImagePatch, PATCH_BODIES } from './bodies.ts';
 
 type IdParams = { Params: { id: string } };
 type TagParams = { Params: { id: string; tag: string } };
@@ -36,8 +37,8 @@ export function registerImageRoutes(app: FastifyInstance, services: ImageApiDeps
     return renderImageList(page.images, params, page.nextMarker);
   });
 
-  app.post('/images', { config: { doc: routeDoc({ response: ImageResponse }) } }, async (request, reply) => {
-    const image = await images.create(request.auth, jsonObject(jsonBody(request)));
+  app.post('/images', { config: { doc: routeDoc({ body: ImageCreateBody, response: ImageResponse }) } }, async (request, reply) => {
+    const image = await images.create(request.auth, parseImageCreate(jsonBody(request)));
     return reply.code(201).header('location', `${base}/v2/images/${image.id}`).send(renderImage(image));
   });
 
@@ -46,10 +47,14 @@ export function registerImageRoutes(app: FastifyInstance, services: ImageApiDeps
     return renderImage(await images.get(request.auth, request.params.id));
   });
 
-  app.patch<IdParams>('/images/:id', { config: { doc: routeDoc({ response: ImageResponse }) } }, async (request) => {
-    const { changes, draft4 } = parsePatch(mediaType(request), request.body);
-    return renderImage(await images.update(request.auth, request.params.id, changes, draft4));
-  });
+  app.patch<IdParams>(
+    '/images/:id',
+    { config: { doc: routeDoc({ bodyByMediaType: PATCH_BODIES, response: ImageResponse }) } },
+    async (request) => {
+      const { changes, draft4 } = parseImagePatch(mediaType(request), request.body);
+      return renderImage(await images.update(request.auth, request.params.id, changes, draft4));
+    },
+  );
 
   app.delete<IdParams>('/images/:id', async (request, reply) => {
     rejectBody(request);

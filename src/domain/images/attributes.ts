@@ -146,6 +146,17 @@ export function checkWritableName(name: string, disallowedOnly = false): void {
   if (name === '') throw new InvalidInputError('Custom property names must not be empty.', 'InvalidObject');
 }
 
+/**
+ * Refuse the names of a create body a client may not write, as Glance checks them before any
+ * value: `id` and the writable attributes pass, the "disallowed" read-only names and then the
+ * read-only and reserved names of custom properties are refused.
+ * @throws ForbiddenError, InvalidInputError (see {@link checkWritableName})
+ */
+export function checkCreateNames(names: readonly string[]): void {
+  for (const name of names) checkWritableName(name, true);
+  for (const name of names) if (name !== 'id' && !WRITABLE_ATTRIBUTES.includes(name)) checkWritableName(name);
+}
+
 /** Deduplicate tags, keeping first occurrences in order (Glance keeps a set). */
 export function uniqueTags(tags: readonly string[]): string[] {
   return [...new Set(tags)];

@@ -13,7 +13,7 @@ import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from 
 import { newUuid } from '../ids.ts';
 import { imageTarget, type VisibleImage } from './access.ts';
 import type { ImageDeps } from './deps.ts';
-import { checkValue, checkWritableName, uniqueTags, WRITABLE_ATTRIBUTES } from './attributes.ts';
+import { checkCreateNames, checkValue, uniqueTags, WRITABLE_ATTRIBUTES } from './attributes.ts';
 import { ImageLimitExceededError } from './errors.ts';
 import { listImages, type ImageListInput, type ImagePage } from './list.ts';
 import type { Image, Visibility } from './model.ts';
@@ -43,8 +43,7 @@ export class ImageService {
     const names = Object.keys(body);
     const custom = names.filter((name) => name !== 'id' && !WRITABLE_ATTRIBUTES.includes(name));
     // Names first (403 for read-only and reserved ones, as Glance), then values (400).
-    for (const name of names) checkWritableName(name, true);
-    for (const name of custom) checkWritableName(name);
+    checkCreateNames(names);
     for (const name of names) checkValue(name, body[name]);
     const admin = this.d.access.isAdmin(ctx);
     const owner = Object.hasOwn(body, 'owner') ? (body.owner as string | null) : ctx.projectId;

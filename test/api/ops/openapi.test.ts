@@ -22,6 +22,7 @@ import { bodySchema } from '../../../src/api/lease/wire.ts';
 import { CLAIM_BODY } from '../../../src/api/lease/routes-offers.ts';
 import { DOC_SERVICES } from '../../../src/api/docs/services.ts';
 import { asDocumented } from './openapi-support.ts';
+import { ImageCreateBody, ImagePatchBody, ImagePatchDraft4Body } from '../../../src/api/image/bodies.ts';
 import { NODE_DETAIL_PARAMS, NODE_LIST_PARAMS } from '../../../src/api/baremetal/node-list.ts';
 import { FLOATINGIP, NETWORK, PORT, RBAC_POLICY, ROUTER, SUBNET, TRUNK } from '../../../src/api/network/schemas.ts';
 
@@ -192,7 +193,16 @@ describe('body schemas: the parsers own', () => {
     })) {
       cases.push(['post', `/network/v2.0/${path}`, bodies.createBody], ['put', `/network/v2.0/${path}/{id}`, bodies.updateBody]);
     }
+    cases.push(['post', '/image/v2/images', ImageCreateBody]);
     for (const [method, path, schema] of cases) expect(bodyOf(method, path), `${method} ${path}`).toEqual(asDocumented(schema));
+    // Glance's PATCH takes its JSON-patch media types, one schema each.
+    const patch = doc.paths['/image/v2/images/{id}'].patch.requestBody.content;
+    expect(Object.keys(patch).sort()).toEqual([
+      'application/openstack-images-v2.0-json-patch',
+      'application/openstack-images-v2.1-json-patch',
+    ]);
+    expect(patch['application/openstack-images-v2.1-json-patch'].schema).toEqual(asDocumented(ImagePatchBody));
+    expect(patch['application/openstack-images-v2.0-json-patch'].schema).toEqual(asDocumented(ImagePatchDraft4Body));
   });
 
   it('refuse what the document refuses with the API’s 400 in its documented format, and admit what it admits', async () => {
@@ -233,6 +243,15 @@ describe('body schemas: the parsers own', () => {
         bad: [{ colour: 'blue' }, { name: 7 }, { properties: 'x' }],
         good: { name: 'doc-claim', properties: {} },
         goodStatus: 404,
+      },
+      {
+        service: 'image',
+        method: 'POST',
+        url: '/image/v2/images',
+        schema: ImageCreateBody,
+        bad: [{ name: 7 }, { min_ram: 'x' }, { visibility: 'everyone' }, { os_distro: 7 }, { tags: 'x' }, { id: 'not-a-uuid' }, []],
+        good: { name: 'doc-image', disk_format: 'raw', os_distro: 'debian', min_ram: 512 },
+        goodStatus: 201,
       },
       {
         service: 'network',
