@@ -39,6 +39,7 @@ import { ImageTempUrls } from '../domain/deploy/temp-url.ts';
 import { loadSecretBox } from './secret-key.ts';
 import { createLeasingServices } from './leasing.ts';
 import { createImageServices } from './images.ts';
+import { ImageJanitorWorker } from '../conductor/image-janitor.ts';
 import { createNetworkingServices } from './networking.ts';
 import { createSchedulingServices } from './scheduling.ts';
 import { NODE_DOCUMENT_CODEC } from '../api/baremetal/node-document.ts';
@@ -203,6 +204,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   });
   workers.push(leaseManager, webhookWorker);
   const images = await createImageServices({ config, clock, logger, store, policy, directory: identity.directory });
+  workers.push(new ImageJanitorWorker(images.janitor, logger.child({ component: 'images' })));
   const { networking, switchReconciler, provisioningDhcp, dataplaneReconciler } = createNetworkingServices({
     config,
     clock,

@@ -6,6 +6,7 @@ import type { DigestFactory, ImageRepository, ImageStore, ProjectLookup } from '
 
 /** Log lines of the image area (pino-compatible). */
 export interface ImagesLog {
+  info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }

@@ -12,6 +12,7 @@ import { ImageMemberService } from './members.ts';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './model.ts';
 import type { DigestFactory, ImageRepository, ImageStore, ProjectLookup } from './ports.ts';
 import { inThreadDigests } from './digest.ts';
+import { ImageJanitor } from './janitor.ts';
 
 export * from './model.ts';
 export * from './errors.ts';
@@ -23,7 +24,8 @@ export type { DownloadResult } from './data.ts';
 export type { ByteRange } from './range.ts';
 export type { ImagesLog } from './deps.ts';
 export { INVALID_IMAGE_DATA, inThreadDigests } from './digest.ts';
-export { ImageService, ImageDataService, ImageMemberService };
+export { ImageService, ImageDataService, ImageMemberService, ImageJanitor };
+export type { JanitorReport, JanitorLog } from './janitor.ts';
 
 /** What the image area is built from. */
 export interface ImagesDeps {
@@ -44,6 +46,8 @@ export interface Images {
   readonly images: ImageService;
   readonly data: ImageDataService;
   readonly members: ImageMemberService;
+  /** Removes from the image store what no image record owns (run by a background worker). */
+  readonly janitor: ImageJanitor;
 }
 
 /** Assemble the image services. */
@@ -59,5 +63,10 @@ export function createImages(deps: ImagesDeps): Images {
     log: deps.log,
     digests: deps.digests ?? inThreadDigests,
   };
-  return { images: new ImageService(d), data: new ImageDataService(d), members: new ImageMemberService(d) };
+  return {
+    images: new ImageService(d),
+    data: new ImageDataService(d),
+    members: new ImageMemberService(d),
+    janitor: new ImageJanitor(deps.repo, deps.store, deps.log),
+  };
 }

@@ -114,6 +114,8 @@ export interface ImageRepository {
    */
   insert(image: Image): Promise<boolean>;
   get(id: string): Promise<Image | null>;
+  /** The subset of `ids` that are image records (any status). */
+  existingIds(ids: readonly string[]): Promise<Set<string>>;
   /** One page of images visible by `query.scope`, filtered and sorted; at most `limit`. */
   list(query: ImageQuery): Promise<Image[]>;
   /**
@@ -172,6 +174,14 @@ export interface ImageStore {
   get(key: string, range?: StoredRange, options?: StoredReadOptions): Promise<{ readonly stream: Readable; readonly size: number } | null>;
   /** Remove the object; removing a missing object is not an error. */
   delete(key: string): Promise<void>;
+  /** The keys of every complete stored object, in no particular order. */
+  keys(): Promise<string[]>;
+  /**
+   * Remove what uploads that can no longer finish left behind (a killed process's temporary
+   * files); uploads in progress are kept.
+   * @returns how many temporary files (or folders of them) were removed
+   */
+  sweepTemporary(): Promise<number>;
 }
 
 /** Which project ids exist (for members and owners named by clients). */

@@ -10,13 +10,22 @@
  *   streams it, or a byte range of it, in 1 MiB reads; when the caller names the stream's one
  *   destination, through a few reused buffers (`./pooled-reader.ts`) instead of a new buffer
  *   per read.
- * - Temporary files left by a crash are removed when the store opens, once they have not been
- *   written to for an hour (an upload in progress in another process keeps its file fresh).
+ * - Each process writes its temporary files in its own folder, `<dir>/.tmp/<host>~<pid>/`. When
+ *   the store opens, and at every {@link FilesystemImageStore.sweepTemporary} (the image
+ *   janitor's periodic sweep), a folder of this host whose process is gone — or, at open, that
+ *   has this process's pid (a restart that got the same pid, as in a container) — is removed at
+ *   once: a killed upload leaves nothing behind after a restart (issue 23). Files of other
+ *   hosts' processes (a shared directory), and files of older versions directly in `.tmp/`, are
+ *   removed once they have not been written to for an hour (an upload in progress keeps its file
+ *   fresh).
+ * - {@link FilesystemImageStore.keys} lists the stored objects, so that the image janitor can
+ *   remove those no image record owns.
  *
  * Nothing is held in memory beyond the streams' buffers.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -39,6 +48,22 @@ const SYNC_EVERY = 32 * 1024 * 1024;
 /** Age after which an untouched temporary file is an orphan, ms. */
 const ORPHAN_AGE_MS = 60 * 60 * 1000;
 
+/** This process's temporary folder name: `<host>~<pid>` (a host name holds no `~`). */
+const WRITER = `${os.hostname()}~${process.pid}`;
+
+/**
+ * Whether the process `pid` of this host is running (signal 0 probes without signalling).
+ * EPERM means it runs under another user: alive.
+ */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 function checkKey(key: string): void {
   if (!KEY_RE.test(key)) throw new Error(`invalid image store key ${JSON.stringify(key)}`);
 }
@@ -51,17 +76,20 @@ export interface FilesystemStoreOptions {
 
 /** Image data as files in one directory. */
 export class FilesystemImageStore implements ImageStore {
+  private readonly tmpRoot: string;
   private readonly tmpDir: string;
   private readonly fsync: boolean;
 
   /**
-   * Create the store's directories (mode 0700) and remove orphaned temporary files.
+   * Create the store's directories (mode 0700) and remove orphaned temporary files, this
+   * process's pid's among them (see the module documentation).
    * @param dir the store directory, normally `<data-dir>/images`
    */
   static async open(dir: string, options: FilesystemStoreOptions = {}): Promise<FilesystemImageStore> {
     const store = new FilesystemImageStore(dir, options);
+    await fs.promises.mkdir(store.tmpRoot, { recursive: true, mode: 0o700 });
+    await store.removeOrphans(Date.now(), true);
     await fs.promises.mkdir(store.tmpDir, { recursive: true, mode: 0o700 });
-    await store.removeOrphans(Date.now());
     return store;
   }
 
@@ -69,8 +97,26 @@ export class FilesystemImageStore implements ImageStore {
     readonly dir: string,
     options: FilesystemStoreOptions,
   ) {
-    this.tmpDir = path.join(dir, '.tmp');
+    this.tmpRoot = path.join(dir, '.tmp');
+    this.tmpDir = path.join(this.tmpRoot, WRITER);
     this.fsync = options.fsync ?? true;
+  }
+
+  /**
+   * Remove the temporary files of uploads that can no longer finish (see the module
+   * documentation); this process's own uploads are kept.
+   * @returns how many files or folders were removed
+   */
+  async sweepTemporary(): Promise<number> {
+    const removed = await this.removeOrphans(Date.now(), false);
+    await fs.promises.mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
+    return removed;
+  }
+
+  /** The keys of every stored object (complete objects only, in no particular order). */
+  async keys(): Promise<string[]> {
+    const names = await fs.promises.readdir(this.dir, { withFileTypes: true });
+    return names.filter((d) => d.isFile() && KEY_RE.test(d.name)).map((d) => d.name);
   }
 
   /** Path of an object's file. */
@@ -165,16 +211,43 @@ export class FilesystemImageStore implements ImageStore {
     }
   }
 
-  /** Remove temporary files not modified for {@link ORPHAN_AGE_MS}. */
-  private async removeOrphans(now: number): Promise<void> {
-    for (const name of await fs.promises.readdir(this.tmpDir)) {
-      const file = path.join(this.tmpDir, name);
+  /**
+   * Remove orphaned temporary files: folders of this host's dead processes (and, at open, of
+   * this process's pid), and files not modified for {@link ORPHAN_AGE_MS} elsewhere.
+   * @param opening true at open: a folder with this process's pid is a previous process's
+   * @returns how many files or folders were removed
+   */
+  private async removeOrphans(now: number, opening: boolean): Promise<number> {
+    const host = os.hostname();
+    let removed = 0;
+    const removeIfOld = async (file: string): Promise<void> => {
       try {
         const st = await fs.promises.stat(file);
-        if (now - st.mtimeMs > ORPHAN_AGE_MS) await fs.promises.rm(file, { force: true });
+        if (now - st.mtimeMs > ORPHAN_AGE_MS) {
+          await fs.promises.rm(file, { recursive: true, force: true });
+          removed++;
+        }
       } catch {
         // Removed meanwhile by another process: nothing to do.
       }
+    };
+    for (const entry of await fs.promises.readdir(this.tmpRoot, { withFileTypes: true })) {
+      const full = path.join(this.tmpRoot, entry.name);
+      const sep = entry.name.lastIndexOf('~');
+      if (!entry.isDirectory() || sep < 0) {
+        await removeIfOld(full);
+        continue;
+      }
+      const pid = Number(entry.name.slice(sep + 1));
+      const ofThisHost = entry.name.slice(0, sep) === host && Number.isInteger(pid) && pid > 0;
+      const ours = entry.name === WRITER;
+      if (ofThisHost && ((ours && opening) || (!ours && !processAlive(pid)))) {
+        await fs.promises.rm(full, { recursive: true, force: true });
+        removed++;
+      } else if (!ours) {
+        for (const name of await fs.promises.readdir(full).catch(() => [] as string[])) await removeIfOld(path.join(full, name));
+      }
     }
+    return removed;
   }
 }

@@ -97,6 +97,15 @@ export class KyselyImageRepository implements ImageRepository {
     return getImage(this.db, id);
   }
 
+  async existingIds(ids: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const part = ids.slice(i, i + 500);
+      for (const r of await this.db.selectFrom('images').select('id').where('id', 'in', part).execute()) out.add(r.id);
+    }
+    return out;
+  }
+
   async list(query: ImageQuery): Promise<Image[]> {
     return hydrate(this.db, await selectImagePage(this.db, query).execute());
   }

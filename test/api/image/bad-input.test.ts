@@ -21,9 +21,15 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.ts.close());
 
+/** Files in the image store, temporary files included (as `.tmp/<name>`, whichever process's folder holds them). */
 function imageFiles(): string[] {
   const dir = path.join(env.ts.dataDir, 'images');
-  return [...fs.readdirSync(dir), ...fs.readdirSync(path.join(dir, '.tmp')).map((f) => `.tmp/${f}`)].filter((f) => f !== '.tmp');
+  const tmp = path.join(dir, '.tmp');
+  const temporary = fs
+    .readdirSync(tmp, { recursive: true, encoding: 'utf8' })
+    .filter((f) => fs.statSync(path.join(tmp, f)).isFile())
+    .map((f) => `.tmp/${path.basename(f)}`);
+  return [...fs.readdirSync(dir).filter((f) => f !== '.tmp'), ...temporary];
 }
 
 type Case = [

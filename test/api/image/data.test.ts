@@ -29,13 +29,16 @@ afterAll(async () => env?.ts.close());
 const md5 = (b: Uint8Array): string => createHash('md5').update(b).digest('hex');
 const sha512 = (b: Uint8Array): string => createHash('sha512').update(b).digest('hex');
 
-/** Files in the image store, temporary files included. */
+/** Files in the image store, temporary files included (as `.tmp/<name>`, whichever process's folder holds them). */
 function storeFiles(): string[] {
   const tmp = path.join(imagesDir, '.tmp');
-  return [
-    ...fs.readdirSync(imagesDir).filter((f) => f !== '.tmp'),
-    ...(fs.existsSync(tmp) ? fs.readdirSync(tmp).map((f) => `.tmp/${f}`) : []),
-  ];
+  const temporary = fs.existsSync(tmp)
+    ? fs
+        .readdirSync(tmp, { recursive: true, encoding: 'utf8' })
+        .filter((f) => fs.statSync(path.join(tmp, f)).isFile())
+        .map((f) => `.tmp/${path.basename(f)}`)
+    : [];
+  return [...fs.readdirSync(imagesDir).filter((f) => f !== '.tmp'), ...temporary];
 }
 
 async function statusOf(id: string): Promise<string> {

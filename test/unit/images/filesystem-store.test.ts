@@ -1,8 +1,12 @@
 /**
  * The filesystem image store (src/drivers/image-store/filesystem.ts) on a real temporary
  * directory: atomic puts (a failed put leaves no file, a successful one replaces the old),
- * whole and ranged reads, idempotent deletes, key validation, orphan clean-up at open.
+ * whole and ranged reads, idempotent deletes, key validation, the list of stored keys, and the
+ * clean-up of orphaned temporary files at open and at a sweep: a dead process's folder at once,
+ * this pid's folder at open (a restart with the same pid), a live process's folder kept, old
+ * loose files removed.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,9 +27,29 @@ async function text(stream: Readable): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-/** Everything in the store directory, temporary files included. */
+/** Everything in the store directory, temporary files (not their folders) included. */
 function files(): string[] {
-  return [...fs.readdirSync(dir).filter((f) => f !== '.tmp'), ...fs.readdirSync(path.join(dir, '.tmp')).map((f) => `.tmp/${f}`)];
+  const tmp = path.join(dir, '.tmp');
+  const temporary = fs
+    .readdirSync(tmp, { recursive: true, encoding: 'utf8' })
+    .filter((f) => fs.statSync(path.join(tmp, f)).isFile())
+    .map((f) => `.tmp/${f}`);
+  return [...fs.readdirSync(dir).filter((f) => f !== '.tmp'), ...temporary];
+}
+
+/** A temporary folder as a process `pid` of this host names it, with one partial upload in it. */
+function writerFolder(pid: number): string {
+  const folder = path.join(dir, '.tmp', `${os.hostname()}~${pid}`);
+  fs.mkdirSync(folder, { recursive: true });
+  fs.writeFileSync(path.join(folder, `img-${pid}.abc.part`), 'partial upload');
+  return folder;
+}
+
+/** A pid that no process of this host has: a child that has exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '0']);
+  await new Promise((resolve) => child.once('exit', resolve));
+  return child.pid!;
 }
 
 describe('FilesystemImageStore', () => {
@@ -86,5 +110,37 @@ describe('FilesystemImageStore', () => {
     await FilesystemImageStore.open(dir);
     expect(fs.existsSync(stale)).toBe(false);
     expect(fs.existsSync(fresh)).toBe(true);
+  });
+
+  it("at open removes the folders of dead processes of this host and of its own pid, and keeps a live process's", async () => {
+    const dead = writerFolder(await deadPid());
+    const own = writerFolder(process.pid);
+    const live = writerFolder(process.ppid);
+    const otherHost = path.join(dir, '.tmp', `not-${os.hostname()}~1`);
+    fs.mkdirSync(otherHost, { recursive: true });
+    fs.writeFileSync(path.join(otherHost, 'z.part'), 'fresh, of another host');
+    await FilesystemImageStore.open(dir);
+    expect(fs.existsSync(dead)).toBe(false);
+    expect(fs.readdirSync(own)).toEqual([]); // the previous process's files; the folder is this process's now
+    expect(fs.readdirSync(live)).toEqual([`img-${process.ppid}.abc.part`]);
+    expect(fs.readdirSync(otherHost)).toEqual(['z.part']);
+  });
+
+  it("a sweep removes a dead process's folder and keeps this process's uploads in progress", async () => {
+    const store = await FilesystemImageStore.open(dir);
+    const mine = path.join(dir, '.tmp', `${os.hostname()}~${process.pid}`, 'in-progress.abc.part');
+    fs.writeFileSync(mine, 'being written');
+    const dead = writerFolder(await deadPid());
+    expect(await store.sweepTemporary()).toBe(1);
+    expect(fs.existsSync(dead)).toBe(false);
+    expect(fs.existsSync(mine)).toBe(true);
+  });
+
+  it('lists the keys of complete objects only', async () => {
+    const store = await FilesystemImageStore.open(dir);
+    await store.put('a1', Readable.from([Buffer.from('one')]));
+    await store.put('b2', Readable.from([Buffer.from('two')]));
+    fs.writeFileSync(path.join(dir, '.tmp', `${os.hostname()}~${process.pid}`, 'c3.x.part'), 'partial');
+    expect((await store.keys()).sort()).toEqual(['a1', 'b2']);
   });
 });
