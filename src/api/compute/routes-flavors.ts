@@ -12,6 +12,9 @@ import type { Compute } from '../../domain/compute/index.ts';
 import { MethodNotAllowed } from './errors.ts';
 import { limitOf, readQuery } from './query.ts';
 import { renderFlavor } from './render.ts';
+import { checkNovaBody, FlavorCreateBody, FlavorUpdateBody } from './bodies.ts';
+import { checkDescription, parseFlavorBody } from '../../domain/compute/flavor-input.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 interface IdParams {
   id: string;
@@ -44,8 +47,10 @@ export function flavorRoutes(app: FastifyInstance, compute: Compute, base: strin
     });
   }
 
-  app.post('/flavors', async (req) => {
-    const f = await flavors.create(req.auth, req.body, req.novaVersion >= 55);
+  app.post('/flavors', { config: { doc: routeDoc({ body: FlavorCreateBody }) } }, async (req) => {
+    const allowDescription = req.novaVersion >= 55;
+    const body = checkNovaBody(FlavorCreateBody, req.body, () => parseFlavorBody(req.body, allowDescription));
+    const f = await flavors.create(req.auth, body, allowDescription);
     return { flavor: renderFlavor(f, req.novaVersion, base, true) };
   });
 
@@ -53,14 +58,22 @@ export function flavorRoutes(app: FastifyInstance, compute: Compute, base: strin
     flavor: renderFlavor(await flavors.get(req.auth, req.params.id), req.novaVersion, base, true),
   }));
 
-  app.put<{ Params: IdParams }>('/flavors/:id', async (req) => {
+  app.put<{ Params: IdParams }>('/flavors/:id', { config: { doc: routeDoc({ body: FlavorUpdateBody }) } }, async (req) => {
     if (req.novaVersion < 55) throw new MethodNotAllowed('Updating a flavor needs microversion 2.55 or later.');
-    const b = req.body;
-    if (!isJsonObject(b) || Object.keys(b).length !== 1 || !isJsonObject(b.flavor) || Object.keys(b.flavor).join() !== 'description') {
-      throw new InvalidInputError(
-        'Invalid input for field/attribute flavor. Only \'description\' can be updated: {"flavor": {"description": …}}.',
-      );
-    }
+    const b = checkNovaBody(FlavorUpdateBody, req.body, () => {
+      const raw = req.body;
+      if (
+        !isJsonObject(raw) ||
+        Object.keys(raw).length !== 1 ||
+        !isJsonObject(raw.flavor) ||
+        Object.keys(raw.flavor).join() !== 'description'
+      ) {
+        throw new InvalidInputError(
+          'Invalid input for field/attribute flavor. Only \'description\' can be updated: {"flavor": {"description": …}}.',
+        );
+      }
+      checkDescription(raw.flavor.description);
+    });
     return { flavor: renderFlavor(await flavors.update(req.auth, req.params.id, b.flavor.description), req.novaVersion, base, true) };
   });
 

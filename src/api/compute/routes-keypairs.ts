@@ -7,6 +7,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Compute } from '../../domain/compute/index.ts';
 import { limitOf, readQuery } from './query.ts';
 import { renderKeypair } from './render.ts';
+import { checkNovaBody, KeypairCreateBody } from './bodies.ts';
+import { parseKeypairBody } from '../../domain/compute/keypairs.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 /** Register the key pair routes on the `/v2.1` scope. */
 export function keypairRoutes(app: FastifyInstance, compute: Compute, base: string): void {
@@ -32,9 +35,10 @@ export function keypairRoutes(app: FastifyInstance, compute: Compute, base: stri
     return out;
   });
 
-  app.post('/os-keypairs', async (req, reply) => {
+  app.post('/os-keypairs', { config: { doc: routeDoc({ body: KeypairCreateBody }) } }, async (req, reply) => {
     const v = req.novaVersion;
-    const made = await keypairs.create(req.auth, req.body, v);
+    const body = checkNovaBody(KeypairCreateBody, req.body, () => parseKeypairBody(req.body, v));
+    const made = await keypairs.create(req.auth, body, v);
     return reply.code(v >= 2 ? 201 : 200).send({ keypair: renderKeypair(made.keypair, v, 'create', made.privateKey) });
   });
 

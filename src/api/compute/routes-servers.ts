@@ -11,6 +11,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Compute } from '../../domain/compute/index.ts';
 import { boolOf, limitOf, readQuery } from './query.ts';
 import { links, renderServer, renderServerSummary } from './render.ts';
+import { checkNovaBody, ServerCreateBody } from './bodies.ts';
+import { parseServerBody } from '../../domain/compute/server-input.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 /** Register the server routes on the `/v2.1` scope. */
 export function serverRoutes(app: FastifyInstance, compute: Compute, base: string): void {
@@ -58,11 +61,11 @@ export function serverRoutes(app: FastifyInstance, compute: Compute, base: strin
     });
   }
 
-  app.post('/servers', async (req, reply) => {
-    const made = await servers.create(req.auth, req.body, req.novaVersion);
+  app.post('/servers', { config: { doc: routeDoc({ body: ServerCreateBody }) } }, async (req, reply) => {
+    const body = checkNovaBody(ServerCreateBody, req.body, () => parseServerBody(req.body, req.novaVersion));
+    const made = await servers.create(req.auth, body, req.novaVersion);
     const first = made.servers[0]!;
-    const body = req.body as { server?: { return_reservation_id?: unknown } };
-    const rr = body.server?.return_reservation_id;
+    const rr = body.server.return_reservation_id;
     if (rr === true || (typeof rr === 'string' && /^(true|1|yes|on|t|y)$/i.test(rr)))
       return reply.code(202).send({ reservation_id: made.reservationId });
     reply.header('location', `${base}/v2.1/servers/${first.server.uuid}`);

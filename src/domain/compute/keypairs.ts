@@ -23,6 +23,46 @@ export interface CreatedKeypair {
   readonly privateKey: string | null;
 }
 
+/** A checked key pair create request. */
+export interface KeypairRequest {
+  readonly name: string;
+  readonly public_key?: unknown;
+  readonly user_id?: string;
+}
+
+/**
+ * Check a key pair create body (`{"keypair": {name, public_key?, type?, user_id?}}`) with
+ * Nova's messages.
+ * @param version the request's minor microversion (type ≥ 2.2, user_id ≥ 2.10)
+ * @throws InvalidInputError naming the problem
+ */
+export function parseKeypairBody(body: unknown, version: number): KeypairRequest {
+  if (!isJsonObject(body) || Object.keys(body).length !== 1 || !isJsonObject(body.keypair))
+    throw new InvalidInputError("Invalid input for field/attribute keypair. 'keypair' is a required property and the only one.");
+  const k = body.keypair;
+  const allowed = new Set([...CREATE_KEYS].filter((x) => (x === 'type' ? version >= 2 : x === 'user_id' ? version >= 10 : true)));
+  const unknown = Object.keys(k).filter((x) => !allowed.has(x));
+  if (unknown.length > 0)
+    throw new InvalidInputError(
+      `Invalid input for field/attribute keypair. Additional properties are not allowed (${unknown.map((x) => `'${x}'`).join(', ')} ${unknown.length === 1 ? 'was' : 'were'} unexpected)`,
+    );
+  if (typeof k.name !== 'string' || !NAME_RE.test(k.name)) {
+    throw new InvalidInputError(
+      'Keypair data is invalid: Keypair name contains unsafe characters (1 to 255 of a-z, A-Z, 0-9, space, _ and -).',
+      'InvalidKeypair',
+    );
+  }
+  if (k.type !== undefined && k.type !== 'ssh')
+    throw new InvalidInputError(`Invalid input for field/attribute type. Value: ${String(k.type)}. esi takes ssh key pairs only.`);
+  if (k.user_id !== undefined && (typeof k.user_id !== 'string' || k.user_id === '' || k.user_id.length > 255))
+    throw new InvalidInputError('Invalid input for field/attribute user_id.');
+  return {
+    name: k.name,
+    ...(k.public_key !== undefined ? { public_key: k.public_key } : {}),
+    ...(typeof k.user_id === 'string' ? { user_id: k.user_id } : {}),
+  };
+}
+
 /** Key pair operations; see the module documentation. */
 export class KeypairService {
   constructor(
@@ -44,25 +84,7 @@ export class KeypairService {
    * @throws InvalidInputError; ForbiddenError; ConflictError (name taken)
    */
   async create(ctx: AuthContext, body: unknown, version: number): Promise<CreatedKeypair> {
-    if (!isJsonObject(body) || Object.keys(body).length !== 1 || !isJsonObject(body.keypair))
-      throw new InvalidInputError("Invalid input for field/attribute keypair. 'keypair' is a required property and the only one.");
-    const k = body.keypair;
-    const allowed = new Set([...CREATE_KEYS].filter((x) => (x === 'type' ? version >= 2 : x === 'user_id' ? version >= 10 : true)));
-    const unknown = Object.keys(k).filter((x) => !allowed.has(x));
-    if (unknown.length > 0)
-      throw new InvalidInputError(
-        `Invalid input for field/attribute keypair. Additional properties are not allowed (${unknown.map((x) => `'${x}'`).join(', ')} ${unknown.length === 1 ? 'was' : 'were'} unexpected)`,
-      );
-    if (typeof k.name !== 'string' || !NAME_RE.test(k.name)) {
-      throw new InvalidInputError(
-        'Keypair data is invalid: Keypair name contains unsafe characters (1 to 255 of a-z, A-Z, 0-9, space, _ and -).',
-        'InvalidKeypair',
-      );
-    }
-    if (k.type !== undefined && k.type !== 'ssh')
-      throw new InvalidInputError(`Invalid input for field/attribute type. Value: ${String(k.type)}. esi takes ssh key pairs only.`);
-    if (k.user_id !== undefined && (typeof k.user_id !== 'string' || k.user_id === '' || k.user_id.length > 255))
-      throw new InvalidInputError('Invalid input for field/attribute user_id.');
+    const k = parseKeypairBody(body, version);
     const user = this.userOf(ctx, 'os_compute_api:os-keypairs:create', k.user_id);
     let publicKey: string;
     let privateKey: string | null = null;

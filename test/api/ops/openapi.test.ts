@@ -23,6 +23,7 @@ import { CLAIM_BODY } from '../../../src/api/lease/routes-offers.ts';
 import { DOC_SERVICES } from '../../../src/api/docs/services.ts';
 import { asDocumented } from './openapi-support.ts';
 import { ImageCreateBody, ImagePatchBody, ImagePatchDraft4Body } from '../../../src/api/image/bodies.ts';
+import { FlavorCreateBody, FlavorUpdateBody, KeypairCreateBody, ServerCreateBody } from '../../../src/api/compute/bodies.ts';
 import { NODE_DETAIL_PARAMS, NODE_LIST_PARAMS } from '../../../src/api/baremetal/node-list.ts';
 import { FLOATINGIP, NETWORK, PORT, RBAC_POLICY, ROUTER, SUBNET, TRUNK } from '../../../src/api/network/schemas.ts';
 
@@ -193,7 +194,13 @@ describe('body schemas: the parsers own', () => {
     })) {
       cases.push(['post', `/network/v2.0/${path}`, bodies.createBody], ['put', `/network/v2.0/${path}/{id}`, bodies.updateBody]);
     }
-    cases.push(['post', '/image/v2/images', ImageCreateBody]);
+    cases.push(
+      ['post', '/image/v2/images', ImageCreateBody],
+      ['post', '/compute/v2.1/servers', ServerCreateBody],
+      ['post', '/compute/v2.1/os-keypairs', KeypairCreateBody],
+      ['post', '/compute/v2.1/flavors', FlavorCreateBody],
+      ['put', '/compute/v2.1/flavors/{id}', FlavorUpdateBody],
+    );
     for (const [method, path, schema] of cases) expect(bodyOf(method, path), `${method} ${path}`).toEqual(asDocumented(schema));
     // Glance's PATCH takes its JSON-patch media types, one schema each.
     const patch = doc.paths['/image/v2/images/{id}'].patch.requestBody.content;
@@ -207,7 +214,8 @@ describe('body schemas: the parsers own', () => {
 
   it('refuse what the document refuses with the API’s 400 in its documented format, and admit what it admits', async () => {
     const errorSchema = (name: string): TSchema => DOC_SERVICES.find((s) => s.name === name)!.error!.schema;
-    const v = { 'x-openstack-ironic-api-version': '1.82' };
+    // The newest microversions: the document's.
+    const v = { 'x-openstack-ironic-api-version': '1.82', 'openstack-api-version': 'compute 2.90' };
     const cases: Array<{
       service: string;
       method: string;
@@ -243,6 +251,39 @@ describe('body schemas: the parsers own', () => {
         bad: [{ colour: 'blue' }, { name: 7 }, { properties: 'x' }],
         good: { name: 'doc-claim', properties: {} },
         goodStatus: 404,
+      },
+      {
+        service: 'compute',
+        method: 'POST',
+        url: '/compute/v2.1/os-keypairs',
+        schema: KeypairCreateBody,
+        bad: [{ keypair: { name: 'k', colour: 1 } }, { keypair: { name: 'bad/name' } }, { keypair: {} }, { keypair: { name: 'k' }, x: 1 }],
+        good: { keypair: { name: 'doc-keypair' } },
+        goodStatus: 201,
+      },
+      {
+        service: 'compute',
+        method: 'POST',
+        url: '/compute/v2.1/flavors',
+        schema: FlavorCreateBody,
+        bad: [{ flavor: { name: 'f', ram: 1, vcpus: 1 } }, { flavor: { name: 'f', ram: 'x', vcpus: 1, disk: 1 } }, { flavour: {} }],
+        good: { flavor: { name: 'doc-flavor', ram: 1024, vcpus: 2, disk: 10 } },
+        goodStatus: 200,
+      },
+      {
+        service: 'compute',
+        method: 'POST',
+        url: '/compute/v2.1/servers',
+        schema: ServerCreateBody,
+        bad: [
+          { server: { name: 's', flavorRef: '1' } },
+          { server: { name: 's', imageRef: 'i', flavorRef: '1', colour: 1 } },
+          { server: { name: 's', imageRef: 'i', flavorRef: '1', networks: 7 } },
+          { server: { name: 7, imageRef: 'i', flavorRef: '1' } },
+        ],
+        good: { server: { name: 'doc-server', imageRef: 'no-such-image', flavorRef: 'no-such-flavor', networks: 'none' } },
+        // Nova's 400 for a flavor that does not exist: refused for what it names, not its shape.
+        goodStatus: 400,
       },
       {
         service: 'image',
