@@ -1,21 +1,22 @@
 /**
  * Benchmark `metrics-cost`: what Prometheus metrics (`ESI_METRICS`, docs/operations.md) cost a
- * busy API. Two esi servers on SQLite, one with metrics and one without, each in its own child
- * process (./lib/esi-process.ts: prom-client's GC observer and event-loop monitor are per
- * process, so a server without metrics must not share a process with one that has them), each
- * with 1,000 nodes (`--quick` 200). Three requests — `GET /baremetal/v1/nodes` (the plain list,
- * one page), `GET /baremetal/v1/nodes/detail` and `GET /baremetal/v1/nodes/{uuid}` — are loaded
- * by autocannon in a child process (8 connections, 4 s after a 1 s warm-up; `--quick` 2 s),
- * after a 2 s unmeasured run of each on each server, in 6 rounds (`--quick` 2), the two servers taking turns and the one loaded first alternating from
- * round to round, so that drift of a shared machine hits both alike.
+ * busy API. Three esi servers on SQLite, each in its own child process (./lib/esi-process.ts:
+ * prom-client's GC observer and event-loop monitor are per process, so a server without metrics
+ * must not share a process with one that has them), each with 1,000 nodes (`--quick` 200): one
+ * with metrics, one without, and a control, also without (the A/A ratio without ÷ control shows
+ * how far two identical servers differ on this machine). Three requests — `GET
+ * /baremetal/v1/nodes` (the plain list, one page), `GET /baremetal/v1/nodes/detail` and `GET
+ * /baremetal/v1/nodes/{uuid}` — are loaded by autocannon in a child process (8 connections, 4 s
+ * after a 1 s warm-up; `--quick` 2 s), after a 2 s unmeasured run of each on each server, in 6
+ * rounds (`--quick` 2), the servers taking turns and the one loaded first rotating from round to
+ * round, so that drift of a shared machine hits all alike.
  *
- * Reported per request, as medians over the rounds: requests/s of each server and the per-round
- * ratio with ÷ without (1.000: metrics cost nothing; below 1: they cost), and the server's CPU
- * time per request (its process's user + system time over the measured run) and that ratio,
- * with ÷ without (above 1: they cost) — the CPU figure barely moves when other work shares the
- * machine, requests/s do. Then what one request observation costs in CPU, measured in this
- * process (no network, no other server: a figure that noise hardly moves), against a node show's
- * CPU time; and the time of one `/metrics` scrape at that fleet size.
+ * Reported per request, as medians over the rounds: requests/s of the servers with and without
+ * metrics and the per-round ratio with ÷ without (1.000: metrics cost nothing; below 1: they
+ * cost), the server's CPU time per request (its process's user + system time over the measured
+ * run) and that ratio (above 1: they cost), each beside its A/A ratio. Then what one request
+ * observation costs in CPU, measured in this process (no network, no other server: a figure that
+ * noise hardly moves), against a node show's CPU time; and the time of one `/metrics` scrape.
  */
 import type { ConductorDirectory } from '../src/domain/inventory/index.ts';
 import { EsiMetrics } from '../src/server/metrics.ts';
@@ -78,78 +79,87 @@ async function run(options: BenchOptions): Promise<void> {
   const durationS = options.quick ? 2 : 4;
   const warmupS = 1;
   const rounds = options.quick ? 2 : 6;
-  options.log(`metrics-cost: starting two esi processes with ${nodes} nodes each`);
-  const on = await startEsiProcess('esi (metrics on)', { env: { ESI_METRICS: 'true' }, nodes });
+  options.log(`metrics-cost: starting three esi processes with ${nodes} nodes each`);
+  const servers: EsiProcess[] = [];
   try {
+    const on = await startEsiProcess('esi (metrics on)', { env: { ESI_METRICS: 'true' }, nodes });
+    servers.push(on);
     const off = await startEsiProcess('esi (metrics off)', { env: { ESI_METRICS: 'false' }, nodes });
-    try {
-      const cases = [
-        { id: 'list', title: `GET /baremetal/v1/nodes (${nodes} nodes, one page)`, path: () => '/baremetal/v1/nodes' },
-        { id: 'detail', title: `GET /baremetal/v1/nodes/detail (${nodes} nodes)`, path: () => '/baremetal/v1/nodes/detail' },
-        { id: 'show', title: 'GET /baremetal/v1/nodes/{uuid}', path: (s: EsiProcess) => `/baremetal/v1/nodes/${s.firstNode}` },
-      ];
-      // A first, unmeasured run of every request on each server: the JIT has compiled their code
-      // paths before the first round, which would otherwise favour whichever server goes second.
-      for (const c of cases) for (const server of [on, off]) await load(server, c.path(server), 2, 0);
-      const rows: string[][] = [];
-      const results: Record<string, unknown>[] = [];
-      /** Median CPU ms per request of a case on the server without metrics. */
-      const medianCpuWithout = new Map<string, number>();
-      const cpuWithout = (id: string): number => medianCpuWithout.get(id) ?? NaN;
-      for (const c of cases) {
-        const withM: Round[] = [];
-        const without: Round[] = [];
-        for (let round = 0; round < rounds; round++) {
-          // Alternate which server goes first: a machine that slows down (or warms up) over a
-          // round then favours neither.
-          const order = round % 2 === 0 ? [on, off] : [off, on];
-          for (const server of order) (server === on ? withM : without).push(await load(server, c.path(server), durationS, warmupS));
-          const w = withM.at(-1)!;
-          const wo = without.at(-1)!;
-          options.log(
-            `metrics-cost: ${c.id} round ${round + 1}/${rounds}: ${w.rps.toFixed(0)} vs ${wo.rps.toFixed(0)} req/s, ` +
-              `${w.cpuMsPerRequest.toFixed(3)} vs ${wo.cpuMsPerRequest.toFixed(3)} CPU ms/request`,
-          );
-        }
-        medianCpuWithout.set(c.id, median(without.map((x) => x.cpuMsPerRequest)));
-        const rpsRatios = withM.map((w, i) => w.rps / without[i]!.rps);
-        const cpuRatios = withM.map((w, i) => w.cpuMsPerRequest / without[i]!.cpuMsPerRequest);
-        results.push({ case: c.id, withMetrics: withM, withoutMetrics: without, rpsRatios, cpuRatios });
-        const range = (xs: number[]): string => `${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)}`;
-        rows.push([
-          c.title,
-          `${median(withM.map((x) => x.rps)).toFixed(0)} / ${median(without.map((x) => x.rps)).toFixed(0)}`,
-          `${median(rpsRatios).toFixed(3)} (${range(rpsRatios)})`,
-          `${median(withM.map((x) => x.cpuMsPerRequest)).toFixed(3)} / ${median(without.map((x) => x.cpuMsPerRequest)).toFixed(3)}`,
-          `${median(cpuRatios).toFixed(3)} (${range(cpuRatios)})`,
-        ]);
+    servers.push(off);
+    // The control: a second server without metrics. Its ratio to the first (A/A) is how far two
+    // identical servers differ on this machine: a with ÷ without ratio inside it is no cost.
+    const control = await startEsiProcess('esi (metrics off, control)', { env: { ESI_METRICS: 'false' }, nodes });
+    servers.push(control);
+    const cases = [
+      { id: 'list', title: `GET /baremetal/v1/nodes (${nodes} nodes, one page)`, path: () => '/baremetal/v1/nodes' },
+      { id: 'detail', title: `GET /baremetal/v1/nodes/detail (${nodes} nodes)`, path: () => '/baremetal/v1/nodes/detail' },
+      { id: 'show', title: 'GET /baremetal/v1/nodes/{uuid}', path: (s: EsiProcess) => `/baremetal/v1/nodes/${s.firstNode}` },
+    ];
+    // A first, unmeasured run of every request on each server: the JIT has compiled their code
+    // paths before the first round, which would otherwise favour whichever server goes later.
+    for (const c of cases) for (const server of servers) await load(server, c.path(server), 2, 0);
+    const rows: string[][] = [];
+    const results: Record<string, unknown>[] = [];
+    /** Median CPU ms per request of a case on the server without metrics. */
+    const medianCpuWithout = new Map<string, number>();
+    const cpuWithout = (id: string): number => medianCpuWithout.get(id) ?? NaN;
+    const range = (xs: number[]): string => `${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)}`;
+    for (const c of cases) {
+      const measured = new Map<EsiProcess, Round[]>(servers.map((x) => [x, []]));
+      for (let round = 0; round < rounds; round++) {
+        // Rotate which server goes first: a machine that slows down (or warms up) over a round
+        // then favours none.
+        const order = [...servers.slice(round % 3), ...servers.slice(0, round % 3)];
+        for (const server of order) measured.get(server)!.push(await load(server, c.path(server), durationS, warmupS));
+        const last = servers.map((x) => measured.get(x)!.at(-1)!);
+        options.log(
+          `metrics-cost: ${c.id} round ${round + 1}/${rounds} (on, off, control): ${last.map((x) => x.rps.toFixed(0)).join(', ')} req/s; ` +
+            `${last.map((x) => x.cpuMsPerRequest.toFixed(3)).join(', ')} CPU ms/request`,
+        );
       }
-      const observeUs = observationMicros();
-      const scrape = await measure(async () => (await fetch(`${on.url}/metrics`)).text(), { warmup: 2, samples: 10 });
-      printTable(
-        `metrics-cost, esi/sqlite, ${nodes} nodes, ${CONNECTIONS} connections, ${rounds} alternating rounds of ${durationS} s`,
-        [
-          'request',
-          'req/s with / without',
-          'req/s with ÷ without (range)',
-          'CPU ms/request with / without',
-          'CPU/request with ÷ without (range)',
-        ],
-        rows,
-      );
-      process.stdout.write(
-        `one request observation (counter + histogram, in process): ${observeUs.toFixed(2)} µs of CPU, ` +
-          `${((100 * observeUs) / 1000 / cpuWithout('show')).toFixed(2)} % of a node show's CPU without metrics\n`,
-      );
-      process.stdout.write(`one /metrics scrape: median ${formatMs(scrape.summary.medianMs)}, p90 ${formatMs(scrape.summary.p90Ms)}\n`);
-      const busy = busyWarning('during the run');
-      if (busy) process.stdout.write(`note: ${busy}\n`);
-      writeResults('metrics-cost', { nodes, rounds, durationS, connections: CONNECTIONS, results, observeUs, scrape: scrape.summary });
-    } finally {
-      await off.close();
+      const [withM, without, ctl] = servers.map((x) => measured.get(x)!) as [Round[], Round[], Round[]];
+      medianCpuWithout.set(c.id, median(without.map((x) => x.cpuMsPerRequest)));
+      const ratios = (a: Round[], b: Round[], key: keyof Round): number[] => a.map((x, i) => x[key] / b[i]![key]);
+      const rpsRatios = ratios(withM, without, 'rps');
+      const cpuRatios = ratios(withM, without, 'cpuMsPerRequest');
+      const aaRps = ratios(without, ctl, 'rps');
+      const aaCpu = ratios(without, ctl, 'cpuMsPerRequest');
+      results.push({ case: c.id, withMetrics: withM, withoutMetrics: without, control: ctl, rpsRatios, cpuRatios, aaRps, aaCpu });
+      rows.push([
+        c.title,
+        `${median(withM.map((x) => x.rps)).toFixed(0)} / ${median(without.map((x) => x.rps)).toFixed(0)}`,
+        `${median(rpsRatios).toFixed(3)} (${range(rpsRatios)})`,
+        `${median(aaRps).toFixed(3)} (${range(aaRps)})`,
+        `${median(withM.map((x) => x.cpuMsPerRequest)).toFixed(3)} / ${median(without.map((x) => x.cpuMsPerRequest)).toFixed(3)}`,
+        `${median(cpuRatios).toFixed(3)} (${range(cpuRatios)})`,
+        `${median(aaCpu).toFixed(3)} (${range(aaCpu)})`,
+      ]);
     }
+    const observeUs = observationMicros();
+    const scrape = await measure(async () => (await fetch(`${on.url}/metrics`)).text(), { warmup: 2, samples: 10 });
+    printTable(
+      `metrics-cost, esi/sqlite, ${nodes} nodes, ${CONNECTIONS} connections, ${rounds} rotating rounds of ${durationS} s`,
+      [
+        'request',
+        'req/s with / without',
+        'req/s with ÷ without (range)',
+        'A/A: without ÷ control',
+        'CPU ms/request with / without',
+        'CPU/request with ÷ without (range)',
+        'A/A: without ÷ control',
+      ],
+      rows,
+    );
+    process.stdout.write(
+      `one request observation (counter + histogram, in process): ${observeUs.toFixed(2)} µs of CPU, ` +
+        `${((100 * observeUs) / 1000 / cpuWithout('show')).toFixed(2)} % of a node show's CPU without metrics\n`,
+    );
+    process.stdout.write(`one /metrics scrape: median ${formatMs(scrape.summary.medianMs)}, p90 ${formatMs(scrape.summary.p90Ms)}\n`);
+    const busy = busyWarning('during the run');
+    if (busy) process.stdout.write(`note: ${busy}\n`);
+    writeResults('metrics-cost', { nodes, rounds, durationS, connections: CONNECTIONS, results, observeUs, scrape: scrape.summary });
   } finally {
-    await on.close();
+    for (const server of servers.reverse()) await server.close();
   }
 }
 
