@@ -105,6 +105,12 @@ interface Done {
   readonly outcome: Outcome;
   /** The lease was taken off its node (its console tokens go). */
   readonly removed: boolean;
+  /**
+   * Its `wait cancel` was written by this cancel as the durable intent before the node was
+   * touched ({@link settleHeld}'s `intents`): a busy node then reports the cancel's
+   * `delete.error` although the status stays `wait cancel`.
+   */
+  readonly intent?: boolean;
 }
 
 /** The result of settling a lease: it after its step, or `retry` when its status changed meanwhile. */
@@ -122,6 +128,8 @@ export function dueAction(l: Lease, now: number): Action | null {
 /**
  * Settle leases whose nodes the caller holds (see the module documentation).
  * @param forced an action per lease uuid instead of what is due (an API cancel, a cascade)
+ * @param intents leases whose `wait cancel` the caller has just written as the durable intent
+ *   of its cancel (`LeaseLifecycle.cancelLease`), reported as the cancel of their prior status
  * @returns per uuid: the lease after its step, or `retry`; leases with nothing due are returned
  *   as read
  */
@@ -129,6 +137,7 @@ export async function settleHeld(
   env: StepEnv,
   leases: readonly Lease[],
   forced: ReadonlyMap<string, Action> = new Map(),
+  intents: ReadonlySet<string> = new Set(),
 ): Promise<Map<string, Settled>> {
   const out = new Map<string, Settled>();
   const now = env.clock.now();
@@ -145,7 +154,8 @@ export async function settleHeld(
   );
   const done: Done[] = [];
   await pool(todo, NODE_CONCURRENCY, async (t) => {
-    done.push(await work(env, t.lease, t.action, children));
+    const d = await work(env, t.lease, t.action, children);
+    done.push(intents.has(t.lease.uuid) ? { ...d, intent: true } : d);
   });
   const at = env.clock.now();
   await env.repo.withLeaseLocks(
@@ -334,7 +344,9 @@ async function write(tx: LeasingTx, d: Done, now: number): Promise<Settled> {
   const to = leaseTransition(d.lease.status, trigger);
   if (to === null || to === d.lease.status) {
     const current = await tx.getLease(d.lease.uuid);
-    return current?.status === d.lease.status ? current : 'retry';
+    if (current?.status !== d.lease.status) return 'retry';
+    if (d.intent === true && d.outcome === 'busy') await tx.insertEvent(leaseEvent(current, EVENT[d.action].busy, now));
+    return current;
   }
   const change: Omit<LeaseChange, 'status'> = d.outcome !== 'ok' ? {} : d.action === 'fulfill' ? { fulfillTime: now } : { expireTime: now };
   const updated = await tx.transitionLease(d.lease.uuid, [d.lease.status], { status: to, ...change }, now);

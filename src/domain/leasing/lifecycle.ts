@@ -20,7 +20,10 @@
  * - two due leases of one node are settled one after the other, the one leaving the node first,
  *   so that at a shared boundary the node is freed before it is handed over;
  * - an actor that cannot get the claim in time only *requests* a cancel (status
- *   `wait cancel`), which the claim holder or the next manager pass carries out.
+ *   `wait cancel`), which the claim holder or the next manager pass carries out;
+ * - a cancel writes `wait cancel` before it touches the node (its durable intent), so a process
+ *   killed half-way leaves a cancel that the manager finishes after the restart; a start or an
+ *   end needs no such record: the lease's times are its intent, and both steps are idempotent.
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
@@ -153,7 +156,10 @@ export class LeaseLifecycle {
     const done = await this.withClaim(lease.resource_uuid, this.cancelWaitMs, async () => {
       const fresh = await this.repo.getLease(lease.uuid);
       if (!fresh || isLeaseFinal(fresh.status)) return fresh;
-      const settled = (await settleHeld(this.env, [fresh], new Map([[fresh.uuid, 'cancel']]))).get(fresh.uuid);
+      const pending = await this.recordCancelIntent(fresh);
+      if (pending === null) return this.repo.getLease(fresh.uuid);
+      const intents = new Set(pending.status === fresh.status ? [] : [pending.uuid]);
+      const settled = (await settleHeld(this.env, [pending], new Map([[pending.uuid, 'cancel']]), intents)).get(pending.uuid);
       return settled === undefined || settled === 'retry' ? this.repo.getLease(fresh.uuid) : settled;
     });
     if (done !== NODE_CLAIMED) return done ?? lease;
@@ -173,6 +179,24 @@ export class LeaseLifecycle {
       if (leaseTransition(l.status, 'request_cancel')) await this.requestCancel(l);
     }
     return ended ?? offer;
+  }
+
+  /**
+   * Write a cancel's durable intent before the node is touched (issue 23): the lease goes to
+   * `wait cancel` in its own transaction, without an event (the cancel's outcome reports it). A
+   * process killed between the node change and the final status write then leaves `wait
+   * cancel`, which the lease manager carries out at its first sweep after the restart — never a
+   * lease still `active` on a node that no longer carries it. A lease that cannot be cancelled
+   * from its status (`wait expire`) is returned unchanged.
+   * @returns the lease with its intent recorded (or unchanged), or null when its status changed
+   *   meanwhile (the caller reads it again)
+   */
+  private async recordCancelIntent(lease: Lease): Promise<Lease | null> {
+    const to = leaseTransition(lease.status, 'request_cancel');
+    if (to === null || to === lease.status) return lease;
+    return this.repo.withNodeLock(lease.resource_uuid, (tx) =>
+      tx.transitionLease(lease.uuid, [lease.status], { status: to }, this.clock.now()),
+    );
   }
 
   /** Mark a lease `wait cancel` (request) and tell the manager. */
