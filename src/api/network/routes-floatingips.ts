@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { rangeText, type FloatingIpView, type PortForwarding } from '../../domain/networking/index.ts';
 import type { NetworkApiDeps } from './deps.ts';
 import { FLOATINGIP } from './schemas.ts';
+import { FLOATINGIP_RESPONSES } from './response-schemas.ts';
 import { page, refuseOthers, register } from './routes-neutron.ts';
 import { collection, neutronTime, parseListQuery, pick, unwrap } from './wire.ts';
 
@@ -77,6 +78,7 @@ export function registerFloatingIpRoutes(app: FastifyInstance, services: Network
   register(app, services, {
     path: 'floatingips',
     bodies: FLOATINGIP,
+    responses: FLOATINGIP_RESPONSES,
     list: (ctx, req) => page(n.floatingIps.list(ctx, req), renderFloatingIp),
     create: async (ctx, body) => renderFloatingIp(await n.floatingIps.create(ctx, body)),
     get: async (ctx, id) => renderFloatingIp(await n.floatingIps.get(ctx, id)),

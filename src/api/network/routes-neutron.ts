@@ -13,7 +13,7 @@ import { NetworkApiFault } from './errors.ts';
 import { renderNetwork, renderPort, renderRbac, renderSubnet, renderTrunk } from './render.ts';
 import { collection, parseListQuery, pick } from './wire.ts';
 import { parseNeutronBody } from './body.ts';
-import { NETWORK_RESPONSES, PORT_RESPONSES } from './response-schemas.ts';
+import { NETWORK_RESPONSES, PORT_RESPONSES, SUBNET_RESPONSES, TRUNK_RESPONSES } from './response-schemas.ts';
 import { NETWORK, PORT, RBAC_POLICY, SUBNET, TRUNK, type NeutronBodies } from './schemas.ts';
 import { REFUSAL, routeDoc } from '../common/route-doc.ts';
 
@@ -115,6 +115,7 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
   register(app, services, {
     path: 'subnets',
     bodies: SUBNET,
+    responses: SUBNET_RESPONSES,
     list: (ctx, req) => page(n.subnets.list(ctx, req), renderSubnet),
     create: async (ctx, body) => renderSubnet(await n.subnets.create(ctx, body)),
     get: async (ctx, id) => renderSubnet(await n.subnets.get(ctx, id)),
@@ -134,6 +135,7 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
   register(app, services, {
     path: 'trunks',
     bodies: TRUNK,
+    responses: TRUNK_RESPONSES,
     list: (ctx, req) => page(n.trunks.list(ctx, req), renderTrunk),
     create: async (ctx, body) => renderTrunk(await n.trunks.create(ctx, body)),
     get: async (ctx, id) => renderTrunk(await n.trunks.get(ctx, id)),

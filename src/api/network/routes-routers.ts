@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RouterView } from '../../domain/networking/index.ts';
 import type { NetworkApiDeps } from './deps.ts';
 import { ROUTER } from './schemas.ts';
+import { ROUTER_RESPONSES } from './response-schemas.ts';
 import { standard } from './render.ts';
 import { page, refuseOthers, register } from './routes-neutron.ts';
 
@@ -39,6 +40,7 @@ export function registerRouterRoutes(app: FastifyInstance, services: NetworkApiD
   register(app, services, {
     path: 'routers',
     bodies: ROUTER,
+    responses: ROUTER_RESPONSES,
     list: (ctx, req) => page(n.routers.list(ctx, req), renderRouter),
     create: async (ctx, body) => renderRouter(await n.routers.create(ctx, body)),
     get: async (ctx, id) => renderRouter(await n.routers.get(ctx, id)),

@@ -21,7 +21,14 @@ import {
   PortResponse,
 } from '../../../src/api/baremetal/response-schemas.ts';
 import { LeaseCollection, LeaseResponse, OfferCollection, OfferResponse } from '../../../src/api/lease/response-schemas.ts';
-import { NETWORK_RESPONSES, PORT_RESPONSES } from '../../../src/api/network/response-schemas.ts';
+import {
+  FLOATINGIP_RESPONSES,
+  NETWORK_RESPONSES,
+  PORT_RESPONSES,
+  ROUTER_RESPONSES,
+  SUBNET_RESPONSES,
+  TRUNK_RESPONSES,
+} from '../../../src/api/network/response-schemas.ts';
 import { ImageCollection, ImageResponse } from '../../../src/api/image/response-schemas.ts';
 import { asDocumented } from './openapi-support.ts';
 
@@ -190,6 +197,79 @@ describe('documented answers match real ones', () => {
     expectValid(PORT_RESPONSES.list, await ok(p.owner, 'GET', '/network/v2.0/ports?limit=1'), 'a page with links');
   });
 
+  it('network: subnets, trunks, routers with a gateway, floating IPs with a port (create, show, list, update) as their owner and admin', async () => {
+    const l = p.lessee;
+    const ext = (await ok(p.admin, 'POST', '/network/v2.0/networks', { network: { name: 'doc-ext', 'router:external': true } })) as {
+      network: { id: string };
+    };
+    await ok(p.admin, 'POST', '/network/v2.0/subnets', { subnet: { network_id: ext.network.id, cidr: '203.0.113.0/24' } });
+    const net = (await ok(l, 'POST', '/network/v2.0/networks', { network: { name: 'doc-l3' } })) as { network: { id: string } };
+    const subnet = (await ok(l, 'POST', '/network/v2.0/subnets', {
+      subnet: {
+        network_id: net.network.id,
+        cidr: '10.20.0.0/24',
+        dns_nameservers: ['10.20.0.53'],
+        host_routes: [{ destination: '10.30.0.0/24', nexthop: '10.20.0.9' }],
+      },
+    })) as { subnet: { id: string } };
+    expectValid(SUBNET_RESPONSES.one, subnet, 'POST /subnets');
+    expectValid(
+      SUBNET_RESPONSES.one,
+      await ok(l, 'PUT', `/network/v2.0/subnets/${subnet.subnet.id}`, { subnet: { name: 'renamed' } }),
+      'PUT /subnets',
+    );
+    const router = (await ok(l, 'POST', '/network/v2.0/routers', {
+      router: { name: 'doc-router', external_gateway_info: { network_id: ext.network.id } },
+    })) as { router: { id: string } };
+    expectValid(ROUTER_RESPONSES.one, router, 'POST /routers');
+    await ok(l, 'PUT', `/network/v2.0/routers/${router.router.id}/add_router_interface`, { subnet_id: subnet.subnet.id });
+    const port = (await ok(l, 'POST', '/network/v2.0/ports', { port: { network_id: net.network.id } })) as { port: { id: string } };
+    const fip = (await ok(l, 'POST', '/network/v2.0/floatingips', {
+      floatingip: { floating_network_id: ext.network.id, port_id: port.port.id },
+    })) as { floatingip: { id: string } };
+    expectValid(FLOATINGIP_RESPONSES.one, fip, 'POST /floatingips');
+    const parent = (await ok(l, 'POST', '/network/v2.0/ports', { port: { network_id: net.network.id, name: 'doc-parent' } })) as {
+      port: { id: string };
+    };
+    const child = (await ok(l, 'POST', '/network/v2.0/ports', { port: { network_id: w.network, name: 'doc-child' } })) as {
+      port: { id: string };
+    };
+    const trunk = (await ok(l, 'POST', '/network/v2.0/trunks', {
+      trunk: { port_id: parent.port.id, sub_ports: [{ port_id: child.port.id, segmentation_type: 'vlan', segmentation_id: 101 }] },
+    })) as { trunk: { id: string } };
+    expectValid(TRUNK_RESPONSES.one, trunk, 'POST /trunks');
+    const parentShown = (await ok(l, 'GET', `/network/v2.0/ports/${parent.port.id}`)) as { port: Record<string, unknown> };
+    expect(parentShown.port.trunk_details).toBeDefined();
+    expectValid(PORT_RESPONSES.one, parentShown, 'a parent port with trunk_details');
+    const shownFip = (await ok(l, 'GET', `/network/v2.0/floatingips/${fip.floatingip.id}`)) as { floatingip: Record<string, unknown> };
+    expect(shownFip.floatingip.port_details).not.toBeNull();
+    for (const who of [p.admin, l]) {
+      const cases: Array<[string, TSchema]> = [
+        ['/network/v2.0/subnets', SUBNET_RESPONSES.list],
+        [`/network/v2.0/subnets/${subnet.subnet.id}`, SUBNET_RESPONSES.one],
+        ['/network/v2.0/routers', ROUTER_RESPONSES.list],
+        [`/network/v2.0/routers/${router.router.id}`, ROUTER_RESPONSES.one],
+        ['/network/v2.0/floatingips', FLOATINGIP_RESPONSES.list],
+        [`/network/v2.0/floatingips/${fip.floatingip.id}`, FLOATINGIP_RESPONSES.one],
+        ['/network/v2.0/trunks', TRUNK_RESPONSES.list],
+        [`/network/v2.0/trunks/${trunk.trunk.id}`, TRUNK_RESPONSES.one],
+      ];
+      for (const [url, schema] of cases) expectValid(schema, await ok(who, 'GET', url), `${who.name} GET ${url}`);
+    }
+    const moved = await ok(l, 'PUT', `/network/v2.0/floatingips/${fip.floatingip.id}`, { floatingip: { port_id: null } });
+    expectValid(FLOATINGIP_RESPONSES.one, moved, 'PUT /floatingips (disassociated)');
+    expectValid(
+      ROUTER_RESPONSES.one,
+      await ok(l, 'PUT', `/network/v2.0/routers/${router.router.id}`, { router: { name: 'r2' } }),
+      'PUT /routers',
+    );
+    expectValid(
+      TRUNK_RESPONSES.one,
+      await ok(l, 'PUT', `/network/v2.0/trunks/${trunk.trunk.id}`, { trunk: { name: 't2' } }),
+      'PUT /trunks',
+    );
+  });
+
   it('image: images (list, show) as admin, owner and lessee; create and JSON-patch update', async () => {
     for (const who of [p.admin, p.owner, p.lessee]) {
       const list = await ok(who, 'GET', '/image/v2/images');
@@ -226,6 +306,10 @@ describe('the response schemas', () => {
       ['get', '/network/v2.0/networks', NETWORK_RESPONSES.list],
       ['put', '/network/v2.0/networks/{id}', NETWORK_RESPONSES.one],
       ['post', '/network/v2.0/ports', PORT_RESPONSES.one],
+      ['get', '/network/v2.0/subnets/{id}', SUBNET_RESPONSES.one],
+      ['get', '/network/v2.0/routers', ROUTER_RESPONSES.list],
+      ['put', '/network/v2.0/floatingips/{id}', FLOATINGIP_RESPONSES.one],
+      ['post', '/network/v2.0/trunks', TRUNK_RESPONSES.one],
       ['get', '/image/v2/images', ImageCollection],
       ['patch', '/image/v2/images/{id}', ImageResponse],
     ];
