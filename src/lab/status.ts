@@ -14,6 +14,7 @@ import path from 'node:path';
 import { hasQcow2Magic } from '../domain/images/qcow2.ts';
 import { describeModel } from './persist-plan.ts';
 import { labStatePath, readLabState, type LabStateFile } from './persist.ts';
+import { processAlive } from '../drivers/host-process.ts';
 
 /** A node's disk file and its sizes, bytes. */
 export interface LabDiskUsage {
@@ -137,15 +138,5 @@ function qcow2VirtualSize(file: string): number | null {
     return Number(head.readBigUInt64BE(24));
   } finally {
     fs.closeSync(fd);
-  }
-}
-
-/** Whether process `pid` exists (signal 0; EPERM means it exists under another user). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -11,6 +11,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { run } from './run.ts';
+import { processAlive } from '../drivers/host-process.ts';
 
 /**
  * The cache root: `$ESI_CACHE_DIR`, else `~/.cache/esi`.
@@ -105,14 +106,4 @@ export class CacheEntry {
  */
 export async function removeTree(dir: string): Promise<void> {
   await run('rm', ['-rf', '--one-file-system', '--', dir]);
-}
-
-/** Whether process `pid` exists (signal 0 probes without signalling). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

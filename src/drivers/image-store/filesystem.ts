@@ -32,6 +32,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ImageStore, StoredRange, StoredReadOptions } from '../../domain/images/ports.ts';
 import { DurableFileWriter } from './durable-writer.ts';
 import { PooledFileReader } from './pooled-reader.ts';
+import { processAlive } from '../host-process.ts';
 
 /** Keys are image ids: letters, digits, `-`, `_`, `.` (not leading), at most 255 characters. */
 const KEY_RE = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}$/;
@@ -50,19 +51,6 @@ const ORPHAN_AGE_MS = 60 * 60 * 1000;
 
 /** This process's temporary folder name: `<host>~<pid>` (a host name holds no `~`). */
 const WRITER = `${os.hostname()}~${process.pid}`;
-
-/**
- * Whether the process `pid` of this host is running (signal 0 probes without signalling).
- * EPERM means it runs under another user: alive.
- */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function checkKey(key: string): void {
   if (!KEY_RE.test(key)) throw new Error(`invalid image store key ${JSON.stringify(key)}`);
