@@ -13,6 +13,7 @@ import { MethodNotAllowed } from './errors.ts';
 import { limitOf, readQuery } from './query.ts';
 import { renderFlavor } from './render.ts';
 import { checkNovaBody, FlavorCreateBody, FlavorUpdateBody } from './bodies.ts';
+import { FlavorCollection, FlavorDetailCollection, FlavorResponse } from './response-schemas.ts';
 import { checkDescription, parseFlavorBody } from '../../domain/compute/flavor-input.ts';
 import { routeDoc } from '../common/route-doc.ts';
 
@@ -25,57 +26,65 @@ export function flavorRoutes(app: FastifyInstance, compute: Compute, base: strin
   const { flavors } = compute;
 
   for (const detail of [false, true]) {
-    app.get(detail ? '/flavors/detail' : '/flavors', async (req) => {
-      const q = readQuery(req.query);
-      const limit = limitOf(q);
-      const list = await flavors.list(req.auth, {
-        ...(q.is_public !== undefined ? { isPublic: q.is_public } : {}),
-        ...(q.minRam !== undefined ? { minRam: q.minRam } : {}),
-        ...(q.minDisk !== undefined ? { minDisk: q.minDisk } : {}),
-        ...(q.sort_key !== undefined ? { sortKey: q.sort_key } : {}),
-        ...(q.sort_dir !== undefined ? { sortDir: q.sort_dir } : {}),
-        ...(q.marker !== undefined ? { marker: q.marker } : {}),
-        limit,
-      });
-      const out: Record<string, unknown> = { flavors: list.map((f) => renderFlavor(f, req.novaVersion, base, detail)) };
-      const last = list.at(-1);
-      if (list.length === limit && last !== undefined) {
-        const params = new URLSearchParams({ ...q, limit: String(limit), marker: last.flavorid });
-        out.flavors_links = [{ rel: 'next', href: `${base}/v2.1/flavors${detail ? '/detail' : ''}?${params.toString()}` }];
-      }
-      return out;
-    });
+    app.get(
+      detail ? '/flavors/detail' : '/flavors',
+      { config: { doc: routeDoc({ response: detail ? FlavorDetailCollection : FlavorCollection }) } },
+      async (req) => {
+        const q = readQuery(req.query);
+        const limit = limitOf(q);
+        const list = await flavors.list(req.auth, {
+          ...(q.is_public !== undefined ? { isPublic: q.is_public } : {}),
+          ...(q.minRam !== undefined ? { minRam: q.minRam } : {}),
+          ...(q.minDisk !== undefined ? { minDisk: q.minDisk } : {}),
+          ...(q.sort_key !== undefined ? { sortKey: q.sort_key } : {}),
+          ...(q.sort_dir !== undefined ? { sortDir: q.sort_dir } : {}),
+          ...(q.marker !== undefined ? { marker: q.marker } : {}),
+          limit,
+        });
+        const out: Record<string, unknown> = { flavors: list.map((f) => renderFlavor(f, req.novaVersion, base, detail)) };
+        const last = list.at(-1);
+        if (list.length === limit && last !== undefined) {
+          const params = new URLSearchParams({ ...q, limit: String(limit), marker: last.flavorid });
+          out.flavors_links = [{ rel: 'next', href: `${base}/v2.1/flavors${detail ? '/detail' : ''}?${params.toString()}` }];
+        }
+        return out;
+      },
+    );
   }
 
-  app.post('/flavors', { config: { doc: routeDoc({ body: FlavorCreateBody }) } }, async (req) => {
+  app.post('/flavors', { config: { doc: routeDoc({ body: FlavorCreateBody, response: FlavorResponse }) } }, async (req) => {
     const allowDescription = req.novaVersion >= 55;
     const body = checkNovaBody(FlavorCreateBody, req.body, () => parseFlavorBody(req.body, allowDescription));
     const f = await flavors.create(req.auth, body, allowDescription);
     return { flavor: renderFlavor(f, req.novaVersion, base, true) };
   });
 
-  app.get<{ Params: IdParams }>('/flavors/:id', async (req) => ({
+  app.get<{ Params: IdParams }>('/flavors/:id', { config: { doc: routeDoc({ response: FlavorResponse }) } }, async (req) => ({
     flavor: renderFlavor(await flavors.get(req.auth, req.params.id), req.novaVersion, base, true),
   }));
 
-  app.put<{ Params: IdParams }>('/flavors/:id', { config: { doc: routeDoc({ body: FlavorUpdateBody }) } }, async (req) => {
-    if (req.novaVersion < 55) throw new MethodNotAllowed('Updating a flavor needs microversion 2.55 or later.');
-    const b = checkNovaBody(FlavorUpdateBody, req.body, () => {
-      const raw = req.body;
-      if (
-        !isJsonObject(raw) ||
-        Object.keys(raw).length !== 1 ||
-        !isJsonObject(raw.flavor) ||
-        Object.keys(raw.flavor).join() !== 'description'
-      ) {
-        throw new InvalidInputError(
-          'Invalid input for field/attribute flavor. Only \'description\' can be updated: {"flavor": {"description": …}}.',
-        );
-      }
-      checkDescription(raw.flavor.description);
-    });
-    return { flavor: renderFlavor(await flavors.update(req.auth, req.params.id, b.flavor.description), req.novaVersion, base, true) };
-  });
+  app.put<{ Params: IdParams }>(
+    '/flavors/:id',
+    { config: { doc: routeDoc({ body: FlavorUpdateBody, response: FlavorResponse }) } },
+    async (req) => {
+      if (req.novaVersion < 55) throw new MethodNotAllowed('Updating a flavor needs microversion 2.55 or later.');
+      const b = checkNovaBody(FlavorUpdateBody, req.body, () => {
+        const raw = req.body;
+        if (
+          !isJsonObject(raw) ||
+          Object.keys(raw).length !== 1 ||
+          !isJsonObject(raw.flavor) ||
+          Object.keys(raw.flavor).join() !== 'description'
+        ) {
+          throw new InvalidInputError(
+            'Invalid input for field/attribute flavor. Only \'description\' can be updated: {"flavor": {"description": …}}.',
+          );
+        }
+        checkDescription(raw.flavor.description);
+      });
+      return { flavor: renderFlavor(await flavors.update(req.auth, req.params.id, b.flavor.description), req.novaVersion, base, true) };
+    },
+  );
 
   app.delete<{ Params: IdParams }>('/flavors/:id', async (req, reply) => {
     await flavors.delete(req.auth, req.params.id);

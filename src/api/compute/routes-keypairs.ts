@@ -8,6 +8,7 @@ import type { Compute } from '../../domain/compute/index.ts';
 import { limitOf, readQuery } from './query.ts';
 import { renderKeypair } from './render.ts';
 import { checkNovaBody, KeypairCreateBody } from './bodies.ts';
+import { KeypairCollection, KeypairCreateResponse, KeypairResponse } from './response-schemas.ts';
 import { parseKeypairBody } from '../../domain/compute/keypairs.ts';
 import { routeDoc } from '../common/route-doc.ts';
 
@@ -16,7 +17,7 @@ export function keypairRoutes(app: FastifyInstance, compute: Compute, base: stri
   const { keypairs } = compute;
   const userOf = (q: Readonly<Record<string, string>>, v: number): string | undefined => (v >= 10 ? q.user_id : undefined);
 
-  app.get('/os-keypairs', async (req) => {
+  app.get('/os-keypairs', { config: { doc: routeDoc({ response: KeypairCollection }) } }, async (req) => {
     const v = req.novaVersion;
     const q = readQuery(req.query);
     const limit = v >= 35 ? limitOf(q) : 1000;
@@ -35,14 +36,18 @@ export function keypairRoutes(app: FastifyInstance, compute: Compute, base: stri
     return out;
   });
 
-  app.post('/os-keypairs', { config: { doc: routeDoc({ body: KeypairCreateBody }) } }, async (req, reply) => {
-    const v = req.novaVersion;
-    const body = checkNovaBody(KeypairCreateBody, req.body, () => parseKeypairBody(req.body, v));
-    const made = await keypairs.create(req.auth, body, v);
-    return reply.code(v >= 2 ? 201 : 200).send({ keypair: renderKeypair(made.keypair, v, 'create', made.privateKey) });
-  });
+  app.post(
+    '/os-keypairs',
+    { config: { doc: routeDoc({ body: KeypairCreateBody, response: KeypairCreateResponse }) } },
+    async (req, reply) => {
+      const v = req.novaVersion;
+      const body = checkNovaBody(KeypairCreateBody, req.body, () => parseKeypairBody(req.body, v));
+      const made = await keypairs.create(req.auth, body, v);
+      return reply.code(v >= 2 ? 201 : 200).send({ keypair: renderKeypair(made.keypair, v, 'create', made.privateKey) });
+    },
+  );
 
-  app.get<{ Params: { name: string } }>('/os-keypairs/:name', async (req) => {
+  app.get<{ Params: { name: string } }>('/os-keypairs/:name', { config: { doc: routeDoc({ response: KeypairResponse }) } }, async (req) => {
     const q = readQuery(req.query);
     return { keypair: renderKeypair(await keypairs.get(req.auth, req.params.name, userOf(q, req.novaVersion)), req.novaVersion, 'show') };
   });

@@ -1,7 +1,7 @@
 /**
  * Response schemas of the lease API (TypeBox), for the document (`/openapi/lease.json`): the
- * offer and the lease as esi-leap shows them (`esi_leap/api/controllers/v1/offer.py` and
- * `lease.py` in https://github.com/CCI-MOC/esi-leap; ./render.ts writes them), and their
+ * offer, the lease and the node as esi-leap shows them (`esi_leap/api/controllers/v1/offer.py` and
+ * `lease.py`, `node.py` in https://github.com/CCI-MOC/esi-leap; ./render.ts writes them), and their
  * collections.
  *
  * The wire format is fixed, so every object is `additionalProperties: false` and every field is
@@ -67,3 +67,28 @@ export const OfferCollection = Type.Object({ offers: Type.Array(OfferResponse) }
 
 /** `GET /v1/leases`. */
 export const LeaseCollection = Type.Object({ leases: Type.Array(LeaseResponse) }, { additionalProperties: false });
+
+/** A node as esi-leap lists it (`GET /v1/nodes`); `maintenance` is the string `"True"` or `"False"`. */
+export const LeaseNodeResponse = Type.Object(
+  {
+    uuid: Str,
+    name: StrOrNull,
+    owner: StrOrNull,
+    lessee: StrOrNull,
+    resource_class: StrOrNull,
+    provision_state: StrOrNull,
+    target_provision_state: StrOrNull,
+    power_state: StrOrNull,
+    target_power_state: StrOrNull,
+    maintenance: Type.Union([Type.Literal('True'), Type.Literal('False')]),
+    properties: Dict,
+    offer_uuid: StrOrNull,
+    lease_uuid: StrOrNull,
+    future_offers: Type.Array(Str),
+    future_leases: Type.Array(Str),
+  },
+  { additionalProperties: false },
+);
+
+/** `GET /v1/nodes`. */
+export const LeaseNodeCollection = Type.Object({ nodes: Type.Array(LeaseNodeResponse) }, { additionalProperties: false });

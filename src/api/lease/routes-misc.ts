@@ -11,6 +11,7 @@ import type { LeaseApiDeps } from './deps.ts';
 import { renderConsoleToken, renderEvent, renderNode } from './render.ts';
 import { bodySchema, pick, queryInt, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
+import { LeaseNodeCollection } from './response-schemas.ts';
 
 const CONSOLE_BODY = {
   argument: 'console_auth_token',
@@ -51,7 +52,7 @@ export function registerMiscRoutes(app: FastifyInstance, services: LeaseApiDeps)
   });
 
   const nodeQuery = ['resource_class', 'owner', 'lessee'];
-  app.get('/nodes', { config: { doc: routeDoc({ query: queryDoc(nodeQuery) }) } }, async (request) => {
+  app.get('/nodes', { config: { doc: routeDoc({ query: queryDoc(nodeQuery), response: LeaseNodeCollection }) } }, async (request) => {
     const q = readQuery(request.query, nodeQuery);
     const input = pick<NodeListInput>(q, { resource_class: 'resourceClass', owner: 'owner', lessee: 'lessee' });
     return { nodes: (await nodes.list(request.auth, input)).map(renderNode) };

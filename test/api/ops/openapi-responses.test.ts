@@ -20,7 +20,21 @@ import {
   PortDetailCollection,
   PortResponse,
 } from '../../../src/api/baremetal/response-schemas.ts';
-import { LeaseCollection, LeaseResponse, OfferCollection, OfferResponse } from '../../../src/api/lease/response-schemas.ts';
+import {
+  LeaseCollection,
+  LeaseNodeCollection,
+  LeaseResponse,
+  OfferCollection,
+  OfferResponse,
+} from '../../../src/api/lease/response-schemas.ts';
+import {
+  FlavorCollection,
+  FlavorDetailCollection,
+  FlavorResponse,
+  KeypairCollection,
+  KeypairCreateResponse,
+  KeypairResponse,
+} from '../../../src/api/compute/response-schemas.ts';
 import {
   FLOATINGIP_RESPONSES,
   NETWORK_RESPONSES,
@@ -36,6 +50,7 @@ const T0 = Date.UTC(2030, 0, 1, 12);
 const HOUR = 3_600_000;
 const IRONIC = { 'x-openstack-ironic-api-version': '1.82' };
 const PATCH_TYPE = 'application/openstack-images-v2.1-json-patch';
+const NOVA = { 'openstack-api-version': 'compute 2.90' };
 
 let ts: TestServer;
 let p: Personas;
@@ -165,6 +180,67 @@ describe('documented answers match real ones', () => {
       end_time: formatLeaseTime(T0 + 22 * HOUR),
     });
     expectValid(LeaseResponse, extended, 'PATCH /leases/{ident}');
+  });
+
+  it('lease: nodes as admin, owner and lessee', async () => {
+    for (const who of [p.admin, p.owner, p.lessee]) {
+      const nodes = await ok(who, 'GET', '/lease/v1/nodes');
+      expectValid(LeaseNodeCollection, nodes, `${who.name} nodes`);
+      expect(JSON.stringify(nodes), who.name).toContain(w.node);
+    }
+  });
+
+  it('compute: flavors (create, list, detail, show, update) and key pairs (create, generated and imported, list, show), at the newest microversion', async () => {
+    const flavor = (await ok(
+      p.admin,
+      'POST',
+      '/compute/v2.1/flavors',
+      { flavor: { name: 'doc-flavor', ram: 1024, vcpus: 2, disk: 10 } },
+      NOVA,
+    )) as {
+      flavor: { id: string };
+    };
+    expectValid(FlavorResponse, flavor, 'POST /flavors');
+    await ok(
+      p.admin,
+      'POST',
+      `/compute/v2.1/flavors/${flavor.flavor.id}/os-extra_specs`,
+      { extra_specs: { 'resources:CUSTOM_BAREMETAL': '1' } },
+      NOVA,
+    );
+    const updated = await ok(
+      p.admin,
+      'PUT',
+      `/compute/v2.1/flavors/${flavor.flavor.id}`,
+      { flavor: { description: 'for the docs' } },
+      NOVA,
+    );
+    expectValid(FlavorResponse, updated, 'PUT /flavors/{id}');
+    for (const who of [p.admin, p.owner, p.lessee]) {
+      expectValid(FlavorCollection, await ok(who, 'GET', '/compute/v2.1/flavors', undefined, NOVA), `${who.name} flavors`);
+      expectValid(FlavorDetailCollection, await ok(who, 'GET', '/compute/v2.1/flavors/detail', undefined, NOVA), `${who.name} detail`);
+      expectValid(FlavorResponse, await ok(who, 'GET', `/compute/v2.1/flavors/${flavor.flavor.id}`, undefined, NOVA), `${who.name} flavor`);
+      const generated = (await ok(who, 'POST', '/compute/v2.1/os-keypairs', { keypair: { name: `doc-${who.name}` } }, NOVA)) as {
+        keypair: { public_key: string; private_key?: string };
+      };
+      expectValid(KeypairCreateResponse, generated, `${who.name} POST /os-keypairs`);
+      expect(generated.keypair.private_key).toBeDefined();
+      const imported = await ok(
+        who,
+        'POST',
+        '/compute/v2.1/os-keypairs',
+        { keypair: { name: `doc-${who.name}-imported`, public_key: generated.keypair.public_key } },
+        NOVA,
+      );
+      expectValid(KeypairCreateResponse, imported, `${who.name} import`);
+      expectValid(KeypairCollection, await ok(who, 'GET', '/compute/v2.1/os-keypairs', undefined, NOVA), `${who.name} keypairs`);
+      expectValid(
+        KeypairResponse,
+        await ok(who, 'GET', `/compute/v2.1/os-keypairs/doc-${who.name}`, undefined, NOVA),
+        `${who.name} keypair`,
+      );
+    }
+    expectValid(KeypairCollection, await ok(p.owner, 'GET', '/compute/v2.1/os-keypairs?limit=1', undefined, NOVA), 'a page with links');
   });
 
   it('network: networks and ports (list, show) as admin (with provider and binding attributes), owner and lessee; create and update', async () => {
@@ -311,6 +387,10 @@ describe('the response schemas', () => {
       ['put', '/network/v2.0/floatingips/{id}', FLOATINGIP_RESPONSES.one],
       ['post', '/network/v2.0/trunks', TRUNK_RESPONSES.one],
       ['get', '/image/v2/images', ImageCollection],
+      ['get', '/lease/v1/nodes', LeaseNodeCollection],
+      ['get', '/compute/v2.1/flavors/detail', FlavorDetailCollection],
+      ['post', '/compute/v2.1/os-keypairs', KeypairCreateResponse],
+      ['get', '/compute/v2.1/os-keypairs/{name}', KeypairResponse],
       ['patch', '/image/v2/images/{id}', ImageResponse],
     ];
     for (const [method, path, schema] of cases) {
