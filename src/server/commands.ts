@@ -110,6 +110,10 @@ export function registerServerCommands(program: Command): void {
     .option('--database-url <url>', 'PostgreSQL URL (ESI_DATABASE_URL); SQLite in the data directory when absent')
     .option('--public-url <url>', 'base URL clients use (ESI_PUBLIC_URL)')
     .option('--roles <roles>', 'comma-separated process roles: api, conductor (ESI_ROLES, default both)')
+    .option(
+      '--conductor-name <name>',
+      'conductor name, unique among live processes (ESI_CONDUCTOR_HOSTNAME; default <host>-<id>, id kept in <data-dir>/conductor-id)',
+    )
     .option('--lab <n>', 'also start a virtual lab of N Redfish nodes (ESI_LAB_NODES)')
     .option('--lab-port <port>', 'port of the virtual lab (ESI_LAB_PORT, default 8586)')
     .option(

@@ -43,7 +43,17 @@ export interface Config {
     readonly region: string;
   };
   readonly conductor: {
-    /** Conductor host name, unique per conductor process. */
+    /**
+     * The name given with `--conductor-name` (`ESI_CONDUCTOR_HOSTNAME`, `conductor_hostname`), or
+     * null for the default `<host>-<id>`, `<id>` persisted in `<data-dir>/conductor-id`.
+     */
+    readonly name: string | null;
+    /**
+     * This process's conductor name, unique among the live conductors (its registration, the
+     * `reservation` it writes, the host of its history entries): {@link name} when given; else
+     * the machine's host name until `startServer` (src/server/conductor-name.ts) appends the
+     * persisted id, as it sets a port 0 to the one it picked.
+     */
     readonly hostname: string;
     /** Interval of the periodic power-state sync, seconds (Ironic: 60). */
     readonly powerSyncIntervalS: number;
@@ -199,6 +209,7 @@ export interface ConfigOptions {
   databaseUrl?: string;
   publicUrl?: string;
   roles?: string;
+  conductorName?: string;
   lab?: string | number;
   labPort?: string | number;
   labModels?: string;

@@ -20,6 +20,7 @@
  * | admin password       |                 | `ESI_ADMIN_PASSWORD`   | generated on first start     |
  * | secret key (at rest) |                 | `ESI_SECRET_KEY`       | `<data-dir>/secret.key` (0600) |
  * | process roles        | `--roles`       | `ESI_ROLES`            | `api,conductor`              |
+ * | conductor name       | `--conductor-name` | `ESI_CONDUCTOR_HOSTNAME` | `<host>-<id>`, `<id>` in `<data-dir>/conductor-id` |
  * | lab nodes            | `--lab`         | `ESI_LAB_NODES`        | `0` (no lab)                 |
  * | lab port             | `--lab-port`    | `ESI_LAB_PORT`         | `8586`                       |
  * | lab server models    | `--lab-models`  | `ESI_LAB_MODELS`       | none (e.g. `gpu:2,storage:1,small:5`) |
@@ -109,6 +110,7 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
   const publicUrl = (pick(options.publicUrl, 'ESI_PUBLIC_URL', 'public_url') ?? `http://${displayHost}:${port}`).replace(/\/+$/, '');
   const roles = parseRoles(pick(options.roles, 'ESI_ROLES', 'roles') ?? 'api,conductor');
   const logLevel = parseLogLevel(pick(options.logLevel, 'ESI_LOG_LEVEL', 'log_level') ?? 'info');
+  const conductorName = parseConductorName(pick(options.conductorName, 'ESI_CONDUCTOR_HOSTNAME', 'conductor_hostname'));
 
   return deepFreeze({
     host,
@@ -131,7 +133,8 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
       region: pick(undefined, 'ESI_REGION', 'region') ?? 'RegionOne',
     },
     conductor: {
-      hostname: pick(undefined, 'ESI_CONDUCTOR_HOSTNAME', 'conductor_hostname') ?? `${os.hostname()}-${port}`,
+      name: conductorName,
+      hostname: conductorName ?? os.hostname(),
       powerSyncIntervalS: num('ESI_POWER_SYNC_INTERVAL', 'power_sync_interval', 60, 1, 86_400),
       powerTimeoutS: num('ESI_POWER_TIMEOUT', 'power_timeout', 30, 1, 3600),
       heartbeatIntervalS: num('ESI_CONDUCTOR_HEARTBEAT_INTERVAL', 'conductor_heartbeat_interval', 10, 1, 3600),
@@ -218,6 +221,22 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
     },
     lab: labConfig(options, settings),
   });
+}
+
+/**
+ * A conductor name as given (trimmed), or null when none is: printable, without white space or
+ * `/` (it appears in URLs, `/v1/conductors/<name>`), at most 255 characters.
+ * @throws ConfigError naming the setting
+ */
+function parseConductorName(given: string | undefined): string | null {
+  const name = given?.trim() ?? '';
+  if (name === '') return null;
+  if (name.length > 255 || !/^[\x21-\x7e]+$/.test(name) || name.includes('/')) {
+    throw new ConfigError(
+      `conductor name (--conductor-name, ESI_CONDUCTOR_HOSTNAME) must be 1 to 255 printable characters without spaces or "/" (got ${JSON.stringify(name)})`,
+    );
+  }
+  return name;
 }
 
 /** The networking settings; the VLAN ranges may be blank (no pool, no VLAN physical networks). */

@@ -5,7 +5,6 @@
  */
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { bootstrapIdentity } from '../domain/identity/index.ts';
@@ -13,6 +12,7 @@ import { KyselyIdentityRepository } from '../store/identity/repository.ts';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { createServices, type ContainerOverrides } from './container.ts';
+import { checkConductorName, withConductorName } from './conductor-name.ts';
 import { listenFailure } from './preflight.ts';
 import type { Services } from './services.ts';
 
@@ -38,10 +38,20 @@ export interface StartOptions extends ContainerOverrides {
 /**
  * Start a server process in-process (used by `esi server` and by tests).
  * @throws Error when the database cannot be opened or the port cannot be bound
+ * @throws ConductorNameInUse (with the conductor role) when another live process runs a
+ *   conductor of this process's name (src/server/conductor-name.ts); nothing was started
  */
 export async function startServer(requested: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const config = await withConcretePort(requested);
+  const config = withConductorName(await withConcretePort(requested));
   const services = await createServices(config, options);
+  if (config.roles.includes('conductor')) {
+    // Before anything registers or fails nodes reserved under this name (issue 21).
+    await checkConductorName(services).catch(async (err: unknown) => {
+      await services.inventory.hardware.close();
+      await services.store.close();
+      throw err;
+    });
+  }
   // Serialised across processes (issue 21): processes started at once on a fresh PostgreSQL
   // database each find the built-ins missing; under the lock the later ones find them made.
   const boot = await services.store.withLock([BOOTSTRAP_LOCK], (tx) =>
@@ -114,9 +124,7 @@ async function withConcretePort(config: Config): Promise<Config> {
     });
   });
   const publicUrl = config.publicUrl.replace(/:0$/, `:${port}`);
-  // The default conductor name embeds the port; give it the real one so conductors differ.
-  const hostname = config.conductor.hostname === `${os.hostname()}-0` ? `${os.hostname()}-${port}` : config.conductor.hostname;
-  return Object.freeze({ ...config, port, publicUrl, conductor: Object.freeze({ ...config.conductor, hostname }) });
+  return Object.freeze({ ...config, port, publicUrl });
 }
 
 /** Path of the admin credentials file a user can `source`. */

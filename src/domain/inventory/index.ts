@@ -40,6 +40,7 @@ export type * from './resource-ports.ts';
 export { DriverService, type DriverInfo } from './driver-service.ts';
 export { InventoryNodeGateway, toLeasable } from './lease-gateway.ts';
 export { ConductorDirectory, ConductorHeartbeat, ConductorRelay, conductorFor } from './conductors.ts';
+export { ConductorNameInUse, claimConductorName, nameWatchFor, type NameClaim, type NameWatch } from './conductor-name.ts';
 export { shownValue, redactionFor, REDACTION_TEXT, type NodeView } from './presentation.ts';
 export { MASK, isSecretKey, maskSecrets } from './masking.ts';
 export { openDriverInfo, sealDriverInfo } from './driver-secrets.ts';

@@ -97,7 +97,8 @@ describe('parallel creates of one window', () => {
 
 describePostgresOnly('two lease managers on one PostgreSQL database', () => {
   it('apply and remove each lease exactly once', async () => {
-    const second = await startTestServer({ reuse: env.ts });
+    // The same data directory: a name of its own, or its conductor would be refused (issue 21).
+    const second = await startTestServer({ reuse: env.ts, env: { ESI_CONDUCTOR_HOSTNAME: 'second-manager' } });
     try {
       const node = await enrolNode(env, 'cc-two');
       const starts = Date.now() + 1500;
