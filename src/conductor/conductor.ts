@@ -291,7 +291,11 @@ export class Conductor implements BackgroundWorker, ConductorPort {
     }
   }
 
-  /** Fail safely the nodes still reserved under this hostname (run at start). @returns how many */
+  /**
+   * Fail safely the nodes still reserved under this hostname (run at start; the process made
+   * sure first that no other live process uses the name: src/server/conductor-name.ts).
+   * @returns how many
+   */
   async recoverOwnLocks(): Promise<number> {
     return takeOverOrphans(
       this.#rt,
