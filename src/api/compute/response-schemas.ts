@@ -86,3 +86,101 @@ export const KeypairCollection = Type.Object(
   { keypairs: Type.Array(Type.Object({ keypair: Type.Object(keypairBase, strict) }, strict)), keypairs_links: PageLinks },
   strict,
 );
+
+const Time = Type.String({ description: 'ISO 8601, Z' });
+const TimeOrNull = Type.Union([Time, Type.Null()]);
+const Opt = Type.Optional;
+
+/**
+ * A server in full (`GET /servers/{id}`, items of `/servers/detail`): the `OS-EXT-SRV-ATTR:*`
+ * attributes and `host_status` for admins only; `progress` while building or active; `fault`
+ * when in error; `esi:node` (esi's) when the caller may see the node.
+ */
+export const ServerObject = Type.Object(
+  {
+    id: Str,
+    name: Str,
+    status: Str,
+    tenant_id: Str,
+    user_id: Str,
+    metadata: Type.Record(Type.String(), Type.String()),
+    hostId: Str,
+    image: Type.Union([Type.Literal(''), Type.Object({ id: Str, links: Links }, strict)]),
+    flavor: Type.Object(
+      {
+        vcpus: Type.Integer(),
+        ram: Type.Integer(),
+        disk: Type.Integer(),
+        ephemeral: Type.Integer(),
+        swap: Type.Integer(),
+        original_name: Str,
+        extra_specs: Type.Record(Type.String(), Type.String()),
+      },
+      strict,
+    ),
+    created: Time,
+    updated: Time,
+    addresses: Type.Object({}, { additionalProperties: true }),
+    accessIPv4: Str,
+    accessIPv6: Str,
+    links: Links,
+    'OS-DCF:diskConfig': Str,
+    'OS-EXT-AZ:availability_zone': Str,
+    config_drive: Str,
+    key_name: StrOrNull,
+    'OS-SRV-USG:launched_at': TimeOrNull,
+    'OS-SRV-USG:terminated_at': TimeOrNull,
+    'OS-EXT-STS:task_state': StrOrNull,
+    'OS-EXT-STS:vm_state': Str,
+    'OS-EXT-STS:power_state': Type.Integer(),
+    'os-extended-volumes:volumes_attached': Type.Array(Type.Object({}, { additionalProperties: true })),
+    security_groups: Type.Array(Type.Object({ name: Str }, strict)),
+    progress: Opt(Type.Integer()),
+    fault: Opt(Type.Object({ code: Type.Integer(), created: TimeOrNull, message: Str, details: Opt(Str) }, strict)),
+    'OS-EXT-SRV-ATTR:host': Opt(StrOrNull),
+    'OS-EXT-SRV-ATTR:instance_name': Opt(Str),
+    'OS-EXT-SRV-ATTR:hypervisor_hostname': Opt(StrOrNull),
+    'OS-EXT-SRV-ATTR:reservation_id': Opt(Str),
+    'OS-EXT-SRV-ATTR:launch_index': Opt(Type.Integer()),
+    'OS-EXT-SRV-ATTR:hostname': Opt(StrOrNull),
+    'OS-EXT-SRV-ATTR:kernel_id': Opt(Str),
+    'OS-EXT-SRV-ATTR:ramdisk_id': Opt(Str),
+    'OS-EXT-SRV-ATTR:root_device_name': Opt(Type.Null()),
+    'OS-EXT-SRV-ATTR:user_data': Opt(Type.Null()),
+    host_status: Opt(Str),
+    locked: Type.Boolean(),
+    description: StrOrNull,
+    tags: Type.Array(Str),
+    trusted_image_certificates: Type.Null(),
+    server_groups: Type.Array(Str),
+    locked_reason: Type.Null(),
+    'esi:node': Opt(Str),
+  },
+  strict,
+);
+
+/** `GET /servers/{id}`. */
+export const ServerResponse = Type.Object({ server: ServerObject }, strict);
+
+/** `GET /servers`: id, name and links of each. */
+export const ServerCollection = Type.Object(
+  { servers: Type.Array(Type.Object({ id: Str, name: Str, links: Links }, strict)), servers_links: PageLinks },
+  strict,
+);
+
+/** `GET /servers/detail`. */
+export const ServerDetailCollection = Type.Object({ servers: Type.Array(ServerObject), servers_links: PageLinks }, strict);
+
+/** `POST /servers` (202): the new server's id and links, or `{reservation_id}` when asked for. */
+export const ServerCreateResponse = Type.Union([
+  Type.Object(
+    {
+      server: Type.Object(
+        { id: Str, links: Links, 'OS-DCF:diskConfig': Str, security_groups: Type.Array(Type.Object({ name: Str }, strict)) },
+        strict,
+      ),
+    },
+    strict,
+  ),
+  Type.Object({ reservation_id: Str }, strict),
+]);

@@ -12,6 +12,7 @@ import type { Compute } from '../../domain/compute/index.ts';
 import { boolOf, limitOf, readQuery } from './query.ts';
 import { links, renderServer, renderServerSummary } from './render.ts';
 import { checkNovaBody, ServerCreateBody } from './bodies.ts';
+import { ServerCollection, ServerCreateResponse, ServerDetailCollection, ServerResponse } from './response-schemas.ts';
 import { parseServerBody } from '../../domain/compute/server-input.ts';
 import { routeDoc } from '../common/route-doc.ts';
 
@@ -20,48 +21,52 @@ export function serverRoutes(app: FastifyInstance, compute: Compute, base: strin
   const { servers } = compute;
 
   for (const detail of [false, true]) {
-    app.get(detail ? '/servers/detail' : '/servers', async (req) => {
-      const q = readQuery(req.query);
-      const limit = limitOf(q);
-      const project = q.project_id ?? q.tenant_id;
-      const allTenants = boolOf(q, 'all_tenants');
-      const deleted = boolOf(q, 'deleted');
-      const views = await servers.list(
-        req.auth,
-        {
-          ...(allTenants !== undefined ? { allTenants } : {}),
-          ...(project !== undefined ? { projectId: project } : {}),
-          ...(deleted !== undefined ? { deleted } : {}),
-          ...(q['changes-since'] !== undefined ? { changesSince: q['changes-since'] } : {}),
-          ...(q.name !== undefined ? { name: q.name } : {}),
-          ...(q.status !== undefined ? { status: q.status } : {}),
-          ...(q.image !== undefined ? { image: q.image } : {}),
-          ...(q.flavor !== undefined ? { flavor: q.flavor } : {}),
-          ...(q.reservation_id !== undefined ? { reservationId: q.reservation_id } : {}),
-          ...(q.marker !== undefined ? { marker: q.marker } : {}),
-          ...(q.sort_key !== undefined ? { sortKey: q.sort_key } : {}),
-          ...(q.sort_dir !== undefined ? { sortDir: q.sort_dir } : {}),
-          limit,
-        },
-        detail,
-      );
-      const out: Record<string, unknown> = {
-        servers: views.map((v) => (detail ? renderServer(v, req.novaVersion, base) : renderServerSummary(v, base))),
-      };
-      const last = views.at(-1);
-      if (views.length === limit && last !== undefined) {
-        out.servers_links = [
+    app.get(
+      detail ? '/servers/detail' : '/servers',
+      { config: { doc: routeDoc({ response: detail ? ServerDetailCollection : ServerCollection }) } },
+      async (req) => {
+        const q = readQuery(req.query);
+        const limit = limitOf(q);
+        const project = q.project_id ?? q.tenant_id;
+        const allTenants = boolOf(q, 'all_tenants');
+        const deleted = boolOf(q, 'deleted');
+        const views = await servers.list(
+          req.auth,
           {
-            rel: 'next',
-            href: `${base}/v2.1/servers${detail ? '/detail' : ''}?${new URLSearchParams({ ...q, limit: String(limit), marker: last.server.uuid }).toString()}`,
+            ...(allTenants !== undefined ? { allTenants } : {}),
+            ...(project !== undefined ? { projectId: project } : {}),
+            ...(deleted !== undefined ? { deleted } : {}),
+            ...(q['changes-since'] !== undefined ? { changesSince: q['changes-since'] } : {}),
+            ...(q.name !== undefined ? { name: q.name } : {}),
+            ...(q.status !== undefined ? { status: q.status } : {}),
+            ...(q.image !== undefined ? { image: q.image } : {}),
+            ...(q.flavor !== undefined ? { flavor: q.flavor } : {}),
+            ...(q.reservation_id !== undefined ? { reservationId: q.reservation_id } : {}),
+            ...(q.marker !== undefined ? { marker: q.marker } : {}),
+            ...(q.sort_key !== undefined ? { sortKey: q.sort_key } : {}),
+            ...(q.sort_dir !== undefined ? { sortDir: q.sort_dir } : {}),
+            limit,
           },
-        ];
-      }
-      return out;
-    });
+          detail,
+        );
+        const out: Record<string, unknown> = {
+          servers: views.map((v) => (detail ? renderServer(v, req.novaVersion, base) : renderServerSummary(v, base))),
+        };
+        const last = views.at(-1);
+        if (views.length === limit && last !== undefined) {
+          out.servers_links = [
+            {
+              rel: 'next',
+              href: `${base}/v2.1/servers${detail ? '/detail' : ''}?${new URLSearchParams({ ...q, limit: String(limit), marker: last.server.uuid }).toString()}`,
+            },
+          ];
+        }
+        return out;
+      },
+    );
   }
 
-  app.post('/servers', { config: { doc: routeDoc({ body: ServerCreateBody }) } }, async (req, reply) => {
+  app.post('/servers', { config: { doc: routeDoc({ body: ServerCreateBody, response: ServerCreateResponse }) } }, async (req, reply) => {
     const body = checkNovaBody(ServerCreateBody, req.body, () => parseServerBody(req.body, req.novaVersion));
     const made = await servers.create(req.auth, body, req.novaVersion);
     const first = made.servers[0]!;
@@ -79,7 +84,7 @@ export function serverRoutes(app: FastifyInstance, compute: Compute, base: strin
     });
   });
 
-  app.get<{ Params: { id: string } }>('/servers/:id', async (req) => ({
+  app.get<{ Params: { id: string } }>('/servers/:id', { config: { doc: routeDoc({ response: ServerResponse }) } }, async (req) => ({
     server: renderServer(await servers.get(req.auth, req.params.id), req.novaVersion, base),
   }));
 
