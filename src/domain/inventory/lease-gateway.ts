@@ -23,7 +23,9 @@
  *
  * Both refuse with {@link NodeBusyError} while a conductor holds the node (its reservation),
  * or while the node is in a transition that cannot be interrupted, so the lease manager
- * retries later.
+ * retries later. A refused removal still ends the lessee's access at once (`lessee` cleared,
+ * console disabled; the lease stays recorded on the node for the retry): revocation never
+ * waits on a lock.
  */
 import type { AuthContext } from '../auth.ts';
 import { LockedError, NotFoundError } from '../errors.ts';
@@ -225,21 +227,47 @@ export class InventoryNodeGateway implements NodeGateway {
     // Network access ends first, whatever else has to wait (a deploy in progress, a conductor).
     await this.changeOfHandsStep(node);
     let carried = true;
-    const written = await this.busyAware(() =>
-      this.access.write(node, (n) => {
-        if (n.properties.lease_uuid !== leaseUuid) {
-          carried = false;
-          return null;
-        }
-        return this.removalChanges(n);
-      }),
-    );
+    let written: Node;
+    try {
+      written = await this.busyAware(() =>
+        this.access.write(node, (n) => {
+          if (n.properties.lease_uuid !== leaseUuid) {
+            carried = false;
+            return null;
+          }
+          return this.removalChanges(n);
+        }),
+      );
+    } catch (err) {
+      // Revocation never waits on a lock: the lessee loses the node now, the rest follows.
+      if (err instanceof NodeBusyError) await this.revokeAccess(nodeUuid, leaseUuid);
+      throw err;
+    }
     if (!carried) return false;
     // Again once the lessee is gone: a VIF attach that passed its checks before the write and
     // bound after the first detach goes too (its switch port is quarantined either way).
     await this.changeOfHandsStep(written);
     this.access.deps.conductor.notifyNode(written.uuid);
     return true;
+  }
+
+  /**
+   * End the lessee's access to a node that cannot be released from its lease right now (a
+   * conductor holds it, or it is in a transition that cannot be interrupted): `lessee` cleared
+   * and the console disabled at once, whatever the conductor is doing (issue 21). The lease stays
+   * on the node (`properties.lease_uuid`), so the retried removal still finds it and does the
+   * rest (instance data, undeploy or cleaning) once the node is free. The conductor's result
+   * writes touch only the fields its task changed, so they do not give the node back.
+   * A conditional write on the node's version, retried a few times against concurrent writes.
+   */
+  private async revokeAccess(nodeUuid: string, leaseUuid: string): Promise<void> {
+    const { nodes, clock } = this.access.deps;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const n = await nodes.get(nodeUuid);
+      if (n === null || n.properties.lease_uuid !== leaseUuid || (n.lessee === null && !n.console_enabled)) return;
+      const result = await nodes.revokeLessee(nodeUuid, n.version, clock.now());
+      if (result.ok) return;
+    }
   }
 
   private removalChanges(n: Node): NodeChanges {

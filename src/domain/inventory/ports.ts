@@ -102,6 +102,14 @@ export interface NodeRepository {
    * @throws ConflictError on a duplicate name or instance_uuid
    */
   update(uuid: string, expectedVersion: number, changes: NodeChanges, now: number): Promise<WriteResult>;
+  /**
+   * End a lessee's access at once, whatever holds the node (a lease's end or cancel while a
+   * conductor's task runs): clear `lessee` and disable the console if the row still has
+   * `expectedVersion`, ignoring its reservation; bumps `version` and sets `updated_at = now`.
+   * The conductor's own result writes touch only the fields its task changed.
+   * @returns the new node, or why nothing was written
+   */
+  revokeLessee(uuid: string, expectedVersion: number, now: number): Promise<WriteResult>;
   /** Delete the node (and its ports) if it still has `expectedVersion` and no reservation. */
   delete(uuid: string, expectedVersion: number): Promise<WriteResult>;
 

@@ -339,7 +339,9 @@ async function call(env: StepEnv, action: Action, lease: Lease, fn: () => Promis
  *   when its status changed since it was read
  */
 async function write(tx: LeasingTx, d: Done, now: number): Promise<Settled> {
-  if (d.removed) await tx.deleteConsoleTokens(d.lease.resource_uuid);
+  // Console access ends with the lease, also while the node itself is busy (its lessee was
+  // already cleared: NodeGateway.removeLease).
+  if (d.removed || (d.outcome === 'busy' && d.action !== 'fulfill')) await tx.deleteConsoleTokens(d.lease.resource_uuid);
   const trigger = TRIGGER[d.action][d.outcome];
   const to = leaseTransition(d.lease.status, trigger);
   if (to === null || to === d.lease.status) {

@@ -72,7 +72,9 @@ export interface NodeGateway {
    * when it is deployed (active, deploy failed, wait call-back, deploying…) so it is cleaned,
    * else detach its VIFs (esi-leap `remove_lease`, `esi_leap/resource_objects/ironic_node.py`).
    * @returns false when the node does not carry this lease (nothing was changed)
-   * @throws NodeBusyError when the node cannot be changed right now
+   * @throws NodeBusyError when the node cannot be changed right now; the lessee's access
+   *   (`lessee`, console) has then already been ended, and the lease stays recorded on the node
+   *   so that a retry finishes the removal
    */
   removeLease(nodeUuid: string, leaseUuid: string): Promise<boolean>;
 }

@@ -159,6 +159,19 @@ export class KyselyNodeRepository implements NodeRepository {
     }
   }
 
+  async revokeLessee(uuid: string, expectedVersion: number, now: number): Promise<WriteResult> {
+    const changes: NodeChanges = { lessee: null, console_enabled: false };
+    const row = await this.db
+      .updateTable('nodes')
+      .set({ ...changesToRow(changes), version: sql`version + 1`, updated_at: now } as never)
+      .where('uuid', '=', uuid)
+      .where('version', '=', expectedVersion)
+      .returning(NODE_COLUMNS)
+      .executeTakeFirst();
+    if (row) return { ok: true, node: await this.#written(fullRowToNode(row), this.db) };
+    return this.whyNot(uuid, this.db);
+  }
+
   /** The conditional update of {@link update} on `db` (the root handle or a transaction). */
   async #update(db: Db | Tx, uuid: string, expectedVersion: number, changes: NodeChanges, now: number): Promise<WriteResult> {
     const row = await db

@@ -273,7 +273,8 @@ describe('a busy node: wait states retried with back-off', () => {
     clock.set(base + HOUR);
     await manager.runDue();
     expect(await leaseStatus(lease)).toBe('wait expire');
-    expect((await nodeAs(env, env.p.lessee, node)).status).toBe(200);
+    // Revocation never waits on the lock: the lessee has lost the node already.
+    expect((await nodeAs(env, env.p.lessee, node)).status).toBe(404);
     await nodes.release(node, 'some-conductor');
     await advance(1000);
     expect(await leaseStatus(lease)).toBe('expired');
@@ -291,6 +292,8 @@ describe('a busy node: wait states retried with back-off', () => {
     expect(await nodes.reserve(node, 'some-conductor')).toBe(true);
     expect((await call(env.ts, env.p.lessee, 'DELETE', `/lease/v1/leases/${second.body.uuid}`)).status).toBe(200);
     expect(await leaseStatus(second.body.uuid)).toBe('wait cancel');
+    expect((await nodeAs(env, env.p.lessee, node)).status).toBe(404);
+    expect((await nodeAs(env, env.p.owner, node)).body.lessee).toBeNull();
     // Retried at once and then with back-off, not at the lease's end nor at the next sweep.
     await manager.runDue();
     expect(manager.deadlineOf({ kind: 'lease', uuid: second.body.uuid })! - clock.now()).toBeLessThanOrEqual(1000);
