@@ -157,7 +157,12 @@ describe('applyLease and removeLease', () => {
       await forceNode(ts, n.uuid, { provision_state: state, target_provision_state: target });
       await expect(gw().removeLease(n.uuid, LEASE), state).rejects.toBeInstanceOf(NodeBusyError);
     }
-    expect((await bm(ts, p.admin, 'GET', `/v1/nodes/${n.uuid}`)).body.lessee).toBe(p.lessee.projectId);
+    // Refused removals still end the lessee's access at once (revocation never waits on a
+    // lock); the lease stays recorded on the node for the retry.
+    const after = (await bm(ts, p.admin, 'GET', `/v1/nodes/${n.uuid}`)).body;
+    expect(after.lessee).toBeNull();
+    expect(after.console_enabled).toBe(false);
+    expect(after.properties.lease_uuid).toBe(LEASE);
     await expect(gw().applyLease('f0f0f0f0-0000-4000-8000-000000000000', LEASE, 'x')).rejects.toThrow(/could not be found/);
   });
 });
