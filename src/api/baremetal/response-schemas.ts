@@ -10,6 +10,7 @@
  * caller may not read are still there, as Ironic's redaction text (`** Redacted … **`).
  */
 import { Type, type TSchema } from '@sinclair/typebox';
+import { INTERFACE_KINDS } from '../../domain/hardware/interfaces.ts';
 
 const Str = Type.String();
 const StrOrNull = Type.Union([Type.String(), Type.Null()]);
@@ -24,21 +25,6 @@ export const Links = Type.Array(Type.Object({ href: Str, rel: Str, type: Type.Op
 
 /** The `next` link of a full page (absent on the last page). */
 const Next = Type.Optional(Type.String({ description: 'URL of the next page, when the page is full' }));
-
-const INTERFACES = [
-  'bios',
-  'boot',
-  'console',
-  'deploy',
-  'inspect',
-  'management',
-  'network',
-  'power',
-  'raid',
-  'rescue',
-  'storage',
-  'vendor',
-];
 
 /** A node's fields at the newest microversion, in Ironic's order. */
 const nodeFields: Record<string, TSchema> = {
@@ -85,7 +71,7 @@ const nodeFields: Record<string, TSchema> = {
   inspection_finished_at: TimeOrNull,
   boot_mode: StrOrNull,
   secure_boot: BoolOrNull,
-  ...Object.fromEntries(INTERFACES.map((i) => [`${i}_interface`, StrOrNull])),
+  ...Object.fromEntries(INTERFACE_KINDS.map((i) => [`${i}_interface`, StrOrNull])),
   created_at: Time,
   updated_at: TimeOrNull,
   conductor: StrOrNull,
