@@ -4,12 +4,24 @@
  * `esi wait-ready`), says why it waits, and gives up after `--timeout` with status 1. The probe
  * needs no credentials: it behaves alike with any persona's OS_* settings or none.
  */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../helpers/wait-for.ts';
 import { createPersonas, startTestServer, type TestServer } from '../../helpers/harness.ts';
 import { freePort } from '../../helpers/esi-process.ts';
 import { esi, LOGINS, personaEnv, type LoginName } from './support.ts';
 
 let ts: TestServer;
+
+/** The esi command. */
+const ESI_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/esi.js');
+
+/** This process's environment without OS_* settings (the probe needs none). */
+function withoutOsEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OS_')));
+}
 
 beforeAll(async () => {
   ts = await startTestServer();
@@ -32,14 +44,22 @@ describe('esi wait-ready', () => {
   it('started before the server listens, it waits and returns once the server is ready', async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const waiting = esi(['wait-ready', '--url', url, '--timeout', '60'], {});
-    await new Promise((r) => setTimeout(r, 700));
+    // The server starts only once the command has said it waits (however slowly it starts).
+    const child = spawn(process.execPath, [ESI_BIN, 'wait-ready', '--url', url, '--timeout', '60'], { env: withoutOsEnv() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await waitFor(
+      () => stderr,
+      (e) => e.includes(`waiting for ${url}: not listening yet`),
+      { timeoutMs: 30_000, what: 'esi wait-ready to say it waits' },
+    );
     const late = await startTestServer({ port });
     try {
-      const r = await waiting;
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr).toContain(`waiting for ${url}: not listening yet`);
-      expect(r.stdout).toBe(`esi is ready at ${url}\n`);
+      expect(await exited, stderr).toBe(0);
+      expect(stdout).toBe(`esi is ready at ${url}\n`);
     } finally {
       await late.close();
     }
