@@ -5,12 +5,11 @@
  * as the lessee and admin (who sees the `OS-EXT-SRV-ATTR:*` attributes), each checked with
  * TypeBox's `Value.Check` against strict schemas (see openapi-responses.test.ts).
  */
-import { Value } from '@sinclair/typebox/value';
-import type { TSchema } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createPersonas, startTestServer, type Persona, type Personas, type TestServer } from '../../helpers/harness.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
 import { freeNode } from '../scheduling/support.ts';
+import { expectValid } from './openapi-support.ts';
 import {
   FlavorCollection,
   FlavorDetailCollection,
@@ -35,12 +34,6 @@ async function ok(who: Persona, method: string, url: string, body?: unknown, hea
   const r = await call(ts, who, method, url, body, headers);
   expect(r.status, `${who.name} ${method} ${url}: ${r.text}`).toBeLessThan(300);
   return r.body;
-}
-
-/** Check an answer against a schema, naming the first few violations. */
-function expectValid(schema: TSchema, value: unknown, where: string): void {
-  const errors = [...Value.Errors(schema, value)].slice(0, 5).map((e) => `${e.path}: ${e.message}`);
-  expect(errors, where).toEqual([]);
 }
 
 beforeAll(async () => {

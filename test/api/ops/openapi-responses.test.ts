@@ -45,7 +45,7 @@ import {
   TRUNK_RESPONSES,
 } from '../../../src/api/network/response-schemas.ts';
 import { ImageCollection, ImageResponse } from '../../../src/api/image/response-schemas.ts';
-import { asDocumented } from './openapi-support.ts';
+import { asDocumented, expectValid } from './openapi-support.ts';
 
 const T0 = Date.UTC(2030, 0, 1, 12);
 const HOUR = 3_600_000;
@@ -62,12 +62,6 @@ async function ok(who: Persona, method: string, url: string, body?: unknown, hea
   const r = await call(ts, who, method, url, body, headers);
   expect(r.status, `${who.name} ${method} ${url}: ${r.text}`).toBeLessThan(300);
   return r.body;
-}
-
-/** Check an answer against a schema, naming the first few violations. */
-function expectValid(schema: TSchema, value: unknown, where: string): void {
-  const errors = [...Value.Errors(schema, value)].slice(0, 5).map((e) => `${e.path}: ${e.message}`);
-  expect(errors, where).toEqual([]);
 }
 
 beforeAll(async () => {

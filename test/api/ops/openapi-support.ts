@@ -2,6 +2,8 @@
  * Helpers of the API documentation tests (openapi.test.ts, openapi-responses.test.ts).
  */
 import type { TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { expect } from 'vitest';
 
 /**
  * The schema as @fastify/swagger writes it into an OpenAPI document: JSON, with `const` as a
@@ -18,4 +20,10 @@ export function asDocumented(schema: TSchema): unknown {
       ...(patternProperties ? { additionalProperties: Object.values(patternProperties)[0] } : {}),
     };
   });
+}
+
+/** Check an answer against a schema, naming the first few violations. */
+export function expectValid(schema: TSchema, value: unknown, where: string): void {
+  const errors = [...Value.Errors(schema, value)].slice(0, 5).map((e) => `${e.path}: ${e.message}`);
+  expect(errors, where).toEqual([]);
 }
