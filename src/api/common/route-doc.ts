@@ -37,6 +37,17 @@ export interface RouteDoc {
    */
   readonly response?: TSchema;
   /**
+   * The success answer when it is no JSON body (instead of {@link RouteDoc.response}): `empty`
+   * (no body: 202, 204 or an empty 200), `binary` (bytes as `application/octet-stream`), `text`
+   * (`text/plain`) or `html` (`text/html`).
+   */
+  readonly answer?: 'empty' | 'binary' | 'text' | 'html';
+  /**
+   * True for a POST, PUT or PATCH route that reads no request body (all it needs is in its URL);
+   * such a route documents no body, and the documentation tests do not ask it for one.
+   */
+  readonly noBody?: boolean;
+  /**
    * True for a route that only answers 405 for methods its path lacks (with `Allow`): it is no
    * operation and the document leaves it out.
    */

@@ -8,13 +8,16 @@
  * - the request body and query parameters its `config.doc` names (src/api/common/route-doc.ts):
  *   the schemas its parser checks, never validated by Fastify a second time (they are handed to
  *   the document only, not to the route's `schema`);
+ * - `x-esi-no-body: true` on a POST, PUT or PATCH route that reads no body (`doc.noBody`);
  * - `security: []` when anonymous callers may use it (`config.public`, or a service without
  *   authentication), else the document's default (an `X-Auth-Token` header);
- * - a `2XX` answer (its body's schema when `config.doc.response` names one, else none) and a
+ * - a `2XX` answer (its JSON body's schema when `config.doc.response` names one, its media type
+ *   when `config.doc.answer` names a non-JSON kind, else none) and a
  *   `4XX`/`5XX` answer in the service's error format;
  * - an `operationId` made of the method and path (unique in the document).
  */
 import type { FastifySchema, RouteOptions } from 'fastify';
+import type { RouteDoc } from '../common/route-doc.ts';
 import { DOC_SERVICES, serviceOf, type DocService } from './services.ts';
 
 /** An OpenAPI document as the documents are served: plain JSON. */
@@ -63,13 +66,25 @@ export function documentRoute({ schema, url, route }: { schema: FastifySchema; u
       : {}),
     ...(doc?.query ? { querystring: doc.query } : {}),
     ...(anonymous ? { security: [] } : {}),
-    response: {
-      '2XX': doc?.response
-        ? { description: 'Success', content: { 'application/json': { schema: doc.response } } }
-        : { description: 'Success', type: 'null' },
-    },
+    ...(doc?.noBody ? { 'x-esi-no-body': true } : {}),
+    response: { '2XX': successAnswer(doc) },
   };
   return { schema: out, url: openApiPath(url) };
+}
+
+/** Media type and body schema of each non-JSON answer kind ({@link RouteDoc.answer}). */
+const ANSWER_CONTENT = {
+  binary: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+  text: { 'text/plain': { schema: { type: 'string' } } },
+  html: { 'text/html': { schema: { type: 'string' } } },
+} as const;
+
+/** The `2XX` answer of a route: its JSON body's schema, a non-JSON kind, or none described. */
+function successAnswer(doc: RouteDoc | undefined): Record<string, unknown> {
+  if (doc?.response) return { description: 'Success', content: { 'application/json': { schema: doc.response } } };
+  if (doc?.answer === 'empty') return { description: 'Success, without a body' };
+  if (doc?.answer) return { description: 'Success', content: ANSWER_CONTENT[doc.answer] };
+  return { description: 'Success', type: 'null' };
 }
 
 /** A unique operation id of a method and an OpenAPI path: `get_baremetal_v1_nodes_ident` for `/baremetal/v1/nodes/{ident}`. */
