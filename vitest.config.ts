@@ -25,6 +25,8 @@ const api = { include: ['test/api/**/*.test.ts'], testTimeout: 90_000, hookTimeo
  * - interop: real third-party clients (openstack CLI, sushy, Ironic) against a real server;
  * - differential: the same request sequences to esi and to the real Ironic 21.4, answers
  *   compared (test/differential/, docs/compatibility.md);
+ * - browser: the web dashboard in Debian's chromium (playwright-core) against a real server
+ *   (test/browser/);
  * - system: real machines — QEMU/KVM virtual machines booting esi's deploy ramdisk and a real
  *   OS image (test/system/); slow artefacts (ramdisk, OS image) are cached outside the checkout.
  */
@@ -49,6 +51,14 @@ export default defineConfig({
           name: 'differential',
           include: ['test/differential/**/*.test.ts'],
           testTimeout: 240_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          testTimeout: 180_000,
           hookTimeout: 120_000,
         },
       },

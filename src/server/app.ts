@@ -35,6 +35,7 @@ import { sendGlanceError } from '../api/image/errors.ts';
 import type { Services } from './services.ts';
 import { registerOps } from '../api/ops/index.ts';
 import { registerApiDocs } from '../api/docs/index.ts';
+import { registerDashboardPages, wantsPage } from '../api/dashboard/pages.ts';
 import { HealthService } from './health.ts';
 import { OpsQueries } from '../store/ops-queries.ts';
 
@@ -115,18 +116,23 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     metrics: services.metrics,
   });
 
-  app.get('/', async () => ({
-    name: 'esi',
-    description: 'Elastic Secure Infrastructure: bare-metal leasing with Keystone, Ironic and esi-leap compatible APIs.',
-    services: {
-      identity: `${services.config.publicUrl}/identity/v3`,
-      baremetal: `${services.config.publicUrl}/baremetal`,
-      lease: `${services.config.publicUrl}/lease`,
-      image: `${services.config.publicUrl}/image`,
-      network: `${services.config.publicUrl}/network`,
-      compute: `${services.config.publicUrl}/compute/v2.1`,
-    },
-  }));
+  // The web dashboard (src/api/dashboard/pages.ts): a browser at `/` gets the app, JSON clients the service list.
+  const sendPage = await registerDashboardPages(app);
+  app.get('/', async (request, reply) => {
+    if (wantsPage(request)) return sendPage(reply);
+    return {
+      name: 'esi',
+      description: 'Elastic Secure Infrastructure: bare-metal leasing with Keystone, Ironic and esi-leap compatible APIs.',
+      services: {
+        identity: `${services.config.publicUrl}/identity/v3`,
+        baremetal: `${services.config.publicUrl}/baremetal`,
+        lease: `${services.config.publicUrl}/lease`,
+        image: `${services.config.publicUrl}/image`,
+        network: `${services.config.publicUrl}/network`,
+        compute: `${services.config.publicUrl}/compute/v2.1`,
+      },
+    };
+  });
 
   await app.register(identityApi, { prefix: '/identity', services });
   await app.register(baremetalApi, { prefix: '/baremetal', services });
