@@ -5,7 +5,7 @@
  * | route                            | answer |
  * |----------------------------------|--------|
  * | `GET /` from a browser           | the app's `index.html` (a client asking for JSON gets esi's service list, src/server/app.ts) |
- * | `GET /dashboard`, `/dashboard/*` | `index.html`: every view has its own URL, routed in the browser |
+ * | `GET /dashboard`, `/dashboard/{view}[/{item}[/{part}]]` | `index.html`: every view has its own URL, routed in the browser |
  * | `GET /dashboard/assets/{file}`   | the hashed bundle files, cached for a year (`immutable`) |
  *
  * The pages are public (they hold no data: everything is read through the APIs with the user's
@@ -62,14 +62,18 @@ export async function registerDashboardPages(
 
   const page = { config: { public: true, doc: { summary: 'The web dashboard (a view of the single-page app)', answer: 'html' as const } } };
   app.get('/dashboard', page, async (_req, reply) => sendPage(reply));
-  app.get<{ Params: { '*': string } }>('/dashboard/*', page, async (req, reply) => {
-    if (req.params['*'].startsWith('v1/') || req.params['*'] === 'v1')
+  // A view's URL has up to three segments below /dashboard (`/dashboard/nodes/{uuid}`).
+  const view = async (req: FastifyRequest<{ Params: Record<string, string> }>, reply: FastifyReply): Promise<FastifyReply> => {
+    if (req.params.view === 'v1')
       return reply
         .code(404)
         .type('application/json')
         .send({ error: { code: 404, title: 'Not Found', message: 'No such dashboard API resource.' } });
     return sendPage(reply);
-  });
+  };
+  app.get('/dashboard/:view', page, view);
+  app.get('/dashboard/:view/:item', page, view);
+  app.get('/dashboard/:view/:item/:part', page, view);
   app.get<{ Params: { file: string } }>(
     '/dashboard/assets/:file',
     { config: { public: true, doc: { summary: 'A file of the dashboard bundle (hashed name)', answer: 'binary' } } },
