@@ -11,20 +11,26 @@ import { InvalidInputError } from '../../domain/errors.ts';
 import { isJsonObject } from '../../domain/inventory/masking.ts';
 import { empty, nodeIdent, type BaremetalContext, type IdentParams } from './context.ts';
 import { readQuery } from './query.ts';
+import { CaptureBody, unexpectedKeys } from './node-body-schemas.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 const NO_PARAMS = new Set<string>();
-const CAPTURE_KEYS = new Set(['image_id']);
 
 /** Register the capture route. */
 export function captureRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
-  app.post<{ Params: IdentParams }>('/nodes/:ident/capture', async (req, reply) => {
-    readQuery(req.query, NO_PARAMS);
-    const body = req.body;
-    if (!isJsonObject(body)) throw new InvalidInputError('The capture request must be a JSON object {"image_id": "<uuid>"}.');
-    const unknown = Object.keys(body).filter((k) => !CAPTURE_KEYS.has(k));
-    if (unknown.length > 0) throw new InvalidInputError(`Unknown attribute(s) in the capture request: ${unknown.join(', ')}`);
-    const ident = nodeIdent(req, req.params.ident);
-    await ctx.services.capture.capture(req.auth, ident, body.image_id);
-    return empty(reply, 202, `${ctx.base}/v1/nodes/${ident}/states`);
-  });
+  app.post<{ Params: IdentParams }>(
+    '/nodes/:ident/capture',
+    { config: { doc: routeDoc({ body: CaptureBody, answer: 'empty' }) } },
+    async (req, reply) => {
+      readQuery(req.query, NO_PARAMS);
+      const body = req.body;
+      if (!isJsonObject(body)) throw new InvalidInputError('The capture request must be a JSON object {"image_id": "<uuid>"}.');
+      // The image id's value is the domain's to check, after the node's visibility.
+      const unknown = unexpectedKeys(CaptureBody, body);
+      if (unknown.length > 0) throw new InvalidInputError(`Unknown attribute(s) in the capture request: ${unknown.join(', ')}`);
+      const ident = nodeIdent(req, req.params.ident);
+      await ctx.services.capture.capture(req.auth, ident, body.image_id);
+      return empty(reply, 202, `${ctx.base}/v1/nodes/${ident}/states`);
+    },
+  );
 }

@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { InvalidInputError } from '../../domain/errors.ts';
 import { parseReadOnly, serveConsole, type ConsoleSocket } from '../common/console-ws.ts';
 import { nodeIdent, type BaremetalContext, type IdentParams } from './context.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 /** Path of a node's console stream below `/v1`. */
 export function consoleStreamPath(nodeUuid: string): string {
@@ -23,6 +24,9 @@ export function consoleStreamRoutes(app: FastifyInstance, ctx: BaremetalContext)
   app.route<{ Params: IdentParams; Querystring: { read_only?: unknown } }>({
     method: 'GET',
     url: '/nodes/:ident/states/console/stream',
+    config: {
+      doc: routeDoc({ summary: 'The serial console as a websocket (101 Switching Protocols); a plain GET is a 400', answer: 'empty' }),
+    },
     handler: async () => {
       throw new InvalidInputError(
         'This is the serial console websocket of the node: connect with a websocket client and your X-Auth-Token.',

@@ -20,6 +20,7 @@ import { nodeIdent, type BaremetalContext, type IdentParams } from './context.ts
 import { boolParam, limitParam, nextArgs, readQuery } from './query.ts';
 import { collection, isoTime } from './render.ts';
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
+import { NodeHistoryCollection, NodeHistoryDetailCollection, NodeHistoryEvent } from './response-schemas-node.ts';
 
 /** First version with node history. */
 const V_HISTORY = 78;
@@ -66,17 +67,25 @@ export function historyRoutes(app: FastifyInstance, ctx: BaremetalContext): void
     });
   };
 
-  app.get<{ Params: IdentParams }>('/nodes/:ident/history', { config: { doc: routeDoc({ query: queryDoc(LIST_PARAMS) }) } }, (req) =>
-    list(req, false),
+  app.get<{ Params: IdentParams }>(
+    '/nodes/:ident/history',
+    { config: { doc: routeDoc({ query: queryDoc(LIST_PARAMS), response: NodeHistoryCollection }) } },
+    (req) => list(req, false),
   );
-  app.get<{ Params: IdentParams }>('/nodes/:ident/history/detail', { config: { doc: routeDoc({ query: queryDoc(LIST_PARAMS) }) } }, (req) =>
-    list(req, true),
+  app.get<{ Params: IdentParams }>(
+    '/nodes/:ident/history/detail',
+    { config: { doc: routeDoc({ query: queryDoc(LIST_PARAMS), response: NodeHistoryDetailCollection }) } },
+    (req) => list(req, true),
   );
 
-  app.get<{ Params: IdentParams & { event: string } }>('/nodes/:ident/history/:event', async (req) => {
-    gate(req);
-    readQuery(req.query, NO_PARAMS);
-    const r = await ctx.inventory.history.get(req.auth, nodeIdent(req, req.params.ident), req.params.event);
-    return renderHistoryEntry(r.entry, r.nodeUuid, ctx.base, true);
-  });
+  app.get<{ Params: IdentParams & { event: string } }>(
+    '/nodes/:ident/history/:event',
+    { config: { doc: routeDoc({ response: NodeHistoryEvent }) } },
+    async (req) => {
+      gate(req);
+      readQuery(req.query, NO_PARAMS);
+      const r = await ctx.inventory.history.get(req.auth, nodeIdent(req, req.params.ident), req.params.event);
+      return renderHistoryEntry(r.entry, r.nodeUuid, ctx.base, true);
+    },
+  );
 }

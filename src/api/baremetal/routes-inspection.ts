@@ -16,6 +16,10 @@ import type { FastifyInstance } from 'fastify';
 import { NotFoundError } from '../../domain/errors.ts';
 import { nodeIdent, type BaremetalContext, type IdentParams } from './context.ts';
 import { readQuery } from './query.ts';
+import { routeDoc } from '../common/route-doc.ts';
+import { NodeInventoryResponse } from './response-schemas-node.ts';
+import { InspectionDataBody, parseInspectionData } from './resource-body-schemas.ts';
+import { ContinueInspectionResponse } from './response-schemas-services.ts';
 
 const NO_PARAMS = new Set<string>();
 /** First API version with the node inventory. */
@@ -25,16 +29,21 @@ const MIN_INVENTORY_MINOR = 81;
 export function inspectionRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
   const inspection = ctx.services.inspection;
 
-  app.post('/continue_inspection', { config: { public: true } }, async (req, reply) => {
+  const continueDoc = routeDoc({ body: InspectionDataBody, response: ContinueInspectionResponse });
+  app.post('/continue_inspection', { config: { public: true, doc: continueDoc } }, async (req, reply) => {
     readQuery(req.query, new Set(['node_uuid']));
-    const result = await inspection.continueInspection(req.body);
+    const result = await inspection.continueInspection(parseInspectionData(req.body));
     return reply.code(202).send(result);
   });
 
-  app.get<{ Params: IdentParams }>('/nodes/:ident/inventory', async (req) => {
-    if (req.ironicVersion < MIN_INVENTORY_MINOR)
-      throw new NotFoundError('resource', req.params.ident, 'The resource could not be found.', 'NotFound');
-    readQuery(req.query, NO_PARAMS);
-    return inspection.getInventory(req.auth, nodeIdent(req, req.params.ident));
-  });
+  app.get<{ Params: IdentParams }>(
+    '/nodes/:ident/inventory',
+    { config: { doc: routeDoc({ response: NodeInventoryResponse }) } },
+    async (req) => {
+      if (req.ironicVersion < MIN_INVENTORY_MINOR)
+        throw new NotFoundError('resource', req.params.ident, 'The resource could not be found.', 'NotFound');
+      readQuery(req.query, NO_PARAMS);
+      return inspection.getInventory(req.auth, nodeIdent(req, req.params.ident));
+    },
+  );
 }

@@ -21,7 +21,8 @@ import { empty, nodeIdent, type BaremetalContext, type IdentParams } from './con
 import { readQuery } from './query.ts';
 import { links } from './render-fields.ts';
 import { parseBody } from './schemas.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { routeDoc, type RouteDoc } from '../common/route-doc.ts';
+import { NodeIndicatorsResponse, NodeIndicatorStateResponse } from './response-schemas-node.ts';
 
 const NO_PARAMS = new Set<string>();
 /** `PUT …/indicators/{name}`. */
@@ -30,12 +31,14 @@ const IndicatorBody = Type.Object({ state: Type.String() }, { additionalProperti
 const NmiBody = Type.Object({}, { additionalProperties: false });
 
 type IndicatorParams = IdentParams & { indicator: string };
+/** The route options of a JSON answer. */
+const doc = (response: NonNullable<RouteDoc['response']>): { config: { doc: RouteDoc } } => ({ config: { doc: routeDoc({ response }) } });
 
 /** Register the indicator and NMI routes. */
 export function nodeIndicatorRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
   const { inventory, base } = ctx;
 
-  app.get<{ Params: IdentParams }>('/nodes/:ident/management/indicators', async (req) => {
+  app.get<{ Params: IdentParams }>('/nodes/:ident/management/indicators', doc(NodeIndicatorsResponse), async (req) => {
     readQuery(req.query, NO_PARAMS);
     const ident = nodeIdent(req, req.params.ident);
     const { indicators } = await inventory.nodes.indicators.list(req.auth, ident);
@@ -53,14 +56,14 @@ export function nodeIndicatorRoutes(app: FastifyInstance, ctx: BaremetalContext)
     };
   });
 
-  app.get<{ Params: IndicatorParams }>('/nodes/:ident/management/indicators/:indicator', async (req) => {
+  app.get<{ Params: IndicatorParams }>('/nodes/:ident/management/indicators/:indicator', doc(NodeIndicatorStateResponse), async (req) => {
     readQuery(req.query, NO_PARAMS);
     return { state: await inventory.nodes.indicators.get(req.auth, nodeIdent(req, req.params.ident), req.params.indicator) };
   });
 
   app.put<{ Params: IndicatorParams }>(
     '/nodes/:ident/management/indicators/:indicator',
-    { config: { doc: routeDoc({ body: IndicatorBody }) } },
+    { config: { doc: routeDoc({ body: IndicatorBody, answer: 'empty' }) } },
     async (req, reply) => {
       readQuery(req.query, NO_PARAMS);
       const body = parseBody(IndicatorBody, req.body ?? {}, 'indicator request');
@@ -71,7 +74,7 @@ export function nodeIndicatorRoutes(app: FastifyInstance, ctx: BaremetalContext)
 
   app.put<{ Params: IdentParams }>(
     '/nodes/:ident/management/inject_nmi',
-    { config: { doc: routeDoc({ body: NmiBody }) } },
+    { config: { doc: routeDoc({ body: NmiBody, answer: 'empty' }) } },
     async (req, reply) => {
       if (req.ironicVersion < 29) throw new NotFoundError('resource', req.params.ident, 'Resource could not be found.', 'NotFound');
       readQuery(req.query, NO_PARAMS);

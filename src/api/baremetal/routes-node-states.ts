@@ -16,6 +16,7 @@ import { consoleStreamPath } from './routes-console-stream.ts';
 import { readQuery } from './query.ts';
 import { renderStates } from './render.ts';
 import { ConsoleBody, parseBody, PowerBody, ProvisionBody } from './schemas.ts';
+import { NodeConsoleResponse, NodeStatesResponse } from './response-schemas-node.ts';
 import { routeDoc } from '../common/route-doc.ts';
 
 const NO_PARAMS = new Set<string>();
@@ -25,27 +26,31 @@ export function nodeStateRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
   const { inventory, base } = ctx;
   const statesUrl = (ident: string): string => `${base}/v1/nodes/${ident}/states`;
 
-  app.get<{ Params: IdentParams }>('/nodes/:ident/states', async (req) => {
+  app.get<{ Params: IdentParams }>('/nodes/:ident/states', { config: { doc: routeDoc({ response: NodeStatesResponse }) } }, async (req) => {
     readQuery(req.query, NO_PARAMS);
     const view = await inventory.nodes.getStates(req.auth, nodeIdent(req, req.params.ident));
     return renderStates(view, req.ironicVersion);
   });
 
-  app.put<{ Params: IdentParams }>('/nodes/:ident/states/power', { config: { doc: routeDoc({ body: PowerBody }) } }, async (req, reply) => {
-    const v = req.ironicVersion;
-    readQuery(req.query, NO_PARAMS);
-    const body = parseBody(PowerBody, req.body, 'power state request');
-    const timeout = body.timeout ?? null;
-    if (body.target === 'soft rebooting' || body.target === 'soft power off' || timeout !== null)
-      requireVersion(v, 27, 'Soft power actions and timeout');
-    const ident = nodeIdent(req, req.params.ident);
-    await inventory.nodes.setPowerState(req.auth, ident, body.target, timeout);
-    return empty(reply, 202, statesUrl(ident));
-  });
+  app.put<{ Params: IdentParams }>(
+    '/nodes/:ident/states/power',
+    { config: { doc: routeDoc({ body: PowerBody, answer: 'empty' }) } },
+    async (req, reply) => {
+      const v = req.ironicVersion;
+      readQuery(req.query, NO_PARAMS);
+      const body = parseBody(PowerBody, req.body, 'power state request');
+      const timeout = body.timeout ?? null;
+      if (body.target === 'soft rebooting' || body.target === 'soft power off' || timeout !== null)
+        requireVersion(v, 27, 'Soft power actions and timeout');
+      const ident = nodeIdent(req, req.params.ident);
+      await inventory.nodes.setPowerState(req.auth, ident, body.target, timeout);
+      return empty(reply, 202, statesUrl(ident));
+    },
+  );
 
   app.put<{ Params: IdentParams }>(
     '/nodes/:ident/states/provision',
-    { config: { doc: routeDoc({ body: ProvisionBody }) } },
+    { config: { doc: routeDoc({ body: ProvisionBody, answer: 'empty' }) } },
     async (req, reply) => {
       const v = req.ironicVersion;
       readQuery(req.query, NO_PARAMS);
@@ -100,7 +105,7 @@ export function nodeStateRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
     return empty(reply, 202, `${statesUrl(ident)}/console`);
   };
   for (const path of ['/nodes/:ident/states/console', '/nodes/states/console/:ident']) {
-    app.get<{ Params: IdentParams }>(path, getConsole);
-    app.put<{ Params: IdentParams }>(path, { config: { doc: routeDoc({ body: ConsoleBody }) } }, putConsole);
+    app.get<{ Params: IdentParams }>(path, { config: { doc: routeDoc({ response: NodeConsoleResponse }) } }, getConsole);
+    app.put<{ Params: IdentParams }>(path, { config: { doc: routeDoc({ body: ConsoleBody, answer: 'empty' }) } }, putConsole);
   }
 }

@@ -12,9 +12,25 @@ import { empty, nodeIdent, type BaremetalContext, type IdentParams } from './con
 import { readQuery } from './query.ts';
 import { listPorts } from './routes-ports.ts';
 import { BootDeviceBody, MaintenanceBody, parseBody, TraitsBody } from './schemas.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { routeDoc, type RouteDoc } from '../common/route-doc.ts';
+import { isJsonObject } from '../../domain/inventory/masking.ts';
+import { VifAttachBody } from './node-body-schemas.ts';
+import { PortCollection, PortDetailCollection } from './response-schemas.ts';
+import {
+  BootDeviceResponse,
+  NodeTraitsResponse,
+  NodeValidateResponse,
+  NodeVifsResponse,
+  SupportedBootDevicesResponse,
+} from './response-schemas-node.ts';
 
 const NO_PARAMS = new Set<string>();
+/** The route options of an answer without a body. */
+const EMPTY = { config: { doc: routeDoc({ answer: 'empty' }) } };
+/** The route options of a PUT that reads no body (and answers without one). */
+const NO_BODY = { config: { doc: routeDoc({ noBody: true, answer: 'empty' }) } };
+/** The route options of a JSON answer. */
+const doc = (response: NonNullable<RouteDoc['response']>): { config: { doc: RouteDoc } } => ({ config: { doc: routeDoc({ response }) } });
 
 /** Register the node sub-resource routes. */
 export function nodeSubRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
@@ -22,7 +38,7 @@ export function nodeSubRoutes(app: FastifyInstance, ctx: BaremetalContext): void
 
   app.put<{ Params: IdentParams }>(
     '/nodes/:ident/maintenance',
-    { config: { doc: routeDoc({ body: MaintenanceBody }) } },
+    { config: { doc: routeDoc({ body: MaintenanceBody, answer: 'empty' }) } },
     async (req, reply) => {
       readQuery(req.query, NO_PARAMS);
       const body = req.body === undefined || req.body === null ? {} : parseBody(MaintenanceBody, req.body, 'maintenance request');
@@ -31,13 +47,13 @@ export function nodeSubRoutes(app: FastifyInstance, ctx: BaremetalContext): void
     },
   );
 
-  app.delete<{ Params: IdentParams }>('/nodes/:ident/maintenance', async (req, reply) => {
+  app.delete<{ Params: IdentParams }>('/nodes/:ident/maintenance', EMPTY, async (req, reply) => {
     readQuery(req.query, NO_PARAMS);
     await inventory.nodes.setMaintenance(req.auth, nodeIdent(req, req.params.ident), false);
     return empty(reply, 202);
   });
 
-  app.get<{ Params: IdentParams }>('/nodes/:ident/management/boot_device', async (req) => {
+  app.get<{ Params: IdentParams }>('/nodes/:ident/management/boot_device', doc(BootDeviceResponse), async (req) => {
     readQuery(req.query, NO_PARAMS);
     const info = await inventory.nodes.getBootDevice(req.auth, nodeIdent(req, req.params.ident));
     return { boot_device: info.bootDevice, persistent: info.persistent };
@@ -45,7 +61,7 @@ export function nodeSubRoutes(app: FastifyInstance, ctx: BaremetalContext): void
 
   app.put<{ Params: IdentParams }>(
     '/nodes/:ident/management/boot_device',
-    { config: { doc: routeDoc({ body: BootDeviceBody }) } },
+    { config: { doc: routeDoc({ body: BootDeviceBody, answer: 'empty' }) } },
     async (req, reply) => {
       readQuery(req.query, NO_PARAMS);
       const body = parseBody(BootDeviceBody, req.body, 'boot device request');
@@ -56,7 +72,7 @@ export function nodeSubRoutes(app: FastifyInstance, ctx: BaremetalContext): void
     },
   );
 
-  app.get<{ Params: IdentParams }>('/nodes/:ident/management/boot_device/supported', async (req) => {
+  app.get<{ Params: IdentParams }>('/nodes/:ident/management/boot_device/supported', doc(SupportedBootDevicesResponse), async (req) => {
     readQuery(req.query, NO_PARAMS);
     return { supported_boot_devices: [...(await inventory.nodes.supportedBootDevices(req.auth, nodeIdent(req, req.params.ident)))] };
   });
@@ -65,28 +81,32 @@ export function nodeSubRoutes(app: FastifyInstance, ctx: BaremetalContext): void
     if (v < 37) throw new NotFoundError('resource', ident, 'The resource could not be found.', 'NotFound');
   };
 
-  app.get<{ Params: IdentParams }>('/nodes/:ident/traits', async (req) => {
+  app.get<{ Params: IdentParams }>('/nodes/:ident/traits', doc(NodeTraitsResponse), async (req) => {
     traitsGate(req.ironicVersion, req.params.ident);
     readQuery(req.query, NO_PARAMS);
     return { traits: [...(await inventory.nodes.listTraits(req.auth, nodeIdent(req, req.params.ident)))] };
   });
 
-  app.put<{ Params: IdentParams }>('/nodes/:ident/traits', { config: { doc: routeDoc({ body: TraitsBody }) } }, async (req, reply) => {
-    traitsGate(req.ironicVersion, req.params.ident);
-    readQuery(req.query, NO_PARAMS);
-    const body = parseBody(TraitsBody, req.body, 'traits request');
-    await inventory.nodes.setTraits(req.auth, nodeIdent(req, req.params.ident), body.traits);
-    return empty(reply, 204);
-  });
+  app.put<{ Params: IdentParams }>(
+    '/nodes/:ident/traits',
+    { config: { doc: routeDoc({ body: TraitsBody, answer: 'empty' }) } },
+    async (req, reply) => {
+      traitsGate(req.ironicVersion, req.params.ident);
+      readQuery(req.query, NO_PARAMS);
+      const body = parseBody(TraitsBody, req.body, 'traits request');
+      await inventory.nodes.setTraits(req.auth, nodeIdent(req, req.params.ident), body.traits);
+      return empty(reply, 204);
+    },
+  );
 
-  app.delete<{ Params: IdentParams }>('/nodes/:ident/traits', async (req, reply) => {
+  app.delete<{ Params: IdentParams }>('/nodes/:ident/traits', EMPTY, async (req, reply) => {
     traitsGate(req.ironicVersion, req.params.ident);
     readQuery(req.query, NO_PARAMS);
     await inventory.nodes.removeTrait(req.auth, nodeIdent(req, req.params.ident), null);
     return empty(reply, 204);
   });
 
-  app.put<{ Params: IdentParams & { trait: string } }>('/nodes/:ident/traits/:trait', async (req, reply) => {
+  app.put<{ Params: IdentParams & { trait: string } }>('/nodes/:ident/traits/:trait', NO_BODY, async (req, reply) => {
     traitsGate(req.ironicVersion, req.params.ident);
     readQuery(req.query, NO_PARAMS);
     const b = req.body;
@@ -97,35 +117,38 @@ export function nodeSubRoutes(app: FastifyInstance, ctx: BaremetalContext): void
     return empty(reply, 204, `${base}/v1/nodes/${ident}/traits/${req.params.trait}`);
   });
 
-  app.delete<{ Params: IdentParams & { trait: string } }>('/nodes/:ident/traits/:trait', async (req, reply) => {
+  app.delete<{ Params: IdentParams & { trait: string } }>('/nodes/:ident/traits/:trait', EMPTY, async (req, reply) => {
     traitsGate(req.ironicVersion, req.params.ident);
     readQuery(req.query, NO_PARAMS);
     await inventory.nodes.removeTrait(req.auth, nodeIdent(req, req.params.ident), req.params.trait);
     return empty(reply, 204);
   });
 
-  app.get<{ Params: IdentParams }>('/nodes/:ident/validate', async (req) => {
+  app.get<{ Params: IdentParams }>('/nodes/:ident/validate', doc(NodeValidateResponse), async (req) => {
     readQuery(req.query, NO_PARAMS);
     return inventory.nodes.validate(req.auth, nodeIdent(req, req.params.ident));
   });
 
-  app.get<{ Params: IdentParams }>('/nodes/:ident/vifs', async (req) => {
+  app.get<{ Params: IdentParams }>('/nodes/:ident/vifs', doc(NodeVifsResponse), async (req) => {
     if (req.ironicVersion < 28) throw new NotFoundError('resource', req.params.ident, 'The resource could not be found.', 'NotFound');
     readQuery(req.query, NO_PARAMS);
     return { vifs: await inventory.nodes.listVifs(req.auth, nodeIdent(req, req.params.ident)) };
   });
 
-  app.post<{ Params: IdentParams }>('/nodes/:ident/vifs', async (req, reply) => {
-    if (req.ironicVersion < 28) throw new NotFoundError('resource', req.params.ident, 'The resource could not be found.', 'NotFound');
-    readQuery(req.query, NO_PARAMS);
-    const body = req.body;
-    if (body === null || typeof body !== 'object' || Array.isArray(body))
-      throw new InvalidInputError('Invalid input for VIF attach: the body must be a JSON object.');
-    await ctx.services.networking.vifs.attach(req.auth, nodeIdent(req, req.params.ident), body as { id: unknown }, req.ironicVersion);
-    return empty(reply, 204);
-  });
+  app.post<{ Params: IdentParams }>(
+    '/nodes/:ident/vifs',
+    { config: { doc: routeDoc({ body: VifAttachBody, answer: 'empty' }) } },
+    async (req, reply) => {
+      if (req.ironicVersion < 28) throw new NotFoundError('resource', req.params.ident, 'The resource could not be found.', 'NotFound');
+      readQuery(req.query, NO_PARAMS);
+      const body = req.body;
+      if (!isJsonObject(body)) throw new InvalidInputError('Invalid input for VIF attach: the body must be a JSON object.');
+      await ctx.services.networking.vifs.attach(req.auth, nodeIdent(req, req.params.ident), body, req.ironicVersion);
+      return empty(reply, 204);
+    },
+  );
 
-  app.delete<{ Params: IdentParams & { vif: string } }>('/nodes/:ident/vifs/:vif', async (req, reply) => {
+  app.delete<{ Params: IdentParams & { vif: string } }>('/nodes/:ident/vifs/:vif', EMPTY, async (req, reply) => {
     if (req.ironicVersion < 28) throw new NotFoundError('resource', req.params.ident, 'The resource could not be found.', 'NotFound');
     readQuery(req.query, NO_PARAMS);
     await ctx.services.networking.vifs.detach(req.auth, nodeIdent(req, req.params.ident), req.params.vif);
@@ -133,8 +156,10 @@ export function nodeSubRoutes(app: FastifyInstance, ctx: BaremetalContext): void
   });
 
   for (const detail of [false, true]) {
-    app.get<{ Params: IdentParams }>(detail ? '/nodes/:ident/ports/detail' : '/nodes/:ident/ports', async (req) =>
-      listPorts(ctx, req, { detailPath: detail, node: nodeIdent(req, req.params.ident) }),
+    app.get<{ Params: IdentParams }>(
+      detail ? '/nodes/:ident/ports/detail' : '/nodes/:ident/ports',
+      doc(detail ? PortDetailCollection : PortCollection),
+      async (req) => listPorts(ctx, req, { detailPath: detail, node: nodeIdent(req, req.params.ident) }),
     );
   }
 }

@@ -25,6 +25,7 @@ import { NodeCreateBody, parseBody, PatchBody } from './schemas.ts';
 import { NodeCollection, NodeDetailCollection, NodeResponse } from './response-schemas.ts';
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
 import { NODE_DETAIL_PARAMS, NODE_LIST_PARAMS } from './node-list.ts';
+import { NodeValidateResponse } from './response-schemas-node.ts';
 
 const KNOWN_FIELDS = new Set<string>([...NODE_FIELDS, 'conductor']);
 const SHOW_PARAMS = new Set(['fields']);
@@ -70,12 +71,16 @@ export function nodeRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
     }
   }
 
-  app.get('/nodes/validate', { config: { doc: routeDoc({ query: queryDoc(VALIDATE_PARAMS) }) } }, async (req) => {
-    const q = readQuery(req.query, VALIDATE_PARAMS);
-    const ident = q.node_uuid ?? q.node;
-    if (ident === undefined) throw new InvalidInputError('Missing mandatory parameter: node');
-    return inventory.nodes.validate(req.auth, nodeIdent(req, ident));
-  });
+  app.get(
+    '/nodes/validate',
+    { config: { doc: routeDoc({ query: queryDoc(VALIDATE_PARAMS), response: NodeValidateResponse }) } },
+    async (req) => {
+      const q = readQuery(req.query, VALIDATE_PARAMS);
+      const ident = q.node_uuid ?? q.node;
+      if (ident === undefined) throw new InvalidInputError('Missing mandatory parameter: node');
+      return inventory.nodes.validate(req.auth, nodeIdent(req, ident));
+    },
+  );
 
   for (const p of ['/nodes', '/nodes.json']) {
     app.post(p, { config: { doc: routeDoc({ body: NodeCreateBody, response: NodeResponse }) } }, async (req, reply) => {
@@ -132,7 +137,7 @@ export function nodeRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
     },
   );
 
-  app.delete<{ Params: IdentParams }>('/nodes/:ident', async (req, reply) => {
+  app.delete<{ Params: IdentParams }>('/nodes/:ident', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     readQuery(req.query, NO_PARAMS);
     await inventory.nodes.delete(req.auth, nodeIdent(req, req.params.ident));
     return empty(reply, 204);

@@ -14,6 +14,9 @@ import type { VendorCallResult } from '../../domain/inventory/vendor-passthru.ts
 import { isJsonObject, type JsonObject } from '../../domain/inventory/masking.ts';
 import { empty, nodeIdent, type BaremetalContext } from './context.ts';
 import { readQuery } from './query.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
+import { VendorPassthruArgs } from './node-body-schemas.ts';
+import { VendorCallResponse, VendorMethodsResponse } from './response-schemas-node.ts';
 
 const CALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 const CALL_PARAMS = new Set(['method']);
@@ -55,15 +58,20 @@ function answer(reply: FastifyReply, r: VendorCallResult): FastifyReply {
 export function vendorPassthruRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
   const vendor = ctx.inventory.vendorPassthru;
 
-  app.get<{ Params: { ident: string } }>('/nodes/:ident/vendor_passthru/methods', async (req) => {
-    readQuery(req.query, NO_PARAMS);
-    return vendor.nodeMethods(req.auth, nodeIdent(req, req.params.ident));
-  });
+  app.get<{ Params: { ident: string } }>(
+    '/nodes/:ident/vendor_passthru/methods',
+    { config: { doc: routeDoc({ response: VendorMethodsResponse }) } },
+    async (req) => {
+      readQuery(req.query, NO_PARAMS);
+      return vendor.nodeMethods(req.auth, nodeIdent(req, req.params.ident));
+    },
+  );
 
   for (const url of ['/nodes/:ident/vendor_passthru', '/nodes/:ident/vendor_passthru/:method']) {
     app.route<{ Params: { ident: string; method?: string } }>({
       method: [...CALL_METHODS],
       url,
+      config: { doc: routeDoc({ body: VendorPassthruArgs, query: queryDoc(CALL_PARAMS), response: VendorCallResponse }) },
       handler: async (req, reply) => {
         const name = methodOf(req);
         const r = await vendor.callNode(req.auth, nodeIdent(req, req.params.ident), name, req.method, argsOf(req.body));
@@ -72,15 +80,20 @@ export function vendorPassthruRoutes(app: FastifyInstance, ctx: BaremetalContext
     });
   }
 
-  app.get<{ Params: { name: string } }>('/drivers/:name/vendor_passthru/methods', async (req) => {
-    readQuery(req.query, NO_PARAMS);
-    return vendor.driverMethods(req.auth, req.params.name);
-  });
+  app.get<{ Params: { name: string } }>(
+    '/drivers/:name/vendor_passthru/methods',
+    { config: { doc: routeDoc({ response: VendorMethodsResponse }) } },
+    async (req) => {
+      readQuery(req.query, NO_PARAMS);
+      return vendor.driverMethods(req.auth, req.params.name);
+    },
+  );
 
   for (const url of ['/drivers/:name/vendor_passthru', '/drivers/:name/vendor_passthru/:method']) {
     app.route<{ Params: { name: string; method?: string } }>({
       method: [...CALL_METHODS],
       url,
+      config: { doc: routeDoc({ body: VendorPassthruArgs, query: queryDoc(CALL_PARAMS), response: VendorCallResponse }) },
       handler: async (req, reply) => {
         const name = methodOf(req);
         return answer(reply, await vendor.callDriver(req.auth, req.params.name, name, req.method, argsOf(req.body)));

@@ -50,7 +50,7 @@ const NOT_CABLED =
 
 /** A VIF attach request (Ironic's body). */
 export interface VifAttachRequest {
-  readonly id: unknown;
+  readonly id?: unknown;
   readonly port_uuid?: unknown;
   readonly portgroup_uuid?: unknown;
 }
