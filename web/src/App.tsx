@@ -7,12 +7,25 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { get } from './lib/api.ts';
 import { runLive, type LiveState } from './lib/live.ts';
-import { useSession } from './lib/session.tsx';
+import { isAdmin, useSession } from './lib/session.tsx';
+import { AdminNodes } from './pages/admin/AdminNodes.tsx';
+import { Conductors } from './pages/admin/Conductors.tsx';
+import { NodeHistory } from './pages/admin/NodeHistory.tsx';
+import { Projects } from './pages/admin/Projects.tsx';
+import { Quotas } from './pages/admin/Quotas.tsx';
+import { Switches } from './pages/admin/Switches.tsx';
+import { Users } from './pages/admin/Users.tsx';
 import { Leases } from './pages/Leases.tsx';
+import { Activity } from './pages/owner/Activity.tsx';
+import { Enrol } from './pages/owner/Enrol.tsx';
+import { MyOffers } from './pages/owner/MyOffers.tsx';
+import { Schedule } from './pages/owner/Schedule.tsx';
 import { NodeDetail } from './pages/NodeDetail.tsx';
 import { Nodes } from './pages/Nodes.tsx';
 import { Offers } from './pages/Offers.tsx';
 import { SignIn } from './pages/SignIn.tsx';
+import { Images } from './pages/lessee/Images.tsx';
+import { Networks } from './pages/lessee/Networks.tsx';
 
 /** Light or dark; follows the system until chosen (the choice lasts for the page's life). */
 function ThemeToggle(): ReactNode {
@@ -96,6 +109,12 @@ function Shell({ children }: { children: ReactNode }): ReactNode {
           <NavLink to="/dashboard/offers">Marketplace</NavLink>
           <NavLink to="/dashboard/leases">Leases</NavLink>
           <NavLink to="/dashboard/nodes">Nodes</NavLink>
+          <NavLink to="/dashboard/networks">Networks</NavLink>
+          <NavLink to="/dashboard/images">Images</NavLink>
+          <NavLink to="/dashboard/nodes/new">Enrol</NavLink>
+          <NavLink to="/dashboard/offers/mine">My offers</NavLink>
+          <NavLink to="/dashboard/schedule">Schedule</NavLink>
+          <NavLink to="/dashboard/events">Events</NavLink>
         </nav>
         <div className="who">
           <span title={session.userId}>{session.userName}</span>
@@ -106,11 +125,35 @@ function Shell({ children }: { children: ReactNode }): ReactNode {
           </button>
         </div>
       </header>
+      {isAdmin(session) || session.system ? (
+        <nav className="admin-nav" aria-label="Admin">
+          <span className="admin-nav-title" aria-hidden="true">
+            Admin
+          </span>
+          <NavLink to="/dashboard/admin/projects">Projects</NavLink>
+          <NavLink to="/dashboard/admin/users">Users and roles</NavLink>
+          <NavLink to="/dashboard/admin/quotas">Quotas</NavLink>
+          <NavLink to="/dashboard/admin/nodes">All nodes</NavLink>
+          <NavLink to="/dashboard/admin/conductors">Conductors</NavLink>
+          <NavLink to="/dashboard/admin/switches">Switches</NavLink>
+        </nav>
+      ) : null}
       <LiveBanner />
       <div id="content">{children}</div>
     </div>
   );
 }
+
+/** The operator's views (the API decides who may read them; the nav shows them to admins). */
+const ADMIN_ROUTES: ReadonlyArray<readonly [string, ReactNode]> = [
+  ['/dashboard/admin/projects', <Projects />],
+  ['/dashboard/admin/users', <Users />],
+  ['/dashboard/admin/quotas', <Quotas />],
+  ['/dashboard/admin/nodes', <AdminNodes />],
+  ['/dashboard/admin/nodes/:id/history', <NodeHistory />],
+  ['/dashboard/admin/conductors', <Conductors />],
+  ['/dashboard/admin/switches', <Switches />],
+];
 
 /** The routes. */
 export function App(): ReactNode {
@@ -146,6 +189,57 @@ export function App(): ReactNode {
         element={
           <Shell>
             <Leases />
+          </Shell>
+        }
+      />
+      {ADMIN_ROUTES.map(([path, page]) => (
+        <Route key={path} path={path} element={<Shell>{page}</Shell>} />
+      ))}
+      <Route
+        path="/dashboard/nodes/new"
+        element={
+          <Shell>
+            <Enrol />
+          </Shell>
+        }
+      />
+      <Route
+        path="/dashboard/offers/mine"
+        element={
+          <Shell>
+            <MyOffers />
+          </Shell>
+        }
+      />
+      <Route
+        path="/dashboard/schedule"
+        element={
+          <Shell>
+            <Schedule />
+          </Shell>
+        }
+      />
+      <Route
+        path="/dashboard/events"
+        element={
+          <Shell>
+            <Activity />
+          </Shell>
+        }
+      />
+      <Route
+        path="/dashboard/networks"
+        element={
+          <Shell>
+            <Networks />
+          </Shell>
+        }
+      />
+      <Route
+        path="/dashboard/images"
+        element={
+          <Shell>
+            <Images />
           </Shell>
         }
       />
