@@ -8,11 +8,15 @@ import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { useParams } from 'react-router';
 import { call, get } from '../lib/api.ts';
 import { Badge, ErrorNote, PageHeader, Time } from '../ui/common.tsx';
+import { ProvisionActions } from './owner/ProvisionActions.tsx';
+import { ProvisionPanel } from './lessee/Provision.tsx';
+import { NodeNetworks } from './lessee/Networks.tsx';
 
 const Console = lazy(() => import('./Console.tsx'));
 
 /** A node as the page reads it (`GET /baremetal/v1/nodes/{id}`). */
 interface Node {
+  [field: string]: unknown;
   uuid: string;
   name: string | null;
   owner: string | null;
@@ -82,6 +86,9 @@ export function NodeDetail(): ReactNode {
         <dt>Last error</dt>
         <dd>{n.last_error ?? '—'}</dd>
       </dl>
+      <ProvisionPanel node={n} />
+      <NodeNetworks node={n.uuid} />
+      <ProvisionActions id={id} />
       <h2>Properties</h2>
       <table className="grid compact">
         <tbody>

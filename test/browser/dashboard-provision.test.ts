@@ -1,0 +1,74 @@
+/**
+ * Provisioning in a real browser (issue 20): the lessee of node B (a lab system whose "ramdisk"
+ * is esi's deploy agent, writing to a real disk file) picks its own image, pastes an SSH key and
+ * user data, provisions, and watches the progress bar follow the deploy live until B is active;
+ * then unprovisions and watches the cleaning until B is available again. The disk is checked
+ * to hold the image, as the CLI's provisioning test does.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { osImage } from '../helpers/os-image.ts';
+import { waitNode, type ConductorEnv } from '../api/conductor/support.ts';
+import { agentNode, cableToFakeSwitch, startDeployEnv, uploadImage } from '../api/deploy/support.ts';
+import { launchBrowser, pageErrors, signIn } from './support.ts';
+
+const LONG = 120_000;
+const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDvC3hT0l2fJ5kq3n7ZlVxq8YVw3pX6m8A0bq4b8wD1u lessee@laptop';
+let env: ConductorEnv;
+let browser: Browser;
+let uuid: string;
+
+beforeAll(async () => {
+  env = await startDeployEnv(1);
+  ({
+    node: { uuid },
+  } = await agentNode(env, 'node-0', { name: 'B' }));
+  await waitNode(env, uuid, (n) => n.provision_state === 'available' && n.reservation === null, LONG);
+  await cableToFakeSwitch(env, uuid);
+  await uploadImage(env, osImage('lessee-os', 8, 'qcow2'), 'my-os', { as: env.p.lessee, diskFormat: 'qcow2' });
+  browser = await launchBrowser();
+}, LONG);
+afterAll(async () => {
+  await browser?.close();
+  await env?.close();
+});
+
+it('the lessee provisions B with a progress bar that follows the deploy, then unprovisions it', { timeout: 240_000 }, async () => {
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  const errors = pageErrors(page);
+  await signIn(page, env.ts.url, 'lessee1', 'pw-lessee1', 'l1');
+  await page.locator('tr[data-node="B"]').getByRole('link', { name: 'B' }).click();
+
+  await page.getByLabel('Image').selectOption({ label: 'my-os' });
+  await page.getByLabel('SSH public key').fill(KEY);
+  await page.getByLabel('User data (cloud-init)').fill('#cloud-config\npackages: [htop]\n');
+  await page.getByRole('button', { name: 'Provision' }).click();
+
+  // The bar appears, moves, and the page ends on an active node without a reload.
+  const bar = page.getByTestId('provision-progress');
+  await bar.waitFor({ timeout: 30_000 });
+  const seen = new Set<string>();
+  const started = Date.now();
+  while (Date.now() - started < LONG) {
+    if (await page.getByRole('button', { name: 'Unprovision' }).isVisible()) break;
+    const label = await page
+      .locator('.progress-block label')
+      .textContent()
+      .catch(() => null);
+    if (label) seen.add(label.replace(/\(.*\)/, '').trim());
+    await page.waitForTimeout(100);
+  }
+  expect(await page.getByRole('button', { name: 'Unprovision' }).isVisible(), `phases seen: ${[...seen].join(' | ')}`).toBe(true);
+  expect(
+    [...seen].some((s) => /booting the deploy agent|waiting for the deploy agent|writing the image|converting/.test(s)),
+    [...seen].join(' | '),
+  ).toBe(true);
+  const node = await waitNode(env, uuid, (n) => n.provision_state === 'active');
+  expect(node.instance_info.image_source).toBeTruthy();
+
+  // Unprovision: the cleaning shows, and the node comes back available (the provision form again).
+  await page.getByRole('button', { name: 'Unprovision' }).click();
+  await page.getByRole('heading', { name: 'Provision' }).waitFor({ timeout: LONG });
+  await waitNode(env, uuid, (n) => n.provision_state === 'available');
+  expect(errors).toEqual([]);
+});
