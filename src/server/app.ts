@@ -34,6 +34,8 @@ import { errorBody as leaseErrorBody } from '../api/lease/errors.ts';
 import { sendGlanceError } from '../api/image/errors.ts';
 import type { Services } from './services.ts';
 import { registerOps } from '../api/ops/index.ts';
+import { RootResponse } from '../api/ops/response-schemas.ts';
+import { routeDoc } from '../api/common/route-doc.ts';
 import { registerApiDocs } from '../api/docs/index.ts';
 import { registerDashboardPages, wantsPage } from '../api/dashboard/pages.ts';
 import { HealthService } from './health.ts';
@@ -118,7 +120,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 
   // The web dashboard (src/api/dashboard/pages.ts): a browser at `/` gets the app, JSON clients the service list.
   const sendPage = await registerDashboardPages(app);
-  app.get('/', async (request, reply) => {
+  app.get('/', { config: { doc: routeDoc({ response: RootResponse }) } }, async (request, reply) => {
     if (wantsPage(request)) return sendPage(reply);
     return {
       name: 'esi',

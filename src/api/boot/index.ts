@@ -18,6 +18,7 @@ import type { BootFile, BootMediaService } from '../../domain/deploy/boot-media.
 import { NotFoundError } from '../../domain/errors.ts';
 import { chainScript, NETWORK_BOOT_SCRIPT } from '../../domain/deploy/network-boot.ts';
 import type { ApiCommonDeps } from '../common/deps.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 /** What the boot plugin receives. */
 export interface BootApiDeps extends Pick<ApiCommonDeps, 'config'> {
@@ -28,8 +29,10 @@ export interface BootApiDeps extends Pick<ApiCommonDeps, 'config'> {
 /** Register the boot routes under the prefix given at registration (`/boot`). */
 export const bootApi: FastifyPluginAsync<{ services: BootApiDeps }> = async (app, { services }) => {
   const scriptUrl = `${services.config.publicUrl}${NETWORK_BOOT_SCRIPT}`;
-  app.get('/boot.ipxe', async (_req, reply) => reply.type('text/plain; charset=utf-8').send(chainScript(scriptUrl)));
-  app.get<{ Querystring: { mac?: string } }>('/node.ipxe', async (req, reply) => {
+  const script = { config: { doc: routeDoc({ answer: 'text' }) } };
+  const media = { config: { doc: routeDoc({ answer: 'binary' }) } };
+  app.get('/boot.ipxe', script, async (_req, reply) => reply.type('text/plain; charset=utf-8').send(chainScript(scriptUrl)));
+  app.get<{ Querystring: { mac?: string } }>('/node.ipxe', script, async (req, reply) => {
     const mac = typeof req.query.mac === 'string' ? req.query.mac : undefined;
     return reply.type('text/plain; charset=utf-8').send(await services.networkBoot.scriptFor(mac));
   });
@@ -43,11 +46,15 @@ export const bootApi: FastifyPluginAsync<{ services: BootApiDeps }> = async (app
       throw err;
     }
   };
-  app.get<{ Params: { name: string }; Querystring: Record<string, unknown> }>('/media/:name', async (req, reply) =>
+  app.get<{ Params: { name: string }; Querystring: Record<string, unknown> }>('/media/:name', media, async (req, reply) =>
     send(reply, /^(.{36})\.iso$/.exec(req.params.name)?.[1], req.query, 'iso'),
   );
-  app.get<{ Params: { uuid: string; file: string }; Querystring: Record<string, unknown> }>('/media/:uuid/:file', async (req, reply) => {
-    const which = req.params.file === 'kernel' || req.params.file === 'ramdisk' ? req.params.file : undefined;
-    return send(reply, which === undefined ? undefined : req.params.uuid, req.query, which ?? 'iso');
-  });
+  app.get<{ Params: { uuid: string; file: string }; Querystring: Record<string, unknown> }>(
+    '/media/:uuid/:file',
+    media,
+    async (req, reply) => {
+      const which = req.params.file === 'kernel' || req.params.file === 'ramdisk' ? req.params.file : undefined;
+      return send(reply, which === undefined ? undefined : req.params.uuid, req.query, which ?? 'iso');
+    },
+  );
 };

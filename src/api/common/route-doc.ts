@@ -43,6 +43,11 @@ export interface RouteDoc {
    */
   readonly answer?: 'empty' | 'binary' | 'text' | 'html';
   /**
+   * The status of the success answer when it is no 2xx (default `2XX`): 300 for the version
+   * lists Keystone and Glance answer with Multiple Choices, 101 for a websocket's upgrade.
+   */
+  readonly status?: 101 | 300;
+  /**
    * True for a POST, PUT or PATCH route that reads no request body (all it needs is in its URL);
    * such a route documents no body, and the documentation tests do not ask it for one.
    */

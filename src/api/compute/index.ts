@@ -27,7 +27,8 @@ import { flavorRoutes } from './routes-flavors.ts';
 import { keypairRoutes } from './routes-keypairs.ts';
 import { serverActionRoutes } from './routes-server-actions.ts';
 import { serverRoutes } from './routes-servers.ts';
-import { REFUSAL } from '../common/route-doc.ts';
+import { REFUSAL, routeDoc } from '../common/route-doc.ts';
+import { ComputeVersionsResponse } from '../common/version-schemas.ts';
 
 /** Paths of `/v2.1` and the methods each serves (others answer 405). */
 const PATHS: ReadonlyArray<[string, HTTPMethods[]]> = [
@@ -68,7 +69,7 @@ export const computeApi: FastifyPluginAsync<{ services: ComputeApiDeps; compute:
   app.setErrorHandler(novaErrorHandler(`${services.config.publicUrl}/identity`));
   app.setNotFoundHandler((_req, reply) => sendNovaError(reply, 404, 'The resource could not be found.'));
   registerJsonParser(app);
-  app.get('/', { config: { public: true } }, async () => ({
+  app.get('/', { config: { public: true, doc: routeDoc({ response: ComputeVersionsResponse }) } }, async () => ({
     versions: [{ ...versionObject(base), links: [{ rel: 'self', href: `${base}/v2.1/` }] }],
   }));
   await app.register(

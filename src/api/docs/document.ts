@@ -11,9 +11,10 @@
  * - `x-esi-no-body: true` on a POST, PUT or PATCH route that reads no body (`doc.noBody`);
  * - `security: []` when anonymous callers may use it (`config.public`, or a service without
  *   authentication), else the document's default (an `X-Auth-Token` header);
- * - a `2XX` answer (its JSON body's schema when `config.doc.response` names one, its media type
- *   when `config.doc.answer` names a non-JSON kind, else none) and a
- *   `4XX`/`5XX` answer in the service's error format;
+ * - a `2XX` answer, or one of the status `config.doc.status` names (300 for version lists, 101
+ *   for a websocket): its JSON body's schema when `config.doc.response` names one, its media type
+ *   when `config.doc.answer` names a non-JSON kind, else none; and a `4XX`/`5XX` answer in the
+ *   service's error format;
  * - an `operationId` made of the method and path (unique in the document).
  */
 import type { FastifySchema, RouteOptions } from 'fastify';
@@ -67,7 +68,7 @@ export function documentRoute({ schema, url, route }: { schema: FastifySchema; u
     ...(doc?.query ? { querystring: doc.query } : {}),
     ...(anonymous ? { security: [] } : {}),
     ...(doc?.noBody ? { 'x-esi-no-body': true } : {}),
-    response: { '2XX': successAnswer(doc) },
+    response: { [doc?.status ?? '2XX']: successAnswer(doc) },
   };
   return { schema: out, url: openApiPath(url) };
 }

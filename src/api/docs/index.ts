@@ -18,6 +18,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createRequire } from 'node:module';
 import { documentRoute, finishDocument, serviceDocument, serviceTags, type OpenApiDocument } from './document.ts';
 import { DOC_SERVICES } from './services.ts';
+import { OpenApiDocumentResponse } from '../ops/response-schemas.ts';
 
 /** esi's version (package.json), the documents' `info.version`. */
 const VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
@@ -65,11 +66,15 @@ export async function registerApiDocs(app: FastifyInstance): Promise<void> {
     if (text === undefined) texts.set(key, (text = JSON.stringify(build())));
     return reply.type('application/json; charset=utf-8').send(text);
   };
-  app.get(OPENAPI_PATH, { config: { doc: { summary: 'The OpenAPI 3.1 document of every route' } } }, serve('', whole));
+  app.get(
+    OPENAPI_PATH,
+    { config: { doc: { summary: 'The OpenAPI 3.1 document of every route', response: OpenApiDocumentResponse } } },
+    serve('', whole),
+  );
   for (const service of DOC_SERVICES) {
     app.get(
       serviceDocumentPath(service.name),
-      { config: { doc: { summary: `The OpenAPI 3.1 document of the ${service.name} routes` } } },
+      { config: { doc: { summary: `The OpenAPI 3.1 document of the ${service.name} routes`, response: OpenApiDocumentResponse } } },
       serve(service.name, () => serviceDocument(whole(), service)),
     );
   }

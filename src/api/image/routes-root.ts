@@ -14,13 +14,18 @@ import { ImageApiFault } from './errors.ts';
 import { renderVersions } from './render.ts';
 import { SCHEMAS } from './schemas.ts';
 import { rejectBody } from './wire.ts';
-import { REFUSAL } from '../common/route-doc.ts';
+import { REFUSAL, routeDoc } from '../common/route-doc.ts';
+import { ImageVersionsResponse } from '../common/version-schemas.ts';
 
 /** Register `GET /` and `GET /versions` on the `/image` plugin. */
 export function registerVersionRoutes(app: FastifyInstance, services: ImageApiDeps): void {
   const imageUrl = `${services.config.publicUrl}/image`;
-  app.get('/', { config: { public: true } }, async (_request, reply) => reply.code(300).send(renderVersions(imageUrl)));
-  app.get('/versions', { config: { public: true } }, async () => renderVersions(imageUrl));
+  app.get('/', { config: { public: true, doc: routeDoc({ response: ImageVersionsResponse, status: 300 }) } }, async (_request, reply) =>
+    reply.code(300).send(renderVersions(imageUrl)),
+  );
+  app.get('/versions', { config: { public: true, doc: routeDoc({ response: ImageVersionsResponse }) } }, async () =>
+    renderVersions(imageUrl),
+  );
 }
 
 /** Register `GET /schemas/{name}` on the `/v2` plugin. */

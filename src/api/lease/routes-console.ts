@@ -14,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { InvalidInputError, UnauthorizedError } from '../../domain/errors.ts';
 import type { LeaseApiDeps } from './deps.ts';
 import { parseReadOnly, serveConsole, type ConsoleSocket } from '../common/console-ws.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 interface ConsoleQuery {
   token?: unknown;
@@ -25,6 +26,8 @@ export function registerConsoleRoute(app: FastifyInstance, services: LeaseApiDep
   app.route<{ Querystring: ConsoleQuery }>({
     method: 'GET',
     url: '/console',
+    // Public: the token in the query is the credential. A websocket's success is its upgrade (101).
+    config: { public: true, doc: routeDoc({ answer: 'empty', status: 101 }) },
     handler: async () => {
       throw new InvalidInputError(
         'This is the serial console websocket: connect with a websocket client to the access_url of a console auth token.',

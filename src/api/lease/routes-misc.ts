@@ -12,6 +12,7 @@ import { renderConsoleToken, renderEvent, renderNode } from './render.ts';
 import { bodySchema, pick, queryInt, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
 import { LeaseNodeCollection } from './response-schemas.ts';
+import { LeaseRootResponse } from '../common/version-schemas.ts';
 
 const CONSOLE_BODY = {
   argument: 'console_auth_token',
@@ -31,7 +32,7 @@ function versionV1(root: string): Record<string, unknown> {
 
 /** Register `GET /` on the lease plugin (public root document, also the health check). */
 export function registerRootRoute(app: FastifyInstance, services: LeaseApiDeps): void {
-  app.get('/', async () => {
+  app.get('/', { config: { public: true, doc: routeDoc({ response: LeaseRootResponse }) } }, async () => {
     const v1 = versionV1(leaseRoot(services));
     return {
       name: 'ESI Leap API',

@@ -21,6 +21,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { NetworkApiDeps } from './deps.ts';
 import { registerTokenAuth } from '../common/auth.ts';
+import { NetworkVersionsResponse } from '../common/version-schemas.ts';
+import type { RouteDoc } from '../common/route-doc.ts';
 import { NotFoundError } from '../../domain/errors.ts';
 import { networkErrorHandler, networkNotFoundHandler } from './errors.ts';
 import { registerEsiRoutes } from './routes-esi.ts';
@@ -129,7 +131,8 @@ export const networkApi: FastifyPluginAsync<{ services: NetworkApiDeps }> = asyn
   app.setErrorHandler(networkErrorHandler(`${services.config.publicUrl}/identity`));
   app.setNotFoundHandler(networkNotFoundHandler);
   const versions = { versions: [{ status: 'CURRENT', id: 'v2.0', links: [{ href: `${root}/v2.0/`, rel: 'self' }] }] };
-  app.get('/', { config: { public: true } }, async () => versions);
+  const versionsDoc: RouteDoc = { response: NetworkVersionsResponse };
+  app.get('/', { config: { public: true, doc: versionsDoc } }, async () => versions);
   refuseOthers(app, '/', ['GET']);
   await app.register(
     async (v2) => {

@@ -34,7 +34,8 @@ function gaps(): string[] {
       const m = method.toUpperCase();
       if (['post', 'put', 'patch'].includes(method) && op.requestBody === undefined && op['x-esi-no-body'] !== true)
         out.push(`${m} ${path} body`);
-      const ok = op.responses?.['2XX'];
+      // The success answer: 2XX, or the status a route names (101, 300).
+      const ok = Object.entries<any>(op.responses ?? {}).find(([code]) => !/^[45]/.test(code))?.[1];
       if (ok?.content === undefined && ok?.description === 'Success') out.push(`${m} ${path} answer`);
     }
   }

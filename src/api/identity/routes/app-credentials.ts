@@ -14,6 +14,7 @@ import { collectionLinks, v3Root } from '../links.ts';
 import { renderAppCredential } from '../render.ts';
 import { AppCredentialCreateBody } from '../app-credential-inputs.ts';
 import { routeDoc } from '../../common/route-doc.ts';
+import { AppCredentialCollection, AppCredentialCreateResponse, AppCredentialResponse } from '../response-schemas.ts';
 
 type UserParams = { Params: { id: string } };
 type OneParams = { Params: { id: string; credential: string } };
@@ -24,26 +25,30 @@ export function registerAppCredentialRoutes(app: FastifyInstance, services: Iden
   const cfg = services.config;
   const base = '/users/:id/application_credentials';
 
-  app.post<UserParams>(base, { config: { doc: routeDoc({ body: AppCredentialCreateBody }) } }, async (request, reply) => {
-    const { credential, secret } = await appCredentials.create(request.auth, request.params.id, appCredentialCreateInput(request.body));
-    const roles = await appCredentials.rolesOf([credential]);
-    return reply.code(201).send({ application_credential: renderAppCredential(credential, v3Root(cfg), roles, secret) });
-  });
+  app.post<UserParams>(
+    base,
+    { config: { doc: routeDoc({ body: AppCredentialCreateBody, response: AppCredentialCreateResponse }) } },
+    async (request, reply) => {
+      const { credential, secret } = await appCredentials.create(request.auth, request.params.id, appCredentialCreateInput(request.body));
+      const roles = await appCredentials.rolesOf([credential]);
+      return reply.code(201).send({ application_credential: renderAppCredential(credential, v3Root(cfg), roles, secret) });
+    },
+  );
 
-  app.get<UserParams>(base, async (request) => {
+  app.get<UserParams>(base, { config: { doc: routeDoc({ response: AppCredentialCollection }) } }, async (request) => {
     const list = await appCredentials.list(request.auth, request.params.id, nameFilter(request.query as Query));
     const roles = await appCredentials.rolesOf(list);
     const v3 = v3Root(cfg);
     return { application_credentials: list.map((c) => renderAppCredential(c, v3, roles)), links: collectionLinks(cfg, request) };
   });
 
-  app.get<OneParams>(`${base}/:credential`, async (request) => {
+  app.get<OneParams>(`${base}/:credential`, { config: { doc: routeDoc({ response: AppCredentialResponse }) } }, async (request) => {
     const credential = await appCredentials.get(request.auth, request.params.id, request.params.credential);
     const roles = await appCredentials.rolesOf([credential]);
     return { application_credential: renderAppCredential(credential, v3Root(cfg), roles) };
   });
 
-  app.delete<OneParams>(`${base}/:credential`, async (request, reply) => {
+  app.delete<OneParams>(`${base}/:credential`, { config: { doc: routeDoc({ answer: 'empty' }) } }, async (request, reply) => {
     await appCredentials.delete(request.auth, request.params.id, request.params.credential);
     return reply.code(204).send();
   });

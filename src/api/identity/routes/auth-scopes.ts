@@ -12,13 +12,15 @@ import type { FastifyInstance } from 'fastify';
 import type { IdentityApiDeps } from '../deps.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderDomain } from '../render.ts';
+import { DomainCollection } from '../response-schemas.ts';
+import { routeDoc } from '../../common/route-doc.ts';
 
 /** Register `GET /v3/auth/domains`. */
 export function registerAuthScopeRoutes(app: FastifyInstance, services: IdentityApiDeps): void {
   const { directory } = services.identity;
   const cfg = services.config;
 
-  app.get('/auth/domains', async (request) => {
+  app.get('/auth/domains', { config: { doc: routeDoc({ response: DomainCollection }) } }, async (request) => {
     const domains = await directory.listAuthDomains(request.auth);
     const v3 = v3Root(cfg);
     return { domains: domains.map((d) => renderDomain(d, v3)), links: collectionLinks(cfg, request) };

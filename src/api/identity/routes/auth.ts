@@ -21,6 +21,8 @@ import { AppCredentialAuthBody } from '../app-credential-inputs.ts';
 import { AuthBody } from '../schemas.ts';
 import { Type } from '@sinclair/typebox';
 import { routeDoc } from '../../common/route-doc.ts';
+import { AuthCatalogResponse, AuthSystemResponse, TokenResponse } from '../auth-response-schemas.ts';
+import { ProjectCollection } from '../response-schemas.ts';
 
 /** Register the `/v3/auth/*` routes. */
 export function registerAuthRoutes(app: FastifyInstance, services: IdentityApiDeps): void {
@@ -30,7 +32,7 @@ export function registerAuthRoutes(app: FastifyInstance, services: IdentityApiDe
 
   app.post(
     '/auth/tokens',
-    { config: { public: true, doc: routeDoc({ body: Type.Union([AuthBody, AppCredentialAuthBody]) }) } },
+    { config: { public: true, doc: routeDoc({ body: Type.Union([AuthBody, AppCredentialAuthBody]), response: TokenResponse }) } },
     async (request, reply) => {
       if (usesApplicationCredential(request.body)) {
         // Keystone's `application_credential` method (src/domain/identity/app-credentials.ts).
@@ -51,25 +53,29 @@ export function registerAuthRoutes(app: FastifyInstance, services: IdentityApiDe
   );
 
   // An explicit HEAD (token check), documented as such (@fastify/swagger leaves HEAD routes out by default).
-  app.head('/auth/tokens', { config: { swagger: { exposeHeadRoute: true } } }, async (request, reply) => {
-    await subjects.resolve(request.auth, subjectToken(request), 'check');
-    return reply.code(200).send();
-  });
+  app.head(
+    '/auth/tokens',
+    { config: { swagger: { exposeHeadRoute: true }, doc: routeDoc({ answer: 'empty' }) } },
+    async (request, reply) => {
+      await subjects.resolve(request.auth, subjectToken(request), 'check');
+      return reply.code(200).send();
+    },
+  );
 
-  app.get('/auth/tokens', async (request, reply) => {
+  app.get('/auth/tokens', { config: { doc: routeDoc({ response: TokenResponse }) } }, async (request, reply) => {
     const secret = subjectToken(request);
     const catalog = catalogFor(request);
     const info = await subjects.resolve(request.auth, secret, 'validate');
     return reply.header('x-subject-token', secret).send(renderToken(info, catalog));
   });
 
-  app.delete('/auth/tokens', async (request, reply) => {
+  app.delete('/auth/tokens', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (request, reply) => {
     const secret = subjectToken(request);
     await subjects.revoke(request.auth, secret);
     return reply.code(204).send();
   });
 
-  app.get('/auth/catalog', async (request) => {
+  app.get('/auth/catalog', { config: { doc: routeDoc({ response: AuthCatalogResponse }) } }, async (request) => {
     if (request.auth.projectId === null && request.auth.systemScope === null) {
       throw new ForbiddenError('A project-scoped token is required to produce a service catalog.');
     }
@@ -79,13 +85,13 @@ export function registerAuthRoutes(app: FastifyInstance, services: IdentityApiDe
     };
   });
 
-  app.get('/auth/projects', async (request) => {
+  app.get('/auth/projects', { config: { doc: routeDoc({ response: ProjectCollection }) } }, async (request) => {
     const projects = await directory.listUserProjects(request.auth, request.auth.userId);
     const v3 = v3Root(services.config);
     return { projects: projects.map((p) => renderProject(p, v3)), links: collectionLinks(services.config, request) };
   });
 
-  app.get('/auth/system', async (request) => {
+  app.get('/auth/system', { config: { doc: routeDoc({ response: AuthSystemResponse }) } }, async (request) => {
     const roles = await tokens.effectiveRoles(request.auth.userId, { type: 'system', id: 'all' });
     return { system: roles.length > 0 ? [{ all: true }] : [], links: collectionLinks(services.config, request) };
   });

@@ -23,6 +23,8 @@ import { buildCatalog, type CatalogEndpoint, type CatalogEntry } from '../catalo
 import type { IdentityApiDeps } from '../deps.ts';
 import { queryValue, type Query } from '../inputs.ts';
 import { collectionLinks, publicBase, v3Root } from '../links.ts';
+import { EndpointCollection, EndpointResponse, ServiceCollection, ServiceResponse } from '../auth-response-schemas.ts';
+import { routeDoc } from '../../common/route-doc.ts';
 
 type IdParams = { Params: { id: string } };
 
@@ -61,7 +63,7 @@ export function registerCatalogRoutes(app: FastifyInstance, services: IdentityAp
   const cfg = services.config;
   const catalog = () => buildCatalog(publicBase(cfg), cfg.identity.region);
 
-  app.get('/services', async (request) => {
+  app.get('/services', { config: { doc: routeDoc({ response: ServiceCollection }) } }, async (request) => {
     directory.authorizeCatalogRead(request.auth, 'list_services');
     const query = request.query as Query;
     const type = queryValue(query, 'type');
@@ -71,7 +73,7 @@ export function registerCatalogRoutes(app: FastifyInstance, services: IdentityAp
     return { services: found.map((s) => renderService(s, v3)), links: collectionLinks(cfg, request) };
   });
 
-  app.get<IdParams>('/services/:id', async (request) => {
+  app.get<IdParams>('/services/:id', { config: { doc: routeDoc({ response: ServiceResponse }) } }, async (request) => {
     directory.authorizeCatalogRead(request.auth, 'get_service');
     const id = request.params.id;
     const service = catalog().find((s) => s.id === id);
@@ -79,7 +81,7 @@ export function registerCatalogRoutes(app: FastifyInstance, services: IdentityAp
     return { service: renderService(service, v3Root(cfg)) };
   });
 
-  app.get('/endpoints', async (request) => {
+  app.get('/endpoints', { config: { doc: routeDoc({ response: EndpointCollection }) } }, async (request) => {
     directory.authorizeCatalogRead(request.auth, 'list_endpoints');
     const query = request.query as Query;
     const serviceId = queryValue(query, 'service_id');
@@ -95,7 +97,7 @@ export function registerCatalogRoutes(app: FastifyInstance, services: IdentityAp
     return { endpoints: found.map((e) => renderEndpoint(e, v3)), links: collectionLinks(cfg, request) };
   });
 
-  app.get<IdParams>('/endpoints/:id', async (request) => {
+  app.get<IdParams>('/endpoints/:id', { config: { doc: routeDoc({ response: EndpointResponse }) } }, async (request) => {
     directory.authorizeCatalogRead(request.auth, 'get_endpoint');
     const id = request.params.id;
     const endpoint = allEndpoints(catalog()).find((e) => e.id === id);

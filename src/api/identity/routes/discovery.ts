@@ -6,6 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { IdentityApiDeps } from '../deps.ts';
 import { publicBase } from '../links.ts';
+import { IdentityVersionResponse, IdentityVersionsResponse } from '../auth-response-schemas.ts';
+import { routeDoc } from '../../common/route-doc.ts';
 
 /** The Keystone v3 API version esi implements a subset of (Keystone 2023.x reports v3.14). */
 export const IDENTITY_API_VERSION = 'v3.14';
@@ -24,8 +26,10 @@ export function v3VersionDoc(base: string): Record<string, unknown> {
 /** Register `GET /` (→ `/identity`) and `GET /v3` (→ `/identity/v3`) on the identity plugin. */
 export function registerDiscoveryRoutes(app: FastifyInstance, services: IdentityApiDeps): void {
   const base = publicBase(services.config);
-  app.get('/', { config: { public: true } }, async (_request, reply) =>
+  app.get('/', { config: { public: true, doc: routeDoc({ response: IdentityVersionsResponse, status: 300 }) } }, async (_request, reply) =>
     reply.code(300).send({ versions: { values: [v3VersionDoc(base)] } }),
   );
-  app.get('/v3', { config: { public: true } }, async () => ({ version: v3VersionDoc(base) }));
+  app.get('/v3', { config: { public: true, doc: routeDoc({ response: IdentityVersionResponse }) } }, async () => ({
+    version: v3VersionDoc(base),
+  }));
 }

@@ -14,6 +14,7 @@ import { collectionLinks, v3Root } from '../links.ts';
 import { renderDomain } from '../render.ts';
 import { DomainCreateBody, DomainUpdateBody } from '../group-domain-inputs.ts';
 import { routeDoc } from '../../common/route-doc.ts';
+import { DomainCollection, DomainResponse } from '../response-schemas.ts';
 
 type IdParams = { Params: { id: string } };
 
@@ -22,12 +23,12 @@ export function registerDomainRoutes(app: FastifyInstance, services: IdentityApi
   const { directory, domains: admin } = services.identity;
   const cfg = services.config;
 
-  app.post('/domains', { config: { doc: routeDoc({ body: DomainCreateBody }) } }, async (request, reply) => {
+  app.post('/domains', { config: { doc: routeDoc({ body: DomainCreateBody, response: DomainResponse }) } }, async (request, reply) => {
     const domain = await admin.createDomain(request.auth, domainCreateInput(request.body));
     return reply.code(201).send({ domain: renderDomain(domain, v3Root(cfg)) });
   });
 
-  app.get('/domains', async (request) => {
+  app.get('/domains', { config: { doc: routeDoc({ response: DomainCollection }) } }, async (request) => {
     const { name, enabled } = domainFilter(request.query as Query);
     const domains = (await directory.listDomains(request.auth, name !== undefined ? { name } : {})).filter(
       (d) => enabled === undefined || d.enabled === enabled,
@@ -36,17 +37,21 @@ export function registerDomainRoutes(app: FastifyInstance, services: IdentityApi
     return { domains: domains.map((d) => renderDomain(d, v3)), links: collectionLinks(cfg, request) };
   });
 
-  app.get<IdParams>('/domains/:id', async (request) => {
+  app.get<IdParams>('/domains/:id', { config: { doc: routeDoc({ response: DomainResponse }) } }, async (request) => {
     const domain = await directory.getDomain(request.auth, request.params.id);
     return { domain: renderDomain(domain, v3Root(cfg)) };
   });
 
-  app.patch<IdParams>('/domains/:id', { config: { doc: routeDoc({ body: DomainUpdateBody }) } }, async (request) => {
-    const domain = await admin.updateDomain(request.auth, request.params.id, domainUpdateInput(request.body));
-    return { domain: renderDomain(domain, v3Root(cfg)) };
-  });
+  app.patch<IdParams>(
+    '/domains/:id',
+    { config: { doc: routeDoc({ body: DomainUpdateBody, response: DomainResponse }) } },
+    async (request) => {
+      const domain = await admin.updateDomain(request.auth, request.params.id, domainUpdateInput(request.body));
+      return { domain: renderDomain(domain, v3Root(cfg)) };
+    },
+  );
 
-  app.delete<IdParams>('/domains/:id', async (request, reply) => {
+  app.delete<IdParams>('/domains/:id', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (request, reply) => {
     await admin.deleteDomain(request.auth, request.params.id);
     return reply.code(204).send();
   });

@@ -15,6 +15,8 @@ import type { IdentityApiDeps } from '../deps.ts';
 import { assignmentListQuery, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderAssignment, renderRole, type AssignmentNames } from '../render.ts';
+import { RoleAssignmentCollection, RoleCollection } from '../response-schemas.ts';
+import { routeDoc } from '../../common/route-doc.ts';
 
 type GrantParams = { Params: { project?: string; user: string; role: string } };
 type ListParams = { Params: { project?: string; user: string } };
@@ -29,33 +31,35 @@ export function registerGrantRoutes(app: FastifyInstance, services: IdentityApiD
     target: targetOf(request.params.project),
   });
   const noContent = (reply: FastifyReply): FastifyReply => reply.code(204).send();
+  const empty = { config: { doc: routeDoc({ answer: 'empty' }) } };
 
   for (const base of ['/projects/:project/users/:user/roles', '/system/users/:user/roles']) {
     const one = `${base}/:role`;
-    app.put<GrantParams>(one, async (request, reply) => {
+    // A grant's PUT reads no body: all it needs is in the URL.
+    app.put<GrantParams>(one, { config: { doc: routeDoc({ noBody: true, answer: 'empty' }) } }, async (request, reply) => {
       await grants.grant(request.auth, assignment(request));
       return noContent(reply);
     });
-    app.head<GrantParams>(one, async (request, reply) => {
+    app.head<GrantParams>(one, empty, async (request, reply) => {
       await grants.check(request.auth, assignment(request));
       return noContent(reply);
     });
-    app.get<GrantParams>(one, async (request, reply) => {
+    app.get<GrantParams>(one, empty, async (request, reply) => {
       await grants.check(request.auth, assignment(request));
       return noContent(reply);
     });
-    app.delete<GrantParams>(one, async (request, reply) => {
+    app.delete<GrantParams>(one, empty, async (request, reply) => {
       await grants.revoke(request.auth, assignment(request));
       return noContent(reply);
     });
-    app.get<ListParams>(base, async (request) => {
+    app.get<ListParams>(base, { config: { doc: routeDoc({ response: RoleCollection }) } }, async (request) => {
       const roles = await grants.rolesOf(request.auth, request.params.user, targetOf(request.params.project));
       const v3 = v3Root(cfg);
       return { roles: roles.map((r) => renderRole(r, v3)), links: collectionLinks(cfg, request) };
     });
   }
 
-  app.get('/role_assignments', async (request) => {
+  app.get('/role_assignments', { config: { doc: routeDoc({ response: RoleAssignmentCollection }) } }, async (request) => {
     const q = assignmentListQuery(request.query as Query);
     const list = q.matchesNothing ? [] : await grants.listAssignments(request.auth, q.query);
     const names = q.includeNames ? await assignmentNames(services.identity, request.auth, list) : null;

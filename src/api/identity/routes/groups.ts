@@ -17,7 +17,8 @@ import { nameFilter, userFilter, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderGroup, renderRole, renderUser } from '../render.ts';
 import { GroupCreateBody, GroupUpdateBody } from '../group-domain-inputs.ts';
-import { routeDoc } from '../../common/route-doc.ts';
+import { routeDoc, type RouteDoc } from '../../common/route-doc.ts';
+import { GroupCollection, GroupResponse, RoleCollection, UserCollection, UserGroupCollection } from '../response-schemas.ts';
 
 type IdParams = { Params: { id: string } };
 type MemberParams = { Params: { id: string; user: string } };
@@ -29,58 +30,62 @@ export function registerGroupRoutes(app: FastifyInstance, services: IdentityApiD
   const { groups, grants } = services.identity;
   const cfg = services.config;
   const noContent = (reply: FastifyReply): FastifyReply => reply.code(204).send();
+  const empty = { config: { doc: routeDoc({ answer: 'empty' }) } };
+  /** PUTs of a membership or grant: all they need is in the URL. */
+  const put = { config: { doc: routeDoc({ noBody: true, answer: 'empty' }) } };
+  const answer = (response: RouteDoc['response']) => ({ config: { doc: routeDoc({ response }) } });
 
-  app.post('/groups', { config: { doc: routeDoc({ body: GroupCreateBody }) } }, async (request, reply) => {
+  app.post('/groups', { config: { doc: routeDoc({ body: GroupCreateBody, response: GroupResponse }) } }, async (request, reply) => {
     const group = await groups.createGroup(request.auth, groupCreateInput(request.body));
     return reply.code(201).send({ group: renderGroup(group, v3Root(cfg)) });
   });
 
-  app.get('/groups', async (request) => {
+  app.get('/groups', answer(GroupCollection), async (request) => {
     const list = await groups.listGroups(request.auth, groupFilter(request.query as Query));
     const v3 = v3Root(cfg);
     return { groups: list.map((g) => renderGroup(g, v3)), links: collectionLinks(cfg, request) };
   });
 
-  app.get<IdParams>('/groups/:id', async (request) => {
+  app.get<IdParams>('/groups/:id', answer(GroupResponse), async (request) => {
     const group = await groups.getGroup(request.auth, request.params.id);
     return { group: renderGroup(group, v3Root(cfg)) };
   });
 
-  app.patch<IdParams>('/groups/:id', { config: { doc: routeDoc({ body: GroupUpdateBody }) } }, async (request) => {
+  app.patch<IdParams>('/groups/:id', { config: { doc: routeDoc({ body: GroupUpdateBody, response: GroupResponse }) } }, async (request) => {
     const group = await groups.updateGroup(request.auth, request.params.id, groupUpdateInput(request.body));
     return { group: renderGroup(group, v3Root(cfg)) };
   });
 
-  app.delete<IdParams>('/groups/:id', async (request, reply) => {
+  app.delete<IdParams>('/groups/:id', empty, async (request, reply) => {
     await groups.deleteGroup(request.auth, request.params.id);
     return noContent(reply);
   });
 
-  app.get<IdParams>('/groups/:id/users', async (request) => {
+  app.get<IdParams>('/groups/:id/users', answer(UserCollection), async (request) => {
     const users = await groups.listUsers(request.auth, request.params.id, userFilter(request.query as Query));
     const v3 = v3Root(cfg);
     return { users: users.map((u) => renderUser(u, v3)), links: collectionLinks(cfg, request) };
   });
 
   const member = '/groups/:id/users/:user';
-  app.put<MemberParams>(member, async (request, reply) => {
+  app.put<MemberParams>(member, put, async (request, reply) => {
     await groups.addUser(request.auth, request.params.id, request.params.user);
     return noContent(reply);
   });
-  app.head<MemberParams>(member, async (request, reply) => {
+  app.head<MemberParams>(member, empty, async (request, reply) => {
     await groups.checkUser(request.auth, request.params.id, request.params.user);
     return noContent(reply);
   });
-  app.get<MemberParams>(member, async (request, reply) => {
+  app.get<MemberParams>(member, empty, async (request, reply) => {
     await groups.checkUser(request.auth, request.params.id, request.params.user);
     return noContent(reply);
   });
-  app.delete<MemberParams>(member, async (request, reply) => {
+  app.delete<MemberParams>(member, empty, async (request, reply) => {
     await groups.removeUser(request.auth, request.params.id, request.params.user);
     return noContent(reply);
   });
 
-  app.get<IdParams>('/users/:id/groups', async (request) => {
+  app.get<IdParams>('/users/:id/groups', answer(UserGroupCollection), async (request) => {
     const list = await groups.listGroupsForUser(request.auth, request.params.id, nameFilter(request.query as Query));
     const v3 = v3Root(cfg);
     return {
@@ -96,23 +101,23 @@ export function registerGroupRoutes(app: FastifyInstance, services: IdentityApiD
   });
   for (const base of ['/projects/:project/groups/:group/roles', '/domains/:domain/groups/:group/roles']) {
     const one = `${base}/:role`;
-    app.put<GrantParams>(one, async (request, reply) => {
+    app.put<GrantParams>(one, put, async (request, reply) => {
       await grants.grantGroup(request.auth, assignment(request));
       return noContent(reply);
     });
-    app.head<GrantParams>(one, async (request, reply) => {
+    app.head<GrantParams>(one, empty, async (request, reply) => {
       await grants.checkGroup(request.auth, assignment(request));
       return noContent(reply);
     });
-    app.get<GrantParams>(one, async (request, reply) => {
+    app.get<GrantParams>(one, empty, async (request, reply) => {
       await grants.checkGroup(request.auth, assignment(request));
       return noContent(reply);
     });
-    app.delete<GrantParams>(one, async (request, reply) => {
+    app.delete<GrantParams>(one, empty, async (request, reply) => {
       await grants.revokeGroup(request.auth, assignment(request));
       return noContent(reply);
     });
-    app.get<GrantListParams>(base, async (request) => {
+    app.get<GrantListParams>(base, answer(RoleCollection), async (request) => {
       const roles = await grants.groupRolesOf(request.auth, request.params.group, targetOf(request.params));
       const v3 = v3Root(cfg);
       return { roles: roles.map((r) => renderRole(r, v3)), links: collectionLinks(cfg, request) };

@@ -18,6 +18,7 @@ import { collectionLinks, v3Root } from '../links.ts';
 import { renderProject } from '../render.ts';
 import { ProjectCreateBody, ProjectUpdateBody } from '../schemas.ts';
 import { routeDoc } from '../../common/route-doc.ts';
+import { ProjectCollection, ProjectResponse } from '../response-schemas.ts';
 
 type IdParams = { Params: { id: string } };
 
@@ -26,12 +27,12 @@ export function registerProjectRoutes(app: FastifyInstance, services: IdentityAp
   const { directory } = services.identity;
   const cfg = services.config;
 
-  app.post('/projects', { config: { doc: routeDoc({ body: ProjectCreateBody }) } }, async (request, reply) => {
+  app.post('/projects', { config: { doc: routeDoc({ body: ProjectCreateBody, response: ProjectResponse }) } }, async (request, reply) => {
     const project = await directory.createProject(request.auth, projectCreateInput(request.body));
     return reply.code(201).send({ project: renderProject(project, v3Root(cfg)) });
   });
 
-  app.get('/projects', async (request) => {
+  app.get('/projects', { config: { doc: routeDoc({ response: ProjectCollection }) } }, async (request) => {
     const query = request.query as Query;
     const filter = projectFilter(query);
     // No project in esi acts as a domain, so `?is_domain=true` selects nothing.
@@ -40,22 +41,26 @@ export function registerProjectRoutes(app: FastifyInstance, services: IdentityAp
     return { projects: projects.map((p) => renderProject(p, v3)), links: collectionLinks(cfg, request) };
   });
 
-  app.get<IdParams>('/projects/:id', async (request) => {
+  app.get<IdParams>('/projects/:id', { config: { doc: routeDoc({ response: ProjectResponse }) } }, async (request) => {
     const project = await directory.getProject(request.auth, request.params.id);
     return { project: renderProject(project, v3Root(cfg)) };
   });
 
-  app.patch<IdParams>('/projects/:id', { config: { doc: routeDoc({ body: ProjectUpdateBody }) } }, async (request) => {
-    const project = await directory.updateProject(request.auth, request.params.id, projectUpdateInput(request.body));
-    return { project: renderProject(project, v3Root(cfg)) };
-  });
+  app.patch<IdParams>(
+    '/projects/:id',
+    { config: { doc: routeDoc({ body: ProjectUpdateBody, response: ProjectResponse }) } },
+    async (request) => {
+      const project = await directory.updateProject(request.auth, request.params.id, projectUpdateInput(request.body));
+      return { project: renderProject(project, v3Root(cfg)) };
+    },
+  );
 
-  app.delete<IdParams>('/projects/:id', async (request, reply) => {
+  app.delete<IdParams>('/projects/:id', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (request, reply) => {
     await directory.deleteProject(request.auth, request.params.id);
     return reply.code(204).send();
   });
 
-  app.get<IdParams>('/users/:id/projects', async (request) => {
+  app.get<IdParams>('/users/:id/projects', { config: { doc: routeDoc({ response: ProjectCollection }) } }, async (request) => {
     const projects = await directory.listUserProjects(request.auth, request.params.id);
     const v3 = v3Root(cfg);
     return { projects: projects.map((p) => renderProject(p, v3)), links: collectionLinks(cfg, request) };

@@ -10,6 +10,7 @@ import { collectionLinks, v3Root } from '../links.ts';
 import { renderRole } from '../render.ts';
 import { RoleCreateBody } from '../schemas.ts';
 import { routeDoc } from '../../common/route-doc.ts';
+import { RoleCollection, RoleResponse } from '../response-schemas.ts';
 
 type IdParams = { Params: { id: string } };
 
@@ -18,23 +19,23 @@ export function registerRoleRoutes(app: FastifyInstance, services: IdentityApiDe
   const { grants } = services.identity;
   const cfg = services.config;
 
-  app.post('/roles', { config: { doc: routeDoc({ body: RoleCreateBody }) } }, async (request, reply) => {
+  app.post('/roles', { config: { doc: routeDoc({ body: RoleCreateBody, response: RoleResponse }) } }, async (request, reply) => {
     const role = await grants.createRole(request.auth, roleCreateInput(request.body));
     return reply.code(201).send({ role: renderRole(role, v3Root(cfg)) });
   });
 
-  app.get('/roles', async (request) => {
+  app.get('/roles', { config: { doc: routeDoc({ response: RoleCollection }) } }, async (request) => {
     const roles = await grants.listRoles(request.auth, nameFilter(request.query as Query));
     const v3 = v3Root(cfg);
     return { roles: roles.map((r) => renderRole(r, v3)), links: collectionLinks(cfg, request) };
   });
 
-  app.get<IdParams>('/roles/:id', async (request) => {
+  app.get<IdParams>('/roles/:id', { config: { doc: routeDoc({ response: RoleResponse }) } }, async (request) => {
     const role = await grants.getRole(request.auth, request.params.id);
     return { role: renderRole(role, v3Root(cfg)) };
   });
 
-  app.delete<IdParams>('/roles/:id', async (request, reply) => {
+  app.delete<IdParams>('/roles/:id', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (request, reply) => {
     await grants.deleteRole(request.auth, request.params.id);
     return reply.code(204).send();
   });

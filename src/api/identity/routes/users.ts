@@ -11,6 +11,7 @@ import { collectionLinks, v3Root } from '../links.ts';
 import { renderUser } from '../render.ts';
 import { PasswordChangeBody, UserCreateBody, UserUpdateBody } from '../schemas.ts';
 import { routeDoc } from '../../common/route-doc.ts';
+import { UserCollection, UserResponse } from '../response-schemas.ts';
 
 type IdParams = { Params: { id: string } };
 
@@ -19,23 +20,23 @@ export function registerUserRoutes(app: FastifyInstance, services: IdentityApiDe
   const { directory } = services.identity;
   const cfg = services.config;
 
-  app.post('/users', { config: { doc: routeDoc({ body: UserCreateBody }) } }, async (request, reply) => {
+  app.post('/users', { config: { doc: routeDoc({ body: UserCreateBody, response: UserResponse }) } }, async (request, reply) => {
     const user = await directory.createUser(request.auth, userCreateInput(request.body));
     return reply.code(201).send({ user: renderUser(user, v3Root(cfg)) });
   });
 
-  app.get('/users', async (request) => {
+  app.get('/users', { config: { doc: routeDoc({ response: UserCollection }) } }, async (request) => {
     const users = await directory.listUsers(request.auth, userFilter(request.query as Query));
     const v3 = v3Root(cfg);
     return { users: users.map((u) => renderUser(u, v3)), links: collectionLinks(cfg, request) };
   });
 
-  app.get<IdParams>('/users/:id', async (request) => {
+  app.get<IdParams>('/users/:id', { config: { doc: routeDoc({ response: UserResponse }) } }, async (request) => {
     const user = await directory.getUser(request.auth, request.params.id);
     return { user: renderUser(user, v3Root(cfg)) };
   });
 
-  app.patch<IdParams>('/users/:id', { config: { doc: routeDoc({ body: UserUpdateBody }) } }, async (request) => {
+  app.patch<IdParams>('/users/:id', { config: { doc: routeDoc({ body: UserUpdateBody, response: UserResponse }) } }, async (request) => {
     const user = await directory.updateUser(request.auth, request.params.id, userUpdateInput(request.body));
     return { user: renderUser(user, v3Root(cfg)) };
   });
@@ -44,14 +45,14 @@ export function registerUserRoutes(app: FastifyInstance, services: IdentityApiDe
   // credential; the domain checks it (wrong → 401) and revokes the user's other tokens.
   app.post<IdParams>(
     '/users/:id/password',
-    { config: { public: true, doc: routeDoc({ body: PasswordChangeBody }) } },
+    { config: { public: true, doc: routeDoc({ body: PasswordChangeBody, answer: 'empty' }) } },
     async (request, reply) => {
       await directory.changePassword(request.auth, request.params.id, passwordChangeInput(request.body));
       return reply.code(204).send();
     },
   );
 
-  app.delete<IdParams>('/users/:id', async (request, reply) => {
+  app.delete<IdParams>('/users/:id', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (request, reply) => {
     await directory.deleteUser(request.auth, request.params.id);
     return reply.code(204).send();
   });
