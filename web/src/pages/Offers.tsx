@@ -10,6 +10,7 @@ import { useSearchParams } from 'react-router';
 import { call, get } from '../lib/api.ts';
 import { localInputToUtc, parseUtc, toLocalInput } from '../lib/times.ts';
 import { ErrorNote, LoadingRows, PageHeader, Time } from '../ui/common.tsx';
+import { LeaseRequest } from './lessee/LeaseRequest.tsx';
 
 /** An offer as the marketplace reads it. */
 interface Offer {
@@ -122,6 +123,10 @@ export function Offers(): ReactNode {
           </select>
         </label>
       </PageHeader>
+      <details className="panel">
+        <summary>Lease several nodes by hardware (all or none)</summary>
+        <LeaseRequest resourceClass={resourceClass} />
+      </details>
       <ErrorNote error={offers.error} />
       <table className="grid" aria-busy={offers.isPending}>
         <thead>
