@@ -14,7 +14,9 @@ import { limitOf, readQuery } from './query.ts';
 import { renderFlavor } from './render.ts';
 import { checkNovaBody, FlavorCreateBody, FlavorUpdateBody } from './bodies.ts';
 import { FlavorCollection, FlavorDetailCollection, FlavorResponse } from './response-schemas.ts';
-import { checkDescription, parseFlavorBody } from '../../domain/compute/flavor-input.ts';
+import { checkDescription, parseExtraSpecs, parseFlavorBody, parseTenant } from '../../domain/compute/flavor-input.ts';
+import { ExtraSpecBody, ExtraSpecsBody, FlavorActionBody } from './bodies-actions.ts';
+import { ExtraSpecResponse, ExtraSpecsResponse, FlavorAccessResponse } from './response-schemas-extra.ts';
 import { routeDoc } from '../common/route-doc.ts';
 
 interface IdParams {
@@ -86,47 +88,79 @@ export function flavorRoutes(app: FastifyInstance, compute: Compute, base: strin
     },
   );
 
-  app.delete<{ Params: IdParams }>('/flavors/:id', async (req, reply) => {
+  app.delete<{ Params: IdParams }>('/flavors/:id', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     await flavors.delete(req.auth, req.params.id);
     return reply.code(202).send();
   });
 
-  app.get<{ Params: IdParams }>('/flavors/:id/os-extra_specs', async (req) => ({
-    extra_specs: { ...(await flavors.extraSpecs(req.auth, req.params.id)) },
-  }));
-
-  app.post<{ Params: IdParams }>('/flavors/:id/os-extra_specs', async (req) => ({
-    extra_specs: await flavors.setExtraSpecs(req.auth, req.params.id, req.body),
-  }));
-
-  app.get<{ Params: IdParams & { key: string } }>('/flavors/:id/os-extra_specs/:key', async (req) => ({
-    [req.params.key]: await flavors.extraSpec(req.auth, req.params.id, req.params.key),
-  }));
-
-  app.put<{ Params: IdParams & { key: string } }>('/flavors/:id/os-extra_specs/:key', async (req) =>
-    flavors.setExtraSpecs(req.auth, req.params.id, req.body, req.params.key),
+  app.get<{ Params: IdParams }>(
+    '/flavors/:id/os-extra_specs',
+    { config: { doc: routeDoc({ response: ExtraSpecsResponse }) } },
+    async (req) => ({
+      extra_specs: { ...(await flavors.extraSpecs(req.auth, req.params.id)) },
+    }),
   );
 
-  app.delete<{ Params: IdParams & { key: string } }>('/flavors/:id/os-extra_specs/:key', async (req, reply) => {
-    await flavors.deleteExtraSpec(req.auth, req.params.id, req.params.key);
-    return reply.code(200).send();
-  });
+  app.post<{ Params: IdParams }>(
+    '/flavors/:id/os-extra_specs',
+    { config: { doc: routeDoc({ body: ExtraSpecsBody, response: ExtraSpecsResponse }) } },
+    async (req) => {
+      const body = checkNovaBody(ExtraSpecsBody, req.body, () => parseExtraSpecs(req.body));
+      return { extra_specs: await flavors.setExtraSpecs(req.auth, req.params.id, body) };
+    },
+  );
+
+  app.get<{ Params: IdParams & { key: string } }>(
+    '/flavors/:id/os-extra_specs/:key',
+    { config: { doc: routeDoc({ response: ExtraSpecResponse }) } },
+    async (req) => ({
+      [req.params.key]: await flavors.extraSpec(req.auth, req.params.id, req.params.key),
+    }),
+  );
+
+  app.put<{ Params: IdParams & { key: string } }>(
+    '/flavors/:id/os-extra_specs/:key',
+    { config: { doc: routeDoc({ body: ExtraSpecBody, response: ExtraSpecResponse }) } },
+    async (req) => {
+      const body = checkNovaBody(ExtraSpecBody, req.body, () => parseExtraSpecs(req.body, req.params.key));
+      return flavors.setExtraSpecs(req.auth, req.params.id, body, req.params.key);
+    },
+  );
+
+  app.delete<{ Params: IdParams & { key: string } }>(
+    '/flavors/:id/os-extra_specs/:key',
+    { config: { doc: routeDoc({ answer: 'empty' }) } },
+    async (req, reply) => {
+      await flavors.deleteExtraSpec(req.auth, req.params.id, req.params.key);
+      return reply.code(200).send();
+    },
+  );
 
   const accessList = (flavorid: string, projects: string[]) => ({
     flavor_access: projects.map((p) => ({ flavor_id: flavorid, tenant_id: p })),
   });
 
-  app.get<{ Params: IdParams }>('/flavors/:id/os-flavor-access', async (req) =>
-    accessList(req.params.id, await flavors.access(req.auth, req.params.id)),
+  app.get<{ Params: IdParams }>(
+    '/flavors/:id/os-flavor-access',
+    { config: { doc: routeDoc({ response: FlavorAccessResponse }) } },
+    async (req) => accessList(req.params.id, await flavors.access(req.auth, req.params.id)),
   );
 
-  app.post<{ Params: IdParams }>('/flavors/:id/action', async (req) => {
-    const b = req.body;
-    if (!isJsonObject(b) || Object.keys(b).length !== 1)
-      throw new InvalidInputError('The action body must have exactly one of addTenantAccess, removeTenantAccess.');
-    const [action] = Object.keys(b);
-    if (action !== 'addTenantAccess' && action !== 'removeTenantAccess')
-      throw new InvalidInputError(`There is no such action: ${String(action).slice(0, 40)}`);
-    return accessList(req.params.id, await flavors.changeAccess(req.auth, req.params.id, action === 'addTenantAccess', b[action]));
-  });
+  app.post<{ Params: IdParams }>(
+    '/flavors/:id/action',
+    { config: { doc: routeDoc({ body: FlavorActionBody, response: FlavorAccessResponse }) } },
+    async (req) => {
+      const b = checkNovaBody(FlavorActionBody, req.body, () => {
+        const raw = req.body;
+        if (!isJsonObject(raw) || Object.keys(raw).length !== 1)
+          throw new InvalidInputError('The action body must have exactly one of addTenantAccess, removeTenantAccess.');
+        const [action] = Object.keys(raw);
+        if (action !== 'addTenantAccess' && action !== 'removeTenantAccess')
+          throw new InvalidInputError(`There is no such action: ${String(action).slice(0, 40)}`);
+        parseTenant(raw[action]);
+      });
+      const [add, arg] = 'addTenantAccess' in b ? [true, b.addTenantAccess] : [false, b.removeTenantAccess];
+      return accessList(req.params.id, await flavors.changeAccess(req.auth, req.params.id, add, arg));
+    },
+  );
 }

@@ -52,7 +52,7 @@ export function keypairRoutes(app: FastifyInstance, compute: Compute, base: stri
     return { keypair: renderKeypair(await keypairs.get(req.auth, req.params.name, userOf(q, req.novaVersion)), req.novaVersion, 'show') };
   });
 
-  app.delete<{ Params: { name: string } }>('/os-keypairs/:name', async (req, reply) => {
+  app.delete<{ Params: { name: string } }>('/os-keypairs/:name', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     const q = readQuery(req.query);
     await keypairs.delete(req.auth, req.params.name, userOf(q, req.novaVersion));
     return reply.code(req.novaVersion >= 2 ? 204 : 202).send();

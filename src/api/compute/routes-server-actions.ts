@@ -7,12 +7,19 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ServerActions } from '../../domain/compute/index.ts';
+import { parseServerAction } from '../../domain/compute/server-action-input.ts';
 import { renderServer } from './render.ts';
+import { checkNovaBody } from './bodies.ts';
+import { ServerActionBody } from './bodies-actions.ts';
+import { ServerActionResponse } from './response-schemas-extra.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 /** Register the action route on the `/v2.1` scope. */
 export function serverActionRoutes(app: FastifyInstance, actions: ServerActions, base: string): void {
-  app.post<{ Params: { id: string } }>('/servers/:id/action', async (req, reply) => {
-    const outcome = await actions.act(req.auth, req.params.id, req.body, req.novaVersion);
+  const doc = routeDoc({ body: ServerActionBody, response: ServerActionResponse });
+  app.post<{ Params: { id: string } }>('/servers/:id/action', { config: { doc } }, async (req, reply) => {
+    const body = checkNovaBody(ServerActionBody, req.body, () => parseServerAction(req.body, req.novaVersion));
+    const outcome = await actions.act(req.auth, req.params.id, body, req.novaVersion);
     switch (outcome.kind) {
       case 'accepted':
         return reply.code(202).send();

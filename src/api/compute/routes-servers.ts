@@ -88,7 +88,7 @@ export function serverRoutes(app: FastifyInstance, compute: Compute, base: strin
     server: renderServer(await servers.get(req.auth, req.params.id), req.novaVersion, base),
   }));
 
-  app.delete<{ Params: { id: string } }>('/servers/:id', async (req, reply) => {
+  app.delete<{ Params: { id: string } }>('/servers/:id', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     await servers.delete(req.auth, req.params.id);
     return reply.code(204).send();
   });

@@ -16,7 +16,7 @@ import { CONTAINER_FORMATS, DISK_FORMATS, PROPERTY_VALUE_MAX, STRING_MAX, VISIBI
 import { checkCreateNames, checkValue } from '../../domain/images/attributes.ts';
 import { InvalidInputError } from '../../domain/errors.ts';
 import type { ImageChange } from '../../domain/images/index.ts';
-import { jsonObject, parsePatch, type PATCH_MEDIA_TYPES } from './wire.ts';
+import { jsonObject, parsePatch, readMemberBody, readMemberStatusBody, type PATCH_MEDIA_TYPES } from './wire.ts';
 
 const StrOrNull = Type.Union([Type.String({ maxLength: STRING_MAX }), Type.Null()]);
 const oneOf = (values: readonly string[]): TSchema => Type.Union(values.map((v) => Type.Literal(v)));
@@ -102,3 +102,67 @@ export function parseImagePatch(contentType: string | undefined, body: unknown):
     throw new InvalidInputError(`Invalid JSON-patch document at ${first.path || '/'}: ${first.message}.`, 'InvalidInput');
   return parsed;
 }
+
+/**
+ * The attributes of the member document a member body may echo (openstacksdk sends them back
+ * with the status); ./wire.ts refuses any other.
+ */
+const memberEcho = {
+  member_id: Type.Optional(Type.Unknown()),
+  image_id: Type.Optional(Type.Unknown()),
+  created_at: Type.Optional(Type.Unknown()),
+  updated_at: Type.Optional(Type.Unknown()),
+  schema: Type.Optional(Type.Unknown()),
+};
+
+/** `POST /v2/images/{id}/members` (Glance's image-members api-ref, "Create image member"): the project to share with. */
+export const MemberCreateBody = Type.Object(
+  {
+    member: Type.String({ minLength: 1, maxLength: 255, description: 'the project id' }),
+    status: Type.Optional(Type.Unknown()),
+    ...memberEcho,
+  },
+  { additionalProperties: false },
+);
+
+/** `PUT /v2/images/{id}/members/{member}` (Glance's api-ref, "Update image member"): the member's answer. */
+export const MemberStatusBody = Type.Object(
+  {
+    status: Type.String({ description: 'pending, accepted or rejected' }),
+    member: Type.Optional(Type.String({ description: 'the member of the URL, if given' })),
+    ...memberEcho,
+  },
+  { additionalProperties: false },
+);
+
+const memberCreateCheck = TypeCompiler.Compile(MemberCreateBody);
+const memberStatusCheck = TypeCompiler.Compile(MemberStatusBody);
+
+/**
+ * The body of `POST /v2/images/{id}/members`, checked against {@link MemberCreateBody}; a
+ * refusal is ./wire.ts `readMemberBody`'s (Glance's words).
+ * @throws InvalidInputError (400)
+ */
+export function parseMemberCreate(body: unknown): Static<typeof MemberCreateBody> {
+  readMemberBody(body);
+  if (memberCreateCheck.Check(body)) return body;
+  throw new InvalidInputError('Expected a member in the form: {"member": "image_id"}', 'InvalidInput');
+}
+
+/**
+ * The body of `PUT /v2/images/{id}/members/{member}`, checked against {@link MemberStatusBody};
+ * a refusal is ./wire.ts `readMemberStatusBody`'s (Glance's words).
+ * @param memberId the member of the URL (a `member` in the body must name it)
+ * @throws InvalidInputError (400)
+ */
+export function parseMemberStatus(body: unknown, memberId: string): Static<typeof MemberStatusBody> {
+  readMemberStatusBody(body, memberId);
+  if (memberStatusCheck.Check(body)) return body;
+  throw new InvalidInputError('Expected a status in the form: {"status": "status"}', 'InvalidInput');
+}
+
+/**
+ * `PUT /v2/images/{id}/file` (Glance's api-ref, "Upload binary image data"): the image's bytes
+ * as `application/octet-stream`, streamed to the store unread (./routes-data.ts).
+ */
+export const ImageData = Type.String({ format: 'binary', description: 'the image data' });

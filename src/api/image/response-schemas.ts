@@ -9,7 +9,7 @@
  * (test/api/ops/openapi-responses.test.ts checks real answers against these schemas).
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { CONTAINER_FORMATS, DISK_FORMATS, IMAGE_STATUSES, VISIBILITIES } from '../../domain/images/index.ts';
+import { CONTAINER_FORMATS, DISK_FORMATS, IMAGE_STATUSES, MEMBER_STATUSES, VISIBILITIES } from '../../domain/images/index.ts';
 
 const Str = Type.String();
 const StrOrNull = Type.Union([Type.String(), Type.Null()]);
@@ -51,5 +51,42 @@ export const ImageResponse = Type.Object(
 /** `GET /v2/images`: a page, with `first` and (when there may be more) `next` relative links. */
 export const ImageCollection = Type.Object(
   { images: Type.Array(ImageResponse), first: Str, next: Type.Optional(Str), schema: Str },
+  { additionalProperties: false },
+);
+
+/** An image member (Glance's image-members api-ref; `glance/api/v2/image_members.py` serializer). */
+export const MemberResponse = Type.Object(
+  {
+    member_id: Type.String({ description: 'the project the image is shared with' }),
+    image_id: Str,
+    status: oneOf(MEMBER_STATUSES),
+    created_at: Time,
+    updated_at: Time,
+    schema: Type.Literal('/v2/schemas/member'),
+  },
+  { additionalProperties: false },
+);
+
+/** `GET /v2/images/{id}/members`: the image's members. */
+export const MemberCollection = Type.Object(
+  { members: Type.Array(MemberResponse), schema: Type.Literal('/v2/schemas/members') },
+  { additionalProperties: false },
+);
+
+/** A link of a schema document (`{"rel": "self", "href": "{self}"}`). */
+const SchemaLink = Type.Object({ rel: Str, href: Str }, { additionalProperties: false });
+
+/**
+ * `GET /v2/schemas/{image,images,member,members}` (Glance's api-ref, "Image Schemas"): a JSON
+ * schema document — its name, the properties of the document it describes (each a JSON
+ * schema), and, for some, `additionalProperties` and links (./schemas.ts writes them).
+ */
+export const SchemaDocumentResponse = Type.Object(
+  {
+    name: Str,
+    properties: Type.Record(Type.String(), Type.Object({}, { additionalProperties: true })),
+    additionalProperties: Type.Optional(Type.Object({ type: Str }, { additionalProperties: false })),
+    links: Type.Optional(Type.Array(SchemaLink)),
+  },
   { additionalProperties: false },
 );

@@ -22,6 +22,8 @@ import { UnauthorizedError } from '../../domain/errors.ts';
 import type { ImageApiDeps } from './deps.ts';
 import { ImageApiFault } from './errors.ts';
 import { mediaType, rejectBody } from './wire.ts';
+import { routeDoc } from '../common/route-doc.ts';
+import { ImageData } from './bodies.ts';
 
 type IdParams = { Params: { id: string } };
 
@@ -50,27 +52,31 @@ export function registerDataRoutes(app: FastifyInstance, services: ImageApiDeps)
 
   // Public so that a signed PUT temp URL (an image captured by the deploy agent) works
   // without a token; any other anonymous request is refused with 401 as before.
-  app.put<IdParams & { Querystring: Record<string, unknown> }>('/images/:id/file', { config: { public: true } }, async (request, reply) => {
-    const caller = tempUrlCaller(request, 'PUT');
-    const type = mediaType(request);
-    if (type !== 'application/octet-stream') {
-      throw new ImageApiFault(
-        415,
-        `The request media type ${type ?? 'None'} is not supported by this server.`,
-        {},
-        `Invalid content type ${type ?? 'None'}`,
-      );
-    }
-    const body = request.body instanceof Readable ? request.body : Readable.from([]);
-    await data.upload(caller, request.params.id, body, declaredSize(request));
-    return reply.code(204).send();
-  });
+  app.put<IdParams & { Querystring: Record<string, unknown> }>(
+    '/images/:id/file',
+    { config: { public: true, doc: routeDoc({ bodyByMediaType: { 'application/octet-stream': ImageData }, answer: 'empty' }) } },
+    async (request, reply) => {
+      const caller = tempUrlCaller(request, 'PUT');
+      const type = mediaType(request);
+      if (type !== 'application/octet-stream') {
+        throw new ImageApiFault(
+          415,
+          `The request media type ${type ?? 'None'} is not supported by this server.`,
+          {},
+          `Invalid content type ${type ?? 'None'}`,
+        );
+      }
+      const body = request.body instanceof Readable ? request.body : Readable.from([]);
+      await data.upload(caller, request.params.id, body, declaredSize(request));
+      return reply.code(204).send();
+    },
+  );
 
   // Public so that a signed temp URL (src/domain/deploy/temp-url.ts) works without a token;
   // any other anonymous request is refused with 401 as before.
   app.get<IdParams & { Querystring: Record<string, unknown> }>(
     '/images/:id/file',
-    { exposeHeadRoute: false, config: { public: true } },
+    { exposeHeadRoute: false, config: { public: true, doc: routeDoc({ answer: 'binary' }) } },
     async (request, reply) => {
       rejectBody(request);
       const caller = tempUrlCaller(request, 'GET');

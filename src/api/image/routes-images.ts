@@ -56,27 +56,31 @@ export function registerImageRoutes(app: FastifyInstance, services: ImageApiDeps
     },
   );
 
-  app.delete<IdParams>('/images/:id', async (request, reply) => {
+  app.delete<IdParams>('/images/:id', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (request, reply) => {
     rejectBody(request);
     await images.delete(request.auth, request.params.id);
     return reply.code(204).send();
   });
 
-  app.put<TagParams>('/images/:id/tags/:tag', async (request, reply) => {
+  app.put<TagParams>('/images/:id/tags/:tag', { config: { doc: routeDoc({ noBody: true, answer: 'empty' }) } }, async (request, reply) => {
     await images.addTag(request.auth, request.params.id, request.params.tag);
     return reply.code(204).send();
   });
 
-  app.delete<TagParams>('/images/:id/tags/:tag', async (request, reply) => {
+  app.delete<TagParams>('/images/:id/tags/:tag', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (request, reply) => {
     rejectBody(request);
     await images.removeTag(request.auth, request.params.id, request.params.tag);
     return reply.code(204).send();
   });
 
   for (const action of ['deactivate', 'reactivate'] as const) {
-    app.post<IdParams>(`/images/:id/actions/${action}`, async (request, reply) => {
-      await images.setActivation(request.auth, request.params.id, action);
-      return reply.code(204).send();
-    });
+    app.post<IdParams>(
+      `/images/:id/actions/${action}`,
+      { config: { doc: routeDoc({ noBody: true, answer: 'empty' }) } },
+      async (request, reply) => {
+        await images.setActivation(request.auth, request.params.id, action);
+        return reply.code(204).send();
+      },
+    );
   }
 }

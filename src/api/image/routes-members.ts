@@ -14,7 +14,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ImageApiDeps } from './deps.ts';
 import { renderMember, renderMemberList } from './render.ts';
-import { jsonBody, readMemberBody, readMemberStatusBody, rejectBody } from './wire.ts';
+import { jsonBody, rejectBody } from './wire.ts';
+import { MemberCreateBody, MemberStatusBody, parseMemberCreate, parseMemberStatus } from './bodies.ts';
+import { MemberCollection, MemberResponse } from './response-schemas.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 type IdParams = { Params: { id: string } };
 type MemberParams = { Params: { id: string; member: string } };
@@ -23,27 +26,29 @@ type MemberParams = { Params: { id: string; member: string } };
 export function registerMemberRoutes(app: FastifyInstance, services: ImageApiDeps): void {
   const { members } = services.images;
 
-  app.get<IdParams>('/images/:id/members', async (request) => {
+  app.get<IdParams>('/images/:id/members', { config: { doc: routeDoc({ response: MemberCollection }) } }, async (request) => {
     rejectBody(request);
     return renderMemberList(await members.list(request.auth, request.params.id));
   });
 
-  app.post<IdParams>('/images/:id/members', async (request) => {
-    const memberId = readMemberBody(jsonBody(request));
-    return renderMember(await members.add(request.auth, request.params.id, memberId));
+  const createDoc = { config: { doc: routeDoc({ body: MemberCreateBody, response: MemberResponse }) } };
+  app.post<IdParams>('/images/:id/members', createDoc, async (request) => {
+    const { member } = parseMemberCreate(jsonBody(request));
+    return renderMember(await members.add(request.auth, request.params.id, member));
   });
 
-  app.get<MemberParams>('/images/:id/members/:member', async (request) => {
+  app.get<MemberParams>('/images/:id/members/:member', { config: { doc: routeDoc({ response: MemberResponse }) } }, async (request) => {
     rejectBody(request);
     return renderMember(await members.get(request.auth, request.params.id, request.params.member));
   });
 
-  app.put<MemberParams>('/images/:id/members/:member', async (request) => {
-    const status = readMemberStatusBody(jsonBody(request), request.params.member);
+  const statusDoc = { config: { doc: routeDoc({ body: MemberStatusBody, response: MemberResponse }) } };
+  app.put<MemberParams>('/images/:id/members/:member', statusDoc, async (request) => {
+    const { status } = parseMemberStatus(jsonBody(request), request.params.member);
     return renderMember(await members.setStatus(request.auth, request.params.id, request.params.member, status));
   });
 
-  app.delete<MemberParams>('/images/:id/members/:member', async (request, reply) => {
+  app.delete<MemberParams>('/images/:id/members/:member', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (request, reply) => {
     rejectBody(request);
     await members.remove(request.auth, request.params.id, request.params.member);
     return reply.code(204).send();

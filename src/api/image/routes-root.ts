@@ -16,6 +16,7 @@ import { SCHEMAS } from './schemas.ts';
 import { rejectBody } from './wire.ts';
 import { REFUSAL, routeDoc } from '../common/route-doc.ts';
 import { ImageVersionsResponse } from '../common/version-schemas.ts';
+import { SchemaDocumentResponse } from './response-schemas.ts';
 
 /** Register `GET /` and `GET /versions` on the `/image` plugin. */
 export function registerVersionRoutes(app: FastifyInstance, services: ImageApiDeps): void {
@@ -31,7 +32,7 @@ export function registerVersionRoutes(app: FastifyInstance, services: ImageApiDe
 /** Register `GET /schemas/{name}` on the `/v2` plugin. */
 export function registerSchemaRoutes(app: FastifyInstance): void {
   for (const [name, schema] of Object.entries(SCHEMAS)) {
-    app.get(`/schemas/${name}`, async (request) => {
+    app.get(`/schemas/${name}`, { config: { doc: routeDoc({ response: SchemaDocumentResponse }) } }, async (request) => {
       rejectBody(request);
       return schema();
     });

@@ -4,6 +4,8 @@
  * `GET/POST /v1/leases`, `GET/DELETE /v1/leases/{uuid_or_name}`, `PATCH /v1/leases/{uuid}`
  * (end_time only). Each handler: parse → one domain call → render.
  */
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError } from '../../domain/errors.ts';
 import type { LeaseCreateInput, LeaseListInput } from '../../domain/leasing/index.ts';
@@ -12,6 +14,25 @@ import { renderLease } from './render.ts';
 import { bodySchema, parseTime, pick, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
 import { LeaseCollection, LeaseResponse } from './response-schemas.ts';
+import { NullAnswer } from './response-schemas-extra.ts';
+
+/** `PATCH /v1/leases/{uuid}` body (esi-leap's lease PATCH): the new end time, nothing else. */
+export const LeasePatchBody = Type.Object(
+  { end_time: Type.String({ description: 'ISO 8601 (e.g. 2026-01-01T00:00:00) or Python str(datetime); naive means UTC' }) },
+  { additionalProperties: false },
+);
+
+/**
+ * The body of `PATCH /v1/leases/{uuid}`, checked against {@link LeasePatchBody}.
+ * @throws InvalidInputError `Only the end_time field may be updated` (esi-leap's
+ *   `LeaseInvalidPatch`) for any other body; esi-leap's time message for an end that is no string
+ */
+function readLeasePatch(body: unknown): Static<typeof LeasePatchBody> {
+  if (Value.Check(LeasePatchBody, body)) return body;
+  if (body && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 1 && 'end_time' in body)
+    parseTime('end_time', body.end_time);
+  throw new InvalidInputError('Only the end_time field may be updated', 'LeaseInvalidPatch');
+}
 
 /** `POST /v1/leases` body (esi-leap's Lease type). */
 const LEASE_BODY = {
@@ -109,18 +130,19 @@ export function registerLeaseRoutes(app: FastifyInstance, services: LeaseApiDeps
 
   app.patch<{ Params: { ident: string } }>(
     '/leases/:ident',
-    { config: { doc: routeDoc({ response: LeaseResponse }) } },
+    { config: { doc: routeDoc({ body: LeasePatchBody, response: LeaseResponse }) } },
     async (request) => {
-      const body = request.body as Record<string, unknown> | null | undefined;
-      if (!body || typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length !== 1 || !('end_time' in body)) {
-        throw new InvalidInputError('Only the end_time field may be updated', 'LeaseInvalidPatch');
-      }
+      const body = readLeasePatch(request.body);
       return renderLease(await leases.updateEnd(request.auth, request.params.ident, parseTime('end_time', body.end_time)));
     },
   );
 
-  app.delete<{ Params: { ident: string } }>('/leases/:ident', async (request, reply) => {
-    await leases.cancel(request.auth, request.params.ident);
-    return reply.code(200).type('application/json').send('null');
-  });
+  app.delete<{ Params: { ident: string } }>(
+    '/leases/:ident',
+    { config: { doc: routeDoc({ response: NullAnswer }) } },
+    async (request, reply) => {
+      await leases.cancel(request.auth, request.params.ident);
+      return reply.code(200).type('application/json').send('null');
+    },
+  );
 }

@@ -16,6 +16,13 @@ import type { LeaseApiDeps } from './deps.ts';
 import { renderLeasePolicy, renderQuota } from './render-extra.ts';
 import { bodySchema, pick, readBody, readQuery, type BodySpec } from './wire.ts';
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
+import {
+  LeasePolicyCollection,
+  LeasePolicyResponse,
+  LeaseQuotaCollection,
+  LeaseQuotaResponse,
+  NullAnswer,
+} from './response-schemas-extra.ts';
 
 const QUOTA_BODY = {
   argument: 'quota',
@@ -54,19 +61,23 @@ const POLICY_NAMES = {
 export function registerLimitRoutes(app: FastifyInstance, services: LeaseApiDeps): void {
   const { quotas, policies } = services.leasing;
 
-  app.get('/quotas', async (request) => {
+  app.get('/quotas', { config: { doc: routeDoc({ response: LeaseQuotaCollection }) } }, async (request) => {
     readQuery(request.query, []);
     return { quotas: (await quotas.list(request.auth)).map(renderQuota) };
   });
 
-  app.get<{ Params: { project: string } }>('/quotas/:project', async (request) => {
-    readQuery(request.query, []);
-    return renderQuota(await quotas.get(request.auth, request.params.project));
-  });
+  app.get<{ Params: { project: string } }>(
+    '/quotas/:project',
+    { config: { doc: routeDoc({ response: LeaseQuotaResponse }) } },
+    async (request) => {
+      readQuery(request.query, []);
+      return renderQuota(await quotas.get(request.auth, request.params.project));
+    },
+  );
 
   app.put<{ Params: { project: string } }>(
     '/quotas/:project',
-    { config: { doc: routeDoc({ body: bodySchema(QUOTA_BODY) }) } },
+    { config: { doc: routeDoc({ body: bodySchema(QUOTA_BODY), response: LeaseQuotaResponse }) } },
     async (request) => {
       const b = readBody(QUOTA_BODY, request.body);
       const input = pick<QuotaInput>(b, { max_nodes: 'maxNodes', max_node_hours: 'maxNodeHours', window_hours: 'windowHours' });
@@ -74,32 +85,48 @@ export function registerLimitRoutes(app: FastifyInstance, services: LeaseApiDeps
     },
   );
 
-  app.delete<{ Params: { project: string } }>('/quotas/:project', async (request, reply) => {
-    await quotas.remove(request.auth, request.params.project);
-    return reply.code(200).type('application/json').send('null');
-  });
+  app.delete<{ Params: { project: string } }>(
+    '/quotas/:project',
+    { config: { doc: routeDoc({ response: NullAnswer }) } },
+    async (request, reply) => {
+      await quotas.remove(request.auth, request.params.project);
+      return reply.code(200).type('application/json').send('null');
+    },
+  );
 
   const policyQuery = ['project_id', 'resource_uuid'];
-  app.get('/lease_policies', { config: { doc: routeDoc({ query: queryDoc(policyQuery) }) } }, async (request) => {
-    const q = readQuery(request.query, policyQuery);
-    const input = pick<{ projectId?: string; resourceUuid?: string }>(q, { project_id: 'projectId', resource_uuid: 'resourceUuid' });
-    return { lease_policies: (await policies.list(request.auth, input)).map(renderLeasePolicy) };
-  });
+  app.get(
+    '/lease_policies',
+    { config: { doc: routeDoc({ query: queryDoc(policyQuery), response: LeasePolicyCollection }) } },
+    async (request) => {
+      const q = readQuery(request.query, policyQuery);
+      const input = pick<{ projectId?: string; resourceUuid?: string }>(q, { project_id: 'projectId', resource_uuid: 'resourceUuid' });
+      return { lease_policies: (await policies.list(request.auth, input)).map(renderLeasePolicy) };
+    },
+  );
 
-  app.post('/lease_policies', { config: { doc: routeDoc({ body: bodySchema(POLICY_BODY) }) } }, async (request, reply) => {
-    const b = readBody(POLICY_BODY, request.body);
-    const input = pick<LeasePolicyCreateInput>(b, { resource_uuid: 'resourceUuid', project_id: 'projectId', ...POLICY_NAMES });
-    return reply.code(201).send(renderLeasePolicy(await policies.create(request.auth, input)));
-  });
+  app.post(
+    '/lease_policies',
+    { config: { doc: routeDoc({ body: bodySchema(POLICY_BODY), response: LeasePolicyResponse }) } },
+    async (request, reply) => {
+      const b = readBody(POLICY_BODY, request.body);
+      const input = pick<LeasePolicyCreateInput>(b, { resource_uuid: 'resourceUuid', project_id: 'projectId', ...POLICY_NAMES });
+      return reply.code(201).send(renderLeasePolicy(await policies.create(request.auth, input)));
+    },
+  );
 
-  app.get<{ Params: { uuid: string } }>('/lease_policies/:uuid', async (request) => {
-    readQuery(request.query, []);
-    return renderLeasePolicy(await policies.get(request.auth, request.params.uuid));
-  });
+  app.get<{ Params: { uuid: string } }>(
+    '/lease_policies/:uuid',
+    { config: { doc: routeDoc({ response: LeasePolicyResponse }) } },
+    async (request) => {
+      readQuery(request.query, []);
+      return renderLeasePolicy(await policies.get(request.auth, request.params.uuid));
+    },
+  );
 
   app.patch<{ Params: { uuid: string } }>(
     '/lease_policies/:uuid',
-    { config: { doc: routeDoc({ body: bodySchema(POLICY_PATCH) }) } },
+    { config: { doc: routeDoc({ body: bodySchema(POLICY_PATCH), response: LeasePolicyResponse }) } },
     async (request) => {
       const b = readBody(POLICY_PATCH, request.body);
       const input = pick<LeasePolicyUpdateInput>(b, POLICY_NAMES);
@@ -107,8 +134,12 @@ export function registerLimitRoutes(app: FastifyInstance, services: LeaseApiDeps
     },
   );
 
-  app.delete<{ Params: { uuid: string } }>('/lease_policies/:uuid', async (request, reply) => {
-    await policies.remove(request.auth, request.params.uuid);
-    return reply.code(200).type('application/json').send('null');
-  });
+  app.delete<{ Params: { uuid: string } }>(
+    '/lease_policies/:uuid',
+    { config: { doc: routeDoc({ response: NullAnswer }) } },
+    async (request, reply) => {
+      await policies.remove(request.auth, request.params.uuid);
+      return reply.code(200).type('application/json').send('null');
+    },
+  );
 }

@@ -12,6 +12,7 @@ import { renderConsoleToken, renderEvent, renderNode } from './render.ts';
 import { bodySchema, pick, queryInt, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
 import { LeaseNodeCollection } from './response-schemas.ts';
+import { ConsoleTokenResponse, EventCollection, NullAnswer } from './response-schemas-extra.ts';
 import { LeaseRootResponse } from '../common/version-schemas.ts';
 
 const CONSOLE_BODY = {
@@ -60,7 +61,7 @@ export function registerMiscRoutes(app: FastifyInstance, services: LeaseApiDeps)
   });
 
   const eventQuery = ['last_event_id', 'last_event_time', 'lessee_or_owner_id', 'event_type', 'resource_type', 'resource_uuid'];
-  app.get('/events', { config: { doc: routeDoc({ query: queryDoc(eventQuery) }) } }, async (request) => {
+  app.get('/events', { config: { doc: routeDoc({ query: queryDoc(eventQuery), response: EventCollection }) } }, async (request) => {
     const q = readQuery(request.query, eventQuery);
     const input: EventListInput = {
       ...pick<EventListInput>(q, {
@@ -75,14 +76,22 @@ export function registerMiscRoutes(app: FastifyInstance, services: LeaseApiDeps)
     return { events: (await events.list(request.auth, input)).map(renderEvent) };
   });
 
-  app.post('/console_auth_tokens', { config: { doc: routeDoc({ body: bodySchema(CONSOLE_BODY) }) } }, async (request, reply) => {
-    const b = readBody(CONSOLE_BODY, request.body);
-    const issued = await consoleTokens.create(request.auth, b.node_uuid_or_name, b.token_ttl);
-    return reply.code(201).send(renderConsoleToken(issued, services.config.publicUrl));
-  });
+  app.post(
+    '/console_auth_tokens',
+    { config: { doc: routeDoc({ body: bodySchema(CONSOLE_BODY), response: ConsoleTokenResponse }) } },
+    async (request, reply) => {
+      const b = readBody(CONSOLE_BODY, request.body);
+      const issued = await consoleTokens.create(request.auth, b.node_uuid_or_name, b.token_ttl);
+      return reply.code(201).send(renderConsoleToken(issued, services.config.publicUrl));
+    },
+  );
 
-  app.delete<{ Params: { ident: string } }>('/console_auth_tokens/:ident', async (request, reply) => {
-    await consoleTokens.revokeAll(request.auth, request.params.ident);
-    return reply.code(200).type('application/json').send('null');
-  });
+  app.delete<{ Params: { ident: string } }>(
+    '/console_auth_tokens/:ident',
+    { config: { doc: routeDoc({ response: NullAnswer }) } },
+    async (request, reply) => {
+      await consoleTokens.revokeAll(request.auth, request.params.ident);
+      return reply.code(200).type('application/json').send('null');
+    },
+  );
 }

@@ -11,6 +11,7 @@ import { renderLease, renderOffer } from './render.ts';
 import { bodySchema, pick, queryTime, readBody, readQuery, type BodySpec } from './wire.ts';
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
 import { LeaseResponse, OfferCollection, OfferResponse } from './response-schemas.ts';
+import { NullAnswer } from './response-schemas-extra.ts';
 
 /** `POST /v1/offers` body (esi-leap's Offer type). */
 const OFFER_BODY = {
@@ -114,10 +115,14 @@ export function registerOfferRoutes(app: FastifyInstance, services: LeaseApiDeps
     return reply.code(201).send(renderOffer(await offers.create(request.auth, input)));
   });
 
-  app.delete<{ Params: { ident: string } }>('/offers/:ident', async (request, reply) => {
-    await offers.cancel(request.auth, request.params.ident);
-    return reply.code(200).type('application/json').send('null');
-  });
+  app.delete<{ Params: { ident: string } }>(
+    '/offers/:ident',
+    { config: { doc: routeDoc({ response: NullAnswer }) } },
+    async (request, reply) => {
+      await offers.cancel(request.auth, request.params.ident);
+      return reply.code(200).type('application/json').send('null');
+    },
+  );
 
   app.post<{ Params: { ident: string } }>(
     '/offers/:ident/claim',

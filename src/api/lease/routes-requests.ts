@@ -21,6 +21,8 @@ import { renderLease } from './render.ts';
 import { renderDelivery, renderWebhook } from './render-extra.ts';
 import { bodySchema, pick, queryInt, readBody, readQuery, type BodySpec } from './wire.ts';
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
+import { LeaseCollection } from './response-schemas.ts';
+import { NullAnswer, WebhookCollection, WebhookDeliveryCollection, WebhookResponse } from './response-schemas-extra.ts';
 
 const REQUEST_BODY = {
   argument: 'lease_request',
@@ -74,62 +76,78 @@ function readGroups(list: ReadonlyArray<Record<string, unknown>>): LeaseRequestG
 export function registerRequestRoutes(app: FastifyInstance, services: LeaseApiDeps): void {
   const { requests, webhooks } = services.leasing;
 
-  app.post('/lease_requests', { config: { doc: routeDoc({ body: bodySchema(REQUEST_BODY) }) } }, async (request, reply) => {
-    const b = readBody(REQUEST_BODY, request.body);
-    const input: LeaseRequestInput = {
-      ...pick<LeaseRequestInput>(b, {
-        start_time: 'startTime',
-        end_time: 'endTime',
-        name: 'name',
-        purpose: 'purpose',
-        properties: 'properties',
-      }),
-      groups: readGroups(b.groups),
-    };
-    return reply.code(201).send({ leases: (await requests.submit(request.auth, input)).map(renderLease) });
-  });
+  app.post(
+    '/lease_requests',
+    { config: { doc: routeDoc({ body: bodySchema(REQUEST_BODY), response: LeaseCollection }) } },
+    async (request, reply) => {
+      const b = readBody(REQUEST_BODY, request.body);
+      const input: LeaseRequestInput = {
+        ...pick<LeaseRequestInput>(b, {
+          start_time: 'startTime',
+          end_time: 'endTime',
+          name: 'name',
+          purpose: 'purpose',
+          properties: 'properties',
+        }),
+        groups: readGroups(b.groups),
+      };
+      return reply.code(201).send({ leases: (await requests.submit(request.auth, input)).map(renderLease) });
+    },
+  );
 
   const webhookQuery = ['project_id'];
-  app.get('/webhooks', { config: { doc: routeDoc({ query: queryDoc(webhookQuery) }) } }, async (request) => {
+  app.get('/webhooks', { config: { doc: routeDoc({ query: queryDoc(webhookQuery), response: WebhookCollection }) } }, async (request) => {
     const q = readQuery(request.query, webhookQuery);
     return {
       webhooks: (await webhooks.list(request.auth, pick<{ projectId?: string }>(q, { project_id: 'projectId' }))).map(renderWebhook),
     };
   });
 
-  app.post('/webhooks', { config: { doc: routeDoc({ body: bodySchema(WEBHOOK_BODY) }) } }, async (request, reply) => {
-    const b = readBody(WEBHOOK_BODY, request.body);
-    const input: WebhookCreateInput = {
-      ...pick<WebhookCreateInput>(b, { ...WEBHOOK_NAMES, project_id: 'projectId' }),
-      url: b.url,
-      secret: b.secret,
-    };
-    return reply.code(201).send(renderWebhook(await webhooks.create(request.auth, input)));
-  });
+  app.post(
+    '/webhooks',
+    { config: { doc: routeDoc({ body: bodySchema(WEBHOOK_BODY), response: WebhookResponse }) } },
+    async (request, reply) => {
+      const b = readBody(WEBHOOK_BODY, request.body);
+      const input: WebhookCreateInput = {
+        ...pick<WebhookCreateInput>(b, { ...WEBHOOK_NAMES, project_id: 'projectId' }),
+        url: b.url,
+        secret: b.secret,
+      };
+      return reply.code(201).send(renderWebhook(await webhooks.create(request.auth, input)));
+    },
+  );
 
-  app.get<{ Params: { uuid: string } }>('/webhooks/:uuid', async (request) => {
-    readQuery(request.query, []);
-    return renderWebhook(await webhooks.get(request.auth, request.params.uuid));
-  });
+  app.get<{ Params: { uuid: string } }>(
+    '/webhooks/:uuid',
+    { config: { doc: routeDoc({ response: WebhookResponse }) } },
+    async (request) => {
+      readQuery(request.query, []);
+      return renderWebhook(await webhooks.get(request.auth, request.params.uuid));
+    },
+  );
 
   app.patch<{ Params: { uuid: string } }>(
     '/webhooks/:uuid',
-    { config: { doc: routeDoc({ body: bodySchema(WEBHOOK_PATCH) }) } },
+    { config: { doc: routeDoc({ body: bodySchema(WEBHOOK_PATCH), response: WebhookResponse }) } },
     async (request) => {
       const input = pick<WebhookUpdateInput>(readBody(WEBHOOK_PATCH, request.body), WEBHOOK_NAMES);
       return renderWebhook(await webhooks.update(request.auth, request.params.uuid, input));
     },
   );
 
-  app.delete<{ Params: { uuid: string } }>('/webhooks/:uuid', async (request, reply) => {
-    await webhooks.remove(request.auth, request.params.uuid);
-    return reply.code(200).type('application/json').send('null');
-  });
+  app.delete<{ Params: { uuid: string } }>(
+    '/webhooks/:uuid',
+    { config: { doc: routeDoc({ response: NullAnswer }) } },
+    async (request, reply) => {
+      await webhooks.remove(request.auth, request.params.uuid);
+      return reply.code(200).type('application/json').send('null');
+    },
+  );
 
   const deliveryQuery = ['status', 'limit'];
   app.get<{ Params: { uuid: string } }>(
     '/webhooks/:uuid/deliveries',
-    { config: { doc: routeDoc({ query: queryDoc(deliveryQuery) }) } },
+    { config: { doc: routeDoc({ query: queryDoc(deliveryQuery), response: WebhookDeliveryCollection }) } },
     async (request) => {
       const q = readQuery(request.query, deliveryQuery);
       const query = {

@@ -30,6 +30,8 @@ import { refuseOthers, registerNeutronRoutes } from './routes-neutron.ts';
 import { registerRouterRoutes } from './routes-routers.ts';
 import { registerFloatingIpRoutes } from './routes-floatingips.ts';
 import { registerQuotaRoutes } from './routes-quotas.ts';
+import { routeDoc } from '../common/route-doc.ts';
+import { ExtensionCollection, ExtensionResponse } from './response-schemas-extra.ts';
 
 /** The API extensions esi implements (Neutron aliases). */
 const EXTENSIONS: ReadonlyArray<{ alias: string; name: string; description: string }> = [
@@ -140,18 +142,24 @@ export const networkApi: FastifyPluginAsync<{ services: NetworkApiDeps }> = asyn
       v2.get('/', async () => ({
         resources: RESOURCES.map(([name, coll]) => ({ name, collection: coll, links: [{ href: `${root}/v2.0/${coll}`, rel: 'self' }] })),
       }));
-      v2.get('/extensions', async () => ({ extensions: EXTENSIONS.map(extension) }));
-      v2.get<{ Params: { alias: string } }>('/extensions/:alias', async (req) => {
-        const e = EXTENSIONS.find((x) => x.alias === req.params.alias);
-        if (!e)
-          throw new NotFoundError(
-            'extension',
-            req.params.alias,
-            `Extension with alias ${req.params.alias} does not exist`,
-            'ExtensionNotFound',
-          );
-        return { extension: extension(e) };
-      });
+      v2.get('/extensions', { config: { doc: routeDoc({ response: ExtensionCollection }) } }, async () => ({
+        extensions: EXTENSIONS.map(extension),
+      }));
+      v2.get<{ Params: { alias: string } }>(
+        '/extensions/:alias',
+        { config: { doc: routeDoc({ response: ExtensionResponse }) } },
+        async (req) => {
+          const e = EXTENSIONS.find((x) => x.alias === req.params.alias);
+          if (!e)
+            throw new NotFoundError(
+              'extension',
+              req.params.alias,
+              `Extension with alias ${req.params.alias} does not exist`,
+              'ExtensionNotFound',
+            );
+          return { extension: extension(e) };
+        },
+      );
       registerNeutronRoutes(v2, services);
       registerRouterRoutes(v2, services);
       registerFloatingIpRoutes(v2, services);

@@ -17,41 +17,41 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError } from '../../domain/errors.ts';
+import { routeDoc } from '../common/route-doc.ts';
 import type { NetworkApiDeps } from './deps.ts';
 import { renderNodeNetwork, renderSwitch, renderSwitchPort, renderTrunkRow } from './render.ts';
 import { refuseOthers } from './routes-neutron.ts';
 import { queryPairs } from '../common/query.ts';
 import { unwrap } from './wire.ts';
-
-/** A body as an object. @throws InvalidInputError */
-function obj(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw new InvalidInputError('The request body must be a JSON object.', 'HTTPBadRequest');
-  return body as Record<string, unknown>;
-}
-
-/** An optional string member. @throws InvalidInputError */
-function optStr(b: Record<string, unknown>, k: string): string | undefined {
-  const v = b[k];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw new InvalidInputError(`${k} must be a string.`, 'HTTPBadRequest');
-  return v;
-}
-
-/** An optional list of strings. @throws InvalidInputError */
-function strList(b: Record<string, unknown>, k: string): string[] {
-  const v = b[k] ?? [];
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
-    throw new InvalidInputError(`${k} must be a list of strings.`, 'HTTPBadRequest');
-  return v as string[];
-}
+import {
+  EsiTrunkCreateBody,
+  EsiTrunkNetworksBody,
+  NodeNetworkAttachBody,
+  NodeNetworkDetachBody,
+  parseEsiBody,
+  SwitchPortRegisterAttrs,
+  SwitchPortRegisterBody,
+} from './esi-bodies.ts';
+import {
+  EsiTrunkCollection,
+  EsiTrunkResponse,
+  NodeNetworkCollection,
+  NodeNetworkDetachResponse,
+  NodeNetworkResponse,
+  SwitchCollection,
+  SwitchPortCollection,
+  SwitchPortResponse,
+  SwitchPortRowCollection,
+  SwitchResponse,
+  SwitchResyncResponse,
+} from './response-schemas-extra.ts';
 
 /** Register the esi and switch routes on the `/v2.0` plugin. */
 export function registerEsiRoutes(app: FastifyInstance, services: NetworkApiDeps): void {
   const n = services.networking;
   type Ident = { Params: { ident: string } };
 
-  app.get('/esi/node-networks', async (req) => {
+  app.get('/esi/node-networks', { config: { doc: routeDoc({ response: NodeNetworkCollection }) } }, async (req) => {
     const q = queryPairs(req);
     const node = q.get('node') || undefined;
     const network = q.get('network') || undefined;
@@ -60,83 +60,100 @@ export function registerEsiRoutes(app: FastifyInstance, services: NetworkApiDeps
     const shown = await n.nodeNetworks.show(req.auth, node, network);
     return { node: { uuid: shown.node.uuid, name: shown.node.name }, node_networks: shown.rows.map(renderNodeNetwork) };
   });
-  app.post('/esi/node-networks', async (req) => {
-    const b = obj(req.body);
-    const node = optStr(b, 'node');
-    if (!node) throw new InvalidInputError('node is required.', 'HTTPBadRequest');
-    const row = await n.nodeNetworks.attach(req.auth, {
-      node,
-      ...(optStr(b, 'network') !== undefined ? { network: optStr(b, 'network')! } : {}),
-      ...(optStr(b, 'port') !== undefined ? { port: optStr(b, 'port')! } : {}),
-      ...(optStr(b, 'trunk') !== undefined ? { trunk: optStr(b, 'trunk')! } : {}),
-      ...(optStr(b, 'mac_address') !== undefined ? { mac_address: optStr(b, 'mac_address')! } : {}),
-    });
-    return { node_network: renderNodeNetwork(row) };
-  });
-  app.post('/esi/node-networks/detach', async (req) => {
-    const b = obj(req.body);
-    const node = optStr(b, 'node');
-    if (!node) throw new InvalidInputError('node is required.', 'HTTPBadRequest');
-    if (b.all !== undefined && typeof b.all !== 'boolean') throw new InvalidInputError('all must be a boolean.', 'HTTPBadRequest');
-    return { detached: await n.nodeNetworks.detach(req.auth, { node, ports: strList(b, 'ports'), all: b.all === true }) };
-  });
+  app.post(
+    '/esi/node-networks',
+    { config: { doc: routeDoc({ body: NodeNetworkAttachBody, response: NodeNetworkResponse }) } },
+    async (req) => {
+      const b = parseEsiBody(NodeNetworkAttachBody, req.body);
+      const row = await n.nodeNetworks.attach(req.auth, {
+        node: b.node,
+        ...(typeof b.network === 'string' ? { network: b.network } : {}),
+        ...(typeof b.port === 'string' ? { port: b.port } : {}),
+        ...(typeof b.trunk === 'string' ? { trunk: b.trunk } : {}),
+        ...(typeof b.mac_address === 'string' ? { mac_address: b.mac_address } : {}),
+      });
+      return { node_network: renderNodeNetwork(row) };
+    },
+  );
+  app.post(
+    '/esi/node-networks/detach',
+    { config: { doc: routeDoc({ body: NodeNetworkDetachBody, response: NodeNetworkDetachResponse }) } },
+    async (req) => {
+      const b = parseEsiBody(NodeNetworkDetachBody, req.body);
+      return { detached: await n.nodeNetworks.detach(req.auth, { node: b.node, ports: b.ports ?? [], all: b.all === true }) };
+    },
+  );
   refuseOthers(app, '/esi/node-networks', ['GET', 'POST']);
   refuseOthers(app, '/esi/node-networks/detach', ['POST']);
 
-  app.get('/esi/trunks', async (req) => ({ trunks: (await n.esiTrunks.list(req.auth)).map(renderTrunkRow) }));
-  app.post('/esi/trunks', async (req, reply) => {
-    const b = obj(req.body);
+  app.get('/esi/trunks', { config: { doc: routeDoc({ response: EsiTrunkCollection }) } }, async (req) => ({
+    trunks: (await n.esiTrunks.list(req.auth)).map(renderTrunkRow),
+  }));
+  app.post('/esi/trunks', { config: { doc: routeDoc({ body: EsiTrunkCreateBody, response: EsiTrunkResponse }) } }, async (req, reply) => {
+    const b = parseEsiBody(EsiTrunkCreateBody, req.body);
     const row = await n.esiTrunks.create(req.auth, {
-      name: optStr(b, 'name') ?? '',
-      native_network: optStr(b, 'native_network') ?? '',
-      tagged_networks: strList(b, 'tagged_networks'),
+      name: b.name ?? '',
+      native_network: b.native_network ?? '',
+      tagged_networks: b.tagged_networks ?? [],
     });
     return reply.code(201).send({ trunk: renderTrunkRow(row) });
   });
-  app.post<Ident>('/esi/trunks/:ident/add-networks', async (req) => ({
-    trunk: renderTrunkRow(await n.esiTrunks.addNetworks(req.auth, req.params.ident, strList(obj(req.body), 'tagged_networks'))),
+  const networksDoc = { config: { doc: routeDoc({ body: EsiTrunkNetworksBody, response: EsiTrunkResponse }) } };
+  app.post<Ident>('/esi/trunks/:ident/add-networks', networksDoc, async (req) => ({
+    trunk: renderTrunkRow(
+      await n.esiTrunks.addNetworks(req.auth, req.params.ident, parseEsiBody(EsiTrunkNetworksBody, req.body).tagged_networks ?? []),
+    ),
   }));
-  app.post<Ident>('/esi/trunks/:ident/remove-networks', async (req) => ({
-    trunk: renderTrunkRow(await n.esiTrunks.removeNetworks(req.auth, req.params.ident, strList(obj(req.body), 'tagged_networks'))),
+  app.post<Ident>('/esi/trunks/:ident/remove-networks', networksDoc, async (req) => ({
+    trunk: renderTrunkRow(
+      await n.esiTrunks.removeNetworks(req.auth, req.params.ident, parseEsiBody(EsiTrunkNetworksBody, req.body).tagged_networks ?? []),
+    ),
   }));
-  app.delete<Ident>('/esi/trunks/:ident', async (req, reply) => {
+  app.delete<Ident>('/esi/trunks/:ident', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     await n.esiTrunks.delete(req.auth, req.params.ident);
     return reply.code(204).send();
   });
   refuseOthers(app, '/esi/trunks', ['GET', 'POST']);
   refuseOthers(app, '/esi/trunks/:ident', ['DELETE']);
 
-  app.get('/esi/switch-ports', async (req) => {
+  app.get('/esi/switch-ports', { config: { doc: routeDoc({ response: SwitchPortRowCollection }) } }, async (req) => {
     const name = queryPairs(req).get('switch');
     if (!name) throw new InvalidInputError('switch is required (its name or switch_id, as bare-metal ports name it).', 'HTTPBadRequest');
     return { switch_ports: (await n.nodeNetworks.switchPorts(req.auth, name)).map((p) => ({ port: p.port, ...renderNodeNetwork(p.row) })) };
   });
   refuseOthers(app, '/esi/switch-ports', ['GET']);
 
-  app.get('/switches', async (req) => ({ switches: (await n.switches.list(req.auth)).map((s) => renderSwitch(n.switches.masked(s))) }));
-  app.post('/switches', async (req, reply) =>
+  app.get('/switches', { config: { doc: routeDoc({ response: SwitchCollection }) } }, async (req) => ({
+    switches: (await n.switches.list(req.auth)).map((s) => renderSwitch(n.switches.masked(s))),
+  }));
+  app.post('/switches', { config: { doc: routeDoc({ response: SwitchResponse }) } }, async (req, reply) =>
     reply
       .code(201)
       .send({ switch: renderSwitch(n.switches.masked(await n.switches.create(req.auth, unwrap(req.body, 'switch', 'switches')))) }),
   );
-  app.get<Ident>('/switches/:ident', async (req) => ({
+  app.get<Ident>('/switches/:ident', { config: { doc: routeDoc({ response: SwitchResponse }) } }, async (req) => ({
     switch: renderSwitch(n.switches.masked(await n.switches.get(req.auth, req.params.ident))),
   }));
-  app.put<Ident>('/switches/:ident', async (req) => ({
+  app.put<Ident>('/switches/:ident', { config: { doc: routeDoc({ response: SwitchResponse }) } }, async (req) => ({
     switch: renderSwitch(n.switches.masked(await n.switches.update(req.auth, req.params.ident, unwrap(req.body, 'switch', 'switches')))),
   }));
-  app.delete<Ident>('/switches/:ident', async (req, reply) => {
+  app.delete<Ident>('/switches/:ident', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     await n.switches.delete(req.auth, req.params.ident);
     return reply.code(204).send();
   });
-  app.post<Ident>('/switches/:ident/resync', async (req) => ({ resynced: await n.switches.resync(req.auth, req.params.ident) }));
-  app.get<Ident>('/switches/:ident/ports', async (req) => ({
+  app.post<Ident>(
+    '/switches/:ident/resync',
+    { config: { doc: routeDoc({ noBody: true, response: SwitchResyncResponse }) } },
+    async (req) => ({ resynced: await n.switches.resync(req.auth, req.params.ident) }),
+  );
+  app.get<Ident>('/switches/:ident/ports', { config: { doc: routeDoc({ response: SwitchPortCollection }) } }, async (req) => ({
     switch_ports: (await n.switches.ports(req.auth, req.params.ident)).map(renderSwitchPort),
   }));
-  app.post<Ident>('/switches/:ident/ports', async (req, reply) => {
-    const b = obj(unwrap(req.body, 'switch_port', 'switch_ports'));
-    const portId = optStr(b, 'port_id');
-    const node = optStr(b, 'node');
+  const registerDoc = { config: { doc: routeDoc({ body: SwitchPortRegisterBody, response: SwitchPortResponse }) } };
+  app.post<Ident>('/switches/:ident/ports', registerDoc, async (req, reply) => {
+    const b = parseEsiBody(SwitchPortRegisterAttrs, unwrap(req.body, 'switch_port', 'switch_ports'));
+    const portId = b.port_id;
+    const node = b.node;
     if (!portId || !node) throw new InvalidInputError('port_id and node are required.', 'HTTPBadRequest');
     const sw = await n.switches.get(req.auth, req.params.ident);
     await n.cabling.register(req.auth, sw, portId, node);
@@ -144,12 +161,16 @@ export function registerEsiRoutes(app: FastifyInstance, services: NetworkApiDeps
     const view = (await n.switches.ports(req.auth, sw.id)).find((p) => p.port_id === portId)!;
     return reply.code(201).send({ switch_port: renderSwitchPort(view) });
   });
-  app.delete<{ Params: { ident: string; port: string } }>('/switches/:ident/ports/:port', async (req, reply) => {
-    const sw = await n.switches.get(req.auth, req.params.ident);
-    await n.cabling.unregister(req.auth, sw, req.params.port);
-    n.wake.notifySwitch(sw.id);
-    return reply.code(204).send();
-  });
+  app.delete<{ Params: { ident: string; port: string } }>(
+    '/switches/:ident/ports/:port',
+    { config: { doc: routeDoc({ answer: 'empty' }) } },
+    async (req, reply) => {
+      const sw = await n.switches.get(req.auth, req.params.ident);
+      await n.cabling.unregister(req.auth, sw, req.params.port);
+      n.wake.notifySwitch(sw.id);
+      return reply.code(204).send();
+    },
+  );
   refuseOthers(app, '/switches', ['GET', 'POST']);
   refuseOthers(app, '/switches/:ident', ['GET', 'PUT', 'DELETE']);
   refuseOthers(app, '/switches/:ident/resync', ['POST']);

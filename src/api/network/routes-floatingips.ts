@@ -13,6 +13,8 @@ import { FLOATINGIP } from './schemas.ts';
 import { FLOATINGIP_RESPONSES } from './response-schemas.ts';
 import { page, refuseOthers, register } from './routes-neutron.ts';
 import { collection, neutronTime, parseListQuery, pick, unwrap } from './wire.ts';
+import { PORT_FORWARDING_RESPONSES } from './response-schemas-extra.ts';
+import { routeDoc } from '../common/route-doc.ts';
 
 /**
  * A port forwarding as Neutron renders it: `internal_port`/`external_port` only when they are
@@ -91,28 +93,28 @@ export function registerFloatingIpRoutes(app: FastifyInstance, services: Network
   const base = (req: FastifyRequest<Fip>): string =>
     `${services.config.publicUrl}/network/v2.0/floatingips/${encodeURIComponent(req.params.id)}/port_forwardings`;
   const coll = '/floatingips/:id/port_forwardings';
-  app.get<Fip>(coll, async (req) => {
+  app.get<Fip>(coll, { config: { doc: routeDoc({ response: PORT_FORWARDING_RESPONSES.list }) } }, async (req) => {
     const q = parseListQuery(req);
     const r = await n.portForwardings.list(req.auth, req.params.id, q.list);
     const items = r.items.map((pf) => pick(renderPortForwarding(pf), q.fields));
     return collection(req, base(req), 'port_forwardings', items, r.more, q);
   });
-  app.post<Fip>(coll, async (req, reply) => {
+  app.post<Fip>(coll, { config: { doc: routeDoc({ response: PORT_FORWARDING_RESPONSES.one }) } }, async (req, reply) => {
     const body = unwrap(req.body, 'port_forwarding', 'port_forwardings');
     const pf = await n.portForwardings.create(req.auth, req.params.id, body);
     return reply.code(201).send({ port_forwarding: renderPortForwarding(pf) });
   });
-  app.get<Pf>(`${coll}/:pf`, async (req) => ({
+  app.get<Pf>(`${coll}/:pf`, { config: { doc: routeDoc({ response: PORT_FORWARDING_RESPONSES.one }) } }, async (req) => ({
     port_forwarding: pick(
       renderPortForwarding(await n.portForwardings.get(req.auth, req.params.id, req.params.pf)),
       parseListQuery(req).fields,
     ),
   }));
-  app.put<Pf>(`${coll}/:pf`, async (req) => {
+  app.put<Pf>(`${coll}/:pf`, { config: { doc: routeDoc({ response: PORT_FORWARDING_RESPONSES.one }) } }, async (req) => {
     const body = unwrap(req.body, 'port_forwarding', 'port_forwardings');
     return { port_forwarding: renderPortForwarding(await n.portForwardings.update(req.auth, req.params.id, req.params.pf, body)) };
   });
-  app.delete<Pf>(`${coll}/:pf`, async (req, reply) => {
+  app.delete<Pf>(`${coll}/:pf`, { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     await n.portForwardings.delete(req.auth, req.params.id, req.params.pf);
     return reply.code(204).send();
   });

@@ -16,6 +16,7 @@ import { parseNeutronBody } from './body.ts';
 import { NETWORK_RESPONSES, PORT_RESPONSES, SUBNET_RESPONSES, TRUNK_RESPONSES } from './response-schemas.ts';
 import { NETWORK, PORT, RBAC_POLICY, SUBNET, TRUNK, type NeutronBodies } from './schemas.ts';
 import { REFUSAL, routeDoc } from '../common/route-doc.ts';
+import { RBAC_RESPONSES, SubPortsResponse, TrunkUnwrapped } from './response-schemas-extra.ts';
 
 /**
  * One Neutron collection: its URL, its body schemas (./schemas.ts; `bodies.resource` is the
@@ -92,7 +93,7 @@ export function register<C extends TObject, U extends TObject>(app: FastifyInsta
   app.put<Id>(`/${plural}/:id`, { config: { doc: routeDoc({ body: c.bodies.updateBody, response: c.responses?.one }) } }, async (req) => ({
     [resource]: await c.update(req.auth, id(req), parseNeutronBody(c.bodies, 'PUT', req.body)),
   }));
-  app.delete<Id>(`/${plural}/:id`, async (req, reply) => {
+  app.delete<Id>(`/${plural}/:id`, { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     await c.remove(req.auth, id(req));
     return reply.code(204).send();
   });
@@ -145,6 +146,7 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
   register(app, services, {
     path: 'rbac-policies',
     bodies: RBAC_POLICY,
+    responses: RBAC_RESPONSES,
     list: (ctx, req) => page(n.rbac.list(ctx, req), renderRbac),
     create: async (ctx, body) => renderRbac(await n.rbac.create(ctx, body)),
     get: async (ctx, id) => renderRbac(await n.rbac.get(ctx, id)),
@@ -153,9 +155,16 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
   });
 
   type Id = { Params: { id: string } };
-  app.put<Id>('/trunks/:id/add_subports', async (req) => renderTrunk(await n.trunks.addSubPorts(req.auth, req.params.id, req.body)));
-  app.put<Id>('/trunks/:id/remove_subports', async (req) => renderTrunk(await n.trunks.removeSubPorts(req.auth, req.params.id, req.body)));
-  app.get<Id>('/trunks/:id/get_subports', async (req) => ({ sub_ports: await n.trunks.subPorts(req.auth, req.params.id) }));
+  const trunkDoc = { config: { doc: routeDoc({ response: TrunkUnwrapped }) } };
+  app.put<Id>('/trunks/:id/add_subports', trunkDoc, async (req) =>
+    renderTrunk(await n.trunks.addSubPorts(req.auth, req.params.id, req.body)),
+  );
+  app.put<Id>('/trunks/:id/remove_subports', trunkDoc, async (req) =>
+    renderTrunk(await n.trunks.removeSubPorts(req.auth, req.params.id, req.body)),
+  );
+  app.get<Id>('/trunks/:id/get_subports', { config: { doc: routeDoc({ response: SubPortsResponse }) } }, async (req) => ({
+    sub_ports: await n.trunks.subPorts(req.auth, req.params.id),
+  }));
   refuseOthers(app, '/trunks/:id/add_subports', ['PUT']);
   refuseOthers(app, '/trunks/:id/remove_subports', ['PUT']);
   refuseOthers(app, '/trunks/:id/get_subports', ['GET']);

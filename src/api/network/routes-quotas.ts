@@ -18,6 +18,14 @@ import type { ProjectQuota } from '../../domain/networking/index.ts';
 import type { NetworkApiDeps } from './deps.ts';
 import { refuseOthers } from './routes-neutron.ts';
 import { unwrap } from './wire.ts';
+import { routeDoc } from '../common/route-doc.ts';
+import {
+  QuotaCollection,
+  QuotaDetailsResponse,
+  QuotaProjectResponse,
+  QuotaResponse,
+  QuotaTenantResponse,
+} from './response-schemas-extra.ts';
 
 /** One entry of the quota list, as Neutron renders it. */
 export function renderProjectQuota(q: ProjectQuota): Record<string, unknown> {
@@ -28,19 +36,31 @@ export function renderProjectQuota(q: ProjectQuota): Record<string, unknown> {
 export function registerQuotaRoutes(app: FastifyInstance, services: NetworkApiDeps): void {
   const quotas = services.networking.quotas;
   type Id = { Params: { id: string } };
-  app.get('/quotas', async (req) => ({ quotas: (await quotas.list(req.auth)).map(renderProjectQuota) }));
-  app.get('/quotas/project', async (req) => ({ project: { project_id: quotas.callerProject(req.auth) } }));
-  app.get('/quotas/tenant', async (req) => ({ tenant: { tenant_id: quotas.callerProject(req.auth) } }));
-  app.get<Id>('/quotas/:id', async (req) => ({ quota: await quotas.get(req.auth, req.params.id) }));
-  app.put<Id>('/quotas/:id', async (req) => ({
+  app.get('/quotas', { config: { doc: routeDoc({ response: QuotaCollection }) } }, async (req) => ({
+    quotas: (await quotas.list(req.auth)).map(renderProjectQuota),
+  }));
+  app.get('/quotas/project', { config: { doc: routeDoc({ response: QuotaProjectResponse }) } }, async (req) => ({
+    project: { project_id: quotas.callerProject(req.auth) },
+  }));
+  app.get('/quotas/tenant', { config: { doc: routeDoc({ response: QuotaTenantResponse }) } }, async (req) => ({
+    tenant: { tenant_id: quotas.callerProject(req.auth) },
+  }));
+  app.get<Id>('/quotas/:id', { config: { doc: routeDoc({ response: QuotaResponse }) } }, async (req) => ({
+    quota: await quotas.get(req.auth, req.params.id),
+  }));
+  app.put<Id>('/quotas/:id', { config: { doc: routeDoc({ response: QuotaResponse }) } }, async (req) => ({
     quota: await quotas.update(req.auth, req.params.id, unwrap(req.body, 'quota', 'quotas')),
   }));
-  app.delete<Id>('/quotas/:id', async (req, reply) => {
+  app.delete<Id>('/quotas/:id', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     await quotas.reset(req.auth, req.params.id);
     return reply.code(204).send();
   });
-  app.get<Id>('/quotas/:id/default', async (req) => ({ quota: await quotas.defaults(req.auth, req.params.id) }));
-  app.get<Id>('/quotas/:id/details', async (req) => ({ quota: await quotas.details(req.auth, req.params.id) }));
+  app.get<Id>('/quotas/:id/default', { config: { doc: routeDoc({ response: QuotaResponse }) } }, async (req) => ({
+    quota: await quotas.defaults(req.auth, req.params.id),
+  }));
+  app.get<Id>('/quotas/:id/details', { config: { doc: routeDoc({ response: QuotaDetailsResponse }) } }, async (req) => ({
+    quota: await quotas.details(req.auth, req.params.id),
+  }));
   refuseOthers(app, '/quotas', ['GET']);
   refuseOthers(app, '/quotas/project', ['GET']);
   refuseOthers(app, '/quotas/tenant', ['GET']);

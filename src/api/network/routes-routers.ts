@@ -11,6 +11,8 @@ import type { RouterView } from '../../domain/networking/index.ts';
 import type { NetworkApiDeps } from './deps.ts';
 import { ROUTER } from './schemas.ts';
 import { ROUTER_RESPONSES } from './response-schemas.ts';
+import { RouterInterfaceInfo } from './response-schemas-extra.ts';
+import { routeDoc } from '../common/route-doc.ts';
 import { standard } from './render.ts';
 import { page, refuseOthers, register } from './routes-neutron.ts';
 
@@ -48,10 +50,11 @@ export function registerRouterRoutes(app: FastifyInstance, services: NetworkApiD
     remove: (ctx, id) => n.routers.delete(ctx, id),
   });
   type Id = { Params: { id: string } };
-  app.put<Id>('/routers/:id/add_router_interface', async (req) => ({
+  const interfaceDoc = { config: { doc: routeDoc({ response: RouterInterfaceInfo }) } };
+  app.put<Id>('/routers/:id/add_router_interface', interfaceDoc, async (req) => ({
     ...(await n.routerInterfaces.add(req.auth, req.params.id, req.body)),
   }));
-  app.put<Id>('/routers/:id/remove_router_interface', async (req) => ({
+  app.put<Id>('/routers/:id/remove_router_interface', interfaceDoc, async (req) => ({
     ...(await n.routerInterfaces.remove(req.auth, req.params.id, req.body)),
   }));
   refuseOthers(app, '/routers/:id/add_router_interface', ['PUT']);

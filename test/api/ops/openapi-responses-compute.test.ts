@@ -3,7 +3,9 @@
  * real ones at the newest microversion (2.90): flavors and key pairs as admin, owner and lessee,
  * and a server the lessee creates on the node it leases (fake hardware: deployed at once), read
  * as the lessee and admin (who sees the `OS-EXT-SRV-ATTR:*` attributes), each checked with
- * TypeBox's `Value.Check` against strict schemas (see openapi-responses.test.ts).
+ * TypeBox's `Value.Check` against strict schemas (see openapi-responses.test.ts); extra specs and
+ * access lists of flavors, and the answers of server actions (stop, start, console output,
+ * rebuild) on a server of the lessee (src/api/compute/response-schemas-extra.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createPersonas, startTestServer, type Persona, type Personas, type TestServer } from '../../helpers/harness.ts';
@@ -22,6 +24,12 @@ import {
   ServerDetailCollection,
   ServerResponse,
 } from '../../../src/api/compute/response-schemas.ts';
+import {
+  ExtraSpecResponse,
+  ExtraSpecsResponse,
+  FlavorAccessResponse,
+  ServerActionResponse,
+} from '../../../src/api/compute/response-schemas-extra.ts';
 
 const NOVA = { 'openstack-api-version': 'compute 2.90' };
 
@@ -55,7 +63,7 @@ beforeAll(async () => {
   });
   expect(up.status).toBe(204);
   // Two nodes leased to l1: one for a server, one for a server asked for by reservation id.
-  for (const name of ['doc-gold', 'doc-gold-2']) await freeNode(ts, p, { name, lessee: p.lessee.projectId });
+  for (const name of ['doc-gold', 'doc-gold-2', 'doc-gold-3']) await freeNode(ts, p, { name, lessee: p.lessee.projectId });
   await ok(p.admin, 'POST', '/compute/v2.1/flavors', { flavor: { name: 'bm.doc', id: 'bm.doc', ram: 16384, vcpus: 8, disk: 100 } }, NOVA);
   await ok(p.admin, 'POST', '/compute/v2.1/flavors/bm.doc/os-extra_specs', { extra_specs: { 'resources:CUSTOM_GOLD': '1' } }, NOVA);
 });
@@ -152,5 +160,96 @@ describe('documented compute answers match real ones', () => {
     expect(reserved.status, reserved.text).toBe(202);
     expectValid(ServerCreateResponse, reserved.body, 'POST /servers with return_reservation_id');
     expect(reserved.body.reservation_id).toEqual(expect.any(String));
+  });
+
+  it('flavors: extra specs (list, add, show, update, delete) and access lists (add, list) as admin, owner and lessee', async () => {
+    const url = '/compute/v2.1/flavors/bm.doc/os-extra_specs';
+    const added = await ok(p.admin, 'POST', url, { extra_specs: { 'doc:colour': 'blue', 'doc:count': 2 } }, NOVA);
+    expectValid(ExtraSpecsResponse, added, 'POST /os-extra_specs');
+    expectValid(
+      ExtraSpecResponse,
+      await ok(p.admin, 'PUT', `${url}/doc:colour`, { 'doc:colour': 'red' }, NOVA),
+      'PUT /os-extra_specs/{key}',
+    );
+    for (const who of [p.admin, p.owner, p.lessee]) {
+      expectValid(ExtraSpecsResponse, await ok(who, 'GET', url, undefined, NOVA), `${who.name} extra specs`);
+      expectValid(ExtraSpecResponse, await ok(who, 'GET', `${url}/doc:colour`, undefined, NOVA), `${who.name} extra spec`);
+    }
+    const gone = await call(ts, p.admin, 'DELETE', `${url}/doc:colour`, undefined, NOVA);
+    expect(gone.status, gone.text).toBe(200);
+    expect(gone.text).toBe('');
+
+    const flavor = (await ok(
+      p.admin,
+      'POST',
+      '/compute/v2.1/flavors',
+      { flavor: { name: 'doc-private', ram: 1024, vcpus: 2, disk: 10, 'os-flavor-access:is_public': false } },
+      NOVA,
+    )) as { flavor: { id: string } };
+    const action = `/compute/v2.1/flavors/${flavor.flavor.id}/action`;
+    const access = await ok(p.admin, 'POST', action, { addTenantAccess: { tenant: p.lessee.projectId } }, NOVA);
+    expectValid(FlavorAccessResponse, access, 'addTenantAccess');
+    await ok(p.admin, 'POST', action, { addTenantAccess: { tenant: p.owner.projectId } }, NOVA);
+    expectValid(
+      FlavorAccessResponse,
+      await ok(p.admin, 'POST', action, { removeTenantAccess: { tenant: p.owner.projectId } }, NOVA),
+      'remove',
+    );
+    const listed = await ok(p.admin, 'GET', `/compute/v2.1/flavors/${flavor.flavor.id}/os-flavor-access`, undefined, NOVA);
+    expectValid(FlavorAccessResponse, listed, 'os-flavor-access');
+    expect(listed).toEqual({ flavor_access: [{ flavor_id: flavor.flavor.id, tenant_id: p.lessee.projectId }] });
+    const deleted = await call(ts, p.admin, 'DELETE', `/compute/v2.1/flavors/${flavor.flavor.id}`, undefined, NOVA);
+    expect(deleted.status, deleted.text).toBe(202);
+  });
+
+  it('server actions: stop and start (202, no body), console output and rebuild as the lessee and admin; delete', async () => {
+    const created = (await ok(
+      p.lessee,
+      'POST',
+      '/compute/v2.1/servers',
+      { server: { name: 'doc actions', flavorRef: 'bm.doc', imageRef: image, networks: 'none' } },
+      NOVA,
+    )) as { server: { id: string } };
+    const id = created.server.id;
+    const status = (want: string) =>
+      waitFor(
+        () => call(ts, p.lessee, 'GET', `/compute/v2.1/servers/${id}`, undefined, NOVA),
+        (r) => r.body?.server?.status === want,
+        { timeoutMs: 15_000, what: `server ${id} ${want}`, show: (r) => r.text },
+      );
+    await status('ACTIVE');
+    const act = (who: Persona, body: unknown) => call(ts, who, 'POST', `/compute/v2.1/servers/${id}/action`, body, NOVA);
+    const stopped = await act(p.lessee, { 'os-stop': null });
+    expect([stopped.status, stopped.text]).toEqual([202, '']);
+    await status('SHUTOFF');
+    const started = await act(p.admin, { 'os-start': null });
+    expect([started.status, started.text]).toEqual([202, '']);
+    await status('ACTIVE');
+    // The node that holds the server (admins see it), with its serial console on.
+    const shown = (await ok(p.admin, 'GET', `/compute/v2.1/servers/${id}`, undefined, NOVA)) as { server: Record<string, string> };
+    const nodeId = shown.server['OS-EXT-SRV-ATTR:hypervisor_hostname'];
+    const en = await call(
+      ts,
+      p.lessee,
+      'PUT',
+      `/baremetal/v1/nodes/${nodeId}/states/console`,
+      { enabled: true },
+      {
+        'x-openstack-ironic-api-version': '1.82',
+      },
+    );
+    expect(en.status, en.text).toBe(202);
+    for (const who of [p.lessee, p.admin]) {
+      const output = await act(who, { 'os-getConsoleOutput': { length: 5 } });
+      expect(output.status, output.text).toBe(200);
+      expectValid(ServerActionResponse, output.body, `${who.name} os-getConsoleOutput`);
+    }
+    const rebuilt = await act(p.lessee, { rebuild: { imageRef: image, name: 'doc rebuilt', adminPass: 'doc-pass' } });
+    expect(rebuilt.status, rebuilt.text).toBe(202);
+    expectValid(ServerActionResponse, rebuilt.body, 'rebuild');
+    expect(rebuilt.body.server.adminPass).toBe('doc-pass');
+    await status('ACTIVE');
+    const deleted = await call(ts, p.lessee, 'DELETE', `/compute/v2.1/servers/${id}`, undefined, NOVA);
+    expect([deleted.status, deleted.text]).toEqual([204, '']);
   });
 });
