@@ -39,9 +39,9 @@ export interface RouteDoc {
   /**
    * The success answer when it is no JSON body (instead of {@link RouteDoc.response}): `empty`
    * (no body: 202, 204 or an empty 200), `binary` (bytes as `application/octet-stream`), `text`
-   * (`text/plain`) or `html` (`text/html`).
+   * (`text/plain`), `html` (`text/html`) or `events` (a server-sent event stream, `text/event-stream`).
    */
-  readonly answer?: 'empty' | 'binary' | 'text' | 'html';
+  readonly answer?: 'empty' | 'binary' | 'text' | 'html' | 'events';
   /**
    * The status of the success answer when it is no 2xx (default `2XX`): 300 for the version
    * lists Keystone and Glance answer with Multiple Choices, 101 for a websocket's upgrade.

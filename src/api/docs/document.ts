@@ -78,6 +78,7 @@ const ANSWER_CONTENT = {
   binary: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
   text: { 'text/plain': { schema: { type: 'string' } } },
   html: { 'text/html': { schema: { type: 'string' } } },
+  events: { 'text/event-stream': { schema: { type: 'string', description: 'Server-sent events (WHATWG HTML, "Server-sent events")' } } },
 } as const;
 
 /** The `2XX` answer of a route: its JSON body's schema, a non-JSON kind, or none described. */
