@@ -25,7 +25,7 @@ export function consoleStreamRoutes(app: FastifyInstance, ctx: BaremetalContext)
     method: 'GET',
     url: '/nodes/:ident/states/console/stream',
     config: {
-      doc: routeDoc({ summary: 'The serial console as a websocket (101 Switching Protocols); a plain GET is a 400', answer: 'empty' }),
+      doc: routeDoc({ summary: 'The serial console as a websocket; a plain GET is a 400', answer: 'empty', status: 101 }),
     },
     handler: async () => {
       throw new InvalidInputError(
