@@ -60,8 +60,15 @@ function ticks(from: number, to: number): Array<{ at: number; label: string }> {
             : d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }),
         });
       } else {
-        if (dayIndex % everyDays === 0)
-          out.push({ at, label: d.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' }) });
+        // Short ranges name the weekday; long ones give the day, with the month at its start.
+        const withMonth = out.length === 0 || d.getDate() <= everyDays;
+        const label =
+          span <= 8 * DAY
+            ? d.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short' })
+            : withMonth
+              ? d.toLocaleDateString(undefined, { day: 'numeric', month: 'short' })
+              : String(d.getDate());
+        if (dayIndex % everyDays === 0) out.push({ at, label });
         dayIndex += 1;
       }
     }

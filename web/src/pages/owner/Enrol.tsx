@@ -39,6 +39,9 @@ const BMC_KEYS: Record<string, { address: string; system?: string; port?: string
   ipmi: { address: 'ipmi_address', port: 'ipmi_port', username: 'ipmi_username', password: 'ipmi_password' },
 };
 
+/** Power and management (the BMC fields) first in the validation table. */
+const rank = (kind: string): number => (kind === 'power' ? 0 : kind === 'management' ? 1 : 2);
+
 /** The drivers offered when the API does not list them to this user. */
 const KNOWN_DRIVERS = ['redfish', 'ipmi'];
 
@@ -260,161 +263,172 @@ export function Enrol(): ReactNode {
         A node is saved in <Badge value="enroll" /> first. esi then checks that its BMC fields are complete (validate), and
         <strong> Manage</strong> reaches the BMC with them: the node becomes <Badge value="manageable" /> only if the BMC answers.
       </p>
-      <form
-        className="o-enrol"
-        noValidate
-        aria-describedby={formError ? 'enrol-error' : undefined}
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          save.mutate();
-        }}
-      >
-        <fieldset>
-          <legend>Node</legend>
-          <Field id="enrol-name" label="Name" error={errors.name} hint="Letters, digits and - . _ ~ (optional)">
-            {(p) => <input {...p} value={f.name} onChange={set('name')} autoComplete="off" />}
-          </Field>
-          <Field
-            id="enrol-driver"
-            label="Driver"
-            error={errors.driver}
-            hint={
-              drivers.error
-                ? 'The driver list is for operators here; these are the drivers this form knows.'
-                : 'The hardware type that speaks to the BMC.'
-            }
-          >
-            {(p) => (
-              <select {...p} value={f.driver} onChange={set('driver')} disabled={saved !== null}>
-                {driverNames.map((d) => (
-                  <option key={d} value={d}>
-                    {d}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
-          {admin ? (
-            <Field id="enrol-owner" label="Owner project (ID)" error={errors.owner} hint="The project that owns the node; empty for none.">
-              {(p) => <input {...p} className="mono" value={f.owner} onChange={set('owner')} disabled={saved !== null} />}
-            </Field>
-          ) : (
-            <p className="muted">
-              Owner: <strong>{session?.project?.name ?? '—'}</strong> (your project)
-            </p>
-          )}
-        </fieldset>
-        {keys ? (
+      <div className="o-enrol-layout">
+        <form
+          className="o-enrol"
+          noValidate
+          aria-describedby={formError ? 'enrol-error' : undefined}
+          onSubmit={(e: FormEvent) => {
+            e.preventDefault();
+            save.mutate();
+          }}
+        >
           <fieldset>
-            <legend>BMC ({f.driver})</legend>
+            <legend>Node</legend>
+            <Field id="enrol-name" label="Name" error={errors.name} hint="Letters, digits and - . _ ~ (optional)">
+              {(p) => <input {...p} value={f.name} onChange={set('name')} autoComplete="off" />}
+            </Field>
             <Field
-              id="enrol-address"
-              label="BMC address"
-              error={errors.address}
-              hint={f.driver === 'redfish' ? 'https://bmc.example.com (https:// when no scheme is given)' : 'Host name or IP address'}
+              id="enrol-driver"
+              label="Driver"
+              error={errors.driver}
+              hint={
+                drivers.error
+                  ? 'The driver list is for operators here; these are the drivers this form knows.'
+                  : 'The hardware type that speaks to the BMC.'
+              }
             >
-              {(p) => <input {...p} value={f.address} onChange={set('address')} autoComplete="off" inputMode="url" />}
+              {(p) => (
+                <select {...p} value={f.driver} onChange={set('driver')} disabled={saved !== null}>
+                  {driverNames.map((d) => (
+                    <option key={d} value={d}>
+                      {d}
+                    </option>
+                  ))}
+                </select>
+              )}
             </Field>
-            {keys.system ? (
+            {admin ? (
               <Field
-                id="enrol-system"
-                label="System ID"
-                error={errors.system}
-                hint="/redfish/v1/Systems/1 — optional when the BMC manages one system"
+                id="enrol-owner"
+                label="Owner project (ID)"
+                error={errors.owner}
+                hint="The project that owns the node; empty for none."
               >
-                {(p) => <input {...p} value={f.system} onChange={set('system')} autoComplete="off" />}
+                {(p) => <input {...p} className="mono" value={f.owner} onChange={set('owner')} disabled={saved !== null} />}
               </Field>
-            ) : null}
-            {keys.port ? (
-              <Field id="enrol-port" label="Port" error={errors.port} hint="623 when empty">
-                {(p) => <input {...p} value={f.port} onChange={set('port')} inputMode="numeric" autoComplete="off" />}
+            ) : (
+              <p className="muted">
+                Owner: <strong>{session?.project?.name ?? '—'}</strong> (your project)
+              </p>
+            )}
+          </fieldset>
+          {keys ? (
+            <fieldset>
+              <legend>BMC ({f.driver})</legend>
+              <Field
+                id="enrol-address"
+                label="BMC address"
+                error={errors.address}
+                hint={f.driver === 'redfish' ? 'https://bmc.example.com (https:// when no scheme is given)' : 'Host name or IP address'}
+              >
+                {(p) => <input {...p} value={f.address} onChange={set('address')} autoComplete="off" inputMode="url" />}
               </Field>
-            ) : null}
-            <Field id="enrol-username" label="Username" error={errors.username}>
-              {(p) => <input {...p} value={f.username} onChange={set('username')} autoComplete="off" />}
+              {keys.system ? (
+                <Field
+                  id="enrol-system"
+                  label="System ID"
+                  error={errors.system}
+                  hint="/redfish/v1/Systems/1 — optional when the BMC manages one system"
+                >
+                  {(p) => <input {...p} value={f.system} onChange={set('system')} autoComplete="off" />}
+                </Field>
+              ) : null}
+              {keys.port ? (
+                <Field id="enrol-port" label="Port" error={errors.port} hint="623 when empty">
+                  {(p) => <input {...p} value={f.port} onChange={set('port')} inputMode="numeric" autoComplete="off" />}
+                </Field>
+              ) : null}
+              <Field id="enrol-username" label="Username" error={errors.username}>
+                {(p) => <input {...p} value={f.username} onChange={set('username')} autoComplete="off" />}
+              </Field>
+              <Field id="enrol-password" label="Password" error={errors.password} hint="Stored encrypted; never shown again.">
+                {(p) => <input {...p} type="password" value={f.password} onChange={set('password')} autoComplete="new-password" />}
+              </Field>
+            </fieldset>
+          ) : null}
+          <fieldset>
+            <legend>Hardware</legend>
+            <Field
+              id="enrol-class"
+              label="Resource class"
+              error={errors.resourceClass}
+              hint="What lessees filter offers by, e.g. baremetal, gpu"
+            >
+              {(p) => <input {...p} value={f.resourceClass} onChange={set('resourceClass')} />}
             </Field>
-            <Field id="enrol-password" label="Password" error={errors.password} hint="Stored encrypted; never shown again.">
-              {(p) => <input {...p} type="password" value={f.password} onChange={set('password')} autoComplete="new-password" />}
+            <Field
+              id="enrol-properties"
+              label="Properties (JSON)"
+              error={errors.properties}
+              hint='e.g. {"cpus": 8, "memory_mb": 32768, "local_gb": 100}; Inspect fills them from the hardware.'
+            >
+              {(p) => <textarea {...p} className="mono" rows={3} value={f.properties} onChange={set('properties')} />}
             </Field>
           </fieldset>
-        ) : null}
-        <fieldset>
-          <legend>Hardware</legend>
-          <Field
-            id="enrol-class"
-            label="Resource class"
-            error={errors.resourceClass}
-            hint="What lessees filter offers by, e.g. baremetal, gpu"
-          >
-            {(p) => <input {...p} value={f.resourceClass} onChange={set('resourceClass')} />}
-          </Field>
-          <Field
-            id="enrol-properties"
-            label="Properties (JSON)"
-            error={errors.properties}
-            hint='e.g. {"cpus": 8, "memory_mb": 32768, "local_gb": 100}; Inspect fills them from the hardware.'
-          >
-            {(p) => <textarea {...p} className="mono" rows={3} value={f.properties} onChange={set('properties')} />}
-          </Field>
-        </fieldset>
-        <ErrorNote error={formError} id="enrol-error" />
-        <div className="actions">
-          <button type="submit" disabled={save.isPending}>
-            {save.isPending ? 'Saving…' : saved === null ? 'Save and validate' : 'Save changes and validate'}
-          </button>
-          {saved !== null ? (
-            <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>
-              Delete this node
+          <ErrorNote error={formError} id="enrol-error" />
+          <div className="actions">
+            <button type="submit" disabled={save.isPending}>
+              {save.isPending ? 'Saving…' : saved === null ? 'Save and validate' : 'Save changes and validate'}
             </button>
+            {saved !== null ? (
+              <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>
+                Delete this node
+              </button>
+            ) : null}
+          </div>
+          <ErrorNote error={remove.error} />
+        </form>
+        <div className="o-enrol-side">
+          {saved === null ? <p className="muted">Validation and the BMC check show here once the node is saved.</p> : null}
+          {saved !== null && validation !== null ? (
+            <section aria-label="Validation" className="o-validation">
+              <h2>Validation</h2>
+              <table className="grid compact" data-testid="validation">
+                <thead>
+                  <tr>
+                    <th scope="col">Interface</th>
+                    <th scope="col">Result</th>
+                    <th scope="col">Reason</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {Object.entries(validation)
+                    .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
+                    .map(([kind, r]) => (
+                      <tr key={kind} data-interface={kind}>
+                        <th scope="row">{kind}</th>
+                        <td>
+                          <span className={`badge ${r.result === true ? 'good' : r.result === false ? 'bad' : 'plain'}`}>
+                            {r.result === true ? 'passed' : r.result === false ? 'failed' : 'not checked'}
+                          </span>
+                        </td>
+                        <td>{r.reason ?? ''}</td>
+                      </tr>
+                    ))}
+                </tbody>
+              </table>
+              <p className="muted">
+                {validOk
+                  ? 'Power and management pass: the BMC fields are complete. Manage now checks that the BMC answers. Deploy and boot only matter once an image is chosen.'
+                  : 'Power or management fail: fix the fields marked above and save again, or delete the node.'}
+              </p>
+            </section>
+          ) : null}
+
+          {saved !== null ? (
+            <>
+              <ProvisionActions id={saved} />
+              {live?.provision_state === 'manageable' ? (
+                <p className="notice" role="status">
+                  The BMC answered (power: {live.power_state ?? 'unknown'}). The node is manageable:{' '}
+                  <Link to={`/dashboard/nodes/${saved}`}>open its page</Link> or <Link to="/dashboard/offers/mine">offer it</Link>.
+                </p>
+              ) : null}
+            </>
           ) : null}
         </div>
-        <ErrorNote error={remove.error} />
-      </form>
-
-      {saved !== null && validation !== null ? (
-        <section aria-label="Validation" className="o-validation">
-          <h2>Validation</h2>
-          <table className="grid compact" data-testid="validation">
-            <thead>
-              <tr>
-                <th scope="col">Interface</th>
-                <th scope="col">Result</th>
-                <th scope="col">Reason</th>
-              </tr>
-            </thead>
-            <tbody>
-              {Object.entries(validation).map(([kind, r]) => (
-                <tr key={kind} data-interface={kind}>
-                  <th scope="row">{kind}</th>
-                  <td>
-                    <span className={`badge ${r.result === true ? 'good' : r.result === false ? 'bad' : 'plain'}`}>
-                      {r.result === true ? 'passed' : r.result === false ? 'failed' : 'not checked'}
-                    </span>
-                  </td>
-                  <td>{r.reason ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <p className="muted">
-            {validOk
-              ? 'Power and management pass: the BMC fields are complete. Manage now checks that the BMC answers. Deploy and boot only matter once an image is chosen.'
-              : 'Power or management fail: fix the fields marked above and save again, or delete the node.'}
-          </p>
-        </section>
-      ) : null}
-
-      {saved !== null ? (
-        <>
-          <ProvisionActions id={saved} />
-          {live?.provision_state === 'manageable' ? (
-            <p className="notice" role="status">
-              The BMC answered (power: {live.power_state ?? 'unknown'}). The node is manageable:{' '}
-              <Link to={`/dashboard/nodes/${saved}`}>open its page</Link> or <Link to="/dashboard/offers/mine">offer it</Link>.
-            </p>
-          ) : null}
-        </>
-      ) : null}
+      </div>
     </main>
   );
 }
