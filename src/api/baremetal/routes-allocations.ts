@@ -20,6 +20,9 @@ import { checkFields } from './node-list.ts';
 import { limitParam, listParam, nextArgs, readQuery, sortDirParam, uuidParam } from './query.ts';
 import { collection, isoTime, links } from './render.ts';
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
+import { AllocationCollection, AllocationResponse } from './response-schemas-resources.ts';
+import { AllocationCreateBody, parseAllocationCreate, parsePatchDocument } from './resource-body-schemas.ts';
+import { PatchBody } from './schemas.ts';
 
 /** First version with allocations, PATCH, backfill and owner. */
 const V_ALLOCATIONS = 52;
@@ -86,7 +89,7 @@ export function allocationRoutes(app: FastifyInstance, ctx: BaremetalContext): v
   const { base } = ctx;
 
   for (const p of ['/allocations', '/allocations.json']) {
-    app.get(p, { config: { doc: routeDoc({ query: queryDoc(LIST_PARAMS) }) } }, async (req) => {
+    app.get(p, { config: { doc: routeDoc({ query: queryDoc(LIST_PARAMS), response: AllocationCollection }) } }, async (req) => {
       gate(req);
       const v = req.ironicVersion;
       const q = readQuery(req.query, LIST_PARAMS);
@@ -114,17 +117,18 @@ export function allocationRoutes(app: FastifyInstance, ctx: BaremetalContext): v
       );
     });
 
-    app.post(p, async (req, reply) => {
+    app.post(p, { config: { doc: routeDoc({ body: AllocationCreateBody, response: AllocationResponse }) } }, async (req, reply) => {
       gate(req);
       readQuery(req.query, NO_PARAMS);
       checkBodyVersion(req.body, req.ironicVersion);
-      const a = await allocations().create(req.auth, req.body);
+      const a = await allocations().create(req.auth, parseAllocationCreate(req.body));
       reply.code(201).header('location', `${base}/v1/allocations/${a.uuid}`);
       return renderAllocation(a, req.ironicVersion, base, null);
     });
   }
 
-  app.get<{ Params: IdentParams }>('/allocations/:ident', { config: { doc: routeDoc({ query: queryDoc(SHOW_PARAMS) }) } }, async (req) => {
+  const showDoc = routeDoc({ query: queryDoc(SHOW_PARAMS), response: AllocationResponse });
+  app.get<{ Params: IdentParams }>('/allocations/:ident', { config: { doc: showDoc } }, async (req) => {
     gate(req);
     const v = req.ironicVersion;
     const fields = listParam(readQuery(req.query, SHOW_PARAMS), 'fields') ?? null;
@@ -132,18 +136,18 @@ export function allocationRoutes(app: FastifyInstance, ctx: BaremetalContext): v
     return renderAllocation(await allocations().get(req.auth, allocationIdent(req.params.ident)), v, base, fields);
   });
 
-  app.patch<{ Params: IdentParams }>('/allocations/:ident', async (req) => {
-    gate(req, V_PATCH);
-    readQuery(req.query, NO_PARAMS);
-    return renderAllocation(
-      await allocations().update(req.auth, allocationIdent(req.params.ident), req.body),
-      req.ironicVersion,
-      base,
-      null,
-    );
-  });
+  app.patch<{ Params: IdentParams }>(
+    '/allocations/:ident',
+    { config: { doc: routeDoc({ body: PatchBody, response: AllocationResponse }) } },
+    async (req) => {
+      gate(req, V_PATCH);
+      readQuery(req.query, NO_PARAMS);
+      const ident = allocationIdent(req.params.ident);
+      return renderAllocation(await allocations().update(req.auth, ident, parsePatchDocument(req.body)), req.ironicVersion, base, null);
+    },
+  );
 
-  app.delete<{ Params: IdentParams }>('/allocations/:ident', async (req, reply) => {
+  app.delete<{ Params: IdentParams }>('/allocations/:ident', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     gate(req);
     readQuery(req.query, NO_PARAMS);
     await allocations().delete(req.auth, allocationIdent(req.params.ident));
@@ -152,7 +156,7 @@ export function allocationRoutes(app: FastifyInstance, ctx: BaremetalContext): v
 
   app.get<{ Params: IdentParams }>(
     '/nodes/:ident/allocation',
-    { config: { doc: routeDoc({ query: queryDoc(SHOW_PARAMS) }) } },
+    { config: { doc: routeDoc({ query: queryDoc(SHOW_PARAMS), response: AllocationResponse }) } },
     async (req) => {
       gate(req);
       const v = req.ironicVersion;
@@ -162,10 +166,14 @@ export function allocationRoutes(app: FastifyInstance, ctx: BaremetalContext): v
     },
   );
 
-  app.delete<{ Params: IdentParams }>('/nodes/:ident/allocation', async (req, reply) => {
-    gate(req);
-    readQuery(req.query, NO_PARAMS);
-    await allocations().deleteForNode(req.auth, nodeIdent(req, req.params.ident));
-    return empty(reply, 204);
-  });
+  app.delete<{ Params: IdentParams }>(
+    '/nodes/:ident/allocation',
+    { config: { doc: routeDoc({ answer: 'empty' }) } },
+    async (req, reply) => {
+      gate(req);
+      readQuery(req.query, NO_PARAMS);
+      await allocations().deleteForNode(req.auth, nodeIdent(req, req.params.ident));
+      return empty(reply, 204);
+    },
+  );
 }

@@ -18,6 +18,8 @@ import { notPermitted, parseResourceList, parseShowFields, type ResourceListSpec
 import { ChassisCreateBody } from './resource-schemas.ts';
 import { PatchBody, parseBody } from './schemas.ts';
 import { routeDoc } from '../common/route-doc.ts';
+import { NodeCollection, NodeDetailCollection } from './response-schemas.ts';
+import { ChassisCollection, ChassisDetailCollection, ChassisResponse } from './response-schemas-resources.ts';
 
 const SPEC: ResourceListSpec = {
   known: new Set([...CHASSIS_FIELDS, 'links', 'nodes']),
@@ -38,8 +40,9 @@ export function chassisRoutes(app: FastifyInstance, ctx: BaremetalContext): void
 
   for (const detailPath of [false, true]) {
     const path = detailPath ? '/chassis/detail' : '/chassis';
+    const response = detailPath ? ChassisDetailCollection : ChassisCollection;
     for (const p of [path, `${path}.json`]) {
-      app.get(p, async (req) => {
+      app.get(p, { config: { doc: routeDoc({ response }) } }, async (req) => {
         const l = parseResourceList(req.query, req.ironicVersion, detailPath, SPEC);
         const items = await inventory.chassis.list(req.auth, l);
         return collection(
@@ -52,7 +55,7 @@ export function chassisRoutes(app: FastifyInstance, ctx: BaremetalContext): void
   }
 
   for (const p of ['/chassis', '/chassis.json']) {
-    app.post(p, { config: { doc: routeDoc({ body: ChassisCreateBody }) } }, async (req, reply) => {
+    app.post(p, { config: { doc: routeDoc({ body: ChassisCreateBody, response: ChassisResponse }) } }, async (req, reply) => {
       readQuery(req.query, NO_PARAMS);
       const c = await inventory.chassis.create(req.auth, parseBody(ChassisCreateBody, req.body, 'chassis'));
       reply.code(201).header('location', `${base}/v1/chassis/${c.uuid}`);
@@ -60,51 +63,61 @@ export function chassisRoutes(app: FastifyInstance, ctx: BaremetalContext): void
     });
   }
 
-  app.get<{ Params: UuidParams }>('/chassis/:uuid', async (req) => {
+  app.get<{ Params: UuidParams }>('/chassis/:uuid', { config: { doc: routeDoc({ response: ChassisResponse }) } }, async (req) => {
     const fields = parseShowFields(req.query, req.ironicVersion, SPEC);
     return renderChassis(await inventory.chassis.get(req.auth, chassisUuid(req.params.uuid)), base, fields);
   });
 
-  app.patch<{ Params: UuidParams }>('/chassis/:uuid', { config: { doc: routeDoc({ body: PatchBody }) } }, async (req) => {
-    readQuery(req.query, NO_PARAMS);
-    const ops = parseBody(PatchBody, req.body, 'patch');
-    return renderChassis(await inventory.chassis.update(req.auth, chassisUuid(req.params.uuid), ops), base, null);
-  });
+  app.patch<{ Params: UuidParams }>(
+    '/chassis/:uuid',
+    { config: { doc: routeDoc({ body: PatchBody, response: ChassisResponse }) } },
+    async (req) => {
+      readQuery(req.query, NO_PARAMS);
+      const ops = parseBody(PatchBody, req.body, 'patch');
+      return renderChassis(await inventory.chassis.update(req.auth, chassisUuid(req.params.uuid), ops), base, null);
+    },
+  );
 
-  app.delete<{ Params: UuidParams }>('/chassis/:uuid', async (req, reply) => {
+  app.delete<{ Params: UuidParams }>('/chassis/:uuid', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     readQuery(req.query, NO_PARAMS);
     await inventory.chassis.delete(req.auth, chassisUuid(req.params.uuid));
     return empty(reply, 204);
   });
 
   // One node below a chassis: Ironic's nested NodesController refuses it.
-  app.get<{ Params: UuidParams & { node: string } }>('/chassis/:uuid/nodes/:node', async (req) => {
+  const refused = routeDoc({ answer: 'empty', summary: 'Always refused: 403 OperationNotPermitted, as in Ironic (use /v1/nodes/{node})' });
+  app.get<{ Params: UuidParams & { node: string } }>('/chassis/:uuid/nodes/:node', { config: { doc: refused } }, async (req) => {
     chassisUuid(req.params.uuid);
     throw notPermitted();
   });
 
   // The nodes of a chassis: the node list with the chassis as its filter (Ironic's nested NodesController).
   for (const detailPath of [false, true]) {
-    app.get<{ Params: UuidParams }>(detailPath ? '/chassis/:uuid/nodes/detail' : '/chassis/:uuid/nodes', async (req, reply) => {
-      const v = req.ironicVersion;
-      const uuid = chassisUuid(req.params.uuid);
-      if ((req.query as Record<string, unknown> | undefined)?.chassis_uuid !== undefined)
-        throw new InvalidInputError('Unexpected arguments: chassis_uuid');
-      const parsed = parseNodeList(req.query, v, detailPath);
-      const request = { ...parsed.request, filters: { ...parsed.request.filters, chassisUuid: uuid } };
-      const views =
-        parsed.fields === null
-          ? await readFullNodePage(inventory.nodes, services.nodeDocuments, cache, req.auth, request, v)
-          : await inventory.nodes.list(req.auth, request);
-      const next = nextLink(views.length, {
-        limit: request.limit,
-        lastUuid: views.at(-1)?.node.uuid ?? null,
-        base,
-        resource: `chassis/${uuid}/nodes${detailPath ? '/detail' : ''}`,
-        args: parsed.args,
-        suppressNext: parsed.suppressNext,
-      });
-      return reply.type('application/json; charset=utf-8').send(nodePage(views, v, base, parsed.fields, next, cache));
-    });
+    const response = detailPath ? NodeDetailCollection : NodeCollection;
+    app.get<{ Params: UuidParams }>(
+      detailPath ? '/chassis/:uuid/nodes/detail' : '/chassis/:uuid/nodes',
+      { config: { doc: routeDoc({ response }) } },
+      async (req, reply) => {
+        const v = req.ironicVersion;
+        const uuid = chassisUuid(req.params.uuid);
+        if ((req.query as Record<string, unknown> | undefined)?.chassis_uuid !== undefined)
+          throw new InvalidInputError('Unexpected arguments: chassis_uuid');
+        const parsed = parseNodeList(req.query, v, detailPath);
+        const request = { ...parsed.request, filters: { ...parsed.request.filters, chassisUuid: uuid } };
+        const views =
+          parsed.fields === null
+            ? await readFullNodePage(inventory.nodes, services.nodeDocuments, cache, req.auth, request, v)
+            : await inventory.nodes.list(req.auth, request);
+        const next = nextLink(views.length, {
+          limit: request.limit,
+          lastUuid: views.at(-1)?.node.uuid ?? null,
+          base,
+          resource: `chassis/${uuid}/nodes${detailPath ? '/detail' : ''}`,
+          args: parsed.args,
+          suppressNext: parsed.suppressNext,
+        });
+        return reply.type('application/json; charset=utf-8').send(nodePage(views, v, base, parsed.fields, next, cache));
+      },
+    );
   }
 }

@@ -10,6 +10,9 @@
  * (step `args` with secrets masked, as Ironic's `mask_dict_password`); a list shows `uuid`,
  * `name` and `links` unless `detail` or `fields` ask for more (`links` always). The `next` link
  * carries `sort_key`, `sort_dir`, `detail` and `fields` as Ironic writes them.
+ *
+ * A create or PATCH body is checked before the policy and the template's lookup, as Ironic's
+ * validating decorators run first (./resource-body-schemas.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError } from '../../domain/errors.ts';
@@ -21,6 +24,13 @@ import { checkFields } from './node-list.ts';
 import { boolParam, limitParam, listParam, readQuery, sortDirParam } from './query.ts';
 import { collection, isoTime, links } from './render.ts';
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
+import {
+  DeployTemplateCreateBody,
+  DeployTemplatePatchBody,
+  parseDeployTemplateCreate,
+  parseDeployTemplatePatch,
+} from './resource-body-schemas.ts';
+import { DeployTemplateCollection, DeployTemplateResponse } from './response-schemas-resources.ts';
 
 /** The API version deploy templates appeared in. */
 const TEMPLATES_VERSION = 55;
@@ -55,7 +65,7 @@ export function deployTemplateRoutes(app: FastifyInstance, ctx: BaremetalContext
   const { base } = ctx;
 
   for (const p of ['/deploy_templates', '/deploy_templates.json']) {
-    app.get(p, { config: { doc: routeDoc({ query: queryDoc(LIST_PARAMS) }) } }, async (req) => {
+    app.get(p, { config: { doc: routeDoc({ query: queryDoc(LIST_PARAMS), response: DeployTemplateCollection }) } }, async (req) => {
       resourceGate(req.ironicVersion, TEMPLATES_VERSION, req.method, 'deploy templates');
       const q = readQuery(req.query, LIST_PARAMS);
       const detail = boolParam(q, 'detail');
@@ -77,10 +87,10 @@ export function deployTemplateRoutes(app: FastifyInstance, ctx: BaremetalContext
       );
     });
 
-    app.post(p, async (req, reply) => {
+    app.post(p, { config: { doc: routeDoc({ body: DeployTemplateCreateBody, response: DeployTemplateResponse }) } }, async (req, reply) => {
       resourceGate(req.ironicVersion, TEMPLATES_VERSION, req.method, 'deploy templates');
       readQuery(req.query, NO_PARAMS);
-      const t = await templates.create(req.auth, req.body);
+      const t = await templates.create(req.auth, parseDeployTemplateCreate(req.body));
       reply.code(201).header('location', `${base}/v1/deploy_templates/${t.uuid}`);
       return renderDeployTemplate(t, base, null);
     });
@@ -88,7 +98,7 @@ export function deployTemplateRoutes(app: FastifyInstance, ctx: BaremetalContext
 
   app.get<{ Params: { ident: string } }>(
     '/deploy_templates/:ident',
-    { config: { doc: routeDoc({ query: queryDoc(SHOW_PARAMS) }) } },
+    { config: { doc: routeDoc({ query: queryDoc(SHOW_PARAMS), response: DeployTemplateResponse }) } },
     async (req) => {
       resourceGate(req.ironicVersion, TEMPLATES_VERSION, req.method, 'deploy templates');
       const fields = listParam(readQuery(req.query, SHOW_PARAMS), 'fields') ?? null;
@@ -97,16 +107,24 @@ export function deployTemplateRoutes(app: FastifyInstance, ctx: BaremetalContext
     },
   );
 
-  app.patch<{ Params: { ident: string } }>('/deploy_templates/:ident', async (req) => {
-    resourceGate(req.ironicVersion, TEMPLATES_VERSION, req.method, 'deploy templates');
-    readQuery(req.query, NO_PARAMS);
-    return renderDeployTemplate(await templates.update(req.auth, req.params.ident, req.body), base, null);
-  });
+  app.patch<{ Params: { ident: string } }>(
+    '/deploy_templates/:ident',
+    { config: { doc: routeDoc({ body: DeployTemplatePatchBody, response: DeployTemplateResponse }) } },
+    async (req) => {
+      resourceGate(req.ironicVersion, TEMPLATES_VERSION, req.method, 'deploy templates');
+      readQuery(req.query, NO_PARAMS);
+      return renderDeployTemplate(await templates.update(req.auth, req.params.ident, parseDeployTemplatePatch(req.body)), base, null);
+    },
+  );
 
-  app.delete<{ Params: { ident: string } }>('/deploy_templates/:ident', async (req, reply) => {
-    resourceGate(req.ironicVersion, TEMPLATES_VERSION, req.method, 'deploy templates');
-    readQuery(req.query, NO_PARAMS);
-    await templates.delete(req.auth, req.params.ident);
-    return empty(reply, 204);
-  });
+  app.delete<{ Params: { ident: string } }>(
+    '/deploy_templates/:ident',
+    { config: { doc: routeDoc({ answer: 'empty' }) } },
+    async (req, reply) => {
+      resourceGate(req.ironicVersion, TEMPLATES_VERSION, req.method, 'deploy templates');
+      readQuery(req.query, NO_PARAMS);
+      await templates.delete(req.auth, req.params.ident);
+      return empty(reply, 204);
+    },
+  );
 }

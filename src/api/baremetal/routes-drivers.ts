@@ -13,6 +13,14 @@ import type { BaremetalContext } from './context.ts';
 import { NotAcceptableError, requireVersion } from './microversion.ts';
 import { boolParam, limitParam, listParam, nextArgs, readQuery, sortDirParam, type Query } from './query.ts';
 import { collection, links, renderConductor } from './render.ts';
+import { routeDoc } from '../common/route-doc.ts';
+import {
+  ConductorCollection,
+  ConductorResponse,
+  DriverCollection,
+  DriverPropertiesResponse,
+  DriverResponse,
+} from './response-schemas-services.ts';
 
 /** Interface kinds whose default/enabled fields a driver shows later than 1.30 (Ironic `hide_fields_in_newer_versions`). */
 const INTERFACE_FIELD_VERSIONS: Readonly<Partial<Record<string, number>>> = Object.freeze({ storage: 33, rescue: 38, bios: 40 });
@@ -54,7 +62,7 @@ export function driverRoutes(app: FastifyInstance, ctx: BaremetalContext): void 
   const { inventory, base } = ctx;
 
   for (const p of ['/drivers', '/drivers.json']) {
-    app.get(p, async (req) => {
+    app.get(p, { config: { doc: routeDoc({ response: DriverCollection }) } }, async (req) => {
       const v = req.ironicVersion;
       const q = readQuery(req.query, new Set(['type', 'detail', 'fields']));
       const detail = boolParam(q, 'detail') ?? false;
@@ -70,17 +78,18 @@ export function driverRoutes(app: FastifyInstance, ctx: BaremetalContext): void 
     });
   }
 
-  app.get<{ Params: { name: string } }>('/drivers/:name', async (req) => {
+  app.get<{ Params: { name: string } }>('/drivers/:name', { config: { doc: routeDoc({ response: DriverResponse }) } }, async (req) => {
     const fields = driverFields(readQuery(req.query, new Set(['fields'])), req.ironicVersion);
     return renderDriver(await inventory.drivers.get(req.auth, req.params.name), req.ironicVersion, base, true, fields);
   });
 
-  app.get<{ Params: { name: string } }>('/drivers/:name/properties', async (req) => {
+  const properties = { config: { doc: routeDoc({ response: DriverPropertiesResponse }) } };
+  app.get<{ Params: { name: string } }>('/drivers/:name/properties', properties, async (req) => {
     readQuery(req.query, new Set());
     return inventory.drivers.properties(req.auth, req.params.name);
   });
 
-  app.get<{ Params: { name: string } }>('/drivers/:name/raid/logical_disk_properties', async (req) => {
+  app.get<{ Params: { name: string } }>('/drivers/:name/raid/logical_disk_properties', properties, async (req) => {
     readQuery(req.query, new Set());
     if (req.ironicVersion < 12) throw new NotAcceptableError();
     return inventory.drivers.raidLogicalDiskProperties(req.auth, req.params.name);
@@ -90,7 +99,7 @@ export function driverRoutes(app: FastifyInstance, ctx: BaremetalContext): void 
     if (v < 49) throw new NotFoundError('resource', 'conductors', 'The resource could not be found.', 'NotFound');
   };
   for (const p of ['/conductors', '/conductors.json']) {
-    app.get(p, async (req) => {
+    app.get(p, { config: { doc: routeDoc({ response: ConductorCollection }) } }, async (req) => {
       gate(req.ironicVersion);
       const q = readQuery(req.query, new Set(['detail', 'limit', 'marker', 'sort_dir']));
       const detail = boolParam(q, 'detail') ?? false;
@@ -109,9 +118,13 @@ export function driverRoutes(app: FastifyInstance, ctx: BaremetalContext): void 
     });
   }
 
-  app.get<{ Params: { hostname: string } }>('/conductors/:hostname', async (req) => {
-    gate(req.ironicVersion);
-    readQuery(req.query, new Set());
-    return renderConductor(await inventory.drivers.getConductor(req.auth, req.params.hostname), base, true);
-  });
+  app.get<{ Params: { hostname: string } }>(
+    '/conductors/:hostname',
+    { config: { doc: routeDoc({ response: ConductorResponse }) } },
+    async (req) => {
+      gate(req.ironicVersion);
+      readQuery(req.query, new Set());
+      return renderConductor(await inventory.drivers.getConductor(req.auth, req.params.hostname), base, true);
+    },
+  );
 }

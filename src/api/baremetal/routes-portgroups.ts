@@ -22,6 +22,11 @@ import { PortgroupCreateBody } from './resource-schemas.ts';
 import { listPorts } from './routes-ports.ts';
 import { PatchBody, parseBody } from './schemas.ts';
 import { routeDoc } from '../common/route-doc.ts';
+import { PortCollection, PortDetailCollection } from './response-schemas.ts';
+import { PortgroupCollection, PortgroupDetailCollection, PortgroupResponse } from './response-schemas-resources.ts';
+
+/** The summary of a route that always refuses below a node (the portgroup exists only at `/v1/portgroups`). */
+const NOT_PERMITTED = 'Always refused below a node: 403 OperationNotPermitted, as in Ironic (use /v1/portgroups)';
 
 /** Portgroups exist from 1.23. */
 export const PORTGROUPS_VERSION = 23;
@@ -75,24 +80,33 @@ export function portgroupRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
 
   for (const detailPath of [false, true]) {
     const path = detailPath ? '/portgroups/detail' : '/portgroups';
+    const response = detailPath ? PortgroupDetailCollection : PortgroupCollection;
     for (const p of [path, `${path}.json`]) {
-      app.get(p, async (req) => {
+      app.get(p, { config: { doc: routeDoc({ response }) } }, async (req) => {
         gate(req, PORTGROUPS_VERSION);
         return list(req, detailPath);
       });
     }
-    app.get<{ Params: IdentParams }>(detailPath ? '/nodes/:ident/portgroups/detail' : '/nodes/:ident/portgroups', async (req) => {
-      gate(req, PORTGROUP_SUBCOLLECTIONS_VERSION);
-      return list(req, detailPath, nodeIdent(req, req.params.ident));
-    });
-    app.get<{ Params: IdentParams }>(detailPath ? '/portgroups/:ident/ports/detail' : '/portgroups/:ident/ports', async (req) => {
-      gate(req, PORTGROUP_SUBCOLLECTIONS_VERSION);
-      return listPorts(ctx, req, { detailPath, portgroup: req.params.ident });
-    });
+    app.get<{ Params: IdentParams }>(
+      detailPath ? '/nodes/:ident/portgroups/detail' : '/nodes/:ident/portgroups',
+      { config: { doc: routeDoc({ response }) } },
+      async (req) => {
+        gate(req, PORTGROUP_SUBCOLLECTIONS_VERSION);
+        return list(req, detailPath, nodeIdent(req, req.params.ident));
+      },
+    );
+    app.get<{ Params: IdentParams }>(
+      detailPath ? '/portgroups/:ident/ports/detail' : '/portgroups/:ident/ports',
+      { config: { doc: routeDoc({ response: detailPath ? PortDetailCollection : PortCollection }) } },
+      async (req) => {
+        gate(req, PORTGROUP_SUBCOLLECTIONS_VERSION);
+        return listPorts(ctx, req, { detailPath, portgroup: req.params.ident });
+      },
+    );
   }
 
   for (const p of ['/portgroups', '/portgroups.json']) {
-    app.post(p, { config: { doc: routeDoc({ body: PortgroupCreateBody }) } }, async (req, reply) => {
+    app.post(p, { config: { doc: routeDoc({ body: PortgroupCreateBody, response: PortgroupResponse }) } }, async (req, reply) => {
       gate(req, PORTGROUPS_VERSION);
       readQuery(req.query, NO_PARAMS);
       const body = parseBody(PortgroupCreateBody, req.body, 'portgroup');
@@ -104,26 +118,30 @@ export function portgroupRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
     });
   }
 
-  app.get<{ Params: IdentParams }>('/portgroups/:ident', async (req) => {
+  app.get<{ Params: IdentParams }>('/portgroups/:ident', { config: { doc: routeDoc({ response: PortgroupResponse }) } }, async (req) => {
     gate(req, PORTGROUPS_VERSION);
     const fields = parseShowFields(req.query, req.ironicVersion, TOP_SPEC);
     return renderPortgroup(await inventory.portgroups.get(req.auth, req.params.ident), base, fields);
   });
 
-  app.patch<{ Params: IdentParams }>('/portgroups/:ident', { config: { doc: routeDoc({ body: PatchBody }) } }, async (req) => {
-    gate(req, PORTGROUPS_VERSION);
-    readQuery(req.query, NO_PARAMS);
-    const ops = parseBody(PatchBody, req.body, 'patch');
-    if (req.ironicVersion < PORTGROUP_MODE_VERSION && ops.some((o) => /^\/(mode|properties)(\/|$)/.test(o.path)))
-      throw new NotAcceptableError(`Fields mode and properties require API version 1.${PORTGROUP_MODE_VERSION} or later.`);
-    return renderPortgroup(await inventory.portgroups.update(req.auth, req.params.ident, ops), base, null);
-  });
+  app.patch<{ Params: IdentParams }>(
+    '/portgroups/:ident',
+    { config: { doc: routeDoc({ body: PatchBody, response: PortgroupResponse }) } },
+    async (req) => {
+      gate(req, PORTGROUPS_VERSION);
+      readQuery(req.query, NO_PARAMS);
+      const ops = parseBody(PatchBody, req.body, 'patch');
+      if (req.ironicVersion < PORTGROUP_MODE_VERSION && ops.some((o) => /^\/(mode|properties)(\/|$)/.test(o.path)))
+        throw new NotAcceptableError(`Fields mode and properties require API version 1.${PORTGROUP_MODE_VERSION} or later.`);
+      return renderPortgroup(await inventory.portgroups.update(req.auth, req.params.ident, ops), base, null);
+    },
+  );
 
   // Writes and single portgroups below a node: Ironic's OperationNotPermitted (403), after the
   // checks Ironic makes first (the create body's schema; the portgroup's lookup).
   app.post<{ Params: IdentParams }>(
     '/nodes/:ident/portgroups',
-    { config: { doc: routeDoc({ body: PortgroupCreateBody }) } },
+    { config: { doc: routeDoc({ body: PortgroupCreateBody, answer: 'empty', summary: NOT_PERMITTED }) } },
     async (req) => {
       gate(req, PORTGROUP_SUBCOLLECTIONS_VERSION);
       parseBody(PortgroupCreateBody, req.body, 'portgroup');
@@ -134,6 +152,8 @@ export function portgroupRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
     app.route<{ Params: IdentParams & { pg: string } }>({
       method,
       url: '/nodes/:ident/portgroups/:pg',
+      // The body is never read: the lookup comes first, then the refusal.
+      config: { doc: routeDoc({ answer: 'empty', summary: NOT_PERMITTED, ...(method === 'PATCH' ? { noBody: true } : {}) }) },
       handler: async (req) => {
         gate(req, PORTGROUP_SUBCOLLECTIONS_VERSION);
         await inventory.portgroups.get(req.auth, req.params.pg);
@@ -142,7 +162,7 @@ export function portgroupRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
     });
   }
 
-  app.delete<{ Params: IdentParams }>('/portgroups/:ident', async (req, reply) => {
+  app.delete<{ Params: IdentParams }>('/portgroups/:ident', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     gate(req, PORTGROUPS_VERSION);
     readQuery(req.query, NO_PARAMS);
     await inventory.portgroups.delete(req.auth, req.params.ident);

@@ -144,7 +144,7 @@ export function portRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
     },
   );
 
-  app.delete<{ Params: { uuid: string } }>('/ports/:uuid', async (req, reply) => {
+  app.delete<{ Params: { uuid: string } }>('/ports/:uuid', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     readQuery(req.query, NO_PARAMS);
     await inventory.ports.delete(req.auth, portUuid(req.params.uuid));
     return empty(reply, 204);

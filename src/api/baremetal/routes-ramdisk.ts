@@ -11,25 +11,15 @@
  * The rules (tokens, lookup states, resuming the conductor) are in src/domain/deploy/ramdisk.ts.
  */
 import type { FastifyInstance } from 'fastify';
-import { InvalidInputError, NotFoundError } from '../../domain/errors.ts';
-import { isJsonObject } from '../../domain/inventory/masking.ts';
+import { NotFoundError } from '../../domain/errors.ts';
 import { empty, type BaremetalContext } from './context.ts';
 import { readQuery } from './query.ts';
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
+import { HeartbeatBody, parseHeartbeat } from './resource-body-schemas.ts';
+import { LookupResponse } from './response-schemas-services.ts';
 
 const LOOKUP_PARAMS = new Set(['addresses', 'node_uuid']);
 const NO_PARAMS = new Set<string>();
-/** Heartbeat body keys Ironic 21.4 accepts. */
-const HEARTBEAT_KEYS = new Set(['callback_url', 'agent_token', 'agent_version', 'agent_verify_ca', 'agent_status', 'agent_status_message']);
-/** Heartbeat body keys → the longest value accepted (characters). */
-const HEARTBEAT_LIMITS: Readonly<Record<string, number>> = Object.freeze({
-  callback_url: 2048,
-  agent_token: 256,
-  agent_version: 64,
-  agent_verify_ca: 65_536,
-  agent_status: 16,
-  agent_status_message: 4096,
-});
 /** The first API version with the ramdisk endpoints in this form. */
 const MIN_RAMDISK_MINOR = 22;
 
@@ -37,33 +27,26 @@ const MIN_RAMDISK_MINOR = 22;
 export function ramdiskRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
   const ramdisk = ctx.services.ramdisk;
 
-  app.get('/lookup', { config: { public: true, doc: routeDoc({ query: queryDoc(LOOKUP_PARAMS) }) } }, async (req) => {
-    if (req.ironicVersion < MIN_RAMDISK_MINOR) throw new NotFoundError('resource', 'lookup', 'The resource could not be found.');
-    const q = readQuery(req.query, LOOKUP_PARAMS);
-    const found = await ramdisk.lookup(q.addresses, q.node_uuid);
-    const links = [
-      { href: `${ctx.base}/v1/nodes/${found.node.uuid}`, rel: 'self' },
-      { href: `${ctx.base}/nodes/${found.node.uuid}`, rel: 'bookmark' },
-    ];
-    return { node: { ...found.node, links }, config: found.config };
-  });
+  app.get(
+    '/lookup',
+    { config: { public: true, doc: routeDoc({ query: queryDoc(LOOKUP_PARAMS), response: LookupResponse }) } },
+    async (req) => {
+      if (req.ironicVersion < MIN_RAMDISK_MINOR) throw new NotFoundError('resource', 'lookup', 'The resource could not be found.');
+      const q = readQuery(req.query, LOOKUP_PARAMS);
+      const found = await ramdisk.lookup(q.addresses, q.node_uuid);
+      const links = [
+        { href: `${ctx.base}/v1/nodes/${found.node.uuid}`, rel: 'self' },
+        { href: `${ctx.base}/nodes/${found.node.uuid}`, rel: 'bookmark' },
+      ];
+      return { node: { ...found.node, links }, config: found.config };
+    },
+  );
 
-  app.post<{ Params: { ident: string } }>('/heartbeat/:ident', { config: { public: true } }, async (req, reply) => {
+  const heartbeatDoc = routeDoc({ body: HeartbeatBody, answer: 'empty' });
+  app.post<{ Params: { ident: string } }>('/heartbeat/:ident', { config: { public: true, doc: heartbeatDoc } }, async (req, reply) => {
     if (req.ironicVersion < MIN_RAMDISK_MINOR) throw new NotFoundError('resource', 'heartbeat', 'The resource could not be found.');
     readQuery(req.query, NO_PARAMS);
-    const body = req.body;
-    if (!isJsonObject(body)) throw new InvalidInputError('The heartbeat body must be a JSON object with callback_url and agent_token.');
-    const unknown = Object.keys(body).filter((k) => !HEARTBEAT_KEYS.has(k));
-    if (unknown.length > 0) throw new InvalidInputError(`Unknown attribute(s) in heartbeat: ${unknown.join(', ')}`);
-    for (const [key, max] of Object.entries(HEARTBEAT_LIMITS)) {
-      const v = body[key];
-      if (v === undefined || (v === null && key !== 'callback_url' && key !== 'agent_token')) continue;
-      if (typeof v !== 'string' || v.length > max)
-        throw new InvalidInputError(`Invalid ${key} in heartbeat: expected a string of at most ${max} characters.`);
-    }
-    if (body.agent_status != null && !['start', 'end', 'error'].includes(body.agent_status as string)) {
-      throw new InvalidInputError('Invalid agent_status in heartbeat: expected one of start, end, error.');
-    }
+    const body = parseHeartbeat(req.body);
     await ramdisk.heartbeat(req.params.ident, {
       callbackUrl: body.callback_url,
       agentToken: body.agent_token,

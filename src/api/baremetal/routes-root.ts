@@ -8,7 +8,8 @@ import type { BaremetalContext } from './context.ts';
 import { sendIronicError } from './errors.ts';
 import { MAX_MINOR, MIN_MINOR } from './microversion.ts';
 import { links } from './render.ts';
-import { REFUSAL } from '../common/route-doc.ts';
+import { REFUSAL, routeDoc } from '../common/route-doc.ts';
+import { RootResponse, V1Response } from './response-schemas-services.ts';
 
 /** The version object of the discovery documents. */
 function versionDoc(base: string): Record<string, unknown> {
@@ -33,7 +34,7 @@ export function rootRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
       versions: [v],
     };
   };
-  app.get('/', { config: { public: true } }, root);
+  app.get('/', { config: { public: true, doc: routeDoc({ response: RootResponse }) } }, root);
 
   const v1 = async (req: { ironicVersion: number }): Promise<Record<string, unknown>> => {
     const version = req.ironicVersion;
@@ -64,7 +65,7 @@ export function rootRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
     return doc;
   };
   for (const p of ['/v1', '/v1.json']) {
-    app.get(p, { config: { public: true } }, v1);
+    app.get(p, { config: { public: true, doc: routeDoc({ response: V1Response }) } }, v1);
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
       app.route({
         method,

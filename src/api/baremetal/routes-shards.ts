@@ -9,7 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import type { BaremetalContext } from './context.ts';
 import { resourceGate, webobErrorBody } from './http-errors.ts';
 import { readQuery } from './query.ts';
-import { REFUSAL } from '../common/route-doc.ts';
+import { REFUSAL, routeDoc } from '../common/route-doc.ts';
+import { ShardCollection } from './response-schemas-services.ts';
 
 /** The API version shards appeared in. */
 const SHARDS_VERSION = 82;
@@ -17,7 +18,7 @@ const SHARDS_VERSION = 82;
 /** Register the shard routes. */
 export function shardRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
   for (const p of ['/shards', '/shards.json']) {
-    app.get(p, async (req) => {
+    app.get(p, { config: { doc: routeDoc({ response: ShardCollection }) } }, async (req) => {
       resourceGate(req.ironicVersion, SHARDS_VERSION, req.method, 'shards');
       readQuery(req.query, new Set());
       return { shards: await ctx.inventory.shards.list(req.auth) };

@@ -28,6 +28,14 @@ import { notPermitted, parseResourceList, parseShowFields, type ResourceListSpec
 import { ConnectorCreateBody, TargetCreateBody } from './resource-schemas.ts';
 import { PatchBody, parseBody } from './schemas.ts';
 import { routeDoc } from '../common/route-doc.ts';
+import {
+  VolumeConnectorCollection,
+  VolumeConnectorResponse,
+  VolumeRootResponse,
+  VolumeTargetCollection,
+  VolumeTargetResponse,
+} from './response-schemas-resources.ts';
+import type { TSchema } from '@sinclair/typebox';
 
 /** Volume connectors and targets exist from 1.32. */
 export const VOLUME_VERSION = 32;
@@ -38,6 +46,9 @@ interface Kind<T extends { uuid: string }> {
   readonly path: 'connectors' | 'targets';
   readonly body: typeof ConnectorCreateBody | typeof TargetCreateBody;
   readonly what: 'connector' | 'target';
+  /** The documented answers: one object, and a page of the list. */
+  readonly one: TSchema;
+  readonly page: TSchema;
   readonly spec: ResourceListSpec;
   render(row: T, base: string, fields: readonly string[] | null): Record<string, unknown>;
   list(ctx: AuthContext, req: BoundListRequest): Promise<T[]>;
@@ -65,14 +76,14 @@ export function volumeRoutes(app: FastifyInstance, ctx: BaremetalContext): void 
   const volume = ctx.inventory.volume;
 
   for (const p of ['/volume', '/volume.json']) {
-    app.get(p, async (req) => {
+    app.get(p, { config: { doc: routeDoc({ response: VolumeRootResponse }) } }, async (req) => {
       gate(req);
       readQuery(req.query, NO_PARAMS);
       await volume.root(req.auth);
       return renderVolumeRoot(base);
     });
   }
-  app.get<{ Params: IdentParams }>('/nodes/:ident/volume', async (req) => {
+  app.get<{ Params: IdentParams }>('/nodes/:ident/volume', { config: { doc: routeDoc({ response: VolumeRootResponse }) } }, async (req) => {
     gate(req);
     readQuery(req.query, NO_PARAMS);
     const ident = nodeIdent(req, req.params.ident);
@@ -84,6 +95,8 @@ export function volumeRoutes(app: FastifyInstance, ctx: BaremetalContext): void 
     path: 'connectors',
     body: ConnectorCreateBody,
     what: 'connector',
+    one: VolumeConnectorResponse,
+    page: VolumeConnectorCollection,
     spec: spec(CONNECTOR_FIELDS, CONNECTOR_DEFAULT_FIELDS),
     render: renderConnector,
     list: (c, r) => volume.listConnectors(c, r),
@@ -96,6 +109,8 @@ export function volumeRoutes(app: FastifyInstance, ctx: BaremetalContext): void 
     path: 'targets',
     body: TargetCreateBody,
     what: 'target',
+    one: VolumeTargetResponse,
+    page: VolumeTargetCollection,
     spec: spec(TARGET_FIELDS, TARGET_DEFAULT_FIELDS),
     render: renderTarget,
     list: (c, r) => volume.listTargets(c, r),
@@ -136,11 +151,11 @@ function kindRoutes<T extends { uuid: string }>(app: FastifyInstance, ctx: Barem
   };
 
   for (const p of [top, `${top}.json`]) {
-    app.get(p, async (req) => {
+    app.get(p, { config: { doc: routeDoc({ response: k.page }) } }, async (req) => {
       gate(req);
       return list(req);
     });
-    app.post(p, { config: { doc: routeDoc({ body: k.body }) } }, async (req, reply) => {
+    app.post(p, { config: { doc: routeDoc({ body: k.body, response: k.one }) } }, async (req, reply) => {
       gate(req);
       readQuery(req.query, NO_PARAMS);
       const row = await k.create(req.auth, parseBody(k.body, req.body, k.what));
@@ -148,39 +163,50 @@ function kindRoutes<T extends { uuid: string }>(app: FastifyInstance, ctx: Barem
       return k.render(row, base, null);
     });
   }
-  app.get<{ Params: { uuid: string } }>(`${top}/:uuid`, async (req) => {
+  app.get<{ Params: { uuid: string } }>(`${top}/:uuid`, { config: { doc: routeDoc({ response: k.one }) } }, async (req) => {
     gate(req);
     const fields = parseShowFields(req.query, req.ironicVersion, k.spec);
     return k.render(await k.get(req.auth, req.params.uuid.replace(/\.json$/, '')), base, fields);
   });
-  app.patch<{ Params: { uuid: string } }>(`${top}/:uuid`, { config: { doc: routeDoc({ body: PatchBody }) } }, async (req) => {
-    gate(req);
-    readQuery(req.query, NO_PARAMS);
-    const ops = parseBody(PatchBody, req.body, 'patch');
-    return k.render(await k.update(req.auth, req.params.uuid, ops), base, null);
-  });
-  app.delete<{ Params: { uuid: string } }>(`${top}/:uuid`, async (req, reply) => {
+  app.patch<{ Params: { uuid: string } }>(
+    `${top}/:uuid`,
+    { config: { doc: routeDoc({ body: PatchBody, response: k.one }) } },
+    async (req) => {
+      gate(req);
+      readQuery(req.query, NO_PARAMS);
+      const ops = parseBody(PatchBody, req.body, 'patch');
+      return k.render(await k.update(req.auth, req.params.uuid, ops), base, null);
+    },
+  );
+  app.delete<{ Params: { uuid: string } }>(`${top}/:uuid`, { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     gate(req);
     readQuery(req.query, NO_PARAMS);
     await k.delete(req.auth, req.params.uuid);
     return empty(reply, 204);
   });
 
-  app.get<{ Params: IdentParams }>(`/nodes/:ident${top}`, async (req) => {
+  app.get<{ Params: IdentParams }>(`/nodes/:ident${top}`, { config: { doc: routeDoc({ response: k.page }) } }, async (req) => {
     gate(req);
     return list(req, nodeIdent(req, req.params.ident));
   });
   // Writes and single objects below a node: Ironic's OperationNotPermitted (403), after the
   // checks Ironic makes first — the create body's schema, and the object's lookup (400, 404).
-  app.post<{ Params: IdentParams }>(`/nodes/:ident${top}`, { config: { doc: routeDoc({ body: k.body }) } }, async (req) => {
-    gate(req);
-    parseBody(k.body, req.body, k.what);
-    throw notPermitted();
-  });
+  const refused = `Always refused below a node: 403 OperationNotPermitted, as in Ironic (use /v1${top})`;
+  app.post<{ Params: IdentParams }>(
+    `/nodes/:ident${top}`,
+    { config: { doc: routeDoc({ body: k.body, answer: 'empty', summary: refused }) } },
+    async (req) => {
+      gate(req);
+      parseBody(k.body, req.body, k.what);
+      throw notPermitted();
+    },
+  );
   for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
     app.route<{ Params: IdentParams & { uuid: string } }>({
       method,
       url: `/nodes/:ident${top}/:uuid`,
+      // The body is never read: the lookup comes first, then the refusal.
+      config: { doc: routeDoc({ answer: 'empty', summary: refused, ...(method === 'PATCH' ? { noBody: true } : {}) }) },
       handler: async (req) => {
         gate(req);
         await k.get(req.auth, req.params.uuid);

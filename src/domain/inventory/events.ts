@@ -77,6 +77,22 @@ function checkEvent(raw: unknown, i: number): NetworkEvent {
   return e as unknown as NetworkEvent;
 }
 
+/**
+ * Check the body of `POST /v1/events` (see the module documentation).
+ * @returns the events
+ * @throws InvalidInputError ("Schema error for evts: …", Ironic's words)
+ */
+export function parseEvents(body: unknown): NetworkEvent[] {
+  const b = objectOrNull(body);
+  if (b === null) throw new InvalidInputError("Schema error for evts: the body is not of type 'object'");
+  const extra = Object.keys(b).filter((k) => k !== 'events');
+  if (extra.length > 0)
+    throw new InvalidInputError(`Schema error for evts: Additional properties are not allowed ('${extra.join("', '")}' unexpected)`);
+  if (!Array.isArray(b.events)) throw new InvalidInputError("Schema error for evts: 'events' is a required property of type 'array'");
+  if (b.events.length === 0) throw new InvalidInputError('Schema error for evts: [] is too short');
+  return b.events.map(checkEvent);
+}
+
 /** `POST /v1/events`; see the module documentation. */
 export class EventService {
   constructor(private readonly policy: Policy) {}
@@ -88,14 +104,7 @@ export class EventService {
    * @throws InvalidInputError (body), ForbiddenError (`baremetal:events:post`)
    */
   post(ctx: AuthContext, body: unknown): NetworkEvent[] {
-    const b = objectOrNull(body);
-    if (b === null) throw new InvalidInputError("Schema error for evts: the body is not of type 'object'");
-    const extra = Object.keys(b).filter((k) => k !== 'events');
-    if (extra.length > 0)
-      throw new InvalidInputError(`Schema error for evts: Additional properties are not allowed ('${extra.join("', '")}' unexpected)`);
-    if (!Array.isArray(b.events)) throw new InvalidInputError("Schema error for evts: 'events' is a required property of type 'array'");
-    if (b.events.length === 0) throw new InvalidInputError('Schema error for evts: [] is too short');
-    const events = b.events.map(checkEvent);
+    const events = parseEvents(body);
     this.policy.authorize('baremetal:events:post', {}, ctx);
     return events;
   }
