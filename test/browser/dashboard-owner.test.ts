@@ -14,6 +14,8 @@
  * `baremetal:node:create:self_owned_node`).
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +39,9 @@ let ts: TestServer;
 let p: Personas;
 let browser: Browser;
 let dir: string;
+/** A webhook receiver of o1: the event types it received. */
+let receiver: http.Server;
+const received: string[] = [];
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-owner-policy-'));
@@ -47,8 +52,18 @@ beforeAll(async () => {
   p = await createPersonas(ts);
   browser = await launchBrowser();
   fs.mkdirSync(SHOTS, { recursive: true });
+  receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push(String((JSON.parse(body) as { event_type?: string }).event_type));
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 });
 afterAll(async () => {
+  receiver?.close();
   await browser?.close();
   await ts?.close();
   await lab?.close();
@@ -65,6 +80,12 @@ it('owner1 enrols a Redfish node, manages it, offers it, and sees the lessee’s
   const page = await context.newPage();
   const errors = pageErrors(page);
   await signIn(page, ts.url, 'owner1', 'pw-owner1', 'o1');
+  const hook = await call(ts, p.owner, 'POST', '/lease/v1/webhooks', {
+    name: 'o1-events',
+    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/esi`,
+    secret: 'a-webhook-secret-of-o1-0123456789',
+  });
+  expect(hook.status, hook.text).toBe(201);
 
   // Enrol: the form saves the node in enroll and shows the validation of each interface.
   await go(page, 'Enrol');
@@ -93,6 +114,20 @@ it('owner1 enrols a Redfish node, manages it, offers it, and sees the lessee’s
   await expect.poll(() => page.getByTestId('provision-state').textContent(), { timeout: 20_000 }).toContain('manageable');
   await page.getByText('The BMC answered').waitFor();
 
+  // A lease policy on R1 and a quota of o1, made through the API, show on My offers.
+  const policy = await call(ts, p.owner, 'POST', '/lease/v1/lease_policies', {
+    resource_uuid: uuid,
+    max_lease_seconds: 7 * 86_400,
+    min_gap_seconds: 3_600,
+  });
+  expect(policy.status, policy.text).toBe(201);
+  const quota = await call(ts, p.admin, 'PUT', `/lease/v1/quotas/${p.owner.projectId}`, {
+    max_nodes: 4,
+    max_node_hours: 500,
+    window_hours: 720,
+  });
+  expect(quota.status, quota.text).toBe(200);
+
   // My offers: offer R1 for the next two weeks (the form's default window).
   await go(page, 'My offers');
   await page.getByRole('heading', { name: 'My offers' }).waitFor();
@@ -102,6 +137,8 @@ it('owner1 enrols a Redfish node, manages it, offers it, and sees the lessee’s
   const offerRow = page.locator('tr[data-my-offer="R1"]');
   await offerRow.waitFor();
   expect(await offerRow.textContent()).toContain('available');
+  await expect.poll(() => page.getByRole('region', { name: 'Lease policies' }).textContent()).toContain('7 d');
+  await expect.poll(() => page.getByRole('region', { name: 'Quotas' }).textContent()).toContain('0 of 4');
   await page.screenshot({ path: path.join(SHOTS, 'owner-offers.png'), fullPage: false });
 
   // Schedule: R1's row has the offer bar; no lease yet.
@@ -130,6 +167,12 @@ it('owner1 enrols a Redfish node, manages it, offers it, and sees the lessee’s
   const events = page.getByTestId('events');
   await expect.poll(() => events.textContent()).toContain('offer.create');
   await expect.poll(() => events.textContent()).toContain('lease.create');
+  // The webhook's deliveries: each event posted to the receiver, delivered.
+  await expect.poll(() => received.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+  await page.getByRole('button', { name: 'Deliveries' }).click();
+  const deliveries = page.getByTestId('deliveries');
+  await expect.poll(() => deliveries.textContent()).toContain('esi_leap.offer.create');
+  expect(await deliveries.textContent()).toContain('delivered');
   await page.screenshot({ path: path.join(SHOTS, 'owner-events.png') });
 
   // The node page carries the lifecycle actions for the owner.

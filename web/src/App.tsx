@@ -106,7 +106,9 @@ function Shell({ children }: { children: ReactNode }): ReactNode {
       <header className="top">
         <strong className="brand">esi</strong>
         <nav aria-label="Main">
-          <NavLink to="/dashboard/offers">Marketplace</NavLink>
+          <NavLink to="/dashboard/offers" end>
+            Marketplace
+          </NavLink>
           <NavLink to="/dashboard/leases">Leases</NavLink>
           <NavLink to="/dashboard/nodes">Nodes</NavLink>
           <NavLink to="/dashboard/networks">Networks</NavLink>

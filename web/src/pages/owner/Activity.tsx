@@ -80,7 +80,7 @@ function Deliveries({ webhook }: { webhook: string }): ReactNode {
   return (
     <>
       <ErrorNote error={deliveries.error} />
-      <table className="grid compact" aria-busy={deliveries.isPending}>
+      <table className="grid compact" aria-busy={deliveries.isPending} data-testid="deliveries">
         <thead>
           <tr>
             <th scope="col">Event</th>
@@ -206,7 +206,9 @@ export function Activity(): ReactNode {
       ) : null}
 
       <h2>Webhooks</h2>
-      <p className="muted">Where esi posts your project’s events (register them with the API or `esi webhook create`).</p>
+      <p className="muted">
+        Where esi posts your project’s events (register them with the API or <code>esi webhook create</code>).
+      </p>
       <ErrorNote error={webhooks.error} />
       {webhooks.isPending ? (
         <p aria-busy="true">Loading webhooks…</p>

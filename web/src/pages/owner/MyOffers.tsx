@@ -59,54 +59,58 @@ function CreateOffer({ nodes, projectId }: { nodes: readonly OwnedNode[]; projec
         </p>
       ) : (
         <form
-          className="inline-form"
+          className="o-offer-form"
           aria-describedby={create.error ? 'offer-error' : undefined}
           onSubmit={(e: FormEvent) => {
             e.preventDefault();
             create.mutate();
           }}
         >
-          <label>
-            Node
-            <select value={chosen} onChange={(e) => setNode(e.target.value)}>
-              {nodes.map((n) => (
-                <option key={n.uuid} value={n.uuid}>
-                  {nodeLabel(n)} ({n.provision_state})
-                </option>
+          <div className="o-row">
+            <label>
+              Node
+              <select value={chosen} onChange={(e) => setNode(e.target.value)}>
+                {nodes.map((n) => (
+                  <option key={n.uuid} value={n.uuid}>
+                    {nodeLabel(n)} ({n.provision_state})
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              From
+              <input type="datetime-local" step="60" required value={start} onChange={(e) => setStart(e.target.value)} />
+            </label>
+            <label>
+              Until
+              <input type="datetime-local" step="60" required value={end} onChange={(e) => setEnd(e.target.value)} />
+            </label>
+            <div className="o-presets" role="group" aria-label="Window presets">
+              {[
+                [1, 'a day'],
+                [7, 'a week'],
+                [14, '2 weeks'],
+                [30, '30 days'],
+              ].map(([d, label]) => (
+                <button key={d} type="button" className="ghost" onClick={() => preset(Number(d))}>
+                  {label}
+                </button>
               ))}
-            </select>
-          </label>
-          <label>
-            From
-            <input type="datetime-local" step="60" required value={start} onChange={(e) => setStart(e.target.value)} />
-          </label>
-          <label>
-            Until
-            <input type="datetime-local" step="60" required value={end} onChange={(e) => setEnd(e.target.value)} />
-          </label>
-          <div className="o-presets" role="group" aria-label="Window presets">
-            {[
-              [1, 'a day'],
-              [7, 'a week'],
-              [14, '2 weeks'],
-              [30, '30 days'],
-            ].map(([d, label]) => (
-              <button key={d} type="button" className="ghost" onClick={() => preset(Number(d))}>
-                {label}
-              </button>
-            ))}
+            </div>
           </div>
-          <label>
-            Name
-            <input value={name} onChange={(e) => setName(e.target.value)} placeholder="optional" />
-          </label>
-          <label>
-            Only for project
-            <input value={lessee} onChange={(e) => setLessee(e.target.value)} placeholder="anyone (name or ID)" />
-          </label>
-          <button type="submit" disabled={create.isPending || chosen === ''}>
-            {create.isPending ? 'Offering…' : 'Create offer'}
-          </button>
+          <div className="o-row">
+            <label>
+              Name
+              <input value={name} onChange={(e) => setName(e.target.value)} placeholder="optional" />
+            </label>
+            <label>
+              Only for project
+              <input value={lessee} onChange={(e) => setLessee(e.target.value)} placeholder="anyone (name or ID)" />
+            </label>
+            <button type="submit" disabled={create.isPending || chosen === ''}>
+              {create.isPending ? 'Offering…' : 'Create offer'}
+            </button>
+          </div>
           <ErrorNote error={create.error} id="offer-error" />
         </form>
       )}
@@ -155,7 +159,7 @@ export function MyOffers(): ReactNode {
             <th scope="col">Node</th>
             <th scope="col">Name</th>
             <th scope="col">Window</th>
-            <th scope="col">Free now</th>
+            <th scope="col">Free windows</th>
             <th scope="col">For</th>
             <th scope="col">Status</th>
             <th scope="col">
