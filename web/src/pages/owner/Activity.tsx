@@ -4,7 +4,8 @@
  * from the caller's node list (`GET /baremetal/v1/nodes`); the project's webhooks
  * (`GET /lease/v1/webhooks`) and, for one of them on request, its recent deliveries
  * (`GET /lease/v1/webhooks/{id}/deliveries?limit=50`: status, attempts, the receiver's answer).
- * Refusals show in esi-leap's words.
+ * These are not on the live channel: each visit reads them again. Refusals show in esi-leap's
+ * words.
  */
 import { useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
@@ -74,6 +75,8 @@ const SHOWN = 200;
 function Deliveries({ webhook }: { webhook: string }): ReactNode {
   const deliveries = useQuery({
     queryKey: ['webhook-deliveries', webhook],
+    // History and limits are not on the live channel: read again on each visit.
+    staleTime: 0,
     queryFn: async ({ signal }) =>
       (await get<{ deliveries: Delivery[] }>(`/lease/v1/webhooks/${webhook}/deliveries?limit=50`, signal)).deliveries,
   });
@@ -136,6 +139,8 @@ export function Activity(): ReactNode {
   const [open, setOpen] = useState<string | null>(null);
   const events = useQuery({
     queryKey: ['lease-events', type],
+    // History and limits are not on the live channel: read again on each visit.
+    staleTime: 0,
     queryFn: async ({ signal }) =>
       (await get<{ events: LeaseEvent[] }>(`/lease/v1/events${type ? `?event_type=${encodeURIComponent(type)}` : ''}`, signal)).events,
   });
@@ -145,6 +150,8 @@ export function Activity(): ReactNode {
   });
   const webhooks = useQuery({
     queryKey: ['webhooks'],
+    // History and limits are not on the live channel: read again on each visit.
+    staleTime: 0,
     queryFn: async ({ signal }) => (await get<{ webhooks: Webhook[] }>('/lease/v1/webhooks', signal)).webhooks,
   });
   const names = new Map((nodes.data ?? []).map((n) => [n.uuid, nodeLabel(n)]));

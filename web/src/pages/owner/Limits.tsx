@@ -2,8 +2,8 @@
  * The limits on leases, read-only: the owner's lease policies (`GET /lease/v1/lease_policies`:
  * longest lease, gap between leases, which projects may lease, whether devices are erased) and
  * the leasing quotas the caller may see (`GET /lease/v1/quotas`: the caller's own, every one for
- * admins, with current usage). Changing them is done with the API or the CLI; a refusal shows
- * in esi-leap's words.
+ * admins, with current usage), read again on each visit. Changing them is done with the API or
+ * the CLI; a refusal shows in esi-leap's words.
  */
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
@@ -48,10 +48,14 @@ export function duration(seconds: number | null): string {
 export function Limits(): ReactNode {
   const policies = useQuery({
     queryKey: ['lease-policies'],
+    // History and limits are not on the live channel: read again on each visit.
+    staleTime: 0,
     queryFn: async ({ signal }) => (await get<{ lease_policies: LeasePolicy[] }>('/lease/v1/lease_policies', signal)).lease_policies,
   });
   const quotas = useQuery({
     queryKey: ['quotas'],
+    // History and limits are not on the live channel: read again on each visit.
+    staleTime: 0,
     queryFn: async ({ signal }) => (await get<{ quotas: Quota[] }>('/lease/v1/quotas', signal)).quotas,
   });
   return (
