@@ -14,6 +14,8 @@ import { FLOATINGIP_RESPONSES } from './response-schemas.ts';
 import { page, refuseOthers, register } from './routes-neutron.ts';
 import { collection, neutronTime, parseListQuery, pick, unwrap } from './wire.ts';
 import { PORT_FORWARDING_RESPONSES } from './response-schemas-extra.ts';
+import { checkNeutronBody, PortForwardingAttrs, PortForwardingBody } from './action-bodies.ts';
+import { parsePortForwardingBody } from '../../domain/networking/port-forwardings.ts';
 import { routeDoc } from '../common/route-doc.ts';
 
 /**
@@ -99,19 +101,26 @@ export function registerFloatingIpRoutes(app: FastifyInstance, services: Network
     const items = r.items.map((pf) => pick(renderPortForwarding(pf), q.fields));
     return collection(req, base(req), 'port_forwardings', items, r.more, q);
   });
-  app.post<Fip>(coll, { config: { doc: routeDoc({ response: PORT_FORWARDING_RESPONSES.one }) } }, async (req, reply) => {
-    const body = unwrap(req.body, 'port_forwarding', 'port_forwardings');
-    const pf = await n.portForwardings.create(req.auth, req.params.id, body);
-    return reply.code(201).send({ port_forwarding: renderPortForwarding(pf) });
-  });
+  app.post<Fip>(
+    coll,
+    { config: { doc: routeDoc({ body: PortForwardingBody, response: PORT_FORWARDING_RESPONSES.one }) } },
+    async (req, reply) => {
+      const attrs = unwrap(req.body, 'port_forwarding', 'port_forwardings');
+      const body = checkNeutronBody(PortForwardingAttrs, attrs, () => parsePortForwardingBody(attrs, 'POST'));
+      const pf = await n.portForwardings.create(req.auth, req.params.id, body);
+      return reply.code(201).send({ port_forwarding: renderPortForwarding(pf) });
+    },
+  );
   app.get<Pf>(`${coll}/:pf`, { config: { doc: routeDoc({ response: PORT_FORWARDING_RESPONSES.one }) } }, async (req) => ({
     port_forwarding: pick(
       renderPortForwarding(await n.portForwardings.get(req.auth, req.params.id, req.params.pf)),
       parseListQuery(req).fields,
     ),
   }));
-  app.put<Pf>(`${coll}/:pf`, { config: { doc: routeDoc({ response: PORT_FORWARDING_RESPONSES.one }) } }, async (req) => {
-    const body = unwrap(req.body, 'port_forwarding', 'port_forwardings');
+  const putDoc = { config: { doc: routeDoc({ body: PortForwardingBody, response: PORT_FORWARDING_RESPONSES.one }) } };
+  app.put<Pf>(`${coll}/:pf`, putDoc, async (req) => {
+    const attrs = unwrap(req.body, 'port_forwarding', 'port_forwardings');
+    const body = checkNeutronBody(PortForwardingAttrs, attrs, () => parsePortForwardingBody(attrs, 'PUT'));
     return { port_forwarding: renderPortForwarding(await n.portForwardings.update(req.auth, req.params.id, req.params.pf, body)) };
   });
   app.delete<Pf>(`${coll}/:pf`, { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {

@@ -17,6 +17,10 @@ import { NETWORK_RESPONSES, PORT_RESPONSES, SUBNET_RESPONSES, TRUNK_RESPONSES } 
 import { NETWORK, PORT, RBAC_POLICY, SUBNET, TRUNK, type NeutronBodies } from './schemas.ts';
 import { REFUSAL, routeDoc } from '../common/route-doc.ts';
 import { RBAC_RESPONSES, SubPortsResponse, TrunkUnwrapped } from './response-schemas-extra.ts';
+import { AddSubPortsBody, checkNeutronBody, RemoveSubPortsBody } from './action-bodies.ts';
+import { InvalidInputError } from '../../domain/errors.ts';
+import { checkKeys } from '../../domain/networking/index.ts';
+import { parseSubPorts } from '../../domain/networking/trunks.ts';
 
 /**
  * One Neutron collection: its URL, its body schemas (./schemas.ts; `bodies.resource` is the
@@ -155,13 +159,21 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
   });
 
   type Id = { Params: { id: string } };
-  const trunkDoc = { config: { doc: routeDoc({ response: TrunkUnwrapped }) } };
-  app.put<Id>('/trunks/:id/add_subports', trunkDoc, async (req) =>
-    renderTrunk(await n.trunks.addSubPorts(req.auth, req.params.id, req.body)),
-  );
-  app.put<Id>('/trunks/:id/remove_subports', trunkDoc, async (req) =>
-    renderTrunk(await n.trunks.removeSubPorts(req.auth, req.params.id, req.body)),
-  );
+  const subPorts = (raw: unknown, add: boolean): unknown[] =>
+    parseSubPorts(checkKeys(raw, 'sub_ports', new Set(['sub_ports']), new Set(), 'PUT').sub_ports, add);
+  const addDoc = { config: { doc: routeDoc({ body: AddSubPortsBody, response: TrunkUnwrapped }) } };
+  app.put<Id>('/trunks/:id/add_subports', addDoc, async (req) => {
+    const body = checkNeutronBody(AddSubPortsBody, req.body, () => {
+      if (subPorts(req.body, true).length === 0)
+        throw new InvalidInputError('Invalid input for sub_ports. Reason: no sub-ports given.', 'HTTPBadRequest');
+    });
+    return renderTrunk(await n.trunks.addSubPorts(req.auth, req.params.id, body));
+  });
+  const removeDoc = { config: { doc: routeDoc({ body: RemoveSubPortsBody, response: TrunkUnwrapped }) } };
+  app.put<Id>('/trunks/:id/remove_subports', removeDoc, async (req) => {
+    const body = checkNeutronBody(RemoveSubPortsBody, req.body, () => subPorts(req.body, false));
+    return renderTrunk(await n.trunks.removeSubPorts(req.auth, req.params.id, body));
+  });
   app.get<Id>('/trunks/:id/get_subports', { config: { doc: routeDoc({ response: SubPortsResponse }) } }, async (req) => ({
     sub_ports: await n.trunks.subPorts(req.auth, req.params.id),
   }));

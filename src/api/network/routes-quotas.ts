@@ -18,6 +18,8 @@ import type { ProjectQuota } from '../../domain/networking/index.ts';
 import type { NetworkApiDeps } from './deps.ts';
 import { refuseOthers } from './routes-neutron.ts';
 import { unwrap } from './wire.ts';
+import { checkNeutronBody, QuotaUpdateAttrs, QuotaUpdateBody } from './action-bodies.ts';
+import { parseQuotaUpdate } from '../../domain/networking/quotas.ts';
 import { routeDoc } from '../common/route-doc.ts';
 import {
   QuotaCollection,
@@ -48,9 +50,16 @@ export function registerQuotaRoutes(app: FastifyInstance, services: NetworkApiDe
   app.get<Id>('/quotas/:id', { config: { doc: routeDoc({ response: QuotaResponse }) } }, async (req) => ({
     quota: await quotas.get(req.auth, req.params.id),
   }));
-  app.put<Id>('/quotas/:id', { config: { doc: routeDoc({ response: QuotaResponse }) } }, async (req) => ({
-    quota: await quotas.update(req.auth, req.params.id, unwrap(req.body, 'quota', 'quotas')),
-  }));
+  app.put<Id>('/quotas/:id', { config: { doc: routeDoc({ body: QuotaUpdateBody, response: QuotaResponse }) } }, async (req) => {
+    const attrs = unwrap(req.body, 'quota', 'quotas');
+    return {
+      quota: await quotas.update(
+        req.auth,
+        req.params.id,
+        checkNeutronBody(QuotaUpdateAttrs, attrs, () => parseQuotaUpdate(attrs)),
+      ),
+    };
+  });
   app.delete<Id>('/quotas/:id', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     await quotas.reset(req.auth, req.params.id);
     return reply.code(204).send();

@@ -13,6 +13,8 @@ import { ROUTER } from './schemas.ts';
 import { ROUTER_RESPONSES } from './response-schemas.ts';
 import { RouterInterfaceInfo } from './response-schemas-extra.ts';
 import { routeDoc } from '../common/route-doc.ts';
+import { parseInterfaceBody } from '../../domain/networking/router-interfaces.ts';
+import { checkNeutronBody, RouterInterfaceBody } from './action-bodies.ts';
 import { standard } from './render.ts';
 import { page, refuseOthers, register } from './routes-neutron.ts';
 
@@ -50,12 +52,13 @@ export function registerRouterRoutes(app: FastifyInstance, services: NetworkApiD
     remove: (ctx, id) => n.routers.delete(ctx, id),
   });
   type Id = { Params: { id: string } };
-  const interfaceDoc = { config: { doc: routeDoc({ response: RouterInterfaceInfo }) } };
+  const interfaceDoc = { config: { doc: routeDoc({ body: RouterInterfaceBody, response: RouterInterfaceInfo }) } };
+  const body = (raw: unknown) => checkNeutronBody(RouterInterfaceBody, raw, () => parseInterfaceBody(raw));
   app.put<Id>('/routers/:id/add_router_interface', interfaceDoc, async (req) => ({
-    ...(await n.routerInterfaces.add(req.auth, req.params.id, req.body)),
+    ...(await n.routerInterfaces.add(req.auth, req.params.id, body(req.body))),
   }));
   app.put<Id>('/routers/:id/remove_router_interface', interfaceDoc, async (req) => ({
-    ...(await n.routerInterfaces.remove(req.auth, req.params.id, req.body)),
+    ...(await n.routerInterfaces.remove(req.auth, req.params.id, body(req.body))),
   }));
   refuseOthers(app, '/routers/:id/add_router_interface', ['PUT']);
   refuseOthers(app, '/routers/:id/remove_router_interface', ['PUT']);

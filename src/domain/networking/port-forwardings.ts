@@ -47,6 +47,15 @@ import { routerLock } from './routers.ts';
 
 const ALLOWED = new Set<string>(PF_ATTRIBUTES);
 const READ_ONLY = new Set(['id', 'floatingip_id', 'floating_ip_address', 'router_id']);
+/**
+ * The attributes of a port forwarding body (inside its wrapper): known names only, none of the
+ * read-only ones, each of its kind (./pf-attributes.ts).
+ * @throws InvalidInputError (Neutron's messages)
+ */
+export function parsePortForwardingBody(body: unknown, method: 'POST' | 'PUT'): PortForwardingInput {
+  return parsePortForwarding(checkKeys(body, 'port_forwarding', ALLOWED, READ_ONLY, method));
+}
+
 const ATTRS: Readonly<Record<string, AttributeSpec>> = {
   id: { column: 'id', type: 'id' },
   protocol: { column: 'protocol', type: 'string' },
@@ -171,8 +180,7 @@ export class PortForwardingService {
    */
   async create(ctx: AuthContext, fipId: string, body: unknown): Promise<PortForwarding> {
     const f = await this.fip(ctx, fipId, 'create_floatingip_port_forwarding');
-    const a = checkKeys(body, 'port_forwarding', ALLOWED, READ_ONLY, 'POST');
-    const d = parsePortForwarding(a);
+    const d = parsePortForwardingBody(body, 'POST');
     for (const [attr, v] of [
       ['protocol', d.protocol],
       ['internal_port_id', d.internal_port_id],
@@ -227,8 +235,7 @@ export class PortForwardingService {
   async update(ctx: AuthContext, fipId: string, id: string, body: unknown): Promise<PortForwarding> {
     const f = await this.fip(ctx, fipId, 'update_floatingip_port_forwarding');
     const old = await this.pf(this.access.repo, f, id);
-    const a = checkKeys(body, 'port_forwarding', ALLOWED, READ_ONLY, 'PUT');
-    const d = parsePortForwarding(a);
+    const d = parsePortForwardingBody(body, 'PUT');
     const portChanged = d.internal_port_id !== undefined && d.internal_port_id !== old.internal_port_id;
     const merged: PortForwardingInput = {
       protocol: d.protocol ?? old.protocol,

@@ -50,10 +50,10 @@ function bad(msg: string): InvalidInputError {
 }
 
 /**
- * Parse an interface body.
+ * Parse an interface body (`{"subnet_id": …}` or `{"port_id": …}`, not wrapped).
  * @throws InvalidInputError for a non-object, unknown keys or values that are not UUID strings
  */
-function parseBody(body: unknown): { subnet_id?: string; port_id?: string } {
+export function parseInterfaceBody(body: unknown): { subnet_id?: string; port_id?: string } {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw bad('Either subnet_id or port_id must be specified.');
   const b = body as Record<string, unknown>;
   const unknown = Object.keys(b).filter((k) => k !== 'subnet_id' && k !== 'port_id');
@@ -99,7 +99,7 @@ export class RouterInterfaceService {
   async add(ctx: AuthContext, routerId: string, body: unknown): Promise<RouterInterfaceInfo> {
     const r = await this.access.router(ctx, routerId);
     this.access.authorize('add_router_interface', this.access.routerTarget(r), ctx);
-    const b = parseBody(body);
+    const b = parseInterfaceBody(body);
     if (b.subnet_id !== undefined && b.port_id !== undefined) throw bad('Cannot specify both subnet-id and port-id.');
     const out = b.subnet_id !== undefined ? await this.addSubnet(ctx, r, b.subnet_id) : await this.addPort(ctx, r, b.port_id!);
     this.access.deps.dataplane.notifyRouter(r.id);
@@ -186,7 +186,7 @@ export class RouterInterfaceService {
   async remove(ctx: AuthContext, routerId: string, body: unknown): Promise<RouterInterfaceInfo> {
     const r = await this.access.router(ctx, routerId);
     this.access.authorize('remove_router_interface', this.access.routerTarget(r), ctx);
-    const b = parseBody(body);
+    const b = parseInterfaceBody(body);
     const target = await this.findInterface(r, b);
     const out = await this.access.repo.locked(
       [routerLock(r.id), `network:${target.port.network_id}`, `port:${target.port.id}`],

@@ -174,4 +174,30 @@ describe('documented network answers match real ones', () => {
     await env.ts.server.services.switchReconciler.idle();
     for (const id of [sw, made.switch.id]) expectValid(SwitchPortCollection, await ok(admin, 'GET', `/switches/${id}/ports`), 'ports');
   });
+
+  it('esi bodies: the documented schemas refuse what esi refused, in the same words (400)', async () => {
+    const { lessee, admin } = env.p;
+    const cases: Array<[Persona, string, unknown, string]> = [
+      [lessee, '/esi/node-networks', [], 'The request body must be a JSON object.'],
+      [lessee, '/esi/node-networks', {}, 'node is required.'],
+      [lessee, '/esi/node-networks', { network: 5 }, 'node is required.'],
+      [lessee, '/esi/node-networks', { node: '' }, 'node is required.'],
+      [lessee, '/esi/node-networks', { node: 5 }, 'node must be a string.'],
+      [lessee, '/esi/node-networks', { node: 'doc-n1', network: 5 }, 'network must be a string.'],
+      [lessee, '/esi/node-networks', { node: 'doc-n1', mac_address: ['x'] }, 'mac_address must be a string.'],
+      [lessee, '/esi/node-networks/detach', { node: 'doc-n1', all: 'yes' }, 'all must be a boolean.'],
+      [lessee, '/esi/node-networks/detach', { node: 'doc-n1', all: null }, 'all must be a boolean.'],
+      [lessee, '/esi/node-networks/detach', { node: 'doc-n1', ports: 'p' }, 'ports must be a list of strings.'],
+      [lessee, '/esi/trunks', { name: 5 }, 'name must be a string.'],
+      [lessee, '/esi/trunks', ['trunk'], 'The request body must be a JSON object.'],
+      [lessee, '/esi/trunks/doc-x/add-networks', { tagged_networks: [1] }, 'tagged_networks must be a list of strings.'],
+      [admin, `/switches/${sw}/ports`, { switch_port: { node: 5 } }, 'node must be a string.'],
+      [admin, `/switches/${sw}/ports`, { switch_port: { port_id: 'Ethernet1/7' } }, 'port_id and node are required.'],
+      [admin, `/switches/${sw}/ports`, { switch_port: [] }, 'The request body must be a JSON object.'],
+    ];
+    for (const [who, path, body, message] of cases) {
+      const r = await net(env, who, 'POST', path, body);
+      expect([r.status, r.body?.NeutronError?.message], `${path} ${JSON.stringify(body)}`).toEqual([400, message]);
+    }
+  });
 });
