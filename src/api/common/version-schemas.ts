@@ -2,7 +2,8 @@
  * Response schemas of the version documents at the roots of the network, image, compute and
  * lease APIs (TypeBox), for the documents (`/openapi/<service>.json`): what a client doing
  * version discovery on a catalogue URL reads, each in its service's own format (Neutron's
- * `GET /`, Glance's `GET /` and `/versions`, Nova's `GET /`, esi-leap's `GET /`; see each
+ * `GET /`, Glance's `GET /` and `/versions`, Nova's `GET /`, esi-leap's `GET /`), and the
+ * documents at their version roots (`/network/v2.0`, `/compute/v2.1`, `/lease/v1`; see each
  * schema). The identity ones are in src/api/identity/auth-response-schemas.ts, Ironic's with
  * the baremetal routes. The wire format is fixed: `additionalProperties: false`, every field
  * required (test/api/ops/openapi-responses-ops.test.ts checks real answers against them).
@@ -20,6 +21,15 @@ const Link = Type.Object({ href: Str, rel: Str }, strict);
  */
 export const NetworkVersionsResponse = Type.Object(
   { versions: Type.Array(Type.Object({ status: Str, id: Str, links: Type.Array(Link) }, strict)) },
+  strict,
+);
+
+/**
+ * `GET /network/v2.0` (Neutron API reference, "List API resources"; neutron/api/v2/router.py
+ * `Index`): each resource collection with its name and URL. Needs a token, as the v2.0 routes do.
+ */
+export const NetworkResourcesResponse = Type.Object(
+  { resources: Type.Array(Type.Object({ name: Str, collection: Str, links: Type.Array(Link) }, strict)) },
   strict,
 );
 
@@ -54,6 +64,36 @@ export const ComputeVersionsResponse = Type.Object(
       ),
     ),
   },
+  strict,
+);
+
+/**
+ * `GET /compute/v2.1` (Nova API reference, "Show Details of Specific API Version"): the v2.1
+ * version with its microversion range, its self link and the `describedby` documentation link.
+ */
+export const ComputeVersionResponse = Type.Object(
+  {
+    version: Type.Object(
+      {
+        id: Str,
+        status: Str,
+        version: Str,
+        min_version: Str,
+        updated: Str,
+        links: Type.Array(Type.Object({ href: Str, rel: Str, type: Type.Optional(Str) }, strict)),
+        'media-types': Type.Array(Type.Object({ base: Str, type: Str }, strict)),
+      },
+      strict,
+    ),
+  },
+  strict,
+);
+
+/**
+ * `GET /lease/v1` (300 Multiple Choices): the one version, `v1.0`, with its self link.
+ */
+export const LeaseVersionsResponse = Type.Object(
+  { versions: Type.Array(Type.Object({ id: Str, status: Str, links: Type.Array(Link) }, strict)) },
   strict,
 );
 

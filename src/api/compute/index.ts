@@ -28,7 +28,7 @@ import { keypairRoutes } from './routes-keypairs.ts';
 import { serverActionRoutes } from './routes-server-actions.ts';
 import { serverRoutes } from './routes-servers.ts';
 import { REFUSAL, routeDoc } from '../common/route-doc.ts';
-import { ComputeVersionsResponse } from '../common/version-schemas.ts';
+import { ComputeVersionResponse, ComputeVersionsResponse } from '../common/version-schemas.ts';
 
 /** Paths of `/v2.1` and the methods each serves (others answer 405). */
 const PATHS: ReadonlyArray<[string, HTTPMethods[]]> = [
@@ -81,7 +81,9 @@ export const computeApi: FastifyPluginAsync<{ services: ComputeApiDeps; compute:
         setVersionHeaders(reply, req.novaVersion);
       });
       registerTokenAuth(v21, services.identity.tokens);
-      v21.get('/', { config: { public: true } }, async () => ({ version: versionObject(base) }));
+      v21.get('/', { config: { public: true, doc: routeDoc({ response: ComputeVersionResponse }) } }, async () => ({
+        version: versionObject(base),
+      }));
       flavorRoutes(v21, compute, base);
       keypairRoutes(v21, compute, base);
       serverRoutes(v21, compute, base);

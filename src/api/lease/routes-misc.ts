@@ -13,7 +13,7 @@ import { bodySchema, pick, queryInt, queryTime, readBody, readQuery, type BodySp
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
 import { LeaseNodeCollection } from './response-schemas.ts';
 import { ConsoleTokenResponse, EventCollection, NullAnswer } from './response-schemas-extra.ts';
-import { LeaseRootResponse } from '../common/version-schemas.ts';
+import { LeaseRootResponse, LeaseVersionsResponse } from '../common/version-schemas.ts';
 
 const CONSOLE_BODY = {
   argument: 'console_auth_token',
@@ -48,7 +48,7 @@ export function registerRootRoute(app: FastifyInstance, services: LeaseApiDeps):
 export function registerMiscRoutes(app: FastifyInstance, services: LeaseApiDeps): void {
   const { nodes, events, consoleTokens } = services.leasing;
 
-  app.get('/', { config: { public: true } }, async (_request, reply) => {
+  app.get('/', { config: { public: true, doc: routeDoc({ response: LeaseVersionsResponse, status: 300 }) } }, async (_request, reply) => {
     const root = leaseRoot(services);
     return reply.code(300).send({ versions: [{ id: 'v1.0', status: 'CURRENT', links: [{ href: `${root}/v1`, rel: 'self' }] }] });
   });

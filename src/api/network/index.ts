@@ -21,7 +21,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { NetworkApiDeps } from './deps.ts';
 import { registerTokenAuth } from '../common/auth.ts';
-import { NetworkVersionsResponse } from '../common/version-schemas.ts';
+import { NetworkResourcesResponse, NetworkVersionsResponse } from '../common/version-schemas.ts';
 import type { RouteDoc } from '../common/route-doc.ts';
 import { NotFoundError } from '../../domain/errors.ts';
 import { networkErrorHandler, networkNotFoundHandler } from './errors.ts';
@@ -139,7 +139,8 @@ export const networkApi: FastifyPluginAsync<{ services: NetworkApiDeps }> = asyn
   await app.register(
     async (v2) => {
       registerTokenAuth(v2, services.identity.tokens);
-      v2.get('/', async () => ({
+      const resourcesDoc: RouteDoc = { response: NetworkResourcesResponse };
+      v2.get('/', { config: { doc: resourcesDoc } }, async () => ({
         resources: RESOURCES.map(([name, coll]) => ({ name, collection: coll, links: [{ href: `${root}/v2.0/${coll}`, rel: 'self' }] })),
       }));
       v2.get('/extensions', { config: { doc: routeDoc({ response: ExtensionCollection }) } }, async () => ({

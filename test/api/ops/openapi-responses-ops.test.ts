@@ -15,9 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createPersonas, type Personas, startTestServer, type TestServer } from '../../helpers/harness.ts';
 import { HealthResponse, OpenApiDocumentResponse, ReadinessResponse, RootResponse } from '../../../src/api/ops/response-schemas.ts';
 import {
+  ComputeVersionResponse,
   ComputeVersionsResponse,
   ImageVersionsResponse,
   LeaseRootResponse,
+  LeaseVersionsResponse,
+  NetworkResourcesResponse,
   NetworkVersionsResponse,
 } from '../../../src/api/common/version-schemas.ts';
 import { DOC_SERVICES } from '../../../src/api/docs/services.ts';
@@ -77,6 +80,8 @@ describe('documented ops and discovery answers match real ones', () => {
       ['/image/versions', 200, ImageVersionsResponse],
       ['/compute', 200, ComputeVersionsResponse],
       ['/lease', 200, LeaseRootResponse],
+      ['/compute/v2.1', 200, ComputeVersionResponse],
+      ['/lease/v1', 300, LeaseVersionsResponse],
     ];
     for (const who of [p.anonymous, p.lessee])
       for (const [url, status, schema] of cases) {
@@ -84,6 +89,12 @@ describe('documented ops and discovery answers match real ones', () => {
         expect(r.status, url).toBe(status);
         expectValid(schema, r.body, `${who.name} GET ${url}`);
       }
+    // The list of Neutron's resources needs a token, as every v2.0 route.
+    for (const who of [p.admin, p.lessee]) {
+      const r = await get('/network/v2.0', who);
+      expect(r.status).toBe(200);
+      expectValid(NetworkResourcesResponse, r.body, `${who.name} GET /network/v2.0`);
+    }
   });
 
   it('boot scripts are text; signed boot media are bytes', async () => {
@@ -148,6 +159,9 @@ describe('the ops and discovery response schemas', () => {
       ['/image/versions', ImageVersionsResponse, '2XX'],
       ['/compute', ComputeVersionsResponse, '2XX'],
       ['/lease', LeaseRootResponse, '2XX'],
+      ['/network/v2.0', NetworkResourcesResponse, '2XX'],
+      ['/compute/v2.1', ComputeVersionResponse, '2XX'],
+      ['/lease/v1', LeaseVersionsResponse, '300'],
     ];
     for (const [url, schema, status] of json)
       expect(doc.paths[url]?.get?.responses?.[status]?.content?.['application/json']?.schema, url).toEqual(asDocumented(schema));
