@@ -233,3 +233,22 @@ it('a bad BMC address is refused beside its field in the API’s words, and the 
   expect(errors).toEqual([]);
   await context.close();
 });
+
+it('a project the policy does not let enrol is told so in words', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const errors = pageErrors(page);
+  await signIn(page, ts.url, 'lessee1', 'pw-lessee1', 'l1');
+  await go(page, 'Enrol');
+  await page.getByLabel('Name', { exact: true }).fill('not-mine');
+  await page.getByLabel('BMC address').fill('https://bmc.example.com');
+  await page.getByRole('button', { name: 'Save and validate' }).click();
+  const note = page.locator('#enrol-error');
+  await expect.poll(() => note.textContent()).toContain('baremetal:node:create');
+  expect(await note.textContent()).toContain('your project may not enrol nodes here');
+  expect(await page.getByTestId('validation').count()).toBe(0);
+  const nodes = await call(ts, p.admin, 'GET', '/baremetal/v1/nodes?fields=name', undefined, V);
+  expect(nodes.body.nodes.map((n: { name: string }) => n.name)).not.toContain('not-mine');
+  expect(errors).toEqual([]);
+  await context.close();
+});

@@ -232,7 +232,7 @@ export function Enrol(): ReactNode {
         if (Object.keys(placed).length === 0) setFormError(e);
       } else if (e instanceof ApiError && e.status === 403) {
         setFormError(
-          `${e.message} — enrolling nodes is an operator's right on this cloud (policy baremetal:node:create); ask an operator to enrol the node for your project.`,
+          `${e.message} — your project may not enrol nodes here (policy baremetal:node:create; by default only operators may): ask an operator to enrol the node for your project.`,
         );
       } else setFormError(e);
     },
