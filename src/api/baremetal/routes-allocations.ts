@@ -12,6 +12,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { InvalidInputError, NotFoundError } from '../../domain/errors.ts';
 import { isUuidLike } from '../../domain/ids.ts';
+import { isJsonObject } from '../../domain/inventory/masking.ts';
 import { isValidLogicalName } from '../../domain/inventory/validation.ts';
 import { ALLOCATION_FIELDS, type Allocation } from '../../domain/scheduling/model.ts';
 import { empty, nodeIdent, type BaremetalContext, type IdentParams } from './context.ts';
@@ -72,14 +73,14 @@ function gate(req: FastifyRequest, min = V_ALLOCATIONS): void {
 /**
  * The body fields newer than the request's version: `node` (backfill) before 1.58 is 400
  * "Cannot set node when creating an allocation in this API version" (Ironic raises `Invalid`
- * there), `owner` before 1.60 is 406.
+ * there), `owner` before 1.60 is 406. Checked before the body's shape (`parseAllocationCreate`),
+ * so a body that is no object passes here and is refused there.
  */
 function checkBodyVersion(body: unknown, version: number): void {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
-  const b = body as Record<string, unknown>;
-  if (b.node !== undefined && b.node !== null && version < V_BACKFILL)
+  if (!isJsonObject(body)) return;
+  if (body.node !== undefined && body.node !== null && version < V_BACKFILL)
     throw new InvalidInputError('Cannot set node when creating an allocation in this API version');
-  if (b.owner !== undefined && b.owner !== null && version < V_OWNER)
+  if (body.owner !== undefined && body.owner !== null && version < V_OWNER)
     throw new NotAcceptableError(`Field owner requires API version 1.${V_OWNER} or later.`);
 }
 

@@ -9,6 +9,7 @@
  * TypeBox (`expectValid`); the schemas are strict where the wire format is fixed.
  */
 import type { TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createPersonas, ManualClock, startTestServer, type Persona, type Personas, type TestServer } from '../../helpers/harness.ts';
 import { formatLeaseTime } from '../../../src/domain/leasing/time.ts';
@@ -291,6 +292,19 @@ describe('documented answers of the baremetal resources match real ones', () => 
       IRONIC,
     );
     expect([r.status, r.text]).toEqual([204, '']);
+  });
+
+  it('refuse an answer with a field they do not know, or without one they require', async () => {
+    const pg = (await ok(p.owner, 'GET', `/baremetal/v1/portgroups/${w.portgroup}`)) as Record<string, unknown>;
+    expect(Value.Check(PortgroupResponse, pg)).toBe(true);
+    expect(Value.Check(PortgroupResponse, { ...pg, is_smartnic: false })).toBe(false);
+    const { standalone_ports_supported: _, ...missing } = pg;
+    expect(Value.Check(PortgroupResponse, missing)).toBe(false);
+    const v1 = (await ok(p.anonymous, 'GET', '/baremetal/v1')) as Record<string, unknown>;
+    const { shards: __, ...older } = v1;
+    expect(Value.Check(V1Response, older), 'the newest version lists shards').toBe(false);
+    const target = (await ok(p.admin, 'GET', `/baremetal/v1/volume/targets/${w.target}`)) as Record<string, unknown>;
+    expect(Value.Check(VolumeTargetResponse, { ...target, boot_index: '0' })).toBe(false);
   });
 
   it('are in the document, as the 2XX answer of their routes', async () => {
