@@ -84,7 +84,8 @@ const ANSWER_CONTENT = {
 /** The `2XX` answer of a route: its JSON body's schema, a non-JSON kind, or none described. */
 function successAnswer(doc: RouteDoc | undefined): Record<string, unknown> {
   if (doc?.response) return { description: 'Success', content: { 'application/json': { schema: doc.response } } };
-  if (doc?.answer === 'empty') return { description: 'Success, without a body' };
+  // `type: 'null'` makes @fastify/swagger write no `content` (without it, a JSON one of `{description}`).
+  if (doc?.answer === 'empty') return { description: 'Success, without a body', type: 'null' };
   if (doc?.answer) return { description: 'Success', content: ANSWER_CONTENT[doc.answer] };
   return { description: 'Success', type: 'null' };
 }
