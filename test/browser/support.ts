@@ -3,7 +3,7 @@
  * .ci/run) driven by playwright-core (no browser download), against a real esi test server
  * that serves the built dashboard (web/dist, built by `npm install`'s `prepare`).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
@@ -27,6 +27,48 @@ export async function signIn(page: Page, url: string, user: string, password: st
   await page.getByLabel('Project').fill(project);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
+/** axe-core's browser build (injected into pages by {@link seriousViolations}). */
+const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
+
+/** One accessibility violation as {@link seriousViolations} reports it. */
+export interface Violation {
+  readonly id: string;
+  readonly impact: string;
+  readonly help: string;
+  /** The offending elements (CSS selectors) with axe's summary of each. */
+  readonly nodes: readonly string[];
+}
+
+/**
+ * Run axe-core on the page as it is now and return its violations of impact `serious` or
+ * `critical` (axe's `minor` and `moderate` ones are left out). axe is injected once per page
+ * (the page's memory holds the token, so the page is not reloaded).
+ */
+export async function seriousViolations(page: Page): Promise<Violation[]> {
+  const loaded = (): Promise<boolean> => page.evaluate(() => 'axe' in globalThis);
+  if (!(await loaded())) {
+    try {
+      await page.addScriptTag({ path: AXE });
+    } catch {
+      // The dashboard's Content-Security-Policy (script-src 'self') refuses an inline script
+      // (unless the context bypasses CSP): evaluate axe's source instead.
+    }
+    if (!(await loaded())) await page.evaluate(readFileSync(AXE, 'utf8'));
+  }
+  return page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe;
+    const result = await axe.run();
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({
+        id: v.id as string,
+        impact: v.impact as string,
+        help: v.help as string,
+        nodes: (v.nodes as any[]).map((n) => `${(n.target as string[]).join(' ')}: ${String(n.failureSummary ?? '').replace(/\s+/g, ' ')}`),
+      }));
+  });
 }
 
 /** Collect the page's script errors (a test expects none). */

@@ -64,8 +64,8 @@ function MaintenanceControl({ node, label }: { node: HealthRow; label: string })
     );
   if (!open)
     return (
-      <button type="button" className="ghost" onClick={() => setOpen(true)} aria-label={`Set maintenance of ${label}…`}>
-        Maintenance…
+      <button type="button" className="ghost" onClick={() => setOpen(true)}>
+        Set maintenance…<span className="sr-only"> of {label}</span>
       </button>
     );
   return (

@@ -120,7 +120,7 @@ export function Conductors(): ReactNode {
                         type="button"
                         className="ghost"
                         aria-expanded={shown}
-                        aria-label={`${shown ? 'Hide' : 'Show'} the nodes of ${c.hostname}`}
+                        aria-label={`${shown ? 'Hide' : 'Show'} nodes of ${c.hostname}`}
                         onClick={() => toggle(c.hostname)}
                       >
                         {shown ? 'Hide nodes' : 'Show nodes'}

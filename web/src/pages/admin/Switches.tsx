@@ -76,8 +76,9 @@ function SwitchPorts({ sw, nodeName }: { sw: Switch; nodeName: (id: string | nul
           <button type="button" className="ghost" onClick={() => void ports.refetch()} aria-label={`Refresh the ports of ${sw.name}`}>
             Refresh
           </button>
-          <button type="button" onClick={() => resync.mutate()} disabled={resync.isPending} aria-label={`Resync ${sw.name}`}>
+          <button type="button" onClick={() => resync.mutate()} disabled={resync.isPending}>
             {resync.isPending ? 'Resyncing…' : 'Resync'}
+            <span className="sr-only"> {sw.name}</span>
           </button>
         </div>
       </div>

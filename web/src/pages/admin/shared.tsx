@@ -87,7 +87,7 @@ export function ConfirmButton({
       type="button"
       className="danger"
       disabled={disabled}
-      aria-label={armed ? `Confirm: ${label.toLowerCase()} ${what}` : `${label} ${what}`}
+      aria-label={armed ? `Confirm ${label.toLowerCase()} ${what}` : `${label} ${what}`}
       onBlur={() => setArmed(false)}
       onClick={() => {
         if (!armed) return setArmed(true);
