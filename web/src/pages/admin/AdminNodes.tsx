@@ -153,10 +153,10 @@ export function AdminNodes(): ReactNode {
                   <td>
                     <Link to={`/dashboard/nodes/${n.uuid}`}>{label}</Link>
                   </td>
-                  <td>
+                  <td data-label="State">
                     <Badge value={n.provision_state} /> <Badge value={n.power_state} />
                   </td>
-                  <td data-testid="maintenance">
+                  <td data-testid="maintenance" data-label="Maintenance">
                     {n.maintenance ? (
                       <>
                         <span className="badge bad">maintenance</span>{' '}
@@ -166,10 +166,14 @@ export function AdminNodes(): ReactNode {
                       <span className="muted">no</span>
                     )}
                   </td>
-                  <td>{n.fault ? <span className="badge bad">{n.fault}</span> : <span className="muted">—</span>}</td>
-                  <td className="wrap">{n.last_error ?? <span className="muted">—</span>}</td>
-                  <td className="mono">{n.conductor ?? '—'}</td>
-                  <td>
+                  <td data-label="Fault">{n.fault ? <span className="badge bad">{n.fault}</span> : <span className="muted">—</span>}</td>
+                  <td className="wrap" data-label="Last error">
+                    {n.last_error ?? <span className="muted">—</span>}
+                  </td>
+                  <td className="mono" data-label="Conductor">
+                    {n.conductor ?? '—'}
+                  </td>
+                  <td data-label="Owner / lessee">
                     {project(n.owner)} / {project(n.lessee)}
                   </td>
                   <td>

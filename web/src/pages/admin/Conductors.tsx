@@ -109,12 +109,14 @@ export function Conductors(): ReactNode {
                     <th scope="row" className="mono">
                       {c.hostname}
                     </th>
-                    <td>{c.alive ? <span className="badge good">alive</span> : <span className="badge bad">down</span>}</td>
-                    <td>
+                    <td data-label="Alive">
+                      {c.alive ? <span className="badge good">alive</span> : <span className="badge bad">down</span>}
+                    </td>
+                    <td data-label="Last seen">
                       <Time value={c.updated_at ?? c.created_at} />
                     </td>
-                    <td>{c.conductor_group || <span className="muted">default</span>}</td>
-                    <td>{(c.drivers ?? []).join(', ') || '—'}</td>
+                    <td data-label="Group">{c.conductor_group || <span className="muted">default</span>}</td>
+                    <td data-label="Drivers">{(c.drivers ?? []).join(', ') || '—'}</td>
                     <td>
                       <button
                         type="button"

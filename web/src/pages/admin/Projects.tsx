@@ -127,8 +127,8 @@ export function Projects(): ReactNode {
                   {p.name}
                   {p.enabled ? null : <span className="badge plain">disabled</span>}
                 </td>
-                <td>{p.description || <span className="muted">—</span>}</td>
-                <td>
+                <td data-label="Description">{p.description || <span className="muted">—</span>}</td>
+                <td data-label="Parent">
                   {p.parent_id && p.parent_id !== p.domain_id ? name(p.parent_id) : <span className="muted">domain {p.domain_id}</span>}
                 </td>
                 <td className="mono">{p.id}</td>

@@ -245,15 +245,15 @@ export function Quotas(): ReactNode {
                 <Fragment key={p.id}>
                   <tr data-quota={p.name}>
                     <th scope="row">{p.name}</th>
-                    <td>{limit(l?.max_nodes)}</td>
-                    <td>{limit(l?.max_node_hours)}</td>
-                    <td>{l ? `${l.window_hours} h` : <span className="muted">default</span>}</td>
-                    <td>{l?.usage.nodes_now ?? <span className="muted">—</span>}</td>
-                    <td>
+                    <td data-label="Max nodes">{limit(l?.max_nodes)}</td>
+                    <td data-label="Max node-hours">{limit(l?.max_node_hours)}</td>
+                    <td data-label="Window">{l ? `${l.window_hours} h` : <span className="muted">default</span>}</td>
+                    <td data-label="Leased now">{l?.usage.nodes_now ?? <span className="muted">—</span>}</td>
+                    <td data-label="Routers">
                       {n?.router ?? '…'}
                       {networkOf.has(p.id) ? null : <span className="muted"> (default)</span>}
                     </td>
-                    <td>{n?.floatingip ?? '…'}</td>
+                    <td data-label="Floating IPs">{n?.floatingip ?? '…'}</td>
                     <td>
                       <button
                         type="button"

@@ -112,17 +112,21 @@ function SwitchPorts({ sw, nodeName }: { sw: Switch; nodeName: (id: string | nul
                 <th scope="row" className="mono">
                   {p.port_id}
                 </th>
-                <td>{nodeName(p.node_uuid ?? p.registered_node_uuid)}</td>
-                <td className="mono">{p.vif ?? '—'}</td>
-                <td>{configText(p.desired)}</td>
-                <td>{configText(p.applied)}</td>
-                <td>
+                <td data-label="Node">{nodeName(p.node_uuid ?? p.registered_node_uuid)}</td>
+                <td className="mono" data-label="VIF">
+                  {p.vif ?? '—'}
+                </td>
+                <td data-label="Wanted">{configText(p.desired)}</td>
+                <td data-label="Applied">{configText(p.applied)}</td>
+                <td data-label="Status">
                   <span className={`badge ${p.status === 'failed' ? 'bad' : p.status === 'applied' ? 'good' : 'busy'}`}>
                     {p.status ?? 'not yet applied'}
                   </span>
                 </td>
-                <td className="wrap">{p.last_error ?? <span className="muted">—</span>}</td>
-                <td>
+                <td className="wrap" data-label="Last error">
+                  {p.last_error ?? <span className="muted">—</span>}
+                </td>
+                <td data-label="Updated">
                   <Time value={p.updated_at} />
                 </td>
               </tr>
@@ -177,10 +181,12 @@ export function Switches(): ReactNode {
                 <th scope="row">
                   <a href={`#switch-${s.id}`}>{s.name}</a>
                 </th>
-                <td className="mono">{s.switch_id ?? '—'}</td>
-                <td>{s.driver}</td>
-                <td>{s.flat_vlan ?? '—'}</td>
-                <td>{s.description ?? <span className="muted">—</span>}</td>
+                <td className="mono" data-label="Switch ID">
+                  {s.switch_id ?? '—'}
+                </td>
+                <td data-label="Driver">{s.driver}</td>
+                <td data-label="Flat VLAN">{s.flat_vlan ?? '—'}</td>
+                <td data-label="Description">{s.description ?? <span className="muted">—</span>}</td>
               </tr>
             ))
           )}

@@ -210,8 +210,8 @@ function Assignments(): ReactNode {
               return (
                 <tr key={`${who}|${role}|${scope}`} data-assignment={`${who} ${role} ${scope}`}>
                   <td>{who}</td>
-                  <td>{role}</td>
-                  <td>{scope}</td>
+                  <td data-label="Role">{role}</td>
+                  <td data-label="Scope">{scope}</td>
                   <td>
                     {url ? (
                       <ConfirmButton
@@ -274,8 +274,8 @@ export function Users(): ReactNode {
                   {u.name}
                   {u.enabled ? null : <span className="badge plain">disabled</span>}
                 </td>
-                <td>{name(u.default_project_id)}</td>
-                <td>{u.email ?? <span className="muted">—</span>}</td>
+                <td data-label="Default project">{name(u.default_project_id)}</td>
+                <td data-label="Email">{u.email ?? <span className="muted">—</span>}</td>
                 <td className="mono">{u.id}</td>
                 <td>
                   <ConfirmButton label="Delete" what={`user ${u.name}`} disabled={remove.isPending} onConfirm={() => remove.mutate(u.id)} />
