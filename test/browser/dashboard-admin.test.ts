@@ -4,7 +4,8 @@
  * project; the new user then signs in in a second browser context and sees the dashboard (and
  * no Admin section; an admin view reached anyway shows the API's refusal in words). A duplicate
  * project name shows Keystone's message beside the name field. The admin sets maintenance on a
- * node with a reason, sees it in the list, reads it in the node's history, and ends it. Each
+ * node with a reason, sees it in the list, reads it in the node's history, and ends it; edits
+ * quotas; reads the views again under a system-scoped token. Each
  * admin view is saved as a 1280×800 screenshot in docs/dashboard/.
  */
 import { mkdirSync } from 'node:fs';
@@ -74,6 +75,15 @@ it('the admin creates a project and a user, grants a role, and the new user sign
   expect(noteBox!.y - (field!.y + field!.height)).toBeLessThan(40);
   expect(Math.abs(noteBox!.x - field!.x)).toBeLessThan(40);
   await shoot(page, 'admin-projects');
+
+  // A project deleted: the button asks for a second press, then the row goes.
+  await projectForm.getByLabel('Name').fill('short-lived');
+  await projectForm.getByRole('button', { name: 'Create project' }).click();
+  const doomed = page.locator('tr[data-project="short-lived"]');
+  await doomed.getByRole('button', { name: 'Delete project short-lived' }).click();
+  await doomed.getByRole('button', { name: 'Confirm delete project short-lived' }).click();
+  await doomed.waitFor({ state: 'detached' });
+  expect((await call(ts, p.admin, 'GET', '/identity/v3/projects?name=short-lived')).body.projects).toEqual([]);
 
   // A user with a default project and an email.
   await openAdmin(page, 'Users and roles', 'Users and roles');
@@ -166,6 +176,11 @@ it('the admin sets maintenance on a node with a reason, sees it in the list and 
   await net.getByLabel('Routers').fill('3');
   await net.getByRole('button', { name: 'Save network quota' }).click();
   await expect.poll(async () => (await call(ts, p.admin, 'GET', `/network/v2.0/quotas/${p.owner.projectId}`)).body.quota.router).toBe(3);
+  const leaseQuota = page.getByRole('form', { name: 'Lease quota of o1' });
+  await leaseQuota.getByLabel('Max nodes at once').fill('2');
+  await leaseQuota.getByRole('button', { name: 'Save lease quota' }).click();
+  await expect.poll(async () => (await call(ts, p.admin, 'GET', `/lease/v1/quotas/${p.owner.projectId}`)).body.max_nodes).toBe(2);
+  await expect.poll(() => page.locator('tr[data-quota="o1"]').textContent()).toContain('2');
   await shoot(page, 'admin-quotas');
 
   // Conductors with their nodes; switches with their port states.
@@ -185,6 +200,14 @@ it('the admin sets maintenance on a node with a reason, sees it in the list and 
   expect(await port.textContent()).toContain(seeded.nodeName);
   expect(await port.textContent()).toContain('quarantine');
   await shoot(page, 'admin-switches');
+
+  // The same views under a system-scoped token (the header's scope switcher).
+  await page.getByRole('combobox', { name: 'Project' }).selectOption({ label: 'System (all projects)' });
+  await expect.poll(() => page.getByRole('combobox', { name: 'Project' }).inputValue()).toBe('system');
+  await openAdmin(page, 'Projects', 'Projects');
+  await page.locator('tr[data-project="o1"]').waitFor();
+  await openAdmin(page, 'All nodes', 'All nodes');
+  await page.locator(`tr[data-node="${seeded.nodeName}"]`).waitFor();
 
   expect(errors).toEqual([]);
   await context.close();
