@@ -141,11 +141,27 @@ it('owner1 enrols a Redfish node, manages it, offers it, and sees the lessee’s
   await expect.poll(() => page.getByRole('region', { name: 'Quotas' }).textContent()).toContain('0 of 4');
   await page.screenshot({ path: path.join(SHOTS, 'owner-offers.png'), fullPage: false });
 
+  // A second node of o1 (enrolled by the admin) with an offer and a lease to come, for the chart.
+  const r2 = await call(ts, p.admin, 'POST', '/baremetal/v1/nodes', { name: 'R2', driver: 'fake-hardware', owner: p.owner.projectId }, V);
+  expect(r2.status, r2.text).toBe(201);
+  const r2Offer = await call(ts, p.owner, 'POST', '/lease/v1/offers', {
+    resource_uuid: r2.body.uuid,
+    start_time: formatLeaseTime(Date.now()),
+    end_time: formatLeaseTime(Date.now() + 10 * 86_400_000),
+  });
+  expect(r2Offer.status, r2Offer.text).toBe(201);
+  const r2Lease = await call(ts, p.lessee, 'POST', `/lease/v1/offers/${r2Offer.body.uuid}/claim`, {
+    start_time: formatLeaseTime(Date.now() + 4 * 86_400_000),
+    end_time: formatLeaseTime(Date.now() + 8 * 86_400_000),
+  });
+  expect(r2Lease.status, r2Lease.text).toBe(201);
+
   // Schedule: R1's row has the offer bar; no lease yet.
   await go(page, 'Schedule');
   const row = page.locator('[data-gantt-row="R1"]');
   await row.locator('[data-bar="offer"]').waitFor();
   expect(await row.locator('.gantt-bar.lease').count()).toBe(0);
+  await page.locator('[data-gantt-row="R2"] .gantt-bar.lease').waitFor();
 
   // The lessee claims the offer through the API: the lease bar appears, labelled l1.
   const offer = (await call(ts, p.owner, 'GET', `/lease/v1/offers?resource_uuid=${uuid}`)).body.offers[0];
