@@ -199,7 +199,11 @@ describe('documented compute answers match real ones', () => {
     expectValid(FlavorAccessResponse, listed, 'os-flavor-access');
     expect(listed).toEqual({ flavor_access: [{ flavor_id: flavor.flavor.id, tenant_id: p.lessee.projectId }] });
     const deleted = await call(ts, p.admin, 'DELETE', `/compute/v2.1/flavors/${flavor.flavor.id}`, undefined, NOVA);
-    expect(deleted.status, deleted.text).toBe(202);
+    expect([deleted.status, deleted.text]).toEqual([202, '']);
+    // A key pair's delete answers without a body too (204 from 2.2).
+    await ok(p.lessee, 'POST', '/compute/v2.1/os-keypairs', { keypair: { name: 'doc-gone' } }, NOVA);
+    const keyGone = await call(ts, p.lessee, 'DELETE', '/compute/v2.1/os-keypairs/doc-gone', undefined, NOVA);
+    expect([keyGone.status, keyGone.text]).toEqual([204, '']);
   });
 
   it('server actions: stop and start (202, no body), console output and rebuild as the lessee and admin; delete', async () => {

@@ -94,6 +94,32 @@ describe('documented image and lease answers match real ones', () => {
         expectValid(SchemaDocumentResponse, await ok(who, 'GET', `/image/v2/schemas/${name}`), `${who.name} schemas/${name}`);
   });
 
+  it('image: answers without JSON — upload, download (bytes), tags, (de)activation, member and image deletes', async () => {
+    const img = (await ok(p.owner, 'POST', '/image/v2/images', { name: 'doc-bytes', disk_format: 'raw', container_format: 'bare' })).id;
+    const base = `${ts.url}/image/v2/images/${img}`;
+    const token = { 'x-auth-token': p.owner.token! };
+    const up = await fetch(`${base}/file`, {
+      method: 'PUT',
+      headers: { ...token, 'content-type': 'application/octet-stream' },
+      body: new Uint8Array([1, 2, 3, 4]),
+    });
+    expect([up.status, await up.text()]).toEqual([204, '']);
+    const down = await fetch(`${base}/file`, { headers: token });
+    expect([down.status, down.headers.get('content-type')]).toEqual([200, 'application/octet-stream']);
+    expect([...new Uint8Array(await down.arrayBuffer())]).toEqual([1, 2, 3, 4]);
+    const empty = async (who: Persona, method: string, url: string): Promise<void> => {
+      const r = await call(ts, who, method, url);
+      expect([r.status, r.text], `${who.name} ${method} ${url}`).toEqual([204, '']);
+    };
+    await empty(p.owner, 'PUT', `/image/v2/images/${img}/tags/doc`);
+    await empty(p.owner, 'DELETE', `/image/v2/images/${img}/tags/doc`);
+    await empty(p.admin, 'POST', `/image/v2/images/${img}/actions/deactivate`);
+    await empty(p.admin, 'POST', `/image/v2/images/${img}/actions/reactivate`);
+    await ok(p.owner, 'POST', `/image/v2/images/${w.image}/members`, { member: p.lessee.projectId });
+    await empty(p.owner, 'DELETE', `/image/v2/images/${w.image}/members/${p.lessee.projectId}`);
+    await empty(p.owner, 'DELETE', `/image/v2/images/${img}`);
+  });
+
   it('lease: events and console tokens as admin, owner and lessee; the null of a DELETE', async () => {
     for (const who of [p.admin, p.owner, p.lessee]) {
       const events = await ok(who, 'GET', '/lease/v1/events');
