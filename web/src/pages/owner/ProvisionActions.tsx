@@ -1,10 +1,10 @@
 /**
  * The owner's provision-state actions on one node — manage, inspect, provide
  * (`PUT /baremetal/v1/nodes/{id}/states/provision` with `{target}`) — with the node's state shown
- * live: the node is read with `GET /baremetal/v1/nodes/{id}` under the `['node', id]` key the
- * live channel refreshes, and, while a transition is under way (`target_provision_state` set),
- * re-read every 2 s as a safety net for a missed change. Shown to the node's owner and to admins
- * (the API decides; a refusal shows in its words).
+ * live: the node is read with `GET /baremetal/v1/nodes/{id}` under the `['node', id]` key that
+ * the live channel (../../lib/live.ts) refreshes on every change, so `verifying` → `manageable`
+ * shows as it happens, without polling. Shown to the node's owner and to admins (the API
+ * decides; a refusal shows in its words).
  *
  * Manage is how esi checks a BMC: `enroll` → `verifying` (the conductor reads the power state
  * with the node's credentials) → `manageable`, or back to `enroll` with the reason in
@@ -55,7 +55,6 @@ export function useNode(id: string): UseQueryResult<ProvisionNode> {
     queryKey: ['node', id],
     queryFn: async ({ signal }) => get<ProvisionNode>(`/baremetal/v1/nodes/${id}`, signal),
     enabled: id !== '',
-    refetchInterval: (q) => (q.state.data?.target_provision_state ? 2000 : false),
   });
 }
 
