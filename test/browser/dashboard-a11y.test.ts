@@ -54,9 +54,11 @@ for (const width of [1280, 390])
       const page = await context.newPage();
       const errors = pageErrors(page);
       const found: Array<Violation & { view: string }> = [];
+      const checked: string[] = [];
       const check = async (view: string, toggle = true): Promise<void> => {
         if (toggle) await useTheme(page, theme);
         for (const v of await seriousViolations(page)) found.push({ view, ...v });
+        checked.push(view);
       };
 
       await page.goto(`${ts.url}/dashboard/sign-in`);
@@ -103,6 +105,10 @@ for (const width of [1280, 390])
       // The lessee's views and the operator's are all there.
       expect(visited).toEqual(expect.arrayContaining(['Nodes', 'Marketplace', 'Leases', 'Projects', 'Users and roles', 'Quotas']));
       expect(visited).toEqual(expect.arrayContaining(['All nodes', 'Conductors', 'Switches']));
+      expect(checked).toEqual(
+        expect.arrayContaining(['sign-in', 'node page', 'node history', 'Quotas, editor open', 'Conductors, nodes shown']),
+      );
+      expect(checked.length).toBe(visited.length + 6);
 
       expect(found, found.map((v) => `${v.view}: ${v.id} (${v.impact}) ${v.help}\n  ${v.nodes.join('\n  ')}`).join('\n')).toEqual([]);
       expect(errors).toEqual([]);

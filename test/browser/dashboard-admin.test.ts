@@ -5,8 +5,8 @@
  * no Admin section; an admin view reached anyway shows the API's refusal in words). A duplicate
  * project name shows Keystone's message beside the name field. The admin sets maintenance on a
  * node with a reason, sees it in the list, reads it in the node's history, and ends it; edits
- * quotas; reads the views again under a system-scoped token. Each
- * admin view is saved as a 1280×800 screenshot in docs/dashboard/.
+ * quotas; reads the views again under a system-scoped token. Each admin view is saved as a
+ * 1280×800 screenshot in docs/dashboard/.
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
