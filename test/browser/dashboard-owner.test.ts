@@ -176,6 +176,9 @@ it('owner1 enrols a Redfish node, manages it, offers it, and sees the lessee’s
   expect(await leaseBar.getAttribute('title')).toMatch(/UTC\).*→.*UTC\)/);
   await leaseBar.click();
   await expect.poll(() => page.getByRole('region', { name: 'Chosen bar' }).textContent()).toContain('Lease by l1');
+  // Below the chart, my nodes with their state and next lease.
+  await expect.poll(() => page.locator('tr[data-my-node="R1"]').textContent()).toContain('next: l1');
+  expect(await page.locator('tr[data-my-node="R1"]').textContent()).toContain('manageable');
   await page.screenshot({ path: path.join(SHOTS, 'owner-schedule.png') });
 
   // Events: the offer's creation and the lease's are listed.

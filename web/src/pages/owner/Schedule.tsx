@@ -6,8 +6,9 @@
  * cancelled ones are left out, ended ones are drawn faded. The range starts one day back and
  * spans 15 days; zoom and pan buttons change it (kept in the URL: `?days=&from=`). Each bar's
  * title gives its exact times (local and UTC); choosing one shows its details below the chart.
- * Lists stay current through the live channel (../../lib/live.ts patches the `nodes`, `offers`
- * and `leases` caches).
+ * Below the chart, my nodes with their provision and power state, lessee and current (or next)
+ * lease. Lists stay current through the live channel (../../lib/live.ts patches the `nodes`,
+ * `offers` and `leases` caches).
  */
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
@@ -15,7 +16,7 @@ import { Link, useSearchParams } from 'react-router';
 import { get } from '../../lib/api.ts';
 import { useSession } from '../../lib/session.tsx';
 import { parseUtc } from '../../lib/times.ts';
-import { Badge, ErrorNote, PageHeader } from '../../ui/common.tsx';
+import { Badge, countdown, ErrorNote, PageHeader, Time } from '../../ui/common.tsx';
 import { bothZones, Gantt, type GanttBar, type GanttRow } from '../../ui/gantt.tsx';
 import { nodeLabel, ownedNodesPath, type Lease, type Offer, type OwnedNode } from './model.ts';
 
@@ -197,6 +198,80 @@ export function Schedule(): ReactNode {
           )}
         </section>
       ) : null}
+      <NodeTable nodes={nodes.data ?? []} leases={leases.data ?? []} now={now} />
     </main>
+  );
+}
+
+/** The lease that holds a node now (active), else the next one to start. */
+function currentLease(leases: readonly Lease[], node: string): Lease | undefined {
+  const mine = leases.filter((l) => l.resource_uuid === node);
+  return (
+    mine.find((l) => l.status === 'active') ??
+    mine.filter((l) => l.status === 'created').sort((a, b) => a.start_time.localeCompare(b.start_time))[0]
+  );
+}
+
+/** My nodes with their state, lessee and current or next lease, beside the chart. */
+function NodeTable({ nodes, leases, now }: { nodes: readonly OwnedNode[]; leases: readonly Lease[]; now: number }): ReactNode {
+  if (nodes.length === 0) return null;
+  return (
+    <section aria-labelledby="my-nodes">
+      <h2 id="my-nodes">My nodes</h2>
+      <table className="grid" data-testid="my-nodes">
+        <thead>
+          <tr>
+            <th scope="col">Node</th>
+            <th scope="col">Provision state</th>
+            <th scope="col">Power</th>
+            <th scope="col">Lessee</th>
+            <th scope="col">Lease</th>
+          </tr>
+        </thead>
+        <tbody>
+          {[...nodes]
+            .sort((a, b) => nodeLabel(a).localeCompare(nodeLabel(b)))
+            .map((n) => {
+              const l = currentLease(leases, n.uuid);
+              return (
+                <tr key={n.uuid} data-my-node={nodeLabel(n)}>
+                  <td>
+                    <Link to={`/dashboard/nodes/${n.uuid}`}>{nodeLabel(n)}</Link>
+                  </td>
+                  <td>
+                    <Badge value={n.provision_state} />
+                    {n.target_provision_state ? <span className="muted"> → {n.target_provision_state}</span> : null}
+                  </td>
+                  <td>
+                    <Badge value={n.power_state} />
+                  </td>
+                  <td>
+                    {n.lessee === null ? (
+                      '—'
+                    ) : l?.status === 'active' && l.project_id === n.lessee ? (
+                      l.project
+                    ) : (
+                      <span className="mono">{n.lessee}</span>
+                    )}
+                  </td>
+                  <td>
+                    {l === undefined ? (
+                      <span className="muted">none</span>
+                    ) : l.status === 'active' ? (
+                      <>
+                        {l.project ?? l.project_id}, {countdown(l.end_time, now)} left (until <Time value={l.end_time} />)
+                      </>
+                    ) : (
+                      <>
+                        next: {l.project ?? l.project_id} from <Time value={l.start_time} />
+                      </>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+        </tbody>
+      </table>
+    </section>
   );
 }
