@@ -17,6 +17,7 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { InvalidInputError } from '../../domain/errors.ts';
+import { DESCRIPTION_MAX, NAME_MAX, VLAN_MAX, VLAN_MIN } from '../../domain/networking/index.ts';
 
 const OptStr = Type.Optional(Type.Union([Type.String(), Type.Null()]));
 const OptList = Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()]));
@@ -86,3 +87,46 @@ export function parseEsiBody<S extends TObject>(schema: S, body: unknown): Stati
   if (Value.Check(schema, body)) return body;
   throw new InvalidInputError('The request body must be a JSON object.', 'HTTPBadRequest');
 }
+
+const SwitchName = Type.String({ minLength: 1, maxLength: NAME_MAX });
+/** The flat VLAN: an integer (or digits) in the VLAN range; null for the default (1). */
+const FlatVlan = Type.Union([Type.Integer({ minimum: VLAN_MIN, maximum: VLAN_MAX }), Type.String({ pattern: '^-?\\d+$' }), Type.Null()]);
+const DriverInfo = Type.Object({}, { additionalProperties: true, description: "the driver's settings; secrets are write-only" });
+
+/**
+ * The attributes of `POST /v2.0/switches` (esi; docs/networking.md): the switch's name (the
+ * `switch_info` bare-metal ports name), its chassis id (`switch_id`), the driver that programs it
+ * and the driver's settings; checked by the domain (src/domain/networking/switches.ts `newSwitch`).
+ */
+export const SwitchCreateAttrs = Type.Object(
+  {
+    name: SwitchName,
+    switch_id: Type.String({ minLength: 1, maxLength: NAME_MAX, description: 'usually a MAC address' }),
+    driver: Type.String({ description: 'linux-bridge, ssh-cli or fake (those enabled)' }),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: DESCRIPTION_MAX }), Type.Null()])),
+    driver_info: Type.Optional(Type.Union([DriverInfo, Type.Null()])),
+    flat_vlan: Type.Optional(FlatVlan),
+  },
+  { additionalProperties: false },
+);
+
+/** `POST /v2.0/switches`: {@link SwitchCreateAttrs} in its wrapper. */
+export const SwitchCreateBody = Type.Object({ switch: SwitchCreateAttrs }, { additionalProperties: false });
+
+/**
+ * The attributes of `PUT /v2.0/switches/{switch}` (esi): any of the settings but the driver; a
+ * secret left out of `driver_info` (or given as `******`) keeps its value, null removes it.
+ */
+export const SwitchUpdateAttrs = Type.Object(
+  {
+    name: Type.Optional(SwitchName),
+    switch_id: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_MAX })),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: DESCRIPTION_MAX }), Type.Null()])),
+    driver_info: Type.Optional(DriverInfo),
+    flat_vlan: Type.Optional(FlatVlan),
+  },
+  { additionalProperties: false },
+);
+
+/** `PUT /v2.0/switches/{switch}`: {@link SwitchUpdateAttrs} in its wrapper. */
+export const SwitchUpdateBody = Type.Object({ switch: SwitchUpdateAttrs }, { additionalProperties: false });

@@ -29,9 +29,14 @@ import {
   NodeNetworkAttachBody,
   NodeNetworkDetachBody,
   parseEsiBody,
+  SwitchCreateAttrs,
+  SwitchCreateBody,
   SwitchPortRegisterAttrs,
   SwitchPortRegisterBody,
+  SwitchUpdateAttrs,
+  SwitchUpdateBody,
 } from './esi-bodies.ts';
+import { checkNeutronBody } from './action-bodies.ts';
 import {
   EsiTrunkCollection,
   EsiTrunkResponse,
@@ -126,17 +131,20 @@ export function registerEsiRoutes(app: FastifyInstance, services: NetworkApiDeps
   app.get('/switches', { config: { doc: routeDoc({ response: SwitchCollection }) } }, async (req) => ({
     switches: (await n.switches.list(req.auth)).map((s) => renderSwitch(n.switches.masked(s))),
   }));
-  app.post('/switches', { config: { doc: routeDoc({ response: SwitchResponse }) } }, async (req, reply) =>
-    reply
-      .code(201)
-      .send({ switch: renderSwitch(n.switches.masked(await n.switches.create(req.auth, unwrap(req.body, 'switch', 'switches')))) }),
-  );
+  app.post('/switches', { config: { doc: routeDoc({ body: SwitchCreateBody, response: SwitchResponse }) } }, async (req, reply) => {
+    const attrs = unwrap(req.body, 'switch', 'switches');
+    const body = checkNeutronBody(SwitchCreateAttrs, attrs, () => n.switches.newSwitch(attrs));
+    return reply.code(201).send({ switch: renderSwitch(n.switches.masked(await n.switches.create(req.auth, body))) });
+  });
   app.get<Ident>('/switches/:ident', { config: { doc: routeDoc({ response: SwitchResponse }) } }, async (req) => ({
     switch: renderSwitch(n.switches.masked(await n.switches.get(req.auth, req.params.ident))),
   }));
-  app.put<Ident>('/switches/:ident', { config: { doc: routeDoc({ response: SwitchResponse }) } }, async (req) => ({
-    switch: renderSwitch(n.switches.masked(await n.switches.update(req.auth, req.params.ident, unwrap(req.body, 'switch', 'switches')))),
-  }));
+  app.put<Ident>('/switches/:ident', { config: { doc: routeDoc({ body: SwitchUpdateBody, response: SwitchResponse }) } }, async (req) => {
+    const attrs = unwrap(req.body, 'switch', 'switches');
+    const sw = await n.switches.get(req.auth, req.params.ident);
+    const body = checkNeutronBody(SwitchUpdateAttrs, attrs, () => n.switches.changesOf(sw, attrs));
+    return { switch: renderSwitch(n.switches.masked(await n.switches.update(req.auth, req.params.ident, body))) };
+  });
   app.delete<Ident>('/switches/:ident', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     await n.switches.delete(req.auth, req.params.ident);
     return reply.code(204).send();

@@ -29,6 +29,9 @@ const CREATE = new Set(['name', 'switch_id', 'description', 'driver', 'driver_in
 const UPDATE = new Set(['name', 'switch_id', 'description', 'driver_info', 'flat_vlan']);
 const READ_ONLY = new Set(['id', 'created_at', 'updated_at']);
 
+/** What an update changes: some settings, and the time. */
+export type SwitchChanges = { readonly [K in keyof Omit<Switch, 'id' | 'created_at'>]?: Switch[K] };
+
 /** One port of a switch as the switch API shows it. */
 export interface SwitchPortView {
   readonly port_id: string;
@@ -101,11 +104,11 @@ export class SwitchService {
   }
 
   /**
-   * Register a switch.
-   * @throws ForbiddenError, InvalidInputError (settings), ConflictError (name or switch_id taken)
+   * A new switch from the attributes of a create body (`POST /v2.0/switches`), checked: known
+   * names, name and switch_id given, a driver esi has, the driver's settings, the flat VLAN.
+   * @throws InvalidInputError (Neutron's messages)
    */
-  async create(ctx: AuthContext, body: unknown): Promise<Switch> {
-    this.access.authorize('create_switch', {}, ctx);
+  newSwitch(body: unknown): Switch {
     const a = checkKeys(body, 'switch', CREATE, READ_ONLY, 'POST');
     const nameV = str(a, 'name', '');
     if (nameV === '') throw new InvalidInputError("Failed to parse request. Required attribute 'name' not specified", 'HTTPBadRequest');
@@ -119,7 +122,7 @@ export class SwitchService {
         'HTTPBadRequest',
       );
     const now = this.access.now();
-    const sw: Switch = {
+    return {
       id: newUuid(),
       name: nameV,
       switch_id: switchId.toLowerCase(),
@@ -130,20 +133,28 @@ export class SwitchService {
       created_at: now,
       updated_at: now,
     };
+  }
+
+  /**
+   * Register a switch.
+   * @throws ForbiddenError, InvalidInputError (settings), ConflictError (name or switch_id taken)
+   */
+  async create(ctx: AuthContext, body: unknown): Promise<Switch> {
+    this.access.authorize('create_switch', {}, ctx);
+    const sw = this.newSwitch(body);
     await this.access.repo.locked(['switches'], (tx) => tx.insertSwitch(sw));
     await this.resyncKnown(sw);
     return sw;
   }
 
   /**
-   * Change a switch's settings, then resync it (the new settings may reach another device).
-   * Secret settings left out of a new `driver_info` keep their sealed values.
+   * The changes the attributes of an update body (`PUT /v2.0/switches/{switch}`) make to `sw`,
+   * checked. Secret settings left out of a new `driver_info` keep their sealed values.
+   * @throws InvalidInputError (Neutron's messages)
    */
-  async update(ctx: AuthContext, ident: string, body: unknown): Promise<Switch> {
-    const sw = await this.get(ctx, ident);
-    this.access.authorize('update_switch', {}, ctx);
+  changesOf(sw: Switch, body: unknown): SwitchChanges {
     const a = checkKeys(body, 'switch', UPDATE, new Set([...READ_ONLY, 'driver']), 'PUT');
-    const changes: { -readonly [K in keyof Omit<Switch, 'id' | 'created_at'>]?: Switch[K] } = { updated_at: this.access.now() };
+    const changes: { -readonly [K in keyof SwitchChanges]: SwitchChanges[K] } = { updated_at: this.access.now() };
     if (a.name !== undefined) changes.name = str(a, 'name', sw.name);
     if (a.switch_id !== undefined) changes.switch_id = str(a, 'switch_id', sw.switch_id).toLowerCase();
     if (a.description !== undefined) changes.description = description(a);
@@ -165,6 +176,17 @@ export class SwitchService {
       }
       changes.driver_info = this.sealInfo(sw.driver, this.driverInfo(merged, sw.driver));
     }
+    return changes;
+  }
+
+  /**
+   * Change a switch's settings, then resync it (the new settings may reach another device).
+   * Secret settings left out of a new `driver_info` keep their sealed values.
+   */
+  async update(ctx: AuthContext, ident: string, body: unknown): Promise<Switch> {
+    const sw = await this.get(ctx, ident);
+    this.access.authorize('update_switch', {}, ctx);
+    const changes = this.changesOf(sw, body);
     if (changes.name !== undefined && changes.name !== sw.name)
       await this.refuseIfCarrying(sw, 'renamed (bare-metal ports name it in switch_info)');
     if (changes.switch_id !== undefined && changes.switch_id !== sw.switch_id) await this.refuseIfCarrying(sw, 'given another switch_id');
