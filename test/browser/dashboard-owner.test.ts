@@ -107,12 +107,12 @@ it('owner1 enrols a Redfish node, manages it, offers it, and sees the lessee’s
   expect(nodes).toEqual([expect.objectContaining({ name: 'R1', owner: p.owner.projectId, provision_state: 'enroll' })]);
   const uuid = nodes[0].uuid as string;
   await expect.poll(() => page.getByTestId('provision-state').textContent()).toContain('enroll');
-  await page.screenshot({ path: path.join(SHOTS, 'owner-enrol.png') });
 
   // Manage: the conductor reaches the lab's BMC; the state on the page follows by itself.
   await page.getByRole('button', { name: 'Manage' }).click();
   await expect.poll(() => page.getByTestId('provision-state').textContent(), { timeout: 20_000 }).toContain('manageable');
   await page.getByText('The BMC answered').waitFor();
+  await page.screenshot({ path: path.join(SHOTS, 'owner-enrol.png') });
 
   // A lease policy on R1 and a quota of o1, made through the API, show on My offers.
   const policy = await call(ts, p.owner, 'POST', '/lease/v1/lease_policies', {

@@ -6,8 +6,9 @@
  * 1. **Save** — `POST /baremetal/v1/nodes` (the node starts in `enroll`: it is recorded but not
  *    usable; the owner is the signed-in project). A refused body (bad name, unknown driver) is
  *    shown beside its field. Saving again after a fix sends `PATCH /baremetal/v1/nodes/{id}`.
- * 2. **Validate** — `GET /baremetal/v1/nodes/{id}/validate`, each interface's result; power and
- *    management say whether the BMC fields are complete and well-formed (no BMC contact).
+ * 2. **Validate** — `GET /baremetal/v1/nodes/{id}/validate`: power and management say whether
+ *    the BMC fields are complete and well-formed (no BMC contact); the other interfaces (boot,
+ *    deploy…, which matter for deploys, not for enrolling) are folded below them.
  * 3. **Manage** — `PUT …/states/provision {target: manage}`: the conductor reaches the BMC with
  *    the credentials (`verifying`); `manageable` means it answered, back to `enroll` with
  *    `last_error` means it did not (unreachable, wrong credentials, wrong system), shown beside
@@ -39,8 +40,8 @@ const BMC_KEYS: Record<string, { address: string; system?: string; port?: string
   ipmi: { address: 'ipmi_address', port: 'ipmi_port', username: 'ipmi_username', password: 'ipmi_password' },
 };
 
-/** Power and management (the BMC fields) first in the validation table. */
-const rank = (kind: string): number => (kind === 'power' ? 0 : kind === 'management' ? 1 : 2);
+/** The interfaces whose validation is about the BMC fields. */
+const BMC_INTERFACES = ['power', 'management'];
 
 /** The drivers offered when the API does not list them to this user. */
 const KNOWN_DRIVERS = ['redfish', 'ipmi'];
@@ -70,6 +71,34 @@ class FieldProblem extends Error {
   ) {
     super(message);
   }
+}
+
+/** Interfaces' validation results as a table. */
+function ValidationTable({ rows, testId }: { rows: Array<[string, Validation[string]]>; testId: string }): ReactNode {
+  return (
+    <table className="grid compact" data-testid={testId}>
+      <thead>
+        <tr>
+          <th scope="col">Interface</th>
+          <th scope="col">Result</th>
+          <th scope="col">Reason</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map(([kind, r]) => (
+          <tr key={kind} data-interface={kind}>
+            <th scope="row">{kind}</th>
+            <td>
+              <span className={`badge ${r.result === true ? 'good' : r.result === false ? 'bad' : 'plain'}`}>
+                {r.result === true ? 'passed' : r.result === false ? 'failed' : 'not checked'}
+              </span>
+            </td>
+            <td>{r.reason ?? ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
 }
 
 /** A labelled input with its error beside it (described by, marked invalid). */
@@ -254,6 +283,9 @@ export function Enrol(): ReactNode {
   // The BMC's answer to manage: back in enroll with last_error means it did not answer.
   const bmcProblem = live && live.provision_state === 'enroll' && live.target_provision_state === null ? live.last_error : null;
   const errors = bmcProblem && !fieldErrors.address ? { ...fieldErrors, address: bmcProblem } : fieldErrors;
+  const others = Object.entries(validation ?? {})
+    .filter(([k]) => !BMC_INTERFACES.includes(k))
+    .sort(([a], [b]) => a.localeCompare(b));
   const validOk = validation !== null && validation.power?.result !== false && validation.management?.result !== false;
 
   return (
@@ -384,35 +416,24 @@ export function Enrol(): ReactNode {
           {saved !== null && validation !== null ? (
             <section aria-label="Validation" className="o-validation">
               <h2>Validation</h2>
-              <table className="grid compact" data-testid="validation">
-                <thead>
-                  <tr>
-                    <th scope="col">Interface</th>
-                    <th scope="col">Result</th>
-                    <th scope="col">Reason</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {Object.entries(validation)
-                    .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
-                    .map(([kind, r]) => (
-                      <tr key={kind} data-interface={kind}>
-                        <th scope="row">{kind}</th>
-                        <td>
-                          <span className={`badge ${r.result === true ? 'good' : r.result === false ? 'bad' : 'plain'}`}>
-                            {r.result === true ? 'passed' : r.result === false ? 'failed' : 'not checked'}
-                          </span>
-                        </td>
-                        <td>{r.reason ?? ''}</td>
-                      </tr>
-                    ))}
-                </tbody>
-              </table>
+              <ValidationTable
+                rows={Object.entries(validation)
+                  .filter(([k]) => BMC_INTERFACES.includes(k))
+                  .sort(([a], [b]) => BMC_INTERFACES.indexOf(a) - BMC_INTERFACES.indexOf(b))}
+                testId="validation"
+              />
               <p className="muted">
                 {validOk
-                  ? 'Power and management pass: the BMC fields are complete. Manage now checks that the BMC answers. Deploy and boot only matter once an image is chosen.'
-                  : 'Power or management fail: fix the fields marked above and save again, or delete the node.'}
+                  ? 'Power and management pass: the BMC fields are complete. Manage now checks that the BMC answers.'
+                  : 'Power or management fail: fix the fields marked in the form and save again, or delete the node.'}
               </p>
+              <details>
+                <summary>
+                  Other interfaces ({others.filter(([, r]) => r.result === false).length} of {others.length} not ready: they matter for
+                  deploys, not for enrolling)
+                </summary>
+                <ValidationTable rows={others} testId="validation-others" />
+              </details>
             </section>
           ) : null}
 
