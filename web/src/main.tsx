@@ -22,6 +22,9 @@ const queries = new QueryClient({
   },
 });
 
+// The system's theme until the header's toggle chooses one (the sign-in page follows it too).
+document.documentElement.dataset.theme = matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queries}>

@@ -5,7 +5,7 @@
  * | route                            | answer |
  * |----------------------------------|--------|
  * | `GET /` from a browser           | the app's `index.html` (a client asking for JSON gets esi's service list, src/server/app.ts) |
- * | `GET /dashboard`, `/dashboard/{view}[/{item}[/{part}]]` | `index.html`: every view has its own URL, routed in the browser |
+ * | `GET /dashboard`, `/dashboard/{view}[/{item}[/{part}[/{sub}]]]` | `index.html`: every view has its own URL, routed in the browser |
  * | `GET /dashboard/assets/{file}`   | the hashed bundle files, cached for a year (`immutable`) |
  *
  * The pages are public (they hold no data: everything is read through the APIs with the user's
@@ -62,7 +62,7 @@ export async function registerDashboardPages(
 
   const page = { config: { public: true, doc: { summary: 'The web dashboard (a view of the single-page app)', answer: 'html' as const } } };
   app.get('/dashboard', page, async (_req, reply) => sendPage(reply));
-  // A view's URL has up to three segments below /dashboard (`/dashboard/nodes/{uuid}`).
+  // A view's URL has up to four segments below /dashboard (`/dashboard/admin/nodes/{uuid}/history`).
   const view = async (req: FastifyRequest<{ Params: Record<string, string> }>, reply: FastifyReply): Promise<FastifyReply> => {
     if (req.params.view === 'v1')
       return reply
@@ -74,6 +74,7 @@ export async function registerDashboardPages(
   app.get('/dashboard/:view', page, view);
   app.get('/dashboard/:view/:item', page, view);
   app.get('/dashboard/:view/:item/:part', page, view);
+  app.get('/dashboard/:view/:item/:part/:sub', page, view);
   app.get<{ Params: { file: string } }>(
     '/dashboard/assets/:file',
     { config: { public: true, doc: { summary: 'A file of the dashboard bundle (hashed name)', answer: 'binary' } } },
