@@ -206,7 +206,7 @@ it('owner1 enrols a Redfish node, manages it, offers it, and sees the lessee’s
   await page.setViewportSize({ width: 390, height: 844 });
   await go(page, 'Schedule');
   await row.waitFor();
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
 
   expect(errors).toEqual([]);
   await context.close();
