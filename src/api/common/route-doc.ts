@@ -53,6 +53,12 @@ export interface RouteDoc {
    */
   readonly noBody?: boolean;
   /**
+   * True for a GET route that reads no query parameter (a refusal of unknown ones, if any, is
+   * the route's own); such a route documents none, and the documentation tests do not ask it
+   * for {@link RouteDoc.query}.
+   */
+  readonly noQuery?: boolean;
+  /**
    * True for a route that only answers 405 for methods its path lacks (with `Allow`): it is no
    * operation and the document leaves it out.
    */

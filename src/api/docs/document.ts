@@ -8,7 +8,8 @@
  * - the request body and query parameters its `config.doc` names (src/api/common/route-doc.ts):
  *   the schemas its parser checks, never validated by Fastify a second time (they are handed to
  *   the document only, not to the route's `schema`);
- * - `x-esi-no-body: true` on a POST, PUT or PATCH route that reads no body (`doc.noBody`);
+ * - `x-esi-no-body: true` on a POST, PUT or PATCH route that reads no body (`doc.noBody`), and
+ *   `x-esi-no-query: true` on a GET route that reads no query parameter (`doc.noQuery`);
  * - `security: []` when anonymous callers may use it (`config.public`, or a service without
  *   authentication), else the document's default (an `X-Auth-Token` header);
  * - a `2XX` answer, or one of the status `config.doc.status` names (300 for version lists, 101
@@ -68,6 +69,7 @@ export function documentRoute({ schema, url, route }: { schema: FastifySchema; u
     ...(doc?.query ? { querystring: doc.query } : {}),
     ...(anonymous ? { security: [] } : {}),
     ...(doc?.noBody ? { 'x-esi-no-body': true } : {}),
+    ...(doc?.noQuery ? { 'x-esi-no-query': true } : {}),
     response: { [doc?.status ?? '2XX']: successAnswer(doc) },
   };
   return { schema: out, url: openApiPath(url) };

@@ -2,7 +2,8 @@
  * How much of the API the document describes (issue 19, item 4: "an OpenAPI 3 document … that
  * matches what the routes accept and return"): every POST, PUT and PATCH operation names its
  * request body (or says it reads none, `x-esi-no-body`), and every operation names its success
- * answer (a JSON schema, a non-JSON media type, or "without a body").
+ * answer (a JSON schema, a non-JSON media type, or "without a body"), and every GET operation
+ * names the query parameters it reads (or says it reads none, `x-esi-no-query`).
  *
  * Operations not yet described are listed, one per line, in `openapi-gaps.txt`; the test fails
  * both ways: on an operation that lacks a description and is not listed (a new route must come
@@ -25,7 +26,7 @@ beforeAll(async () => {
 });
 afterAll(async () => ts?.close());
 
-/** `METHOD path body` and `METHOD path answer` for each part of an operation not described. */
+/** `METHOD path body`, `METHOD path answer` and `GET path query` for each part of an operation not described. */
 function gaps(): string[] {
   const out: string[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
@@ -37,6 +38,8 @@ function gaps(): string[] {
       // The success answer: 2XX, or the status a route names (101, 300).
       const ok = Object.entries<any>(op.responses ?? {}).find(([code]) => !/^[45]/.test(code))?.[1];
       if (ok?.content === undefined && ok?.description === 'Success') out.push(`${m} ${path} answer`);
+      const query = (op.parameters ?? []).some((x: { in?: string }) => x.in === 'query');
+      if (method === 'get' && !query && op['x-esi-no-query'] !== true) out.push(`${m} ${path} query`);
     }
   }
   return out.sort();
