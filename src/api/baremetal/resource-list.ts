@@ -43,12 +43,23 @@ export interface ParsedResourceList {
 const PAGING = ['marker', 'limit', 'sort_key', 'sort_dir'];
 
 /**
+ * The query parameters a list takes (what {@link parseResourceList} allows): paging, the
+ * resource's filters, and `fields` and `detail` unless it is a `…/detail` collection.
+ */
+export function resourceListParams(spec: Pick<ResourceListSpec, 'filters'>, detailPath: boolean): ReadonlySet<string> {
+  return new Set([...PAGING, ...spec.filters, ...(detailPath ? [] : ['fields', 'detail'])]);
+}
+
+/** The query parameters of a GET of one object (what {@link parseShowFields} allows). */
+export const SHOW_PARAMS: ReadonlySet<string> = new Set(['fields']);
+
+/**
  * Parse a list request.
  * @param detailPath true for a `…/detail` collection (no `fields` or `detail` then)
  * @throws InvalidInputError (400) and NotAcceptableError (406) per the module rules
  */
 export function parseResourceList(raw: unknown, version: number, detailPath: boolean, spec: ResourceListSpec): ParsedResourceList {
-  const q = readQuery(raw, new Set([...PAGING, ...spec.filters, ...(detailPath ? [] : ['fields', 'detail'])]));
+  const q = readQuery(raw, resourceListParams(spec, detailPath));
   const detail = boolParam(q, 'detail');
   if (detail !== undefined && version < spec.detailVersion)
     throw new InvalidInputError(`Invalid query parameter ?detail=${q.detail} received.`);
@@ -72,7 +83,7 @@ export function parseResourceList(raw: unknown, version: number, detailPath: boo
 
 /** `fields` of a GET of one object: checked like a list's, or null for all. */
 export function parseShowFields(raw: unknown, version: number, spec: Pick<ResourceListSpec, 'known' | 'fieldVersions'>): string[] | null {
-  const fields = listParam(readQuery(raw, new Set(['fields'])), 'fields') ?? null;
+  const fields = listParam(readQuery(raw, SHOW_PARAMS), 'fields') ?? null;
   if (fields !== null) checkFields(fields, version, spec.known, (f, v) => v >= (spec.fieldVersions?.[f] ?? 1));
   return fields;
 }

@@ -9,15 +9,22 @@ import type { FastifyInstance } from 'fastify';
 import { chassisUuid } from '../../domain/inventory/index.ts';
 import { InvalidInputError } from '../../domain/errors.ts';
 import { empty, type BaremetalContext } from './context.ts';
-import { parseNodeList } from './node-list.ts';
+import { NODE_DETAIL_PARAMS, NODE_LIST_PARAMS, parseNodeList } from './node-list.ts';
 import { readFullNodePage } from './node-list-read.ts';
 import { readQuery } from './query.ts';
 import { collection, nextLink, nodePage } from './render.ts';
 import { CHASSIS_DEFAULT_FIELDS, CHASSIS_FIELDS, renderChassis } from './render-resources.ts';
-import { notPermitted, parseResourceList, parseShowFields, type ResourceListSpec } from './resource-list.ts';
+import {
+  notPermitted,
+  parseResourceList,
+  parseShowFields,
+  resourceListParams,
+  SHOW_PARAMS,
+  type ResourceListSpec,
+} from './resource-list.ts';
 import { ChassisCreateBody } from './resource-schemas.ts';
 import { PatchBody, parseBody } from './schemas.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 import { NodeCollection, NodeDetailCollection } from './response-schemas.ts';
 import { ChassisCollection, ChassisDetailCollection, ChassisResponse } from './response-schemas-resources.ts';
 
@@ -29,6 +36,11 @@ const SPEC: ResourceListSpec = {
   fieldsWithDetail: 'Can not specify ?detail=True and fields in the same request.',
 };
 const NO_PARAMS = new Set<string>();
+/** The node list's filter a chassis' nodes refuse (the chassis is the URL's). */
+const CHASSIS_FILTER = 'chassis_uuid';
+/** Query parameters of a chassis' nodes: the node list's but {@link CHASSIS_FILTER}. */
+const chassisNodeParams = (detailPath: boolean): string[] =>
+  [...(detailPath ? NODE_DETAIL_PARAMS : NODE_LIST_PARAMS)].filter((name) => name !== CHASSIS_FILTER);
 
 interface UuidParams {
   uuid: string;
@@ -42,7 +54,7 @@ export function chassisRoutes(app: FastifyInstance, ctx: BaremetalContext): void
     const path = detailPath ? '/chassis/detail' : '/chassis';
     const response = detailPath ? ChassisDetailCollection : ChassisCollection;
     for (const p of [path, `${path}.json`]) {
-      app.get(p, { config: { doc: routeDoc({ response }) } }, async (req) => {
+      app.get(p, { config: { doc: routeDoc({ query: queryDoc(resourceListParams(SPEC, detailPath)), response }) } }, async (req) => {
         const l = parseResourceList(req.query, req.ironicVersion, detailPath, SPEC);
         const items = await inventory.chassis.list(req.auth, l);
         return collection(
@@ -63,7 +75,8 @@ export function chassisRoutes(app: FastifyInstance, ctx: BaremetalContext): void
     });
   }
 
-  app.get<{ Params: UuidParams }>('/chassis/:uuid', { config: { doc: routeDoc({ response: ChassisResponse }) } }, async (req) => {
+  const showDoc = routeDoc({ query: queryDoc(SHOW_PARAMS), response: ChassisResponse });
+  app.get<{ Params: UuidParams }>('/chassis/:uuid', { config: { doc: showDoc } }, async (req) => {
     const fields = parseShowFields(req.query, req.ironicVersion, SPEC);
     return renderChassis(await inventory.chassis.get(req.auth, chassisUuid(req.params.uuid)), base, fields);
   });
@@ -85,7 +98,11 @@ export function chassisRoutes(app: FastifyInstance, ctx: BaremetalContext): void
   });
 
   // One node below a chassis: Ironic's nested NodesController refuses it.
-  const refused = routeDoc({ answer: 'empty', summary: 'Always refused: 403 OperationNotPermitted, as in Ironic (use /v1/nodes/{node})' });
+  const refused = routeDoc({
+    answer: 'empty',
+    noQuery: true,
+    summary: 'Always refused: 403 OperationNotPermitted, as in Ironic (use /v1/nodes/{node})',
+  });
   app.get<{ Params: UuidParams & { node: string } }>('/chassis/:uuid/nodes/:node', { config: { doc: refused } }, async (req) => {
     chassisUuid(req.params.uuid);
     throw notPermitted();
@@ -96,12 +113,12 @@ export function chassisRoutes(app: FastifyInstance, ctx: BaremetalContext): void
     const response = detailPath ? NodeDetailCollection : NodeCollection;
     app.get<{ Params: UuidParams }>(
       detailPath ? '/chassis/:uuid/nodes/detail' : '/chassis/:uuid/nodes',
-      { config: { doc: routeDoc({ response }) } },
+      { config: { doc: routeDoc({ query: queryDoc(chassisNodeParams(detailPath)), response }) } },
       async (req, reply) => {
         const v = req.ironicVersion;
         const uuid = chassisUuid(req.params.uuid);
-        if ((req.query as Record<string, unknown> | undefined)?.chassis_uuid !== undefined)
-          throw new InvalidInputError('Unexpected arguments: chassis_uuid');
+        if ((req.query as Record<string, unknown> | undefined)?.[CHASSIS_FILTER] !== undefined)
+          throw new InvalidInputError(`Unexpected arguments: ${CHASSIS_FILTER}`);
         const parsed = parseNodeList(req.query, v, detailPath);
         const request = { ...parsed.request, filters: { ...parsed.request.filters, chassisUuid: uuid } };
         const views =

@@ -12,7 +12,10 @@ import type { FastifyInstance } from 'fastify';
 import { InvalidInputError } from '../../domain/errors.ts';
 import { parseReadOnly, serveConsole, type ConsoleSocket } from '../common/console-ws.ts';
 import { nodeIdent, type BaremetalContext, type IdentParams } from './context.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
+
+/** The stream's one query parameter (`true` for a console that only reads); any other is ignored. */
+const READ_ONLY = 'read_only';
 
 /** Path of a node's console stream below `/v1`. */
 export function consoleStreamPath(nodeUuid: string): string {
@@ -21,11 +24,16 @@ export function consoleStreamPath(nodeUuid: string): string {
 
 /** Registers the console stream route. */
 export function consoleStreamRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
-  app.route<{ Params: IdentParams; Querystring: { read_only?: unknown } }>({
+  app.route<{ Params: IdentParams; Querystring: { [READ_ONLY]?: unknown } }>({
     method: 'GET',
     url: '/nodes/:ident/states/console/stream',
     config: {
-      doc: routeDoc({ summary: 'The serial console as a websocket; a plain GET is a 400', answer: 'empty', status: 101 }),
+      doc: routeDoc({
+        summary: 'The serial console as a websocket; a plain GET is a 400',
+        query: queryDoc([READ_ONLY]),
+        answer: 'empty',
+        status: 101,
+      }),
     },
     handler: async () => {
       throw new InvalidInputError(
@@ -33,7 +41,7 @@ export function consoleStreamRoutes(app: FastifyInstance, ctx: BaremetalContext)
       );
     },
     wsHandler: (socket: unknown, req) => {
-      const readOnly = parseReadOnly(req.query.read_only);
+      const readOnly = parseReadOnly(req.query[READ_ONLY]);
       return serveConsole(
         socket as ConsoleSocket,
         async () => {

@@ -13,7 +13,7 @@ import type { BaremetalContext } from './context.ts';
 import { NotAcceptableError, requireVersion } from './microversion.ts';
 import { boolParam, limitParam, listParam, nextArgs, readQuery, sortDirParam, type Query } from './query.ts';
 import { collection, links, renderConductor } from './render.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 import {
   ConductorCollection,
   ConductorResponse,
@@ -26,6 +26,12 @@ import {
 const INTERFACE_FIELD_VERSIONS: Readonly<Partial<Record<string, number>>> = Object.freeze({ storage: 33, rescue: 38, bios: 40 });
 /** The API version of `fields` on drivers (Ironic `MINOR_77_DRIVER_FIELDS_SELECTOR`). */
 const DRIVER_FIELDS_VERSION = 77;
+/** Query parameters of `GET /v1/drivers`. */
+const DRIVER_LIST_PARAMS: ReadonlySet<string> = new Set(['type', 'detail', 'fields']);
+/** Query parameters of `GET /v1/drivers/{name}`. */
+const DRIVER_SHOW_PARAMS: ReadonlySet<string> = new Set(['fields']);
+/** Query parameters of `GET /v1/conductors`. */
+const CONDUCTOR_LIST_PARAMS: ReadonlySet<string> = new Set(['detail', 'limit', 'marker', 'sort_dir']);
 
 /**
  * A driver in Ironic's shape; `detail` adds the default and enabled interfaces (≥1.30; storage
@@ -62,9 +68,9 @@ export function driverRoutes(app: FastifyInstance, ctx: BaremetalContext): void 
   const { inventory, base } = ctx;
 
   for (const p of ['/drivers', '/drivers.json']) {
-    app.get(p, { config: { doc: routeDoc({ response: DriverCollection }) } }, async (req) => {
+    app.get(p, { config: { doc: routeDoc({ query: queryDoc(DRIVER_LIST_PARAMS), response: DriverCollection }) } }, async (req) => {
       const v = req.ironicVersion;
-      const q = readQuery(req.query, new Set(['type', 'detail', 'fields']));
+      const q = readQuery(req.query, DRIVER_LIST_PARAMS);
       const detail = boolParam(q, 'detail') ?? false;
       if (q.fields !== undefined && detail) throw new InvalidInputError('Can not specify ?detail=True and fields in the same request.');
       if ((q.type !== undefined || q.detail !== undefined) && v < 30)
@@ -78,12 +84,13 @@ export function driverRoutes(app: FastifyInstance, ctx: BaremetalContext): void 
     });
   }
 
-  app.get<{ Params: { name: string } }>('/drivers/:name', { config: { doc: routeDoc({ response: DriverResponse }) } }, async (req) => {
-    const fields = driverFields(readQuery(req.query, new Set(['fields'])), req.ironicVersion);
+  const showDoc = routeDoc({ query: queryDoc(DRIVER_SHOW_PARAMS), response: DriverResponse });
+  app.get<{ Params: { name: string } }>('/drivers/:name', { config: { doc: showDoc } }, async (req) => {
+    const fields = driverFields(readQuery(req.query, DRIVER_SHOW_PARAMS), req.ironicVersion);
     return renderDriver(await inventory.drivers.get(req.auth, req.params.name), req.ironicVersion, base, true, fields);
   });
 
-  const properties = { config: { doc: routeDoc({ response: DriverPropertiesResponse }) } };
+  const properties = { config: { doc: routeDoc({ noQuery: true, response: DriverPropertiesResponse }) } };
   app.get<{ Params: { name: string } }>('/drivers/:name/properties', properties, async (req) => {
     readQuery(req.query, new Set());
     return inventory.drivers.properties(req.auth, req.params.name);
@@ -99,9 +106,9 @@ export function driverRoutes(app: FastifyInstance, ctx: BaremetalContext): void 
     if (v < 49) throw new NotFoundError('resource', 'conductors', 'The resource could not be found.', 'NotFound');
   };
   for (const p of ['/conductors', '/conductors.json']) {
-    app.get(p, { config: { doc: routeDoc({ response: ConductorCollection }) } }, async (req) => {
+    app.get(p, { config: { doc: routeDoc({ query: queryDoc(CONDUCTOR_LIST_PARAMS), response: ConductorCollection }) } }, async (req) => {
       gate(req.ironicVersion);
-      const q = readQuery(req.query, new Set(['detail', 'limit', 'marker', 'sort_dir']));
+      const q = readQuery(req.query, CONDUCTOR_LIST_PARAMS);
       const detail = boolParam(q, 'detail') ?? false;
       if (q.detail !== undefined) requireVersion(req.ironicVersion, 43, 'detail');
       const limit = limitParam(q);
@@ -120,7 +127,7 @@ export function driverRoutes(app: FastifyInstance, ctx: BaremetalContext): void 
 
   app.get<{ Params: { hostname: string } }>(
     '/conductors/:hostname',
-    { config: { doc: routeDoc({ response: ConductorResponse }) } },
+    { config: { doc: routeDoc({ noQuery: true, response: ConductorResponse }) } },
     async (req) => {
       gate(req.ironicVersion);
       readQuery(req.query, new Set());

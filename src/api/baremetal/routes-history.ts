@@ -80,7 +80,7 @@ export function historyRoutes(app: FastifyInstance, ctx: BaremetalContext): void
 
   app.get<{ Params: IdentParams & { event: string } }>(
     '/nodes/:ident/history/:event',
-    { config: { doc: routeDoc({ response: NodeHistoryEvent }) } },
+    { config: { doc: routeDoc({ noQuery: true, response: NodeHistoryEvent }) } },
     async (req) => {
       gate(req);
       readQuery(req.query, NO_PARAMS);

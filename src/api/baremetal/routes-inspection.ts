@@ -38,7 +38,7 @@ export function inspectionRoutes(app: FastifyInstance, ctx: BaremetalContext): v
 
   app.get<{ Params: IdentParams }>(
     '/nodes/:ident/inventory',
-    { config: { doc: routeDoc({ response: NodeInventoryResponse }) } },
+    { config: { doc: routeDoc({ noQuery: true, response: NodeInventoryResponse }) } },
     async (req) => {
       if (req.ironicVersion < MIN_INVENTORY_MINOR)
         throw new NotFoundError('resource', req.params.ident, 'The resource could not be found.', 'NotFound');

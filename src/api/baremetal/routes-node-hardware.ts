@@ -89,7 +89,7 @@ export function nodeHardwareRoutes(app: FastifyInstance, ctx: BaremetalContext):
 
   app.get<{ Params: IdentParams & { name: string } }>(
     '/nodes/:ident/bios/:name',
-    { config: { doc: routeDoc({ response: NodeBiosSettingResponse }) } },
+    { config: { doc: routeDoc({ noQuery: true, response: NodeBiosSettingResponse }) } },
     async (req) => {
       const v = req.ironicVersion;
       gone(v, 40, req.params.ident);

@@ -31,8 +31,10 @@ const IndicatorBody = Type.Object({ state: Type.String() }, { additionalProperti
 const NmiBody = Type.Object({}, { additionalProperties: false });
 
 type IndicatorParams = IdentParams & { indicator: string };
-/** The route options of a JSON answer. */
-const doc = (response: NonNullable<RouteDoc['response']>): { config: { doc: RouteDoc } } => ({ config: { doc: routeDoc({ response }) } });
+/** The route options of a JSON answer to a GET that reads no query parameter. */
+const doc = (response: NonNullable<RouteDoc['response']>): { config: { doc: RouteDoc } } => ({
+  config: { doc: routeDoc({ noQuery: true, response }) },
+});
 
 /** Register the indicator and NMI routes. */
 export function nodeIndicatorRoutes(app: FastifyInstance, ctx: BaremetalContext): void {

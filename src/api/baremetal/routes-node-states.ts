@@ -26,11 +26,15 @@ export function nodeStateRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
   const { inventory, base } = ctx;
   const statesUrl = (ident: string): string => `${base}/v1/nodes/${ident}/states`;
 
-  app.get<{ Params: IdentParams }>('/nodes/:ident/states', { config: { doc: routeDoc({ response: NodeStatesResponse }) } }, async (req) => {
-    readQuery(req.query, NO_PARAMS);
-    const view = await inventory.nodes.getStates(req.auth, nodeIdent(req, req.params.ident));
-    return renderStates(view, req.ironicVersion);
-  });
+  app.get<{ Params: IdentParams }>(
+    '/nodes/:ident/states',
+    { config: { doc: routeDoc({ noQuery: true, response: NodeStatesResponse }) } },
+    async (req) => {
+      readQuery(req.query, NO_PARAMS);
+      const view = await inventory.nodes.getStates(req.auth, nodeIdent(req, req.params.ident));
+      return renderStates(view, req.ironicVersion);
+    },
+  );
 
   app.put<{ Params: IdentParams }>(
     '/nodes/:ident/states/power',
@@ -105,7 +109,7 @@ export function nodeStateRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
     return empty(reply, 202, `${statesUrl(ident)}/console`);
   };
   for (const path of ['/nodes/:ident/states/console', '/nodes/states/console/:ident']) {
-    app.get<{ Params: IdentParams }>(path, { config: { doc: routeDoc({ response: NodeConsoleResponse }) } }, getConsole);
+    app.get<{ Params: IdentParams }>(path, { config: { doc: routeDoc({ noQuery: true, response: NodeConsoleResponse }) } }, getConsole);
     app.put<{ Params: IdentParams }>(path, { config: { doc: routeDoc({ body: ConsoleBody, answer: 'empty' }) } }, putConsole);
   }
 }

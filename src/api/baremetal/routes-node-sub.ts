@@ -10,9 +10,9 @@ import { InvalidInputError, NotFoundError } from '../../domain/errors.ts';
 import { parseBoolLike } from '../../domain/inventory/validation.ts';
 import { empty, nodeIdent, type BaremetalContext, type IdentParams } from './context.ts';
 import { readQuery } from './query.ts';
-import { listPorts } from './routes-ports.ts';
+import { listPorts, portListParams } from './routes-ports.ts';
 import { BootDeviceBody, MaintenanceBody, parseBody, TraitsBody } from './schemas.ts';
-import { routeDoc, type RouteDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc, type RouteDoc } from '../common/route-doc.ts';
 import { isJsonObject } from '../../domain/inventory/masking.ts';
 import { VifAttachBody } from './node-body-schemas.ts';
 import { PortCollection, PortDetailCollection } from './response-schemas.ts';
@@ -29,8 +29,10 @@ const NO_PARAMS = new Set<string>();
 const EMPTY = { config: { doc: routeDoc({ answer: 'empty' }) } };
 /** The route options of a PUT that reads no body (and answers without one). */
 const NO_BODY = { config: { doc: routeDoc({ noBody: true, answer: 'empty' }) } };
-/** The route options of a JSON answer. */
-const doc = (response: NonNullable<RouteDoc['response']>): { config: { doc: RouteDoc } } => ({ config: { doc: routeDoc({ response }) } });
+/** The route options of a JSON answer to a GET that reads no query parameter. */
+const doc = (response: NonNullable<RouteDoc['response']>): { config: { doc: RouteDoc } } => ({
+  config: { doc: routeDoc({ noQuery: true, response }) },
+});
 
 /** Register the node sub-resource routes. */
 export function nodeSubRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
@@ -158,7 +160,14 @@ export function nodeSubRoutes(app: FastifyInstance, ctx: BaremetalContext): void
   for (const detail of [false, true]) {
     app.get<{ Params: IdentParams }>(
       detail ? '/nodes/:ident/ports/detail' : '/nodes/:ident/ports',
-      doc(detail ? PortDetailCollection : PortCollection),
+      {
+        config: {
+          doc: routeDoc({
+            query: queryDoc(portListParams({ detailPath: detail, node: true })),
+            response: detail ? PortDetailCollection : PortCollection,
+          }),
+        },
+      },
       async (req) => listPorts(ctx, req, { detailPath: detail, node: nodeIdent(req, req.params.ident) }),
     );
   }

@@ -17,11 +17,18 @@ import { NotAcceptableError } from './microversion.ts';
 import { readQuery } from './query.ts';
 import { collection } from './render.ts';
 import { PORTGROUP_DEFAULT_FIELDS, PORTGROUP_FIELDS, renderPortgroup } from './render-resources.ts';
-import { notPermitted, parseResourceList, parseShowFields, type ResourceListSpec } from './resource-list.ts';
+import {
+  notPermitted,
+  parseResourceList,
+  parseShowFields,
+  resourceListParams,
+  SHOW_PARAMS,
+  type ResourceListSpec,
+} from './resource-list.ts';
 import { PortgroupCreateBody } from './resource-schemas.ts';
-import { listPorts } from './routes-ports.ts';
+import { listPorts, portListParams } from './routes-ports.ts';
 import { PatchBody, parseBody } from './schemas.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 import { PortCollection, PortDetailCollection } from './response-schemas.ts';
 import { PortgroupCollection, PortgroupDetailCollection, PortgroupResponse } from './response-schemas-resources.ts';
 
@@ -82,14 +89,14 @@ export function portgroupRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
     const path = detailPath ? '/portgroups/detail' : '/portgroups';
     const response = detailPath ? PortgroupDetailCollection : PortgroupCollection;
     for (const p of [path, `${path}.json`]) {
-      app.get(p, { config: { doc: routeDoc({ response }) } }, async (req) => {
+      app.get(p, { config: { doc: routeDoc({ query: queryDoc(resourceListParams(TOP_SPEC, detailPath)), response }) } }, async (req) => {
         gate(req, PORTGROUPS_VERSION);
         return list(req, detailPath);
       });
     }
     app.get<{ Params: IdentParams }>(
       detailPath ? '/nodes/:ident/portgroups/detail' : '/nodes/:ident/portgroups',
-      { config: { doc: routeDoc({ response }) } },
+      { config: { doc: routeDoc({ query: queryDoc(resourceListParams(NODE_SPEC, detailPath)), response }) } },
       async (req) => {
         gate(req, PORTGROUP_SUBCOLLECTIONS_VERSION);
         return list(req, detailPath, nodeIdent(req, req.params.ident));
@@ -97,7 +104,14 @@ export function portgroupRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
     );
     app.get<{ Params: IdentParams }>(
       detailPath ? '/portgroups/:ident/ports/detail' : '/portgroups/:ident/ports',
-      { config: { doc: routeDoc({ response: detailPath ? PortDetailCollection : PortCollection }) } },
+      {
+        config: {
+          doc: routeDoc({
+            query: queryDoc(portListParams({ detailPath, node: false })),
+            response: detailPath ? PortDetailCollection : PortCollection,
+          }),
+        },
+      },
       async (req) => {
         gate(req, PORTGROUP_SUBCOLLECTIONS_VERSION);
         return listPorts(ctx, req, { detailPath, portgroup: req.params.ident });
@@ -118,7 +132,8 @@ export function portgroupRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
     });
   }
 
-  app.get<{ Params: IdentParams }>('/portgroups/:ident', { config: { doc: routeDoc({ response: PortgroupResponse }) } }, async (req) => {
+  const showDoc = routeDoc({ query: queryDoc(SHOW_PARAMS), response: PortgroupResponse });
+  app.get<{ Params: IdentParams }>('/portgroups/:ident', { config: { doc: showDoc } }, async (req) => {
     gate(req, PORTGROUPS_VERSION);
     const fields = parseShowFields(req.query, req.ironicVersion, TOP_SPEC);
     return renderPortgroup(await inventory.portgroups.get(req.auth, req.params.ident), base, fields);
@@ -153,7 +168,14 @@ export function portgroupRoutes(app: FastifyInstance, ctx: BaremetalContext): vo
       method,
       url: '/nodes/:ident/portgroups/:pg',
       // The body is never read: the lookup comes first, then the refusal.
-      config: { doc: routeDoc({ answer: 'empty', summary: NOT_PERMITTED, ...(method === 'PATCH' ? { noBody: true } : {}) }) },
+      config: {
+        doc: routeDoc({
+          answer: 'empty',
+          summary: NOT_PERMITTED,
+          ...(method === 'PATCH' ? { noBody: true } : {}),
+          ...(method === 'GET' ? { noQuery: true } : {}),
+        }),
+      },
       handler: async (req) => {
         gate(req, PORTGROUP_SUBCOLLECTIONS_VERSION);
         await inventory.portgroups.get(req.auth, req.params.pg);

@@ -15,7 +15,7 @@ import { boolParam, limitParam, listParam, nextArgs, readQuery, sortDirParam, uu
 import { collection, portFieldsAt, renderPort } from './render.ts';
 import { parseBody, PatchBody, PortCreateBody } from './schemas.ts';
 import { PortCollection, PortDetailCollection, PortResponse } from './response-schemas.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 
 const KNOWN_PORT_FIELDS = new Set([
   'uuid',
@@ -35,6 +35,17 @@ const PAGING = ['marker', 'limit', 'sort_key', 'sort_dir', 'address', 'portgroup
 /** The `portgroup` filter (and the portgroups' port lists) from 1.24. */
 const PORTGROUP_FILTER_VERSION = 24;
 const NO_PARAMS = new Set<string>();
+/** Query parameters of `GET /v1/ports/{uuid}`. */
+const SHOW_PARAMS: ReadonlySet<string> = new Set(['fields']);
+
+/**
+ * The query parameters of a port list (what {@link listPorts} allows): paging and filters, the
+ * node filters unless the list is a node's, and `fields` and `detail` unless it is a `…/detail` one.
+ * @param opts.node true for a node's ports
+ */
+export function portListParams(opts: { detailPath: boolean; node: boolean }): ReadonlySet<string> {
+  return new Set([...PAGING, ...(opts.node ? [] : ['node', 'node_uuid']), ...(opts.detailPath ? [] : ['fields', 'detail'])]);
+}
 
 /** A port UUID route parameter. @throws InvalidInputError when not a UUID */
 function portUuid(uuid: string): string {
@@ -54,12 +65,7 @@ export async function listPorts(
   opts: { detailPath: boolean; node?: string; portgroup?: string },
 ): Promise<Record<string, unknown>> {
   const v = req.ironicVersion;
-  const allowed = new Set([
-    ...PAGING,
-    ...(opts.node === undefined ? ['node', 'node_uuid'] : []),
-    ...(opts.detailPath ? [] : ['fields', 'detail']),
-  ]);
-  const q = readQuery(req.query, allowed);
+  const q = readQuery(req.query, portListParams({ detailPath: opts.detailPath, node: opts.node !== undefined }));
   const detail = boolParam(q, 'detail');
   if (detail !== undefined && v < DETAIL_QUERY_VERSION)
     throw new InvalidInputError(`Invalid query parameter ?detail=${q.detail} received.`);
@@ -102,7 +108,9 @@ export function portRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
     const path = detailPath ? '/ports/detail' : '/ports';
     const response = detailPath ? PortDetailCollection : PortCollection;
     for (const p of [path, `${path}.json`])
-      app.get(p, { config: { doc: routeDoc({ response }) } }, async (req) => listPorts(ctx, req, { detailPath }));
+      app.get(p, { config: { doc: routeDoc({ query: queryDoc(portListParams({ detailPath, node: false })), response }) } }, async (req) =>
+        listPorts(ctx, req, { detailPath }),
+      );
   }
 
   for (const p of ['/ports', '/ports.json']) {
@@ -121,9 +129,10 @@ export function portRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
     });
   }
 
-  app.get<{ Params: { uuid: string } }>('/ports/:uuid', { config: { doc: routeDoc({ response: PortResponse }) } }, async (req) => {
+  const showDoc = routeDoc({ query: queryDoc(SHOW_PARAMS), response: PortResponse });
+  app.get<{ Params: { uuid: string } }>('/ports/:uuid', { config: { doc: showDoc } }, async (req) => {
     const v = req.ironicVersion;
-    const fields = listParam(readQuery(req.query, new Set(['fields'])), 'fields') ?? null;
+    const fields = listParam(readQuery(req.query, SHOW_PARAMS), 'fields') ?? null;
     if (fields !== null) checkFields(fields, v, KNOWN_PORT_FIELDS, portFieldAllowed);
     return renderPort(await inventory.ports.get(req.auth, portUuid(req.params.uuid)), v, base, fields ?? portFieldsAt(v));
   });

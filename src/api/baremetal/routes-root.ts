@@ -34,7 +34,7 @@ export function rootRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
       versions: [v],
     };
   };
-  app.get('/', { config: { public: true, doc: routeDoc({ response: RootResponse }) } }, root);
+  app.get('/', { config: { public: true, doc: routeDoc({ noQuery: true, response: RootResponse }) } }, root);
 
   const v1 = async (req: { ironicVersion: number }): Promise<Record<string, unknown>> => {
     const version = req.ironicVersion;
@@ -65,7 +65,7 @@ export function rootRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
     return doc;
   };
   for (const p of ['/v1', '/v1.json']) {
-    app.get(p, { config: { public: true, doc: routeDoc({ response: V1Response }) } }, v1);
+    app.get(p, { config: { public: true, doc: routeDoc({ noQuery: true, response: V1Response }) } }, v1);
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
       app.route({
         method,

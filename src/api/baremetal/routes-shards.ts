@@ -18,7 +18,7 @@ const SHARDS_VERSION = 82;
 /** Register the shard routes. */
 export function shardRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
   for (const p of ['/shards', '/shards.json']) {
-    app.get(p, { config: { doc: routeDoc({ response: ShardCollection }) } }, async (req) => {
+    app.get(p, { config: { doc: routeDoc({ noQuery: true, response: ShardCollection }) } }, async (req) => {
       resourceGate(req.ironicVersion, SHARDS_VERSION, req.method, 'shards');
       readQuery(req.query, new Set());
       return { shards: await ctx.inventory.shards.list(req.auth) };

@@ -60,7 +60,7 @@ export function vendorPassthruRoutes(app: FastifyInstance, ctx: BaremetalContext
 
   app.get<{ Params: { ident: string } }>(
     '/nodes/:ident/vendor_passthru/methods',
-    { config: { doc: routeDoc({ response: VendorMethodsResponse }) } },
+    { config: { doc: routeDoc({ noQuery: true, response: VendorMethodsResponse }) } },
     async (req) => {
       readQuery(req.query, NO_PARAMS);
       return vendor.nodeMethods(req.auth, nodeIdent(req, req.params.ident));
@@ -82,7 +82,7 @@ export function vendorPassthruRoutes(app: FastifyInstance, ctx: BaremetalContext
 
   app.get<{ Params: { name: string } }>(
     '/drivers/:name/vendor_passthru/methods',
-    { config: { doc: routeDoc({ response: VendorMethodsResponse }) } },
+    { config: { doc: routeDoc({ noQuery: true, response: VendorMethodsResponse }) } },
     async (req) => {
       readQuery(req.query, NO_PARAMS);
       return vendor.driverMethods(req.auth, req.params.name);

@@ -24,10 +24,17 @@ import {
   TARGET_DEFAULT_FIELDS,
   TARGET_FIELDS,
 } from './render-resources.ts';
-import { notPermitted, parseResourceList, parseShowFields, type ResourceListSpec } from './resource-list.ts';
+import {
+  notPermitted,
+  parseResourceList,
+  parseShowFields,
+  resourceListParams,
+  SHOW_PARAMS,
+  type ResourceListSpec,
+} from './resource-list.ts';
 import { ConnectorCreateBody, TargetCreateBody } from './resource-schemas.ts';
 import { PatchBody, parseBody } from './schemas.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 import {
   VolumeConnectorCollection,
   VolumeConnectorResponse,
@@ -76,14 +83,15 @@ export function volumeRoutes(app: FastifyInstance, ctx: BaremetalContext): void 
   const volume = ctx.inventory.volume;
 
   for (const p of ['/volume', '/volume.json']) {
-    app.get(p, { config: { doc: routeDoc({ response: VolumeRootResponse }) } }, async (req) => {
+    app.get(p, { config: { doc: routeDoc({ noQuery: true, response: VolumeRootResponse }) } }, async (req) => {
       gate(req);
       readQuery(req.query, NO_PARAMS);
       await volume.root(req.auth);
       return renderVolumeRoot(base);
     });
   }
-  app.get<{ Params: IdentParams }>('/nodes/:ident/volume', { config: { doc: routeDoc({ response: VolumeRootResponse }) } }, async (req) => {
+  const nodeRootDoc = routeDoc({ noQuery: true, response: VolumeRootResponse });
+  app.get<{ Params: IdentParams }>('/nodes/:ident/volume', { config: { doc: nodeRootDoc } }, async (req) => {
     gate(req);
     readQuery(req.query, NO_PARAMS);
     const ident = nodeIdent(req, req.params.ident);
@@ -127,6 +135,8 @@ function kindRoutes<T extends { uuid: string }>(app: FastifyInstance, ctx: Barem
   const { base } = ctx;
   const top = `/volume/${k.path}`;
 
+  // The lists are no `…/detail` collections (Ironic has none for volume objects).
+  const listDoc = routeDoc({ query: queryDoc(resourceListParams(k.spec, false)), response: k.page });
   const list = async (req: FastifyRequest, node?: string): Promise<Record<string, unknown>> => {
     const l = parseResourceList(req.query, req.ironicVersion, false, k.spec);
     const nodeFilter = node ?? l.query.node;
@@ -151,7 +161,7 @@ function kindRoutes<T extends { uuid: string }>(app: FastifyInstance, ctx: Barem
   };
 
   for (const p of [top, `${top}.json`]) {
-    app.get(p, { config: { doc: routeDoc({ response: k.page }) } }, async (req) => {
+    app.get(p, { config: { doc: listDoc } }, async (req) => {
       gate(req);
       return list(req);
     });
@@ -163,7 +173,8 @@ function kindRoutes<T extends { uuid: string }>(app: FastifyInstance, ctx: Barem
       return k.render(row, base, null);
     });
   }
-  app.get<{ Params: { uuid: string } }>(`${top}/:uuid`, { config: { doc: routeDoc({ response: k.one }) } }, async (req) => {
+  const showDoc = routeDoc({ query: queryDoc(SHOW_PARAMS), response: k.one });
+  app.get<{ Params: { uuid: string } }>(`${top}/:uuid`, { config: { doc: showDoc } }, async (req) => {
     gate(req);
     const fields = parseShowFields(req.query, req.ironicVersion, k.spec);
     return k.render(await k.get(req.auth, req.params.uuid.replace(/\.json$/, '')), base, fields);
@@ -185,7 +196,7 @@ function kindRoutes<T extends { uuid: string }>(app: FastifyInstance, ctx: Barem
     return empty(reply, 204);
   });
 
-  app.get<{ Params: IdentParams }>(`/nodes/:ident${top}`, { config: { doc: routeDoc({ response: k.page }) } }, async (req) => {
+  app.get<{ Params: IdentParams }>(`/nodes/:ident${top}`, { config: { doc: listDoc } }, async (req) => {
     gate(req);
     return list(req, nodeIdent(req, req.params.ident));
   });
@@ -206,7 +217,14 @@ function kindRoutes<T extends { uuid: string }>(app: FastifyInstance, ctx: Barem
       method,
       url: `/nodes/:ident${top}/:uuid`,
       // The body is never read: the lookup comes first, then the refusal.
-      config: { doc: routeDoc({ answer: 'empty', summary: refused, ...(method === 'PATCH' ? { noBody: true } : {}) }) },
+      config: {
+        doc: routeDoc({
+          answer: 'empty',
+          summary: refused,
+          ...(method === 'PATCH' ? { noBody: true } : {}),
+          ...(method === 'GET' ? { noQuery: true } : {}),
+        }),
+      },
       handler: async (req) => {
         gate(req);
         await k.get(req.auth, req.params.uuid);
