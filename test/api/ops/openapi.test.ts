@@ -357,6 +357,14 @@ describe('query parameters: the readers own', () => {
     const v = { 'x-openstack-ironic-api-version': '1.82' };
     expect(queryNames('get', '/baremetal/v1/nodes')).toEqual([...NODE_LIST_PARAMS].sort());
     expect(queryNames('get', '/baremetal/v1/nodes/detail')).toEqual([...NODE_DETAIL_PARAMS].sort());
+    // A chassis' nodes: the node list's, but the chassis filter (the chassis is the URL's).
+    expect(queryNames('get', '/baremetal/v1/chassis/{uuid}/nodes')).toEqual(
+      [...NODE_LIST_PARAMS].filter((n) => n !== 'chassis_uuid').sort(),
+    );
+    // A node's ports: no node filter; a single resource: `fields` only; a websocket: `read_only`.
+    expect(queryNames('get', '/baremetal/v1/nodes/{ident}/ports')).not.toContain('node');
+    expect(queryNames('get', '/baremetal/v1/ports/{uuid}')).toEqual(['fields']);
+    expect(queryNames('get', '/baremetal/v1/nodes/{ident}/states/console/stream')).toEqual(['read_only']);
     const cases: Array<[string, string, string]> = [
       ['baremetal', '/baremetal/v1/nodes', 'get'],
       ['baremetal', '/baremetal/v1/allocations', 'get'],
