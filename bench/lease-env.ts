@@ -88,6 +88,13 @@ export async function startLeaseBench(o: LeaseBenchOptions): Promise<LeaseBench>
     ...(schema !== null ? { store: { pgSchema: schema, pgPoolSize: 10 } } : {}),
     ...(o.clock ? { clock: o.clock } : {}),
   });
+  if (!config.roles.includes('conductor')) {
+    // No conductor runs here; a registered idle one lets the API accept the template node
+    // (Ironic's NoValidHost otherwise), as test/api/lease/support.ts does.
+    const inventory = server.services.inventory;
+    await inventory.conductorRepository.upsert('idle-conductor', '', ['fake-hardware'], Date.UTC(2100, 0, 1));
+    inventory.conductors.invalidate();
+  }
   const release = onCleanup(label, async () => {
     await server.close();
     if (o.pgUrl !== null && schema !== null) await dropSchema(o.pgUrl, schema);
