@@ -14,6 +14,8 @@
  * | `/openapi.json`, `/openapi/<service>.json`, `/docs` | API documentation (no authentication) | `src/api/docs/index.ts` |
  */
 import { bootApi } from '../api/boot/index.ts';
+import { dashboardApi } from '../api/dashboard/index.ts';
+import { createLiveChanges } from './changes.ts';
 import { randomUUID } from 'node:crypto';
 import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -66,6 +68,7 @@ const FRAMEWORK_ERROR_RENDERERS: ReadonlyArray<readonly [string, RawErrorRendere
     (_q, reply, status, message) => void reply.code(status).type('application/json').send(neutronErrorBody('HTTPBadRequest', message)),
   ],
   ['/compute', (_q, reply, status, message) => void sendNovaError(reply, status, message)],
+  ['/dashboard', (_q, reply, status, message) => void reply.code(status).type('application/json').send(keystoneErrorBody(status, message))],
 ];
 
 const REQUEST_ID_RE = /^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -143,5 +146,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(networkApi, { prefix: '/network', services });
   await app.register(computeApi, { prefix: '/compute', services, compute: services.compute });
   await app.register(bootApi, { prefix: '/boot', services });
+  // The dashboard's live channel (issue 20 item 6): one change tailer per API process.
+  const live = createLiveChanges(services);
+  app.addHook('onClose', () => live.tailer.stop());
+  await app.register(dashboardApi, { prefix: '/dashboard', services: { ...services, changes: live.channels } });
   return app;
 }

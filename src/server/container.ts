@@ -40,6 +40,8 @@ import { loadSecretBox } from './secret-key.ts';
 import { createLeasingServices } from './leasing.ts';
 import { createImageServices } from './images.ts';
 import { ImageJanitorWorker } from '../conductor/image-janitor.ts';
+import { ChangeLogPrunerWorker } from '../conductor/change-log-pruner.ts';
+import { KyselyChangeLog } from '../store/changes/change-log.ts';
 import { createNetworkingServices } from './networking.ts';
 import { createSchedulingServices } from './scheduling.ts';
 import { NODE_DOCUMENT_CODEC } from '../api/baremetal/node-document.ts';
@@ -205,6 +207,8 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   workers.push(leaseManager, webhookWorker);
   const images = await createImageServices({ config, clock, logger, store, policy, directory: identity.directory });
   workers.push(new ImageJanitorWorker(images.janitor, logger.child({ component: 'images' })));
+  // The change log of the dashboard's live channel keeps 10 minutes (src/conductor/change-log-pruner.ts).
+  workers.push(new ChangeLogPrunerWorker(new KyselyChangeLog(store), logger.child({ component: 'changes' })));
   const { networking, switchReconciler, provisioningDhcp, dataplaneReconciler } = createNetworkingServices({
     config,
     clock,

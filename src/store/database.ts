@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from './schema.ts';
 import { migrations } from './migrations/index.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
@@ -267,6 +267,17 @@ export async function migrateStore(store: Pick<Store, 'db'>, pgSchema?: string, 
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${message}`);
   }
+}
+
+/**
+ * The database's clock in epoch milliseconds, as an SQL expression (the clock the change log's
+ * triggers stamp rows with, migration 0025): the real time of the database server, never a
+ * test's manual clock.
+ */
+export function nowMsSql(dialect: Dialect): RawBuilder<number> {
+  return dialect === 'postgres'
+    ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`
+    : sql<number>`cast((julianday('now') - 2440587.5) * 86400000 as integer)`;
 }
 
 /** Serialise a value for a JSON `text` column. */

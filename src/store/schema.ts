@@ -13,6 +13,7 @@ import type { HardwareTables } from './hardware/tables.ts';
 import type { NodeHistoryTables } from './inventory/history-tables.ts';
 import type { InspectionTables } from './inspection/tables.ts';
 import type { DeployTemplateTables } from './inventory/deploy-template-tables.ts';
+import type { ChangeLogTables } from './changes/tables.ts';
 
 /** Every table of esi's database. */
 export interface Database
@@ -27,4 +28,5 @@ export interface Database
     NodeHistoryTables,
     InspectionTables,
     HardwareTables,
-    DeployTemplateTables {}
+    DeployTemplateTables,
+    ChangeLogTables {}

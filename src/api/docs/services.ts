@@ -95,6 +95,14 @@ export const DOC_SERVICES: readonly DocService[] = [
     error: json(NOVA_ERROR, "Error in Nova's format"),
   },
   {
+    name: 'dashboard',
+    prefix: '/dashboard',
+    description:
+      'The web dashboard: its pages (public) and its own API, the live channel of changes (GET /dashboard/v1/changes, server-sent events).',
+    authenticated: true,
+    error: json(KEYSTONE_ERROR, "Error in Keystone's format"),
+  },
+  {
     name: 'boot',
     prefix: '/boot',
     description: 'Network boot files for firmware (iPXE scripts, signed virtual media, kernel and ramdisk); no authentication.',

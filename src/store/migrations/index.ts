@@ -25,6 +25,7 @@ import * as identityGroupsAppCreds from './0021_identity_groups_appcreds.ts';
 import * as volumeWriters from './0022_volume_writers.ts';
 import * as ipAllocationOrder from './0023_ip_allocation_order.ts';
 import * as vifRowCover from './0024_vif_row_cover.ts';
+import * as changeLog from './0025_change_log.ts';
 
 /** Migrations by name, for Kysely's `Migrator`. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '0022_volume_writers': volumeWriters,
   '0023_ip_allocation_order': ipAllocationOrder,
   '0024_vif_row_cover': vifRowCover,
+  '0025_change_log': changeLog,
 };
