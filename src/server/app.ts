@@ -123,7 +123,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
 
   // The web dashboard (src/api/dashboard/pages.ts): a browser at `/` gets the app, JSON clients the service list.
   const sendPage = await registerDashboardPages(app);
-  app.get('/', { config: { doc: routeDoc({ response: RootResponse }) } }, async (request, reply) => {
+  app.get('/', { config: { doc: routeDoc({ response: RootResponse, noQuery: true }) } }, async (request, reply) => {
     if (wantsPage(request)) return sendPage(reply);
     return {
       name: 'esi',

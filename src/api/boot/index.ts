@@ -18,7 +18,7 @@ import type { BootFile, BootMediaService } from '../../domain/deploy/boot-media.
 import { NotFoundError } from '../../domain/errors.ts';
 import { chainScript, NETWORK_BOOT_SCRIPT } from '../../domain/deploy/network-boot.ts';
 import type { ApiCommonDeps } from '../common/deps.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 
 /** What the boot plugin receives. */
 export interface BootApiDeps extends Pick<ApiCommonDeps, 'config'> {
@@ -26,20 +26,32 @@ export interface BootApiDeps extends Pick<ApiCommonDeps, 'config'> {
   readonly bootMedia: BootMediaService;
 }
 
+/** The query parameter `GET /boot/node.ipxe` reads: the NIC's MAC address. */
+export const SCRIPT_QUERY = ['mac'] as const;
+/** The query parameters the boot media routes read: the temporary URL's signature and expiry. */
+export const MEDIA_QUERY = ['temp_url_sig', 'temp_url_expires'] as const;
+
 /** Register the boot routes under the prefix given at registration (`/boot`). */
 export const bootApi: FastifyPluginAsync<{ services: BootApiDeps }> = async (app, { services }) => {
   const scriptUrl = `${services.config.publicUrl}${NETWORK_BOOT_SCRIPT}`;
-  const script = { config: { doc: routeDoc({ answer: 'text' }) } };
-  const media = { config: { doc: routeDoc({ answer: 'binary' }) } };
-  app.get('/boot.ipxe', script, async (_req, reply) => reply.type('text/plain; charset=utf-8').send(chainScript(scriptUrl)));
-  app.get<{ Querystring: { mac?: string } }>('/node.ipxe', script, async (req, reply) => {
-    const mac = typeof req.query.mac === 'string' ? req.query.mac : undefined;
-    return reply.type('text/plain; charset=utf-8').send(await services.networkBoot.scriptFor(mac));
-  });
+  const media = { config: { doc: routeDoc({ answer: 'binary', query: queryDoc(MEDIA_QUERY) }) } };
+  app.get('/boot.ipxe', { config: { doc: routeDoc({ answer: 'text', noQuery: true }) } }, async (_req, reply) =>
+    reply.type('text/plain; charset=utf-8').send(chainScript(scriptUrl)),
+  );
+  app.get<{ Querystring: { mac?: string } }>(
+    '/node.ipxe',
+    { config: { doc: routeDoc({ answer: 'text', query: queryDoc(SCRIPT_QUERY) }) } },
+    async (req, reply) => {
+      const [name] = SCRIPT_QUERY;
+      const mac = typeof req.query[name] === 'string' ? req.query[name] : undefined;
+      return reply.type('text/plain; charset=utf-8').send(await services.networkBoot.scriptFor(mac));
+    },
+  );
   const send = async (reply: FastifyReply, uuid: string | undefined, query: Record<string, unknown>, which: BootFile) => {
     try {
       if (uuid === undefined || !/^[0-9a-f-]{36}$/.test(uuid)) throw new NotFoundError('boot media', String(uuid));
-      const file = await services.bootMedia.open(uuid, query.temp_url_sig, query.temp_url_expires, which);
+      const [sig, expires] = MEDIA_QUERY;
+      const file = await services.bootMedia.open(uuid, query[sig], query[expires], which);
       return reply.type('application/octet-stream').header('content-length', file.bytes).send(file.stream);
     } catch (err) {
       if (err instanceof NotFoundError) return reply.code(404).type('text/plain; charset=utf-8').send('Not Found\n');

@@ -76,11 +76,13 @@ declare module 'fastify' {
  * An object schema of optional string query parameters, for {@link RouteDoc.query}; built from
  * the same list of names the route's query reader allows.
  * @param names parameter names (a Set or array, e.g. the route's `allowed` list)
+ * @param description what the list leaves out (e.g. "any other attribute name filters too"),
+ *   shown as the operation's description
  */
-export function queryDoc(names: Iterable<string>): TObject<Record<string, TOptional<TString>>> {
+export function queryDoc(names: Iterable<string>, description?: string): TObject<Record<string, TOptional<TString>>> {
   const props: Record<string, TOptional<TString>> = {};
   for (const name of [...names].sort()) props[name] = Type.Optional(Type.String());
-  return Type.Object(props);
+  return Type.Object(props, description === undefined ? {} : { description });
 }
 
 /**

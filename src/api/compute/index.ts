@@ -69,7 +69,7 @@ export const computeApi: FastifyPluginAsync<{ services: ComputeApiDeps; compute:
   app.setErrorHandler(novaErrorHandler(`${services.config.publicUrl}/identity`));
   app.setNotFoundHandler((_req, reply) => sendNovaError(reply, 404, 'The resource could not be found.'));
   registerJsonParser(app);
-  app.get('/', { config: { public: true, doc: routeDoc({ response: ComputeVersionsResponse }) } }, async () => ({
+  app.get('/', { config: { public: true, doc: routeDoc({ response: ComputeVersionsResponse, noQuery: true }) } }, async () => ({
     versions: [{ ...versionObject(base), links: [{ rel: 'self', href: `${base}/v2.1/` }] }],
   }));
   await app.register(
@@ -81,7 +81,7 @@ export const computeApi: FastifyPluginAsync<{ services: ComputeApiDeps; compute:
         setVersionHeaders(reply, req.novaVersion);
       });
       registerTokenAuth(v21, services.identity.tokens);
-      v21.get('/', { config: { public: true, doc: routeDoc({ response: ComputeVersionResponse }) } }, async () => ({
+      v21.get('/', { config: { public: true, doc: routeDoc({ response: ComputeVersionResponse, noQuery: true }) } }, async () => ({
         version: versionObject(base),
       }));
       flavorRoutes(v21, compute, base);

@@ -17,11 +17,14 @@ import { FlavorCollection, FlavorDetailCollection, FlavorResponse } from './resp
 import { checkDescription, parseExtraSpecs, parseFlavorBody, parseTenant } from '../../domain/compute/flavor-input.ts';
 import { ExtraSpecBody, ExtraSpecsBody, FlavorActionBody } from './bodies-actions.ts';
 import { ExtraSpecResponse, ExtraSpecsResponse, FlavorAccessResponse } from './response-schemas-extra.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 
 interface IdParams {
   id: string;
 }
+
+/** The query parameters the flavor lists read (Nova ignores any other). */
+export const FLAVOR_LIST_QUERY = ['is_public', 'minRam', 'minDisk', 'sort_key', 'sort_dir', 'marker', 'limit'] as const;
 
 /** Register the flavor routes on the `/v2.1` scope. */
 export function flavorRoutes(app: FastifyInstance, compute: Compute, base: string): void {
@@ -30,7 +33,7 @@ export function flavorRoutes(app: FastifyInstance, compute: Compute, base: strin
   for (const detail of [false, true]) {
     app.get(
       detail ? '/flavors/detail' : '/flavors',
-      { config: { doc: routeDoc({ response: detail ? FlavorDetailCollection : FlavorCollection }) } },
+      { config: { doc: routeDoc({ query: queryDoc(FLAVOR_LIST_QUERY), response: detail ? FlavorDetailCollection : FlavorCollection }) } },
       async (req) => {
         const q = readQuery(req.query);
         const limit = limitOf(q);
@@ -61,9 +64,13 @@ export function flavorRoutes(app: FastifyInstance, compute: Compute, base: strin
     return { flavor: renderFlavor(f, req.novaVersion, base, true) };
   });
 
-  app.get<{ Params: IdParams }>('/flavors/:id', { config: { doc: routeDoc({ response: FlavorResponse }) } }, async (req) => ({
-    flavor: renderFlavor(await flavors.get(req.auth, req.params.id), req.novaVersion, base, true),
-  }));
+  app.get<{ Params: IdParams }>(
+    '/flavors/:id',
+    { config: { doc: routeDoc({ response: FlavorResponse, noQuery: true }) } },
+    async (req) => ({
+      flavor: renderFlavor(await flavors.get(req.auth, req.params.id), req.novaVersion, base, true),
+    }),
+  );
 
   app.put<{ Params: IdParams }>(
     '/flavors/:id',
@@ -95,7 +102,7 @@ export function flavorRoutes(app: FastifyInstance, compute: Compute, base: strin
 
   app.get<{ Params: IdParams }>(
     '/flavors/:id/os-extra_specs',
-    { config: { doc: routeDoc({ response: ExtraSpecsResponse }) } },
+    { config: { doc: routeDoc({ response: ExtraSpecsResponse, noQuery: true }) } },
     async (req) => ({
       extra_specs: { ...(await flavors.extraSpecs(req.auth, req.params.id)) },
     }),
@@ -112,7 +119,7 @@ export function flavorRoutes(app: FastifyInstance, compute: Compute, base: strin
 
   app.get<{ Params: IdParams & { key: string } }>(
     '/flavors/:id/os-extra_specs/:key',
-    { config: { doc: routeDoc({ response: ExtraSpecResponse }) } },
+    { config: { doc: routeDoc({ response: ExtraSpecResponse, noQuery: true }) } },
     async (req) => ({
       [req.params.key]: await flavors.extraSpec(req.auth, req.params.id, req.params.key),
     }),
@@ -142,7 +149,7 @@ export function flavorRoutes(app: FastifyInstance, compute: Compute, base: strin
 
   app.get<{ Params: IdParams }>(
     '/flavors/:id/os-flavor-access',
-    { config: { doc: routeDoc({ response: FlavorAccessResponse }) } },
+    { config: { doc: routeDoc({ response: FlavorAccessResponse, noQuery: true }) } },
     async (req) => accessList(req.params.id, await flavors.access(req.auth, req.params.id)),
   );
 

@@ -10,31 +10,40 @@ import { renderKeypair } from './render.ts';
 import { checkNovaBody, KeypairCreateBody } from './bodies.ts';
 import { KeypairCollection, KeypairCreateResponse, KeypairResponse } from './response-schemas.ts';
 import { parseKeypairBody } from '../../domain/compute/keypairs.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
+
+/** The query parameters of `GET /os-keypairs` (`user_id` from 2.10, `limit` and `marker` from 2.35; Nova ignores any other). */
+export const KEYPAIR_LIST_QUERY = ['user_id', 'limit', 'marker'] as const;
+/** The query parameter of `GET /os-keypairs/{name}` (from 2.10). */
+export const KEYPAIR_SHOW_QUERY = ['user_id'] as const;
 
 /** Register the key pair routes on the `/v2.1` scope. */
 export function keypairRoutes(app: FastifyInstance, compute: Compute, base: string): void {
   const { keypairs } = compute;
   const userOf = (q: Readonly<Record<string, string>>, v: number): string | undefined => (v >= 10 ? q.user_id : undefined);
 
-  app.get('/os-keypairs', { config: { doc: routeDoc({ response: KeypairCollection }) } }, async (req) => {
-    const v = req.novaVersion;
-    const q = readQuery(req.query);
-    const limit = v >= 35 ? limitOf(q) : 1000;
-    const marker = v >= 35 ? (q.marker ?? null) : null;
-    const list = await keypairs.list(req.auth, limit, marker, userOf(q, v));
-    const out: Record<string, unknown> = { keypairs: list.map((k) => ({ keypair: renderKeypair(k, v, 'list') })) };
-    const last = list.at(-1);
-    if (v >= 35 && list.length === limit && last !== undefined) {
-      out.keypairs_links = [
-        {
-          rel: 'next',
-          href: `${base}/v2.1/os-keypairs?${new URLSearchParams({ ...q, limit: String(limit), marker: last.name }).toString()}`,
-        },
-      ];
-    }
-    return out;
-  });
+  app.get(
+    '/os-keypairs',
+    { config: { doc: routeDoc({ query: queryDoc(KEYPAIR_LIST_QUERY), response: KeypairCollection }) } },
+    async (req) => {
+      const v = req.novaVersion;
+      const q = readQuery(req.query);
+      const limit = v >= 35 ? limitOf(q) : 1000;
+      const marker = v >= 35 ? (q.marker ?? null) : null;
+      const list = await keypairs.list(req.auth, limit, marker, userOf(q, v));
+      const out: Record<string, unknown> = { keypairs: list.map((k) => ({ keypair: renderKeypair(k, v, 'list') })) };
+      const last = list.at(-1);
+      if (v >= 35 && list.length === limit && last !== undefined) {
+        out.keypairs_links = [
+          {
+            rel: 'next',
+            href: `${base}/v2.1/os-keypairs?${new URLSearchParams({ ...q, limit: String(limit), marker: last.name }).toString()}`,
+          },
+        ];
+      }
+      return out;
+    },
+  );
 
   app.post(
     '/os-keypairs',
@@ -47,10 +56,14 @@ export function keypairRoutes(app: FastifyInstance, compute: Compute, base: stri
     },
   );
 
-  app.get<{ Params: { name: string } }>('/os-keypairs/:name', { config: { doc: routeDoc({ response: KeypairResponse }) } }, async (req) => {
-    const q = readQuery(req.query);
-    return { keypair: renderKeypair(await keypairs.get(req.auth, req.params.name, userOf(q, req.novaVersion)), req.novaVersion, 'show') };
-  });
+  app.get<{ Params: { name: string } }>(
+    '/os-keypairs/:name',
+    { config: { doc: routeDoc({ query: queryDoc(KEYPAIR_SHOW_QUERY), response: KeypairResponse }) } },
+    async (req) => {
+      const q = readQuery(req.query);
+      return { keypair: renderKeypair(await keypairs.get(req.auth, req.params.name, userOf(q, req.novaVersion)), req.novaVersion, 'show') };
+    },
+  );
 
   app.delete<{ Params: { name: string } }>('/os-keypairs/:name', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     const q = readQuery(req.query);

@@ -14,7 +14,25 @@ import { links, renderServer, renderServerSummary } from './render.ts';
 import { checkNovaBody, ServerCreateBody } from './bodies.ts';
 import { ServerCollection, ServerCreateResponse, ServerDetailCollection, ServerResponse } from './response-schemas.ts';
 import { parseServerBody } from '../../domain/compute/server-input.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
+
+/** The query parameters the server lists read (Nova ignores any other). */
+export const SERVER_LIST_QUERY = [
+  'all_tenants',
+  'project_id',
+  'tenant_id',
+  'deleted',
+  'changes-since',
+  'name',
+  'status',
+  'image',
+  'flavor',
+  'reservation_id',
+  'limit',
+  'marker',
+  'sort_key',
+  'sort_dir',
+] as const;
 
 /** Register the server routes on the `/v2.1` scope. */
 export function serverRoutes(app: FastifyInstance, compute: Compute, base: string): void {
@@ -23,7 +41,7 @@ export function serverRoutes(app: FastifyInstance, compute: Compute, base: strin
   for (const detail of [false, true]) {
     app.get(
       detail ? '/servers/detail' : '/servers',
-      { config: { doc: routeDoc({ response: detail ? ServerDetailCollection : ServerCollection }) } },
+      { config: { doc: routeDoc({ query: queryDoc(SERVER_LIST_QUERY), response: detail ? ServerDetailCollection : ServerCollection }) } },
       async (req) => {
         const q = readQuery(req.query);
         const limit = limitOf(q);
@@ -84,9 +102,13 @@ export function serverRoutes(app: FastifyInstance, compute: Compute, base: strin
     });
   });
 
-  app.get<{ Params: { id: string } }>('/servers/:id', { config: { doc: routeDoc({ response: ServerResponse }) } }, async (req) => ({
-    server: renderServer(await servers.get(req.auth, req.params.id), req.novaVersion, base),
-  }));
+  app.get<{ Params: { id: string } }>(
+    '/servers/:id',
+    { config: { doc: routeDoc({ response: ServerResponse, noQuery: true }) } },
+    async (req) => ({
+      server: renderServer(await servers.get(req.auth, req.params.id), req.novaVersion, base),
+    }),
+  );
 
   app.delete<{ Params: { id: string } }>('/servers/:id', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (req, reply) => {
     await servers.delete(req.auth, req.params.id);

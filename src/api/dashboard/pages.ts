@@ -60,7 +60,9 @@ export async function registerDashboardPages(
     return reply.sendFile('index.html', webRoot, { cacheControl: false });
   };
 
-  const page = { config: { public: true, doc: { summary: 'The web dashboard (a view of the single-page app)', answer: 'html' as const } } };
+  const page = {
+    config: { public: true, doc: { summary: 'The web dashboard (a view of the single-page app)', answer: 'html' as const, noQuery: true } },
+  };
   app.get('/dashboard', page, async (_req, reply) => sendPage(reply));
   // A view's URL has up to four segments below /dashboard (`/dashboard/admin/nodes/{uuid}/history`).
   const view = async (req: FastifyRequest<{ Params: Record<string, string> }>, reply: FastifyReply): Promise<FastifyReply> => {
@@ -77,7 +79,7 @@ export async function registerDashboardPages(
   app.get('/dashboard/:view/:item/:part/:sub', page, view);
   app.get<{ Params: { file: string } }>(
     '/dashboard/assets/:file',
-    { config: { public: true, doc: { summary: 'A file of the dashboard bundle (hashed name)', answer: 'binary' } } },
+    { config: { public: true, doc: { summary: 'A file of the dashboard bundle (hashed name)', answer: 'binary', noQuery: true } } },
     async (req, reply) => {
       const file = req.params.file;
       if (!/^[A-Za-z0-9._-]+$/.test(file) || file.startsWith('.'))

@@ -62,6 +62,7 @@ export function registerChangeRoutes(app: FastifyInstance, deps: DashboardApiDep
           summary:
             'Live changes of the nodes, leases and offers the caller may see, as server-sent events (ready, change, reset, expired); resumes after Last-Event-ID',
           answer: 'events',
+          noQuery: true,
         }),
       },
     },

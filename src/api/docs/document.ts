@@ -8,6 +8,8 @@
  * - the request body and query parameters its `config.doc` names (src/api/common/route-doc.ts):
  *   the schemas its parser checks, never validated by Fastify a second time (they are handed to
  *   the document only, not to the route's `schema`);
+ * - the description of its query (`queryDoc`'s, e.g. that other names filter too) as the
+ *   operation's description;
  * - `x-esi-no-body: true` on a POST, PUT or PATCH route that reads no body (`doc.noBody`), and
  *   `x-esi-no-query: true` on a GET route that reads no query parameter (`doc.noQuery`);
  * - `security: []` when anonymous callers may use it (`config.public`, or a service without
@@ -62,6 +64,7 @@ export function documentRoute({ schema, url, route }: { schema: FastifySchema; u
   const out: Record<string, unknown> = {
     tags: [service.name],
     ...(doc?.summary ? { summary: doc.summary } : {}),
+    ...(doc?.query?.description ? { description: doc.query.description } : {}),
     ...(doc?.body ? { body: doc.body } : {}),
     ...(doc?.bodyByMediaType
       ? { body: { content: Object.fromEntries(Object.entries(doc.bodyByMediaType).map(([type, schema]) => [type, { schema }])) } }

@@ -68,13 +68,17 @@ export async function registerApiDocs(app: FastifyInstance): Promise<void> {
   };
   app.get(
     OPENAPI_PATH,
-    { config: { doc: { summary: 'The OpenAPI 3.1 document of every route', response: OpenApiDocumentResponse } } },
+    { config: { doc: { summary: 'The OpenAPI 3.1 document of every route', response: OpenApiDocumentResponse, noQuery: true } } },
     serve('', whole),
   );
   for (const service of DOC_SERVICES) {
     app.get(
       serviceDocumentPath(service.name),
-      { config: { doc: { summary: `The OpenAPI 3.1 document of the ${service.name} routes`, response: OpenApiDocumentResponse } } },
+      {
+        config: {
+          doc: { summary: `The OpenAPI 3.1 document of the ${service.name} routes`, response: OpenApiDocumentResponse, noQuery: true },
+        },
+      },
       serve(service.name, () => serviceDocument(whole(), service)),
     );
   }

@@ -120,12 +120,18 @@ export function domainUpdateInput(body: unknown): DomainPatch {
   };
 }
 
+/** The query parameters {@link groupFilter} reads. */
+export const GROUP_LIST_QUERY = ['name', 'domain_id'] as const;
+
 /** `GET /v3/groups` filters (`name`, `domain_id`). */
 export function groupFilter(query: Query): { name?: string; domainId?: string } {
   const name = queryValue(query, 'name');
   const domainId = queryValue(query, 'domain_id');
   return { ...(name !== undefined ? { name } : {}), ...(domainId !== undefined ? { domainId } : {}) };
 }
+
+/** The query parameters {@link domainFilter} reads. */
+export const DOMAIN_LIST_QUERY = ['name', 'enabled'] as const;
 
 /** `GET /v3/domains` filters (`name`, `enabled`). */
 export function domainFilter(query: Query): { name?: string; enabled?: boolean } {

@@ -235,6 +235,9 @@ export function queryBool(query: Query, name: string): boolean | undefined {
   throw new InvalidInputError(`Invalid input for query parameter '${name}': '${v.slice(0, 20)}' is not a boolean.`, 'ValidationError');
 }
 
+/** The query parameters `GET /v3/projects` reads: {@link projectFilter}'s and `is_domain`. */
+export const PROJECT_LIST_QUERY = ['name', 'domain_id', 'parent_id', 'enabled', 'is_domain'] as const;
+
 /**
  * `GET /v3/projects` filters. `parent_id` naming the domain selects its top-level projects,
  * since esi renders a top-level project's `parent_id` as its domain id (as Keystone does).
@@ -253,6 +256,9 @@ export function projectFilter(query: Query): ProjectFilter {
   };
 }
 
+/** The query parameters {@link userFilter} reads. */
+export const USER_LIST_QUERY = ['name', 'domain_id', 'enabled'] as const;
+
 /** `GET /v3/users` filters. */
 export function userFilter(query: Query): UserFilter {
   const name = queryValue(query, 'name');
@@ -264,6 +270,9 @@ export function userFilter(query: Query): UserFilter {
     ...(enabled !== undefined ? { enabled } : {}),
   };
 }
+
+/** The query parameter {@link nameFilter} reads. */
+export const NAME_QUERY = ['name'] as const;
 
 /** A `?name=` filter. */
 export function nameFilter(query: Query): { name?: string } {
@@ -281,6 +290,19 @@ export interface AssignmentListQuery {
    */
   readonly matchesNothing: boolean;
 }
+
+/** The query parameters {@link assignmentListQuery} reads. */
+export const ASSIGNMENT_LIST_QUERY = [
+  'user.id',
+  'group.id',
+  'role.id',
+  'scope.project.id',
+  'scope.domain.id',
+  'scope.system',
+  'scope.OS-INHERIT:inherited_to',
+  'effective',
+  'include_names',
+] as const;
 
 /**
  * `GET /v3/role_assignments` query (Keystone "List role assignments"), with Keystone's checks of

@@ -22,7 +22,7 @@ import { UnauthorizedError } from '../../domain/errors.ts';
 import type { ImageApiDeps } from './deps.ts';
 import { ImageApiFault } from './errors.ts';
 import { mediaType, rejectBody } from './wire.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 import { ImageData } from './bodies.ts';
 
 type IdParams = { Params: { id: string } };
@@ -35,6 +35,9 @@ function declaredSize(request: FastifyRequest): number | null {
   return Number.isSafeInteger(n) ? n : Number.MAX_SAFE_INTEGER;
 }
 
+/** The query parameters of a signed temp URL: its signature and expiry. */
+export const TEMP_URL_QUERY = ['temp_url_sig', 'temp_url_expires'] as const;
+
 /** Register the data routes on the `/v2` plugin. */
 export function registerDataRoutes(app: FastifyInstance, services: ImageApiDeps): void {
   const { data } = services.images;
@@ -45,7 +48,8 @@ export function registerDataRoutes(app: FastifyInstance, services: ImageApiDeps)
     method: TempUrlMethod,
   ): AuthContext => {
     if (!request.auth.anonymous) return request.auth;
-    const { temp_url_sig: sig, temp_url_expires: expires } = request.query ?? {};
+    const [sigName, expiresName] = TEMP_URL_QUERY;
+    const { [sigName]: sig, [expiresName]: expires } = request.query ?? {};
     if (!services.imageTempUrls.verify(request.params.id, sig, expires, method)) throw new UnauthorizedError();
     return DEPLOY_SERVICE_CONTEXT;
   };
@@ -76,7 +80,7 @@ export function registerDataRoutes(app: FastifyInstance, services: ImageApiDeps)
   // any other anonymous request is refused with 401 as before.
   app.get<IdParams & { Querystring: Record<string, unknown> }>(
     '/images/:id/file',
-    { exposeHeadRoute: false, config: { public: true, doc: routeDoc({ answer: 'binary' }) } },
+    { exposeHeadRoute: false, config: { public: true, doc: routeDoc({ answer: 'binary', query: queryDoc(TEMP_URL_QUERY) }) } },
     async (request, reply) => {
       rejectBody(request);
       const caller = tempUrlCaller(request, 'GET');

@@ -17,8 +17,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ImageApiDeps } from './deps.ts';
 import { renderImage, renderImageList } from './render.ts';
 import { queryPairs } from '../common/query.ts';
-import { jsonBody, mediaType, parseListQuery, rejectBody } from './wire.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { IMAGE_LIST_QUERY, jsonBody, mediaType, parseListQuery, rejectBody } from './wire.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 import { ImageCollection, ImageResponse } from './response-schemas.ts';
 import { ImageCreateBody, parseImageCreate, parseImagePatch, PATCH_BODIES } from './bodies.ts';
 
@@ -30,19 +30,30 @@ export function registerImageRoutes(app: FastifyInstance, services: ImageApiDeps
   const { images } = services.images;
   const base = `${services.config.publicUrl}/image`;
 
-  app.get('/images', { config: { doc: routeDoc({ response: ImageCollection }) } }, async (request) => {
-    rejectBody(request);
-    const params = queryPairs(request);
-    const page = await images.list(request.auth, parseListQuery(params));
-    return renderImageList(page.images, params, page.nextMarker);
-  });
+  app.get(
+    '/images',
+    {
+      config: {
+        doc: routeDoc({
+          query: queryDoc(IMAGE_LIST_QUERY, 'Any other parameter name filters on the custom image property of that name.'),
+          response: ImageCollection,
+        }),
+      },
+    },
+    async (request) => {
+      rejectBody(request);
+      const params = queryPairs(request);
+      const page = await images.list(request.auth, parseListQuery(params));
+      return renderImageList(page.images, params, page.nextMarker);
+    },
+  );
 
   app.post('/images', { config: { doc: routeDoc({ body: ImageCreateBody, response: ImageResponse }) } }, async (request, reply) => {
     const image = await images.create(request.auth, parseImageCreate(jsonBody(request)));
     return reply.code(201).header('location', `${base}/v2/images/${image.id}`).send(renderImage(image));
   });
 
-  app.get<IdParams>('/images/:id', { config: { doc: routeDoc({ response: ImageResponse }) } }, async (request) => {
+  app.get<IdParams>('/images/:id', { config: { doc: routeDoc({ response: ImageResponse, noQuery: true }) } }, async (request) => {
     rejectBody(request);
     return renderImage(await images.get(request.auth, request.params.id));
   });

@@ -26,10 +26,14 @@ type MemberParams = { Params: { id: string; member: string } };
 export function registerMemberRoutes(app: FastifyInstance, services: ImageApiDeps): void {
   const { members } = services.images;
 
-  app.get<IdParams>('/images/:id/members', { config: { doc: routeDoc({ response: MemberCollection }) } }, async (request) => {
-    rejectBody(request);
-    return renderMemberList(await members.list(request.auth, request.params.id));
-  });
+  app.get<IdParams>(
+    '/images/:id/members',
+    { config: { doc: routeDoc({ response: MemberCollection, noQuery: true }) } },
+    async (request) => {
+      rejectBody(request);
+      return renderMemberList(await members.list(request.auth, request.params.id));
+    },
+  );
 
   const createDoc = { config: { doc: routeDoc({ body: MemberCreateBody, response: MemberResponse }) } };
   app.post<IdParams>('/images/:id/members', createDoc, async (request) => {
@@ -37,10 +41,14 @@ export function registerMemberRoutes(app: FastifyInstance, services: ImageApiDep
     return renderMember(await members.add(request.auth, request.params.id, member));
   });
 
-  app.get<MemberParams>('/images/:id/members/:member', { config: { doc: routeDoc({ response: MemberResponse }) } }, async (request) => {
-    rejectBody(request);
-    return renderMember(await members.get(request.auth, request.params.id, request.params.member));
-  });
+  app.get<MemberParams>(
+    '/images/:id/members/:member',
+    { config: { doc: routeDoc({ response: MemberResponse, noQuery: true }) } },
+    async (request) => {
+      rejectBody(request);
+      return renderMember(await members.get(request.auth, request.params.id, request.params.member));
+    },
+  );
 
   const statusDoc = { config: { doc: routeDoc({ body: MemberStatusBody, response: MemberResponse }) } };
   app.put<MemberParams>('/images/:id/members/:member', statusDoc, async (request) => {

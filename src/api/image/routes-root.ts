@@ -21,10 +21,12 @@ import { SchemaDocumentResponse } from './response-schemas.ts';
 /** Register `GET /` and `GET /versions` on the `/image` plugin. */
 export function registerVersionRoutes(app: FastifyInstance, services: ImageApiDeps): void {
   const imageUrl = `${services.config.publicUrl}/image`;
-  app.get('/', { config: { public: true, doc: routeDoc({ response: ImageVersionsResponse, status: 300 }) } }, async (_request, reply) =>
-    reply.code(300).send(renderVersions(imageUrl)),
+  app.get(
+    '/',
+    { config: { public: true, doc: routeDoc({ response: ImageVersionsResponse, status: 300, noQuery: true }) } },
+    async (_request, reply) => reply.code(300).send(renderVersions(imageUrl)),
   );
-  app.get('/versions', { config: { public: true, doc: routeDoc({ response: ImageVersionsResponse }) } }, async () =>
+  app.get('/versions', { config: { public: true, doc: routeDoc({ response: ImageVersionsResponse, noQuery: true }) } }, async () =>
     renderVersions(imageUrl),
   );
 }
@@ -32,7 +34,7 @@ export function registerVersionRoutes(app: FastifyInstance, services: ImageApiDe
 /** Register `GET /schemas/{name}` on the `/v2` plugin. */
 export function registerSchemaRoutes(app: FastifyInstance): void {
   for (const [name, schema] of Object.entries(SCHEMAS)) {
-    app.get(`/schemas/${name}`, { config: { doc: routeDoc({ response: SchemaDocumentResponse }) } }, async (request) => {
+    app.get(`/schemas/${name}`, { config: { doc: routeDoc({ response: SchemaDocumentResponse, noQuery: true }) } }, async (request) => {
       rejectBody(request);
       return schema();
     });

@@ -153,8 +153,11 @@ function sorting(params: URLSearchParams): { keys: SortKey[]; dirs: Array<'asc' 
   return { keys: params.getAll('sort_key').map((k) => sortKey(k.trim())), dirs: params.getAll('sort_dir').map((d) => sortDir(d.trim())) };
 }
 
-/** Parameters with a meaning of their own; any other is a custom property filter. */
-const KNOWN = new Set([
+/**
+ * The query parameters of `GET /v2/images` with a meaning of their own; any other name is a
+ * custom property filter.
+ */
+export const IMAGE_LIST_QUERY = [
   'limit',
   'marker',
   'member_status',
@@ -177,8 +180,10 @@ const KNOWN = new Set([
   'os_hidden',
   'created_at',
   'updated_at',
-  'changes-since',
-]);
+] as const;
+
+/** Parameters with a meaning of their own (`changes-since` is refused); any other is a custom property filter. */
+const KNOWN = new Set<string>([...IMAGE_LIST_QUERY, 'changes-since']);
 
 /**
  * Parse the query of `GET /v2/images`.

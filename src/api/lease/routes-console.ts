@@ -14,12 +14,12 @@ import type { FastifyInstance } from 'fastify';
 import { InvalidInputError, UnauthorizedError } from '../../domain/errors.ts';
 import type { LeaseApiDeps } from './deps.ts';
 import { parseReadOnly, serveConsole, type ConsoleSocket } from '../common/console-ws.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 
-interface ConsoleQuery {
-  token?: unknown;
-  read_only?: unknown;
-}
+/** The query parameters the console websocket reads: the console token and `read_only`. */
+export const CONSOLE_QUERY = ['token', 'read_only'] as const;
+
+type ConsoleQuery = Partial<Record<(typeof CONSOLE_QUERY)[number], unknown>>;
 
 /** Registers `GET /console` (websocket) on the lease plugin (prefix `/lease`). */
 export function registerConsoleRoute(app: FastifyInstance, services: LeaseApiDeps): void {
@@ -27,7 +27,7 @@ export function registerConsoleRoute(app: FastifyInstance, services: LeaseApiDep
     method: 'GET',
     url: '/console',
     // Public: the token in the query is the credential. A websocket's success is its upgrade (101).
-    config: { public: true, doc: routeDoc({ answer: 'empty', status: 101 }) },
+    config: { public: true, doc: routeDoc({ answer: 'empty', status: 101, query: queryDoc(CONSOLE_QUERY) }) },
     handler: async () => {
       throw new InvalidInputError(
         'This is the serial console websocket: connect with a websocket client to the access_url of a console auth token.',

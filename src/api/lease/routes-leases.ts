@@ -106,10 +106,14 @@ export function registerLeaseRoutes(app: FastifyInstance, services: LeaseApiDeps
     return { leases: (await leases.list(request.auth, input)).map(renderLease) };
   });
 
-  app.get<{ Params: { ident: string } }>('/leases/:ident', { config: { doc: routeDoc({ response: LeaseResponse }) } }, async (request) => {
-    readQuery(request.query, []);
-    return renderLease(await leases.get(request.auth, request.params.ident));
-  });
+  app.get<{ Params: { ident: string } }>(
+    '/leases/:ident',
+    { config: { doc: routeDoc({ response: LeaseResponse, noQuery: true }) } },
+    async (request) => {
+      readQuery(request.query, []);
+      return renderLease(await leases.get(request.auth, request.params.ident));
+    },
+  );
 
   app.post('/leases', { config: { doc: routeDoc({ body: bodySchema(LEASE_BODY), response: LeaseResponse }) } }, async (request, reply) => {
     const b = readBody(LEASE_BODY, request.body);

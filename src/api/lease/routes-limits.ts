@@ -61,14 +61,14 @@ const POLICY_NAMES = {
 export function registerLimitRoutes(app: FastifyInstance, services: LeaseApiDeps): void {
   const { quotas, policies } = services.leasing;
 
-  app.get('/quotas', { config: { doc: routeDoc({ response: LeaseQuotaCollection }) } }, async (request) => {
+  app.get('/quotas', { config: { doc: routeDoc({ response: LeaseQuotaCollection, noQuery: true }) } }, async (request) => {
     readQuery(request.query, []);
     return { quotas: (await quotas.list(request.auth)).map(renderQuota) };
   });
 
   app.get<{ Params: { project: string } }>(
     '/quotas/:project',
-    { config: { doc: routeDoc({ response: LeaseQuotaResponse }) } },
+    { config: { doc: routeDoc({ response: LeaseQuotaResponse, noQuery: true }) } },
     async (request) => {
       readQuery(request.query, []);
       return renderQuota(await quotas.get(request.auth, request.params.project));
@@ -117,7 +117,7 @@ export function registerLimitRoutes(app: FastifyInstance, services: LeaseApiDeps
 
   app.get<{ Params: { uuid: string } }>(
     '/lease_policies/:uuid',
-    { config: { doc: routeDoc({ response: LeasePolicyResponse }) } },
+    { config: { doc: routeDoc({ response: LeasePolicyResponse, noQuery: true }) } },
     async (request) => {
       readQuery(request.query, []);
       return renderLeasePolicy(await policies.get(request.auth, request.params.uuid));

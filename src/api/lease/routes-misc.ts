@@ -33,7 +33,7 @@ function versionV1(root: string): Record<string, unknown> {
 
 /** Register `GET /` on the lease plugin (public root document, also the health check). */
 export function registerRootRoute(app: FastifyInstance, services: LeaseApiDeps): void {
-  app.get('/', { config: { public: true, doc: routeDoc({ response: LeaseRootResponse }) } }, async () => {
+  app.get('/', { config: { public: true, doc: routeDoc({ response: LeaseRootResponse, noQuery: true }) } }, async () => {
     const v1 = versionV1(leaseRoot(services));
     return {
       name: 'ESI Leap API',
@@ -48,10 +48,14 @@ export function registerRootRoute(app: FastifyInstance, services: LeaseApiDeps):
 export function registerMiscRoutes(app: FastifyInstance, services: LeaseApiDeps): void {
   const { nodes, events, consoleTokens } = services.leasing;
 
-  app.get('/', { config: { public: true, doc: routeDoc({ response: LeaseVersionsResponse, status: 300 }) } }, async (_request, reply) => {
-    const root = leaseRoot(services);
-    return reply.code(300).send({ versions: [{ id: 'v1.0', status: 'CURRENT', links: [{ href: `${root}/v1`, rel: 'self' }] }] });
-  });
+  app.get(
+    '/',
+    { config: { public: true, doc: routeDoc({ response: LeaseVersionsResponse, status: 300, noQuery: true }) } },
+    async (_request, reply) => {
+      const root = leaseRoot(services);
+      return reply.code(300).send({ versions: [{ id: 'v1.0', status: 'CURRENT', links: [{ href: `${root}/v1`, rel: 'self' }] }] });
+    },
+  );
 
   const nodeQuery = ['resource_class', 'owner', 'lessee'];
   app.get('/nodes', { config: { doc: routeDoc({ query: queryDoc(nodeQuery), response: LeaseNodeCollection }) } }, async (request) => {

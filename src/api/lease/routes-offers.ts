@@ -94,10 +94,14 @@ export function registerOfferRoutes(app: FastifyInstance, services: LeaseApiDeps
     return { offers: (await offers.list(request.auth, input)).map(renderOffer) };
   });
 
-  app.get<{ Params: { ident: string } }>('/offers/:ident', { config: { doc: routeDoc({ response: OfferResponse }) } }, async (request) => {
-    readQuery(request.query, []);
-    return renderOffer(await offers.get(request.auth, request.params.ident));
-  });
+  app.get<{ Params: { ident: string } }>(
+    '/offers/:ident',
+    { config: { doc: routeDoc({ response: OfferResponse, noQuery: true }) } },
+    async (request) => {
+      readQuery(request.query, []);
+      return renderOffer(await offers.get(request.auth, request.params.ident));
+    },
+  );
 
   app.post('/offers', { config: { doc: routeDoc({ body: bodySchema(OFFER_BODY), response: OfferResponse }) } }, async (request, reply) => {
     const b = readBody(OFFER_BODY, request.body);

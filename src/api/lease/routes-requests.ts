@@ -119,7 +119,7 @@ export function registerRequestRoutes(app: FastifyInstance, services: LeaseApiDe
 
   app.get<{ Params: { uuid: string } }>(
     '/webhooks/:uuid',
-    { config: { doc: routeDoc({ response: WebhookResponse }) } },
+    { config: { doc: routeDoc({ response: WebhookResponse, noQuery: true }) } },
     async (request) => {
       readQuery(request.query, []);
       return renderWebhook(await webhooks.get(request.auth, request.params.uuid));

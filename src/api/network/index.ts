@@ -133,22 +133,22 @@ export const networkApi: FastifyPluginAsync<{ services: NetworkApiDeps }> = asyn
   app.setErrorHandler(networkErrorHandler(`${services.config.publicUrl}/identity`));
   app.setNotFoundHandler(networkNotFoundHandler);
   const versions = { versions: [{ status: 'CURRENT', id: 'v2.0', links: [{ href: `${root}/v2.0/`, rel: 'self' }] }] };
-  const versionsDoc: RouteDoc = { response: NetworkVersionsResponse };
+  const versionsDoc: RouteDoc = { response: NetworkVersionsResponse, noQuery: true };
   app.get('/', { config: { public: true, doc: versionsDoc } }, async () => versions);
   refuseOthers(app, '/', ['GET']);
   await app.register(
     async (v2) => {
       registerTokenAuth(v2, services.identity.tokens);
-      const resourcesDoc: RouteDoc = { response: NetworkResourcesResponse };
+      const resourcesDoc: RouteDoc = { response: NetworkResourcesResponse, noQuery: true };
       v2.get('/', { config: { doc: resourcesDoc } }, async () => ({
         resources: RESOURCES.map(([name, coll]) => ({ name, collection: coll, links: [{ href: `${root}/v2.0/${coll}`, rel: 'self' }] })),
       }));
-      v2.get('/extensions', { config: { doc: routeDoc({ response: ExtensionCollection }) } }, async () => ({
+      v2.get('/extensions', { config: { doc: routeDoc({ response: ExtensionCollection, noQuery: true }) } }, async () => ({
         extensions: EXTENSIONS.map(extension),
       }));
       v2.get<{ Params: { alias: string } }>(
         '/extensions/:alias',
-        { config: { doc: routeDoc({ response: ExtensionResponse }) } },
+        { config: { doc: routeDoc({ response: ExtensionResponse, noQuery: true }) } },
         async (req) => {
           const e = EXTENSIONS.find((x) => x.alias === req.params.alias);
           if (!e)

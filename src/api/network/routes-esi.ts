@@ -17,7 +17,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { InvalidInputError } from '../../domain/errors.ts';
-import { routeDoc } from '../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../common/route-doc.ts';
 import type { NetworkApiDeps } from './deps.ts';
 import { renderNodeNetwork, renderSwitch, renderSwitchPort, renderTrunkRow } from './render.ts';
 import { refuseOthers } from './routes-neutron.ts';
@@ -51,20 +51,30 @@ import {
   SwitchResyncResponse,
 } from './response-schemas-extra.ts';
 
+/** The query parameters `GET /esi/node-networks` reads: a node (then its networks), a network. */
+export const NODE_NETWORK_QUERY = ['node', 'network'] as const;
+/** The query parameter `GET /esi/switch-ports` reads: the switch (required). */
+export const SWITCH_PORT_QUERY = ['switch'] as const;
+
 /** Register the esi and switch routes on the `/v2.0` plugin. */
 export function registerEsiRoutes(app: FastifyInstance, services: NetworkApiDeps): void {
   const n = services.networking;
   type Ident = { Params: { ident: string } };
 
-  app.get('/esi/node-networks', { config: { doc: routeDoc({ response: NodeNetworkCollection }) } }, async (req) => {
-    const q = queryPairs(req);
-    const node = q.get('node') || undefined;
-    const network = q.get('network') || undefined;
-    if (node === undefined)
-      return { node_networks: (await n.nodeNetworks.list(req.auth, network ? { network } : {})).map(renderNodeNetwork) };
-    const shown = await n.nodeNetworks.show(req.auth, node, network);
-    return { node: { uuid: shown.node.uuid, name: shown.node.name }, node_networks: shown.rows.map(renderNodeNetwork) };
-  });
+  app.get(
+    '/esi/node-networks',
+    { config: { doc: routeDoc({ query: queryDoc(NODE_NETWORK_QUERY), response: NodeNetworkCollection }) } },
+    async (req) => {
+      const q = queryPairs(req);
+      const [nodeName, networkName] = NODE_NETWORK_QUERY;
+      const node = q.get(nodeName) || undefined;
+      const network = q.get(networkName) || undefined;
+      if (node === undefined)
+        return { node_networks: (await n.nodeNetworks.list(req.auth, network ? { network } : {})).map(renderNodeNetwork) };
+      const shown = await n.nodeNetworks.show(req.auth, node, network);
+      return { node: { uuid: shown.node.uuid, name: shown.node.name }, node_networks: shown.rows.map(renderNodeNetwork) };
+    },
+  );
   app.post(
     '/esi/node-networks',
     { config: { doc: routeDoc({ body: NodeNetworkAttachBody, response: NodeNetworkResponse }) } },
@@ -91,7 +101,7 @@ export function registerEsiRoutes(app: FastifyInstance, services: NetworkApiDeps
   refuseOthers(app, '/esi/node-networks', ['GET', 'POST']);
   refuseOthers(app, '/esi/node-networks/detach', ['POST']);
 
-  app.get('/esi/trunks', { config: { doc: routeDoc({ response: EsiTrunkCollection }) } }, async (req) => ({
+  app.get('/esi/trunks', { config: { doc: routeDoc({ response: EsiTrunkCollection, noQuery: true }) } }, async (req) => ({
     trunks: (await n.esiTrunks.list(req.auth)).map(renderTrunkRow),
   }));
   app.post('/esi/trunks', { config: { doc: routeDoc({ body: EsiTrunkCreateBody, response: EsiTrunkResponse }) } }, async (req, reply) => {
@@ -121,14 +131,20 @@ export function registerEsiRoutes(app: FastifyInstance, services: NetworkApiDeps
   refuseOthers(app, '/esi/trunks', ['GET', 'POST']);
   refuseOthers(app, '/esi/trunks/:ident', ['DELETE']);
 
-  app.get('/esi/switch-ports', { config: { doc: routeDoc({ response: SwitchPortRowCollection }) } }, async (req) => {
-    const name = queryPairs(req).get('switch');
-    if (!name) throw new InvalidInputError('switch is required (its name or switch_id, as bare-metal ports name it).', 'HTTPBadRequest');
-    return { switch_ports: (await n.nodeNetworks.switchPorts(req.auth, name)).map((p) => ({ port: p.port, ...renderNodeNetwork(p.row) })) };
-  });
+  app.get(
+    '/esi/switch-ports',
+    { config: { doc: routeDoc({ query: queryDoc(SWITCH_PORT_QUERY), response: SwitchPortRowCollection }) } },
+    async (req) => {
+      const name = queryPairs(req).get(SWITCH_PORT_QUERY[0]);
+      if (!name) throw new InvalidInputError('switch is required (its name or switch_id, as bare-metal ports name it).', 'HTTPBadRequest');
+      return {
+        switch_ports: (await n.nodeNetworks.switchPorts(req.auth, name)).map((p) => ({ port: p.port, ...renderNodeNetwork(p.row) })),
+      };
+    },
+  );
   refuseOthers(app, '/esi/switch-ports', ['GET']);
 
-  app.get('/switches', { config: { doc: routeDoc({ response: SwitchCollection }) } }, async (req) => ({
+  app.get('/switches', { config: { doc: routeDoc({ response: SwitchCollection, noQuery: true }) } }, async (req) => ({
     switches: (await n.switches.list(req.auth)).map((s) => renderSwitch(n.switches.masked(s))),
   }));
   app.post('/switches', { config: { doc: routeDoc({ body: SwitchCreateBody, response: SwitchResponse }) } }, async (req, reply) => {
@@ -136,7 +152,7 @@ export function registerEsiRoutes(app: FastifyInstance, services: NetworkApiDeps
     const body = checkNeutronBody(SwitchCreateAttrs, attrs, () => n.switches.newSwitch(attrs));
     return reply.code(201).send({ switch: renderSwitch(n.switches.masked(await n.switches.create(req.auth, body))) });
   });
-  app.get<Ident>('/switches/:ident', { config: { doc: routeDoc({ response: SwitchResponse }) } }, async (req) => ({
+  app.get<Ident>('/switches/:ident', { config: { doc: routeDoc({ response: SwitchResponse, noQuery: true }) } }, async (req) => ({
     switch: renderSwitch(n.switches.masked(await n.switches.get(req.auth, req.params.ident))),
   }));
   app.put<Ident>('/switches/:ident', { config: { doc: routeDoc({ body: SwitchUpdateBody, response: SwitchResponse }) } }, async (req) => {
@@ -154,9 +170,13 @@ export function registerEsiRoutes(app: FastifyInstance, services: NetworkApiDeps
     { config: { doc: routeDoc({ noBody: true, response: SwitchResyncResponse }) } },
     async (req) => ({ resynced: await n.switches.resync(req.auth, req.params.ident) }),
   );
-  app.get<Ident>('/switches/:ident/ports', { config: { doc: routeDoc({ response: SwitchPortCollection }) } }, async (req) => ({
-    switch_ports: (await n.switches.ports(req.auth, req.params.ident)).map(renderSwitchPort),
-  }));
+  app.get<Ident>(
+    '/switches/:ident/ports',
+    { config: { doc: routeDoc({ response: SwitchPortCollection, noQuery: true }) } },
+    async (req) => ({
+      switch_ports: (await n.switches.ports(req.auth, req.params.ident)).map(renderSwitchPort),
+    }),
+  );
   const registerDoc = { config: { doc: routeDoc({ body: SwitchPortRegisterBody, response: SwitchPortResponse }) } };
   app.post<Ident>('/switches/:ident/ports', registerDoc, async (req, reply) => {
     const b = parseEsiBody(SwitchPortRegisterAttrs, unwrap(req.body, 'switch_port', 'switch_ports'));

@@ -12,10 +12,11 @@ import type { NetworkApiDeps } from './deps.ts';
 import { FLOATINGIP } from './schemas.ts';
 import { FLOATINGIP_RESPONSES } from './response-schemas.ts';
 import { page, refuseOthers, register } from './routes-neutron.ts';
-import { collection, neutronTime, parseListQuery, pick, unwrap } from './wire.ts';
+import { collection, listQueryDoc, neutronTime, parseListQuery, pick, showQueryDoc, unwrap } from './wire.ts';
 import { PORT_FORWARDING_RESPONSES } from './response-schemas-extra.ts';
 import { checkNeutronBody, PortForwardingAttrs, PortForwardingBody } from './action-bodies.ts';
-import { parsePortForwardingBody } from '../../domain/networking/port-forwardings.ts';
+import { parsePortForwardingBody, PORT_FORWARDING_FILTERS } from '../../domain/networking/port-forwardings.ts';
+import { FLOATINGIP_FILTERS } from '../../domain/networking/floating-ips.ts';
 import { routeDoc } from '../common/route-doc.ts';
 
 /**
@@ -83,6 +84,7 @@ export function registerFloatingIpRoutes(app: FastifyInstance, services: Network
     path: 'floatingips',
     bodies: FLOATINGIP,
     responses: FLOATINGIP_RESPONSES,
+    filters: FLOATINGIP_FILTERS,
     list: (ctx, req) => page(n.floatingIps.list(ctx, req), renderFloatingIp),
     create: async (ctx, body) => renderFloatingIp(await n.floatingIps.create(ctx, body)),
     get: async (ctx, id) => renderFloatingIp(await n.floatingIps.get(ctx, id)),
@@ -95,12 +97,16 @@ export function registerFloatingIpRoutes(app: FastifyInstance, services: Network
   const base = (req: FastifyRequest<Fip>): string =>
     `${services.config.publicUrl}/network/v2.0/floatingips/${encodeURIComponent(req.params.id)}/port_forwardings`;
   const coll = '/floatingips/:id/port_forwardings';
-  app.get<Fip>(coll, { config: { doc: routeDoc({ response: PORT_FORWARDING_RESPONSES.list }) } }, async (req) => {
-    const q = parseListQuery(req);
-    const r = await n.portForwardings.list(req.auth, req.params.id, q.list);
-    const items = r.items.map((pf) => pick(renderPortForwarding(pf), q.fields));
-    return collection(req, base(req), 'port_forwardings', items, r.more, q);
-  });
+  app.get<Fip>(
+    coll,
+    { config: { doc: routeDoc({ query: listQueryDoc(PORT_FORWARDING_FILTERS), response: PORT_FORWARDING_RESPONSES.list }) } },
+    async (req) => {
+      const q = parseListQuery(req);
+      const r = await n.portForwardings.list(req.auth, req.params.id, q.list);
+      const items = r.items.map((pf) => pick(renderPortForwarding(pf), q.fields));
+      return collection(req, base(req), 'port_forwardings', items, r.more, q);
+    },
+  );
   app.post<Fip>(
     coll,
     { config: { doc: routeDoc({ body: PortForwardingBody, response: PORT_FORWARDING_RESPONSES.one }) } },
@@ -111,12 +117,16 @@ export function registerFloatingIpRoutes(app: FastifyInstance, services: Network
       return reply.code(201).send({ port_forwarding: renderPortForwarding(pf) });
     },
   );
-  app.get<Pf>(`${coll}/:pf`, { config: { doc: routeDoc({ response: PORT_FORWARDING_RESPONSES.one }) } }, async (req) => ({
-    port_forwarding: pick(
-      renderPortForwarding(await n.portForwardings.get(req.auth, req.params.id, req.params.pf)),
-      parseListQuery(req).fields,
-    ),
-  }));
+  app.get<Pf>(
+    `${coll}/:pf`,
+    { config: { doc: routeDoc({ query: showQueryDoc(), response: PORT_FORWARDING_RESPONSES.one }) } },
+    async (req) => ({
+      port_forwarding: pick(
+        renderPortForwarding(await n.portForwardings.get(req.auth, req.params.id, req.params.pf)),
+        parseListQuery(req).fields,
+      ),
+    }),
+  );
   const putDoc = { config: { doc: routeDoc({ body: PortForwardingBody, response: PORT_FORWARDING_RESPONSES.one }) } };
   app.put<Pf>(`${coll}/:pf`, putDoc, async (req) => {
     const attrs = unwrap(req.body, 'port_forwarding', 'port_forwardings');

@@ -11,7 +11,7 @@ import type { ListRequest, Page } from '../../domain/networking/index.ts';
 import type { NetworkApiDeps } from './deps.ts';
 import { NetworkApiFault } from './errors.ts';
 import { renderNetwork, renderPort, renderRbac, renderSubnet, renderTrunk } from './render.ts';
-import { collection, parseListQuery, pick } from './wire.ts';
+import { collection, listQueryDoc, parseListQuery, pick, showQueryDoc } from './wire.ts';
 import { parseNeutronBody } from './body.ts';
 import { NETWORK_RESPONSES, PORT_RESPONSES, SUBNET_RESPONSES, TRUNK_RESPONSES } from './response-schemas.ts';
 import { NETWORK, PORT, RBAC_POLICY, SUBNET, TRUNK, type NeutronBodies } from './schemas.ts';
@@ -20,7 +20,11 @@ import { RBAC_RESPONSES, SubPortsResponse, TrunkUnwrapped } from './response-sch
 import { AddSubPortsBody, checkNeutronBody, RemoveSubPortsBody } from './action-bodies.ts';
 import { InvalidInputError } from '../../domain/errors.ts';
 import { checkKeys } from '../../domain/networking/index.ts';
-import { parseSubPorts } from '../../domain/networking/trunks.ts';
+import { parseSubPorts, TRUNK_FILTERS } from '../../domain/networking/trunks.ts';
+import { NETWORK_FILTERS } from '../../domain/networking/networks.ts';
+import { SUBNET_FILTERS } from '../../domain/networking/subnets.ts';
+import { PORT_FILTERS } from '../../domain/networking/netports.ts';
+import { RBAC_FILTERS } from '../../domain/networking/rbac.ts';
 
 /**
  * One Neutron collection: its URL, its body schemas (./schemas.ts; `bodies.resource` is the
@@ -31,6 +35,8 @@ export interface Collection<C extends TObject = TObject, U extends TObject = TOb
   readonly bodies: NeutronBodies<C, U>;
   /** The bodies of its answers (./response-schemas.ts), when described: one object, a list. */
   readonly responses?: { readonly one: TObject; readonly list: TObject };
+  /** The attribute names its list filters on (the domain's, e.g. `NETWORK_FILTERS`). */
+  readonly filters: readonly string[];
   readonly list: (ctx: AuthContext, req: ListRequest) => Promise<Page<Record<string, unknown>>>;
   readonly create: (ctx: AuthContext, body: Static<C>) => Promise<Record<string, unknown>>;
   readonly get: (ctx: AuthContext, id: string) => Promise<Record<string, unknown>>;
@@ -71,7 +77,7 @@ export function register<C extends TObject, U extends TObject>(app: FastifyInsta
   type Id = { Params: { id: string } };
   const id = (req: FastifyRequest<Id>): string => req.params.id.replace(/\.json$/, '');
   for (const url of [`/${plural}`, `/${plural}.json`]) {
-    app.get(url, { config: { doc: routeDoc({ response: c.responses?.list }) } }, async (req) => {
+    app.get(url, { config: { doc: routeDoc({ query: listQueryDoc(c.filters), response: c.responses?.list }) } }, async (req) => {
       const q = parseListQuery(req);
       const result = await c.list(req.auth, q.list);
       return collection(
@@ -91,7 +97,7 @@ export function register<C extends TObject, U extends TObject>(app: FastifyInsta
     );
     refuseOthers(app, url, ['GET', 'POST']);
   }
-  app.get<Id>(`/${plural}/:id`, { config: { doc: routeDoc({ response: c.responses?.one }) } }, async (req) => ({
+  app.get<Id>(`/${plural}/:id`, { config: { doc: routeDoc({ query: showQueryDoc(), response: c.responses?.one }) } }, async (req) => ({
     [resource]: pick(await c.get(req.auth, id(req)), parseListQuery(req).fields),
   }));
   app.put<Id>(`/${plural}/:id`, { config: { doc: routeDoc({ body: c.bodies.updateBody, response: c.responses?.one }) } }, async (req) => ({
@@ -111,6 +117,7 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
     path: 'networks',
     bodies: NETWORK,
     responses: NETWORK_RESPONSES,
+    filters: NETWORK_FILTERS,
     list: (ctx, req) => page(n.networks.list(ctx, req), renderNetwork),
     create: async (ctx, body) => renderNetwork(await n.networks.create(ctx, body)),
     get: async (ctx, id) => renderNetwork(await n.networks.get(ctx, id)),
@@ -121,6 +128,7 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
     path: 'subnets',
     bodies: SUBNET,
     responses: SUBNET_RESPONSES,
+    filters: SUBNET_FILTERS,
     list: (ctx, req) => page(n.subnets.list(ctx, req), renderSubnet),
     create: async (ctx, body) => renderSubnet(await n.subnets.create(ctx, body)),
     get: async (ctx, id) => renderSubnet(await n.subnets.get(ctx, id)),
@@ -131,6 +139,7 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
     path: 'ports',
     bodies: PORT,
     responses: PORT_RESPONSES,
+    filters: PORT_FILTERS,
     list: (ctx, req) => page(n.ports.list(ctx, req), renderPort),
     create: async (ctx, body) => renderPort(await n.ports.create(ctx, body)),
     get: async (ctx, id) => renderPort(await n.ports.get(ctx, id)),
@@ -141,6 +150,7 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
     path: 'trunks',
     bodies: TRUNK,
     responses: TRUNK_RESPONSES,
+    filters: TRUNK_FILTERS,
     list: (ctx, req) => page(n.trunks.list(ctx, req), renderTrunk),
     create: async (ctx, body) => renderTrunk(await n.trunks.create(ctx, body)),
     get: async (ctx, id) => renderTrunk(await n.trunks.get(ctx, id)),
@@ -151,6 +161,7 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
     path: 'rbac-policies',
     bodies: RBAC_POLICY,
     responses: RBAC_RESPONSES,
+    filters: RBAC_FILTERS,
     list: (ctx, req) => page(n.rbac.list(ctx, req), renderRbac),
     create: async (ctx, body) => renderRbac(await n.rbac.create(ctx, body)),
     get: async (ctx, id) => renderRbac(await n.rbac.get(ctx, id)),
@@ -174,7 +185,7 @@ export function registerNeutronRoutes(app: FastifyInstance, services: NetworkApi
     const body = checkNeutronBody(RemoveSubPortsBody, req.body, () => subPorts(req.body, false));
     return renderTrunk(await n.trunks.removeSubPorts(req.auth, req.params.id, body));
   });
-  app.get<Id>('/trunks/:id/get_subports', { config: { doc: routeDoc({ response: SubPortsResponse }) } }, async (req) => ({
+  app.get<Id>('/trunks/:id/get_subports', { config: { doc: routeDoc({ response: SubPortsResponse, noQuery: true }) } }, async (req) => ({
     sub_ports: await n.trunks.subPorts(req.auth, req.params.id),
   }));
   refuseOthers(app, '/trunks/:id/add_subports', ['PUT']);

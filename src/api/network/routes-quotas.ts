@@ -38,16 +38,16 @@ export function renderProjectQuota(q: ProjectQuota): Record<string, unknown> {
 export function registerQuotaRoutes(app: FastifyInstance, services: NetworkApiDeps): void {
   const quotas = services.networking.quotas;
   type Id = { Params: { id: string } };
-  app.get('/quotas', { config: { doc: routeDoc({ response: QuotaCollection }) } }, async (req) => ({
+  app.get('/quotas', { config: { doc: routeDoc({ response: QuotaCollection, noQuery: true }) } }, async (req) => ({
     quotas: (await quotas.list(req.auth)).map(renderProjectQuota),
   }));
-  app.get('/quotas/project', { config: { doc: routeDoc({ response: QuotaProjectResponse }) } }, async (req) => ({
+  app.get('/quotas/project', { config: { doc: routeDoc({ response: QuotaProjectResponse, noQuery: true }) } }, async (req) => ({
     project: { project_id: quotas.callerProject(req.auth) },
   }));
-  app.get('/quotas/tenant', { config: { doc: routeDoc({ response: QuotaTenantResponse }) } }, async (req) => ({
+  app.get('/quotas/tenant', { config: { doc: routeDoc({ response: QuotaTenantResponse, noQuery: true }) } }, async (req) => ({
     tenant: { tenant_id: quotas.callerProject(req.auth) },
   }));
-  app.get<Id>('/quotas/:id', { config: { doc: routeDoc({ response: QuotaResponse }) } }, async (req) => ({
+  app.get<Id>('/quotas/:id', { config: { doc: routeDoc({ response: QuotaResponse, noQuery: true }) } }, async (req) => ({
     quota: await quotas.get(req.auth, req.params.id),
   }));
   app.put<Id>('/quotas/:id', { config: { doc: routeDoc({ body: QuotaUpdateBody, response: QuotaResponse }) } }, async (req) => {
@@ -64,10 +64,10 @@ export function registerQuotaRoutes(app: FastifyInstance, services: NetworkApiDe
     await quotas.reset(req.auth, req.params.id);
     return reply.code(204).send();
   });
-  app.get<Id>('/quotas/:id/default', { config: { doc: routeDoc({ response: QuotaResponse }) } }, async (req) => ({
+  app.get<Id>('/quotas/:id/default', { config: { doc: routeDoc({ response: QuotaResponse, noQuery: true }) } }, async (req) => ({
     quota: await quotas.defaults(req.auth, req.params.id),
   }));
-  app.get<Id>('/quotas/:id/details', { config: { doc: routeDoc({ response: QuotaDetailsResponse }) } }, async (req) => ({
+  app.get<Id>('/quotas/:id/details', { config: { doc: routeDoc({ response: QuotaDetailsResponse, noQuery: true }) } }, async (req) => ({
     quota: await quotas.details(req.auth, req.params.id),
   }));
   refuseOthers(app, '/quotas', ['GET']);

@@ -14,6 +14,7 @@ import { ROUTER_RESPONSES } from './response-schemas.ts';
 import { RouterInterfaceInfo } from './response-schemas-extra.ts';
 import { routeDoc } from '../common/route-doc.ts';
 import { parseInterfaceBody } from '../../domain/networking/router-interfaces.ts';
+import { ROUTER_FILTERS } from '../../domain/networking/routers.ts';
 import { checkNeutronBody, RouterInterfaceBody } from './action-bodies.ts';
 import { standard } from './render.ts';
 import { page, refuseOthers, register } from './routes-neutron.ts';
@@ -45,6 +46,7 @@ export function registerRouterRoutes(app: FastifyInstance, services: NetworkApiD
     path: 'routers',
     bodies: ROUTER,
     responses: ROUTER_RESPONSES,
+    filters: ROUTER_FILTERS,
     list: (ctx, req) => page(n.routers.list(ctx, req), renderRouter),
     create: async (ctx, body) => renderRouter(await n.routers.create(ctx, body)),
     get: async (ctx, id) => renderRouter(await n.routers.get(ctx, id)),

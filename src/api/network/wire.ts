@@ -14,8 +14,18 @@ import type { FastifyRequest } from 'fastify';
 import { InvalidInputError } from '../../domain/errors.ts';
 import type { ListRequest } from '../../domain/networking/index.ts';
 import { queryPairs } from '../common/query.ts';
+import { queryDoc } from '../common/route-doc.ts';
 
-const RESERVED = new Set(['fields', 'sort_key', 'sort_dir', 'limit', 'marker', 'page_reverse']);
+/** The query parameters of every list besides its filters. */
+export const LIST_PARAMS = ['fields', 'sort_key', 'sort_dir', 'limit', 'marker', 'page_reverse'] as const;
+const RESERVED = new Set<string>(LIST_PARAMS);
+/** The query parameter a single resource's GET reads (of {@link parseListQuery}'s, only `fields` matters there). */
+export const SHOW_PARAMS = ['fields'] as const;
+
+/** The documented query of a list: {@link LIST_PARAMS} and the attribute names it filters on. */
+export const listQueryDoc = (filters: Iterable<string>) => queryDoc([...LIST_PARAMS, ...filters]);
+/** The documented query of a single resource's GET ({@link SHOW_PARAMS}). */
+export const showQueryDoc = () => queryDoc(SHOW_PARAMS);
 
 /** A parsed list query: the domain request and the fields to keep. */
 export interface ListQueryParams {

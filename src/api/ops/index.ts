@@ -48,13 +48,13 @@ export function registerOps(app: FastifyInstance, deps: OpsDeps): void {
     app.addHook('onResponse', async (request, reply) => {
       metrics.observeRequest(request.method, request.routeOptions.url ?? null, reply.statusCode, reply.elapsedTime / 1000);
     });
-    app.get('/metrics', { config: { doc: routeDoc({ answer: 'text' }) } }, async (_request, reply) => {
+    app.get('/metrics', { config: { doc: routeDoc({ answer: 'text', noQuery: true }) } }, async (_request, reply) => {
       const { contentType, body } = await metrics.render();
       return reply.type(contentType).send(body);
     });
   }
-  app.get('/healthz', { config: { doc: routeDoc({ response: HealthResponse }) } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { config: { doc: routeDoc({ response: ReadinessResponse }) } }, async (_request, reply) => {
+  app.get('/healthz', { config: { doc: routeDoc({ response: HealthResponse, noQuery: true }) } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { config: { doc: routeDoc({ response: ReadinessResponse, noQuery: true }) } }, async (_request, reply) => {
     const r = await deps.health.ready();
     return reply.code(r.ready ? 200 : 503).send({ status: r.ready ? 'ready' : 'not ready', checks: r.checks });
   });

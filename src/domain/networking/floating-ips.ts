@@ -37,7 +37,7 @@ import { insertWithFreshMac } from './dhcp-ports.ts';
 import { fipStatus, floatingIpLock } from './fip-links.ts';
 import { allocateIps, type FixedIpRequest } from './ip-allocation.ts';
 import { parseIp } from './ipam.ts';
-import { COMMON_ATTRS, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
+import { COMMON_ATTRS, filterNames, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import { DEVICE_OWNER_FLOATINGIP, type FixedIp, type FloatingIp, type NetPort, type Network, type PortForwarding } from './model.ts';
 import { Association, parseAssociation, type AssociationRequest } from './fip-association.ts';
 import type { NetworkTx } from './ports.ts';
@@ -90,6 +90,9 @@ const ATTRS: Readonly<Record<string, AttributeSpec>> = {
   fixed_ip_address: { column: 'fixed_ip_address', type: 'string', sortable: false },
   status: { column: 'status', type: 'string' },
 };
+
+/** The attribute names a list filters on (any other is a 400). */
+export const FLOATINGIP_FILTERS = filterNames(ATTRS);
 
 function bad(msg: string): InvalidInputError {
   return new InvalidInputError(`Bad floatingip request: ${msg}`, 'BadRequest');

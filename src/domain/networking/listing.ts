@@ -48,6 +48,14 @@ export interface AttributeSpec {
   readonly filterable?: boolean;
 }
 
+/**
+ * The filter names of an attribute table (those that filter), for the API's documentation.
+ * @param extra names the list reads besides the table's (a port list's `fixed_ips`)
+ */
+export function filterNames(attrs: Readonly<Record<string, AttributeSpec>>, ...extra: string[]): readonly string[] {
+  return [...Object.keys(attrs).filter((name) => attrs[name]!.filterable !== false), ...extra];
+}
+
 /** An empty request: everything, default order. */
 export const ALL: ListRequest = Object.freeze({ filters: {}, sort: [], limit: null, marker: null, pageReverse: false });
 

@@ -33,7 +33,7 @@ import { sharedWithCaller, type NetworkAccess } from './access.ts';
 import { bool, checkKeys, description, mac, name, str, uuid, type Attrs, givenProject } from './attributes.ts';
 import { neutronMac, switchKeyOf, unbindPort } from './binding.ts';
 import { allocateIps, parseFixedIps } from './ip-allocation.ts';
-import { COMMON_ATTRS, rowRules, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
+import { COMMON_ATTRS, filterNames, rowRules, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import { dhcpDeviceId, isDhcpPort } from './dhcp-ports.ts';
 import { DEVICE_OWNER_FLOATINGIP, type Network, type NetPort } from './model.ts';
 import { onPortIpsChange, releasePorts } from './fip-links.ts';
@@ -116,6 +116,9 @@ const ATTRS: Readonly<Record<string, AttributeSpec>> = {
   fixed_ip_address: { column: 'fixed_ip_address', type: 'string', sortable: false },
   fixed_ip_subnet: { column: 'fixed_ip_subnet', type: 'id', sortable: false },
 };
+
+/** The attribute names a list filters on (any other is a 400) plus `fixed_ips` (`ip_address=…` or `subnet_id=…`). */
+export const PORT_FILTERS = filterNames(ATTRS, 'fixed_ips');
 
 /** Port operations; see the module documentation. */
 export class NetPortService {

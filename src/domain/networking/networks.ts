@@ -33,7 +33,7 @@ import { ConflictError, InvalidInputError, TemporaryFailureError } from '../erro
 import { newUuid } from '../ids.ts';
 import { sharedWithCaller, type NetworkAccess } from './access.ts';
 import { bool, checkKeys, description, givenProject, int, name, type Attrs } from './attributes.ts';
-import { COMMON_ATTRS, rowRules, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
+import { COMMON_ATTRS, filterNames, rowRules, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import {
   DEVICE_OWNER_DHCP,
   DEVICE_OWNER_FLOATINGIP,
@@ -85,6 +85,9 @@ const ATTRS: Readonly<Record<string, AttributeSpec>> = {
   'provider:physical_network': { column: 'physical_network', type: 'string', readRule: 'get_network:provider:physical_network' },
   'provider:segmentation_id': { column: 'segmentation_id', type: 'int', readRule: 'get_network:provider:segmentation_id', sortable: false },
 };
+
+/** The attribute names a list filters on (any other is a 400). */
+export const NETWORK_FILTERS = filterNames(ATTRS);
 
 /** Lock key of segment (VLAN and flat) allocation. */
 export const SEGMENT_LOCK = 'network-segments';

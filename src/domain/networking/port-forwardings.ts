@@ -31,7 +31,7 @@ import { newUuid } from '../ids.ts';
 import type { NetworkAccess } from './access.ts';
 import { checkKeys } from './attributes.ts';
 import { floatingIpLock, ipv4FixedIps, routerFor, serviceRole } from './fip-links.ts';
-import { toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
+import { filterNames, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import type { FloatingIp, PortForwarding } from './model.ts';
 import {
   badPf,
@@ -64,6 +64,9 @@ const ATTRS: Readonly<Record<string, AttributeSpec>> = {
   external_port: { column: 'external_port', type: 'string' },
   external_port_range: { column: 'external_port_range', type: 'string' },
 };
+
+/** The attribute names a list filters on (any other is a 400). */
+export const PORT_FORWARDING_FILTERS = filterNames(ATTRS);
 const NOT_FILTERABLE = new Set(['internal_ip_address', 'internal_port']);
 
 /** A complete port forwarding before it is written. */

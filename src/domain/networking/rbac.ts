@@ -15,7 +15,7 @@ import { ConflictError, ForbiddenError, InvalidInputError } from '../errors.ts';
 import { newUuid } from '../ids.ts';
 import type { NetworkAccess } from './access.ts';
 import { checkKeys, givenProject, uuid } from './attributes.ts';
-import { toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
+import { filterNames, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import { WILDCARD, type RbacPolicy } from './model.ts';
 import type { NetworkTx } from './ports.ts';
 
@@ -38,6 +38,9 @@ const ATTRS: Readonly<Record<string, AttributeSpec>> = {
   target_tenant: { column: 'target_tenant', type: 'string' },
   target_project: { column: 'target_tenant', type: 'string' },
 };
+
+/** The attribute names a list filters on (any other is a 400). */
+export const RBAC_FILTERS = filterNames(ATTRS);
 
 function target(a: Record<string, unknown>): string {
   for (const k of ['target_tenant', 'target_project']) {

@@ -21,7 +21,7 @@ import { ConflictError, InvalidInputError } from '../errors.ts';
 import { newUuid } from '../ids.ts';
 import type { NetworkAccess } from './access.ts';
 import { bool, checkKeys, description, givenProject, name, type Attrs } from './attributes.ts';
-import { COMMON_ATTRS, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
+import { COMMON_ATTRS, filterNames, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import { DEVICE_OWNER_ROUTER_INTERFACE, type FixedIp, type Network, type Router } from './model.ts';
 import { quotaLock, type ProjectQuotas } from './quotas.ts';
 import { applyGateway, authorizeGateway, externalNetwork, parseGatewayInfo } from './router-gateway.ts';
@@ -59,6 +59,9 @@ const ATTRS: Readonly<Record<string, AttributeSpec>> = {
   admin_state_up: { column: 'admin_state_up', type: 'bool' },
   status: { column: 'status', type: 'string' },
 };
+
+/** The attribute names a list filters on (any other is a 400). */
+export const ROUTER_FILTERS = filterNames(ATTRS);
 
 /** Refuse the attributes of extensions esi does not implement, when set to anything but their neutral value. */
 function refuseUnsupported(a: Attrs): void {

@@ -36,7 +36,7 @@ import {
   resolvePools,
   type Cidr,
 } from './ipam.ts';
-import { COMMON_ATTRS, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
+import { COMMON_ATTRS, filterNames, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import { syncDhcpPort } from './dhcp-ports.ts';
 import { DEVICE_OWNER_DHCP, DEVICE_OWNER_ROUTER_INTERFACE, type HostRoute, type Network, type Subnet } from './model.ts';
 import type { NetworkTx } from './ports.ts';
@@ -77,6 +77,9 @@ const ATTRS: Readonly<Record<string, AttributeSpec>> = {
   gateway_ip: { column: 'gateway_ip', type: 'string', sortable: false },
   enable_dhcp: { column: 'enable_dhcp', type: 'bool' },
 };
+
+/** The attribute names a list filters on (any other is a 400). */
+export const SUBNET_FILTERS = filterNames(ATTRS);
 
 /** Checked DNS servers (canonical addresses of the subnet's version). */
 function dnsServers(a: Attrs, version: 4 | 6): string[] {

@@ -27,7 +27,7 @@ import { newUuid } from '../ids.ts';
 import type { NetworkAccess } from './access.ts';
 import { bool, canonicalId, checkKeys, description, name, uuid, type Attrs, givenProject } from './attributes.ts';
 import { switchKeyOf } from './binding.ts';
-import { COMMON_ATTRS, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
+import { COMMON_ATTRS, filterNames, toPage, toQuery, type AttributeSpec, type ListRequest, type Page } from './listing.ts';
 import { VLAN_MAX, VLAN_MIN, type SubPort, type Trunk } from './model.ts';
 import type { NetworkTx } from './ports.ts';
 
@@ -46,6 +46,9 @@ const ATTRS: Readonly<Record<string, AttributeSpec>> = {
   status: { column: 'status', type: 'string' },
   admin_state_up: { column: 'admin_state_up', type: 'bool' },
 };
+
+/** The attribute names a list filters on (any other is a 400). */
+export const TRUNK_FILTERS = filterNames(ATTRS);
 
 /** A sub-port as requested. */
 interface SubPortRequest {

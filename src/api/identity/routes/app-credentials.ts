@@ -9,11 +9,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { IdentityApiDeps } from '../deps.ts';
 import { appCredentialCreateInput } from '../app-credential-inputs.ts';
-import { nameFilter, type Query } from '../inputs.ts';
+import { NAME_QUERY, nameFilter, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderAppCredential } from '../render.ts';
 import { AppCredentialCreateBody } from '../app-credential-inputs.ts';
-import { routeDoc } from '../../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../../common/route-doc.ts';
 import { AppCredentialCollection, AppCredentialCreateResponse, AppCredentialResponse } from '../response-schemas.ts';
 
 type UserParams = { Params: { id: string } };
@@ -35,18 +35,26 @@ export function registerAppCredentialRoutes(app: FastifyInstance, services: Iden
     },
   );
 
-  app.get<UserParams>(base, { config: { doc: routeDoc({ response: AppCredentialCollection }) } }, async (request) => {
-    const list = await appCredentials.list(request.auth, request.params.id, nameFilter(request.query as Query));
-    const roles = await appCredentials.rolesOf(list);
-    const v3 = v3Root(cfg);
-    return { application_credentials: list.map((c) => renderAppCredential(c, v3, roles)), links: collectionLinks(cfg, request) };
-  });
+  app.get<UserParams>(
+    base,
+    { config: { doc: routeDoc({ query: queryDoc(NAME_QUERY), response: AppCredentialCollection }) } },
+    async (request) => {
+      const list = await appCredentials.list(request.auth, request.params.id, nameFilter(request.query as Query));
+      const roles = await appCredentials.rolesOf(list);
+      const v3 = v3Root(cfg);
+      return { application_credentials: list.map((c) => renderAppCredential(c, v3, roles)), links: collectionLinks(cfg, request) };
+    },
+  );
 
-  app.get<OneParams>(`${base}/:credential`, { config: { doc: routeDoc({ response: AppCredentialResponse }) } }, async (request) => {
-    const credential = await appCredentials.get(request.auth, request.params.id, request.params.credential);
-    const roles = await appCredentials.rolesOf([credential]);
-    return { application_credential: renderAppCredential(credential, v3Root(cfg), roles) };
-  });
+  app.get<OneParams>(
+    `${base}/:credential`,
+    { config: { doc: routeDoc({ response: AppCredentialResponse, noQuery: true }) } },
+    async (request) => {
+      const credential = await appCredentials.get(request.auth, request.params.id, request.params.credential);
+      const roles = await appCredentials.rolesOf([credential]);
+      return { application_credential: renderAppCredential(credential, v3Root(cfg), roles) };
+    },
+  );
 
   app.delete<OneParams>(`${base}/:credential`, { config: { doc: routeDoc({ answer: 'empty' }) } }, async (request, reply) => {
     await appCredentials.delete(request.auth, request.params.id, request.params.credential);

@@ -20,7 +20,7 @@ export function registerAuthScopeRoutes(app: FastifyInstance, services: Identity
   const { directory } = services.identity;
   const cfg = services.config;
 
-  app.get('/auth/domains', { config: { doc: routeDoc({ response: DomainCollection }) } }, async (request) => {
+  app.get('/auth/domains', { config: { doc: routeDoc({ response: DomainCollection, noQuery: true }) } }, async (request) => {
     const domains = await directory.listAuthDomains(request.auth);
     const v3 = v3Root(cfg);
     return { domains: domains.map((d) => renderDomain(d, v3)), links: collectionLinks(cfg, request) };

@@ -20,15 +20,18 @@ import { renderProject, renderToken } from '../render.ts';
 import { AppCredentialAuthBody } from '../app-credential-inputs.ts';
 import { AuthBody } from '../schemas.ts';
 import { Type } from '@sinclair/typebox';
-import { routeDoc } from '../../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../../common/route-doc.ts';
 import { AuthCatalogResponse, AuthSystemResponse, TokenResponse } from '../auth-response-schemas.ts';
 import { ProjectCollection } from '../response-schemas.ts';
+
+/** The query parameter `GET /v3/auth/tokens` reads (the token itself is in `X-Subject-Token`). */
+export const TOKEN_QUERY = ['nocatalog'] as const;
 
 /** Register the `/v3/auth/*` routes. */
 export function registerAuthRoutes(app: FastifyInstance, services: IdentityApiDeps): void {
   const { tokens, subjects, directory } = services.identity;
   const catalogFor = (request: FastifyRequest) =>
-    queryBool(request.query as Query, 'nocatalog') ? null : buildCatalog(publicBase(services.config), services.config.identity.region);
+    queryBool(request.query as Query, TOKEN_QUERY[0]) ? null : buildCatalog(publicBase(services.config), services.config.identity.region);
 
   app.post(
     '/auth/tokens',
@@ -62,12 +65,16 @@ export function registerAuthRoutes(app: FastifyInstance, services: IdentityApiDe
     },
   );
 
-  app.get('/auth/tokens', { config: { doc: routeDoc({ response: TokenResponse }) } }, async (request, reply) => {
-    const secret = subjectToken(request);
-    const catalog = catalogFor(request);
-    const info = await subjects.resolve(request.auth, secret, 'validate');
-    return reply.header('x-subject-token', secret).send(renderToken(info, catalog));
-  });
+  app.get(
+    '/auth/tokens',
+    { config: { doc: routeDoc({ query: queryDoc(TOKEN_QUERY), response: TokenResponse }) } },
+    async (request, reply) => {
+      const secret = subjectToken(request);
+      const catalog = catalogFor(request);
+      const info = await subjects.resolve(request.auth, secret, 'validate');
+      return reply.header('x-subject-token', secret).send(renderToken(info, catalog));
+    },
+  );
 
   app.delete('/auth/tokens', { config: { doc: routeDoc({ answer: 'empty' }) } }, async (request, reply) => {
     const secret = subjectToken(request);
@@ -75,7 +82,7 @@ export function registerAuthRoutes(app: FastifyInstance, services: IdentityApiDe
     return reply.code(204).send();
   });
 
-  app.get('/auth/catalog', { config: { doc: routeDoc({ response: AuthCatalogResponse }) } }, async (request) => {
+  app.get('/auth/catalog', { config: { doc: routeDoc({ response: AuthCatalogResponse, noQuery: true }) } }, async (request) => {
     if (request.auth.projectId === null && request.auth.systemScope === null) {
       throw new ForbiddenError('A project-scoped token is required to produce a service catalog.');
     }
@@ -85,13 +92,13 @@ export function registerAuthRoutes(app: FastifyInstance, services: IdentityApiDe
     };
   });
 
-  app.get('/auth/projects', { config: { doc: routeDoc({ response: ProjectCollection }) } }, async (request) => {
+  app.get('/auth/projects', { config: { doc: routeDoc({ response: ProjectCollection, noQuery: true }) } }, async (request) => {
     const projects = await directory.listUserProjects(request.auth, request.auth.userId);
     const v3 = v3Root(services.config);
     return { projects: projects.map((p) => renderProject(p, v3)), links: collectionLinks(services.config, request) };
   });
 
-  app.get('/auth/system', { config: { doc: routeDoc({ response: AuthSystemResponse }) } }, async (request) => {
+  app.get('/auth/system', { config: { doc: routeDoc({ response: AuthSystemResponse, noQuery: true }) } }, async (request) => {
     const roles = await tokens.effectiveRoles(request.auth.userId, { type: 'system', id: 'all' });
     return { system: roles.length > 0 ? [{ all: true }] : [], links: collectionLinks(services.config, request) };
   });

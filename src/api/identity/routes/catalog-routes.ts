@@ -24,7 +24,7 @@ import type { IdentityApiDeps } from '../deps.ts';
 import { queryValue, type Query } from '../inputs.ts';
 import { collectionLinks, publicBase, v3Root } from '../links.ts';
 import { EndpointCollection, EndpointResponse, ServiceCollection, ServiceResponse } from '../auth-response-schemas.ts';
-import { routeDoc } from '../../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../../common/route-doc.ts';
 
 type IdParams = { Params: { id: string } };
 
@@ -57,23 +57,32 @@ function allEndpoints(catalog: readonly CatalogEntry[]): ServiceEndpoint[] {
   return catalog.flatMap((s) => s.endpoints.map((e) => ({ ...e, service_id: s.id })));
 }
 
+/** The query parameters `GET /v3/services` reads. */
+export const SERVICE_LIST_QUERY = ['type', 'name'] as const;
+/** The query parameters `GET /v3/endpoints` reads. */
+export const ENDPOINT_LIST_QUERY = ['service_id', 'interface', 'region_id'] as const;
+
 /** Register the `/v3/services` and `/v3/endpoints` routes. */
 export function registerCatalogRoutes(app: FastifyInstance, services: IdentityApiDeps): void {
   const { directory } = services.identity;
   const cfg = services.config;
   const catalog = () => buildCatalog(publicBase(cfg), cfg.identity.region);
 
-  app.get('/services', { config: { doc: routeDoc({ response: ServiceCollection }) } }, async (request) => {
-    directory.authorizeCatalogRead(request.auth, 'list_services');
-    const query = request.query as Query;
-    const type = queryValue(query, 'type');
-    const name = queryValue(query, 'name');
-    const v3 = v3Root(cfg);
-    const found = catalog().filter((s) => (type === undefined || s.type === type) && (name === undefined || s.name === name));
-    return { services: found.map((s) => renderService(s, v3)), links: collectionLinks(cfg, request) };
-  });
+  app.get(
+    '/services',
+    { config: { doc: routeDoc({ query: queryDoc(SERVICE_LIST_QUERY), response: ServiceCollection }) } },
+    async (request) => {
+      directory.authorizeCatalogRead(request.auth, 'list_services');
+      const query = request.query as Query;
+      const type = queryValue(query, 'type');
+      const name = queryValue(query, 'name');
+      const v3 = v3Root(cfg);
+      const found = catalog().filter((s) => (type === undefined || s.type === type) && (name === undefined || s.name === name));
+      return { services: found.map((s) => renderService(s, v3)), links: collectionLinks(cfg, request) };
+    },
+  );
 
-  app.get<IdParams>('/services/:id', { config: { doc: routeDoc({ response: ServiceResponse }) } }, async (request) => {
+  app.get<IdParams>('/services/:id', { config: { doc: routeDoc({ response: ServiceResponse, noQuery: true }) } }, async (request) => {
     directory.authorizeCatalogRead(request.auth, 'get_service');
     const id = request.params.id;
     const service = catalog().find((s) => s.id === id);
@@ -81,23 +90,27 @@ export function registerCatalogRoutes(app: FastifyInstance, services: IdentityAp
     return { service: renderService(service, v3Root(cfg)) };
   });
 
-  app.get('/endpoints', { config: { doc: routeDoc({ response: EndpointCollection }) } }, async (request) => {
-    directory.authorizeCatalogRead(request.auth, 'list_endpoints');
-    const query = request.query as Query;
-    const serviceId = queryValue(query, 'service_id');
-    const iface = queryValue(query, 'interface');
-    const regionId = queryValue(query, 'region_id');
-    const v3 = v3Root(cfg);
-    const found = allEndpoints(catalog()).filter(
-      (e) =>
-        (serviceId === undefined || e.service_id === serviceId) &&
-        (iface === undefined || e.interface === iface) &&
-        (regionId === undefined || e.region_id === regionId),
-    );
-    return { endpoints: found.map((e) => renderEndpoint(e, v3)), links: collectionLinks(cfg, request) };
-  });
+  app.get(
+    '/endpoints',
+    { config: { doc: routeDoc({ query: queryDoc(ENDPOINT_LIST_QUERY), response: EndpointCollection }) } },
+    async (request) => {
+      directory.authorizeCatalogRead(request.auth, 'list_endpoints');
+      const query = request.query as Query;
+      const serviceId = queryValue(query, 'service_id');
+      const iface = queryValue(query, 'interface');
+      const regionId = queryValue(query, 'region_id');
+      const v3 = v3Root(cfg);
+      const found = allEndpoints(catalog()).filter(
+        (e) =>
+          (serviceId === undefined || e.service_id === serviceId) &&
+          (iface === undefined || e.interface === iface) &&
+          (regionId === undefined || e.region_id === regionId),
+      );
+      return { endpoints: found.map((e) => renderEndpoint(e, v3)), links: collectionLinks(cfg, request) };
+    },
+  );
 
-  app.get<IdParams>('/endpoints/:id', { config: { doc: routeDoc({ response: EndpointResponse }) } }, async (request) => {
+  app.get<IdParams>('/endpoints/:id', { config: { doc: routeDoc({ response: EndpointResponse, noQuery: true }) } }, async (request) => {
     directory.authorizeCatalogRead(request.auth, 'get_endpoint');
     const id = request.params.id;
     const endpoint = allEndpoints(catalog()).find((e) => e.id === id);

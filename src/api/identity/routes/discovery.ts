@@ -26,10 +26,12 @@ export function v3VersionDoc(base: string): Record<string, unknown> {
 /** Register `GET /` (→ `/identity`) and `GET /v3` (→ `/identity/v3`) on the identity plugin. */
 export function registerDiscoveryRoutes(app: FastifyInstance, services: IdentityApiDeps): void {
   const base = publicBase(services.config);
-  app.get('/', { config: { public: true, doc: routeDoc({ response: IdentityVersionsResponse, status: 300 }) } }, async (_request, reply) =>
-    reply.code(300).send({ versions: { values: [v3VersionDoc(base)] } }),
+  app.get(
+    '/',
+    { config: { public: true, doc: routeDoc({ response: IdentityVersionsResponse, status: 300, noQuery: true }) } },
+    async (_request, reply) => reply.code(300).send({ versions: { values: [v3VersionDoc(base)] } }),
   );
-  app.get('/v3', { config: { public: true, doc: routeDoc({ response: IdentityVersionResponse }) } }, async () => ({
+  app.get('/v3', { config: { public: true, doc: routeDoc({ response: IdentityVersionResponse, noQuery: true }) } }, async () => ({
     version: v3VersionDoc(base),
   }));
 }

@@ -8,12 +8,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { IdentityApiDeps } from '../deps.ts';
-import { domainCreateInput, domainFilter, domainUpdateInput } from '../group-domain-inputs.ts';
+import { DOMAIN_LIST_QUERY, domainCreateInput, domainFilter, domainUpdateInput } from '../group-domain-inputs.ts';
 import type { Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderDomain } from '../render.ts';
 import { DomainCreateBody, DomainUpdateBody } from '../group-domain-inputs.ts';
-import { routeDoc } from '../../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../../common/route-doc.ts';
 import { DomainCollection, DomainResponse } from '../response-schemas.ts';
 
 type IdParams = { Params: { id: string } };
@@ -28,16 +28,20 @@ export function registerDomainRoutes(app: FastifyInstance, services: IdentityApi
     return reply.code(201).send({ domain: renderDomain(domain, v3Root(cfg)) });
   });
 
-  app.get('/domains', { config: { doc: routeDoc({ response: DomainCollection }) } }, async (request) => {
-    const { name, enabled } = domainFilter(request.query as Query);
-    const domains = (await directory.listDomains(request.auth, name !== undefined ? { name } : {})).filter(
-      (d) => enabled === undefined || d.enabled === enabled,
-    );
-    const v3 = v3Root(cfg);
-    return { domains: domains.map((d) => renderDomain(d, v3)), links: collectionLinks(cfg, request) };
-  });
+  app.get(
+    '/domains',
+    { config: { doc: routeDoc({ query: queryDoc(DOMAIN_LIST_QUERY), response: DomainCollection }) } },
+    async (request) => {
+      const { name, enabled } = domainFilter(request.query as Query);
+      const domains = (await directory.listDomains(request.auth, name !== undefined ? { name } : {})).filter(
+        (d) => enabled === undefined || d.enabled === enabled,
+      );
+      const v3 = v3Root(cfg);
+      return { domains: domains.map((d) => renderDomain(d, v3)), links: collectionLinks(cfg, request) };
+    },
+  );
 
-  app.get<IdParams>('/domains/:id', { config: { doc: routeDoc({ response: DomainResponse }) } }, async (request) => {
+  app.get<IdParams>('/domains/:id', { config: { doc: routeDoc({ response: DomainResponse, noQuery: true }) } }, async (request) => {
     const domain = await directory.getDomain(request.auth, request.params.id);
     return { domain: renderDomain(domain, v3Root(cfg)) };
   });

@@ -12,11 +12,11 @@ import type { AuthContext } from '../../../domain/auth.ts';
 import { ForbiddenError } from '../../../domain/errors.ts';
 import type { AssignmentTarget, Identity, ListedAssignment, RoleAssignment } from '../../../domain/identity/index.ts';
 import type { IdentityApiDeps } from '../deps.ts';
-import { assignmentListQuery, type Query } from '../inputs.ts';
+import { ASSIGNMENT_LIST_QUERY, assignmentListQuery, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderAssignment, renderRole, type AssignmentNames } from '../render.ts';
 import { RoleAssignmentCollection, RoleCollection } from '../response-schemas.ts';
-import { routeDoc } from '../../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../../common/route-doc.ts';
 
 type GrantParams = { Params: { project?: string; user: string; role: string } };
 type ListParams = { Params: { project?: string; user: string } };
@@ -32,6 +32,7 @@ export function registerGrantRoutes(app: FastifyInstance, services: IdentityApiD
   });
   const noContent = (reply: FastifyReply): FastifyReply => reply.code(204).send();
   const empty = { config: { doc: routeDoc({ answer: 'empty' }) } };
+  const check = { config: { doc: routeDoc({ answer: 'empty', noQuery: true }) } };
 
   for (const base of ['/projects/:project/users/:user/roles', '/system/users/:user/roles']) {
     const one = `${base}/:role`;
@@ -44,7 +45,7 @@ export function registerGrantRoutes(app: FastifyInstance, services: IdentityApiD
       await grants.check(request.auth, assignment(request));
       return noContent(reply);
     });
-    app.get<GrantParams>(one, empty, async (request, reply) => {
+    app.get<GrantParams>(one, check, async (request, reply) => {
       await grants.check(request.auth, assignment(request));
       return noContent(reply);
     });
@@ -52,20 +53,24 @@ export function registerGrantRoutes(app: FastifyInstance, services: IdentityApiD
       await grants.revoke(request.auth, assignment(request));
       return noContent(reply);
     });
-    app.get<ListParams>(base, { config: { doc: routeDoc({ response: RoleCollection }) } }, async (request) => {
+    app.get<ListParams>(base, { config: { doc: routeDoc({ response: RoleCollection, noQuery: true }) } }, async (request) => {
       const roles = await grants.rolesOf(request.auth, request.params.user, targetOf(request.params.project));
       const v3 = v3Root(cfg);
       return { roles: roles.map((r) => renderRole(r, v3)), links: collectionLinks(cfg, request) };
     });
   }
 
-  app.get('/role_assignments', { config: { doc: routeDoc({ response: RoleAssignmentCollection }) } }, async (request) => {
-    const q = assignmentListQuery(request.query as Query);
-    const list = q.matchesNothing ? [] : await grants.listAssignments(request.auth, q.query);
-    const names = q.includeNames ? await assignmentNames(services.identity, request.auth, list) : null;
-    const v3 = v3Root(cfg);
-    return { role_assignments: list.map((a) => renderAssignment(a, v3, names)), links: collectionLinks(cfg, request) };
-  });
+  app.get(
+    '/role_assignments',
+    { config: { doc: routeDoc({ query: queryDoc(ASSIGNMENT_LIST_QUERY), response: RoleAssignmentCollection }) } },
+    async (request) => {
+      const q = assignmentListQuery(request.query as Query);
+      const list = q.matchesNothing ? [] : await grants.listAssignments(request.auth, q.query);
+      const names = q.includeNames ? await assignmentNames(services.identity, request.auth, list) : null;
+      const v3 = v3Root(cfg);
+      return { role_assignments: list.map((a) => renderAssignment(a, v3, names)), links: collectionLinks(cfg, request) };
+    },
+  );
 }
 
 function targetOf(project: string | undefined): AssignmentTarget {

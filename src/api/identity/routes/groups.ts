@@ -12,12 +12,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AssignmentTarget, GroupAssignment } from '../../../domain/identity/index.ts';
 import type { IdentityApiDeps } from '../deps.ts';
-import { groupCreateInput, groupFilter, groupUpdateInput } from '../group-domain-inputs.ts';
-import { nameFilter, userFilter, type Query } from '../inputs.ts';
+import { GROUP_LIST_QUERY, groupCreateInput, groupFilter, groupUpdateInput } from '../group-domain-inputs.ts';
+import { NAME_QUERY, nameFilter, USER_LIST_QUERY, userFilter, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderGroup, renderRole, renderUser } from '../render.ts';
 import { GroupCreateBody, GroupUpdateBody } from '../group-domain-inputs.ts';
-import { routeDoc, type RouteDoc } from '../../common/route-doc.ts';
+import { queryDoc, routeDoc, type RouteDoc } from '../../common/route-doc.ts';
 import { GroupCollection, GroupResponse, RoleCollection, UserCollection, UserGroupCollection } from '../response-schemas.ts';
 
 type IdParams = { Params: { id: string } };
@@ -33,14 +33,18 @@ export function registerGroupRoutes(app: FastifyInstance, services: IdentityApiD
   const empty = { config: { doc: routeDoc({ answer: 'empty' }) } };
   /** PUTs of a membership or grant: all they need is in the URL. */
   const put = { config: { doc: routeDoc({ noBody: true, answer: 'empty' }) } };
-  const answer = (response: RouteDoc['response']) => ({ config: { doc: routeDoc({ response }) } });
+  const answer = (response: RouteDoc['response']) => ({ config: { doc: routeDoc({ response, noQuery: true }) } });
+  const list = (response: RouteDoc['response'], names: Iterable<string>) => ({
+    config: { doc: routeDoc({ response, query: queryDoc(names) }) },
+  });
+  const check = { config: { doc: routeDoc({ answer: 'empty', noQuery: true }) } };
 
   app.post('/groups', { config: { doc: routeDoc({ body: GroupCreateBody, response: GroupResponse }) } }, async (request, reply) => {
     const group = await groups.createGroup(request.auth, groupCreateInput(request.body));
     return reply.code(201).send({ group: renderGroup(group, v3Root(cfg)) });
   });
 
-  app.get('/groups', answer(GroupCollection), async (request) => {
+  app.get('/groups', list(GroupCollection, GROUP_LIST_QUERY), async (request) => {
     const list = await groups.listGroups(request.auth, groupFilter(request.query as Query));
     const v3 = v3Root(cfg);
     return { groups: list.map((g) => renderGroup(g, v3)), links: collectionLinks(cfg, request) };
@@ -61,7 +65,7 @@ export function registerGroupRoutes(app: FastifyInstance, services: IdentityApiD
     return noContent(reply);
   });
 
-  app.get<IdParams>('/groups/:id/users', answer(UserCollection), async (request) => {
+  app.get<IdParams>('/groups/:id/users', list(UserCollection, USER_LIST_QUERY), async (request) => {
     const users = await groups.listUsers(request.auth, request.params.id, userFilter(request.query as Query));
     const v3 = v3Root(cfg);
     return { users: users.map((u) => renderUser(u, v3)), links: collectionLinks(cfg, request) };
@@ -76,7 +80,7 @@ export function registerGroupRoutes(app: FastifyInstance, services: IdentityApiD
     await groups.checkUser(request.auth, request.params.id, request.params.user);
     return noContent(reply);
   });
-  app.get<MemberParams>(member, empty, async (request, reply) => {
+  app.get<MemberParams>(member, check, async (request, reply) => {
     await groups.checkUser(request.auth, request.params.id, request.params.user);
     return noContent(reply);
   });
@@ -85,7 +89,7 @@ export function registerGroupRoutes(app: FastifyInstance, services: IdentityApiD
     return noContent(reply);
   });
 
-  app.get<IdParams>('/users/:id/groups', answer(UserGroupCollection), async (request) => {
+  app.get<IdParams>('/users/:id/groups', list(UserGroupCollection, NAME_QUERY), async (request) => {
     const list = await groups.listGroupsForUser(request.auth, request.params.id, nameFilter(request.query as Query));
     const v3 = v3Root(cfg);
     return {
@@ -109,7 +113,7 @@ export function registerGroupRoutes(app: FastifyInstance, services: IdentityApiD
       await grants.checkGroup(request.auth, assignment(request));
       return noContent(reply);
     });
-    app.get<GrantParams>(one, empty, async (request, reply) => {
+    app.get<GrantParams>(one, check, async (request, reply) => {
       await grants.checkGroup(request.auth, assignment(request));
       return noContent(reply);
     });

@@ -13,11 +13,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { IdentityApiDeps } from '../deps.ts';
-import { projectCreateInput, projectFilter, projectUpdateInput, queryBool, type Query } from '../inputs.ts';
+import { PROJECT_LIST_QUERY, projectCreateInput, projectFilter, projectUpdateInput, queryBool, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderProject } from '../render.ts';
 import { ProjectCreateBody, ProjectUpdateBody } from '../schemas.ts';
-import { routeDoc } from '../../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../../common/route-doc.ts';
 import { ProjectCollection, ProjectResponse } from '../response-schemas.ts';
 
 type IdParams = { Params: { id: string } };
@@ -32,16 +32,20 @@ export function registerProjectRoutes(app: FastifyInstance, services: IdentityAp
     return reply.code(201).send({ project: renderProject(project, v3Root(cfg)) });
   });
 
-  app.get('/projects', { config: { doc: routeDoc({ response: ProjectCollection }) } }, async (request) => {
-    const query = request.query as Query;
-    const filter = projectFilter(query);
-    // No project in esi acts as a domain, so `?is_domain=true` selects nothing.
-    const projects = queryBool(query, 'is_domain') === true ? [] : await directory.listProjects(request.auth, filter);
-    const v3 = v3Root(cfg);
-    return { projects: projects.map((p) => renderProject(p, v3)), links: collectionLinks(cfg, request) };
-  });
+  app.get(
+    '/projects',
+    { config: { doc: routeDoc({ query: queryDoc(PROJECT_LIST_QUERY), response: ProjectCollection }) } },
+    async (request) => {
+      const query = request.query as Query;
+      const filter = projectFilter(query);
+      // No project in esi acts as a domain, so `?is_domain=true` selects nothing.
+      const projects = queryBool(query, 'is_domain') === true ? [] : await directory.listProjects(request.auth, filter);
+      const v3 = v3Root(cfg);
+      return { projects: projects.map((p) => renderProject(p, v3)), links: collectionLinks(cfg, request) };
+    },
+  );
 
-  app.get<IdParams>('/projects/:id', { config: { doc: routeDoc({ response: ProjectResponse }) } }, async (request) => {
+  app.get<IdParams>('/projects/:id', { config: { doc: routeDoc({ response: ProjectResponse, noQuery: true }) } }, async (request) => {
     const project = await directory.getProject(request.auth, request.params.id);
     return { project: renderProject(project, v3Root(cfg)) };
   });
@@ -60,9 +64,13 @@ export function registerProjectRoutes(app: FastifyInstance, services: IdentityAp
     return reply.code(204).send();
   });
 
-  app.get<IdParams>('/users/:id/projects', { config: { doc: routeDoc({ response: ProjectCollection }) } }, async (request) => {
-    const projects = await directory.listUserProjects(request.auth, request.params.id);
-    const v3 = v3Root(cfg);
-    return { projects: projects.map((p) => renderProject(p, v3)), links: collectionLinks(cfg, request) };
-  });
+  app.get<IdParams>(
+    '/users/:id/projects',
+    { config: { doc: routeDoc({ response: ProjectCollection, noQuery: true }) } },
+    async (request) => {
+      const projects = await directory.listUserProjects(request.auth, request.params.id);
+      const v3 = v3Root(cfg);
+      return { projects: projects.map((p) => renderProject(p, v3)), links: collectionLinks(cfg, request) };
+    },
+  );
 }

@@ -5,11 +5,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { IdentityApiDeps } from '../deps.ts';
-import { nameFilter, roleCreateInput, type Query } from '../inputs.ts';
+import { NAME_QUERY, nameFilter, roleCreateInput, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderRole } from '../render.ts';
 import { RoleCreateBody } from '../schemas.ts';
-import { routeDoc } from '../../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../../common/route-doc.ts';
 import { RoleCollection, RoleResponse } from '../response-schemas.ts';
 
 type IdParams = { Params: { id: string } };
@@ -24,13 +24,13 @@ export function registerRoleRoutes(app: FastifyInstance, services: IdentityApiDe
     return reply.code(201).send({ role: renderRole(role, v3Root(cfg)) });
   });
 
-  app.get('/roles', { config: { doc: routeDoc({ response: RoleCollection }) } }, async (request) => {
+  app.get('/roles', { config: { doc: routeDoc({ query: queryDoc(NAME_QUERY), response: RoleCollection }) } }, async (request) => {
     const roles = await grants.listRoles(request.auth, nameFilter(request.query as Query));
     const v3 = v3Root(cfg);
     return { roles: roles.map((r) => renderRole(r, v3)), links: collectionLinks(cfg, request) };
   });
 
-  app.get<IdParams>('/roles/:id', { config: { doc: routeDoc({ response: RoleResponse }) } }, async (request) => {
+  app.get<IdParams>('/roles/:id', { config: { doc: routeDoc({ response: RoleResponse, noQuery: true }) } }, async (request) => {
     const role = await grants.getRole(request.auth, request.params.id);
     return { role: renderRole(role, v3Root(cfg)) };
   });

@@ -6,11 +6,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { IdentityApiDeps } from '../deps.ts';
-import { passwordChangeInput, userCreateInput, userFilter, userUpdateInput, type Query } from '../inputs.ts';
+import { passwordChangeInput, USER_LIST_QUERY, userCreateInput, userFilter, userUpdateInput, type Query } from '../inputs.ts';
 import { collectionLinks, v3Root } from '../links.ts';
 import { renderUser } from '../render.ts';
 import { PasswordChangeBody, UserCreateBody, UserUpdateBody } from '../schemas.ts';
-import { routeDoc } from '../../common/route-doc.ts';
+import { queryDoc, routeDoc } from '../../common/route-doc.ts';
 import { UserCollection, UserResponse } from '../response-schemas.ts';
 
 type IdParams = { Params: { id: string } };
@@ -25,13 +25,13 @@ export function registerUserRoutes(app: FastifyInstance, services: IdentityApiDe
     return reply.code(201).send({ user: renderUser(user, v3Root(cfg)) });
   });
 
-  app.get('/users', { config: { doc: routeDoc({ response: UserCollection }) } }, async (request) => {
+  app.get('/users', { config: { doc: routeDoc({ query: queryDoc(USER_LIST_QUERY), response: UserCollection }) } }, async (request) => {
     const users = await directory.listUsers(request.auth, userFilter(request.query as Query));
     const v3 = v3Root(cfg);
     return { users: users.map((u) => renderUser(u, v3)), links: collectionLinks(cfg, request) };
   });
 
-  app.get<IdParams>('/users/:id', { config: { doc: routeDoc({ response: UserResponse }) } }, async (request) => {
+  app.get<IdParams>('/users/:id', { config: { doc: routeDoc({ response: UserResponse, noQuery: true }) } }, async (request) => {
     const user = await directory.getUser(request.auth, request.params.id);
     return { user: renderUser(user, v3Root(cfg)) };
   });
