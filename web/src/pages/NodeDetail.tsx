@@ -84,7 +84,15 @@ export function NodeDetail(): ReactNode {
         <dt>Lessee</dt>
         <dd className="mono">{n.lessee ?? '—'}</dd>
         <dt>Last error</dt>
-        <dd>{n.last_error ?? '—'}</dd>
+        <dd>
+          {n.last_error === null ? (
+            '—'
+          ) : n.last_error.startsWith('** ') ? (
+            <span className="muted">shown to the node's owner and admins only</span>
+          ) : (
+            n.last_error
+          )}
+        </dd>
       </dl>
       <ProvisionPanel node={n} />
       <NodeNetworks node={n.uuid} />
