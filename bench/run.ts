@@ -33,6 +33,7 @@ import { inspectionBenchmark } from './inspection.ts';
 import { ramdiskBootBenchmark } from './ramdisk-boot.ts';
 import { realProvisionBenchmark } from './real-provision.ts';
 import { metricsCostBenchmark } from './metrics-cost.ts';
+import { dashboardBenchmark } from './dashboard.ts';
 
 /** Every benchmark, in the order a full run executes them. */
 export const BENCHMARKS: readonly Benchmark[] = [
@@ -44,6 +45,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   deployFleetBenchmark,
   nodeNetworkListBenchmark,
   metricsCostBenchmark,
+  dashboardBenchmark,
   networkAttachBenchmark,
   fipFirstPacketBenchmark,
   placementBenchmark,

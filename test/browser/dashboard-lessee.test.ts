@@ -11,7 +11,7 @@ import { startLab, type Lab } from '../../src/lab/index.ts';
 import { call, createPersonas, startTestServer, type Personas, type TestServer } from '../helpers/harness.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 import { formatLeaseTime } from '../../src/domain/leasing/time.ts';
-import { launchBrowser, pageErrors, signIn } from './support.ts';
+import { launchBrowser, pageErrors, SCREENSHOTS, signIn } from './support.ts';
 
 const V = { 'x-openstack-ironic-api-version': '1.82' };
 let lab: Lab;
@@ -87,6 +87,7 @@ it('a lessee claims B in the marketplace, sees it appear live, powers it on, and
   await page.getByRole('link', { name: 'Marketplace' }).click();
   const row = page.locator('tr[data-offer="B"]');
   await row.waitFor();
+  await page.screenshot({ path: `${SCREENSHOTS}lessee-marketplace.png` });
   await row.getByRole('button', { name: 'Claim…' }).click();
   await row.getByRole('button', { name: 'Claim' }).click();
   await expect.poll(async () => (await call(ts, p.lessee, 'GET', '/lease/v1/leases')).body.leases.length).toBe(1);
@@ -105,6 +106,10 @@ it('a lessee claims B in the marketplace, sees it appear live, powers it on, and
     { timeoutMs: 15_000, what: 'the lab system powered on' },
   );
   await expect.poll(() => page.getByTestId('power-state').textContent(), { timeout: 10_000 }).toContain('power on');
+  await page.screenshot({ path: `${SCREENSHOTS}lessee-node.png` });
+  await page.getByRole('link', { name: 'Leases' }).click();
+  await page.locator('tr[data-lease="B"]').waitFor();
+  await page.screenshot({ path: `${SCREENSHOTS}lessee-leases.png` });
 
   // The owner ends the lease: the lessee's page loses B within a second of the node's change.
   await page.getByRole('link', { name: 'Nodes' }).click();

@@ -10,7 +10,7 @@ import type { Browser } from 'playwright-core';
 import { osImage } from '../helpers/os-image.ts';
 import { waitNode, type ConductorEnv } from '../api/conductor/support.ts';
 import { agentNode, cableToFakeSwitch, startDeployEnv, uploadImage } from '../api/deploy/support.ts';
-import { launchBrowser, pageErrors, signIn } from './support.ts';
+import { launchBrowser, pageErrors, SCREENSHOTS, signIn } from './support.ts';
 
 const LONG = 120_000;
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDvC3hT0l2fJ5kq3n7ZlVxq8YVw3pX6m8A0bq4b8wD1u lessee@laptop';
@@ -47,6 +47,7 @@ it('the lessee provisions B with a progress bar that follows the deploy, then un
   // The bar appears, moves, and the page ends on an active node without a reload.
   const bar = page.getByTestId('provision-progress');
   await bar.waitFor({ timeout: 30_000 });
+  await page.screenshot({ path: `${SCREENSHOTS}lessee-provision.png` });
   const seen = new Set<string>();
   const started = Date.now();
   while (Date.now() - started < LONG) {

@@ -8,6 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
+/** Where the tests write the screenshots docs/dashboard.md shows (1280×800 PNG). */
+export const SCREENSHOTS = fileURLToPath(new URL('../../docs/dashboard/', import.meta.url));
+
 /** Debian's chromium. */
 export const CHROMIUM = process.env.ESI_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
