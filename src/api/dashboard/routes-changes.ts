@@ -122,4 +122,6 @@ async function serveChanges(request: FastifyRequest, reply: FastifyReply, deps: 
   open.add(finish);
   // The reader left, or the stream was destroyed (a reader too far behind).
   reply.raw.once('close', finish);
+  // It left while its viewer was being read: `close` has been and gone.
+  if (reply.raw.destroyed) finish();
 }
