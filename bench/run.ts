@@ -34,11 +34,13 @@ import { ramdiskBootBenchmark } from './ramdisk-boot.ts';
 import { realProvisionBenchmark } from './real-provision.ts';
 import { metricsCostBenchmark } from './metrics-cost.ts';
 import { dashboardBenchmark } from './dashboard.ts';
+import { changeLogCostBenchmark } from './change-log-cost.ts';
 
 /** Every benchmark, in the order a full run executes them. */
 export const BENCHMARKS: readonly Benchmark[] = [
   nodeListBenchmark,
   leaseAdmissionBenchmark,
+  changeLogCostBenchmark,
   leaseSkewBenchmark,
   leaseReplayBenchmark,
   imageThroughputBenchmark,
