@@ -18,7 +18,8 @@
  *   (`^<id>`, esi-leap's `check_offer_lessee`), or `*` when `lessee_id` is null (a public offer).
  *
  * A node update logs a change only when a field a viewer sees in a node list changed (states,
- * owner, lessee, maintenance, name, errors, properties, …), not for a conductor's lock
+ * owner, lessee, maintenance, name, errors, properties, the deploy or clean step and its
+ * progress, …), not for a conductor's lock
  * (`reservation`), the row version, the display document or the agent's heartbeat
  * (`driver_internal_info`, `provision_updated_at`). Leases and offers log every update.
  *
@@ -56,6 +57,9 @@ const NODE_VISIBLE_COLUMNS = [
   'protected',
   'retired',
   'console_enabled',
+  // The step a deploy or a cleaning runs, with the agent's progress (the dashboard's progress bar).
+  'deploy_step',
+  'clean_step',
 ] as const;
 
 /** The three logged tables, their kind, and the projects expression per trigger row (SQL). */
