@@ -44,6 +44,7 @@ async function enrolB(name: string): Promise<string> {
       driver: 'redfish',
       owner: p.owner.projectId,
       resource_class: 'baremetal',
+      console_interface: 'redfish-serial',
       driver_info: {
         redfish_address: lab.url,
         redfish_system_id: `/redfish/v1/Systems/${system}`,
@@ -106,6 +107,10 @@ it('a lessee claims B in the marketplace, sees it appear live, powers it on, and
     { timeoutMs: 15_000, what: 'the lab system powered on' },
   );
   await expect.poll(() => page.getByTestId('power-state').textContent(), { timeout: 10_000 }).toContain('power on');
+  // The serial console opens in the page (read-only for a lessee, as the policy says).
+  await page.getByRole('button', { name: 'Console' }).click();
+  const consoleHeading = page.getByRole('heading', { name: /Serial console/ });
+  await expect.poll(() => consoleHeading.textContent(), { timeout: 15_000 }).toMatch(/\(open\)/);
   await page.screenshot({ path: `${SCREENSHOTS}lessee-node.png` });
   await page.getByRole('link', { name: 'Leases' }).click();
   await page.locator('tr[data-lease="B"]').waitFor();
