@@ -2,7 +2,7 @@
  * Provisioning in a real browser (issue 20): the lessee of node B (a lab system whose "ramdisk"
  * is esi's deploy agent, writing to a real disk file) picks its own image, pastes an SSH key and
  * user data, provisions, and watches the progress bar follow the deploy live until B is active;
- * then unprovisions and watches the cleaning until B is available again. The disk is checked
+ * captures its disk into a new private image; then unprovisions and watches the cleaning until B is available again. The disk is checked
  * to hold the image, as the CLI's provisioning test does.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -11,6 +11,8 @@ import { osImage } from '../helpers/os-image.ts';
 import { waitNode, type ConductorEnv } from '../api/conductor/support.ts';
 import { agentNode, cableToFakeSwitch, startDeployEnv, uploadImage } from '../api/deploy/support.ts';
 import { launchBrowser, pageErrors, SCREENSHOTS, signIn } from './support.ts';
+import { call } from '../helpers/harness.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 const LONG = 120_000;
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDvC3hT0l2fJ5kq3n7ZlVxq8YVw3pX6m8A0bq4b8wD1u lessee@laptop';
@@ -66,6 +68,21 @@ it('the lessee provisions B with a progress bar that follows the deploy, then un
   ).toBe(true);
   const node = await waitNode(env, uuid, (n) => n.provision_state === 'active');
   expect(node.instance_info.image_source).toBeTruthy();
+
+  // Capture the disk into a new private image: the capture shows, the image becomes active, and
+  // the node runs its instance again.
+  await page.getByLabel('Image name').fill('my-capture');
+  await page.getByRole('button', { name: 'Capture' }).click();
+  await page.getByText('capture started').waitFor({ timeout: 10_000 });
+  const images = async (): Promise<any[]> => (await call(env.ts, env.p.lessee, 'GET', '/image/v2/images?name=my-capture')).body.images;
+  await waitFor(images, (xs) => xs[0]?.status === 'active', {
+    timeoutMs: LONG,
+    what: 'the captured image active',
+    show: (xs) => xs[0]?.status,
+  });
+  expect((await images())[0]).toMatchObject({ visibility: 'private', disk_format: 'qcow2', owner: env.p.lessee.projectId });
+  await waitNode(env, uuid, (n) => n.provision_state === 'active' && n.target_provision_state === null, LONG);
+  await page.getByRole('button', { name: 'Unprovision' }).waitFor({ timeout: LONG });
 
   // Unprovision: the cleaning shows, and the node comes back available (the provision form again).
   await page.getByRole('button', { name: 'Unprovision' }).click();

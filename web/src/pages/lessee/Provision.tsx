@@ -5,13 +5,13 @@
  * `PUT …/states/provision {target: active, configdrive: {meta_data: {public_keys, hostname},
  * user_data}}`; and unprovisioning (`{target: deleted}`). A progress bar follows the deploy or
  * the cleaning live (the node's `deploy_step`/`clean_step` progress, refreshed by the live
- * channel) and reaches 100 % at the end.
+ * channel) and reaches 100 % at the end; and capturing an active node's disk into a new image.
  */
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { call, get } from '../../lib/api.ts';
 import { ErrorNote } from '../../ui/common.tsx';
-import { CLEANING, cleanPhase, DEPLOYING, deployPhase, fraction } from './deploy-phase.ts';
+import { CAPTURING, capturePhase, CLEANING, cleanPhase, DEPLOYING, deployPhase, fraction } from './deploy-phase.ts';
 
 type Node = Record<string, any>;
 
@@ -22,10 +22,11 @@ const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;
 export function ProvisionProgress({ node }: { node: Node }): ReactNode {
   const deploying = DEPLOYING.has(node.provision_state);
   const cleaning = CLEANING.has(node.provision_state);
-  if (!deploying && !cleaning) return null;
-  const p = deploying ? deployPhase(node) : cleanPhase(node);
+  const capturing = CAPTURING.has(node.provision_state);
+  if (!deploying && !cleaning && !capturing) return null;
+  const p = deploying ? deployPhase(node) : capturing ? capturePhase(node) : cleanPhase(node);
   const f = fraction(node);
-  const label = `${deploying ? 'Deploy' : 'Cleaning'}: ${p.phase}${p.bytes !== undefined ? ` (${mib(p.bytes)}${p.total ? ` of ${mib(p.total)}` : ''})` : ''}`;
+  const label = `${deploying ? 'Deploy' : capturing ? 'Capture' : 'Cleaning'}: ${p.phase}${p.bytes !== undefined ? ` (${mib(p.bytes)}${p.total ? ` of ${mib(p.total)}` : ''})` : ''}`;
   return (
     <div className="progress-block">
       <label>
@@ -38,6 +39,56 @@ export function ProvisionProgress({ node }: { node: Node }): ReactNode {
         />
       </label>
     </div>
+  );
+}
+
+/**
+ * Capture the node's disk into a new private image, as `esi node capture` does: the image is
+ * created (`POST /image/v2/images`), then the node is asked to capture into it
+ * (`POST /baremetal/v1/nodes/{id}/capture {image_id}`); a refused capture deletes the image again.
+ */
+function Capture({ node }: { node: Node }): ReactNode {
+  const [name, setName] = useState('');
+  const [format, setFormat] = useState('qcow2');
+  const capture = useMutation({
+    mutationFn: async () => {
+      const image = await call<{ id: string }>('POST', '/image/v2/images', {
+        body: { name, disk_format: format, container_format: 'bare', visibility: 'private' },
+      });
+      try {
+        await call('POST', `/baremetal/v1/nodes/${node.uuid}/capture`, { body: { image_id: image.body.id } });
+      } catch (e) {
+        await call('DELETE', `/image/v2/images/${image.body.id}`).catch(() => undefined);
+        throw e;
+      }
+    },
+  });
+  return (
+    <form
+      className="inline-form"
+      aria-label="Capture the disk into an image"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        capture.mutate();
+      }}
+    >
+      <label>
+        Image name
+        <input required value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <label>
+        Disk format
+        <select value={format} onChange={(e) => setFormat(e.target.value)}>
+          <option value="qcow2">qcow2</option>
+          <option value="raw">raw</option>
+        </select>
+      </label>
+      <button type="submit" disabled={capture.isPending}>
+        Capture
+      </button>
+      {capture.isSuccess ? <span className="muted">capture started</span> : null}
+      <ErrorNote error={capture.error} />
+    </form>
   );
 }
 
@@ -87,6 +138,7 @@ export function ProvisionPanel({ node }: { node: Node }): ReactNode {
           Unprovision
         </button>
         <ErrorNote error={unprovision.error} />
+        {node.provision_state === 'active' ? <Capture node={node} /> : null}
       </section>
     );
   if (node.provision_state !== 'available') return <ProvisionProgress node={node} />;

@@ -42,6 +42,19 @@ export function cleanPhase(n: Node): Phase {
   return { phase: n.provision_state === 'cleaning' ? 'cleaning: booting the deploy agent' : n.provision_state };
 }
 
+/** The phase of a node capturing its disk into an image (`esi node capture`'s reading). */
+export function capturePhase(n: Node): Phase {
+  if (n.provision_state === 'service wait') return { phase: 'waiting for the deploy agent' };
+  const p = n.deploy_step?.step === 'capture_image' ? n.deploy_step.progress : undefined;
+  if (p?.phase === 'convert') return { phase: 'converting the disk to qcow2' };
+  if (p?.phase === 'upload') return { phase: 'uploading the image', bytes: p.bytes, total: p.total ?? null };
+  if (n.provision_state === 'servicing') return { phase: 'booting the deploy agent' };
+  return { phase: 'booting the instance again' };
+}
+
+/** Provision states of a capture (Ironic's servicing) in progress. */
+export const CAPTURING = new Set(['servicing', 'service wait']);
+
 /** Provision states of a deploy in progress. */
 export const DEPLOYING = new Set(['deploying', 'wait call-back', 'deploy wait']);
 /** Provision states of a teardown or cleaning in progress. */
@@ -59,6 +72,11 @@ export function fraction(n: Node): number | null {
     if (p.phase.startsWith('converting')) return 0.1;
     if (p.phase === 'booting the instance' || p.phase === 'deploying') return 0.92;
     return 0.05;
+  }
+  if (CAPTURING.has(n.provision_state)) {
+    const p = capturePhase(n);
+    if (p.bytes !== undefined && p.total) return 0.2 + 0.75 * Math.min(1, p.bytes / p.total);
+    return p.phase.startsWith('converting') ? 0.15 : 0.05;
   }
   if (CLEANING.has(n.provision_state)) {
     const p = cleanPhase(n);
