@@ -88,6 +88,15 @@ it('a lessee claims B in the marketplace, sees it appear live, powers it on, and
   await page.getByRole('link', { name: 'Marketplace' }).click();
   const row = page.locator('tr[data-offer="B"]');
   await row.waitFor();
+  // A hardware filter B does not meet hides it; a malformed one is said beside the field.
+  const where = page.getByLabel('Hardware filter');
+  await where.fill('memory_mb >= 1');
+  await page.getByText('No offers match.').waitFor();
+  await where.fill('memory_mb >= (');
+  await page.locator('#where-error').waitFor();
+  expect(await where.getAttribute('aria-invalid')).toBe('true');
+  await where.fill('');
+  await row.waitFor();
   await page.screenshot({ path: `${SCREENSHOTS}lessee-marketplace.png` });
   await row.getByRole('button', { name: 'Claim…' }).click();
   await row.getByRole('button', { name: 'Claim' }).click();

@@ -1,6 +1,7 @@
 /**
  * The marketplace: offers the viewer may claim (`GET /lease/v1/offers` with availabilities),
- * filtered by resource class and time window, each offer's free windows drawn on a timeline, and
+ * filtered by resource class, hardware properties (the lease requests' expression language,
+ * evaluated in the page over each offer's resource properties) and time window, each offer's free windows drawn on a timeline, and
  * a claim form (`POST /lease/v1/offers/{id}/claim` with start and end). Errors of a claim (a
  * window outside the offer, a conflict, a quota) are shown beside its form in the API's words.
  */
@@ -11,6 +12,7 @@ import { call, get } from '../lib/api.ts';
 import { localInputToUtc, parseUtc, toLocalInput } from '../lib/times.ts';
 import { ErrorNote, LoadingRows, PageHeader, Time } from '../ui/common.tsx';
 import { LeaseRequest } from './lessee/LeaseRequest.tsx';
+import { matches, parseExpression, type Expr } from '../../../src/domain/leasing/expression.ts';
 
 /** An offer as the marketplace reads it. */
 interface Offer {
@@ -90,6 +92,15 @@ function Claim({ offer, onDone }: { offer: Offer; onDone: () => void }): ReactNo
 export function Offers(): ReactNode {
   const [params, setParams] = useSearchParams();
   const resourceClass = params.get('resource_class') ?? '';
+  const where = params.get('where') ?? '';
+  // The same hardware expressions as lease requests (src/domain/leasing/expression.ts).
+  let expr: Expr | null = null;
+  let whereError: unknown = null;
+  try {
+    expr = where.trim() === '' ? null : parseExpression(where);
+  } catch (e) {
+    whereError = e;
+  }
   const days = Number(params.get('days') ?? '14') || 14;
   const [claiming, setClaiming] = useState<string | null>(null);
   const from = Date.now();
@@ -100,6 +111,16 @@ export function Offers(): ReactNode {
     queryKey: ['offers', resourceClass],
     queryFn: async ({ signal }) => (await get<{ offers: Offer[] }>(`/lease/v1/offers?${query.toString()}`, signal)).offers,
   });
+  const shown = (offers.data ?? []).filter(
+    (o) =>
+      expr === null ||
+      matches(expr, {
+        name: o.resource,
+        resourceClass: o.resource_class,
+        traits: Array.isArray(o.resource_properties.traits) ? (o.resource_properties.traits as string[]) : [],
+        properties: o.resource_properties,
+      }),
+  );
   const set = (k: string, v: string): void => {
     const next = new URLSearchParams(params);
     if (v) next.set(k, v);
@@ -112,6 +133,17 @@ export function Offers(): ReactNode {
         <label>
           Resource class
           <input value={resourceClass} onChange={(e) => set('resource_class', e.target.value)} placeholder="any" />
+        </label>
+        <label>
+          Hardware filter
+          <input
+            value={where}
+            onChange={(e) => set('where', e.target.value)}
+            placeholder="memory_mb >= 4096 and cpus >= 2"
+            aria-invalid={whereError !== null}
+            aria-describedby={whereError !== null ? 'where-error' : undefined}
+          />
+          <ErrorNote error={whereError} id="where-error" />
         </label>
         <label>
           Window
@@ -143,14 +175,14 @@ export function Offers(): ReactNode {
         <tbody>
           {offers.isPending ? (
             <LoadingRows columns={5} />
-          ) : (offers.data ?? []).length === 0 ? (
+          ) : shown.length === 0 ? (
             <tr>
               <td colSpan={5} className="muted">
                 No offers match.
               </td>
             </tr>
           ) : (
-            (offers.data ?? []).map((o) => (
+            shown.map((o) => (
               <tr key={o.uuid} data-offer={o.resource ?? o.resource_uuid}>
                 <td>{o.resource ?? o.resource_uuid}</td>
                 <td>{o.resource_class ?? '—'}</td>
