@@ -10,24 +10,15 @@
  */
 import type { Command } from 'commander';
 import { addOutputOptions, printShow, type OutputOptions } from '../output.ts';
-import { ProgressView, type ProgressState } from '../progress.ts';
+import { ProgressView } from '../progress.ts';
 import { CliError, withSession, type Session } from '../session.ts';
 import { bm, getNode } from './node-provision.ts';
+import { capturePhase } from '../../domain/deploy/phases.ts';
 
 interface CaptureOptions extends OutputOptions {
   name: string;
   diskFormat: string;
   wait?: true | string;
-}
-
-/** Where a capture is, from the node. */
-function capturePhase(n: Record<string, any>): ProgressState {
-  if (n.provision_state === 'service wait') return { phase: 'waiting for the deploy agent' };
-  const p = n.deploy_step?.step === 'capture_image' ? n.deploy_step.progress : undefined;
-  if (p?.phase === 'convert') return { phase: 'converting the disk to qcow2' };
-  if (p?.phase === 'upload') return { phase: 'uploading the image', bytes: p.bytes, total: p.total ?? null };
-  if (n.provision_state === 'servicing') return { phase: 'booting the deploy agent' };
-  return { phase: 'booting the instance again' };
 }
 
 /** Poll node and image until the image is active and the node is active again. */

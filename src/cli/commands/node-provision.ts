@@ -24,6 +24,7 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { addOutputOptions, printShow, type OutputOptions } from '../output.ts';
 import { ProgressView, type ProgressState } from '../progress.ts';
+import { cleanPhase, deployPhase } from '../../domain/deploy/phases.ts';
 import { CliError, withSession, type Session } from '../session.ts';
 
 /** The baremetal API version the CLI speaks. */
@@ -128,40 +129,8 @@ function publicKeys(files: readonly string[]): Record<string, string> {
   return out;
 }
 
-/**
- * Where a deploying node is, as a phase to show. Only a node with no deploy step yet is
- * `booting the deploy agent`: a later step — the core `deploy` step once the agent called back,
- * or an operator's step — is named as what it is, so that no phase that ended is shown again.
- */
-export function deployPhase(n: Node): ProgressState {
-  const step: unknown = n.deploy_step?.step;
-  // The image write runs while the node waits (`wait call-back` with deploy_step write_image).
-  if (n.provision_state === 'wait call-back' && step !== 'write_image') return { phase: 'waiting for the deploy agent to call back' };
-  if (step === 'write_image') {
-    const p = n.deploy_step.progress;
-    if (p?.phase === 'convert') return { phase: 'converting the image (qcow2 to raw)' };
-    return { phase: 'writing the image', bytes: typeof p?.bytes === 'number' ? p.bytes : 0, total: p?.total ?? null };
-  }
-  if (step === 'prepare_instance_boot') return { phase: 'booting the instance' };
-  if (step === 'deploy') return { phase: 'deploying' };
-  if (typeof step === 'string' && step !== '') return { phase: `deploy step ${n.deploy_step.interface ?? 'deploy'}.${step}` };
-  return { phase: 'booting the deploy agent' };
-}
-
-/** Where a node being torn down or cleaned is, as a phase to show. */
-export function cleanPhase(n: Node): ProgressState {
-  if (n.provision_state === 'deleting') return { phase: 'tearing down the instance' };
-  const step = n.clean_step?.step;
-  // A long clean step runs while the node waits (`clean wait` with its clean_step).
-  if (n.provision_state === 'clean wait' && typeof step !== 'string') return { phase: 'cleaning: waiting for the deploy agent' };
-  if (typeof step === 'string') {
-    const p = n.clean_step.progress;
-    return typeof p?.bytes === 'number'
-      ? { phase: `cleaning: ${step}`, bytes: p.bytes, total: p.total ?? null }
-      : { phase: `cleaning: ${step}` };
-  }
-  return { phase: n.provision_state === 'cleaning' ? 'cleaning: booting the deploy agent' : n.provision_state };
-}
+/** Where a deploying or cleaning node is (shared with the dashboard: src/domain/deploy/phases.ts). */
+export { cleanPhase, deployPhase };
 
 /** Options of {@link waitFor}. */
 interface WaitSpec {

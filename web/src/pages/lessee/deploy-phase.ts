@@ -1,56 +1,13 @@
 /**
- * Where a deploying or cleaning node is, as a phase and a fraction for the progress bar — the
- * same reading of Ironic's `deploy_step` / `clean_step` (with esi's agent's reported
- * `progress: {phase, bytes, total}`) as `esi node provision --wait` (src/cli/commands/node-provision.ts).
+ * Where a deploying, capturing or cleaning node is, as a phase (the CLI's reading,
+ * src/domain/deploy/phases.ts) and a fraction for the progress bar.
  */
 
-/** A phase to show, and the image bytes written when known. */
-export interface Phase {
-  readonly phase: string;
-  readonly bytes?: number;
-  readonly total?: number | null;
-}
+import { capturePhase, cleanPhase, deployPhase } from '../../../../src/domain/deploy/phases.ts';
+
+export { capturePhase, cleanPhase, deployPhase };
 
 type Node = Record<string, any>;
-
-/** The phase of a node being deployed. */
-export function deployPhase(n: Node): Phase {
-  const step: unknown = n.deploy_step?.step;
-  if (n.provision_state === 'wait call-back' && step !== 'write_image') return { phase: 'waiting for the deploy agent to call back' };
-  if (step === 'write_image') {
-    const p = n.deploy_step.progress;
-    if (p?.phase === 'convert') return { phase: 'converting the image (qcow2 to raw)' };
-    return { phase: 'writing the image', bytes: typeof p?.bytes === 'number' ? p.bytes : 0, total: p?.total ?? null };
-  }
-  if (step === 'prepare_instance_boot') return { phase: 'booting the instance' };
-  if (step === 'deploy') return { phase: 'deploying' };
-  if (typeof step === 'string' && step !== '') return { phase: `deploy step ${n.deploy_step.interface ?? 'deploy'}.${step}` };
-  return { phase: 'booting the deploy agent' };
-}
-
-/** The phase of a node being torn down or cleaned. */
-export function cleanPhase(n: Node): Phase {
-  if (n.provision_state === 'deleting') return { phase: 'tearing down the instance' };
-  const step = n.clean_step?.step;
-  if (n.provision_state === 'clean wait' && typeof step !== 'string') return { phase: 'cleaning: waiting for the deploy agent' };
-  if (typeof step === 'string') {
-    const p = n.clean_step.progress;
-    return typeof p?.bytes === 'number'
-      ? { phase: `cleaning: ${step}`, bytes: p.bytes, total: p.total ?? null }
-      : { phase: `cleaning: ${step}` };
-  }
-  return { phase: n.provision_state === 'cleaning' ? 'cleaning: booting the deploy agent' : n.provision_state };
-}
-
-/** The phase of a node capturing its disk into an image (`esi node capture`'s reading). */
-export function capturePhase(n: Node): Phase {
-  if (n.provision_state === 'service wait') return { phase: 'waiting for the deploy agent' };
-  const p = n.deploy_step?.step === 'capture_image' ? n.deploy_step.progress : undefined;
-  if (p?.phase === 'convert') return { phase: 'converting the disk to qcow2' };
-  if (p?.phase === 'upload') return { phase: 'uploading the image', bytes: p.bytes, total: p.total ?? null };
-  if (n.provision_state === 'servicing') return { phase: 'booting the deploy agent' };
-  return { phase: 'booting the instance again' };
-}
 
 /** Provision states of a capture (Ironic's servicing) in progress. */
 export const CAPTURING = new Set(['servicing', 'service wait']);
