@@ -3,12 +3,14 @@
  * with an IPv4 subnet (`POST /networks`, then `POST /subnets`), deleting one; and, on a node's
  * page, its NICs with the networks they carry (`GET /network/v2.0/esi/node-networks?node=`, as
  * `esi node network list`) with attach (`POST /esi/node-networks {node, network}`) and detach
- * (`POST /esi/node-networks/detach {node, ports}`).
+ * (`POST /esi/node-networks/detach {node, ports}`), a trunk attached as a network is (its
+ * `{node, trunk}`); trunks themselves: ./Trunks.tsx.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { call, get } from '../../lib/api.ts';
 import { ErrorNote, LoadingRows, PageHeader } from '../../ui/common.tsx';
+import { Trunks, useTrunks } from './Trunks.tsx';
 
 /** A network as the list reads it. */
 interface Network {
@@ -114,6 +116,7 @@ export function Networks(): ReactNode {
           )}
         </tbody>
       </table>
+      <Trunks networks={networks.data ?? []} />
     </main>
   );
 }
@@ -137,10 +140,14 @@ export function NodeNetworks({ node }: { node: string }): ReactNode {
         .node_networks,
   });
   const networks = useNetworks();
+  const trunks = useTrunks();
   const [network, setNetwork] = useState('');
   const refresh = async (): Promise<void> => qc.invalidateQueries({ queryKey: ['node-networks', node] });
   const attach = useMutation({
-    mutationFn: async () => call('POST', '/network/v2.0/esi/node-networks', { body: { node, network } }),
+    mutationFn: async () =>
+      call('POST', '/network/v2.0/esi/node-networks', {
+        body: network.startsWith('trunk:') ? { node, trunk: network.slice('trunk:'.length) } : { node, network },
+      }),
     onSettled: refresh,
   });
   const detach = useMutation({
@@ -198,14 +205,23 @@ export function NodeNetworks({ node }: { node: string }): ReactNode {
         }}
       >
         <label>
-          Attach a network
+          Attach a network or a trunk
           <select required value={network} onChange={(e) => setNetwork(e.target.value)}>
-            <option value="">Choose a network</option>
-            {(networks.data ?? []).map((n) => (
-              <option key={n.id} value={n.id}>
-                {n.name || n.id}
-              </option>
-            ))}
+            <option value="">Choose a network or a trunk</option>
+            <optgroup label="Networks">
+              {(networks.data ?? []).map((n) => (
+                <option key={n.id} value={n.id}>
+                  {n.name || n.id}
+                </option>
+              ))}
+            </optgroup>
+            <optgroup label="Trunks">
+              {(trunks.data ?? []).map((t) => (
+                <option key={t.id} value={`trunk:${t.id}`}>
+                  {t.name}
+                </option>
+              ))}
+            </optgroup>
           </select>
         </label>
         <button type="submit" disabled={attach.isPending}>
