@@ -2,7 +2,8 @@
  * The talk's demo, the lessee's part, in a real browser (issue 20): the owner's node B (a lab
  * system behind a real Redfish BMC) is offered; the lessee signs in, finds B in the marketplace
  * and claims it; B appears on the lessee's node list by itself (the live channel, no reload);
- * the lessee powers it on (the lab's Redfish system turns on, and the page shows it); when the
+ * the lessee powers it on (the lab's Redfish system turns on, and the page shows it), opens its
+ * console and cannot change its properties (the API's refusal in words); when the
  * owner deletes the lease, the lessee's page loses B within a second.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -116,6 +117,14 @@ it('a lessee claims B in the marketplace, sees it appear live, powers it on, and
     { timeoutMs: 15_000, what: 'the lab system powered on' },
   );
   await expect.poll(() => page.getByTestId('power-state').textContent(), { timeout: 10_000 }).toContain('power on');
+  // The lessee cannot change B's properties: the API's refusal is said beside the form.
+  await page.getByLabel('Property', { exact: true }).fill('cpus');
+  await page.getByLabel('Value', { exact: true }).fill('64');
+  await page.getByRole('button', { name: 'Set property' }).click();
+  await expect.poll(() => page.locator('#property-error').textContent(), { timeout: 10_000 }).toMatch(/baremetal:node:update/);
+  const props = (await call(ts, p.admin, 'GET', `/baremetal/v1/nodes/${uuid}`, undefined, V)).body.properties;
+  expect(props.cpus).toBeUndefined();
+
   // The serial console opens in the page (read-only for a lessee, as the policy says).
   await page.getByRole('button', { name: 'Console' }).click();
   const consoleHeading = page.getByRole('heading', { name: /Serial console/ });

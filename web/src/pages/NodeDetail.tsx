@@ -3,8 +3,8 @@
  * (`PUT /baremetal/v1/nodes/{id}/states/power`) and the serial console (./Console.tsx) for whoever
  * the policy allows. Properties are shown read-only; the API refuses a lessee's change anyway.
  */
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { lazy, Suspense, useState, type ReactNode } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useState, type FormEvent, type ReactNode } from 'react';
 import { useParams } from 'react-router';
 import { call, get } from '../lib/api.ts';
 import { Badge, ErrorNote, PageHeader, Time } from '../ui/common.tsx';
@@ -30,6 +30,47 @@ interface Node {
   last_error: string | null;
   provision_updated_at: string | null;
   updated_at: string | null;
+}
+
+/**
+ * Set one hardware property (`PATCH /baremetal/v1/nodes/{id}` with
+ * `[{op: add, path: /properties/<key>, value}]`; a number when the value reads as one). Shown to
+ * everyone: the API decides, and a lessee's attempt is refused beside the form in its words.
+ */
+function PropertyEditor({ node }: { node: string }): ReactNode {
+  const qc = useQueryClient();
+  const [key, setKey] = useState('');
+  const [value, setValue] = useState('');
+  const save = useMutation({
+    mutationFn: async () => {
+      const v = value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+      await call('PATCH', `/baremetal/v1/nodes/${node}`, { body: [{ op: 'add', path: `/properties/${key}`, value: v }] });
+    },
+    onSuccess: async () => qc.invalidateQueries({ queryKey: ['node', node] }),
+  });
+  return (
+    <form
+      className="inline-form"
+      aria-label="Set a property"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        save.mutate();
+      }}
+    >
+      <label>
+        Property
+        <input required value={key} onChange={(e) => setKey(e.target.value)} pattern="[A-Za-z0-9_.:-]+" />
+      </label>
+      <label>
+        Value
+        <input required value={value} onChange={(e) => setValue(e.target.value)} />
+      </label>
+      <button type="submit" disabled={save.isPending}>
+        Set property
+      </button>
+      <ErrorNote error={save.error} id="property-error" />
+    </form>
+  );
 }
 
 /** The node page. */
@@ -108,6 +149,7 @@ export function NodeDetail(): ReactNode {
           ))}
         </tbody>
       </table>
+      <PropertyEditor node={n.uuid} />
       {consoleOpen ? (
         <Suspense fallback={<p>Opening the console…</p>}>
           <Console node={n.uuid} />
