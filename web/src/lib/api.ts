@@ -108,3 +108,20 @@ export async function call<T = any>(method: string, path: string, opts: CallOpti
 export async function get<T = any>(path: string, signal?: AbortSignal): Promise<T> {
   return (await call<T>('GET', path, signal ? { signal } : {})).body;
 }
+
+/**
+ * Every item of a paginated Ironic list: reads `path`, then each `next` link the answer gives
+ * (Ironic pages at its maximum page size, 1,000 by default), until a page has none.
+ * @param key the collection's key in the answer (`nodes`, `ports` …)
+ */
+export async function getAll<T>(path: string, key: string, signal?: AbortSignal): Promise<T[]> {
+  const out: T[] = [];
+  let next: string | null = path;
+  while (next !== null) {
+    const page: Record<string, unknown> = await get<Record<string, unknown>>(next, signal);
+    out.push(...((page[key] as T[] | undefined) ?? []));
+    const link = typeof page.next === 'string' ? new URL(page.next, location.origin) : null;
+    next = link === null ? null : `${link.pathname}${link.search}`;
+  }
+  return out;
+}

@@ -6,7 +6,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
-import { get } from '../lib/api.ts';
+import { getAll } from '../lib/api.ts';
 import { Badge, ErrorNote, LoadingRows, PageHeader } from '../ui/common.tsx';
 
 /** The node fields the list shows. */
@@ -32,7 +32,7 @@ export function Nodes(): ReactNode {
   const [filter, setFilter] = useState('');
   const nodes = useQuery({
     queryKey: ['nodes'],
-    queryFn: async ({ signal }) => (await get<{ nodes: NodeRow[] }>(`/baremetal/v1/nodes?fields=${FIELDS}`, signal)).nodes,
+    queryFn: async ({ signal }) => getAll<NodeRow>(`/baremetal/v1/nodes?fields=${FIELDS}`, 'nodes', signal),
   });
   const shown = (nodes.data ?? []).filter((n) => filter === '' || `${n.name ?? ''} ${n.uuid} ${n.resource_class ?? ''}`.includes(filter));
   return (

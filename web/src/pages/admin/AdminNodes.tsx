@@ -10,7 +10,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'react-router';
-import { call, get } from '../../lib/api.ts';
+import { call, getAll } from '../../lib/api.ts';
 import { Badge, ErrorNote, LoadingRows, PageHeader } from '../../ui/common.tsx';
 import { projectNamer, useProjects } from './shared.tsx';
 
@@ -100,7 +100,7 @@ export function AdminNodes(): ReactNode {
   const project = projectNamer(projects.data);
   const nodes = useQuery({
     queryKey: ['nodes', 'admin-health'],
-    queryFn: async ({ signal }) => (await get<{ nodes: HealthRow[] }>(`/baremetal/v1/nodes?fields=${FIELDS}`, signal)).nodes,
+    queryFn: async ({ signal }) => getAll<HealthRow>(`/baremetal/v1/nodes?fields=${FIELDS}`, 'nodes', signal),
   });
   const all = nodes.data ?? [];
   const shown = troubled ? all.filter((n) => n.maintenance || n.fault || n.last_error) : all;
