@@ -141,6 +141,18 @@ it('owner1 enrols a Redfish node, manages it, offers it, and sees the lessee’s
   await expect.poll(() => page.getByRole('region', { name: 'Quotas' }).textContent()).toContain('0 of 4');
   await page.screenshot({ path: path.join(SHOTS, 'owner-offers.png'), fullPage: false });
 
+  // A policy for all of o1's nodes made through the form (72 h at most), then removed.
+  const policyForm = page.getByRole('form', { name: 'Make a lease policy' });
+  await policyForm.getByLabel('Longest lease (hours)').fill('72');
+  await policyForm.getByRole('button', { name: 'Make policy' }).click();
+  const everyNode = page.getByRole('region', { name: 'Lease policies' }).locator('tr', { hasText: 'every node of o1' });
+  await everyNode.waitFor();
+  expect(await everyNode.textContent()).toContain('3 d');
+  const made = (await call(ts, p.owner, 'GET', '/lease/v1/lease_policies')).body.lease_policies;
+  expect(made.find((x: any) => x.resource_uuid === null)).toMatchObject({ max_lease_seconds: 72 * 3600, project_id: p.owner.projectId });
+  await everyNode.getByRole('button', { name: 'Remove the policy of every node' }).click();
+  await everyNode.waitFor({ state: 'detached' });
+
   // A second node of o1 (enrolled by the admin) with an offer and a lease to come, for the chart.
   const r2 = await call(ts, p.admin, 'POST', '/baremetal/v1/nodes', { name: 'R2', driver: 'fake-hardware', owner: p.owner.projectId }, V);
   expect(r2.status, r2.text).toBe(201);

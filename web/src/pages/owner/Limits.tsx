@@ -1,14 +1,15 @@
 /**
- * The limits on leases, read-only: the owner's lease policies (`GET /lease/v1/lease_policies`:
+ * The limits on leases: the owner's lease policies (made and removed with ./PolicyForm.tsx) (`GET /lease/v1/lease_policies`:
  * longest lease, gap between leases, which projects may lease, whether devices are erased) and
  * the leasing quotas the caller may see (`GET /lease/v1/quotas`: the caller's own, every one for
- * admins, with current usage), read again on each visit. Changing them is done with the API or
- * the CLI; a refusal shows in esi-leap's words.
+ * admins, with current usage; set by operators), read again on each visit; a refusal shows in
+ * esi-leap's words.
  */
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { get } from '../../lib/api.ts';
 import { ErrorNote, LoadingRows, Time } from '../../ui/common.tsx';
+import { PolicyForm, RemovePolicy } from './PolicyForm.tsx';
 
 /** An owner lease policy (esi's addition to esi-leap). */
 interface LeasePolicy {
@@ -63,6 +64,7 @@ export function Limits(): ReactNode {
       <section aria-labelledby="policies-title">
         <h2 id="policies-title">Lease policies</h2>
         <p className="muted">Limits every lease of your nodes must keep, whoever makes it.</p>
+        <PolicyForm />
         <ErrorNote error={policies.error} />
         <table className="grid" aria-busy={policies.isPending}>
           <thead>
@@ -73,14 +75,17 @@ export function Limits(): ReactNode {
               <th scope="col">Who may lease</th>
               <th scope="col">Erase disks</th>
               <th scope="col">Updated</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
             {policies.isPending ? (
-              <LoadingRows columns={6} rows={2} />
+              <LoadingRows columns={7} rows={2} />
             ) : (policies.data ?? []).length === 0 ? (
               <tr>
-                <td colSpan={6} className="muted">
+                <td colSpan={7} className="muted">
                   No lease policies: leases are bounded by the offers alone.
                 </td>
               </tr>
@@ -94,6 +99,9 @@ export function Limits(): ReactNode {
                   <td>{p.erase_devices ? 'yes' : 'no'}</td>
                   <td>
                     <Time value={p.updated_at} />
+                  </td>
+                  <td>
+                    <RemovePolicy uuid={p.uuid} label={p.resource ?? p.resource_uuid ?? 'every node'} />
                   </td>
                 </tr>
               ))
