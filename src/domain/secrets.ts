@@ -108,3 +108,18 @@ export class SecretBox {
 export function generateSecretKey(): string {
   return randomBytes(KEY_BYTES).toString('base64');
 }
+
+/**
+ * A random secret for people and command lines to pass around (tokens, generated passwords,
+ * application credential secrets): `bytes` random bytes as base64url without padding, never
+ * starting with `-`, so that a command line never reads it as an option (`openstack token revoke
+ * <token>`; argparse takes `-x…` for a flag). Drawn again when it would start with `-`: every
+ * other value keeps its probability (1 draw in 64 is redrawn).
+ * @param bytes random bytes (32 → 43 characters)
+ */
+export function randomSecret(bytes: number): string {
+  for (;;) {
+    const s = randomBytes(bytes).toString('base64url');
+    if (!s.startsWith('-')) return s;
+  }
+}

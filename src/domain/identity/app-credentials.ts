@@ -30,7 +30,7 @@
  * (./tokens.ts). Every failure is 401. Deleting a credential (or its user or project) revokes the
  * tokens issued with it.
  */
-import { randomBytes } from 'node:crypto';
+import { randomSecret } from '../secrets.ts';
 import type { AuthContext } from '../auth.ts';
 import type { Clock } from '../clock.ts';
 import { ForbiddenError, InvalidInputError, NotFoundError, UnauthorizedError } from '../errors.ts';
@@ -124,7 +124,7 @@ export class ApplicationCredentials {
         'ValidationExpirationError',
       );
     }
-    const secret = input.secret ? input.secret : randomBytes(64).toString('base64url');
+    const secret = input.secret ? input.secret : randomSecret(64);
     if (secret.length > MAX_SECRET)
       throw new InvalidInputError(`Invalid input for field 'secret': too long (max ${MAX_SECRET}).`, 'ValidationError');
     const name = input.name.trim();

@@ -6,7 +6,7 @@
  *
  * Idempotent: a second run creates nothing and changes no password.
  */
-import { randomBytes } from 'node:crypto';
+import { randomSecret } from '../secrets.ts';
 import type { Clock } from '../clock.ts';
 import { DEFAULT_DOMAIN_ID, DEFAULT_DOMAIN_NAME, type Role } from './model.ts';
 import type { IdentityRepository } from './ports.ts';
@@ -78,7 +78,7 @@ export async function bootstrapIdentity(repo: IdentityRepository, clock: Clock, 
     givenPasswordDiffers = stored === null || !(await verifyPassword(adminPassword, stored));
   }
   if (!user) {
-    password = adminPassword ?? randomBytes(18).toString('base64url');
+    password = adminPassword ?? randomSecret(18);
     generated = adminPassword === null;
     user = { id: newId(), name: 'admin', domain_id: DEFAULT_DOMAIN_ID, default_project_id: project.id, enabled: true, extra: {} };
     await repo.createUser(user, await hashPassword(password), now);
@@ -111,7 +111,7 @@ export async function resetAdminPassword(
 ): Promise<{ password: string; generated: boolean }> {
   const [user] = await repo.findUsers({ name: 'admin', domainId: DEFAULT_DOMAIN_ID });
   if (!user) throw new Error('there is no user "admin" in this database: start esi once to create it');
-  const chosen = password ?? randomBytes(18).toString('base64url');
+  const chosen = password ?? randomSecret(18);
   const now = clock.now();
   await repo.updateUser({ ...user, enabled: true }, await hashPassword(chosen), now);
   await repo.revokeTokensFor({ userId: user.id }, now);

@@ -12,6 +12,7 @@
  * authorization", "Validate and show information for token", "Revoke token").
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { randomSecret } from '../secrets.ts';
 import type { AuthContext } from '../auth.ts';
 import type { Clock } from '../clock.ts';
 import { UnauthorizedError } from '../errors.ts';
@@ -319,7 +320,7 @@ export class TokenService {
     const domains = await domainsOf(this.repo, [user.domain_id, project?.domain_id]);
     if ([...domains.values()].some((d) => !d.enabled)) throw new UnauthorizedError(UNAUTHORIZED);
     const now = this.clock.now();
-    const secret = randomBytes(32).toString('base64url');
+    const secret = randomSecret(32);
     const record: TokenRecord = {
       id: tokenId(secret),
       user_id: user.id,
