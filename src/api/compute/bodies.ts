@@ -11,7 +11,7 @@
  * checked here for shape only.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { compiledCheck, firstError } from '../common/schema-check.ts';
 import { InvalidInputError } from '../../domain/errors.ts';
 
 const Str = Type.String();
@@ -114,8 +114,6 @@ export const FlavorUpdateBody = Type.Object(
   { additionalProperties: false },
 );
 
-const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
-
 /**
  * A body held to its schema.
  * @param wordRefusal the domain's parser of the same body, called when the schema refuses it so
@@ -124,18 +122,9 @@ const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
  * @throws InvalidInputError (Nova's 400)
  */
 export function checkNovaBody<S extends TSchema>(schema: S, body: unknown, wordRefusal: () => unknown): Static<S> {
-  let check = compiled.get(schema) as TypeCheck<S> | undefined;
-  if (!check) {
-    check = TypeCompiler.Compile(schema);
-    compiled.set(schema, check);
-  }
+  const check = compiledCheck(schema);
   if (check.Check(body)) return body;
   wordRefusal();
-  const first = check.Errors(body).First();
-  const field =
-    first?.path
-      .split('/')
-      .filter((p) => p !== '')
-      .join('.') || 'body';
-  throw new InvalidInputError(`Invalid input for field/attribute ${field}. ${first?.message ?? 'Invalid body'}.`);
+  const { path: field, message } = firstError(check, body);
+  throw new InvalidInputError(`Invalid input for field/attribute ${field}. ${message ?? 'Invalid body'}.`);
 }

@@ -8,7 +8,7 @@
  * esi does not support) is the domain's, when the handler calls it.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { compiledCheck, firstError } from '../common/schema-check.ts';
 import { InvalidInputError } from '../../domain/errors.ts';
 import { QUOTA_RESOURCES } from '../../domain/networking/index.ts';
 import { QUOTA_MAX } from '../../domain/networking/quotas.ts';
@@ -88,8 +88,6 @@ export const QuotaUpdateAttrs = Type.Object(
 /** `PUT /v2.0/quotas/{project_id}` (Neutron's api-ref, "Update quota for a project"): {@link QuotaUpdateAttrs} in its wrapper. */
 export const QuotaUpdateBody = Type.Object({ quota: QuotaUpdateAttrs }, strict);
 
-const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
-
 /**
  * A body held to its schema.
  * @param wordRefusal the domain's parser of the same body, called when the schema refuses it so
@@ -98,18 +96,9 @@ const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
  * @throws InvalidInputError (Neutron's 400)
  */
 export function checkNeutronBody<S extends TSchema>(schema: S, body: unknown, wordRefusal: () => unknown): Static<S> {
-  let check = compiled.get(schema) as TypeCheck<S> | undefined;
-  if (!check) {
-    check = TypeCompiler.Compile(schema);
-    compiled.set(schema, check);
-  }
+  const check = compiledCheck(schema);
   if (check.Check(body)) return body;
   wordRefusal();
-  const first = check.Errors(body).First();
-  const where =
-    first?.path
-      .split('/')
-      .filter((p) => p !== '')
-      .join('.') || 'body';
-  throw new InvalidInputError(`Invalid input for ${where}. Reason: ${first?.message ?? 'invalid body'}.`, 'HTTPBadRequest');
+  const { path: where, message } = firstError(check, body);
+  throw new InvalidInputError(`Invalid input for ${where}. Reason: ${message ?? 'invalid body'}.`, 'HTTPBadRequest');
 }

@@ -14,23 +14,12 @@
  * | a value of the wrong shape       | `Invalid input for mtu. Reason: 'x' is not an integer.`         |
  */
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { compiledCheck } from '../common/schema-check.ts';
 import { Value } from '@sinclair/typebox/value';
 import { InvalidInputError } from '../../domain/errors.ts';
 import { checkKeys } from '../../domain/networking/index.ts';
 import { UUID_DESCRIPTION, type NeutronBodies } from './schemas.ts';
 import { unwrap } from './wire.ts';
-
-const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
-
-function checker<S extends TSchema>(schema: S): TypeCheck<S> {
-  let check = compiled.get(schema) as TypeCheck<S> | undefined;
-  if (!check) {
-    check = TypeCompiler.Compile(schema);
-    compiled.set(schema, check);
-  }
-  return check;
-}
 
 /** The JSON schema types a (possibly union) schema admits at its top level. */
 function kinds(schema: TSchema): Set<string> {
@@ -103,7 +92,7 @@ export function parseNeutronBody(bodies: NeutronBodies, method: 'POST' | 'PUT', 
   const collectionName = bodies.resource === 'rbac_policy' ? 'rbac_policies' : `${bodies.resource}s`;
   const attrs = unwrap(body, bodies.resource, collectionName);
   checkKeys(attrs, bodies.resource, new Set(Object.keys(schema.properties)), bodies.notSettable[method], method);
-  const check = checker(schema);
+  const check = compiledCheck(schema);
   if (check.Check(attrs)) return attrs;
   const given = attrs as Record<string, unknown>;
   for (const name of schema.required ?? []) {
