@@ -5,7 +5,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
 import { call, get } from '../lib/api.ts';
-import { Badge, countdown, ErrorNote, LoadingRows, PageHeader, Time } from '../ui/common.tsx';
+import { Badge, countdown, ErrorNote, PageHeader, Time, Rows } from '../ui/common.tsx';
 
 /** A lease as the list reads it. */
 interface Lease {
@@ -54,16 +54,12 @@ export function Leases(): ReactNode {
           </tr>
         </thead>
         <tbody>
-          {leases.isPending ? (
-            <LoadingRows columns={7} />
-          ) : (leases.data ?? []).length === 0 ? (
-            <tr>
-              <td colSpan={7} className="muted">
-                No leases.
-              </td>
-            </tr>
-          ) : (
-            (leases.data ?? []).map((l) => (
+          <Rows
+            pending={leases.isPending}
+            items={leases.data}
+            columns={7}
+            empty="No leases."
+            row={(l) => (
               <tr key={l.uuid} data-lease={l.resource ?? l.resource_uuid}>
                 <td>{l.resource ?? l.resource_uuid}</td>
                 <td>{l.project ?? '—'}</td>
@@ -86,8 +82,8 @@ export function Leases(): ReactNode {
                   ) : null}
                 </td>
               </tr>
-            ))
-          )}
+            )}
+          />
         </tbody>
       </table>
     </main>

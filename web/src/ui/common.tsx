@@ -53,6 +53,37 @@ export function LoadingRows({ columns, rows = 5 }: { columns: number; rows?: num
   );
 }
 
+/**
+ * A table body in its three shapes: grey rows while its data loads ({@link LoadingRows}), one
+ * line in words when there is nothing, else a row per item (`row` renders each).
+ */
+export function Rows<T>({
+  pending,
+  items,
+  columns,
+  empty,
+  row,
+  loadingRows,
+}: {
+  pending: boolean;
+  items: readonly T[] | undefined;
+  columns: number;
+  empty: string;
+  row: (item: T) => ReactNode;
+  loadingRows?: number;
+}): ReactNode {
+  if (pending) return <LoadingRows columns={columns} {...(loadingRows !== undefined ? { rows: loadingRows } : {})} />;
+  if ((items ?? []).length === 0)
+    return (
+      <tr>
+        <td colSpan={columns} className="muted">
+          {empty}
+        </td>
+      </tr>
+    );
+  return <>{(items ?? []).map(row)}</>;
+}
+
 /** A page's title and its actions. */
 export function PageHeader({ title, children }: { title: string; children?: ReactNode }): ReactNode {
   return (

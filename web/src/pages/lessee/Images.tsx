@@ -7,7 +7,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError, call, errorMessage, get, token } from '../../lib/api.ts';
-import { Badge, ErrorNote, LoadingRows, PageHeader, Time } from '../../ui/common.tsx';
+import { Badge, ErrorNote, PageHeader, Time, Rows } from '../../ui/common.tsx';
 
 /** An image as the list reads it. */
 interface Image {
@@ -169,16 +169,12 @@ export function Images(): ReactNode {
           </tr>
         </thead>
         <tbody>
-          {images.isPending ? (
-            <LoadingRows columns={7} />
-          ) : (images.data ?? []).length === 0 ? (
-            <tr>
-              <td colSpan={7} className="muted">
-                No images.
-              </td>
-            </tr>
-          ) : (
-            (images.data ?? []).map((i) => (
+          <Rows
+            pending={images.isPending}
+            items={images.data}
+            columns={7}
+            empty="No images."
+            row={(i) => (
               <tr key={i.id} data-image={i.name ?? i.id}>
                 <td>{i.name ?? i.id}</td>
                 <td>
@@ -197,8 +193,8 @@ export function Images(): ReactNode {
                   </button>
                 </td>
               </tr>
-            ))
-          )}
+            )}
+          />
         </tbody>
       </table>
     </main>

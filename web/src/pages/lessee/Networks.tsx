@@ -9,7 +9,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { call, get } from '../../lib/api.ts';
-import { ErrorNote, LoadingRows, PageHeader } from '../../ui/common.tsx';
+import { ErrorNote, LoadingRows, PageHeader, Rows } from '../../ui/common.tsx';
 import { Trunks, useTrunks } from './Trunks.tsx';
 
 /** A network as the list reads it. */
@@ -90,16 +90,12 @@ export function Networks(): ReactNode {
           </tr>
         </thead>
         <tbody>
-          {networks.isPending ? (
-            <LoadingRows columns={6} />
-          ) : (networks.data ?? []).length === 0 ? (
-            <tr>
-              <td colSpan={6} className="muted">
-                No networks.
-              </td>
-            </tr>
-          ) : (
-            (networks.data ?? []).map((n) => (
+          <Rows
+            pending={networks.isPending}
+            items={networks.data}
+            columns={6}
+            empty="No networks."
+            row={(n) => (
               <tr key={n.id} data-network={n.name}>
                 <td>{n.name || n.id}</td>
                 <td>{n['provider:segmentation_id'] ?? '—'}</td>
@@ -112,8 +108,8 @@ export function Networks(): ReactNode {
                   </button>
                 </td>
               </tr>
-            ))
-          )}
+            )}
+          />
         </tbody>
       </table>
       <Trunks networks={networks.data ?? []} />

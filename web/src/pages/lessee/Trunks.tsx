@@ -7,7 +7,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { call, get } from '../../lib/api.ts';
-import { ErrorNote, LoadingRows } from '../../ui/common.tsx';
+import { ErrorNote, Rows } from '../../ui/common.tsx';
 
 /** A trunk as esi's trunk list shows it. */
 export interface Trunk {
@@ -105,16 +105,13 @@ export function Trunks({ networks }: { networks: ReadonlyArray<{ id: string; nam
           </tr>
         </thead>
         <tbody>
-          {trunks.isPending ? (
-            <LoadingRows columns={4} rows={2} />
-          ) : (trunks.data ?? []).length === 0 ? (
-            <tr>
-              <td colSpan={4} className="muted">
-                No trunks.
-              </td>
-            </tr>
-          ) : (
-            (trunks.data ?? []).map((t) => (
+          <Rows
+            pending={trunks.isPending}
+            items={trunks.data}
+            columns={4}
+            loadingRows={2}
+            empty="No trunks."
+            row={(t) => (
               <tr key={t.id} data-trunk={t.name}>
                 <td>{t.name}</td>
                 <td>
@@ -147,8 +144,8 @@ export function Trunks({ networks }: { networks: ReadonlyArray<{ id: string; nam
                   </button>
                 </td>
               </tr>
-            ))
-          )}
+            )}
+          />
         </tbody>
       </table>
     </section>
