@@ -7,7 +7,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { getAll } from '../lib/api.ts';
-import { Badge, ErrorNote, LoadingRows, PageHeader } from '../ui/common.tsx';
+import { Badge, ErrorNote, PageHeader, Rows } from '../ui/common.tsx';
 
 /** The node fields the list shows. */
 const FIELDS = 'uuid,name,owner,lessee,provision_state,power_state,target_power_state,maintenance,resource_class,fault,last_error';
@@ -58,16 +58,12 @@ export function Nodes(): ReactNode {
           </tr>
         </thead>
         <tbody>
-          {nodes.isPending ? (
-            <LoadingRows columns={6} />
-          ) : shown.length === 0 ? (
-            <tr>
-              <td colSpan={6} className="muted">
-                No nodes to show.
-              </td>
-            </tr>
-          ) : (
-            shown.map((n) => (
+          <Rows
+            pending={nodes.isPending}
+            items={shown}
+            columns={6}
+            empty="No nodes to show."
+            row={(n) => (
               <tr key={n.uuid} data-node={n.name ?? n.uuid}>
                 <td>
                   <Link to={`/dashboard/nodes/${n.uuid}`}>{n.name ?? n.uuid}</Link>
@@ -83,8 +79,8 @@ export function Nodes(): ReactNode {
                 <td className="mono">{n.owner ?? '—'}</td>
                 <td className="mono">{n.lessee ?? '—'}</td>
               </tr>
-            ))
-          )}
+            )}
+          />
         </tbody>
       </table>
     </main>

@@ -10,7 +10,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
 import { call, get } from '../lib/api.ts';
 import { localInputToUtc, parseUtc, toLocalInput } from '../lib/times.ts';
-import { ErrorNote, LoadingRows, PageHeader, Time } from '../ui/common.tsx';
+import { ErrorNote, PageHeader, Time, Rows } from '../ui/common.tsx';
 import { LeaseRequest } from './lessee/LeaseRequest.tsx';
 import { matches, parseExpression, type Expr } from '../../../src/domain/leasing/expression.ts';
 
@@ -173,16 +173,12 @@ export function Offers(): ReactNode {
           </tr>
         </thead>
         <tbody>
-          {offers.isPending ? (
-            <LoadingRows columns={5} />
-          ) : shown.length === 0 ? (
-            <tr>
-              <td colSpan={5} className="muted">
-                No offers match.
-              </td>
-            </tr>
-          ) : (
-            shown.map((o) => (
+          <Rows
+            pending={offers.isPending}
+            items={shown}
+            columns={5}
+            empty="No offers match."
+            row={(o) => (
               <tr key={o.uuid} data-offer={o.resource ?? o.resource_uuid}>
                 <td>{o.resource ?? o.resource_uuid}</td>
                 <td>{o.resource_class ?? '—'}</td>
@@ -202,8 +198,8 @@ export function Offers(): ReactNode {
                   )}
                 </td>
               </tr>
-            ))
-          )}
+            )}
+          />
         </tbody>
       </table>
     </main>

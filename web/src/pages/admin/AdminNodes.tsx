@@ -11,7 +11,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { call, getAll } from '../../lib/api.ts';
-import { Badge, ErrorNote, LoadingRows, PageHeader } from '../../ui/common.tsx';
+import { Badge, ErrorNote, PageHeader, Rows } from '../../ui/common.tsx';
 import { projectNamer, useProjects } from './shared.tsx';
 
 const FIELDS = 'uuid,name,owner,lessee,provision_state,power_state,maintenance,maintenance_reason,fault,last_error,conductor';
@@ -137,16 +137,12 @@ export function AdminNodes(): ReactNode {
           </tr>
         </thead>
         <tbody>
-          {nodes.isPending ? (
-            <LoadingRows columns={8} />
-          ) : shown.length === 0 ? (
-            <tr>
-              <td colSpan={8} className="muted">
-                No nodes to show.
-              </td>
-            </tr>
-          ) : (
-            shown.map((n) => {
+          <Rows
+            pending={nodes.isPending}
+            items={shown}
+            columns={8}
+            empty="No nodes to show."
+            row={(n) => {
               const label = n.name ?? n.uuid;
               return (
                 <tr key={n.uuid} data-node={label}>
@@ -186,8 +182,8 @@ export function AdminNodes(): ReactNode {
                   </td>
                 </tr>
               );
-            })
-          )}
+            }}
+          />
         </tbody>
       </table>
     </main>

@@ -8,7 +8,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Fragment, useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { get } from '../../lib/api.ts';
-import { Badge, ErrorNote, LoadingRows, PageHeader, Time } from '../../ui/common.tsx';
+import { Badge, ErrorNote, PageHeader, Time, Rows } from '../../ui/common.tsx';
 
 /** A conductor as `?detail=true` lists it. */
 interface Conductor {
@@ -92,16 +92,12 @@ export function Conductors(): ReactNode {
           </tr>
         </thead>
         <tbody>
-          {conductors.isPending ? (
-            <LoadingRows columns={6} />
-          ) : (conductors.data ?? []).length === 0 ? (
-            <tr>
-              <td colSpan={6} className="muted">
-                No conductor has registered.
-              </td>
-            </tr>
-          ) : (
-            (conductors.data ?? []).map((c) => {
+          <Rows
+            pending={conductors.isPending}
+            items={conductors.data ?? []}
+            columns={6}
+            empty="No conductor has registered."
+            row={(c) => {
               const shown = open.has(c.hostname);
               return (
                 <Fragment key={c.hostname}>
@@ -138,8 +134,8 @@ export function Conductors(): ReactNode {
                   ) : null}
                 </Fragment>
               );
-            })
-          )}
+            }}
+          />
         </tbody>
       </table>
     </main>

@@ -8,7 +8,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
 import { get } from '../../lib/api.ts';
-import { ErrorNote, LoadingRows, PageHeader, Time } from '../../ui/common.tsx';
+import { ErrorNote, PageHeader, Time, Rows } from '../../ui/common.tsx';
 
 /** One history event (detailed). */
 interface HistoryEvent {
@@ -71,16 +71,12 @@ export function NodeHistory(): ReactNode {
           </tr>
         </thead>
         <tbody>
-          {history.isPending ? (
-            <LoadingRows columns={6} />
-          ) : events.length === 0 ? (
-            <tr>
-              <td colSpan={6} className="muted">
-                No events recorded.
-              </td>
-            </tr>
-          ) : (
-            events.map((e) => (
+          <Rows
+            pending={history.isPending}
+            items={events}
+            columns={6}
+            empty="No events recorded."
+            row={(e) => (
               <tr key={e.uuid}>
                 <td>
                   <Time value={e.created_at} />
@@ -93,8 +89,8 @@ export function NodeHistory(): ReactNode {
                 <td className="mono">{e.conductor ?? '—'}</td>
                 <td className="mono">{e.user ?? '—'}</td>
               </tr>
-            ))
-          )}
+            )}
+          />
         </tbody>
       </table>
       {history.hasNextPage ? (

@@ -11,7 +11,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { call, get } from '../../lib/api.ts';
-import { ErrorNote, LoadingRows, PageHeader, Time } from '../../ui/common.tsx';
+import { ErrorNote, PageHeader, Time, Rows } from '../../ui/common.tsx';
 
 /** A switch. */
 interface Switch {
@@ -98,16 +98,13 @@ function SwitchPorts({ sw, nodeName }: { sw: Switch; nodeName: (id: string | nul
           </tr>
         </thead>
         <tbody>
-          {ports.isPending ? (
-            <LoadingRows columns={8} rows={2} />
-          ) : (ports.data ?? []).length === 0 ? (
-            <tr>
-              <td colSpan={8} className="muted">
-                No ports cabled to nodes.
-              </td>
-            </tr>
-          ) : (
-            (ports.data ?? []).map((p) => (
+          <Rows
+            pending={ports.isPending}
+            items={ports.data ?? []}
+            columns={8}
+            loadingRows={2}
+            empty="No ports cabled to nodes."
+            row={(p) => (
               <tr key={p.port_id} data-port={p.port_id}>
                 <th scope="row" className="mono">
                   {p.port_id}
@@ -130,8 +127,8 @@ function SwitchPorts({ sw, nodeName }: { sw: Switch; nodeName: (id: string | nul
                   <Time value={p.updated_at} />
                 </td>
               </tr>
-            ))
-          )}
+            )}
+          />
         </tbody>
       </table>
     </section>
@@ -167,16 +164,13 @@ export function Switches(): ReactNode {
           </tr>
         </thead>
         <tbody>
-          {switches.isPending ? (
-            <LoadingRows columns={5} rows={2} />
-          ) : (switches.data ?? []).length === 0 ? (
-            <tr>
-              <td colSpan={5} className="muted">
-                No switches are registered.
-              </td>
-            </tr>
-          ) : (
-            (switches.data ?? []).map((s) => (
+          <Rows
+            pending={switches.isPending}
+            items={switches.data ?? []}
+            columns={5}
+            loadingRows={2}
+            empty="No switches are registered."
+            row={(s) => (
               <tr key={s.id}>
                 <th scope="row">
                   <a href={`#switch-${s.id}`}>{s.name}</a>
@@ -188,8 +182,8 @@ export function Switches(): ReactNode {
                 <td data-label="Flat VLAN">{s.flat_vlan ?? '—'}</td>
                 <td data-label="Description">{s.description ?? <span className="muted">—</span>}</td>
               </tr>
-            ))
-          )}
+            )}
+          />
         </tbody>
       </table>
       {(switches.data ?? []).map((s) => (

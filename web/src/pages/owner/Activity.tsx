@@ -11,7 +11,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { get } from '../../lib/api.ts';
 import { useSession } from '../../lib/session.tsx';
-import { Badge, ErrorNote, LoadingRows, PageHeader, Time } from '../../ui/common.tsx';
+import { Badge, ErrorNote, PageHeader, Time, Rows } from '../../ui/common.tsx';
 import { nodeLabel, ownedNodesPath, type OwnedNode } from './model.ts';
 
 /** A leasing event (esi-leap's Event). */
@@ -94,16 +94,13 @@ function Deliveries({ webhook }: { webhook: string }): ReactNode {
           </tr>
         </thead>
         <tbody>
-          {deliveries.isPending ? (
-            <LoadingRows columns={5} rows={2} />
-          ) : (deliveries.data ?? []).length === 0 ? (
-            <tr>
-              <td colSpan={5} className="muted">
-                Nothing delivered yet.
-              </td>
-            </tr>
-          ) : (
-            (deliveries.data ?? []).map((d) => (
+          <Rows
+            pending={deliveries.isPending}
+            items={deliveries.data ?? []}
+            columns={5}
+            loadingRows={2}
+            empty="Nothing delivered yet."
+            row={(d) => (
               <tr key={d.id}>
                 <td>
                   {d.event_type} <span className="muted">#{d.event_id}</span>
@@ -123,8 +120,8 @@ function Deliveries({ webhook }: { webhook: string }): ReactNode {
                 </td>
                 <td>{d.last_status_code !== null ? `HTTP ${d.last_status_code}` : (d.last_error ?? '—')}</td>
               </tr>
-            ))
-          )}
+            )}
+          />
         </tbody>
       </table>
     </>
@@ -182,16 +179,12 @@ export function Activity(): ReactNode {
           </tr>
         </thead>
         <tbody>
-          {events.isPending ? (
-            <LoadingRows columns={4} />
-          ) : shown.length === 0 ? (
-            <tr>
-              <td colSpan={4} className="muted">
-                No events.
-              </td>
-            </tr>
-          ) : (
-            shown.map((e) => (
+          <Rows
+            pending={events.isPending}
+            items={shown}
+            columns={4}
+            empty="No events."
+            row={(e) => (
               <tr key={e.id}>
                 <td>
                   <Time value={e.event_time} />
@@ -202,8 +195,8 @@ export function Activity(): ReactNode {
                 </td>
                 <td>{names.get(e.resource_uuid) ?? <span className="mono">{e.resource_uuid}</span>}</td>
               </tr>
-            ))
-          )}
+            )}
+          />
         </tbody>
       </table>
       {(events.data ?? []).length > SHOWN ? (

@@ -8,7 +8,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { get } from '../../lib/api.ts';
-import { ErrorNote, LoadingRows, Time } from '../../ui/common.tsx';
+import { ErrorNote, Time, Rows } from '../../ui/common.tsx';
 import { PolicyForm, RemovePolicy } from './PolicyForm.tsx';
 
 /** An owner lease policy (esi's addition to esi-leap). */
@@ -81,16 +81,13 @@ export function Limits(): ReactNode {
             </tr>
           </thead>
           <tbody>
-            {policies.isPending ? (
-              <LoadingRows columns={7} rows={2} />
-            ) : (policies.data ?? []).length === 0 ? (
-              <tr>
-                <td colSpan={7} className="muted">
-                  No lease policies: leases are bounded by the offers alone.
-                </td>
-              </tr>
-            ) : (
-              (policies.data ?? []).map((p) => (
+            <Rows
+              pending={policies.isPending}
+              items={policies.data ?? []}
+              columns={7}
+              loadingRows={2}
+              empty="No lease policies: leases are bounded by the offers alone."
+              row={(p) => (
                 <tr key={p.uuid}>
                   <td>{p.resource_uuid === null ? `every node of ${p.project ?? p.project_id}` : (p.resource ?? p.resource_uuid)}</td>
                   <td>{duration(p.max_lease_seconds)}</td>
@@ -104,8 +101,8 @@ export function Limits(): ReactNode {
                     <RemovePolicy uuid={p.uuid} label={p.resource ?? p.resource_uuid ?? 'every node'} />
                   </td>
                 </tr>
-              ))
-            )}
+              )}
+            />
           </tbody>
         </table>
       </section>
@@ -123,16 +120,13 @@ export function Limits(): ReactNode {
             </tr>
           </thead>
           <tbody>
-            {quotas.isPending ? (
-              <LoadingRows columns={4} rows={1} />
-            ) : (quotas.data ?? []).length === 0 ? (
-              <tr>
-                <td colSpan={4} className="muted">
-                  No quotas.
-                </td>
-              </tr>
-            ) : (
-              (quotas.data ?? []).map((q) => (
+            <Rows
+              pending={quotas.isPending}
+              items={quotas.data ?? []}
+              columns={4}
+              loadingRows={1}
+              empty="No quotas."
+              row={(q) => (
                 <tr key={q.project_id}>
                   <td>{q.project ?? q.project_id}</td>
                   <td>
@@ -143,8 +137,8 @@ export function Limits(): ReactNode {
                   </td>
                   <td>{q.window_hours} h</td>
                 </tr>
-              ))
-            )}
+              )}
+            />
           </tbody>
         </table>
       </section>

@@ -13,7 +13,7 @@ import { Link } from 'react-router';
 import { call, get } from '../../lib/api.ts';
 import { useSession } from '../../lib/session.tsx';
 import { localInputToUtc, toLocalInput } from '../../lib/times.ts';
-import { Badge, ErrorNote, LoadingRows, PageHeader, Time } from '../../ui/common.tsx';
+import { Badge, ErrorNote, PageHeader, Time, Rows } from '../../ui/common.tsx';
 import { Limits } from './Limits.tsx';
 import { nodeLabel, ownedNodesPath, type Offer, type OwnedNode } from './model.ts';
 
@@ -168,16 +168,12 @@ export function MyOffers(): ReactNode {
           </tr>
         </thead>
         <tbody>
-          {offers.isPending ? (
-            <LoadingRows columns={7} />
-          ) : rows.length === 0 ? (
-            <tr>
-              <td colSpan={7} className="muted">
-                No offers.
-              </td>
-            </tr>
-          ) : (
-            rows.map((o) => (
+          <Rows
+            pending={offers.isPending}
+            items={rows}
+            columns={7}
+            empty="No offers."
+            row={(o) => (
               <tr key={o.uuid} data-my-offer={o.resource ?? o.resource_uuid}>
                 <td>{o.resource ?? o.resource_uuid}</td>
                 <td>{o.name ?? '—'}</td>
@@ -213,8 +209,8 @@ export function MyOffers(): ReactNode {
                   ) : null}
                 </td>
               </tr>
-            ))
-          )}
+            )}
+          />
         </tbody>
       </table>
       <Limits />
