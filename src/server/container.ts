@@ -40,6 +40,8 @@ import { loadSecretBox } from './secret-key.ts';
 import { createLeasingServices } from './leasing.ts';
 import { createImageServices } from './images.ts';
 import { ImageJanitorWorker } from '../conductor/image-janitor.ts';
+import { LeaseCheckWorker } from '../conductor/lease-check.ts';
+import { LeaseNodeReconciler } from '../domain/leasing/reconcile.ts';
 import { ChangeLogPrunerWorker } from '../conductor/change-log-pruner.ts';
 import { KyselyChangeLog } from '../store/changes/change-log.ts';
 import { createNetworkingServices } from './networking.ts';
@@ -205,6 +207,11 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     ...(metrics ? { leaseTiming: metrics.events } : {}),
   });
   workers.push(leaseManager, webhookWorker);
+  // The lease ↔ node check, after the lease manager's first sweep (issue 23); repairs go to node history.
+  const leaseCheck = new LeaseNodeReconciler(leasing.repo, inventory.leaseGateway, clock, logger.child({ component: 'leasing' }), {
+    record: (node, text) => history.record(node, { eventType: 'lease', severity: 'WARNING', event: text }),
+  });
+  workers.push(new LeaseCheckWorker(leaseCheck, logger.child({ component: 'leasing' })));
   const images = await createImageServices({ config, clock, logger, store, policy, directory: identity.directory });
   workers.push(new ImageJanitorWorker(images.janitor, logger.child({ component: 'images' })));
   // The change log of the dashboard's live channel keeps 10 minutes (src/conductor/change-log-pruner.ts).
@@ -260,6 +267,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     nodeDocuments: nodeRepository,
     leasing,
     leaseManager,
+    leaseCheck,
     images,
     ramdisk,
     bootMedia: new BootMediaService(bootMedia, secrets, clock),

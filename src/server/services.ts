@@ -8,6 +8,7 @@ import type { Identity } from '../domain/identity/index.ts';
 import type { Inventory } from '../domain/inventory/index.ts';
 import type { NodeConsoleService } from '../domain/inventory/node-console.ts';
 import type { Leasing } from '../domain/leasing/index.ts';
+import type { LeaseNodeReconciler } from '../domain/leasing/reconcile.ts';
 import type { Images } from '../domain/images/index.ts';
 import type { RamdiskService } from '../domain/deploy/ramdisk.ts';
 import type { NetworkBootService } from '../domain/deploy/network-boot.ts';
@@ -48,6 +49,8 @@ export interface Services {
   readonly leasing: Leasing;
   /** The lease manager (also in `workers`); tests poke it with `runDue()` / `sweep()`. */
   readonly leaseManager: LeaseManager;
+  /** The lease ↔ node check (run by a worker at start and periodically); tests run it with `run()`. */
+  readonly leaseCheck: LeaseNodeReconciler;
   /** Images: metadata, data upload/download, members (image API). */
   readonly images: Images;
   /** Deploy agent lookup and heartbeat (baremetal API ramdisk endpoints). */

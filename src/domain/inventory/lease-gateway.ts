@@ -173,12 +173,17 @@ export class InventoryNodeGateway implements NodeGateway {
   }
 
   /** Every node of a resource class, leasing fields only, in creation order (no visibility filter). */
-  async listByResourceClass(resourceClass: string): Promise<LeasableNode[]> {
+  listByResourceClass(resourceClass: string): Promise<LeasableNode[]> {
+    return this.walk({ resourceClass });
+  }
+
+  /** Every node matching `filters`, leasing fields only, in creation order, a page at a time. */
+  private async walk(filters: NodeFilters): Promise<LeasableNode[]> {
     const out: LeasableNode[] = [];
     let marker: Pick<Node, 'id'> | null = null;
     for (;;) {
       const page = await this.access.deps.nodes.list({
-        filters: { resourceClass },
+        filters,
         limit: PAGE,
         marker,
         sortKey: 'id',
@@ -189,6 +194,34 @@ export class InventoryNodeGateway implements NodeGateway {
       if (page.length < PAGE) return out;
       marker = { id: page[page.length - 1]!.id };
     }
+  }
+
+  /**
+   * Every node whose `properties.lease_uuid` is set, leasing fields only (the lease check,
+   * src/domain/leasing/reconcile.ts): every node is read, a page of 1000 at a time, and those
+   * carrying a lease are kept.
+   */
+  async listCarryingLeases(): Promise<LeasableNode[]> {
+    return (await this.walk({})).filter((n) => typeof n.properties.lease_uuid === 'string');
+  }
+
+  /**
+   * Set the node's `lessee` back to the project of the lease it carries (the lease check's
+   * repair of a lessee lost to an interrupted change); nothing else is written.
+   * @returns false when the node does not exist or does not carry `leaseUuid`
+   * @throws NodeBusyError while a conductor holds the node
+   */
+  async restoreLessee(nodeUuid: string, leaseUuid: string, lesseeProjectId: string): Promise<boolean> {
+    const node = await this.load(nodeUuid);
+    if (node === null || node.properties.lease_uuid !== leaseUuid) return false;
+    let carried = true;
+    await this.busyAware(() =>
+      this.access.write(node, (n) => {
+        carried = n.properties.lease_uuid === leaseUuid;
+        return carried && n.lessee !== lesseeProjectId ? { lessee: lesseeProjectId } : null;
+      }),
+    );
+    return carried;
   }
 
   /**
