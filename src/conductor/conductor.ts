@@ -4,8 +4,9 @@
  * https://opendev.org/openstack/ironic).
  *
  * - **Tasks.** Woken by `notifyNode(uuid)` (the inventory's `ConductorRelay`, right after the
- *   API recorded a target) and by a short periodic poll of `NodeRepository.listPending` (the
- *   safety net, and how work recorded by another process's API is found), it keeps the nodes
+ *   API recorded a target, or when PostgreSQL notifies a change another process made:
+ *   src/server/change-events.ts) and by a short periodic poll of `NodeRepository.listPending`
+ *   (the safety net; `resync` polls at once), it keeps the nodes
  *   that map to this conductor (`conductorFor` over the live conductors), locks each one
  *   (`reserve`; a node another task holds is skipped and found again later), runs its work
  *   (src/conductor/tasks/: the pending power change first, then the stage of its working
@@ -210,6 +211,11 @@ export class Conductor implements BackgroundWorker, ConductorPort {
   notifyNode(nodeUuid: string): void {
     if (!this.#running || this.#stopping) return;
     this.#pool.submit(nodeUuid, () => this.#runNode(nodeUuid));
+  }
+
+  /** Another process's changes may have been missed (lost notifications): poll now, when running (never throws). */
+  resync(): void {
+    if (this.#running && !this.#stopping) void this.#track(this.poll());
   }
 
   /** A heartbeat of an agent running a long command: look at the command now (never throws). */

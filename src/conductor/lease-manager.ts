@@ -8,6 +8,9 @@
  *   every change; delays beyond 2^31−1 ms are clamped and the timer simply re-arms).
  * - Changes made in this process (create, cancel, new end time) arrive through
  *   {@link LeaseManager.changed} (the domain's `LeaseScheduler` port) and move the deadline.
+ * - Changes committed by other processes (API replicas, other conductors) arrive through the
+ *   same {@link LeaseManager.changed} when PostgreSQL notifies them (src/server/change-events.ts),
+ *   and {@link LeaseManager.resync} sweeps after such notifications may have been lost.
  * - A periodic sweep (`config.leasing.sweepIntervalS`) reloads from the database every pending
  *   boundary due within the next two sweep intervals — the safety net for changes made by other
  *   processes — retries `wait …` leases, and purges expired console tokens. Boundaries further
@@ -106,6 +109,14 @@ export class LeaseManager implements BackgroundWorker, LeaseScheduler {
     const task = this.refresh(ref).catch((err: unknown) => this.log.error({ err, ...ref }, 'lease manager: cannot schedule'));
     this.pending.add(task);
     void task.finally(() => this.pending.delete(task));
+  }
+
+  /**
+   * Changes made by other processes may have been missed (their notifications were lost with a
+   * connection, src/server/change-events.ts): sweep now, when running. Never throws.
+   */
+  resync(): void {
+    if (this.running) void this.sweep();
   }
 
   /** The pending deadline of an offer or lease, epoch ms (for tests and diagnostics). */

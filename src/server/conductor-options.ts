@@ -6,8 +6,8 @@ import type { ConductorOptions } from '../conductor/conductor.ts';
 import type { Config } from './config.ts';
 
 /**
- * The conductor's options from the configuration: `config.conductor` (seconds → ms), a 1 s
- * poll, `powerSyncWorkers` parallel power reads (Ironic `sync_power_state_workers`, 8), the
+ * The conductor's options from the configuration: `config.conductor` (seconds → ms), the
+ * poll every `pollMs` (1 s), `powerSyncWorkers` parallel power reads (Ironic `sync_power_state_workers`, 8), the
  * default group ''.
  */
 export function conductorOptionsFrom(config: Pick<Config, 'conductor'>): ConductorOptions {
@@ -16,7 +16,7 @@ export function conductorOptionsFrom(config: Pick<Config, 'conductor'>): Conduct
     hostname: c.hostname,
     group: '',
     workers: c.workers,
-    pollIntervalMs: 1000,
+    pollIntervalMs: c.pollMs,
     powerTimeoutS: c.powerTimeoutS,
     automatedClean: c.automatedClean,
     powerSyncIntervalMs: c.powerSyncIntervalS * 1000,

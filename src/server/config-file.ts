@@ -43,6 +43,7 @@ export const CONFIG_FILE_KEYS = [
   'bmc_timeout_s',
   'sync_power_state_workers',
   'node_history_max_entries',
+  'conductor_poll_ms',
   'automated_clean',
   'check_provision_state_interval',
   'deploy_callback_timeout',

@@ -88,6 +88,11 @@ export interface Config {
     readonly powerSyncWorkers: number;
     /** History entries kept per node (Ironic `node_history_max_entries`: 300). */
     readonly nodeHistoryMaxEntries: number;
+    /**
+     * Period of the conductor's pending-work poll, ms (`ESI_CONDUCTOR_POLL_MS`, 1000): the
+     * safety net behind the API's in-process wake-up and, on PostgreSQL, the change notifications.
+     */
+    readonly pollMs: number;
   };
   readonly leasing: {
     /** Lease length when a claim or lease omits `end_time`, seconds (esi-leap: 7 days). */

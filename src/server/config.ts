@@ -40,7 +40,8 @@
  * `ESI_INSPECT_WAIT_TIMEOUT`, `ESI_RESCUE_CALLBACK_TIMEOUT` (1800 s each, 0 = never; Ironic's
  * `[conductor]` defaults). Power sync and history (docs/power-sync.md):
  * `ESI_FORCE_POWER_STATE_DURING_SYNC` (false: the BMC wins), `ESI_BMC_TIMEOUT_S` (10 s per power
- * read), `ESI_SYNC_POWER_STATE_WORKERS` (8), `ESI_NODE_HISTORY_MAX_ENTRIES` (300 per node).
+ * read), `ESI_SYNC_POWER_STATE_WORKERS` (8), `ESI_NODE_HISTORY_MAX_ENTRIES` (300 per node),
+ * `ESI_CONDUCTOR_POLL_MS` (1000: the pending-work poll and the agent command watch).
  *
  * Networking (docs/networking.md): `ESI_NETWORK_VLAN_RANGES` (ML2 `network_vlan_ranges`,
  * `physnet:min:max` or `physnet`, comma separated; default `physnet1:100:199`: the pool project
@@ -153,6 +154,7 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
       bmcTimeoutS: num('ESI_BMC_TIMEOUT_S', 'bmc_timeout_s', 10, 1, 600),
       powerSyncWorkers: num('ESI_SYNC_POWER_STATE_WORKERS', 'sync_power_state_workers', 8, 1, 1000),
       nodeHistoryMaxEntries: num('ESI_NODE_HISTORY_MAX_ENTRIES', 'node_history_max_entries', 300, 1, 100_000),
+      pollMs: num('ESI_CONDUCTOR_POLL_MS', 'conductor_poll_ms', 1000, 10, 600_000),
     },
     leasing: {
       defaultLeaseS: num('ESI_DEFAULT_LEASE_TIME', 'default_lease_time', 7 * 86_400, 60, 3650 * 86_400),

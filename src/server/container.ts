@@ -38,6 +38,7 @@ import { CaptureService } from '../domain/deploy/capture.ts';
 import { ImageTempUrls } from '../domain/deploy/temp-url.ts';
 import { loadSecretBox } from './secret-key.ts';
 import { createLeasingServices } from './leasing.ts';
+import { routeChangeHints } from './change-events.ts';
 import { createImageServices } from './images.ts';
 import { ImageJanitorWorker } from '../conductor/image-janitor.ts';
 import { LeaseCheckWorker } from '../conductor/lease-check.ts';
@@ -107,6 +108,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     sqlitePath: path.join(config.dataDir, 'esi.sqlite'),
+    listenerLog: logger.child({ component: 'change-listener' }),
     ...overrides.store,
   });
   const identity = createIdentity(new KyselyIdentityRepository(store.db), policy, clock, config.identity.tokenTtlS);
@@ -207,6 +209,10 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     ...(metrics ? { leaseTiming: metrics.events } : {}),
   });
   workers.push(leaseManager, webhookWorker);
+  // Changes other processes commit reach this conductor and lease manager at once (PostgreSQL
+  // LISTEN/NOTIFY; main.ts starts the listener before the workers).
+  if (store.changeHints !== null && config.roles.includes('conductor'))
+    routeChangeHints(store.changeHints, { leases: leaseManager, nodes: conductor });
   // The lease ↔ node check, after the lease manager's first sweep (issue 23); repairs go to node history.
   const leaseCheck = new LeaseNodeReconciler(leasing.repo, inventory.leaseGateway, clock, logger.child({ component: 'leasing' }), {
     record: (node, text) => history.record(node, { eventType: 'lease', severity: 'WARNING', event: text }),

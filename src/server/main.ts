@@ -85,6 +85,9 @@ export async function startServer(requested: Config, options: StartOptions = {})
     url = config.publicUrl;
     services.logger.debug({ address }, 'esi api listening');
   }
+  // Listen for other processes' changes (PostgreSQL) before the workers' first sweep and poll,
+  // so that nothing committed in between is missed (src/server/change-events.ts).
+  await services.store.changeHints?.start();
   const started: Array<{ stop(): Promise<void> }> = [];
   if (config.roles.includes('conductor')) {
     for (const worker of services.workers) {

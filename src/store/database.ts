@@ -17,6 +17,8 @@ import { migrations } from './migrations/index.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
 import { assertKnownSchema, readSchemaState } from './schema-state.ts';
 import { checkSqliteHeader, checkSqliteSchema, sqliteFileError } from './sqlite-file.ts';
+import { PgChangeListener, type ListenerLog } from './change-listener.ts';
+import type { ChangeHints } from '../domain/changes/hints.ts';
 
 /** Which engine a store runs on. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -57,7 +59,13 @@ export interface Store {
    * PostgreSQL's `pg.Pool` counts. Null on SQLite, whose single connection is no pool.
    */
   readonly poolUsage: (() => PoolUsage) | null;
-  /** Close every connection. */
+  /**
+   * Changes committed by any process, as they commit (PostgreSQL LISTEN/NOTIFY on a dedicated
+   * connection, ./change-listener.ts; not started until `start()`). Null on SQLite, where one
+   * process makes every change.
+   */
+  readonly changeHints: ChangeHints | null;
+  /** Close every connection (the change listener's too). */
   close(): Promise<void>;
 }
 
@@ -89,6 +97,8 @@ export interface StoreOptions {
   pgSchema?: string;
   /** PostgreSQL pool size (default 10). */
   pgPoolSize?: number;
+  /** Where the PostgreSQL change listener logs its connection losses (default: nowhere). */
+  listenerLog?: ListenerLog;
   /**
    * Apply the pending migrations on open (default true: `esi server` upgrades on start);
    * false for `esi db status`, which reads the schema version without changing it.
@@ -163,6 +173,7 @@ function openSqlite(options: StoreOptions): Store {
     selectArrays: (query) =>
       db.connection().execute(async () => statement(query.sql).all(...(query.parameters as unknown[])) as unknown[][]),
     poolUsage: null,
+    changeHints: null,
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();
@@ -211,6 +222,15 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
     max: options.pgPoolSize ?? 10,
     ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
   });
+  // The backends of this process's own connections: their notifications are marked local.
+  const backends = new Set<number>();
+  const pidOf = (client: pg.PoolClient) => (client as unknown as { processID: number | null }).processID;
+  pool.on('connect', (client) => void backends.add(pidOf(client) ?? -1));
+  pool.on('remove', (client) => void backends.delete(pidOf(client) ?? -1));
+  const listener = new PgChangeListener(
+    { connectionString: url, ...(schema !== undefined ? { pgSchema: schema } : {}), ownBackend: (pid) => backends.has(pid) },
+    options.listenerLog ?? { info: () => undefined, warn: () => undefined },
+  );
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
@@ -225,7 +245,11 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
     selectArrays: async (query) =>
       (await pool.query({ text: query.sql, values: query.parameters as unknown[], rowMode: 'array' })).rows as unknown[][],
     poolUsage: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
-    close: () => db.destroy(),
+    changeHints: listener,
+    close: async () => {
+      await listener.stop();
+      await db.destroy();
+    },
   };
 }
 
