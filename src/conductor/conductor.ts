@@ -20,7 +20,8 @@
  *   (src/conductor/agent/command-watch.ts).
  * - **Take-over and wait timeouts** every `checkIntervalMs` (src/conductor/takeover.ts,
  *   src/conductor/timeouts.ts); on start, the nodes still reserved under this hostname (a
- *   crash) are failed safely first.
+ *   crash) are failed safely first; and at once when a conductor left the live set
+ *   ({@link Conductor.afterHeartbeat}). Node writes are fenced (src/conductor/fence.ts).
  * - `stop()` stops the timers, detaches from the relay and waits for the running tasks and
  *   loops; queued tasks are dropped (their intent stays recorded on the nodes).
  * - `workers = 0` makes a *paused* conductor: it starts nothing (its heartbeat, a separate
@@ -39,7 +40,8 @@ import { PowerSync, type PowerSyncReport } from './power-sync.ts';
 import { NO_HISTORY, type ConductorLog, type ConductorRuntime, type Mine } from './runtime.ts';
 import type { NodeHistory } from '../domain/inventory/history.ts';
 import { KeyedTaskPool } from './task-pool.ts';
-import { takeOverOrphans } from './takeover.ts';
+import { OrphanWatch, takeOverOrphans } from './takeover.ts';
+import { fencedNodes, NodeLockLost } from './fence.ts';
 import { AgentCommandWatch, type CommandWatchReport } from './agent/command-watch.ts';
 import { failTimedOutWaits, type WaitTimeouts } from './timeouts.ts';
 import { failedStageChanges, runWork } from './tasks/run.ts';
@@ -122,6 +124,7 @@ export class Conductor implements BackgroundWorker, ConductorPort {
   #syncing = false;
   #checking = false;
   #watching = false;
+  readonly #orphans: OrphanWatch;
 
   constructor(
     private readonly deps: ConductorDeps,
@@ -129,11 +132,12 @@ export class Conductor implements BackgroundWorker, ConductorPort {
   ) {
     const log = deps.log;
     this.#observer = deps.observer ?? NO_OBSERVER;
-    const locks = new NodeLocks(deps.nodes, options.hostname, (uuid, err) =>
+    const nodes = fencedNodes(deps.nodes, options.hostname);
+    const locks = new NodeLocks(nodes, options.hostname, (uuid, err) =>
       log.error({ err, node: uuid }, 'conductor: releasing a node lock failed'),
     );
     this.#rt = {
-      nodes: deps.nodes,
+      nodes,
       locks,
       env: {
         hardware: deps.hardware,
@@ -145,14 +149,13 @@ export class Conductor implements BackgroundWorker, ConductorPort {
         ...(deps.deployTemplates ? { deployTemplates: deps.deployTemplates } : {}),
         ...(deps.network ? { network: deps.network } : {}),
         ...(deps.bootMedia ? { bootMedia: deps.bootMedia } : {}),
-        record: async (uuid: string, changes: ConductorChanges) =>
-          void (await deps.nodes.applyConductorResult(uuid, changes, deps.clock.now())),
+        record: async (uuid: string, changes: ConductorChanges) => void (await nodes.applyConductorResult(uuid, changes, deps.clock.now())),
         ...(deps.agent
           ? {
               agent: {
                 ...deps.agent,
                 record: async (uuid: string, changes: ConductorChanges) =>
-                  void (await deps.nodes.applyConductorResult(uuid, changes, deps.clock.now())),
+                  void (await nodes.applyConductorResult(uuid, changes, deps.clock.now())),
               },
             }
           : {}),
@@ -162,6 +165,12 @@ export class Conductor implements BackgroundWorker, ConductorPort {
       history: deps.history ?? NO_HISTORY,
     };
     this.#pool = this.#newPool();
+    this.#orphans = new OrphanWatch(
+      this.#rt,
+      deps.directory,
+      () => this.mapper(),
+      () => this.#stopping,
+    );
     const agentEnv = this.#rt.env.agent;
     this.#watch = agentEnv ? new AgentCommandWatch(this.#rt, agentEnv, (uuid) => this.notifyNode(uuid)) : null;
     this.#sync = new PowerSync(this.#rt, {
@@ -287,14 +296,22 @@ export class Conductor implements BackgroundWorker, ConductorPort {
       return await this.#guard('provision state check', async () => {
         await this.#rt.locks.retryLeaked();
         const mine = await this.mapper();
-        const live = new Set((await this.deps.directory.list()).filter((c) => c.alive).map((c) => c.hostname));
-        const takenOver = await takeOverOrphans(this.#rt, mine, (h) => h === this.options.hostname || live.has(h), false);
+        const takenOver = await this.#orphans.takeOverOnce(mine);
         const timedOut = await failTimedOutWaits(this.#rt, mine, this.options);
         return { takenOver, timedOut };
       });
     } finally {
       this.#checking = false;
     }
+  }
+
+  /**
+   * After each heartbeat of this conductor: `OrphanWatch.afterHeartbeat` (./takeover.ts), then,
+   * when the live set shrank, a poll for the work that maps here now (never throws).
+   */
+  async afterHeartbeat(silenceMs: number, deadAfterMs: number): Promise<void> {
+    if (!this.#running || this.#stopping) return;
+    if (await this.#track(this.#orphans.afterHeartbeat(silenceMs, deadAfterMs))) void this.#track(this.poll());
   }
 
   /**
@@ -346,10 +363,11 @@ export class Conductor implements BackgroundWorker, ConductorPort {
         try {
           changes = await runWork(this.#rt.env, node, work);
         } catch (err) {
+          if (err instanceof NodeLockLost) throw err;
           this.deps.log.error({ err, node: uuid, work }, 'conductor: task failed unexpectedly');
           changes = failedStageChanges(node, work, `Unexpected conductor failure: ${describeError(err)}`, this.deps.clock.now());
         }
-        node = await this.deps.nodes.applyConductorResult(uuid, changes, this.deps.clock.now());
+        node = await this.#rt.nodes.applyConductorResult(uuid, changes, this.deps.clock.now());
         reportStage(this.deps.log, this.#observer, before, work, node, performance.now() - started);
       }
       // More stages are left: queue the node again so that others get a turn.
@@ -359,7 +377,9 @@ export class Conductor implements BackgroundWorker, ConductorPort {
 
   #newPool(): KeyedTaskPool {
     return new KeyedTaskPool(Math.max(1, this.options.workers), (uuid, err) =>
-      this.deps.log.error({ err, node: uuid }, 'conductor: node task failed unexpectedly'),
+      err instanceof NodeLockLost
+        ? this.deps.log.warn({ node: uuid }, err.message)
+        : this.deps.log.error({ err, node: uuid }, 'conductor: node task failed unexpectedly'),
     );
   }
 

@@ -110,3 +110,110 @@ export async function takeOverOrphans(
   }
   return taken;
 }
+
+/** The directory's view {@link OrphanWatch} reads: every registration with its liveness. */
+export interface LiveSetSource {
+  list(): Promise<ReadonlyArray<{ hostname: string; alive: boolean }>>;
+  /** Forget any cached live set (the mapping must see a conductor that left at once). */
+  invalidate(): void;
+}
+
+/**
+ * The take-over of orphans as the conductor runs it: once per periodic check, and at once when
+ * a conductor leaves the live set between two of this conductor's heartbeats (issue 21: a dead
+ * conductor's nodes are usable again within its dead-after plus one heartbeat, not at the next
+ * periodic check).
+ */
+export class OrphanWatch {
+  #live: ReadonlySet<string> | null = null;
+  #running = false;
+  #again = false;
+
+  /**
+   * @param mapper which nodes map to this conductor now
+   * @param stopping true once the conductor stops
+   */
+  constructor(
+    private readonly rt: ConductorRuntime,
+    private readonly directory: LiveSetSource,
+    private readonly mapper: () => Promise<Mine>,
+    private readonly stopping: () => boolean,
+  ) {}
+
+  /**
+   * Compare the live set with the previous look.
+   * @returns the hostnames live at the previous look that are dead or gone now; on the first
+   *   look, every registered conductor that is dead (its nodes may be orphans already)
+   */
+  lost(conductors: ReadonlyArray<{ hostname: string; alive: boolean }>): string[] {
+    const live = new Set(conductors.filter((c) => c.alive).map((c) => c.hostname));
+    const before = this.#live;
+    this.#live = live;
+    if (before === null) return conductors.filter((c) => !c.alive).map((c) => c.hostname);
+    return [...before].filter((h) => !live.has(h));
+  }
+
+  /**
+   * After one of this conductor's heartbeats: warn when it had been silent for longer than its
+   * dead-after; when conductors left the live set, take over their nodes now. Never throws.
+   * @param silenceMs how long this conductor had been silent (database clock)
+   * @returns true when conductors left the live set (the node mapping changed)
+   */
+  async afterHeartbeat(silenceMs: number, deadAfterMs: number): Promise<boolean> {
+    const log = this.rt.log;
+    if (silenceMs > deadAfterMs) {
+      log.warn(
+        { conductor: this.rt.host, silentMs: Number.isFinite(silenceMs) ? silenceMs : null, deadAfterMs },
+        'conductor: this conductor was silent for longer than its dead-after; others may have taken its nodes over (its writes to those are refused)',
+      );
+    }
+    let lost: string[];
+    try {
+      lost = this.lost(await this.directory.list());
+    } catch (err) {
+      log.error({ err }, 'conductor: live set check failed');
+      return false;
+    }
+    if (lost.length === 0) return false;
+    this.directory.invalidate();
+    log.warn({ conductors: lost }, 'conductor: conductors left the live set; taking over their nodes now');
+    await this.takeOverNow();
+    return true;
+  }
+
+  /**
+   * Take over now; a take-over already running is followed by one more round, so that a
+   * conductor lost meanwhile is not missed. Never throws (failures are logged).
+   * @returns how many nodes this call's rounds took over
+   */
+  async takeOverNow(): Promise<number> {
+    if (this.#running) {
+      this.#again = true;
+      return 0;
+    }
+    this.#running = true;
+    let taken = 0;
+    try {
+      do {
+        this.#again = false;
+        try {
+          taken += await this.takeOverOnce(await this.mapper());
+        } catch (err) {
+          this.rt.log.error({ err }, 'conductor: take-over failed');
+        }
+      } while (this.#again && !this.stopping());
+    } finally {
+      this.#running = false;
+    }
+    return taken;
+  }
+
+  /**
+   * One round: the orphans of conductors not live now that map here (`mine`).
+   * @returns how many nodes were taken over
+   */
+  async takeOverOnce(mine: Mine): Promise<number> {
+    const live = new Set((await this.directory.list()).filter((c) => c.alive).map((c) => c.hostname));
+    return takeOverOrphans(this.rt, mine, (h) => h === this.rt.host || live.has(h), false);
+  }
+}

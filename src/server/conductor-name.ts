@@ -64,11 +64,11 @@ export function withConductorName(config: Config): Config {
  * @returns how the name was found
  * @throws ConductorNameInUse when another live process uses it
  */
-export async function checkConductorName(services: Pick<Services, 'config' | 'clock' | 'inventory' | 'logger'>): Promise<NameClaim> {
+export async function checkConductorName(services: Pick<Services, 'config' | 'inventory' | 'logger'>): Promise<NameClaim> {
   const { config, inventory } = services;
   const hostname = config.conductor.hostname;
-  const watch = nameWatchFor(config.conductor.heartbeatIntervalS * 1000, inventory.conductors.aliveTimeoutMs);
-  const claim = await claimConductorName(inventory.conductorRepository, services.clock, hostname, watch);
+  const watch = nameWatchFor(config.conductor.heartbeatIntervalS * 1000);
+  const claim = await claimConductorName(inventory.conductorRepository, hostname, watch);
   if (claim === 'silent') {
     services.logger.warn(
       { conductor: hostname },

@@ -56,20 +56,24 @@ export interface ConductorWiring {
 
 /**
  * Build the heartbeat (every `ESI_CONDUCTOR_HEARTBEAT_INTERVAL` seconds; a conductor silent for
- * six intervals is dead) and the conductor, with the deploy agent's settings.
+ * `ESI_CONDUCTOR_DEAD_AFTER` seconds is dead) and the conductor, with the deploy agent's
+ * settings. Each heartbeat tells the conductor (`Conductor.afterHeartbeat`), which takes over
+ * at once the nodes of conductors that left the live set (docs/scale-out.md).
  * @returns the two workers
  */
 export function createConductorWorkers(w: ConductorWiring): { heartbeat: ConductorHeartbeat; conductor: Conductor } {
   const heartbeatMs = w.config.conductor.heartbeatIntervalS * 1000;
+  const deadAfterMs = w.config.conductor.deadAfterS * 1000;
   const heartbeat = new ConductorHeartbeat(
     w.inventory.conductorRepository,
     w.inventory.conductors,
-    w.clock,
     w.config.conductor.hostname,
     '',
     w.hardware.names(),
     heartbeatMs,
+    deadAfterMs,
     (err) => w.logger.error({ err }, 'conductor heartbeat failed'),
+    (silenceMs) => conductor.afterHeartbeat(silenceMs, deadAfterMs),
   );
   // With a provisioning network, the conductor's writes that start or end an agent phase move
   // the node's NICs (src/server/provisioning-wiring.ts).

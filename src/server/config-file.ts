@@ -36,6 +36,7 @@ export const CONFIG_FILE_KEYS = [
   'conductor_hostname',
   'conductor_workers',
   'conductor_heartbeat_interval',
+  'conductor_dead_after',
   'power_sync_interval',
   'power_timeout',
   'power_sync_max_retries',

@@ -61,6 +61,12 @@ export interface Config {
     readonly powerTimeoutS: number;
     /** Conductor heartbeat interval, seconds (Ironic: 10). */
     readonly heartbeatIntervalS: number;
+    /**
+     * Silence after which this conductor counts as dead, seconds (`ESI_CONDUCTOR_DEAD_AFTER`,
+     * default three heartbeat intervals, at least two; Ironic `heartbeat_timeout`: 60). Stored
+     * with its registration, so every process judges it by the same value and the database's clock.
+     */
+    readonly deadAfterS: number;
     /** Run automated cleaning on `provide` and after undeploy (Ironic `[conductor] automated_clean`). */
     readonly automatedClean: boolean;
     /**

@@ -112,6 +112,15 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
   const roles = parseRoles(pick(options.roles, 'ESI_ROLES', 'roles') ?? 'api,conductor');
   const logLevel = parseLogLevel(pick(options.logLevel, 'ESI_LOG_LEVEL', 'log_level') ?? 'info');
   const conductorName = parseConductorName(pick(options.conductorName, 'ESI_CONDUCTOR_HOSTNAME', 'conductor_hostname'));
+  const heartbeatIntervalS = num('ESI_CONDUCTOR_HEARTBEAT_INTERVAL', 'conductor_heartbeat_interval', 10, 1, 3600);
+  // Dead after three missed heartbeats unless set; shorter than two beats would declare a
+  // conductor dead between two of its own heartbeats.
+  const deadAfterS = num('ESI_CONDUCTOR_DEAD_AFTER', 'conductor_dead_after', 3 * heartbeatIntervalS, 2, 86_400);
+  if (deadAfterS < 2 * heartbeatIntervalS) {
+    throw new ConfigError(
+      `ESI_CONDUCTOR_DEAD_AFTER (${deadAfterS} s) must be at least twice ESI_CONDUCTOR_HEARTBEAT_INTERVAL (${heartbeatIntervalS} s)`,
+    );
+  }
 
   return deepFreeze({
     host,
@@ -138,7 +147,8 @@ export function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv =
       hostname: conductorName ?? os.hostname(),
       powerSyncIntervalS: num('ESI_POWER_SYNC_INTERVAL', 'power_sync_interval', 60, 1, 86_400),
       powerTimeoutS: num('ESI_POWER_TIMEOUT', 'power_timeout', 30, 1, 3600),
-      heartbeatIntervalS: num('ESI_CONDUCTOR_HEARTBEAT_INTERVAL', 'conductor_heartbeat_interval', 10, 1, 3600),
+      heartbeatIntervalS,
+      deadAfterS,
       automatedClean: parseBool(pick(undefined, 'ESI_AUTOMATED_CLEAN', 'automated_clean') ?? 'true', 'automated_clean'),
       workers: num('ESI_CONDUCTOR_WORKERS', 'conductor_workers', 64, 0, 1000),
       checkProvisionStateIntervalS: num('ESI_CHECK_PROVISION_STATE_INTERVAL', 'check_provision_state_interval', 60, 1, 86_400),

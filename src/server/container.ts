@@ -166,7 +166,6 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     clock,
     secrets,
     hardware,
-    conductorTimeoutMs: 6 * config.conductor.heartbeatIntervalS * 1000,
     automatedClean: config.conductor.automatedClean,
     history: { repository: historyRepository, recorder: history },
     deployTemplates: new KyselyDeployTemplateRepository(store.db),

@@ -33,8 +33,8 @@ export function nodeInAgentPhase(n: Pick<Node, 'provision_state' | 'driver_inter
  */
 export function watchAgentPhase(repo: NodeRepository, changed: (uuid: string) => Promise<void>, log: Logger): NodeRepository {
   const seen = new Map<string, boolean>();
-  const apply: NodeRepository['applyConductorResult'] = async (uuid, changes, now) => {
-    const node = await repo.applyConductorResult(uuid, changes, now);
+  const apply: NodeRepository['applyConductorResult'] = async (uuid, changes, now, holder) => {
+    const node = await repo.applyConductorResult(uuid, changes, now, holder);
     const phase = node === null ? false : nodeInAgentPhase(node);
     if (seen.get(uuid) !== phase) {
       if (node === null) seen.delete(uuid);

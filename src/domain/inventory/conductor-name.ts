@@ -5,7 +5,7 @@
  * previous, crashed process or another process running now; watching it for a bit more than
  * one heartbeat interval tells them apart: a live process's heartbeat advances.
  */
-import type { Clock } from '../clock.ts';
+import { isLive } from './conductors.ts';
 import type { ConductorRepository } from './ports.ts';
 
 /** Another live process runs a conductor of the name this process was to start with. */
@@ -23,8 +23,6 @@ export class ConductorNameInUse extends Error {
 
 /** How {@link claimConductorName} watches a registration. */
 export interface NameWatch {
-  /** A registration whose last heartbeat is older than this is dead, ms (the directory's timeout). */
-  readonly aliveTimeoutMs: number;
   /** How long a recent registration is watched, ms: a bit more than one heartbeat interval. */
   readonly watchMs: number;
   /** How often it is read meanwhile, ms. */
@@ -37,7 +35,7 @@ export interface NameWatch {
 export type NameClaim =
   /** No registration of the name. */
   | 'unregistered'
-  /** A registration whose heartbeat is older than the alive timeout, or removed while watched. */
+  /** A registration silent for longer than its dead-after, or removed while watched. */
   | 'dead'
   /** A recent registration whose heartbeat did not advance while watched: a crashed process. */
   | 'silent';
@@ -46,9 +44,8 @@ export type NameClaim =
  * Watch times for a heartbeat every `heartbeatIntervalMs`: the interval plus a quarter of it (at
  * least 1 s more), read every quarter interval (at most every 500 ms).
  */
-export function nameWatchFor(heartbeatIntervalMs: number, aliveTimeoutMs: number): NameWatch {
+export function nameWatchFor(heartbeatIntervalMs: number): NameWatch {
   return {
-    aliveTimeoutMs,
     watchMs: heartbeatIntervalMs + Math.max(1000, heartbeatIntervalMs / 4),
     pollMs: Math.min(500, Math.max(50, heartbeatIntervalMs / 4)),
   };
@@ -56,16 +53,18 @@ export function nameWatchFor(heartbeatIntervalMs: number, aliveTimeoutMs: number
 
 /**
  * Check that no other live process uses conductor name `hostname`; call it before registering.
- * Without a registration, or with one whose heartbeat is older than `aliveTimeoutMs` (by
- * `clock`), it returns at once; with a recent one, it reads it every `pollMs` for `watchMs`.
+ * Without a registration, or with one silent for longer than its dead-after (by the database's
+ * clock), it returns at once; with a recent one, it reads it every `pollMs` for `watchMs`.
  * @returns how the name was found (see {@link NameClaim})
  * @throws ConductorNameInUse as soon as the registration's heartbeat advances
  */
-export async function claimConductorName(repo: ConductorRepository, clock: Clock, hostname: string, watch: NameWatch): Promise<NameClaim> {
-  const find = async (): Promise<number | null> => (await repo.list()).find((c) => c.hostname === hostname)?.updated_at ?? null;
-  const first = await find();
-  if (first === null) return 'unregistered';
-  if (clock.now() - first > watch.aliveTimeoutMs) return 'dead';
+export async function claimConductorName(repo: ConductorRepository, hostname: string, watch: NameWatch): Promise<NameClaim> {
+  const row = async () => (await repo.list()).find((c) => c.hostname === hostname) ?? null;
+  const find = async (): Promise<number | null> => (await row())?.updated_at ?? null;
+  const registered = await row();
+  if (registered === null) return 'unregistered';
+  if (!isLive(registered)) return 'dead';
+  const first = registered.updated_at;
   const sleep = watch.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   for (let waited = 0; waited < watch.watchMs;) {
     const step = Math.min(watch.pollMs, watch.watchMs - waited);

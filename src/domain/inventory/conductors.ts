@@ -2,9 +2,13 @@
  * Conductors as the inventory sees them: who is alive, which drivers they serve, which
  * conductor a node maps to, and the hook through which the API wakes a conductor up.
  *
- * - {@link ConductorDirectory}: the live conductors (heartbeat newer than the timeout, Ironic
- *   `[conductor] heartbeat_timeout`, default 60 s) with a short in-memory cache, the node →
- *   conductor mapping ({@link conductorFor}), and the heartbeat {@link ConductorHeartbeat}.
+ * - {@link ConductorDirectory}: the live conductors with a short in-memory cache, the node →
+ *   conductor mapping ({@link conductorFor}), and the heartbeat {@link ConductorHeartbeat}. A
+ *   conductor is live while its last heartbeat is no older than its own dead-after (stored with
+ *   its registration: `ESI_CONDUCTOR_DEAD_AFTER` of that conductor; Ironic's
+ *   `[conductor] heartbeat_timeout`, 60 s), the age measured by the database's clock, so that
+ *   every process — API replicas included — sees the same live set whatever its own clock and
+ *   settings say.
  * - {@link ConductorRelay}: a {@link ConductorPort} that forwards `notifyNode` to whichever
  *   conductor implementation is attached (none until the conductor process starts).
  *
@@ -13,7 +17,7 @@
  */
 import type { Clock } from '../clock.ts';
 import type { Conductor } from './model.ts';
-import type { ConductorPort, ConductorRepository } from './ports.ts';
+import type { ConductorPort, ConductorRepository, StoredConductor } from './ports.ts';
 
 /** 32-bit FNV-1a of a string. */
 function fnv1a(s: string): number {
@@ -46,6 +50,11 @@ export function conductorFor(node: { uuid: string; driver: string; conductor_gro
   return best;
 }
 
+/** Whether a stored conductor is live: heard from within its own dead-after, by the database's clock. */
+export function isLive(c: Pick<StoredConductor, 'age_ms' | 'dead_after_ms'>): boolean {
+  return c.age_ms <= c.dead_after_ms;
+}
+
 /**
  * Live conductors, read from storage at most once per cache period. A conductor running in this
  * process ({@link ConductorHeartbeat}) always counts as live here, even while its stored
@@ -56,24 +65,22 @@ export class ConductorDirectory {
   #self: Omit<Conductor, 'created_at' | 'updated_at'> | null = null;
 
   /**
-   * @param aliveTimeoutMs a conductor whose last heartbeat is older than this is dead (ms)
+   * @param clock times the cache only (liveness is the database's clock: see the module documentation)
    * @param cacheMs how long a read of the live set is reused (ms)
    */
   constructor(
     private readonly repo: ConductorRepository,
     private readonly clock: Clock,
-    readonly aliveTimeoutMs: number,
     private readonly cacheMs = 2000,
   ) {}
 
-  /** Every registered conductor with its liveness, sorted by hostname. */
-  async list(): Promise<Array<Conductor & { alive: boolean }>> {
-    const now = this.clock.now();
-    return (await this.repo.list()).map((c) => ({ ...c, alive: now - c.updated_at <= this.aliveTimeoutMs }));
+  /** Every registered conductor with its liveness, sorted by hostname (never cached). */
+  async list(): Promise<Array<StoredConductor & { alive: boolean }>> {
+    return (await this.repo.list()).map((c) => ({ ...c, alive: isLive(c) }));
   }
 
   /** A registered conductor by hostname with its liveness, or null. */
-  async get(hostname: string): Promise<(Conductor & { alive: boolean }) | null> {
+  async get(hostname: string): Promise<(StoredConductor & { alive: boolean }) | null> {
     return (await this.list()).find((c) => c.hostname === hostname) ?? null;
   }
 
@@ -83,7 +90,7 @@ export class ConductorDirectory {
     if (this.#cache && now - this.#cache.at < this.cacheMs && now >= this.#cache.at) return this.#cache.alive;
     const self = this.#self;
     const stored = await this.repo.list();
-    const alive = stored.filter((c) => now - c.updated_at <= this.aliveTimeoutMs || c.hostname === self?.hostname);
+    const alive: Conductor[] = stored.filter((c) => isLive(c) || c.hostname === self?.hostname);
     if (self !== null && !alive.some((c) => c.hostname === self.hostname)) alive.push({ ...self, created_at: now, updated_at: now });
     this.#cache = { at: now, alive };
     return alive;
@@ -113,39 +120,63 @@ export class ConductorDirectory {
 }
 
 /**
- * Registers this process as a conductor and keeps its heartbeat fresh. Shaped as a server
- * `BackgroundWorker` (`name`, `start`, `stop`); runs only in processes with the conductor role.
+ * Registers this process as a conductor (with its dead-after) and keeps its heartbeat fresh.
+ * Shaped as a server `BackgroundWorker` (`name`, `start`, `stop`); runs only in processes with
+ * the conductor role. After each heartbeat it calls `onBeat` with how long the conductor had been
+ * silent (by the database's clock): longer than its dead-after means the others took it for dead
+ * meanwhile (a process paused, a lost database connection) and may have taken its nodes over.
  */
 export class ConductorHeartbeat {
   readonly name = 'conductor-heartbeat';
   #timer: NodeJS.Timeout | null = null;
+  #beating = false;
 
   /**
    * @param drivers names of the hardware types this conductor serves
    * @param intervalMs heartbeat period (Ironic `heartbeat_interval`, 10 s)
+   * @param deadAfterMs silence after which the others count this conductor dead
+   * @param onBeat told after each heartbeat; not awaited, so that a long reaction (a take-over)
+   *   never delays the next heartbeat; its errors go to `onError`
    */
   constructor(
     private readonly repo: ConductorRepository,
     private readonly directory: ConductorDirectory,
-    private readonly clock: Clock,
     readonly hostname: string,
     readonly group: string,
     readonly drivers: readonly string[],
     private readonly intervalMs: number,
+    readonly deadAfterMs: number,
     private readonly onError: (err: unknown) => void = () => {},
+    private readonly onBeat: (silenceMs: number) => Promise<void> = async () => {},
   ) {}
 
   /** Register and start heartbeating. */
   async start(): Promise<void> {
-    await this.repo.upsert(this.hostname, this.group, this.drivers, this.clock.now());
+    await this.#register();
     this.directory.setSelf({ hostname: this.hostname, conductor_group: this.group, drivers: this.drivers });
-    this.#timer = setInterval(() => {
-      this.repo
-        .heartbeat(this.hostname, this.clock.now())
-        .then((ok) => (ok ? undefined : this.repo.upsert(this.hostname, this.group, this.drivers, this.clock.now())))
-        .catch(this.onError);
-    }, this.intervalMs);
+    this.#timer = setInterval(() => void this.beat(), this.intervalMs);
     this.#timer.unref();
+  }
+
+  /**
+   * One heartbeat (also run by the timer; a beat still running is not doubled): re-registers
+   * when the row is gone, then calls `onBeat` without waiting for it.
+   */
+  async beat(): Promise<void> {
+    if (this.#beating) return;
+    this.#beating = true;
+    try {
+      let silence = await this.repo.heartbeat(this.hostname);
+      if (silence === null) {
+        await this.#register();
+        silence = Number.POSITIVE_INFINITY;
+      }
+      this.onBeat(silence).catch(this.onError);
+    } catch (err) {
+      this.onError(err);
+    } finally {
+      this.#beating = false;
+    }
   }
 
   /** Stop heartbeating and unregister (so the node mapping moves to the other conductors). */
@@ -155,6 +186,10 @@ export class ConductorHeartbeat {
     this.directory.setSelf(null);
     await this.repo.remove(this.hostname).catch(this.onError);
     this.directory.invalidate();
+  }
+
+  async #register(): Promise<void> {
+    await this.repo.upsert(this.hostname, this.group, this.drivers, null, this.deadAfterMs);
   }
 }
 

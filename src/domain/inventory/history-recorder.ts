@@ -62,9 +62,9 @@ export function faultEventType(fault: string): HistoryEventType {
  * method is passed through unchanged.
  */
 export function recordingNodeRepository(inner: NodeRepository, history: NodeHistory): NodeRepository {
-  const applyConductorResult = async (uuid: string, changes: ConductorChanges, now: number): Promise<Node | null> => {
+  const applyConductorResult = async (uuid: string, changes: ConductorChanges, now: number, holder?: string): Promise<Node | null> => {
     const faultBefore = Object.hasOwn(changes, 'fault') && changes.fault === null ? ((await inner.get(uuid))?.fault ?? null) : null;
-    const node = await inner.applyConductorResult(uuid, changes, now);
+    const node = await inner.applyConductorResult(uuid, changes, now, holder);
     if (node === null) return null;
     let errorText: string | null = null;
     if (typeof changes.last_error === 'string' && changes.last_error.trim() !== '') {

@@ -39,7 +39,7 @@ export * from './resource-model.ts';
 export type * from './resource-ports.ts';
 export { DriverService, type DriverInfo } from './driver-service.ts';
 export { InventoryNodeGateway, toLeasable } from './lease-gateway.ts';
-export { ConductorDirectory, ConductorHeartbeat, ConductorRelay, conductorFor } from './conductors.ts';
+export { ConductorDirectory, ConductorHeartbeat, ConductorRelay, conductorFor, isLive } from './conductors.ts';
 export { ConductorNameInUse, claimConductorName, nameWatchFor, type NameClaim, type NameWatch } from './conductor-name.ts';
 export { shownValue, redactionFor, REDACTION_TEXT, type NodeView } from './presentation.ts';
 export { MASK, isSecretKey, maskSecrets } from './masking.ts';
@@ -109,8 +109,6 @@ export interface InventoryOptions {
   readonly clock: Clock;
   readonly secrets: SecretBox;
   readonly hardware: HardwareRegistry;
-  /** A conductor whose last heartbeat is older than this is dead (ms; Ironic: 60 s). */
-  readonly conductorTimeoutMs: number;
   /** Node history storage and the recorder API requests record through (maintenance changes). */
   readonly history: { readonly repository: NodeHistoryRepository; readonly recorder: NodeHistory };
   /** The image service, for checks of the images requests name (absent: no image service). */
@@ -127,7 +125,7 @@ export interface InventoryOptions {
 
 /** Assemble the inventory services. */
 export function createInventory(o: InventoryOptions): Inventory {
-  const conductors = new ConductorDirectory(o.conductors, o.clock, o.conductorTimeoutMs);
+  const conductors = new ConductorDirectory(o.conductors, o.clock);
   const conductorRelay = new ConductorRelay();
   const deployTemplates = new DeployTemplateService(o.deployTemplates, o.policy, o.clock);
   const drivers = new DriverService(o.hardware, conductors, o.policy);

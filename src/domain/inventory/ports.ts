@@ -130,11 +130,12 @@ export interface NodeRepository {
    */
   listPending(limit: number): Promise<Node[]>;
   /**
-   * Write the result of a conductor task (states, errors, internal info) regardless of the
-   * reservation, which the calling conductor holds. Bumps `version`, sets `updated_at`.
-   * @returns the new node, or null when it no longer exists
+   * Write the result of a conductor task (states, errors, internal info). Bumps `version`, sets
+   * `updated_at`. With `holder`, only while the node's reservation is `holder` (the conductor's
+   * fence, src/conductor/fence.ts); without, regardless of the reservation.
+   * @returns the new node, or null when it no longer exists or `holder` does not hold it
    */
-  applyConductorResult(uuid: string, changes: ConductorChanges, now: number): Promise<Node | null>;
+  applyConductorResult(uuid: string, changes: ConductorChanges, now: number, holder?: string): Promise<Node | null>;
   /** The number of nodes per shard value, null included, in no particular order. */
   shardCounts(): Promise<ShardCount[]>;
 }
@@ -233,16 +234,38 @@ export interface VifDetacher {
   detachForLeaseEnd(node: Pick<Node, 'uuid' | 'owner'>): Promise<number>;
 }
 
-/** Storage of conductor registrations and heartbeats. */
+/**
+ * A conductor registration as stored, with what its liveness is judged by, measured by the
+ * database's clock (so that processes whose clocks disagree judge it alike).
+ */
+export interface StoredConductor extends Conductor {
+  /** Silence after which it counts as dead, ms (its `ESI_CONDUCTOR_DEAD_AFTER`). */
+  readonly dead_after_ms: number;
+  /** Time since its last heartbeat by the database's clock, ms (negative for one stamped ahead). */
+  readonly age_ms: number;
+}
+
+/**
+ * Storage of conductor registrations and heartbeats. Heartbeat times are the database's clock
+ * (`now()` of PostgreSQL, of SQLite), never a process's own.
+ */
 export interface ConductorRepository {
-  /** Register (or re-register) a conductor with its drivers; sets `updated_at = now`. */
-  upsert(hostname: string, group: string, drivers: readonly string[], now: number): Promise<void>;
-  /** Record a heartbeat. @returns false when the conductor is not registered */
-  heartbeat(hostname: string, now: number): Promise<boolean>;
+  /**
+   * Register (or re-register) a conductor with its drivers.
+   * @param at its heartbeat time, epoch ms; null or absent: the database's now (tests stamp others)
+   * @param deadAfterMs its dead-after, ms; absent: kept (60 s for a new row)
+   */
+  upsert(hostname: string, group: string, drivers: readonly string[], at?: number | null, deadAfterMs?: number): Promise<void>;
+  /**
+   * Record a heartbeat at the database's now.
+   * @returns how long the conductor had been silent before it (ms, by the database's clock),
+   *   or null when it is not registered
+   */
+  heartbeat(hostname: string): Promise<number | null>;
   /** Remove a registration (clean shutdown). */
   remove(hostname: string): Promise<void>;
   /** Every registration, sorted by hostname. */
-  list(): Promise<Conductor[]>;
+  list(): Promise<StoredConductor[]>;
 }
 
 /**

@@ -1,40 +1,77 @@
 /**
  * Kysely implementation of the conductor repository port: conductor registrations with their
- * drivers and heartbeat time (`updated_at`, epoch ms).
+ * drivers, dead-after and heartbeat time (`updated_at`, epoch ms). Heartbeat times come from the
+ * database's clock and ages are computed by the database, so that liveness does not depend on
+ * which process's clock reads it (issue 21: clock skew between processes).
  */
-import type { Conductor } from '../../domain/inventory/model.ts';
-import type { ConductorRepository } from '../../domain/inventory/ports.ts';
+import { PostgresAdapter, sql, type RawBuilder } from 'kysely';
+import type { ConductorRepository, StoredConductor } from '../../domain/inventory/ports.ts';
 import { fromJson, toJson, type Db } from '../database.ts';
+
+/** The database's clock, epoch ms, as an SQL expression of the engine. */
+function databaseNow(db: Db): RawBuilder<number> {
+  return isPostgres(db)
+    ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`
+    : sql<number>`cast(round((julianday('now') - 2440587.5) * 86400000) as integer)`;
+}
+
+/** True when `db` talks to PostgreSQL. */
+function isPostgres(db: Db): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
 
 /** Conductor storage over a Kysely handle. */
 export class KyselyConductorRepository implements ConductorRepository {
-  constructor(private readonly db: Db) {}
+  readonly #now: RawBuilder<number>;
 
-  async upsert(hostname: string, group: string, drivers: readonly string[], now: number): Promise<void> {
+  constructor(private readonly db: Db) {
+    this.#now = databaseNow(db);
+  }
+
+  async upsert(hostname: string, group: string, drivers: readonly string[], at?: number | null, deadAfterMs?: number): Promise<void> {
+    const when = at ?? this.#now;
+    const dead = deadAfterMs !== undefined ? { dead_after_ms: deadAfterMs } : {};
     await this.db
       .insertInto('conductors')
-      .values({ hostname, conductor_group: group, drivers: toJson([...drivers]), created_at: now, updated_at: now })
-      .onConflict((oc) => oc.column('hostname').doUpdateSet({ conductor_group: group, drivers: toJson([...drivers]), updated_at: now }))
+      .values({ hostname, conductor_group: group, drivers: toJson([...drivers]), created_at: when, updated_at: when, ...dead })
+      .onConflict((oc) =>
+        oc.column('hostname').doUpdateSet({ conductor_group: group, drivers: toJson([...drivers]), updated_at: when, ...dead }),
+      )
       .execute();
   }
 
-  async heartbeat(hostname: string, now: number): Promise<boolean> {
-    const r = await this.db.updateTable('conductors').set({ updated_at: now }).where('hostname', '=', hostname).executeTakeFirst();
-    return Number(r.numUpdatedRows) === 1;
+  async heartbeat(hostname: string): Promise<number | null> {
+    // Only this conductor's process writes its row (names are unique among live processes), so
+    // reading the age and then writing needs no lock.
+    const before = await this.db
+      .selectFrom('conductors')
+      .select(sql<number | string>`${this.#now} - updated_at`.as('age'))
+      .where('hostname', '=', hostname)
+      .executeTakeFirst();
+    if (before === undefined) return null;
+    const r = await this.db.updateTable('conductors').set({ updated_at: this.#now }).where('hostname', '=', hostname).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1 ? Number(before.age) : null;
   }
 
   async remove(hostname: string): Promise<void> {
     await this.db.deleteFrom('conductors').where('hostname', '=', hostname).execute();
   }
 
-  async list(): Promise<Conductor[]> {
-    const rows = await this.db.selectFrom('conductors').selectAll().orderBy('hostname').execute();
+  async list(): Promise<StoredConductor[]> {
+    const rows = await this.db
+      .selectFrom('conductors')
+      .selectAll()
+      .select(sql<number | string>`${this.#now} - updated_at`.as('age_ms'))
+      .orderBy('hostname')
+      .execute();
     return rows.map((r) => ({
       hostname: r.hostname,
       conductor_group: r.conductor_group,
       drivers: fromJson<string[]>(r.drivers, []),
       created_at: r.created_at,
       updated_at: r.updated_at,
+      dead_after_ms: Number(r.dead_after_ms),
+      age_ms: Number(r.age_ms),
     }));
   }
 }

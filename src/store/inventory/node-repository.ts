@@ -246,14 +246,14 @@ export class KyselyNodeRepository implements NodeRepository {
     return (await this.#reads.nodes(query, NODE_COLUMNS)) as Node[];
   }
 
-  async applyConductorResult(uuid: string, changes: ConductorChanges, now: number): Promise<Node | null> {
+  async applyConductorResult(uuid: string, changes: ConductorChanges, now: number, holder?: string): Promise<Node | null> {
     const apply = async (db: Db | Tx): Promise<Node | null> => {
-      const row = await db
+      let update = db
         .updateTable('nodes')
         .set({ ...changesToRow(changes), version: sql`version + 1`, updated_at: now } as never)
-        .where('uuid', '=', uuid)
-        .returning(NODE_COLUMNS)
-        .executeTakeFirst();
+        .where('uuid', '=', uuid);
+      if (holder !== undefined) update = update.where('reservation', '=', holder);
+      const row = await update.returning(NODE_COLUMNS).executeTakeFirst();
       return row ? this.#written(fullRowToNode(row), db) : null;
     };
     if (!releasesAllocation(changes)) return apply(this.db);

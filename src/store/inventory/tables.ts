@@ -105,8 +105,10 @@ export interface ConductorsTable {
   /** JSON array of hardware type names. */
   drivers: string;
   created_at: number;
-  /** Last heartbeat. */
+  /** Last heartbeat, epoch ms by the database's clock. */
   updated_at: number;
+  /** Silence after which this conductor is dead, ms (its `ESI_CONDUCTOR_DEAD_AFTER`; migration 0027). */
+  dead_after_ms: Generated<number>;
 }
 
 /** All inventory tables (with the resources of migration 0017), merged into the store's `Database` type. */

@@ -27,6 +27,7 @@ import * as ipAllocationOrder from './0023_ip_allocation_order.ts';
 import * as vifRowCover from './0024_vif_row_cover.ts';
 import * as changeLog from './0025_change_log.ts';
 import * as changeNotify from './0026_change_notify.ts';
+import * as conductorDeadAfter from './0027_conductor_dead_after.ts';
 
 /** Migrations by name, for Kysely's `Migrator`. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0024_vif_row_cover': vifRowCover,
   '0025_change_log': changeLog,
   '0026_change_notify': changeNotify,
+  '0027_conductor_dead_after': conductorDeadAfter,
 };

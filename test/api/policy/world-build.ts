@@ -98,12 +98,12 @@ async function expirePhase(w: World): Promise<void> {
 }
 
 /**
- * Record a conductor heartbeat at the manual clock's time: after the clock jumps, the conductor
- * would look dead (no drivers, no node mapping) until its next real heartbeat, 10 s later.
+ * Record a conductor heartbeat now and forget the cached live set (liveness is judged by the
+ * database's clock, so the manual clock's jumps do not matter; a fresh beat keeps it simple).
  */
 async function freshHeartbeat(w: World): Promise<void> {
   const { inventory, config } = w.ts.server.services;
-  await inventory.conductorRepository.heartbeat(config.conductor.hostname, w.clock.now());
+  await inventory.conductorRepository.heartbeat(config.conductor.hostname);
   inventory.conductors.invalidate();
 }
 

@@ -12,8 +12,7 @@ import { ConfigError, loadConfig } from '../../../src/server/config.ts';
 import { conductorIdPath, persistedConductorId, withConductorName } from '../../../src/server/conductor-name.ts';
 import { StartupError } from '../../../src/server/preflight.ts';
 import { ConductorNameInUse, claimConductorName, nameWatchFor } from '../../../src/domain/inventory/conductor-name.ts';
-import type { ConductorRepository } from '../../../src/domain/inventory/ports.ts';
-import type { Conductor } from '../../../src/domain/inventory/model.ts';
+import type { ConductorRepository, StoredConductor } from '../../../src/domain/inventory/ports.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-conductor-name-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -57,35 +56,42 @@ describe('conductor name', () => {
   });
 });
 
-/** A conductor table of one row whose heartbeat `beat()` moves; `list` counts its reads. */
-function table(updatedAt: number | null): ConductorRepository & { row: Conductor | null } {
+/** A conductor table of one row (dead after 6 s, its age by the "database" clock NOW). */
+function table(updatedAt: number | null): ConductorRepository & { row: StoredConductor | null } {
+  const row = (at: number): StoredConductor => ({
+    hostname: 'dup',
+    conductor_group: '',
+    drivers: [],
+    created_at: 0,
+    updated_at: at,
+    dead_after_ms: 6000,
+    age_ms: NOW - at,
+  });
   const repo = {
-    row: updatedAt === null ? null : { hostname: 'dup', conductor_group: '', drivers: [], created_at: 0, updated_at: updatedAt },
+    row: updatedAt === null ? null : row(updatedAt),
     upsert: async () => {},
-    heartbeat: async () => true,
+    heartbeat: async () => 0,
     remove: async () => {},
     list: async () => (repo.row ? [{ ...repo.row }] : []),
   };
   return repo;
 }
 
-describe('claimConductorName', () => {
-  const NOW = 1_000_000;
-  const clock = { now: () => NOW };
-  const watch = { ...nameWatchFor(1000, 6000), sleep: async () => {} };
+const NOW = 1_000_000;
 
-  it('takes a name nobody registered, or whose heartbeat is older than the alive timeout, at once', async () => {
-    expect(await claimConductorName(table(null), clock, 'dup', { ...watch, sleep: () => Promise.reject(new Error('waited')) })).toBe(
+describe('claimConductorName', () => {
+  const watch = { ...nameWatchFor(1000), sleep: async (_ms: number) => {} };
+
+  it('takes a name nobody registered, or silent for longer than its dead-after, at once', async () => {
+    expect(await claimConductorName(table(null), 'dup', { ...watch, sleep: () => Promise.reject(new Error('waited')) })).toBe(
       'unregistered',
     );
-    expect(await claimConductorName(table(NOW - 6001), clock, 'dup', { ...watch, sleep: () => Promise.reject(new Error('waited')) })).toBe(
-      'dead',
-    );
+    expect(await claimConductorName(table(NOW - 6001), 'dup', { ...watch, sleep: () => Promise.reject(new Error('waited')) })).toBe('dead');
   });
 
   it('takes a recent registration over when its heartbeat stays still for the watch (a crashed process)', async () => {
     let waited = 0;
-    const claim = await claimConductorName(table(NOW - 500), clock, 'dup', { ...watch, sleep: async (ms) => void (waited += ms) });
+    const claim = await claimConductorName(table(NOW - 500), 'dup', { ...watch, sleep: async (ms) => void (waited += ms) });
     expect(claim).toBe('silent');
     expect(waited).toBe(watch.watchMs);
     expect(watch.watchMs).toBeGreaterThan(1000);
@@ -97,10 +103,10 @@ describe('claimConductorName', () => {
     const beating = {
       ...watch,
       sleep: async () => {
-        if (++reads === 2 && repo.row) repo.row = { ...repo.row, updated_at: NOW };
+        if (++reads === 2 && repo.row) repo.row = { ...repo.row, updated_at: NOW, age_ms: 0 };
       },
     };
-    const refused = claimConductorName(repo, clock, 'dup', beating);
+    const refused = claimConductorName(repo, 'dup', beating);
     await expect(refused).rejects.toBeInstanceOf(ConductorNameInUse);
     expect(reads).toBe(2);
     const err = new ConductorNameInUse('dup');
@@ -111,6 +117,6 @@ describe('claimConductorName', () => {
 
   it('takes a registration removed while watched (its process stopped)', async () => {
     const repo = table(NOW - 500);
-    expect(await claimConductorName(repo, clock, 'dup', { ...watch, sleep: async () => void (repo.row = null) })).toBe('dead');
+    expect(await claimConductorName(repo, 'dup', { ...watch, sleep: async () => void (repo.row = null) })).toBe('dead');
   });
 });
