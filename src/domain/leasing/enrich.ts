@@ -2,15 +2,16 @@
  * Read-time enrichment of offers and leases with display data, as esi-leap does
  * (esi-leap's API controllers): project names, node name, resource class and properties, and an
  * offer's free windows (narrowed by the node owner's minimum gap between leases, if any). Lists
- * fetch nodes, names, owner policies and the offers' leases in bulk — one query each, never one
- * per row (esi-leap PR #123 made the same change with parallel threads).
+ * fetch nodes, names, owner policies and the offers' lease windows in bulk — one query each, never
+ * one per row (esi-leap PR #123 made the same change with parallel threads) — and only the lease
+ * windows that reach past now (or past the asked range's start): past leases are never read.
  */
-import type { Lease, LeaseView, Offer, OfferView, ResourceInfo } from './model.ts';
+import type { Lease, LeaseView, Offer, OfferView, ResourceInfo, Window } from './model.ts';
 import { policyFor } from './policy-rules.ts';
 import type { LeasableNode, NodeGateway, ProjectDirectory } from './ports.ts';
 import type { LeasingReader } from './repository.ts';
 import { LEASE_BLOCKING } from './status.ts';
-import { availabilities } from './windows.ts';
+import { availabilities, overlaps, within } from './windows.ts';
 
 /**
  * Node properties as leasing shows them: without `lease_uuid` and `capabilities` (esi-leap
@@ -21,21 +22,19 @@ export function condensedProperties(properties: Readonly<Record<string, unknown>
   return rest;
 }
 
+/** The resource class shown for an offer or lease whose node is gone (esi-leap's). */
+export const UNKNOWN_CLASS = 'unknown-class';
+
 function resourceInfo(node: LeasableNode | undefined): ResourceInfo {
-  if (!node) return { resource: 'unknown-name', resource_class: 'unknown-class', resource_properties: {} };
+  if (!node) return { resource: 'unknown-name', resource_class: UNKNOWN_CLASS, resource_properties: {} };
   return { resource: node.name, resource_class: node.resource_class, resource_properties: condensedProperties(node.properties) };
 }
 
-/** Group leases by the offer they were claimed from. */
-export function leasesByOffer(leases: readonly Lease[]): Map<string, Lease[]> {
-  const out = new Map<string, Lease[]>();
-  for (const l of leases) {
-    if (l.offer_uuid === null) continue;
-    const list = out.get(l.offer_uuid);
-    if (list) list.push(l);
-    else out.set(l.offer_uuid, [l]);
-  }
-  return out;
+/** Options of {@link LeasingEnricher.offers}. */
+export interface OfferEnrichOptions {
+  readonly nodes?: ReadonlyMap<string, LeasableNode>;
+  readonly windows?: ReadonlyMap<string, readonly Window[]>;
+  readonly claimableIn?: Window;
 }
 
 /** Builds {@link OfferView}s and {@link LeaseView}s. */
@@ -47,37 +46,73 @@ export class LeasingEnricher {
   ) {}
 
   /**
-   * Blocking leases of the given offers, grouped by offer (one query).
-   * @returns a map offer uuid → leases (offers without leases are absent)
+   * The nodes of a resource class (leasing fields only), by uuid: what an offer list filtered by
+   * resource class narrows its offers to before reading anything else.
    */
-  async blockingLeasesOf(offers: readonly Offer[]): Promise<Map<string, Lease[]>> {
-    const uuids = offers.filter((o) => o.status === 'available').map((o) => o.uuid);
-    if (uuids.length === 0) return new Map();
-    return leasesByOffer(await this.repo.findLeases({ offerUuids: uuids, statuses: LEASE_BLOCKING }));
+  async nodesOfClass(resourceClass: string): Promise<Map<string, LeasableNode>> {
+    return new Map((await this.nodes.listByResourceClass(resourceClass)).map((n) => [n.uuid, n]));
   }
 
   /**
-   * Offers with names, node data and availabilities.
-   * @param now current time, epoch ms (availabilities start no earlier)
-   * @param leases the offers' blocking leases when the caller already loaded them
+   * Windows of the blocking leases of the given offers (those `available`) that end after `from`,
+   * grouped by offer (one query; earlier leases are never read).
+   * @param from epoch ms; a lease ending at or before it is left out
+   * @returns a map offer uuid → windows (offers without such leases are absent)
    */
-  async offers(offers: readonly Offer[], now: number, leases?: Map<string, Lease[]>): Promise<OfferView[]> {
+  async blockingWindowsOf(offers: readonly Offer[], from: number): Promise<Map<string, Window[]>> {
+    const uuids = offers.filter((o) => o.status === 'available').map((o) => o.uuid);
+    const out = new Map<string, Window[]>();
+    if (uuids.length === 0) return out;
+    for (const w of await this.repo.offerLeaseWindows(uuids, from, LEASE_BLOCKING)) {
+      const list = out.get(w.offer_uuid);
+      if (list) list.push({ start: w.start, end: w.end });
+      else out.set(w.offer_uuid, [{ start: w.start, end: w.end }]);
+    }
+    return out;
+  }
+
+  /**
+   * Offers with names, node data and availabilities. An offer's availabilities start no earlier
+   * than `now`, so only the leases ending after `now` minus the owners' largest gap are read.
+   * @param now current time, epoch ms
+   * @param opts `nodes`: nodes the caller already read (by uuid; the others are read in one
+   *   query); `windows`: the offers' blocking lease windows when known (a new offer: none);
+   *   `claimableIn`: keep only the offers a lease over exactly this window could be claimed from
+   *   (status `available`, window inside the offer, no blocking lease overlapping it)
+   */
+  async offers(offers: readonly Offer[], now: number, opts: OfferEnrichOptions = {}): Promise<OfferView[]> {
     if (offers.length === 0) return [];
-    const projectIds = offers.flatMap((o) => (o.lessee_id ? [o.project_id, o.lessee_id] : [o.project_id]));
-    const [nodes, names, byOffer] = await Promise.all([
-      this.nodes.findMany([...new Set(offers.map((o) => o.resource_uuid))]),
-      this.projects.namesOf(projectIds),
-      leases ?? this.blockingLeasesOf(offers),
+    const missing = [...new Set(offers.map((o) => o.resource_uuid))].filter((u) => !opts.nodes?.has(u));
+    const [found, names] = await Promise.all([
+      missing.length > 0 ? this.nodes.findMany(missing) : new Map<string, LeasableNode>(),
+      this.projects.namesOf(offers.flatMap((o) => (o.lessee_id ? [o.project_id, o.lessee_id] : [o.project_id]))),
     ]);
+    const nodes = opts.nodes ? new Map([...opts.nodes, ...found]) : found;
     // An owner's minimum gap between leases shrinks the free windows around each lease.
-    const owners = [...new Set([...nodes.values()].map((n) => n.owner).filter((o): o is string => o !== null))];
-    const policies = owners.length > 0 && offers.some((o) => o.status === 'available') ? await this.repo.policiesOf(owners) : [];
-    return offers.map((o) => {
+    const available = offers.filter((o) => o.status === 'available');
+    const owners = [...new Set(available.map((o) => nodes.get(o.resource_uuid)?.owner).filter((o): o is string => typeof o === 'string'))];
+    const policies = owners.length > 0 ? await this.repo.policiesOf(owners) : [];
+    const gapOf = (o: Offer): number => {
       const node = nodes.get(o.resource_uuid);
-      const gap = node ? (policyFor(policies, node.owner, node.uuid)?.min_gap_ms ?? 0) : 0;
+      return node ? (policyFor(policies, node.owner, node.uuid)?.min_gap_ms ?? 0) : 0;
+    };
+    const wanted = opts.claimableIn;
+    const byOffer =
+      opts.windows ??
+      (await this.blockingWindowsOf(available, Math.min(now - Math.max(0, ...available.map(gapOf)), wanted?.start ?? Infinity)));
+    const kept = wanted
+      ? offers.filter(
+          (o) =>
+            o.status === 'available' &&
+            within(wanted, { start: o.start_time, end: o.end_time }) &&
+            !(byOffer.get(o.uuid) ?? []).some((l) => overlaps(wanted, l)),
+        )
+      : offers;
+    return kept.map((o) => {
+      const gap = o.status === 'available' ? gapOf(o) : 0;
       return {
         ...o,
-        ...resourceInfo(node),
+        ...resourceInfo(nodes.get(o.resource_uuid)),
         project: names.get(o.project_id) ?? null,
         lessee: o.lessee_id ? (names.get(o.lessee_id) ?? null) : null,
         availabilities:
@@ -85,7 +120,7 @@ export class LeasingEnricher {
             ? availabilities(
                 { start: o.start_time, end: o.end_time },
                 now,
-                (byOffer.get(o.uuid) ?? []).map((l) => ({ start: l.start_time - gap, end: l.end_time + gap })),
+                (byOffer.get(o.uuid) ?? []).map((l) => ({ start: l.start - gap, end: l.end + gap })),
               )
             : [],
       };

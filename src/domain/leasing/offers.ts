@@ -11,7 +11,7 @@ import type { Policy } from '../policy/types.ts';
 import { offerTarget, type LeasingAccess } from './access.ts';
 import { admit, insertLeases } from './admission.ts';
 import { checkOfferWindow } from './conflicts.ts';
-import type { LeasingEnricher } from './enrich.ts';
+import { UNKNOWN_CLASS, type LeasingEnricher } from './enrich.ts';
 import { offerEvent } from './events.ts';
 import { checkName, checkPurpose, filterWindow, type ClaimInput, type OfferCreateInput, type OfferListInput } from './inputs.ts';
 import type { LeaseLifecycle } from './lifecycle.ts';
@@ -21,7 +21,7 @@ import type { LeasingRepository } from './repository.ts';
 import type { LeaseScheduler } from './scheduler.ts';
 import { OFFER_DELETABLE, OFFER_LIST_DEFAULT } from './status.ts';
 import { formatLeaseTime } from './time.ts';
-import { assertValidRange, checkLeaseLength, claimDefaultEnd, overlaps, within } from './windows.ts';
+import { assertValidRange, checkLeaseLength, claimDefaultEnd } from './windows.ts';
 
 /** Lease length limits, ms (from `config.leasing`). */
 export interface LeaseLimits {
@@ -75,27 +75,30 @@ export class OfferService {
     const lesseeId = await named(input.lesseeId);
     if (projectId === null || lesseeId === null) return [];
     const visibleTo = admin ? undefined : { projectId: access.projectOf(ctx), lesseeIds: await access.lesseeScope(ctx) };
+    // A resource class narrows the offers to its nodes' before anything else is read. (Offers of
+    // a missing node show `unknown-class`: that one value is matched after enrichment, as any
+    // class was before.)
+    const classNodes =
+      input.resourceClass !== undefined && input.resourceClass !== UNKNOWN_CLASS
+        ? await enricher.nodesOfClass(input.resourceClass)
+        : undefined;
+    if (classNodes && (classNodes.size === 0 || (resourceUuid !== undefined && !classNodes.has(resourceUuid)))) return [];
     const offers = await repo.findOffers({
       ...(statuses ? { statuses } : {}),
       ...(projectId !== undefined ? { projectId } : {}),
       ...(lesseeId !== undefined ? { lesseeId } : {}),
       ...(resourceType !== undefined ? { resourceType } : {}),
       ...(resourceUuid !== undefined ? { resourceUuid } : {}),
+      ...(classNodes && resourceUuid === undefined ? { resourceUuids: [...classNodes.keys()] } : {}),
       ...(contains ? { contains } : {}),
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.uuid !== undefined ? { uuid: input.uuid } : {}),
       ...(visibleTo ? { visibleTo } : {}),
     });
-    const leases = await enricher.blockingLeasesOf(offers);
-    const claimable = wanted
-      ? offers.filter(
-          (o) =>
-            o.status === 'available' &&
-            within(wanted, { start: o.start_time, end: o.end_time }) &&
-            !(leases.get(o.uuid) ?? []).some((l) => overlaps(wanted, { start: l.start_time, end: l.end_time })),
-        )
-      : offers;
-    const views = await enricher.offers(claimable, clock.now(), leases);
+    const views = await enricher.offers(offers, clock.now(), {
+      ...(classNodes ? { nodes: classNodes } : {}),
+      ...(wanted ? { claimableIn: wanted } : {}),
+    });
     return input.resourceClass !== undefined ? views.filter((v) => v.resource_class === input.resourceClass) : views;
   }
 
@@ -145,7 +148,7 @@ export class OfferService {
       await tx.insertEvent(offerEvent(offer, 'esi_leap.offer.create', now));
     });
     this.d.scheduler().changed({ kind: 'offer', uuid: offer.uuid });
-    return (await this.d.enricher.offers([offer], now, new Map()))[0]!;
+    return (await this.d.enricher.offers([offer], now, { windows: new Map() }))[0]!;
   }
 
   /**
@@ -189,14 +192,10 @@ export class OfferService {
         leaseAdmin || nodeOwner === projectId
           ? null
           : policyFor(await repo.policiesOf(nodeOwner ? [nodeOwner] : []), nodeOwner, offer.resource_uuid)?.max_lease_ms;
-      const leases = (await this.d.enricher.blockingLeasesOf([offer])).get(offer.uuid) ?? [];
+      // Only leases starting after `start` bound the default end: those ending after it are read.
+      const leases = (await this.d.enricher.blockingWindowsOf([offer], start)).get(offer.uuid) ?? [];
       const length = Math.min(limits.defaultMs, ownerMax ?? Infinity);
-      end = claimDefaultEnd(
-        start,
-        length,
-        { start: offer.start_time, end: offer.end_time },
-        leases.map((l) => ({ start: l.start_time, end: l.end_time })),
-      );
+      end = claimDefaultEnd(start, length, { start: offer.start_time, end: offer.end_time }, leases);
       if (end <= start) {
         throw new ConflictError(
           `Offer ${offer.uuid} has no availabilities at given time range ${formatLeaseTime(start)}, ${formatLeaseTime(offer.end_time)}.`,

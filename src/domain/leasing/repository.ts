@@ -65,6 +65,13 @@ export interface LeaseQuery {
   readonly intersects?: Window;
 }
 
+/** The window of one lease of an offer (see {@link LeasingReader.offerLeaseWindows}). */
+export interface OfferLeaseWindow {
+  readonly offer_uuid: string;
+  readonly start: number;
+  readonly end: number;
+}
+
 /** Filters of the event log. */
 export interface EventQuery {
   /** Only events with a larger id. */
@@ -107,6 +114,12 @@ export interface LeasingReader {
     window: Window,
     statuses: readonly OfferStatus[],
   ): Promise<Offer[]>;
+  /**
+   * The windows of the leases in `statuses` of these offers that end after `from` (epoch ms):
+   * what offers' availabilities and claims read. Read through the (offer, end) index, so the cost
+   * follows the leases reaching past `from`, never the offers' past leases.
+   */
+  offerLeaseWindows(offerUuids: readonly string[], from: number, statuses: readonly LeaseStatus[]): Promise<OfferLeaseWindow[]>;
   /** Leases in `statuses` on any of the nodes that overlap `window` (one query). */
   leasesOnNodes(resourceUuids: readonly string[], window: Window, statuses: readonly LeaseStatus[]): Promise<Lease[]>;
   /**

@@ -7,7 +7,7 @@ import type { ExpressionBuilder } from 'kysely';
 import type { Lease, LeaseStatus, NewLeasingEvent, Offer, OfferStatus, Window } from '../../domain/leasing/model.ts';
 import type { LeasePolicy } from '../../domain/leasing/policy-rules.ts';
 import type { LeaseQuota, LeaseUsage } from '../../domain/leasing/quota-rules.ts';
-import type { LeaseChange, LeaseQuery, LeasingTx, OfferQuery } from '../../domain/leasing/repository.ts';
+import type { LeaseChange, LeaseQuery, LeasingTx, OfferLeaseWindow, OfferQuery } from '../../domain/leasing/repository.ts';
 import type { Db, Tx } from '../database.ts';
 import type { Database } from '../schema.ts';
 import { getQuota, policiesOf } from './limits.ts';
@@ -30,6 +30,13 @@ export class LeasingQueries implements LeasingTx {
   }
 
   async findOffers(q: OfferQuery): Promise<Offer[]> {
+    if (q.resourceUuids !== undefined && q.resourceUuids.length > CHUNK) {
+      // A long node list (the offers of a resource class) is read a chunk at a time, in order.
+      const out: Offer[] = [];
+      for (let i = 0; i < q.resourceUuids.length; i += CHUNK)
+        out.push(...(await this.findOffers({ ...q, resourceUuids: q.resourceUuids.slice(i, i + CHUNK) })));
+      return out.sort((a, b) => a.created_at - b.created_at || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+    }
     let s = this.db.selectFrom('offers').selectAll();
     if (q.uuid !== undefined) s = s.where('uuid', '=', q.uuid);
     if (q.uuids !== undefined) {
@@ -136,6 +143,31 @@ export class LeasingQueries implements LeasingTx {
       .orderBy('start_time')
       .execute();
     return rows.map(toOffer);
+  }
+
+  /**
+   * One range of `leases_offer_end_idx` per offer, index only. The status is checked here, not
+   * in SQL: a `status in (…)` term lets SQLite's planner pick `leases_status_*_idx` instead, which
+   * walks every blocking lease of the fleet; a lease that ends after `from` in another status
+   * (cancelled in advance) costs one index entry.
+   */
+  async offerLeaseWindows(offerUuids: readonly string[], from: number, statuses: readonly LeaseStatus[]): Promise<OfferLeaseWindow[]> {
+    if (statuses.length === 0 || offerUuids.length === 0) return [];
+    const wanted = new Set<string>(statuses);
+    const out: OfferLeaseWindow[] = [];
+    for (let i = 0; i < offerUuids.length; i += CHUNK) {
+      const rows = await this.db
+        .selectFrom('leases')
+        .select(['offer_uuid', 'start_time', 'end_time', 'status'])
+        .where('offer_uuid', 'in', offerUuids.slice(i, i + CHUNK))
+        .where('end_time', '>', from)
+        .execute();
+      for (const r of rows) {
+        if (r.offer_uuid !== null && wanted.has(r.status))
+          out.push({ offer_uuid: r.offer_uuid, start: Number(r.start_time), end: Number(r.end_time) });
+      }
+    }
+    return out;
   }
 
   async leasesOnNodes(resourceUuids: readonly string[], w: Window, statuses: readonly LeaseStatus[]): Promise<Lease[]> {
