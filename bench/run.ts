@@ -35,6 +35,7 @@ import { realProvisionBenchmark } from './real-provision.ts';
 import { metricsCostBenchmark } from './metrics-cost.ts';
 import { dashboardBenchmark } from './dashboard.ts';
 import { changeLogCostBenchmark } from './change-log-cost.ts';
+import { takeoverBenchmark } from './takeover.ts';
 
 /** Every benchmark, in the order a full run executes them. */
 export const BENCHMARKS: readonly Benchmark[] = [
@@ -43,6 +44,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   changeLogCostBenchmark,
   leaseSkewBenchmark,
   leaseReplayBenchmark,
+  takeoverBenchmark,
   imageThroughputBenchmark,
   deployFleetBenchmark,
   nodeNetworkListBenchmark,
