@@ -26,9 +26,9 @@ import * as volumeWriters from './0022_volume_writers.ts';
 import * as ipAllocationOrder from './0023_ip_allocation_order.ts';
 import * as vifRowCover from './0024_vif_row_cover.ts';
 import * as changeLog from './0025_change_log.ts';
-import * as leaseOfferWindows from './0028_lease_offer_windows.ts';
 import * as changeNotify from './0026_change_notify.ts';
 import * as conductorDeadAfter from './0027_conductor_dead_after.ts';
+import * as leaseOfferWindows from './0028_lease_offer_windows.ts';
 
 /** Migrations by name, for Kysely's `Migrator`. */
 export const migrations: Record<string, Migration> = {
@@ -55,7 +55,7 @@ export const migrations: Record<string, Migration> = {
   '0023_ip_allocation_order': ipAllocationOrder,
   '0024_vif_row_cover': vifRowCover,
   '0025_change_log': changeLog,
-  '0028_lease_offer_windows': leaseOfferWindows,
   '0026_change_notify': changeNotify,
   '0027_conductor_dead_after': conductorDeadAfter,
+  '0028_lease_offer_windows': leaseOfferWindows,
 };
