@@ -27,7 +27,8 @@
  * without a port. Both answers are checked equal before timing — node, MAC, VIF, networks, the
  * VIF's fixed IPs, floating network and floating IP with its forwards (`addr (int:ext,…)`) per
  * bare-metal port. Reported: latency of both, the ratio, and the baseline's five list calls
- * alone (what esiclient costs when no floating IP lacks a port).
+ * alone (what esiclient costs when no floating IP lacks a port). esi's request and the baselines
+ * are timed interleaved, round by round (`measureInterleaved`), so that all meet the same load.
  *
  * Two baselines, both checked equal to esi's answer: esiclient's two Ironic lists sent to the
  * real Ironic 21.4 (`bench/peers/`, noauth, SQLite, 1 API worker) holding esi's nodes and ports
@@ -41,7 +42,7 @@ import { HttpClient } from './lib/http.ts';
 import { pool, startNetBench, type NetBenchEnv } from './lib/net-env.ts';
 import type { Benchmark, BenchOptions } from './lib/options.ts';
 import { busyWarning, formatBytes, formatMs, printTable, ratio, ratioText, writeResults } from './lib/report.ts';
-import { measure } from './lib/timing.ts';
+import { measureInterleaved, type Measured } from './lib/timing.ts';
 import { onCleanup } from './lib/cleanup.ts';
 import { createTemplateNode, ensureIronicInstalled, ironicHeaders, mirrorNodes, startIronic, type MirroredNode } from './peers/ironic.ts';
 
@@ -325,7 +326,17 @@ async function run(options: BenchOptions): Promise<void> {
       options.log(
         `${env.label}: answers equal (${ours.rows.length} rows) for ${baselines.length} baseline(s) (esisdk pool of ${ESISDK_POOL})`,
       );
-      const mOurs = await measure(() => esiWay(one), timing);
+      // Interleaved (lib/timing.ts): esi's request and every baseline meet the same load.
+      const ops: (() => Promise<{ bytes: number; requests: number }>)[] = [async () => ({ ...(await esiWay(one)), requests: 1 })];
+      for (const b of baselines)
+        ops.push(
+          () => esiclientWay(b.clients),
+          () => esiclientWay(b.clients, true),
+        );
+      const [mOurs, ...mBaselines] = (await measureInterleaved(ops, timing)) as [
+        Measured<{ bytes: number; requests: number }>,
+        ...Measured<{ bytes: number; requests: number }>[],
+      ];
       const rows: string[][] = [
         [
           'esi node network list (one request)',
@@ -337,9 +348,9 @@ async function run(options: BenchOptions): Promise<void> {
         ],
       ];
       const measured: Record<string, unknown>[] = [];
-      for (const b of baselines) {
-        const mTheirs = await measure(() => esiclientWay(b.clients), timing);
-        const mLists = await measure(() => esiclientWay(b.clients, true), timing);
+      for (const [i, b] of baselines.entries()) {
+        const mTheirs = mBaselines[2 * i]!;
+        const mLists = mBaselines[2 * i + 1]!;
         measured.push({
           baseline: b.label,
           esiclient: mTheirs.summary,

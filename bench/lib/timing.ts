@@ -46,3 +46,28 @@ export async function measure<T>(op: () => Promise<T>, options: TimingOptions, b
   }
   return { summary: summarize(times), last: last as T };
 }
+
+/**
+ * Time several operations interleaved: after their warm-up runs, each timed round runs every
+ * operation once, the first of the round rotating, so that all of them meet the same machine
+ * load (a shared machine's load drifts over a run; timing one operation after the other would
+ * give each a different share of it, and their ratio would measure the drift).
+ * @param ops the operations; each must throw when it did not do its job (see {@link measure})
+ * @returns one {@link Measured} per operation, in the order of `ops`
+ * @throws whatever an operation throws, and RangeError when `options.samples` < 1
+ */
+export async function measureInterleaved<T>(ops: readonly (() => Promise<T>)[], options: TimingOptions): Promise<Measured<T>[]> {
+  if (options.samples < 1) throw new RangeError('measureInterleaved: samples must be at least 1');
+  const last: (T | undefined)[] = ops.map(() => undefined);
+  for (let i = 0; i < options.warmup; i++) for (const [k, op] of ops.entries()) last[k] = await op();
+  const times: number[][] = ops.map(() => []);
+  for (let i = 0; i < options.samples; i++) {
+    for (let j = 0; j < ops.length; j++) {
+      const k = (i + j) % ops.length;
+      const t0 = performance.now();
+      last[k] = await ops[k]!();
+      times[k]!.push(performance.now() - t0);
+    }
+  }
+  return ops.map((_, k) => ({ summary: summarize(times[k]!), last: last[k] as T }));
+}
