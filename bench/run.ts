@@ -36,6 +36,7 @@ import { metricsCostBenchmark } from './metrics-cost.ts';
 import { dashboardBenchmark } from './dashboard.ts';
 import { changeLogCostBenchmark } from './change-log-cost.ts';
 import { takeoverBenchmark } from './takeover.ts';
+import { offerListBenchmark } from './offer-list.ts';
 
 /** Every benchmark, in the order a full run executes them. */
 export const BENCHMARKS: readonly Benchmark[] = [
@@ -45,6 +46,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   leaseSkewBenchmark,
   leaseReplayBenchmark,
   takeoverBenchmark,
+  offerListBenchmark,
   imageThroughputBenchmark,
   deployFleetBenchmark,
   nodeNetworkListBenchmark,
