@@ -21,7 +21,7 @@
  * | method not allowed on a known path                          | 405 (+ `Allow`) |
  * | ConflictError, LockedError                                  | 409 |
  * | ImageGoneError (`ImageGone`)                                | 410 |
- * | ImageTooLargeError, ImageLimitExceededError, body too large | 413 |
+ * | ImageTooLargeError, ImageLimitExceededError, ImageStorageFullError, body too large | 413 |
  * | unsupported media type; data not matching `disk_format` (`InvalidImageData`) | 415 |
  * | RangeNotSatisfiableError                                    | 416 (+ `Content-Range: bytes *\/<size>`) |
  * | TemporaryFailureError                                       | 503 |
@@ -77,6 +77,7 @@ const INTERNAL = 'The server has either erred or is incapable of performing the 
 const CODE_STATUS: Readonly<Record<string, number>> = {
   ImageSizeLimitExceeded: 413,
   LimitExceeded: 413,
+  StorageFull: 413,
   ImageGone: 410,
   RangeNotSatisfiable: 416,
   [INVALID_IMAGE_DATA]: 415,

@@ -11,12 +11,13 @@
  * | ImageGoneError              | ConflictError      | `ImageGone`                 | 410           |
  * | RangeNotSatisfiableError    | InvalidInputError  | `RangeNotSatisfiable`       | 416           |
  * | UploadAbortedError          | InvalidInputError  | `UploadAborted`             | 400 (the client is gone; nobody reads it) |
+ * | ImageStorageFullError       | TemporaryFailureError | `StorageFull`            | 413           |
  *
- * Statuses come from Glance's `glance/api/v2/image_data.py` (413 for the size cap and quotas,
- * 410 when the image was deleted during its upload) and `glance/common/wsgi.py` (416 for an
+ * Statuses come from Glance's `glance/api/v2/image_data.py` (413 for the size cap, quotas and a
+ * full store — `glance_store.StorageFull` —, 410 when the image was deleted during its upload) and `glance/common/wsgi.py` (416 for an
  * unsatisfiable `Range`).
  */
-import { ConflictError, InvalidInputError } from '../errors.ts';
+import { ConflictError, InvalidInputError, TemporaryFailureError } from '../errors.ts';
 
 /** The upload is larger than the configured maximum image size (`ESI_MAX_IMAGE_SIZE`). */
 export class ImageTooLargeError extends InvalidInputError {
@@ -61,5 +62,16 @@ export class RangeNotSatisfiableError extends InvalidInputError {
 export class UploadAbortedError extends InvalidInputError {
   constructor() {
     super('The upload was interrupted before the end of the image data.', 'UploadAborted');
+  }
+}
+
+/**
+ * The image store has no room left for the data (the disk is full, or a quota of the store's
+ * file system is reached): Glance's `StorageFull`, answered 413 "Image storage media is full".
+ * The partial data is removed and the image goes back to `queued`.
+ */
+export class ImageStorageFullError extends TemporaryFailureError {
+  constructor(detail: string) {
+    super(`Image storage media is full: ${detail}`, 'StorageFull');
   }
 }

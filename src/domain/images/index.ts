@@ -67,6 +67,6 @@ export function createImages(deps: ImagesDeps): Images {
     images: new ImageService(d),
     data: new ImageDataService(d),
     members: new ImageMemberService(d),
-    janitor: new ImageJanitor(deps.repo, deps.store, deps.log),
+    janitor: new ImageJanitor(deps.repo, deps.store, deps.log, () => deps.clock.now()),
   };
 }

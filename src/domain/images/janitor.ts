@@ -9,9 +9,15 @@
  *    (the record was deleted but the process died before the data was — Glance's image delete
  *    is the same two steps). An object's key is its image's id (`location`), and a record is
  *    written before its upload starts and deleted before its data, so an object without a
- *    record is never one an upload or a download still needs.
+ *    record is never one an upload or a download still needs;
+ * 3. puts back to `queued` every image left `saving` by an upload that can no longer finish: its
+ *    status has not changed for {@link STUCK_SAVING_MS} and no upload of it is being written
+ *    ({@link ImageStore.uploadsInProgress}) — what Glance v2 does to a failed upload
+ *    (`_restore`), so the image can be uploaded again. The change is conditional on the status
+ *    and time read, under the image's lock. (The grace covers the moment between an upload's
+ *    `saving` and its first byte in the store.)
  *
- * Each removal is logged with the key; the sweep returns the counts. Run at start and then
+ * Each removal and restore is logged; the sweep returns what it did. Run at start and then
  * periodically by a background worker (src/conductor/image-janitor.ts).
  */
 import type { ImageRepository, ImageStore } from './ports.ts';
@@ -22,7 +28,12 @@ export interface JanitorReport {
   readonly temporary: number;
   /** Stored objects that no image record owned: their keys. */
   readonly orphans: readonly string[];
+  /** Images put back from `saving` to `queued` (their uploads had died): their ids. */
+  readonly restored: readonly string[];
 }
+
+/** How long an image stays `saving` without an upload being written before it is restored, ms. */
+export const STUCK_SAVING_MS = 5 * 60 * 1000;
 
 /** Log of the janitor (pino's shape). */
 export interface JanitorLog {
@@ -35,10 +46,12 @@ const BATCH = 500;
 
 /** Removes what no image record owns from the image store. */
 export class ImageJanitor {
+  /** @param now the clock, epoch ms (image records' times are compared with it) */
   constructor(
-    private readonly repo: Pick<ImageRepository, 'existingIds'>,
-    private readonly store: Pick<ImageStore, 'keys' | 'delete' | 'sweepTemporary'>,
+    private readonly repo: Pick<ImageRepository, 'existingIds' | 'idsInStatusSince' | 'withImageLock'>,
+    private readonly store: Pick<ImageStore, 'keys' | 'delete' | 'sweepTemporary' | 'uploadsInProgress'>,
     private readonly log: JanitorLog,
+    private readonly now: () => number,
   ) {}
 
   /**
@@ -65,6 +78,31 @@ export class ImageJanitor {
         }
       }
     }
-    return { temporary, orphans };
+    return { temporary, orphans, restored: await this.restoreStuck() };
+  }
+
+  /** Step 3 of a sweep (see the module documentation). @returns the ids restored */
+  private async restoreStuck(): Promise<string[]> {
+    const stuck = await this.repo.idsInStatusSince('saving', this.now() - STUCK_SAVING_MS);
+    if (stuck.length === 0) return [];
+    const writing = await this.store.uploadsInProgress();
+    const restored: string[] = [];
+    for (const id of stuck.filter((i) => !writing.has(i))) {
+      const done = await this.repo
+        .withImageLock(id, async (tx) => {
+          const image = await tx.get(id);
+          if (image?.status !== 'saving' || image.updated_at >= this.now() - STUCK_SAVING_MS) return false;
+          await tx.setStatus(id, 'queued', this.now());
+          return true;
+        })
+        .catch((err: unknown) => {
+          this.log.error({ err, imageId: id }, 'image store: could not queue again an image left saving');
+          return false;
+        });
+      if (!done) continue;
+      restored.push(id);
+      this.log.info({ imageId: id }, 'image store: an image left saving by an upload that died is queued again');
+    }
+    return restored;
   }
 }

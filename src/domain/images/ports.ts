@@ -116,6 +116,8 @@ export interface ImageRepository {
   get(id: string): Promise<Image | null>;
   /** The subset of `ids` that are image records (any status). */
   existingIds(ids: readonly string[]): Promise<Set<string>>;
+  /** Ids of the images in `status` whose record was last changed before `before` (epoch ms). */
+  idsInStatusSince(status: ImageStatus, before: number): Promise<string[]>;
   /** One page of images visible by `query.scope`, filtered and sorted; at most `limit`. */
   list(query: ImageQuery): Promise<Image[]>;
   /**
@@ -182,6 +184,12 @@ export interface ImageStore {
    * @returns how many temporary files (or folders of them) were removed
    */
   sweepTemporary(): Promise<number>;
+  /**
+   * The keys of uploads still being written (their temporary data exists), by this process or
+   * another one sharing the store; asked after {@link sweepTemporary}, so those of dead
+   * processes are gone.
+   */
+  uploadsInProgress(): Promise<Set<string>>;
 }
 
 /** Which project ids exist (for members and owners named by clients). */

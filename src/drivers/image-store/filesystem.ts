@@ -5,7 +5,8 @@
  * - `put` streams the data into `<dir>/.tmp/<key>.<random>.part` (mode 0600), flushing it to
  *   disk as it goes and `fsync`ing it at the end (`./durable-writer.ts`), renames it over
  *   `<dir>/<key>` and flushes the directory, so an object is either absent or complete and
- *   durable; on any failure the temporary file is removed.
+ *   durable; on any failure the temporary file is removed. A file system without room (`ENOSPC`,
+ *   `EDQUOT`) is reported as {@link ImageStorageFullError} (Glance's `StorageFull`, 413).
  * - `get` opens the file first (so a missing object is reported before anything is sent) and
  *   streams it, or a byte range of it, in 1 MiB reads; when the caller names the stream's one
  *   destination, through a few reused buffers (`./pooled-reader.ts`) instead of a new buffer
@@ -29,6 +30,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { ImageStorageFullError } from '../../domain/images/errors.ts';
 import type { ImageStore, StoredRange, StoredReadOptions } from '../../domain/images/ports.ts';
 import { DurableFileWriter } from './durable-writer.ts';
 import { PooledFileReader } from './pooled-reader.ts';
@@ -54,6 +56,17 @@ const WRITER = `${os.hostname()}~${process.pid}`;
 
 function checkKey(key: string): void {
   if (!KEY_RE.test(key)) throw new Error(`invalid image store key ${JSON.stringify(key)}`);
+}
+
+/**
+ * The store's error for a file system without room (`ENOSPC`, or `EDQUOT` for a quota), or
+ * null for any other error. The message names no path.
+ */
+function storageFull(err: unknown): ImageStorageFullError | null {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT'
+    ? new ImageStorageFullError('There is not enough disk space on the image storage media.')
+    : null;
 }
 
 /** Options of {@link FilesystemImageStore}. */
@@ -101,6 +114,23 @@ export class FilesystemImageStore implements ImageStore {
     return removed;
   }
 
+  /**
+   * The keys of the temporary files in every process's folder (`<key>.<random>.part`): uploads
+   * being written, once {@link sweepTemporary} has removed those of dead processes.
+   */
+  async uploadsInProgress(): Promise<Set<string>> {
+    const out = new Set<string>();
+    const folders = await fs.promises.readdir(this.tmpRoot, { withFileTypes: true }).catch(() => []);
+    for (const folder of folders) {
+      if (!folder.isDirectory()) continue;
+      for (const name of await fs.promises.readdir(path.join(this.tmpRoot, folder.name)).catch(() => [] as string[])) {
+        const m = /^(.+)\.[0-9a-f]+\.part$/.exec(name);
+        if (m !== null) out.add(m[1]!);
+      }
+    }
+    return out;
+  }
+
   /** The keys of every stored object (complete objects only, in no particular order). */
   async keys(): Promise<string[]> {
     const names = await fs.promises.readdir(this.dir, { withFileTypes: true });
@@ -126,7 +156,7 @@ export class FilesystemImageStore implements ImageStore {
     } catch (err) {
       data.off('error', early);
       data.destroy();
-      throw err;
+      throw storageFull(err) ?? err;
     }
     let closed = false;
     try {
@@ -146,7 +176,7 @@ export class FilesystemImageStore implements ImageStore {
     } catch (err) {
       if (!closed) await handle.close().catch(() => undefined);
       await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
-      throw err;
+      throw storageFull(err) ?? err;
     }
   }
 

@@ -106,6 +106,11 @@ export class KyselyImageRepository implements ImageRepository {
     return out;
   }
 
+  async idsInStatusSince(status: ImageStatus, before: number): Promise<string[]> {
+    const rows = await this.db.selectFrom('images').select('id').where('status', '=', status).where('updated_at', '<', before).execute();
+    return rows.map((r) => r.id);
+  }
+
   async list(query: ImageQuery): Promise<Image[]> {
     return hydrate(this.db, await selectImagePage(this.db, query).execute());
   }
