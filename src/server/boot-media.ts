@@ -9,6 +9,8 @@
  * - A base directory per kernel/ramdisk pair (`base-<sha256>`) holds GRUB's BIOS and UEFI boot
  *   tree (src/ramdisk/iso.ts `prepareGrubTree`, built once) and links to the two files; each
  *   node's ISO is written from it with its kernel parameters (`<uuid>.iso`, replaced atomically).
+ * - The temporary files of builds killed with their process are removed at start and every 10
+ *   minutes ({@link ServerBootMedia.sweepTemporary}, ./boot-media-sweep.ts).
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -23,6 +25,7 @@ import type { Node } from '../domain/inventory/model.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import type { BootMediaEnv } from '../conductor/tasks/context.ts';
 import { prepareGrubTree, writeIso } from '../ramdisk/iso.ts';
+import { sweepBootMedia, type BootMediaSweepLog } from './boot-media-sweep.ts';
 
 /** Validity of a boot media URL, seconds (the BMC fetches it at once; a slow BMC gets an hour). */
 const URL_TTL_S = 3600;
@@ -66,6 +69,14 @@ export class ServerBootMedia implements BootMediaFiles, BootMediaEnv, BootFileSt
       out[file] = signBootMediaUrl(this.secrets, this.publicUrl, node.uuid, expires, file);
     }
     return { kernel: out.kernel!, ramdisk: out.ramdisk! };
+  }
+
+  /**
+   * Remove the temporary files of builds killed with their process (./boot-media-sweep.ts).
+   * @returns the paths removed
+   */
+  sweepTemporary(log?: BootMediaSweepLog): Promise<string[]> {
+    return sweepBootMedia(this.#dir, Date.now(), log);
   }
 
   async discard(uuid: string): Promise<void> {

@@ -40,7 +40,8 @@ import { loadSecretBox } from './secret-key.ts';
 import { createLeasingServices } from './leasing.ts';
 import { routeChangeHints } from './change-events.ts';
 import { createImageServices } from './images.ts';
-import { ImageJanitorWorker } from '../conductor/image-janitor.ts';
+import { ImageJanitorWorker, IMAGE_SWEEP_INTERVAL_MS } from '../conductor/image-janitor.ts';
+import { PeriodicSweep } from '../conductor/periodic-sweep.ts';
 import { LeaseCheckWorker } from '../conductor/lease-check.ts';
 import { LeaseNodeReconciler } from '../domain/leasing/reconcile.ts';
 import { ChangeLogPrunerWorker } from '../conductor/change-log-pruner.ts';
@@ -219,6 +220,9 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   workers.push(new LeaseCheckWorker(leaseCheck, logger.child({ component: 'leasing' })));
   const images = await createImageServices({ config, clock, logger, store, policy, directory: identity.directory });
   workers.push(new ImageJanitorWorker(images.janitor, logger.child({ component: 'images' })));
+  // Temporary files of ISO builds killed with their process (issue 23), at start and every 10 minutes.
+  const bootLog = logger.child({ component: 'boot-media' });
+  workers.push(new PeriodicSweep('boot-media-janitor', () => bootMedia.sweepTemporary(bootLog), bootLog, IMAGE_SWEEP_INTERVAL_MS));
   // The change log of the dashboard's live channel keeps 10 minutes (src/conductor/change-log-pruner.ts).
   workers.push(new ChangeLogPrunerWorker(new KyselyChangeLog(store), logger.child({ component: 'changes' })));
   const { networking, switchReconciler, provisioningDhcp, dataplaneReconciler } = createNetworkingServices({
