@@ -214,9 +214,14 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   if (store.changeHints !== null && config.roles.includes('conductor'))
     routeChangeHints(store.changeHints, { leases: leaseManager, nodes: conductor });
   // The lease ↔ node check, after the lease manager's first sweep (issue 23); repairs go to node history.
-  const leaseCheck = new LeaseNodeReconciler(leasing.repo, inventory.leaseGateway, clock, logger.child({ component: 'leasing' }), {
-    record: (node, text) => history.record(node, { eventType: 'lease', severity: 'WARNING', event: text }),
-  });
+  const leaseCheck = new LeaseNodeReconciler(
+    leasing.repo,
+    inventory.leaseGateway,
+    (lease) => leasing.lifecycle.cancelLease(lease),
+    clock,
+    logger.child({ component: 'leasing' }),
+    { record: (node, text) => history.record(node, { eventType: 'lease', severity: 'WARNING', event: text }) },
+  );
   workers.push(new LeaseCheckWorker(leaseCheck, logger.child({ component: 'leasing' })));
   const images = await createImageServices({ config, clock, logger, store, policy, directory: identity.directory });
   workers.push(new ImageJanitorWorker(images.janitor, logger.child({ component: 'images' })));

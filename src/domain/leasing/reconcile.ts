@@ -34,6 +34,14 @@
  * records cannot settle: it is logged, not touched. A node another actor holds, or a gateway
  * that answers busy, is left for the next pass.
  *
+ * Leases ↔ offers: an offer's cancel marks the offer `deleted` first (so nothing more can be
+ * claimed), then cancels its leases; a process killed in between leaves live leases of a
+ * `deleted` offer. The offer's status is the durable intent: every lease of a `deleted` offer
+ * that could still be cancelled (`active`, `created`, `error`, `wait fulfill`) is cancelled
+ * through the lifecycle (esi-leap's offer cancel), with a history entry on its node. Only offers
+ * whose end is still ahead are read (a lease never outlives its offer, and the lease manager ends
+ * it at its own end).
+ *
  * Cost of a pass: one narrow read of every node (those carrying a lease are kept), one query of
  * the `active` leases, then per node to repair a claim and a few reads and writes.
  */
@@ -43,7 +51,10 @@ import type { LeasingLog } from './lifecycle-steps.ts';
 import type { Lease } from './model.ts';
 import { NodeBusyError, type LeasableNode, type NodeGateway } from './ports.ts';
 import type { LeasingRepository } from './repository.ts';
-import { isLeaseFinal } from './status.ts';
+import { isLeaseFinal, LEASE_DELETABLE } from './status.ts';
+
+/** Cancels a lease as an API cancel does (`LeaseLifecycle.cancelLease`). */
+export type LeaseCanceller = (lease: Lease) => Promise<Lease>;
 
 /** What the check needs of nodes: the lease gateway's steps and two more reads/writes. */
 export interface RepairableNodes extends Pick<NodeGateway, 'find' | 'applyLease' | 'removeLease'> {
@@ -66,8 +77,8 @@ export interface RepairJournal {
 /** One repair made. */
 export interface LeaseRepair {
   readonly node: string;
-  /** `removed` (case 1), `lessee` (case 2), `applied` (case 3). */
-  readonly kind: 'removed' | 'lessee' | 'applied';
+  /** `removed` (case 1), `lessee` (case 2), `applied` (case 3), `cancelled` (a lease of a deleted offer). */
+  readonly kind: 'removed' | 'lessee' | 'applied' | 'cancelled';
   /** The lease acted on. */
   readonly lease: string;
   /** The history text written. */
@@ -92,8 +103,9 @@ export class LeaseNodeReconciler {
   private readonly claimTtlMs: number;
 
   constructor(
-    private readonly repo: Pick<LeasingRepository, 'findLeases' | 'getLease' | 'claimNode' | 'releaseNode'>,
+    private readonly repo: Pick<LeasingRepository, 'findLeases' | 'findOffers' | 'getLease' | 'claimNode' | 'releaseNode'>,
     private readonly nodes: RepairableNodes,
+    private readonly cancel: LeaseCanceller,
     private readonly clock: Clock,
     private readonly log: LeasingLog,
     private readonly journal: RepairJournal,
@@ -108,6 +120,7 @@ export class LeaseNodeReconciler {
    * @throws whatever the first two reads (nodes, active leases) throw
    */
   async run(): Promise<LeaseRepairReport> {
+    const cancelled = await this.cancelLeasesOfDeletedOffers();
     const carrying = await this.nodes.listCarryingLeases();
     const active = await this.repo.findLeases({ statuses: ['active'] });
     const suspects = new Set<string>();
@@ -118,7 +131,7 @@ export class LeaseNodeReconciler {
       const n = carried.get(l.resource_uuid);
       if (n === undefined || n.properties.lease_uuid !== l.uuid || n.lessee !== l.project_id) suspects.add(l.resource_uuid);
     }
-    const repaired: LeaseRepair[] = [];
+    const repaired: LeaseRepair[] = [...cancelled];
     const deferred: string[] = [];
     for (const node of suspects) {
       try {
@@ -131,6 +144,25 @@ export class LeaseNodeReconciler {
       }
     }
     return { repaired, deferred };
+  }
+
+  /** Cancel the live leases of `deleted` offers (see the module documentation). */
+  private async cancelLeasesOfDeletedOffers(): Promise<LeaseRepair[]> {
+    const offers = await this.repo.findOffers({ statuses: ['deleted'], endsAtOrAfter: this.clock.now() });
+    if (offers.length === 0) return [];
+    const leases = await this.repo.findLeases({ offerUuids: offers.map((o) => o.uuid), statuses: LEASE_DELETABLE });
+    const out: LeaseRepair[] = [];
+    for (const lease of leases) {
+      try {
+        const after = await this.cancel(lease);
+        const what = after.status === 'deleted' ? 'lease cancelled' : `lease cancel requested (${after.status})`;
+        const text = `Lease ${lease.uuid} was ${lease.status} but its offer ${lease.offer_uuid} is deleted; ${what}.`;
+        out.push(await this.note(lease.resource_uuid, 'cancelled', lease.uuid, text));
+      } catch (err) {
+        this.log.error({ err, lease: lease.uuid }, 'lease check: could not cancel a lease of a deleted offer');
+      }
+    }
+    return out;
   }
 
   /** A cheap first look, before any claim: might this node's lease fields disagree? */

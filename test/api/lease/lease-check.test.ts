@@ -8,7 +8,9 @@
  * the kill, nothing after): the issue's case — an `active` lease whose node lost its `lessee`
  * (the node still records the lease); a node still carrying a lease that is `deleted`; an
  * `active` lease whose node carries nothing. Then the server restarts on the same database and
- * its start-up check repairs all three; a later disagreement is repaired by the next pass.
+ * its start-up check repairs all three; a later disagreement is repaired by the next pass. Last,
+ * an offer's cancel killed after its first step (the offer `deleted`, its lease still `active`):
+ * the check cancels the lease.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call, startTestServer } from '../../helpers/harness.ts';
@@ -155,4 +157,32 @@ it('a node another actor holds is left for the next pass', async () => {
   }
   expect((await env.ts.server.services.leaseCheck.run()).repaired.map((r) => r.node)).toEqual([node]);
   expect((await nodeOf(node)).lessee).toBe(env.p.lessee.projectId);
+});
+
+it("an offer's cancel killed after the offer was marked deleted: its live leases are cancelled", async () => {
+  const node = await enrolNode(env, 'check-offer');
+  const o = await call(env.ts, env.p.owner, 'POST', '/lease/v1/offers', {
+    resource_uuid: node,
+    start_time: at(-2000),
+    end_time: at(2 * HOUR),
+  });
+  expect(o.status, o.text).toBe(201);
+  const l = await call(env.ts, env.p.lessee, 'POST', `/lease/v1/offers/${o.body.uuid}/claim`, {
+    start_time: at(-1000),
+    end_time: at(HOUR),
+  });
+  expect(l.status, l.text).toBe(201);
+  await env.ts.server.services.leaseManager.runDue();
+  expect((await leaseOf(l.body.uuid)).status).toBe('active');
+  // The offer's first step, then the kill: its lease is untouched.
+  const repo = env.ts.server.services.leasing.repo;
+  await repo.withNodeLock(node, (tx) => tx.transitionOffer(o.body.uuid, ['available'], 'deleted', Date.now()));
+
+  const report = await env.ts.server.services.leaseCheck.run();
+  expect(report.repaired.map((r) => [r.node, r.kind, r.lease])).toEqual([[node, 'cancelled', l.body.uuid]]);
+  expect((await leaseOf(l.body.uuid)).status).toBe('deleted');
+  expect((await nodeOf(node)).lessee).toBeNull();
+  expect((await leaseHistory(node)).map((e) => e.event)).toEqual([
+    `Lease ${l.body.uuid} was active but its offer ${o.body.uuid} is deleted; lease cancelled.`,
+  ]);
 });
