@@ -97,7 +97,10 @@ export interface StoreOptions {
   pgSchema?: string;
   /** PostgreSQL pool size (default 10). */
   pgPoolSize?: number;
-  /** Where the PostgreSQL change listener logs its connection losses (default: nowhere). */
+  /**
+   * Where PostgreSQL connection losses are logged — the change listener's, and the pool's idle
+   * connections' (default: nowhere).
+   */
   listenerLog?: ListenerLog;
   /**
    * Apply the pending migrations on open (default true: `esi server` upgrades on start);
@@ -222,6 +225,10 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
     max: options.pgPoolSize ?? 10,
     ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
   });
+  const connLog = options.listenerLog ?? { info: () => undefined, warn: () => undefined };
+  // An idle connection that fails (the server restarted, the backend was terminated) is dropped
+  // by the pool, which reports it here; unheard, the report would end the process.
+  pool.on('error', (err) => connLog.warn({ err }, 'database: an idle pooled connection failed; the pool opens another when needed'));
   // The backends of this process's own connections: their notifications are marked local.
   const backends = new Set<number>();
   const pidOf = (client: pg.PoolClient) => (client as unknown as { processID: number | null }).processID;
@@ -229,7 +236,7 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
   pool.on('remove', (client) => void backends.delete(pidOf(client) ?? -1));
   const listener = new PgChangeListener(
     { connectionString: url, ...(schema !== undefined ? { pgSchema: schema } : {}), ownBackend: (pid) => backends.has(pid) },
-    options.listenerLog ?? { info: () => undefined, warn: () => undefined },
+    connLog,
   );
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {

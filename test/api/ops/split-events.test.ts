@@ -9,7 +9,9 @@
  * - a power intent recorded by the replica: carried out within 1 s;
  * - the listening connection cut (`pg_terminate_backend`) while the database refuses new
  *   connections, and a lease created meanwhile (its notification lost): once connections are
- *   allowed again the conductor reconnects, re-sweeps and applies it — seconds, not the 30 s sweep.
+ *   allowed again the conductor reconnects, re-sweeps and applies it — seconds, not the 30 s sweep;
+ * - every connection to the database cut at once (what a server restart does to them): both
+ *   processes stay up, reconnect, and a lease created right after is applied within seconds.
  * (PostgreSQL only: SQLite is one process by design.)
  */
 import { randomBytes } from 'node:crypto';
@@ -72,7 +74,7 @@ describePostgresOnly('events across processes (PostgreSQL LISTEN/NOTIFY)', () =>
     const owner = await projectWithUser(a, admin, 'ev-owner', 'ev-owner', 'pw-ev-owner', 'owner');
     lesseeId = await projectWithUser(a, admin, 'ev-lessee', 'ev-lessee', 'pw-ev-lessee', 'lessee');
     lessee = await tokenFor(a, 'ev-lessee', 'pw-ev-lessee', 'ev-lessee');
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 6; i++) {
       const node = await http(`${a}/baremetal/v1/nodes`, 'POST', admin, { driver: 'fake-hardware', name: `ev-${i}`, owner }, IRONIC);
       expect(node.status, JSON.stringify(node.body)).toBe(201);
       nodes.push(node.body.uuid);
@@ -183,5 +185,28 @@ describePostgresOnly('events across processes (PostgreSQL LISTEN/NOTIFY)', () =>
     // Reconnect back-off (at most 5 s) plus the sweep, far below the 30 s periodic sweep.
     expect(applied - allowedAt).toBeLessThan(8000);
     expect(conductor.output()).toMatch(/change listener: listening again; resyncing/);
+  });
+
+  it('every connection cut at once, as a database restart does: the processes stay up and a lease created next is applied', async () => {
+    const node = nodes[5]!;
+    const name = new URL(db.url).pathname.slice(1);
+    const ctl = new pg.Client({ connectionString: TEST_PG_URL });
+    await ctl.connect();
+    try {
+      const cut = await ctl.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1`, [name]);
+      expect(cut.rows.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await ctl.end();
+    }
+    const cutAt = Date.now();
+    // The pools drop their dead connections as they notice (the error of an idle one); give them a moment.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(api.child.exitCode, api.output()).toBeNull();
+    expect(conductor.child.exitCode, conductor.output()).toBeNull();
+    await createLease(node);
+    const applied = await when('lessee set after the cut', async () => (await lesseeOf(node)) === lesseeId);
+    expect(applied - cutAt).toBeLessThan(8000);
+    expect(api.child.exitCode).toBeNull();
+    expect(conductor.child.exitCode).toBeNull();
   });
 });
