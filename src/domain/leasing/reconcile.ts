@@ -3,7 +3,7 @@
  * whose lease fields (`lessee`, `properties.lease_uuid`) disagree with the leases they name or
  * should name, repairs them, and writes a node history entry saying what it repaired.
  *
- * Agreement, for every node (docs/architecture.md, "Records that must agree after a crash"):
+ * Agreement, for every node (docs/architecture.md, "Invariants across records"):
  * - its *current lease* is the `active` lease of the node, within its window, that has no
  *   `active` sub-lease on the node; there is at most one;
  * - a node with a current lease carries it (`properties.lease_uuid`) and its `lessee` is the
