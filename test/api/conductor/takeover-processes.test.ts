@@ -5,7 +5,10 @@
  * when it is killed with SIGKILL. Within 15 s every one of those nodes is usable again —
  * unlocked and moved to `deploy failed` with a `last_error` naming c1 — and the API replica,
  * which runs no conductor and has no heartbeat setting of its own, shows c1 dead by then while
- * it showed it alive before. (PostgreSQL only: SQLite is one process by design.)
+ * it showed it alive before. And a conductor paused with SIGSTOP for longer than its dead-after
+ * is taken over the same way; resumed, it heartbeats again, logs that it had been taken for
+ * dead, and leaves the nodes it no longer holds as the taker left them. (PostgreSQL only:
+ * SQLite is one process by design.)
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePostgresOnly } from '../../helpers/harness.ts';
@@ -19,6 +22,7 @@ import {
   killConductor,
   startCluster,
   waitReleased,
+  waitUntil,
   type Cluster,
 } from './cluster.ts';
 
@@ -29,7 +33,7 @@ describePostgresOnly('take-over after kill -9 (real processes)', () => {
 
   beforeAll(async () => {
     // Only the conductors get the heartbeat setting: the API replica reads dead-after from the database.
-    c = await startCluster({ conductors: ['c1', 'c2'], env: { ESI_CONDUCTOR_HEARTBEAT_INTERVAL: '2' } });
+    c = await startCluster({ conductors: ['c1', 'c2', 'c3'], env: { ESI_CONDUCTOR_HEARTBEAT_INTERVAL: '2' } });
   }, 120_000);
   afterAll(async () => c?.close());
 
@@ -52,7 +56,7 @@ describePostgresOnly('take-over after kill -9 (real processes)', () => {
     for (const uuid of nodes) {
       const n = await http(`${c.api.url}/baremetal/v1/nodes/${uuid}`, 'GET', c.adminToken, undefined, IRONIC_VERSION);
       expect(n.body).toMatchObject({ provision_state: 'deploy failed', target_provision_state: 'active', reservation: null });
-      expect(n.body.last_error).toMatch(/conductor c1 stopped while working on it \(taken over by c2\)/);
+      expect(n.body.last_error).toMatch(/conductor c1 stopped while working on it \(taken over by c[23]\)/);
     }
     // Usable: the failed deployment can be undeployed, and c2 does it.
     const first = nodes[0]!;
@@ -64,5 +68,28 @@ describePostgresOnly('take-over after kill -9 (real processes)', () => {
       IRONIC_VERSION,
     );
     expect(r.status, JSON.stringify(r.body)).toBe(202);
+  }, 90_000);
+
+  it('a conductor paused past its dead-after is taken over; resumed, it notices and leaves those nodes alone', async () => {
+    const nodes = await createNodes(c, 6, 'paused');
+    await holdNodes(c, 'c3', nodes);
+    const c3 = c.conductors.get('c3')!;
+    c3.child.kill('SIGSTOP');
+    try {
+      await waitReleased(c, 'c3', nodes, 20_000);
+      expect((await conductorsShown(c)).get('c3')).toBe(false);
+    } finally {
+      c3.child.kill('SIGCONT');
+    }
+    await waitUntil(async () => (await conductorsShown(c)).get('c3') === true, 10_000);
+    await waitUntil(async () => /silent for longer than its dead-after/.test(c3.output()), 10_000);
+    // Two more heartbeats of c3: the nodes stay as c2 left them.
+    await new Promise((r) => setTimeout(r, 4_000));
+    for (const uuid of nodes) {
+      const n = await http(`${c.api.url}/baremetal/v1/nodes/${uuid}`, 'GET', c.adminToken, undefined, IRONIC_VERSION);
+      expect(n.body).toMatchObject({ provision_state: 'deploy failed', reservation: null });
+      expect(n.body.last_error).toMatch(/conductor c3 stopped while working on it \(taken over by c2\)/);
+    }
+    expect(c3.child.exitCode).toBeNull();
   }, 90_000);
 });
