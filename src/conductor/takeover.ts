@@ -123,11 +123,19 @@ export interface LiveSetSource {
  * a conductor leaves the live set between two of this conductor's heartbeats (issue 21: a dead
  * conductor's nodes are usable again within its dead-after plus one heartbeat, not at the next
  * periodic check).
+ *
+ * A conductor that was itself silent for longer than its dead-after (paused, or cut off from
+ * the database — when the database itself was away, every conductor was) takes nothing over
+ * for one dead-after: the others it finds silent may be back at their next heartbeat, and
+ * failing their nodes would turn one outage into failed deployments everywhere. Conductors still
+ * dead after that are taken over then.
  */
 export class OrphanWatch {
   #live: ReadonlySet<string> | null = null;
   #running = false;
   #again = false;
+  /** `performance.now()` until which this conductor takes nothing over (0: none). */
+  #quietUntil = 0;
 
   /**
    * @param mapper which nodes map to this conductor now
@@ -164,8 +172,13 @@ export class OrphanWatch {
     if (silenceMs > deadAfterMs) {
       log.warn(
         { conductor: this.rt.host, silentMs: Number.isFinite(silenceMs) ? silenceMs : null, deadAfterMs },
-        'conductor: this conductor was silent for longer than its dead-after; others may have taken its nodes over (its writes to those are refused)',
+        'conductor: this conductor was silent for longer than its dead-after; others may have taken its nodes over (its writes to those are refused); it takes nothing over for one dead-after',
       );
+      this.#quietUntil = performance.now() + deadAfterMs;
+    } else if (this.#quietUntil !== 0 && performance.now() >= this.#quietUntil) {
+      // The quiet period is over: who is still dead now is taken over.
+      this.#quietUntil = 0;
+      this.#live = null;
     }
     let lost: string[];
     try {
@@ -176,6 +189,7 @@ export class OrphanWatch {
     }
     if (lost.length === 0) return false;
     this.directory.invalidate();
+    if (this.#quietUntil !== 0) return true;
     log.warn({ conductors: lost }, 'conductor: conductors left the live set; taking over their nodes now');
     await this.takeOverNow();
     return true;
@@ -213,6 +227,7 @@ export class OrphanWatch {
    * @returns how many nodes were taken over
    */
   async takeOverOnce(mine: Mine): Promise<number> {
+    if (this.#quietUntil !== 0 && performance.now() < this.#quietUntil) return 0;
     const live = new Set((await this.directory.list()).filter((c) => c.alive).map((c) => c.hostname));
     return takeOverOrphans(this.rt, mine, (h) => h === this.rt.host || live.has(h), false);
   }
