@@ -34,7 +34,8 @@
  * | Prometheus metrics   |                 | `ESI_METRICS`          | `true` (`GET /metrics`)      |
  *
  * Conductor timing (environment, or the config file key in lower case without `ESI_`):
- * `ESI_POWER_SYNC_INTERVAL` (60 s),
+ * `ESI_CONDUCTOR_HEARTBEAT_INTERVAL` (10 s), `ESI_CONDUCTOR_DEAD_AFTER` (3 heartbeats, at least
+ * 2; docs/scale-out.md), `ESI_POWER_SYNC_INTERVAL` (60 s),
  * `ESI_POWER_SYNC_MAX_RETRIES` (3), `ESI_CHECK_PROVISION_STATE_INTERVAL` (60 s), and the
  * wait-state timeouts `ESI_DEPLOY_CALLBACK_TIMEOUT`, `ESI_CLEAN_CALLBACK_TIMEOUT`,
  * `ESI_INSPECT_WAIT_TIMEOUT`, `ESI_RESCUE_CALLBACK_TIMEOUT` (1800 s each, 0 = never; Ironic's
