@@ -22,7 +22,7 @@ import type { Node } from '../domain/inventory/model.ts';
 import type { ConductorChanges } from '../domain/inventory/ports.ts';
 import { next } from '../domain/inventory/states.ts';
 import { limit } from './errors.ts';
-import { eachNodePage, type ConductorRuntime, type Mine } from './runtime.ts';
+import { eachNodePage, forEachBounded, type ConductorRuntime, type Mine } from './runtime.ts';
 import { CLEAN_FAILURE } from './tasks/clean.ts';
 import { WORKING_STATES } from './tasks/work.ts';
 
@@ -63,6 +63,9 @@ export function takeoverChanges(node: TakeoverFields, deadHost: string, me: stri
   return changes;
 }
 
+/** Nodes taken over at once by one conductor. */
+const TAKEOVER_PARALLELISM = 6;
+
 /** Fields read while looking for orphans. */
 const FIELDS = ['reservation', 'driver', 'conductor_group'] as const;
 
@@ -91,7 +94,9 @@ export async function takeOverOrphans(
     }
   });
   let taken = 0;
-  for (const { uuid, host } of orphans) {
+  // A few at once: a dead conductor's nodes come back together, and each take-over is a few
+  // short queries (fewer than the connection pool holds, so the heartbeat always finds one).
+  await forEachBounded(orphans, TAKEOVER_PARALLELISM, async ({ uuid, host }) => {
     try {
       const r = await rt.locks.takeOver(uuid, host, async () => {
         const node = await rt.nodes.get(uuid);
@@ -107,7 +112,7 @@ export async function takeOverOrphans(
     } catch (err) {
       rt.log.error({ err, node: uuid }, 'conductor: take-over of a node failed');
     }
-  }
+  });
   return taken;
 }
 
