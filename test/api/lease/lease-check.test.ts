@@ -10,7 +10,8 @@
  * `active` lease whose node carries nothing. Then the server restarts on the same database and
  * its start-up check repairs all three; a later disagreement is repaired by the next pass. Last,
  * an offer's cancel killed after its first step (the offer `deleted`, its lease still `active`):
- * the check cancels the lease.
+ * the check cancels the lease; and a sub-lease `deleted` while its node still carries it: the
+ * check removes it and gives the node back to the parent lease.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call, startTestServer } from '../../helpers/harness.ts';
@@ -184,5 +185,45 @@ it("an offer's cancel killed after the offer was marked deleted: its live leases
   expect((await nodeOf(node)).lessee).toBeNull();
   expect((await leaseHistory(node)).map((e) => e.event)).toEqual([
     `Lease ${l.body.uuid} was active but its offer ${o.body.uuid} is deleted; lease cancelled.`,
+  ]);
+});
+
+it('a sub-lease that is over but still on its node is removed, and the node goes back to the parent lease', async () => {
+  const { node, lease: parent } = await activeLease('check-sub');
+  // Sub-leasing needs the owner role on the lessee's project (as ESI's policy).
+  const { grants, tokens } = env.ts.server.services.identity;
+  const ownerRole = (await grants.listRoles(env.p.admin.context!, { name: 'owner' }))[0]!;
+  await grants.grant(env.p.admin.context!, {
+    user_id: env.p.lessee.userId!,
+    role_id: ownerRole.id,
+    target: { type: 'project', id: env.p.lessee.projectId! },
+  });
+  const issued = await tokens.authenticatePassword(
+    { userId: env.p.lessee.userId!, password: 'pw-lessee1' },
+    { kind: 'project', projectId: env.p.lessee.projectId! },
+  );
+  const sub = await call(env.ts, { ...env.p.lessee, token: issued.secret }, 'POST', '/lease/v1/leases', {
+    resource_uuid: node,
+    project_id: env.p.other.projectId,
+    start_time: at(-500),
+    end_time: at(HOUR / 2),
+  });
+  expect(sub.status, sub.text).toBe(201);
+  expect(sub.body.parent_lease_uuid).toBe(parent);
+  await env.ts.server.services.leaseManager.runDue();
+  expect((await nodeOf(node)).lessee).toBe(env.p.other.projectId);
+  await damageLease(sub.body.uuid, 'active', 'deleted');
+
+  const report = await env.ts.server.services.leaseCheck.run();
+  expect(report.repaired.map((r) => [r.kind, r.lease])).toEqual([
+    ['removed', sub.body.uuid],
+    ['applied', parent],
+  ]);
+  const after = await nodeOf(node);
+  expect(after.lessee).toBe(env.p.lessee.projectId);
+  expect(after.properties.lease_uuid).toBe(parent);
+  expect((await leaseHistory(node)).map((e) => e.event)).toEqual([
+    `Lease ${sub.body.uuid} is deleted but the node still carried it; removed it from the node.`,
+    `Lease ${parent} is active but the node carried no lease; lease applied again (lessee ${env.p.lessee.projectId}).`,
   ]);
 });
