@@ -115,9 +115,10 @@ export class LeaseNodeReconciler {
   }
 
   /**
-   * One pass over every node that carries a lease or has an `active` lease. A failure on one
-   * node is logged and the pass goes on (the node is reported deferred).
-   * @throws whatever the first two reads (nodes, active leases) throw
+   * One pass: first the live leases of `deleted` offers are cancelled, then every node that
+   * carries a lease or has an `active` lease is checked. A failure on one lease or node is
+   * logged and the pass goes on (a node is then reported deferred).
+   * @throws whatever the first reads (deleted offers and their leases, nodes, active leases) throw
    */
   async run(): Promise<LeaseRepairReport> {
     const cancelled = await this.cancelLeasesOfDeletedOffers();
