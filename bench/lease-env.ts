@@ -51,6 +51,13 @@ export interface LeaseBenchOptions {
   readonly clock?: Clock;
   readonly env?: Record<string, string>;
   readonly log: (line: string) => void;
+  /**
+   * Use a fresh schema of `pgUrl` (default true); false: the database's own schema, shared
+   * with other processes (the split-mode runs, ./lease-split.ts).
+   */
+  readonly ownSchema?: boolean;
+  /** Without the conductor role, register an idle conductor row (default true; false when a real one runs). */
+  readonly idleConductor?: boolean;
 }
 
 async function dropSchema(url: string, schema: string): Promise<void> {
@@ -70,8 +77,8 @@ async function dropSchema(url: string, schema: string): Promise<void> {
 export async function startLeaseBench(o: LeaseBenchOptions): Promise<LeaseBench> {
   const label = o.pgUrl === null ? 'esi/sqlite' : 'esi/postgres';
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'esi-lease-bench-'));
-  const schema = o.pgUrl === null ? null : `lbench_${randomBytes(6).toString('hex')}`;
-  const adminPassword = randomBytes(18).toString('base64url');
+  const schema = o.pgUrl === null || o.ownSchema === false ? null : `lbench_${randomBytes(6).toString('hex')}`;
+  const adminPassword = o.env?.ESI_ADMIN_PASSWORD ?? randomBytes(18).toString('base64url');
   const config = loadConfig(
     { port: 0, host: '127.0.0.1', dataDir, ...(o.roles ? { roles: o.roles } : {}) },
     {
@@ -85,10 +92,10 @@ export async function startLeaseBench(o: LeaseBenchOptions): Promise<LeaseBench>
     },
   );
   const server = await startServer(config, {
-    ...(schema !== null ? { store: { pgSchema: schema, pgPoolSize: 10 } } : {}),
+    ...(schema !== null ? { store: { pgSchema: schema, pgPoolSize: 10 } } : o.pgUrl !== null ? { store: { pgPoolSize: 10 } } : {}),
     ...(o.clock ? { clock: o.clock } : {}),
   });
-  if (!config.roles.includes('conductor')) {
+  if (!config.roles.includes('conductor') && o.idleConductor !== false) {
     // No conductor runs here; a registered idle one lets the API accept the template node
     // (Ironic's NoValidHost otherwise), as test/api/lease/support.ts does.
     const inventory = server.services.inventory;
