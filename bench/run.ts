@@ -37,6 +37,7 @@ import { dashboardBenchmark } from './dashboard.ts';
 import { changeLogCostBenchmark } from './change-log-cost.ts';
 import { takeoverBenchmark } from './takeover.ts';
 import { offerListBenchmark } from './offer-list.ts';
+import { memoryAtScaleBenchmark } from './memory-at-scale.ts';
 
 /** Every benchmark, in the order a full run executes them. */
 export const BENCHMARKS: readonly Benchmark[] = [
@@ -47,6 +48,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   leaseReplayBenchmark,
   takeoverBenchmark,
   offerListBenchmark,
+  memoryAtScaleBenchmark,
   imageThroughputBenchmark,
   deployFleetBenchmark,
   nodeNetworkListBenchmark,
