@@ -3,10 +3,11 @@
  * the change log's rows older than {@link CHANGE_LOG_RETENTION_MS} when it starts and then
  * every {@link CHANGE_LOG_PRUNE_INTERVAL_MS}, so that the log the dashboard's live channel reads
  * stays small. A live channel resuming from a pruned row is told to reset (read everything
- * again). Prunes never overlap; a failed prune is logged and the next one runs on time.
+ * again). Prunes never overlap; a failed prune is logged and the next one runs on time
+ * (./periodic-sweep.ts).
  */
 import type { ChangeLogPruner } from '../domain/changes/model.ts';
-import type { BackgroundWorker } from './worker.ts';
+import { PeriodicSweep } from './periodic-sweep.ts';
 
 /** How long a change stays in the log, ms (10 minutes, by the database's clock). */
 export const CHANGE_LOG_RETENTION_MS = 10 * 60 * 1000;
@@ -20,45 +21,22 @@ export interface PrunerLog {
 }
 
 /** Prunes the change log at start and periodically. */
-export class ChangeLogPrunerWorker implements BackgroundWorker {
-  readonly name = 'change-log-pruner';
-  #timer: NodeJS.Timeout | null = null;
-  #running: Promise<void> | null = null;
-
-  constructor(
-    private readonly log: ChangeLogPruner,
-    private readonly logger: PrunerLog,
-    private readonly intervalMs = CHANGE_LOG_PRUNE_INTERVAL_MS,
-    private readonly retentionMs = CHANGE_LOG_RETENTION_MS,
-  ) {}
-
-  /** Prune once (awaited), then every interval. */
-  async start(): Promise<void> {
-    await this.runOnce();
-    this.#timer = setInterval(() => void this.runOnce(), this.intervalMs);
-    this.#timer.unref();
-  }
-
-  /** Stop the timer and wait for a prune in progress. */
-  async stop(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = null;
-    await this.#running;
-  }
-
-  /** One prune, unless one is running (then that one's promise). Never rejects. */
-  runOnce(): Promise<void> {
-    this.#running ??= this.log
-      .prune(this.retentionMs)
-      .then(
-        (deleted) => {
-          if (deleted > 0) this.logger.debug({ deleted }, 'change log pruned');
-        },
-        (err: unknown) => this.logger.error({ err }, 'change log prune failed'),
-      )
-      .finally(() => {
-        this.#running = null;
-      });
-    return this.#running;
+export class ChangeLogPrunerWorker extends PeriodicSweep {
+  /**
+   * @param log the change log
+   * @param logger where prunes (debug) and failures (error) are reported
+   * @param intervalMs time between prunes, ms
+   * @param retentionMs age past which a row is deleted, ms
+   */
+  constructor(log: ChangeLogPruner, logger: PrunerLog, intervalMs = CHANGE_LOG_PRUNE_INTERVAL_MS, retentionMs = CHANGE_LOG_RETENTION_MS) {
+    super(
+      'change-log-pruner',
+      async () => {
+        const deleted = await log.prune(retentionMs);
+        if (deleted > 0) logger.debug({ deleted }, 'change log pruned');
+      },
+      logger,
+      intervalMs,
+    );
   }
 }

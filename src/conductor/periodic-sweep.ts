@@ -1,8 +1,9 @@
 /**
  * A background worker that runs one sweep when it starts (awaited, so a process's start-up
  * checks are done before it serves work) and then every `intervalMs`: the image janitor
- * (./image-janitor.ts) and the lease ↔ node check (./lease-check.ts). Sweeps never overlap; a
- * failed sweep is logged and the next one runs on time.
+ * (./image-janitor.ts), the lease ↔ node check (./lease-check.ts) and the change log pruner
+ * (./change-log-pruner.ts). Sweeps never overlap; a failed sweep is logged and the next one
+ * runs on time.
  */
 import type { BackgroundWorker } from './worker.ts';
 
