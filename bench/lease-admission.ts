@@ -31,6 +31,7 @@ import { seedLeases, seedNodes, seedOffers, startLeaseBench, type LeaseBench, ty
 import type { Benchmark, BenchOptions } from './lib/options.ts';
 import { busyWarning, formatMs, printTable, writeResults } from './lib/report.ts';
 import { summarize, type Summary } from './lib/stats.ts';
+import { rng } from './lib/random.ts';
 
 /** The goal of the issue: p99 of in-process admission under this many ms. */
 export const GOAL_P99_MS = 5;
@@ -39,18 +40,6 @@ const H = 3_600_000;
 const D = 24 * H;
 const SLOT = 7.3 * D;
 const SLOTS = 100;
-
-/** A deterministic PRNG (mulberry32), so runs seed the same fleet. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface Fleet {
   readonly nodes: string[];

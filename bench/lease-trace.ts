@@ -24,6 +24,7 @@
  * - `reserve_conditions` = `["==", "$node_type", <type>]` (as Chameleon's Blazar requests carry).
  */
 import fs from 'node:fs';
+import { rng } from './lib/random.ts';
 
 /** One lease of a trace. */
 export interface TraceRow {
@@ -87,18 +88,6 @@ const NODE_TYPES = [
   'atom',
 ];
 
-/** A deterministic PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /** Sample a quantile function given as knots `[p, value]` (p ascending from 0 to 1), log-linear between knots. */
 export function fromQuantiles(knots: ReadonlyArray<readonly [number, number]>, u: number): number {
   for (let i = 1; i < knots.length; i++) {
@@ -138,7 +127,7 @@ export function generateTrace(o: { leases?: number; years?: number; hosts?: numb
   const leases = o.leases ?? 44_000;
   const span = (o.years ?? 5) * 365 * 24 * H;
   const start = o.start ?? Date.UTC(2030, 0, 1);
-  const random = prng(o.seed ?? 2026);
+  const random = rng(o.seed ?? 2026);
   const hosts = hostInventory(o.hosts ?? 550);
   const types = [...hosts.entries()];
   const totalHosts = types.reduce((a, [, c]) => a + c, 0);

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { bulkInsert, seedLeases, seedNodes, type LeaseBench, type SeedLease } from './lease-env.ts';
+import { rng } from './lib/random.ts';
 
 const D = 86_400_000;
 
@@ -44,18 +45,6 @@ export interface History {
   readonly leases: number;
   readonly pastLeases: number;
   readonly futureLeases: number;
-}
-
-/** A deterministic PRNG (mulberry32), so runs seed the same history. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 /**

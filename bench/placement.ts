@@ -30,7 +30,8 @@ import { sql } from 'kysely';
 import type { PlacementRequest, SchedNode } from '../src/domain/scheduling/model.ts';
 import { schedule } from '../src/domain/scheduling/scheduler.ts';
 import { startLeaseBench, type LeaseBench } from './lease-env.ts';
-import { drawFlavor, fleet, FLAVORS, isExact, PROJECTS, requestOf, rng, type FleetNode } from './lib/sched-fleet.ts';
+import { drawFlavor, fleet, FLAVORS, isExact, PROJECTS, requestOf, type FleetNode } from './lib/sched-fleet.ts';
+import { rng } from './lib/random.ts';
 import type { Benchmark, BenchOptions } from './lib/options.ts';
 import { busyWarning, formatMs, printTable, writeResults } from './lib/report.ts';
 

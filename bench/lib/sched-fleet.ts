@@ -15,18 +15,7 @@
  */
 import type { PlacementRequest, SchedNode, SizeKey, SizeWant } from '../../src/domain/scheduling/model.ts';
 import { fnv1a } from '../../src/domain/scheduling/weighers.ts';
-
-/** A deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { rng } from './random.ts';
 
 /** A machine model. */
 export interface Model {
