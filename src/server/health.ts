@@ -74,7 +74,10 @@ export class HealthService {
           if (!this.settings.conductorRole) return `API only; ${alive} live conductor(s)`;
           const mine = list.find((c) => c.hostname === this.settings.hostname);
           if (!mine) throw new CheckFailed(`conductor ${this.settings.hostname} is not registered`);
-          if (!mine.alive) throw new CheckFailed(`conductor ${this.settings.hostname} has not heartbeated within the timeout`);
+          if (!mine.alive)
+            throw new CheckFailed(
+              `conductor ${this.settings.hostname} has not heartbeated within its dead-after (ESI_CONDUCTOR_DEAD_AFTER)`,
+            );
           return `conductor ${this.settings.hostname} heartbeating; ${alive} live conductor(s)`;
         })
       : { ok: false, detail: 'not checked: the database does not answer' };

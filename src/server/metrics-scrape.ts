@@ -77,7 +77,7 @@ export function registerScrapeGauges(registry: Registry, sources: ScrapeSources,
   });
   new Gauge({
     name: 'esi_conductors',
-    help: 'Registered conductors, alive (heartbeat within the timeout) or not.',
+    help: 'Registered conductors, alive (heartbeat within their dead-after) or not.',
     labelNames: ['alive'],
     registers,
     async collect() {

@@ -73,7 +73,9 @@ describe('esi wait-ready', () => {
     try {
       const r = await esi(['wait-ready', '--url', ts.url, '--timeout', '1'], {});
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain(`not ready (conductor: conductor ${me} has not heartbeated within the timeout)`);
+      expect(r.stderr).toContain(
+        `not ready (conductor: conductor ${me} has not heartbeated within its dead-after (ESI_CONDUCTOR_DEAD_AFTER))`,
+      );
       expect(r.stderr).toMatch(/^esi: http:\/\/127\.0\.0\.1:\d+ was not ready after 1 s: not ready/m);
     } finally {
       await inventory.conductorRepository.upsert(me, mine!.conductor_group, mine!.drivers, Date.now());

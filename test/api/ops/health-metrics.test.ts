@@ -45,7 +45,10 @@ describe('health and readiness', () => {
       const r = await call(ts, p.anonymous, 'GET', '/readyz');
       expect(r.status).toBe(503);
       expect(r.body.status).toBe('not ready');
-      expect(r.body.checks.conductor).toEqual({ ok: false, detail: `conductor ${me} has not heartbeated within the timeout` });
+      expect(r.body.checks.conductor).toEqual({
+        ok: false,
+        detail: `conductor ${me} has not heartbeated within its dead-after (ESI_CONDUCTOR_DEAD_AFTER)`,
+      });
       expect(r.body.checks.database.ok).toBe(true);
     } finally {
       await inventory.conductorRepository.upsert(me, mine!.conductor_group, mine!.drivers, Date.now());
