@@ -16,8 +16,9 @@
  * {@link STALE_MS}, whoever wrote it. Files being written are modified continuously, so a build
  * in progress in another process sharing the data directory is never touched.
  *
- * Not covered: a node's finished ISO (`<uuid>.iso`) stays until the node's next boot replaces it
- * or the node's deploy discards it.
+ * A node's finished ISO (`<uuid>.iso`) and network-boot folder are not temporary: they stay
+ * while the node exists, and `ServerBootMedia.sweepOrphans` (./boot-media.ts) removes those of
+ * deleted nodes in the same periodic sweep.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';

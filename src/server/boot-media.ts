@@ -79,6 +79,27 @@ export class ServerBootMedia implements BootMediaFiles, BootMediaEnv, BootFileSt
     return sweepBootMedia(this.#dir, Date.now(), log);
   }
 
+  /**
+   * Remove the boot media of nodes that no longer exist (issue 23: a node deleted while its
+   * process was down, or whose deletion did not reach the discard): each `<uuid>.iso` and
+   * `<uuid>/` network-boot folder whose node `exists` denies.
+   * @param exists whether a node of this UUID exists (read from the database)
+   * @returns the paths removed
+   */
+  async sweepOrphans(exists: (uuid: string) => Promise<boolean>, log?: BootMediaSweepLog): Promise<string[]> {
+    const removed: string[] = [];
+    for (const e of await fs.readdir(this.#dir, { withFileTypes: true }).catch(() => [])) {
+      const m = /^([0-9a-f-]{36})(\.iso)?$/.exec(e.name);
+      if (m === null || (m[2] === undefined ? !e.isDirectory() : !e.isFile())) continue;
+      if (await exists(m[1]!)) continue;
+      const full = path.join(this.#dir, e.name);
+      await fs.rm(full, { recursive: true, force: true });
+      removed.push(full);
+    }
+    if (removed.length > 0) log?.info({ removed }, 'boot media: removed the boot media of deleted nodes');
+    return removed;
+  }
+
   async discard(uuid: string): Promise<void> {
     await fs.rm(this.#iso(uuid), { force: true }).catch(() => undefined);
     await fs.rm(path.join(this.#dir, this.#uuid(uuid)), { recursive: true, force: true }).catch(() => undefined);

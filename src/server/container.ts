@@ -225,9 +225,15 @@ export async function createServices(config: Config, overrides: ContainerOverrid
   workers.push(new LeaseCheckWorker(leaseCheck, logger.child({ component: 'leasing' })));
   const images = await createImageServices({ config, clock, logger, store, policy, directory: identity.directory });
   workers.push(new ImageJanitorWorker(images.janitor, logger.child({ component: 'images' })));
-  // Temporary files of ISO builds killed with their process (issue 23), at start and every 10 minutes.
+  // Temporary files of ISO builds killed with their process, and boot media of deleted nodes
+  // (issue 23), at start and every 10 minutes.
   const bootLog = logger.child({ component: 'boot-media' });
-  workers.push(new PeriodicSweep('boot-media-janitor', () => bootMedia.sweepTemporary(bootLog), bootLog, IMAGE_SWEEP_INTERVAL_MS));
+  const nodeExists = async (uuid: string): Promise<boolean> => (await nodeRepository.get(uuid)) !== null;
+  const sweepBootMedia = async (): Promise<void> => {
+    await bootMedia.sweepTemporary(bootLog);
+    await bootMedia.sweepOrphans(nodeExists, bootLog);
+  };
+  workers.push(new PeriodicSweep('boot-media-janitor', sweepBootMedia, bootLog, IMAGE_SWEEP_INTERVAL_MS));
   // The change log of the dashboard's live channel keeps 10 minutes (src/conductor/change-log-pruner.ts).
   workers.push(new ChangeLogPrunerWorker(new KyselyChangeLog(store), logger.child({ component: 'changes' })));
   const { networking, switchReconciler, provisioningDhcp, dataplaneReconciler } = createNetworkingServices({
