@@ -138,11 +138,6 @@ it('runs the talk’s demo in the browser: admin, owner and lessee', async () =>
     { timeoutMs: 10_000, what: 'the lease made by the claim' },
   );
   const startsIn = Math.max(0, Date.parse(`${lease.start_time}Z`) - Date.now());
-  console.log(
-    'LEASE',
-    JSON.stringify((await call(ts, p.admin, 'GET', '/lease/v1/leases?resource_uuid=' + uuid)).body.leases[0]),
-    Date.now(),
-  );
   await go(lesseePage, 'Main', 'Nodes');
   const nodeRow = lesseePage.locator('tr[data-node="B"]');
   await nodeRow.waitFor({ timeout: startsIn + 10_000 });
