@@ -71,9 +71,24 @@ it('the lessee provisions B with a progress bar that follows the deploy, then un
 
   // Capture the disk into a new private image: the capture shows, the image becomes active, and
   // the node runs its instance again.
-  await page.getByLabel('Image name').fill('my-capture');
-  await page.getByRole('button', { name: 'Capture' }).click();
-  await page.getByText('capture started').waitFor({ timeout: 10_000 });
+  // Once in six runs under load the click started nothing and showed no error: most likely the
+  // form was drawn again by a live update of the node just after it became active, emptying the
+  // name (not proven). Fill again only when the name is gone; any other failure ends the test.
+  const nameField = page.getByLabel('Image name');
+  for (let attempt = 1; ; attempt++) {
+    if ((await nameField.inputValue()) !== 'my-capture') await nameField.fill('my-capture');
+    await page.getByRole('button', { name: 'Capture' }).click();
+    const started = await page
+      .getByText('capture started')
+      .waitFor({ timeout: 10_000 })
+      .then(() => true)
+      .catch(() => false);
+    if (started) break;
+    if (attempt === 3 || (await nameField.inputValue()) === 'my-capture')
+      throw new Error(
+        `the capture did not start (attempt ${attempt}); the page: ${(await page.locator('main').textContent())?.slice(0, 2000)}`,
+      );
+  }
   const images = async (): Promise<any[]> => (await call(env.ts, env.p.lessee, 'GET', '/image/v2/images?name=my-capture')).body.images;
   await waitFor(images, (xs) => xs[0]?.status === 'active', {
     timeoutMs: LONG,
