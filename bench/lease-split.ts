@@ -13,22 +13,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { startLeaseBench, type LeaseBench } from './lease-env.ts';
 import { onCleanup } from './lib/cleanup.ts';
+import { adminSql } from './lib/local.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-/** Run `sql` on the server of `url` (its maintenance connection: the URL's database). */
-async function admin(url: string, sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 /**
  * Start a conductor process on `dbUrl` and wait until it runs (it prints `listening on`).
@@ -78,11 +67,11 @@ async function startConductor(dbUrl: string, env: Record<string, string>): Promi
  */
 export async function startSplitLeaseBench(o: { pgUrl: string; lessees: number; log: (line: string) => void }): Promise<LeaseBench> {
   const name = `esi_split_${randomBytes(5).toString('hex')}`;
-  await admin(o.pgUrl, `create database ${name}`);
+  await adminSql(o.pgUrl, `create database ${name}`);
   const url = new URL(o.pgUrl);
   url.pathname = `/${name}`;
   const dbUrl = url.toString();
-  const dropDb = onCleanup(`database ${name}`, () => admin(o.pgUrl, `drop database if exists ${name} with (force)`));
+  const dropDb = onCleanup(`database ${name}`, () => adminSql(o.pgUrl, `drop database if exists ${name} with (force)`));
   // Shared by both processes: whichever starts first creates the admin with it.
   const env = {
     ESI_ADMIN_PASSWORD: randomBytes(18).toString('base64url'),

@@ -28,12 +28,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { onCleanup } from './lib/cleanup.ts';
+import { freePort } from './lib/local.ts';
 import { HttpClient } from './lib/http.ts';
 import type { Benchmark, BenchOptions } from './lib/options.ts';
 import { busyWarning, formatBytes, printTable, writeResults } from './lib/report.ts';
@@ -149,18 +149,6 @@ async function buildDataSet(nodeCount: number, target: string, log: (s: string) 
   } finally {
     await bench.close();
   }
-}
-
-/** A TCP port nothing listens on now, from the kernel (port 0), on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Start `esi server` on `dataDir` and wait for its URL. @returns the child and its base URL */

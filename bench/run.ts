@@ -38,6 +38,7 @@ import { changeLogCostBenchmark } from './change-log-cost.ts';
 import { takeoverBenchmark } from './takeover.ts';
 import { offerListBenchmark } from './offer-list.ts';
 import { memoryAtScaleBenchmark } from './memory-at-scale.ts';
+import { claimReplicasBenchmark } from './claim-replicas.ts';
 
 /** Every benchmark, in the order a full run executes them. */
 export const BENCHMARKS: readonly Benchmark[] = [
@@ -49,6 +50,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   takeoverBenchmark,
   offerListBenchmark,
   memoryAtScaleBenchmark,
+  claimReplicasBenchmark,
   imageThroughputBenchmark,
   deployFleetBenchmark,
   nodeNetworkListBenchmark,
