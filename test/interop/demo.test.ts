@@ -80,7 +80,8 @@ describeNeeding(NEEDS, 'the ESI demo with the real openstack CLI', () => {
     admin = esiServer.adminEnv;
     await createPersonas();
     await enrolNodes();
-  });
+    // About 30 CLI calls of 1–4 s each on a loaded CI machine: more than the project's 120 s default.
+  }, 300_000);
 
   afterAll(async () => {
     await esiServer?.stop();
@@ -88,66 +89,71 @@ describeNeeding(NEEDS, 'the ESI demo with the real openstack CLI', () => {
 
   /** Admin creates the projects, users and roles with the openstack CLI. */
   async function createPersonas(): Promise<void> {
-    for (const p of ['o1', 'o2', 'l1', 'l2']) {
-      projectIds[p] = (await json(openstack(admin, 'project', 'create', p, '-f', 'json'))).id;
-    }
-    await ok(openstack(admin, 'role', 'create', 'owner'));
-    await ok(openstack(admin, 'role', 'create', 'lessee'));
+    await Promise.all(
+      ['o1', 'o2', 'l1', 'l2'].map(async (p) => {
+        projectIds[p] = (await json(openstack(admin, 'project', 'create', p, '-f', 'json'))).id;
+      }),
+    );
+    await Promise.all([ok(openstack(admin, 'role', 'create', 'owner')), ok(openstack(admin, 'role', 'create', 'lessee'))]);
     const plan: Array<[string, string, string]> = [
       ['owner1', 'o1', 'owner'],
       ['owner2', 'o2', 'owner'],
       ['lessee1', 'l1', 'lessee'],
       ['lessee2', 'l2', 'lessee'],
     ];
-    for (const [user, project, role] of plan) {
-      await ok(openstack(admin, 'user', 'create', '--project', project, '--password', `pw-${user}`, user));
-      await ok(openstack(admin, 'role', 'add', '--user', user, '--project', project, role));
-      users[user] = userEnv(admin, user, `pw-${user}`, project);
-    }
+    await Promise.all(
+      plan.map(async ([user, project, role]) => {
+        await ok(openstack(admin, 'user', 'create', '--project', project, '--password', `pw-${user}`, user));
+        await ok(openstack(admin, 'role', 'add', '--user', user, '--project', project, role));
+        users[user] = userEnv(admin, user, `pw-${user}`, project);
+      }),
+    );
   }
 
   /** Admin enrols nodes A–E with the redfish driver (fake deploy interface) against the lab, A–C owned by o1, D–E by o2, and makes them available. */
   async function enrolNodes(): Promise<void> {
     const names = ['A', 'B', 'C', 'D', 'E'];
-    for (const [i, name] of names.entries()) {
-      const owner = i < 3 ? projectIds.o1! : projectIds.o2!;
-      const node = await json(
-        openstack(
-          admin,
-          'baremetal',
-          'node',
-          'create',
-          '--driver',
-          'redfish',
-          '--name',
-          name,
-          '--driver-info',
-          `redfish_address=${esiServer.labUrl}`,
-          '--driver-info',
-          `redfish_system_id=/redfish/v1/Systems/node-${i}`,
-          '--driver-info',
-          'redfish_username=admin',
-          '--driver-info',
-          'redfish_password=password',
-          '--property',
-          'cpus=16',
-          '--property',
-          'memory_mb=65536',
-          '--resource-class',
-          'baremetal',
-          // The demo is about leasing: the fake deploy interface writes nothing (Ironic FakeDeploy), so
-          // the nodes need no agent ramdisk; deploying for real is test/interop/deploy-cli.test.ts.
-          '--deploy-interface',
-          'fake',
-          '-f',
-          'json',
-        ),
-      );
-      nodeIds[name] = node.uuid;
-      expect(node.driver_info.redfish_password).toBe('******');
-      // python-ironicclient 5.0.1 cannot send `owner` on create; it is set afterwards, as users do.
-      await ok(openstack(admin, 'baremetal', 'node', 'set', '--owner', owner, name));
-    }
+    await Promise.all(
+      names.map(async (name, i) => {
+        const owner = i < 3 ? projectIds.o1! : projectIds.o2!;
+        const node = await json(
+          openstack(
+            admin,
+            'baremetal',
+            'node',
+            'create',
+            '--driver',
+            'redfish',
+            '--name',
+            name,
+            '--driver-info',
+            `redfish_address=${esiServer.labUrl}`,
+            '--driver-info',
+            `redfish_system_id=/redfish/v1/Systems/node-${i}`,
+            '--driver-info',
+            'redfish_username=admin',
+            '--driver-info',
+            'redfish_password=password',
+            '--property',
+            'cpus=16',
+            '--property',
+            'memory_mb=65536',
+            '--resource-class',
+            'baremetal',
+            // The demo is about leasing: the fake deploy interface writes nothing (Ironic FakeDeploy), so
+            // the nodes need no agent ramdisk; deploying for real is test/interop/deploy-cli.test.ts.
+            '--deploy-interface',
+            'fake',
+            '-f',
+            'json',
+          ),
+        );
+        nodeIds[name] = node.uuid;
+        expect(node.driver_info.redfish_password).toBe('******');
+        // python-ironicclient 5.0.1 cannot send `owner` on create; it is set afterwards, as users do.
+        await ok(openstack(admin, 'baremetal', 'node', 'set', '--owner', owner, name));
+      }),
+    );
     await Promise.all(names.map((name) => ok(openstack(admin, 'baremetal', 'node', 'manage', name, '--wait', '60'))));
     await Promise.all(names.map((name) => ok(openstack(admin, 'baremetal', 'node', 'provide', name, '--wait', '60'))));
   }
