@@ -22,6 +22,7 @@ import { nodeListBenchmark } from './node-list.ts';
 import { leaseAdmissionBenchmark } from './lease-admission.ts';
 import { leaseSkewBenchmark } from './lease-skew.ts';
 import { leaseReplayBenchmark } from './lease-replay.ts';
+import { replayHttpBenchmark } from './replay-http.ts';
 import { imageThroughputBenchmark } from './image-throughput.ts';
 import { deployFleetBenchmark } from './deploy-fleet.ts';
 import { nodeNetworkListBenchmark } from './node-network-list.ts';
@@ -47,6 +48,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   changeLogCostBenchmark,
   leaseSkewBenchmark,
   leaseReplayBenchmark,
+  replayHttpBenchmark,
   takeoverBenchmark,
   offerListBenchmark,
   memoryAtScaleBenchmark,

@@ -29,7 +29,7 @@ export interface EsiProcess extends EsiChildReady {
 const CLK_TCK = 100;
 
 /** User + system CPU seconds of process `pid` (fields 14 and 15 of `/proc/<pid>/stat`). */
-function processCpuSeconds(pid: number): number {
+export function processCpuSeconds(pid: number): number {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces: count the fields after its closing parenthesis.
