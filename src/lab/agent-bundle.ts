@@ -10,9 +10,9 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../project-root.ts';
 
-const ENTRY = fileURLToPath(new URL('../agent/cli.ts', import.meta.url));
+const ENTRY = fromRoot('src', 'agent', 'cli.ts');
 
 /** CommonJS packages in an ES module bundle need `require` (node:module createRequire). */
 const BANNER = "import { createRequire as __esiCreateRequire } from 'node:module'; const require = __esiCreateRequire(import.meta.url);";

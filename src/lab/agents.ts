@@ -18,7 +18,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../project-root.ts';
 import { AGENT_EXIT_POWER_OFF, AGENT_EXIT_REBOOT } from '../agent/main.ts';
 import { agentBundle } from './agent-bundle.ts';
 import { AgentSpawner } from './agent-spawner.ts';
@@ -49,7 +49,7 @@ export interface LabAgentOptions {
 
 /** The `esi` command without the bundle: `node <repo>/bin/esi.js`. */
 function esiCommand(): string[] {
-  return [process.execPath, fileURLToPath(new URL('../../bin/esi.js', import.meta.url))];
+  return [process.execPath, fromRoot('bin', 'esi.js')];
 }
 
 /** The agents of a lab's systems (see the module documentation). */

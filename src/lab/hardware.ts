@@ -27,7 +27,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../project-root.ts';
 import { parse as parseYaml } from 'yaml';
 
 /** CPUs of a node (all sockets alike). */
@@ -136,7 +136,7 @@ export interface LabModel {
 }
 
 /** Directory of the models shipped with esi. */
-export const MODELS_DIR = fileURLToPath(new URL('./models/', import.meta.url));
+export const MODELS_DIR = `${fromRoot('src', 'lab', 'models')}/`;
 
 /** Ports per lab switch; NICs are cabled to consecutive ports, a new switch every 48. */
 export const SWITCH_PORTS = 48;

@@ -7,11 +7,10 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../project-root.ts';
 import type { LabNetworkPort } from './network.ts';
 
-const PROBE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'l2probe.py');
+const PROBE = fromRoot('src', 'lab', 'l2probe.py');
 const PYTHON = '/usr/bin/python3';
 
 /** One received probe frame: its 802.1Q tag (null: untagged) and CLOCK_MONOTONIC time, ns. */

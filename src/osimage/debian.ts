@@ -18,7 +18,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../project-root.ts';
 import { CacheEntry, cacheKey, cacheRoot, removeTree } from './cache.ts';
 import { buildRawDisk, fstab, rawToQcow2, type DiskLayout } from './disk.ts';
 import { ImageBuildError, run, type BuildLog } from './run.ts';
@@ -87,7 +87,7 @@ const HOST_TOOLS = [
   'qemu-utils',
 ];
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
+const HERE = fromRoot('src', 'osimage');
 const ROOTFS_SCRIPT = path.join(HERE, 'debian-rootfs.sh');
 /** Source files whose contents are part of the key. */
 const HASHED_FILES = [ROOTFS_SCRIPT, path.join(HERE, 'disk.ts'), path.join(HERE, 'grub.ts')];

@@ -5,9 +5,9 @@
  * directory, so that the same sources give the same bytes wherever the build runs from (the
  * bundle's content hash is part of the ramdisk's cache key).
  */
-import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT } from '../project-root.ts';
 
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
+const REPO = PROJECT_ROOT;
 const ENTRY = 'src/agent/cli.ts';
 
 /** CommonJS packages in an ES module bundle need `require` (node:module createRequire). */

@@ -23,8 +23,8 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { fromRoot } from '../project-root.ts';
 import { agentBundleBytes } from './bundle.ts';
 import type { CpioEntry } from './cpio.ts';
 import { kernelModules, moduleContents, unpackedPath, type ResolvedModules } from './modules.ts';
@@ -32,8 +32,8 @@ import { kernelModules, moduleContents, unpackedPath, type ResolvedModules } fro
 const run = promisify(execFile);
 
 /** The shell scripts shipped in the ramdisk (this folder). */
-export const INIT_SCRIPT = fileURLToPath(new URL('./init.sh', import.meta.url));
-export const DHCP_SCRIPT = fileURLToPath(new URL('./udhcpc.sh', import.meta.url));
+export const INIT_SCRIPT = fromRoot('src', 'ramdisk', 'init.sh');
+export const DHCP_SCRIPT = fromRoot('src', 'ramdisk', 'udhcpc.sh');
 
 /** Programs copied with their libraries: ramdisk path → host path. */
 const PROGRAMS: Readonly<Record<string, string>> = {

@@ -15,13 +15,13 @@
  * answer 503 saying how to build it.
  */
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { fromRoot } from '../../project-root.ts';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-/** Where Vite writes the bundle (web/dist), from this file's place in the source tree. */
-export const DEFAULT_WEB_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../web/dist');
+/** Where Vite writes the bundle (web/dist of the project). */
+export const DEFAULT_WEB_ROOT = fromRoot('web', 'dist');
 
 /** Headers of every page: what the app may load and connect to, and no framing. */
 const PAGE_HEADERS = {

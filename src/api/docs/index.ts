@@ -15,13 +15,14 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { fromRoot } from '../../project-root.ts';
 import { documentRoute, finishDocument, serviceDocument, serviceTags, type OpenApiDocument } from './document.ts';
 import { DOC_SERVICES } from './services.ts';
 import { OpenApiDocumentResponse } from '../ops/response-schemas.ts';
 
 /** esi's version (package.json), the documents' `info.version`. */
-const VERSION = (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string }).version;
 
 /** Where the documents are served. */
 export const OPENAPI_PATH = '/openapi.json';

@@ -13,13 +13,13 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../../project-root.ts';
 import { DhcpError, type OtherDhcpServer } from '../../domain/networking/dhcp.ts';
 import type { ProbeReport } from './probe-main.ts';
 import type { ProbeOptions } from './probe.ts';
 
-const RUN_TS = fileURLToPath(new URL('../../../bin/run-ts.js', import.meta.url));
-const PROBE_MAIN = fileURLToPath(new URL('./probe-main.ts', import.meta.url));
+const RUN_TS = fromRoot('bin', 'run-ts.js');
+const PROBE_MAIN = fromRoot('src', 'drivers', 'dhcp', 'probe-main.ts');
 /** Time the probe program may take beyond its listening time (start-up of Node and tsx), ms. */
 const STARTUP_MS = 20_000;
 
