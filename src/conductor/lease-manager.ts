@@ -87,6 +87,8 @@ export class LeaseManager implements BackgroundWorker, LeaseScheduler {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    const released = await this.leasing.lifecycle.releaseClaimsOfPreviousLife();
+    if (released > 0) this.log.warn({ claims: released }, 'lease manager: released the node claims this process held before it stopped');
     await this.sweep();
     this.sweepTimer = setInterval(() => void this.sweep(), this.options.sweepIntervalMs);
   }

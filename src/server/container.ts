@@ -221,6 +221,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     clock,
     logger.child({ component: 'leasing' }),
     { record: (node, text) => history.record(node, { eventType: 'lease', severity: 'WARNING', event: text }) },
+    { holder: () => leasing.lifecycle.holder() },
   );
   workers.push(new LeaseCheckWorker(leaseCheck, logger.child({ component: 'leasing' })));
   const images = await createImageServices({ config, clock, logger, store, policy, directory: identity.directory });

@@ -100,7 +100,12 @@ export function createLeasingServices(w: LeasingWiring): { leasing: Leasing; lea
     secrets: w.secrets,
     warningMs: lc.warningS * 1000,
     webhookTargets,
-    ...(w.leaseTiming ? { lifecycle: { timing: w.leaseTiming } } : {}),
+    lifecycle: {
+      ...(w.leaseTiming ? { timing: w.leaseTiming } : {}),
+      // A conductor's name is its own among live processes (checked before the workers start):
+      // its claims can be released when it starts again after a crash (issue 23).
+      ...(w.config.roles.includes('conductor') ? { claimOwner: w.config.conductor.hostname } : {}),
+    },
   });
   const leaseManager = new LeaseManager(leasing, w.clock, log, { sweepIntervalMs: lc.sweepIntervalS * 1000 });
   leasing.setScheduler(leaseManager);

@@ -51,12 +51,20 @@ export interface LifecycleOptions {
   readonly cancelWaitMs?: number;
   /** Told how late each due start and end was applied (the lease manager's skew); absent: nobody. */
   readonly timing?: LeaseTimingObserver;
+  /**
+   * The name of this process when no other live process may use it (its conductor name):
+   * claims are then taken as `<name>#<uuid>`, so that the process, started again after a
+   * crash, releases the claims of its previous life at once ({@link releaseClaimsOfPreviousLife})
+   * instead of waiting for them to expire. Absent: anonymous claims, released by expiry only.
+   */
+  readonly claimOwner?: string;
 }
 
 /** Node-facing transitions of leases and offers. */
 export class LeaseLifecycle {
   private readonly claimTtlMs: number;
   private readonly cancelWaitMs: number;
+  private readonly claimOwner: string | null;
   private readonly env: StepEnv;
 
   constructor(
@@ -69,6 +77,7 @@ export class LeaseLifecycle {
   ) {
     this.claimTtlMs = options.claimTtlMs ?? 60_000;
     this.cancelWaitMs = options.cancelWaitMs ?? 5_000;
+    this.claimOwner = options.claimOwner ?? null;
     this.env = { repo, nodes, clock, log, timing: options.timing };
   }
 
@@ -101,7 +110,7 @@ export class LeaseLifecycle {
       else queues.set(l.resource_uuid, [...(queues.get(l.resource_uuid) ?? []), l.uuid]);
     }
     if (queues.size === 0) return out;
-    const holder = randomUUID();
+    const holder = this.holder();
     const now = this.clock.now();
     const claimed = await this.repo.claimNodes([...queues.keys()], holder, now + this.claimTtlMs, now);
     for (const [node, queue] of queues) {
@@ -215,12 +224,28 @@ export class LeaseLifecycle {
     return updated;
   }
 
+  /** A new claim holder of this process: `<claimOwner>#<uuid>`, or a bare uuid without an owner. */
+  holder(): string {
+    return this.claimOwner === null ? randomUUID() : `${this.claimOwner}#${randomUUID()}`;
+  }
+
+  /**
+   * Release the node claims this process's name held before a crash (issue 23): called at start,
+   * once the process knows no other live process uses its name, before the first sweep. Without
+   * it a lease whose node the killed process had claimed waits for the claim to expire (60 s):
+   * a due start is late, a due end leaves the lessee on the node.
+   * @returns how many claims were released (0 without a `claimOwner`)
+   */
+  async releaseClaimsOfPreviousLife(): Promise<number> {
+    return this.claimOwner === null ? 0 : this.repo.releaseClaimsOf(this.claimOwner);
+  }
+
   /**
    * Run `fn` holding the node's claim. Waits up to `waitMs` (real time) for another holder.
    * @returns `fn`'s result, or {@link NODE_CLAIMED} when the claim could not be taken
    */
   private async withClaim<T>(nodeUuid: string, waitMs: number, fn: () => Promise<T>): Promise<T | typeof NODE_CLAIMED> {
-    const holder = randomUUID();
+    const holder = this.holder();
     const deadline = Date.now() + waitMs;
     let pause = 10;
     for (;;) {

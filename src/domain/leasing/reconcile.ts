@@ -96,11 +96,14 @@ export interface LeaseRepairReport {
 export interface ReconcilerOptions {
   /** How long a node claim lasts, ms (default 60 s, as the lease lifecycle's). */
   readonly claimTtlMs?: number;
+  /** A new claim holder (default: a random uuid; `LeaseLifecycle.holder` names the process). */
+  readonly holder?: () => string;
 }
 
 /** Checks and repairs the agreement of leases and nodes (see the module documentation). */
 export class LeaseNodeReconciler {
   private readonly claimTtlMs: number;
+  private readonly holder: () => string;
 
   constructor(
     private readonly repo: Pick<LeasingRepository, 'findLeases' | 'findOffers' | 'getLease' | 'claimNode' | 'releaseNode'>,
@@ -112,6 +115,7 @@ export class LeaseNodeReconciler {
     options: ReconcilerOptions = {},
   ) {
     this.claimTtlMs = options.claimTtlMs ?? 60_000;
+    this.holder = options.holder ?? randomUUID;
   }
 
   /**
@@ -181,7 +185,7 @@ export class LeaseNodeReconciler {
    * @returns the repairs made, or null when the node is left for the next pass
    */
   private async repairHeld(nodeUuid: string): Promise<LeaseRepair[] | null> {
-    const holder = randomUUID();
+    const holder = this.holder();
     const now = this.clock.now();
     if (!(await this.repo.claimNode(nodeUuid, holder, now + this.claimTtlMs, now))) return null;
     try {

@@ -178,6 +178,12 @@ export interface LeasingRepository extends LeasingReader {
   /** Release a claim held by `holder` (no-op otherwise). */
   releaseNode(nodeUuid: string, holder: string): Promise<void>;
   /**
+   * Release every claim whose holder begins with `prefix` followed by `#` (the claims a
+   * process of that name took: {@link LeaseLifecycle.holder}), whatever their expiry.
+   * @returns how many were released
+   */
+  releaseClaimsOf(prefix: string): Promise<number>;
+  /**
    * {@link claimNode} for several nodes in one transaction (the lease manager's batches).
    * @returns the nodes claimed (the others are held by someone else)
    */

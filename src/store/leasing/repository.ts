@@ -51,6 +51,15 @@ export class KyselyLeasingRepository extends LeasingQueries implements LeasingRe
     await this.store.db.deleteFrom('lease_node_claims').where('node_uuid', '=', nodeUuid).where('holder', '=', holder).execute();
   }
 
+  async releaseClaimsOf(prefix: string): Promise<number> {
+    const mark = `${prefix}#`;
+    const r = await this.store.db
+      .deleteFrom('lease_node_claims')
+      .where(sql<string>`substr(holder, 1, ${mark.length})`, '=', mark)
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
   async claimNodes(nodeUuids: readonly string[], holder: string, until: number, now: number): Promise<Set<string>> {
     const taken = new Set<string>();
     if (nodeUuids.length === 0) return taken;
