@@ -17,7 +17,7 @@ import { checkName, checkPurpose, filterWindow, type LeaseCreateInput, type Leas
 import type { LeaseLifecycle } from './lifecycle.ts';
 import { LEASE_STATUSES, type Lease, type LeaseStatus, type LeaseView } from './model.ts';
 import type { LeaseLimits } from './offers.ts';
-import type { LeasingRepository } from './repository.ts';
+import type { LeaseQuery, LeasingRepository } from './repository.ts';
 import type { LeaseScheduler } from './scheduler.ts';
 import { isLeaseFinal, LEASE_DELETABLE, LEASE_LIST_DEFAULT } from './status.ts';
 import { assertValidRange, checkLeaseLength } from './windows.ts';
@@ -49,7 +49,38 @@ export class LeaseService {
    * @throws ForbiddenError, InvalidInputError, NotFoundError (unknown project, admins only)
    */
   async list(ctx: AuthContext, input: LeaseListInput): Promise<LeaseView[]> {
-    const { policy, access, repo, enricher } = this.d;
+    const query = await this.#query(ctx, input);
+    if (query === null) return [];
+    const views = await this.d.enricher.leases(await this.d.repo.findLeases(query));
+    return input.resourceClass !== undefined ? views.filter((v) => v.resource_class === input.resourceClass) : views;
+  }
+
+  /**
+   * {@link list}'s answer a batch at a time, for answers too long to hold at once: every check
+   * (policy, filters, projects) is made before this resolves, so its errors are those of
+   * {@link list}; the batches then carry the same leases in the same order (see
+   * `LeasingRepository.leaseBatches` for how they are read), each enriched on its own.
+   * @param size leases read per batch (a batch holds fewer when `resource_class` filters some out)
+   * @throws as {@link list}
+   */
+  async listBatches(ctx: AuthContext, input: LeaseListInput, size: number): Promise<AsyncIterable<LeaseView[]>> {
+    const query = await this.#query(ctx, input);
+    const { repo, enricher } = this.d;
+    return (async function* () {
+      if (query === null) return;
+      for await (const leases of repo.leaseBatches(query, size)) {
+        const views = await enricher.leases(leases);
+        yield input.resourceClass !== undefined ? views.filter((v) => v.resource_class === input.resourceClass) : views;
+      }
+    })();
+  }
+
+  /**
+   * The store query of a lease list: the caller's scope and the filters, checked (see {@link list}).
+   * @returns null when nothing can match
+   */
+  async #query(ctx: AuthContext, input: LeaseListInput): Promise<LeaseQuery | null> {
+    const { policy, access } = this.d;
     const intersects = filterWindow('a lease', input.startTime, input.endTime);
     const statuses = parseStatus(input.status);
     if (input.view !== undefined && input.view !== 'all') throw new InvalidInputError(`Invalid view ${input.view}: the only view is all.`);
@@ -70,7 +101,7 @@ export class LeaseService {
         scope.ownerId = mine;
         if (input.projectId !== undefined) {
           const projectId = await access.filterProject(input.projectId);
-          if (projectId === null) return [];
+          if (projectId === null) return null;
           scope.projectId = projectId;
         }
       } else if (input.projectId !== undefined) {
@@ -85,10 +116,10 @@ export class LeaseService {
     let resourceUuid: string | undefined;
     if (input.resourceUuid !== undefined) {
       const node = await access.findNode(input.resourceUuid);
-      if (!node) return [];
+      if (!node) return null;
       resourceUuid = node.uuid;
     }
-    const leases = await repo.findLeases({
+    return {
       ...scope,
       ...(statuses ? { statuses } : {}),
       ...(input.offerUuid !== undefined ? { offerUuid: input.offerUuid } : {}),
@@ -98,9 +129,7 @@ export class LeaseService {
       ...(input.purpose !== undefined ? { purpose: input.purpose } : {}),
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.uuid !== undefined ? { uuid: input.uuid } : {}),
-    });
-    const views = await enricher.leases(leases);
-    return input.resourceClass !== undefined ? views.filter((v) => v.resource_class === input.resourceClass) : views;
+    };
   }
 
   /** One lease the caller may see (admin, its owner or its lessee). @throws NotFoundError, ConflictError */

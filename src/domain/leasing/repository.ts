@@ -162,6 +162,15 @@ export interface PolicyQuery {
 
 /** The leasing store. */
 export interface LeasingRepository extends LeasingReader {
+  /**
+   * The leases of {@link LeasingReader.findLeases}, in its order, at most `size` at a time, for
+   * lists too long to hold at once (esi-leap's lease list has no paging: a cloud's whole history
+   * can be one answer). Which leases match is decided once, at the first batch; each batch's
+   * rows are then read as they are when it is read, and a lease that no longer matches the
+   * filters by then (its status changed) is left out. Not one snapshot, but never a lease twice.
+   * @param size leases per batch, ≥ 1
+   */
+  leaseBatches(query: LeaseQuery, size: number): AsyncIterable<Lease[]>;
   /** Run `fn` in one transaction holding the node's exclusive lock. */
   withNodeLock<T>(nodeUuid: string, fn: (tx: LeasingTx) => Promise<T>): Promise<T>;
   /**

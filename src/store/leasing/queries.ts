@@ -82,40 +82,8 @@ export class LeasingQueries implements LeasingTx {
   }
 
   async findLeases(q: LeaseQuery): Promise<Lease[]> {
-    let s = this.db.selectFrom('leases').selectAll();
-    if (q.uuid !== undefined) s = s.where('uuid', '=', q.uuid);
-    if (q.uuids !== undefined) {
-      if (q.uuids.length === 0) return [];
-      s = s.where('uuid', 'in', [...q.uuids]);
-    }
-    if (q.parentLeaseUuids !== undefined) {
-      if (q.parentLeaseUuids.length === 0) return [];
-      s = s.where('parent_lease_uuid', 'in', [...q.parentLeaseUuids]);
-    }
-    if (q.name !== undefined) s = s.where('name', '=', q.name);
-    if (q.projectId !== undefined) s = s.where('project_id', '=', q.projectId);
-    if (q.ownerId !== undefined) s = s.where('owner_id', '=', q.ownerId);
-    const either = q.projectOrOwnerId;
-    if (either !== undefined) s = s.where((eb) => eb.or([eb('project_id', '=', either), eb('owner_id', '=', either)]));
-    if (q.statuses !== undefined) {
-      if (q.statuses.length === 0) return [];
-      s = s.where('status', 'in', [...q.statuses]);
-    }
-    if (q.offerUuid !== undefined) s = s.where('offer_uuid', '=', q.offerUuid);
-    if (q.offerUuids !== undefined) {
-      if (q.offerUuids.length === 0) return [];
-      s = s.where('offer_uuid', 'in', [...q.offerUuids]);
-    }
-    if (q.parentLeaseUuid !== undefined) s = s.where('parent_lease_uuid', '=', q.parentLeaseUuid);
-    if (q.resourceType !== undefined) s = s.where('resource_type', '=', q.resourceType);
-    if (q.resourceUuid !== undefined) s = s.where('resource_uuid', '=', q.resourceUuid);
-    if (q.resourceUuids !== undefined) {
-      if (q.resourceUuids.length === 0) return [];
-      s = s.where('resource_uuid', 'in', [...q.resourceUuids]);
-    }
-    if (q.purpose !== undefined) s = s.where('purpose', '=', q.purpose);
-    if (q.intersects !== undefined) s = s.where('start_time', '<=', q.intersects.end).where('end_time', '>=', q.intersects.start);
-    return (await s.orderBy('created_at').orderBy('uuid').execute()).map(toLease);
+    const s = leaseSelect(this.db, q);
+    return s ? (await s.selectAll().orderBy('created_at').orderBy('uuid').execute()).map(toLease) : [];
   }
 
   async overlappingLeases(scope: LeaseScope, w: Window, statuses: readonly LeaseStatus[], excludeUuid?: string): Promise<Lease[]> {
@@ -287,4 +255,46 @@ function leaseScope(eb: ExpressionBuilder<Database, 'leases'>, scope: LeaseScope
 function offerScope(eb: ExpressionBuilder<Database, 'offers'>, scope: OfferScope) {
   if ('parentLeaseUuid' in scope) return eb('parent_lease_uuid', '=', scope.parentLeaseUuid);
   return eb.and([eb('resource_type', '=', scope.resourceType), eb('resource_uuid', '=', scope.resourceUuid)]);
+}
+
+/**
+ * The lease rows matching `q` (no select list, no order), or null when a filter can match no row
+ * (an empty `in` list): shared by {@link LeasingQueries.findLeases} and the repository's batched
+ * read of long lists.
+ */
+export function leaseSelect(db: Db | Tx, q: LeaseQuery) {
+  let s = db.selectFrom('leases');
+  if (q.uuid !== undefined) s = s.where('uuid', '=', q.uuid);
+  if (q.uuids !== undefined) {
+    if (q.uuids.length === 0) return null;
+    s = s.where('uuid', 'in', [...q.uuids]);
+  }
+  if (q.parentLeaseUuids !== undefined) {
+    if (q.parentLeaseUuids.length === 0) return null;
+    s = s.where('parent_lease_uuid', 'in', [...q.parentLeaseUuids]);
+  }
+  if (q.name !== undefined) s = s.where('name', '=', q.name);
+  if (q.projectId !== undefined) s = s.where('project_id', '=', q.projectId);
+  if (q.ownerId !== undefined) s = s.where('owner_id', '=', q.ownerId);
+  const either = q.projectOrOwnerId;
+  if (either !== undefined) s = s.where((eb) => eb.or([eb('project_id', '=', either), eb('owner_id', '=', either)]));
+  if (q.statuses !== undefined) {
+    if (q.statuses.length === 0) return null;
+    s = s.where('status', 'in', [...q.statuses]);
+  }
+  if (q.offerUuid !== undefined) s = s.where('offer_uuid', '=', q.offerUuid);
+  if (q.offerUuids !== undefined) {
+    if (q.offerUuids.length === 0) return null;
+    s = s.where('offer_uuid', 'in', [...q.offerUuids]);
+  }
+  if (q.parentLeaseUuid !== undefined) s = s.where('parent_lease_uuid', '=', q.parentLeaseUuid);
+  if (q.resourceType !== undefined) s = s.where('resource_type', '=', q.resourceType);
+  if (q.resourceUuid !== undefined) s = s.where('resource_uuid', '=', q.resourceUuid);
+  if (q.resourceUuids !== undefined) {
+    if (q.resourceUuids.length === 0) return null;
+    s = s.where('resource_uuid', 'in', [...q.resourceUuids]);
+  }
+  if (q.purpose !== undefined) s = s.where('purpose', '=', q.purpose);
+  if (q.intersects !== undefined) s = s.where('start_time', '<=', q.intersects.end).where('end_time', '>=', q.intersects.start);
+  return s;
 }
