@@ -39,7 +39,8 @@
  */
 import os from 'node:os';
 import { HttpClient } from './lib/http.ts';
-import { pool, startNetBench, type NetBenchEnv } from './lib/net-env.ts';
+import { startEsiProcess } from './lib/esi-process.ts';
+import { jsonApi, pool, type JsonApi, type NetBenchEnv } from './lib/net-env.ts';
 import type { Benchmark, BenchOptions } from './lib/options.ts';
 import { busyWarning, formatBytes, formatMs, printTable, ratio, ratioText, writeResults } from './lib/report.ts';
 import { measureInterleaved, type Measured } from './lib/timing.ts';
@@ -52,7 +53,7 @@ const NETWORKS = 10;
 /** Workers of esisdk's `concurrent.futures.ThreadPoolExecutor()`: Python's default, `min(32, CPUs + 4)`. */
 export const ESISDK_POOL = Math.min(32, os.availableParallelism() + 4);
 
-/** Seed the fleet through the API (exported for profiling scripts). */
+/** Seed the fleet through the API (run in the esi child process, bench/lib/esi-child.ts; exported for profiling scripts too). */
 export async function seed(env: NetBenchEnv, nodes: number, log: (s: string) => void): Promise<void> {
   await env.api('POST', '/network/v2.0/switches', 201, { switch: { name: 'bench-tor', switch_id: '02:00:00:00:be:01', driver: 'fake' } });
   const ext = (await env.api('POST', '/network/v2.0/networks', 201, { network: { name: 'bench-ext', 'router:external': true } })).network;
@@ -240,7 +241,7 @@ async function esiWay(c: HttpClient): Promise<{ rows: Key[]; bytes: number }> {
  * baseline's two Ironic lists; null (with the reason logged) when Ironic cannot run here.
  */
 async function ironicMirror(
-  env: NetBenchEnv,
+  api: JsonApi,
   log: (s: string) => void,
 ): Promise<{ url: string; version: string; stop(): Promise<void> } | null> {
   const available = ensureIronicInstalled(log);
@@ -254,7 +255,7 @@ async function ironicMirror(
   const all = async (first: string, key: string): Promise<any[]> => {
     const out: any[] = [];
     for (let next: string | null = first; next !== null;) {
-      const page = await env.api('GET', next, 200);
+      const page = await api('GET', next, 200);
       out.push(...page[key]);
       next = page.next
         ? `/baremetal${new URL(page.next as string).pathname.replace(/^\/baremetal/, '')}${new URL(page.next as string).search}`
@@ -288,7 +289,13 @@ async function run(options: BenchOptions): Promise<void> {
   const timing = options.quick ? { warmup: 1, samples: 3 } : { warmup: 2, samples: 10 };
   const results: Record<string, unknown>[] = [];
   for (const pgUrl of [null, ...(options.pgUrl ? [options.pgUrl] : [])]) {
-    const env = await startNetBench(pgUrl, { ESI_NETWORK_VLAN_RANGES: 'physnet1:100:199', ESI_QUOTA_FLOATINGIP: '-1' });
+    // esi in its own process: the baselines' garbage (hundreds of answers parsed here) must not be
+    // collected in esi's heap while it serves its one request.
+    const env = await startEsiProcess('esi (node-network-list)', {
+      env: { ESI_NETWORK_VLAN_RANGES: 'physnet1:100:199', ESI_QUOTA_FLOATINGIP: '-1' },
+      pgUrl,
+      seed: { module: 'bench/node-network-list.ts', name: 'seed', size: nodes },
+    });
     let ironic: Awaited<ReturnType<typeof ironicMirror>> = null;
     const open: HttpClient[] = [];
     const client = (base: string, headers: Record<string, string>): HttpClient => {
@@ -297,8 +304,7 @@ async function run(options: BenchOptions): Promise<void> {
       return c;
     };
     try {
-      await seed(env, nodes, options.log);
-      ironic = await ironicMirror(env, options.log);
+      ironic = await ironicMirror(jsonApi(env.url, env.adminToken), options.log);
       const headers = { 'x-auth-token': env.adminToken };
       const net = [0, 1, 2].map(() => client(`${env.url}/network`, headers));
       const workers = Array.from({ length: ESISDK_POOL }, () => client(`${env.url}/network`, headers));

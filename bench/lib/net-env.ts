@@ -64,13 +64,25 @@ export async function startNetBench(pgUrl: string | null, env: Record<string, st
     url,
     adminToken: issued.secret,
     label,
-    async api(method, p, expect, body, version = '1.82') {
-      const r = await sendJson(method, `${url}${p}`, { 'x-auth-token': issued.secret, 'x-openstack-ironic-api-version': version }, body);
-      if (r.status !== expect)
-        throw new Error(`${method} ${p} answered ${r.status} (expected ${expect}): ${JSON.stringify(r.body).slice(0, 300)}`);
-      return r.body;
-    },
+    api: jsonApi(url, issued.secret),
     close,
+  };
+}
+
+/** A JSON request to esi as one token's holder; throws unless the status is `expect` (see `NetBenchEnv.api`). */
+export type JsonApi = NetBenchEnv['api'];
+
+/**
+ * The JSON request helper of a server at `url` (no trailing slash) for `token`: sends the body as
+ * JSON with Ironic microversion `version` (default 1.82) and returns the parsed answer.
+ * @throws Error naming the call, status and start of the answer when the status is not `expect`
+ */
+export function jsonApi(url: string, token: string): JsonApi {
+  return async (method, p, expect, body, version = '1.82') => {
+    const r = await sendJson(method, `${url}${p}`, { 'x-auth-token': token, 'x-openstack-ironic-api-version': version }, body);
+    if (r.status !== expect)
+      throw new Error(`${method} ${p} answered ${r.status} (expected ${expect}): ${JSON.stringify(r.body).slice(0, 300)}`);
+    return r.body;
   };
 }
 
