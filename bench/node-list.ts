@@ -16,6 +16,12 @@
  * - `show`        GET /v1/nodes/{uuid} as admin
  * - `show-lessee` GET /v1/nodes/{uuid} of a leased node as the lessee
  * - `load`        8 concurrent clients doing `show` for 5 s (autocannon, separate process): req/s
+ * - the other Ironic paths of node-list-paths.ts: node lists without detail and with `fields=`,
+ *   ports, a node's ports, allocations, conductors, chassis, deploy templates, portgroups,
+ *   volume connectors and targets, each list and show
+ *
+ * Every single-request case is timed on a fresh connection (connect, request, whole body), as
+ * a CLI call makes; `list-all` walks its pages on one keep-alive connection.
  *
  * Before timing, every answer is checked (node counts, the lessee's view, masked BMC password),
  * so a fast wrong answer is never reported as a win. Ratios are Ironic ÷ esi for latencies and
@@ -32,15 +38,10 @@ import { ironicTarget, type Target } from './lib/target.ts';
 import { measure, type BeforeRun, type TimingOptions } from './lib/timing.ts';
 import { ensureIronicInstalled } from './peers/ironic.ts';
 import { checkAnswers, fieldDifferences, walkPages, type Answers } from './node-list-checks.ts';
+import { PATH_CASES, checkPaths, seedResources, type OpResult, type Resources, type SizeNodes } from './node-list-paths.ts';
 
 /** The goal of the issue: esi at least this many times faster on the 1,000-node detail list. */
 export const GOAL_RATIO = 20;
-
-/** What one timed operation returned. */
-interface OpResult {
-  readonly bytes: number;
-  readonly requests: number;
-}
 
 /** One case: how to run it against a target at a fleet size. */
 interface Case {
@@ -56,15 +57,7 @@ interface Case {
 const CHURN = Array.from({ length: 10 }, (_, i) => i * 100 + 5);
 /** The first page: every node changed before each `list-cold` run on esi. */
 const FIRST_PAGE = Array.from({ length: MIN_FLEET }, (_, i) => i);
-const listPage = (t: Target): Promise<OpResult> => once(t.admin.get('/v1/nodes?detail=True'));
-
-/** Nodes a size's cases read. */
-interface SizeNodes {
-  /** A node in the middle of the fleet (not leased). */
-  readonly sample: string;
-  /** A leased node. */
-  readonly leased: string;
-}
+const listPage = (t: Target): Promise<OpResult> => once(t.admin.getFresh('/v1/nodes?detail=True'));
 
 const once = async (p: Promise<{ bytes: number }>): Promise<OpResult> => ({ bytes: (await p).bytes, requests: 1 });
 
@@ -94,16 +87,22 @@ const CASES: readonly Case[] = [
     id: 'list-lessee',
     title: 'GET /v1/nodes?detail=True, lessee of 10',
     timing: 'list',
-    op: (t) => once(t.lessee.get(`/v1/nodes?detail=True${t.lesseeListQuery}`)),
+    op: (t) => once(t.lessee.getFresh(`/v1/nodes?detail=True${t.lesseeListQuery}`)),
   },
-  { id: 'show', title: 'GET /v1/nodes/{uuid}, admin', timing: 'show', op: (t, n) => once(t.admin.get(`/v1/nodes/${n.sample}`)) },
+  { id: 'show', title: 'GET /v1/nodes/{uuid}, admin', timing: 'show', op: (t, n) => once(t.admin.getFresh(`/v1/nodes/${n.sample}`)) },
   {
     id: 'show-lessee',
     title: 'GET /v1/nodes/{uuid}, lessee, leased node',
     timing: 'show',
-    op: (t, n) => once(t.lessee.get(`/v1/nodes/${n.leased}`)),
+    op: (t, n) => once(t.lessee.getFresh(`/v1/nodes/${n.leased}`)),
   },
+  ...PATH_CASES,
 ];
+
+/** The node that holds the seeded portgroup, volume connector and target (first page, not leased). */
+const RESOURCE_NODE = 500;
+/** Each target's seeded resources, created at the first fleet size. */
+const resources = new Map<Target, Resources>();
 
 /** Warm-up and timed samples per kind of case (lists are slow on Ironic, shows are fast). */
 function timings(quick: boolean): Record<Case['timing'], TimingOptions> {
@@ -148,9 +147,12 @@ async function measureSize(targets: readonly Target[], size: number, options: Be
   const answers: Record<string, Answers> = {};
   for (const t of targets) {
     await t.growTo(size);
-    const n = { sample: await t.uuidOf(Math.floor(size / 2) + 1), leased: await t.uuidOf(leasedIndexes()[0]!) };
+    let res = resources.get(t);
+    if (!res) resources.set(t, (res = await seedResources(t, await t.uuidOf(RESOURCE_NODE))));
+    const n = { sample: await t.uuidOf(Math.floor(size / 2) + 1), leased: await t.uuidOf(leasedIndexes()[0]!), res };
     nodes.set(t, n);
     answers[t.label] = await checkAnswers(t, size, n);
+    await checkPaths(t, size, n);
   }
   const timing = timings(options.quick);
   const cases: SizeResult['cases'] = {};

@@ -3,6 +3,7 @@
  * so that every timed request pays for request, server work, transfer and body read, but not
  * for TCP set-up. Both esi and the real Ironic are called through this same code.
  */
+import net from 'node:net';
 import { Client } from 'undici';
 
 /** A response read to its end. */
@@ -55,6 +56,49 @@ export class HttpClient {
     return { status: res.statusCode, bytes: body.length, body };
   }
 
+  /**
+   * GET as {@link get}, but on a new TCP connection opened for this request, sending
+   * `Connection: close` and reading to the server's end of stream (as a CLI call makes: connect,
+   * request, whole body). A plain socket rather than an HTTP client object: creating an undici
+   * `Client` per request costs ~0.45 ms of this process's time on the development machine
+   * (0.66 ms against 0.20 ms to a trivial Node server), which the in-process esi would pay and
+   * the real Ironic would not notice.
+   * @throws UnexpectedStatus when the status differs from `expect`; Error on a malformed answer
+   *   or a connection error
+   */
+  getFresh(pathOrUrl: string, expect = 200): Promise<HttpResult> {
+    const target = this.resolve(pathOrUrl);
+    const url = new URL(this.origin);
+    const head = [`GET ${target} HTTP/1.1`, `host: ${url.host}`, 'connection: close', 'accept: application/json'];
+    for (const [k, v] of Object.entries(this.headers)) head.push(`${k}: ${v}`);
+    const request = `${head.join('\r\n')}\r\n\r\n`;
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(Number(url.port), url.hostname);
+      const chunks: Buffer[] = [];
+      socket.setNoDelay(true);
+      socket.on('connect', () => socket.write(request));
+      socket.on('data', (d: Buffer) => chunks.push(d));
+      socket.on('error', reject);
+      socket.on('end', () => {
+        try {
+          const { status, body } = parseResponse(Buffer.concat(chunks));
+          if (status !== expect) throw new UnexpectedStatus(this.origin + target, status, body.toString('utf8'));
+          resolve({ status, bytes: body.length, body });
+        } catch (e) {
+          reject(e instanceof Error ? e : new Error(String(e)));
+        }
+      });
+    });
+  }
+
+  /**
+   * Send one request with these credentials and a JSON body (set-up calls, not timed).
+   * @returns status and parsed body (null when empty), as {@link sendJson}
+   */
+  send(method: string, pathOrUrl: string, body?: unknown): Promise<{ status: number; body: any }> {
+    return sendJson(method, this.origin + this.resolve(pathOrUrl), this.headers, body);
+  }
+
   /** GET and parse JSON. @throws as {@link get}, and SyntaxError for a body that is not JSON */
   async getJson<T = unknown>(pathOrUrl: string): Promise<T> {
     return JSON.parse((await this.get(pathOrUrl)).body.toString('utf8')) as T;
@@ -100,4 +144,35 @@ export async function sendJson(
     }
   }
   return { status: res.status, body: parsed };
+}
+
+/**
+ * Split a whole HTTP/1.1 response read to the end of the connection into status and body,
+ * decoding `Transfer-Encoding: chunked`; a `Content-Length` must match the body.
+ * @throws Error on a response without a status line or header end, or with a short body
+ */
+export function parseResponse(raw: Buffer): { status: number; body: Buffer } {
+  const end = raw.indexOf('\r\n\r\n');
+  if (end < 0) throw new Error(`HTTP response without a header end (${raw.length} bytes)`);
+  const lines = raw.subarray(0, end).toString('latin1').split('\r\n');
+  const status = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0] ?? '');
+  if (!status) throw new Error(`HTTP response without a status line: ${lines[0]}`);
+  const headers = new Map(lines.slice(1).map((l) => [l.slice(0, l.indexOf(':')).trim().toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+  let body = raw.subarray(end + 4);
+  if (/chunked/i.test(headers.get('transfer-encoding') ?? '')) {
+    const parts: Buffer[] = [];
+    let at = 0;
+    for (;;) {
+      const eol = body.indexOf('\r\n', at);
+      const size = parseInt(body.subarray(at, eol).toString('latin1'), 16);
+      if (eol < 0 || Number.isNaN(size)) throw new Error('HTTP response with a malformed chunk');
+      if (size === 0) break;
+      parts.push(body.subarray(eol + 2, eol + 2 + size));
+      at = eol + 2 + size + 2;
+    }
+    body = Buffer.concat(parts);
+  } else if (headers.has('content-length') && Number(headers.get('content-length')) !== body.length) {
+    throw new Error(`HTTP response body of ${body.length} bytes, content-length ${headers.get('content-length')}`);
+  }
+  return { status: Number(status[1]), body };
 }
