@@ -51,6 +51,6 @@ export async function openNodeStores(o: { config: Config; clock: Clock; logger: 
     recordedNodes: recordingNodeRepository(nodeRepository, history),
     historyRepository,
     history,
-    portRepository: new KyselyPortRepository(o.store.db),
+    portRepository: new KyselyPortRepository(o.store.db, o.store.selectArrays),
   };
 }
