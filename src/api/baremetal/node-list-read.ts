@@ -19,6 +19,7 @@ import type { NodeView } from '../../domain/inventory/presentation.ts';
 import type { NodeDocumentReader } from './deps.ts';
 import { textOfDocument, textSlice, type DisplayView, type StoredNodeDocument } from './node-document.ts';
 import { NodeRenderCache } from './render-cache.ts';
+import { fullNodeBody } from './render.ts';
 
 /**
  * One page of a full node list as the caller may see it, each view either with a cached
@@ -52,6 +53,27 @@ export async function readFullNodePage(
     }
   }
   return plan.keep(out);
+}
+
+/**
+ * The UTF-8 JSON of one full node (`GET /v1/nodes/{ident}` without `fields`): the node is
+ * first read as a slice (visibility, redaction, conductor: the render cache's key), and only
+ * when the cache holds no rendering of that version of it is it read whole and rendered (see
+ * `fullNodeBody`). A node changed between the two reads is shown as the second read found it.
+ * @param version the request's microversion
+ * @param base the public URL prefix of the service (links)
+ * @throws as `NodeService.get`
+ */
+export async function readFullNodeBody(
+  nodes: NodeService,
+  cache: NodeRenderCache,
+  ctx: AuthContext,
+  ident: string,
+  version: number,
+  base: string,
+): Promise<Buffer> {
+  const hit = cache.get(NodeRenderCache.key(await nodes.getSlice(ctx, ident), version));
+  return hit ?? fullNodeBody(await nodes.get(ctx, ident), version, base, cache);
 }
 
 /**

@@ -18,9 +18,9 @@ import {
   requireVersion,
 } from './microversion.ts';
 import { checkFields, parseNodeList } from './node-list.ts';
-import { readFullNodePage } from './node-list-read.ts';
+import { readFullNodeBody, readFullNodePage } from './node-list-read.ts';
 import { boolParam, listParam, readQuery } from './query.ts';
-import { fullNodeBody, nextLink, nodePage, renderNode } from './render.ts';
+import { nextLink, nodePage, renderNode } from './render.ts';
 import { NodeCreateBody, parseBody, PatchBody } from './schemas.ts';
 import { NodeCollection, NodeDetailCollection, NodeResponse } from './response-schemas.ts';
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
@@ -104,9 +104,9 @@ export function nodeRoutes(app: FastifyInstance, ctx: BaremetalContext): void {
       const v = req.ironicVersion;
       const fields = listParam(readQuery(req.query, SHOW_PARAMS), 'fields') ?? null;
       if (fields !== null) checkFields(fields, v, KNOWN_FIELDS, nodeFieldAllowed);
-      const view = await inventory.nodes.get(req.auth, nodeIdent(req, req.params.ident));
-      if (fields !== null) return renderNode(view, v, base, fields);
-      return reply.type('application/json; charset=utf-8').send(fullNodeBody(view, v, base, cache));
+      const ident = nodeIdent(req, req.params.ident);
+      if (fields !== null) return renderNode(await inventory.nodes.get(req.auth, ident), v, base, fields);
+      return reply.type('application/json; charset=utf-8').send(await readFullNodeBody(inventory.nodes, cache, req.auth, ident, v, base));
     },
   );
 

@@ -18,7 +18,7 @@ import type { Policy } from '../policy/types.ts';
 import type { SecretBox } from '../secrets.ts';
 import { conductorFor, type ConductorDirectory } from './conductors.ts';
 import type { NodeHistory } from './history.ts';
-import type { Node } from './model.ts';
+import type { Node, NodeField, NodeSlice } from './model.ts';
 import type { ConductorPort, NodeChanges, NodeRepository, PortRepository, SwitchPortGuard, VifDetacher } from './ports.ts';
 import type { InventoryResourceRepositories } from './resource-ports.ts';
 import { nodeTarget, redactionFor, type NodeView } from './presentation.ts';
@@ -105,6 +105,42 @@ export class NodeAccess {
     return this.deps.nodes.getByName(ident);
   }
 
+  /**
+   * {@link find} reading only the node's base slice (id, version, uuid, owner, lessee) and
+   * `fields`, for reads that need no more than to know whether the caller may see the node.
+   * @throws as {@link find}
+   */
+  async findSlice(ident: string, fields: readonly NodeField[] = []): Promise<NodeSlice> {
+    if (ident.endsWith('.json') && ident.length > 5) {
+      const stripped = await this.lookupSlice(ident.slice(0, -5), false, fields);
+      if (stripped) return stripped;
+    }
+    const node = await this.lookupSlice(ident, true, fields);
+    if (!node) throw new NotFoundError('node', ident);
+    return node;
+  }
+
+  private async lookupSlice(ident: string, strict: boolean, fields: readonly NodeField[]): Promise<NodeSlice | null> {
+    const uuid = canonicalUuid(ident);
+    if (uuid !== null) return this.deps.nodes.sliceBy('uuid', uuid, fields);
+    if (!isValidLogicalName(ident)) {
+      if (!strict) return null;
+      throw new InvalidInputError(`Expected a logical name or UUID but received ${ident}.`, 'InvalidUuidOrName');
+    }
+    return this.deps.nodes.sliceBy('name', ident, fields);
+  }
+
+  /**
+   * {@link visible} reading only the node's base slice and `fields` (see {@link findSlice}).
+   * @throws NotFoundError when missing or not visible; ForbiddenError when a rule fails
+   */
+  async visibleSlice(ctx: AuthContext, ident: string, fields: readonly NodeField[], ...rules: string[]): Promise<NodeSlice> {
+    const node = await this.findSlice(ident, fields);
+    if (!this.canSee(ctx, node)) throw new NotFoundError('node', ident);
+    this.authorize(ctx, node, rules);
+    return node;
+  }
+
   /** True when the caller may see the node (`baremetal:node:get`). */
   canSee(ctx: AuthContext, node: { owner: string | null; lessee: string | null }): boolean {
     return this.deps.policy.check('baremetal:node:get', nodeTarget(node), ctx);
@@ -121,14 +157,26 @@ export class NodeAccess {
     return node;
   }
 
+  /**
+   * The caller's view of a node as `NodeService.get` decides it (visibility, redaction,
+   * serving conductor), read as a slice: the base fields with driver and conductor group, not
+   * the whole row — for readers that may already hold a rendering of this version of the node.
+   * @throws NotFoundError when missing or not visible
+   */
+  async visibleSliceView(ctx: AuthContext, ident: string): Promise<NodeView> {
+    const node = await this.visibleSlice(ctx, ident, ['driver', 'conductor_group']);
+    const at = { uuid: node.uuid, driver: node.driver ?? '', conductor_group: node.conductor_group ?? '' };
+    return this.view(ctx, node, conductorFor(at, await this.deps.conductors.alive()));
+  }
+
   /** Check each rule against the node. @throws ForbiddenError naming the first failing rule */
   authorize(ctx: AuthContext, node: { owner: string | null; lessee: string | null }, rules: readonly string[]): void {
     const target = nodeTarget(node);
     for (const rule of rules) this.deps.policy.authorize(rule, target, ctx, `Access was denied to the following resource: ${rule}`);
   }
 
-  /** The caller's view of a full node (redaction decided once). */
-  view(ctx: AuthContext, node: Node, conductor?: string | null): NodeView {
+  /** The caller's view of a node (redaction decided once). */
+  view(ctx: AuthContext, node: NodeSlice, conductor?: string | null): NodeView {
     return conductor === undefined
       ? { node, redaction: redactionFor(this.deps.policy, ctx, node) }
       : { node, redaction: redactionFor(this.deps.policy, ctx, node), conductor };

@@ -143,6 +143,11 @@ export class NodeService {
     return this.access.viewWithConductor(ctx, await this.access.visible(ctx, ident));
   }
 
+  /** {@link get} read as a slice (`NodeAccess.visibleSliceView`): for readers that may hold a rendering of it. */
+  async getSlice(ctx: AuthContext, ident: string): Promise<NodeView> {
+    return this.access.visibleSliceView(ctx, ident);
+  }
+
   /** A node for the states sub-resource (`baremetal:node:get_states`). */
   async getStates(ctx: AuthContext, ident: string): Promise<NodeView> {
     return this.access.view(ctx, await this.access.visible(ctx, ident, 'baremetal:node:get_states'));

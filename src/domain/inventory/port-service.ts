@@ -245,7 +245,14 @@ export class PortService {
 
   /** A port the caller may see (`baremetal:port:get`). */
   async get(ctx: AuthContext, uuid: string): Promise<Port> {
-    return (await this.visible(ctx, uuid, 'baremetal:port:get')).port;
+    const canonical = canonicalUuid(uuid);
+    if (canonical === null) throw new InvalidInputError(`Expected a UUID for port: ${uuid}`, 'InvalidUUID');
+    const port = await this.deps.ports.get(canonical);
+    // Only the node's owner and lessee are judged: its base slice, not the whole row.
+    const node = port ? await this.deps.nodes.sliceBy('id', port.node_id) : null;
+    if (!port || !node || !this.access.canSee(ctx, node)) throw new NotFoundError('port', uuid);
+    this.access.authorize(ctx, node, ['baremetal:port:get']);
+    return port;
   }
 
   /**
@@ -257,7 +264,7 @@ export class PortService {
     const filters: { -readonly [K in keyof PortFilters]: PortFilters[K] } = {};
     if (req.node !== undefined && req.portgroup !== undefined)
       throw new ForbiddenError('Operation not permitted.', 'OperationNotPermitted');
-    if (req.node !== undefined) filters.nodeId = (await this.access.visible(ctx, req.node)).id;
+    if (req.node !== undefined) filters.nodeId = (await this.access.visibleSlice(ctx, req.node, [])).id;
     if (req.portgroup !== undefined)
       filters.portgroupUuid = (await this.portgroups.visible(ctx, req.portgroup, 'baremetal:node:get')).portgroup.uuid;
     if (!this.deps.policy.check('baremetal:port:list_all', {}, ctx)) {
@@ -271,7 +278,7 @@ export class PortService {
     if (req.marker !== null) {
       const m = canonicalUuid(req.marker);
       marker = m ? await this.deps.ports.get(m) : null;
-      const mnode = marker ? await this.deps.nodes.getById(marker.node_id) : null;
+      const mnode = marker ? await this.deps.nodes.sliceBy('id', marker.node_id) : null;
       if (!marker || !mnode || !this.access.canSee(ctx, mnode)) throw new NotFoundError('port', req.marker);
     }
     return this.deps.ports.list({ filters, limit: req.limit, marker, sortKey: req.sortKey, sortDir: req.sortDir });

@@ -91,6 +91,13 @@ export interface NodeRepository {
   getById(id: number): Promise<Node | null>;
   /** Nodes by internal id in one query (missing ones are absent), in no particular order. */
   getByIds(ids: readonly number[]): Promise<Node[]>;
+  /**
+   * A node's base slice (`SLICE_BASE_FIELDS`: id, version, uuid, owner, lessee — what
+   * visibility and policy judge) plus `fields`, by uuid, name or internal id, or null; a few
+   * columns instead of the whole row, for reads that only need to know whether the caller may
+   * see the node (or which rendering of it to reuse).
+   */
+  sliceBy(column: 'uuid' | 'name' | 'id', value: string | number, fields?: readonly NodeField[]): Promise<NodeSlice | null>;
   /** One page of nodes in one query; full nodes when `fields` is null. */
   list(query: NodeListQuery): Promise<NodeSlice[]>;
   /** Insert a node. @throws ConflictError on a duplicate uuid, name or instance_uuid */

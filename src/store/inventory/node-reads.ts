@@ -15,7 +15,7 @@
  * same compiled queries run through Kysely and rows are turned into arrays.
  */
 import type { CompiledQuery, SelectQueryBuilder } from 'kysely';
-import type { Node, NodeSlice } from '../../domain/inventory/model.ts';
+import { SLICE_BASE_FIELDS, type Node, type NodeField, type NodeSlice } from '../../domain/inventory/model.ts';
 import type { ArrayQuery, Db } from '../database.ts';
 import type { Database } from '../schema.ts';
 import type { NodeDocumentCodec } from './node-display.ts';
@@ -131,6 +131,23 @@ export class NodeReads {
     );
     const map = nodeMapper(NODE_COLUMNS);
     return (await this.run({ ...q, parameters: [value] })).map((r) => map(r) as Node);
+  }
+
+  /**
+   * Slices (`SLICE_BASE_FIELDS` and `fields`) of the nodes whose `column` equals `value` (0 or
+   * 1 for the unique columns).
+   */
+  async sliceBy(column: 'uuid' | 'name' | 'id', value: string | number, fields: readonly NodeField[]): Promise<NodeSlice[]> {
+    const columns = fields.length === 0 ? SLICE_BASE_FIELDS : [...new Set([...SLICE_BASE_FIELDS, ...fields])];
+    const q = this.#statement(`slice|${column}|${columns.join(',')}`, () =>
+      this.db
+        .selectFrom('nodes')
+        .select(columns as never[])
+        .where(column, '=', value as never)
+        .compile(),
+    );
+    const map = nodeMapper(columns);
+    return (await this.run({ ...q, parameters: [value] })).map(map);
   }
 
   /** Full nodes whose `column` is one of `values` (missing ones absent, any order). */

@@ -21,7 +21,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Clock } from '../../domain/clock.ts';
 import { ConflictError } from '../../domain/errors.ts';
-import { SLICE_BASE_FIELDS, type Node, type NodeSlice } from '../../domain/inventory/model.ts';
+import { SLICE_BASE_FIELDS, type Node, type NodeField, type NodeSlice } from '../../domain/inventory/model.ts';
 import type {
   ConductorChanges,
   NewNode,
@@ -78,6 +78,10 @@ export class KyselyNodeRepository implements NodeRepository {
 
   async getById(id: number): Promise<Node | null> {
     return (await this.#reads.fullBy('id', id))[0] ?? null;
+  }
+
+  async sliceBy(column: 'uuid' | 'name' | 'id', value: string | number, fields: readonly NodeField[] = []): Promise<NodeSlice | null> {
+    return (await this.#reads.sliceBy(column, value, fields))[0] ?? null;
   }
 
   async getByIds(ids: readonly number[]): Promise<Node[]> {
