@@ -27,8 +27,12 @@ export const BUILDS = path.join(ROOT, 'dist', 'esi');
 const LOCK = path.join(BUILDS, 'build.lock');
 /** A lock older than this (ms) is left by a build that died; it is ignored. */
 const LOCK_STALE_MS = 60_000;
-/** Builds of other sources are removed once this old (ms): a server started from one may still load its chunks. */
-const OLD_BUILD_MS = 24 * 3_600_000;
+/**
+ * Builds of other sources kept: the newest few, and any younger than an hour (a process started
+ * from one may still load its lazily imported chunks); each is ~9 MB with its source maps.
+ */
+const KEEP_BUILDS = 5;
+const OLD_BUILD_MS = 3_600_000;
 /** Files outside src/ that change what the bundle holds. */
 const EXTRA_INPUTS = ['tsconfig.json', 'package.json', 'bin/build.js'];
 
@@ -104,13 +108,18 @@ export async function build(fingerprint = sourceFingerprint()) {
   return entryOf(fingerprint);
 }
 
-/** Remove the builds of other sources older than {@link OLD_BUILD_MS}. @param {string} keep */
+/** Remove the builds of other sources but the newest {@link KEEP_BUILDS} and the recent ones. @param {string} keep */
 function removeOldBuilds(keep) {
-  for (const entry of fs.readdirSync(BUILDS, { withFileTypes: true })) {
-    if (!entry.isDirectory() || entry.name === keep) continue;
-    const dir = path.join(BUILDS, entry.name);
-    const st = fs.statSync(dir, { throwIfNoEntry: false });
-    if (st && Date.now() - st.mtimeMs > OLD_BUILD_MS) fs.rmSync(dir, { recursive: true, force: true });
+  const others = fs
+    .readdirSync(BUILDS, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && e.name !== keep && !e.name.endsWith('.tmp'))
+    .map((e) => ({
+      dir: path.join(BUILDS, e.name),
+      mtimeMs: fs.statSync(path.join(BUILDS, e.name), { throwIfNoEntry: false })?.mtimeMs ?? 0,
+    }))
+    .sort((x, y) => y.mtimeMs - x.mtimeMs);
+  for (const { dir, mtimeMs } of others.slice(KEEP_BUILDS)) {
+    if (Date.now() - mtimeMs > OLD_BUILD_MS) fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
