@@ -30,6 +30,71 @@ function resourceInfo(node: LeasableNode | undefined): ResourceInfo {
   return { resource: node.name, resource_class: node.resource_class, resource_properties: condensedProperties(node.properties) };
 }
 
+// The views below are written out field by field, not as `{ ...offer, ...info, project }`: V8
+// defines every property that follows a spread in a literal through a slow runtime call and
+// leaves the object in dictionary mode, which made building an offer view ~10 µs (a 205-offer
+// list 2 ms of CPU) and every later read of it (rendering) slower too. TypeScript checks that
+// each literal has every field of its view.
+
+/** An offer with its node data, names and free windows. */
+function offerView(
+  o: Offer,
+  info: ResourceInfo,
+  project: string | null,
+  lessee: string | null,
+  free: ReadonlyArray<readonly [number, number]>,
+): OfferView {
+  return {
+    uuid: o.uuid,
+    name: o.name,
+    project_id: o.project_id,
+    lessee_id: o.lessee_id,
+    resource_type: o.resource_type,
+    resource_uuid: o.resource_uuid,
+    start_time: o.start_time,
+    end_time: o.end_time,
+    status: o.status,
+    properties: o.properties,
+    parent_lease_uuid: o.parent_lease_uuid,
+    created_at: o.created_at,
+    updated_at: o.updated_at,
+    resource: info.resource,
+    resource_class: info.resource_class,
+    resource_properties: info.resource_properties,
+    project,
+    lessee,
+    availabilities: free,
+  };
+}
+
+/** A lease with its node data and names. */
+function leaseView(l: Lease, info: ResourceInfo, project: string | null, owner: string | null): LeaseView {
+  return {
+    uuid: l.uuid,
+    name: l.name,
+    project_id: l.project_id,
+    owner_id: l.owner_id,
+    purpose: l.purpose,
+    resource_type: l.resource_type,
+    resource_uuid: l.resource_uuid,
+    start_time: l.start_time,
+    end_time: l.end_time,
+    fulfill_time: l.fulfill_time,
+    expire_time: l.expire_time,
+    status: l.status,
+    properties: l.properties,
+    offer_uuid: l.offer_uuid,
+    parent_lease_uuid: l.parent_lease_uuid,
+    created_at: l.created_at,
+    updated_at: l.updated_at,
+    resource: info.resource,
+    resource_class: info.resource_class,
+    resource_properties: info.resource_properties,
+    project,
+    owner,
+  };
+}
+
 /** Options of {@link LeasingEnricher.offers}. */
 export interface OfferEnrichOptions {
   readonly nodes?: ReadonlyMap<string, LeasableNode>;
@@ -110,20 +175,19 @@ export class LeasingEnricher {
       : offers;
     return kept.map((o) => {
       const gap = o.status === 'available' ? gapOf(o) : 0;
-      return {
-        ...o,
-        ...resourceInfo(nodes.get(o.resource_uuid)),
-        project: names.get(o.project_id) ?? null,
-        lessee: o.lessee_id ? (names.get(o.lessee_id) ?? null) : null,
-        availabilities:
-          o.status === 'available'
-            ? availabilities(
-                { start: o.start_time, end: o.end_time },
-                now,
-                (byOffer.get(o.uuid) ?? []).map((l) => ({ start: l.start - gap, end: l.end + gap })),
-              )
-            : [],
-      };
+      return offerView(
+        o,
+        resourceInfo(nodes.get(o.resource_uuid)),
+        names.get(o.project_id) ?? null,
+        o.lessee_id ? (names.get(o.lessee_id) ?? null) : null,
+        o.status === 'available'
+          ? availabilities(
+              { start: o.start_time, end: o.end_time },
+              now,
+              (byOffer.get(o.uuid) ?? []).map((l) => ({ start: l.start - gap, end: l.end + gap })),
+            )
+          : [],
+      );
     });
   }
 
@@ -139,11 +203,8 @@ export class LeasingEnricher {
       this.projects.namesOf(leases.flatMap((l) => [l.project_id, l.owner_id])),
     ]);
     const nodes = known ? new Map([...known, ...found]) : found;
-    return leases.map((l) => ({
-      ...l,
-      ...resourceInfo(nodes.get(l.resource_uuid)),
-      project: names.get(l.project_id) ?? null,
-      owner: names.get(l.owner_id) ?? null,
-    }));
+    return leases.map((l) =>
+      leaseView(l, resourceInfo(nodes.get(l.resource_uuid)), names.get(l.project_id) ?? null, names.get(l.owner_id) ?? null),
+    );
   }
 }

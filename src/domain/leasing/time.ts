@@ -49,14 +49,29 @@ export function parseLeaseTime(text: string): number | null {
   return t;
 }
 
+/** 0000-01-01T00:00:00Z and 10000-01-01T00:00:00Z, epoch ms: where `toISOString` writes four-digit years. */
+const YEAR_0 = -62_167_219_200_000;
+const YEAR_10000 = 253_402_300_800_000;
+
+/** Zero-padded decimal of `n`, at least `w` digits. */
+function pad(n: number, w = 2): string {
+  return String(n).padStart(w, '0');
+}
+
 /**
  * Render epoch milliseconds as esi-leap does: naive UTC ISO-8601, `.ffffff` only when the
  * fraction is not zero; {@link END_OF_TIME} as `9999-12-31T23:59:59.999999`.
  */
 export function formatLeaseTime(ms: number): string {
   if (ms >= END_OF_TIME) return '9999-12-31T23:59:59.999999';
+  if (ms >= YEAR_0 && ms < YEAR_10000) {
+    // Years 0–9999: `toISOString` has the same four-digit year (`YYYY-MM-DDTHH:mm:ss.sssZ`)
+    // and is several times cheaper than assembling the fields (offer lists render thousands).
+    const iso = new Date(ms).toISOString();
+    const base = iso.slice(0, 19);
+    return iso.endsWith('.000Z') ? base : `${base}.${iso.slice(20, 23)}000`;
+  }
   const d = new Date(ms);
-  const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
   const base = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
   const millis = d.getUTCMilliseconds();
   return millis === 0 ? base : `${base}.${pad(millis, 3)}000`;
