@@ -24,6 +24,7 @@ const SERVER_ENV: Record<string, string> = {
   ESI_LEASE_SWEEP_INTERVAL: '2',
   ESI_CONDUCTOR_HEARTBEAT_INTERVAL: '2',
   ESI_CONDUCTOR_DEAD_AFTER: '6',
+  ESI_QUOTA_FLOATINGIP: '-1',
 };
 
 /** What a call answered: the status and the parsed body. */

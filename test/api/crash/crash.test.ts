@@ -9,7 +9,7 @@
  * sweeps or just listening), then started once more.
  *
  * `ESI_CRASH_SEED=<n>` replays another sequence of kill instants (the seed is printed; a failure
- * reproduces with it), `ESI_CRASH_ROUNDS=<n>` plays more rounds (default 4). The report printed
+ * reproduces with it), `ESI_CRASH_ROUNDS=<n>` plays more rounds (default 6). The report printed
  * at the end lists each kill: its round, its instant and the step each flow was in.
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,11 +18,13 @@ import { waitFor } from '../../helpers/wait-for.ts';
 import { projectWithUser, tokenFor } from '../lease/processes.ts';
 import { CrashCloud } from './cloud.ts';
 import { undoDamage, writeDamage } from './damage.ts';
-import { FLOWS, loop, type FlowContext } from './flows.ts';
+import type { FlowContext } from './flow-kit.ts';
+import { FLOWS, loop } from './flows.ts';
 import { violations } from './invariants.ts';
+import { setUpNetworks } from './setup.ts';
 
 const SEED = Number(process.env.ESI_CRASH_SEED ?? 230023);
-const ROUNDS = Number(process.env.ESI_CRASH_ROUNDS ?? 4);
+const ROUNDS = Number(process.env.ESI_CRASH_ROUNDS ?? 6);
 /** The window in which a kill lands, ms after the flows start. */
 const KILL_FROM_MS = 200;
 const KILL_TO_MS = 5000;
@@ -53,12 +55,7 @@ describe('esi killed with SIGKILL at random instants in every flow', () => {
     expect((await cloud.call('PUT', `/identity/v3/projects/${lesseeProject}/users/${lesseeUser}/roles/${role}`)).status).toBe(204);
     const quotaProject = await projectWithUser(cloud.url, cloud.token, 'crash-quota', 'crash-quota', 'pw-crash-quota', 'lessee');
     expect((await cloud.call('PUT', `/lease/v1/quotas/${quotaProject}`, { max_nodes: 3 })).status).toBe(200);
-    const sw = await cloud.call('POST', '/network/v2.0/switches', {
-      switch: { name: 'crash-tor', switch_id: '02:00:00:00:c0:01', driver: 'fake', driver_info: {} },
-    });
-    expect(sw.status, JSON.stringify(sw.body)).toBe(201);
-    const network = await cloud.call('POST', '/network/v2.0/networks', { network: { name: 'crash-net' } });
-    expect(network.status, JSON.stringify(network.body)).toBe(201);
+    const net = await setUpNetworks(cloud);
 
     const kills: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
@@ -69,7 +66,7 @@ describe('esi killed with SIGKILL at random instants in every flow', () => {
         admin,
         lessee: { project: lesseeProject, token: lesseeToken },
         quota: { project: quotaProject, token: quotaToken },
-        vif: { switchName: 'crash-tor', network: network.body.network.id as string },
+        net,
         mark: (step) => steps.set(name, step),
       });
       const lesseeToken = await tokenFor(cloud.url, 'crash-lessee', 'pw-crash-lessee', 'crash-lessee');

@@ -7,92 +7,23 @@
  * kill landed. A refusal (a 4xx of a race) is noted and the loop goes on.
  */
 import { formatLeaseTime } from '../../../src/domain/leasing/time.ts';
-import { ProcessGone, type Answer, type CrashCloud } from './cloud.ts';
-
-/** What a flow knows of the round it runs in. */
-export interface FlowContext {
-  readonly cloud: CrashCloud;
-  /** The round's number (names made in it carry it). */
-  readonly round: number;
-  /** The lessee project's id and a token of its user. */
-  readonly lessee: { readonly project: string; readonly token: string };
-  /** A project whose lease quota is `max_nodes` 3, and a token of its user. */
-  readonly quota: { readonly project: string; readonly token: string };
-  /** The admin project's id (owner of the nodes). */
-  readonly admin: string;
-  /** A switch (fake driver) and an admin network the VIF flow uses. */
-  readonly vif: { readonly switchName: string; readonly network: string };
-  /** Record the step the flow is in now. */
-  mark(step: string): void;
-}
-
-/** A flow: loops until the process is gone (ProcessGone), then resolves. */
-export type Flow = (c: FlowContext, name: string) => Promise<void>;
-
-/** A refusal of a call the flow needed (the loop notes it and goes on). */
-class Refused extends Error {}
-
-/** The answer when its status is `2xx`; else Refused. */
-function ok(a: Answer, what: string): any {
-  if (a.status >= 300) throw new Refused(`${what}: ${a.status} ${JSON.stringify(a.body).slice(0, 200)}`);
-  return a.body;
-}
-
-/**
- * Poll `read` every 100 ms until `done` holds or `ms` pass.
- * @returns the last value read
- */
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 8000): Promise<T> {
-  const end = Date.now() + ms;
-  let v = await read();
-  while (!done(v) && Date.now() < end) {
-    await new Promise((r) => setTimeout(r, 100));
-    v = await read();
-  }
-  return v;
-}
-
-let serial = 0;
-/** A name unique in the suite. */
-const unique = (c: FlowContext, what: string) => `crash-${c.round}-${what}-${++serial}`;
-
-/** Enrol a fake-hardware node owned by the admin project; @returns its uuid */
-async function node(c: FlowContext, what: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const n = ok(await c.cloud.bm('POST', '/nodes', { driver: 'fake-hardware', name: unique(c, what), owner: c.admin, ...extra }), 'enrol');
-  return n.uuid as string;
-}
-
-/** Move a node through a provision verb and wait until it leaves the transient states. */
-async function provision(c: FlowContext, uuid: string, target: string, want: string, body: Record<string, unknown> = {}): Promise<void> {
-  ok(await c.cloud.bm('PUT', `/nodes/${uuid}/states/provision`, { target, ...body }), target);
-  await until(
-    async () => ok(await c.cloud.bm('GET', `/nodes/${uuid}`), 'read node').provision_state as string,
-    (s) => s === want || s.endsWith('failed'),
-  );
-}
-
-/** Create a lease on `uuid` for the lessee from now (−1 s) for `ms`; @returns the lease */
-async function lease(c: FlowContext, uuid: string, ms: number, extra: Record<string, unknown> = {}): Promise<any> {
-  const body = {
-    resource_uuid: uuid,
-    project_id: c.lessee.project,
-    start_time: formatLeaseTime(Date.now() - 1000),
-    end_time: formatLeaseTime(Date.now() + ms),
-    ...extra,
-  };
-  return ok(await c.cloud.call('POST', '/lease/v1/leases', body), 'lease');
-}
-
-/** Wait until lease `uuid` has a status in `want`. */
-async function leaseStatus(c: FlowContext, uuid: string, want: readonly string[], ms = 8000): Promise<string> {
-  return until(
-    async () => ok(await c.cloud.call('GET', `/lease/v1/leases/${uuid}`), 'read lease').status as string,
-    (s) => want.includes(s),
-    ms,
-  );
-}
-
-const HOUR = 3_600_000;
+import { ProcessGone } from './cloud.ts';
+import {
+  HOUR,
+  lease,
+  leaseStatus,
+  mac,
+  node,
+  ok,
+  provision,
+  Refused,
+  seq,
+  unique,
+  until,
+  type Flow,
+  type FlowContext,
+} from './flow-kit.ts';
+import { NETWORK_FLOWS } from './flows-network.ts';
 
 /** Every flow of the suite, by name. */
 export const FLOWS: Record<string, Flow> = {
@@ -105,7 +36,8 @@ export const FLOWS: Record<string, Flow> = {
   },
   async power(c) {
     const uuid = await node(c, 'power');
-    for (const target of ['power on', 'power off', 'power on']) {
+    for (let i = 0; ; i++) {
+      const target = i % 2 === 0 ? 'power on' : 'power off';
       c.mark(target);
       ok(await c.cloud.bm('PUT', `/nodes/${uuid}/states/power`, { target }), target);
       await until(
@@ -195,7 +127,7 @@ export const FLOWS: Record<string, Flow> = {
     ok(await c.cloud.call('DELETE', `/lease/v1/leases/${sub.uuid}`), 'cancel sub-lease');
   },
   async 'quota-limited request'(c) {
-    const rc = `crash${c.round}q${++serial}`;
+    const rc = `crash${c.round}q${seq()}`;
     const uuids = [await node(c, 'quota', { resource_class: rc }), await node(c, 'quota', { resource_class: rc })];
     c.mark('offers');
     for (const uuid of uuids) {
@@ -224,31 +156,6 @@ export const FLOWS: Record<string, Flow> = {
     for (const l of leases) await leaseStatus(c, l.uuid as string, ['active']);
     c.mark('cancel one');
     ok(await c.cloud.call('DELETE', `/lease/v1/leases/${leases[0].uuid}`, undefined, c.quota.token), 'cancel');
-  },
-  async 'VIF attach'(c) {
-    const uuid = await node(c, 'vif');
-    const name = unique(c, 'sp');
-    c.mark('cable');
-    const port = ok(
-      await c.cloud.bm('POST', '/ports', {
-        node_uuid: uuid,
-        address: mac(),
-        local_link_connection: { switch_id: '00:00:00:00:00:00', switch_info: c.vif.switchName, port_id: name },
-      }),
-      'port',
-    );
-    for (let i = 0; i < 2; i++) {
-      const np = ok(await c.cloud.call('POST', '/network/v2.0/ports', { port: { network_id: c.vif.network, name } }), 'network port');
-      c.mark('attach');
-      ok(await c.cloud.bm('POST', `/nodes/${uuid}/vifs`, { id: np.port.id }), 'attach');
-      c.mark('detach');
-      ok(await c.cloud.bm('DELETE', `/nodes/${uuid}/vifs/${np.port.id}`), 'detach');
-      c.mark('delete network port');
-      ok(await c.cloud.call('DELETE', `/network/v2.0/ports/${np.port.id}`), 'delete network port');
-    }
-    c.mark('attach to keep');
-    const kept = ok(await c.cloud.call('POST', '/network/v2.0/ports', { port: { network_id: c.vif.network, name } }), 'network port');
-    ok(await c.cloud.bm('POST', `/nodes/${uuid}/vifs`, { id: kept.port.id, port_uuid: port.uuid }), 'attach');
   },
   async 'node delete'(c) {
     const uuid = await node(c, 'gone');
@@ -281,50 +188,56 @@ export const FLOWS: Record<string, Flow> = {
       throw new ProcessGone(String(err));
     });
     if (put.status !== 204) throw new Refused(`upload: ${put.status}`);
-    if (serial % 2 === 0) {
+    if (seq() % 2 === 0) {
       c.mark('delete image');
       ok(await c.cloud.call('DELETE', `/image/v2/images/${img.id}`), 'delete image');
     }
   },
+  ...NETWORK_FLOWS,
   async allocation(c) {
-    const rc = `crash${c.round}a${++serial}`;
+    const rc = `crash${c.round}a${seq()}`;
     const uuid = await node(c, 'alloc', { resource_class: rc });
+    c.mark('manage');
     await provision(c, uuid, 'manage', 'manageable');
+    c.mark('provide');
     await provision(c, uuid, 'provide', 'available');
-    c.mark('allocate');
-    const a = ok(await c.cloud.bm('POST', '/allocations', { resource_class: rc }), 'allocation');
-    await until(
-      async () => ok(await c.cloud.bm('GET', `/allocations/${a.uuid}`), 'read allocation').state as string,
-      (s) => s !== 'allocating',
-    );
-    c.mark('delete allocation');
-    ok(await c.cloud.bm('DELETE', `/allocations/${a.uuid}`), 'delete allocation');
+    for (;;) {
+      c.mark('allocate');
+      const a = ok(await c.cloud.bm('POST', '/allocations', { resource_class: rc }), 'allocation');
+      await until(
+        async () => ok(await c.cloud.bm('GET', `/allocations/${a.uuid}`), 'read allocation').state as string,
+        (s) => s !== 'allocating',
+      );
+      c.mark('delete allocation');
+      ok(await c.cloud.bm('DELETE', `/allocations/${a.uuid}`), 'delete allocation');
+    }
+  },
+  async inspection(c) {
+    const uuid = await node(c, 'inspect');
+    c.mark('manage');
+    await provision(c, uuid, 'manage', 'manageable');
+    c.mark('inspect');
+    await provision(c, uuid, 'inspect', 'manageable');
   },
   async deploy(c) {
     const uuid = await node(c, 'deploy', { deploy_interface: 'fake' });
     await provision(c, uuid, 'manage', 'manageable');
     c.mark('provide');
     await provision(c, uuid, 'provide', 'available');
-    ok(
-      await c.cloud.bm('PATCH', `/nodes/${uuid}`, [
-        { op: 'add', path: '/instance_info/image_source', value: 'http://images.example/os.raw' },
-      ]),
-      'image_source',
-    );
-    c.mark('deploy');
-    await provision(c, uuid, 'active', 'active', { configdrive: { meta_data: { hostname: 'crash' } } });
-    c.mark('undeploy');
-    await provision(c, uuid, 'deleted', 'available');
+    for (;;) {
+      ok(
+        await c.cloud.bm('PATCH', `/nodes/${uuid}`, [
+          { op: 'add', path: '/instance_info/image_source', value: 'http://images.example/os.raw' },
+        ]),
+        'image_source',
+      );
+      c.mark('deploy');
+      await provision(c, uuid, 'active', 'active', { configdrive: { meta_data: { hostname: 'crash' } } });
+      c.mark('undeploy');
+      await provision(c, uuid, 'deleted', 'available');
+    }
   },
 };
-
-let macs = 0;
-/** A MAC address unique in the suite. */
-function mac(): string {
-  const n = ++macs;
-  const b = [0x52, 0x54, 0x0c, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff];
-  return b.map((x) => x.toString(16).padStart(2, '0')).join(':');
-}
 
 /**
  * Run `flow` in a loop until the process is gone.

@@ -65,6 +65,11 @@ export async function violations(dataDir: string, url: string | null): Promise<s
       'select s.name, p.port_id, p.desired_rev, p.applied_rev, p.status from switch_ports p join switches s on s.id = p.switch_uuid',
     );
     out.push(...portVif(ports, nports, sports));
+    const fips = await r.all('select id, floating_port_id, floating_ip_address from floatingips');
+    const pfs = await r.all('select id, floatingip_id, internal_port_id, internal_ip_address from port_forwardings');
+    const ips = await r.all('select port_id, ip_address from network_ip_allocations');
+    const fipPorts = await r.all("select id from network_ports where device_owner = 'network:floatingip'");
+    out.push(...floatingIps(fips, pfs, ips, fipPorts));
     const allocs = await r.all('select uuid, node_id, state from allocations');
     const servers = await r.all('select uuid, node_uuid, task_state from servers where deleted_at is null');
     out.push(...allocationNode(nodes, allocs, servers));
@@ -191,6 +196,21 @@ function portVif(ports: any[], nports: any[], sports: any[]): string[] {
     if (s.status !== 'applied' || num(s.desired_rev) !== num(s.applied_rev))
       out.push(`switch port ${s.name}/${s.port_id} is ${s.status} (desired ${s.desired_rev}, applied ${s.applied_rev})`);
   }
+  return out;
+}
+
+/** Floating IP ↔ its port and address; port forwarding ↔ its internal port's address. */
+function floatingIps(fips: any[], pfs: any[], ips: any[], fipPorts: any[]): string[] {
+  const out: string[] = [];
+  const has = new Set(ips.map((i) => `${i.port_id} ${i.ip_address}`));
+  for (const f of fips)
+    if (!has.has(`${f.floating_port_id} ${f.floating_ip_address}`))
+      out.push(`floating IP ${f.id} (${f.floating_ip_address}) is not an address of its port ${f.floating_port_id}`);
+  for (const pf of pfs)
+    if (!has.has(`${pf.internal_port_id} ${pf.internal_ip_address}`))
+      out.push(`port forwarding ${pf.id} targets ${pf.internal_ip_address}, not an address of port ${pf.internal_port_id}`);
+  const owned = new Set(fips.map((f) => f.floating_port_id as string));
+  for (const p of fipPorts) if (!owned.has(p.id)) out.push(`network port ${p.id} is a floating IP's port without a floating IP`);
   return out;
 }
 
