@@ -7,7 +7,7 @@
  * (SQLite) until commit, so a conductor cannot reserve the node halfway through a port change.
  * Lists join the node only when filtering by project (owner or lessee).
  */
-import { sql, type Selectable } from 'kysely';
+import { sql, type CompiledQuery, type Selectable } from 'kysely';
 import { ConflictError } from '../../domain/errors.ts';
 import type { Port } from '../../domain/inventory/model.ts';
 import type { NewPort, PortChanges, PortListQuery, PortRepository, PortWriteResult } from '../../domain/inventory/ports.ts';
@@ -97,6 +97,9 @@ export class KyselyPortRepository implements PortRepository {
    * @param db the Kysely handle
    * @param arrays the store's `selectArrays`; without it every read goes through `db`
    */
+  /** Compiled reads by shape (see {@link run}); the shapes are few and fixed. */
+  readonly #compiled = new Map<string, CompiledQuery>();
+
   constructor(
     private readonly db: Db,
     private readonly arrays?: ArrayQuery,
@@ -111,14 +114,31 @@ export class KyselyPortRepository implements PortRepository {
     return this.db.selectFrom('ports').innerJoin('nodes', 'nodes.id', 'ports.node_id').select(PORT_COLUMNS);
   }
 
-  /** Run a read built on {@link read}: by arrays when the store has them, else through Kysely. */
-  private async run(query: ReturnType<KyselyPortRepository['read']>): Promise<Port[]> {
-    if (this.arrays !== undefined) return (await this.arrays(query.compile())).map(portOfArray);
-    return (await query.execute()).map((r) => toPort(r as PortRow));
+  /**
+   * Run a read built on {@link read}: by arrays when the store has them, else through Kysely.
+   * A read of a fixed `shape` is built and compiled once and then run with `params` (building
+   * and compiling a Kysely query costs more than SQLite's answer to a one-row read); the first
+   * compile must have produced exactly `params`, else the shape is compiled on every call.
+   * @param shape a key naming the query's text, or null for a query compiled every time
+   */
+  private async run(
+    build: () => ReturnType<KyselyPortRepository['read']>,
+    shape: string | null = null,
+    params: readonly unknown[] = [],
+  ): Promise<Port[]> {
+    let query = shape === null ? undefined : this.#compiled.get(shape);
+    if (query !== undefined) query = { ...query, parameters: params };
+    else {
+      query = build().compile();
+      const same = query.parameters.length === params.length && query.parameters.every((v, i) => v === params[i]);
+      if (shape !== null && same) this.#compiled.set(shape, query);
+    }
+    if (this.arrays !== undefined) return (await this.arrays(query)).map(portOfArray);
+    return (await this.db.executeQuery(query)).rows.map((r) => toPort(r as PortRow));
   }
 
   async get(uuid: string): Promise<Port | null> {
-    const [port] = await this.run(this.read().where('ports.uuid', '=', uuid));
+    const [port] = await this.run(() => this.read().where('ports.uuid', '=', uuid), 'get', [uuid]);
     return port ?? null;
   }
 
@@ -128,6 +148,20 @@ export class KyselyPortRepository implements PortRepository {
   }
 
   async list(q: PortListQuery): Promise<Port[]> {
+    const f = q.filters;
+    const build = () => this.listQuery(q);
+    if (q.marker !== null || q.sortKey !== 'id') return this.run(build);
+    // Unpaged by id (the common list): one compiled shape per set of filters.
+    const params: unknown[] = [];
+    for (const v of [f.nodeId, f.portgroupUuid, f.address]) if (v !== undefined) params.push(v);
+    if (f.project !== undefined) params.push(f.project, f.project);
+    params.push(q.limit);
+    const shape = `list|${[f.nodeId, f.portgroupUuid, f.address, f.project].map((v) => (v === undefined ? 0 : 1)).join('')}|${q.sortDir}`;
+    return this.run(build, shape, params);
+  }
+
+  /** The query of a list (filters, marker, order, limit), built on {@link read}. */
+  private listQuery(q: PortListQuery): ReturnType<KyselyPortRepository['read']> {
     let query = this.read();
     const f = q.filters;
     if (f.nodeId !== undefined) query = query.where('ports.node_id', '=', f.nodeId);
@@ -162,7 +196,7 @@ export class KyselyPortRepository implements PortRepository {
           : query.where(sql<boolean>`(${expr} ${op} ${mv} or (${expr} = ${mv} and ports.id ${op} ${q.marker.id}))`);
     }
     if (key !== 'id') query = query.orderBy(expr, q.sortDir);
-    return this.run(query.orderBy('ports.id', q.sortDir).limit(q.limit));
+    return query.orderBy('ports.id', q.sortDir).limit(q.limit);
   }
 
   /**
