@@ -9,7 +9,7 @@
  *   allocation and its node (`./claims.ts`); the allocation change is conditional on its state
  *   (`allocating` for a claim), the node change on the node's version and reservation.
  */
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { ConflictError } from '../../domain/errors.ts';
 import type { Allocation, AllocationState } from '../../domain/scheduling/model.ts';
 import type {
@@ -87,10 +87,29 @@ function rowOf(a: NewAllocation, nodeId: number | null, now: number) {
 /** Allocation storage over a Kysely handle. */
 export class KyselyAllocationRepository implements AllocationRepository {
   /** @param codec the format of node display documents, stored with every node this repository writes */
+  /** Compiled reads by shape (see {@link #rows}). */
+  readonly #compiled = new Map<string, CompiledQuery>();
+
   constructor(
     private readonly db: Db,
     private readonly codec: NodeDocumentCodec,
   ) {}
+
+  /**
+   * Run a read of {@link #select}'s columns. A read of a fixed `shape` is built and compiled
+   * once and then run with `params` (building and compiling cost more than SQLite's answer to a
+   * one-row read); the first compile must have produced exactly `params`, else the shape is
+   * compiled on every call.
+   */
+  async #rows(build: () => { compile(): CompiledQuery }, shape: string, params: readonly unknown[]): Promise<Allocation[]> {
+    let query = this.#compiled.get(shape);
+    if (query !== undefined) query = { ...query, parameters: params };
+    else {
+      query = build().compile();
+      if (query.parameters.length === params.length && query.parameters.every((v, i) => v === params[i])) this.#compiled.set(shape, query);
+    }
+    return (await this.db.executeQuery(query)).rows.map((r) => toAllocation(r as Row));
+  }
 
   #select(db: Db | Tx = this.db) {
     return db
@@ -115,8 +134,8 @@ export class KyselyAllocationRepository implements AllocationRepository {
   }
 
   async get(uuid: string): Promise<Allocation | null> {
-    const r = await this.#select().where('a.uuid', '=', uuid).executeTakeFirst();
-    return r ? toAllocation(r) : null;
+    const [a] = await this.#rows(() => this.#select().where('a.uuid', '=', uuid), 'get', [uuid]);
+    return a ?? null;
   }
 
   async getByName(name: string): Promise<Allocation | null> {
@@ -130,6 +149,19 @@ export class KyselyAllocationRepository implements AllocationRepository {
   }
 
   async list(q: AllocationListQuery): Promise<Allocation[]> {
+    if (q.marker !== null || q.sortKey !== 'id')
+      return this.#listQuery(q)
+        .execute()
+        .then((rows) => rows.map((r) => toAllocation(r)));
+    // Unpaged by id (the common list): one compiled shape per set of filters.
+    const f = q.filters;
+    const given = [f.nodeId, f.resourceClass, f.state, f.owner];
+    const params: unknown[] = [...given.filter((v) => v !== undefined), q.limit];
+    return this.#rows(() => this.#listQuery(q), `list|${given.map((v) => (v === undefined ? 0 : 1)).join('')}|${q.sortDir}`, params);
+  }
+
+  /** The query of a list (filters, marker, order, limit). */
+  #listQuery(q: AllocationListQuery) {
     let query = this.#select().where((eb) => eb.and(filterExpressions(eb, q.filters)));
     const sortExpr = sortExpression(q.sortKey);
     if (q.marker !== null) {
@@ -142,8 +174,7 @@ export class KyselyAllocationRepository implements AllocationRepository {
       }
     }
     if (q.sortKey !== 'id') query = query.orderBy(sortExpr, q.sortDir);
-    const rows = await query.orderBy('a.id', q.sortDir).limit(q.limit).execute();
-    return rows.map((r) => toAllocation(r));
+    return query.orderBy('a.id', q.sortDir).limit(q.limit);
   }
 
   async listAllocating(limit: number): Promise<Allocation[]> {
