@@ -201,7 +201,7 @@ export class NodeAccess {
       if (current.reservation !== null) throw nodeLocked(current);
       const changes = compute(current);
       if (changes === null) return current;
-      const result = await this.deps.nodes.update(current.uuid, current.version, changes, this.deps.clock.now());
+      const result = await this.deps.nodes.update(current.uuid, current.version, changes, this.deps.clock.now(), current);
       if (result.ok) return result.node;
       current = await this.deps.nodes.get(current.uuid);
       if (current === null) throw new NotFoundError('node', node.uuid);

@@ -105,10 +105,12 @@ export interface NodeRepository {
   /**
    * Write `changes` if the row still has `expectedVersion` and no reservation; bumps
    * `version` and sets `updated_at = now`.
+   * @param base the node as stored at `expectedVersion`, when the caller has it: lets the store
+   *   write what it derives from the whole node (the display document) in the same statement
    * @returns the new node, or why nothing was written
    * @throws ConflictError on a duplicate name or instance_uuid
    */
-  update(uuid: string, expectedVersion: number, changes: NodeChanges, now: number): Promise<WriteResult>;
+  update(uuid: string, expectedVersion: number, changes: NodeChanges, now: number, base?: Node): Promise<WriteResult>;
   /**
    * End a lessee's access at once, whatever holds the node (a lease's end or cancel while a
    * conductor's task runs): clear `lessee` and disable the console if the row still has

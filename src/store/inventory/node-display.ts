@@ -13,7 +13,9 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Node } from '../../domain/inventory/model.ts';
+import type { NodeChanges } from '../../domain/inventory/ports.ts';
 import type { Db } from '../database.ts';
+import { changesToRow, fullRowToNode, NODE_COLUMNS } from './node-rows.ts';
 
 /**
  * What the store needs to keep node documents without knowing their format: a fingerprint of
@@ -32,6 +34,30 @@ const REFRESH_BATCH = 500;
 /** The display columns of a node as read back from its row (full, current version). */
 export function displayColumns(node: Node, codec: NodeDocumentCodec): { display: string; display_version: number; display_rev: string } {
   return { display: codec.encode(node), display_version: node.version, display_rev: codec.revision };
+}
+
+/**
+ * The display columns of the node that a conditional write of `changes` on `base` (the node as
+ * stored, at its `version`) will leave: `base` with the changes, `version + 1` and
+ * `updated_at = now`, converted to column values and back as a written row is, so that it
+ * can be written by the same statement. The writer compares it with the document of the row it
+ * gets back (`RETURNING`) and rewrites it if they differ, so a prediction is never trusted blindly.
+ * @param now the write's `updated_at`, epoch ms
+ */
+export function predictedDisplay(
+  base: Node,
+  changes: NodeChanges,
+  now: number,
+  codec: NodeDocumentCodec,
+): { display: string; display_version: number; display_rev: string } {
+  const merged: Record<string, unknown> = { ...changesToRow(base), ...changesToRow(changes) };
+  // In the column order of a returned row: the document must not depend on how it was built.
+  const row: Record<string, unknown> = {};
+  for (const column of NODE_COLUMNS) row[column] = merged[column];
+  row.id = base.id;
+  row.version = base.version + 1;
+  row.updated_at = now;
+  return displayColumns(fullRowToNode(row as never), codec);
 }
 
 /**

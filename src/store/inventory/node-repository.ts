@@ -35,7 +35,7 @@ import type {
 import { isUniqueViolation, toBool, type ArrayQuery, type Db, type Tx } from '../database.ts';
 import { releaseAllocations } from '../scheduling/claims.ts';
 import type { Database } from '../schema.ts';
-import { DISPLAY_IN_STEP, displayColumns, refreshDisplays, type NodeDocumentCodec } from './node-display.ts';
+import { DISPLAY_IN_STEP, displayColumns, predictedDisplay, refreshDisplays, type NodeDocumentCodec } from './node-display.ts';
 import { DOCUMENT_COLUMNS, NodeReads, type NodeDocumentRow } from './node-reads.ts';
 import { changesToRow, fullRowToNode, NODE_COLUMNS, TEXT_SORT_COLUMNS } from './node-rows.ts';
 
@@ -142,11 +142,11 @@ export class KyselyNodeRepository implements NodeRepository {
     }
   }
 
-  async update(uuid: string, expectedVersion: number, changes: NodeChanges, now: number): Promise<WriteResult> {
+  async update(uuid: string, expectedVersion: number, changes: NodeChanges, now: number, base?: Node): Promise<WriteResult> {
     if (releasesAllocation(changes)) {
       try {
         return await this.db.transaction().execute(async (tx) => {
-          const r = await this.#update(tx, uuid, expectedVersion, changes, now);
+          const r = await this.#update(tx, uuid, expectedVersion, changes, now, base);
           if (r.ok) await releaseAllocations(tx, { nodeId: r.node.id }, now);
           return r;
         });
@@ -156,7 +156,7 @@ export class KyselyNodeRepository implements NodeRepository {
       }
     }
     try {
-      return await this.#update(this.db, uuid, expectedVersion, changes, now);
+      return await this.#update(this.db, uuid, expectedVersion, changes, now, base);
     } catch (err) {
       if (isUniqueViolation(err)) throw await this.conflict(null, changes.name ?? null, changes.instance_uuid ?? null, uuid);
       throw err;
@@ -176,18 +176,29 @@ export class KyselyNodeRepository implements NodeRepository {
     return this.whyNot(uuid, this.db);
   }
 
-  /** The conditional update of {@link update} on `db` (the root handle or a transaction). */
-  async #update(db: Db | Tx, uuid: string, expectedVersion: number, changes: NodeChanges, now: number): Promise<WriteResult> {
+  /**
+   * The conditional update of {@link update} on `db` (the root handle or a transaction). With
+   * `base` (the node as stored at `expectedVersion`), the display document of the node it will
+   * become is written by the same statement (./node-display.ts `predictedDisplay`); it is checked
+   * against the row as written and rewritten in the rare case they differ.
+   */
+  async #update(db: Db | Tx, uuid: string, expectedVersion: number, changes: NodeChanges, now: number, base?: Node): Promise<WriteResult> {
+    const display =
+      base !== undefined && base.uuid === uuid && base.version === expectedVersion
+        ? predictedDisplay(base, changes, now, this.codec)
+        : null;
     const row = await db
       .updateTable('nodes')
-      .set({ ...changesToRow(changes), version: sql`version + 1`, updated_at: now } as never)
+      .set({ ...changesToRow(changes), ...display, version: sql`version + 1`, updated_at: now } as never)
       .where('uuid', '=', uuid)
       .where('version', '=', expectedVersion)
       .where('reservation', 'is', null)
       .returning(NODE_COLUMNS)
       .executeTakeFirst();
-    if (row) return { ok: true, node: await this.#written(fullRowToNode(row), db) };
-    return this.whyNot(uuid, db);
+    if (!row) return this.whyNot(uuid, db);
+    const node = fullRowToNode(row);
+    if (display !== null && display.display === this.codec.encode(node)) return { ok: true, node };
+    return { ok: true, node: await this.#written(node, db) };
   }
 
   async delete(uuid: string, expectedVersion: number): Promise<WriteResult> {
