@@ -3,7 +3,7 @@
  * plain reads, or a transaction inside `withNodeLock` (then it implements the port's
  * {@link LeasingTx}). Portable across SQLite and PostgreSQL.
  */
-import type { ExpressionBuilder } from 'kysely';
+import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
 import type { Lease, LeaseStatus, NewLeasingEvent, Offer, OfferStatus, Window } from '../../domain/leasing/model.ts';
 import type { LeasePolicy } from '../../domain/leasing/policy-rules.ts';
 import type { LeaseQuota, LeaseUsage } from '../../domain/leasing/quota-rules.ts';
@@ -261,9 +261,22 @@ function offerScope(eb: ExpressionBuilder<Database, 'offers'>, scope: OfferScope
  * The lease rows matching `q` (no select list, no order), or null when a filter can match no row
  * (an empty `in` list): shared by {@link LeasingQueries.findLeases} and the repository's batched
  * read of long lists.
+ * @param among only these uuids, looked up by primary key first: in a subquery that SQLite
+ *   cannot flatten into the filters (it has a LIMIT), because for 1,000 keys its planner would
+ *   otherwise rather walk a status index — every lease of those statuses, for each batch
  */
-export function leaseSelect(db: Db | Tx, q: LeaseQuery) {
-  let s = db.selectFrom('leases');
+export function leaseSelect(db: Db | Tx, q: LeaseQuery, among?: readonly string[]) {
+  const handle: Db = db;
+  const byKey = (keys: readonly string[]) =>
+    handle.selectFrom((eb) =>
+      eb
+        .selectFrom('leases')
+        .selectAll()
+        .where('uuid', 'in', [...keys])
+        .limit(keys.length)
+        .as('leases'),
+    );
+  let s: SelectQueryBuilder<Database, 'leases', object> = among === undefined ? handle.selectFrom('leases') : byKey(among);
   if (q.uuid !== undefined) s = s.where('uuid', '=', q.uuid);
   if (q.uuids !== undefined) {
     if (q.uuids.length === 0) return null;

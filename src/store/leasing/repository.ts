@@ -36,9 +36,7 @@ export class KyselyLeasingRepository extends LeasingQueries implements LeasingRe
     rows.length = 0;
     for (let i = 0; i < uuids.length; i += size) {
       const part = uuids.slice(i, i + size);
-      const found = await leaseSelect(this.store.db, { ...query, uuids: part })!
-        .selectAll()
-        .execute();
+      const found = await leaseSelect(this.store.db, query, part)!.selectAll().execute();
       const byUuid = new Map(found.map((r) => [r.uuid, r]));
       const batch = part.flatMap((u) => {
         const row = byUuid.get(u);

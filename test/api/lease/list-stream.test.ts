@@ -27,8 +27,8 @@ beforeAll(async () => {
     return {
       uuid: randomUUID(),
       name: i % 3 === 0 ? `ls-${i}` : null,
-      project_id: i % 2 === 0 ? env.p.lessee.projectId : env.p.other.projectId,
-      owner_id: env.p.owner.projectId,
+      project_id: i % 2 === 0 ? env.p.lessee.projectId! : env.p.other.projectId!,
+      owner_id: env.p.owner.projectId!,
       purpose: null,
       resource_type: 'ironic_node',
       resource_uuid: i % 4 === 0 ? gpu : plain,
