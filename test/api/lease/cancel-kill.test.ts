@@ -6,7 +6,8 @@
  * the same data and database. Whatever instant the kill hit, every lease and its node must come
  * to agree: the lease `deleted` and the node free, or the lease `active` and the node its
  * lessee's — never an `active` lease on a node without its lessee. (A cancel killed while it
- * held the node's claim is finished once the claim lapses, 60 s.) Runs on SQLite and, in the
+ * held the node's claim is finished at once: the restarted process releases the claims of its
+ * previous life, `LeaseLifecycle.releaseClaimsOfPreviousLife`.) Runs on SQLite and, in the
  * api-pg project, on a fresh PostgreSQL database.
  */
 import { randomBytes } from 'node:crypto';
