@@ -40,7 +40,7 @@ export interface Store {
    * SQLite: the store has a single connection and Kysely serialises its use, so a transaction
    * already excludes all other statements; the keys are only documentation there.
    * PostgreSQL: `pg_advisory_xact_lock(hashtextextended(key, 0))` per key, in sorted order to
-   * avoid deadlocks; released at commit or rollback.
+   * avoid deadlocks (all keys in one statement); released at commit or rollback.
    */
   withLock<T>(keys: readonly string[], fn: (tx: Tx) => Promise<T>): Promise<T>;
   /**
@@ -244,9 +244,14 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
     dialect: 'postgres',
     withLock: (keys, fn) =>
       db.transaction().execute(async (tx) => {
-        for (const key of [...new Set(keys)].sort()) {
-          await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(tx);
-        }
+        const sorted = [...new Set(keys)].sort();
+        // One round trip for every key, taken in the array's (sorted) order: the volatile lock
+        // call is evaluated row by row after the ORDER BY.
+        if (sorted.length === 1) await sql`select pg_advisory_xact_lock(hashtextextended(${sorted[0]}, 0))`.execute(tx);
+        else if (sorted.length > 1)
+          await sql`select pg_advisory_xact_lock(hashtextextended(k, 0)) from unnest(${sorted}::text[]) with ordinality as t(k, i) order by i`.execute(
+            tx,
+          );
         return fn(tx);
       }),
     selectArrays: async (query) =>
