@@ -22,7 +22,7 @@
  */
 import type { Clock } from '../clock.ts';
 import { leaseEvent, offerEvent, type LeaseEventType, type OfferEventType } from './events.ts';
-import type { Lease, Offer } from './model.ts';
+import type { Lease, NewLeasingEvent, Offer } from './model.ts';
 import { NodeBusyError, type NodeGateway } from './ports.ts';
 import type { LeaseChange, LeasingRepository, LeasingTx } from './repository.ts';
 import {
@@ -162,7 +162,9 @@ export async function settleHeld(
     done.map((d) => d.lease.resource_uuid),
     [],
     async (tx) => {
-      for (const d of done) out.set(d.lease.uuid, await write(tx, d, at));
+      const events: NewLeasingEvent[] = [];
+      for (const d of done) out.set(d.lease.uuid, await write(tx, d, at, events));
+      await tx.insertEvents(events);
     },
   );
   // One line per status change, once written: what an operator follows in the log.
@@ -334,11 +336,12 @@ async function call(env: StepEnv, action: Action, lease: Lease, fn: () => Promis
 }
 
 /**
- * Write one outcome (see the module documentation, step 3).
+ * Write one outcome (see the module documentation, step 3). Its event is appended to `events`,
+ * which the caller inserts once for the batch, in order, in the same transaction.
  * @returns the lease after the write (unchanged when the outcome keeps its status), or `retry`
  *   when its status changed since it was read
  */
-async function write(tx: LeasingTx, d: Done, now: number): Promise<Settled> {
+async function write(tx: LeasingTx, d: Done, now: number, events: NewLeasingEvent[]): Promise<Settled> {
   // Console access ends with the lease, also while the node itself is busy (its lessee was
   // already cleared: NodeGateway.removeLease).
   if (d.removed || (d.outcome === 'busy' && d.action !== 'fulfill')) await tx.deleteConsoleTokens(d.lease.resource_uuid);
@@ -347,13 +350,13 @@ async function write(tx: LeasingTx, d: Done, now: number): Promise<Settled> {
   if (to === null || to === d.lease.status) {
     const current = await tx.getLease(d.lease.uuid);
     if (current?.status !== d.lease.status) return 'retry';
-    if (d.intent === true && d.outcome === 'busy') await tx.insertEvent(leaseEvent(current, EVENT[d.action].busy, now));
+    if (d.intent === true && d.outcome === 'busy') events.push(leaseEvent(current, EVENT[d.action].busy, now));
     return current;
   }
   const change: Omit<LeaseChange, 'status'> = d.outcome !== 'ok' ? {} : d.action === 'fulfill' ? { fulfillTime: now } : { expireTime: now };
   const updated = await tx.transitionLease(d.lease.uuid, [d.lease.status], { status: to, ...change }, now);
   if (updated === null) return 'retry';
-  await tx.insertEvent(leaseEvent(updated, EVENT[d.action][d.outcome], now));
+  events.push(leaseEvent(updated, EVENT[d.action][d.outcome], now));
   return updated;
 }
 

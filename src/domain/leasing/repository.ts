@@ -147,6 +147,11 @@ export interface LeasingTx extends LeasingReader {
   /** Set a lease's end time. */
   setLeaseEnd(uuid: string, endTime: number, now: number): Promise<Lease | null>;
   insertEvent(event: NewLeasingEvent): Promise<void>;
+  /**
+   * Insert events in the given order (ids increase along it), each with its webhook deliveries,
+   * as {@link insertEvent} would one after the other — in fewer statements (a batch's events).
+   */
+  insertEvents(events: readonly NewLeasingEvent[]): Promise<void>;
   /** Delete every console token of a node (at lease removal). */
   deleteConsoleTokens(nodeUuid: string): Promise<number>;
   /** Record a once-only notice of a lease. @returns false when it was already recorded */

@@ -11,7 +11,7 @@ import type { LeaseChange, LeaseQuery, LeasingTx, OfferLeaseWindow, OfferQuery }
 import type { Db, Tx } from '../database.ts';
 import type { Database } from '../schema.ts';
 import { getQuota, policiesOf } from './limits.ts';
-import { insertEventWithDeliveries } from './outbox.ts';
+import { insertEventsWithDeliveries, insertEventWithDeliveries } from './outbox.ts';
 import { leaseRow, offerRow, toLease, toOffer } from './rows.ts';
 
 /** Largest `in (…)` list per query (SQLite's bound-parameter limit is far above). */
@@ -238,6 +238,10 @@ export class LeasingQueries implements LeasingTx {
 
   async insertEvent(e: NewLeasingEvent): Promise<void> {
     await insertEventWithDeliveries(this.db, e);
+  }
+
+  async insertEvents(events: readonly NewLeasingEvent[]): Promise<void> {
+    await insertEventsWithDeliveries(this.db, events);
   }
 
   async deleteConsoleTokens(nodeUuid: string): Promise<number> {
