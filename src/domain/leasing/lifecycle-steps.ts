@@ -22,7 +22,7 @@
  */
 import type { Clock } from '../clock.ts';
 import { leaseEvent, offerEvent, type LeaseEventType, type OfferEventType } from './events.ts';
-import type { Lease, NewLeasingEvent, Offer } from './model.ts';
+import type { Lease, LeaseStatus, NewLeasingEvent, Offer } from './model.ts';
 import { NodeBusyError, type NodeGateway } from './ports.ts';
 import type { LeaseChange, LeasingRepository, LeasingTx } from './repository.ts';
 import {
@@ -162,9 +162,7 @@ export async function settleHeld(
     done.map((d) => d.lease.resource_uuid),
     [],
     async (tx) => {
-      const events: NewLeasingEvent[] = [];
-      for (const d of done) out.set(d.lease.uuid, await write(tx, d, at, events));
-      await tx.insertEvents(events);
+      for (const [uuid, settled] of await writeAll(tx, done, at)) out.set(uuid, settled);
     },
   );
   // One line per status change, once written: what an operator follows in the log.
@@ -336,28 +334,59 @@ async function call(env: StepEnv, action: Action, lease: Lease, fn: () => Promis
 }
 
 /**
- * Write one outcome (see the module documentation, step 3). Its event is appended to `events`,
- * which the caller inserts once for the batch, in order, in the same transaction.
- * @returns the lease after the write (unchanged when the outcome keeps its status), or `retry`
- *   when its status changed since it was read
+ * Write the outcomes of a batch (see the module documentation, step 3) in the caller's
+ * transaction: console tokens of leases leaving their nodes go; every status change is a
+ * conditional update on the status that was read, the leases making the same change in one
+ * statement; then their events, in the batch's order, in one insert.
+ * @returns per lease uuid: the lease after the write (unchanged when the outcome keeps its
+ *   status), or `retry` when its status changed since it was read
  */
-async function write(tx: LeasingTx, d: Done, now: number, events: NewLeasingEvent[]): Promise<Settled> {
-  // Console access ends with the lease, also while the node itself is busy (its lessee was
-  // already cleared: NodeGateway.removeLease).
-  if (d.removed || (d.outcome === 'busy' && d.action !== 'fulfill')) await tx.deleteConsoleTokens(d.lease.resource_uuid);
-  const trigger = TRIGGER[d.action][d.outcome];
-  const to = leaseTransition(d.lease.status, trigger);
-  if (to === null || to === d.lease.status) {
-    const current = await tx.getLease(d.lease.uuid);
-    if (current?.status !== d.lease.status) return 'retry';
-    if (d.intent === true && d.outcome === 'busy') events.push(leaseEvent(current, EVENT[d.action].busy, now));
-    return current;
+async function writeAll(tx: LeasingTx, done: readonly Done[], now: number): Promise<Map<string, Settled>> {
+  const out = new Map<string, Settled>();
+  const events = new Map<string, NewLeasingEvent>();
+  // Leases making the same change (from, to, times set), written together.
+  const moves = new Map<string, { from: LeaseStatus; change: LeaseChange; leases: Done[] }>();
+  for (const d of done) {
+    // Console access ends with the lease, also while the node itself is busy (its lessee was
+    // already cleared: NodeGateway.removeLease).
+    if (d.removed || (d.outcome === 'busy' && d.action !== 'fulfill')) await tx.deleteConsoleTokens(d.lease.resource_uuid);
+    const to = leaseTransition(d.lease.status, TRIGGER[d.action][d.outcome]);
+    if (to === null || to === d.lease.status) {
+      const current = await tx.getLease(d.lease.uuid);
+      if (current?.status !== d.lease.status) out.set(d.lease.uuid, 'retry');
+      else {
+        if (d.intent === true && d.outcome === 'busy') events.set(current.uuid, leaseEvent(current, EVENT[d.action].busy, now));
+        out.set(d.lease.uuid, current);
+      }
+      continue;
+    }
+    const times = d.outcome !== 'ok' ? 'none' : d.action === 'fulfill' ? 'fulfill' : 'expire';
+    const key = `${d.lease.status}|${to}|${times}`;
+    const change: LeaseChange =
+      times === 'fulfill' ? { status: to, fulfillTime: now } : times === 'expire' ? { status: to, expireTime: now } : { status: to };
+    const move = moves.get(key) ?? { from: d.lease.status, change, leases: [] };
+    move.leases.push(d);
+    moves.set(key, move);
   }
-  const change: Omit<LeaseChange, 'status'> = d.outcome !== 'ok' ? {} : d.action === 'fulfill' ? { fulfillTime: now } : { expireTime: now };
-  const updated = await tx.transitionLease(d.lease.uuid, [d.lease.status], { status: to, ...change }, now);
-  if (updated === null) return 'retry';
-  events.push(leaseEvent(updated, EVENT[d.action][d.outcome], now));
-  return updated;
+  for (const move of moves.values()) {
+    const written = await tx.transitionLeases(
+      move.leases.map((d) => d.lease.uuid),
+      [move.from],
+      move.change,
+      now,
+    );
+    const byUuid = new Map(written.map((l) => [l.uuid, l]));
+    for (const d of move.leases) {
+      const updated = byUuid.get(d.lease.uuid);
+      if (updated === undefined) out.set(d.lease.uuid, 'retry');
+      else {
+        out.set(d.lease.uuid, updated);
+        events.set(updated.uuid, leaseEvent(updated, EVENT[d.action][d.outcome], now));
+      }
+    }
+  }
+  await tx.insertEvents(done.flatMap((d) => events.get(d.lease.uuid) ?? []));
+  return out;
 }
 
 /** Run `fn` over `items`, at most `limit` at a time. */

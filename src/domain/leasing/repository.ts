@@ -142,6 +142,11 @@ export interface LeasingTx extends LeasingReader {
    * @returns the updated lease, or null when its status was not in `from` (nothing changed)
    */
   transitionLease(uuid: string, from: readonly LeaseStatus[], change: LeaseChange, now: number): Promise<Lease | null>;
+  /**
+   * {@link transitionLease} for many leases making the same change, in few statements.
+   * @returns the leases updated (any order); a lease whose status was not in `from` is absent
+   */
+  transitionLeases(uuids: readonly string[], from: readonly LeaseStatus[], change: LeaseChange, now: number): Promise<Lease[]>;
   /** Conditional update of an offer's status. @returns the updated offer or null */
   transitionOffer(uuid: string, from: readonly OfferStatus[], to: OfferStatus, now: number): Promise<Offer | null>;
   /** Set a lease's end time. */

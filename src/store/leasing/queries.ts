@@ -214,6 +214,27 @@ export class LeasingQueries implements LeasingTx {
     return row ? toLease(row) : null;
   }
 
+  async transitionLeases(uuids: readonly string[], from: readonly LeaseStatus[], change: LeaseChange, now: number): Promise<Lease[]> {
+    if (from.length === 0) return [];
+    const out: Lease[] = [];
+    for (let i = 0; i < uuids.length; i += CHUNK) {
+      const rows = await this.db
+        .updateTable('leases')
+        .set({
+          status: change.status,
+          updated_at: now,
+          ...(change.fulfillTime !== undefined ? { fulfill_time: change.fulfillTime } : {}),
+          ...(change.expireTime !== undefined ? { expire_time: change.expireTime } : {}),
+        })
+        .where('uuid', 'in', uuids.slice(i, i + CHUNK))
+        .where('status', 'in', [...from])
+        .returningAll()
+        .execute();
+      for (const row of rows) out.push(toLease(row));
+    }
+    return out;
+  }
+
   async transitionOffer(uuid: string, from: readonly OfferStatus[], to: OfferStatus, now: number): Promise<Offer | null> {
     if (from.length === 0) return null;
     const row = await this.db
