@@ -201,12 +201,7 @@ export class LeasingQueries implements LeasingTx {
     if (from.length === 0) return null;
     const row = await this.db
       .updateTable('leases')
-      .set({
-        status: change.status,
-        updated_at: now,
-        ...(change.fulfillTime !== undefined ? { fulfill_time: change.fulfillTime } : {}),
-        ...(change.expireTime !== undefined ? { expire_time: change.expireTime } : {}),
-      })
+      .set(changeColumns(change, now))
       .where('uuid', '=', uuid)
       .where('status', 'in', [...from])
       .returningAll()
@@ -220,12 +215,7 @@ export class LeasingQueries implements LeasingTx {
     for (let i = 0; i < uuids.length; i += CHUNK) {
       const rows = await this.db
         .updateTable('leases')
-        .set({
-          status: change.status,
-          updated_at: now,
-          ...(change.fulfillTime !== undefined ? { fulfill_time: change.fulfillTime } : {}),
-          ...(change.expireTime !== undefined ? { expire_time: change.expireTime } : {}),
-        })
+        .set(changeColumns(change, now))
         .where('uuid', 'in', uuids.slice(i, i + CHUNK))
         .where('status', 'in', [...from])
         .returningAll()
@@ -269,6 +259,16 @@ export class LeasingQueries implements LeasingTx {
     const r = await this.db.deleteFrom('console_auth_tokens').where('node_uuid', '=', nodeUuid).executeTakeFirst();
     return Number(r.numDeletedRows);
   }
+}
+
+/** The column values of a lease status change at `now` (epoch ms). */
+function changeColumns(change: LeaseChange, now: number) {
+  return {
+    status: change.status,
+    updated_at: now,
+    ...(change.fulfillTime !== undefined ? { fulfill_time: change.fulfillTime } : {}),
+    ...(change.expireTime !== undefined ? { expire_time: change.expireTime } : {}),
+  };
 }
 
 function leaseScope(eb: ExpressionBuilder<Database, 'leases'>, scope: LeaseScope) {
