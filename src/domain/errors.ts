@@ -101,6 +101,17 @@ export class TemporaryFailureError extends DomainError {
   }
 }
 
+/**
+ * The database cannot be reached or dropped the connection mid-statement (a restart, a cut
+ * network, an operator terminating backends): nothing of the request was committed unless it
+ * had already answered; retry later (HTTP 503).
+ */
+export class DatabaseUnavailableError extends TemporaryFailureError {
+  constructor(message = 'The database is unavailable (its connection was lost during this request); retry later.') {
+    super(message, 'DatabaseUnavailable');
+  }
+}
+
 function capitalise(s: string): string {
   return s.length === 0 ? s : s[0]!.toUpperCase() + s.slice(1);
 }

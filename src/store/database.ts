@@ -17,6 +17,7 @@ import { migrations } from './migrations/index.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
 import { assertKnownSchema, readSchemaState } from './schema-state.ts';
 import { checkSqliteHeader, checkSqliteSchema, sqliteFileError } from './sqlite-file.ts';
+import { hearClientErrors, queryArrays, translatingPool } from './pg-unavailable.ts';
 import { PgChangeListener, type ListenerLog } from './change-listener.ts';
 import type { ChangeHints } from '../domain/changes/hints.ts';
 
@@ -229,6 +230,7 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
   // An idle connection that fails (the server restarted, the backend was terminated) is dropped
   // by the pool, which reports it here; unheard, the report would end the process.
   pool.on('error', (err) => connLog.warn({ err }, 'database: an idle pooled connection failed; the pool opens another when needed'));
+  hearClientErrors(pool, (err) => connLog.warn({ err }, 'database: a connection in use was lost; its request fails with 503'));
   // The backends of this process's own connections: their notifications are marked local.
   const backends = new Set<number>();
   const pidOf = (client: pg.PoolClient) => (client as unknown as { processID: number | null }).processID;
@@ -238,7 +240,10 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
     { connectionString: url, ...(schema !== undefined ? { pgSchema: schema } : {}), ownBackend: (pid) => backends.has(pid) },
     connLog,
   );
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // Connection loss reaches callers as DatabaseUnavailableError (503), not a driver error (500).
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: translatingPool(pool) }),
+  });
   return {
     db,
     dialect: 'postgres',
@@ -254,8 +259,7 @@ async function openPostgres(url: string, options: StoreOptions): Promise<Store> 
           );
         return fn(tx);
       }),
-    selectArrays: async (query) =>
-      (await pool.query({ text: query.sql, values: query.parameters as unknown[], rowMode: 'array' })).rows as unknown[][],
+    selectArrays: (query) => queryArrays(pool, query.sql, query.parameters as unknown[]),
     poolUsage: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
     changeHints: listener,
     close: async () => {
