@@ -1,6 +1,6 @@
 /**
  * Where esi's own files are, whichever way its code runs: from the TypeScript sources (tsx,
- * vitest) or from the compiled bundle `dist/esi.mjs` (bin/build.js). Modules that read files
+ * vitest) or from the compiled bundle `dist/esi/<fingerprint>/main.js` (bin/build.js). Modules that read files
  * shipped next to the sources (migrations are code; but shell scripts, lab models, the web
  * dashboard's build, the agent's entry point for esbuild…) name them from the project root, never
  * relative to their own `import.meta.url`, which is the bundle's once compiled.
