@@ -46,22 +46,13 @@ export class LeaseService {
    * The rule comes before any project lookup: a non-admin naming another project gets 403
    * whether that project exists or not, and a filter inside the caller's own leases that names
    * no project gives an empty list. Admins get 404 for an unknown project.
-   * @throws ForbiddenError, InvalidInputError, NotFoundError (unknown project, admins only)
-   */
-  async list(ctx: AuthContext, input: LeaseListInput): Promise<LeaseView[]> {
-    const query = await this.#query(ctx, input);
-    if (query === null) return [];
-    const views = await this.d.enricher.leases(await this.d.repo.findLeases(query));
-    return input.resourceClass !== undefined ? views.filter((v) => v.resource_class === input.resourceClass) : views;
-  }
-
-  /**
-   * {@link list}'s answer a batch at a time, for answers too long to hold at once: every check
-   * (policy, filters, projects) is made before this resolves, so its errors are those of
-   * {@link list}; the batches then carry the same leases in the same order (see
-   * `LeasingRepository.leaseBatches` for how they are read), each enriched on its own.
+   *
+   * The answer comes a batch at a time, for answers too long to hold at once (esi-leap's list has
+   * no paging): every check (policy, filters, projects) is made before this resolves; the batches
+   * then carry the matching leases in order (see `LeasingRepository.leaseBatches` for how they are
+   * read), each enriched on its own.
    * @param size leases read per batch (a batch holds fewer when `resource_class` filters some out)
-   * @throws as {@link list}
+   * @throws ForbiddenError, InvalidInputError, NotFoundError (unknown project, admins only)
    */
   async listBatches(ctx: AuthContext, input: LeaseListInput, size: number): Promise<AsyncIterable<LeaseView[]>> {
     const query = await this.#query(ctx, input);
@@ -76,7 +67,7 @@ export class LeaseService {
   }
 
   /**
-   * The store query of a lease list: the caller's scope and the filters, checked (see {@link list}).
+   * The store query of a lease list: the caller's scope and the filters, checked (see {@link listBatches}).
    * @returns null when nothing can match
    */
   async #query(ctx: AuthContext, input: LeaseListInput): Promise<LeaseQuery | null> {

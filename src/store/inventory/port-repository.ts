@@ -7,11 +7,12 @@
  * (SQLite) until commit, so a conductor cannot reserve the node halfway through a port change.
  * Lists join the node only when filtering by project (owner or lessee).
  */
-import { sql, type CompiledQuery, type Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { ConflictError } from '../../domain/errors.ts';
 import type { Port } from '../../domain/inventory/model.ts';
 import type { NewPort, PortChanges, PortListQuery, PortRepository, PortWriteResult } from '../../domain/inventory/ports.ts';
 import { fromJson, isUniqueViolation, toBool, toJson, type ArrayQuery, type Db, type Tx } from '../database.ts';
+import { CompiledShapes } from '../compiled-shapes.ts';
 import type { PortsTable } from './tables.ts';
 import { DISPLAY_IN_STEP } from './node-display.ts';
 
@@ -93,13 +94,13 @@ const SORT_TEXT = new Set(['uuid', 'address', 'physical_network']);
  * a third of a 1,000-port list's time on SQLite); writes and reads inside them through Kysely.
  */
 export class KyselyPortRepository implements PortRepository {
+  /** Compiled reads by shape (see {@link run}); the shapes are few and fixed. */
+  readonly #shapes = new CompiledShapes();
+
   /**
    * @param db the Kysely handle
    * @param arrays the store's `selectArrays`; without it every read goes through `db`
    */
-  /** Compiled reads by shape (see {@link run}); the shapes are few and fixed. */
-  readonly #compiled = new Map<string, CompiledQuery>();
-
   constructor(
     private readonly db: Db,
     private readonly arrays?: ArrayQuery,
@@ -116,9 +117,7 @@ export class KyselyPortRepository implements PortRepository {
 
   /**
    * Run a read built on {@link read}: by arrays when the store has them, else through Kysely.
-   * A read of a fixed `shape` is built and compiled once and then run with `params` (building
-   * and compiling a Kysely query costs more than SQLite's answer to a one-row read); the first
-   * compile must have produced exactly `params`, else the shape is compiled on every call.
+   * A read of a fixed `shape` is compiled once (../compiled-shapes.ts) and run with `params`.
    * @param shape a key naming the query's text, or null for a query compiled every time
    */
   private async run(
@@ -126,13 +125,7 @@ export class KyselyPortRepository implements PortRepository {
     shape: string | null = null,
     params: readonly unknown[] = [],
   ): Promise<Port[]> {
-    let query = shape === null ? undefined : this.#compiled.get(shape);
-    if (query !== undefined) query = { ...query, parameters: params };
-    else {
-      query = build().compile();
-      const same = query.parameters.length === params.length && query.parameters.every((v, i) => v === params[i]);
-      if (shape !== null && same) this.#compiled.set(shape, query);
-    }
+    const query = this.#shapes.query(shape, params, build);
     if (this.arrays !== undefined) return (await this.arrays(query)).map(portOfArray);
     return (await this.db.executeQuery(query)).rows.map((r) => toPort(r as PortRow));
   }

@@ -11,6 +11,7 @@
  */
 import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { ConflictError } from '../../domain/errors.ts';
+import { CompiledShapes } from '../compiled-shapes.ts';
 import type { Allocation, AllocationState } from '../../domain/scheduling/model.ts';
 import type {
   AllocationFilters,
@@ -86,28 +87,21 @@ function rowOf(a: NewAllocation, nodeId: number | null, now: number) {
 
 /** Allocation storage over a Kysely handle. */
 export class KyselyAllocationRepository implements AllocationRepository {
-  /** @param codec the format of node display documents, stored with every node this repository writes */
   /** Compiled reads by shape (see {@link #rows}). */
-  readonly #compiled = new Map<string, CompiledQuery>();
+  readonly #shapes = new CompiledShapes();
 
+  /** @param codec the format of node display documents, stored with every node this repository writes */
   constructor(
     private readonly db: Db,
     private readonly codec: NodeDocumentCodec,
   ) {}
 
   /**
-   * Run a read of {@link #select}'s columns. A read of a fixed `shape` is built and compiled
-   * once and then run with `params` (building and compiling cost more than SQLite's answer to a
-   * one-row read); the first compile must have produced exactly `params`, else the shape is
-   * compiled on every call.
+   * Run a read of {@link #select}'s columns; a read of a fixed `shape` is compiled once
+   * (../compiled-shapes.ts) and run with `params`.
    */
   async #rows(build: () => { compile(): CompiledQuery }, shape: string, params: readonly unknown[]): Promise<Allocation[]> {
-    let query = this.#compiled.get(shape);
-    if (query !== undefined) query = { ...query, parameters: params };
-    else {
-      query = build().compile();
-      if (query.parameters.length === params.length && query.parameters.every((v, i) => v === params[i])) this.#compiled.set(shape, query);
-    }
+    const query = this.#shapes.query(shape, params, build);
     return (await this.db.executeQuery(query)).rows.map((r) => toAllocation(r as Row));
   }
 
