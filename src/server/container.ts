@@ -48,6 +48,7 @@ import { ChangeLogPrunerWorker } from '../conductor/change-log-pruner.ts';
 import { KyselyChangeLog } from '../store/changes/change-log.ts';
 import { createNetworkingServices } from './networking.ts';
 import { createSchedulingServices } from './scheduling.ts';
+import { createRecordCheckWorker } from './record-check.ts';
 import { NODE_DOCUMENT_CODEC } from '../api/baremetal/node-document.ts';
 import { serverNetworksOver } from './server-networks.ts';
 import type { Config } from './config.ts';
@@ -276,6 +277,8 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     nodeDocuments: NODE_DOCUMENT_CODEC,
   });
   workers.push(schedulingWorker);
+  // Port ↔ VIF and allocation/server ↔ node records checked and repaired (issue 23), after the rest has started.
+  workers.push(createRecordCheckWorker({ store, clock, logger, history, networking, nodeDocuments: NODE_DOCUMENT_CODEC }));
   const consoles = new NodeConsoleService(inventory.nodes.access, leasing.consoleTokens, clock);
   return {
     config,

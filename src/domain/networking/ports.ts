@@ -128,6 +128,12 @@ export interface NetworkNicRow {
   readonly nic: NodePortLink;
 }
 
+/** A network port bound to a bare-metal port (`bound_port_uuid`), read narrowly. */
+export interface BoundNetPort {
+  readonly id: string;
+  readonly bound_port_uuid: string;
+}
+
 /** Key of one switch port: the switch's UUID and its name for the port. */
 export interface SwitchPortKey {
   readonly switch_uuid: string;
@@ -230,6 +236,8 @@ export interface NetworkReads extends L3Reads, FipReads, QuotaReads {
   nodePortsOnSwitch(sw: Pick<Switch, 'switch_id' | 'name'>): Promise<NodePortLink[]>;
   /** A bare-metal port by UUID, or null. */
   nodePortByUuid(uuid: string): Promise<NodePortLink | null>;
+  /** Every network port bound to a bare-metal port (one query; the VIF check, ./vif-check.ts). */
+  boundPorts(): Promise<BoundNetPort[]>;
 
   /** The cabling of one switch port, or null when it is not registered. */
   cabling(key: SwitchPortKey): Promise<SwitchPortCabling | null>;

@@ -16,6 +16,7 @@ import type { FixedIp } from '../../domain/networking/model.ts';
 import type {
   NetworkRepository,
   NetworkTx,
+  BoundNetPort,
   NodePortLink,
   IdsOrEvery,
   NodeScope,
@@ -322,6 +323,16 @@ export class NetworkQueries extends QuotaQueries implements NetworkTx {
   async nodePortByUuid(uuid: string): Promise<NodePortLink | null> {
     const row = await this.nodePortQuery().where('ports.uuid', '=', uuid).executeTakeFirst();
     return row ? toNodePort(row) : null;
+  }
+
+  async boundPorts(): Promise<BoundNetPort[]> {
+    const rows = await this.db
+      .selectFrom('network_ports')
+      .select(['id', 'bound_port_uuid'])
+      .where('bound_port_uuid', 'is not', null)
+      .orderBy('id')
+      .execute();
+    return rows.map((r) => ({ id: r.id, bound_port_uuid: r.bound_port_uuid! }));
   }
 
   // --- switch port cabling (registrations and holders) ---------------------------------------
