@@ -140,7 +140,8 @@ function memo<K, V>(answer: (key: K) => V): (key: K) => V {
  * a row names in one. Policy is answered once per distinct target: per (port project, network)
  * for `get_port`, per network, per trunk project, per floating IP project.
  * @param everyNode `vifRows` are every bare-metal port (an admin's list): the side reads then
- *   take every row unfiltered instead of sending thousands of ids
+ *   take every row unfiltered (the fixed IPs: those of every bound port) instead of sending
+ *   thousands of ids
  * @returns one row per element of `vifRows`, in its order
  */
 export async function buildNodeNetworkRows(
@@ -161,7 +162,7 @@ export async function buildNodeNetworkRows(
   }
   const every = everyNode && vifIds.length > 0;
   const [ips, subs, associated, forwards] = await Promise.all([
-    repo.fixedIpsOf(every ? 'every' : vifIds),
+    every ? repo.fixedIpsOfBoundPorts() : repo.fixedIpsOf(vifIds),
     repo.subPortsOf(every ? 'every' : trunkIds),
     vifIds.length > 0 ? repo.floatingIpsOfPorts(every ? 'every' : vifIds) : Promise.resolve([]),
     vifIds.length > 0 ? repo.portForwardingsOfPorts(every ? 'every' : vifIds) : Promise.resolve([]),

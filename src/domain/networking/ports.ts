@@ -230,6 +230,11 @@ export interface NetworkReads extends L3Reads, FipReads, QuotaReads {
   nodePortsIn(scope: NodeScope): Promise<NodePortLink[]>;
   /** The fixed IPs of ports (`'every'`: of every port), in their order (one query). */
   fixedIpsOf(portIds: IdsOrEvery): Promise<Map<string, FixedIp[]>>;
+  /**
+   * The fixed IPs of every network port bound to a bare-metal port (every VIF), in their order (one
+   * query): what an unfiltered `esi node network list` shows, without the other ports' addresses.
+   */
+  fixedIpsOfBoundPorts(): Promise<Map<string, FixedIp[]>>;
   /** The sub-ports of trunks (`'every'`: of every trunk), by trunk, ordered by VLAN (one query). */
   subPortsOf(trunkIds: IdsOrEvery): Promise<Map<string, SubPortRow[]>>;
   /** Bare-metal ports whose `local_link_connection` points at one switch (by its switch_id or name). */

@@ -271,6 +271,38 @@ export class NetworkQueries extends QuotaQueries implements NetworkTx {
     return out;
   }
 
+  async fixedIpsOfBoundPorts(): Promise<Map<string, FixedIp[]>> {
+    // From the bound ports (the covering index of `bound_port_uuid`) to their allocations: the
+    // VIFs' addresses only, not every router, DHCP, floating or trunk sub-port's; no ORDER BY
+    // (a port's allocations come in `position` order from the allocations' covering index, and are
+    // sorted below where a port has several, as the index's order is not a promise of SQL).
+    const q = this.db
+      .selectFrom('network_ports as np')
+      .innerJoin('network_ip_allocations as a', 'a.port_id', 'np.id')
+      .select(['a.port_id', 'a.subnet_id', 'a.ip_address', 'a.position'])
+      .where('np.bound_port_uuid', 'is not', null)
+      .compile();
+    const out = new Map<string, FixedIp[]>();
+    const positions = new Map<FixedIp, number>();
+    let several = false;
+    for (const [port, subnet_id, ip_address, position] of (await this.valueRows(q, ['port_id', 'subnet_id', 'ip_address', 'position'])) as [
+      string,
+      string,
+      string,
+      number,
+    ][]) {
+      const ip: FixedIp = { subnet_id, ip_address };
+      positions.set(ip, Number(position));
+      const list = out.get(port);
+      if (list) {
+        list.push(ip);
+        several = true;
+      } else out.set(port, [ip]);
+    }
+    if (several) for (const list of out.values()) if (list.length > 1) list.sort((a, b) => positions.get(a)! - positions.get(b)!);
+    return out;
+  }
+
   async subPortsOf(trunkIds: IdsOrEvery): Promise<Map<string, SubPortRow[]>> {
     const out = new Map<string, SubPortRow[]>();
     const columns = ['trunk_id', 'port_id', 'segmentation_id', 'project_id', 'network_id'];

@@ -151,6 +151,29 @@ describe('floating IPs on node network rows', () => {
     });
   });
 
+  it("lists a VIF with several fixed IPs in the port's order, for the admin (every port) and the lessee", async () => {
+    const { lessee } = env.p;
+    const macs = ['52:54:00:00:f2:00'];
+    await cabledNode(env, 'fl-multi', 'tor-fl', macs);
+    const network = await create(env, lessee, 'networks', 'network', { name: 'fl-multi-net' });
+    const first = await create(env, lessee, 'subnets', 'subnet', { network_id: network.id, cidr: '10.82.0.0/24', ip_version: 4 });
+    const second = await create(env, lessee, 'subnets', 'subnet', { network_id: network.id, cidr: '10.83.0.0/24', ip_version: 4 });
+    // The later subnet's address first: the order is the port's, not the subnets'.
+    const port = await create(env, lessee, 'ports', 'port', {
+      network_id: network.id,
+      fixed_ips: [{ subnet_id: second.id }, { subnet_id: first.id }],
+    });
+    expect(port.fixed_ips.map((i: any) => i.subnet_id)).toEqual([second.id, first.id]);
+    const res = await net(env, lessee, 'POST', '/esi/node-networks', { node: 'fl-multi', port: port.id, mac_address: macs[0] });
+    expect(res.status, res.text).toBe(200);
+    for (const query of ['', '?node=fl-multi']) {
+      for (const who of ['admin', 'lessee'] as const) {
+        const row = byMac((await listAs(who, query)).node_networks, macs[0]!);
+        expect(row.network_port.fixed_ips, `${who} ${query}`).toEqual(port.fixed_ips);
+      }
+    }
+  });
+
   it('with node= (esi node network show) names the node, also when it has no port', async () => {
     const { node } = await cabledNode(env, 'fl-bare', 'tor-fl', []);
     for (const who of ['admin', 'owner', 'lessee'] as const) {
