@@ -138,19 +138,15 @@ class KyselyVolumeRepository<
   }
 
   async deleteWrittenByOthers(nodeUuid: string, keep: string | null): Promise<string[]> {
+    // One statement (atomic on its own): a lease's end runs this twice per node, and a node
+    // without such objects — nearly every one — costs one round trip, not a transaction's three.
     const t = this.spec.table;
-    return this.db.transaction().execute(async (tx) => {
-      let q = tx
-        .selectFrom(t)
-        .innerJoin('nodes', 'nodes.id', `${t}.node_id` as never)
-        .select(`${t}.uuid as uuid` as never)
-        .where('nodes.uuid', '=', nodeUuid)
-        .where(`${t}.written_by_project` as never, 'is not', null as never);
-      if (keep !== null) q = q.where(`${t}.written_by_project` as never, '!=', keep as never);
-      const uuids = (await q.execute()).map((r) => (r as { uuid: string }).uuid);
-      if (uuids.length > 0) await tx.deleteFrom(t).where('uuid', 'in', uuids).execute();
-      return uuids;
-    });
+    let q = this.db
+      .deleteFrom(t)
+      .where('node_id' as never, 'in', this.db.selectFrom('nodes').select('id').where('uuid', '=', nodeUuid) as never)
+      .where('written_by_project' as never, 'is not', null as never);
+    if (keep !== null) q = q.where('written_by_project' as never, '!=', keep as never);
+    return (await q.returning('uuid' as never).execute()).map((r) => (r as { uuid: string }).uuid);
   }
 
   /** Run a write, turning a unique violation into the right 409. */
