@@ -198,7 +198,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     metrics: metrics?.events ?? null,
   });
   const workers: BackgroundWorker[] = [heartbeat, conductor];
-  const { leasing, leaseManager, webhookWorker } = createLeasingServices({
+  const { leasing, leaseManager, webhookWorker, apiHeartbeat, apiClaimWorker } = createLeasingServices({
     config,
     clock,
     logger,
@@ -210,6 +210,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     ...(metrics ? { leaseTiming: metrics.events } : {}),
   });
   workers.push(leaseManager, webhookWorker);
+  if (apiClaimWorker !== null) workers.push(apiClaimWorker);
   // Changes other processes commit reach this conductor and lease manager at once (PostgreSQL
   // LISTEN/NOTIFY; main.ts starts the listener before the workers).
   if (store.changeHints !== null && config.roles.includes('conductor'))
@@ -292,6 +293,7 @@ export async function createServices(config: Config, overrides: ContainerOverrid
     leasing,
     leaseManager,
     leaseCheck,
+    apiHeartbeat,
     images,
     ramdisk,
     bootMedia: new BootMediaService(bootMedia, secrets, clock),

@@ -12,6 +12,7 @@
  * delivery connects; the server's own addresses (its interfaces, its public URL's host) count as
  * private.
  */
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.ts';
@@ -29,6 +30,9 @@ import {
 import type { Policy } from '../domain/policy/types.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { LeaseManager } from '../conductor/lease-manager.ts';
+import { PeriodicSweep } from '../conductor/periodic-sweep.ts';
+import { API_REAP_INTERVAL_MS, ApiClaimReaper, ApiHeartbeat, apiClaimOwner } from '../domain/leasing/api-claims.ts';
+import { KyselyApiProcesses } from '../store/leasing/api-processes.ts';
 import { undiciTransportWith, WebhookWorker } from '../conductor/webhook-worker.ts';
 import type { Store } from '../store/database.ts';
 import { KyselyLeasingRepository } from '../store/leasing/repository.ts';
@@ -82,9 +86,29 @@ export interface LeasingWiring {
   readonly leaseTiming?: LeaseTimingObserver;
 }
 
-/** Build the leasing services, the lease manager and the webhook worker of one process. */
-export function createLeasingServices(w: LeasingWiring): { leasing: Leasing; leaseManager: LeaseManager; webhookWorker: WebhookWorker } {
+/** What {@link createLeasingServices} builds. */
+export interface LeasingServices {
+  readonly leasing: Leasing;
+  readonly leaseManager: LeaseManager;
+  readonly webhookWorker: WebhookWorker;
+  /**
+   * Without the conductor role: this process's heartbeat, whose id its lease node claims carry
+   * (src/domain/leasing/api-claims.ts); null with it.
+   */
+  readonly apiHeartbeat: ApiHeartbeat | null;
+  /** With the conductor role: the sweep releasing the claims of API processes gone silent; else null. */
+  readonly apiClaimWorker: PeriodicSweep | null;
+}
+
+/**
+ * Build the leasing services, the lease manager and the webhook worker of one process, and the
+ * API process heartbeat (without the conductor role) or its reaper (with it).
+ */
+export function createLeasingServices(w: LeasingWiring): LeasingServices {
   const log = w.logger.child({ component: 'leasing' });
+  const conductor = w.config.roles.includes('conductor');
+  const processes = new KyselyApiProcesses(w.store.db);
+  const apiHeartbeat = conductor ? null : new ApiHeartbeat(randomUUID(), processes, w.clock, log);
   const lc = w.config.leasing;
   const webhooks = new KyselyWebhookRepository(w.store.db);
   const webhookTargets = webhookTargetsOf(w.config);
@@ -103,8 +127,9 @@ export function createLeasingServices(w: LeasingWiring): { leasing: Leasing; lea
     lifecycle: {
       ...(w.leaseTiming ? { timing: w.leaseTiming } : {}),
       // A conductor's name is its own among live processes (checked before the workers start):
-      // its claims can be released when it starts again after a crash (issue 23).
-      ...(w.config.roles.includes('conductor') ? { claimOwner: w.config.conductor.hostname } : {}),
+      // its claims can be released when it starts again after a crash (issue 23). Another
+      // process's claims carry its heartbeat's id: a conductor releases them once it is silent.
+      claimOwner: apiHeartbeat === null ? w.config.conductor.hostname : apiClaimOwner(apiHeartbeat.id),
     },
   });
   const leaseManager = new LeaseManager(leasing, w.clock, log, { sweepIntervalMs: lc.sweepIntervalS * 1000 });
@@ -119,5 +144,8 @@ export function createLeasingServices(w: LeasingWiring): { leasing: Leasing; lea
     pollMs: lc.webhookPollMs,
     noticeIntervalMs: Math.max(1000, Math.min(60_000, lc.webhookPollMs * 10)),
   });
-  return { leasing, leaseManager, webhookWorker };
+  const apiClaimWorker = conductor
+    ? new PeriodicSweep('api-claims', () => new ApiClaimReaper(processes, leasing.repo, w.clock, log).run(), log, API_REAP_INTERVAL_MS)
+    : null;
+  return { leasing, leaseManager, webhookWorker, apiHeartbeat, apiClaimWorker };
 }

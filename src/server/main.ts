@@ -74,6 +74,8 @@ export async function startServer(requested: Config, options: StartOptions = {})
     writeOpenrc(config, config.adminPassword);
   }
 
+  // Registered before it serves: this process's lease claims carry its id (issue 23).
+  await services.apiHeartbeat?.start();
   let app: FastifyInstance | null = null;
   let url: string | null = null;
   if (config.roles.includes('api')) {
@@ -105,6 +107,7 @@ export async function startServer(requested: Config, options: StartOptions = {})
       closed = true;
       for (const w of started.reverse()) await w.stop();
       if (app) await app.close();
+      await services.apiHeartbeat?.stop();
       for (const fn of options.onClose ?? []) await fn();
       await services.inventory.hardware.close();
       await services.store.close();

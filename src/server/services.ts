@@ -9,6 +9,7 @@ import type { Inventory } from '../domain/inventory/index.ts';
 import type { NodeConsoleService } from '../domain/inventory/node-console.ts';
 import type { Leasing } from '../domain/leasing/index.ts';
 import type { LeaseNodeReconciler } from '../domain/leasing/reconcile.ts';
+import type { ApiHeartbeat } from '../domain/leasing/api-claims.ts';
 import type { Images } from '../domain/images/index.ts';
 import type { RamdiskService } from '../domain/deploy/ramdisk.ts';
 import type { NetworkBootService } from '../domain/deploy/network-boot.ts';
@@ -51,6 +52,8 @@ export interface Services {
   readonly leaseManager: LeaseManager;
   /** The lease ↔ node check (run by a worker at start and periodically); tests run it with `run()`. */
   readonly leaseCheck: LeaseNodeReconciler;
+  /** Without the conductor role: the heartbeat whose id this process's lease claims carry (main.ts runs it); else null. */
+  readonly apiHeartbeat: ApiHeartbeat | null;
   /** Images: metadata, data upload/download, members (image API). */
   readonly images: Images;
   /** Deploy agent lookup and heartbeat (baremetal API ramdisk endpoints). */

@@ -139,8 +139,16 @@ export interface LeaseNoticesTable {
   created_at: number;
 }
 
+/** Heartbeats of processes without the conductor role (migration 0029); epoch ms. */
+export interface ApiProcessesTable {
+  id: string;
+  started_at: number;
+  heartbeat_at: number;
+}
+
 /** All leasing tables, merged into the store's `Database` type. */
 export interface LeasingTables {
+  api_processes: ApiProcessesTable;
   offers: OffersTable;
   leases: LeasesTable;
   lease_events: LeaseEventsTable;

@@ -29,6 +29,7 @@ import * as changeLog from './0025_change_log.ts';
 import * as changeNotify from './0026_change_notify.ts';
 import * as conductorDeadAfter from './0027_conductor_dead_after.ts';
 import * as leaseOfferWindows from './0028_lease_offer_windows.ts';
+import * as apiProcesses from './0029_api_processes.ts';
 
 /** Migrations by name, for Kysely's `Migrator`. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '0026_change_notify': changeNotify,
   '0027_conductor_dead_after': conductorDeadAfter,
   '0028_lease_offer_windows': leaseOfferWindows,
+  '0029_api_processes': apiProcesses,
 };
