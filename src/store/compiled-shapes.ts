@@ -7,7 +7,12 @@
  * caller passed, in order, so that substituting later parameters positionally is right; a shape
  * whose compile disagrees is compiled on every call.
  */
-import type { CompiledQuery } from 'kysely';
+import type { CompiledQuery, QueryResult } from 'kysely';
+
+/** What runs a compiled query: the Kysely handle or a transaction. */
+export interface QueryRunner {
+  executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>>;
+}
 
 /** Compiled queries by shape key, for one repository. */
 export class CompiledShapes {
@@ -26,5 +31,28 @@ export class CompiledShapes {
     const same = query.parameters.length === params.length && query.parameters.every((v, i) => v === params[i]);
     if (shape !== null && same) this.#compiled.set(shape, query);
     return query;
+  }
+
+  /**
+   * Run the compiled query of `shape` (see {@link query}) on `db` and return its rows.
+   * @typeParam R the row type the query's `build` selects (not checked: the caller's query decides)
+   */
+  async rows<R>(
+    db: QueryRunner,
+    shape: string | null,
+    params: readonly unknown[],
+    build: () => { compile(): CompiledQuery },
+  ): Promise<R[]> {
+    return (await db.executeQuery(this.query(shape, params, build))).rows as R[];
+  }
+
+  /** Like {@link rows}, the first row or undefined (a read by a unique key). */
+  async first<R>(
+    db: QueryRunner,
+    shape: string | null,
+    params: readonly unknown[],
+    build: () => { compile(): CompiledQuery },
+  ): Promise<R | undefined> {
+    return (await this.rows<R>(db, shape, params, build))[0];
   }
 }

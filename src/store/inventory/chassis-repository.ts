@@ -13,6 +13,7 @@ import type { Chassis } from '../../domain/inventory/resource-model.ts';
 import type { ChassisChanges, ChassisRepository, NewChassis, ResourcePage } from '../../domain/inventory/resource-ports.ts';
 import { fromJson, isUniqueViolation, toJson, type Db } from '../database.ts';
 import { afterMarker, sortExpression } from './bound-rows.ts';
+import { CompiledShapes } from '../compiled-shapes.ts';
 import type { ChassisTable } from './resource-tables.ts';
 
 function toChassis(r: Selectable<ChassisTable>): Chassis {
@@ -28,10 +29,15 @@ function toChassis(r: Selectable<ChassisTable>): Chassis {
 
 /** Chassis storage over a Kysely handle. */
 export class KyselyChassisRepository implements ChassisRepository {
+  /** The read by UUID, compiled once (../compiled-shapes.ts). */
+  readonly #shapes = new CompiledShapes();
+
   constructor(private readonly db: Db) {}
 
   async get(uuid: string): Promise<Chassis | null> {
-    const row = await this.db.selectFrom('chassis').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+    const row = await this.#shapes.first<Selectable<ChassisTable>>(this.db, 'get', [uuid], () =>
+      this.db.selectFrom('chassis').selectAll().where('uuid', '=', uuid),
+    );
     return row ? toChassis(row) : null;
   }
 

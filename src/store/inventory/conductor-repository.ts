@@ -7,6 +7,7 @@
 import { PostgresAdapter, sql, type RawBuilder } from 'kysely';
 import type { ConductorRepository, StoredConductor } from '../../domain/inventory/ports.ts';
 import { fromJson, toJson, type Db } from '../database.ts';
+import { CompiledShapes } from '../compiled-shapes.ts';
 
 /** The database's clock, epoch ms, as an SQL expression of the engine. */
 function databaseNow(db: Db): RawBuilder<number> {
@@ -23,6 +24,8 @@ function isPostgres(db: Db): boolean {
 /** Conductor storage over a Kysely handle. */
 export class KyselyConductorRepository implements ConductorRepository {
   readonly #now: RawBuilder<number>;
+  /** The list, compiled once (../compiled-shapes.ts): `GET /v1/conductors` and every liveness read. */
+  readonly #shapes = new CompiledShapes();
 
   constructor(private readonly db: Db) {
     this.#now = databaseNow(db);
@@ -58,12 +61,18 @@ export class KyselyConductorRepository implements ConductorRepository {
   }
 
   async list(): Promise<StoredConductor[]> {
-    const rows = await this.db
-      .selectFrom('conductors')
-      .selectAll()
-      .select(sql<number | string>`${this.#now} - updated_at`.as('age_ms'))
-      .orderBy('hostname')
-      .execute();
+    const build = () =>
+      this.db
+        .selectFrom('conductors')
+        .selectAll()
+        .select(sql<number | string>`${this.#now} - updated_at`.as('age_ms'))
+        .orderBy('hostname');
+    const rows = await this.#shapes.rows<Awaited<ReturnType<ReturnType<typeof build>['executeTakeFirstOrThrow']>>>(
+      this.db,
+      'list',
+      [],
+      build,
+    );
     return rows.map((r) => ({
       hostname: r.hostname,
       conductor_group: r.conductor_group,

@@ -17,12 +17,16 @@ import type {
 import type { JsonObject } from '../../domain/inventory/masking.ts';
 import { fromJson, isUniqueViolation, toJson, type Db } from '../database.ts';
 import type { DeployTemplatesTable } from './deploy-template-tables.ts';
+import { CompiledShapes } from '../compiled-shapes.ts';
 
 /** Sort keys over text columns (the others are numbers). */
 const TEXT_KEYS = new Set(['uuid', 'name']);
 
 /** Deploy templates over a Kysely handle. */
 export class KyselyDeployTemplateRepository implements DeployTemplateRepository {
+  /** The read by UUID, compiled once (../compiled-shapes.ts). */
+  readonly #shapes = new CompiledShapes();
+
   constructor(private readonly db: Db) {}
 
   async list(q: DeployTemplateListQuery): Promise<DeployTemplate[]> {
@@ -44,7 +48,9 @@ export class KyselyDeployTemplateRepository implements DeployTemplateRepository 
   }
 
   async get(uuid: string): Promise<DeployTemplate | null> {
-    const row = await this.db.selectFrom('deploy_templates').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+    const row = await this.#shapes.first<Selectable<DeployTemplatesTable>>(this.db, 'get', [uuid], () =>
+      this.db.selectFrom('deploy_templates').selectAll().where('uuid', '=', uuid),
+    );
     return row === undefined ? null : toTemplate(row);
   }
 

@@ -18,6 +18,7 @@ import type {
 } from '../../domain/inventory/resource-ports.ts';
 import { fromJson, isUniqueViolation, toBool, toJson, type Db, type Tx } from '../database.ts';
 import { afterMarker, claimNodes, sortExpression } from './bound-rows.ts';
+import { CompiledShapes } from '../compiled-shapes.ts';
 import type { PortgroupsTable } from './resource-tables.ts';
 
 type Row = Selectable<PortgroupsTable> & { node_uuid: string };
@@ -53,6 +54,9 @@ function toRow(p: PortgroupChanges): Record<string, unknown> {
 
 /** Portgroup storage over a Kysely handle. */
 export class KyselyPortgroupRepository implements PortgroupRepository {
+  /** The read by UUID, compiled once (../compiled-shapes.ts). */
+  readonly #shapes = new CompiledShapes();
+
   constructor(private readonly db: Db) {}
 
   private select(db: Db | Tx = this.db) {
@@ -64,7 +68,13 @@ export class KyselyPortgroupRepository implements PortgroupRepository {
   }
 
   async get(uuid: string): Promise<Portgroup | null> {
-    const row = await this.select().where('portgroups.uuid', '=', uuid).executeTakeFirst();
+    const build = () => this.select().where('portgroups.uuid', '=', uuid);
+    const row = await this.#shapes.first<Awaited<ReturnType<ReturnType<typeof build>['executeTakeFirstOrThrow']>>>(
+      this.db,
+      'get',
+      [uuid],
+      build,
+    );
     return row ? toPortgroup(row) : null;
   }
 
