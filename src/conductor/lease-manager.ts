@@ -21,7 +21,11 @@
  * - The transitions themselves are idempotent and guarded (`LeaseLifecycle`: node claims and
  *   conditional status updates), so several managers on one PostgreSQL database never apply
  *   a change twice.
- * - `wait …` leases are retried with exponential back-off (1 s, 2 s, … up to the sweep interval).
+ * - `wait …` leases are retried with exponential back-off (1 s, 2 s, … up to the sweep interval),
+ *   and so are items whose processing failed (the database away), on a count of their own: a
+ *   step that then succeeds clears it, so a lease whose start was applied late — after its end,
+ *   when the database was away across both — is expired at once, not after the back-off its
+ *   failures had built up (issue 21, the database restarted under load).
  * - Leases due together are handled in batches (`LeaseLifecycle.processLeases`): one node-claim
  *   transaction, one status-write transaction and one claim release per batch, so 1,000 leases
  *   starting at the same second are applied within the second.
@@ -65,7 +69,10 @@ export interface LeaseManagerOptions {
 export class LeaseManager implements BackgroundWorker, LeaseScheduler {
   readonly name = 'lease-manager';
   private readonly heap = new TimerHeap();
+  /** Retries of `wait …` leases (and of a step whose next boundary had already passed), per item key. */
   private readonly attempts = new Map<string, number>();
+  /** Consecutive failed processings (thrown: the database away), per item key. */
+  private readonly failures = new Map<string, number>();
   private readonly timer: DeadlineTimer;
   private sweepTimer: NodeJS.Timeout | null = null;
   private running = false;
@@ -182,6 +189,7 @@ export class LeaseManager implements BackgroundWorker, LeaseScheduler {
   private async refresh(ref: ScheduleRef): Promise<void> {
     const item = ref.kind === 'lease' ? await this.leasing.repo.getLease(ref.uuid) : await this.leasing.repo.getOffer(ref.uuid);
     this.attempts.delete(key(ref));
+    this.failures.delete(key(ref));
     this.schedule(ref, item, this.clock.now(), false);
     const top = this.heap.peek();
     if (top && top.at <= this.clock.now()) await this.drainDue();
@@ -235,20 +243,24 @@ export class LeaseManager implements BackgroundWorker, LeaseScheduler {
       results = await this.leasing.lifecycle.processLeases(uuids);
     } catch (err) {
       this.log.error({ err, leases: uuids.length }, 'lease manager: batch processing failed');
-      for (const u of uuids) this.retryLater(`lease:${u}`, this.clock.now());
+      for (const u of uuids) this.retryLater(`lease:${u}`, this.clock.now(), this.failures);
       return;
     }
-    for (const u of uuids) this.settle(`lease:${u}`, results.get(u) ?? null);
+    for (const u of uuids) {
+      this.failures.delete(`lease:${u}`);
+      this.settle(`lease:${u}`, results.get(u) ?? null);
+    }
   }
 
   private async process(k: string): Promise<void> {
     const [kind, uuid] = k.split(':', 2) as ['lease' | 'offer', string];
     try {
       const result = kind === 'lease' ? await this.leasing.lifecycle.processLease(uuid) : await this.leasing.lifecycle.processOffer(uuid);
+      this.failures.delete(k);
       this.settle(k, result);
     } catch (err) {
       this.log.error({ err, item: k }, 'lease manager: processing failed');
-      this.retryLater(k, this.clock.now());
+      this.retryLater(k, this.clock.now(), this.failures);
     }
   }
 
@@ -267,17 +279,26 @@ export class LeaseManager implements BackgroundWorker, LeaseScheduler {
     const next = kind === 'lease' ? leaseNextBoundary(result as Lease, now) : offerNextBoundary(result as Offer);
     if (next === null) {
       this.attempts.delete(k);
-    } else if (next <= now || (kind === 'lease' && LEASE_WAITING.includes((result as Lease).status))) {
+    } else if (kind === 'lease' && LEASE_WAITING.includes((result as Lease).status)) {
       this.retryLater(k, now);
+    } else if (next <= now) {
+      // Its next boundary passed while this step ran (a start applied after its end): once at
+      // once, then with back-off should the item come back here without moving on.
+      if (this.attempts.has(k)) this.retryLater(k, now);
+      else {
+        this.attempts.set(k, 0);
+        this.heap.set(k, now);
+      }
     } else {
       this.attempts.delete(k);
       this.heap.set(k, next);
     }
   }
 
-  private retryLater(k: string, now: number): void {
-    const n = (this.attempts.get(k) ?? 0) + 1;
-    this.attempts.set(k, n);
+  /** Put `k` back after 1 s, 2 s, 4 s… (the `counts` of `k`; up to the sweep interval). */
+  private retryLater(k: string, now: number, counts: Map<string, number> = this.attempts): void {
+    const n = (counts.get(k) ?? 0) + 1;
+    counts.set(k, n);
     const delay = Math.min((this.options.retryBaseMs ?? 1000) * 2 ** Math.min(n - 1, 20), this.options.sweepIntervalMs);
     this.heap.set(k, now + delay);
   }

@@ -23,7 +23,10 @@
  *   `wait cancel`), which the claim holder or the next manager pass carries out;
  * - a cancel writes `wait cancel` before it touches the node (its durable intent), so a process
  *   killed half-way leaves a cancel that the manager finishes after the restart; a start or an
- *   end needs no such record: the lease's times are its intent, and both steps are idempotent.
+ *   end needs no such record: the lease's times are its intent, and both steps are idempotent;
+ * - a claim whose release fails (the database went away during the step) is released before
+ *   this process claims anything again, so the lease retried after the database is back does not
+ *   wait for its own claim to expire (issue 21, the database restarted under load).
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
@@ -66,6 +69,11 @@ export class LeaseLifecycle {
   private readonly cancelWaitMs: number;
   private readonly claimOwner: string | null;
   private readonly env: StepEnv;
+  /**
+   * Claims whose release failed or whose claiming failed half-way (the database went away), by
+   * holder: released before this process takes a claim again ({@link releaseUnreleased}).
+   */
+  private readonly unreleased = new Map<string, readonly string[]>();
 
   constructor(
     private readonly repo: LeasingRepository,
@@ -110,9 +118,12 @@ export class LeaseLifecycle {
       else queues.set(l.resource_uuid, [...(queues.get(l.resource_uuid) ?? []), l.uuid]);
     }
     if (queues.size === 0) return out;
+    await this.releaseUnreleased();
     const holder = this.holder();
     const now = this.clock.now();
-    const claimed = await this.repo.claimNodes([...queues.keys()], holder, now + this.claimTtlMs, now);
+    const claimed = await this.claimOrRemember([...queues.keys()], holder, () =>
+      this.repo.claimNodes([...queues.keys()], holder, now + this.claimTtlMs, now),
+    );
     for (const [node, queue] of queues) {
       if (claimed.has(node)) continue;
       for (const u of queue) out.set(u, NODE_CLAIMED);
@@ -136,7 +147,7 @@ export class LeaseLifecycle {
         }
       }
     } finally {
-      await this.repo.releaseNodes([...claimed], holder);
+      await this.releaseOrRemember([...claimed], holder);
     }
     return out;
   }
@@ -245,12 +256,13 @@ export class LeaseLifecycle {
    * @returns `fn`'s result, or {@link NODE_CLAIMED} when the claim could not be taken
    */
   private async withClaim<T>(nodeUuid: string, waitMs: number, fn: () => Promise<T>): Promise<T | typeof NODE_CLAIMED> {
+    await this.releaseUnreleased();
     const holder = this.holder();
     const deadline = Date.now() + waitMs;
     let pause = 10;
     for (;;) {
       const now = this.clock.now();
-      if (await this.repo.claimNode(nodeUuid, holder, now + this.claimTtlMs, now)) break;
+      if (await this.claimOrRemember([nodeUuid], holder, () => this.repo.claimNode(nodeUuid, holder, now + this.claimTtlMs, now))) break;
       if (Date.now() + pause > deadline) return NODE_CLAIMED;
       await new Promise((resolve) => setTimeout(resolve, pause));
       pause = Math.min(pause * 2, 200);
@@ -258,7 +270,43 @@ export class LeaseLifecycle {
     try {
       return await fn();
     } finally {
-      await this.repo.releaseNode(nodeUuid, holder);
+      await this.releaseOrRemember([nodeUuid], holder);
+    }
+  }
+
+  /**
+   * Take claims with `claim`; when it throws (the database went away, perhaps after the claim
+   * committed), remember `nodes` under `holder` for {@link releaseUnreleased} and rethrow.
+   */
+  private async claimOrRemember<T>(nodes: readonly string[], holder: string, claim: () => Promise<T>): Promise<T> {
+    try {
+      return await claim();
+    } catch (err) {
+      this.unreleased.set(holder, nodes);
+      throw err;
+    }
+  }
+
+  /** Release `nodes` held as `holder`; when that throws, remember them for {@link releaseUnreleased} and rethrow. */
+  private async releaseOrRemember(nodes: readonly string[], holder: string): Promise<void> {
+    try {
+      await this.repo.releaseNodes(nodes, holder);
+    } catch (err) {
+      this.unreleased.set(holder, nodes);
+      throw err;
+    }
+  }
+
+  /**
+   * Release the claims a failed release or claim left behind (see {@link unreleased}); a release
+   * only frees a node still held by that holder, so a claim that expired and was taken by another
+   * actor meanwhile is left alone.
+   * @throws the store's error when the database is still away (those not released stay remembered)
+   */
+  private async releaseUnreleased(): Promise<void> {
+    for (const [holder, nodes] of [...this.unreleased]) {
+      await this.repo.releaseNodes(nodes, holder);
+      this.unreleased.delete(holder);
     }
   }
 }

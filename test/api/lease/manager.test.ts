@@ -3,10 +3,12 @@
  * same instant are all applied (one batch), each with exactly one event; back-to-back leases of
  * one node hand the node over at the shared boundary; a lease written by another process is
  * loaded by the sweep only once it falls within the horizon (two sweep intervals), and then fires
- * on time.
+ * on time; a lease whose start is applied late, after failed tries and past its end, is ended in
+ * the same pass.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DatabaseUnavailableError } from '../../../src/domain/errors.ts';
 import { call, ManualClock } from '../../helpers/harness.ts';
 import { at, enrolNode, HOUR, MIN, nodeAs, startLeaseEnv, type LeaseEnv } from './support.ts';
 
@@ -124,5 +126,46 @@ describe('the sweep horizon', () => {
     expect(manager.deadlineOf({ kind: 'lease', uuid })).toBe(start);
     await advance(90_000);
     expect(await status(uuid)).toBe('active');
+  });
+});
+
+describe('the database away across a lease (issue 21)', () => {
+  it('a start applied after failed tries, finishing past the lease end: the end is applied in the same pass, not after the failures’ back-off', async () => {
+    const node = await enrolNode(env, 'mgr-away');
+    const start = clock.now() + HOUR;
+    const r = await call(env.ts, env.p.owner, 'POST', '/lease/v1/leases', {
+      resource_uuid: node,
+      project_id: 'l1',
+      start_time: at(0, start),
+      end_time: at(20_000, start),
+    });
+    expect(r.status, r.text).toBe(201);
+    const { lifecycle } = env.ts.server.services.leasing;
+    const original = lifecycle.processLeases.bind(lifecycle);
+    // The database is away at the start and for the retries after it (1 s, 2 s, 4 s).
+    lifecycle.processLeases = async () => {
+      throw new DatabaseUnavailableError();
+    };
+    try {
+      await advance(HOUR);
+      for (const ms of [1000, 2000, 4000]) await advance(ms);
+      expect(await status(r.body.uuid)).toBe('created');
+      // Back at start + 7 s: the retry at + 15 s applies the start, and finishes past the end (+ 20 s).
+      let first = true;
+      lifecycle.processLeases = async (uuids) => {
+        const out = await original(uuids);
+        if (first) clock.advance(10_000);
+        first = false;
+        return out;
+      };
+      await advance(8000);
+    } finally {
+      lifecycle.processLeases = original;
+    }
+    const events = await call(env.ts, env.p.admin, 'GET', `/lease/v1/events?resource_uuid=${node}`);
+    expect(events.body.events.map((e: any) => e.event_type)).toEqual(
+      expect.arrayContaining(['esi_leap.lease.fulfill.end', 'esi_leap.lease.expire.end']),
+    );
+    expect(await status(r.body.uuid)).toBe('expired');
   });
 });
