@@ -20,10 +20,13 @@
 import { createHash } from 'node:crypto';
 import type { NodeView } from '../../domain/inventory/presentation.ts';
 
-/** Default budget: 48 MiB of JSON (≈ 17,000 full nodes). */
-export const DEFAULT_CACHE_BYTES = 48 * 1024 * 1024;
-/** Default budget of whole encoded list pages: 32 MiB (≈ 12 pages of 1,000 full nodes). */
-export const DEFAULT_PAGE_BYTES = 32 * 1024 * 1024;
+/**
+ * Default budget: 16 MiB of JSON (≈ 5,700 full nodes). It counts in the server's resident memory
+ * (issue 22: under 250 MB at 10,000 nodes); 48 MiB held every node of a 10,000-node cloud.
+ */
+export const DEFAULT_CACHE_BYTES = 16 * 1024 * 1024;
+/** Default budget of whole encoded list pages: 8 MiB (≈ 3 pages of 1,000 full nodes; was 32 MiB). */
+export const DEFAULT_PAGE_BYTES = 8 * 1024 * 1024;
 
 /** Recency-bounded cache of full-node JSON renderings (UTF-8) and of whole encoded list pages. */
 export class NodeRenderCache {

@@ -12,6 +12,7 @@ import { bodySchema, pick, queryTime, readBody, readQuery, type BodySpec } from 
 import { queryDoc, routeDoc } from '../common/route-doc.ts';
 import { LeaseResponse, OfferCollection, OfferResponse } from './response-schemas.ts';
 import { NullAnswer } from './response-schemas-extra.ts';
+import { sendJsonList } from '../common/json-list.ts';
 
 /** `POST /v1/offers` body (esi-leap's Offer type). */
 const OFFER_BODY = {
@@ -69,11 +70,19 @@ const LIST_QUERY = [
   'lessee_id',
 ];
 
+/**
+ * Offers enriched and written at a time by `GET /v1/offers`, which has no paging (esi-leap's): an
+ * offer with its availabilities is up to a few kilobytes, so a batch stays about a megabyte of
+ * transient memory whatever the answer's length, written before V8's young generation fills
+ * twice (see `LIST_BATCH` of ./routes-leases.ts).
+ */
+const LIST_BATCH = 200;
+
 /** Register the offer routes on the `/v1` plugin. */
 export function registerOfferRoutes(app: FastifyInstance, services: LeaseApiDeps): void {
   const { offers } = services.leasing;
 
-  app.get('/offers', { config: { doc: routeDoc({ query: queryDoc(LIST_QUERY), response: OfferCollection }) } }, async (request) => {
+  app.get('/offers', { config: { doc: routeDoc({ query: queryDoc(LIST_QUERY), response: OfferCollection }) } }, async (request, reply) => {
     const q = readQuery(request.query, LIST_QUERY);
     const input: OfferListInput = {
       ...pick<OfferListInput>(q, {
@@ -91,7 +100,7 @@ export function registerOfferRoutes(app: FastifyInstance, services: LeaseApiDeps
       availableStartTime: queryTime(q, 'available_start_time'),
       availableEndTime: queryTime(q, 'available_end_time'),
     };
-    return { offers: (await offers.list(request.auth, input)).map(renderOffer) };
+    return sendJsonList(reply, 'offers', await offers.listBatches(request.auth, input, LIST_BATCH), renderOffer);
   });
 
   app.get<{ Params: { ident: string } }>(

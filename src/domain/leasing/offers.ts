@@ -48,11 +48,28 @@ export class OfferService {
   constructor(private readonly d: OfferServiceDeps) {}
 
   /**
-   * Offers the caller may see that match the filters.
+   * Offers the caller may see that match the filters, in one array (see {@link listBatches}).
    * @throws ForbiddenError without a leasing role; InvalidInputError for bad filters;
    *   NotFoundError for an unknown project (offer admins only: others get an empty list)
    */
   async list(ctx: AuthContext, input: OfferListInput): Promise<OfferView[]> {
+    // One batch (or none): the batches of an unbounded size.
+    for await (const views of await this.listBatches(ctx, input, Number.POSITIVE_INFINITY)) return views;
+    return [];
+  }
+
+  /**
+   * Offers the caller may see that match the filters, a batch at a time, for answers too long to
+   * hold at once (esi-leap's offer list has no paging; with availabilities, an offer of a busy
+   * node is kilobytes). Every check (policy, filters, projects) and the read of the matching
+   * offer rows happen before this resolves; each batch of `size` offers is then enriched on its
+   * own (its nodes, names, owner policies and lease windows read when it is), all against one
+   * `now`. A batch holds fewer offers when `resource_class` or the availability window filters
+   * some out.
+   * @param size offers enriched per batch, ≥ 1 (`Infinity`: one batch)
+   * @throws as {@link list}
+   */
+  async listBatches(ctx: AuthContext, input: OfferListInput, size: number): Promise<AsyncIterable<OfferView[]>> {
     const { policy, access, repo, enricher, clock } = this.d;
     policy.authorize('esi_leap:offer:get_all', {}, ctx);
     const contains = filterWindow('an offer', input.startTime, input.endTime);
@@ -63,7 +80,7 @@ export class OfferService {
     let resourceUuid: string | undefined;
     if (input.resourceUuid !== undefined) {
       const node = await access.findNode(input.resourceUuid);
-      if (!node) return [];
+      if (!node) return none();
       resourceUuid = node.uuid;
     }
     // Filters resolve silently for non-admins: an unknown project lists nothing, as a project
@@ -73,7 +90,7 @@ export class OfferService {
       ident === undefined ? undefined : admin ? (await access.resolveProject(ident)).id : access.filterProject(ident);
     const projectId = await named(input.projectId);
     const lesseeId = await named(input.lesseeId);
-    if (projectId === null || lesseeId === null) return [];
+    if (projectId === null || lesseeId === null) return none();
     const visibleTo = admin ? undefined : { projectId: access.projectOf(ctx), lesseeIds: await access.lesseeScope(ctx) };
     // A resource class narrows the offers to its nodes' before anything else is read. (Offers of
     // a missing node show `unknown-class`: that one value is matched after enrichment, as any
@@ -82,7 +99,7 @@ export class OfferService {
       input.resourceClass !== undefined && input.resourceClass !== UNKNOWN_CLASS
         ? await enricher.nodesOfClass(input.resourceClass)
         : undefined;
-    if (classNodes && (classNodes.size === 0 || (resourceUuid !== undefined && !classNodes.has(resourceUuid)))) return [];
+    if (classNodes && (classNodes.size === 0 || (resourceUuid !== undefined && !classNodes.has(resourceUuid)))) return none();
     const offers = await repo.findOffers({
       ...(statuses ? { statuses } : {}),
       ...(projectId !== undefined ? { projectId } : {}),
@@ -95,11 +112,16 @@ export class OfferService {
       ...(input.uuid !== undefined ? { uuid: input.uuid } : {}),
       ...(visibleTo ? { visibleTo } : {}),
     });
-    const views = await enricher.offers(offers, clock.now(), {
-      ...(classNodes ? { nodes: classNodes } : {}),
-      ...(wanted ? { claimableIn: wanted } : {}),
-    });
-    return input.resourceClass !== undefined ? views.filter((v) => v.resource_class === input.resourceClass) : views;
+    const now = clock.now();
+    const options = { ...(classNodes ? { nodes: classNodes } : {}), ...(wanted ? { claimableIn: wanted } : {}) };
+    const { resourceClass } = input;
+    return (async function* () {
+      for (let i = 0; i < offers.length; i += size) {
+        const views = await enricher.offers(size >= offers.length ? offers : offers.slice(i, i + size), now, options);
+        const kept = resourceClass !== undefined ? views.filter((v) => v.resource_class === resourceClass) : views;
+        if (kept.length > 0) yield kept;
+      }
+    })();
   }
 
   /** One offer the caller may see, by UUID or name. @throws NotFoundError, ConflictError (duplicate name) */
@@ -259,4 +281,9 @@ function parseStatus(status: string | undefined): readonly OfferStatus[] | undef
     throw new InvalidInputError(`Invalid status ${status}: expected one of ${OFFER_STATUSES.join(', ')} or any.`);
   }
   return [status as OfferStatus];
+}
+
+/** The batches of a list that matches nothing. */
+function none(): AsyncIterable<OfferView[]> {
+  return { [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: true as const, value: undefined }) }) };
 }

@@ -1,5 +1,5 @@
 /**
- * `GET /lease/v1/leases` longer than one read batch (1,000 leases): written as it is read
+ * `GET /lease/v1/leases` longer than one read batch (200 leases): written as it is read
  * (chunked), with the bytes of the whole answer serialised at once — the same leases, in the same
  * order (`created_at`, then `uuid`), each rendered exactly as a short list renders it — and with
  * every filter applied across batches (status, project, resource class).
@@ -67,7 +67,7 @@ describe('a lease list longer than a batch', () => {
     const live = seeded.filter((l) => l.status !== 'expired');
     expect(body.leases.map((l) => l.uuid)).toEqual(live.map((l) => l.uuid));
     // Short lists (one batch, sent whole as before) render the same objects.
-    for (const i of [0, 999, 1000, 1001, live.length - 1]) {
+    for (const i of [0, 199, 200, 201, 999, 1000, 1001, live.length - 1]) {
       const one = await call(env.ts, env.p.admin, 'GET', `/lease/v1/leases?view=all&uuid=${live[i]!.uuid}`);
       expect(one.headers.get('content-length')).toBe(String(Buffer.byteLength(one.text)));
       expect(JSON.stringify(body.leases[i])).toBe(JSON.stringify((one.body as { leases: unknown[] }).leases[0]));
