@@ -2,8 +2,9 @@
  * Kysely implementation of the networking repository port (src/domain/networking/ports.ts),
  * portable across SQLite and PostgreSQL: the Neutron collections (`./queries.ts`), routers and
  * the dataplane reads (`./l3-queries.ts`), floating IPs and port forwardings
- * (`./fip-queries.ts`), per-project quota limits (`./quota-queries.ts`), switches,
- * switch-port reconciliation state, and the bare-metal port reads and writes of VIF binding.
+ * (`./fip-queries.ts`), per-project quota limits (`./quota-queries.ts`), switches, switch-port
+ * reconciliation state and cabling (`./switch-queries.ts`), and here the bare-metal port reads
+ * and writes of VIF binding and of `esi node network list`.
  * `locked()` runs a function in `Store.withLock` (advisory locks on PostgreSQL).
  *
  * Bare-metal ports keep `local_link_connection` as JSON text written by esi
@@ -11,7 +12,7 @@
  * member text first and confirmed on the parsed value.
  */
 import { sql, type CompiledQuery, type ExpressionBuilder } from 'kysely';
-import type { Switch, SwitchPortCabling, SwitchPortState } from '../../domain/networking/model.ts';
+import type { Switch } from '../../domain/networking/model.ts';
 import type { FixedIp } from '../../domain/networking/model.ts';
 import type {
   NetworkRepository,
@@ -22,15 +23,12 @@ import type {
   NodeScope,
   NodeVifRow,
   SubPortRow,
-  SwitchPortKey,
-  SwitchPortOutcome,
 } from '../../domain/networking/ports.ts';
 import { fromJson, toJson, type Db, type Store, type Tx } from '../database.ts';
 import type { Database } from '../schema.ts';
 import { DISPLAY_IN_STEP } from '../inventory/node-display.ts';
-import { QuotaQueries } from './quota-queries.ts';
-import { unique } from './queries.ts';
-import { chunks, idParts, NODE_PORT_COLUMNS, toCabling, toNodePort, toSwitch, toSwitchPort } from './rows.ts';
+import { SwitchQueries } from './switch-queries.ts';
+import { chunks, idParts, NODE_PORT_COLUMNS, toNodePort } from './rows.ts';
 
 /** Escape `%`, `_` and `\` for a LIKE pattern with `ESCAPE '\'`. */
 function likeEscape(text: string): string {
@@ -38,136 +36,9 @@ function likeEscape(text: string): string {
 }
 
 /** All reads and writes over one handle. */
-export class NetworkQueries extends QuotaQueries implements NetworkTx {
+export class NetworkQueries extends SwitchQueries implements NetworkTx {
   constructor(db: Db | Tx) {
     super(db);
-  }
-
-  // --- switches ---------------------------------------------------------------------------
-  async getSwitch(id: string): Promise<Switch | null> {
-    const row = await this.db.selectFrom('switches').selectAll().where('id', '=', id).executeTakeFirst();
-    return row ? toSwitch(row) : null;
-  }
-
-  async switchByName(name: string): Promise<Switch | null> {
-    const row = await this.db.selectFrom('switches').selectAll().where('name', '=', name).executeTakeFirst();
-    return row ? toSwitch(row) : null;
-  }
-
-  async switchBySwitchId(switchId: string): Promise<Switch | null> {
-    const row = await this.db.selectFrom('switches').selectAll().where('switch_id', '=', switchId.toLowerCase()).executeTakeFirst();
-    return row ? toSwitch(row) : null;
-  }
-
-  async listSwitches(): Promise<Switch[]> {
-    return (await this.db.selectFrom('switches').selectAll().orderBy('name').execute()).map(toSwitch);
-  }
-
-  async insertSwitch(s: Switch): Promise<void> {
-    await unique(
-      () =>
-        this.db
-          .insertInto('switches')
-          .values({ ...s, switch_id: s.switch_id.toLowerCase(), driver_info: toJson(s.driver_info) })
-          .execute(),
-      `A switch named ${s.name} or with switch_id ${s.switch_id} already exists.`,
-      'SwitchExists',
-    );
-  }
-
-  async updateSwitch(id: string, changes: Partial<Omit<Switch, 'id' | 'created_at'>>): Promise<void> {
-    const set: Record<string, unknown> = { ...changes };
-    if (changes.driver_info !== undefined) set.driver_info = toJson(changes.driver_info);
-    if (changes.switch_id !== undefined) set.switch_id = changes.switch_id.toLowerCase();
-    await unique(
-      () => this.db.updateTable('switches').set(set).where('id', '=', id).execute(),
-      'Another switch has that name or switch_id.',
-      'SwitchExists',
-    );
-  }
-
-  async deleteSwitch(id: string): Promise<void> {
-    await this.db.deleteFrom('switch_ports').where('switch_uuid', '=', id).execute();
-    await this.db.deleteFrom('switch_port_cabling').where('switch_uuid', '=', id).execute();
-    await this.db.deleteFrom('switches').where('id', '=', id).execute();
-  }
-
-  // --- switch port state ------------------------------------------------------------------
-  async switchPortStates(switchUuid: string): Promise<SwitchPortState[]> {
-    return (await this.db.selectFrom('switch_ports').selectAll().where('switch_uuid', '=', switchUuid).orderBy('port_id').execute()).map(
-      toSwitchPort,
-    );
-  }
-
-  async dueSwitchPorts(now: number, limit: number): Promise<SwitchPortState[]> {
-    const rows = await this.db
-      .selectFrom('switch_ports')
-      .selectAll()
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .orderBy('next_attempt_at')
-      .limit(limit)
-      .execute();
-    return rows.map(toSwitchPort);
-  }
-
-  async touchSwitchPorts(keys: readonly SwitchPortKey[], now: number): Promise<void> {
-    const seen = new Set<string>();
-    for (const k of keys) {
-      const id = `${k.switch_uuid}\u0000${k.port_id}`;
-      if (seen.has(id)) continue;
-      seen.add(id);
-      await this.db
-        .insertInto('switch_ports')
-        .values({
-          switch_uuid: k.switch_uuid,
-          port_id: k.port_id,
-          desired_rev: 1,
-          applied_rev: 0,
-          status: 'pending',
-          applied: null,
-          last_error: null,
-          attempts: 0,
-          next_attempt_at: now,
-          updated_at: now,
-        })
-        .onConflict((oc) =>
-          oc.columns(['switch_uuid', 'port_id']).doUpdateSet({
-            desired_rev: sql`switch_ports.desired_rev + 1`,
-            status: 'pending',
-            attempts: 0,
-            next_attempt_at: now,
-            updated_at: now,
-          }),
-        )
-        .execute();
-    }
-  }
-
-  async recordSwitchPort(key: SwitchPortKey, o: SwitchPortOutcome): Promise<void> {
-    const base = this.db.updateTable('switch_ports').where('switch_uuid', '=', key.switch_uuid).where('port_id', '=', key.port_id);
-    if (o.kind === 'retry') {
-      await base
-        .set({ attempts: o.attempts, next_attempt_at: o.nextAttemptAt, last_error: o.error, updated_at: o.now })
-        .where('desired_rev', '=', o.rev)
-        .execute();
-      return;
-    }
-    // What was applied (or given up on) is recorded whatever the intent is now; the status
-    // only settles when no newer intent arrived meanwhile.
-    await this.db
-      .updateTable('switch_ports')
-      .set({
-        applied: o.config === null ? null : toJson(o.config),
-        applied_rev: o.rev,
-        last_error: o.kind === 'failed' ? o.error : null,
-        attempts: 0,
-        updated_at: o.now,
-        status: sql`case when desired_rev = ${o.rev} then ${o.kind} else status end`,
-      })
-      .where('switch_uuid', '=', key.switch_uuid)
-      .where('port_id', '=', key.port_id)
-      .execute();
   }
 
   // --- bare-metal ports -------------------------------------------------------------------
@@ -365,76 +236,6 @@ export class NetworkQueries extends QuotaQueries implements NetworkTx {
       .orderBy('id')
       .execute();
     return rows.map((r) => ({ id: r.id, bound_port_uuid: r.bound_port_uuid! }));
-  }
-
-  // --- switch port cabling (registrations and holders) ---------------------------------------
-  private cablingQuery() {
-    return this.db
-      .selectFrom('switch_port_cabling as c')
-      .innerJoin('nodes', 'nodes.id', 'c.node_id')
-      .select(['c.switch_uuid', 'c.port_id', 'nodes.uuid as node_uuid', 'c.baremetal_port_uuid', 'c.claimed_at', 'c.registered_at']);
-  }
-
-  async cabling(key: SwitchPortKey): Promise<SwitchPortCabling | null> {
-    const row = await this.cablingQuery()
-      .where('c.switch_uuid', '=', key.switch_uuid)
-      .where('c.port_id', '=', key.port_id)
-      .executeTakeFirst();
-    return row ? toCabling(row) : null;
-  }
-
-  async cablingOf(switchUuid: string): Promise<SwitchPortCabling[]> {
-    return (await this.cablingQuery().where('c.switch_uuid', '=', switchUuid).orderBy('c.port_id').execute()).map(toCabling);
-  }
-
-  async setCabling(key: SwitchPortKey, nodeUuid: string, holder: string | null, claimedAt: number | null, now: number): Promise<boolean> {
-    const node = await this.db.selectFrom('nodes').select('id').where('uuid', '=', nodeUuid).executeTakeFirst();
-    if (!node) return false;
-    await this.db
-      .insertInto('switch_port_cabling')
-      .values({
-        switch_uuid: key.switch_uuid,
-        port_id: key.port_id,
-        node_id: node.id,
-        baremetal_port_uuid: holder,
-        claimed_at: claimedAt,
-        registered_at: now,
-      })
-      .onConflict((oc) =>
-        oc
-          .columns(['switch_uuid', 'port_id'])
-          .doUpdateSet({ node_id: node.id, baremetal_port_uuid: holder, claimed_at: claimedAt, registered_at: now }),
-      )
-      .execute();
-    return true;
-  }
-
-  async setHolder(key: SwitchPortKey, holder: string | null, claimedAt: number | null): Promise<void> {
-    await this.db
-      .updateTable('switch_port_cabling')
-      .set({ baremetal_port_uuid: holder, claimed_at: claimedAt })
-      .where('switch_uuid', '=', key.switch_uuid)
-      .where('port_id', '=', key.port_id)
-      .execute();
-  }
-
-  async releaseHolder(portUuid: string, keep: SwitchPortKey | null): Promise<void> {
-    let q = this.db
-      .updateTable('switch_port_cabling')
-      .set({ baremetal_port_uuid: null, claimed_at: null })
-      .where('baremetal_port_uuid', '=', portUuid);
-    if (keep) q = q.where((eb) => eb.not(eb.and([eb('switch_uuid', '=', keep.switch_uuid), eb('port_id', '=', keep.port_id)])));
-    await q.execute();
-  }
-
-  async dropCablingHeldBy(portUuid: string, keep: SwitchPortKey | null): Promise<void> {
-    let q = this.db.deleteFrom('switch_port_cabling').where('baremetal_port_uuid', '=', portUuid);
-    if (keep) q = q.where((eb) => eb.not(eb.and([eb('switch_uuid', '=', keep.switch_uuid), eb('port_id', '=', keep.port_id)])));
-    await q.execute();
-  }
-
-  async deleteCabling(key: SwitchPortKey): Promise<void> {
-    await this.db.deleteFrom('switch_port_cabling').where('switch_uuid', '=', key.switch_uuid).where('port_id', '=', key.port_id).execute();
   }
 
   async claimNode(nodeUuid: string): Promise<'ok' | 'reserved' | 'missing'> {
