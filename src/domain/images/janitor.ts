@@ -11,11 +11,15 @@
  *    written before its upload starts and deleted before its data, so an object without a
  *    record is never one an upload or a download still needs;
  * 3. puts back to `queued` every image left `saving` by an upload that can no longer finish: its
- *    status has not changed for {@link STUCK_SAVING_MS} and no upload of it is being written
- *    ({@link ImageStore.uploadsInProgress}) — what Glance v2 does to a failed upload
- *    (`_restore`), so the image can be uploaded again. The change is conditional on the status
- *    and time read, under the image's lock. (The grace covers the moment between an upload's
- *    `saving` and its first byte in the store.)
+ *    status has not changed since before this process started (a restart: the upload or capture
+ *    that wrote it died with the previous process) or for {@link STUCK_SAVING_MS}, and no upload
+ *    of it is being written ({@link ImageStore.uploadsInProgress}) — what Glance v2 does to a
+ *    failed upload (`_restore`), so the image can be uploaded, or a node captured into it, again
+ *    at once after a restart. The change is conditional on the status and time read, under the
+ *    image's lock. (The five minutes cover the moment between an upload's `saving` and its first
+ *    byte in the store in another process; an upload another process had just begun when this
+ *    one started, and not yet written a byte of, loses that race: its end finds the image
+ *    `queued` and answers 410, and it can be sent again.)
  *
  * Each removal and restore is logged; the sweep returns what it did. Run at start and then
  * periodically by a background worker (src/conductor/image-janitor.ts).
@@ -46,12 +50,17 @@ const BATCH = 500;
 
 /** Removes what no image record owns from the image store. */
 export class ImageJanitor {
-  /** @param now the clock, epoch ms (image records' times are compared with it) */
+  /**
+   * @param now the clock, epoch ms (image records' times are compared with it)
+   * @param startedAt when this process started, epoch ms on that clock (default: now); an image
+   *   `saving` since before it was left by a process that is gone
+   */
   constructor(
     private readonly repo: Pick<ImageRepository, 'existingIds' | 'idsInStatusSince' | 'withImageLock'>,
     private readonly store: Pick<ImageStore, 'keys' | 'delete' | 'sweepTemporary' | 'uploadsInProgress'>,
     private readonly log: JanitorLog,
     private readonly now: () => number,
+    private readonly startedAt: number = now(),
   ) {}
 
   /**
@@ -83,7 +92,9 @@ export class ImageJanitor {
 
   /** Step 3 of a sweep (see the module documentation). @returns the ids restored */
   private async restoreStuck(): Promise<string[]> {
-    const stuck = await this.repo.idsInStatusSince('saving', this.now() - STUCK_SAVING_MS);
+    // Still since before this process started, or for five minutes (whichever is later).
+    const before = () => Math.max(this.now() - STUCK_SAVING_MS, this.startedAt);
+    const stuck = await this.repo.idsInStatusSince('saving', before());
     if (stuck.length === 0) return [];
     const writing = await this.store.uploadsInProgress();
     const restored: string[] = [];
@@ -91,7 +102,7 @@ export class ImageJanitor {
       const done = await this.repo
         .withImageLock(id, async (tx) => {
           const image = await tx.get(id);
-          if (image?.status !== 'saving' || image.updated_at >= this.now() - STUCK_SAVING_MS) return false;
+          if (image?.status !== 'saving' || image.updated_at >= before()) return false;
           await tx.setStatus(id, 'queued', this.now());
           return true;
         })

@@ -47,6 +47,13 @@ export class CrashCloud {
   /** An admin token of the running process. */
   token = '';
 
+  /**
+   * @param port the TCP port every process listens on (a free one per start when omitted); a
+   *   fixed one for peers that must reach each restarted process at the same URL (the deploy
+   *   agents of the capture suite)
+   */
+  constructor(readonly port: number | null = null) {}
+
   /** The database's URL (PostgreSQL), or null on SQLite. */
   get databaseUrl(): string | null {
     return this.db?.url ?? null;
@@ -58,7 +65,7 @@ export class CrashCloud {
   }
 
   private async args(): Promise<{ port: number; args: string[] }> {
-    const port = await freePort();
+    const port = this.port ?? (await freePort());
     const args = ['--port', String(port), '--data-dir', this.dataDir, ...(this.db ? ['--database-url', this.db.url] : [])];
     return { port, args };
   }

@@ -6,6 +6,7 @@
  * states (a node cleaning, a lease waiting to be applied) are reported too, so a caller waits for
  * the list to empty rather than asserting at once.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -73,7 +74,7 @@ export async function violations(dataDir: string, url: string | null): Promise<s
     const allocs = await r.all('select uuid, node_id, state from allocations');
     const servers = await r.all('select uuid, node_uuid, task_state from servers where deleted_at is null');
     out.push(...allocationNode(nodes, allocs, servers));
-    const images = await r.all('select id, status from images');
+    const images = await r.all('select id, status, size, os_hash_algo, os_hash_value from images');
     out.push(...imageFiles(path.join(dataDir, 'images'), images));
     return out;
   } finally {
@@ -242,13 +243,44 @@ function allocationNode(nodes: any[], allocs: any[], servers: any[]): string[] {
   return out;
 }
 
-/** Image record ↔ file: no data without a record, no active image without data, no temporary files. */
+/** The digests of stored files already read, by path, size and modification time. */
+const digests = new Map<string, string>();
+
+/** The `algo` digest (hex) of `file`, read once per version of the file. */
+function digestOf(file: string, algo: string): string {
+  const st = fs.statSync(file);
+  const key = `${file} ${algo} ${st.size} ${st.mtimeMs}`;
+  let d = digests.get(key);
+  if (d === undefined) {
+    d = createHash(algo).update(fs.readFileSync(file)).digest('hex');
+    digests.set(key, d);
+  }
+  return d;
+}
+
+/**
+ * Image record ↔ file: no data without a record; an active image's data whole (its size and
+ * `os_hash_value`); no image left `saving` (an upload or capture cut by a kill is put back to
+ * `queued`); no temporary files.
+ */
 function imageFiles(dir: string, images: any[]): string[] {
   const out: string[] = [];
   const ids = new Set(images.map((i) => i.id as string));
   const stored = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => !f.startsWith('.')) : [];
   for (const f of stored) if (!ids.has(f)) out.push(`image store holds ${f}, which has no image record`);
-  for (const i of images) if (i.status === 'active' && !stored.includes(i.id)) out.push(`image ${i.id} is active without its data`);
+  for (const i of images) {
+    if (i.status === 'saving') out.push(`image ${i.id} is still saving`);
+    if (i.status !== 'active') continue;
+    if (!stored.includes(i.id)) {
+      out.push(`image ${i.id} is active without its data`);
+      continue;
+    }
+    const file = path.join(dir, i.id as string);
+    const size = fs.statSync(file).size;
+    if (size !== num(i.size)) out.push(`image ${i.id} is active with ${size} bytes of data, not its ${i.size}`);
+    else if (i.os_hash_value !== null && digestOf(file, i.os_hash_algo as string) !== i.os_hash_value)
+      out.push(`image ${i.id} is active but its data does not match its ${i.os_hash_algo} hash`);
+  }
   const tmp = path.join(dir, '.tmp');
   const litter = fs.existsSync(tmp)
     ? fs.readdirSync(tmp, { recursive: true, encoding: 'utf8' }).filter((f) => fs.statSync(path.join(tmp, f)).isFile())

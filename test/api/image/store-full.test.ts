@@ -5,9 +5,9 @@
  *   "Image storage media is full", no partial file stays, the image is back to `queued` (never
  *   `active`), and once there is room an upload succeeds;
  * - an image left `saving` by an upload that died (its process killed: the status written, the
- *   upload gone) is put back to `queued` by the image janitor once it has been still for five
- *   minutes and no upload of it is being written; a recent one, or one whose upload is being
- *   written, is kept.
+ *   upload gone) is put back to `queued` by the image janitor once it has been still since before
+ *   the process started (a restart) or for five minutes, and no upload of it is being written;
+ *   one written since the start, or one whose upload is being written, is kept.
  * Runs on SQLite and PostgreSQL.
  */
 import { execFileSync } from 'node:child_process';
@@ -66,21 +66,26 @@ it('an image left saving by a dead upload is queued again by the janitor; a rece
     dead: await createImage(env, env.p.owner, { name: 'dead', disk_format: 'raw', container_format: 'bare' }),
     live: await createImage(env, env.p.owner, { name: 'live', disk_format: 'raw', container_format: 'bare' }),
     recent: await createImage(env, env.p.owner, { name: 'recent', disk_format: 'raw', container_format: 'bare' }),
+    restarted: await createImage(env, env.p.owner, { name: 'restarted', disk_format: 'raw', container_format: 'bare' }),
   };
   // What a killed upload leaves: `saving` written, nothing else.
   const saving = (id: string, at: number) =>
     db.updateTable('images').set({ status: 'saving', updated_at: at }).where('id', '=', id).execute();
   await saving(ids.dead, clock.now() - 6 * 60_000);
   await saving(ids.live, clock.now() - 6 * 60_000);
-  await saving(ids.recent, clock.now() - 60_000);
+  // Written since this process started (the test clock stands still: now is its start).
+  await saving(ids.recent, clock.now());
+  // Written a minute before this process started: by the process a restart replaced.
+  await saving(ids.restarted, clock.now() - 60_000);
   // The live one's upload is being written by another process of this host (this test's pid: alive).
   const other = path.join(imagesDir, '.tmp', `${os.hostname()}~${process.pid}`);
   fs.mkdirSync(other, { recursive: true });
   fs.writeFileSync(path.join(other, `${ids.live}.00ff00ff00ff.part`), 'partial');
   try {
     const report = await env.ts.server.services.images.janitor.sweep();
-    expect(report.restored).toEqual([ids.dead]);
+    expect([...report.restored].sort()).toEqual([ids.dead, ids.restarted].sort());
     expect(await statusOf(ids.dead)).toBe('queued');
+    expect(await statusOf(ids.restarted)).toBe('queued');
     expect(await statusOf(ids.live)).toBe('saving');
     expect(await statusOf(ids.recent)).toBe('saving');
     // Queued again, it takes an upload.

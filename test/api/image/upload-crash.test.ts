@@ -3,7 +3,8 @@
  * image upload leaves its partial file in the image store's temporary folder; restarted on the
  * same data directory (and database), esi removes it at start, and the image janitor removes
  * stored data that no image record owns (an image whose record was deleted but whose data was
- * not, as a kill between the two steps of an image delete leaves it). Runs on SQLite and, in the
+ * not, as a kill between the two steps of an image delete leaves it); the killed upload's image,
+ * left `saving`, is `queued` again at once and takes an upload. Runs on SQLite and, in the
  * api-pg project, on a fresh PostgreSQL database.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -89,10 +90,20 @@ describe('an upload killed with SIGKILL', () => {
       (exists) => !exists,
       { timeoutMs: 30_000, intervalMs: 100, what: 'the image janitor to remove data without an image record' },
     );
-    // The killed upload's image and the server are usable: the image is listed, a new upload works.
+    // The killed upload's image is queued again at once (its upload died with the previous
+    // process), so it takes an upload; the server is usable.
     const again = await tokenFor(url, 'admin', ADMIN_PW, 'admin');
-    const listed = await http(`${url}/image/v2/images/${image.body.id}`, 'GET', again);
-    expect(listed.status).toBe(200);
+    await waitFor(
+      async () => (await http(`${url}/image/v2/images/${image.body.id}`, 'GET', again)).body.status as string,
+      (status) => status === 'queued',
+      { timeoutMs: 30_000, intervalMs: 100, what: 'the image left saving by the killed upload to be queued again' },
+    );
+    const retried = await fetch(`${url}/image/v2/images/${image.body.id}/file`, {
+      method: 'PUT',
+      headers: { 'x-auth-token': again, 'content-type': 'application/octet-stream' },
+      body: new Uint8Array(MIB).fill(9),
+    });
+    expect(retried.status).toBe(204);
     const fresh = await http(`${url}/image/v2/images`, 'POST', again, { name: 'after', disk_format: 'raw', container_format: 'bare' });
     const put = await fetch(`${url}/image/v2/images/${fresh.body.id}/file`, {
       method: 'PUT',
