@@ -303,10 +303,12 @@ async function endChildren(env: StepEnv, parent: Lease, how: 'expire' | 'cancel'
  * @returns true when the lease was taken off the node
  */
 async function deactivate(env: StepEnv, lease: Lease): Promise<boolean> {
+  // A lease of the owner's node: the gateway reads the node once (false when it is gone).
+  if (lease.parent_lease_uuid === null) return env.nodes.removeLease(lease.resource_uuid, lease.uuid);
+  // A sub-lease: whether the node was free before the removal decides the hand-back.
   const node = await env.nodes.find(lease.resource_uuid);
   if (!node) return false;
   const removed = await env.nodes.removeLease(lease.resource_uuid, lease.uuid);
-  if (lease.parent_lease_uuid === null) return removed;
   const nodeWasFree = removed || node.properties.lease_uuid === undefined;
   const parent = await env.repo.getLease(lease.parent_lease_uuid);
   if (nodeWasFree && parent?.status === 'active' && parent.end_time > env.clock.now()) {

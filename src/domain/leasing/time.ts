@@ -59,10 +59,31 @@ function pad(n: number, w = 2): string {
 }
 
 /**
+ * Texts already written by {@link formatLeaseTime}, by epoch ms: an offer list writes the same
+ * instants over and over (offers made together share their window, availabilities share lease
+ * boundaries and the current time), and a lookup costs a small fraction of a `toISOString`. The
+ * text of an instant never changes, so nothing here can be out of date; the map is emptied when
+ * it reaches {@link FORMATTED_MAX} entries (about 1 MB).
+ */
+const formatted = new Map<number, string>();
+const FORMATTED_MAX = 8192;
+
+/**
  * Render epoch milliseconds as esi-leap does: naive UTC ISO-8601, `.ffffff` only when the
  * fraction is not zero; {@link END_OF_TIME} as `9999-12-31T23:59:59.999999`.
  */
 export function formatLeaseTime(ms: number): string {
+  let text = formatted.get(ms);
+  if (text === undefined) {
+    text = format(ms);
+    if (formatted.size >= FORMATTED_MAX) formatted.clear();
+    formatted.set(ms, text);
+  }
+  return text;
+}
+
+/** {@link formatLeaseTime} without the memo. */
+function format(ms: number): string {
   if (ms >= END_OF_TIME) return '9999-12-31T23:59:59.999999';
   if (ms >= YEAR_0 && ms < YEAR_10000) {
     // Years 0–9999: `toISOString` has the same four-digit year (`YYYY-MM-DDTHH:mm:ss.sssZ`)

@@ -6,6 +6,7 @@
  */
 import { eventParties, subscribes, webhookPayload } from '../../domain/leasing/webhook-rules.ts';
 import type { NewLeasingEvent } from '../../domain/leasing/model.ts';
+import { CompiledShapes } from '../compiled-shapes.ts';
 import { fromJson, type Db, type Tx } from '../database.ts';
 
 /**
@@ -13,11 +14,16 @@ import { fromJson, type Db, type Tx } from '../database.ts';
  * read of the enabled webhooks of every event's parties, then one multi-row insert of the events
  * no webhook subscribes to; an event with subscribers is inserted on its own with its deliveries
  * (it needs its id). Same rows as {@link insertEventWithDeliveries} for each event in turn.
+ * @param shapes as {@link insertEventWithDeliveries}'s
  */
-export async function insertEventsWithDeliveries(db: Db | Tx, events: readonly NewLeasingEvent[]): Promise<void> {
+export async function insertEventsWithDeliveries(
+  db: Db | Tx,
+  events: readonly NewLeasingEvent[],
+  shapes: CompiledShapes = new CompiledShapes(),
+): Promise<void> {
   if (events.length === 0) return;
   if (events.length === 1) {
-    await insertEventWithDeliveries(db, events[0]!);
+    await insertEventWithDeliveries(db, events[0]!, shapes);
     return;
   }
   const parties = [...new Set(events.flatMap((e) => eventParties(e)))];
@@ -46,7 +52,7 @@ export async function insertEventsWithDeliveries(db: Db | Tx, events: readonly N
       continue;
     }
     await flush();
-    await insertEventWithDeliveries(db, e);
+    await insertEventWithDeliveries(db, e, shapes);
   }
   await flush();
 }
@@ -67,19 +73,26 @@ function eventRow(e: NewLeasingEvent) {
 
 /**
  * Insert an event and its webhook deliveries.
+ * @param shapes compiled statements kept by shape (the event insert and the webhook read run on
+ *   every lease change); a fresh set compiles every time
  * @returns the event id
  */
-export async function insertEventWithDeliveries(db: Db | Tx, e: NewLeasingEvent): Promise<number> {
-  const row = await db.insertInto('lease_events').values(eventRow(e)).returning('id').executeTakeFirstOrThrow();
+export async function insertEventWithDeliveries(
+  db: Db | Tx,
+  e: NewLeasingEvent,
+  shapes: CompiledShapes = new CompiledShapes(),
+): Promise<number> {
+  const values = eventRow(e);
+  const inserted = shapes.query('event', Object.values(values), () => db.insertInto('lease_events').values(values).returning('id'));
+  const [row] = (await db.executeQuery<{ id: number | bigint }>(inserted)).rows;
+  if (row === undefined) throw new Error('insert into lease_events returned no id');
   const id = Number(row.id);
   const parties = eventParties(e);
   if (parties.length === 0) return id;
-  const hooks = await db
-    .selectFrom('lease_webhooks')
-    .select(['uuid', 'event_types'])
-    .where('project_id', 'in', parties)
-    .where('enabled', '=', 1)
-    .execute();
+  const subscribed = shapes.query(`event-webhooks:${parties.length}`, [...parties, 1], () =>
+    db.selectFrom('lease_webhooks').select(['uuid', 'event_types']).where('project_id', 'in', parties).where('enabled', '=', 1),
+  );
+  const hooks = (await db.executeQuery<{ uuid: string; event_types: string }>(subscribed)).rows;
   const targets = hooks.filter((h) => subscribes(fromJson<string[]>(h.event_types, []), e.event_type));
   if (targets.length === 0) return id;
   const payload = webhookPayload(e, id);

@@ -2,30 +2,58 @@
  * Offer and lease queries of the leasing store on one Kysely handle — the root handle for
  * plain reads, or a transaction inside `withNodeLock` (then it implements the port's
  * {@link LeasingTx}). Portable across SQLite and PostgreSQL.
+ *
+ * The statements every claim, cancel, start and end runs (a lease or offer by uuid, a lease's
+ * insert, a status change, the conflict read, an event) are built and compiled by Kysely once per
+ * shape ({@link CompiledShapes}, shared by the repository and its transactions): building and
+ * compiling them cost more CPU than SQLite's answer (issue 22, the HTTP replay).
  */
-import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
+import type { CompiledQuery, ExpressionBuilder, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Lease, LeaseStatus, NewLeasingEvent, Offer, OfferStatus, Window } from '../../domain/leasing/model.ts';
 import type { LeasePolicy } from '../../domain/leasing/policy-rules.ts';
 import type { LeaseQuota, LeaseUsage } from '../../domain/leasing/quota-rules.ts';
 import type { LeaseChange, LeaseQuery, LeasingTx, OfferLeaseWindow, OfferQuery } from '../../domain/leasing/repository.ts';
+import { CompiledShapes } from '../compiled-shapes.ts';
 import type { Db, Tx } from '../database.ts';
 import type { Database } from '../schema.ts';
 import { getQuota, policiesOf } from './limits.ts';
 import { insertEventsWithDeliveries, insertEventWithDeliveries } from './outbox.ts';
 import { leaseRow, offerRow, toLease, toOffer } from './rows.ts';
+import type { LeasesTable, OffersTable } from './tables.ts';
 
 /** Largest `in (…)` list per query (SQLite's bound-parameter limit is far above). */
 const CHUNK = 1000;
+
+/** Longest uuid list of a batched status change whose compiled statement is kept (one per length). */
+const KEPT_BATCH = 16;
 
 type OfferScope = { resourceType: string; resourceUuid: string } | { parentLeaseUuid: string };
 type LeaseScope = OfferScope | { offerUuid: string };
 
 /** Offer and lease queries on a handle. */
 export class LeasingQueries implements LeasingTx {
-  constructor(protected readonly db: Db | Tx) {}
+  /**
+   * @param db the root handle or a transaction
+   * @param shapes compiled statements by shape, shared by every handle of one store (one dialect)
+   */
+  constructor(
+    protected readonly db: Db | Tx,
+    protected readonly shapes: CompiledShapes = new CompiledShapes(),
+  ) {}
+
+  /**
+   * Run a statement compiled once per `shape` ({@link CompiledShapes.query}: `params` are its
+   * parameters in compile order; a null shape compiles every time).
+   * @returns its rows (none for a statement without `returning`)
+   */
+  private async run<R>(shape: string | null, params: readonly unknown[], build: () => { compile(): CompiledQuery }): Promise<R[]> {
+    return (await this.db.executeQuery<R>(this.shapes.query(shape, params, build))).rows;
+  }
 
   async getOffer(uuid: string): Promise<Offer | null> {
-    const row = await this.db.selectFrom('offers').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+    const [row] = await this.run<Selectable<OffersTable>>('getOffer', [uuid], () =>
+      this.db.selectFrom('offers').selectAll().where('uuid', '=', uuid),
+    );
     return row ? toOffer(row) : null;
   }
 
@@ -77,7 +105,9 @@ export class LeasingQueries implements LeasingTx {
   }
 
   async getLease(uuid: string): Promise<Lease | null> {
-    const row = await this.db.selectFrom('leases').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+    const [row] = await this.run<Selectable<LeasesTable>>('getLease', [uuid], () =>
+      this.db.selectFrom('leases').selectAll().where('uuid', '=', uuid),
+    );
     return row ? toLease(row) : null;
   }
 
@@ -88,15 +118,26 @@ export class LeasingQueries implements LeasingTx {
 
   async overlappingLeases(scope: LeaseScope, w: Window, statuses: readonly LeaseStatus[], excludeUuid?: string): Promise<Lease[]> {
     if (statuses.length === 0) return [];
-    let s = this.db
-      .selectFrom('leases')
-      .selectAll()
-      .where((eb) => leaseScope(eb, scope))
-      .where('status', 'in', [...statuses])
-      .where('start_time', '<', w.end)
-      .where('end_time', '>', w.start);
-    if (excludeUuid !== undefined) s = s.where('uuid', '!=', excludeUuid);
-    return (await s.orderBy('start_time').execute()).map(toLease);
+    const build = () => {
+      let s = this.db
+        .selectFrom('leases')
+        .selectAll()
+        .where((eb) => leaseScope(eb, scope))
+        .where('status', 'in', [...statuses])
+        .where('start_time', '<', w.end)
+        .where('end_time', '>', w.start);
+      if (excludeUuid !== undefined) s = s.where('uuid', '!=', excludeUuid);
+      return s.orderBy('start_time');
+    };
+    const [kind, scopeParams] =
+      'offerUuid' in scope
+        ? ['offer', [scope.offerUuid]]
+        : 'parentLeaseUuid' in scope
+          ? ['parent', [scope.parentLeaseUuid]]
+          : ['node', [scope.resourceType, scope.resourceUuid]];
+    const shape = `overlappingLeases:${kind}:${statuses.length}:${excludeUuid !== undefined}`;
+    const params = [...scopeParams, ...statuses, w.end, w.start, ...(excludeUuid !== undefined ? [excludeUuid] : [])];
+    return (await this.run<Selectable<LeasesTable>>(shape, params, build)).map(toLease);
   }
 
   async overlappingOffers(scope: OfferScope, w: Window, statuses: readonly OfferStatus[]): Promise<Offer[]> {
@@ -194,32 +235,40 @@ export class LeasingQueries implements LeasingTx {
   }
 
   async insertLease(lease: Lease): Promise<void> {
-    await this.db.insertInto('leases').values(leaseRow(lease)).execute();
+    const row = leaseRow(lease);
+    await this.run('insertLease', Object.values(row), () => this.db.insertInto('leases').values(row));
   }
 
   async transitionLease(uuid: string, from: readonly LeaseStatus[], change: LeaseChange, now: number): Promise<Lease | null> {
     if (from.length === 0) return null;
-    const row = await this.db
-      .updateTable('leases')
-      .set(changeColumns(change, now))
-      .where('uuid', '=', uuid)
-      .where('status', 'in', [...from])
-      .returningAll()
-      .executeTakeFirst();
+    const set = changeColumns(change, now);
+    const shape = `transitionLease:${Object.keys(set).join(',')}:${from.length}`;
+    const [row] = await this.run<Selectable<LeasesTable>>(shape, [...Object.values(set), uuid, ...from], () =>
+      this.db
+        .updateTable('leases')
+        .set(set)
+        .where('uuid', '=', uuid)
+        .where('status', 'in', [...from])
+        .returningAll(),
+    );
     return row ? toLease(row) : null;
   }
 
   async transitionLeases(uuids: readonly string[], from: readonly LeaseStatus[], change: LeaseChange, now: number): Promise<Lease[]> {
     if (from.length === 0) return [];
     const out: Lease[] = [];
+    const set = changeColumns(change, now);
     for (let i = 0; i < uuids.length; i += CHUNK) {
-      const rows = await this.db
-        .updateTable('leases')
-        .set(changeColumns(change, now))
-        .where('uuid', 'in', uuids.slice(i, i + CHUNK))
-        .where('status', 'in', [...from])
-        .returningAll()
-        .execute();
+      const part = uuids.slice(i, i + CHUNK);
+      const shape = part.length <= KEPT_BATCH ? `transitionLeases:${Object.keys(set).join(',')}:${part.length}:${from.length}` : null;
+      const rows = await this.run<Selectable<LeasesTable>>(shape, [...Object.values(set), ...part, ...from], () =>
+        this.db
+          .updateTable('leases')
+          .set(set)
+          .where('uuid', 'in', part)
+          .where('status', 'in', [...from])
+          .returningAll(),
+      );
       for (const row of rows) out.push(toLease(row));
     }
     return out;
@@ -248,16 +297,18 @@ export class LeasingQueries implements LeasingTx {
   }
 
   async insertEvent(e: NewLeasingEvent): Promise<void> {
-    await insertEventWithDeliveries(this.db, e);
+    await insertEventWithDeliveries(this.db, e, this.shapes);
   }
 
   async insertEvents(events: readonly NewLeasingEvent[]): Promise<void> {
-    await insertEventsWithDeliveries(this.db, events);
+    await insertEventsWithDeliveries(this.db, events, this.shapes);
   }
 
   async deleteConsoleTokens(nodeUuid: string): Promise<number> {
-    const r = await this.db.deleteFrom('console_auth_tokens').where('node_uuid', '=', nodeUuid).executeTakeFirst();
-    return Number(r.numDeletedRows);
+    const deleted = this.shapes.query('deleteConsoleTokens', [nodeUuid], () =>
+      this.db.deleteFrom('console_auth_tokens').where('node_uuid', '=', nodeUuid),
+    );
+    return Number((await this.db.executeQuery(deleted)).numAffectedRows ?? 0n);
   }
 }
 

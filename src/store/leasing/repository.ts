@@ -9,6 +9,7 @@ import type { ConsoleTokenRecord, Lease, LeasingEvent, Offer } from '../../domai
 import type { LeasePolicy } from '../../domain/leasing/policy-rules.ts';
 import type { LeaseQuota } from '../../domain/leasing/quota-rules.ts';
 import type { EventQuery, LeaseQuery, LeasingRepository, LeasingTx, PolicyQuery } from '../../domain/leasing/repository.ts';
+import { CompiledShapes } from '../compiled-shapes.ts';
 import type { Store } from '../database.ts';
 import { LimitsStore } from './limits.ts';
 import { leaseSelect, LeasingQueries } from './queries.ts';
@@ -19,7 +20,7 @@ export class KyselyLeasingRepository extends LeasingQueries implements LeasingRe
   private readonly limits: LimitsStore;
 
   constructor(private readonly store: Store) {
-    super(store.db);
+    super(store.db, new CompiledShapes());
     this.limits = new LimitsStore(store.db);
   }
 
@@ -48,20 +49,26 @@ export class KyselyLeasingRepository extends LeasingQueries implements LeasingRe
 
   /** Runs `fn` inside `store.withLock(['node:<uuid>'])` with queries bound to the transaction. */
   withNodeLock<T>(nodeUuid: string, fn: (tx: LeasingTx) => Promise<T>): Promise<T> {
-    return this.store.withLock([`node:${nodeUuid}`], (tx) => fn(new LeasingQueries(tx)));
+    return this.store.withLock([`node:${nodeUuid}`], (tx) => fn(new LeasingQueries(tx, this.shapes)));
   }
 
   /** Runs `fn` inside `store.withLock` on `node:<uuid>` and `project:<id>` keys (sorted there). */
   withLeaseLocks<T>(nodeUuids: readonly string[], projectIds: readonly string[], fn: (tx: LeasingTx) => Promise<T>): Promise<T> {
     const keys = [...nodeUuids.map((n) => `node:${n}`), ...projectIds.map((p) => `project:${p}`)];
-    return this.store.withLock(keys, (tx) => fn(new LeasingQueries(tx)));
+    return this.store.withLock(keys, (tx) => fn(new LeasingQueries(tx, this.shapes)));
   }
 
   async claimNode(nodeUuid: string, holder: string, until: number, now: number): Promise<boolean> {
     return this.store.withLock([`node:${nodeUuid}`], async (tx) => {
-      const row = await tx.selectFrom('lease_node_claims').selectAll().where('node_uuid', '=', nodeUuid).executeTakeFirst();
+      const read = this.shapes.query('claim:read', [nodeUuid], () =>
+        tx.selectFrom('lease_node_claims').selectAll().where('node_uuid', '=', nodeUuid),
+      );
+      const [row] = (await tx.executeQuery<{ holder: string; expires_at: number }>(read)).rows;
       if (!row) {
-        await tx.insertInto('lease_node_claims').values({ node_uuid: nodeUuid, holder, expires_at: until }).execute();
+        const insert = this.shapes.query('claim:insert', [nodeUuid, holder, until], () =>
+          tx.insertInto('lease_node_claims').values({ node_uuid: nodeUuid, holder, expires_at: until }),
+        );
+        await tx.executeQuery(insert);
         return true;
       }
       if (row.holder !== holder && Number(row.expires_at) > now) return false;
@@ -71,7 +78,12 @@ export class KyselyLeasingRepository extends LeasingQueries implements LeasingRe
   }
 
   async releaseNode(nodeUuid: string, holder: string): Promise<void> {
-    await this.store.db.deleteFrom('lease_node_claims').where('node_uuid', '=', nodeUuid).where('holder', '=', holder).execute();
+    const db = this.store.db;
+    await db.executeQuery(
+      this.shapes.query('claim:release', [nodeUuid, holder], () =>
+        db.deleteFrom('lease_node_claims').where('node_uuid', '=', nodeUuid).where('holder', '=', holder),
+      ),
+    );
   }
 
   async releaseClaimsOf(prefix: string): Promise<number> {
@@ -118,11 +130,17 @@ export class KyselyLeasingRepository extends LeasingQueries implements LeasingRe
 
   async releaseNodes(nodeUuids: readonly string[], holder: string): Promise<void> {
     if (nodeUuids.length === 0) return;
-    await this.store.db
-      .deleteFrom('lease_node_claims')
-      .where('node_uuid', 'in', [...nodeUuids])
-      .where('holder', '=', holder)
-      .execute();
+    const db = this.store.db;
+    // One kept statement per list length up to 16 (a cancel releases one node, a due batch a few).
+    const shape = nodeUuids.length <= 16 ? `claim:release:${nodeUuids.length}` : null;
+    await db.executeQuery(
+      this.shapes.query(shape, [...nodeUuids, holder], () =>
+        db
+          .deleteFrom('lease_node_claims')
+          .where('node_uuid', 'in', [...nodeUuids])
+          .where('holder', '=', holder),
+      ),
+    );
   }
 
   async pendingItems(until: number): Promise<{ leases: Lease[]; offers: Offer[] }> {
