@@ -19,6 +19,7 @@ import { projectWithUser, tokenFor } from '../lease/processes.ts';
 import { CrashCloud } from './cloud.ts';
 import { writeDamage } from './damage.ts';
 import type { FlowContext } from './flow-kit.ts';
+import { setUpCompute } from './flows-compute.ts';
 import { FLOWS, loop } from './flows.ts';
 import { violations } from './invariants.ts';
 import { setUpNetworks } from './setup.ts';
@@ -60,6 +61,9 @@ describe('esi killed with SIGKILL at random instants in every flow', () => {
     const quotaProject = await projectWithUser(cloud.url, cloud.token, 'crash-quota', 'crash-quota', 'pw-crash-quota', 'lessee');
     expect((await cloud.call('PUT', `/lease/v1/quotas/${quotaProject}`, { max_nodes: 3 })).status).toBe(200);
     const net = await setUpNetworks(cloud);
+    // The server flow's nodes, flavor and image (flows-compute.ts), as admin.
+    const setup = { project: '', token: cloud.token };
+    await setUpCompute({ cloud, round: 0, admin, lessee: setup, quota: setup, net, mark: () => undefined });
 
     const kills: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {

@@ -2,9 +2,10 @@
  * The flows the crash suite drives while it waits to kill esi (issue 23): each loops over one
  * user flow through the public APIs — enrol and clean, power, lease start, end, cancel and
  * extension, offer claim, sub-lease, quota-limited lease requests, VIF attach and detach, node
- * delete, image upload, allocation, deploy and undeploy (fake deploy interface) — until the
- * process stops answering. Each remembers the step it was in, so the suite can print where every
- * kill landed. A refusal (a 4xx of a race) is noted and the loop goes on.
+ * delete, image upload, allocation, deploy and undeploy (fake deploy interface), servers of the
+ * compute API created and deleted (./flows-compute.ts) — until the process stops answering. Each
+ * remembers the step it was in, so the suite can print where every kill landed. A refusal (a 4xx
+ * of a race) is noted and the loop goes on.
  */
 import { formatLeaseTime } from '../../../src/domain/leasing/time.ts';
 import { ProcessGone } from './cloud.ts';
@@ -23,6 +24,7 @@ import {
   type Flow,
   type FlowContext,
 } from './flow-kit.ts';
+import { COMPUTE_FLOWS } from './flows-compute.ts';
 import { NETWORK_FLOWS } from './flows-network.ts';
 
 /** Every flow of the suite, by name. */
@@ -198,6 +200,7 @@ export const FLOWS: Record<string, Flow> = {
     }
   },
   ...NETWORK_FLOWS,
+  ...COMPUTE_FLOWS,
   async allocation(c) {
     const rc = `crash${c.round}a${seq()}`;
     const uuid = await node(c, 'alloc', { resource_class: rc });
