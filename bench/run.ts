@@ -30,6 +30,7 @@ import { networkAttachBenchmark } from './network-attach.ts';
 import { fipFirstPacketBenchmark } from './fip-first-packet.ts';
 import { placementBenchmark } from './placement.ts';
 import { powerSyncBenchmark } from './power-sync.ts';
+import { powerSyncSplitBenchmark } from './power-sync-split.ts';
 import { inspectionBenchmark } from './inspection.ts';
 import { ramdiskBootBenchmark } from './ramdisk-boot.ts';
 import { realProvisionBenchmark } from './real-provision.ts';
@@ -62,6 +63,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   fipFirstPacketBenchmark,
   placementBenchmark,
   powerSyncBenchmark,
+  powerSyncSplitBenchmark,
   inspectionBenchmark,
   ramdiskBootBenchmark,
   realProvisionBenchmark,

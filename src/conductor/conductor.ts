@@ -178,6 +178,7 @@ export class Conductor implements BackgroundWorker, ConductorPort {
       parallelism: options.powerSyncParallelism,
       force: options.forcePowerStateDuringSync,
       readTimeoutMs: options.bmcTimeoutS * 1000,
+      intervalMs: options.powerSyncIntervalMs,
     });
   }
 

@@ -50,6 +50,11 @@ export interface PowerSyncOptions {
   readonly force: boolean;
   /** Deadline of one power-state read, ms (`ESI_BMC_TIMEOUT_S`). */
   readonly readTimeoutMs: number;
+  /**
+   * The period of the rounds, ms (`ESI_POWER_SYNC_INTERVAL`): a round that takes longer is
+   * logged as a warning (the conductor skips the rounds that fall due meanwhile). Absent: not checked.
+   */
+  readonly intervalMs?: number;
 }
 
 /** What one sync round did (for logs and tests). */
@@ -112,10 +117,13 @@ export class PowerSync {
   }
 
   /**
-   * One sync round over the nodes that map to this conductor.
+   * One sync round over the nodes that map to this conductor. Logs its counts and wall time when
+   * it ends (`conductor: power sync round done`, info: `nodes`, the report's counts, `ms`), as a
+   * warning when it outlasted `intervalMs`.
    * @param stop checked between nodes; the round ends early when it returns true
    */
   async run(mine: Mine, stop: () => boolean = () => false): Promise<PowerSyncReport> {
+    const started = performance.now();
     const regular: Candidate[] = [];
     const recovering: Candidate[] = [];
     await eachNodePage(
@@ -150,7 +158,20 @@ export class PowerSync {
       },
       stop,
     );
+    this.#logRound(report, regular.length + recovering.length, performance.now() - started);
     return report;
+  }
+
+  /** The end-of-round log line (see {@link run}); `ms` is the round's wall time. */
+  #logRound(report: PowerSyncReport, nodes: number, ms: number): void {
+    const fields = { nodes, ...report, ms: Math.round(ms) };
+    const interval = this.options.intervalMs;
+    if (interval !== undefined && ms > interval)
+      this.rt.log.warn(
+        { ...fields, intervalMs: interval },
+        'conductor: power sync round outlasted its interval (rounds falling due meanwhile are skipped); raise ESI_POWER_SYNC_INTERVAL or ESI_SYNC_POWER_STATE_WORKERS, or add conductors',
+      );
+    else this.rt.log.info(fields, 'conductor: power sync round done');
   }
 
   async #read(n: Candidate): Promise<{ ok: true; power: PowerState } | { ok: false; message: string; invalid: boolean }> {
