@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LeaseNotices } from '../../../src/domain/leasing/notices.ts';
 import { systemClock } from '../../../src/domain/clock.ts';
 import { call } from '../../helpers/harness.ts';
-import { at, DAY, enrolNode, HOUR, startLeaseEnv, type LeaseEnv } from './support.ts';
+import { at, DAY, enrolNode, HOUR, startLeaseEnv, waitUntil, type LeaseEnv } from './support.ts';
 
 let env: LeaseEnv;
 beforeAll(async () => {
@@ -35,6 +35,12 @@ describe('ending-soon notices in batches', () => {
       expect(res.status, res.text).toBe(201);
       leases.push({ uuid: res.body.uuid, long: length > 3 * DAY });
     }
+    // Their start is past: the lease manager starts them (a notice is for active leases only).
+    await waitUntil(async () => {
+      for (const l of leases)
+        if ((await call(env.ts, env.p.admin, 'GET', `/lease/v1/leases/${l.uuid}`)).body.status !== 'active') return false;
+      return true;
+    });
     const leasing = env.ts.server.services.leasing;
     const notices = new LeaseNotices(leasing.repo, systemClock, 3 * DAY, 2);
     expect(await notices.scan()).toBe(3);
