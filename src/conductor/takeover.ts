@@ -13,6 +13,9 @@
  *   `unrescue failed`, `deleting` → `error` — and a pending power change is aborted; both
  *   with a `last_error` that says so. (Ironic does this only for nodes out of maintenance;
  *   esi does it for all, because otherwise its conductor would re-run the abandoned stage.)
+ *   The failed stage's deploy agent session (`agent_url`, token, …) and capture request are
+ *   removed with it, as a stage's own failure and a wait's timeout remove them, so that a retry
+ *   boots the agent afresh instead of calling one the abandoned stage may have left.
  * - On start a conductor does the same for nodes reserved under its own hostname: it crashed
  *   and restarted, so nothing of this process is working on them.
  * - Nodes in a transient state WITHOUT a reservation are not orphans in esi: the API sets the
@@ -23,11 +26,17 @@ import type { ConductorChanges } from '../domain/inventory/ports.ts';
 import { next } from '../domain/inventory/states.ts';
 import { limit } from './errors.ts';
 import { eachNodePage, forEachBounded, type ConductorRuntime, type Mine } from './runtime.ts';
+import { AGENT_SESSION_KEYS } from './agent/session.ts';
 import { CLEAN_FAILURE } from './tasks/clean.ts';
+import { without } from './tasks/context.ts';
 import { WORKING_STATES } from './tasks/work.ts';
 
 /** The node fields {@link takeoverChanges} reads. */
-export type TakeoverFields = Pick<Node, 'uuid' | 'provision_state' | 'target_power_state' | 'maintenance_reason'>;
+export type TakeoverFields = Pick<Node, 'uuid' | 'provision_state' | 'target_power_state' | 'maintenance_reason'> &
+  Partial<Pick<Node, 'driver_internal_info'>>;
+
+/** Keys of `driver_internal_info` that belong to the stage a take-over fails. */
+const STAGE_KEYS: readonly string[] = [...AGENT_SESSION_KEYS, 'capture'];
 
 /**
  * The changes that fail a node abandoned by `deadHost` safely (see the module documentation).
@@ -48,6 +57,8 @@ export function takeoverChanges(node: TakeoverFields, deadHost: string, me: stri
     changes.provision_state = t.state;
     changes.target_provision_state = t.target;
     changes.provision_updated_at = now;
+    const dii = node.driver_internal_info ?? {};
+    if (STAGE_KEYS.some((k) => k in dii)) changes.driver_internal_info = without(dii, STAGE_KEYS);
     if (node.provision_state === 'cleaning') {
       changes.maintenance = true;
       changes.fault = CLEAN_FAILURE;

@@ -112,6 +112,10 @@ describe('esi killed with SIGKILL while it captures a node into an image', () =>
         throw err;
       });
       const node = (await cloud.bm('GET', `/nodes/${target.node}`)).body;
+      // A capture that failed (a take-over at start) keeps no agent session nor capture request:
+      // a retry boots the agent afresh (as after a capture's own failure or a wait's timeout).
+      if (node.provision_state === 'service failed')
+        expect(Object.keys(node.driver_internal_info).filter((k) => k === 'capture' || k.startsWith('agent_'))).toEqual([]);
       console.info(
         `round ${round}: settled in ${((Date.now() - restartAt) / 1000).toFixed(1)} s; node ${node.provision_state}` +
           (node.last_error ? ` (${String(node.last_error).slice(0, 160)})` : ''),

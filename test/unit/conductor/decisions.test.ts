@@ -92,6 +92,32 @@ describe('takeoverChanges', () => {
     expect(kept.maintenance_reason).toBeUndefined();
   });
 
+  it("removes the failed stage's agent session and capture request, keeping the rest of driver_internal_info", () => {
+    const dii = {
+      agent_boot: 'service',
+      agent_url: 'http://10.0.0.5:9999',
+      agent_token_sealed: 'x',
+      capture: { image_id: 'i' },
+      clean_steps: [],
+    };
+    const c = takeoverChanges(
+      { uuid: 'n1', provision_state: 'servicing', target_power_state: null, maintenance_reason: null, driver_internal_info: dii },
+      'me',
+      'me',
+      1,
+    )!;
+    expect(c.provision_state).toBe('service failed');
+    expect(c.driver_internal_info).toEqual({ clean_steps: [] });
+    // Nothing of a stage: driver_internal_info is not written.
+    const plain = takeoverChanges(
+      { uuid: 'n1', provision_state: 'deploying', target_power_state: null, maintenance_reason: null, driver_internal_info: { a: 1 } },
+      'me',
+      'me',
+      1,
+    )!;
+    expect(plain.driver_internal_info).toBeUndefined();
+  });
+
   it('aborts a pending power change; leaves stable nodes without one alone', () => {
     const c = takeoverChanges(
       { uuid: 'n1', provision_state: 'active', target_power_state: 'rebooting', maintenance_reason: null },
