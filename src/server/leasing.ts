@@ -107,8 +107,8 @@ export interface LeasingServices {
 export function createLeasingServices(w: LeasingWiring): LeasingServices {
   const log = w.logger.child({ component: 'leasing' });
   const conductor = w.config.roles.includes('conductor');
-  const processes = new KyselyApiProcesses(w.store.db);
-  const apiHeartbeat = conductor ? null : new ApiHeartbeat(randomUUID(), processes, w.clock, log);
+  const processes = new KyselyApiProcesses(w.store.db, w.store.dialect);
+  const apiHeartbeat = conductor ? null : new ApiHeartbeat(randomUUID(), processes, log);
   const lc = w.config.leasing;
   const webhooks = new KyselyWebhookRepository(w.store.db);
   const webhookTargets = webhookTargetsOf(w.config);
@@ -145,7 +145,7 @@ export function createLeasingServices(w: LeasingWiring): LeasingServices {
     noticeIntervalMs: Math.max(1000, Math.min(60_000, lc.webhookPollMs * 10)),
   });
   const apiClaimWorker = conductor
-    ? new PeriodicSweep('api-claims', () => new ApiClaimReaper(processes, leasing.repo, w.clock, log).run(), log, API_REAP_INTERVAL_MS)
+    ? new PeriodicSweep('api-claims', () => new ApiClaimReaper(processes, leasing.repo, log).run(), log, API_REAP_INTERVAL_MS)
     : null;
   return { leasing, leaseManager, webhookWorker, apiHeartbeat, apiClaimWorker };
 }

@@ -28,16 +28,20 @@ export function apiClaimOwner(id: string): string {
   return `api:${id}`;
 }
 
-/** The heartbeats of API-only processes (src/store/leasing/api-processes.ts). */
+/**
+ * The heartbeats of API-only processes (src/store/leasing/api-processes.ts). Times are the
+ * database's clock, not the caller's: the process that beats and the conductor that reaps may
+ * disagree by seconds.
+ */
 export interface ApiProcessRegistry {
-  /** Record process `id` as alive at `now` (insert, or refresh). */
-  register(id: string, now: number): Promise<void>;
+  /** Record process `id` as alive now (insert, or refresh). */
+  register(id: string): Promise<void>;
   /** Refresh `id`'s heartbeat. @returns false when `id` is not registered (it was forgotten) */
-  beat(id: string, now: number): Promise<boolean>;
+  beat(id: string): Promise<boolean>;
   /** Forget `id`. */
   remove(id: string): Promise<void>;
-  /** The ids whose last heartbeat is before `before` (epoch ms). */
-  silentSince(before: number): Promise<string[]>;
+  /** The ids whose last heartbeat is more than `ms` milliseconds old. */
+  silentFor(ms: number): Promise<string[]>;
 }
 
 /** The log of the reaper (pino's shape). */
@@ -50,7 +54,6 @@ export class ApiClaimReaper {
   constructor(
     private readonly registry: ApiProcessRegistry,
     private readonly claims: Pick<LeasingRepository, 'releaseClaimsOf'>,
-    private readonly clock: { now(): number },
     private readonly log: ApiClaimLog,
     private readonly deadAfterMs = API_DEAD_AFTER_MS,
   ) {}
@@ -62,7 +65,7 @@ export class ApiClaimReaper {
    */
   async run(): Promise<number> {
     let total = 0;
-    for (const id of await this.registry.silentSince(this.clock.now() - this.deadAfterMs)) {
+    for (const id of await this.registry.silentFor(this.deadAfterMs)) {
       const released = await this.claims.releaseClaimsOf(apiClaimOwner(id));
       await this.registry.remove(id);
       total += released;
@@ -81,14 +84,13 @@ export class ApiHeartbeat {
     /** This process's id ({@link apiClaimOwner} names its claims). */
     readonly id: string,
     private readonly registry: ApiProcessRegistry,
-    private readonly clock: { now(): number },
     private readonly log: { error(obj: object, msg: string): void },
     private readonly intervalMs = API_HEARTBEAT_INTERVAL_MS,
   ) {}
 
   /** Register (awaited: before the process serves), then beat every interval. */
   async start(): Promise<void> {
-    await this.registry.register(this.id, this.clock.now());
+    await this.registry.register(this.id);
     this.#timer = setInterval(() => void this.beat(), this.intervalMs);
     this.#timer.unref();
   }
@@ -102,12 +104,12 @@ export class ApiHeartbeat {
 
   private async beat(): Promise<void> {
     try {
-      if (await this.registry.beat(this.id, this.clock.now())) return;
+      if (await this.registry.beat(this.id)) return;
       this.log.error(
         { process: this.id },
         'API heartbeat: this process was taken for dead (no heartbeat for 30 s) and its lease claims released; registering again',
       );
-      await this.registry.register(this.id, this.clock.now());
+      await this.registry.register(this.id);
     } catch (err) {
       this.log.error({ err }, 'API heartbeat failed');
     }
