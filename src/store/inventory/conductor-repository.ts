@@ -6,14 +6,12 @@
  */
 import { PostgresAdapter, sql, type RawBuilder } from 'kysely';
 import type { ConductorRepository, StoredConductor } from '../../domain/inventory/ports.ts';
-import { fromJson, toJson, type Db } from '../database.ts';
+import { fromJson, nowMsSql, toJson, type Db } from '../database.ts';
 import { CompiledShapes } from '../compiled-shapes.ts';
 
-/** The database's clock, epoch ms, as an SQL expression of the engine. */
+/** The database's clock, epoch ms, as an SQL expression of the engine (../database.ts `nowMsSql`). */
 function databaseNow(db: Db): RawBuilder<number> {
-  return isPostgres(db)
-    ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`
-    : sql<number>`cast(round((julianday('now') - 2440587.5) * 86400000) as integer)`;
+  return nowMsSql(isPostgres(db) ? 'postgres' : 'sqlite');
 }
 
 /** True when `db` talks to PostgreSQL. */
