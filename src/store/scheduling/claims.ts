@@ -103,7 +103,18 @@ export async function releaseAllocations(tx: Tx, scope: ReleaseScope, now: numbe
     .execute();
   if (found.length === 0) return 0;
   const uuids = found.map((a) => a.uuid);
-  const fault = JSON.stringify({ code: 500, message: RELEASED_FAULT_MESSAGE, created: now });
+  await markServersDeleted(tx, uuids, RELEASED_FAULT_MESSAGE, now);
+  await tx.deleteFrom('allocations').where('uuid', 'in', uuids).execute();
+  return uuids.length;
+}
+
+/**
+ * Mark the live servers among `uuids` deleted at `now` (epoch ms) with a fault of `message`
+ * (Nova's fault shape, code 500) — a server being deleted keeps its own fault.
+ */
+export async function markServersDeleted(tx: Tx, uuids: readonly string[], message: string, now: number): Promise<void> {
+  if (uuids.length === 0) return;
+  const fault = JSON.stringify({ code: 500, message, created: now });
   await tx
     .updateTable('servers')
     .set({
@@ -112,9 +123,7 @@ export async function releaseAllocations(tx: Tx, scope: ReleaseScope, now: numbe
       fault: sql`case when task_state = 'deleting' then fault else ${fault} end`,
       task_state: null,
     } as never)
-    .where('uuid', 'in', uuids)
+    .where('uuid', 'in', [...uuids])
     .where('deleted_at', 'is', null)
     .execute();
-  await tx.deleteFrom('allocations').where('uuid', 'in', uuids).execute();
-  return uuids.length;
 }

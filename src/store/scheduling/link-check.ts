@@ -16,7 +16,7 @@ import type {
 import type { Db } from '../database.ts';
 import type { NodeDocumentCodec } from '../inventory/node-display.ts';
 import { fullRowToNode, NODE_COLUMNS } from '../inventory/node-rows.ts';
-import { releaseAllocations, storeDisplay } from './claims.ts';
+import { markServersDeleted, releaseAllocations, storeDisplay } from './claims.ts';
 
 /** The check's store over a Kysely handle. */
 export class KyselyAllocationLinks implements AllocationLinkStore {
@@ -79,13 +79,7 @@ export class KyselyAllocationLinks implements AllocationLinkStore {
       if (!s) return 'agrees';
       const node = await tx.selectFrom('nodes').select('instance_uuid').where('uuid', '=', nodeUuid).executeTakeFirst();
       if (node !== undefined && node.instance_uuid === serverUuid) return 'agrees';
-      const text = JSON.stringify({ code: 500, message: fault, created: now });
-      await tx
-        .updateTable('servers')
-        .set({ deleted_at: now, updated_at: now, task_state: null, fault: text } as never)
-        .where('uuid', '=', serverUuid)
-        .where('deleted_at', 'is', null)
-        .execute();
+      await markServersDeleted(tx, [serverUuid], fault, now);
       await tx.deleteFrom('allocations').where('uuid', '=', serverUuid).execute();
       return 'repaired';
     });
